@@ -1,0 +1,75 @@
+"""dicecup: one engine for the Yahtzee family of dice games.
+
+Variants are YAML files compiled into frozen objects; rules YAML cannot say are
+pluggy plugins; games are immutable states with explicit chance.
+
+    >>> from dicecup import Engine
+    >>> engine = Engine()
+    >>> game = engine.new_game("yahtzee", ["ann", "bob"], seed=1)
+"""
+
+from .compiler import REQUIRED
+from .dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
+from .errors import DiceError, DicecupError, IllegalAction, PluginError, SaveError, UnknownVariant, VariantError
+from .hookspecs import hookimpl, hookspec
+from .model import (
+    Award,
+    Bonus,
+    Box,
+    BoxFlag,
+    Card,
+    FirstRoll,
+    MatchSpec,
+    OptionSpec,
+    PatternContext,
+    ScoreContext,
+    ScoreResult,
+    Spec,
+    TurnContext,
+    Variant,
+)
+from .engine import Engine, RuleDecl  # noqa: E402  (engine imports plugins that import the names above)
+from .game import Action, Game, GameState, Keep, RollDice, RoundResult, Score
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "REQUIRED",
+    "Action",
+    "Award",
+    "Bonus",
+    "Box",
+    "BoxFlag",
+    "Card",
+    "DiceError",
+    "DicecupError",
+    "Engine",
+    "FirstRoll",
+    "Game",
+    "GameState",
+    "IllegalAction",
+    "Keep",
+    "MatchSpec",
+    "OptionSpec",
+    "PatternContext",
+    "PluginError",
+    "Roll",
+    "RollDice",
+    "RoundResult",
+    "RuleDecl",
+    "SaveError",
+    "Score",
+    "ScoreContext",
+    "ScoreResult",
+    "Spec",
+    "TurnContext",
+    "UnknownVariant",
+    "Variant",
+    "VariantError",
+    "all_rolls",
+    "hookimpl",
+    "hookspec",
+    "parse_dice",
+    "reroll_outcomes",
+    "sub_multisets",
+]

@@ -1,0 +1,214 @@
+"""Built-in patterns (what a box needs) and scorers (what it then scores).
+
+A pattern returns the dice that form the combination, or None when the roll does
+not meet it; a scorer turns those dice into points. Both register through the
+same hooks a third-party plugin uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dicecup import PatternContext, Roll, hookimpl
+
+
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    return value
+
+
+def _face(ctx: PatternContext, value: object, name: str = "face") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ctx.faces:
+        raise ValueError(f"{name} must be a face from 1 to {ctx.faces}, got {value!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- patterns
+
+
+def always(ctx: PatternContext):
+    """Met by every roll; the combination is all the dice."""
+    return lambda roll: roll.dice
+
+
+def face(ctx: PatternContext, face: int):
+    """Met by every roll; the combination is the dice showing `face` (maybe none)."""
+    f = _face(ctx, face)
+    return lambda roll: (f,) * roll.counts[f]
+
+
+def of_a_kind(ctx: PatternContext, n: int):
+    """At least `n` equal dice; the combination is `n` of the highest such face."""
+    n = _positive("n", n)
+    if n > ctx.dice:
+        raise ValueError(f"n={n} needs more dice than the variant's {ctx.dice}")
+
+    def match(roll: Roll):
+        for f in range(roll.faces, 0, -1):
+            if roll.counts[f] >= n:
+                return (f,) * n
+        return None
+
+    return match
+
+
+def pairs(ctx: PatternContext, count: int = 1):
+    """`count` different faces with at least two dice each; the highest such pairs."""
+    count = _positive("count", count)
+    if 2 * count > ctx.dice:
+        raise ValueError(f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
+
+    def match(roll: Roll):
+        found = [f for f in range(roll.faces, 0, -1) if roll.counts[f] >= 2][:count]
+        if len(found) < count:
+            return None
+        return tuple(sorted(f for f in found for _ in range(2)))
+
+    return match
+
+
+def groups(ctx: PatternContext, sizes: Sequence[int]):
+    """Different faces with at least the given numbers of dice, e.g. [3, 2] for a full house.
+
+    Five alike do not make a full house: each group needs its own face. When
+    several choices fit, the one with the highest sum is the combination.
+    """
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise ValueError(f"sizes must be a list of group sizes like [3, 2], got {sizes!r}")
+    sizes = sorted((_positive("each size", s) for s in sizes), reverse=True)
+    if sum(sizes) > ctx.dice:
+        raise ValueError(f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
+
+    def best(roll: Roll, todo: list[int], used: frozenset[int]):
+        if not todo:
+            return ()
+        size, rest = todo[0], todo[1:]
+        top = None
+        for f in range(roll.faces, 0, -1):
+            if f in used or roll.counts[f] < size:
+                continue
+            tail = best(roll, rest, used | {f})
+            if tail is not None:
+                cand = (f,) * size + tail
+                if top is None or sum(cand) > sum(top):
+                    top = cand
+        return top
+
+    def match(roll: Roll):
+        found = best(roll, list(sizes), frozenset())
+        return tuple(sorted(found)) if found is not None else None
+
+    return match
+
+
+def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequence[int]] | None = None):
+    """Contains one of the given runs (faces, any order); the combination is the highest-sum one.
+
+    `length: 4` means every run of 4 consecutive faces; `runs` lists them
+    explicitly (Generala's ace-high 3-4-5-6-1 is just another run).
+    """
+    if (length is None) == (runs is None):
+        raise ValueError("give exactly one of `length` or `runs`")
+    if length is not None:
+        length = _positive("length", length)
+        if length > min(ctx.dice, ctx.faces):
+            raise ValueError(f"a run of {length} does not fit {ctx.dice} dice with {ctx.faces} faces")
+        sets = [tuple(range(s, s + length)) for s in range(1, ctx.faces - length + 2)]
+    else:
+        if not isinstance(runs, (list, tuple)) or not runs:
+            raise ValueError("runs must be a non-empty list of face lists")
+        sets = []
+        for r in runs:
+            if not isinstance(r, (list, tuple)) or not r or len(set(r)) != len(r):
+                raise ValueError(f"each run must list distinct faces, got {r!r}")
+            if len(r) > ctx.dice:
+                raise ValueError(f"run {list(r)} needs {len(r)} dice; the variant has {ctx.dice}")
+            sets.append(tuple(_face(ctx, f, "a run's face") for f in r))
+    sets.sort(key=lambda s: -sum(s))
+
+    def match(roll: Roll):
+        for s in sets:
+            if all(roll.counts[f] for f in s):
+                return tuple(sorted(s))
+        return None
+
+    return match
+
+
+def all_in(ctx: PatternContext, faces: Sequence[int]):
+    """Every die shows one of `faces` (e.g. [2, 4, 6] for all even); the combination is all dice."""
+    if not isinstance(faces, (list, tuple)) or not faces:
+        raise ValueError("faces must be a non-empty list")
+    allowed = frozenset(_face(ctx, f, "each face") for f in faces)
+
+    def match(roll: Roll):
+        return roll.dice if all(d in allowed for d in roll.dice) else None
+
+    return match
+
+
+def none_of(ctx: PatternContext, boxes: Sequence[str]):
+    """Met when the roll meets none of the named boxes' patterns; the combination is all dice."""
+    if not isinstance(boxes, (list, tuple)) or not boxes:
+        raise ValueError("boxes must be a non-empty list of box ids")
+    others = [ctx.pattern(b) for b in boxes]
+
+    def match(roll: Roll):
+        return roll.dice if all(p(roll) is None for p in others) else None
+
+    return match
+
+
+PATTERNS = {
+    "always": always,
+    "face": face,
+    "of_a_kind": of_a_kind,
+    "pairs": pairs,
+    "groups": groups,
+    "straight": straight,
+    "all_in": all_in,
+    "none_of": none_of,
+}
+
+# ----------------------------------------------------------------------------- scorers
+
+
+def sum_(ctx: PatternContext):
+    """The sum of the combination's dice."""
+    return lambda comb, roll: sum(comb)
+
+
+def total(ctx: PatternContext):
+    """The sum of all the dice, not only the combination's."""
+    return lambda comb, roll: roll.total
+
+
+def fixed(ctx: PatternContext, points: int):
+    """A fixed number of points."""
+    if isinstance(points, bool) or not isinstance(points, int):
+        raise ValueError(f"points must be a whole number, got {points!r}")
+    return lambda comb, roll: points
+
+
+def relative(ctx: PatternContext, face: int, par: int = 3):
+    """(count - par) x face: the Russian upper stage, negative below par."""
+    f = _face(ctx, face)
+    if isinstance(par, bool) or not isinstance(par, int) or par < 0:
+        raise ValueError(f"par must be a whole number >= 0, got {par!r}")
+    return lambda comb, roll: (roll.counts[f] - par) * f
+
+
+SCORERS = {"sum": sum_, "total": total, "fixed": fixed, "relative": relative}
+
+
+@hookimpl
+def dicecup_register_patterns(register):
+    for name, factory in PATTERNS.items():
+        register(name, factory)
+
+
+@hookimpl
+def dicecup_register_scorers(register):
+    for name, factory in SCORERS.items():
+        register(name, factory)

@@ -1,0 +1,1 @@
+"""The built-in variant files (data only; loaded by `dicecup.plugins.builtin_variants`)."""
