@@ -72,12 +72,29 @@ class FrozenMap(Mapping):
         return FrozenMap(d)
 
 
+def frozen_params(data: Mapping | Iterable = ()) -> FrozenMap:
+    """Parameters as a hashable FrozenMap: nested lists become tuples, mappings FrozenMaps.
+
+    A Variant is hashed (plugins cache per variant), and its boxes and bonuses with it,
+    so YAML values such as `sizes: [3, 2]` or `box_holds: {yahtzee: 50}` must be hashable.
+    """
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, Mapping):
+            return FrozenMap({k: conv(x) for k, x in v.items()})
+        if isinstance(v, (list, tuple)):
+            return tuple(conv(x) for x in v)
+        return v
+
+    return FrozenMap({k: conv(v) for k, v in dict(data).items()})
+
+
 @frozen
 class Spec:
     """A named pattern or scorer with its YAML parameters, and the compiled function."""
 
     kind: str
-    params: FrozenMap = field(converter=FrozenMap)
+    params: FrozenMap = field(converter=frozen_params)
     fn: Callable[..., Any] = field(eq=False, repr=False)
 
     def describe(self) -> str:
@@ -139,7 +156,7 @@ class Bonus:
     id: str
     name: str
     kind: str
-    params: FrozenMap = field(converter=FrozenMap)
+    params: FrozenMap = field(converter=frozen_params)
 
 
 @frozen
