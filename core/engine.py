@@ -68,8 +68,10 @@ class VariantEntry:
 class RuleHooks:
     """The rule hooks as one variant sees them: only the plugins it enables take part."""
 
-    def __init__(self, pm: pluggy.PluginManager, excluded: Iterable[Any]) -> None:
+    def __init__(self, pm: pluggy.PluginManager, excluded: Iterable[Any], rule_names: Mapping[int, tuple[str, ...]] | None = None) -> None:
         excluded = list(excluded)
+        self._pm = pm
+        self._rule_names = dict(rule_names or {})  # id(plugin) -> the enabled rules it provides
         names = (
             "dicecup_legal_boxes",
             "dicecup_adjust_score",
@@ -99,6 +101,15 @@ class RuleHooks:
             if res is not None:
                 allowed &= set(res)
         return tuple(b for b in ctx.open_boxes if b in allowed)
+
+    def blocking_rules(self, ctx: Any, box: str) -> tuple[str, ...]:
+        """The rules (or plugin names) whose `dicecup_legal_boxes` leaves `box` out: why it is illegal."""
+        out: list[str] = []
+        for impl in self._callers["dicecup_legal_boxes"].get_hookimpls():
+            res = impl.function(ctx=ctx)
+            if res is not None and box not in res:
+                out.extend(self._rule_names.get(id(impl.plugin)) or (self._pm.get_name(impl.plugin) or "a plugin",))
+        return tuple(out)
 
     def end_bonuses(self, variant: Variant, card: Any) -> tuple[Award, ...]:
         return tuple(a for res in self._callers["dicecup_end_bonuses"](variant=variant, card=card) if res for a in res)
@@ -282,7 +293,8 @@ class Engine:
                 by_plugin.setdefault(id(decl.plugin), set()).add(decl.name)
                 plugins[id(decl.plugin)] = decl.plugin
             excluded = [plugins[pid] for pid, names in by_plugin.items() if not names & key]
-            hooks = self._hooks[key] = RuleHooks(self.pm, excluded)
+            names = {pid: tuple(sorted(n & key)) for pid, n in by_plugin.items() if n & key}
+            hooks = self._hooks[key] = RuleHooks(self.pm, excluded, names)
         return hooks
 
     def _resolve_extends(self, doc: Any, source: str, chain: list[str]) -> Any:

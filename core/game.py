@@ -263,7 +263,9 @@ class GameState:
             raise IllegalAction(f"box {box!r} is already filled (with {self.card.value(box)})")
         legal = self.legal_boxes()
         if box not in legal:
-            raise IllegalAction(f"box {box!r} may not be used with {roll} now; allowed: {', '.join(legal)}")
+            rules = v.blocking_rules(self.card, roll, self.first_roll, box)
+            why = f" (the {' and '.join(rules)} rule{'s' if len(rules) > 1 else ''} forbid{'' if len(rules) > 1 else 's'} it)" if rules else ""
+            raise IllegalAction(f"box {box!r} may not be used with {roll} now{why}; allowed: {', '.join(legal)}")
         result = v.score(self.card, box, roll, self.first_roll)
         cards = list(self.cards)
         cards[self.current] = self.card.fill(box, result.score, result.awards)

@@ -366,6 +366,11 @@ class Variant:
         ctx = TurnContext(self, card, roll, first_roll, opened)
         return self.hooks.legal_boxes(ctx)
 
+    def blocking_rules(self, card: Card, roll: Roll, first_roll: bool, box_id: str) -> tuple[str, ...]:
+        """The enabled rules that make open box `box_id` illegal for this roll (for error messages)."""
+        ctx = TurnContext(self, card, roll, first_roll, self.open_boxes(card))
+        return self.hooks.blocking_rules(ctx, box_id)
+
     def end_bonuses(self, card: Card) -> tuple[Award, ...]:
         """Whole-card bonuses the card holds now (final once every box is filled)."""
         return self.hooks.end_bonuses(self, card)
