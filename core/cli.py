@@ -88,3 +88,9 @@ def main(argv: list[str] | None = None) -> Any:
 from . import cli_commands  # noqa: E402,F401
 from . import cli_solve  # noqa: E402,F401
 from . import cli_simulate  # noqa: E402,F401
+
+
+if __name__ == "__main__":  # `python -m dicecup.cli`: run the package's module, whose app has the commands
+    from dicecup.cli import main as _main
+
+    _main()

@@ -1,0 +1,145 @@
+"""Saved terminal games: the game state plus who plays each seat and the dice generator.
+
+`dicecup play --save F` rewrites F after every action (temp file + os.replace, so a
+killed process leaves the previous save intact); `dicecup resume F` reads it back
+and continues exactly, the same dice included. The file wraps the engine's own
+versioned state JSON in a versioned envelope of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from .bots import BOTS
+from .errors import SaveError
+from .game import GameState
+from .play import HUMAN, Seat
+
+__all__ = ["FORMAT", "VERSION", "SavedGame", "to_dict", "from_dict", "load", "save", "write_atomic", "rng_state", "make_rng"]
+
+FORMAT = "dicecup/play"
+VERSION = 1
+
+
+@frozen
+class SavedGame:
+    """Everything needed to continue a game exactly."""
+
+    state: GameState
+    seats: tuple[Seat, ...]
+    rng: random.Random
+    hints: bool = False
+
+
+def rng_state(rng: random.Random) -> list[Any]:
+    """The generator's state as JSON-ready lists."""
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def make_rng(data: Any) -> random.Random:
+    """A generator restored from `rng_state` output; SaveError when it is not one."""
+    try:
+        version, internal, gauss = data
+        if not (isinstance(internal, list) and len(internal) == 625 and all(isinstance(x, int) for x in internal)):
+            raise ValueError("bad internal state")
+        rng = random.Random()
+        rng.setstate((version, tuple(internal), gauss))
+    except (TypeError, ValueError) as exc:
+        raise SaveError(f"save file key 'rng' is not a dice generator state ({exc})") from None
+    return rng
+
+
+def to_dict(saved: SavedGame) -> dict[str, Any]:
+    """The save file's content."""
+    game = saved.state.to_dict()
+    src = Path(game.get("source", ""))
+    if src.is_file():
+        game["source"] = str(src.resolve())  # a variant file: resume from any directory
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "seats": [{"name": s.name, "kind": s.spec} for s in saved.seats],
+        "rng": rng_state(saved.rng),
+        "hints": saved.hints,
+        "game": game,
+    }
+
+
+def from_dict(data: Any, engine: Any) -> SavedGame:
+    """Check a save file's content and rebuild the game; SaveError says what is wrong."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        if isinstance(data, dict) and data.get("format") == "dicecup/state":
+            raise SaveError("this is a bare game state (GameState.to_json), not a `dicecup play --save` file")
+        raise SaveError(f"not a dicecup saved game (no \"format\": \"{FORMAT}\" key)")
+    if data.get("version") != VERSION:
+        raise SaveError(f"saved-game version {data.get('version')!r} is not supported (this dicecup reads {VERSION})")
+    state = GameState.from_dict(data.get("game"), engine)
+    raw = data.get("seats")
+    if not isinstance(raw, list) or len(raw) != len(state.players):
+        raise SaveError("save file key 'seats' must list one seat per player")
+    seats = []
+    for i, (item, name) in enumerate(zip(raw, state.players)):
+        if not isinstance(item, dict) or item.get("name") != name:
+            raise SaveError(f"save file seats[{i}] must be {{\"name\": {name!r}, \"kind\": ...}}")
+        kind = item.get("kind")
+        if kind == HUMAN:
+            seats.append(Seat(name))
+        elif isinstance(kind, str) and kind.startswith("bot:") and kind[4:] in BOTS:
+            seats.append(Seat(name, kind[4:]))
+        else:
+            known = ", ".join([HUMAN] + [f"bot:{b}" for b in sorted(BOTS)])
+            raise SaveError(f"save file seats[{i}].kind is {kind!r}; expected one of {known}")
+    hints = data.get("hints", False)
+    if not isinstance(hints, bool):
+        raise SaveError("save file key 'hints' must be true or false")
+    return SavedGame(state, tuple(seats), make_rng(data.get("rng")), hints)
+
+
+def load(path: str | os.PathLike, engine: Any) -> SavedGame:
+    """Read a save file (SaveError for a missing, unreadable, corrupt or foreign file)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SaveError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SaveError(f"{p}: cannot read it ({exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SaveError(f"{p}: not a dicecup saved game (invalid JSON at line {exc.lineno}, column {exc.colno})") from None
+    try:
+        return from_dict(data, engine)
+    except SaveError as exc:
+        raise SaveError(f"{p}: {exc}") from None
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Replace `path` with `text` all at once: readers see the old file or the new, never half."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save(path: str | os.PathLike, saved: SavedGame) -> None:
+    """Write a saved game atomically."""
+    write_atomic(path, json.dumps(to_dict(saved), indent=1))
