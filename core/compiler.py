@@ -361,7 +361,9 @@ def compile_variant(
             try:
                 decl.check(variant, params)
             except ValueError as exc:
-                raise node.error(str(exc)) from None
+                bad = getattr(exc, "key", None)  # a check may name the parameter at fault
+                target = node.child(bad) if isinstance(node.value, dict) and bad in node.value else node
+                raise target.error(str(exc)) from None
     return variant
 
 

@@ -260,7 +260,7 @@ class Engine:
         cached = self._compiled.get(key)
         if cached is not None:
             return cached
-        resolved = self._resolve_extends(doc, source, [])
+        resolved = self._resolve_extends(doc, source, [os.path.normpath(source)])
         specs, overlays = self._option_specs(resolved, source)
         chosen = self._choose_options(specs, options, source)
         for spec in specs:
@@ -303,10 +303,13 @@ class Engine:
         if ext is None:
             return doc
         parent_name = ext.string()
-        if parent_name in chain:
-            raise ext.error("variants extend each other in a loop: " + " -> ".join(chain + [parent_name]))
-        if parent_name.endswith((".yaml", ".yml")):
-            ppath = Path(source).parent / parent_name
+        is_file = parent_name.endswith((".yaml", ".yml"))
+        # A file parent is known by its normalised path, so `../a.yaml` and `a.yaml` are one file.
+        parent_key = os.path.normpath(Path(source).parent / parent_name) if is_file else parent_name
+        if parent_key in chain:
+            raise ext.error("variants extend each other in a loop: " + " -> ".join(chain + [parent_key]))
+        if is_file:
+            ppath = Path(parent_key)
             try:
                 text = ppath.read_text(encoding="utf-8")
             except OSError:
@@ -319,7 +322,7 @@ class Engine:
                 raise ext.error(f"extends unknown variant {parent_name!r}", hint=hint)
             parent = self._entries[parent_name]
             parent_doc, parent_source = parent.doc, parent.source
-        base = self._resolve_extends(parent_doc, parent_source, chain + [parent_name])
+        base = self._resolve_extends(parent_doc, parent_source, chain + [parent_key])
         child = LocDict({k: v for k, v in doc.items() if k != "extends"}, loc=getattr(doc, "loc", None))
         child.key_locs = {k: v for k, v in getattr(doc, "key_locs", {}).items() if k != "extends"}
         return merge(base, child)

@@ -43,6 +43,10 @@ class _Loader(yaml.SafeLoader):
 
     source = "<string>"
 
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._path: list[Any] = []  # keys from the document root to the value being built
+
     def _loc(self, node: yaml.Node) -> Located:
         return (self.source, node.start_mark.line + 1)
 
@@ -57,22 +61,29 @@ class _Loader(yaml.SafeLoader):
                     "a mapping key must be a plain value",
                     source=self.source,
                     line=key_node.start_mark.line + 1,
+                    path=self._path,
                 )
             if key in data:
                 raise VariantError(
                     f"duplicate key {key!r}",
                     source=self.source,
                     line=key_node.start_mark.line + 1,
-                    hint="each key may appear once per mapping; remove one of them",
+                    path=[*self._path, key],
+                    hint=f"each key may appear once per mapping; {key!r} is first given on line {data.key_locs[key][1]}",
                 )
+            self._path.append(key)
             data[key] = self.construct_object(value_node, deep=True)
-            data.key_locs[key] = self._loc(value_node if value_node.value != "" else key_node)
+            self._path.pop()
+            # The key's own line: for a nested block mapping that is the line naming it, not its first entry.
+            data.key_locs[key] = self._loc(key_node)
 
     def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
         data = LocList(loc=self._loc(node))
         yield data
-        for item in node.value:
+        for i, item in enumerate(node.value):
+            self._path.append(i)
             data.append(self.construct_object(item, deep=True))
+            self._path.pop()
             data.item_locs.append(self._loc(item))
 
 
@@ -90,8 +101,11 @@ def load_yaml(text: str, source: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
+        problem = exc.problem or str(exc)
+        if exc.context and exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
+            problem += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
         raise VariantError(
-            f"not valid YAML: {exc.problem or exc}",
+            f"not valid YAML: {problem}",
             source=source,
             line=line,
             hint="check indentation and quoting near this line",

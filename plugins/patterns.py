@@ -12,15 +12,22 @@ from collections.abc import Sequence
 from dicecup import PatternContext, Roll, hookimpl
 
 
-def _positive(name: str, value: object) -> int:
+def _bad(key: str, message: str) -> ValueError:
+    """A ValueError naming the parameter at fault (`key`), so the compiler's error points at it."""
+    err = ValueError(message)
+    err.key = key  # type: ignore[attr-defined]
+    return err
+
+
+def _positive(name: str, value: object, key: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        raise _bad(key or name, f"{name} must be a whole number >= 1, got {value!r}")
     return value
 
 
-def _face(ctx: PatternContext, value: object, name: str = "face") -> int:
+def _face(ctx: PatternContext, value: object, name: str = "face", key: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ctx.faces:
-        raise ValueError(f"{name} must be a face from 1 to {ctx.faces}, got {value!r}")
+        raise _bad(key or name, f"{name} must be a face from 1 to {ctx.faces}, got {value!r}")
     return value
 
 
@@ -42,7 +49,7 @@ def of_a_kind(ctx: PatternContext, n: int):
     """At least `n` equal dice; the combination is `n` of the highest such face."""
     n = _positive("n", n)
     if n > ctx.dice:
-        raise ValueError(f"n={n} needs more dice than the variant's {ctx.dice}")
+        raise _bad("n", f"n={n} needs more dice than the variant's {ctx.dice}")
 
     def match(roll: Roll):
         for f in range(roll.faces, 0, -1):
@@ -57,7 +64,7 @@ def pairs(ctx: PatternContext, count: int = 1):
     """`count` different faces with at least two dice each; the highest such pairs."""
     count = _positive("count", count)
     if 2 * count > ctx.dice:
-        raise ValueError(f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
+        raise _bad("count", f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
 
     def match(roll: Roll):
         found = [f for f in range(roll.faces, 0, -1) if roll.counts[f] >= 2][:count]
@@ -75,10 +82,10 @@ def groups(ctx: PatternContext, sizes: Sequence[int]):
     several choices fit, the one with the highest sum is the combination.
     """
     if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise ValueError(f"sizes must be a list of group sizes like [3, 2], got {sizes!r}")
-    sizes = sorted((_positive("each size", s) for s in sizes), reverse=True)
+        raise _bad("sizes", f"sizes must be a list of group sizes like [3, 2], got {sizes!r}")
+    sizes = sorted((_positive("each size", s, "sizes") for s in sizes), reverse=True)
     if sum(sizes) > ctx.dice:
-        raise ValueError(f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
+        raise _bad("sizes", f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
 
     def best(roll: Roll, todo: list[int], used: frozenset[int]):
         if not todo:
@@ -113,18 +120,18 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
     if length is not None:
         length = _positive("length", length)
         if length > min(ctx.dice, ctx.faces):
-            raise ValueError(f"a run of {length} does not fit {ctx.dice} dice with {ctx.faces} faces")
+            raise _bad("length", f"a run of {length} does not fit {ctx.dice} dice with {ctx.faces} faces")
         sets = [tuple(range(s, s + length)) for s in range(1, ctx.faces - length + 2)]
     else:
         if not isinstance(runs, (list, tuple)) or not runs:
-            raise ValueError("runs must be a non-empty list of face lists")
+            raise _bad("runs", "runs must be a non-empty list of face lists")
         sets = []
         for r in runs:
             if not isinstance(r, (list, tuple)) or not r or len(set(r)) != len(r):
-                raise ValueError(f"each run must list distinct faces, got {r!r}")
+                raise _bad("runs", f"each run must list distinct faces, got {r!r}")
             if len(r) > ctx.dice:
-                raise ValueError(f"run {list(r)} needs {len(r)} dice; the variant has {ctx.dice}")
-            sets.append(tuple(_face(ctx, f, "a run's face") for f in r))
+                raise _bad("runs", f"run {list(r)} needs {len(r)} dice; the variant has {ctx.dice}")
+            sets.append(tuple(_face(ctx, f, "a run's face", "runs") for f in r))
     sets.sort(key=lambda s: -sum(s))
 
     def match(roll: Roll):
@@ -139,8 +146,8 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
 def all_in(ctx: PatternContext, faces: Sequence[int]):
     """Every die shows one of `faces` (e.g. [2, 4, 6] for all even); the combination is all dice."""
     if not isinstance(faces, (list, tuple)) or not faces:
-        raise ValueError("faces must be a non-empty list")
-    allowed = frozenset(_face(ctx, f, "each face") for f in faces)
+        raise _bad("faces", "faces must be a non-empty list")
+    allowed = frozenset(_face(ctx, f, "each face", "faces") for f in faces)
 
     def match(roll: Roll):
         return roll.dice if all(d in allowed for d in roll.dice) else None
@@ -151,8 +158,11 @@ def all_in(ctx: PatternContext, faces: Sequence[int]):
 def none_of(ctx: PatternContext, boxes: Sequence[str]):
     """Met when the roll meets none of the named boxes' patterns; the combination is all dice."""
     if not isinstance(boxes, (list, tuple)) or not boxes:
-        raise ValueError("boxes must be a non-empty list of box ids")
-    others = [ctx.pattern(b) for b in boxes]
+        raise _bad("boxes", "boxes must be a non-empty list of box ids")
+    try:
+        others = [ctx.pattern(b) for b in boxes]
+    except ValueError as exc:  # no such box, or patterns that refer to each other in a loop
+        raise _bad("boxes", str(exc)) from None
 
     def match(roll: Roll):
         return roll.dice if all(p(roll) is None for p in others) else None
@@ -187,7 +197,7 @@ def total(ctx: PatternContext):
 def fixed(ctx: PatternContext, points: int):
     """A fixed number of points."""
     if isinstance(points, bool) or not isinstance(points, int):
-        raise ValueError(f"points must be a whole number, got {points!r}")
+        raise _bad("points", f"points must be a whole number, got {points!r}")
     return lambda comb, roll: points
 
 
@@ -195,7 +205,7 @@ def relative(ctx: PatternContext, face: int, par: int = 3):
     """(count - par) x face: the Russian upper stage, negative below par."""
     f = _face(ctx, face)
     if isinstance(par, bool) or not isinstance(par, int) or par < 0:
-        raise ValueError(f"par must be a whole number >= 0, got {par!r}")
+        raise _bad("par", f"par must be a whole number >= 0, got {par!r}")
     return lambda comb, roll: (roll.counts[f] - par) * f
 
 
