@@ -1,0 +1,24 @@
+"""The solver's error: a variant it cannot solve exactly, or a state space beyond the limit."""
+
+from __future__ import annotations
+
+from ..errors import DicecupError
+
+__all__ = ["SolverError", "StateSpaceTooLarge"]
+
+
+class SolverError(DicecupError):
+    """The solver cannot handle this variant (says which rule or box, and why)."""
+
+
+class StateSpaceTooLarge(SolverError):
+    """The variant has more states than the limit; carries the size found so far."""
+
+    def __init__(self, variant_id: str, states: int, limit: int, complete: bool) -> None:
+        self.states = states
+        self.limit = limit
+        size = f"{states:,}" if complete else f"more than {states:,}"
+        super().__init__(
+            f"{variant_id}: the state space has {size} states, above the limit of {limit:,}; "
+            "raise it with --max-states (memory and time grow with it)"
+        )

@@ -1,0 +1,415 @@
+"""What the solver knows of a variant's rules, learned by asking the engine on traced cards.
+
+Nothing here names a box, a variant or a rule: scores, awards and legality come
+from `Variant.score` / `Variant.legal_boxes`, end-of-game bonuses from
+`Variant.end_bonuses`, the state flags from `Variant.state_flags`, and the
+threshold groups from the declared bonuses of kind `threshold`.
+
+A *class* is a card abstracted to what the rules may depend on: which boxes are
+filled, plus a digit per flagged box saying which declared flag value it holds
+(0: none of them). It is packed into an int: `mask | flagcode << n_boxes`.
+A box's *category* on a card: 0 open, 1 filled with no flagged value, 2+i
+filled with the box's i-th flag value.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+
+from ..dice import Roll
+from ..model import BoxFlag, Card, Variant
+from .errors import SolverError
+from .kernel import DiceGraph
+from .tracing import VALUE, Reads, traced_card, traced_roll, tracing
+
+__all__ = ["RuleModel", "Legality", "MAX_COMBOS"]
+
+MAX_COMBOS = 4096  # card situations explored for one (box, roll) before giving up
+MAX_TERMINAL = 2_000_000
+
+
+class Legality:
+    """Where a class may score: the same open boxes for every roll (`bits`), or a table per roll."""
+
+    __slots__ = ("first", "later", "table")
+
+    def __init__(self, first: int, later: int, table: np.ndarray | None = None) -> None:
+        self.first = first  # bitmask of boxes, when the roll does not matter
+        self.later = later
+        self.table = table  # (rolls, 2) int64 bitmasks [later, first] per roll, or None
+
+
+class RuleModel:
+    """The compiled variant seen by the solver: score tables per context, legality, end bonuses."""
+
+    def __init__(self, variant: Variant) -> None:
+        if variant.carry_over:
+            raise SolverError(
+                f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet"
+            )
+        self.variant = variant
+        self.box_ids: tuple[str, ...] = variant.box_ids
+        self.nb = len(self.box_ids)
+        self.bidx = {b: i for i, b in enumerate(self.box_ids)}
+        self.rolls: tuple[Roll, ...] = variant.all_rolls()
+        self.graph = DiceGraph(variant.dice, variant.faces)
+        self._flags(variant.state_flags())
+        self._groups()
+        self._traced_rolls = [traced_roll(r) for r in self.rolls]
+
+    # ------------------------------------------------------------------ declarations
+
+    def _flags(self, flags: Sequence[BoxFlag]) -> None:
+        values: dict[int, list[int]] = {}
+        for flag in flags:
+            if flag.box not in self.bidx:
+                raise SolverError(f"a rule declares a state flag on box {flag.box!r}, which {self.variant.id} does not have")
+            vals = values.setdefault(self.bidx[flag.box], [])
+            if flag.value not in vals:
+                vals.append(int(flag.value))
+        self.flag_values: dict[int, tuple[int, ...]] = {b: tuple(v) for b, v in sorted(values.items())}
+        self.ncat = [2 + len(self.flag_values.get(b, ())) for b in range(self.nb)]
+        self.radix = [0] * self.nb
+        r = 1
+        for b, vals in self.flag_values.items():
+            self.radix[b] = r
+            r *= len(vals) + 1
+        self.n_flagcodes = r
+        self.other_value = [0] * self.nb
+        for b, vals in self.flag_values.items():
+            other = 0
+            while other in vals:
+                other -= 1
+            self.other_value[b] = other
+
+    def _groups(self) -> None:
+        groups: list[tuple[int, ...]] = []
+        names: list[str] = []
+        for bonus in self.variant.bonuses:
+            if bonus.kind != "threshold":
+                continue
+            p = bonus.params
+            ids = list(p["boxes"]) if p.get("boxes") else [b.id for b in self.variant.boxes if b.section == p.get("section")]
+            groups.append(tuple(sorted(self.bidx[b] for b in ids)))
+            names.append(bonus.id)
+        self.all_groups = tuple(groups)
+        self.group_names = tuple(names)
+
+    # ------------------------------------------------------------------ cards
+
+    def cat_value(self, b: int, cat: int) -> int:
+        return self.other_value[b] if cat == 1 else self.flag_values[b][cat - 2]
+
+    def digit_of(self, b: int, score: int) -> int:
+        """The flag digit a box gets when filled with `score` (0: no declared value)."""
+        vals = self.flag_values.get(b)
+        if not vals or score not in vals:
+            return 0
+        return vals.index(score) + 1
+
+    def class_cats(self, code: int) -> list[int]:
+        mask, flagcode = code & ((1 << self.nb) - 1), code >> self.nb
+        cats = []
+        for b in range(self.nb):
+            if not mask >> b & 1:
+                cats.append(0)
+            elif b in self.flag_values:
+                cats.append(1 + (flagcode // self.radix[b]) % (len(self.flag_values[b]) + 1))
+            else:
+                cats.append(1)
+        return cats
+
+    def class_of_card(self, card: Card) -> int:
+        """The class code of a real card."""
+        code = 0
+        for box, score in card.scores.items():
+            b = self.bidx[box]
+            code |= 1 << b
+            code += (self.digit_of(b, score) * self.radix[b]) << self.nb
+        return code
+
+    def _card(self, assign: dict[int, int]) -> Card:
+        return traced_card({self.box_ids[b]: self.cat_value(b, c) for b, c in sorted(assign.items()) if c})
+
+    def _check_reads(self, reads: Reads, assign: dict[int, int], what: str, allowed_values: frozenset[int] = frozenset()) -> list[int]:
+        """Boxes read (indices); refuses reads the solver's state cannot answer."""
+        if reads.awards:
+            raise SolverError(f"{what} reads the awards on the card, which the solver does not track")
+        out = []
+        for name, kind in reads.boxes.items():
+            if name == "*":
+                continue
+            b = self.bidx.get(name)
+            if b is None:
+                continue
+            if kind & VALUE and assign.get(b, 0) and b not in self.flag_values and b not in allowed_values:
+                raise SolverError(
+                    f"{what} reads the value of box {name!r}, which no rule declares as a state flag "
+                    "(a rule that depends on a box's value must declare it with dicecup_state_flags)"
+                )
+            out.append(b)
+        return out
+
+    # ------------------------------------------------------------------ scores
+
+    @cached_property
+    def score_groups(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]]:
+        """Every (box, roll, first) key grouped by the boxes its score depends on.
+
+        Each entry: (boxes D, keys (n, 3) [box, roll, first], scores (n, combos),
+        points (n, combos)) where combos enumerate the categories of D (mixed
+        radix, D[0] fastest). A combo whose evaluation raised holds score
+        -2**31 (and its error is kept in `score_errors`).
+        """
+        by_dep: dict[tuple[int, ...], list] = {}
+        self.score_errors: dict[tuple[int, int, int, tuple], Exception] = {}
+        for b, box in enumerate(self.box_ids):
+            for r, roll in enumerate(self.rolls):
+                for f in (0, 1):
+                    dep, results = self._explore(box, b, roll, bool(f))
+                    entry = by_dep.setdefault(dep, [[], [], []])
+                    entry[0].append((b, r, f))
+                    entry[1].append([s for s, _ in results])
+                    entry[2].append([p for _, p in results])
+                    for i, (s, _) in enumerate(results):
+                        if s == ERR:
+                            self.score_errors[(b, r, f, dep + (i,))] = self._last_errors[i]
+        out = []
+        for dep, (keys, scores, points) in by_dep.items():
+            out.append((dep, np.array(keys, dtype=np.intp), np.array(scores, dtype=np.int64), np.array(points, dtype=np.float64)))
+        return out
+
+    def _explore(self, box: str, b: int, roll: Roll, first: bool) -> tuple[tuple[int, ...], list[tuple[int, float]]]:
+        dep: list[int] = []
+        evals: dict[tuple, tuple[int, float] | Exception] = {}
+        while True:
+            grew = False
+            for combo in itertools.product(*(range(self.ncat[d]) for d in dep)):
+                assign = {d: c for d, c in zip(dep, combo) if c}
+                key = tuple(sorted(assign.items()))
+                if key in evals:
+                    continue
+                card = self._card(assign)
+                with tracing() as reads:
+                    try:
+                        res = self.variant.score(card, box, roll, first)
+                        out: tuple[int, float] | Exception = (int(res.score), float(res.points))
+                    except Exception as exc:  # only fatal if this situation can occur
+                        out = exc
+                if "*" in reads.boxes:
+                    raise SolverError(f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes")
+                read = self._check_reads(reads, assign, f"the score of box {box!r}")
+                evals[key] = out
+                new = [d for d in read if d not in dep]
+                if new:
+                    dep.extend(sorted(new))
+                    size = int(np.prod([self.ncat[d] for d in dep]))
+                    if size > MAX_COMBOS:
+                        raise SolverError(f"the score of box {box!r} depends on too many boxes ({len(dep)})")
+                    grew = True
+                    break
+            if not grew:
+                break
+        results = []
+        self._last_errors = {}
+        order = sorted(dep)
+        for i, combo in enumerate(itertools.product(*(range(self.ncat[d]) for d in order))):
+            assign = {d: c for d, c in zip(order, combo) if c}
+            got = evals[tuple(sorted(assign.items()))]
+            if isinstance(got, Exception):
+                self._last_errors[i] = got
+                results.append((ERR, 0.0))
+            else:
+                results.append(got)
+        return tuple(order), results
+
+    @cached_property
+    def context_boxes(self) -> tuple[int, ...]:
+        """The boxes whose category any score depends on (a class's projection on them is its context)."""
+        return tuple(sorted({d for dep, *_ in self.score_groups for d in dep}))
+
+    def context_of(self, codes: np.ndarray) -> np.ndarray:
+        """Context id of each class code (mixed radix of the context boxes' categories)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        out = np.zeros(codes.shape, dtype=np.int64)
+        mult = 1
+        for b in self.context_boxes:
+            out += self._cats_vec(codes, b) * mult
+            mult *= self.ncat[b]
+        return out
+
+    def _cats_vec(self, codes: np.ndarray, b: int) -> np.ndarray:
+        filled = (codes >> b) & 1
+        if b not in self.flag_values:
+            return filled
+        digit = ((codes >> self.nb) // self.radix[b]) % (len(self.flag_values[b]) + 1)
+        return filled * (1 + digit)
+
+    def _ctx_cats(self, ctx: int) -> dict[int, int]:
+        cats = {}
+        for b in self.context_boxes:
+            cats[b] = ctx % self.ncat[b]
+            ctx //= self.ncat[b]
+        return cats
+
+    @cached_property
+    def box_scores(self) -> list[np.ndarray]:
+        """Every score each box can get (sorted), over all rolls and card situations."""
+        found: list[set[int]] = [set() for _ in range(self.nb)]
+        for _, keys, scores, _ in self.score_groups:
+            for (b, _, _), row in zip(keys, scores):
+                found[b].update(int(s) for s in row if s != ERR)
+        return [np.array(sorted(s), dtype=np.int64) for s in found]
+
+    def context_tables(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
+        """(scores int64, points float64), each (boxes, rolls, 2) with axis 2 = [later, first]."""
+        cached = self._ctx_cache.get(ctx)
+        if cached is not None:
+            return cached
+        cats = self._ctx_cats(ctx)
+        scores = np.zeros((self.nb, len(self.rolls), 2), dtype=np.int64)
+        points = np.zeros((self.nb, len(self.rolls), 2), dtype=np.float64)
+        for dep, keys, sc, pt in self.score_groups:
+            combo = 0
+            for d in dep:  # itertools.product order: the last box varies fastest
+                combo = combo * self.ncat[d] + cats[d]
+            scores[keys[:, 0], keys[:, 1], keys[:, 2]] = sc[:, combo]
+            points[keys[:, 0], keys[:, 1], keys[:, 2]] = pt[:, combo]
+        self._ctx_cache[ctx] = (scores, points)
+        return scores, points
+
+    @cached_property
+    def _ctx_cache(self) -> dict:
+        return {}
+
+    def check_context(self, ctx: int, scores: np.ndarray, open_boxes: int) -> None:
+        """Raise the engine's own error if a box open in this context failed to score."""
+        bad = np.argwhere(scores == ERR)
+        for b, r, f in bad:
+            if open_boxes >> int(b) & 1:
+                for (bb, rr, ff, _), exc in self.score_errors.items():
+                    if (bb, rr, ff) == (b, r, f):
+                        raise SolverError(f"scoring box {self.box_ids[b]!r} with {self.rolls[r]} failed: {exc}") from exc
+
+    # ------------------------------------------------------------------ legality
+
+    def legality(self, code: int) -> Legality:
+        """Where class `code` may score each roll, after the first roll and after later ones."""
+        cats = self.class_cats(code)
+        assign = {b: c for b, c in enumerate(cats) if c}
+        card = self._card(assign)
+        bits = []
+        roll_read = False
+        for first in (False, True):
+            with tracing() as reads:
+                legal = self.variant.legal_boxes(card, self._traced_rolls[0], first)
+            self._check_reads(reads, assign, "a legality rule")
+            roll_read |= reads.roll
+            bits.append(self._bits(legal))
+        if not roll_read:
+            return Legality(bits[1], bits[0])
+        table = np.zeros((len(self.rolls), 2), dtype=np.int64)
+        for r, roll in enumerate(self.rolls):
+            for f in (0, 1):
+                with tracing() as reads:
+                    legal = self.variant.legal_boxes(card, roll, bool(f))
+                self._check_reads(reads, assign, "a legality rule")
+                table[r, f] = self._bits(legal)
+        return Legality(0, 0, table)
+
+    def _bits(self, boxes: Sequence[str]) -> int:
+        out = 0
+        for box in boxes:
+            out |= 1 << self.bidx[box]
+        return out
+
+    # ------------------------------------------------------------------ end of game
+
+    @cached_property
+    def group_ranges(self) -> list[tuple[int, int]]:
+        """(lowest, highest) total each threshold group can reach."""
+        mins = [int(s.min()) if len(s) else 0 for s in self.box_scores]
+        maxs = [int(s.max()) if len(s) else 0 for s in self.box_scores]
+        return [(sum(mins[b] for b in g), sum(maxs[b] for b in g)) for g in self.all_groups]
+
+    @cached_property
+    def terminal(self) -> np.ndarray:
+        """End bonuses of a full card: array (flagcodes, *group ranges) of points, from the engine."""
+        ranges = self.group_ranges
+        dims = [hi - lo + 1 for lo, hi in ranges]
+        size = self.n_flagcodes * int(np.prod(dims, dtype=np.int64))
+        if size > MAX_TERMINAL:
+            raise SolverError(f"{self.variant.id}: {size:,} end-of-game situations to evaluate; too many threshold groups")
+        carriers = self._carriers()
+        out = np.zeros([self.n_flagcodes] + dims)
+        allowed = frozenset(b for g in self.all_groups for b in g)
+        for flagcode in range(self.n_flagcodes):
+            code = ((1 << self.nb) - 1) | (flagcode << self.nb)
+            cats = self.class_cats(code)
+            base = {b: self.cat_value(b, c) for b, c in enumerate(cats)}
+            for point in itertools.product(*(range(d) for d in dims)):
+                totals = [lo + i for (lo, _), i in zip(ranges, point)]
+                values = []
+                for alt in (0, 1):
+                    scores = dict(base)
+                    for gi, (g, total) in enumerate(zip(self.all_groups, totals)):
+                        free = carriers[gi]
+                        fixed = sum(scores[b] for b in g if b not in free)
+                        for b in free:
+                            scores[b] = 0
+                        scores[free[-1] if alt else free[0]] = total - fixed
+                    card = traced_card({self.box_ids[b]: v for b, v in scores.items()})
+                    with tracing() as reads:
+                        awards = self.variant.end_bonuses(card)
+                    self._check_reads(reads, {b: 1 for b in range(self.nb)}, "an end-of-game bonus", allowed)
+                    values.append(float(sum(a.points for a in awards)))
+                if values[0] != values[1]:
+                    raise SolverError(
+                        f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
+                        "split between its boxes; the solver tracks only the total"
+                    )
+                out[(flagcode,) + point] = values[0]
+        return out
+
+    def _carriers(self) -> list[list[int]]:
+        """For each group, the boxes that may hold its total (in no other group, no flag)."""
+        out = []
+        for gi, g in enumerate(self.all_groups):
+            others = {b for j, h in enumerate(self.all_groups) if j != gi for b in h}
+            free = [b for b in g if b not in others and b not in self.flag_values]
+            if not free:
+                raise SolverError(
+                    f"{self.variant.id}: threshold bonus {self.group_names[gi]!r} shares all its boxes with other "
+                    "groups or flags; the solver cannot represent its total"
+                )
+            out.append(free)
+        return out
+
+    @cached_property
+    def clamps(self) -> list[tuple[int, int] | None]:
+        """Per group: (lo, hi) with the end bonuses constant for totals <= lo and >= hi; None if irrelevant."""
+        table = self.terminal
+        out: list[tuple[int, int] | None] = []
+        for gi, (lo_p, hi_p) in enumerate(self.group_ranges):
+            axis = table.ndim - len(self.group_ranges) + gi
+            t = np.moveaxis(table, axis, 0)
+            n = t.shape[0]
+            same_next = [bool(np.array_equal(t[i], t[i + 1])) for i in range(n - 1)]
+            if all(same_next):
+                out.append(None)
+                continue
+            hi = n - 1
+            while hi > 0 and same_next[hi - 1]:
+                hi -= 1
+            lo = 0
+            while lo < n - 1 and same_next[lo]:
+                lo += 1
+            out.append((lo_p + lo, lo_p + hi))
+        return out
+
+
+ERR = -(2**31)

@@ -1,0 +1,112 @@
+"""`solve(variant)`: the optimal solitaire strategy's values, and the `Solution` that holds them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import cached_property
+
+import numpy as np
+
+from ..model import Card, Variant
+from .dp import backward
+from .errors import SolverError
+from .rules import RuleModel
+from .space import StateSpace
+
+__all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
+
+SOLVER_VERSION = "1"
+DEFAULT_MAX_STATES = 5_000_000
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+class Solution:
+    """Expected points still to come from the start of a turn, for every reachable state of a variant."""
+
+    def __init__(self, variant: Variant, space: StateSpace, values: np.ndarray, seconds: float) -> None:
+        self.variant = variant
+        self.space = space
+        self.values = values
+        self.seconds = seconds
+
+    @property
+    def model(self) -> RuleModel:
+        return self.space.model
+
+    @property
+    def states(self) -> int:
+        return self.space.n_states
+
+    @cached_property
+    def expected_score(self) -> float:
+        """The optimal expected final score of a whole game."""
+        return self.value(Card())
+
+    def state_key(self, card: Card) -> tuple[int, tuple[int, ...]]:
+        """(class code, clamped group totals) of a card."""
+        sp = self.space
+        code = self.model.class_of_card(card)
+        raw = np.array([[sum(card.scores.get(self.model.box_ids[b], 0) for b in g) for g in sp.groups]], dtype=np.int64).reshape(1, sp.G)
+        clamped = sp.clamp(np.array([code & sp.full]), raw) if sp.G else raw
+        return code, tuple(int(x) for x in clamped[0])
+
+    def future(self, card: Card) -> float:
+        """Expected points still to come (boxes, awards and end bonuses) from the start of a turn on `card`."""
+        code, prog = self.state_key(card)
+        idx = int(self.space.lookup(np.array([code]), np.array([prog], dtype=np.int64).reshape(1, self.space.G))[0])
+        value = self.values[idx]
+        if np.isnan(value):
+            raise SolverError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+        return float(value)
+
+    def value(self, card: Card) -> float:
+        """Expected final total of a game continued optimally from the start of a turn on `card`."""
+        if len(card.scores) == len(self.variant.boxes):
+            return float(self.variant.total(card))
+        so_far = sum(card.scores.values()) + sum(a.points for a in card.awards)
+        return so_far + self.future(card)
+
+
+def _terminal(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    table = model.terminal
+    ranges = model.group_ranges
+
+    def lookup(codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
+        flagcodes = codes >> model.nb
+        index: list[np.ndarray] = [flagcodes]
+        for gi in range(len(model.all_groups)):
+            if gi in space.group_ids:
+                col = space.group_ids.index(gi)
+                index.append(progress[:, col] - ranges[gi][0])
+            else:
+                index.append(np.zeros(len(codes), dtype=np.int64))
+        return table[tuple(index)]
+
+    return lookup
+
+
+def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Progress | None = None) -> Solution:
+    """Solve `variant` exactly (solitaire, maximising the expected final score)."""
+    start = time.perf_counter()
+    model = RuleModel(variant)
+    model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
+    model.clamps  # noqa: B018
+    counter = [0]
+
+    def on_class() -> None:
+        counter[0] += 1
+        if progress and counter[0] % 256 == 0:
+            progress("search", counter[0], 0)
+
+    space = StateSpace(model, max_states, on_class)
+    done = [0]
+
+    def on_states(n: int) -> None:
+        done[0] += n
+        if progress:
+            progress("solve", done[0], space.n_states)
+
+    values = backward(space, _terminal(model, space), on_states)
+    return Solution(variant, space, values, time.perf_counter() - start)

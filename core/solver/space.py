@@ -1,0 +1,286 @@
+"""The solver's state space: reachable (class, threshold progress) pairs, found forward from the empty card.
+
+A state is a class (filled boxes + flag digits, see `rules`) and the running
+total of each relevant threshold group, clamped to the range where it can still
+change the end bonuses: for a group whose bonuses are constant for totals
+<= lo and >= hi, a total p with open boxes able to add [gmin, gmax] is
+clamped to [lo - gmax, hi - gmin]. Values are stored densely per class over
+its reachable progress range, so a successor's index is arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .errors import SolverError, StateSpaceTooLarge
+from .rules import ERR, Legality, RuleModel
+
+__all__ = ["StateSpace", "Layer", "MAX_CODES"]
+
+MAX_CODES = 1 << 27
+
+
+class Layer:
+    """The states with a given number of filled boxes, as arrays."""
+
+    __slots__ = ("codes", "progress", "index")
+
+    def __init__(self, codes: np.ndarray, progress: np.ndarray, index: np.ndarray) -> None:
+        self.codes = codes  # (N,) class codes
+        self.progress = progress  # (N, G) clamped group totals
+        self.index = index  # (N,) position in the value array
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+class StateSpace:
+    """Reachable states layer by layer, the clamp bounds, and the successor index arithmetic."""
+
+    def __init__(self, model: RuleModel, max_states: int, on_class: Callable[[], None] | None = None) -> None:
+        self.model = model
+        nb = model.nb
+        self.nb = nb
+        self.full = (1 << nb) - 1
+        self.n_codes = (1 << nb) * model.n_flagcodes
+        if self.n_codes > MAX_CODES:
+            raise StateSpaceTooLarge(model.variant.id, self.n_codes, max_states, complete=False)
+        keep = [i for i, c in enumerate(model.clamps) if c is not None]
+        self.group_ids = keep  # positions in model.all_groups of the groups that matter
+        self.groups = [model.all_groups[i] for i in keep]
+        self.G = len(keep)
+        self._bounds()
+        self._slots()
+        self.legal: dict[int, Legality] = {}
+        self._explore(max_states, on_class)
+        self._index()
+
+    # ------------------------------------------------------------------ clamping
+
+    def _bounds(self) -> None:
+        m = self.model
+        masks = np.arange(1 << self.nb, dtype=np.int64)
+        mins = [int(s.min()) if len(s) else 0 for s in m.box_scores]
+        maxs = [int(s.max()) if len(s) else 0 for s in m.box_scores]
+        self.clo = np.zeros((self.G, 1 << self.nb), dtype=np.int64)
+        self.chi = np.zeros((self.G, 1 << self.nb), dtype=np.int64)
+        self.offset = []
+        for gi, g in enumerate(self.groups):
+            lo, hi = m.clamps[self.group_ids[gi]]
+            gmin = np.zeros(len(masks), dtype=np.int64)
+            gmax = np.zeros(len(masks), dtype=np.int64)
+            for b in g:
+                open_b = ((masks >> b) & 1) == 0
+                gmin += np.where(open_b, mins[b], 0)
+                gmax += np.where(open_b, maxs[b], 0)
+            self.clo[gi] = lo - gmax
+            self.chi[gi] = hi - gmin
+            self.offset.append(min(m.group_ranges[self.group_ids[gi]][0], int(self.clo[gi].min())))
+
+    def clamp(self, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
+        """Clamp (N, G) group totals for classes with these masks."""
+        out = np.empty_like(progress)
+        for g in range(self.G):
+            out[:, g] = np.clip(progress[:, g], self.clo[g][masks], self.chi[g][masks])
+        return out
+
+    # ------------------------------------------------------------------ slots
+
+    def _slots(self) -> None:
+        """Per box: the distinct successors its scores lead to, as (code increment, group increments)."""
+        m = self.model
+        self.slot_add: list[np.ndarray] = []
+        self.slot_inc: list[np.ndarray] = []
+        self.score_slot: list[np.ndarray] = []
+        for b in range(self.nb):
+            seen: dict[tuple, int] = {}
+            of_score = []
+            for s in m.box_scores[b]:
+                key = (m.digit_of(b, int(s)),) + tuple(int(s) if b in g else 0 for g in self.groups)
+                of_score.append(seen.setdefault(key, len(seen)))
+            keys = list(seen) or [(0,) + (0,) * self.G]
+            self.slot_add.append(np.array([(1 << b) + ((k[0] * m.radix[b]) << self.nb) for k in keys], dtype=np.int64))
+            self.slot_inc.append(np.array([k[1:] for k in keys], dtype=np.int64).reshape(len(keys), self.G))
+            self.score_slot.append(np.array(of_score, dtype=np.int64))
+        self._ctx_slots: dict[int, np.ndarray] = {}
+        self._ctx_same: dict[int, bool] = {}
+
+    def context_slots(self, ctx: int) -> np.ndarray:
+        """(boxes, rolls, 2) slot of each score in this context."""
+        got = self._ctx_slots.get(ctx)
+        if got is None:
+            scores, points = self.model.context_tables(ctx)
+            got = np.zeros(scores.shape, dtype=np.intp)
+            for b in range(self.nb):
+                if len(self.model.box_scores[b]):
+                    pos = np.searchsorted(self.model.box_scores[b], scores[b])
+                    got[b] = self.score_slot[b][np.clip(pos, 0, len(self.score_slot[b]) - 1)]
+            self._ctx_slots[ctx] = got
+            self._ctx_same[ctx] = bool(np.array_equal(scores[..., 0], scores[..., 1]) and np.array_equal(points[..., 0], points[..., 1]))
+        return got
+
+    def same_first(self, ctx: int) -> bool:
+        """Whether scores and points in this context ignore the first roll."""
+        self.context_slots(ctx)
+        return self._ctx_same[ctx]
+
+    # ------------------------------------------------------------------ forward search
+
+    def _explore(self, max_states: int, on_class: Callable[[], None] | None) -> None:
+        m = self.model
+        start_p = tuple(int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G))
+        layer: dict[int, object] = {0: self._single(start_p)}
+        self.classes: list[dict[int, object]] = [layer]
+        total = self._count(layer[0])
+        trans_cache: dict[tuple, list] = {}
+        for _ in range(self.nb):
+            nxt: dict[int, object] = {}
+            for code, ps in layer.items():
+                if on_class:
+                    on_class()
+                mask = code & self.full
+                leg = m.legality(code)
+                self.legal[code] = leg
+                ctx = int(m.context_of(np.array([code]))[0])
+                scores, _ = m.context_tables(ctx)
+                for b in range(self.nb):
+                    if mask >> b & 1:
+                        continue
+                    if leg.table is None:
+                        which = (leg.later >> b & 1) * (m.variant.rolls > 1) | (leg.first >> b & 1) << 1
+                        if not which:
+                            continue
+                        key = (ctx, b, which)
+                        moves = trans_cache.get(key)
+                        if moves is None:
+                            cols = [f for f in (0, 1) if which >> f & 1]
+                            moves = trans_cache[key] = self._moves(b, scores[b][:, cols], ctx)
+                    else:
+                        rows = (leg.table >> b) & 1
+                        if m.variant.rolls == 1:
+                            rows[:, 0] = 0
+                        picked = scores[b][rows.astype(bool)]
+                        if not len(picked):
+                            continue
+                        moves = self._moves(b, picked, ctx)
+                    for add, inc in moves:
+                        code2 = code + add
+                        mask2 = code2 & self.full
+                        got = self._shift(ps, inc, mask2)
+                        old = nxt.get(code2)
+                        nxt[code2] = got if old is None else self._union(old, got)
+            if not nxt:
+                raise SolverError(f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)")
+            layer = nxt
+            self.classes.append(layer)
+            total += sum(self._count(ps) for ps in layer.values())
+            if total > max_states:
+                raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
+        self.n_states = total
+
+    def _moves(self, b: int, scores: np.ndarray, ctx: int) -> list[tuple[int, tuple[int, ...]]]:
+        uniq = np.unique(scores)
+        if (uniq == ERR).any():
+            self.model.check_context(ctx, self.model.context_tables(ctx)[0], 1 << b)
+        pos = np.searchsorted(self.model.box_scores[b], uniq)
+        slots = sorted(set(self.score_slot[b][pos].tolist()))
+        return [(int(self.slot_add[b][k]), tuple(int(x) for x in self.slot_inc[b][k])) for k in slots]
+
+    # Progress sets: an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
+
+    def _single(self, p: tuple[int, ...]) -> object:
+        if self.G == 0:
+            return 1
+        if self.G == 1:
+            return 1 << (p[0] - self.offset[0])
+        return {p}
+
+    def _count(self, ps: object) -> int:
+        if self.G <= 1:
+            return ps.bit_count()  # type: ignore[union-attr]
+        return len(ps)  # type: ignore[arg-type]
+
+    def _union(self, a: object, b: object) -> object:
+        if self.G <= 1:
+            return a | b  # type: ignore[operator]
+        return a | b  # type: ignore[operator]
+
+    def _shift(self, ps: object, inc: tuple[int, ...], mask2: int) -> object:
+        if self.G == 0:
+            return ps
+        if self.G == 1:
+            bits = ps << inc[0] if inc[0] >= 0 else ps >> -inc[0]  # type: ignore[operator]
+            lo = int(self.clo[0][mask2]) - self.offset[0]
+            hi = int(self.chi[0][mask2]) - self.offset[0]
+            if bits >> (hi + 1):
+                bits = (bits & ((1 << (hi + 1)) - 1)) | (1 << hi)
+            if lo > 0 and bits & ((1 << lo) - 1):
+                bits = (bits >> lo << lo) | (1 << lo)
+            return bits
+        out = set()
+        for p in ps:  # type: ignore[union-attr]
+            out.add(tuple(
+                int(min(max(p[g] + inc[g], self.clo[g][mask2]), self.chi[g][mask2])) for g in range(self.G)
+            ))
+        return out
+
+    def _values(self, ps: object) -> np.ndarray:
+        """(n, G) the totals in a progress set."""
+        if self.G == 0:
+            return np.zeros((1, 0), dtype=np.int64)
+        if self.G == 1:
+            bits = ps  # type: ignore[assignment]
+            raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), dtype=np.uint8)  # type: ignore[union-attr]
+            pos = np.flatnonzero(np.unpackbits(raw, bitorder="little"))
+            return (pos + self.offset[0]).astype(np.int64).reshape(-1, 1)
+        return np.array(sorted(ps), dtype=np.int64).reshape(len(ps), self.G)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ indexing
+
+    def _index(self) -> None:
+        """Dense value slots per class; per-layer state arrays."""
+        self.base = np.full(self.n_codes, -1, dtype=np.int64)
+        self.pmin = np.zeros((self.G, self.n_codes), dtype=np.int64)
+        self.dims = np.ones((self.G, self.n_codes), dtype=np.int64)
+        self.strides = np.ones((self.G, self.n_codes), dtype=np.int64)
+        self.layers: list[Layer] = []
+        pos = 0
+        for layer in self.classes:
+            codes_l, prog_l, idx_l = [], [], []
+            for code in sorted(layer):
+                vals = self._values(layer[code])
+                lo = vals.min(axis=0) if self.G else np.zeros(0, dtype=np.int64)
+                hi = vals.max(axis=0) if self.G else np.zeros(0, dtype=np.int64)
+                dims = hi - lo + 1
+                strides = np.ones(self.G, dtype=np.int64)
+                for g in range(self.G - 2, -1, -1):
+                    strides[g] = strides[g + 1] * dims[g + 1]
+                self.base[code] = pos
+                self.pmin[:, code] = lo
+                self.dims[:, code] = dims
+                self.strides[:, code] = strides
+                idx = pos + ((vals - lo) * strides).sum(axis=1) if self.G else np.array([pos])
+                pos += int(np.prod(dims)) if self.G else 1
+                codes_l.append(np.full(len(vals), code, dtype=np.int64))
+                prog_l.append(vals)
+                idx_l.append(idx.astype(np.int64))
+            codes_a = np.concatenate(codes_l)
+            self.layers.append(Layer(codes_a, np.concatenate(prog_l).reshape(len(codes_a), self.G), np.concatenate(idx_l)))
+        self.size = pos  # value array length (the sentinel NaN goes at `size`)
+        del self.classes
+
+    def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
+        """Value-array index of each (class, clamped progress); `size` (the NaN sentinel) when unknown."""
+        codes = np.asarray(codes, dtype=np.int64)
+        ok = (codes >= 0) & (codes < self.n_codes)
+        safe = np.where(ok, codes, 0)
+        base = self.base[safe]
+        idx = base.copy()
+        ok &= base >= 0
+        for g in range(self.G):
+            off = progress[:, g] - self.pmin[g][safe]
+            ok &= (off >= 0) & (off < self.dims[g][safe])
+            idx += off * self.strides[g][safe]
+        return np.where(ok, idx, self.size)

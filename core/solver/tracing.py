@@ -1,0 +1,132 @@
+"""Watch what the rule hooks read of a card, so the engine's answers can be reused soundly.
+
+The solver asks the engine (`Variant.score`, `legal_boxes`, `end_bonuses`) on
+representative cards. A `TracingCard` records which boxes a hook looked at and
+how: whether a box is filled, or its value. A hook is a deterministic function
+of what it read, so its answer holds for every card that agrees on those reads.
+Reads the solver's state cannot answer (the value of a box that is neither a
+declared state flag nor part of a threshold group, or the card's awards) are
+refused with a `SolverError` naming the box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..dice import Roll
+from ..model import Card, FrozenMap
+
+__all__ = ["Reads", "TracingCard", "TracingRoll", "tracing", "traced_card", "traced_roll"]
+
+FILLED = 1
+VALUE = 2
+
+
+class Reads:
+    """What one engine call read: box -> FILLED|VALUE bits, and whether it read the roll or awards."""
+
+    __slots__ = ("boxes", "roll", "awards")
+
+    def __init__(self) -> None:
+        self.boxes: dict[str, int] = {}
+        self.roll = False
+        self.awards = False
+
+    def note(self, box: Any, kind: int) -> None:
+        self.boxes[box] = self.boxes.get(box, 0) | kind
+
+
+_stack: list[Reads] = []
+
+
+def _note(box: Any, kind: int) -> None:
+    if _stack:
+        _stack[-1].note(box, kind)
+
+
+class _TracingScores(FrozenMap):
+    """A FrozenMap that reports every lookup to the active `Reads`."""
+
+    __slots__ = ()
+
+    def __contains__(self, key: object) -> bool:
+        _note(key, FILLED)
+        return key in self._d
+
+    def __getitem__(self, key):
+        _note(key, FILLED | VALUE)
+        return self._d[key]
+
+    def get(self, key, default=None):
+        _note(key, FILLED | VALUE)
+        return self._d.get(key, default)
+
+    def _all(self, kind: int) -> None:
+        if _stack:
+            for k in self._d:
+                _stack[-1].note(k, kind)
+            _stack[-1].note("*", kind)  # the set of filled boxes as a whole
+
+    def __iter__(self) -> Iterator:
+        self._all(FILLED)
+        return iter(self._d)
+
+    def __len__(self) -> int:
+        self._all(FILLED)
+        return len(self._d)
+
+    def __hash__(self) -> int:
+        self._all(FILLED | VALUE)
+        return hash(frozenset(self._d.items()))
+
+    def __eq__(self, other: object) -> bool:
+        self._all(FILLED | VALUE)
+        return isinstance(other, dict | FrozenMap) and self._d == dict(other)
+
+
+class TracingCard(Card):
+    """A Card whose scores mapping and awards report reads."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name: str):
+        if name == "awards" and _stack:
+            _stack[-1].awards = True
+        return object.__getattribute__(self, name)
+
+
+class TracingRoll(Roll):
+    """A Roll that reports any attribute read (the dice, counts, total, ...)."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name: str):
+        if _stack:
+            _stack[-1].roll = True
+        return object.__getattribute__(self, name)
+
+
+def traced_card(scores: dict[str, int]) -> TracingCard:
+    """A tracing card holding `scores` (no awards)."""
+    card = TracingCard()
+    object.__setattr__(card, "scores", _TracingScores(scores))
+    return card
+
+
+def traced_roll(roll: Roll) -> TracingRoll:
+    return TracingRoll(roll.dice, roll.faces, roll.counts)
+
+
+class tracing:
+    """Context manager: collect the reads of the engine calls inside it into a `Reads`."""
+
+    def __init__(self) -> None:
+        self.reads = Reads()
+
+    def __enter__(self) -> Reads:
+        _stack.append(self.reads)
+        return self.reads
+
+    def __exit__(self, *exc: object) -> None:
+        _stack.pop()
