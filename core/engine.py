@@ -146,14 +146,14 @@ class Engine:
                 self.pm.register(importlib.import_module(modname), name=modname)
         if entry_points is None:
             entry_points = not os.environ.get(AUTOLOAD_ENV)
-        if entry_points:
-            self.pm.load_setuptools_entrypoints(hookspecs.PROJECT)
-        for plugin in plugins:
-            self.pm.register(plugin)
         try:
-            self.pm.check_pending()
-        except pluggy.PluginValidationError as exc:
-            raise PluginError(f"plugin {exc.plugin!r} implements a hook dicecup does not have: {exc}") from None
+            if entry_points:
+                self.pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+            for plugin in plugins:
+                self.pm.register(plugin)
+        except (pluggy.PluginValidationError, ValueError) as exc:  # bad hook arguments, registered twice
+            raise PluginError(f"cannot register plugin {_plugin_name(getattr(exc, 'plugin', None))}: {exc}") from None
+        self._check_hooks()
         self.patterns: dict[str, Callable[..., Any]] = {}
         self.scorers: dict[str, Callable[..., Any]] = {}
         self.rules: dict[str, RuleDecl] = {}
@@ -163,6 +163,28 @@ class Engine:
         self._collect()
 
     # ------------------------------------------------------------------ registration
+
+    def _check_hooks(self) -> None:
+        """Reject a `dicecup_*` function that is no hook (a typo) or lacks `@hookimpl` (never called)."""
+        known = sorted(n for n in vars(hookspecs) if n.startswith(f"{hookspecs.PROJECT}_"))
+        for plugin in self.pm.get_plugins():
+            for attr in dir(plugin):
+                if not attr.startswith(f"{hookspecs.PROJECT}_") or not callable(getattr(plugin, attr, None)):
+                    continue
+                marked = self.pm.parse_hookimpl_opts(plugin, attr) is not None
+                if attr not in known:
+                    cut = len(hookspecs.PROJECT) + 1  # compare what follows the shared prefix
+                    close = difflib.get_close_matches(attr[cut:], [k[cut:] for k in known], n=1)
+                    hint = f"did you mean {attr[:cut]}{close[0]}?" if close else f"the hooks are: {', '.join(known)}"
+                    raise PluginError(f"plugin {_plugin_name(plugin)} implements {attr}, which is not a dicecup hook; {hint}")
+                if not marked:
+                    raise PluginError(
+                        f"plugin {_plugin_name(plugin)} defines {attr} without @dicecup.hookimpl, so it would never be called"
+                    )
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:  # pragma: no cover - the loop above catches these first
+            raise PluginError(f"plugin {_plugin_name(exc.plugin)} implements a hook dicecup does not have: {exc}") from None
 
     def _collect(self) -> None:
         def adder(table: dict, what: str) -> Callable[[str, Callable[..., Any]], None]:
@@ -396,6 +418,14 @@ class Engine:
 
         v = variant if isinstance(variant, Variant) else self.resolve(variant, options)
         return Game.new(v, players, seed=seed, rounds=rounds)
+
+
+def _plugin_name(plugin: Any) -> str:
+    """A readable plugin name for errors: the module or class name, not an object repr."""
+    if plugin is None:
+        return "?"
+    name = getattr(plugin, "__name__", None) or type(plugin).__name__
+    return repr(name)
 
 
 def _substitute(value: Any, options: Mapping[str, Any], source: str, path: tuple) -> Any:
