@@ -1,5 +1,134 @@
-"""CLI commands: simulate (many games, statistics and plots)."""
+"""CLI command `simulate`: many solitaire games, their statistics, a histogram (PNG or terminal)."""
 
 from __future__ import annotations
 
-from .cli import app  # noqa: F401
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .cli import OptionOpt, VariantOpt, app, fail, load_variant
+from .errors import DicecupError
+from .model import Variant
+from .simulate import STRATEGIES, check_strategy, simulate as run_simulation, summarize
+from .simulate.plot import check_plot_path, terminal_histogram, write_png
+
+__all__ = ["simulate"]
+
+
+def _notes(variant: Variant) -> list[str]:
+    """What solitaire simulation leaves out of a variant's rules (RULES.md asks to say so)."""
+    notes = []
+    if variant.rule("instant_win") is not None:
+        notes.append("solitaire play: an instant win (e.g. a served generala) is scored as an ordinary box")
+    if variant.rule("pot_settlement") is not None:
+        notes.append("solitaire play: one game per simulated match, no settlement")
+    return notes
+
+
+def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
+    opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
+    console.print(
+        f"[bold]{s['variant']}[/]{f' ({opts})' if opts else ''}: {s['strategy']} strategy, "
+        f"{s['games']:,} games, seed {s['seed']} ({s['method']} simulator, {seconds:.2f} s, "
+        f"{s['games'] / max(seconds, 1e-9):,.0f} games/s)"
+    )
+    for note in s.get("notes", []):
+        console.print(f"[dim]note: {note}[/]")
+    summary = Table(title="Final score", show_header=False, title_justify="left")
+    summary.add_column("figure")
+    summary.add_column("value", justify="right")
+    summary.add_row("mean", f"{s['mean']:.3f}")
+    summary.add_row("standard deviation", f"{s['sd']:.3f}")
+    summary.add_row("standard error", f"{s['se']:.3f}")
+    summary.add_row("median", f"{s['median']:g}")
+    summary.add_row("mode", str(s["mode"]))
+    summary.add_row("min / max", f"{s['min']} / {s['max']}")
+    for p, value in s["percentiles"].items():
+        summary.add_row(f"percentile {p}", f"{value:g}")
+    console.print(summary)
+    boxes = Table(title="Boxes", title_justify="left")
+    boxes.add_column("box")
+    boxes.add_column("mean", justify="right")
+    boxes.add_column("zero rate", justify="right")
+    for box, row in s["boxes"].items():
+        boxes.add_row(box, f"{row['mean']:.2f}", f"{100 * row['zero_rate']:.1f}%")
+    console.print(boxes)
+    if s["bonuses"]:
+        bonuses = Table(title="Bonuses", title_justify="left")
+        bonuses.add_column("bonus")
+        bonuses.add_column("games earning it", justify="right")
+        bonuses.add_column("mean points", justify="right")
+        for bid, row in s["bonuses"].items():
+            bonuses.add_row(f"{bid} ({row['name']})", f"{100 * row['rate']:.1f}%", f"{row['mean_points']:.2f}")
+        console.print(bonuses)
+
+
+def _progress(games: int) -> tuple[Progress, Any]:
+    """A rich progress bar on stderr; disabled when stderr is not a terminal."""
+    err = Console(stderr=True)
+    bar = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    task = bar.add_task("games", total=games)
+    return bar, lambda done: bar.update(task, completed=done)
+
+
+@app.command()
+def simulate(
+    variant: VariantOpt,
+    option: OptionOpt = None,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help=f"How the games are played: {', '.join(STRATEGIES)}.")] = "optimal",
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play (>= 1).")] = 1000,
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed: the same seed gives the same games. Default: a fresh one, printed.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every figure as JSON instead of tables.")] = False,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Write the histogram as a PNG image to this file.")] = None,
+    method: Annotated[str, typer.Option("--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference).")] = "auto",
+) -> None:
+    """Play many solitaire games with one strategy and report score statistics and a histogram."""
+    try:
+        check_strategy(strategy)
+        if games < 1:
+            raise DicecupError(f"--games must be at least 1, got {games}")
+        if seed is not None and seed < 0:
+            raise DicecupError(f"--seed must be >= 0, got {seed}")
+        if plot is not None:
+            check_plot_path(plot)
+        v = load_variant(variant, option)
+        bar, advance = _progress(games)
+        start = time.perf_counter()
+        with bar:
+            result = run_simulation(v, strategy, games, seed, method=method, progress=advance)
+        seconds = time.perf_counter() - start
+        s = summarize(result)
+        s["notes"] = _notes(v)
+        if plot is not None:
+            write_png(plot, s)
+    except DicecupError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(s, indent=2))
+        return
+    console = Console(highlight=False)
+    _print_report(console, s, seconds)
+    if plot is not None:
+        console.print(f"histogram written to {plot}")
+    else:
+        from .simulate.stats import histogram
+
+        coarse = histogram(result.totals, target_bins=20)
+        console.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
+        for line in terminal_histogram(coarse, s["games"]):
+            console.print(line)

@@ -1,0 +1,74 @@
+"""Simulation: many solitaire games under one strategy, and the statistics of their scores.
+
+`simulate(variant, "optimal" | "greedy" | "random", games, seed)` returns a
+`SimResult` (per-game arrays); `summarize` turns it into every reported figure.
+Two simulators share that result type: `batched` plays thousands of games at
+once with numpy tables built from the variant's own scoring, `engine` plays
+game by game through `GameState` (the reference the batched one is tested
+against). Both use only the compiled variant's rules.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ..errors import DicecupError
+from ..model import Variant
+from .engine_sim import simulate_engine
+from .result import SimResult
+from .stats import describe, histogram, summarize
+
+__all__ = ["STRATEGIES", "METHODS", "SimResult", "describe", "histogram", "simulate", "summarize", "check_strategy"]
+
+STRATEGIES = ("optimal", "greedy", "random")
+METHODS = ("auto", "batched", "engine")
+
+Progress = Callable[[int], None]
+
+
+def check_strategy(strategy: str) -> str:
+    """The strategy name, or a DicecupError listing the known ones."""
+    if strategy not in STRATEGIES:
+        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}")
+    return strategy
+
+
+def _bot_factory(strategy: str) -> Callable[[str, random.Random], object]:
+    from .. import bots
+
+    if strategy == "optimal" and "optimal" not in bots.BOTS:
+        try:
+            import dicecup.solver  # noqa: F401  (registers the optimal bot)
+        except ImportError:
+            pass
+        if "optimal" not in bots.BOTS:
+            raise DicecupError("the optimal strategy needs the solver (dicecup.solver), which is not available")
+    return bots.make_bot
+
+
+def simulate(
+    variant: Variant,
+    strategy: str,
+    games: int,
+    seed: int | None = None,
+    *,
+    method: str = "auto",
+    progress: Progress | None = None,
+) -> SimResult:
+    """Play `games` solitaire games of `variant` with `strategy`; same seed, same games."""
+    check_strategy(strategy)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise DicecupError(f"the number of games must be a whole number >= 1, got {games!r}")
+    if method not in METHODS:
+        raise DicecupError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    if method in ("auto", "batched"):
+        from .batch import simulate_batched, supports
+
+        if supports(variant, strategy):
+            return simulate_batched(variant, strategy, games, seed, progress=progress)
+        if method == "batched":
+            raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id} yet")
+    return simulate_engine(variant, strategy, _bot_factory(strategy), games, seed, progress)

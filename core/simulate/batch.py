@@ -1,0 +1,225 @@
+"""The batched simulator: B solitaire games at once as numpy arrays.
+
+Each game is a row: box scores (`EMPTY` while open), award points, the roll
+(an id into the variant's rolls) and the rolls used this turn. Scores, awards
+and legal boxes come from tables built from the variant's own scoring
+(`tables.py`); strategies are policies that pick, for every row still in its
+turn, a box to score or a keep. The results are the same kind as the reference
+simulator's, and tests check both agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from ..model import Variant
+from .dicemath import DiceMath
+from .result import SimResult, bonus_columns
+from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
+
+__all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES"]
+
+Progress = Callable[[int], None]
+
+
+class Turn:
+    """What a policy may look at during one turn of B games (cards fixed until they score)."""
+
+    def __init__(self, sim: Batched, vals: np.ndarray, turn: int) -> None:
+        self.sim = sim
+        self.vals = vals
+        self.turn = turn
+        self.score_class, tables = sim.scores.lookup(vals)
+        # points of every (first roll?, roll, box) per score class: box score plus awards
+        self.points = tables[..., 0] + tables[..., 1:].sum(axis=-1)
+        self.tables = tables
+        self._legal: tuple[np.ndarray, np.ndarray] | None = None
+
+    def legal(self) -> tuple[np.ndarray, np.ndarray]:
+        """(legal class per game, legal tables [C, 2, R, boxes]), built on first use."""
+        if self._legal is None:
+            self._legal = self.sim.legal.lookup(self.vals)
+        return self._legal
+
+
+class Policy(Protocol):
+    """Picks, for rows `idx` holding roll ids `roll`, a box (>= 0) or a keep id (box -1)."""
+
+    def decide(self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool, rolls_left: int,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class GreedyPolicy:
+    """bots.GreedyBot, vectorised: best box now, or the keep whose next roll scores best on average."""
+
+    chunk = 512
+
+    def decide(self, turn, idx, roll, first, rolls_left, rng):
+        sim = turn.sim
+        lcls, legal = turn.legal()
+        fr = int(first)
+        sc = turn.score_class[idx]
+        now_pts = np.where(legal[lcls[idx], fr, roll], turn.points[sc, fr, roll], np.iinfo(np.int64).min)
+        box = np.argmax(now_pts, axis=1)  # first best box in box order, as GreedyBot's key does
+        if rolls_left == 0:
+            return box, np.full(len(idx), -1)
+        now = now_pts[np.arange(len(idx)), box].astype(float)
+        # best immediate points of every roll on each card (not a first roll), per (score, legal) class pair
+        pair = sc * (int(lcls.max()) + 1) + lcls[idx]
+        pairs, inv = np.unique(pair, return_inverse=True)
+        pc, pl = np.divmod(pairs, int(lcls.max()) + 1)
+        ahead = np.where(legal[pl, 0], turn.points[pc, 0], np.iinfo(np.int64).min).max(axis=2).astype(float)
+        ev = (ahead @ sim.dm.transition.T)[inv.reshape(-1)]  # [games, keeps]
+        best, choice = now.copy(), np.full(len(idx), -1)
+        rows = np.arange(len(idx))
+        for j in range(sim.dm.keeps_of.shape[1]):
+            kid = sim.dm.keeps_of[roll, j]
+            value = np.where(kid >= 0, ev[rows, np.maximum(kid, 0)], -np.inf)
+            better = value > best + 1e-9
+            best = np.where(better, value, best)
+            choice = np.where(better, kid, choice)
+        return np.where(choice >= 0, -1, box), choice
+
+
+class RandomPolicy:
+    """bots.RandomBot, vectorised: uniform over the legal boxes and (with rolls left) the keeps."""
+
+    chunk = 4096
+
+    def decide(self, turn, idx, roll, first, rolls_left, rng):
+        lcls, legal = turn.legal()
+        ok = legal[lcls[idx], int(first), roll]
+        n_box = ok.sum(axis=1)
+        n_keep = turn.sim.dm.n_keeps[roll] if rolls_left > 0 else np.zeros(len(idx), dtype=np.int64)
+        pick = np.floor(rng.random(len(idx)) * (n_box + n_keep)).astype(np.int64)
+        rank = np.cumsum(ok, axis=1) - 1  # rank of each legal box among the legal ones
+        box = np.argmax(ok & (rank == np.minimum(pick, n_box - 1)[:, None]), axis=1)
+        keep = turn.sim.dm.keeps_of[roll, np.clip(pick - n_box, 0, None)]
+        is_keep = pick >= n_box
+        return np.where(is_keep, -1, box), np.where(is_keep, keep, -1)
+
+
+POLICIES: dict[str, Callable[[Variant], Policy]] = {
+    "greedy": lambda v: GreedyPolicy(),
+    "random": lambda v: RandomPolicy(),
+}
+
+
+def supports(variant: Variant, strategy: str) -> bool:
+    """Whether the batched simulator can play this strategy on this variant."""
+    if variant.carry_over:
+        return False  # unused rolls banked per player: not tabulated yet
+    if strategy == "optimal":
+        from .optimal import optimal_available
+
+        return optimal_available(variant)
+    return strategy in POLICIES
+
+
+class Batched:
+    """The tables one variant needs, built once and shared by every batch of games."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.dm = DiceMath(variant)
+        ids, _ = bonus_columns(variant)
+        self.award_ids = list(ids)
+        self.scores = ScoreTables(variant, self.award_ids)
+        self.legal = LegalTables(variant)
+        self.end = EndBonuses(variant, self.award_ids, self.scores.max_awards)
+
+    def play(self, policy: Policy, games: int, rng: np.random.Generator,
+             on_turn: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Play `games` games: (box scores [games, boxes], points of awards won when scoring [games, awards]).
+
+        Whole-card bonuses are not included: `self.end.points(vals)` gives them.
+        """
+        v, dm = self.variant, self.dm
+        nb = len(v.box_ids)
+        vals = np.full((games, nb), EMPTY, dtype=np.int64)
+        awards = np.zeros((games, self.scores.max_awards), dtype=np.int64)
+        empty_keep = np.zeros(games, dtype=np.int64)  # keep id 0: keep nothing
+        rows_all = np.arange(games)
+        for t in range(nb):
+            turn = Turn(self, vals, t)
+            roll = dm.reroll(empty_keep, rng)
+            live = rows_all
+            for used in range(1, v.rolls + 1):
+                box, keep = policy.decide(turn, live, roll, used == 1, v.rolls - used, rng)
+                done = box >= 0
+                g, b, r = live[done], box[done], roll[done]
+                got = turn.tables[turn.score_class[g], int(used == 1), r, b]
+                if np.any(vals[g, b] != EMPTY):
+                    raise AssertionError("a policy scored a filled box")
+                vals[g, b] = got[:, 0]
+                awards[g] += got[:, 1:]
+                live, keep, roll = live[~done], keep[~done], roll[~done]
+                if live.size == 0:
+                    break
+                roll = dm.reroll(keep, rng)
+            if live.size:
+                raise AssertionError("a policy kept dice with no roll left")
+            if on_turn is not None:
+                on_turn(t + 1)
+        return vals, awards
+
+
+_CACHE: dict[Variant, Batched] = {}
+
+
+def batched_for(variant: Variant) -> Batched:
+    """The (cached) tables of a variant: built once per process."""
+    sim = _CACHE.get(variant)
+    if sim is None:
+        sim = _CACHE[variant] = Batched(variant)
+    return sim
+
+
+def make_policy(variant: Variant, strategy: str) -> Policy:
+    if strategy == "optimal":
+        from .optimal import OptimalPolicy
+
+        return OptimalPolicy(variant)
+    return POLICIES[strategy](variant)
+
+
+def simulate_batched(variant: Variant, strategy: str, games: int, seed: int,
+                     progress: Progress | None = None) -> SimResult:
+    """Play `games` games in chunks; chunk i draws from a generator seeded by (seed, i)."""
+    sim = batched_for(variant)
+    policy = make_policy(variant, strategy)
+    chunk = getattr(policy, "chunk", 4096)
+    nb = len(variant.box_ids)
+    parts_vals, parts_awards = [], []
+    done = 0
+    for i, start in enumerate(range(0, games, chunk)):
+        n = min(chunk, games - start)
+        rng = np.random.default_rng([seed, i])
+
+        def on_turn(t: int, base: int = done, n: int = n) -> None:
+            if progress is not None:
+                progress(base + (n * t) // nb)
+
+        vals, awards = sim.play(policy, n, rng, on_turn)
+        parts_vals.append(vals)
+        parts_awards.append(awards + sim.end.points(vals))
+        done += n
+    vals = np.concatenate(parts_vals)
+    awards = np.concatenate(parts_awards)
+    ids = list(sim.award_ids)
+    names = {b.id: b.name for b in variant.bonuses}
+    totals = vals.sum(axis=1) + awards.sum(axis=1)
+    return SimResult(
+        variant=variant,
+        strategy=strategy,
+        seed=seed,
+        method="batched",
+        totals=totals,
+        boxes=vals,
+        bonus_ids=tuple(ids),
+        bonus_names=tuple(names.get(i, i) for i in ids),
+        bonus_points=awards[:, : len(ids)],
+    )

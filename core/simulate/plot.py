@@ -1,0 +1,103 @@
+"""Histograms of simulated totals: a PNG file (matplotlib, written atomically) or unicode bars."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import DicecupError
+
+__all__ = ["check_plot_path", "terminal_histogram", "write_png"]
+
+_EIGHTHS = " ▏▎▍▌▋▊▉█"
+
+
+def check_plot_path(path: Path) -> Path:
+    """Fail early (before a long simulation) when the PNG could not be written there."""
+    if path.suffix.lower() != ".png":
+        raise DicecupError(f"--plot writes a PNG image; give a file name ending in .png, not {str(path)!r}")
+    if path.is_dir():
+        raise DicecupError(f"--plot {str(path)!r} is a directory; give a file name ending in .png")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise DicecupError(f"cannot write the plot {str(path)!r}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise DicecupError(f"cannot write the plot {str(path)!r}: permission denied")
+    return path
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=True)
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise DicecupError(
+            "--plot needs matplotlib: pip install 'dicecup[plot]' (or run without --plot for a terminal histogram)"
+        ) from None
+    return plt
+
+
+def write_png(path: Path, summary: dict[str, Any]) -> None:
+    """Draw the histogram of `summary` (from `stats.summarize`) with mean and percentiles, atomically."""
+    plt = _pyplot()
+    hist = summary["histogram"]
+    edges, counts, width = hist["edges"], hist["counts"], hist["bin_width"]
+    games = summary["games"]
+    fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
+    try:
+        ax.bar(edges[:-1], [100.0 * c / games for c in counts], width=width, align="edge",
+               color="#4c72b0", edgecolor="white", linewidth=0.6, label="games")
+        ax.axvline(summary["mean"], color="#c44e52", linewidth=1.8, label=f"mean {summary['mean']:.2f}")
+        ax.axvline(summary["median"], color="#dd8452", linewidth=1.4, linestyle="--",
+                   label=f"median {summary['median']:g}")
+        p = summary["percentiles"]
+        for key, style in (("5", ":"), ("95", ":")):
+            ax.axvline(p[key], color="#55a868", linewidth=1.2, linestyle=style)
+        ax.plot([], [], color="#55a868", linestyle=":", label=f"5th-95th percentile {p['5']:.4g} to {p['95']:.4g}")
+        ax.set_xlabel(f"final score (bins of {width})")
+        ax.set_ylabel("share of games (%)")
+        opts = ", ".join(f"{k}={v}" for k, v in summary["options"].items())
+        ax.set_title(
+            f"{summary['variant']}{f' ({opts})' if opts else ''}: {summary['strategy']} strategy, "
+            f"{games:,} games, sd {summary['sd']:.2f}"
+        )
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(frameon=False)
+        fig.tight_layout()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+        try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # like a plain open(), not mkstemp's 0600
+            with os.fdopen(fd, "wb") as fh:
+                fig.savefig(fh, format="png")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise DicecupError(f"cannot write the plot {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+
+
+def _bar(fraction: float, cells: int) -> str:
+    eighths = round(fraction * cells * 8)
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def terminal_histogram(hist: dict[str, Any], games: int, cells: int = 40) -> list[str]:
+    """One line per bin: range, a unicode bar scaled to the largest bin, count and share."""
+    edges, counts, width = hist["edges"], hist["counts"], hist["bin_width"]
+    top = max(counts) or 1
+    label_w = max(len(f"{edges[i]}-{edges[i + 1] - 1}") for i in range(len(counts)))
+    lines = []
+    for i, c in enumerate(counts):
+        label = f"{edges[i]}" if width == 1 else f"{edges[i]}-{edges[i + 1] - 1}"
+        lines.append(f"{label:>{label_w}} │{_bar(c / top, cells):<{cells}} {c:>{len(str(top))}} {100 * c / games:5.1f}%")
+    return lines

@@ -1,0 +1,48 @@
+"""What a simulation produces: per-game totals, box scores and bonus points, as arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from attrs import frozen
+
+from ..model import Award, Card, Variant
+
+__all__ = ["SimResult", "bonus_columns", "card_row"]
+
+
+@frozen(eq=False)
+class SimResult:
+    """N finished solitaire games: row g of every array describes game g."""
+
+    variant: Variant
+    strategy: str
+    seed: int
+    method: str  # "batched" (numpy tables) or "engine" (GameState, game by game)
+    totals: np.ndarray  # int64 [N]: Variant.total of each final card
+    boxes: np.ndarray  # int64 [N, boxes]: the score in each box, in variant.box_ids order
+    bonus_ids: tuple[str, ...]
+    bonus_names: tuple[str, ...]
+    bonus_points: np.ndarray  # int64 [N, bonuses]: points of each award id (summed per game)
+
+    @property
+    def games(self) -> int:
+        return int(self.totals.shape[0])
+
+
+def bonus_columns(variant: Variant, extra: Sequence[Award] = ()) -> tuple[list[str], list[str]]:
+    """Award ids to report: every declared bonus first, then any other id a plugin awards."""
+    ids = [b.id for b in variant.bonuses]
+    names = [b.name for b in variant.bonuses]
+    for a in extra:
+        if a.id not in ids:
+            ids.append(a.id)
+            names.append(a.name or a.id)
+    return ids, names
+
+
+def card_row(variant: Variant, card: Card) -> tuple[list[int], list[Award]]:
+    """A finished card as box scores (box_ids order) and every award it holds, end bonuses included."""
+    scores = [int(card.scores[b]) for b in variant.box_ids]
+    return scores, list(card.awards) + list(variant.end_bonuses(card))

@@ -1,0 +1,314 @@
+"""Score and legality tables for the batched simulator, built from the variant's own scoring.
+
+Every number here comes from `Variant.score`, `Variant.legal_boxes` and
+`Variant.end_bonuses`, called on real `Card`s: nothing re-implements a rule.
+What makes tables affordable is that a rule usually looks at very little of the
+card (the joker asks whether the yahtzee box is filled, the Yahtzee bonus
+whether it holds 50). The card handed to the rules records which boxes were
+looked at; a result is then reused for every card that agrees on exactly those
+boxes, which is sound because the rule's code saw the same values. A card is
+described by `vals`: one int per box, `EMPTY` for an open box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import DicecupError
+from ..model import Card, FrozenMap, Variant
+
+__all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses"]
+
+EMPTY = np.iinfo(np.int32).min  # an open box in `vals`
+
+
+class _ReadAll(Exception):
+    """Raised internally when a rule reads the card in a way that cannot be tracked."""
+
+
+class _RecordingScores(FrozenMap):
+    """A card's scores that note every box a rule asks about (presence or value)."""
+
+    __slots__ = ("_log",)
+
+    def __init__(self, data: dict[str, int], log: set[tuple[str, str]]) -> None:
+        super().__init__(data)
+        self._log = log
+
+    def __contains__(self, key: object) -> bool:
+        self._log.add(("has", key))  # type: ignore[arg-type]
+        return key in self._d
+
+    def __getitem__(self, key):
+        self._log.add(("val", key))
+        return self._d[key]
+
+    def get(self, key, default=None):
+        self._log.add(("val", key))
+        return self._d.get(key, default)
+
+    def __iter__(self):
+        self._log.add(("all", ""))
+        return iter(self._d)
+
+    def __len__(self) -> int:
+        self._log.add(("all", ""))
+        return len(self._d)
+
+
+class _RecordingAwards(tuple):
+    """A card's awards that note being looked at (the tables cannot key on awards)."""
+
+    def __new__(cls, log: set[tuple[str, str]]):
+        obj = super().__new__(cls, ())
+        obj._log = log  # type: ignore[attr-defined]
+        return obj
+
+    def __iter__(self):
+        self._log.add(("awards", ""))  # type: ignore[attr-defined]
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._log.add(("awards", ""))  # type: ignore[attr-defined]
+        return 0
+
+
+class CardFacts:
+    """Card facts as columns: fact j < n is 'box j is filled', fact n + j is 'the score in box j'."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.ids = variant.box_ids
+        self.n = len(self.ids)
+        self.index = {b: i for i, b in enumerate(self.ids)}
+
+    def card(self, row: Sequence[int]) -> Card:
+        """The real card whose boxes hold `row` (EMPTY: open)."""
+        return Card({b: int(v) for b, v in zip(self.ids, row) if v != EMPTY})
+
+    def recording(self, row: Sequence[int]) -> tuple[Card, set[tuple[str, str]]]:
+        """The card of `row`, plus the set that fills with what the rules read of it."""
+        log: set[tuple[str, str]] = set()
+        card = Card()
+        object.__setattr__(card, "scores", _RecordingScores({b: int(v) for b, v in zip(self.ids, row) if v != EMPTY}, log))
+        object.__setattr__(card, "awards", _RecordingAwards(log))
+        return card, log
+
+    def facts_of(self, log: set[tuple[str, str]]) -> frozenset[int]:
+        """The fact columns a read log depends on."""
+        out: set[int] = set()
+        for kind, key in log:
+            if kind == "awards":
+                raise DicecupError(
+                    "a rule plugin reads the card's awards, which the batched simulator cannot tabulate; "
+                    "use --method engine"
+                )
+            if kind == "all":
+                out.update(range(2 * self.n))
+            elif key in self.index:
+                out.add(self.index[key] + (self.n if kind == "val" else 0))
+        return frozenset(out)
+
+    def columns(self, vals: np.ndarray, facts: Sequence[int]) -> np.ndarray:
+        """The values of `facts` for every card row of `vals` (int64 [rows, len(facts)])."""
+        out = np.empty((vals.shape[0], len(facts)), dtype=np.int64)
+        for c, f in enumerate(facts):
+            if f < self.n:
+                out[:, c] = vals[:, f] != EMPTY
+            else:
+                out[:, c] = vals[:, f - self.n]
+        return out
+
+
+class Traced:
+    """f(card, entry) for entries 0..E-1, memoised on the card facts each entry was seen to read.
+
+    `table(vals_row)` gives the whole [E, width] table for one card; `classes(vals)`
+    groups many cards into classes that share one table (they agree on every fact
+    any entry reads) and returns each card's class and the stacked tables.
+    """
+
+    def __init__(self, facts: CardFacts, entries: int, width: int, evaluate: Callable[[Card, int], np.ndarray]) -> None:
+        self.facts = facts
+        self.entries = entries
+        self.width = width
+        self.evaluate = evaluate
+        self.reads: list[tuple[int, ...] | None] = [None] * entries
+        self.memo: dict[tuple, np.ndarray] = {}
+        self.keyed: tuple[int, ...] = ()  # union of all entries' reads: what a class is keyed on
+        self.class_of: dict[tuple, int] = {}
+        self.tables: list[np.ndarray] = []
+
+    def _entry(self, e: int, row: np.ndarray, fv: list[int]) -> np.ndarray:
+        reads = self.reads[e]
+        if reads is not None:
+            hit = self.memo.get((e, reads, *[fv[f] for f in reads]))
+            if hit is not None:
+                return hit
+        card, log = self.facts.recording(row)
+        result = np.asarray(self.evaluate(card, e), dtype=np.int64)
+        merged = tuple(sorted(self.facts.facts_of(log) | set(reads or ())))
+        self.reads[e] = merged
+        self.memo[(e, merged, *[fv[f] for f in merged])] = result
+        return result
+
+    def table(self, row: np.ndarray) -> np.ndarray:
+        """The [entries, width] table for the card `row` (exact)."""
+        fv = self.facts.columns(row[None, :], range(2 * self.facts.n))[0].tolist()
+        return np.stack([self._entry(e, row, fv) for e in range(self.entries)])
+
+    def classes(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class id per card row, tables [classes, entries, width]) for many cards."""
+        while True:
+            keyed = self.keyed
+            cols = self.facts.columns(vals, keyed)
+            uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+            ids = np.empty(len(uniq), dtype=np.int64)
+            for u in range(len(uniq)):
+                key = tuple(uniq[u].tolist())
+                cid = self.class_of.get(key)
+                if cid is None:
+                    table = self.table(vals[first[u]])
+                    union = tuple(sorted(set().union(*(r for r in self.reads if r))))
+                    if union != self.keyed:
+                        # a rule read something new: the classes so far were keyed too coarsely
+                        self.keyed, self.class_of, self.tables = union, {}, []
+                        break
+                    cid = self.class_of[key] = len(self.tables)
+                    self.tables.append(table)
+                ids[u] = cid
+            else:
+                return ids[inverse.reshape(-1)], np.stack(self.tables)
+
+
+class ScoreTables:
+    """Box scores and awards of every (first roll?, roll, box) on a card: Variant.score, tabulated."""
+
+    def __init__(self, variant: Variant, award_ids: list[str]) -> None:
+        self.variant = variant
+        self.rolls = variant.all_rolls()
+        self.R, self.nb = len(self.rolls), len(variant.box_ids)
+        self.award_ids = award_ids  # grows when a plugin awards an undeclared id
+        self.max_awards = len(award_ids) + 8
+        self.facts = CardFacts(variant)
+        self.traced = Traced(self.facts, 2 * self.R * self.nb, 1 + self.max_awards, self._score)
+
+    def _score(self, card: Card, e: int) -> np.ndarray:
+        fr, rest = divmod(e, self.R * self.nb)
+        r, b = divmod(rest, self.nb)
+        res = self.variant.score(card, self.variant.box_ids[b], self.rolls[r], bool(fr))
+        out = np.zeros(1 + self.max_awards, dtype=np.int64)
+        out[0] = res.score
+        for a in res.awards:
+            if a.id not in self.award_ids:
+                if len(self.award_ids) >= self.max_awards:
+                    raise DicecupError("too many distinct award ids for the batched simulator; use --method engine")
+                self.award_ids.append(a.id)
+            out[1 + self.award_ids.index(a.id)] += a.points
+        return out
+
+    def lookup(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class per card, tables [C, 2, R, boxes, 1 + awards]): column 0 the box score."""
+        cls, tables = self.traced.classes(vals)
+        return cls, tables.reshape(len(tables), 2, self.R, self.nb, 1 + self.max_awards)
+
+
+class _RollProbe:
+    """Stands in for the roll to learn whether the legality rules look at the dice at all."""
+
+    def __init__(self, roll: Any) -> None:
+        object.__setattr__(self, "_roll", roll)
+        object.__setattr__(self, "touched", False)
+
+    def __getattr__(self, name: str) -> Any:
+        object.__setattr__(self, "touched", True)
+        return getattr(self._roll, name)
+
+
+class LegalTables:
+    """Which boxes `Variant.legal_boxes` allows, per (first roll?, roll), for a card; cached by card.
+
+    Legality reads every box's presence (open boxes), so it is keyed on the whole
+    fill mask plus the scores the rules read. When the rules do not look at the
+    dice for a card, two calls (first roll or not) cover all rolls.
+    """
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.rolls = variant.all_rolls()
+        self.R, self.nb = len(self.rolls), len(variant.box_ids)
+        self.facts = CardFacts(variant)
+        self.reads: tuple[int, ...] = tuple(range(self.nb))
+        self.cache: dict[tuple, np.ndarray] = {}
+
+    def _mask(self, legal: Sequence[str]) -> np.ndarray:
+        m = np.zeros(self.nb, dtype=bool)
+        m[[self.facts.index[b] for b in legal]] = True
+        return m
+
+    def _build(self, row: np.ndarray) -> tuple[np.ndarray, frozenset[int]]:
+        out = np.zeros((2, self.R, self.nb), dtype=bool)
+        seen: set[int] = set()
+        for fr in (0, 1):
+            card, log = self.facts.recording(row)
+            probe = _RollProbe(self.rolls[0])
+            legal = self.variant.legal_boxes(card, probe, bool(fr))  # type: ignore[arg-type]
+            seen |= self.facts.facts_of(log)
+            if not probe.touched:
+                out[fr, :, :] = self._mask(legal)
+                continue
+            for r, roll in enumerate(self.rolls):
+                card, log = self.facts.recording(row)
+                out[fr, r] = self._mask(self.variant.legal_boxes(card, roll, bool(fr)))
+                seen |= self.facts.facts_of(log)
+        return out, frozenset(seen)
+
+    def lookup(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class per card, tables [C, 2, R, boxes] of legal boxes)."""
+        while True:
+            reads = self.reads
+            cols = self.facts.columns(vals, reads)
+            uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+            tables = []
+            for u in range(len(uniq)):
+                key = tuple(uniq[u].tolist())
+                t = self.cache.get(key)
+                if t is None:
+                    t, seen = self._build(vals[first[u]])
+                    if not seen <= set(reads):
+                        self.reads = tuple(sorted(seen | set(reads)))
+                        self.cache = {}
+                        break
+                    self.cache[key] = t
+                tables.append(t)
+            else:
+                return inverse.reshape(-1), np.stack(tables)
+
+
+class EndBonuses:
+    """Whole-card bonuses of finished cards (Variant.end_bonuses), memoised on what they read."""
+
+    def __init__(self, variant: Variant, award_ids: list[str], width: int) -> None:
+        self.variant = variant
+        self.award_ids = award_ids
+        self.width = width
+        self.facts = CardFacts(variant)
+        self.traced = Traced(self.facts, 1, width, self._end)
+
+    def _end(self, card: Card, e: int) -> np.ndarray:
+        out = np.zeros(self.width, dtype=np.int64)
+        for a in self.variant.end_bonuses(card):
+            if a.id not in self.award_ids:
+                if len(self.award_ids) >= self.width:
+                    raise DicecupError("too many distinct award ids for the batched simulator; use --method engine")
+                self.award_ids.append(a.id)
+            out[self.award_ids.index(a.id)] += a.points
+        return out
+
+    def points(self, vals: np.ndarray) -> np.ndarray:
+        """Award points [rows, width] of the end bonuses of every finished card row."""
+        cls, tables = self.traced.classes(vals)
+        return tables[cls, 0]

@@ -1,0 +1,134 @@
+"""`dicecup simulate`: output shape, determinism, plots and errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+
+import pytest
+from typer.testing import CliRunner
+
+from dicecup.cli import app
+
+from conftest import BUILTIN_VARIANTS
+
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, ["simulate", *args])
+
+
+def sim_json(*args: str) -> dict:
+    res = run(*args, "--json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_json_holds_every_figure(engine):
+    d = sim_json("--variant", "yahtzee", "--strategy", "greedy", "--games", "50", "--seed", "3")
+    assert d["variant"] == "yahtzee" and d["strategy"] == "greedy" and d["games"] == 50 and d["seed"] == 3
+    for key in ("mean", "sd", "se", "median", "mode", "min", "max"):
+        assert isinstance(d[key], (int, float)), key
+    assert list(d["percentiles"]) == ["1", "5", "25", "75", "95", "99"]
+    assert list(d["boxes"]) == list(engine.variant("yahtzee").box_ids)
+    assert all(set(b) == {"mean", "zero_rate"} for b in d["boxes"].values())
+    assert set(d["bonuses"]) == {"upper_bonus", "yahtzee_bonus"}
+    assert all(set(b) == {"name", "rate", "mean_points"} for b in d["bonuses"].values())
+    h = d["histogram"]
+    assert sum(h["counts"]) == 50 and len(h["edges"]) == len(h["counts"]) + 1
+    assert h["edges"][0] <= d["min"] and d["max"] < h["edges"][-1]
+    # the figures agree with each other
+    assert d["min"] <= d["percentiles"]["1"] <= d["median"] <= d["percentiles"]["99"] <= d["max"]
+    assert d["se"] == pytest.approx(d["sd"] / 50**0.5)
+    upper = sum(d["boxes"][b]["mean"] for b in d["boxes"])
+    assert d["mean"] == pytest.approx(upper + sum(b["mean_points"] for b in d["bonuses"].values()))
+
+
+@pytest.mark.parametrize("method", ["batched", "engine"])
+def test_same_seed_same_results(method):
+    args = ("--variant", "yatzy", "--strategy", "random", "--games", "30", "--method", method)
+    a = sim_json(*args, "--seed", "11")
+    b = sim_json(*args, "--seed", "11")
+    c = sim_json(*args, "--seed", "12")
+    assert a == b
+    assert a != c
+
+
+def test_seed_defaults_to_a_fresh_one_that_reproduces():
+    first = sim_json("--variant", "yacht", "--strategy", "random", "--games", "20")
+    again = sim_json("--variant", "yacht", "--strategy", "random", "--games", "20", "--seed", str(first["seed"]))
+    assert first == again
+
+
+def test_terminal_report_and_histogram():
+    res = run("--variant", "generala", "--strategy", "random", "--games", "40", "--seed", "1")
+    assert res.exit_code == 0, res.output
+    assert "standard deviation" in res.stdout and "percentile 95" in res.stdout
+    assert "Histogram" in res.stdout and "│" in res.stdout and "█" in res.stdout
+    assert "instant win" in res.stdout  # solitaire note RULES.md asks for
+
+
+def _png_chunks(data: bytes) -> list[bytes]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, kinds = 8, []
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
+        assert zlib.crc32(kind + body) == crc
+        kinds.append(kind)
+        pos += 12 + length
+    return kinds
+
+
+def test_plot_writes_a_valid_png(tmp_path):
+    out = tmp_path / "hist.png"
+    res = run("--variant", "yacht", "--strategy", "random", "--games", "60", "--seed", "2", "--plot", str(out))
+    assert res.exit_code == 0, res.output
+    kinds = _png_chunks(out.read_bytes())
+    assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and b"IDAT" in kinds
+    width, height = struct.unpack(">II", out.read_bytes()[16:24])
+    assert width > 400 and height > 300
+    assert [p.name for p in tmp_path.iterdir()] == ["hist.png"]  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", "0"], "--games must be at least 1"),
+        (["--games", "-3"], "--games must be at least 1"),
+        (["--strategy", "clever"], "unknown strategy 'clever'"),
+        (["--plot", "/nonexistent-dir/x.png"], "does not exist"),
+        (["--plot", "hist.jpg"], "ending in .png"),
+        (["--option", "joker=sometimes"], "joker"),
+        (["--method", "quantum"], "unknown method"),
+    ],
+)
+def test_bad_input_exits_2(args, message):
+    res = run("--variant", "yahtzee", "--strategy", "random", "--games", "5", *args)
+    assert res.exit_code == 2
+    assert message in res.output
+    assert "Traceback" not in res.output
+
+
+def test_plot_path_that_is_a_directory_exits_2(tmp_path):
+    folder = tmp_path / "x.png"
+    folder.mkdir()
+    res = run("--variant", "yacht", "--strategy", "random", "--games", "5", "--plot", str(folder))
+    assert res.exit_code == 2 and "is a directory" in res.output
+
+
+def test_unknown_variant_exits_2():
+    res = run("--variant", "farkle", "--strategy", "random", "--games", "5")
+    assert res.exit_code == 2 and "unknown variant" in res.output
+
+
+@pytest.mark.parametrize("variant", BUILTIN_VARIANTS)
+@pytest.mark.parametrize("strategy", ["random", "greedy"])
+def test_every_builtin_variant_simulates(variant, strategy, engine):
+    d = sim_json("--variant", variant, "--strategy", strategy, "--games", "12", "--seed", "5")
+    assert d["games"] == 12
+    assert list(d["boxes"]) == list(engine.variant(variant).box_ids)
