@@ -16,7 +16,16 @@ def _threshold_boxes(variant: Variant, params: Mapping[str, Any]) -> tuple[str, 
     return tuple(b.id for b in variant.boxes if b.section == params["section"])
 
 
+def _check_whole(params: Mapping[str, Any], *keys: str) -> None:
+    """Required numbers have no default to type-check against, so check them here."""
+    for key in keys:
+        value = params[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key} must be a whole number, got {value!r}")
+
+
 def _check_threshold(variant: Variant, params: Mapping[str, Any]) -> None:
+    _check_whole(params, "at_least", "points")
     if (params.get("boxes") is None) == (params.get("section") is None):
         raise ValueError("a threshold bonus names either `boxes` (a list of box ids) or `section`")
     if params.get("boxes") is not None:
@@ -29,6 +38,7 @@ def _check_threshold(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 def _check_event(variant: Variant, params: Mapping[str, Any]) -> None:
+    _check_whole(params, "points")
     if params["pattern_of"] not in variant.box_ids:
         raise ValueError(f"pattern_of: no box {params['pattern_of']!r}")
     for b, v in params["box_holds"].items():
