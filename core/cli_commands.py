@@ -304,10 +304,10 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
     except KeyboardInterrupt:
         typer.echo("\ninterrupted" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else ""), err=True)
         raise typer.Exit(130) from None
+    if not (as_json and quiet):
+        view.final(final)  # with --json this goes to stderr, next to the game
     if as_json:
         typer.echo(json.dumps(result_json(final, seats), ensure_ascii=False))
-    else:
-        view.final(final)
 
 
 def _check_save_target(path: Path, overwrite: bool) -> None:
@@ -338,7 +338,9 @@ PlayerOpt = Annotated[
         "(bot:KIND:NAME to name a bot). Default: one human called 'you'.",
     ),
 ]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Do not narrate the bots' turns.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Do not narrate the bots' turns (with --json: print nothing but the JSON).")
+]
 HintsOpt = Annotated[bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")]
 
 
@@ -354,7 +356,7 @@ def play(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
     hints: HintsOpt = False,
     quiet: QuietOpt = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (the game itself goes to stderr).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr).")] = False,
 ) -> None:
     """Play a game at the terminal: humans are prompted, bots move by themselves."""
     v = load_variant(variant, option)
@@ -374,7 +376,7 @@ def resume(
     variant: Annotated[str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")] = None,
     hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
     quiet: QuietOpt = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (the game itself goes to stderr).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr).")] = False,
 ) -> None:
     """Continue a saved game exactly where it stopped (same dice to come)."""
     saved = load_saved_game(file, get_engine())

@@ -239,10 +239,12 @@ def parse_command(text: str, state: GameState) -> Command:
         return ScoreBox(resolve_box(" ".join(args), state.variant))
     if head.isdigit():
         raise InputProblem(f"to score box {head} type s {head}; to keep dice type k followed by their positions")
-    try:  # a bare box id or name scores it
-        return ScoreBox(resolve_box(" ".join(words), state.variant))
-    except InputProblem:
-        raise InputProblem(f"I don't understand {text.strip()!r}; type ? for the commands") from None
+    # A bare box id or full name scores it (no abbreviations here: a stray `y` must not score).
+    wanted = text.strip().lower().replace(" ", "_")
+    for box in state.variant.boxes:
+        if wanted in (box.id, box.name.lower().replace(" ", "_")):
+            return ScoreBox(box.id)
+    raise InputProblem(f"I don't understand {text.strip()!r}; type ? for the commands")
 
 
 # ---------------------------------------------------------------------------- advisor (hints)
@@ -366,7 +368,7 @@ class Session:
             shown = evolve(old, cards=cards, over=True, results=new.results, dice=(), held=None)
             v.console.print(v.scorecard(shown, preview=False, final=True, title=f"Round {k} finished"))
             v.console.print(v.round_table(new))
-        else:
+        elif self.narrate_bots:
             totals = ", ".join(f"{n} {t}" for n, t in zip(new.players, result.totals))
             v.say(f"Round {k} of {new.rounds}: {totals}", "bold")
         if new.rounds > old.rounds:
