@@ -1,0 +1,305 @@
+"""The plugin hooks: every hook documented and exercised, misspelt or unmarked hooks
+rejected, a third-party plugin adding a pattern, scorer, rule and variant, engines
+keeping their plugins apart, and rule hooks called only for variants that enable them."""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from dicecup import Award, BoxFlag, Card, Engine, GameState, PluginError, VariantError, hookimpl, hookspecs
+from dicecup.testing import check_variant, play_random, turn
+
+HOOKS = sorted(n for n, f in vars(hookspecs).items() if n.startswith("dicecup_") and callable(f))
+RULE_HOOKS = (
+    "dicecup_legal_boxes",
+    "dicecup_adjust_score",
+    "dicecup_extra_points",
+    "dicecup_end_bonuses",
+    "dicecup_instant_win",
+    "dicecup_settle",
+    "dicecup_state_flags",
+)
+
+SPY_GAME = """\
+id: spy-game
+name: Spy game
+dice: {count: 3}
+turn: {rolls: 2}
+boxes:
+  low:   {pattern: {kind: sum_at_most, limit: 8}, score: {kind: times, factor: 2}}
+  any:   {pattern: always, score: total, first_roll: {multiply: 2}}
+  trips: {pattern: {kind: of_a_kind, n: 3}, score: 30}
+rules:
+  spy: {award: 7}
+"""
+
+
+class Spy:
+    """A third-party plugin implementing every hook, counting the calls it gets."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+
+    @hookimpl
+    def dicecup_register_patterns(self, register):
+        self.calls["dicecup_register_patterns"] += 1
+
+        def sum_at_most(ctx, limit):
+            """Met when the dice add up to at most `limit`; the combination is all the dice."""
+            if isinstance(limit, bool) or not isinstance(limit, int):
+                raise ValueError(f"limit must be a whole number, got {limit!r}")
+            return lambda roll: roll.dice if roll.total <= limit else None
+
+        register("sum_at_most", sum_at_most)
+
+    @hookimpl
+    def dicecup_register_scorers(self, register):
+        self.calls["dicecup_register_scorers"] += 1
+        register("times", lambda ctx, factor: (lambda comb, roll: factor * sum(comb)))
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        self.calls["dicecup_register_rules"] += 1
+        register("spy", {"award": 5}, "Test rule: 666 must go to trips, 111 served wins, trips earn `award`.")
+
+    @hookimpl
+    def dicecup_register_variants(self, register):
+        self.calls["dicecup_register_variants"] += 1
+        register(text=SPY_GAME, source="spy-plugin/spy-game.yaml")
+
+    @hookimpl
+    def dicecup_legal_boxes(self, ctx):
+        self.calls["dicecup_legal_boxes"] += 1
+        if ctx.roll.dice == (6, 6, 6) and "trips" in ctx.open_boxes:
+            return ["trips"]
+        return None
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        self.calls["dicecup_adjust_score"] += 1
+        return score + 1 if ctx.box.id == "any" and ctx.first_roll else None
+
+    @hookimpl
+    def dicecup_extra_points(self, ctx):
+        self.calls["dicecup_extra_points"] += 1
+        if ctx.box.id == "trips" and ctx.score > 0:
+            return [Award("spy_award", ctx.variant.rule("spy")["award"], "Spy award")]
+        return None
+
+    @hookimpl
+    def dicecup_end_bonuses(self, variant, card):
+        self.calls["dicecup_end_bonuses"] += 1
+        return [Award("spy_end", 3, "Low bonus")] if card.scores.get("low", 0) > 0 else None
+
+    @hookimpl
+    def dicecup_instant_win(self, ctx, players):
+        self.calls["dicecup_instant_win"] += 1
+        return True if ctx.first_roll and ctx.roll.dice == (1, 1, 1) else None
+
+    @hookimpl
+    def dicecup_settle(self, variant, totals):
+        self.calls["dicecup_settle"] += 1
+        best = max(totals.values())
+        winners = [p for p, t in totals.items() if t == best]
+        if len(winners) == len(totals):
+            return {p: Fraction(0) for p in totals}
+        losers = len(totals) - len(winners)
+        return {p: Fraction(losers, len(winners)) if p in winners else Fraction(-1) for p in totals}
+
+    @hookimpl
+    def dicecup_state_flags(self, variant):
+        self.calls["dicecup_state_flags"] += 1
+        return [BoxFlag("low", 0)]
+
+
+@pytest.fixture
+def spy() -> Spy:
+    return Spy()
+
+
+@pytest.fixture
+def spy_engine(spy) -> Engine:
+    return Engine(plugins=[spy], entry_points=False)
+
+
+# ----------------------------------------------------------------------------- documentation
+
+
+def test_every_hookspec_is_documented():
+    assert len(HOOKS) == 11
+    for name in HOOKS:
+        doc = inspect.getdoc(getattr(hookspecs, name))
+        assert doc and len(doc) > 80, f"{name} needs a docstring that says how it is called"
+        assert getattr(getattr(hookspecs, name), "dicecup_spec", None) is not None, f"{name} is not a hookspec"
+
+
+def test_every_hookspec_is_exercised_by_a_test():
+    """Datasette-style: each hook name appears in some test module besides this list's own."""
+    here = Path(__file__)
+    sources = {p.name: p.read_text(encoding="utf-8") for p in here.parent.glob("test_*.py")}
+    for name in HOOKS:
+        users = [f for f, text in sources.items() if f"def {name}(" in text]
+        assert users, f"no test implements {name}"
+
+
+def test_the_spy_receives_every_hook(spy, spy_engine):
+    v = spy_engine.variant("spy-game")
+    v.state_flags()
+    check_variant(spy_engine, "spy-game", games=4, seed=2, players=(1, 2))
+    state = play_random(GameState.new(v, 2), random.Random(5))[0]
+    state.settlement()
+    GameState.new(v, 2).roll(dice=(1, 1, 1))
+    assert set(spy.calls) == set(HOOKS)
+    registration = [n for n in HOOKS if n.startswith("dicecup_register_")]
+    assert len(registration) == 4 and set(HOOKS) - set(registration) == set(RULE_HOOKS)
+    assert all(spy.calls[name] == 1 for name in registration)  # once per engine
+
+
+# ----------------------------------------------------------------------------- registration
+
+
+def test_plugin_adds_pattern_scorer_rule_and_variant(spy_engine):
+    assert "spy-game" in spy_engine.variant_ids()
+    assert {"sum_at_most", "times"} <= set(spy_engine.patterns) | set(spy_engine.scorers)
+    assert spy_engine.rules["spy"].params == {"award": 5}
+    v = spy_engine.variant("spy-game")
+    assert v.source == "spy-plugin/spy-game.yaml" and dict(v.rule("spy")) == {"award": 7}
+    card = Card()
+    low = v.roll_of((1, 2, 3))
+    assert v.score(card, "low", low).score == 12  # sum 6 <= 8, times 2
+    assert v.score(card, "low", v.roll_of((3, 3, 4))).score == 0  # sum 10: not met
+    assert v.score(card, "any", low, first_roll=True).score == 6 * 2 + 1  # the served x2 first, then +1
+    assert v.score(card, "any", low).score == 6
+    trips = v.score(card, "trips", v.roll_of((4, 4, 4)))
+    assert (trips.score, [(a.id, a.points) for a in trips.awards]) == (30, [("spy_award", 7)])
+    assert v.legal_boxes(card, v.roll_of((6, 6, 6))) == ("trips",)
+    assert [a.points for a in v.end_bonuses(Card({"low": 12}))] == [3]
+    assert v.state_flags() == (BoxFlag("low", 0),)
+
+
+def test_plugin_variant_plays_through_the_api(spy, spy_engine):
+    v = spy_engine.variant("spy-game")
+    state = GameState.new(v, ["a", "b"])
+    state = turn(state, "trips", (2, 2, 2))  # a: 30 + 7
+    assert state.roll(dice=(1, 1, 1)).over  # b: served 111 wins at once
+    state = turn(state, "low", (1, 1, 2))  # b: 8
+    state = turn(state, "low", (1, 2, 3))  # a: 12
+    state = turn(state, "any", (5, 5, 6), ((5, 5), (5,)))  # b: 15
+    state = turn(state, "any", (2, 3, 4))  # a: served 9 x 2 + 1 = 19
+    state = turn(state, "trips", (1, 2, 6))  # b: 0
+    assert state.over
+    assert state.totals() == (30 + 7 + 12 + 19 + 3, 8 + 15 + 0 + 3)
+    assert state.settlement() == {"a": 1, "b": -1}
+
+
+def test_plugin_variant_option_errors_still_name_the_source(spy_engine):
+    with pytest.raises(VariantError, match="spy-plugin/spy-game.yaml"):
+        spy_engine.variant("spy-game", {"award": 9})
+
+
+# ----------------------------------------------------------------------------- isolation
+
+
+def test_rule_hooks_are_not_called_for_variants_without_the_rule(spy, spy_engine):
+    before = Counter(spy.calls)
+    check_variant(spy_engine, "yahtzee", games=3, seed=4, players=(1, 2))
+    spy_engine.variant("yahtzee").state_flags()
+    spy_engine.variant("russian").settle({"a": 1, "b": 2, "c": 3})
+    assert spy.calls == before, "the spy rule hooks ran for variants that do not enable `spy`"
+    check_variant(spy_engine, "spy-game", games=1, seed=4, players=(2,))
+    assert all(spy.calls[h] > before[h] for h in ("dicecup_legal_boxes", "dicecup_adjust_score", "dicecup_end_bonuses"))
+
+
+def test_a_plugin_without_rules_applies_to_every_variant():
+    class Flat:
+        @hookimpl
+        def dicecup_end_bonuses(self, variant, card):
+            return [Award("flat", 1, "Flat")]
+
+    engine = Engine(plugins=[Flat()], entry_points=False)
+    assert engine.variant("yacht").total(Card()) == 1
+    assert engine.variant("yahtzee").total(Card({"chance": 20})) == 21
+
+
+def test_two_engines_keep_their_plugins_to_themselves(spy, spy_engine, engine):
+    plain = Engine(entry_points=False)
+    assert "spy-game" not in plain.variant_ids() and "spy-game" not in engine.variant_ids()
+    assert "sum_at_most" not in plain.patterns and "spy" not in plain.rules
+    before = Counter(spy.calls)
+    check_variant(plain, "generala", games=2, seed=1, players=(2,))
+    assert spy.calls == before
+    other = Engine(plugins=[Spy()], entry_points=False)
+    assert other.variant("spy-game") is not spy_engine.variant("spy-game")
+
+
+def test_a_plugin_variant_does_not_compile_without_its_plugin(engine, tmp_path):
+    path = tmp_path / "spy.yaml"
+    path.write_text(SPY_GAME)
+    with pytest.raises(VariantError) as err:
+        engine.load_file(path)
+    assert "unknown pattern 'sum_at_most'" in str(err.value) and err.value.line == 6
+
+
+# ----------------------------------------------------------------------------- bad plugins
+
+
+def test_misspelt_hook_is_an_error():
+    class Typo:
+        @hookimpl
+        def dicecup_legal_boxs(self, ctx):
+            return None
+
+    with pytest.raises(PluginError) as err:
+        Engine(plugins=[Typo()], entry_points=False)
+    assert str(err.value) == (
+        "plugin 'Typo' implements dicecup_legal_boxs, which is not a dicecup hook; did you mean dicecup_legal_boxes?"
+    )
+
+
+def test_unmarked_hook_is_an_error():
+    class Unmarked:
+        def dicecup_end_bonuses(self, variant, card):
+            return [Award("never", 1)]
+
+    with pytest.raises(PluginError, match="without @dicecup.hookimpl, so it would never be called"):
+        Engine(plugins=[Unmarked()], entry_points=False)
+
+
+def test_hook_with_wrong_arguments_is_an_error():
+    class WrongArgs:
+        @hookimpl
+        def dicecup_legal_boxes(self, context):
+            return None
+
+    with pytest.raises(PluginError, match=r"(?s)cannot register plugin 'WrongArgs'.*\{'context'\} are declared in the hookimpl"):
+        Engine(plugins=[WrongArgs()], entry_points=False)
+
+
+def test_names_registered_twice_are_errors():
+    class ClashPattern:
+        @hookimpl
+        def dicecup_register_patterns(self, register):
+            register("face", lambda ctx: (lambda roll: None))
+
+    class ClashVariant:
+        @hookimpl
+        def dicecup_register_variants(self, register):
+            register(text="id: yahtzee\ndice: {count: 1}\nboxes: {a: {pattern: always, score: 1}}\n", source="mine.yaml")
+
+    class ClashRule:
+        @hookimpl
+        def dicecup_register_rules(self, register):
+            register("joker", {})
+
+    with pytest.raises(PluginError, match="pattern 'face' is registered twice"):
+        Engine(plugins=[ClashPattern()], entry_points=False)
+    with pytest.raises(PluginError, match="variant id 'yahtzee' from mine.yaml is already registered"):
+        Engine(plugins=[ClashVariant()], entry_points=False)
+    with pytest.raises(PluginError, match="rule 'joker' is registered twice"):
+        Engine(plugins=[ClashRule()], entry_points=False)
