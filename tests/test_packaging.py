@@ -1,0 +1,115 @@
+"""Both a plain wheel install and an editable install import `dicecup`, find the bundled
+variant files and run the `dicecup` console script, in fresh virtual environments.
+
+Offline by design: the venvs are made without pip and see the running environment's
+third-party packages (pip, setuptools, attrs, ...) through a folder of links that
+leaves out every dicecup installation, so the dicecup they import is the one just
+installed. The repository is found from this file (CI runs from a fresh clone
+elsewhere) and copied first, so building never writes into the checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BUILTIN = {"yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple"}
+IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "venv", ".pytest_cache", ".hypothesis")
+BIN = "Scripts" if os.name == "nt" else "bin"
+
+PROBE = """\
+import json, dicecup
+from dicecup import Engine
+engine = Engine(entry_points=False)
+print(json.dumps({"file": dicecup.__file__, "ids": engine.variant_ids(),
+                  "yahtzee_boxes": len(engine.variant("yahtzee").boxes)}))
+"""
+
+
+def run(*args, cwd: Path, env: dict | None = None) -> str:
+    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{args} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def is_dicecup(name: str) -> bool:
+    return "dicecup" in name.lower()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A copy of the repository, and a folder linking to the running environment's packages."""
+    root = tmp_path_factory.mktemp("packaging")
+    shutil.copytree(REPO, root / "src", ignore=IGNORE)
+    deps = root / "deps"
+    deps.mkdir()
+    folders = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()}
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            if is_dicecup(entry.name) or entry.suffix == ".pth" or (deps / entry.name).exists():
+                continue
+            (deps / entry.name).symlink_to(entry)
+    return root
+
+
+def fresh_venv(root: Path, name: str) -> tuple[Path, dict]:
+    """A venv without pip whose interpreter also sees the linked third-party packages."""
+    venv = root / name
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=root)
+    python = venv / BIN / ("python.exe" if os.name == "nt" else "python")
+    purelib = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=root).strip())
+    (purelib / "_dicecup_test_deps.pth").write_text(str(root / "deps") + "\n")
+    env = {**os.environ, "DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONNOUSERSITE": "1"}
+    env.pop("PYTHONPATH", None)
+    return python, env
+
+
+def probe(python: Path, root: Path, env: dict) -> dict:
+    return json.loads(run(python, "-c", PROBE, cwd=root, env=env))
+
+
+def test_wheel_install(workdir):
+    dist = workdir / "dist"
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", dist, workdir / "src", cwd=workdir)
+    (wheel,) = dist.glob("dicecup-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {f"dicecup/variants/{v}.yaml" for v in BUILTIN} <= set(names)
+    assert "dicecup/plugins/joker.py" in names and "dicecup/testing.py" in names
+    assert not [n for n in names if n.startswith(("core/", "plugins/", "variants/", "tests/"))]
+
+    python, env = fresh_venv(workdir, "wheel-venv")
+    run(python, "-m", "pip", "install", "--no-deps", "--no-index", wheel, cwd=workdir, env=env)
+    found = probe(python, workdir, env)
+    assert Path(found["file"]).is_relative_to(workdir / "wheel-venv")
+    assert set(found["ids"]) == BUILTIN and found["yahtzee_boxes"] == 13
+    out = run(python.parent / "dicecup", "variants", cwd=workdir, env=env)
+    assert all(v in out for v in BUILTIN)
+
+
+def test_editable_install(workdir):
+    src = workdir / "src"
+    python, env = fresh_venv(workdir, "editable-venv")
+    run(python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-e", src, cwd=workdir, env=env)
+    found = probe(python, workdir, env)
+    assert Path(found["file"]) == src / "core" / "__init__.py"
+    assert set(found["ids"]) == BUILTIN
+    # editable means live: a variant file added to the folder is found without reinstalling
+    (src / "variants" / "zz-probe.yaml").write_text("id: zz-probe\ndice: {count: 1}\nboxes: {a: {pattern: always, score: total}}\n")
+    try:
+        assert "zz-probe" in probe(python, workdir, env)["ids"]
+    finally:
+        (src / "variants" / "zz-probe.yaml").unlink()
+    out = run(python.parent / "dicecup", "variants", cwd=workdir, env=env)
+    assert all(v in out for v in BUILTIN)
