@@ -72,9 +72,17 @@ class GreedyBot:
         return Keep(best_keep) if best_keep is not None else Score(best_box)
 
 
+def _optimal(rng: random.Random) -> Bot:
+    """The exact solver's policy (imported on first use: it needs numpy and may solve the variant)."""
+    from .solver.advice import OptimalBot
+
+    return OptimalBot(rng)
+
+
 BOTS: dict[str, Callable[[random.Random], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "optimal": _optimal,
 }
 
 

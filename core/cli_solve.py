@@ -1,5 +1,236 @@
-"""CLI commands: solve and advise (exact optimal strategy)."""
+"""CLI commands `solve` and `advise`: the exact optimal solitaire strategy and its advice.
+
+The solver itself (numpy) is imported only when one of these commands runs, so
+the rest of the CLI starts fast. Both commands share the strategy-table cache.
+"""
 
 from __future__ import annotations
 
-from .cli import app  # noqa: F401
+import json
+import time
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .cli import OptionOpt, VariantOpt, app, fail, load_variant
+from .dice import parse_dice
+from .errors import DicecupError
+from .model import Card, Variant
+
+__all__ = ["solve_cmd", "advise_cmd", "parse_card", "solitaire_notes"]
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+MaxStatesOpt = Annotated[
+    int | None, typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 5,000,000).")
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")]
+
+
+def solitaire_notes(variant: Variant) -> list[str]:
+    """What solitaire solving leaves out of this variant's rules (RULES.md asks to say so)."""
+    notes = []
+    if variant.rule("instant_win") is not None:
+        box = variant.rule("instant_win").get("pattern_of", "?")
+        notes.append(f"solitaire strategy: an instant win ({box} served) is scored as an ordinary {box}")
+    return notes
+
+
+def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
+    """A rich progress bar on stderr (off when stderr is not a terminal or with --quiet)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True)
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=err, transient=True, disable=quiet or not err.is_terminal)
+    tasks: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        label = "exploring states" if phase == "search" else "solving"
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(label, total=total or None)
+        bar.update(tasks[phase], completed=done, total=total or None)
+
+    return bar, update
+
+
+def _load(variant: Variant, max_states: int | None, quiet: bool, no_cache: bool):
+    from .solver import DEFAULT_MAX_STATES
+    from .solver.cache import load_or_solve
+
+    bar, update = _progress(quiet)
+    with bar:
+        return load_or_solve(
+            variant,
+            max_states or DEFAULT_MAX_STATES,
+            update,
+            use_cache=not no_cache,
+            warn=lambda msg: typer.echo(f"warning: {msg}", err=True),
+        )
+
+
+@app.command("solve")
+def solve_cmd(
+    variant: VariantOpt,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+    max_states: MaxStatesOpt = None,
+    quiet: QuietOpt = False,
+    no_cache: NoCacheOpt = False,
+) -> None:
+    """Solve a variant exactly: the optimal expected final score of solitaire play."""
+    try:
+        v = load_variant(variant, option)
+        start = time.perf_counter()
+        solution, cached = _load(v, max_states, quiet, no_cache)
+        expected = solution.expected_score
+        seconds = time.perf_counter() - start
+    except DicecupError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps({"variant": v.id, "expected_score": expected, "states": solution.states, "seconds": seconds}))
+        for note in solitaire_notes(v):
+            typer.echo(f"note: {note}", err=True)
+        return
+    opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
+    where = f"loaded from the cache in {seconds:.3f} s (solved in {solution.seconds:.2f} s)" if cached else f"solved in {seconds:.2f} s"
+    typer.echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
+    typer.echo(f"optimal expected score: {expected:.4f}")
+    typer.echo(f"states: {solution.states:,}; {where}")
+    for note in solitaire_notes(v):
+        typer.echo(f"note: {note}")
+
+
+def parse_card(text: str | None, variant: Variant) -> Card:
+    """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors)."""
+    if not text or not text.strip():
+        return Card()
+    scores: dict[str, int] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        box, sep, raw = part.partition("=")
+        box, raw = box.strip(), raw.strip()
+        if not sep or not box or not raw:
+            raise DicecupError(f"--card: {part!r} is not BOX=SCORE (e.g. ones=3)")
+        if box not in variant.box_ids:
+            raise DicecupError(f"--card: no box {box!r} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
+        if box in scores:
+            raise DicecupError(f"--card: box {box!r} is given twice")
+        try:
+            value = int(raw)
+        except ValueError:
+            raise DicecupError(f"--card: the score of {box} must be a whole number, got {raw!r}") from None
+        scores[box] = value
+    if len(scores) >= len(variant.boxes):
+        raise DicecupError("--card: every box is filled; the game is over, there is nothing to advise")
+    card = Card(scores)
+    for box, value in scores.items():
+        if value not in _possible(variant, card, box):
+            raise DicecupError(f"--card: box {box!r} cannot hold {value} (no roll scores that there)")
+    return card
+
+
+def _possible(variant: Variant, card: Card, box: str) -> set[int]:
+    """Scores `box` can get on an empty card, or on this card without it (rules may depend on the card)."""
+    out: set[int] = set()
+    rest = Card({b: s for b, s in card.scores.items() if b != box})
+    for base in (Card(), rest):
+        for roll in variant.all_rolls():
+            for first in (False, True):
+                out.add(variant.score(base, box, roll, first).score)
+        if card.scores[box] in out:
+            break
+    return out
+
+
+@app.command("advise")
+def advise_cmd(
+    variant: VariantOpt,
+    dice: Annotated[str, typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 or 1,1,2,5,6.")],
+    rolls_left: Annotated[int | None, typer.Option("--rolls-left", "-r", help="Rolls still allowed this turn (default: after the first roll).")] = None,
+    card: Annotated[str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')] = None,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+    top: Annotated[int, typer.Option("--top", min=1, help="Show this many options (text output; JSON lists all).")] = 12,
+    max_states: MaxStatesOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Rank every option (each distinct keep, each box to score now) by expected final score."""
+    try:
+        v = load_variant(variant, option)
+        values = parse_dice(dice, v.dice, v.faces)
+        left = v.rolls - 1 if rolls_left is None else rolls_left
+        if not 0 <= left <= v.rolls - 1:
+            raise DicecupError(f"--rolls-left must be 0..{v.rolls - 1} ({v.id} has {v.rolls} rolls a turn), got {left}")
+        the_card = parse_card(card, v)
+        solution, _ = _load(v, max_states, quiet, False)
+        from .solver.advice import advise
+
+        start = time.perf_counter()
+        options = advise(solution, the_card, values, left)
+        seconds = time.perf_counter() - start
+    except DicecupError as exc:
+        raise fail(str(exc)) from None
+    first = left == v.rolls - 1
+    notes = solitaire_notes(v)
+    if as_json:
+        out = {
+            "variant": v.id,
+            "dice": list(values),
+            "rolls_left": left,
+            "first_roll": first,
+            "card": dict(the_card.scores),
+            "options": [_option_json(o) for o in options],
+            "best": _option_json(options[0]) if options else None,
+            "seconds": seconds,
+            "notes": notes,
+        }
+        typer.echo(json.dumps(out))
+        return
+    console = Console(highlight=False)
+    title = f"{v.name}: dice {' '.join(map(str, values))}, {left} roll{'s' * (left != 1)} left" + (" (first roll)" if first else "")
+    table = Table(title=title, caption=f"expected final score if played optimally afterwards; {seconds * 1000:.0f} ms")
+    table.add_column("", no_wrap=True)
+    table.add_column("option")
+    table.add_column("scores now", justify="right")
+    table.add_column("expected final", justify="right")
+    table.add_column("loss", justify="right")
+    best = options[0].value if options else 0.0
+    for o in options[:top]:
+        table.add_row("best" if o.best else "", o.label, "" if o.points is None else str(o.points), f"{o.value:.3f}",
+                      "" if o.best else f"-{best - o.value:.3f}")
+    console.print(table)
+    if len(options) > top:
+        console.print(f"(and {len(options) - top} more options; --top N shows more)")
+    for note in notes:
+        console.print(f"note: {note}")
+
+
+def _option_json(o: Any) -> dict[str, Any]:
+    from .game import Score
+
+    if isinstance(o.action, Score):
+        return {"action": "score", "box": o.action.box, "points": o.points, "expected_score": o.value, "best": o.best}
+    return {"action": "keep", "keep": list(o.action.dice), "expected_score": o.value, "best": o.best}
+
+
+def _hint_factory(variant: Variant):
+    """Advisor for `dicecup play --hints`: every option of a decision with its expected final score."""
+    from .solver.advice import advise_state
+    from .solver.cache import load_or_solve
+
+    solution, _ = load_or_solve(variant)
+    return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
+
+
+try:  # the terminal game takes hints from whichever advisor registered last
+    from .play import register_advisor
+except ImportError:  # pragma: no cover - the play module is optional
+    pass
+else:
+    register_advisor(_hint_factory)

@@ -29,7 +29,7 @@ def _legal_bits(space: StateSpace, codes: np.ndarray) -> tuple[np.ndarray, np.nd
 
     A batch holds either classes whose legality ignores the roll, or one class whose does not.
     """
-    legs = [space.legal[int(c)] for c in codes]
+    legs = [space.legality(int(c)) for c in codes]
     if legs[0].table is not None:
         return np.zeros(len(codes), np.int64), np.zeros(len(codes), np.int64), legs[0].table
     return (np.array([l.later for l in legs], dtype=np.int64), np.array([l.first for l in legs], dtype=np.int64), None)

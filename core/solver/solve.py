@@ -12,6 +12,8 @@ from ..model import Card, Variant
 from .dp import backward
 from .errors import SolverError
 from .rules import RuleModel
+from .index import StateIndex
+from .kernel import DiceGraph
 from .space import StateSpace
 
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
@@ -23,48 +25,52 @@ Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 class Solution:
-    """Expected points still to come from the start of a turn, for every reachable state of a variant."""
+    """Expected points still to come from the start of a turn, for every reachable state of a variant.
 
-    def __init__(self, variant: Variant, space: StateSpace, values: np.ndarray, seconds: float) -> None:
+    Built by `solve`, or loaded from the cache (then without the search
+    structures, which `model` rebuilds on demand for the fast policy).
+    """
+
+    def __init__(self, variant: Variant, index: StateIndex, values: np.ndarray, states: int, seconds: float,
+                 space: StateSpace | None = None) -> None:
         self.variant = variant
-        self.space = space
+        self.index = index
         self.values = values
+        self.states = states
         self.seconds = seconds
+        self._space = space
+
+    @property
+    def space(self) -> StateSpace:
+        """The search structures (legality, contexts); rebuilt from the rules when loaded from cache."""
+        if self._space is None:
+            self._space = StateSpace(RuleModel(self.variant), max_states=None, index=self.index)
+        return self._space
 
     @property
     def model(self) -> RuleModel:
         return self.space.model
 
-    @property
-    def states(self) -> int:
-        return self.space.n_states
+    @cached_property
+    def graph(self) -> DiceGraph:
+        """The dice multisets of this variant (for the turn recursions)."""
+        return DiceGraph(self.variant.dice, self.variant.faces)
 
     @cached_property
     def expected_score(self) -> float:
         """The optimal expected final score of a whole game."""
         return self.value(Card())
 
-    def state_key(self, card: Card) -> tuple[int, tuple[int, ...]]:
-        """(class code, clamped group totals) of a card."""
-        sp = self.space
-        code = self.model.class_of_card(card)
-        raw = np.array([[sum(card.scores.get(self.model.box_ids[b], 0) for b in g) for g in sp.groups]], dtype=np.int64).reshape(1, sp.G)
-        clamped = sp.clamp(np.array([code & sp.full]), raw) if sp.G else raw
-        return code, tuple(int(x) for x in clamped[0])
-
     def future(self, card: Card) -> float:
         """Expected points still to come (boxes, awards and end bonuses) from the start of a turn on `card`."""
-        code, prog = self.state_key(card)
-        idx = int(self.space.lookup(np.array([code]), np.array([prog], dtype=np.int64).reshape(1, self.space.G))[0])
-        value = self.values[idx]
+        code, prog = self.index.state_of_card(card)
+        value = self.values[int(self.index.lookup(np.array([code]), prog)[0])]
         if np.isnan(value):
             raise SolverError("this card cannot arise in play under the variant's rules (its state is not reachable)")
         return float(value)
 
     def value(self, card: Card) -> float:
         """Expected final total of a game continued optimally from the start of a turn on `card`."""
-        if len(card.scores) == len(self.variant.boxes):
-            return float(self.variant.total(card))
         so_far = sum(card.scores.values()) + sum(a.points for a in card.awards)
         return so_far + self.future(card)
 
@@ -109,4 +115,4 @@ def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Prog
             progress("solve", done[0], space.n_states)
 
     values = backward(space, _terminal(model, space), on_states)
-    return Solution(variant, space, values, time.perf_counter() - start)
+    return Solution(variant, space.index, values, space.n_states, time.perf_counter() - start, space)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .errors import SolverError, StateSpaceTooLarge
+from .index import StateIndex, clamp_arrays
 from .rules import ERR, Legality, RuleModel
 
 __all__ = ["StateSpace", "Layer", "MAX_CODES"]
@@ -39,7 +40,8 @@ class Layer:
 class StateSpace:
     """Reachable states layer by layer, the clamp bounds, and the successor index arithmetic."""
 
-    def __init__(self, model: RuleModel, max_states: int, on_class: Callable[[], None] | None = None) -> None:
+    def __init__(self, model: RuleModel, max_states: int | None, on_class: Callable[[], None] | None = None,
+                 index: StateIndex | None = None) -> None:
         self.model = model
         nb = model.nb
         self.nb = nb
@@ -54,30 +56,27 @@ class StateSpace:
         self._bounds()
         self._slots()
         self.legal: dict[int, Legality] = {}
+        if index is not None:  # loaded from the cache: no search, legality on demand
+            self.index, self.size, self.n_states = index, index.size, None
+            return
         self._explore(max_states, on_class)
         self._index()
+
+    def legality(self, code: int) -> Legality:
+        got = self.legal.get(code)
+        if got is None:
+            got = self.legal[code] = self.model.legality(code)
+        return got
 
     # ------------------------------------------------------------------ clamping
 
     def _bounds(self) -> None:
         m = self.model
-        masks = np.arange(1 << self.nb, dtype=np.int64)
-        mins = [int(s.min()) if len(s) else 0 for s in m.box_scores]
-        maxs = [int(s.max()) if len(s) else 0 for s in m.box_scores]
-        self.clo = np.zeros((self.G, 1 << self.nb), dtype=np.int64)
-        self.chi = np.zeros((self.G, 1 << self.nb), dtype=np.int64)
-        self.offset = []
-        for gi, g in enumerate(self.groups):
-            lo, hi = m.clamps[self.group_ids[gi]]
-            gmin = np.zeros(len(masks), dtype=np.int64)
-            gmax = np.zeros(len(masks), dtype=np.int64)
-            for b in g:
-                open_b = ((masks >> b) & 1) == 0
-                gmin += np.where(open_b, mins[b], 0)
-                gmax += np.where(open_b, maxs[b], 0)
-            self.clo[gi] = lo - gmax
-            self.chi[gi] = hi - gmin
-            self.offset.append(min(m.group_ranges[self.group_ids[gi]][0], int(self.clo[gi].min())))
+        self.box_min = [int(s.min()) if len(s) else 0 for s in m.box_scores]
+        self.box_max = [int(s.max()) if len(s) else 0 for s in m.box_scores]
+        self.bounds = [m.clamps[i] for i in self.group_ids]
+        self.clo, self.chi = clamp_arrays(self.nb, self.groups, self.bounds, self.box_min, self.box_max)
+        self.offset = [min(m.group_ranges[i][0], int(self.clo[gi].min())) for gi, i in enumerate(self.group_ids)]
 
     def clamp(self, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
         """Clamp (N, G) group totals for classes with these masks."""
@@ -176,7 +175,7 @@ class StateSpace:
             layer = nxt
             self.classes.append(layer)
             total += sum(self._count(ps) for ps in layer.values())
-            if total > max_states:
+            if max_states is not None and total > max_states:
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
         self.n_states = total
 
@@ -240,47 +239,33 @@ class StateSpace:
     # ------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
-        """Dense value slots per class; per-layer state arrays."""
-        self.base = np.full(self.n_codes, -1, dtype=np.int64)
-        self.pmin = np.zeros((self.G, self.n_codes), dtype=np.int64)
-        self.dims = np.ones((self.G, self.n_codes), dtype=np.int64)
-        self.strides = np.ones((self.G, self.n_codes), dtype=np.int64)
-        self.layers: list[Layer] = []
-        pos = 0
+        """The StateIndex of the reachable classes, and per-layer state arrays."""
+        codes_all, pmin_all, dims_all = [], [], []
+        per_layer = []
         for layer in self.classes:
-            codes_l, prog_l, idx_l = [], [], []
+            rows = []
             for code in sorted(layer):
                 vals = self._values(layer[code])
                 lo = vals.min(axis=0) if self.G else np.zeros(0, dtype=np.int64)
                 hi = vals.max(axis=0) if self.G else np.zeros(0, dtype=np.int64)
-                dims = hi - lo + 1
-                strides = np.ones(self.G, dtype=np.int64)
-                for g in range(self.G - 2, -1, -1):
-                    strides[g] = strides[g + 1] * dims[g + 1]
-                self.base[code] = pos
-                self.pmin[:, code] = lo
-                self.dims[:, code] = dims
-                self.strides[:, code] = strides
-                idx = pos + ((vals - lo) * strides).sum(axis=1) if self.G else np.array([pos])
-                pos += int(np.prod(dims)) if self.G else 1
-                codes_l.append(np.full(len(vals), code, dtype=np.int64))
-                prog_l.append(vals)
-                idx_l.append(idx.astype(np.int64))
-            codes_a = np.concatenate(codes_l)
-            self.layers.append(Layer(codes_a, np.concatenate(prog_l).reshape(len(codes_a), self.G), np.concatenate(idx_l)))
-        self.size = pos  # value array length (the sentinel NaN goes at `size`)
+                codes_all.append(code)
+                pmin_all.append(lo)
+                dims_all.append(hi - lo + 1)
+                rows.append((code, vals))
+            per_layer.append(rows)
         del self.classes
+        self.index = StateIndex(
+            self.model.variant, self.groups, self.bounds, self.box_min, self.box_max,
+            np.array(codes_all, dtype=np.int64),
+            np.array(pmin_all, dtype=np.int64).reshape(len(codes_all), self.G),
+            np.array(dims_all, dtype=np.int64).reshape(len(codes_all), self.G),
+        )
+        self.size = self.index.size
+        self.layers: list[Layer] = []
+        for rows in per_layer:
+            codes = np.concatenate([np.full(len(v), c, dtype=np.int64) for c, v in rows])
+            prog = np.concatenate([v for _, v in rows]).reshape(len(codes), self.G)
+            self.layers.append(Layer(codes, prog, self.index.lookup(codes, prog)))
 
     def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
-        """Value-array index of each (class, clamped progress); `size` (the NaN sentinel) when unknown."""
-        codes = np.asarray(codes, dtype=np.int64)
-        ok = (codes >= 0) & (codes < self.n_codes)
-        safe = np.where(ok, codes, 0)
-        base = self.base[safe]
-        idx = base.copy()
-        ok &= base >= 0
-        for g in range(self.G):
-            off = progress[:, g] - self.pmin[g][safe]
-            ok &= (off >= 0) & (off < self.dims[g][safe])
-            idx += off * self.strides[g][safe]
-        return np.where(ok, idx, self.size)
+        return self.index.lookup(codes, progress)
