@@ -220,6 +220,11 @@ def test_several_players_settle_around_the_mean(russian, totals, expected):
     assert sum(pay.values()) == 0
 
 
+def test_two_players_with_equal_totals_pay_nothing(engine):
+    assert engine.variant("russian").settle({"a": 50, "b": 50}) == {"a": 0, "b": 0}
+    assert engine.variant("russian", {"settle_two": "fixed"}).settle({"a": 50, "b": 50}) == {"a": 0, "b": 0}
+
+
 def test_stake_multiplies_every_payment(engine):
     v = engine.variant("russian", {"stake": "2"})
     assert v.settle({"a": 10, "b": 20, "c": 30, "d": 40}) == {"a": -30, "b": -10, "c": 10, "d": 30}
