@@ -26,7 +26,7 @@ from .errors import IllegalAction
 from .game import GameState, Keep, Score
 from .model import Card, Variant
 
-__all__ = ["ConformanceError", "Report", "check_state", "check_variant", "play_random", "turn"]
+__all__ = ["ConformanceError", "Report", "card_total", "check_state", "check_variant", "play_random", "turn"]
 
 
 class ConformanceError(AssertionError):
@@ -158,7 +158,9 @@ def play_random(
 ) -> tuple[GameState, dict[str, int]]:
     """Play `state` to the end with random legal actions and random dice, checking every step."""
     v = state.variant
-    per_round = len(state.players) * len(v.boxes) * (2 * (v.rolls + v.rolls * len(v.boxes) * v.carry_over) + 1)
+    # A turn is at most rolls + keeps + one score; carried-over rolls can pile up to every turn's.
+    rolls_per_turn = v.rolls * len(v.boxes) if v.carry_over else v.rolls
+    per_round = len(state.players) * len(v.boxes) * (2 * rolls_per_turn + 1)
     counts = {"turns": 0, "rolls": 0, "rounds": 0}
     steps_in_round = 0
     step = 0
