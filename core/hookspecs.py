@@ -38,7 +38,8 @@ def dicecup_register_patterns(register: Callable[[str, Callable[..., Any]], None
     ``PatternContext`` and the YAML parameters and returns a function
     ``(roll: Roll) -> tuple[int, ...] | None``: the dice that form the
     combination, or None when the roll does not meet the pattern. Raise
-    ``ValueError`` from the factory for a bad parameter value.
+    ``ValueError`` from the factory for a bad parameter value; give the error a
+    ``key`` attribute (the parameter's name) and the message points at that key.
     """
 
 
@@ -56,10 +57,14 @@ def dicecup_register_scorers(register: Callable[[str, Callable[..., Any]], None]
 def dicecup_register_rules(register: Callable[..., None]) -> None:
     """Declare the rules this plugin provides. Called once per engine, on every plugin.
 
-    ``register(name, params={key: default, ...}, doc="...")``: ``name`` is what
-    a variant writes under ``rules:``; ``params`` lists every accepted
-    parameter with its default (``REQUIRED`` for none). A plugin that declares
-    rules receives rule hook calls only for variants that enable one of them.
+    ``register(name, params={key: default, ...}, doc="...", kind="rule", check=None)``:
+    ``name`` is what a variant writes under ``rules:`` (or, with ``kind="bonus"``,
+    as a bonus's ``kind:``); ``params`` lists every accepted parameter with its
+    default (``REQUIRED`` for none). ``check(variant, params)``, if given, runs on
+    the compiled variant and raises ``ValueError`` for bad parameters (e.g. a box
+    that does not exist; a ``key`` attribute on the error points at that
+    parameter). A plugin that declares rules receives rule hook calls only for
+    variants that enable one of them.
     """
 
 
