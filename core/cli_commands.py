@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .cli import OptionOpt, VariantOpt, app, fail, get_engine, load_variant
 from .describe import box_info, options_text, variant_info
@@ -287,7 +288,7 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
         seats,
         rng=rng,
         view=view,
-        ask=lambda prompt: console.input(prompt),
+        ask=lambda prompt: console.input(Text(prompt)),  # Text: `[y/N]` is not markup
         on_change=on_change,
         advisor=advisor,
         narrate_bots=not (quiet or as_json),

