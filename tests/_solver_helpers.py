@@ -1,0 +1,120 @@
+"""Shared pieces of the solver tests: small variants and a brute-force expectimax over GameState."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from dicecup import Engine, GameState, Variant
+
+# Small variants exercising one rule family each; every one is tiny enough for brute force.
+TINY = {
+    "threshold": """
+id: tiny-threshold
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos:   {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 7, points: 9}
+""",
+    "served": """
+id: tiny-served
+dice: {count: 3, faces: 3}
+turn: {rolls: 3}
+boxes:
+  ones:     {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes:   {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  straight: {section: lower, pattern: {kind: straight, runs: [[1, 2, 3]]}, score: 10, first_roll: {add: 6}}
+  triple:   {section: lower, pattern: {kind: of_a_kind, n: 3}, score: sum, first_roll: {multiply: 2}}
+""",
+    "stages": """
+id: tiny-stages
+dice: {count: 2, faces: 4}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: s1, stage: 1, pattern: {kind: face, face: 1}, score: {kind: relative, face: 1, par: 1}}
+  fours:  {section: s1, stage: 1, pattern: {kind: face, face: 4}, score: {kind: relative, face: 4, par: 1}}
+  pair:   {section: s2, stage: 2, pattern: {kind: of_a_kind, n: 2}, score: sum, first_roll: {multiply: 2}, extra: 3}
+  chance: {section: s2, stage: 2, pattern: {kind: none_of, boxes: [pair]}, score: sum}
+bonuses:
+  stage: {kind: threshold, section: s1, at_least: 1, points: 7}
+rules:
+  stage_order: {}
+""",
+    "flags": """
+id: tiny-flags
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+options:
+  joker: {default: free, choices: [free, forced, none]}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  run:    {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 15}
+  yam:    {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 20}
+  double: {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 40}
+bonuses:
+  extra_yam: {kind: event, pattern_of: yam, box_holds: {yam: 20}, points: 30}
+rules:
+  joker: {mode: "${joker}", box: yam, points: {run: 15}, upper_section: upper}
+  box_requires: {boxes: {double: {yam: 20}}}
+""",
+    "single-roll": """
+id: tiny-single-roll
+dice: {count: 3, faces: 2}
+turn: {rolls: 1}
+boxes:
+  ones:  {section: upper, pattern: {kind: face, face: 1}, score: sum, first_roll: {add: 1}}
+  twos:  {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  all:   {section: lower, pattern: {kind: of_a_kind, n: 3}, score: 12}
+bonuses:
+  up: {kind: threshold, boxes: [ones, twos], at_least: 5, points: 4}
+""",
+}
+
+
+def tiny_variant(tmp_path: Path, name: str, engine: Engine | None = None, options: dict | None = None) -> Variant:
+    """Compile one of the TINY variants from a file in tmp_path."""
+    path = tmp_path / f"tiny-{name}.yaml"
+    path.write_text(TINY[name], encoding="utf-8")
+    return (engine or Engine(entry_points=False)).load_file(path, options)
+
+
+def brute_values(variant: Variant):
+    """The brute-force value function: expected final total of optimal solitaire play from a state.
+
+    Plain recursion over GameState's own actions and chance outcomes (memoised
+    on the card, the sorted dice and the roll count), sharing no code with the solver.
+    """
+    memo: dict[tuple, float] = {}
+
+    def value(state: GameState) -> float:
+        key = (state.card, tuple(sorted(state.dice)), state.rolls_used,
+               None if state.held is None else tuple(sorted(state.held)), state.over)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        if state.over:
+            got = float(state.totals()[0])
+        elif state.is_chance:
+            got = sum(float(p) * value(state.apply(a)) for a, p in state.chance_outcomes())
+        else:
+            got = max(value(state.apply(a)) for a in state.legal_actions())
+        memo[key] = got
+        return got
+
+    return value
+
+
+def brute_force(variant: Variant) -> float:
+    """Expected final total of optimal solitaire play from the start of a game."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        return brute_values(variant)(GameState.new(variant, 1))
+    finally:
+        sys.setrecursionlimit(limit)

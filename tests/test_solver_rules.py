@@ -1,0 +1,106 @@
+"""The solver reads rules only through the engine: plugins are honoured when they declare what they read,
+and refused with a precise message when they read what the solver's state does not track."""
+
+from __future__ import annotations
+
+import pytest
+from _solver_helpers import TINY, brute_force
+
+from dicecup import REQUIRED, BoxFlag, Engine, hookimpl
+from dicecup.solver import SolverError, StateSpaceTooLarge, solve
+
+PEEK_VARIANT = TINY["threshold"].replace("id: tiny-threshold", "id: tiny-peek") + "rules:\n  peek: {box: twos}\n"
+
+
+class Peek:
+    """Doubles the pair box while box `box` holds 2; declares that flag only if told to."""
+
+    def __init__(self, declare: bool) -> None:
+        self.declare = declare
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("peek", {"box": REQUIRED}, "pair scores double while `box` holds 2")
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        if ctx.box.id == "pair" and ctx.card.value(ctx.variant.rule("peek")["box"]) == 2:
+            return score * 2
+        return None
+
+    @hookimpl
+    def dicecup_state_flags(self, variant):
+        return [BoxFlag(variant.rule("peek")["box"], 2)] if self.declare else []
+
+
+class Counting:
+    """Scores the pair box by how many boxes are filled: reads the whole card."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("counting", {}, "pair scores the number of filled boxes")
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        return len(ctx.card.scores) if ctx.box.id == "pair" else None
+
+
+class EndPeek:
+    """An end bonus reading the pair box's value (not a flag, not in a threshold group)."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("endpeek", {}, "5 points at the end when the pair box holds 8")
+
+    @hookimpl
+    def dicecup_end_bonuses(self, variant, card):
+        from dicecup import Award
+
+        return [Award("endpeek", 5)] if card.scores.get("pair") == 8 else []
+
+
+def _load(tmp_path, text, *plugins):
+    path = tmp_path / "v.yaml"
+    path.write_text(text, encoding="utf-8")
+    return Engine(list(plugins), entry_points=False).load_file(path)
+
+
+def test_declared_flag_is_tracked_and_matches_brute_force(tmp_path):
+    v = _load(tmp_path, PEEK_VARIANT, Peek(declare=True))
+    assert solve(v).expected_score == pytest.approx(brute_force(v), abs=1e-9)
+
+
+def test_undeclared_value_read_is_refused_naming_the_box(tmp_path):
+    v = _load(tmp_path, PEEK_VARIANT, Peek(declare=False))
+    with pytest.raises(SolverError, match=r"score of box 'pair' reads the value of box 'twos'.*dicecup_state_flags"):
+        solve(v)
+
+
+def test_whole_card_read_is_refused(tmp_path):
+    text = TINY["threshold"] + "rules:\n  counting: {}\n"
+    v = _load(tmp_path, text, Counting())
+    with pytest.raises(SolverError, match="depends on the whole card"):
+        solve(v)
+
+
+def test_end_bonus_reading_an_untracked_box_is_refused(tmp_path):
+    text = TINY["threshold"] + "rules:\n  endpeek: {}\n"
+    v = _load(tmp_path, text, EndPeek())
+    with pytest.raises(SolverError, match="end-of-game bonus reads the value of box 'pair'"):
+        solve(v)
+
+
+def test_carry_over_is_refused_clearly(tmp_path):
+    text = TINY["threshold"].replace("turn: {rolls: 2}", "turn: {rolls: 2, carry_over: true}")
+    v = _load(tmp_path, text)
+    with pytest.raises(SolverError, match="carry over"):
+        solve(v)
+
+
+def test_state_limit_gives_the_size(tmp_path):
+    v = _load(tmp_path, TINY["threshold"])
+    full = solve(v).states
+    with pytest.raises(StateSpaceTooLarge, match=r"above the limit of 3; raise it with --max-states") as info:
+        solve(v, max_states=3)
+    assert info.value.states > 3
+    assert solve(v, max_states=full).states == full
