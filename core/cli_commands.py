@@ -280,7 +280,10 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
 
     def on_change(new: GameState) -> None:
         if save_path is not None:
-            save_game(save_path, SavedGame(new, seats, rng, saved.hints))
+            try:
+                save_game(save_path, SavedGame(new, seats, rng, saved.hints))
+            except OSError as exc:
+                raise DicecupError(f"cannot save the game to {save_path}: {exc.strerror or exc}") from None
 
     on_change(state)
     session = Session(
