@@ -32,17 +32,25 @@ class Turn:
         self.sim = sim
         self.vals = vals
         self.turn = turn
-        self.score_class, tables = sim.scores.lookup(vals)
-        # points of every (first roll?, roll, box) per score class: box score plus awards
-        self.points = tables[..., 0] + tables[..., 1:].sum(axis=-1)
-        self.tables = tables
-        self._legal: tuple[np.ndarray, np.ndarray] | None = None
+        # per score class: tables [C, 2, R, boxes, 1 + awards]; scores and points (score + awards) [C, 2, R, boxes]
+        self.score_class, self.tables, self.scores, self.points = sim.scores.lookup(vals)
+        self._legal: np.ndarray | None = None
 
-    def legal(self) -> tuple[np.ndarray, np.ndarray]:
-        """(legal class per game, legal tables [C, 2, R, boxes]), built on first use."""
+    def allowed(self, idx: np.ndarray, first: bool, roll: np.ndarray) -> np.ndarray:
+        """[len(idx), boxes]: the boxes `Variant.legal_boxes` allows games `idx` holding `roll`."""
         if self._legal is None:
             self._legal = self.sim.legal.lookup(self.vals)
-        return self._legal
+        return self.sim.legal.allowed(self._legal[idx], first, roll)
+
+    def allowed_every_roll(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(legal class of games idx, [classes, rolls, boxes] legal boxes after a later roll)."""
+        if self._legal is None:
+            self._legal = self.sim.legal.lookup(self.vals)
+        cls = self._legal[idx]
+        uniq, inv = np.unique(cls, return_inverse=True)
+        R = self.sim.dm.R
+        table = np.stack([self.sim.legal.allowed(np.full(R, c), False, np.arange(R)) for c in uniq.tolist()])
+        return inv.reshape(-1), table
 
 
 class Policy(Protocol):
@@ -59,19 +67,19 @@ class GreedyPolicy:
 
     def decide(self, turn, idx, roll, first, rolls_left, rng):
         sim = turn.sim
-        lcls, legal = turn.legal()
         fr = int(first)
         sc = turn.score_class[idx]
-        now_pts = np.where(legal[lcls[idx], fr, roll], turn.points[sc, fr, roll], np.iinfo(np.int64).min)
+        now_pts = np.where(turn.allowed(idx, first, roll), turn.points[sc, fr, roll], np.iinfo(np.int64).min)
         box = np.argmax(now_pts, axis=1)  # first best box in box order, as GreedyBot's key does
         if rolls_left == 0:
             return box, np.full(len(idx), -1)
         now = now_pts[np.arange(len(idx)), box].astype(float)
         # best immediate points of every roll on each card (not a first roll), per (score, legal) class pair
-        pair = sc * (int(lcls.max()) + 1) + lcls[idx]
+        lcls, legal = turn.allowed_every_roll(idx)
+        pair = sc * (int(lcls.max()) + 1) + lcls
         pairs, inv = np.unique(pair, return_inverse=True)
         pc, pl = np.divmod(pairs, int(lcls.max()) + 1)
-        ahead = np.where(legal[pl, 0], turn.points[pc, 0], np.iinfo(np.int64).min).max(axis=2).astype(float)
+        ahead = np.where(legal[pl], turn.points[pc, 0], np.iinfo(np.int64).min).max(axis=2).astype(float)
         ev = (ahead @ sim.dm.transition.T)[inv.reshape(-1)]  # [games, keeps]
         best, choice = now.copy(), np.full(len(idx), -1)
         rows = np.arange(len(idx))
@@ -90,8 +98,7 @@ class RandomPolicy:
     chunk = 4096
 
     def decide(self, turn, idx, roll, first, rolls_left, rng):
-        lcls, legal = turn.legal()
-        ok = legal[lcls[idx], int(first), roll]
+        ok = turn.allowed(idx, first, roll)
         n_box = ok.sum(axis=1)
         n_keep = turn.sim.dm.n_keeps[roll] if rolls_left > 0 else np.zeros(len(idx), dtype=np.int64)
         pick = np.floor(rng.random(len(idx)) * (n_box + n_keep)).astype(np.int64)

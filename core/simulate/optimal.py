@@ -1,15 +1,252 @@
-"""The optimal policy for the batched simulator, from the solver (dicecup.solver) when present."""
+"""The optimal policy for the batched simulator, driven by the solver's value table.
+
+Per turn, every game's solver state (class code + clamped threshold totals) is
+computed from its box scores; the solver's kernel gives, for each distinct
+state, the value of every keep at each reroll. Scoring decisions compare, box
+by box, the points the engine's tables give plus the solver's value of the
+state the box leads to. Ties go as in the solver's own `Policy.choose`: score
+rather than keep unless a keep is better by more than 1e-9, the first best box
+in box order, the first best keep in `GameState.legal_keeps` order.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import DicecupError
 from ..model import Variant
+from .tables import EMPTY
+
+__all__ = ["optimal_available", "OptimalPolicy", "solution_for"]
+
+_SOLUTIONS: dict[str, object] = {}
+TIE = 1e-9
 
 
 def optimal_available(variant: Variant) -> bool:
-    """Whether the solver provides what batched optimal play needs (not yet)."""
-    return False
+    """Whether the solver is installed (and the variant has no banked rolls, which it does not solve)."""
+    if variant.carry_over:
+        return False
+    try:
+        from ..solver.dp import score_arrays  # noqa: F401
+        from ..solver.kernel import turn_tables  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
-class OptimalPolicy:  # pragma: no cover - filled in when the solver lands
+def solution_for(variant: Variant):
+    """The solver's Solution for `variant`: from the user's cache when there, else solved (and cached)."""
+    got = _SOLUTIONS.get(variant.fingerprint)
+    if got is None:
+        try:
+            from ..solver.cache import load_or_solve
+        except ImportError:  # a solver without a cache
+            from ..solver import solve
+
+            got = solve(variant)
+        else:
+            got, _ = load_or_solve(variant)
+        _SOLUTIONS[variant.fingerprint] = got
+    return got
+
+
+class _States:
+    """Solver states of card rows, computed with numpy from the solver's StateIndex."""
+
+    def __init__(self, solution) -> None:
+        ix = solution.index
+        self.ix = ix
+        self.nb = ix.nb
+        self.flagged = [(b, np.array(vals, dtype=np.int64), ix.radix[b]) for b, vals in ix.flag_values.items()]
+        self.group_masks = np.zeros((ix.G, ix.nb), dtype=np.int64)
+        for g, boxes in enumerate(ix.groups):
+            self.group_masks[g, list(boxes)] = 1
+        self.bits = np.int64(1) << np.arange(ix.nb, dtype=np.int64)
+
+    def of(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class codes, raw group totals [rows, G]) of card rows."""
+        filled = vals != EMPTY
+        code = (filled * self.bits).sum(axis=1)
+        flagcode = np.zeros(len(vals), dtype=np.int64)
+        for b, values, radix in self.flagged:
+            match = filled[:, b, None] & (vals[:, b, None] == values[None, :])
+            digit = np.where(match.any(axis=1), match.argmax(axis=1) + 1, 0)
+            flagcode += digit * radix
+        raw = np.where(filled, vals, 0) @ self.group_masks.T
+        return code + (flagcode << self.nb), raw.reshape(len(vals), self.ix.G)
+
+    def index(self, code: np.ndarray, raw: np.ndarray) -> np.ndarray:
+        """Position in the solver's value array (the array's last slot, NaN, when unreachable)."""
+        mask = code & self.ix.full
+        prog = self.ix.clamp(mask, raw) if self.ix.G else raw
+        return self.ix.lookup(code, prog)
+
+
+class OptimalPolicy:
+    """Optimal solitaire play for the batched simulator."""
+
+    chunk = 65536  # games per batch: the turn tables take ~12 KB per distinct state of a turn
+
     def __init__(self, variant: Variant) -> None:
-        raise NotImplementedError
+        from ..solver.dp import score_arrays
+        from ..solver.kernel import turn_tables
+
+        self._score_arrays, self._turn_tables = score_arrays, turn_tables
+        self.solution = solution_for(variant)
+        self.values = self.solution.values
+        self.states = _States(self.solution)
+        self.space = self.solution.space
+        self.model = self.space.model
+        self.graph = self.model.graph
+        self.rolls = variant.rolls
+        self._turn = None
+        self.keep_rows_of: np.ndarray | None = None  # graph row of each DiceMath keep
+
+    def _keep_layout(self, dm) -> None:
+        if self.keep_rows_of is None:
+            self.keep_rows_of = np.array([self.graph.index[k] for k in dm.keeps], dtype=np.int64)
+
+    # ------------------------------------------------------------------ per turn
+
+    def _prepare(self, turn) -> None:
+        """States of the turn's games and, per distinct state, the value of every keep at each reroll."""
+        if self._turn is turn:
+            return
+        self._turn = turn
+        self._keep_layout(turn.sim.dm)
+        code, raw = self.states.of(turn.vals)
+        sidx = self.states.index(code, raw)
+        if (sidx >= self.solution.index.size).any():
+            g = int(np.flatnonzero(sidx >= self.solution.index.size)[0])
+            raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {turn.vals[g].tolist()}")
+        self.code, self.raw = code, raw
+        uniq, first, inv = np.unique(sidx, return_index=True, return_inverse=True)
+        self.state_pos = inv.reshape(-1)
+        prog = self.states.ix.clamp(code[first] & self.states.ix.full, raw[first]) if self.states.ix.G else raw[first]
+        self.now, self.keeps = self._turn_values(code[first], prog)
+        self.after = self._successors(code[first], raw[first])
+
+    def _slots(self) -> None:
+        """Per box: its possible scores (the solver's list) grouped by the state they lead to.
+
+        Slots of all boxes are numbered together: box b's slots are `slot_base[b] + k`;
+        `slot_map[box_off[b] + score - score_lo[b]]` is the slot of a score (-1: never seen).
+        """
+        st, model = self.states, self.model
+        self.slot_keys: list[tuple[int, int, np.ndarray]] = []  # (box, digit, group increments)
+        maps, self.score_lo, self.box_off = [], np.zeros(st.nb, dtype=np.int64), np.zeros(st.nb, dtype=np.int64)
+        self.score_hi = np.zeros(st.nb, dtype=np.int64)
+        off = 0
+        for b in range(st.nb):
+            scores = [int(x) for x in model.box_scores[b]] or [0]
+            keys: dict[tuple, int] = {}
+            lo, hi = min(scores), max(scores)
+            dense = np.full(hi - lo + 1, -1, dtype=np.int64)
+            for sc in scores:
+                digit = st.ix.digit_of(b, sc)
+                inc = tuple(int(sc * st.group_masks[g, b]) for g in range(st.ix.G))
+                if (digit,) + inc not in keys:
+                    keys[(digit,) + inc] = len(self.slot_keys)
+                    self.slot_keys.append((b, digit, np.array(inc, dtype=np.int64)))
+                dense[sc - lo] = keys[(digit,) + inc]
+            maps.append(dense)
+            self.score_lo[b], self.score_hi[b], self.box_off[b] = lo, hi, off
+            off += len(dense)
+        self.slot_map = np.concatenate(maps)
+
+    def _successors(self, codes: np.ndarray, raw: np.ndarray) -> np.ndarray:
+        """[slots of all boxes, states]: solver value of the state reached through each slot (NaN if filled)."""
+        if not hasattr(self, "slot_keys"):
+            self._slots()
+        st = self.states
+        out = np.empty((len(self.slot_keys), len(codes)))
+        for k, (b, digit, inc) in enumerate(self.slot_keys):
+            code2 = (codes | st.bits[b]) + ((digit * st.ix.radix[b]) << st.nb)
+            row = self.values[st.index(code2, raw + inc[None, :])]
+            row[(codes >> b) & 1 == 1] = np.nan
+            out[k] = row
+        return out
+
+    def _turn_values(self, codes: np.ndarray, prog: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """For decisions after roll 1, 2, ...: best value of scoring each roll now [rolls, states],
+        and (with rolls left) the value of every keep [keeps, states], keeps in DiceMath order."""
+        model, space = self.model, self.space
+        n = len(codes)
+        now = [np.empty((self.graph.n_rolls, n)) for _ in range(self.rolls)]
+        keeps = [np.empty((len(self.keep_rows_of), n)) for _ in range(self.rolls - 1)]
+        ctx = model.context_of(codes)
+        dep = np.array([space.legality(int(c)).table is not None for c in codes.tolist()], dtype=bool)
+        key2 = np.where(dep, codes, -1)
+        order = np.lexsort((key2, ctx))
+        cuts = np.flatnonzero((np.diff(ctx[order]) != 0) | (np.diff(key2[order]) != 0)) + 1
+        for seg in np.split(order, cuts):
+            for start in range(0, len(seg), 2048):
+                part = seg[start:start + 2048]
+                first, later = self._score_arrays(space, self.values, int(ctx[part[0]]), codes[part], prog[part])
+                later = first if later is None else later
+                tables = self._turn_tables(self.graph, first, later, self.rolls)
+                for i in range(self.rolls):
+                    now[i][:, part] = first if i == 0 else later
+                for i in range(self.rolls - 1):
+                    keeps[i][:, part] = tables[i][1][self.keep_rows_of]
+        return now, keeps
+    def _keep_tables(self, codes: np.ndarray, prog: np.ndarray) -> list[np.ndarray]:
+        """Per decision with rolls left (after roll 1, 2, ...): keep values [graph rows, states]."""
+        model, space = self.model, self.space
+        n = len(codes)
+        out = [np.empty((len(self.graph.multisets), n)) for _ in range(self.rolls - 1)]
+        ctx = model.context_of(codes)
+        dep = np.array([space.legality(int(c)).table is not None for c in codes.tolist()], dtype=bool)
+        key2 = np.where(dep, codes, -1)
+        order = np.lexsort((key2, ctx))
+        cuts = np.flatnonzero((np.diff(ctx[order]) != 0) | (np.diff(key2[order]) != 0)) + 1
+        for seg in np.split(order, cuts):
+            for start in range(0, len(seg), 2048):
+                part = seg[start:start + 2048]
+                first, later = self._score_arrays(space, self.values, int(ctx[part[0]]), codes[part], prog[part])
+                tables = self._turn_tables(self.graph, first, first if later is None else later, self.rolls)
+                for i in range(self.rolls - 1):
+                    out[i][:, part] = tables[i][1]
+        return out
+
+    # ------------------------------------------------------------------ decisions
+
+    def _best_box(self, turn, idx, roll, first) -> tuple[np.ndarray, np.ndarray]:
+        """(best box, its value: points now + solver value after) for games `idx`; first best in box order."""
+        fr = int(first)
+        ok = turn.allowed(idx, first, roll) & (turn.vals[idx] == EMPTY)
+        sc = turn.score_class[idx]
+        pts = turn.points[sc, fr, roll]  # [n, boxes]
+        score = turn.scores[sc, fr, roll]
+        inside = (score >= self.score_lo) & (score <= self.score_hi)
+        slot = self.slot_map[self.box_off + np.clip(score, self.score_lo, self.score_hi) - self.score_lo]
+        if (ok & (~inside | (slot < 0))).any():
+            raise DicecupError("internal error: a box got a score the solver never saw")
+        after = self.after[np.maximum(slot, 0), self.state_pos[idx][:, None]]
+        value = np.where(ok, pts + after, -np.inf)
+        box = np.argmax(value, axis=1)
+        best = value[np.arange(len(idx)), box]
+        if not np.isfinite(best).all():
+            raise DicecupError("internal error: a game has no legal box the solver can value")
+        return box, best
+
+    def decide(self, turn, idx, roll, first, rolls_left, rng):
+        self._prepare(turn)
+        if rolls_left == 0:
+            return self._best_box(turn, idx, roll, first)[0], np.full(len(idx), -1)
+        stage = self.rolls - 1 - rolls_left
+        pos = self.state_pos[idx]
+        now = self.now[stage][roll, pos]
+        keeps = self.keeps[stage]
+        ids = turn.sim.dm.keeps_of[roll]  # [n, slots] keep ids in GameState.legal_keeps order, -1 padding
+        val = np.where(ids >= 0, keeps[np.maximum(ids, 0), pos[:, None]], -np.inf)
+        best = val.max(axis=1)
+        j = np.argmax(val >= best[:, None] - TIE, axis=1)  # the first keep within TIE of the best
+        choice = ids[np.arange(len(idx)), j]
+        keep = (choice >= 0) & (best > now + TIE)
+        box = np.full(len(idx), -1)
+        scoring = ~keep
+        if scoring.any():
+            box[scoring] = self._best_box(turn, idx[scoring], roll[scoring], first)[0]
+        return box, np.where(keep, choice, -1)

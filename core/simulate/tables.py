@@ -123,6 +123,27 @@ class CardFacts:
         return out
 
 
+def unique_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """np.unique(cols, axis=0, return_index, return_inverse), fast when the rows pack into one int64.
+
+    Each column is replaced by its value's rank among the column's distinct
+    values, and the ranks are packed mixed-radix into one int64 per row.
+    """
+    if cols.shape[1] == 0:
+        return cols[:1], np.zeros(min(1, len(cols)), dtype=np.int64), np.zeros(len(cols), dtype=np.int64)
+    ranks = np.empty(cols.shape, dtype=np.int64)
+    spans = []
+    for c in range(cols.shape[1]):
+        distinct, ranks[:, c] = np.unique(cols[:, c], return_inverse=True)
+        spans.append(len(distinct))
+    if float(np.prod(np.array(spans, dtype=float))) < 2.0**62:
+        weights = np.concatenate([[1], np.cumprod(spans[:-1])]).astype(np.int64)
+        _, first, inverse = np.unique(ranks @ weights, return_index=True, return_inverse=True)
+        return cols[first], first, inverse.reshape(-1)
+    uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+    return uniq, first, inverse.reshape(-1)
+
+
 class Traced:
     """f(card, entry) for entries 0..E-1, memoised on the card facts each entry was seen to read.
 
@@ -141,6 +162,7 @@ class Traced:
         self.keyed: tuple[int, ...] = ()  # union of all entries' reads: what a class is keyed on
         self.class_of: dict[tuple, int] = {}
         self.tables: list[np.ndarray] = []
+        self._stacked: np.ndarray | None = None
 
     def _entry(self, e: int, row: np.ndarray, fv: list[int]) -> np.ndarray:
         reads = self.reads[e]
@@ -165,7 +187,7 @@ class Traced:
         while True:
             keyed = self.keyed
             cols = self.facts.columns(vals, keyed)
-            uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+            uniq, first, inverse = unique_rows(cols)
             ids = np.empty(len(uniq), dtype=np.int64)
             for u in range(len(uniq)):
                 key = tuple(uniq[u].tolist())
@@ -175,13 +197,15 @@ class Traced:
                     union = tuple(sorted(set().union(*(r for r in self.reads if r))))
                     if union != self.keyed:
                         # a rule read something new: the classes so far were keyed too coarsely
-                        self.keyed, self.class_of, self.tables = union, {}, []
+                        self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
                         break
                     cid = self.class_of[key] = len(self.tables)
                     self.tables.append(table)
                 ids[u] = cid
             else:
-                return ids[inverse.reshape(-1)], np.stack(self.tables)
+                if self._stacked is None or len(self._stacked) != len(self.tables):
+                    self._stacked = np.stack(self.tables)
+                return ids[inverse.reshape(-1)], self._stacked
 
 
 class ScoreTables:
@@ -195,6 +219,7 @@ class ScoreTables:
         self.max_awards = len(award_ids) + 8
         self.facts = CardFacts(variant)
         self.traced = Traced(self.facts, 2 * self.R * self.nb, 1 + self.max_awards, self._score)
+        self._points: tuple[np.ndarray, ...] | None = None
 
     def _score(self, card: Card, e: int) -> np.ndarray:
         fr, rest = divmod(e, self.R * self.nb)
@@ -210,10 +235,14 @@ class ScoreTables:
             out[1 + self.award_ids.index(a.id)] += a.points
         return out
 
-    def lookup(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class per card, tables [C, 2, R, boxes, 1 + awards]): column 0 the box score."""
+    def lookup(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(class per card, tables [C, 2, R, boxes, 1 + awards], box scores [C, 2, R, boxes],
+        points [C, 2, R, boxes]: box score plus awards)."""
         cls, tables = self.traced.classes(vals)
-        return cls, tables.reshape(len(tables), 2, self.R, self.nb, 1 + self.max_awards)
+        if self._points is None or self._points[0] is not tables:
+            shaped = tables.reshape(len(tables), 2, self.R, self.nb, 1 + self.max_awards)
+            self._points = (tables, shaped, np.ascontiguousarray(shaped[..., 0]), shaped[..., 0] + shaped[..., 1:].sum(axis=-1))
+        return cls, self._points[1], self._points[2], self._points[3]
 
 
 class _RollProbe:
@@ -242,50 +271,72 @@ class LegalTables:
         self.R, self.nb = len(self.rolls), len(variant.box_ids)
         self.facts = CardFacts(variant)
         self.reads: tuple[int, ...] = tuple(range(self.nb))
-        self.cache: dict[tuple, np.ndarray] = {}
+        self.class_of: dict[tuple, int] = {}
+        self.simple: list[np.ndarray] = []  # per class [2, boxes]: legal boxes when the roll does not matter
+        self.per_roll: dict[int, np.ndarray] = {}  # class -> [2, rolls, boxes] when it does
+        self._simple: np.ndarray | None = None
 
     def _mask(self, legal: Sequence[str]) -> np.ndarray:
         m = np.zeros(self.nb, dtype=bool)
         m[[self.facts.index[b] for b in legal]] = True
         return m
 
-    def _build(self, row: np.ndarray) -> tuple[np.ndarray, frozenset[int]]:
-        out = np.zeros((2, self.R, self.nb), dtype=bool)
+    def _build(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, frozenset[int]]:
+        simple = np.zeros((2, self.nb), dtype=bool)
+        per_roll = None
         seen: set[int] = set()
         for fr in (0, 1):
             card, log = self.facts.recording(row)
             probe = _RollProbe(self.rolls[0])
             legal = self.variant.legal_boxes(card, probe, bool(fr))  # type: ignore[arg-type]
             seen |= self.facts.facts_of(log)
-            if not probe.touched:
-                out[fr, :, :] = self._mask(legal)
-                continue
-            for r, roll in enumerate(self.rolls):
-                card, log = self.facts.recording(row)
-                out[fr, r] = self._mask(self.variant.legal_boxes(card, roll, bool(fr)))
-                seen |= self.facts.facts_of(log)
-        return out, frozenset(seen)
+            simple[fr] = self._mask(legal)
+            if probe.touched:
+                if per_roll is None:
+                    per_roll = np.zeros((2, self.R, self.nb), dtype=bool)
+                    per_roll[:] = simple[:, None, :]
+                for r, roll in enumerate(self.rolls):
+                    card, log = self.facts.recording(row)
+                    per_roll[fr, r] = self._mask(self.variant.legal_boxes(card, roll, bool(fr)))
+                    seen |= self.facts.facts_of(log)
+        return simple, per_roll, frozenset(seen)
 
-    def lookup(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class per card, tables [C, 2, R, boxes] of legal boxes)."""
+    def lookup(self, vals: np.ndarray) -> np.ndarray:
+        """The legal class of every card row (see `allowed`)."""
         while True:
             reads = self.reads
             cols = self.facts.columns(vals, reads)
-            uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
-            tables = []
+            uniq, first, inverse = unique_rows(cols)
+            ids = np.empty(len(uniq), dtype=np.int64)
             for u in range(len(uniq)):
                 key = tuple(uniq[u].tolist())
-                t = self.cache.get(key)
-                if t is None:
-                    t, seen = self._build(vals[first[u]])
+                cid = self.class_of.get(key)
+                if cid is None:
+                    simple, per_roll, seen = self._build(vals[first[u]])
                     if not seen <= set(reads):
                         self.reads = tuple(sorted(seen | set(reads)))
-                        self.cache = {}
+                        self.class_of, self.simple, self.per_roll, self._simple = {}, [], {}, None
                         break
-                    self.cache[key] = t
-                tables.append(t)
+                    cid = self.class_of[key] = len(self.simple)
+                    self.simple.append(simple)
+                    if per_roll is not None:
+                        self.per_roll[cid] = per_roll
+                ids[u] = cid
             else:
-                return inverse.reshape(-1), np.stack(tables)
+                if self._simple is None or len(self._simple) != len(self.simple):
+                    self._simple = np.stack(self.simple)
+                return ids[inverse.reshape(-1)]
+
+    def allowed(self, cls: np.ndarray, first: bool, roll: np.ndarray) -> np.ndarray:
+        """[rows, boxes] legal boxes of cards of legal classes `cls` holding rolls `roll`."""
+        fr = int(first)
+        out = self._simple[cls, fr]
+        if self.per_roll:
+            for cid, table in self.per_roll.items():
+                sel = cls == cid
+                if sel.any():
+                    out[sel] = table[fr, roll[sel]]
+        return out
 
 
 class EndBonuses:
