@@ -6,19 +6,23 @@ import pytest
 from _solver_helpers import TINY, brute_force, brute_values, tiny_variant
 
 from dicecup import Card, GameState, Keep, Score
-from dicecup.solver import solve
+from dicecup.solver import jit, solve
 from dicecup.solver.advice import advise_state, best_action
 
 CASES = [(name, None) for name in TINY if name != "flags"] + [("flags", {"joker": m}) for m in ("free", "forced", "none")]
+
+
+KERNELS = ["numpy"] + (["numba"] if jit.AVAILABLE else [])
 
 
 @pytest.mark.parametrize(("name", "options"), CASES, ids=[f"{n}-{o['joker']}" if o else n for n, o in CASES])
 def test_dp_equals_brute_force(tmp_path, name, options):
     v = tiny_variant(tmp_path, name, options=options)
     expected = brute_force(v)
-    solution = solve(v)
-    assert solution.expected_score == pytest.approx(expected, abs=1e-9)
-    assert solution.states > 0
+    for kernel in KERNELS:
+        solution = solve(v, kernel=kernel)
+        assert solution.expected_score == pytest.approx(expected, abs=1e-9), kernel
+        assert solution.states > 0
 
 
 @pytest.mark.parametrize("name", ["served", "stages", "flags"])

@@ -134,3 +134,80 @@ def backward(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.
                 if on_states:
                     on_states(len(part))
     return values
+
+
+def _graph_arrays(graph) -> dict:
+    """The dice-multiset recursions as flat arrays for the compiled kernel."""
+    n = len(graph.multisets)
+    levels = np.array([int(lv[0]) for lv in graph.levels] + [n], dtype=np.int64)
+    add = np.zeros((n, graph.faces), dtype=np.int64)
+    for s in range(graph.dice):
+        add[graph.levels[s]] = graph.add_edges[s]
+    width = max(e.shape[1] for e in graph.sub_edges[1:])
+    sub = np.zeros((n, width), dtype=np.int64)
+    count = np.zeros(n, dtype=np.int64)
+    for s in range(1, graph.dice + 1):
+        e = graph.sub_edges[s]
+        sub[graph.levels[s], : e.shape[1]] = e
+        for row, idx in zip(graph.levels[s], e):
+            count[row] = len(set(idx.tolist()))
+            sub[row, : count[row]] = sorted(set(idx.tolist()))
+    return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
+            "roll_probs": graph.roll_probs, "faces": graph.faces, "dice": graph.dice}
+
+
+def backward_jit(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 on_states: Callable[[int], None] | None = None) -> np.ndarray:
+    """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
+    from .jit import layer_values
+
+    model = space.model
+    ix = space.index
+    values = np.full(space.size + 1, np.nan)
+    last = space.layers[-1]
+    values[last.index] = terminal(last.codes, last.progress)
+    if on_states:
+        on_states(len(last))
+    kmax = max(len(a) for a in space.slot_add)
+    slot_add = np.zeros((space.nb, kmax), dtype=np.int64)
+    slot_inc = np.zeros((space.nb, kmax, space.G), dtype=np.int64)
+    n_slots = np.zeros(space.nb, dtype=np.int64)
+    for b in range(space.nb):
+        n_slots[b] = len(space.slot_add[b])
+        slot_add[b, : n_slots[b]] = space.slot_add[b]
+        slot_inc[b, : n_slots[b]] = space.slot_inc[b]
+    common = dict(
+        slot_add=slot_add, slot_inc=slot_inc, n_slots=n_slots, base=ix.base, pmin=ix.pmin, dims=ix.dims,
+        strides=ix.strides, clo=ix.clo, chi=ix.chi, full=space.full, nb=space.nb, G=space.G, size=space.size,
+        rolls=model.variant.rolls, **_graph_arrays(model.graph),
+    )
+    for layer in reversed(space.layers[:-1]):
+        ctx = model.context_of(layer.codes)
+        uctx, ctx_dense = np.unique(ctx, return_inverse=True)
+        # (contexts, boxes, first, rolls): contiguous over rolls for the kernel's inner loop
+        points = np.ascontiguousarray(np.stack([model.context_tables(int(c))[1] for c in uctx]).transpose(0, 1, 3, 2))
+        slots = np.ascontiguousarray(np.stack([space.context_slots(int(c)) for c in uctx]).astype(np.int64).transpose(0, 1, 3, 2))
+        ucodes, code_pos = np.unique(layer.codes, return_inverse=True)
+        legs = [space.legality(int(c)) for c in ucodes]
+        later = np.array([l.later for l in legs], dtype=np.int64)[code_pos]
+        first = np.array([l.first for l in legs], dtype=np.int64)[code_pos]
+        tables = [l.table for l in legs if l.table is not None]
+        rd_of_code = np.full(len(ucodes), -1, dtype=np.int64)
+        rd_of_code[[i for i, l in enumerate(legs) if l.table is not None]] = np.arange(len(tables))
+        rd_tables = np.stack(tables) if tables else np.zeros((1, model.graph.n_rolls, 2), dtype=np.int64)
+        fs_both = bool(tables) or not np.array_equal(later, first) or not all(space.same_first(int(c)) for c in uctx)
+        args = dict(common, codes=layer.codes, prog=np.ascontiguousarray(layer.progress), ctxs=ctx_dense.astype(np.int64),
+                    later_bits=later, first_bits=first, rd_index=rd_of_code[code_pos], rd_tables=rd_tables,
+                    points=points, slots=slots, values=values, fs_both=fs_both)
+        v = layer_values(args)
+        if not np.isfinite(v).all():
+            bad = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise SolverError(
+                f"{model.variant.id}: internal error: state (class {int(layer.codes[bad])}, progress "
+                f"{layer.progress[bad].tolist()}) has no finite value (a roll with no legal box, or a successor "
+                "the forward search did not find)"
+            )
+        values[layer.index] = v
+        if on_states:
+            on_states(len(layer))
+    return values

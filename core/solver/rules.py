@@ -24,7 +24,7 @@ from ..dice import Roll
 from ..model import BoxFlag, Card, Variant
 from .errors import SolverError
 from .kernel import DiceGraph
-from .tracing import VALUE, Reads, traced_card, traced_roll, tracing
+from .tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
 
 __all__ = ["RuleModel", "Legality", "MAX_COMBOS"]
 
@@ -298,28 +298,60 @@ class RuleModel:
     # ------------------------------------------------------------------ legality
 
     def legality(self, code: int) -> Legality:
-        """Where class `code` may score each roll, after the first roll and after later ones."""
+        """Where class `code` may score each roll, after the first roll and after later ones.
+
+        One engine call answers for every roll that gives the same results to the
+        declared patterns the rules asked about (through `Variant.combination` or
+        `declared_score`); a rule that reads the roll itself is asked roll by roll.
+        """
         cats = self.class_cats(code)
         assign = {b: c for b, c in enumerate(cats) if c}
         card = self._card(assign)
-        bits = []
-        roll_read = False
+        n = len(self.rolls)
+        per_f = []
         for first in (False, True):
-            with tracing() as reads:
-                legal = self.variant.legal_boxes(card, self._traced_rolls[0], first)
-            self._check_reads(reads, assign, "a legality rule")
-            roll_read |= reads.roll
-            bits.append(self._bits(legal))
-        if not roll_read:
-            return Legality(bits[1], bits[0])
-        table = np.zeros((len(self.rolls), 2), dtype=np.int64)
-        for r, roll in enumerate(self.rolls):
-            for f in (0, 1):
+            result = np.zeros(n, dtype=np.int64)
+            pending = np.ones(n, dtype=bool)
+            while pending.any():
+                r = int(np.argmax(pending))
+                self._probe.asked = set()
                 with tracing() as reads:
-                    legal = self.variant.legal_boxes(card, roll, bool(f))
+                    legal = Variant.legal_boxes(self._probe, card, self._traced_rolls[r], first)
                 self._check_reads(reads, assign, "a legality rule")
-                table[r, f] = self._bits(legal)
-        return Legality(0, 0, table)
+                if reads.roll:
+                    match = np.zeros(n, dtype=bool)
+                    match[r] = True
+                else:
+                    match = pending.copy()
+                    for asked in self._probe.asked:
+                        sig = self._signature(*asked)
+                        match &= sig == sig[r]
+                result[match] = self._bits(legal)
+                pending &= ~match
+            per_f.append(result)
+        later, first_ = per_f
+        if (later == later[0]).all() and (first_ == first_[0]).all():
+            return Legality(int(first_[0]), int(later[0]))
+        return Legality(0, 0, np.stack([later, first_], axis=1))
+
+    @cached_property
+    def _probe(self) -> _ProbeVariant:
+        return _ProbeVariant(self.variant)
+
+    @cached_property
+    def _signatures(self) -> dict:
+        return {}
+
+    def _signature(self, kind: str, box: str) -> np.ndarray:
+        """Per roll, an id of what `combination` / `declared_score` of `box` returns."""
+        got = self._signatures.get((kind, box))
+        if got is None:
+            b = self.variant.box(box)
+            fn = self.variant.combination if kind == "combination" else self.variant.declared_score
+            ids: dict = {}
+            got = np.array([ids.setdefault(fn(b, r), len(ids)) for r in self.rolls], dtype=np.int64)
+            self._signatures[(kind, box)] = got
+        return got
 
     def _bits(self, boxes: Sequence[str]) -> int:
         out = 0
@@ -413,3 +445,29 @@ class RuleModel:
 
 
 ERR = -(2**31)
+
+
+class _ProbeVariant:
+    """The variant as rules see it during a legality probe: declared patterns asked of the roll are noted.
+
+    Everything else is the real variant's. Roll reads inside `combination` /
+    `declared_score` are excused: the answer is recorded instead, so one probe
+    stands for every roll giving the same answers.
+    """
+
+    def __init__(self, real: Variant) -> None:
+        self._real = real
+        self.asked: set[tuple[str, str]] = set()
+
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
+    def combination(self, box, roll):
+        self.asked.add(("combination", box.id))
+        with excused():
+            return self._real.combination(box, roll)
+
+    def declared_score(self, box, roll):
+        self.asked.add(("declared", box.id))
+        with excused():
+            return self._real.declared_score(box, roll)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from functools import cached_property
@@ -9,7 +10,8 @@ from functools import cached_property
 import numpy as np
 
 from ..model import Card, Variant
-from .dp import backward
+from . import jit
+from .dp import backward, backward_jit
 from .errors import SolverError
 from .rules import RuleModel
 from .index import StateIndex
@@ -20,6 +22,7 @@ __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
 SOLVER_VERSION = "1"
 DEFAULT_MAX_STATES = 5_000_000
+KERNEL_ENV = "DICECUP_SOLVER_KERNEL"
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
@@ -93,8 +96,13 @@ def _terminal(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.n
     return lookup
 
 
-def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Progress | None = None) -> Solution:
-    """Solve `variant` exactly (solitaire, maximising the expected final score)."""
+def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Progress | None = None,
+          kernel: str | None = None) -> Solution:
+    """Solve `variant` exactly (solitaire, maximising the expected final score).
+
+    `kernel`: "numba" (compiled, parallel), "numpy" (vectorised reference) or
+    "auto" (numba when installed); $DICECUP_SOLVER_KERNEL sets the default.
+    """
     start = time.perf_counter()
     model = RuleModel(variant)
     model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
@@ -114,5 +122,13 @@ def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Prog
         if progress:
             progress("solve", done[0], space.n_states)
 
-    values = backward(space, _terminal(model, space), on_states)
+    kernel = kernel or os.environ.get(KERNEL_ENV) or "auto"
+    if kernel not in ("auto", "numba", "numpy"):
+        raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
+    if kernel == "auto":
+        kernel = "numba" if jit.AVAILABLE else "numpy"
+    if kernel == "numba" and not jit.AVAILABLE:
+        raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
+    run = backward_jit if kernel == "numba" else backward
+    values = run(space, _terminal(model, space), on_states)
     return Solution(variant, space.index, values, space.n_states, time.perf_counter() - start, space)

@@ -136,13 +136,15 @@ class StateSpace:
         trans_cache: dict[tuple, list] = {}
         for _ in range(self.nb):
             nxt: dict[int, object] = {}
-            for code, ps in layer.items():
+            codes = sorted(layer)
+            ctxs = m.context_of(np.array(codes, dtype=np.int64)).tolist()
+            for code, ctx in zip(codes, ctxs):
+                ps = layer[code]
                 if on_class:
                     on_class()
                 mask = code & self.full
                 leg = m.legality(code)
                 self.legal[code] = leg
-                ctx = int(m.context_of(np.array([code]))[0])
                 scores, _ = m.context_tables(ctx)
                 for b in range(self.nb):
                     if mask >> b & 1:

@@ -1,7 +1,7 @@
 """Watch what the rule hooks read of a card, so the engine's answers can be reused soundly.
 
 The solver asks the engine (`Variant.score`, `legal_boxes`, `end_bonuses`) on
-representative cards. A `TracingCard` records which boxes a hook looked at and
+representative cards. A traced card records which boxes a hook looked at and
 how: whether a box is filled, or its value. A hook is a deterministic function
 of what it read, so its answer holds for every card that agrees on those reads.
 Reads the solver's state cannot answer (the value of a box that is neither a
@@ -17,7 +17,7 @@ from typing import Any
 from ..dice import Roll
 from ..model import Card, FrozenMap
 
-__all__ = ["Reads", "TracingCard", "TracingRoll", "tracing", "traced_card", "traced_roll"]
+__all__ = ["Reads", "TracingRoll", "excused", "tracing", "traced_card", "traced_roll"]
 
 FILLED = 1
 VALUE = 2
@@ -85,31 +85,59 @@ class _TracingScores(FrozenMap):
         return isinstance(other, dict | FrozenMap) and self._d == dict(other)
 
 
-class TracingCard(Card):
-    """A Card whose scores mapping and awards report reads."""
+class _TracingAwards(tuple):
+    """An empty awards tuple that reports being looked at."""
 
     __slots__ = ()
 
-    def __getattribute__(self, name: str):
-        if name == "awards" and _stack:
+    def _seen(self) -> None:
+        if _stack:
             _stack[-1].awards = True
-        return object.__getattribute__(self, name)
+
+    def __iter__(self):
+        self._seen()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._seen()
+        return super().__len__()
+
+    def __getitem__(self, i):
+        self._seen()
+        return super().__getitem__(i)
+
+    def __bool__(self) -> bool:
+        self._seen()
+        return False
 
 
 class TracingRoll(Roll):
-    """A Roll that reports any attribute read (the dice, counts, total, ...)."""
+    """A Roll that reports any attribute read (the dice, counts, total, ...) unless reads are excused."""
 
     __slots__ = ()
 
     def __getattribute__(self, name: str):
-        if _stack:
+        if _stack and not _excused:
             _stack[-1].roll = True
         return object.__getattribute__(self, name)
 
 
-def traced_card(scores: dict[str, int]) -> TracingCard:
-    """A tracing card holding `scores` (no awards)."""
-    card = TracingCard()
+_excused: list[bool] = []
+
+
+class excused:
+    """Context manager: roll reads inside it (a declared pattern evaluated for a rule) are not recorded."""
+
+    def __enter__(self) -> None:
+        _excused.append(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _excused.pop()
+
+
+def traced_card(scores: dict[str, int]) -> Card:
+    """A card holding `scores` (no awards) whose reads are reported to the active `Reads`."""
+    card = Card(awards=_TracingAwards())
     object.__setattr__(card, "scores", _TracingScores(scores))
     return card
 
