@@ -10,7 +10,16 @@ pluggy plugins; games are immutable states with explicit chance.
 
 from .compiler import REQUIRED
 from .dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
-from .errors import DiceError, DicecupError, IllegalAction, PluginError, SaveError, UnknownVariant, VariantError
+from .errors import (
+    DiceError,
+    DicecupError,
+    IllegalAction,
+    ParameterError,
+    PluginError,
+    SaveError,
+    UnknownVariant,
+    VariantError,
+)
 from .hookspecs import hookimpl, hookspec
 from .model import (
     Award,
@@ -51,6 +60,7 @@ __all__ = [
     "Keep",
     "MatchSpec",
     "OptionSpec",
+    "ParameterError",
     "PatternContext",
     "PluginError",
     "Roll",

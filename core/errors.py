@@ -12,6 +12,7 @@ __all__ = [
     "SaveError",
     "PluginError",
     "UnknownVariant",
+    "ParameterError",
 ]
 
 
@@ -74,3 +75,14 @@ class SaveError(DicecupError):
 
 class PluginError(DicecupError):
     """A plugin that breaks the hook contract (unknown hook, bad registration)."""
+
+
+class ParameterError(ValueError):
+    """Raised by a pattern/scorer factory or a rule check: names the parameter at fault.
+
+    The compiler turns it into a VariantError pointing at that parameter's line.
+    """
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key

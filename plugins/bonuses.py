@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from dicecup import REQUIRED, Award, BoxFlag, Card, ScoreContext, Variant, hookimpl
+from dicecup import ParameterError, REQUIRED, Award, BoxFlag, Card, ScoreContext, Variant, hookimpl
 
 
 def _threshold_boxes(variant: Variant, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -21,7 +21,7 @@ def _check_whole(params: Mapping[str, Any], *keys: str) -> None:
     for key in keys:
         value = params[key]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{key} must be a whole number, got {value!r}")
+            raise ParameterError(key, f"{key} must be a whole number, got {value!r}")
 
 
 def _check_threshold(variant: Variant, params: Mapping[str, Any]) -> None:
@@ -31,21 +31,21 @@ def _check_threshold(variant: Variant, params: Mapping[str, Any]) -> None:
     if params.get("boxes") is not None:
         for b in params["boxes"]:
             if b not in variant.box_ids:
-                raise ValueError(f"boxes: no box {b!r}; boxes are {', '.join(variant.box_ids)}")
+                raise ParameterError("boxes", f"no box {b!r}; boxes are {', '.join(variant.box_ids)}")
     elif not _threshold_boxes(variant, params):
         sections = sorted({b.section for b in variant.boxes})
-        raise ValueError(f"section {params['section']!r} has no boxes; sections are {', '.join(sections)}")
+        raise ParameterError("section", f"section {params['section']!r} has no boxes; sections are {', '.join(sections)}")
 
 
 def _check_event(variant: Variant, params: Mapping[str, Any]) -> None:
     _check_whole(params, "points")
     if params["pattern_of"] not in variant.box_ids:
-        raise ValueError(f"pattern_of: no box {params['pattern_of']!r}")
+        raise ParameterError("pattern_of", f"no box {params['pattern_of']!r}")
     for b, v in params["box_holds"].items():
         if b not in variant.box_ids:
-            raise ValueError(f"box_holds: no box {b!r}")
+            raise ParameterError("box_holds", f"no box {b!r}")
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"box_holds: {b} must map to a score, got {v!r}")
+            raise ParameterError("box_holds", f"{b} must map to a score, got {v!r}")
 
 
 @hookimpl

@@ -5,20 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dicecup import REQUIRED, BoxFlag, ScoreContext, Variant, hookimpl
+from dicecup import ParameterError, REQUIRED, BoxFlag, ScoreContext, Variant, hookimpl
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
     for box, holds in params["boxes"].items():
         if box not in variant.box_ids:
-            raise ValueError(f"boxes: no box {box!r}")
+            raise ParameterError("boxes", f"no box {box!r}")
         if not isinstance(holds, Mapping) or not holds:
-            raise ValueError(f"boxes: {box} must map to {{box: score, ...}}, got {holds!r}")
+            raise ParameterError("boxes", f"{box} must map to {{box: score, ...}}, got {holds!r}")
         for other, value in holds.items():
             if other not in variant.box_ids:
-                raise ValueError(f"boxes: {box}: no box {other!r}")
+                raise ParameterError("boxes", f"{box}: no box {other!r}")
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"boxes: {box}: {other} must map to a score, got {value!r}")
+                raise ParameterError("boxes", f"{box}: {other} must map to a score, got {value!r}")
 
 
 @hookimpl

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dicecup import REQUIRED, TurnContext, Variant, hookimpl
+from dicecup import ParameterError, REQUIRED, TurnContext, Variant, hookimpl
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
     if params["pattern_of"] not in variant.box_ids:
-        raise ValueError(f"pattern_of: no box {params['pattern_of']!r}")
+        raise ParameterError("pattern_of", f"no box {params['pattern_of']!r}")
 
 
 @hookimpl

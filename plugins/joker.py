@@ -12,21 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dicecup import ScoreContext, TurnContext, Variant, hookimpl
+from dicecup import ParameterError, ScoreContext, TurnContext, Variant, hookimpl
 
 MODES = ("free", "forced", "none")
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
     if params["mode"] not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {params['mode']!r}")
+        raise ParameterError("mode", f"mode must be one of {', '.join(MODES)}, got {params['mode']!r}")
     if params["box"] not in variant.box_ids:
-        raise ValueError(f"box: no box {params['box']!r}")
+        raise ParameterError("box", f"no box {params['box']!r}")
     for b in params["points"]:
         if b not in variant.box_ids:
-            raise ValueError(f"points: no box {b!r}")
+            raise ParameterError("points", f"no box {b!r}")
     if not any(b.section == params["upper_section"] for b in variant.boxes):
-        raise ValueError(f"upper_section: no box is in section {params['upper_section']!r}")
+        raise ParameterError("upper_section", f"no box is in section {params['upper_section']!r}")
 
 
 @hookimpl

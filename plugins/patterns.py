@@ -9,25 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dicecup import PatternContext, Roll, hookimpl
-
-
-def _bad(key: str, message: str) -> ValueError:
-    """A ValueError naming the parameter at fault (`key`), so the compiler's error points at it."""
-    err = ValueError(message)
-    err.key = key  # type: ignore[attr-defined]
-    return err
+from dicecup import ParameterError, PatternContext, Roll, hookimpl
 
 
 def _positive(name: str, value: object, key: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _bad(key or name, f"{name} must be a whole number >= 1, got {value!r}")
+        raise ParameterError(key or name, f"{name} must be a whole number >= 1, got {value!r}")
     return value
 
 
 def _face(ctx: PatternContext, value: object, name: str = "face", key: str | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ctx.faces:
-        raise _bad(key or name, f"{name} must be a face from 1 to {ctx.faces}, got {value!r}")
+        raise ParameterError(key or name, f"{name} must be a face from 1 to {ctx.faces}, got {value!r}")
     return value
 
 
@@ -49,7 +42,7 @@ def of_a_kind(ctx: PatternContext, n: int):
     """At least `n` equal dice; the combination is `n` of the highest such face."""
     n = _positive("n", n)
     if n > ctx.dice:
-        raise _bad("n", f"n={n} needs more dice than the variant's {ctx.dice}")
+        raise ParameterError("n", f"n={n} needs more dice than the variant's {ctx.dice}")
 
     def match(roll: Roll):
         for f in range(roll.faces, 0, -1):
@@ -64,7 +57,7 @@ def pairs(ctx: PatternContext, count: int = 1):
     """`count` different faces with at least two dice each; the highest such pairs."""
     count = _positive("count", count)
     if 2 * count > ctx.dice:
-        raise _bad("count", f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
+        raise ParameterError("count", f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
 
     def match(roll: Roll):
         found = [f for f in range(roll.faces, 0, -1) if roll.counts[f] >= 2][:count]
@@ -82,10 +75,10 @@ def groups(ctx: PatternContext, sizes: Sequence[int]):
     several choices fit, the one with the highest sum is the combination.
     """
     if not isinstance(sizes, (list, tuple)) or not sizes:
-        raise _bad("sizes", f"sizes must be a list of group sizes like [3, 2], got {sizes!r}")
+        raise ParameterError("sizes", f"sizes must be a list of group sizes like [3, 2], got {sizes!r}")
     sizes = sorted((_positive("each size", s, "sizes") for s in sizes), reverse=True)
     if sum(sizes) > ctx.dice:
-        raise _bad("sizes", f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
+        raise ParameterError("sizes", f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
 
     def best(roll: Roll, todo: list[int], used: frozenset[int]):
         if not todo:
@@ -120,17 +113,17 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
     if length is not None:
         length = _positive("length", length)
         if length > min(ctx.dice, ctx.faces):
-            raise _bad("length", f"a run of {length} does not fit {ctx.dice} dice with {ctx.faces} faces")
+            raise ParameterError("length", f"a run of {length} does not fit {ctx.dice} dice with {ctx.faces} faces")
         sets = [tuple(range(s, s + length)) for s in range(1, ctx.faces - length + 2)]
     else:
         if not isinstance(runs, (list, tuple)) or not runs:
-            raise _bad("runs", "runs must be a non-empty list of face lists")
+            raise ParameterError("runs", "runs must be a non-empty list of face lists")
         sets = []
         for r in runs:
             if not isinstance(r, (list, tuple)) or not r or len(set(r)) != len(r):
-                raise _bad("runs", f"each run must list distinct faces, got {r!r}")
+                raise ParameterError("runs", f"each run must list distinct faces, got {r!r}")
             if len(r) > ctx.dice:
-                raise _bad("runs", f"run {list(r)} needs {len(r)} dice; the variant has {ctx.dice}")
+                raise ParameterError("runs", f"run {list(r)} needs {len(r)} dice; the variant has {ctx.dice}")
             sets.append(tuple(_face(ctx, f, "a run's face", "runs") for f in r))
     sets.sort(key=lambda s: -sum(s))
 
@@ -146,7 +139,7 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
 def all_in(ctx: PatternContext, faces: Sequence[int]):
     """Every die shows one of `faces` (e.g. [2, 4, 6] for all even); the combination is all dice."""
     if not isinstance(faces, (list, tuple)) or not faces:
-        raise _bad("faces", "faces must be a non-empty list")
+        raise ParameterError("faces", "faces must be a non-empty list")
     allowed = frozenset(_face(ctx, f, "each face", "faces") for f in faces)
 
     def match(roll: Roll):
@@ -158,11 +151,11 @@ def all_in(ctx: PatternContext, faces: Sequence[int]):
 def none_of(ctx: PatternContext, boxes: Sequence[str]):
     """Met when the roll meets none of the named boxes' patterns; the combination is all dice."""
     if not isinstance(boxes, (list, tuple)) or not boxes:
-        raise _bad("boxes", "boxes must be a non-empty list of box ids")
+        raise ParameterError("boxes", "boxes must be a non-empty list of box ids")
     try:
         others = [ctx.pattern(b) for b in boxes]
     except ValueError as exc:  # no such box, or patterns that refer to each other in a loop
-        raise _bad("boxes", str(exc)) from None
+        raise ParameterError("boxes", str(exc)) from None
 
     def match(roll: Roll):
         return roll.dice if all(p(roll) is None for p in others) else None
@@ -197,7 +190,7 @@ def total(ctx: PatternContext):
 def fixed(ctx: PatternContext, points: int):
     """A fixed number of points."""
     if isinstance(points, bool) or not isinstance(points, int):
-        raise _bad("points", f"points must be a whole number, got {points!r}")
+        raise ParameterError("points", f"points must be a whole number, got {points!r}")
     return lambda comb, roll: points
 
 
@@ -205,7 +198,7 @@ def relative(ctx: PatternContext, face: int, par: int = 3):
     """(count - par) x face: the Russian upper stage, negative below par."""
     f = _face(ctx, face)
     if isinstance(par, bool) or not isinstance(par, int) or par < 0:
-        raise _bad("par", f"par must be a whole number >= 0, got {par!r}")
+        raise ParameterError("par", f"par must be a whole number >= 0, got {par!r}")
     return lambda comb, roll: (roll.counts[f] - par) * f
 
 

@@ -6,16 +6,17 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from dicecup import Variant, hookimpl
+from dicecup import ParameterError, Variant, hookimpl
 
 TWO_PLAYER_MODES = ("difference", "fixed")
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
     if params["two_players"] not in TWO_PLAYER_MODES:
-        raise ValueError(f"two_players must be one of {', '.join(TWO_PLAYER_MODES)}, got {params['two_players']!r}")
-    if params["stake"] < 0 or params["fixed_stake"] < 0:
-        raise ValueError("stakes cannot be negative")
+        raise ParameterError("two_players", f"two_players must be one of {', '.join(TWO_PLAYER_MODES)}, got {params['two_players']!r}")
+    for key in ("stake", "fixed_stake"):
+        if params[key] < 0:
+            raise ParameterError(key, f"{key} cannot be negative, got {params[key]}")
 
 
 @hookimpl
