@@ -148,12 +148,15 @@ class Policy:
         roll = state.roll_now
         first = state.first_roll
         best_box, best_val = None, -np.inf
-        for box in v.legal_boxes(card, roll, first):
-            res = v.score(card, box, roll, first)
-            c2, p2 = self._state(card.fill(box, res.score, res.awards))
-            val = res.points + self.solution.values[int(self.solution.index.lookup(np.array([c2]), p2)[0])]
-            if val > best_val:
-                best_box, best_val = box, val
+        legal = v.legal_boxes(card, roll, first)
+        results = [v.score(card, box, roll, first) for box in legal]
+        succ = [self._state(card.fill(box, res.score, res.awards)) for box, res in zip(legal, results)]
+        if succ:
+            idx = self.solution.index.lookup(np.array([c for c, _ in succ]), np.concatenate([p for _, p in succ]))
+            for box, res, i in zip(legal, results, idx):
+                val = res.points + self.solution.values[int(i)]
+                if val > best_val:
+                    best_box, best_val = box, val
         if state.rolls_left > 0:
             keeps = self._tables(code, prog)[state.rolls_used - 1][1] if v.rolls - state.rolls_left == state.rolls_used else None
             if keeps is None:  # rolls used do not match the variant's turn (e.g. banked rolls): ask the engine

@@ -1,0 +1,124 @@
+"""Solver speed and memory: dicecup solving Yahtzee against the Rust solver of `yatzy-solver`, same run.
+
+    /work/venv/bin/python tests/benchmarks/bench_solver.py [--repeats 3] [--all] [--mc GAMES]
+
+Both solve Yahtzee with the free joker (the published 254.5896 optimum) from
+scratch, in memory, on the same machine; the median of `--repeats` runs is
+compared. dicecup's first run is reported on its own (it may include numba
+compiling the kernel when its on-disk cache is cold). The peer is skipped, with
+a note, when the package is not installed: `pip install yatzy-solver`.
+Peak memory: tracemalloc (numpy arrays and Python objects) during one extra
+solve, and the process's peak RSS before the peer runs.
+
+`--all` also times every built-in variant and option; `--mc GAMES` plays GAMES
+games of each through the real GameState engine with the optimal policy and
+checks the mean against the solver's value (3 standard errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+import zlib
+
+from dicecup import Engine, GameState
+from dicecup.solver import jit, solve
+from dicecup.solver.advice import Policy
+
+CONFIGS = [
+    ("yahtzee", {}), ("yahtzee", {"joker": "forced"}), ("yahtzee", {"joker": "none"}), ("kniffel", {}),
+    ("yatzy", {}), ("yacht", {}), ("generala", {}), ("generala", {"straight": "plain", "served_bonus": 10}),
+    ("russian", {}), ("russian", {"bonus_at": "nonnegative"}), ("russian", {"chance": "any"}), ("russian-simple", {}),
+]
+
+
+def _median(fn, repeats: int) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), times
+
+
+def _label(vid: str, options: dict) -> str:
+    return vid + "".join(f" {k}={v}" for k, v in options.items())
+
+
+def monte_carlo(engine: Engine, games: int) -> bool:
+    """Engine-played optimal games vs the solver's value, for every configuration."""
+    ok = True
+    print(f"\nMonte-Carlo check: {games:,} games each through GameState, optimal policy")
+    print(f"{'variant':40} {'solver':>10} {'mean':>10} {'s.e.':>7} {'z':>6}")
+    for vid, options in CONFIGS:
+        variant = engine.variant(vid, options)
+        solution = solve(variant)
+        policy = Policy.of(solution)
+        rng = random.Random(zlib.crc32(_label(vid, options).encode()))
+        totals = []
+        for _ in range(games):
+            state = GameState.new(variant, 1)
+            while not state.over:
+                state = state.roll(rng) if state.is_chance else state.apply(policy.choose(state))
+            totals.append(state.totals()[0])
+        mean = statistics.fmean(totals)
+        se = statistics.stdev(totals) / games**0.5
+        z = (mean - solution.expected_score) / se
+        ok &= abs(z) <= 3
+        print(f"{_label(vid, options):40} {solution.expected_score:10.4f} {mean:10.3f} {se:7.3f} {z:+6.2f}{'' if abs(z) <= 3 else '  FAIL'}")
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3, help="timed solves per solver; the median is compared")
+    ap.add_argument("--all", action="store_true", help="also time every built-in variant and option")
+    ap.add_argument("--mc", type=int, default=0, metavar="GAMES", help="Monte-Carlo check with GAMES games per variant")
+    args = ap.parse_args(argv)
+    kernel = "numba (compiled, parallel)" if jit.AVAILABLE else "numpy (numba not installed)"
+    print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; dicecup kernel: {kernel}")
+    engine = Engine(entry_points=False)
+    variant = engine.variant("yahtzee")
+
+    start = time.perf_counter()
+    first = solve(variant)
+    print(f"dicecup first run: {time.perf_counter() - start:.2f} s (expected score {first.expected_score:.6f}, {first.states:,} states)")
+    ours, runs = _median(lambda: solve(variant), args.repeats)
+    print(f"dicecup: median {ours:.2f} s over {args.repeats} runs ({', '.join(f'{t:.2f}' for t in runs)})")
+    tracemalloc.start()
+    solve(variant)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(f"dicecup peak memory: {peak / 2**20:.0f} MiB traced (tracemalloc), process peak RSS {rss:.0f} MiB")
+
+    try:
+        import yatzy_solver
+    except ImportError:
+        print("peer: yatzy-solver is not installed; skipped (pip install yatzy-solver)")
+    else:
+        peer_variant = yatzy_solver.Variant("american")
+        theirs, runs = _median(lambda: yatzy_solver.Solver.build(peer_variant), args.repeats)
+        value = yatzy_solver.Solver.build(peer_variant).state_value("upper 0 | filled -")
+        print(f"peer yatzy-solver {yatzy_solver.__version__}: median {theirs:.2f} s over {args.repeats} runs "
+              f"({', '.join(f'{t:.2f}' for t in runs)}); expected score {value:.6f}")
+        print(f"ratio dicecup / peer: {ours / theirs:.2f} (target <= 2; below 1 is faster than the peer)")
+
+    if args.all:
+        print(f"\n{'variant':40} {'expected':>11} {'states':>10} {'seconds':>8}")
+        for vid, options in CONFIGS:
+            s = solve(engine.variant(vid, options))
+            print(f"{_label(vid, options):40} {s.expected_score:11.4f} {s.states:10,} {s.seconds:8.2f}")
+    if args.mc and not monte_carlo(engine, args.mc):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Games played through the real GameState engine with the optimal policy score, on average,
+what the solver says (within 3 standard errors), for every built-in variant and option."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import zlib
+
+import pytest
+
+from conftest import BUILTIN_VARIANTS
+from dicecup import GameState
+from dicecup.solver import solve
+from dicecup.solver.advice import Policy
+
+CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
+    ("yahtzee", {"joker": "forced"}),
+    ("yahtzee", {"joker": "none"}),
+    ("russian", {"bonus_at": "nonnegative"}),
+    ("russian", {"chance": "any"}),
+    ("generala", {"straight": "plain", "served_bonus": 10}),
+]
+GAMES = 600
+
+
+def play_games(variant, policy: Policy, games: int, seed: int) -> list[int]:
+    """Final totals of `games` solitaire games, every decision by the policy, every roll by the engine."""
+    rng = random.Random(seed)
+    totals = []
+    for _ in range(games):
+        state = GameState.new(variant, 1)
+        while not state.over:
+            state = state.roll(rng) if state.is_chance else state.apply(policy.choose(state))
+        totals.append(state.totals()[0])
+    return totals
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("vid", "options"), CONFIGS, ids=[v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS])
+def test_engine_games_agree_with_solver(engine, vid, options):
+    variant = engine.variant(vid, options)
+    solution = solve(variant)
+    seed = zlib.crc32(f"{vid}{sorted(options.items())}".encode())  # independent dice per configuration
+    totals = play_games(variant, Policy.of(solution), GAMES, seed)
+    mean = statistics.fmean(totals)
+    se = statistics.stdev(totals) / len(totals) ** 0.5
+    print(f"{vid} {options}: solver {solution.expected_score:.4f}, {GAMES} games mean {mean:.3f} +- {se:.3f} "
+          f"(z = {(mean - solution.expected_score) / se:+.2f})")
+    assert abs(mean - solution.expected_score) <= 3 * se
