@@ -1,0 +1,153 @@
+"""`dicecup solve` and `dicecup advise` as a user meets them, and the strategy-table cache:
+JSON shapes, errors (exit 2, one line, no traceback), corrupt and stale cache files rebuilt."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from dicecup import Card
+from dicecup.cli import app, get_engine
+from dicecup.solver import cache
+from dicecup.solver.advice import advise
+
+ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(monkeypatch, tmp_path):
+    """Every test gets its own cache folder and the built-in plugins only."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
+    get_engine.cache_clear()
+    yield
+    get_engine.cache_clear()
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), env=ENV)
+
+
+def test_solve_json_shape_then_cached(tmp_path):
+    first = run("solve", "--variant", "yacht", "--json", "--quiet")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert list(data) == ["variant", "expected_score", "states", "seconds"]
+    assert data["variant"] == "yacht" and data["states"] == 2**12  # no bonus, no flags: one state per filled set
+    again = run("solve", "--variant", "yacht")
+    assert again.exit_code == 0
+    assert "loaded from the cache" in again.stdout
+    assert f"{data['expected_score']:.4f}" in again.stdout
+    assert len(list((tmp_path / "cache").glob("yacht-*.npz"))) == 1
+
+
+def test_solve_notes_solitaire_instant_win():
+    out = run("solve", "--variant", "generala", "--quiet")
+    assert out.exit_code == 0
+    assert "instant win (generala served) is scored as an ordinary generala" in out.stdout
+
+
+def test_solve_refuses_above_max_states():
+    out = run("solve", "--variant", "yacht", "--max-states", "100", "--json")
+    assert out.exit_code == 2
+    assert "above the limit of 100" in out.stderr and "--max-states" in out.stderr
+    assert "Traceback" not in out.output
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "values", "stale"])
+def test_bad_cache_file_is_detected_and_rebuilt(engine, damage):
+    v = engine.variant("yacht")
+    good, cached = cache.load_or_solve(v)
+    assert not cached
+    path = cache.cache_path(v)
+    raw = path.read_bytes()
+    if damage == "garbage":
+        path.write_bytes(b"not a table at all")
+    elif damage == "truncate":
+        path.write_bytes(raw[: len(raw) // 2])
+    else:
+        with np.load(path) as data:
+            arrays = {k: data[k].copy() for k in data.files}
+        header = json.loads(bytes(arrays["header"]).decode())
+        if damage == "values":
+            arrays["values"][0] += 1.0  # a wrong number with a still valid file: the checksum catches it
+        else:
+            header["key"] = "0" * 24
+            arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        with open(path, "wb") as fh:
+            np.savez(fh, **arrays)
+    warnings: list[str] = []
+    again, cached = cache.load_or_solve(v, warn=warnings.append)
+    assert not cached and len(warnings) == 1 and "ignored and rebuilt" in warnings[0]
+    assert again.expected_score == good.expected_score
+    assert cache.load(v).expected_score == good.expected_score  # the rebuilt file is valid
+
+
+def test_advise_json_ranks_every_option():
+    out = run("advise", "--variant", "yacht", "--dice", "11256", "--rolls-left", "2", "--json", "--quiet")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    opts = data["options"]
+    keeps = [tuple(o["keep"]) for o in opts if o["action"] == "keep"]
+    boxes = [o["box"] for o in opts if o["action"] == "score"]
+    assert len(keeps) == len(set(keeps)) == 3 * 2 * 2 * 2 - 1  # distinct proper sub-multisets of 11256 (0-2 ones, 2, 5, 6)
+    assert sorted(boxes) == sorted(get_engine().variant("yacht").box_ids)
+    values = [o["expected_score"] for o in opts]
+    assert values == sorted(values, reverse=True)
+    assert [o["best"] for o in opts].count(True) == 1 and opts[0]["best"] and data["best"] == opts[0]
+
+
+def test_advise_card_and_last_roll():
+    out = run("advise", "-v", "yahtzee", "--dice", "66666", "--rolls-left", "0", "--card", "yahtzee=50,sixes=24", "--json", "-q")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert all(o["action"] == "score" for o in data["options"])
+    by_box = {o["box"]: o for o in data["options"]}
+    assert "sixes" not in by_box and "yahtzee" not in by_box
+    # RULES.md joker (free): the upper box of the face is filled, so large straight pays 40, +100 bonus
+    assert by_box["large_straight"]["points"] == 140
+    assert data["best"]["box"] == "large_straight"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--dice", "1125"], "expected 5 dice, got 4"),
+        (["--dice", "11257"], "out of range"),
+        (["--dice", "11256", "--rolls-left", "3"], "--rolls-left must be 0..2"),
+        (["--dice", "11256", "--card", "onez=3"], "no box 'onez' in yahtzee"),
+        (["--dice", "11256", "--card", "ones=7"], "box 'ones' cannot hold 7"),
+        (["--dice", "11256", "--card", "ones=x"], "must be a whole number"),
+        (["--dice", "11256", "--card", "ones"], "is not BOX=SCORE"),
+        (["--dice", "11256", "--card", "ones=1,ones=2"], "given twice"),
+    ],
+)
+def test_advise_errors_exit_2(args, message):
+    out = run("advise", "--variant", "yahtzee", *args)
+    assert out.exit_code == 2
+    assert message in out.stderr
+    assert "Traceback" not in out.output
+
+
+def test_advise_refuses_an_unreachable_card():
+    """Russian stage order: a stage-2 box cannot be filled while stage 1 is open."""
+    out = run("advise", "--variant", "russian", "--dice", "11256", "--card", "pair=4", "-q")
+    assert out.exit_code == 2
+    assert "cannot arise in play" in out.stderr
+
+
+def test_advise_is_fast_once_cached(engine):
+    """The answer itself (table loaded from the cache) takes well under 100 ms."""
+    import time
+
+    v = engine.variant("yahtzee")
+    cache.load_or_solve(v)
+    start = time.perf_counter()
+    solution = cache.load(v)
+    options = advise(solution, Card(), (1, 1, 2, 5, 6), 2)
+    elapsed = time.perf_counter() - start
+    assert options[0].best
+    assert elapsed < 0.5  # measured ~40 ms; generous bound for loaded CI machines
