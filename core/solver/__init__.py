@@ -3,11 +3,32 @@
 `solve(variant)` runs a dynamic programme over turn states (filled boxes,
 declared state flags, clamped threshold-bonus progress) using the variant's
 own scoring (`Variant.score`, `legal_boxes`, `end_bonuses`, `state_flags`).
+
+    >>> from dicecup import Engine, Card
+    >>> from dicecup.solver import solve, advise
+    >>> solution = solve(Engine().variant("yacht"))
+    >>> best = advise(solution, Card(), (1, 1, 2, 5, 6), rolls_left=2)[0]
 """
 
 from __future__ import annotations
 
+from .advice import OptimalBot, Option, Policy, advise, advise_state, best_action
+from .cache import load_or_solve
 from .errors import SolverError, StateSpaceTooLarge
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
-__all__ = ["DEFAULT_MAX_STATES", "SOLVER_VERSION", "Solution", "SolverError", "StateSpaceTooLarge", "solve"]
+__all__ = [
+    "DEFAULT_MAX_STATES",
+    "SOLVER_VERSION",
+    "OptimalBot",
+    "Option",
+    "Policy",
+    "Solution",
+    "SolverError",
+    "StateSpaceTooLarge",
+    "advise",
+    "advise_state",
+    "best_action",
+    "load_or_solve",
+    "solve",
+]
