@@ -308,28 +308,43 @@ class RuleModel:
         assign = {b: c for b, c in enumerate(cats) if c}
         card = self._card(assign)
         n = len(self.rolls)
-        per_f = []
+        per_f: list[np.ndarray | int] = []
+        probe = self._probe
         for first in (False, True):
+            probe.asked = set()
+            with tracing() as reads:
+                legal = Variant.legal_boxes(probe, card, self._traced_rolls[0], first)
+            self._check_reads(reads, assign, "a legality rule")
+            if not reads.roll and not probe.asked:  # the roll played no part: one answer for every roll
+                per_f.append(self._bits(legal))
+                continue
             result = np.zeros(n, dtype=np.int64)
             pending = np.ones(n, dtype=bool)
-            while pending.any():
-                r = int(np.argmax(pending))
-                self._probe.asked = set()
-                with tracing() as reads:
-                    legal = Variant.legal_boxes(self._probe, card, self._traced_rolls[r], first)
-                self._check_reads(reads, assign, "a legality rule")
+            r = 0
+            while True:
                 if reads.roll:
                     match = np.zeros(n, dtype=bool)
                     match[r] = True
                 else:
                     match = pending.copy()
-                    for asked in self._probe.asked:
+                    for asked in probe.asked:
                         sig = self._signature(*asked)
                         match &= sig == sig[r]
                 result[match] = self._bits(legal)
                 pending &= ~match
+                if not pending.any():
+                    break
+                r = int(np.argmax(pending))
+                probe.asked = set()
+                with tracing() as reads:
+                    legal = Variant.legal_boxes(probe, card, self._traced_rolls[r], first)
+                self._check_reads(reads, assign, "a legality rule")
             per_f.append(result)
         later, first_ = per_f
+        if isinstance(later, int) and isinstance(first_, int):
+            return Legality(first_, later)
+        later = np.full(n, later, dtype=np.int64) if isinstance(later, int) else later
+        first_ = np.full(n, first_, dtype=np.int64) if isinstance(first_, int) else first_
         if (later == later[0]).all() and (first_ == first_[0]).all():
             return Legality(int(first_[0]), int(later[0]))
         return Legality(0, 0, np.stack([later, first_], axis=1))
