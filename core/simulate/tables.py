@@ -262,7 +262,8 @@ class LegalTables:
 
     Legality reads every box's presence (open boxes), so it is keyed on the whole
     fill mask plus the scores the rules read. When the rules do not look at the
-    dice for a card, two calls (first roll or not) cover all rolls.
+    dice for a card, two calls (first roll or not) cover all rolls; when they do,
+    each (first roll?, roll) is asked the first time a game needs it.
     """
 
     def __init__(self, variant: Variant) -> None:
@@ -271,71 +272,89 @@ class LegalTables:
         self.R, self.nb = len(self.rolls), len(variant.box_ids)
         self.facts = CardFacts(variant)
         self.reads: tuple[int, ...] = tuple(range(self.nb))
+        self._reset()
+
+    def _reset(self) -> None:
         self.class_of: dict[tuple, int] = {}
+        self.rows: list[np.ndarray] = []  # a card of each class
         self.simple: list[np.ndarray] = []  # per class [2, boxes]: legal boxes when the roll does not matter
-        self.per_roll: dict[int, np.ndarray] = {}  # class -> [2, rolls, boxes] when it does
+        self.dep_of: list[int] = []  # per class: its row in the per-roll tables, or -1
+        self.per_roll = np.zeros((0, 2, self.R, self.nb), dtype=bool)  # rows 0..n_dep-1 in use
+        self.known = np.zeros((0, 2, self.R), dtype=bool)  # which per-roll entries were asked already
+        self.n_dep = 0
         self._simple: np.ndarray | None = None
+        self._dep: np.ndarray | None = None
 
     def _mask(self, legal: Sequence[str]) -> np.ndarray:
         m = np.zeros(self.nb, dtype=bool)
         m[[self.facts.index[b] for b in legal]] = True
         return m
 
-    def _build(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, frozenset[int]]:
-        simple = np.zeros((2, self.nb), dtype=bool)
-        per_roll = None
-        seen: set[int] = set()
-        for fr in (0, 1):
-            card, log = self.facts.recording(row)
-            probe = _RollProbe(self.rolls[0])
-            legal = self.variant.legal_boxes(card, probe, bool(fr))  # type: ignore[arg-type]
-            seen |= self.facts.facts_of(log)
-            simple[fr] = self._mask(legal)
-            if probe.touched:
-                if per_roll is None:
-                    per_roll = np.zeros((2, self.R, self.nb), dtype=bool)
-                    per_roll[:] = simple[:, None, :]
-                for r, roll in enumerate(self.rolls):
-                    card, log = self.facts.recording(row)
-                    per_roll[fr, r] = self._mask(self.variant.legal_boxes(card, roll, bool(fr)))
-                    seen |= self.facts.facts_of(log)
-        return simple, per_roll, frozenset(seen)
+    def _ask(self, row: np.ndarray, roll: Any, fr: int) -> tuple[np.ndarray, frozenset[int]]:
+        card, log = self.facts.recording(row)
+        legal = self.variant.legal_boxes(card, roll, bool(fr))
+        return self._mask(legal), self.facts.facts_of(log)
 
     def lookup(self, vals: np.ndarray) -> np.ndarray:
         """The legal class of every card row (see `allowed`)."""
         while True:
             reads = self.reads
-            cols = self.facts.columns(vals, reads)
-            uniq, first, inverse = unique_rows(cols)
+            uniq, first, inverse = unique_rows(self.facts.columns(vals, reads))
             ids = np.empty(len(uniq), dtype=np.int64)
             for u in range(len(uniq)):
                 key = tuple(uniq[u].tolist())
                 cid = self.class_of.get(key)
                 if cid is None:
-                    simple, per_roll, seen = self._build(vals[first[u]])
+                    row = vals[first[u]]
+                    simple = np.zeros((2, self.nb), dtype=bool)
+                    seen: set[int] = set()
+                    touched = False
+                    for fr in (0, 1):
+                        probe = _RollProbe(self.rolls[0])
+                        simple[fr], got = self._ask(row, probe, fr)
+                        seen |= got
+                        touched |= bool(probe.touched)
                     if not seen <= set(reads):
                         self.reads = tuple(sorted(seen | set(reads)))
-                        self.class_of, self.simple, self.per_roll, self._simple = {}, [], {}, None
+                        self._reset()
                         break
                     cid = self.class_of[key] = len(self.simple)
                     self.simple.append(simple)
-                    if per_roll is not None:
-                        self.per_roll[cid] = per_roll
+                    self.rows.append(row.copy())
+                    if touched:
+                        self.dep_of.append(self.n_dep)
+                        self.n_dep += 1
+                        if self.n_dep > len(self.per_roll):  # grow by doubling
+                            grow = max(16, len(self.per_roll))
+                            self.per_roll = np.concatenate([self.per_roll, np.zeros((grow, 2, self.R, self.nb), dtype=bool)])
+                            self.known = np.concatenate([self.known, np.zeros((grow, 2, self.R), dtype=bool)])
+                    else:
+                        self.dep_of.append(-1)
                 ids[u] = cid
             else:
                 if self._simple is None or len(self._simple) != len(self.simple):
                     self._simple = np.stack(self.simple)
-                return ids[inverse.reshape(-1)]
+                    self._dep = np.array(self.dep_of, dtype=np.int64)
+                return ids[inverse]
 
     def allowed(self, cls: np.ndarray, first: bool, roll: np.ndarray) -> np.ndarray:
         """[rows, boxes] legal boxes of cards of legal classes `cls` holding rolls `roll`."""
         fr = int(first)
         out = self._simple[cls, fr]
-        if self.per_roll:
-            for cid, table in self.per_roll.items():
-                sel = cls == cid
-                if sel.any():
-                    out[sel] = table[fr, roll[sel]]
+        dep = self._dep[cls]
+        sel = np.flatnonzero(dep >= 0)
+        if sel.size:
+            d, r = dep[sel], roll[sel]
+            missing = ~self.known[d, fr, r]
+            if missing.any():
+                cid_of_dep = {dd: c for c, dd in enumerate(self.dep_of) if dd >= 0}
+                for dd, rr in set(zip(d[missing].tolist(), r[missing].tolist())):
+                    mask, seen = self._ask(self.rows[cid_of_dep[dd]], self.rolls[rr], fr)
+                    if not seen <= set(self.reads):
+                        raise DicecupError("internal error: a legality rule read a box only for some rolls")
+                    self.per_roll[dd, fr, rr] = mask
+                    self.known[dd, fr, rr] = True
+            out[sel] = self.per_roll[d, fr, r]
         return out
 
 

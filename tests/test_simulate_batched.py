@@ -1,0 +1,229 @@
+"""The batched simulator against the engine: same tables, same decisions, same totals, same distribution.
+
+The batched simulator never calls the game; these tests check, state by state,
+that its tables say what `Variant.score` / `legal_boxes` say, that its policies
+pick what `GreedyBot` and the solver's `best_action` pick, that its totals are
+`Variant.total` of the cards it produced, and that its games score like games
+played through `GameState`.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from attrs import evolve
+
+from conftest import BUILTIN_VARIANTS
+from dicecup import Award, Card, GameState, Keep, Score
+from dicecup.bots import GreedyBot, RandomBot
+from dicecup.simulate import simulate, summarize
+from dicecup.simulate import optimal as optimal_mod
+from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
+from dicecup.simulate.tables import EMPTY
+
+CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [("yahtzee", {"joker": "forced"}), ("yahtzee", {"joker": "none"}),
+                                                ("russian", {"chance": "any"})]
+IDS = [v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS]
+
+
+def decision_states(variant, count: int, seed: int) -> list[GameState]:
+    """Decision states met in random games (every turn and roll number), `count` of them."""
+    rng = random.Random(seed)
+    bot = RandomBot(random.Random(seed + 1))
+    out: list[GameState] = []
+    while len(out) < count:
+        state = GameState.new(variant, 1)
+        while not state.over and len(out) < count:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            if rng.random() < 0.3:
+                out.append(state)
+            state = state.apply(bot.choose(state))
+    return out
+
+
+def as_rows(sim: Batched, states: list[GameState]):
+    """Card rows, roll ids and flags of decision states, as the batched simulator holds them."""
+    v = sim.variant
+    vals = np.full((len(states), len(v.box_ids)), EMPTY, dtype=np.int64)
+    for i, s in enumerate(states):
+        for j, b in enumerate(v.box_ids):
+            if b in s.card.scores:
+                vals[i, j] = s.card.scores[b]
+    roll_id = {r: i for i, r in enumerate(sim.dm.rolls)}
+    rolls = np.array([roll_id[tuple(sorted(s.dice))] for s in states], dtype=np.int64)
+    return vals, rolls
+
+
+def decide_each(sim: Batched, policy, states: list[GameState]) -> list:
+    """The batched policy's action for each state, as a GameState action."""
+    vals, rolls = as_rows(sim, states)
+    turn = Turn(sim, vals, 0)
+    actions = []
+    for i, s in enumerate(states):  # one by one: states differ in first-roll flag and rolls left
+        idx = np.array([i])
+        box, keep = policy.decide(turn, idx, rolls[i:i + 1], s.first_roll, s.rolls_left, np.random.default_rng(0))
+        if box[0] >= 0:
+            actions.append(Score(sim.variant.box_ids[int(box[0])]))
+        else:
+            actions.append(Keep(sim.dm.keeps[int(keep[0])]))
+    return actions
+
+
+@pytest.mark.parametrize(("vid", "options"), CONFIGS, ids=IDS)
+def test_tables_say_what_the_engine_says(engine, vid, options):
+    v = engine.variant(vid, options)
+    sim = Batched(v)
+    states = decision_states(v, 150, seed=7)
+    vals, rolls = as_rows(sim, states)
+    cls, tables, scores, points = sim.scores.lookup(vals)
+    legal_cls = sim.legal.lookup(vals)
+    for i, s in enumerate(states):
+        for fr in (False, True):
+            allowed = sim.legal.allowed(legal_cls[i:i + 1], fr, rolls[i:i + 1])[0]
+            legal = v.legal_boxes(s.card, s.roll_now, fr)
+            assert [b for j, b in enumerate(v.box_ids) if allowed[j]] == list(legal), (s.card, s.dice, fr)
+            for j, b in enumerate(v.box_ids):
+                res = v.score(s.card, b, s.roll_now, fr)
+                row = tables[cls[i], int(fr), rolls[i], j]
+                assert row[0] == res.score and points[cls[i], int(fr), rolls[i], j] == res.points, (s.card, s.dice, b, fr)
+                got = {sim.award_ids[k]: int(p) for k, p in enumerate(row[1:1 + len(sim.award_ids)]) if p}
+                want: dict[str, int] = {}
+                for a in res.awards:
+                    want[a.id] = want.get(a.id, 0) + a.points
+                assert got == want
+
+
+@pytest.mark.parametrize("vid", ["yahtzee", "russian", "generala", "yatzy"])
+def test_greedy_policy_is_greedybot(engine, vid):
+    v = engine.variant(vid)
+    sim = Batched(v)
+    states = decision_states(v, 40, seed=3)
+    bot = GreedyBot()
+    assert decide_each(sim, GreedyPolicy(), states) == [bot.choose(s) for s in states]
+
+
+@pytest.mark.parametrize(("vid", "options"), CONFIGS, ids=IDS)
+def test_random_policy_plays_legal_actions(engine, vid, options):
+    v = engine.variant(vid, options)
+    sim = Batched(v)
+    states = decision_states(v, 60, seed=5)
+    for s, action in zip(states, decide_each(sim, RandomPolicy(), states)):
+        assert action in s.legal_actions()
+
+
+def _award_card(v, sim: Batched, vals_row, award_row) -> Card:
+    scores = {b: int(vals_row[j]) for j, b in enumerate(v.box_ids)}
+    awards = tuple(Award(sim.award_ids[k], int(p)) for k, p in enumerate(award_row[: len(sim.award_ids)]) if p)
+    return Card(scores, awards)
+
+
+@pytest.mark.parametrize(("vid", "options"), CONFIGS, ids=IDS)
+@pytest.mark.parametrize("policy", [RandomPolicy, GreedyPolicy])
+def test_totals_are_variant_totals(engine, vid, options, policy):
+    v = engine.variant(vid, options)
+    sim = Batched(v)
+    vals, awards = sim.play(policy(), 60, np.random.default_rng(1))
+    assert (vals != EMPTY).all()
+    end = sim.end.points(vals)
+    totals = vals.sum(axis=1) + awards.sum(axis=1) + end.sum(axis=1)
+    for g in range(len(vals)):
+        card = _award_card(v, sim, vals[g], awards[g])
+        assert totals[g] == v.total(card)
+        want = {a.id: a.points for a in v.end_bonuses(card)}
+        assert {sim.award_ids[k]: int(p) for k, p in enumerate(end[g]) if p} == want
+
+
+@pytest.mark.parametrize(("vid", "options"), [("yahtzee", {"joker": "forced"}), ("russian", {}), ("generala", {})])
+def test_random_play_agrees_with_the_engine(engine, vid, options):
+    v = engine.variant(vid, options)
+    fast = summarize(simulate(v, "random", 10000, seed=1, method="batched"))
+    slow = summarize(simulate(v, "random", 1000, seed=2, method="engine"))
+    assert fast["method"] == "batched" and slow["method"] == "engine"
+    z = abs(fast["mean"] - slow["mean"]) / np.hypot(fast["se"], slow["se"])
+    assert z < 4, (fast["mean"], slow["mean"], z)
+    assert fast["sd"] == pytest.approx(slow["sd"], rel=0.15)
+
+
+@pytest.mark.slow
+def test_greedy_play_agrees_with_the_engine(engine):
+    v = engine.variant("yacht")  # GreedyBot through GameState takes ~0.2 s a game
+    fast = summarize(simulate(v, "greedy", 20000, seed=1, method="batched"))
+    slow = summarize(simulate(v, "greedy", 200, seed=2, method="engine"))
+    z = abs(fast["mean"] - slow["mean"]) / np.hypot(fast["se"], slow["se"])
+    assert z < 4, (fast["mean"], slow["mean"], z)
+
+
+# ----------------------------------------------------------------------------- optimal
+
+solver = pytest.importorskip("dicecup.solver")
+
+
+@pytest.fixture(scope="module")
+def solved(engine):
+    """Solutions solved in memory (no cache file), handed to the batched simulator."""
+    done = {}
+
+    def get(vid: str, options: dict | None = None):
+        v = engine.variant(vid, options or {})
+        if v.fingerprint not in done:
+            done[v.fingerprint] = solver.solve(v)
+            optimal_mod._SOLUTIONS[v.fingerprint] = done[v.fingerprint]
+        return v, done[v.fingerprint]
+
+    return get
+
+
+@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("yacht", {}), ("russian", {}), ("yahtzee", {"joker": "none"})])
+def test_optimal_policy_takes_a_best_action(solved, vid, options):
+    from dicecup.solver.advice import advise_state
+
+    v, solution = solved(vid, options)
+    sim = Batched(v)
+    states = decision_states(v, 60, seed=11)
+    for s, action in zip(states, decide_each(sim, optimal_mod.OptimalPolicy(v), states)):
+        options_ranked = advise_state(solution, s)
+        value = {o.action: o.value for o in options_ranked}
+        assert action in value, (s.card, s.dice, action)
+        assert value[action] >= options_ranked[0].value - 1e-6, (s.card, s.dice, action, options_ranked[:3])
+
+
+@pytest.mark.parametrize("vid", ["generala", "yacht", "russian"])
+def test_state_encoding_matches_the_solver(solved, vid):
+    v, solution = solved(vid)
+    sim = Batched(v)
+    states = decision_states(v, 80, seed=13)
+    vals, _ = as_rows(sim, states)
+    enc = optimal_mod._States(solution)
+    code, raw = enc.of(vals)
+    got = enc.index(code, raw)
+    want = [int(solution.index.lookup(np.array([c]), p)[0]) for c, p in (solution.index.state_of_card(s.card) for s in states)]
+    assert got.tolist() == want
+
+
+@pytest.mark.parametrize("vid", ["generala", "yacht", "russian-simple"])
+def test_optimal_mean_is_the_solver_value(solved, vid):
+    v, solution = solved(vid)
+    s = summarize(simulate(v, "optimal", 20000, seed=5))
+    assert s["method"] == "batched"
+    assert abs(s["mean"] - solution.expected_score) < 4 * s["se"], (s["mean"], solution.expected_score, s["se"])
+
+
+@pytest.mark.slow
+def test_optimal_yahtzee_matches_published_figures(solved):
+    v, solution = solved("yahtzee")
+    s = summarize(simulate(v, "optimal", 200_000, seed=8))
+    assert abs(s["mean"] - 254.5896) < 4 * s["se"]
+    assert s["sd"] == pytest.approx(59.6, abs=0.8)
+
+
+@pytest.mark.slow
+def test_optimal_batched_agrees_with_engine_games(solved):
+    v, _ = solved("yahtzee")
+    fast = summarize(simulate(v, "optimal", 50000, seed=1, method="batched"))
+    slow = summarize(simulate(v, "optimal", 800, seed=2, method="engine"))
+    z = abs(fast["mean"] - slow["mean"]) / np.hypot(fast["se"], slow["se"])
+    assert z < 4, (fast["mean"], slow["mean"], z)
