@@ -1,0 +1,82 @@
+"""Solver results on the built-in variants: the published Yahtzee optimum, agreement with an
+independent solver on the other joker modes and Yatzy, and the two kernels giving the same table."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dicecup import GameState
+from dicecup.solver import advise_state, jit, solve
+from dicecup.solver.advice import Policy
+
+
+@pytest.fixture(scope="module")
+def yahtzee(engine):
+    return solve(engine.variant("yahtzee"))
+
+
+def test_yahtzee_free_joker_is_the_published_optimum(yahtzee):
+    """Verhoeff (1999): optimal solitaire Yahtzee scores 254.5896 on average (free-choice joker)."""
+    assert round(yahtzee.expected_score, 4) == 254.5896
+
+
+def test_kniffel_is_yahtzee_under_other_names(engine, yahtzee):
+    kniffel = solve(engine.variant("kniffel"))
+    assert kniffel.states == yahtzee.states
+    assert kniffel.expected_score == pytest.approx(yahtzee.expected_score, abs=1e-9)
+
+
+# Values from an independent implementation: the Rust solver of PyPI `yatzy-solver` 1.0.0
+# (variants american+forced-joker, american+no-joker, yatzy-scandinavian), run on this machine.
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("vid", "options", "peer"),
+    [
+        ("yahtzee", {"joker": "forced"}, 254.58772873449593),
+        ("yahtzee", {"joker": "none"}, 253.97024118978018),
+        ("yatzy", {}, 248.4399893778553),
+    ],
+)
+def test_agrees_with_independent_solver(engine, vid, options, peer):
+    assert solve(engine.variant(vid, options)).expected_score == pytest.approx(peer, abs=1e-8)
+
+
+@pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("russian", {"bonus_at": "nonnegative"}), ("yacht", {})])
+def test_numba_and_numpy_kernels_give_the_same_table(engine, vid, options):
+    v = engine.variant(vid, options)
+    a, b = solve(v, kernel="numba"), solve(v, kernel="numpy")
+    assert a.states == b.states
+    np.testing.assert_allclose(a.values, b.values, rtol=0, atol=1e-9, equal_nan=True)
+
+
+@pytest.fixture(scope="module")
+def generala(engine):
+    return solve(engine.variant("generala"))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), stop=st.integers(0, 60))
+def test_policy_and_advisor_agree_on_random_states(generala, seed, stop):
+    """The bot's fast tables and the advisor's direct engine calls pick equally good actions."""
+    rng = random.Random(seed)
+    state = GameState.new(generala.variant, 1)
+    steps = 0
+    while not state.over:
+        if state.is_chance:
+            state = state.roll(rng)
+            continue
+        options = advise_state(generala, state)
+        values = {o.action: o.value for o in options}
+        assert set(values) == set(state.legal_actions())
+        chosen = Policy.of(generala).choose(state)
+        assert values[chosen] == pytest.approx(options[0].value, abs=1e-9)
+        steps += 1
+        if steps > stop:
+            break
+        state = state.apply(rng.choice(state.legal_actions()))  # wander off the optimal path too
