@@ -69,6 +69,30 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
         console.print(bonuses)
 
 
+def _load_solution(variant: Variant) -> None:
+    """Load (or solve, with a progress bar, and cache) the optimal strategy before simulating."""
+    try:
+        from .solver.cache import load_or_solve
+    except ImportError:
+        return  # no solver: `simulate` reports that the optimal strategy is unavailable
+    from .simulate.optimal import remember
+
+    err = Console(stderr=True)
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    tasks: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(f"{variant.id}: {'exploring states' if phase == 'search' else 'solving'}",
+                                        total=total or None)
+        bar.update(tasks[phase], completed=done, total=total or None)
+
+    with bar:
+        solution, _ = load_or_solve(variant, progress=update, warn=lambda msg: err.print(f"warning: {msg}"))
+    remember(solution)
+
+
 def _progress(games: int) -> tuple[Progress, Any]:
     """A rich progress bar on stderr; disabled when stderr is not a terminal."""
     err = Console(stderr=True)
@@ -107,6 +131,8 @@ def simulate(
         if plot is not None:
             check_plot_path(plot)
         v = load_variant(variant, option)
+        if strategy == "optimal":
+            _load_solution(v)
         bar, advance = _progress(games)
         start = time.perf_counter()
         with bar:
@@ -128,7 +154,7 @@ def simulate(
     else:
         from .simulate.stats import histogram
 
-        coarse = histogram(result.totals, target_bins=20)
+        coarse = histogram(result.totals, target_bins=24)
         console.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
         for line in terminal_histogram(coarse, s["games"]):
             console.print(line)

@@ -132,3 +132,13 @@ def test_every_builtin_variant_simulates(variant, strategy, engine):
     d = sim_json("--variant", variant, "--strategy", strategy, "--games", "12", "--seed", "5")
     assert d["games"] == 12
     assert list(d["boxes"]) == list(engine.variant(variant).box_ids)
+
+
+def test_optimal_strategy_from_the_solver(tmp_path, monkeypatch, engine):
+    solver = pytest.importorskip("dicecup.solver")
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path))
+    d = sim_json("--variant", "generala", "--strategy", "optimal", "--games", "3000", "--seed", "4")
+    assert d["strategy"] == "optimal" and d["method"] == "batched"
+    expected = solver.solve(engine.variant("generala")).expected_score
+    assert abs(d["mean"] - expected) < 4 * d["se"]
+    assert any(tmp_path.iterdir())  # the strategy table was cached where the environment says

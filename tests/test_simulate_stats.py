@@ -45,8 +45,11 @@ def test_single_game_has_zero_spread():
     assert (d["sd"], d["se"], d["median"], d["mode"]) == (0.0, 0.0, 7.0, 7)
 
 
-@pytest.mark.parametrize(("span", "bins", "width"), [(1, 40, 1), (40, 40, 1), (41, 40, 2), (100, 40, 5), (300, 40, 10), (17, 2, 10)])
-def test_nice_width_is_the_smallest_1_2_5_step(span, bins, width):
+@pytest.mark.parametrize(
+    ("span", "bins", "width"),
+    [(1, 40, 1), (40, 40, 1), (41, 40, 2), (100, 40, 5), (300, 40, 10), (17, 2, 10), (450, 20, 25), (401, 20, 25), (400, 20, 20)],
+)
+def test_nice_width_is_the_smallest_nice_step(span, bins, width):
     assert nice_width(span, bins) == width
 
 

@@ -17,7 +17,7 @@ from ..errors import DicecupError
 from ..model import Variant
 from .tables import EMPTY
 
-__all__ = ["optimal_available", "OptimalPolicy", "solution_for"]
+__all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]
 
 _SOLUTIONS: dict[str, object] = {}
 TIE = 1e-9
@@ -49,6 +49,11 @@ def solution_for(variant: Variant):
             got, _ = load_or_solve(variant)
         _SOLUTIONS[variant.fingerprint] = got
     return got
+
+
+def remember(solution) -> None:
+    """Use this Solution for its variant from now on (e.g. one the CLI loaded with a progress bar)."""
+    _SOLUTIONS[solution.variant.fingerprint] = solution
 
 
 class _States:

@@ -17,22 +17,23 @@ from .result import SimResult
 __all__ = ["PERCENTILES", "describe", "histogram", "nice_width", "summarize"]
 
 PERCENTILES = (1, 5, 25, 75, 95, 99)
-_NICE = (1, 2, 5)
+_NICE = (1, 2, 2.5, 5)
 
 
 def nice_width(span: int, target_bins: int) -> int:
-    """The smallest 1-2-5 x 10^k integer bin width giving at most `target_bins` bins over `span`."""
+    """The smallest integer bin width of the form 1, 2, 2.5 or 5 x 10^k giving at most `target_bins` bins over `span`."""
     need = max(1, span) / max(1, target_bins)
     mag = 1
     while True:
         for step in _NICE:
-            if step * mag >= need:
-                return step * mag
+            width = step * mag
+            if width == int(width) and width >= need:
+                return int(width)
         mag *= 10
 
 
-def histogram(values: np.ndarray, target_bins: int = 40) -> dict[str, Any]:
-    """Integer totals in equal bins aligned to multiples of a 1-2-5 width.
+def histogram(values: np.ndarray, target_bins: int = 60) -> dict[str, Any]:
+    """Integer totals in equal bins aligned to multiples of a 'nice' width (see `nice_width`).
 
     Bin i holds the totals t with edges[i] <= t < edges[i + 1].
     """
@@ -68,7 +69,7 @@ def describe(values: np.ndarray) -> dict[str, Any]:
     }
 
 
-def summarize(result: SimResult, target_bins: int = 40) -> dict[str, Any]:
+def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
     """Every figure of a simulation as a JSON-ready dict (see the CLI's `--json`)."""
     v = result.variant
     out: dict[str, Any] = {
