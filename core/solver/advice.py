@@ -8,6 +8,7 @@ tables the solver built, one turn table per state, memoised.
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -67,10 +68,17 @@ def advise(solution: Solution, card: Card, dice: Sequence[int], rolls_left: int,
         options.append(Option(Score(box), so_far + val, points=pts))
     if rolls_left > 0:
         graph = solution.graph
-        later = np.full((graph.n_rolls, 1), -np.inf)
-        for i, r in enumerate(v.all_rolls()):
-            for box in v.legal_boxes(card, r, False):
-                later[i, 0] = max(later[i, 0], box_value(box, r, False)[0])
+        key = (id(solution), card)
+        hit = _LATER.get(key)
+        later = hit[1] if hit is not None and hit[0]() is solution else None
+        if later is None:  # best value of scoring each roll after a later roll: same for the whole turn
+            later = np.full((graph.n_rolls, 1), -np.inf)
+            for i, r in enumerate(v.all_rolls()):
+                for box in v.legal_boxes(card, r, False):
+                    later[i, 0] = max(later[i, 0], box_value(box, r, False)[0])
+            _LATER[key] = (weakref.ref(solution), later)
+            if len(_LATER) > 64:
+                _LATER.popitem(last=False)
         keeps = _keep_values(graph, later, rolls_left)
         for k in sub_multisets(roll.dice):
             if len(k) < len(roll.dice):
@@ -79,6 +87,9 @@ def advise(solution: Solution, card: Card, dice: Sequence[int], rolls_left: int,
     if options:
         options[0] = Option(options[0].action, options[0].value, True, options[0].points)
     return options
+
+
+_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card): a turn's decisions share it
 
 
 def _keep_values(graph, later: np.ndarray, rolls_left: int) -> np.ndarray:

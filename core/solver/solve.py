@@ -10,7 +10,6 @@ from functools import cached_property
 import numpy as np
 
 from ..model import Card, Variant
-from . import jit
 from .dp import backward, backward_jit
 from .errors import SolverError
 from .rules import RuleModel
@@ -125,6 +124,8 @@ def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Prog
     kernel = kernel or os.environ.get(KERNEL_ENV) or "auto"
     if kernel not in ("auto", "numba", "numpy"):
         raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
+    from . import jit  # numba is imported only when solving (the advisor does not need it)
+
     if kernel == "auto":
         kernel = "numba" if jit.AVAILABLE else "numpy"
     if kernel == "numba" and not jit.AVAILABLE:
