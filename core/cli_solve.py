@@ -222,9 +222,8 @@ def _option_json(o: Any) -> dict[str, Any]:
 def _hint_factory(variant: Variant):
     """Advisor for `dicecup play --hints`: every option of a decision with its expected final score."""
     from .solver.advice import advise_state
-    from .solver.cache import load_or_solve
 
-    solution, _ = load_or_solve(variant)
+    solution, _ = _load(variant, None, quiet=False, no_cache=False)
     return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
 
 

@@ -48,7 +48,10 @@ class StateSpace:
         self.full = (1 << nb) - 1
         self.n_codes = (1 << nb) * model.n_flagcodes
         if self.n_codes > MAX_CODES:
-            raise StateSpaceTooLarge(model.variant.id, self.n_codes, max_states, complete=False)
+            raise SolverError(
+                f"{model.variant.id}: {nb} boxes and {model.n_flagcodes} flag combinations make "
+                f"{self.n_codes:,} card classes to index, above the solver's {MAX_CODES:,}"
+            )
         keep = [i for i, c in enumerate(model.clamps) if c is not None]
         self.group_ids = keep  # positions in model.all_groups of the groups that matter
         self.groups = [model.all_groups[i] for i in keep]
