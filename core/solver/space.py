@@ -137,6 +137,9 @@ class StateSpace:
         self.classes: list[dict[int, object]] = [layer]
         total = self._count(layer[0])
         trans_cache: dict[tuple, list] = {}
+        shift_memo: dict[tuple, object] = {}
+        clo_l = self.clo[0].tolist() if self.G == 1 else []
+        chi_l = self.chi[0].tolist() if self.G == 1 else []
         for _ in range(self.nb):
             nxt: dict[int, object] = {}
             codes = sorted(layer)
@@ -172,7 +175,13 @@ class StateSpace:
                     for add, inc in moves:
                         code2 = code + add
                         mask2 = code2 & self.full
-                        got = self._shift(ps, inc, mask2)
+                        if self.G == 1:  # many classes share a progress set: memoise the shift
+                            skey = (ps, inc[0], clo_l[mask2], chi_l[mask2])
+                            got = shift_memo.get(skey)
+                            if got is None:
+                                got = shift_memo[skey] = self._shift(ps, inc, mask2)
+                        else:
+                            got = self._shift(ps, inc, mask2)
                         old = nxt.get(code2)
                         nxt[code2] = got if old is None else self._union(old, got)
             if not nxt:
