@@ -227,3 +227,53 @@ def test_optimal_batched_agrees_with_engine_games(solved):
     slow = summarize(simulate(v, "optimal", 800, seed=2, method="engine"))
     z = abs(fast["mean"] - slow["mean"]) / np.hypot(fast["se"], slow["se"])
     assert z < 4, (fast["mean"], slow["mean"], z)
+
+
+# ----------------------------------------------------------------------------- compiled optimal play
+
+jit = pytest.importorskip("dicecup.simulate.jit")
+needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    ("vid", "options"),
+    [("generala", {}), ("russian", {}), pytest.param("yahtzee", {"joker": "forced"}, marks=pytest.mark.slow)],
+)
+def test_compiled_games_total_like_the_engine(solved, vid, options):
+    from dicecup.simulate.batch import batched_for
+
+    v, _ = solved(vid, options)
+    sim = batched_for(v)
+    vals, awards = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
+    assert (vals != EMPTY).all()
+    end = sim.end.points(vals)
+    for g in range(len(vals)):
+        card = _award_card(v, sim, vals[g], awards[g])
+        assert vals[g].sum() + awards[g].sum() + end[g].sum() == v.total(card)
+
+
+@needs_numba
+def test_compiled_results_do_not_depend_on_chunking(solved, monkeypatch):
+    from dicecup.simulate import batch
+
+    v, _ = solved("generala")
+    whole = simulate(v, "optimal", 3000, seed=9)
+    monkeypatch.setattr(batch, "JIT_CHUNK", 700)
+    pieces = simulate(v, "optimal", 3000, seed=9)
+    assert (whole.totals == pieces.totals).all() and (whole.boxes == pieces.boxes).all()
+    assert not (simulate(v, "optimal", 3000, seed=10).totals == whole.totals).all()
+
+
+@needs_numba
+@pytest.mark.parametrize("vid", ["generala", "russian"])
+def test_compiled_and_numpy_optimal_play_agree(solved, vid, monkeypatch):
+    from dicecup.simulate.batch import NO_JIT_ENV
+
+    v, solution = solved(vid)
+    fast = summarize(simulate(v, "optimal", 40000, seed=1))
+    monkeypatch.setenv(NO_JIT_ENV, "1")
+    ref = summarize(simulate(v, "optimal", 10000, seed=2))
+    z = abs(fast["mean"] - ref["mean"]) / np.hypot(fast["se"], ref["se"])
+    assert z < 4, (fast["mean"], ref["mean"])
+    assert abs(ref["mean"] - solution.expected_score) < 4 * ref["se"]

@@ -10,6 +10,7 @@ simulator's, and tests check both agree.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Protocol
 
@@ -23,6 +24,7 @@ from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 __all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES"]
 
 Progress = Callable[[int], None]
+NO_JIT_ENV = "DICECUP_SIMULATE_NO_JIT"  # set to play optimal games with the numpy reference policy
 
 
 class Turn:
@@ -185,6 +187,24 @@ def batched_for(variant: Variant) -> Batched:
     return sim
 
 
+JIT_CHUNK = 1 << 18  # games per chunk on the compiled path
+
+
+def compiled_play(policy: Policy, sim: Batched):
+    """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
+    from .optimal import OptimalPolicy
+
+    if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
+        return None
+    from . import jit
+
+    if not jit.AVAILABLE:
+        return None
+    from .optimal import JitPlay
+
+    return JitPlay(policy, sim)
+
+
 def make_policy(variant: Variant, strategy: str) -> Policy:
     if strategy == "optimal":
         from .optimal import OptimalPolicy
@@ -198,19 +218,22 @@ def simulate_batched(variant: Variant, strategy: str, games: int, seed: int,
     """Play `games` games in chunks; chunk i draws from a generator seeded by (seed, i)."""
     sim = batched_for(variant)
     policy = make_policy(variant, strategy)
-    chunk = getattr(policy, "chunk", 4096)
+    jitted = compiled_play(policy, sim)
+    chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
     nb = len(variant.box_ids)
     parts_vals, parts_awards = [], []
     done = 0
     for i, start in enumerate(range(0, games, chunk)):
         n = min(chunk, games - start)
-        rng = np.random.default_rng([seed, i])
 
         def on_turn(t: int, base: int = done, n: int = n) -> None:
             if progress is not None:
                 progress(base + (n * t) // nb)
 
-        vals, awards = sim.play(policy, n, rng, on_turn)
+        if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
+            vals, awards = jitted.play(n, seed, start, on_turn)
+        else:
+            vals, awards = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
         parts_vals.append(vals)
         parts_awards.append(awards + sim.end.points(vals))
         done += n

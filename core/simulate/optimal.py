@@ -255,3 +255,86 @@ class OptimalPolicy:
         if scoring.any():
             box[scoring] = self._best_box(turn, idx[scoring], roll[scoring], first)[0]
         return box, np.where(keep, choice, -1)
+
+
+class JitPlay:
+    """Batched optimal play with the compiled kernels (`jit.py`): whole turns per game, in parallel."""
+
+    def __init__(self, policy: OptimalPolicy, sim) -> None:
+        from . import jit
+
+        self.jit = jit
+        self.policy = policy
+        self.sim = sim
+        self.graph = jit.graph_arrays(policy.graph)
+        if not hasattr(policy, "slot_keys"):
+            policy._slots()
+        self._slot_cache: tuple | None = None
+
+    def _slotidx(self, scores: np.ndarray, points: np.ndarray) -> tuple:
+        """Per score class: slot (numbered over all boxes) of each tabulated score, -1 if unknown
+        [C, 2, rolls, boxes]; the same and points as [C, 2, boxes, rolls]; whether first rolls score alike [C]."""
+        if self._slot_cache is None or self._slot_cache[0] is not scores:
+            p = self.policy
+            inside = (scores >= p.score_lo) & (scores <= p.score_hi)
+            idx = p.box_off + np.clip(scores, p.score_lo, p.score_hi) - p.score_lo
+            slots = np.where(inside, p.slot_map[idx], -1).astype(np.int64)
+            same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
+            self._slot_cache = (scores, slots, np.ascontiguousarray(slots.transpose(0, 1, 3, 2)),
+                                np.ascontiguousarray(points.transpose(0, 1, 3, 2)).astype(np.float64), same)
+        return self._slot_cache[1:]
+
+    def play(self, games: int, seed: int, first_game: int, on_turn=None, state_chunk: int = 16384):
+        """(box scores, awards won when scoring) of `games` games; dice from streams (seed, game number)."""
+        p, sim, jit, ga = self.policy, self.sim, self.jit, self.graph
+        v = sim.variant
+        nb = len(v.box_ids)
+        vals = np.full((games, nb), EMPTY, dtype=np.int64)
+        awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
+        rng = jit.seed_streams(seed, first_game, games)
+        errors = np.zeros(2, dtype=np.int64)
+        ix = p.states.ix
+        for t in range(nb):
+            cls, tables, scores, points = sim.scores.lookup(vals)
+            slotidx, slot_t, points_t, same_cls = self._slotidx(scores, points)
+            code, raw = p.states.of(vals)
+            sidx = p.states.index(code, raw)
+            if (sidx >= ix.size).any():
+                g = int(np.flatnonzero(sidx >= ix.size)[0])
+                raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}")
+            _, first, inv = np.unique(sidx, return_index=True, return_inverse=True)
+            inv = inv.reshape(-1)
+            ucode, uraw = code[first], raw[first]
+            after = p._successors(ucode, uraw)
+            legs = [p.space.legality(int(c)) for c in ucode.tolist()]
+            later = np.array([lg.later for lg in legs], dtype=np.int64)
+            firstb = np.array([lg.first for lg in legs], dtype=np.int64)
+            dep = [i for i, lg in enumerate(legs) if lg.table is not None]
+            rd_index = np.full(len(legs), -1, dtype=np.int64)
+            rd_index[dep] = np.arange(len(dep))
+            rd_tables = (np.stack([legs[i].table for i in dep]).astype(np.int64) if dep
+                         else np.zeros((1, sim.dm.R, 2), dtype=np.int64))
+            masks = ucode & ix.full
+            order = np.argsort(inv, kind="stable")
+            bounds = list(range(0, len(ucode), state_chunk)) + [len(ucode)]
+            starts = np.searchsorted(inv[order], bounds)
+            for k, s0 in enumerate(range(0, len(ucode), state_chunk)):
+                s1 = min(len(ucode), s0 + state_chunk)
+                n = s1 - s0
+                now = np.empty((n, 2, sim.dm.R))
+                keeps = np.empty((n, max(v.rolls - 1, 1), int(ga["levels"][v.dice])))
+                sc = cls[first[s0:s1]]
+                same = same_cls[sc] & (later[s0:s1] == firstb[s0:s1]) & (rd_index[s0:s1] < 0)
+                jit.turn_tables(masks[s0:s1], sc, same, later[s0:s1], firstb[s0:s1], rd_index[s0:s1], rd_tables,
+                                points_t, slot_t, np.ascontiguousarray(after[:, s0:s1]), ga["levels"], ga["add_edges"],
+                                ga["sub_edges"], ga["sub_count"], v.faces, v.dice, v.rolls, now, keeps, errors)
+                g = order[starts[k]:starts[k + 1]]
+                jit.play_turn(g, inv[g] - s0, cls[g], vals, awards, rng, masks[s0:s1], later[s0:s1], firstb[s0:s1],
+                              rd_index[s0:s1], rd_tables, tables, points, slotidx, np.ascontiguousarray(after[:, s0:s1]),
+                              now, keeps, ga["levels"], ga["code_row"], ga["row_counts"], v.faces, v.dice, v.rolls,
+                              int(EMPTY), errors)
+            if errors.any():
+                raise DicecupError("internal error: a box got a score the solver never saw, or no legal box could be valued")
+            if on_turn is not None:
+                on_turn(t + 1)
+        return vals, awards

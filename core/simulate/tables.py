@@ -134,8 +134,17 @@ def unique_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ranks = np.empty(cols.shape, dtype=np.int64)
     spans = []
     for c in range(cols.shape[1]):
-        distinct, ranks[:, c] = np.unique(cols[:, c], return_inverse=True)
-        spans.append(len(distinct))
+        col = cols[:, c]
+        empty = col == EMPTY
+        if empty.any() and not empty.all():
+            col = np.where(empty, col[~empty].min() - 1, col)  # an open box ranks below every score
+        lo, hi = int(col.min()), int(col.max())
+        if hi - lo < 1 << 20:  # small range: the offset is a rank (gaps are harmless)
+            ranks[:, c] = col - lo
+            spans.append(hi - lo + 1)
+        else:
+            distinct, ranks[:, c] = np.unique(col, return_inverse=True)
+            spans.append(len(distinct))
     if float(np.prod(np.array(spans, dtype=float))) < 2.0**62:
         weights = np.concatenate([[1], np.cumprod(spans[:-1])]).astype(np.int64)
         _, first, inverse = np.unique(ranks @ weights, return_index=True, return_inverse=True)

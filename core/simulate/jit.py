@@ -1,0 +1,259 @@
+"""Compiled (numba) kernels for batched optimal play: per-state turn tables, then whole turns game by game.
+
+Same arithmetic and tie rules as the numpy path in `optimal.py` (which stays the
+reference, and the fallback when numba is missing): the value of scoring each
+roll is the best, over legal open boxes, of the engine-table points plus the
+solver's value after; keeps are the solver kernel's two recursions over dice
+multisets. Dice come from a per-game splitmix64 stream, so a game's dice depend
+only on (seed, game number), not on how games are batched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # pragma: no cover - exercised where numba is absent
+    numba = None
+
+__all__ = ["AVAILABLE", "graph_arrays", "turn_tables", "play_turn", "seed_streams"]
+
+AVAILABLE = numba is not None
+TIE = 1e-9
+MASK64 = (1 << 64) - 1
+
+
+def graph_arrays(graph) -> dict:
+    """The dice-multiset graph (DiceGraph) as flat arrays: levels, +face edges, -die edges."""
+    n = len(graph.multisets)
+    levels = np.array([int(lv[0]) for lv in graph.levels] + [n], dtype=np.int64)
+    add = np.zeros((n, graph.faces), dtype=np.int64)
+    for s in range(graph.dice):
+        add[graph.levels[s]] = graph.add_edges[s]
+    width = max(e.shape[1] for e in graph.sub_edges[1:])
+    sub = np.zeros((n, width), dtype=np.int64)
+    count = np.zeros(n, dtype=np.int64)
+    for s in range(1, graph.dice + 1):
+        for row, idx in zip(graph.levels[s], graph.sub_edges[s]):
+            distinct = sorted(set(idx.tolist()))
+            count[row] = len(distinct)
+            sub[row, : len(distinct)] = distinct
+    # dense code -> row of every multiset (code: sum of count[f] * (dice + 1) ** (f - 1))
+    radix = graph.dice + 1
+    code_row = np.full(radix**graph.faces, -1, dtype=np.int64)
+    counts = np.zeros((n, graph.faces), dtype=np.int64)
+    for i, m in enumerate(graph.multisets):
+        code = 0
+        for d in m:
+            code += radix ** (d - 1)
+            counts[i, d - 1] += 1
+        code_row[code] = i
+    return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
+            "code_row": code_row, "row_counts": counts}
+
+
+def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
+    """The initial splitmix64 state of games first_game .. first_game + games - 1 of a run."""
+    base = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & MASK64)
+    with np.errstate(over="ignore"):
+        return base + np.arange(first_game, first_game + games, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+
+
+if AVAILABLE:
+
+    @numba.njit(cache=True, nogil=True)
+    def _next(state, g):
+        """splitmix64: advance game g's stream, return 64 random bits."""
+        state[g] += np.uint64(0x9E3779B97F4A7C15)
+        z = state[g]
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+    @numba.njit(cache=True, nogil=True)
+    def _die(state, g, faces):
+        """A uniform face 1..faces (rejection sampling on 32 bits: no modulo bias)."""
+        limit = np.uint64((1 << 32) - ((1 << 32) % faces))
+        while True:
+            x = _next(state, g) >> np.uint64(32)
+            if x < limit:
+                return int(x % np.uint64(faces)) + 1
+
+    @numba.njit(cache=True, nogil=True)
+    def _legal(b, f, r, s, later_bits, first_bits, rd_index, rd_tables):
+        rd = rd_index[s]
+        if rd >= 0:
+            return (rd_tables[rd, r, f] >> b) & 1
+        return ((first_bits[s] if f == 1 else later_bits[s]) >> b) & 1
+
+    @numba.njit(cache=True, parallel=True)
+    def turn_tables(masks, sclass, same, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t, after,
+                    levels, add_edges, sub_edges, sub_count, faces, dice, rolls, now, keeps, errors):
+        """Per state s: now[s, f, r] best value of scoring roll r (f = 1: first roll), keeps[s, i, row] value of
+        keeping multiset `row` at the decision after roll i + 1 (the rest rerolled).
+
+        points_t / slot_t are [classes, 2, boxes, rolls]; same[s]: scoring ignores the first-roll flag.
+        """
+        n_states = masks.shape[0]
+        n_rolls = levels[dice + 1] - levels[dice]
+        nb = points_t.shape[2]
+        lo_roll = levels[dice]
+        n_rows = add_edges.shape[0]
+        inv = 1.0 / faces
+        for s in numba.prange(n_states):
+            val = np.empty(n_rolls)
+            keep = np.empty(n_rows)
+            best = np.empty(n_rows)
+            c = sclass[s]
+            rd = rd_index[s]
+            for f in range(2):
+                if f == 1 and same[s]:
+                    for r in range(n_rolls):
+                        now[s, 1, r] = now[s, 0, r]
+                    break
+                row_now = now[s, f]
+                for r in range(n_rolls):
+                    row_now[r] = -np.inf
+                bits = first_bits[s] if f == 1 else later_bits[s]
+                for b in range(nb):
+                    if (masks[s] >> b) & 1:
+                        continue
+                    if rd < 0 and not (bits >> b) & 1:
+                        continue
+                    pts = points_t[c, f, b]
+                    sls = slot_t[c, f, b]
+                    for r in range(n_rolls):
+                        if rd >= 0 and not (rd_tables[rd, r, f] >> b) & 1:
+                            continue
+                        sl = sls[r]
+                        if sl < 0:
+                            errors[0] += 1
+                            continue
+                        v = pts[r] + after[sl, s]
+                        if v > row_now[r]:
+                            row_now[r] = v
+            for r in range(n_rolls):
+                val[r] = now[s, 1, r] if rolls == 1 else now[s, 0, r]
+            for left in range(1, rolls):
+                fl = 1 if left == rolls - 1 else 0
+                for r in range(n_rolls):
+                    keep[lo_roll + r] = val[r]
+                for size in range(dice - 1, -1, -1):
+                    for row in range(levels[size], levels[size + 1]):
+                        acc = 0.0
+                        for j in range(faces):
+                            acc += keep[add_edges[row, j]]
+                        keep[row] = acc * inv
+                stage = rolls - 1 - left
+                for row in range(lo_roll):
+                    keeps[s, stage, row] = keep[row]
+                for row in range(levels[0], levels[1]):
+                    best[row] = keep[row]
+                for size in range(1, dice):
+                    for row in range(levels[size], levels[size + 1]):
+                        m = keep[row]
+                        for j in range(sub_count[row]):
+                            m = max(m, best[sub_edges[row, j]])
+                        best[row] = m
+                for r in range(n_rolls):
+                    row = lo_roll + r
+                    m = now[s, fl, r]
+                    for j in range(sub_count[row]):
+                        m = max(m, best[sub_edges[row, j]])
+                    val[r] = m
+
+    @numba.njit(cache=True, parallel=True)
+    def play_turn(games, pos, sclass, vals, awards, rng, masks, later_bits, first_bits, rd_index, rd_tables,
+                  tables, points, slotidx, after, now, keeps, levels, code_row, row_counts, faces, dice, rolls,
+                  empty, errors):
+        """Play one turn of each game in `games` (state pos[i]): roll, keep optimally, score the best box."""
+        nb = points.shape[3]
+        lo_roll = levels[dice]
+        radix = dice + 1
+        n_awards = tables.shape[4] - 1
+        for i in numba.prange(games.shape[0]):
+            g = games[i]
+            s = pos[i]
+            c = sclass[i]
+            counts = np.zeros(faces, dtype=np.int64)
+            kept = np.zeros(faces, dtype=np.int64)
+            pick = np.zeros(faces, dtype=np.int64)
+            opt_val = np.empty(1 << dice)
+            opt_code = np.empty(1 << dice, dtype=np.int64)
+            held = 0
+            for used in range(1, rolls + 1):
+                for _ in range(dice - held):
+                    counts[_die(rng, g, faces) - 1] += 1
+                code = 0
+                mult = 1
+                for f in range(faces):
+                    code += counts[f] * mult
+                    mult *= radix
+                r = code_row[code] - lo_roll
+                f1 = 1 if used == 1 else 0
+                if used < rolls:
+                    stage = used - 1
+                    # best keep: sub-multisets in GameState.legal_keeps order (last face varies fastest);
+                    # the first one within TIE of the best value is taken
+                    n_opt = 0
+                    best = -np.inf
+                    for f in range(faces):
+                        pick[f] = 0
+                    while True:
+                        total = 0
+                        kc = 0
+                        mult = 1
+                        for f in range(faces):
+                            total += pick[f]
+                            kc += pick[f] * mult
+                            mult *= radix
+                        if total < dice:
+                            v = keeps[s, stage, code_row[kc]]
+                            opt_val[n_opt] = v
+                            opt_code[n_opt] = kc
+                            n_opt += 1
+                            if v > best:
+                                best = v
+                        f = faces - 1
+                        while f >= 0 and pick[f] == counts[f]:
+                            pick[f] = 0
+                            f -= 1
+                        if f < 0:
+                            break
+                        pick[f] += 1
+                    first_ok = opt_code[0]
+                    for j in range(n_opt):
+                        if opt_val[j] >= best - TIE:
+                            first_ok = opt_code[j]
+                            break
+                    if best > now[s, f1, r] + TIE:
+                        row = code_row[first_ok]
+                        held = 0
+                        for f in range(faces):
+                            counts[f] = row_counts[row, f]
+                            held += counts[f]
+                        continue
+                # score: the first best legal open box
+                bb = -1
+                bv = -np.inf
+                for b in range(nb):
+                    if vals[g, b] != empty:
+                        continue
+                    if not _legal(b, f1, r, s, later_bits, first_bits, rd_index, rd_tables):
+                        continue
+                    sl = slotidx[c, f1, r, b]
+                    if sl < 0:
+                        errors[0] += 1
+                        continue
+                    v = points[c, f1, r, b] + after[sl, s]
+                    if v > bv:
+                        bv = v
+                        bb = b
+                if bb < 0 or not np.isfinite(bv):
+                    errors[1] += 1
+                    break
+                vals[g, bb] = tables[c, f1, r, bb, 0]
+                for a in range(n_awards):
+                    awards[g, a] += tables[c, f1, r, bb, 1 + a]
+                break
