@@ -21,6 +21,7 @@ from .rules import ERR, Legality, RuleModel
 __all__ = ["StateSpace", "Layer", "MAX_CODES"]
 
 MAX_CODES = 1 << 27
+SIZE_ANYWAY = 8  # past the limit, the search goes on (to give the exact size) up to this many times it
 
 
 class Layer:
@@ -189,8 +190,10 @@ class StateSpace:
             layer = nxt
             self.classes.append(layer)
             total += sum(self._count(ps) for ps in layer.values())
-            if max_states is not None and total > max_states:
+            if max_states is not None and total > SIZE_ANYWAY * max_states:  # too big even to count exactly
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
+        if max_states is not None and total > max_states:
+            raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=True)
         self.n_states = total
 
     def _moves(self, b: int, scores: np.ndarray, ctx: int) -> list[tuple[int, tuple[int, ...]]]:
