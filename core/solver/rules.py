@@ -135,6 +135,11 @@ class RuleModel:
     def _card(self, assign: dict[int, int]) -> Card:
         return traced_card({self.box_ids[b]: self.cat_value(b, c) for b, c in sorted(assign.items()) if c})
 
+    def _check_legal_reads(self, reads: Reads, assign: dict[int, int]) -> None:
+        """A legality probe may read which boxes are filled, and flagged values only."""
+        if reads.awards or reads.values:
+            self._check_reads(reads, assign, "a legality rule")
+
     def _check_reads(self, reads: Reads, assign: dict[int, int], what: str, allowed_values: frozenset[int] = frozenset()) -> list[int]:
         """Boxes read (indices); refuses reads the solver's state cannot answer."""
         if reads.awards:
@@ -314,7 +319,7 @@ class RuleModel:
             probe.asked = set()
             with tracing() as reads:
                 legal = Variant.legal_boxes(probe, card, self._traced_rolls[0], first)
-            self._check_reads(reads, assign, "a legality rule")
+            self._check_legal_reads(reads, assign)
             if not reads.roll and not probe.asked:  # the roll played no part: one answer for every roll
                 per_f.append(self._bits(legal))
                 continue
@@ -338,7 +343,7 @@ class RuleModel:
                 probe.asked = set()
                 with tracing() as reads:
                     legal = Variant.legal_boxes(probe, card, self._traced_rolls[r], first)
-                self._check_reads(reads, assign, "a legality rule")
+                self._check_legal_reads(reads, assign)
             per_f.append(result)
         later, first_ = per_f
         if isinstance(later, int) and isinstance(first_, int):

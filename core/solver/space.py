@@ -153,13 +153,17 @@ class StateSpace:
                 leg = m.legality(code)
                 self.legal[code] = leg
                 scores, _ = m.context_tables(ctx)
-                for b in range(self.nb):
-                    if mask >> b & 1:
-                        continue
+                if leg.table is None:
+                    later = leg.later if m.variant.rolls > 1 else 0
+                    todo = (later | leg.first) & ~mask
+                else:
+                    todo = self.full & ~mask
+                while todo:
+                    low = todo & -todo
+                    todo ^= low
+                    b = low.bit_length() - 1
                     if leg.table is None:
-                        which = (leg.later >> b & 1) * (m.variant.rolls > 1) | (leg.first >> b & 1) << 1
-                        if not which:
-                            continue
+                        which = (later >> b & 1) | (leg.first >> b & 1) << 1
                         key = (ctx, b, which)
                         moves = trans_cache.get(key)
                         if moves is None:

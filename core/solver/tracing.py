@@ -26,15 +26,18 @@ VALUE = 2
 class Reads:
     """What one engine call read: box -> FILLED|VALUE bits, and whether it read the roll or awards."""
 
-    __slots__ = ("boxes", "roll", "awards")
+    __slots__ = ("boxes", "roll", "awards", "values")
 
     def __init__(self) -> None:
         self.boxes: dict[str, int] = {}
         self.roll = False
         self.awards = False
+        self.values = False  # any VALUE read at all (lets callers skip checking)
 
     def note(self, box: Any, kind: int) -> None:
         self.boxes[box] = self.boxes.get(box, 0) | kind
+        if kind & VALUE:
+            self.values = True
 
 
 _stack: list[Reads] = []
