@@ -66,12 +66,11 @@ rules:
     "eight-faces": """
 id: tiny-eight-faces
 dice: {count: 2, faces: 8}
-turn: {rolls: 3}
+turn: {rolls: 2}
 boxes:
   low:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
   high:  {section: upper, pattern: {kind: face, face: 8}, score: sum}
-  pair:  {section: lower, pattern: {kind: of_a_kind, n: 2}, score: total, first_roll: {add: 5}}
-  run:   {section: lower, pattern: {kind: straight, length: 2}, score: 9}
+  run:   {section: lower, pattern: {kind: straight, length: 2}, score: 9, first_roll: {add: 5}}
 bonuses:
   up: {kind: threshold, section: upper, at_least: 10, points: 20}
 """,
