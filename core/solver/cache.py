@@ -44,14 +44,21 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dicecup"
 
 
+_SCORING_CORE = ("compiler.py", "dice.py", "engine.py", "hookspecs.py", "model.py")
+
+
 def _rules_digest() -> str:
-    """What else the values depend on: the rule plugins' code and installed plugin packages."""
+    """What else the values depend on: the code that scores (engine core, rule plugins), the
+    solver's own code, and the installed third-party plugin packages."""
     h = hashlib.sha256()
     from .. import __version__, plugins
 
     h.update(__version__.encode())
-    for folder in (Path(plugins.__file__).parent, Path(__file__).parent.parent):
-        for path in sorted(folder.glob("*.py")):
+    core = Path(__file__).parent.parent
+    files = [core / name for name in _SCORING_CORE]
+    files += sorted(Path(plugins.__file__).parent.glob("*.py")) + sorted(Path(__file__).parent.glob("*.py"))
+    for path in files:
+        if path.exists():
             h.update(path.name.encode())
             h.update(path.read_bytes())
     try:
