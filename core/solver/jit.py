@@ -21,18 +21,22 @@ __all__ = ["AVAILABLE", "layer_values"]
 
 AVAILABLE = numba is not None
 
+W = 8  # states handled together in the dice recursions (the inner loop runs over them: SIMD)
+
 if AVAILABLE:
 
     @numba.njit(cache=True, nogil=True)
-    def _state(i, codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
-               points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides, clo, chi,
-               full, nb, G, size, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice, rolls,
-               fs_both, sv, score, val, keep, best):
+    def _scores(i, w, codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
+                points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides, clo, chi,
+                full, nb, G, size, rolls, fs_both, sv, score, row):
+        """Fill score[f, r, w]: best points + successor value of scoring roll r (f: after the first roll).
+
+        Returns False when a legal box leads to a state without a value (a search bug).
+        """
         code = codes[i]
         mask = code & full
         ctx = ctxs[i]
-        # value of each successor slot
-        for b in range(nb):
+        for b in range(nb):  # value of each successor slot
             if (mask >> b) & 1:
                 continue
             for k in range(n_slots[b]):
@@ -55,14 +59,12 @@ if AVAILABLE:
                                 break
                             idx += off * strides[g, code2]
                 sv[b, k] = values[idx]
-        n_rolls = roll_probs.shape[0]
-        bad = False
-        # best score of each roll: f = 0 after a later roll, f = 1 after the first roll
+        n_rolls = score.shape[1]
+        ok = True
         for f in range(2):
             if f == 0 and rolls == 1:
                 continue  # a one-roll turn only scores right after its first roll
             ff = f if fs_both else (1 if rolls == 1 else 0)
-            row = score[f]
             for r in range(n_rolls):
                 row[r] = -np.inf
             rd = rd_index[i]
@@ -75,51 +77,76 @@ if AVAILABLE:
                 pts = points[ctx, b, ff]
                 sl = slots[ctx, b, ff]
                 svb = sv[b]
-                for r in range(n_rolls):
-                    if rd >= 0 and not (rd_tables[rd, r, ff] >> b) & 1:
-                        continue
-                    v = pts[r] + svb[sl[r]]
-                    bad |= v != v
-                    row[r] = max(row[r], v)
+                if rd < 0:
+                    for r in range(n_rolls):
+                        v = pts[r] + svb[sl[r]]
+                        ok &= v == v
+                        row[r] = max(row[r], v)
+                else:
+                    for r in range(n_rolls):
+                        if (rd_tables[rd, r, ff] >> b) & 1:
+                            v = pts[r] + svb[sl[r]]
+                            ok &= v == v
+                            row[r] = max(row[r], v)
+            for r in range(n_rolls):
+                score[f, r, w] = row[r]
             if not fs_both:
                 for r in range(n_rolls):
-                    score[1 - f, r] = row[r]
+                    score[1 - f, r, w] = row[r]
                 break
-        if bad:
-            return np.nan
-        # the turn: value after the last roll, then rerolls back to the first roll
+        return ok
+
+    @numba.njit(cache=True, nogil=True)
+    def _turns(score, val, keep, best, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice, rolls, out, start, m):
+        """The turn recursions for a block of W states (columns); the first m go to out[start:start+m]."""
+        n = W  # a compile-time width: the inner loops vectorise
+        n_rolls = roll_probs.shape[0]
         lo_roll = levels[dice]
         for r in range(n_rolls):
-            val[r] = score[1, r] if rolls == 1 else score[0, r]
+            for w in range(n):
+                val[r, w] = score[1, r, w] if rolls == 1 else score[0, r, w]
         inv = 1.0 / faces
         for left in range(1, rolls):
             fl = 1 if left == rolls - 1 else 0
             for r in range(n_rolls):
-                keep[lo_roll + r] = val[r]
+                for w in range(n):
+                    keep[lo_roll + r, w] = val[r, w]
             for s in range(dice - 1, -1, -1):
-                for row_ in range(levels[s], levels[s + 1]):
-                    acc = 0.0
+                for row in range(levels[s], levels[s + 1]):
+                    for w in range(n):
+                        keep[row, w] = 0.0
                     for j in range(faces):
-                        acc += keep[add_edges[row_, j]]
-                    keep[row_] = acc * inv
-            for row_ in range(levels[0], levels[1]):
-                best[row_] = keep[row_]
+                        src = add_edges[row, j]
+                        for w in range(n):
+                            keep[row, w] += keep[src, w]
+                    for w in range(n):
+                        keep[row, w] *= inv
+            for row in range(levels[0], levels[1]):
+                for w in range(n):
+                    best[row, w] = keep[row, w]
             for s in range(1, dice):
-                for row_ in range(levels[s], levels[s + 1]):
-                    m = keep[row_]
-                    for j in range(sub_count[row_]):
-                        m = max(m, best[sub_edges[row_, j]])
-                    best[row_] = m
+                for row in range(levels[s], levels[s + 1]):
+                    for w in range(n):
+                        best[row, w] = keep[row, w]
+                    for j in range(sub_count[row]):
+                        src = sub_edges[row, j]
+                        for w in range(n):
+                            best[row, w] = max(best[row, w], best[src, w])
             for r in range(n_rolls):
-                row_ = lo_roll + r
-                m = score[fl, r]
-                for j in range(sub_count[row_]):
-                    m = max(m, best[sub_edges[row_, j]])
-                val[r] = m
-        total = 0.0
+                row = lo_roll + r
+                for w in range(n):
+                    val[r, w] = score[fl, r, w]
+                for j in range(sub_count[row]):
+                    src = sub_edges[row, j]
+                    for w in range(n):
+                        val[r, w] = max(val[r, w], best[src, w])
+        total = np.zeros(W)
         for r in range(n_rolls):
-            total += roll_probs[r] * val[r]
-        return total
+            p = roll_probs[r]
+            for w in range(n):
+                total[w] += p * val[r, w]
+        for w in range(m):
+            out[start + w] = total[w]
 
     @numba.njit(cache=True, parallel=True)
     def _layer(codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
@@ -127,22 +154,33 @@ if AVAILABLE:
                full, nb, G, size, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice, rolls,
                fs_both, out):
         n = codes.shape[0]
-        chunk = 64
-        n_chunks = (n + chunk - 1) // chunk
+        n_blocks = (n + W - 1) // W
         n_rows = add_edges.shape[0]
         kmax = slot_add.shape[1]
         n_rolls = roll_probs.shape[0]
-        for c in numba.prange(n_chunks):
+        for c in numba.prange(n_blocks):
             sv = np.empty((nb, kmax))
-            score = np.empty((2, n_rolls))
-            val = np.empty(n_rolls)
-            keep = np.empty(n_rows)
-            best = np.empty(n_rows)
-            for i in range(c * chunk, min(n, (c + 1) * chunk)):
-                out[i] = _state(i, codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
-                                points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides,
-                                clo, chi, full, nb, G, size, levels, add_edges, sub_edges, sub_count,
-                                roll_probs, faces, dice, rolls, fs_both, sv, score, val, keep, best)
+            row = np.empty(n_rolls)
+            score = np.empty((2, n_rolls, W))
+            val = np.empty((n_rolls, W))
+            keep = np.empty((n_rows, W))
+            best = np.empty((n_rows, W))
+            start = c * W
+            m = min(W, n - start)
+            ok = True
+            for w in range(m, W):  # padding columns of the last block: harmless zeros
+                for f in range(2):
+                    for r in range(n_rolls):
+                        score[f, r, w] = 0.0
+            for w in range(m):
+                ok &= _scores(start + w, w, codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
+                              points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides,
+                              clo, chi, full, nb, G, size, rolls, fs_both, sv, score, row)
+            _turns(score, val, keep, best, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice,
+                   rolls, out, start, m)
+            if not ok:
+                for w in range(m):
+                    out[start + w] = np.nan
 
 
 def layer_values(args: dict) -> np.ndarray:
