@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels for batched optimal play: per-state turn tables, then whole turns game by game.
+"""Compiled (numba) kernel for batched optimal play: per state, its turn tables, then whole turns of its games.
 
 Same arithmetic and tie rules as the numpy path in `optimal.py` (which stays the
 reference, and the fallback when numba is missing): the value of scoring each
@@ -17,7 +17,7 @@ try:
 except ImportError:  # pragma: no cover - exercised where numba is absent
     numba = None
 
-__all__ = ["AVAILABLE", "graph_arrays", "turn_tables", "play_turn", "seed_streams"]
+__all__ = ["AVAILABLE", "graph_arrays", "play_turn", "seed_streams"]
 
 AVAILABLE = numba is not None
 TIE = 1e-9
@@ -87,173 +87,185 @@ if AVAILABLE:
             return (rd_tables[rd, r, f] >> b) & 1
         return ((first_bits[s] if f == 1 else later_bits[s]) >> b) & 1
 
-    @numba.njit(cache=True, parallel=True)
-    def turn_tables(masks, sclass, same, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t, after,
-                    levels, add_edges, sub_edges, sub_count, faces, dice, rolls, now, keeps, errors):
-        """Per state s: now[s, f, r] best value of scoring roll r (f = 1: first roll), keeps[s, i, row] value of
-        keeping multiset `row` at the decision after roll i + 1 (the rest rerolled).
-
-        points_t / slot_t are [classes, 2, boxes, rolls]; same[s]: scoring ignores the first-roll flag.
-        """
-        n_states = masks.shape[0]
+    @numba.njit(cache=True, nogil=True)
+    def _tables(s, c, same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t, after,
+                levels, add_edges, sub_edges, sub_count, faces, dice, rolls, now, keeps, val, keep, best, errors):
+        """State s: now[f, r] best value of scoring roll r (f = 1: first roll); keeps[i, row] value of keeping
+        multiset `row` at the decision after roll i + 1 (the rest rerolled). c: the state's score class."""
         n_rolls = levels[dice + 1] - levels[dice]
         nb = points_t.shape[2]
         lo_roll = levels[dice]
-        n_rows = add_edges.shape[0]
         inv = 1.0 / faces
-        for s in numba.prange(n_states):
-            val = np.empty(n_rolls)
-            keep = np.empty(n_rows)
-            best = np.empty(n_rows)
-            c = sclass[s]
-            rd = rd_index[s]
-            for f in range(2):
-                if f == 1 and same[s]:
-                    for r in range(n_rolls):
-                        now[s, 1, r] = now[s, 0, r]
-                    break
-                row_now = now[s, f]
+        rd = rd_index[s]
+        for f in range(2):
+            if f == 1 and same:
                 for r in range(n_rolls):
-                    row_now[r] = -np.inf
-                bits = first_bits[s] if f == 1 else later_bits[s]
-                for b in range(nb):
-                    if (masks[s] >> b) & 1:
-                        continue
-                    if rd < 0 and not (bits >> b) & 1:
-                        continue
-                    pts = points_t[c, f, b]
-                    sls = slot_t[c, f, b]
-                    for r in range(n_rolls):
-                        if rd >= 0 and not (rd_tables[rd, r, f] >> b) & 1:
-                            continue
-                        sl = sls[r]
-                        if sl < 0:
-                            errors[0] += 1
-                            continue
-                        v = pts[r] + after[sl, s]
-                        if v > row_now[r]:
-                            row_now[r] = v
+                    now[1, r] = now[0, r]
+                break
             for r in range(n_rolls):
-                val[r] = now[s, 1, r] if rolls == 1 else now[s, 0, r]
-            for left in range(1, rolls):
-                fl = 1 if left == rolls - 1 else 0
+                now[f, r] = -np.inf
+            bits = first_bits[s] if f == 1 else later_bits[s]
+            for b in range(nb):
+                if (masks[s] >> b) & 1:
+                    continue
+                if rd < 0 and not (bits >> b) & 1:
+                    continue
                 for r in range(n_rolls):
-                    keep[lo_roll + r] = val[r]
-                for size in range(dice - 1, -1, -1):
-                    for row in range(levels[size], levels[size + 1]):
-                        acc = 0.0
-                        for j in range(faces):
-                            acc += keep[add_edges[row, j]]
-                        keep[row] = acc * inv
-                stage = rolls - 1 - left
-                for row in range(lo_roll):
-                    keeps[s, stage, row] = keep[row]
-                for row in range(levels[0], levels[1]):
-                    best[row] = keep[row]
-                for size in range(1, dice):
-                    for row in range(levels[size], levels[size + 1]):
-                        m = keep[row]
-                        for j in range(sub_count[row]):
-                            m = max(m, best[sub_edges[row, j]])
-                        best[row] = m
-                for r in range(n_rolls):
-                    row = lo_roll + r
-                    m = now[s, fl, r]
-                    for j in range(sub_count[row]):
-                        m = max(m, best[sub_edges[row, j]])
-                    val[r] = m
-
-    @numba.njit(cache=True, parallel=True)
-    def play_turn(games, pos, sclass, vals, awards, rng, masks, later_bits, first_bits, rd_index, rd_tables,
-                  tables, points, slotidx, after, now, keeps, levels, code_row, row_counts, faces, dice, rolls,
-                  empty, errors):
-        """Play one turn of each game in `games` (state pos[i]): roll, keep optimally, score the best box."""
-        nb = points.shape[3]
-        lo_roll = levels[dice]
-        radix = dice + 1
-        n_awards = tables.shape[4] - 1
-        for i in numba.prange(games.shape[0]):
-            g = games[i]
-            s = pos[i]
-            c = sclass[i]
-            counts = np.zeros(faces, dtype=np.int64)
-            kept = np.zeros(faces, dtype=np.int64)
-            pick = np.zeros(faces, dtype=np.int64)
-            opt_val = np.empty(1 << dice)
-            opt_code = np.empty(1 << dice, dtype=np.int64)
-            held = 0
-            for used in range(1, rolls + 1):
-                for _ in range(dice - held):
-                    counts[_die(rng, g, faces) - 1] += 1
-                code = 0
-                mult = 1
-                for f in range(faces):
-                    code += counts[f] * mult
-                    mult *= radix
-                r = code_row[code] - lo_roll
-                f1 = 1 if used == 1 else 0
-                if used < rolls:
-                    stage = used - 1
-                    # best keep: sub-multisets in GameState.legal_keeps order (last face varies fastest);
-                    # the first one within TIE of the best value is taken
-                    n_opt = 0
-                    best = -np.inf
-                    for f in range(faces):
-                        pick[f] = 0
-                    while True:
-                        total = 0
-                        kc = 0
-                        mult = 1
-                        for f in range(faces):
-                            total += pick[f]
-                            kc += pick[f] * mult
-                            mult *= radix
-                        if total < dice:
-                            v = keeps[s, stage, code_row[kc]]
-                            opt_val[n_opt] = v
-                            opt_code[n_opt] = kc
-                            n_opt += 1
-                            if v > best:
-                                best = v
-                        f = faces - 1
-                        while f >= 0 and pick[f] == counts[f]:
-                            pick[f] = 0
-                            f -= 1
-                        if f < 0:
-                            break
-                        pick[f] += 1
-                    first_ok = opt_code[0]
-                    for j in range(n_opt):
-                        if opt_val[j] >= best - TIE:
-                            first_ok = opt_code[j]
-                            break
-                    if best > now[s, f1, r] + TIE:
-                        row = code_row[first_ok]
-                        held = 0
-                        for f in range(faces):
-                            counts[f] = row_counts[row, f]
-                            held += counts[f]
+                    if rd >= 0 and not (rd_tables[rd, r, f] >> b) & 1:
                         continue
-                # score: the first best legal open box
-                bb = -1
-                bv = -np.inf
-                for b in range(nb):
-                    if vals[g, b] != empty:
-                        continue
-                    if not _legal(b, f1, r, s, later_bits, first_bits, rd_index, rd_tables):
-                        continue
-                    sl = slotidx[c, f1, r, b]
+                    sl = slot_t[c, f, b, r]
                     if sl < 0:
                         errors[0] += 1
                         continue
-                    v = points[c, f1, r, b] + after[sl, s]
-                    if v > bv:
-                        bv = v
-                        bb = b
-                if bb < 0 or not np.isfinite(bv):
-                    errors[1] += 1
-                    break
-                vals[g, bb] = tables[c, f1, r, bb, 0]
-                for a in range(n_awards):
-                    awards[g, a] += tables[c, f1, r, bb, 1 + a]
-                break
+                    v = points_t[c, f, b, r] + after[sl, s]
+                    if v > now[f, r]:
+                        now[f, r] = v
+        for r in range(n_rolls):
+            val[r] = now[1, r] if rolls == 1 else now[0, r]
+        for left in range(1, rolls):
+            fl = 1 if left == rolls - 1 else 0
+            for r in range(n_rolls):
+                keep[lo_roll + r] = val[r]
+            for size in range(dice - 1, -1, -1):
+                for row in range(levels[size], levels[size + 1]):
+                    acc = 0.0
+                    for j in range(faces):
+                        acc += keep[add_edges[row, j]]
+                    keep[row] = acc * inv
+            stage = rolls - 1 - left
+            for row in range(lo_roll):
+                keeps[stage, row] = keep[row]
+            for row in range(levels[0], levels[1]):
+                best[row] = keep[row]
+            for size in range(1, dice):
+                for row in range(levels[size], levels[size + 1]):
+                    m = keep[row]
+                    for j in range(sub_count[row]):
+                        m = max(m, best[sub_edges[row, j]])
+                    best[row] = m
+            for r in range(n_rolls):
+                row = lo_roll + r
+                m = now[fl, r]
+                for j in range(sub_count[row]):
+                    m = max(m, best[sub_edges[row, j]])
+                val[r] = m
+
+    @numba.njit(cache=True, nogil=True)
+    def _play(g, s, c, vals, awards, rng, later_bits, first_bits, rd_index, rd_tables, tables, points, slotidx,
+              after, now, keeps, lo_roll, code_row, row_counts, powers, faces, dice, rolls, empty,
+              counts, pick, opt_val, opt_code, errors):
+        """One turn of game g (state s, score class c): roll, keep optimally, score the best box."""
+        nb = points.shape[3]
+        n_awards = tables.shape[4] - 1
+        for f in range(faces):
+            counts[f] = 0
+        held = 0
+        for used in range(1, rolls + 1):
+            for _ in range(dice - held):
+                counts[_die(rng, g, faces) - 1] += 1
+            code = 0
+            for f in range(faces):
+                code += counts[f] * powers[f]
+            r = code_row[code] - lo_roll
+            f1 = 1 if used == 1 else 0
+            if used < rolls:
+                stage = used - 1
+                # keeps in GameState.legal_keeps order (an odometer, the last face fastest);
+                # the first one within TIE of the best value is taken
+                n_opt = 0
+                best = -np.inf
+                for f in range(faces):
+                    pick[f] = 0
+                kc = 0
+                total = 0
+                while True:
+                    if total < dice:
+                        v = keeps[stage, code_row[kc]]
+                        opt_val[n_opt] = v
+                        opt_code[n_opt] = kc
+                        n_opt += 1
+                        if v > best:
+                            best = v
+                    f = faces - 1
+                    while f >= 0 and pick[f] == counts[f]:
+                        kc -= pick[f] * powers[f]
+                        total -= pick[f]
+                        pick[f] = 0
+                        f -= 1
+                    if f < 0:
+                        break
+                    pick[f] += 1
+                    kc += powers[f]
+                    total += 1
+                if best > now[f1, r] + TIE:
+                    chosen = opt_code[0]
+                    for j in range(n_opt):
+                        if opt_val[j] >= best - TIE:
+                            chosen = opt_code[j]
+                            break
+                    row = code_row[chosen]
+                    held = 0
+                    for f in range(faces):
+                        counts[f] = row_counts[row, f]
+                        held += counts[f]
+                    continue
+            # score: the first best legal open box
+            bb = -1
+            bv = -np.inf
+            for b in range(nb):
+                if vals[g, b] != empty:
+                    continue
+                if not _legal(b, f1, r, s, later_bits, first_bits, rd_index, rd_tables):
+                    continue
+                sl = slotidx[c, f1, r, b]
+                if sl < 0:
+                    errors[0] += 1
+                    continue
+                v = points[c, f1, r, b] + after[sl, s]
+                if v > bv:
+                    bv = v
+                    bb = b
+            if bb < 0 or not np.isfinite(bv):
+                errors[1] += 1
+                return
+            vals[g, bb] = tables[c, f1, r, bb, 0]
+            for a in range(n_awards):
+                awards[g, a] += tables[c, f1, r, bb, 1 + a]
+            return
+
+    @numba.njit(cache=True, parallel=True)
+    def play_turn(state_class, state_same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t,
+                  after, seg_state, seg_lo, seg_hi, games, game_class, vals, awards, rng, tables, points, slotidx,
+                  levels, add_edges, sub_edges, sub_count, code_row, row_counts, faces, dice, rolls, empty, errors):
+        """One turn of every game. Work comes in segments (a state and a run of its games, games[lo:hi]):
+        per segment, in parallel, the state's turn tables, then the turn of each of those games while the
+        tables are in cache. A state with many games is split over several segments (its tables recomputed)."""
+        n_segs = seg_state.shape[0]
+        n_rolls = levels[dice + 1] - levels[dice]
+        lo_roll = levels[dice]
+        n_rows = add_edges.shape[0]
+        powers = np.empty(faces, dtype=np.int64)
+        p = 1
+        for f in range(faces):
+            powers[f] = p
+            p *= dice + 1
+        per = 16  # segments per parallel task: scratch arrays are allocated once per task
+        for task in numba.prange((n_segs + per - 1) // per):
+            now = np.empty((2, n_rolls))
+            keeps = np.empty((max(rolls - 1, 1), lo_roll))
+            val = np.empty(n_rolls)
+            keep = np.empty(n_rows)
+            best = np.empty(n_rows)
+            counts = np.zeros(faces, dtype=np.int64)
+            pick = np.zeros(faces, dtype=np.int64)
+            opt_val = np.empty(1 << dice)
+            opt_code = np.empty(1 << dice, dtype=np.int64)
+            for k in range(task * per, min(n_segs, (task + 1) * per)):
+                s = seg_state[k]
+                _tables(s, state_class[s], state_same[s], masks, later_bits, first_bits, rd_index, rd_tables,
+                        points_t, slot_t, after, levels, add_edges, sub_edges, sub_count, faces, dice, rolls,
+                        now, keeps, val, keep, best, errors)
+                for i in range(seg_lo[k], seg_hi[k]):
+                    _play(games[i], s, game_class[i], vals, awards, rng, later_bits, first_bits, rd_index, rd_tables,
+                          tables, points, slotidx, after, now, keeps, lo_roll, code_row, row_counts, powers,
+                          faces, dice, rolls, empty, counts, pick, opt_val, opt_code, errors)

@@ -257,6 +257,20 @@ class OptimalPolicy:
         return box, np.where(keep, choice, -1)
 
 
+SEGMENT = 256  # at most this many games of one state per parallel work item
+
+
+def _segments(start: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(state, lo, hi) work items: state s's games start[s]:start[s + 1], cut in runs of at most `size`."""
+    n = np.diff(start)
+    pieces = np.maximum(1, -(-n // size))
+    state = np.repeat(np.arange(len(n)), pieces)
+    k = np.arange(len(state)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    lo = start[state] + k * size
+    hi = np.minimum(lo + size, start[state + 1])
+    return state, lo, hi
+
+
 class JitPlay:
     """Batched optimal play with the compiled kernels (`jit.py`): whole turns per game, in parallel."""
 
@@ -284,7 +298,7 @@ class JitPlay:
                                 np.ascontiguousarray(points.transpose(0, 1, 3, 2)).astype(np.float64), same)
         return self._slot_cache[1:]
 
-    def play(self, games: int, seed: int, first_game: int, on_turn=None, state_chunk: int = 16384):
+    def play(self, games: int, seed: int, first_game: int, on_turn=None):
         """(box scores, awards won when scoring) of `games` games; dice from streams (seed, game number)."""
         p, sim, jit, ga = self.policy, self.sim, self.jit, self.graph
         v = sim.variant
@@ -302,8 +316,11 @@ class JitPlay:
             if (sidx >= ix.size).any():
                 g = int(np.flatnonzero(sidx >= ix.size)[0])
                 raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}")
-            _, first, inv = np.unique(sidx, return_index=True, return_inverse=True)
-            inv = inv.reshape(-1)
+            order = np.argsort(sidx, kind="stable")  # games grouped by state (one sort per turn)
+            ordered = sidx[order]
+            cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+            start = np.concatenate([[0], cuts, [len(order)]]).astype(np.int64)
+            first = order[start[:-1]]
             ucode, uraw = code[first], raw[first]
             after = p._successors(ucode, uraw)
             legs = [p.space.legality(int(c)) for c in ucode.tolist()]
@@ -315,24 +332,13 @@ class JitPlay:
             rd_tables = (np.stack([legs[i].table for i in dep]).astype(np.int64) if dep
                          else np.zeros((1, sim.dm.R, 2), dtype=np.int64))
             masks = ucode & ix.full
-            order = np.argsort(inv, kind="stable")
-            bounds = list(range(0, len(ucode), state_chunk)) + [len(ucode)]
-            starts = np.searchsorted(inv[order], bounds)
-            for k, s0 in enumerate(range(0, len(ucode), state_chunk)):
-                s1 = min(len(ucode), s0 + state_chunk)
-                n = s1 - s0
-                now = np.empty((n, 2, sim.dm.R))
-                keeps = np.empty((n, max(v.rolls - 1, 1), int(ga["levels"][v.dice])))
-                sc = cls[first[s0:s1]]
-                same = same_cls[sc] & (later[s0:s1] == firstb[s0:s1]) & (rd_index[s0:s1] < 0)
-                jit.turn_tables(masks[s0:s1], sc, same, later[s0:s1], firstb[s0:s1], rd_index[s0:s1], rd_tables,
-                                points_t, slot_t, np.ascontiguousarray(after[:, s0:s1]), ga["levels"], ga["add_edges"],
-                                ga["sub_edges"], ga["sub_count"], v.faces, v.dice, v.rolls, now, keeps, errors)
-                g = order[starts[k]:starts[k + 1]]
-                jit.play_turn(g, inv[g] - s0, cls[g], vals, awards, rng, masks[s0:s1], later[s0:s1], firstb[s0:s1],
-                              rd_index[s0:s1], rd_tables, tables, points, slotidx, np.ascontiguousarray(after[:, s0:s1]),
-                              now, keeps, ga["levels"], ga["code_row"], ga["row_counts"], v.faces, v.dice, v.rolls,
-                              int(EMPTY), errors)
+            seg_state, seg_lo, seg_hi = _segments(start, SEGMENT)
+            sc = cls[first]
+            same = same_cls[sc] & (later == firstb) & (rd_index < 0)
+            jit.play_turn(sc, same, masks, later, firstb, rd_index, rd_tables, points_t, slot_t, after, seg_state,
+                          seg_lo, seg_hi, order, cls[order], vals, awards, rng, tables, points, slotidx, ga["levels"],
+                          ga["add_edges"], ga["sub_edges"], ga["sub_count"], ga["code_row"], ga["row_counts"],
+                          v.faces, v.dice, v.rolls, int(EMPTY), errors)
             if errors.any():
                 raise DicecupError("internal error: a box got a score the solver never saw, or no legal box could be valued")
             if on_turn is not None:
