@@ -106,3 +106,29 @@ def test_state_limit_gives_the_size(tmp_path):
         solve(v, max_states=1)  # far past the limit the search stops early: a lower bound
     assert info.value.states > 1
     assert solve(v, max_states=full).states == full
+
+
+class Beyond:
+    """Declares the flag (twos, 2) but compares the value with 3 too: beyond the declared values."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("beyond", {}, "pair scores double while twos holds more than 2")
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        held = ctx.card.value("twos")
+        if ctx.box.id == "pair" and held is not None and held > 2:
+            return score * 2
+        return None
+
+    @hookimpl
+    def dicecup_state_flags(self, variant):
+        return [BoxFlag("twos", 2)]
+
+
+def test_value_compared_beyond_declared_flags_is_refused(tmp_path):
+    text = TINY["threshold"] + "rules:\n  beyond: {}\n"
+    v = _load(tmp_path, text, Beyond())
+    with pytest.raises(SolverError, match=r"depends on the value of box 'twos' beyond the declared flag values \[2\]"):
+        solve(v)

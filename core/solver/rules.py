@@ -15,7 +15,7 @@ filled with the box's i-th flag value.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -132,13 +132,34 @@ class RuleModel:
             code += (self.digit_of(b, score) * self.radix[b]) << self.nb
         return code
 
-    def _card(self, assign: dict[int, int]) -> Card:
-        return traced_card({self.box_ids[b]: self.cat_value(b, c) for b, c in sorted(assign.items()) if c})
+    def _card(self, assign: dict[int, int], alt: bool = False) -> Card:
+        """A traced card with these categories; `alt`: another value for 'filled, no flag value'."""
+        return traced_card({self.box_ids[b]: self._value(b, c, alt) for b, c in sorted(assign.items()) if c})
 
-    def _check_legal_reads(self, reads: Reads, assign: dict[int, int]) -> None:
-        """A legality probe may read which boxes are filled, and flagged values only."""
+    def _value(self, b: int, cat: int, alt: bool) -> int:
+        if alt and cat == 1 and b in self.flag_values:
+            return max(self.flag_values[b]) + 1
+        return self.cat_value(b, cat)
+
+    def _other_read(self, reads: Reads, assign: dict[int, int]) -> bool:
+        """Whether a flagged box holding none of its flag values had its value read."""
+        for name, kind in reads.boxes.items():
+            b = self.bidx.get(name)
+            if b is not None and kind & VALUE and assign.get(b) == 1 and b in self.flag_values:
+                return True
+        return False
+
+    def _beyond_flags(self, what: str, reads: Reads, assign: dict[int, int]) -> str:
+        names = [n for n, k in reads.boxes.items() if k & VALUE and assign.get(self.bidx.get(n, -1)) == 1]
+        return (f"{what} depends on the value of box {names[0]!r} beyond the declared flag values "
+                f"{list(self.flag_values[self.bidx[names[0]]])}; declare every value the rule compares with")
+
+    def _check_legal_reads(self, reads: Reads, assign: dict[int, int], card_alt=None) -> None:
+        """A legality probe may read which boxes are filled, and flagged values only (compared with them)."""
         if reads.awards or reads.values:
             self._check_reads(reads, assign, "a legality rule")
+            if reads.values and self._other_read(reads, assign) and card_alt is not None and card_alt():
+                raise SolverError(self._beyond_flags("a legality rule", reads, assign))
 
     def _check_reads(self, reads: Reads, assign: dict[int, int], what: str, allowed_values: frozenset[int] = frozenset()) -> list[int]:
         """Boxes read (indices); refuses reads the solver's state cannot answer."""
@@ -208,6 +229,15 @@ class RuleModel:
                 if "*" in reads.boxes:
                     raise SolverError(f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes")
                 read = self._check_reads(reads, assign, f"the score of box {box!r}")
+                if reads.values and self._other_read(reads, assign):
+                    with tracing():
+                        try:
+                            res = self.variant.score(self._card(assign, alt=True), box, roll, first)
+                            alt: tuple[int, float] | Exception = (int(res.score), float(res.points))
+                        except Exception as exc:
+                            alt = exc
+                    if alt != out and not (isinstance(alt, Exception) and isinstance(out, Exception)):
+                        raise SolverError(self._beyond_flags(f"the score of box {box!r}", reads, assign))
                 evals[key] = out
                 new = [d for d in read if d not in dep]
                 if new:
@@ -319,7 +349,7 @@ class RuleModel:
             probe.asked = set()
             with tracing() as reads:
                 legal = Variant.legal_boxes(probe, card, self._traced_rolls[0], first)
-            self._check_legal_reads(reads, assign)
+            self._check_legal_reads(reads, assign, self._legal_differs(assign, 0, first, legal))
             if not reads.roll and not probe.asked:  # the roll played no part: one answer for every roll
                 per_f.append(self._bits(legal))
                 continue
@@ -343,7 +373,7 @@ class RuleModel:
                 probe.asked = set()
                 with tracing() as reads:
                     legal = Variant.legal_boxes(probe, card, self._traced_rolls[r], first)
-                self._check_legal_reads(reads, assign)
+                self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, legal))
             per_f.append(result)
         later, first_ = per_f
         if isinstance(later, int) and isinstance(first_, int):
@@ -353,6 +383,15 @@ class RuleModel:
         if (later == later[0]).all() and (first_ == first_[0]).all():
             return Legality(int(first_[0]), int(later[0]))
         return Legality(0, 0, np.stack([later, first_], axis=1))
+
+    def _legal_differs(self, assign: dict[int, int], r: int, first: bool, legal) -> Callable[[], bool]:
+        """A check (run only if needed): does the alternative 'no flag value' card change legality?"""
+
+        def check() -> bool:
+            with tracing():
+                return tuple(self.variant.legal_boxes(self._card(assign, alt=True), self.rolls[r], first)) != tuple(legal)
+
+        return check
 
     @cached_property
     def _probe(self) -> _ProbeVariant:
