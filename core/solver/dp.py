@@ -18,7 +18,7 @@ from .errors import SolverError
 from .kernel import turn_value
 from .space import StateSpace
 
-__all__ = ["score_arrays", "backward"]
+__all__ = ["score_arrays", "backward", "backward_jit"]
 
 BATCH = 2048
 NEG = -np.inf
@@ -124,11 +124,12 @@ def backward(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.
                 codes, prog = layer.codes[part], layer.progress[part]
                 first, later = score_arrays(space, values, int(ctx[part[0]]), codes, prog)
                 v = turn_value(model.graph, first, later, model.variant.rolls)
-                if np.isnan(v).any() or np.isneginf(v).any():
+                if not np.isfinite(v).all():
                     bad = int(np.flatnonzero(~np.isfinite(v))[0])
                     raise SolverError(
                         f"{model.variant.id}: internal error: state (class {int(codes[bad])}, progress "
-                        f"{prog[bad].tolist()}) reaches a state the forward search did not find"
+                        f"{prog[bad].tolist()}) has no finite value (a roll with no legal box, or a successor "
+                        "the forward search did not find)"
                     )
                 values[layer.index[part]] = v
                 if on_states:
