@@ -1,12 +1,19 @@
 """The optimal policy for the batched simulator, driven by the solver's value table.
 
 Per turn, every game's solver state (class code + clamped threshold totals) is
-computed from its box scores; the solver's kernel gives, for each distinct
-state, the value of every keep at each reroll. Scoring decisions compare, box
-by box, the points the engine's tables give plus the solver's value of the
-state the box leads to. Ties go as in the solver's own `Policy.choose`: score
-rather than keep unless a keep is better by more than 1e-9, the first best box
-in box order, the first best keep in `GameState.legal_keeps` order.
+computed from its box scores. For each distinct state, the value of scoring a
+box is the points the engine's tables give (tables.ScoreTables) plus the
+solver's value of the state the box leads to; the value of every keep at each
+reroll follows by the solver kernel's recursions. Ties go as in the solver's
+own `Policy.choose`: score rather than keep unless a keep is better by more
+than 1e-9, the first best box in box order, the first keep within 1e-9 of the
+best in `GameState.legal_keeps` order.
+
+Two implementations: `OptimalPolicy.decide` (numpy, one decision for many
+games at a time; legality from tables.LegalTables) is the reference, and
+`JitPlay` (numba, `jit.py`; legality from the solver's own per-class tables,
+which come from the same `Variant.legal_boxes`) plays whole turns and is the
+fast path. Tests check both take a best action and agree in distribution.
 """
 
 from __future__ import annotations
@@ -135,8 +142,9 @@ class OptimalPolicy:
     def _slots(self) -> None:
         """Per box: its possible scores (the solver's list) grouped by the state they lead to.
 
-        Slots of all boxes are numbered together: box b's slots are `slot_base[b] + k`;
-        `slot_map[box_off[b] + score - score_lo[b]]` is the slot of a score (-1: never seen).
+        Slots of all boxes are numbered together (`slot_keys[k]` = (box, flag digit, group
+        increments)); `slot_map[box_off[b] + score - score_lo[b]]` is the slot of box b's score
+        (-1: a score the solver never saw).
         """
         st, model = self.states, self.model
         self.slot_keys: list[tuple[int, int, np.ndarray]] = []  # (box, digit, group increments)
@@ -272,7 +280,7 @@ def _segments(start: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.
 
 
 class JitPlay:
-    """Batched optimal play with the compiled kernels (`jit.py`): whole turns per game, in parallel."""
+    """Batched optimal play with the compiled kernel (`jit.py`): whole turns per game, in parallel."""
 
     def __init__(self, policy: OptimalPolicy, sim) -> None:
         from . import jit
