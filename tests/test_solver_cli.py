@@ -151,3 +151,15 @@ def test_advise_is_fast_once_cached(engine):
     elapsed = time.perf_counter() - start
     assert options[0].best
     assert elapsed < 0.5  # measured ~40 ms; generous bound for loaded CI machines
+
+
+def test_tables_from_older_code_are_removed_when_a_new_one_is_written(engine):
+    v = engine.variant("yacht")
+    path = cache.cache_path(v)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stale = path.with_name(path.name.replace(cache.cache_key(v), "0" * 24))
+    stale.write_bytes(b"a table from an older solver")
+    other_options = cache.cache_path(engine.variant("yahtzee"))
+    other_options.write_bytes(b"another variant's table")
+    cache.load_or_solve(v)
+    assert path.exists() and not stale.exists() and other_options.exists()

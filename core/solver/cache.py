@@ -77,9 +77,21 @@ def cache_key(variant: Variant) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def cache_path(variant: Variant) -> Path:
+def _stem(variant: Variant) -> str:
+    """File name prefix of one variant with its options: `<id>-<fingerprint>`."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in variant.id)
-    return cache_dir() / f"{safe}-{cache_key(variant)}.npz"
+    return f"{safe}-{variant.fingerprint[:16]}"
+
+
+def cache_path(variant: Variant) -> Path:
+    return cache_dir() / f"{_stem(variant)}-{cache_key(variant)}.npz"
+
+
+def _drop_stale(path: Path, variant: Variant) -> None:
+    """Delete tables of the same variant and options made by other code (their key differs)."""
+    for old in path.parent.glob(f"{_stem(variant)}-*.npz"):
+        if old != path:
+            old.unlink(missing_ok=True)
 
 
 def _checksum(arrays: dict[str, np.ndarray]) -> str:
@@ -126,6 +138,7 @@ def save(solution: Solution, path: Path | None = None) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _drop_stale(path, solution.variant)
     return path
 
 
