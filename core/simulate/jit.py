@@ -21,6 +21,7 @@ __all__ = ["AVAILABLE", "graph_arrays", "play_turn", "seed_streams"]
 
 AVAILABLE = numba is not None
 TIE = 1e-9
+EMPTY_INT = np.iinfo(np.int32).min  # an open box (tables.EMPTY)
 MASK64 = (1 << 64) - 1
 
 
@@ -49,8 +50,16 @@ def graph_arrays(graph) -> dict:
             code += radix ** (d - 1)
             counts[i, d - 1] += 1
         code_row[code] = i
+    # sub_face[row, f]: the row of the multiset with one die of face f + 1 removed (-1: it has none)
+    index = {m: i for i, m in enumerate(graph.multisets)}
+    sub_face = np.full((n, graph.faces), -1, dtype=np.int64)
+    for i, m in enumerate(graph.multisets):
+        for f in set(m):
+            rest = list(m)
+            rest.remove(f)
+            sub_face[i, f - 1] = index[tuple(rest)]
     return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
-            "code_row": code_row, "row_counts": counts}
+            "code_row": code_row, "row_counts": counts, "row_size": counts.sum(axis=1), "sub_face": sub_face}
 
 
 def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
@@ -89,9 +98,10 @@ if AVAILABLE:
 
     @numba.njit(cache=True, nogil=True)
     def _tables(s, c, same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t, after,
-                levels, add_edges, sub_edges, sub_count, faces, dice, rolls, now, keeps, val, keep, best, errors):
-        """State s: now[f, r] best value of scoring roll r (f = 1: first roll); keeps[i, row] value of keeping
-        multiset `row` at the decision after roll i + 1 (the rest rerolled). c: the state's score class."""
+                levels, add_edges, sub_edges, sub_count, faces, dice, rolls, now, best_box, keeps, val, keep, best, errors):
+        """State s: now[f, r] best value of scoring roll r (f = 1: first roll) and best_box[f, r] the first box
+        reaching it; keeps[i, row] value of keeping multiset `row` at the decision after roll i + 1 (the rest
+        rerolled). c: the state's score class."""
         n_rolls = levels[dice + 1] - levels[dice]
         nb = points_t.shape[2]
         lo_roll = levels[dice]
@@ -101,9 +111,11 @@ if AVAILABLE:
             if f == 1 and same:
                 for r in range(n_rolls):
                     now[1, r] = now[0, r]
+                    best_box[1, r] = best_box[0, r]
                 break
             for r in range(n_rolls):
                 now[f, r] = -np.inf
+                best_box[f, r] = -1
             bits = first_bits[s] if f == 1 else later_bits[s]
             for b in range(nb):
                 if (masks[s] >> b) & 1:
@@ -117,9 +129,10 @@ if AVAILABLE:
                     if sl < 0:
                         errors[0] += 1
                         continue
-                    v = points_t[c, f, b, r] + after[sl, s]
+                    v = points_t[c, f, b, r] + after[s, sl]
                     if v > now[f, r]:
                         now[f, r] = v
+                        best_box[f, r] = b
         for r in range(n_rolls):
             val[r] = now[1, r] if rolls == 1 else now[0, r]
         for left in range(1, rolls):
@@ -151,81 +164,53 @@ if AVAILABLE:
                 val[r] = m
 
     @numba.njit(cache=True, nogil=True)
-    def _play(g, s, c, vals, awards, rng, later_bits, first_bits, rd_index, rd_tables, tables, points, slotidx,
-              after, now, keeps, lo_roll, code_row, row_counts, powers, faces, dice, rolls, empty,
-              counts, pick, opt_val, opt_code, errors):
-        """One turn of game g (state s, score class c): roll, keep optimally, score the best box."""
-        nb = points.shape[3]
+    def _play(g, c, vals, awards, rng, tables, now, best_box, keeps, lo_roll, add_edges, sub_face, row_counts,
+              row_size, faces, dice, rolls, counts, pick, opt_val, opt_row, errors):
+        """One turn of game g (score class c, its state's tables now/best_box/keeps): roll, keep optimally,
+        score the best box. Dice are tracked as a multiset row of the dice graph."""
         n_awards = tables.shape[4] - 1
-        for f in range(faces):
-            counts[f] = 0
-        held = 0
+        hand = 0  # the empty multiset
         for used in range(1, rolls + 1):
-            for _ in range(dice - held):
-                counts[_die(rng, g, faces) - 1] += 1
-            code = 0
-            for f in range(faces):
-                code += counts[f] * powers[f]
-            r = code_row[code] - lo_roll
+            for _ in range(dice - row_size[hand]):
+                hand = add_edges[hand, _die(rng, g, faces) - 1]
+            r = hand - lo_roll
             f1 = 1 if used == 1 else 0
             if used < rolls:
                 stage = used - 1
                 # keeps in GameState.legal_keeps order (an odometer, the last face fastest);
                 # the first one within TIE of the best value is taken
+                for f in range(faces):
+                    counts[f] = row_counts[hand, f]
+                    pick[f] = 0
                 n_opt = 0
                 best = -np.inf
-                for f in range(faces):
-                    pick[f] = 0
-                kc = 0
-                total = 0
+                krow = 0
                 while True:
-                    if total < dice:
-                        v = keeps[stage, code_row[kc]]
+                    if krow < lo_roll:
+                        v = keeps[stage, krow]
                         opt_val[n_opt] = v
-                        opt_code[n_opt] = kc
+                        opt_row[n_opt] = krow
                         n_opt += 1
                         if v > best:
                             best = v
                     f = faces - 1
                     while f >= 0 and pick[f] == counts[f]:
-                        kc -= pick[f] * powers[f]
-                        total -= pick[f]
+                        for _ in range(pick[f]):
+                            krow = sub_face[krow, f]
                         pick[f] = 0
                         f -= 1
                     if f < 0:
                         break
                     pick[f] += 1
-                    kc += powers[f]
-                    total += 1
+                    krow = add_edges[krow, f]
                 if best > now[f1, r] + TIE:
-                    chosen = opt_code[0]
                     for j in range(n_opt):
                         if opt_val[j] >= best - TIE:
-                            chosen = opt_code[j]
+                            hand = opt_row[j]
                             break
-                    row = code_row[chosen]
-                    held = 0
-                    for f in range(faces):
-                        counts[f] = row_counts[row, f]
-                        held += counts[f]
                     continue
-            # score: the first best legal open box
-            bb = -1
-            bv = -np.inf
-            for b in range(nb):
-                if vals[g, b] != empty:
-                    continue
-                if not _legal(b, f1, r, s, later_bits, first_bits, rd_index, rd_tables):
-                    continue
-                sl = slotidx[c, f1, r, b]
-                if sl < 0:
-                    errors[0] += 1
-                    continue
-                v = points[c, f1, r, b] + after[sl, s]
-                if v > bv:
-                    bv = v
-                    bb = b
-            if bb < 0 or not np.isfinite(bv):
+            bb = best_box[f1, r]
+            if bb < 0 or vals[g, bb] != EMPTY_INT or not np.isfinite(now[f1, r]):
                 errors[1] += 1
                 return
             vals[g, bb] = tables[c, f1, r, bb, 0]
@@ -235,8 +220,8 @@ if AVAILABLE:
 
     @numba.njit(cache=True, parallel=True)
     def play_turn(state_class, state_same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t,
-                  after, seg_state, seg_lo, seg_hi, games, game_class, vals, awards, rng, tables, points, slotidx,
-                  levels, add_edges, sub_edges, sub_count, code_row, row_counts, faces, dice, rolls, empty, errors):
+                  after, seg_state, seg_lo, seg_hi, games, game_class, vals, awards, rng, tables,
+                  levels, add_edges, sub_edges, sub_count, sub_face, row_counts, row_size, faces, dice, rolls, errors):
         """One turn of every game. Work comes in segments (a state and a run of its games, games[lo:hi]):
         per segment, in parallel, the state's turn tables, then the turn of each of those games while the
         tables are in cache. A state with many games is split over several segments (its tables recomputed)."""
@@ -244,14 +229,10 @@ if AVAILABLE:
         n_rolls = levels[dice + 1] - levels[dice]
         lo_roll = levels[dice]
         n_rows = add_edges.shape[0]
-        powers = np.empty(faces, dtype=np.int64)
-        p = 1
-        for f in range(faces):
-            powers[f] = p
-            p *= dice + 1
         per = 16  # segments per parallel task: scratch arrays are allocated once per task
         for task in numba.prange((n_segs + per - 1) // per):
             now = np.empty((2, n_rolls))
+            best_box = np.empty((2, n_rolls), dtype=np.int64)
             keeps = np.empty((max(rolls - 1, 1), lo_roll))
             val = np.empty(n_rolls)
             keep = np.empty(n_rows)
@@ -259,13 +240,13 @@ if AVAILABLE:
             counts = np.zeros(faces, dtype=np.int64)
             pick = np.zeros(faces, dtype=np.int64)
             opt_val = np.empty(1 << dice)
-            opt_code = np.empty(1 << dice, dtype=np.int64)
+            opt_row = np.empty(1 << dice, dtype=np.int64)
             for k in range(task * per, min(n_segs, (task + 1) * per)):
                 s = seg_state[k]
                 _tables(s, state_class[s], state_same[s], masks, later_bits, first_bits, rd_index, rd_tables,
                         points_t, slot_t, after, levels, add_edges, sub_edges, sub_count, faces, dice, rolls,
-                        now, keeps, val, keep, best, errors)
+                        now, best_box, keeps, val, keep, best, errors)
                 for i in range(seg_lo[k], seg_hi[k]):
-                    _play(games[i], s, game_class[i], vals, awards, rng, later_bits, first_bits, rd_index, rd_tables,
-                          tables, points, slotidx, after, now, keeps, lo_roll, code_row, row_counts, powers,
-                          faces, dice, rolls, empty, counts, pick, opt_val, opt_code, errors)
+                    _play(games[i], game_class[i], vals, awards, rng, tables, now, best_box, keeps, lo_roll,
+                          add_edges, sub_face, row_counts, row_size, faces, dice, rolls, counts, pick, opt_val, opt_row,
+                          errors)

@@ -314,6 +314,7 @@ class JitPlay:
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
         rng = jit.seed_streams(seed, first_game, games)
+        ids = np.arange(games)  # rows are kept grouped by state (sequential memory in the kernel): who is where
         errors = np.zeros(2, dtype=np.int64)
         ix = p.states.ix
         for t in range(nb):
@@ -325,12 +326,14 @@ class JitPlay:
                 g = int(np.flatnonzero(sidx >= ix.size)[0])
                 raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}")
             order = np.argsort(sidx, kind="stable")  # games grouped by state (one sort per turn)
+            vals, awards, rng, ids = vals[order], awards[order], rng[order], ids[order]
+            code, raw, cls = code[order], raw[order], cls[order]
             ordered = sidx[order]
             cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
             start = np.concatenate([[0], cuts, [len(order)]]).astype(np.int64)
-            first = order[start[:-1]]
+            first = start[:-1]
             ucode, uraw = code[first], raw[first]
-            after = p._successors(ucode, uraw)
+            after = np.ascontiguousarray(p._successors(ucode, uraw).T)  # [states, slots]: a state's row in cache
             legs = [p.space.legality(int(c)) for c in ucode.tolist()]
             later = np.array([lg.later for lg in legs], dtype=np.int64)
             firstb = np.array([lg.first for lg in legs], dtype=np.int64)
@@ -344,11 +347,13 @@ class JitPlay:
             sc = cls[first]
             same = same_cls[sc] & (later == firstb) & (rd_index < 0)
             jit.play_turn(sc, same, masks, later, firstb, rd_index, rd_tables, points_t, slot_t, after, seg_state,
-                          seg_lo, seg_hi, order, cls[order], vals, awards, rng, tables, points, slotidx, ga["levels"],
-                          ga["add_edges"], ga["sub_edges"], ga["sub_count"], ga["code_row"], ga["row_counts"],
-                          v.faces, v.dice, v.rolls, int(EMPTY), errors)
+                          seg_lo, seg_hi, np.arange(games), cls, vals, awards, rng, tables, ga["levels"],
+                          ga["add_edges"], ga["sub_edges"], ga["sub_count"], ga["sub_face"], ga["row_counts"],
+                          ga["row_size"], v.faces, v.dice, v.rolls, errors)
             if errors.any():
                 raise DicecupError("internal error: a box got a score the solver never saw, or no legal box could be valued")
             if on_turn is not None:
                 on_turn(t + 1)
-        return vals, awards
+        out_vals, out_awards = np.empty_like(vals), np.empty_like(awards)
+        out_vals[ids], out_awards[ids] = vals, awards
+        return out_vals, out_awards
