@@ -26,7 +26,7 @@ MASK64 = (1 << 64) - 1
 
 
 def graph_arrays(graph) -> dict:
-    """The dice-multiset graph (DiceGraph) as flat arrays: levels, +face edges, -die edges."""
+    """The dice-multiset graph (DiceGraph) as flat arrays: levels, +face and -face edges, face counts."""
     n = len(graph.multisets)
     levels = np.array([int(lv[0]) for lv in graph.levels] + [n], dtype=np.int64)
     add = np.zeros((n, graph.faces), dtype=np.int64)
@@ -40,16 +40,10 @@ def graph_arrays(graph) -> dict:
             distinct = sorted(set(idx.tolist()))
             count[row] = len(distinct)
             sub[row, : len(distinct)] = distinct
-    # dense code -> row of every multiset (code: sum of count[f] * (dice + 1) ** (f - 1))
-    radix = graph.dice + 1
-    code_row = np.full(radix**graph.faces, -1, dtype=np.int64)
-    counts = np.zeros((n, graph.faces), dtype=np.int64)
+    counts = np.zeros((n, graph.faces), dtype=np.int64)  # how many of each face every multiset holds
     for i, m in enumerate(graph.multisets):
-        code = 0
         for d in m:
-            code += radix ** (d - 1)
             counts[i, d - 1] += 1
-        code_row[code] = i
     # sub_face[row, f]: the row of the multiset with one die of face f + 1 removed (-1: it has none)
     index = {m: i for i, m in enumerate(graph.multisets)}
     sub_face = np.full((n, graph.faces), -1, dtype=np.int64)
@@ -59,7 +53,7 @@ def graph_arrays(graph) -> dict:
             rest.remove(f)
             sub_face[i, f - 1] = index[tuple(rest)]
     return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
-            "code_row": code_row, "row_counts": counts, "row_size": counts.sum(axis=1), "sub_face": sub_face}
+            "row_counts": counts, "row_size": counts.sum(axis=1), "sub_face": sub_face}
 
 
 def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:

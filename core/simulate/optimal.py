@@ -294,15 +294,15 @@ class JitPlay:
         self._slot_cache: tuple | None = None
 
     def _slotidx(self, scores: np.ndarray, points: np.ndarray) -> tuple:
-        """Per score class: slot (numbered over all boxes) of each tabulated score, -1 if unknown
-        [C, 2, rolls, boxes]; the same and points as [C, 2, boxes, rolls]; whether first rolls score alike [C]."""
+        """Per score class, as [C, 2, boxes, rolls]: the slot (numbered over all boxes) of each tabulated
+        score, -1 if the solver never saw it, and the points; and [C] whether first rolls score alike."""
         if self._slot_cache is None or self._slot_cache[0] is not scores:
             p = self.policy
             inside = (scores >= p.score_lo) & (scores <= p.score_hi)
             idx = p.box_off + np.clip(scores, p.score_lo, p.score_hi) - p.score_lo
             slots = np.where(inside, p.slot_map[idx], -1).astype(np.int64)
             same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
-            self._slot_cache = (scores, slots, np.ascontiguousarray(slots.transpose(0, 1, 3, 2)),
+            self._slot_cache = (scores, np.ascontiguousarray(slots.transpose(0, 1, 3, 2)),
                                 np.ascontiguousarray(points.transpose(0, 1, 3, 2)).astype(np.float64), same)
         return self._slot_cache[1:]
 
@@ -319,7 +319,7 @@ class JitPlay:
         ix = p.states.ix
         for t in range(nb):
             cls, tables, scores, points = sim.scores.lookup(vals)
-            slotidx, slot_t, points_t, same_cls = self._slotidx(scores, points)
+            slot_t, points_t, same_cls = self._slotidx(scores, points)
             code, raw = p.states.of(vals)
             sidx = p.states.index(code, raw)
             if (sidx >= ix.size).any():
