@@ -64,6 +64,8 @@ def simulate(
         raise DicecupError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
+    elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     if method in ("auto", "batched"):
         from .batch import simulate_batched, supports
 
