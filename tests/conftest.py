@@ -15,3 +15,15 @@ BUILTIN_VARIANTS = ("yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel
 def engine() -> Engine:
     """An engine with the built-in plugins only."""
     return Engine(entry_points=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Solver tables go to a per-session folder, never the user's ~/.cache (subprocesses inherit it).
+
+    Set DICECUP_TEST_CACHE_DIR to reuse tables between runs while developing.
+    """
+    import os
+
+    kept = os.environ.get("DICECUP_TEST_CACHE_DIR")
+    os.environ["DICECUP_CACHE_DIR"] = kept or str(tmp_path_factory.mktemp("dicecup-cache"))
