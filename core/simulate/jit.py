@@ -158,10 +158,11 @@ if AVAILABLE:
                 val[r] = m
 
     @numba.njit(cache=True, nogil=True)
-    def _play(g, c, vals, awards, rng, tables, now, best_box, keeps, lo_roll, add_edges, sub_face, row_counts,
-              row_size, faces, dice, rolls, counts, pick, opt_val, opt_row, errors):
-        """One turn of game g (score class c, its state's tables now/best_box/keeps): roll, keep optimally,
-        score the best box. Dice are tracked as a multiset row of the dice graph."""
+    def _play(g, game_id, c, vals, awards, rng, tables, now, best_box, keeps, lo_roll, add_edges, sub_face,
+              row_counts, row_size, faces, dice, rolls, counts, pick, opt_val, opt_row, errors):
+        """One turn of the game in row g (game number game_id: its row of `awards`; score class c, its state's
+        tables now/best_box/keeps): roll, keep optimally, score the best box. Dice are multiset rows of the
+        dice graph."""
         n_awards = tables.shape[4] - 1
         hand = 0  # the empty multiset
         for used in range(1, rolls + 1):
@@ -209,14 +210,17 @@ if AVAILABLE:
                 return
             vals[g, bb] = tables[c, f1, r, bb, 0]
             for a in range(n_awards):
-                awards[g, a] += tables[c, f1, r, bb, 1 + a]
+                x = tables[c, f1, r, bb, 1 + a]
+                if x != 0:
+                    awards[game_id, a] += x
             return
 
     @numba.njit(cache=True, parallel=True)
     def play_turn(state_class, state_same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t,
                   after, seg_state, seg_lo, seg_hi, games, game_class, vals, awards, rng, tables,
                   levels, add_edges, sub_edges, sub_count, sub_face, row_counts, row_size, faces, dice, rolls, errors):
-        """One turn of every game. Work comes in segments (a state and a run of its games, games[lo:hi]):
+        """One turn of every game (row i of vals/rng/game_class; games[i]: its number, its row of awards).
+        Work comes in segments (a state and a run of its rows, lo:hi):
         per segment, in parallel, the state's turn tables, then the turn of each of those games while the
         tables are in cache. A state with many games is split over several segments (its tables recomputed)."""
         n_segs = seg_state.shape[0]
@@ -241,6 +245,6 @@ if AVAILABLE:
                         points_t, slot_t, after, levels, add_edges, sub_edges, sub_count, faces, dice, rolls,
                         now, best_box, keeps, val, keep, best, errors)
                 for i in range(seg_lo[k], seg_hi[k]):
-                    _play(games[i], game_class[i], vals, awards, rng, tables, now, best_box, keeps, lo_roll,
+                    _play(i, games[i], game_class[i], vals, awards, rng, tables, now, best_box, keeps, lo_roll,
                           add_edges, sub_face, row_counts, row_size, faces, dice, rolls, counts, pick, opt_val, opt_row,
                           errors)

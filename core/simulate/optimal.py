@@ -314,7 +314,7 @@ class JitPlay:
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
         rng = jit.seed_streams(seed, first_game, games)
-        ids = np.arange(games)  # rows are kept grouped by state (sequential memory in the kernel): who is where
+        ids = np.arange(games)  # vals/rng rows are kept grouped by state (memory read in order): whose row is where
         errors = np.zeros(2, dtype=np.int64)
         ix = p.states.ix
         for t in range(nb):
@@ -326,7 +326,7 @@ class JitPlay:
                 g = int(np.flatnonzero(sidx >= ix.size)[0])
                 raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}")
             order = np.argsort(sidx, kind="stable")  # games grouped by state (one sort per turn)
-            vals, awards, rng, ids = vals[order], awards[order], rng[order], ids[order]
+            vals, rng, ids = vals[order], rng[order], ids[order]
             code, raw, cls = code[order], raw[order], cls[order]
             ordered = sidx[order]
             cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
@@ -347,13 +347,13 @@ class JitPlay:
             sc = cls[first]
             same = same_cls[sc] & (later == firstb) & (rd_index < 0)
             jit.play_turn(sc, same, masks, later, firstb, rd_index, rd_tables, points_t, slot_t, after, seg_state,
-                          seg_lo, seg_hi, np.arange(games), cls, vals, awards, rng, tables, ga["levels"],
+                          seg_lo, seg_hi, ids, cls, vals, awards, rng, tables, ga["levels"],
                           ga["add_edges"], ga["sub_edges"], ga["sub_count"], ga["sub_face"], ga["row_counts"],
                           ga["row_size"], v.faces, v.dice, v.rolls, errors)
             if errors.any():
                 raise DicecupError("internal error: a box got a score the solver never saw, or no legal box could be valued")
             if on_turn is not None:
                 on_turn(t + 1)
-        out_vals, out_awards = np.empty_like(vals), np.empty_like(awards)
-        out_vals[ids], out_awards[ids] = vals, awards
-        return out_vals, out_awards
+        out = np.empty_like(vals)
+        out[ids] = vals
+        return out, awards

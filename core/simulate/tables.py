@@ -145,9 +145,19 @@ def unique_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         else:
             distinct, ranks[:, c] = np.unique(col, return_inverse=True)
             spans.append(len(distinct))
-    if float(np.prod(np.array(spans, dtype=float))) < 2.0**62:
+    size = float(np.prod(np.array(spans, dtype=float)))
+    if size < 2.0**62:
         weights = np.concatenate([[1], np.cumprod(spans[:-1])]).astype(np.int64)
-        _, first, inverse = np.unique(ranks @ weights, return_index=True, return_inverse=True)
+        packed = ranks @ weights
+        if size <= 1 << 22:  # small key range: group without sorting
+            first_at = np.full(int(size), len(packed), dtype=np.int64)
+            np.minimum.at(first_at, packed, np.arange(len(packed)))
+            keys = np.flatnonzero(first_at < len(packed))
+            slot = np.empty(int(size), dtype=np.int64)
+            slot[keys] = np.arange(len(keys))
+            first = first_at[keys]
+            return cols[first], first, slot[packed]
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
         return cols[first], first, inverse.reshape(-1)
     uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
     return uniq, first, inverse.reshape(-1)
