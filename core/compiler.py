@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import VariantError
-from .model import Bonus, Box, FirstRoll, MatchSpec, OptionSpec, PatternContext, Spec, Variant
+from .model import Bonus, Box, FirstRoll, MatchSpec, OptionSpec, PatternContext, Spec, Variant, frozen_params
 from .yamlsource import where
 
 __all__ = ["Node", "compile_variant", "REQUIRED", "fingerprint"]
@@ -338,7 +338,7 @@ def compile_variant(
         carry_over=carry,
         boxes=tuple(boxes),
         bonuses=tuple(bonuses),
-        rules={k: _freeze(v) for k, v in enabled.items()},
+        rules={k: frozen_params(v) for k, v in enabled.items()},
         match=match,
         options=dict(options),
         option_specs=option_specs,
@@ -365,19 +365,6 @@ def compile_variant(
                 target = node.child(bad) if isinstance(node.value, dict) and bad in node.value else node
                 raise target.error(str(exc)) from None
     return variant
-
-
-def _freeze(params: Mapping[str, Any]) -> Any:
-    from .model import FrozenMap
-
-    def conv(v: Any) -> Any:
-        if isinstance(v, dict):
-            return FrozenMap({k: conv(x) for k, x in v.items()})
-        if isinstance(v, list):
-            return tuple(conv(x) for x in v)
-        return v
-
-    return FrozenMap({k: conv(v) for k, v in params.items()})
 
 
 def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
