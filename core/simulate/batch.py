@@ -235,7 +235,7 @@ def simulate_batched(variant: Variant, strategy: str, games: int, seed: int,
         else:
             vals, awards = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
         parts_vals.append(vals)
-        parts_awards.append(awards + sim.end.points(vals))
+        parts_awards.append(awards + sim.end.points(vals, jitted.group if jitted is not None else None))
         done += n
     vals = np.concatenate(parts_vals)
     awards = np.concatenate(parts_awards)

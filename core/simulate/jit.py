@@ -17,7 +17,7 @@ try:
 except ImportError:  # pragma: no cover - exercised where numba is absent
     numba = None
 
-__all__ = ["AVAILABLE", "graph_arrays", "play_turn", "seed_streams"]
+__all__ = ["AVAILABLE", "card_codes", "graph_arrays", "group_by", "group_facts", "play_turn", "seed_streams"]
 
 AVAILABLE = numba is not None
 TIE = 1e-9
@@ -64,6 +64,116 @@ def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
 
 
 if AVAILABLE:
+
+    @numba.njit(cache=True, nogil=True)
+    def card_codes(vals, empty, flag_box, flag_vals, flag_n, flag_radix, group_masks, nb):
+        """Solver class code (filled mask + flag digits << nb) and raw group totals of every card row
+        (the compiled twin of optimal._States.of)."""
+        n = vals.shape[0]
+        G = group_masks.shape[0]
+        code = np.zeros(n, dtype=np.int64)
+        raw = np.zeros((n, G), dtype=np.int64)
+        for i in range(n):
+            c = 0
+            for b in range(nb):
+                x = vals[i, b]
+                if x != empty:
+                    c |= 1 << b
+                    for g in range(G):
+                        if group_masks[g, b]:
+                            raw[i, g] += x
+            digits = 0
+            for k in range(flag_box.shape[0]):
+                x = vals[i, flag_box[k]]
+                if x != empty:
+                    for j in range(flag_n[k]):
+                        if x == flag_vals[k, j]:
+                            digits += (j + 1) * flag_radix[k]
+                            break
+            code[i] = c + (digits << nb)
+        return code, raw
+
+    @numba.njit(cache=True, nogil=True)
+    def group_facts(vals, facts, nb, empty, max_size):
+        """Group card rows by their values of `facts` (fact f < nb: box f filled; else the score in box
+        f - nb): (first row of each group, group of each row), or empty arrays when the packed key range
+        exceeds max_size (the caller then groups with numpy)."""
+        n = vals.shape[0]
+        m = facts.shape[0]
+        lo = np.zeros(m, dtype=np.int64)
+        span = np.ones(m, dtype=np.int64)
+        for k in range(m):
+            f = facts[k]
+            if f < nb:
+                lo[k] = 0
+                span[k] = 2
+                continue
+            mn = np.int64(2**62)
+            mx = -np.int64(2**62)
+            for i in range(n):
+                x = vals[i, f - nb]
+                if x != empty:
+                    mn = min(mn, x)
+                    mx = max(mx, x)
+            if mn > mx:
+                mn = 0
+                mx = 0
+            lo[k] = mn - 1  # code 0: open box
+            span[k] = mx - mn + 2
+        size = 1
+        for k in range(m):
+            size *= span[k]
+            if size > max_size:
+                return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        first_of = np.full(size, -1, dtype=np.int64)
+        slot = np.empty(size, dtype=np.int64)
+        inverse = np.empty(n, dtype=np.int64)
+        firsts = np.empty(n, dtype=np.int64)
+        groups = 0
+        for i in range(n):
+            key = 0
+            w = 1
+            for k in range(m):
+                f = facts[k]
+                if f < nb:
+                    x = 1 if vals[i, f] != empty else 0
+                else:
+                    x = vals[i, f - nb]
+                    x = 0 if x == empty else x - lo[k]
+                key += x * w
+                w *= span[k]
+            if first_of[key] < 0:
+                first_of[key] = i
+                slot[key] = groups
+                firsts[groups] = i
+                groups += 1
+            inverse[i] = slot[key]
+        return firsts[:groups].copy(), inverse
+
+    @numba.njit(cache=True, nogil=True)
+    def group_by(keys, n_keys):
+        """A stable counting sort of keys in 0..n_keys-1: (order, start of each distinct key in order)."""
+        count = np.zeros(n_keys + 1, dtype=np.int64)
+        for k in keys:
+            count[k + 1] += 1
+        distinct = 0
+        for k in range(n_keys):
+            if count[k + 1]:
+                distinct += 1
+            count[k + 1] += count[k]
+        order = np.empty(keys.shape[0], dtype=np.int64)
+        at = count[:n_keys].copy()
+        for i in range(keys.shape[0]):
+            order[at[keys[i]]] = i
+            at[keys[i]] += 1
+        start = np.empty(distinct + 1, dtype=np.int64)
+        j = 0
+        for k in range(n_keys):
+            if count[k + 1] > count[k]:
+                start[j] = count[k]
+                j += 1
+        start[distinct] = keys.shape[0]
+        return order, start
 
     @numba.njit(cache=True, nogil=True)
     def _next(state, g):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..model import Variant
-from .tables import EMPTY
+from .tables import EMPTY, unique_rows
 
 __all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]
 
@@ -292,6 +292,30 @@ class JitPlay:
         if not hasattr(policy, "slot_keys"):
             policy._slots()
         self._slot_cache: tuple | None = None
+        st = policy.states
+        flagged = st.flagged
+        width = max((len(vals) for _, vals, _ in flagged), default=1)
+        self.flag_box = np.array([b for b, _, _ in flagged], dtype=np.int64)
+        self.flag_vals = np.zeros((len(flagged), width), dtype=np.int64)
+        self.flag_n = np.array([len(vals) for _, vals, _ in flagged], dtype=np.int64)
+        for k, (_, vals, _) in enumerate(flagged):
+            self.flag_vals[k, : len(vals)] = vals
+        self.flag_radix = np.array([radix for _, _, radix in flagged], dtype=np.int64)
+
+    def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """tables.unique_rows(columns of `facts`), compiled; numpy when the key range is too wide."""
+        facts_arr = np.array(facts, dtype=np.int64)
+        first, inverse = self.jit.group_facts(vals, facts_arr, self.sim.scores.nb, int(EMPTY), 1 << 24)
+        cf = self.sim.scores.facts
+        if len(inverse) != len(vals):
+            return unique_rows(cf.columns(vals, facts))
+        return cf.columns(vals[first], facts), first, inverse
+
+    def codes(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class codes, raw group totals) of card rows: optimal._States.of, compiled."""
+        st = self.policy.states
+        return self.jit.card_codes(vals, int(EMPTY), self.flag_box, self.flag_vals, self.flag_n, self.flag_radix,
+                                   st.group_masks, st.nb)
 
     def _slotidx(self, scores: np.ndarray, points: np.ndarray) -> tuple:
         """Per score class, as [C, 2, boxes, rolls]: the slot (numbered over all boxes) of each tabulated
@@ -318,19 +342,16 @@ class JitPlay:
         errors = np.zeros(2, dtype=np.int64)
         ix = p.states.ix
         for t in range(nb):
-            cls, tables, scores, points = sim.scores.lookup(vals)
+            cls, tables, scores, points = sim.scores.lookup(vals, self.group)
             slot_t, points_t, same_cls = self._slotidx(scores, points)
-            code, raw = p.states.of(vals)
+            code, raw = self.codes(vals)
             sidx = p.states.index(code, raw)
             if (sidx >= ix.size).any():
                 g = int(np.flatnonzero(sidx >= ix.size)[0])
                 raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}")
-            order = np.argsort(sidx, kind="stable")  # games grouped by state (one sort per turn)
+            order, start = jit.group_by(sidx, ix.size)  # games grouped by state (a counting sort)
             vals, rng, ids = vals[order], rng[order], ids[order]
             code, raw, cls = code[order], raw[order], cls[order]
-            ordered = sidx[order]
-            cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
-            start = np.concatenate([[0], cuts, [len(order)]]).astype(np.int64)
             first = start[:-1]
             ucode, uraw = code[first], raw[first]
             after = np.ascontiguousarray(p._successors(ucode, uraw).T)  # [states, slots]: a state's row in cache

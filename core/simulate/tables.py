@@ -123,6 +123,9 @@ class CardFacts:
         return out
 
 
+Grouper = Callable[[np.ndarray, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
 def unique_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """np.unique(cols, axis=0, return_index, return_inverse), fast when the rows pack into one int64.
 
@@ -201,12 +204,16 @@ class Traced:
         fv = self.facts.columns(row[None, :], range(2 * self.facts.n))[0].tolist()
         return np.stack([self._entry(e, row, fv) for e in range(self.entries)])
 
-    def classes(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class id per card row, tables [classes, entries, width]) for many cards."""
+    def classes(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(class id per card row, tables [classes, entries, width]) for many cards.
+
+        `group(vals, facts)` may replace the numpy grouping of rows by fact values (same result)."""
         while True:
             keyed = self.keyed
-            cols = self.facts.columns(vals, keyed)
-            uniq, first, inverse = unique_rows(cols)
+            if group is None:
+                uniq, first, inverse = unique_rows(self.facts.columns(vals, keyed))
+            else:
+                uniq, first, inverse = group(vals, keyed)
             ids = np.empty(len(uniq), dtype=np.int64)
             for u in range(len(uniq)):
                 key = tuple(uniq[u].tolist())
@@ -254,10 +261,10 @@ class ScoreTables:
             out[1 + self.award_ids.index(a.id)] += a.points
         return out
 
-    def lookup(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def lookup(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, ...]:
         """(class per card, tables [C, 2, R, boxes, 1 + awards], box scores [C, 2, R, boxes],
         points [C, 2, R, boxes]: box score plus awards)."""
-        cls, tables = self.traced.classes(vals)
+        cls, tables = self.traced.classes(vals, group)
         if self._points is None or self._points[0] is not tables:
             shaped = tables.reshape(len(tables), 2, self.R, self.nb, 1 + self.max_awards)
             self._points = (tables, shaped, np.ascontiguousarray(shaped[..., 0]), shaped[..., 0] + shaped[..., 1:].sum(axis=-1))
@@ -397,7 +404,7 @@ class EndBonuses:
             out[self.award_ids.index(a.id)] += a.points
         return out
 
-    def points(self, vals: np.ndarray) -> np.ndarray:
+    def points(self, vals: np.ndarray, group: Grouper | None = None) -> np.ndarray:
         """Award points [rows, width] of the end bonuses of every finished card row."""
-        cls, tables = self.traced.classes(vals)
+        cls, tables = self.traced.classes(vals, group)
         return tables[cls, 0]
