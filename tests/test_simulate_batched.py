@@ -277,3 +277,28 @@ def test_compiled_and_numpy_optimal_play_agree(solved, vid, monkeypatch):
     z = abs(fast["mean"] - ref["mean"]) / np.hypot(fast["se"], ref["se"])
     assert z < 4, (fast["mean"], ref["mean"])
     assert abs(ref["mean"] - solution.expected_score) < 4 * ref["se"]
+
+
+@needs_numba
+@pytest.mark.parametrize("vid", ["generala", "russian"])
+def test_compiled_helpers_match_numpy(solved, vid):
+    from dicecup.simulate.batch import batched_for
+    from dicecup.simulate.tables import unique_rows
+
+    v, _ = solved(vid)
+    sim = batched_for(v)
+    play = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim)
+    vals, _ = as_rows(sim, decision_states(v, 300, seed=17))
+    code, raw = play.codes(vals)
+    want_code, want_raw = optimal_mod._States(play.policy.solution).of(vals)
+    assert (code == want_code).all() and (raw == want_raw).all()
+    nb = len(v.box_ids)
+    facts = tuple(range(nb)) + (nb, nb + 1)  # every box's presence, the first two boxes' scores
+    assert len(jit.group_facts(vals, np.array(facts), nb, int(EMPTY), 1 << 24)[1]) == len(vals)  # compiled, no fallback
+    got_uniq, got_first, got_inv = play.group(vals, facts)
+    uniq, first, inv = unique_rows(sim.scores.facts.columns(vals, facts))
+    # the same partition of the rows, whatever the group numbering
+    assert len(got_uniq) == len(uniq)
+    pairs = set(zip(got_inv.tolist(), inv.tolist()))
+    assert len(pairs) == len(uniq)
+    assert (sim.scores.facts.columns(vals[got_first], facts) == got_uniq).all()
