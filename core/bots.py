@@ -44,6 +44,18 @@ class GreedyBot:
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng
+        self._last: tuple[object, object, dict[tuple[int, ...], int]] | None = None
+
+    def _best_scores(self, variant, card) -> dict[tuple[int, ...], int]:
+        """The best immediate points of every roll on `card` (kept for the rest of the turn)."""
+        if self._last is not None and self._last[0] is variant and self._last[1] == card:
+            return self._last[2]
+        table: dict[tuple[int, ...], int] = {}
+        for r in variant.all_rolls():
+            legal = variant.legal_boxes(card, r, False)
+            table[r.dice] = max(variant.score(card, b, r, False).points for b in legal)
+        self._last = (variant, card, table)
+        return table
 
     def choose(self, state: GameState) -> Action:
         v, card = state.variant, state.card
@@ -57,10 +69,7 @@ class GreedyBot:
         if not keeps:
             return Score(best_box)
         # One roll ahead: the best immediate score of every roll, on this card.
-        table: dict[tuple[int, ...], int] = {}
-        for r in v.all_rolls():
-            legal = v.legal_boxes(card, r, False)
-            table[r.dice] = max(v.score(card, b, r, False).points for b in legal)
+        table = self._best_scores(v, card)
         best_keep, best_value = None, float(now)
         for keep in keeps:
             n = v.dice - len(keep)
