@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..solver.dp import graph_arrays as solver_graph_arrays
+
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised where numba is absent
@@ -26,20 +28,9 @@ MASK64 = (1 << 64) - 1
 
 
 def graph_arrays(graph) -> dict:
-    """The dice-multiset graph (DiceGraph) as flat arrays: levels, +face and -face edges, face counts."""
+    """The solver's dice-graph arrays, plus face counts and single-die removal per multiset."""
+    base = solver_graph_arrays(graph)
     n = len(graph.multisets)
-    levels = np.array([int(lv[0]) for lv in graph.levels] + [n], dtype=np.int64)
-    add = np.zeros((n, graph.faces), dtype=np.int64)
-    for s in range(graph.dice):
-        add[graph.levels[s]] = graph.add_edges[s]
-    width = max(e.shape[1] for e in graph.sub_edges[1:])
-    sub = np.zeros((n, width), dtype=np.int64)
-    count = np.zeros(n, dtype=np.int64)
-    for s in range(1, graph.dice + 1):
-        for row, idx in zip(graph.levels[s], graph.sub_edges[s]):
-            distinct = sorted(set(idx.tolist()))
-            count[row] = len(distinct)
-            sub[row, : len(distinct)] = distinct
     counts = np.zeros((n, graph.faces), dtype=np.int64)  # how many of each face every multiset holds
     for i, m in enumerate(graph.multisets):
         for d in m:
@@ -52,8 +43,8 @@ def graph_arrays(graph) -> dict:
             rest = list(m)
             rest.remove(f)
             sub_face[i, f - 1] = index[tuple(rest)]
-    return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
-            "row_counts": counts, "row_size": counts.sum(axis=1), "sub_face": sub_face}
+    keep = ("levels", "add_edges", "sub_edges", "sub_count")
+    return {**{k: base[k] for k in keep}, "row_counts": counts, "row_size": counts.sum(axis=1), "sub_face": sub_face}
 
 
 def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:

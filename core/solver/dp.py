@@ -18,7 +18,7 @@ from .errors import SolverError
 from .kernel import turn_value
 from .space import StateSpace
 
-__all__ = ["score_arrays", "backward", "backward_jit"]
+__all__ = ["score_arrays", "graph_arrays", "backward", "backward_jit"]
 
 BATCH = 2048
 NEG = -np.inf
@@ -137,8 +137,12 @@ def backward(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.
     return values
 
 
-def _graph_arrays(graph) -> dict:
-    """The dice-multiset recursions as flat arrays for the compiled kernel."""
+def graph_arrays(graph) -> dict:
+    """The dice-multiset recursions (DiceGraph) as flat arrays for compiled kernels.
+
+    Levels, +face edges, and each multiset's distinct -face edges with their count
+    (zeros past it); the simulator's compiled turns build on the same arrays.
+    """
     n = len(graph.multisets)
     levels = np.array([int(lv[0]) for lv in graph.levels] + [n], dtype=np.int64)
     add = np.zeros((n, graph.faces), dtype=np.int64)
@@ -148,11 +152,10 @@ def _graph_arrays(graph) -> dict:
     sub = np.zeros((n, width), dtype=np.int64)
     count = np.zeros(n, dtype=np.int64)
     for s in range(1, graph.dice + 1):
-        e = graph.sub_edges[s]
-        sub[graph.levels[s], : e.shape[1]] = e
-        for row, idx in zip(graph.levels[s], e):
-            count[row] = len(set(idx.tolist()))
-            sub[row, : count[row]] = sorted(set(idx.tolist()))
+        for row, idx in zip(graph.levels[s], graph.sub_edges[s]):
+            distinct = sorted(set(idx.tolist()))
+            count[row] = len(distinct)
+            sub[row, : len(distinct)] = distinct
     return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
             "roll_probs": graph.roll_probs, "faces": graph.faces, "dice": graph.dice}
 
@@ -180,7 +183,7 @@ def backward_jit(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray],
     common = dict(
         slot_add=slot_add, slot_inc=slot_inc, n_slots=n_slots, base=ix.base, pmin=ix.pmin, dims=ix.dims,
         strides=ix.strides, clo=ix.clo, chi=ix.chi, full=space.full, nb=space.nb, G=space.G, size=space.size,
-        rolls=model.variant.rolls, **_graph_arrays(model.graph),
+        rolls=model.variant.rolls, **graph_arrays(model.graph),
     )
     for layer in reversed(space.layers[:-1]):
         ctx = model.context_of(layer.codes)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..model import Card, Variant
+from .coding import ClassCoding
 from .errors import SolverError
 
 __all__ = ["StateIndex", "clamp_arrays"]
@@ -39,7 +40,7 @@ def clamp_arrays(nb: int, groups: Sequence[Sequence[int]], bounds: Sequence[tupl
     return clo, chi
 
 
-class StateIndex:
+class StateIndex(ClassCoding):
     """Class codes, clamp bounds per box mask, and dense value slots per reachable class."""
 
     def __init__(
@@ -53,25 +54,9 @@ class StateIndex:
         pmin: np.ndarray,
         dims: np.ndarray,
     ) -> None:
-        self.box_ids = variant.box_ids
-        self.nb = len(self.box_ids)
+        super().__init__(variant)
         self.full = (1 << self.nb) - 1
-        self.bidx = {b: i for i, b in enumerate(self.box_ids)}
-        values: dict[int, list[int]] = {}
-        for flag in variant.state_flags():
-            if flag.box not in self.bidx:
-                raise SolverError(f"a rule declares a state flag on box {flag.box!r}, which {variant.id} does not have")
-            vals = values.setdefault(self.bidx[flag.box], [])
-            if flag.value not in vals:
-                vals.append(int(flag.value))
-        self.flag_values = {b: tuple(v) for b, v in sorted(values.items())}
-        self.radix = [0] * self.nb
-        r = 1
-        for b, vals in self.flag_values.items():
-            self.radix[b] = r
-            r *= len(vals) + 1
-        self.n_flagcodes = r
-        self.n_codes = (1 << self.nb) * r
+        self.n_codes = (1 << self.nb) * self.n_flagcodes
         self.groups = [tuple(int(b) for b in g) for g in groups]
         self.G = len(self.groups)
         self.clamp_bounds = [(int(lo), int(hi)) for lo, hi in clamps]
@@ -97,20 +82,6 @@ class StateIndex:
             stride = stride * self.class_dims[:, g]
 
     # ------------------------------------------------------------------ cards
-
-    def digit_of(self, b: int, score: int) -> int:
-        vals = self.flag_values.get(b)
-        if not vals or score not in vals:
-            return 0
-        return vals.index(score) + 1
-
-    def class_of_card(self, card: Card) -> int:
-        code = 0
-        for box, score in card.scores.items():
-            b = self.bidx[box]
-            code |= 1 << b
-            code += (self.digit_of(b, score) * self.radix[b]) << self.nb
-        return code
 
     def state_of_card(self, card: Card) -> tuple[int, np.ndarray]:
         """(class code, (1, G) clamped group totals) of a real card."""

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..dice import Roll
 from ..model import BoxFlag, Card, Variant
+from .coding import ClassCoding
 from .errors import SolverError
 from .kernel import DiceGraph
 from .tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
@@ -43,7 +44,7 @@ class Legality:
         self.table = table  # (rolls, 2) int64 bitmasks [later, first] per roll, or None
 
 
-class RuleModel:
+class RuleModel(ClassCoding):
     """The compiled variant seen by the solver: score tables per context, legality, end bonuses."""
 
     def __init__(self, variant: Variant) -> None:
@@ -52,33 +53,18 @@ class RuleModel:
                 f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet"
             )
         self.variant = variant
-        self.box_ids: tuple[str, ...] = variant.box_ids
-        self.nb = len(self.box_ids)
-        self.bidx = {b: i for i, b in enumerate(self.box_ids)}
+        super().__init__(variant)
         self.rolls: tuple[Roll, ...] = variant.all_rolls()
         self.graph = DiceGraph(variant.dice, variant.faces)
-        self._flags(variant.state_flags())
+        self._other_values()
         self._groups()
         self._traced_rolls = [traced_roll(r) for r in self.rolls]
 
     # ------------------------------------------------------------------ declarations
 
-    def _flags(self, flags: Sequence[BoxFlag]) -> None:
-        values: dict[int, list[int]] = {}
-        for flag in flags:
-            if flag.box not in self.bidx:
-                raise SolverError(f"a rule declares a state flag on box {flag.box!r}, which {self.variant.id} does not have")
-            vals = values.setdefault(self.bidx[flag.box], [])
-            if flag.value not in vals:
-                vals.append(int(flag.value))
-        self.flag_values: dict[int, tuple[int, ...]] = {b: tuple(v) for b, v in sorted(values.items())}
+    def _other_values(self) -> None:
+        """Per flagged box, a score outside its declared values (the 'filled, no flag value' category)."""
         self.ncat = [2 + len(self.flag_values.get(b, ())) for b in range(self.nb)]
-        self.radix = [0] * self.nb
-        r = 1
-        for b, vals in self.flag_values.items():
-            self.radix[b] = r
-            r *= len(vals) + 1
-        self.n_flagcodes = r
         self.other_value = [0] * self.nb
         for b, vals in self.flag_values.items():
             other = 0
@@ -104,13 +90,6 @@ class RuleModel:
     def cat_value(self, b: int, cat: int) -> int:
         return self.other_value[b] if cat == 1 else self.flag_values[b][cat - 2]
 
-    def digit_of(self, b: int, score: int) -> int:
-        """The flag digit a box gets when filled with `score` (0: no declared value)."""
-        vals = self.flag_values.get(b)
-        if not vals or score not in vals:
-            return 0
-        return vals.index(score) + 1
-
     def class_cats(self, code: int) -> list[int]:
         mask, flagcode = code & ((1 << self.nb) - 1), code >> self.nb
         cats = []
@@ -122,15 +101,6 @@ class RuleModel:
             else:
                 cats.append(1)
         return cats
-
-    def class_of_card(self, card: Card) -> int:
-        """The class code of a real card."""
-        code = 0
-        for box, score in card.scores.items():
-            b = self.bidx[box]
-            code |= 1 << b
-            code += (self.digit_of(b, score) * self.radix[b]) << self.nb
-        return code
 
     def _card(self, assign: dict[int, int], alt: bool = False) -> Card:
         """A traced card with these categories; `alt`: another value for 'filled, no flag value'."""
