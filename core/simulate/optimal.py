@@ -184,10 +184,28 @@ class OptimalPolicy:
     def _turn_values(self, codes: np.ndarray, prog: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """For decisions after roll 1, 2, ...: best value of scoring each roll now [rolls, states],
         and (with rolls left) the value of every keep [keeps, states], keeps in DiceMath order."""
-        model, space = self.model, self.space
         n = len(codes)
         now = [np.empty((self.graph.n_rolls, n)) for _ in range(self.rolls)]
         keeps = [np.empty((len(self.keep_rows_of), n)) for _ in range(self.rolls - 1)]
+        for part, first, later, tables in self._turns_in_groups(codes, prog):
+            for i in range(self.rolls):
+                now[i][:, part] = first if i == 0 else later
+            for i in range(self.rolls - 1):
+                keeps[i][:, part] = tables[i][1][self.keep_rows_of]
+        return now, keeps
+
+    def _keep_tables(self, codes: np.ndarray, prog: np.ndarray) -> list[np.ndarray]:
+        """Per decision with rolls left (after roll 1, 2, ...): keep values [graph rows, states]."""
+        out = [np.empty((len(self.graph.multisets), len(codes))) for _ in range(self.rolls - 1)]
+        for part, _first, _later, tables in self._turns_in_groups(codes, prog):
+            for i in range(self.rolls - 1):
+                out[i][:, part] = tables[i][1]
+        return out
+
+    def _turns_in_groups(self, codes: np.ndarray, prog: np.ndarray):
+        """Yield (positions, first-roll scores, later scores, turn tables) for the states, 2048 at a
+        time, grouped by score context and, where legality depends on the roll, by class."""
+        model, space = self.model, self.space
         ctx = model.context_of(codes)
         dep = np.array([space.legality(int(c)).table is not None for c in codes.tolist()], dtype=bool)
         key2 = np.where(dep, codes, -1)
@@ -198,30 +216,7 @@ class OptimalPolicy:
                 part = seg[start:start + 2048]
                 first, later = self._score_arrays(space, self.values, int(ctx[part[0]]), codes[part], prog[part])
                 later = first if later is None else later
-                tables = self._turn_tables(self.graph, first, later, self.rolls)
-                for i in range(self.rolls):
-                    now[i][:, part] = first if i == 0 else later
-                for i in range(self.rolls - 1):
-                    keeps[i][:, part] = tables[i][1][self.keep_rows_of]
-        return now, keeps
-    def _keep_tables(self, codes: np.ndarray, prog: np.ndarray) -> list[np.ndarray]:
-        """Per decision with rolls left (after roll 1, 2, ...): keep values [graph rows, states]."""
-        model, space = self.model, self.space
-        n = len(codes)
-        out = [np.empty((len(self.graph.multisets), n)) for _ in range(self.rolls - 1)]
-        ctx = model.context_of(codes)
-        dep = np.array([space.legality(int(c)).table is not None for c in codes.tolist()], dtype=bool)
-        key2 = np.where(dep, codes, -1)
-        order = np.lexsort((key2, ctx))
-        cuts = np.flatnonzero((np.diff(ctx[order]) != 0) | (np.diff(key2[order]) != 0)) + 1
-        for seg in np.split(order, cuts):
-            for start in range(0, len(seg), 2048):
-                part = seg[start:start + 2048]
-                first, later = self._score_arrays(space, self.values, int(ctx[part[0]]), codes[part], prog[part])
-                tables = self._turn_tables(self.graph, first, first if later is None else later, self.rolls)
-                for i in range(self.rolls - 1):
-                    out[i][:, part] = tables[i][1]
-        return out
+                yield part, first, later, self._turn_tables(self.graph, first, later, self.rolls)
 
     # ------------------------------------------------------------------ decisions
 
