@@ -26,7 +26,7 @@ from .errors import IllegalAction
 from .game import GameState, Keep, Score
 from .model import Card, Variant
 
-__all__ = ["ConformanceError", "Report", "card_total", "check_state", "check_variant", "play_random", "turn"]
+__all__ = ["ConformanceError", "Report", "card_total", "check_state", "check_variant", "play_random", "play_solitaire", "turn"]
 
 
 class ConformanceError(AssertionError):
@@ -206,6 +206,17 @@ def play_random(
     check_state(state, engine)
     _check_end(state)
     return state, counts
+
+
+def play_solitaire(variant: Variant, bot, games: int, rng: random.Random) -> list[int]:
+    """Final totals of `games` solitaire games: every decision by `bot.choose`, every roll by the engine."""
+    totals = []
+    for _ in range(games):
+        state = GameState.new(variant, 1)
+        while not state.over:
+            state = state.roll(rng) if state.is_chance else state.apply(bot.choose(state))
+        totals.append(state.totals()[0])
+    return totals
 
 
 def check_variant(

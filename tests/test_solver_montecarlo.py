@@ -10,9 +10,9 @@ import zlib
 import pytest
 
 from conftest import BUILTIN_VARIANTS
-from dicecup import GameState
 from dicecup.solver import solve
 from dicecup.solver.advice import Policy
+from dicecup.testing import play_solitaire
 
 CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
     ("yahtzee", {"joker": "forced"}),
@@ -26,14 +26,7 @@ GAMES = 600
 
 def play_games(variant, policy: Policy, games: int, seed: int) -> list[int]:
     """Final totals of `games` solitaire games, every decision by the policy, every roll by the engine."""
-    rng = random.Random(seed)
-    totals = []
-    for _ in range(games):
-        state = GameState.new(variant, 1)
-        while not state.over:
-            state = state.roll(rng) if state.is_chance else state.apply(policy.choose(state))
-        totals.append(state.totals()[0])
-    return totals
+    return play_solitaire(variant, policy, games, random.Random(seed))
 
 
 @pytest.mark.slow

@@ -27,7 +27,8 @@ import time
 import tracemalloc
 import zlib
 
-from dicecup import Engine, GameState
+from dicecup import Engine
+from dicecup.testing import play_solitaire
 from dicecup.solver import jit, solve
 from dicecup.solver.advice import Policy
 
@@ -61,12 +62,7 @@ def monte_carlo(engine: Engine, games: int) -> bool:
         solution = solve(variant)
         policy = Policy.of(solution)
         rng = random.Random(zlib.crc32(_label(vid, options).encode()))
-        totals = []
-        for _ in range(games):
-            state = GameState.new(variant, 1)
-            while not state.over:
-                state = state.roll(rng) if state.is_chance else state.apply(policy.choose(state))
-            totals.append(state.totals()[0])
+        totals = play_solitaire(variant, policy, games, rng)
         mean = statistics.fmean(totals)
         se = statistics.stdev(totals) / games**0.5
         z = (mean - solution.expected_score) / se
