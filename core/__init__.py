@@ -5,11 +5,11 @@ pluggy plugins; games are immutable states with explicit chance.
 
     >>> from dicecup import Engine
     >>> engine = Engine()
-    >>> game = engine.new_game("yahtzee", ["ann", "bob"], seed=1)
+    >>> game = Game.new(engine.variant("yahtzee"), ["ann", "bob"], seed=1)
 """
 
-from .compiler import REQUIRED
-from .dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
+from .language.compiler import REQUIRED
+from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
 from .errors import (
     DiceError,
     DicecupError,
@@ -20,8 +20,8 @@ from .errors import (
     UnknownVariant,
     VariantError,
 )
-from .hookspecs import hookimpl, hookspec
-from .model import (
+from .language.hookspecs import hookimpl, hookspec
+from .language.model import (
     Award,
     Bonus,
     Box,
@@ -37,8 +37,10 @@ from .model import (
     TurnContext,
     Variant,
 )
-from .engine import Engine, RuleDecl  # noqa: E402  (engine imports plugins that import the names above)
-from .game import Action, Game, GameState, Keep, RollDice, RoundResult, Score
+from .language.engine import Engine, RuleDecl
+from .game.actions import Action, Keep, RollDice, RoundResult, Score
+from .game.handle import Game
+from .game.state import GameState
 
 __version__ = "0.1.0"
 

@@ -21,10 +21,11 @@ from typing import Any
 
 from attrs import frozen
 
-from .engine import Engine
+from .language.engine import Engine
 from .errors import IllegalAction
-from .game import GameState, Keep, Score
-from .model import Card, Variant
+from .game.actions import Keep, Score
+from .game.state import GameState
+from .language.model import Card, Variant
 
 __all__ = ["ConformanceError", "Report", "card_total", "check_state", "check_variant", "play_random", "play_solitaire", "turn"]
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from _rules_oracle import ORACLES
 from conftest import BUILTIN_VARIANTS
 from dicecup import GameState
-from dicecup.cli import app, get_engine
+from dicecup.cli.app import app, get_engine
 
 ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
 
@@ -189,7 +189,7 @@ def test_errors_through_the_console_entry_exit_2_without_traceback(tmp_path):
 
 
 def test_module_entry_points_run():
-    proc = subprocess.run([sys.executable, "-m", "dicecup.cli", "score", "-v", "yacht", "--json", "22222"],
+    proc = subprocess.run([sys.executable, "-m", "dicecup", "score", "-v", "yacht", "--json", "22222"],
                           capture_output=True, text=True, env={**os.environ, **ENV}, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["scores"]["yacht"] == 50
@@ -391,11 +391,11 @@ def test_play_argument_errors(args, message):
     assert result.exit_code == 2 and message in result.output
 
 
-def test_hints_without_an_advisor_is_a_clear_error(monkeypatch):
-    from dicecup import play
-
-    monkeypatch.setattr(play, "_advisor_factories", [])
-    assert "hints need the optimal-strategy advisor" in fails("play", "-v", "yacht", "--hints", "-p", "bot:random")
+def test_hints_for_a_variant_the_solver_refuses_fail_before_the_game(tmp_path):
+    banked = tmp_path / "banked.yaml"
+    banked.write_text("id: banked\nextends: yacht\nturn: {rolls: 3, carry_over: true}\n")
+    message = fails("play", "-v", str(banked), "--hints", "-p", "bot:random")
+    assert "banked" in message and "carry over" in message
 
 
 # ---------------------------------------------------------------------------- play: humans

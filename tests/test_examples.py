@@ -38,7 +38,7 @@ def dicecup(plugin_path: Path, *args: str, autoload: bool = True) -> subprocess.
     env["COLUMNS"] = "200"
     if not autoload:
         env["DICECUP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    return subprocess.run([sys.executable, "-m", "dicecup.cli", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=env,
                           timeout=120)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dicecup import Award, BoxFlag, Card, Engine, GameState, PluginError, VariantError, hookimpl, hookspecs
+from dicecup import Award, BoxFlag, Card, Engine, GameState, PluginError, VariantError, hookimpl
+from dicecup.language import hookspecs
 from dicecup.testing import check_variant, play_random, turn
 
 HOOKS = sorted(n for n, f in vars(hookspecs).items() if n.startswith("dicecup_") and callable(f))

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from dicecup import DicecupError, GameState, Keep, Score
-from dicecup.play import (
+from dicecup.terminal.session import (
     EndOfInput,
     InputProblem,
     KeepDice,
@@ -23,7 +23,7 @@ from dicecup.play import (
     parse_seats,
     resolve_box,
 )
-from dicecup.playview import View, bonus_cells, dice_line
+from dicecup.terminal.view import View, bonus_cells, dice_line
 
 
 def decision(engine, variant: str, dice: list[int], players=("ann",)) -> GameState:
@@ -233,7 +233,7 @@ def test_bot_scripted_like_a_human_sees_the_same_dice(engine):
     view, _ = capture()
     bot_game = Session(GameState.new(v, ["greedy"]), parse_seats(["bot:greedy"]), rng=random.Random(5), view=view).run()
 
-    from dicecup.bots import GreedyBot
+    from dicecup.game.bots import GreedyBot
 
     bot = GreedyBot()
     human = Session(GameState.new(v, ["greedy"]), [Seat("greedy")], rng=random.Random(5), view=view)

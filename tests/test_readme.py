@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dicecup import Engine, GameState, VariantError
-from dicecup.bots import GreedyBot
+from dicecup.game.bots import GreedyBot
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from attrs import evolve
 
 from conftest import BUILTIN_VARIANTS
 from dicecup import Award, Card, GameState, Keep, Score
-from dicecup.bots import GreedyBot, RandomBot
+from dicecup.game.bots import GreedyBot, RandomBot
 from dicecup.simulate import simulate, summarize
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn

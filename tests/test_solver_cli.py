@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicecup import Card
-from dicecup.cli import app, get_engine
+from dicecup.cli.app import app, get_engine
 from dicecup.solver import cache
 from dicecup.solver.advice import advise
 

@@ -248,9 +248,9 @@ def test_game_handle_rolls_and_undoes(yahtzee):
         Game(GameState.new(yahtzee, 1)).undo()
 
 
-def test_engine_new_game_is_seeded(engine):
-    a = engine.new_game("yatzy", ["x", "y"], seed=42)
-    b = engine.new_game("yatzy", ["x", "y"], seed=42)
+def test_game_new_is_seeded(engine):
+    a = Game.new(engine.variant("yatzy"), ["x", "y"], seed=42)
+    b = Game.new(engine.variant("yatzy"), ["x", "y"], seed=42)
     assert a.roll() == b.roll()
 
 

@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 
 from ..errors import DicecupError
-from ..model import Variant
+from ..language.model import Variant
 from .engine_sim import simulate_engine
 from .result import SimResult
 from .stats import describe, histogram, summarize
@@ -35,7 +35,7 @@ def check_strategy(strategy: str) -> str:
 
 
 def _bot_factory(strategy: str) -> Callable[[str, random.Random], object]:
-    from .. import bots
+    from ..game import bots
 
     if strategy == "optimal" and "optimal" not in bots.BOTS:
         try:

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..model import Variant
+from ..language.model import Variant
 from .dicemath import DiceMath
 from .result import SimResult, bonus_columns
 from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables

@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 
-from ..dice import reroll_outcomes, sub_multisets
-from ..model import Variant
+from ..language.dice import reroll_outcomes, sub_multisets
+from ..language.model import Variant
 
 __all__ = ["DiceMath"]
 

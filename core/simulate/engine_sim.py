@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..bots import Bot
-from ..game import GameState
-from ..model import Card, Variant
+from ..game.bots import Bot
+from ..game.state import GameState
+from ..language.model import Card, Variant
 from .result import SimResult, bonus_columns, card_row
 
 __all__ = ["play_one", "simulate_engine"]

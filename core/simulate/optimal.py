@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DicecupError
-from ..model import Variant
+from ..language.model import Variant
 from .tables import EMPTY, unique_rows
 
 __all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]

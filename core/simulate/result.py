@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from attrs import frozen
 
-from ..model import Award, Card, Variant
+from ..language.model import Award, Card, Variant
 
 __all__ = ["SimResult", "bonus_columns", "card_row"]
 

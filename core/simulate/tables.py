@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DicecupError
-from ..model import Card, FrozenMap, Variant
+from ..language.model import Card, FrozenMap, Variant
 
 __all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses"]
 

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 from attrs import frozen
 
-from ..dice import sub_multisets
+from ..language.dice import sub_multisets
 from ..errors import DicecupError
-from ..game import Action, GameState, Keep, Score
-from ..model import Card
+from ..game.actions import Action, Keep, Score
+from ..game.state import GameState
+from ..language.model import Card
 from .dp import score_arrays
 from .kernel import turn_tables
 from .solve import Solution

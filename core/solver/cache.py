@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model import Variant
+from ..language.model import Variant
 from .index import StateIndex
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
@@ -44,7 +44,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dicecup"
 
 
-_SCORING_CORE = ("compiler.py", "dice.py", "engine.py", "hookspecs.py", "model.py")
+_SCORING_CORE = ("language",)  # the folders of the engine that decide scores
 
 
 def _rules_digest() -> str:
@@ -55,7 +55,7 @@ def _rules_digest() -> str:
 
     h.update(__version__.encode())
     core = Path(__file__).parent.parent
-    files = [core / name for name in _SCORING_CORE]
+    files = [f for name in _SCORING_CORE for f in sorted((core / name).glob("*.py"))]
     files += sorted(Path(plugins.__file__).parent.glob("*.py")) + sorted(Path(__file__).parent.glob("*.py"))
     for path in files:
         if path.exists():

@@ -3,7 +3,7 @@ digit per flagged box telling which declared value (if any) it holds."""
 
 from __future__ import annotations
 
-from ..model import Card, Variant
+from ..language.model import Card, Variant
 from .errors import SolverError
 
 __all__ = ["ClassCoding"]

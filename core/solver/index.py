@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..model import Card, Variant
+from ..language.model import Card, Variant
 from .coding import ClassCoding
 from .errors import SolverError
 

@@ -20,12 +20,12 @@ from functools import cached_property
 
 import numpy as np
 
-from ..dice import Roll
-from ..model import BoxFlag, Card, Variant
+from ..language.dice import Roll
+from ..language.model import BoxFlag, Card, Variant
 from .coding import ClassCoding
 from .errors import SolverError
 from .kernel import DiceGraph
-from .tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
+from ..language.tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
 
 __all__ = ["RuleModel", "Legality", "MAX_COMBOS"]
 

@@ -9,7 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..model import Card, Variant
+from ..language.model import Card, Variant
 from .dp import backward, backward_jit
 from .errors import SolverError
 from .rules import RuleModel

@@ -3,8 +3,8 @@
 Input and output are injected (`ask(prompt) -> str` and a `View`), so the same
 loop runs in a terminal, under a test runner and in unit tests. Every state
 change is reported to `on_change` (the CLI saves the game there). Bots come from
-`bots.make_bot(kind)`, hints from an advisor registered with `register_advisor`
-(the solver provides one), so neither needs changes here.
+`bots.make_bot(kind)` and hints from an advisor passed in (the CLI builds one
+from the solver), so neither needs changes here.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from collections.abc import Callable, Sequence
 
 from attrs import evolve, frozen
 
-from .bots import BOTS, Bot, make_bot
-from .errors import DicecupError, IllegalAction
-from .game import Action, GameState, Keep, Score
-from .model import Variant
-from .playview import View
+from ..game.bots import BOTS, Bot, make_bot
+from ..errors import DicecupError, IllegalAction
+from ..game.actions import Action, Keep, Score
+from ..game.state import GameState
+from ..language.model import Variant
+from .view import View
 
 __all__ = [
     "HUMAN",
@@ -34,8 +35,6 @@ __all__ = [
     "parse_command",
     "resolve_box",
     "Advisor",
-    "register_advisor",
-    "make_advisor",
     "Session",
     "HELP",
 ]
@@ -249,20 +248,8 @@ def parse_command(text: str, state: GameState) -> Command:
 
 # ---------------------------------------------------------------------------- advisor (hints)
 
+#: `advise(state) -> [(action, expected final score), ...]`, e.g. from the solver (the CLI builds one).
 Advisor = Callable[[GameState], Sequence[tuple[Action, float]]]
-_advisor_factories: list[Callable[[Variant], Advisor]] = []
-
-
-def register_advisor(factory: Callable[[Variant], Advisor]) -> None:
-    """Provide hints: `factory(variant)` returns `advise(state) -> [(action, expected final score), ...]`."""
-    _advisor_factories.append(factory)
-
-
-def make_advisor(variant: Variant) -> Advisor:
-    """The most recently registered advisor for this variant (DicecupError when there is none)."""
-    if not _advisor_factories:
-        raise DicecupError("hints need the optimal-strategy advisor, which this installation does not provide")
-    return _advisor_factories[-1](variant)
 
 
 # ---------------------------------------------------------------------------- the loop

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..dice import Roll
-from ..model import Card, FrozenMap
+from .dice import Roll
+from .model import Card, FrozenMap
 
 __all__ = ["Reads", "TracingRoll", "excused", "tracing", "traced_card", "traced_roll"]
 

@@ -11,8 +11,8 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from .dice import reroll_outcomes
-from .game import Action, GameState, Keep, Score
+from ..language.dice import reroll_outcomes
+from .state import Action, GameState, Keep, Score
 
 __all__ = ["Bot", "RandomBot", "GreedyBot", "BOTS", "make_bot"]
 
@@ -83,7 +83,7 @@ class GreedyBot:
 
 def _optimal(rng: random.Random) -> Bot:
     """The exact solver's policy (imported on first use: it needs numpy and may solve the variant)."""
-    from .solver.advice import OptimalBot
+    from ..solver.advice import OptimalBot
 
     return OptimalBot(rng)
 
@@ -100,7 +100,7 @@ def make_bot(name: str, rng: random.Random | None = None) -> Bot:
     try:
         factory = BOTS[name]
     except KeyError:
-        from .errors import DicecupError
+        from ..errors import DicecupError
 
         raise DicecupError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}") from None
     return factory(rng or random.Random())

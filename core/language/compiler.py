@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import VariantError
+from ..errors import VariantError
 from .model import Bonus, Box, FirstRoll, MatchSpec, OptionSpec, PatternContext, Spec, Variant, frozen_params
 from .yamlsource import where
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from .errors import VariantError
+from ..errors import VariantError
 
 __all__ = ["Located", "LocDict", "LocList", "load_yaml", "merge", "where"]
 

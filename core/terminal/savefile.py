@@ -17,10 +17,10 @@ from typing import Any
 
 from attrs import frozen
 
-from .bots import BOTS
-from .errors import SaveError
-from .game import GameState
-from .play import HUMAN, Seat
+from ..game.bots import BOTS
+from ..errors import SaveError
+from ..game.state import GameState
+from .session import HUMAN, Seat
 
 __all__ = ["FORMAT", "VERSION", "SavedGame", "to_dict", "from_dict", "load", "save", "write_atomic", "rng_state", "make_rng"]
 

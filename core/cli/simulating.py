@@ -12,11 +12,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .cli import OptionOpt, VariantOpt, app, fail, load_variant
-from .errors import DicecupError
-from .model import Variant
-from .simulate import STRATEGIES, check_strategy, simulate as run_simulation, summarize
-from .simulate.plot import check_plot_path, terminal_histogram, write_png
+from .app import OptionOpt, VariantOpt, app, fail, load_variant
+from ..errors import DicecupError
+from ..language.model import Variant
+from ..simulate import STRATEGIES, check_strategy, simulate as run_simulation, summarize
+from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 
 __all__ = ["simulate"]
 
@@ -72,10 +72,10 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
 def _load_solution(variant: Variant) -> None:
     """Load (or solve, with a progress bar, and cache) the optimal strategy before simulating."""
     try:
-        from .solver.cache import load_or_solve
+        from ..solver.cache import load_or_solve
     except ImportError:
         return  # no solver: `simulate` reports that the optimal strategy is unavailable
-    from .simulate.optimal import remember
+    from ..simulate.optimal import remember
 
     err = Console(stderr=True)
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -152,7 +152,7 @@ def simulate(
     if plot is not None:
         console.print(f"histogram written to {plot}")
     else:
-        from .simulate.stats import histogram
+        from ..simulate.stats import histogram
 
         coarse = histogram(result.totals, target_bins=24)
         console.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")

@@ -1,22 +1,36 @@
-"""The `dicecup` command line (typer). Every error exits 2 with one clear message.
+"""The `dicecup` typer app and what every command shares: the engine, the variant and option
+flags, and the rule that an error is one `error:` line with exit status 2.
 
-Commands live in this module and in `cli_solve` / `cli_simulate`, which add
-theirs to the same `app`; shared pieces (engine, variant flag, options) are here.
+Command modules import this one and add their commands to `app`; `dicecup.cli`
+imports them all. Nothing here imports a command module, so there is no cycle.
 """
 
 from __future__ import annotations
 
-import sys
+import functools
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
+from rich.console import Console
 
-from .engine import Engine
-from .errors import DicecupError, UnknownVariant
-from .model import Variant
+from ..language.engine import Engine
+from ..errors import DicecupError, UnknownVariant
+from ..language.model import Variant
 
-__all__ = ["app", "main", "get_engine", "load_variant", "parse_options", "VariantOpt", "OptionOpt", "fail"]
+__all__ = [
+    "app",
+    "cli_errors",
+    "console",
+    "fail",
+    "get_engine",
+    "load_variant",
+    "parse_options",
+    "JsonOpt",
+    "OptionOpt",
+    "VariantOpt",
+]
 
 app = typer.Typer(
     name="dicecup",
@@ -75,22 +89,25 @@ def load_variant(variant: str, options: list[str] | None = None) -> Variant:
     return get_engine().resolve(variant, parse_options(options))
 
 
-def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point: DicecupError -> one line on stderr and exit 2."""
-    try:
-        return app(args=argv, standalone_mode=True)
-    except DicecupError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-# Commands defined in other modules register themselves on `app` when imported.
-from . import cli_commands  # noqa: E402,F401
-from . import cli_solve  # noqa: E402,F401
-from . import cli_simulate  # noqa: E402,F401
+def console() -> Console:
+    """Rich output to the current stdout (looked up per call, so test runners capture it)."""
+    return Console(highlight=False)
 
 
-if __name__ == "__main__":  # `python -m dicecup.cli`: run the package's module, whose app has the commands
-    from dicecup.cli import main as _main
+def cli_errors(fn: F) -> F:
+    """Turn a DicecupError raised by a command into `error: ...` and exit 2."""
 
-    _main()
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DicecupError as exc:
+            raise fail(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]

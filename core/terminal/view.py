@@ -12,8 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .game import GameState
-from .model import Card, Variant
+from ..game.state import GameState
+from ..language.model import Card, Variant
 
 __all__ = ["View", "SMALL_FACES", "dice_line", "bonus_cells", "card_rows", "fmt_amount"]
 

@@ -15,7 +15,7 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from .dice import Roll, all_rolls, check_dice
-from .errors import IllegalAction
+from ..errors import IllegalAction
 
 __all__ = [
     "Award",

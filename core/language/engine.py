@@ -20,7 +20,7 @@ from attrs import frozen
 
 from . import hookspecs
 from .compiler import REQUIRED, Node, compile_variant
-from .errors import PluginError, UnknownVariant, VariantError
+from ..errors import PluginError, UnknownVariant, VariantError
 from .model import Award, BoxFlag, OptionSpec, Variant
 from .yamlsource import LocDict, load_yaml, merge
 
@@ -408,16 +408,6 @@ class Engine:
                 )
             chosen[key] = match[0]
         return chosen
-
-    # ------------------------------------------------------------------ games
-
-    def new_game(self, variant: str | Variant, players: Sequence[str] | int = 1, *, seed: int | None = None,
-                 options: Mapping[str, Any] | None = None, rounds: int | None = None):
-        """Start a game (a `Game` holding the immutable state and a seeded generator)."""
-        from .game import Game
-
-        v = variant if isinstance(variant, Variant) else self.resolve(variant, options)
-        return Game.new(v, players, seed=seed, rounds=rounds)
 
 
 def _plugin_name(plugin: Any) -> str:

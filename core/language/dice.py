@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from attrs import field, frozen
 
-from .errors import DiceError
+from ..errors import DiceError
 
 __all__ = ["Roll", "parse_dice", "all_rolls", "reroll_outcomes", "sub_multisets", "check_dice"]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import DicecupError, SaveError
-from .model import Award, Card
+from ..errors import DicecupError, SaveError
+from ..language.model import Award, Card
+from .actions import RoundResult
 
 FORMAT = "dicecup/state"
 VERSION = 1
@@ -72,8 +73,6 @@ def state_from_dict(cls: Any, data: Any, engine: Any) -> Any:
     held_raw = data.get("held")
     held = None if held_raw is None else _ints(held_raw, "held")
     results = []
-    from .game import RoundResult
-
     for k, r in enumerate(_get(data, "results", list)):
         winner = _get(r, "instant_winner", (int, type(None)), f"results[{k}].")
         results.append(RoundResult(_ints(_get(r, "totals", list, f"results[{k}]."), f"results[{k}].totals"), winner))

@@ -15,12 +15,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .cli import OptionOpt, VariantOpt, app, fail, load_variant
-from .dice import parse_dice
-from .errors import DicecupError
-from .model import Card, Variant
+from .app import OptionOpt, VariantOpt, app, fail, load_variant
+from ..language.dice import parse_dice
+from ..errors import DicecupError
+from ..language.model import Card, Variant
 
-__all__ = ["solve_cmd", "advise_cmd", "parse_card", "solitaire_notes"]
+__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "parse_card", "solitaire_notes"]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
@@ -58,8 +58,8 @@ def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]
 
 
 def _load(variant: Variant, max_states: int | None, quiet: bool, no_cache: bool):
-    from .solver import DEFAULT_MAX_STATES
-    from .solver.cache import load_or_solve
+    from ..solver import DEFAULT_MAX_STATES
+    from ..solver.cache import load_or_solve
 
     bar, update = _progress(quiet)
     with bar:
@@ -169,7 +169,7 @@ def advise_cmd(
             raise DicecupError(f"--rolls-left must be 0..{v.rolls - 1} ({v.id} has {v.rolls} rolls a turn), got {left}")
         the_card = parse_card(card, v)
         solution, _ = _load(v, max_states, quiet, False)
-        from .solver.advice import advise
+        from ..solver.advice import advise
 
         start = time.perf_counter()
         options = advise(solution, the_card, values, left)
@@ -212,24 +212,19 @@ def advise_cmd(
 
 
 def _option_json(o: Any) -> dict[str, Any]:
-    from .game import Score
+    from ..game.actions import Score
 
     if isinstance(o.action, Score):
         return {"action": "score", "box": o.action.box, "points": o.points, "expected_score": o.value, "best": o.best}
     return {"action": "keep", "keep": list(o.action.dice), "expected_score": o.value, "best": o.best}
 
 
-def _hint_factory(variant: Variant):
-    """Advisor for `dicecup play --hints`: every option of a decision with its expected final score."""
-    from .solver.advice import advise_state
+def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
+    """Advisor for `dicecup play --hints`: every option of a decision with its expected final score.
+
+    Solves (or loads) the variant first, with a progress bar, so a game cannot start without it.
+    """
+    from ..solver.advice import advise_state
 
     solution, _ = _load(variant, None, quiet=False, no_cache=False)
     return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
-
-
-try:  # the terminal game takes hints from whichever advisor registered last
-    from .play import register_advisor
-except ImportError:  # pragma: no cover - the play module is optional
-    pass
-else:
-    register_advisor(_hint_factory)

@@ -18,50 +18,16 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from .dice import check_dice, reroll_outcomes, sub_multisets
-from .errors import DiceError, IllegalAction, SaveError
-from .model import Award, Card, Roll, ScoreResult, Variant
+from ..language.dice import check_dice, reroll_outcomes, sub_multisets
+from ..errors import DiceError, IllegalAction, SaveError
+from ..language.model import Award, Card, Roll, ScoreResult, Variant
+from .actions import Action, Keep, RollDice, RoundResult, Score
+from .saving import state_from_dict
 
-__all__ = ["Keep", "Score", "RollDice", "Action", "RoundResult", "GameState", "Game", "SAVE_FORMAT", "SAVE_VERSION"]
+__all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION"]
 
 SAVE_FORMAT = "dicecup/state"
 SAVE_VERSION = 1
-
-
-def _sorted_tuple(values: Sequence[int]) -> tuple[int, ...]:
-    return tuple(sorted(values))
-
-
-@frozen
-class Keep:
-    """Set these dice (values, a multiset) aside and reroll the others."""
-
-    dice: tuple[int, ...] = field(converter=_sorted_tuple)
-
-
-@frozen
-class Score:
-    """Fill this box with the current dice; ends the turn."""
-
-    box: str
-
-
-@frozen
-class RollDice:
-    """A chance outcome: the values of the dice just rolled (the ones not held)."""
-
-    dice: tuple[int, ...] = field(converter=tuple)
-
-
-Action = Keep | Score | RollDice
-
-
-@frozen
-class RoundResult:
-    """One finished game of a match: every player's total, and an instant winner if any."""
-
-    totals: tuple[int, ...]
-    instant_winner: int | None = None
 
 
 @frozen
@@ -246,7 +212,7 @@ class GameState:
         self._need_decision()
         if self.rolls_left <= 0:
             raise IllegalAction(f"no rolls left this turn ({self.rolls_used} used); score a box")
-        keep = _sorted_tuple(dice)
+        keep = tuple(sorted(dice))
         missing = Counter(keep) - Counter(self.dice)
         if missing:
             raise IllegalAction(f"cannot keep {list(keep)}: the dice are {list(self.dice)}")
@@ -352,8 +318,6 @@ class GameState:
     @classmethod
     def from_dict(cls, data: Any, engine: Any) -> GameState:
         """Rebuild a state saved by `to_dict`; SaveError names the bad key."""
-        from .saving import state_from_dict
-
         return state_from_dict(cls, data, engine)
 
     @classmethod
@@ -365,49 +329,3 @@ class GameState:
         return cls.from_dict(data, engine)
 
 
-class Game:
-    """A mutable handle for hosts: the current immutable state, a seeded generator, undo."""
-
-    def __init__(self, state: GameState, seed: int | None = None, rng: random.Random | None = None) -> None:
-        self.state = state
-        self.seed = seed
-        self.rng = rng if rng is not None else random.Random(seed)
-        self.history: list[GameState] = []
-
-    @classmethod
-    def new(cls, variant: Variant, players: Sequence[str] | int = 1, *, seed: int | None = None, rounds: int | None = None) -> Game:
-        return cls(GameState.new(variant, players, rounds), seed=seed)
-
-    def _push(self, state: GameState) -> GameState:
-        self.history.append(self.state)
-        self.state = state
-        return state
-
-    def roll(self, dice: Sequence[int] | None = None) -> GameState:
-        """Roll the pending dice (engine-rolled, or the values a host rolled itself)."""
-        return self._push(self.state.roll(self.rng if dice is None else None, dice))
-
-    def keep(self, dice: Sequence[int]) -> GameState:
-        return self._push(self.state.keep(dice))
-
-    def reroll(self, keep: Sequence[int], dice: Sequence[int] | None = None) -> GameState:
-        """Keep `keep` and roll the rest in one step."""
-        kept = self.state.keep(keep)
-        rolled = kept.roll(self.rng if dice is None else None, dice)
-        return self._push(rolled)
-
-    def score(self, box: str) -> GameState:
-        return self._push(self.state.score(box))
-
-    def apply(self, action: Action) -> GameState:
-        return self._push(self.state.apply(action))
-
-    def undo(self) -> GameState:
-        if not self.history:
-            raise IllegalAction("nothing to undo")
-        self.state = self.history.pop()
-        return self.state
-
-    @property
-    def over(self) -> bool:
-        return self.state.over

@@ -1,0 +1,214 @@
+"""CLI commands about variants: `variants`, `show`, `score` and `validate`.
+
+Each command is a thin shell: it reads flags, calls the engine and prints with
+rich. `DicecupError` becomes one `error:` line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from ..language.describe import box_info, options_text, variant_info
+from ..language.dice import parse_dice
+from ..language.model import Card, Variant
+from .app import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+
+__all__ = ["variants", "show", "score", "validate", "empty_card_scores"]
+
+BUILTIN_ORIGIN = "dicecup.plugins.builtin_variants"
+
+
+# ---------------------------------------------------------------------------- variants
+
+
+def _origin(name: str) -> str:
+    return "built-in" if name == BUILTIN_ORIGIN else f"plugin:{name}"
+
+
+@app.command()
+@cli_errors
+def variants(as_json: JsonOpt = False) -> None:
+    """List the variants: built-in ones and those installed plugins add."""
+    engine = get_engine()
+    rows = []
+    for vid in engine.variant_ids():
+        entry = engine.entry(vid)
+        row: dict[str, Any] = {"id": vid, "name": vid, "origin": _origin(entry.origin), "source": entry.source}
+        try:
+            v = engine.variant(vid)
+        except DicecupError as exc:  # a broken plugin variant must not hide the others
+            row.update(description="", options={}, error=str(exc))
+        else:
+            row.update(
+                name=v.name,
+                description=v.description,
+                options={s.name: {"default": s.default, "choices": list(s.choices)} for s in v.option_specs},
+            )
+        rows.append(row)
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(title="dicecup variants", caption="* the default choice; pick one with --option KEY=VALUE")
+    table.add_column("id", no_wrap=True)
+    table.add_column("name")
+    table.add_column("origin")
+    table.add_column("options")
+    for row in rows:
+        opts = "; ".join(
+            f"{k}: " + ", ".join(f"{c}*" if c == o["default"] else str(c) for c in o["choices"])
+            for k, o in row["options"].items()
+        )
+        if "error" in row:
+            opts = f"[red]invalid: {row['error']}[/red]"
+        table.add_row(row["id"], row["name"], row["origin"], opts or "-")
+    console().print(table)
+
+
+# ---------------------------------------------------------------------------- show
+
+
+def _flat(value: Any) -> str:
+    """A rule parameter without Python quotes: `{double_generala: {generala: 50}}`."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flat(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flat(v) for v in value) + "]"
+    return str(value)
+
+
+@app.command()
+@cli_errors
+def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
+    """Print the scorecard of a variant: every box, what it needs and what it scores."""
+    v = load_variant(variant, option)
+    info = variant_info(v)
+    if as_json:
+        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    out = console()
+    out.print(f"[bold]{v.name}[/bold] ({v.id})" + (f" - {v.description}" if v.description else ""))
+    turn = f"{v.rolls} rolls a turn" + (", unused rolls carry over" if v.carry_over else "")
+    out.print(f"{v.dice} dice with faces 1-{v.faces}, {turn}, {len(v.boxes)} boxes.")
+    staged = len({b.stage for b in v.boxes}) > 1
+    table = Table(title="Boxes")
+    table.add_column("#", justify="right")
+    table.add_column("id", no_wrap=True)
+    table.add_column("name")
+    table.add_column("stage" if staged else "section")
+    table.add_column("needs", overflow="fold")
+    table.add_column("scores", overflow="fold")
+    for i, box in enumerate(v.boxes, 1):
+        b = box_info(box)
+        scores = b["scores"]
+        if b["first_roll"]:
+            scores += f"; {b['first_roll']}"
+        if b["extra"]:
+            scores += f"; then {b['extra']:+d}"
+        if b["help"]:
+            scores += f" ({b['help']})"
+        where = b["section"]
+        if staged and b["section"] != f"stage {b['stage']}":
+            where = f"{b['stage']} ({b['section']})"
+        elif staged:
+            where = str(b["stage"])
+        table.add_row(str(i), b["id"], b["name"], where, b["needs"], scores)
+    out.print(table)
+    if info["bonuses"]:
+        bt = Table(title="Bonuses")
+        for col in ("id", "name", "kind", "parameters"):
+            bt.add_column(col, overflow="fold")
+        for b in info["bonuses"]:
+            params = ", ".join(f"{k}={_flat(val)}" for k, val in b.items() if k not in ("id", "name", "kind") and val is not None)
+            bt.add_row(b["id"], b["name"], b["kind"], params)
+        out.print(bt)
+    if info["rules"]:
+        rt = Table(title="Rules")
+        rt.add_column("rule")
+        rt.add_column("parameters", overflow="fold")
+        for name, params in info["rules"].items():
+            rt.add_row(name, ", ".join(f"{k}={_flat(val)}" for k, val in params.items()) or "-")
+        out.print(rt)
+    if info["options"]:
+        ot = Table(title="Options (--option KEY=VALUE)")
+        for col in ("option", "choices", "default", "now", "meaning"):
+            ot.add_column(col, overflow="fold")
+        for name, o in info["options"].items():
+            ot.add_row(name, " | ".join(map(str, o["choices"])), str(o["default"]), str(o["value"]), o["help"])
+        out.print(ot)
+    rounds = v.match.rounds
+    if len(rounds) > 1 or rounds.get(0, 1) != 1 or v.match.replay_ties:
+        per = ", ".join(f"{k} player{'s' * (k > 1)}: {n}" for k, n in rounds.items() if k)
+        per += f"{', otherwise' if per else ''} {rounds.get(0, 1)}"
+        out.print(f"Rounds (games) per match: {per}." + (" A full tie is replayed." if v.match.replay_ties else ""))
+
+
+# ---------------------------------------------------------------------------- score
+
+
+def empty_card_scores(v: Variant, dice: tuple[int, ...], first_roll: bool) -> dict[str, int]:
+    """Each box's score for `dice` on an empty card: declared scorer plus rule adjustments."""
+    roll = v.roll_of(dice)
+    card = Card()
+    return {b: v.score(card, b, roll, first_roll).score for b in v.box_ids}
+
+
+@app.command()
+@cli_errors
+def score(
+    dice: Annotated[str, typer.Argument(metavar="DICE", help="The dice, e.g. 11333 or 1,1,3,3,3.")],
+    variant: VariantOpt,
+    option: OptionOpt = None,
+    first_roll: Annotated[bool, typer.Option("--first-roll", help="The dice are the turn's first roll (served).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score dice in every box of an empty card."""
+    v = load_variant(variant, option)
+    values = parse_dice(dice, v.dice, v.faces)
+    scores = empty_card_scores(v, values, first_roll)
+    if as_json:
+        typer.echo(json.dumps({"variant": v.id, "dice": list(values), "first_roll": first_roll, "scores": scores}))
+        return
+    title = f"{v.name}: {' '.join(map(str, values))}" + (" (first roll)" if first_roll else "")
+    opts = options_text(v)
+    table = Table(title=title + (f" [{opts}]" if opts else ""))
+    for col in ("#", "box", "name", "score"):
+        table.add_column(col, justify="right" if col in ("#", "score") else "left")
+    for i, box in enumerate(v.boxes, 1):
+        table.add_row(str(i), box.id, box.name, str(scores[box.id]))
+    console().print(table)
+
+
+# ---------------------------------------------------------------------------- validate
+
+
+@app.command()
+@cli_errors
+def validate(file: Annotated[Path, typer.Argument(help="A variant .yaml file.")]) -> None:
+    """Check a variant file: every option choice compiles; exit 2 with the precise error otherwise."""
+    engine = get_engine()
+    v = engine.load_file(file)
+    for spec in v.option_specs:  # each choice applies its own overlay: compile each one
+        for choice in spec.choices:
+            if choice != spec.default:
+                engine.load_file(file, {spec.name: choice})
+    parts = [
+        f"{v.dice} dice x {v.faces} faces",
+        f"{v.rolls} rolls",
+        f"{len(v.boxes)} boxes",
+        f"{len(v.bonuses)} bonuses",
+    ]
+    rules = [r for r in v.rules if r not in {b.kind for b in v.bonuses}]
+    if rules:
+        parts.append("rules: " + ", ".join(rules))
+    if v.option_specs:
+        parts.append("options: " + "; ".join(f"{s.name}={'|'.join(map(str, s.choices))}" for s in v.option_specs))
+    typer.echo(f"ok: {file}: variant {v.id!r} ({v.name}): " + ", ".join(parts))
+
+
+
+

@@ -1,0 +1,174 @@
+"""CLI commands `play` and `resume`: the terminal game, saved after every action when asked."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ..errors import DicecupError
+from ..game.state import GameState
+from ..terminal.savefile import SavedGame
+from ..terminal.savefile import load as load_saved_game
+from ..terminal.savefile import save as save_game
+from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
+from ..terminal.view import View, card_rows
+from .app import OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+from .solving import hint_advisor
+
+__all__ = ["play", "resume", "result_json"]
+
+
+def result_json(state: GameState, seats: Sequence[Seat]) -> dict[str, Any]:
+    """The outcome of a finished game as JSON-ready data (`play --json`)."""
+    v, names = state.variant, state.players
+    settle = state.settlement()
+    return {
+        "variant": v.id,
+        "options": dict(v.options),
+        "players": [{"name": s.name, "kind": s.spec} for s in seats],
+        "rounds": [
+            {
+                "totals": dict(zip(names, r.totals)),
+                "instant_winner": None if r.instant_winner is None else names[r.instant_winner],
+            }
+            for r in state.results
+        ],
+        "final_cards": {n: card_rows(v, c) for n, c in zip(names, state.cards)},
+        "match_totals": dict(zip(names, state.match_totals())),
+        "winners": list(state.winners()),
+        "settlement": None if settle is None else {n: str(amount) for n, amount in settle.items()},
+    }
+
+
+def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool) -> None:
+    """Play a (new or resumed) game to its end, saving after every action when asked."""
+    console = Console(highlight=False, stderr=as_json)  # with --json, stdout holds only the JSON
+    view = View(console)
+    state, seats, rng = saved.state, saved.seats, saved.rng
+    advisor = hint_advisor(state.variant) if saved.hints else None
+
+    def on_change(new: GameState) -> None:
+        if save_path is not None:
+            try:
+                save_game(save_path, SavedGame(new, seats, rng, saved.hints))
+            except OSError as exc:
+                raise DicecupError(f"cannot save the game to {save_path}: {exc.strerror or exc}") from None
+
+    on_change(state)
+    session = Session(
+        state,
+        seats,
+        rng=rng,
+        view=view,
+        ask=lambda prompt: console.input(Text(prompt)),  # Text: `[y/N]` is not markup
+        on_change=on_change,
+        advisor=advisor,
+        narrate_bots=not (quiet or as_json),
+    )
+    resume_hint = f"; continue it with: dicecup resume {save_path}" if save_path else ""
+    try:
+        final = session.run()
+    except QuitGame:
+        view.say(f"Game saved in {save_path}{resume_hint}." if save_path else "Game stopped (it was not saved: use --save FILE to keep a game).")
+        raise typer.Exit(0) from None
+    except EndOfInput as exc:
+        console.print()  # end the unanswered prompt's line
+        raise DicecupError(f"{exc}" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else "")) from None
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else ""), err=True)
+        raise typer.Exit(130) from None
+    if not (as_json and quiet):
+        view.final(final)  # with --json this goes to stderr, next to the game
+    if as_json:
+        typer.echo(json.dumps(result_json(final, seats), ensure_ascii=False))
+
+
+def _check_save_target(path: Path, overwrite: bool) -> None:
+    """Refuse to clobber an existing file unless told to; say what the file holds."""
+    if not path.exists() or overwrite:
+        if not path.parent.is_dir():
+            raise DicecupError(f"--save {path}: the folder {path.parent} does not exist")
+        return
+    try:
+        found = load_saved_game(path, get_engine())
+    except DicecupError:
+        raise DicecupError(f"--save {path}: the file exists and is not a dicecup saved game; nothing was written (pick another file)") from None
+    vid = found.state.variant.id
+    if found.state.over:
+        raise DicecupError(f"--save {path} already holds a finished {vid} game; pass --overwrite to replace it")
+    raise DicecupError(
+        f"--save {path} already holds an unfinished {vid} game; "
+        f"continue it with `dicecup resume {path}`, or pass --overwrite to start a new one there"
+    )
+
+
+PlayerOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--player",
+        "-p",
+        help="A player (repeatable, in turn order): a name for a human, or bot:random / bot:greedy "
+        "(bot:KIND:NAME to name a bot). Default: one human called 'you'.",
+    ),
+]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Do not narrate the bots' turns (with --json: print nothing but the JSON).")
+]
+HintsOpt = Annotated[bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")]
+
+
+@app.command()
+@cli_errors
+def play(
+    variant: VariantOpt,
+    option: OptionOpt = None,
+    player: PlayerOpt = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the dice and the bots: the same seed replays the same game.")] = None,
+    rounds: Annotated[int | None, typer.Option(min=1, help="Games in the match (default: the variant's rule).")] = None,
+    save: Annotated[Path | None, typer.Option("--save", help="Save the game to this JSON file after every action.")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
+    hints: HintsOpt = False,
+    quiet: QuietOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr).")] = False,
+) -> None:
+    """Play a game at the terminal: humans are prompted, bots move by themselves."""
+    v = load_variant(variant, option)
+    seats = parse_seats(player)
+    if save is not None:
+        _check_save_target(save, overwrite)
+    if hints:
+        hint_advisor(v)  # solve (or load) before the game starts, and fail early when it cannot
+    state = GameState.new(v, [s.name for s in seats], rounds)
+    _run(SavedGame(state, seats, random.Random(seed), hints), save, quiet=quiet, as_json=as_json)
+
+
+@app.command()
+@cli_errors
+def resume(
+    file: Annotated[Path, typer.Argument(help="A file written by `dicecup play --save`.")],
+    variant: Annotated[str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")] = None,
+    hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
+    quiet: QuietOpt = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr).")] = False,
+) -> None:
+    """Continue a saved game exactly where it stopped (same dice to come)."""
+    saved = load_saved_game(file, get_engine())
+    if variant is not None and variant != saved.state.variant.id:
+        raise DicecupError(f"{file} holds a {saved.state.variant.id} game, not {variant}; nothing was changed")
+    if hints is not None:
+        saved = SavedGame(saved.state, saved.seats, saved.rng, hints)
+    if saved.state.over:
+        if as_json:
+            typer.echo(json.dumps(result_json(saved.state, saved.seats), ensure_ascii=False))
+        else:
+            View(console()).final(saved.state)
+            typer.echo(f"This game is already over ({file}).")
+        return
+    _run(saved, file, quiet=quiet, as_json=as_json)
