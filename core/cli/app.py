@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from ..language.engine import Engine
-from ..errors import DicecupError, UnknownVariant
+from ..errors import DicecupError
 from ..language.model import Variant
 
 __all__ = [

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from ..language.describe import box_info, options_text, variant_info
 from ..language.dice import parse_dice
+from ..errors import DicecupError
 from ..language.model import Card, Variant
 from .app import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
 

@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from attrs import evolve, field, frozen
+from attrs import evolve, frozen
 
 from ..language.dice import check_dice, reroll_outcomes, sub_multisets
 from ..errors import DiceError, IllegalAction, SaveError
-from ..language.model import Award, Card, Roll, ScoreResult, Variant
+from ..language.model import Card, Roll, ScoreResult, Variant
 from .actions import Action, Keep, RollDice, RoundResult, Score
 from .saving import state_from_dict
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,10 @@ from attrs import frozen
 from . import hookspecs
 from .compiler import REQUIRED, Node, compile_variant
 from ..errors import PluginError, UnknownVariant, VariantError
-from .model import Award, BoxFlag, OptionSpec, Variant
-from .yamlsource import LocDict, load_yaml, merge
+from .model import Variant
+from .documents import resolve
+from .rulehooks import RuleHooks
+from .yamlsource import load_yaml
 
 __all__ = ["Engine", "RuleDecl", "BUILTIN_PLUGINS", "AUTOLOAD_ENV"]
 
@@ -39,8 +40,6 @@ BUILTIN_PLUGINS = (
     "dicecup.plugins.instant_win",
     "dicecup.plugins.settlement",
 )
-
-_SUBST = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @frozen
@@ -63,70 +62,6 @@ class VariantEntry:
     doc: Any
     source: str
     origin: str  # "builtin" or the plugin's name
-
-
-class RuleHooks:
-    """The rule hooks as one variant sees them: only the plugins it enables take part."""
-
-    def __init__(self, pm: pluggy.PluginManager, excluded: Iterable[Any], rule_names: Mapping[int, tuple[str, ...]] | None = None) -> None:
-        excluded = list(excluded)
-        self._pm = pm
-        self._rule_names = dict(rule_names or {})  # id(plugin) -> the enabled rules it provides
-        names = (
-            "dicecup_legal_boxes",
-            "dicecup_adjust_score",
-            "dicecup_extra_points",
-            "dicecup_end_bonuses",
-            "dicecup_instant_win",
-            "dicecup_settle",
-            "dicecup_state_flags",
-        )
-        self._callers = {n: pm.subset_hook_caller(n, excluded) for n in names}
-        # Fold order: pluggy calls the last implementation in this list first.
-        self._adjusters = [impl.function for impl in reversed(self._callers["dicecup_adjust_score"].get_hookimpls())]
-
-    def adjust_score(self, ctx: Any, score: int) -> int:
-        for fn in self._adjusters:
-            new = fn(ctx=ctx, score=score)
-            if new is not None:
-                score = int(new)
-        return score
-
-    def extra_points(self, ctx: Any) -> tuple[Award, ...]:
-        return tuple(a for res in self._callers["dicecup_extra_points"](ctx=ctx) if res for a in res)
-
-    def legal_boxes(self, ctx: Any) -> tuple[str, ...]:
-        allowed = set(ctx.open_boxes)
-        for res in self._callers["dicecup_legal_boxes"](ctx=ctx):
-            if res is not None:
-                allowed &= set(res)
-        return tuple(b for b in ctx.open_boxes if b in allowed)
-
-    def blocking_rules(self, ctx: Any, box: str) -> tuple[str, ...]:
-        """The rules (or plugin names) whose `dicecup_legal_boxes` leaves `box` out: why it is illegal."""
-        out: list[str] = []
-        for impl in self._callers["dicecup_legal_boxes"].get_hookimpls():
-            res = impl.function(ctx=ctx)
-            if res is not None and box not in res:
-                out.extend(self._rule_names.get(id(impl.plugin)) or (self._pm.get_name(impl.plugin) or "a plugin",))
-        return tuple(out)
-
-    def end_bonuses(self, variant: Variant, card: Any) -> tuple[Award, ...]:
-        return tuple(a for res in self._callers["dicecup_end_bonuses"](variant=variant, card=card) if res for a in res)
-
-    def instant_win(self, ctx: Any, players: int) -> bool:
-        return bool(self._callers["dicecup_instant_win"](ctx=ctx, players=players))
-
-    def settle(self, variant: Variant, totals: Mapping[str, int]) -> Any:
-        return self._callers["dicecup_settle"](variant=variant, totals=totals)
-
-    def state_flags(self, variant: Variant) -> tuple[BoxFlag, ...]:
-        out: list[BoxFlag] = []
-        for res in self._callers["dicecup_state_flags"](variant=variant):
-            for flag in res or ():
-                if flag not in out:
-                    out.append(flag)
-        return tuple(out)
 
 
 class Engine:
@@ -282,24 +217,14 @@ class Engine:
         cached = self._compiled.get(key)
         if cached is not None:
             return cached
-        resolved = self._resolve_extends(doc, source, [os.path.normpath(source)])
-        specs, overlays = self._option_specs(resolved, source)
-        chosen = self._choose_options(specs, options, source)
-        for spec in specs:
-            overlay = overlays.get((spec.name, chosen[spec.name]))
-            if overlay:
-                resolved = merge(resolved, overlay)
-        resolved = _substitute(resolved, chosen, source, ())
-        for k in ("extends", "options"):
-            if isinstance(resolved, dict):
-                resolved.pop(k, None)
+        res = resolve(doc, source, options, self._entries)
         variant = compile_variant(
-            Node(resolved, (), source=source),
+            Node(res.document, (), source=source),
             patterns=self.patterns,
             scorers=self.scorers,
             rules=self.rules,
-            options=chosen,
-            option_specs=specs,
+            options=res.options,
+            option_specs=res.specs,
             hooks_for=self._hooks_for,
         )
         self._compiled[key] = variant
@@ -319,96 +244,6 @@ class Engine:
             hooks = self._hooks[key] = RuleHooks(self.pm, excluded, names)
         return hooks
 
-    def _resolve_extends(self, doc: Any, source: str, chain: list[str]) -> Any:
-        node = Node(doc, (), source=source).mapping(what="a variant mapping")
-        ext = node.get("extends", None)
-        if ext is None:
-            return doc
-        parent_name = ext.string()
-        is_file = parent_name.endswith((".yaml", ".yml"))
-        # A file parent is known by its normalised path, so `../a.yaml` and `a.yaml` are one file.
-        parent_key = os.path.normpath(Path(source).parent / parent_name) if is_file else parent_name
-        if parent_key in chain:
-            raise ext.error("variants extend each other in a loop: " + " -> ".join(chain + [parent_key]))
-        if is_file:
-            ppath = Path(parent_key)
-            try:
-                text = ppath.read_text(encoding="utf-8")
-            except OSError:
-                raise ext.error(f"cannot read {ppath}", hint="the path is relative to this file") from None
-            parent_doc, parent_source = load_yaml(text, str(ppath)), str(ppath)
-        else:
-            if parent_name not in self._entries:
-                close = difflib.get_close_matches(parent_name, self.variant_ids(), n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"known variants: {', '.join(self.variant_ids())}"
-                raise ext.error(f"extends unknown variant {parent_name!r}", hint=hint)
-            parent = self._entries[parent_name]
-            parent_doc, parent_source = parent.doc, parent.source
-        base = self._resolve_extends(parent_doc, parent_source, chain + [parent_key])
-        child = LocDict({k: v for k, v in doc.items() if k != "extends"}, loc=getattr(doc, "loc", None))
-        child.key_locs = {k: v for k, v in getattr(doc, "key_locs", {}).items() if k != "extends"}
-        return merge(base, child)
-
-    @staticmethod
-    def _option_specs(doc: Any, source: str) -> tuple[tuple[OptionSpec, ...], dict[tuple[str, Any], Any]]:
-        """The declared options, and the overlay each choice applies to the document."""
-        node = Node(doc, (), source=source)
-        opts = node.get("options", None)
-        overlays: dict[tuple[str, Any], Any] = {}
-        if opts is None:
-            return (), overlays
-        opts.mapping(what="a mapping of option name to its declaration")
-        specs = []
-        for name in opts.value:
-            onode = opts.child(name).mapping(("default", "choices", "help"), "an option mapping")
-            choices_node = onode.get("choices")
-            if isinstance(choices_node.value, list):
-                choices = tuple(choices_node.value)
-            elif isinstance(choices_node.value, dict):
-                choices = tuple(choices_node.value)
-                for c in choices:
-                    ov = choices_node.child(c)
-                    if ov.value is not None:
-                        ov.mapping(what="an overlay mapping (the keys to change for this choice)")
-                        overlays[(str(name), c)] = ov.value
-            else:
-                raise choices_node.error("expected a list of values, or a mapping of value to overlay")
-            if not choices:
-                raise choices_node.error("an option needs at least one choice")
-            default = onode.get("default")
-            if default.value not in choices:
-                raise default.error(f"default {default.value!r} is not one of the choices {list(choices)}")
-            hp = onode.get("help", None)
-            specs.append(OptionSpec(str(name), default.value, choices, hp.string() if hp else ""))
-        return tuple(specs), overlays
-
-    @staticmethod
-    def _choose_options(
-        specs: Sequence[OptionSpec], given: Mapping[str, Any], source: str
-    ) -> dict[str, Any]:
-        by_name = {s.name: s for s in specs}
-        chosen = {s.name: s.default for s in specs}
-        for key, raw in given.items():
-            spec = by_name.get(key)
-            if spec is None:
-                known = ", ".join(by_name) or "none"
-                raise VariantError(
-                    f"unknown option {key!r}",
-                    source=source,
-                    path=("options",),
-                    hint=f"this variant's options: {known}",
-                )
-            match = [c for c in spec.choices if c == raw or str(c).lower() == str(raw).lower()]
-            if not match:
-                raise VariantError(
-                    f"option {key!r} cannot be {raw!r}",
-                    source=source,
-                    path=("options", key),
-                    hint=f"choose one of: {', '.join(str(c) for c in spec.choices)}",
-                )
-            chosen[key] = match[0]
-        return chosen
-
 
 def _plugin_name(plugin: Any) -> str:
     """A readable plugin name for errors: the module or class name, not an object repr."""
@@ -416,34 +251,6 @@ def _plugin_name(plugin: Any) -> str:
         return "?"
     name = getattr(plugin, "__name__", None) or type(plugin).__name__
     return repr(name)
-
-
-def _substitute(value: Any, options: Mapping[str, Any], source: str, path: tuple) -> Any:
-    """Replace `${option}` in strings with the chosen option value (whole-string keeps its type)."""
-    if isinstance(value, dict):
-        out = LocDict(loc=getattr(value, "loc", None))
-        out.key_locs = dict(getattr(value, "key_locs", {}))
-        for k, v in value.items():
-            try:
-                out[k] = _substitute(v, options, source, path + (k,))
-            except KeyError as exc:
-                loc = out.key_locs.get(k) or (source, None)
-                raise VariantError(
-                    f"${{{exc.args[0]}}} names no declared option",
-                    source=loc[0],
-                    line=loc[1],
-                    path=path + (k,),
-                    hint=f"declared options: {', '.join(options) or 'none'}",
-                ) from None
-        return out
-    if isinstance(value, list):
-        return type(value)(_substitute(v, options, source, path + (i,)) for i, v in enumerate(value))
-    if isinstance(value, str) and "${" in value:
-        whole = _SUBST.fullmatch(value)
-        if whole:
-            return options[whole.group(1)]
-        return _SUBST.sub(lambda m: str(options[m.group(1)]), value)
-    return value
 
 
 __all__ += ["REQUIRED"]

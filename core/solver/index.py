@@ -12,7 +12,6 @@ import numpy as np
 
 from ..language.model import Card, Variant
 from .coding import ClassCoding
-from .errors import SolverError
 
 __all__ = ["StateIndex", "clamp_arrays"]
 

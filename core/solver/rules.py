@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from ..language.dice import Roll
-from ..language.model import BoxFlag, Card, Variant
+from ..language.model import Card, Variant
 from .coding import ClassCoding
 from .errors import SolverError
 from .kernel import DiceGraph
