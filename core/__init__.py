@@ -3,13 +3,11 @@
 Variants are YAML files compiled into frozen objects; rules YAML cannot say are
 pluggy plugins; games are immutable states with explicit chance.
 
-    >>> from dicecup import Engine
+    >>> from dicecup import Engine, Game
     >>> engine = Engine()
     >>> game = Game.new(engine.variant("yahtzee"), ["ann", "bob"], seed=1)
 """
 
-from .language.compiler import REQUIRED
-from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
 from .errors import (
     DiceError,
     DicecupError,
@@ -17,47 +15,63 @@ from .errors import (
     ParameterError,
     PluginError,
     SaveError,
+    TooLarge,
     UnknownVariant,
     VariantError,
 )
+from .game.actions import Action, Keep, RollDice, RoundResult, Score
+from .game.bots import Bot, GreedyBot, RandomBot
+from .game.handle import Game
+from .game.state import GameState
+from .language.card import Award, Card
+from .language.compiler import REQUIRED
+from .language.contexts import PatternContext, ScoreContext, Situation, TurnContext
+from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
+from .language.engine import Engine, RuleDecl
+from .language.frozen import FrozenMap
 from .language.hookspecs import hookimpl, hookspec
 from .language.model import (
-    Award,
+    UNCHANGED,
     Bonus,
     Box,
     BoxFlag,
-    Card,
+    BoxTotal,
+    Column,
+    Figure,
     FirstRoll,
     MatchSpec,
     OptionSpec,
-    PatternContext,
-    ScoreContext,
+    Progress,
+    RuleAction,
     ScoreResult,
     Spec,
-    TurnContext,
+    StateUpdate,
     Variant,
 )
-from .language.engine import Engine, RuleDecl
-from .game.actions import Action, Keep, RollDice, RoundResult, Score
-from .game.handle import Game
-from .game.state import GameState
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "REQUIRED",
+    "UNCHANGED",
     "Action",
     "Award",
     "Bonus",
+    "Bot",
     "Box",
     "BoxFlag",
+    "BoxTotal",
     "Card",
+    "Column",
     "DiceError",
     "DicecupError",
     "Engine",
+    "Figure",
     "FirstRoll",
+    "FrozenMap",
     "Game",
     "GameState",
+    "GreedyBot",
     "IllegalAction",
     "Keep",
     "MatchSpec",
@@ -65,15 +79,21 @@ __all__ = [
     "ParameterError",
     "PatternContext",
     "PluginError",
+    "Progress",
+    "RandomBot",
     "Roll",
     "RollDice",
     "RoundResult",
+    "RuleAction",
     "RuleDecl",
     "SaveError",
     "Score",
     "ScoreContext",
     "ScoreResult",
+    "Situation",
     "Spec",
+    "StateUpdate",
+    "TooLarge",
     "TurnContext",
     "UnknownVariant",
     "Variant",

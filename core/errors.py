@@ -13,6 +13,7 @@ __all__ = [
     "PluginError",
     "UnknownVariant",
     "ParameterError",
+    "TooLarge",
 ]
 
 
@@ -71,6 +72,10 @@ class IllegalAction(DicecupError):
 
 class SaveError(DicecupError):
     """A saved state that is corrupt, from another version or from another variant."""
+
+
+class TooLarge(DicecupError):
+    """Work refused before it starts because of its size (the message gives the size and the limit)."""
 
 
 class PluginError(DicecupError):

@@ -1,12 +1,15 @@
 """Conformance helpers for variant and plugin authors (public: `dicecup.testing`).
 
 `check_variant(engine, "my-variant")` plays random legal games of a variant through
-the public API, with random actions and random dice, and checks at every step the
-invariants every dicecup game must keep: a decision node always has a legal
-action, chance outcomes sum to 1, a filled box holds what `score_preview` said,
-totals equal boxes + awards + bonuses, the game ends, the settlement sums to zero,
-and a state survives a JSON round trip unchanged. A broken invariant raises
-`ConformanceError` (an AssertionError, so pytest shows it as a failure).
+the public API, with random actions (those rule plugins add included) and random
+dice, and checks at every step the invariants every dicecup game must keep: a
+decision node always has a legal action, chance outcomes sum to 1, a filled box
+holds what `score_preview` said, totals equal boxes + awards + bonuses, the game
+ends, the settlement sums to zero, and a state survives a JSON round trip
+unchanged. It also checks the hook contract of `hookspecs` on states met along the
+way: the rules answer the same twice, and the same on a card whose values differ
+only where they did not look. A broken invariant raises `ConformanceError` (an
+AssertionError, so pytest shows it as a failure).
 
 `turn(state, box, dice, (keep, rolled), ...)` scripts one turn with host-supplied
 dice, for tests that need exact games.
@@ -19,15 +22,31 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
-from .language.engine import Engine
 from .errors import IllegalAction
-from .game.actions import Keep, Score
+from .game.actions import Keep, RuleAction, Score
 from .game.state import GameState
-from .language.model import Card, Variant
+from .language.card import Card
+from .language.contexts import Situation
+from .language.engine import Engine
+from .language.frozen import FrozenMap
+from .language.model import Variant
+from .language.tracing import VALUE, traced_card, traced_roll, tracing
 
-__all__ = ["ConformanceError", "Report", "card_total", "check_state", "check_variant", "play_random", "play_solitaire", "turn"]
+__all__ = [
+    "ConformanceError",
+    "Report",
+    "card_total",
+    "check_hook_contract",
+    "check_state",
+    "check_variant",
+    "play_random",
+    "play_solitaire",
+    "turn",
+]
+
+MAX_RULE_ACTIONS_PER_TURN = 16
 
 
 class ConformanceError(AssertionError):
@@ -36,7 +55,7 @@ class ConformanceError(AssertionError):
 
 @frozen
 class Report:
-    """What `check_variant` played: games, rounds, turns and rolls, and the totals seen."""
+    """What `check_variant` played: games, rounds, turns, rolls and rule actions, and the totals seen."""
 
     variant: str
     games: int
@@ -45,6 +64,8 @@ class Report:
     rolls: int
     lowest_total: int
     highest_total: int
+    rule_actions: int = 0
+    contract_checks: int = 0
 
 
 def _fail(message: str, state: GameState | None = None) -> ConformanceError:
@@ -62,8 +83,10 @@ def turn(state: GameState, box: str, dice: Sequence[int], *rerolls: tuple[Sequen
 
 
 def card_total(variant: Variant, card: Card) -> int:
-    """Boxes + awards + whole-card bonuses, added up here rather than by `Variant.total`."""
-    return sum(card.scores.values()) + sum(a.points for a in card.awards) + sum(a.points for a in variant.end_bonuses(card))
+    """Boxes (times their column's multiplier) + awards + whole-card bonuses in the score, added up here."""
+    boxes = sum(score * variant.column(variant.box(b).column).multiplier for b, score in card.scores.items())
+    awards = sum(a.points for a in card.awards if a.figure == "score")
+    return boxes + awards + sum(a.points for a in variant.end_bonuses(card) if a.figure == "score")
 
 
 def check_state(state: GameState, engine: Engine | None = None) -> None:
@@ -83,11 +106,12 @@ def check_state(state: GameState, engine: Engine | None = None) -> None:
         if any(len(o.dice) != rolled for o, _ in outcomes):
             raise _fail(f"a chance outcome does not roll {rolled} dice", state)
     else:
-        boxes = state.legal_boxes()
-        if not boxes:
-            raise _fail("a decision node has no legal box to score", state)
-        if not set(boxes) <= set(v.open_boxes(state.card)):
-            raise _fail(f"legal boxes {boxes} include a filled box", state)
+        if not actions:
+            raise _fail("a decision node has no legal action (no box to score, no keep, no rule action)", state)
+        if not set(state.legal_boxes()) <= set(v.open_boxes(state.card)):
+            raise _fail(f"legal boxes {state.legal_boxes()} include a filled box", state)
+        if state.rolls_left <= 0 and not state.legal_boxes() and not state.rule_actions():
+            raise _fail("no rolls left and no box may be scored", state)
     for card in state.cards:
         if v.total(card) != card_total(v, card):
             raise _fail("a total is not boxes + awards + bonuses", state)
@@ -95,6 +119,66 @@ def check_state(state: GameState, engine: Engine | None = None) -> None:
         back = GameState.from_json(state.to_json(), engine)
         if back != state:
             raise _fail("the state changed in a JSON round trip", state)
+
+
+# ---------------------------------------------------------------------------- the hook contract
+
+
+def _ask_rules(state: GameState, card: Card, situation: Situation, traced: bool) -> tuple[Any, Any]:
+    """Everything the rules say about this decision: legal boxes, every open box's score, actions, reroll."""
+    v = state.variant
+    roll = state.roll_now
+    assert roll is not None
+    if traced:
+        card = traced_card(dict(card.scores), tuple(card.awards))
+        roll = traced_roll(roll)
+    with tracing() as reads:
+        answer = (
+            tuple(v.legal_boxes(card, roll, state.first_roll, situation)),
+            tuple((b, v.score(card, b, roll, state.first_roll, situation)) for b in v.open_boxes(card)),
+            v.actions(card, roll, state.first_roll, situation),
+            v.may_reroll(card, roll, state.first_roll, situation),
+            v.end_bonuses(card),
+        )
+    return answer, reads
+
+
+def check_hook_contract(state: GameState, rng: random.Random) -> None:
+    """The rule hooks keep the contract of `hookspecs` at this decision state.
+
+    Pure: asked twice, they answer the same. Public accessors only: on a card
+    whose filled boxes hold other values where no rule read the value, and in a
+    situation that differs where no rule looked, they answer the same too (the
+    engine's record of what was read is what the solver and the tables reuse
+    answers on).
+    """
+    if state.over or state.is_chance:
+        return
+    sit = state.situation()
+    first, reads = _ask_rules(state, state.card, sit, traced=True)
+    again, _ = _ask_rules(state, state.card, sit, traced=True)
+    if first != again:
+        raise _fail("the rule hooks gave different answers to the same question (they must be pure)", state)
+    unread = [b for b in state.card.scores if not reads.boxes.get(b, 0) & VALUE and "*" not in reads.boxes]
+    changed = {b: (s + rng.choice((-7, 1, 13))) if b in unread else s for b, s in state.card.scores.items()}
+    card = Card(FrozenMap(changed), state.card.awards)
+    other_sit = sit
+    for name, value in (("turn", sit.turn + 5), ("rolls_used", sit.rolls_used + 2), ("player_state", FrozenMap())):
+        if name not in reads.situation:
+            other_sit = evolve(other_sit, **{name: value})
+    if "cards" not in reads.situation and len(sit.cards) > 1:
+        other_sit = evolve(other_sit, cards=tuple(Card() if i != sit.player else c for i, c in enumerate(sit.cards)))
+    moved, _ = _ask_rules(state, card, other_sit, traced=False)
+    if first != moved:
+        raise _fail(
+            "a rule's answer changed with box values or game facts it was not seen to read "
+            f"(unread boxes changed: {', '.join(unread) or 'none'}); rules must read the card through "
+            "card.scores and the game through the context's properties",
+            state,
+        )
+
+
+# ---------------------------------------------------------------------------- random games
 
 
 def _check_round(prev: GameState, new: GameState, filled: Sequence[Card]) -> None:
@@ -127,7 +211,7 @@ def _check_end(state: GameState) -> None:
 def _try_illegal(state: GameState, rng: random.Random) -> None:
     """An illegal action must raise IllegalAction (the frozen state cannot change)."""
     filled = [b for b in state.variant.box_ids if state.card.is_filled(b)]
-    attempts: list[Any] = [lambda: state.score("no such box")]
+    attempts: list[Any] = [lambda: state.score("no such box"), lambda: state.act(RuleAction("no-such-rule", "x"))]
     if state.is_chance:
         attempts.append(lambda: state.score(state.variant.box_ids[0]))
         attempts.append(lambda: state.keep(()))
@@ -156,25 +240,30 @@ def play_random(
     engine: Engine | None = None,
     roundtrip_every: int = 1,
     max_replays: int = 50,
+    contract_every: float = 0.05,
 ) -> tuple[GameState, dict[str, int]]:
     """Play `state` to the end with random legal actions and random dice, checking every step."""
     v = state.variant
-    # A turn is at most rolls + keeps + one score; carried-over rolls can pile up to every turn's.
+    # A turn is at most rolls + keeps + rule actions + one score; carried-over rolls can pile up to every turn's.
     rolls_per_turn = v.rolls * len(v.boxes) if v.carry_over else v.rolls
-    per_round = len(state.players) * len(v.boxes) * (2 * rolls_per_turn + 1)
-    counts = {"turns": 0, "rolls": 0, "rounds": 0}
+    per_round = len(state.players) * len(v.boxes) * (2 * rolls_per_turn + 1 + MAX_RULE_ACTIONS_PER_TURN)
+    counts = {"turns": 0, "rolls": 0, "rounds": 0, "rule_actions": 0, "contract_checks": 0}
     steps_in_round = 0
     step = 0
+    actions_this_turn = 0
     while not state.over:
         check_state(state, engine if engine is not None and step % roundtrip_every == 0 else None)
         if rng.random() < 0.05:
             _try_illegal(state, rng)
+        if not state.is_chance and rng.random() < contract_every:
+            check_hook_contract(state, rng)
+            counts["contract_checks"] += 1
         filled: list[Card] | None = None
         if state.is_chance:
             if rng.random() < 0.5:
                 new = state.roll(rng)
             else:  # the host rolled: it gives the values of the rolled dice
-                n = v.dice - len(state.held)
+                n = v.dice - len(state.held)  # type: ignore[arg-type]
                 new = state.roll(dice=[rng.randint(1, v.faces) for _ in range(n)])
             counts["rolls"] += 1
             if new.results != state.results:
@@ -186,10 +275,17 @@ def play_random(
                 filled = list(state.cards)
                 filled[state.current] = state.card.fill(action.box, preview.score, preview.awards)
                 counts["turns"] += 1
+                actions_this_turn = 0
+            elif isinstance(action, RuleAction):
+                counts["rule_actions"] += 1
+                actions_this_turn += 1
+                if actions_this_turn > MAX_RULE_ACTIONS_PER_TURN:
+                    raise _fail(f"more than {MAX_RULE_ACTIONS_PER_TURN} rule actions in one turn", state)
             elif not isinstance(action, Keep):  # pragma: no cover - legal_actions only has these
                 raise _fail(f"unexpected action {action!r}", state)
             new = state.apply(action)
             if isinstance(action, Score) and new.results == state.results:
+                assert filled is not None
                 if new.cards[state.current] != filled[state.current]:
                     raise _fail(f"box {action.box!r} was not filled as score_preview said", state)
                 filled = None
@@ -209,7 +305,7 @@ def play_random(
     return state, counts
 
 
-def play_solitaire(variant: Variant, bot, games: int, rng: random.Random) -> list[int]:
+def play_solitaire(variant: Variant, bot: Any, games: int, rng: random.Random) -> list[int]:
     """Final totals of `games` solitaire games: every decision by `bot.choose`, every roll by the engine."""
     totals = []
     for _ in range(games):
@@ -229,7 +325,8 @@ def check_variant(
     players: Iterable[int] = (1, 2, 3),
     options: Mapping[str, Any] | None = None,
     rounds: int | None = 1,
-    roundtrip_every: int = 1,
+    roundtrip_every: int = 10,
+    contract_every: float = 0.05,
 ) -> Report:
     """Play `games` random legal games of a variant through the API and check every invariant.
 
@@ -241,26 +338,38 @@ def check_variant(
     _check_static(variant)
     sizes = list(players)
     rng = random.Random(seed)
-    played = {"turns": 0, "rolls": 0, "rounds": 0}
-    lowest, highest = None, None
+    played = {"turns": 0, "rolls": 0, "rounds": 0, "rule_actions": 0, "contract_checks": 0}
+    lowest: int | None = None
+    highest: int | None = None
     for g in range(games):
         state = GameState.new(variant, sizes[g % len(sizes)], rounds)
-        final, counts = play_random(state, rng, engine=engine, roundtrip_every=roundtrip_every)
+        final, counts = play_random(state, rng, engine=engine, roundtrip_every=roundtrip_every, contract_every=contract_every)
         for k in played:
             played[k] += counts[k]
         for r in final.results:
             lowest = min([*r.totals] + ([lowest] if lowest is not None else []))
             highest = max([*r.totals] + ([highest] if highest is not None else []))
-    return Report(variant.id, games, played["rounds"], played["turns"], played["rolls"], lowest or 0, highest or 0)
+    return Report(
+        variant.id,
+        games,
+        played["rounds"],
+        played["turns"],
+        played["rolls"],
+        lowest or 0,
+        highest or 0,
+        played["rule_actions"],
+        played["contract_checks"],
+    )
 
 
 def _check_static(variant: Variant) -> None:
-    """Card-free checks: every box scores every roll with an int, and an empty card has a legal box."""
+    """Card-free checks: every box scores every roll with an int, and an empty card has a legal move."""
     card = Card()
-    for roll in variant.all_rolls():
+    rolls = variant.all_rolls() if variant.roll_count <= 5_000 else ()
+    for roll in rolls:
         for first in (False, True):
-            if not variant.legal_boxes(card, roll, first):
-                raise _fail(f"{variant.id}: no legal box for {roll} on an empty card")
+            if not variant.legal_boxes(card, roll, first) and not variant.actions(card, roll, first):
+                raise _fail(f"{variant.id}: no legal box or action for {roll} on an empty card")
             for box in variant.box_ids:
                 result = variant.score(card, box, roll, first)
                 if isinstance(result.score, bool) or not isinstance(result.score, int):

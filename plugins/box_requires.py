@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dicecup import ParameterError, REQUIRED, BoxFlag, ScoreContext, Variant, hookimpl
+from dicecup import REQUIRED, BoxFlag, ParameterError, ScoreContext, Variant, hookimpl
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
-    for box, holds in params["boxes"].items():
-        if box not in variant.box_ids:
-            raise ParameterError("boxes", f"no box {box!r}")
+    boxes = params["boxes"]
+    if not isinstance(boxes, Mapping) or not boxes:
+        raise ParameterError("boxes", f"boxes must map a box to {{other box: score, ...}}, got {boxes!r}")
+    for box, holds in boxes.items():
+        if not variant.has_ref(box):
+            raise ParameterError("boxes", f"no box or row {box!r}")
         if not isinstance(holds, Mapping) or not holds:
             raise ParameterError("boxes", f"{box} must map to {{box: score, ...}}, got {holds!r}")
         for other, value in holds.items():
-            if other not in variant.box_ids:
-                raise ParameterError("boxes", f"{box}: no box {other!r}")
+            if not variant.has_ref(other):
+                raise ParameterError("boxes", f"{box}: no box or row {other!r}")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ParameterError("boxes", f"{box}: {other} must map to a score, got {value!r}")
 
@@ -33,12 +36,18 @@ def dicecup_register_rules(register):
 
 @hookimpl
 def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
-    needs = ctx.variant.rule("box_requires")["boxes"].get(ctx.box.id)
-    if needs and not all(ctx.card.scores.get(b) == v for b, v in needs.items()):
+    table = ctx.variant.rule("box_requires")["boxes"]
+    needs = table.get(ctx.box.id) or table.get(ctx.box.row)
+    if needs and not all(ctx.card.scores.get(b) == v for ref, v in needs.items() for b in ctx.variant.boxes_of(ref)):
         return 0
     return None
 
 
 @hookimpl
 def dicecup_state_flags(variant: Variant):
-    return [BoxFlag(b, v) for needs in variant.rule("box_requires")["boxes"].values() for b, v in needs.items()]
+    return [
+        BoxFlag(b, v)
+        for needs in variant.rule("box_requires")["boxes"].values()
+        for ref, v in needs.items()
+        for b in variant.boxes_of(ref)
+    ]

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dicecup import ParameterError, REQUIRED, TurnContext, Variant, hookimpl
+from dicecup import REQUIRED, ParameterError, TurnContext, Variant, hookimpl
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
-    if params["pattern_of"] not in variant.box_ids:
-        raise ParameterError("pattern_of", f"no box {params['pattern_of']!r}")
+    if not variant.has_ref(params["pattern_of"]):
+        raise ParameterError("pattern_of", f"no box or row {params['pattern_of']!r}")
 
 
 @hookimpl
@@ -23,9 +23,24 @@ def dicecup_register_rules(register):
     )
 
 
+def _box(variant: Variant, ref: str):
+    return variant.row(ref) if ref in variant.rows else variant.box(ref)
+
+
 @hookimpl
-def dicecup_instant_win(ctx: TurnContext, players: int) -> bool | None:
+def dicecup_instant_win(ctx: TurnContext, players: int) -> str | None:
     params = ctx.variant.rule("instant_win")
-    if players < 2 or (params["first_roll"] and not ctx.first_roll):
+    if players < 2 or ctx.roll is None or (params["first_roll"] and not ctx.first_roll):
         return None
-    return True if ctx.variant.combination(ctx.variant.box(params["pattern_of"]), ctx.roll) is not None else None
+    box = _box(ctx.variant, params["pattern_of"])
+    if ctx.variant.combination(box, ctx.roll) is None:
+        return None
+    return f"a {box.name}" + (" on the first roll" if params["first_roll"] else "")
+
+
+@hookimpl
+def dicecup_solitaire_notes(variant: Variant):
+    params = variant.rule("instant_win")
+    name = _box(variant, params["pattern_of"]).name
+    served = " served" if params["first_roll"] else ""
+    return [f"solitaire play: an instant win ({name}{served}) is scored as an ordinary {name}"]

@@ -7,7 +7,8 @@ same hooks a third-party plugin uses.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from dicecup import ParameterError, PatternContext, Roll, hookimpl
 
@@ -163,16 +164,81 @@ def none_of(ctx: PatternContext, boxes: Sequence[str]):
     return match
 
 
+def count_of(ctx: PatternContext, face: int, at_least: int):
+    """At least `at_least` dice show `face`; the combination is every die showing it."""
+    f = _face(ctx, face)
+    n = _positive("at_least", at_least)
+    if n > ctx.dice:
+        raise ParameterError("at_least", f"at_least={n} needs more dice than the variant's {ctx.dice}")
+    return lambda roll: (f,) * roll.counts[f] if roll.counts[f] >= n else None
+
+
+def same(ctx: PatternContext, attribute: str, of: Any = "always"):
+    """The combination of pattern `of` (default: every die), when all its dice share `attribute`.
+
+    Kismet's flush is `{kind: same, attribute: colour}`; a same-colour full house
+    is `{kind: same, attribute: colour, of: {kind: groups, sizes: [3, 2]}}`.
+    """
+    if not isinstance(attribute, str):
+        raise ParameterError("attribute", f"attribute must be the name of a dice attribute, got {attribute!r}")
+    try:
+        values = ctx.attribute(attribute)
+    except ValueError as exc:
+        raise ParameterError("attribute", str(exc)) from None
+    inner = ctx.compile_pattern(of, "of")
+
+    def match(roll: Roll):
+        comb = inner(roll)
+        if comb is None or not comb or len({values[d] for d in comb}) != 1:
+            return None
+        return comb
+
+    return match
+
+
 PATTERNS = {
     "always": always,
     "face": face,
+    "count_of": count_of,
     "of_a_kind": of_a_kind,
     "pairs": pairs,
     "groups": groups,
     "straight": straight,
     "all_in": all_in,
     "none_of": none_of,
+    "same": same,
 }
+
+
+def _faces_text(values: Any) -> str:
+    return "".join(str(v) for v in values) if all(int(v) < 10 for v in values) else ",".join(map(str, values))
+
+
+PATTERN_TEXTS = {
+    "always": lambda p: "any roll",
+    "face": lambda p: f"any roll (counts the {p['face']}s)",
+    "count_of": lambda p: f"at least {p['at_least']} dice showing {p['face']}",
+    "of_a_kind": lambda p: f"at least {p['n']} alike",
+    "pairs": lambda p: "a pair" if p.get("count", 1) == 1 else f"{p['count']} pairs of different faces",
+    "groups": lambda p: " + ".join(str(s) for s in p["sizes"]) + " alike, different faces",
+    "straight": lambda p: (
+        f"a run of {p['length']}" if p.get("length") is not None else "one of " + " / ".join(_faces_text(r) for r in p["runs"])
+    ),
+    "all_in": lambda p: "every die one of " + _faces_text(p["faces"]),
+    "none_of": lambda p: "none of: " + ", ".join(p["boxes"]),
+    "same": lambda p: ("every die" if p.get("of", "always") == "always" else _nested_text(p["of"]))
+    + f", all one {p['attribute']}",
+}
+
+
+def _nested_text(spec: Any) -> str:
+    if isinstance(spec, str):
+        kind, params = spec, {}
+    else:
+        kind, params = spec.get("kind"), {k: v for k, v in spec.items() if k != "kind"}
+    text = PATTERN_TEXTS.get(kind)
+    return text(params) if text else str(kind)
+
 
 # ----------------------------------------------------------------------------- scorers
 
@@ -202,16 +268,74 @@ def relative(ctx: PatternContext, face: int, par: int = 3):
     return lambda comb, roll: (roll.counts[f] - par) * f
 
 
-SCORERS = {"sum": sum_, "total": total, "fixed": fixed, "relative": relative}
+def best_of(ctx: PatternContext, of: Sequence[Any]):
+    """The best score among several (pattern, scorer) choices: a whole game of one box is YAML.
+
+    Each item of `of` is `{pattern: ..., score: ...}`; a choice whose pattern the
+    roll does not meet counts 0.
+    """
+    if not isinstance(of, (list, tuple)) or not of:
+        raise ParameterError("of", "of must be a non-empty list of {pattern: ..., score: ...} choices")
+    choices = []
+    for i, item in enumerate(of):
+        if not isinstance(item, Mapping) or set(item) - {"pattern", "score"} or "pattern" not in item or "score" not in item:
+            raise ParameterError("of", f"choice {i + 1} must be a mapping with `pattern` and `score`, got {item!r}")
+        choices.append((ctx.compile_pattern(item["pattern"], "of", i, "pattern"), ctx.compile_scorer(item["score"], "of", i, "score")))
+
+    def score(comb: tuple[int, ...], roll: Roll) -> int:
+        best = 0
+        for pattern, scorer in choices:
+            got = pattern(roll)
+            if got is not None:
+                best = max(best, int(scorer(got, roll)))
+        return best
+
+    return score
+
+
+def lookup(ctx: PatternContext, points: Mapping[Any, Any], default: int = 0):
+    """Points by the combination's dice (written like `12345`, or `1,2,3` above nine faces); `default` else.
+
+    Yamb's straight: `{kind: lookup, points: {12345: 35, 23456: 45}}`.
+    """
+    if not isinstance(points, Mapping) or not points:
+        raise ParameterError("points", "points must map combinations (e.g. 12345) to points")
+    table: dict[tuple[int, ...], int] = {}
+    for key, value in points.items():
+        text = str(key)
+        parts = text.split(",") if "," in text else list(text)
+        if not all(p.strip().isdigit() for p in parts):
+            raise ParameterError("points", f"{key!r} is not a combination of dice like 12345")
+        dice = tuple(sorted(int(p) for p in parts))
+        if any(not 1 <= d <= ctx.faces for d in dice) or len(dice) > ctx.dice:
+            raise ParameterError("points", f"{key!r} is not a combination of {ctx.dice} dice with faces 1 to {ctx.faces}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ParameterError("points", f"{key}: points must be a whole number, got {value!r}")
+        table[dice] = value
+    if isinstance(default, bool) or not isinstance(default, int):
+        raise ParameterError("default", f"default must be a whole number, got {default!r}")
+    return lambda comb, roll: table.get(tuple(sorted(comb)), default)
+
+
+SCORERS = {"sum": sum_, "total": total, "fixed": fixed, "relative": relative, "best_of": best_of, "lookup": lookup}
+
+SCORER_TEXTS = {
+    "sum": lambda p: "sum of those dice",
+    "total": lambda p: "sum of all dice",
+    "fixed": lambda p: str(p["points"]),
+    "relative": lambda p: f"(count of {p['face']}s - {p.get('par', 3)}) x {p['face']}",
+    "best_of": lambda p: f"the best of {len(p['of'])} combinations",
+    "lookup": lambda p: ", ".join(f"{k}: {v}" for k, v in p["points"].items()) + (f", else {p['default']}" if p.get("default") else ""),
+}
 
 
 @hookimpl
 def dicecup_register_patterns(register):
     for name, factory in PATTERNS.items():
-        register(name, factory)
+        register(name, factory, text=PATTERN_TEXTS[name])
 
 
 @hookimpl
 def dicecup_register_scorers(register):
     for name, factory in SCORERS.items():
-        register(name, factory)
+        register(name, factory, text=SCORER_TEXTS[name])

@@ -12,6 +12,10 @@ TWO_PLAYER_MODES = ("difference", "fixed")
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
+    for key in ("stake", "fixed_stake"):
+        value = params[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ParameterError(key, f"{key} must be a number, got {value!r}")
     if params["two_players"] not in TWO_PLAYER_MODES:
         raise ParameterError("two_players", f"two_players must be one of {', '.join(TWO_PLAYER_MODES)}, got {params['two_players']!r}")
     for key in ("stake", "fixed_stake"):
@@ -60,3 +64,8 @@ def settle(totals: Mapping[str, int], stake: int = 1, two_players: str = "differ
 def dicecup_settle(variant: Variant, totals: Mapping[str, int]):
     p = variant.rule("pot_settlement")
     return settle(totals, p["stake"], p["two_players"], p["fixed_stake"])
+
+
+@hookimpl
+def dicecup_solitaire_notes(variant: Variant):
+    return ["solitaire play: one game per simulated match, no settlement"]

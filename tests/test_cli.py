@@ -90,7 +90,7 @@ def test_show_prints_every_box_and_the_json_matches_the_variant(engine, variant)
         assert box.id in text and box.name in text
     info = json.loads(ok("show", "--variant", variant, "--json"))
     assert [b["id"] for b in info["boxes"]] == list(v.box_ids)
-    assert info["dice"] == {"count": 5, "faces": 6}
+    assert info["dice"] == {"count": 5, "faces": 6, "attributes": {}}
     assert info["turn"]["rolls"] == 3
     assert [b["id"] for b in info["bonuses"]] == [b.id for b in v.bonuses]
 

@@ -12,19 +12,42 @@ from pathlib import Path
 
 import pytest
 
-from dicecup import Award, BoxFlag, Card, Engine, GameState, PluginError, VariantError, hookimpl
+from dicecup import (
+    Award,
+    BoxFlag,
+    BoxTotal,
+    Card,
+    Engine,
+    GameState,
+    PluginError,
+    Progress,
+    RandomBot,
+    RuleAction,
+    StateUpdate,
+    VariantError,
+    hookimpl,
+)
+from dicecup import IllegalAction
 from dicecup.language import hookspecs
 from dicecup.testing import check_variant, play_random, turn
 
 HOOKS = sorted(n for n, f in vars(hookspecs).items() if n.startswith("dicecup_") and callable(f))
 RULE_HOOKS = (
     "dicecup_legal_boxes",
+    "dicecup_explain",
     "dicecup_adjust_score",
     "dicecup_extra_points",
     "dicecup_end_bonuses",
     "dicecup_instant_win",
     "dicecup_settle",
+    "dicecup_actions",
+    "dicecup_apply_action",
+    "dicecup_may_reroll",
+    "dicecup_turn_status",
+    "dicecup_progress",
+    "dicecup_solitaire_notes",
     "dicecup_state_flags",
+    "dicecup_state_totals",
 )
 
 SPY_GAME = """\
@@ -67,7 +90,17 @@ class Spy:
     @hookimpl
     def dicecup_register_rules(self, register):
         self.calls["dicecup_register_rules"] += 1
-        register("spy", {"award": 5}, "Test rule: 666 must go to trips, 111 served wins, trips earn `award`.")
+        register(
+            "spy",
+            {"award": 5},
+            "Test rule: 666 must go to trips, 111 served wins, trips earn `award`; once a game, `peek` ends the rolling.",
+            actions={"peek": "stop rolling this turn (once a game)"},
+        )
+
+    @hookimpl
+    def dicecup_register_bots(self, register):
+        self.calls["dicecup_register_bots"] += 1
+        register("spybot", RandomBot, "a random player, registered by the spy")
 
     @hookimpl
     def dicecup_register_variants(self, register):
@@ -80,6 +113,50 @@ class Spy:
         if ctx.roll.dice == (6, 6, 6) and "trips" in ctx.open_boxes:
             return ["trips"]
         return None
+
+    @hookimpl
+    def dicecup_explain(self, ctx, box):
+        self.calls["dicecup_explain"] += 1
+        if ctx.roll is not None and ctx.roll.dice == (6, 6, 6) and box != "trips" and "trips" in ctx.open_boxes:
+            return "666 must go to trips"
+        return None
+
+    @hookimpl
+    def dicecup_actions(self, ctx):
+        self.calls["dicecup_actions"] += 1
+        if ctx.rolls_used == 1 and "spy" not in ctx.player_state:
+            return [RuleAction("spy", "peek")]
+        return None
+
+    @hookimpl
+    def dicecup_apply_action(self, ctx, action):
+        self.calls["dicecup_apply_action"] += 1
+        return StateUpdate(turn="peeked", player={"peeks": 1})
+
+    @hookimpl
+    def dicecup_may_reroll(self, ctx):
+        self.calls["dicecup_may_reroll"] += 1
+        return False if ctx.turn_state.get("spy") == "peeked" else None
+
+    @hookimpl
+    def dicecup_turn_status(self, ctx):
+        self.calls["dicecup_turn_status"] += 1
+        return ["peeked: score now"] if ctx.turn_state.get("spy") == "peeked" else None
+
+    @hookimpl
+    def dicecup_progress(self, variant, card):
+        self.calls["dicecup_progress"] += 1
+        return [Progress("spy_end", cell="low?" if "low" not in card.scores else "", line="Low bonus: fill low")]
+
+    @hookimpl
+    def dicecup_solitaire_notes(self, variant):
+        self.calls["dicecup_solitaire_notes"] += 1
+        return ["the spy peeks"]
+
+    @hookimpl
+    def dicecup_state_totals(self, variant):
+        self.calls["dicecup_state_totals"] += 1
+        return [BoxTotal("spy_low", ["low"])]
 
     @hookimpl
     def dicecup_adjust_score(self, ctx, score):
@@ -133,7 +210,7 @@ def spy_engine(spy) -> Engine:
 
 
 def test_every_hookspec_is_documented():
-    assert len(HOOKS) == 11
+    assert len(HOOKS) == 20
     for name in HOOKS:
         doc = inspect.getdoc(getattr(hookspecs, name))
         assert doc and len(doc) > 80, f"{name} needs a docstring that says how it is called"
@@ -152,13 +229,21 @@ def test_every_hookspec_is_exercised_by_a_test():
 def test_the_spy_receives_every_hook(spy, spy_engine):
     v = spy_engine.variant("spy-game")
     v.state_flags()
-    check_variant(spy_engine, "spy-game", games=4, seed=2, players=(1, 2))
+    v.state_totals()
+    v.solitaire_notes()
+    v.progress(Card())
+    report = check_variant(spy_engine, "spy-game", games=4, seed=2, players=(1, 2))
+    assert report.rule_actions > 0 and report.contract_checks > 0
     state = play_random(GameState.new(v, 2), random.Random(5))[0]
     state.settlement()
     GameState.new(v, 2).roll(dice=(1, 1, 1))
+    rolled = GameState.new(v, 1).roll(dice=(6, 6, 6))
+    rolled.turn_status()
+    with pytest.raises(IllegalAction, match="666 must go to trips"):
+        rolled.score("any")
     assert set(spy.calls) == set(HOOKS)
     registration = [n for n in HOOKS if n.startswith("dicecup_register_")]
-    assert len(registration) == 4 and set(HOOKS) - set(registration) == set(RULE_HOOKS)
+    assert len(registration) == 5 and set(HOOKS) - set(registration) == set(RULE_HOOKS)
     assert all(spy.calls[name] == 1 for name in registration)  # once per engine
 
 
@@ -182,6 +267,29 @@ def test_plugin_adds_pattern_scorer_rule_and_variant(spy_engine):
     assert v.legal_boxes(card, v.roll_of((6, 6, 6))) == ("trips",)
     assert [a.points for a in v.end_bonuses(Card({"low": 12}))] == [3]
     assert v.state_flags() == (BoxFlag("low", 0),)
+
+
+def test_a_plugin_action_and_its_state_go_through_the_api_and_saves(spy_engine):
+    v = spy_engine.variant("spy-game")
+    state = GameState.new(v, ["a", "b"]).roll(dice=(2, 3, 5))
+    peek = RuleAction("spy", "peek")
+    assert peek in state.legal_actions() and state.rule_actions() == (peek,)
+    peeked = state.apply(peek)
+    assert peeked.turn_state == {"spy": "peeked"} and peeked.player_state[0] == {"spy": {"peeks": 1}}
+    assert peeked.legal_keeps() == () and peek not in peeked.legal_actions()
+    assert peeked.turn_status() == ("peeked: score now",)
+    with pytest.raises(IllegalAction, match="the rules do not allow another roll now"):
+        peeked.keep((2,))
+    assert GameState.from_json(peeked.to_json(), spy_engine) == peeked
+    after = peeked.score("any")  # the turn ends: its state is cleared, the player's stays
+    assert after.turn_state == {} and after.player_state[0] == {"spy": {"peeks": 1}}
+    back = GameState.from_json(after.to_json(), spy_engine)
+    assert back == after and back.history == after.history
+    second = turn(after, "low", (1, 1, 2)).roll(dice=(3, 4, 5))
+    assert second.player == "a" and second.rule_actions() == ()  # once a game
+    with pytest.raises(IllegalAction, match="'peek' is not possible now"):
+        second.act(peek)
+    assert "spybot" in spy_engine.bot_names() and isinstance(spy_engine.make_bot("spybot"), RandomBot)
 
 
 def test_plugin_variant_plays_through_the_api(spy, spy_engine):
@@ -304,3 +412,70 @@ def test_names_registered_twice_are_errors():
         Engine(plugins=[ClashVariant()], entry_points=False)
     with pytest.raises(PluginError, match="rule 'joker' is registered twice"):
         Engine(plugins=[ClashRule()], entry_points=False)
+
+
+# ----------------------------------------------------------------------------- calling through pluggy
+
+
+def test_a_hookimpl_may_take_a_subset_of_the_arguments():
+    class Lean:
+        @hookimpl
+        def dicecup_adjust_score(self, score):  # no ctx: pluggy passes only what is asked for
+            return score + 1
+
+        @hookimpl
+        def dicecup_legal_boxes(self):
+            return None
+
+    engine = Engine(plugins=[Lean()], entry_points=False)
+    v = engine.variant("yacht")
+    roll = v.roll_of((6, 6, 6, 6, 6))
+    assert v.score(Card(), "yacht", roll).score == 51
+    assert len(v.legal_boxes(Card(), roll)) == 12
+
+
+def test_a_wrapper_hookimpl_keeps_error_messages_working():
+    class Wrapping:
+        @hookimpl(wrapper=True)
+        def dicecup_legal_boxes(self, ctx):
+            result = yield
+            return result
+
+        @hookimpl
+        def dicecup_register_rules(self, register):
+            register("wrapped", {})
+
+    engine = Engine(plugins=[Wrapping()], entry_points=False)
+    state = GameState.new(engine.variant("russian"), 1).roll(dice=(3, 3, 5, 6, 6))
+    with pytest.raises(IllegalAction, match="two_pairs is a stage-2 box: fill every stage-1 box first"):
+        state.score("two_pairs")
+    assert engine.variant("russian").blocking_rules(Card(), state.roll_now, True, "two_pairs") == ("stage_order",)
+
+
+def test_a_plugin_that_raises_is_named_in_a_plugin_error():
+    class Broken:
+        @hookimpl
+        def dicecup_end_bonuses(self, variant, card):
+            raise KeyError("oops")
+
+    engine = Engine(plugins=[Broken()], entry_points=False)
+    with pytest.raises(PluginError, match=r"Broken failed in dicecup_end_bonuses: KeyError"):
+        engine.variant("yacht").total(Card())
+
+
+def test_engines_with_different_plugins_never_give_equal_variants():
+    """The fingerprint (and so every cache key) covers the plugins that implement a variant."""
+
+    class Bonus:
+        @hookimpl
+        def dicecup_end_bonuses(self, variant, card):
+            return [Award("house", 10, "House")] if len(card.scores) == len(variant.boxes) else None
+
+    plain = Engine(entry_points=False)
+    housed = Engine(plugins=[Bonus()], entry_points=False)
+    a, b = plain.variant("yacht"), housed.variant("yacht")
+    assert a != b and a.fingerprint != b.fingerprint
+    assert Engine(entry_points=False).variant("yacht") == a  # the same plugins: the same variant
+    from dicecup.solver.cache import cache_path
+
+    assert cache_path(a) != cache_path(b)

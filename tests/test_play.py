@@ -9,21 +9,13 @@ import random
 import pytest
 from rich.console import Console
 
-from dicecup import DicecupError, GameState, Keep, Score
-from dicecup.terminal.session import (
-    EndOfInput,
-    InputProblem,
-    KeepDice,
-    QuitGame,
-    Say,
-    ScoreBox,
-    Seat,
-    Session,
-    parse_command,
-    parse_seats,
-    resolve_box,
-)
+from dicecup import DicecupError, Engine, GameState, Keep, Score
+from dicecup.terminal.commands import InputProblem, KeepDice, Say, ScoreBox, parse_command, resolve_box
+from dicecup.terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from dicecup.terminal.view import View, bonus_cells, dice_line
+
+
+BOTS = ("random", "greedy", "optimal")
 
 
 def decision(engine, variant: str, dice: list[int], players=("ann",)) -> GameState:
@@ -40,7 +32,7 @@ def capture() -> tuple[View, io.StringIO]:
 
 
 def test_seats_humans_bots_and_numbering():
-    seats = parse_seats(["ann", "bot:greedy", "bot:greedy", "bot:random:Robbie"])
+    seats = parse_seats(["ann", "bot:greedy", "bot:greedy", "bot:random:Robbie"], BOTS)
     assert [(s.name, s.kind) for s in seats] == [
         ("ann", "human"),
         ("greedy", "greedy"),
@@ -48,20 +40,20 @@ def test_seats_humans_bots_and_numbering():
         ("Robbie", "random"),
     ]
     assert [s.spec for s in seats] == ["human", "bot:greedy", "bot:greedy", "bot:random"]
-    assert parse_seats(None) == (Seat("you"),)
+    assert parse_seats(None, BOTS) == (Seat("you"),)
 
 
 @pytest.mark.parametrize(
     ("specs", "message"),
     [
-        (["bot:genius"], "no bot 'genius'; bots: bot:greedy, "),
+        (["bot:genius"], "no bot 'genius'; bots: bot:random, bot:greedy, bot:optimal"),
         (["ann", "ann"], "two players are called 'ann'"),
         (["  "], "--player needs a name"),
     ],
 )
 def test_seat_errors(specs, message):
     with pytest.raises(DicecupError, match=message):
-        parse_seats(specs)
+        parse_seats(specs, BOTS)
 
 
 # ---------------------------------------------------------------------------- commands
@@ -103,7 +95,7 @@ def test_score_by_number_id_prefix_and_name(engine):
         ("keep 2 2", "you have only 1 2 (the dice are 2 3 6 6 6)"),
         ("s 14", "there is no box 14: boxes are numbered 1 to 13"),
         ("s four", "could be four_of_a_kind, fours"),
-        ("s bogus", "no box 'bogus'"),
+        ("s bogus", "no open box 'bogus'"),
         ("9", "to score box 9 type s 9"),
         ("y", "I don't understand 'y'"),  # a stray key must not score the yahtzee box
         ("dance", "I don't understand 'dance'"),
@@ -208,10 +200,11 @@ def test_on_change_sees_every_transition_and_bots_move_alone(engine):
     view, out = capture()
     session = Session(
         GameState.new(v, ["greedy", "random"]),
-        parse_seats(["bot:greedy", "bot:random"]),
+        parse_seats(["bot:greedy", "bot:random"], BOTS),
         rng=random.Random(3),
         view=view,
         on_change=seen.append,
+        make_bot=engine.make_bot,
     )
     final = session.run()
     assert final.over and seen[-1] is final
@@ -231,7 +224,9 @@ def test_bot_scripted_like_a_human_sees_the_same_dice(engine):
     """Same seed and same decisions give the same game, whoever types them (the dice come from one generator)."""
     v = engine.variant("yatzy")
     view, _ = capture()
-    bot_game = Session(GameState.new(v, ["greedy"]), parse_seats(["bot:greedy"]), rng=random.Random(5), view=view).run()
+    bot_game = Session(
+        GameState.new(v, ["greedy"]), parse_seats(["bot:greedy"], BOTS), rng=random.Random(5), view=view, make_bot=engine.make_bot
+    ).run()
 
     from dicecup.game.bots import GreedyBot
 
@@ -258,7 +253,7 @@ def test_dice_are_drawn_with_faces_and_digits():
     assert dice_line([1, 6], 6) == "⚀1 ⚅6"
     assert dice_line([1, 6], 6, unicode=False) == "1 6"
     view, out = capture()
-    view.console.print(view.dice([3, 5], 6))
+    view.console.print(view.dice([3, 5], Engine(entry_points=False).variant("yacht")))
     lines = out.getvalue().splitlines()
     assert lines[0].count("╭") == 2 and "#1: 3" in lines[-1] and "#2: 5" in lines[-1]
     assert sum(line.count("●") for line in lines) == 3 + 5  # pips

@@ -47,7 +47,7 @@ def test_solve_json_shape_then_cached(tmp_path):
 def test_solve_notes_solitaire_instant_win():
     out = run("solve", "--variant", "generala", "--quiet")
     assert out.exit_code == 0
-    assert "instant win (generala served) is scored as an ordinary generala" in out.stdout
+    assert "an instant win (Generala served) is scored as an ordinary Generala" in out.stdout
 
 
 def test_solve_refuses_above_max_states():

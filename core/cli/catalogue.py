@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..language.describe import box_info, options_text, variant_info
+from ..language.describe import options_text, row_info, variant_info
 from ..language.dice import parse_dice
 from ..errors import DicecupError
 from ..language.model import Card, Variant
@@ -93,18 +93,32 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
         return
     out = console()
     out.print(f"[bold]{v.name}[/bold] ({v.id})" + (f" - {v.description}" if v.description else ""))
-    turn = f"{v.rolls} rolls a turn" + (", unused rolls carry over" if v.carry_over else "")
-    out.print(f"{v.dice} dice with faces 1-{v.faces}, {turn}, {len(v.boxes)} boxes.")
+    turn = f"{v.rolls} rolls a turn" + (", unused rolls are banked for later turns" if v.carry_over else "")
+    multi = len(v.columns) > 1
+    shape = f"{len(v.rows)} rows x {len(v.columns)} columns = {len(v.boxes)} boxes" if multi else f"{len(v.boxes)} boxes"
+    out.print(f"{v.dice} dice with faces 1-{v.faces}, {turn}, {shape}.")
+    for name, values in v.attributes.items():
+        groups: dict[str, list[str]] = {}
+        for face in range(1, v.faces + 1):
+            groups.setdefault(str(values[face]), []).append(str(face))
+        out.print(f"Dice {name}: " + ", ".join(f"{val} {' and '.join(fs)}" for val, fs in groups.items()) + ".")
+    if multi or any(c.order != "any" for c in v.columns):
+        ct = Table(title="Columns")
+        for col in ("id", "name", "multiplier", "fill order"):
+            ct.add_column(col)
+        for c in v.columns:
+            ct.add_row(c.id, c.name, f"x{c.multiplier}", c.order)
+        out.print(ct)
     staged = len({b.stage for b in v.boxes}) > 1
-    table = Table(title="Boxes")
+    table = Table(title="Rows (each column has them all; a box id is column.row)" if multi else "Boxes")
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
     table.add_column("name")
     table.add_column("stage" if staged else "section")
     table.add_column("needs", overflow="fold")
     table.add_column("scores", overflow="fold")
-    for i, box in enumerate(v.boxes, 1):
-        b = box_info(box)
+    for i, row in enumerate(v.rows, 1):
+        b = row_info(v.row(row))
         scores = b["scores"]
         if b["first_roll"]:
             scores += f"; {b['first_roll']}"
@@ -121,12 +135,15 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
     out.print(table)
     if info["bonuses"]:
         bt = Table(title="Bonuses")
-        for col in ("id", "name", "kind", "parameters"):
+        for col in ("id", "name", "kind", "counts in", "parameters"):
             bt.add_column(col, overflow="fold")
         for b in info["bonuses"]:
-            params = ", ".join(f"{k}={_flat(val)}" for k, val in b.items() if k not in ("id", "name", "kind") and val is not None)
-            bt.add_row(b["id"], b["name"], b["kind"], params)
+            skip = ("id", "name", "kind", "scope", "figure", "column")
+            params = ", ".join(f"{k}={_flat(val)}" for k, val in b.items() if k not in skip and val is not None)
+            bt.add_row(b["id"], b["name"], b["kind"], b["figure"], params)
         out.print(bt)
+    if v.figures:
+        out.print("Players rank by " + ", then ".join(v.rank_by) + ".")
     if info["rules"]:
         rt = Table(title="Rules")
         rt.add_column("rule")
@@ -152,10 +169,10 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
 
 
 def empty_card_scores(v: Variant, dice: tuple[int, ...], first_roll: bool) -> dict[str, int]:
-    """Each box's score for `dice` on an empty card: declared scorer plus rule adjustments."""
+    """Each box's score for `dice` as written on an empty card: declared scorer, rule adjustments, column multiplier."""
     roll = v.roll_of(dice)
     card = Card()
-    return {b: v.score(card, b, roll, first_roll).score for b in v.box_ids}
+    return {b: v.score(card, b, roll, first_roll).written for b in v.box_ids}
 
 
 @app.command()

@@ -20,7 +20,7 @@ from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
 from .app import OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
-from .solving import hint_advisor
+from .solving import hint_advisor, prepare_optimal
 
 __all__ = ["play", "resume", "result_json"]
 
@@ -52,6 +52,8 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
     console = Console(highlight=False, stderr=as_json)  # with --json, stdout holds only the JSON
     view = View(console)
     state, seats, rng = saved.state, saved.seats, saved.rng
+    if any(s.kind == "optimal" for s in seats):
+        prepare_optimal(state.variant)
     advisor = hint_advisor(state.variant) if saved.hints else None
 
     def on_change(new: GameState) -> None:
@@ -71,6 +73,8 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
         on_change=on_change,
         advisor=advisor,
         narrate_bots=not (quiet or as_json),
+        make_bot=get_engine().make_bot,
+        verbs=get_engine().action_verbs(state.variant),
     )
     resume_hint = f"; continue it with: dicecup resume {save_path}" if save_path else ""
     try:
@@ -140,11 +144,12 @@ def play(
 ) -> None:
     """Play a game at the terminal: humans are prompted, bots move by themselves."""
     v = load_variant(variant, option)
-    seats = parse_seats(player)
+    engine = get_engine()
+    seats = parse_seats(player, engine.bot_names())
     if save is not None:
         _check_save_target(save, overwrite)
-    if hints:
-        hint_advisor(v)  # solve (or load) before the game starts, and fail early when it cannot
+    if hints or any(s.kind == "optimal" for s in seats):
+        prepare_optimal(v)  # solve (or load) before the game starts, and fail early when it cannot
     state = GameState.new(v, [s.name for s in seats], rounds)
     _run(SavedGame(state, seats, random.Random(seed), hints), save, quiet=quiet, as_json=as_json)
 

@@ -21,16 +21,6 @@ from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 __all__ = ["simulate"]
 
 
-def _notes(variant: Variant) -> list[str]:
-    """What solitaire simulation leaves out of a variant's rules (RULES.md asks to say so)."""
-    notes = []
-    if variant.rule("instant_win") is not None:
-        notes.append("solitaire play: an instant win (e.g. a served generala) is scored as an ordinary box")
-    if variant.rule("pot_settlement") is not None:
-        notes.append("solitaire play: one game per simulated match, no settlement")
-    return notes
-
-
 def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
     console.print(
@@ -139,7 +129,7 @@ def simulate(
             result = run_simulation(v, strategy, games, seed, method=method, progress=advance)
         seconds = time.perf_counter() - start
         s = summarize(result)
-        s["notes"] = _notes(v)
+        s["notes"] = list(v.solitaire_notes())
         if plot is not None:
             write_png(plot, s)
     except DicecupError as exc:

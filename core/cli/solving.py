@@ -20,7 +20,7 @@ from ..language.dice import parse_dice
 from ..errors import DicecupError
 from ..language.model import Card, Variant
 
-__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "parse_card", "solitaire_notes"]
+__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "prepare_optimal", "parse_card"]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
@@ -28,15 +28,6 @@ MaxStatesOpt = Annotated[
     int | None, typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 5,000,000).")
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")]
-
-
-def solitaire_notes(variant: Variant) -> list[str]:
-    """What solitaire solving leaves out of this variant's rules (RULES.md asks to say so)."""
-    notes = []
-    if variant.rule("instant_win") is not None:
-        box = variant.rule("instant_win").get("pattern_of", "?")
-        notes.append(f"solitaire strategy: an instant win ({box} served) is scored as an ordinary {box}")
-    return notes
 
 
 def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
@@ -92,7 +83,7 @@ def solve_cmd(
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps({"variant": v.id, "expected_score": expected, "states": solution.states, "seconds": seconds}))
-        for note in solitaire_notes(v):
+        for note in v.solitaire_notes():
             typer.echo(f"note: {note}", err=True)
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
@@ -100,7 +91,7 @@ def solve_cmd(
     typer.echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
     typer.echo(f"optimal expected score: {expected:.4f}")
     typer.echo(f"states: {solution.states:,}; {where}")
-    for note in solitaire_notes(v):
+    for note in v.solitaire_notes():
         typer.echo(f"note: {note}")
 
 
@@ -177,7 +168,7 @@ def advise_cmd(
     except DicecupError as exc:
         raise fail(str(exc)) from None
     first = left == v.rolls - 1
-    notes = solitaire_notes(v)
+    notes = v.solitaire_notes()
     if as_json:
         out = {
             "variant": v.id,
@@ -217,6 +208,11 @@ def _option_json(o: Any) -> dict[str, Any]:
     if isinstance(o.action, Score):
         return {"action": "score", "box": o.action.box, "points": o.points, "expected_score": o.value, "best": o.best}
     return {"action": "keep", "keep": list(o.action.dice), "expected_score": o.value, "best": o.best}
+
+
+def prepare_optimal(variant: Variant) -> None:
+    """Solve (or load) the variant before a game whose bot:optimal needs it, so it fails or waits up front."""
+    _load(variant, None, quiet=False, no_cache=False)
 
 
 def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:

@@ -1,20 +1,25 @@
-"""Computer players. A bot looks at a decision state and returns one legal action.
+"""Computer players that need no tables. A bot looks at a decision state and returns one legal action.
 
-`random` picks uniformly among legal actions; `greedy` maximises the points of
-the box it scores this turn, looking one roll ahead when it may reroll. The
-optimal bot (exact solver) registers here too once the solver is available.
+`RandomBot` picks uniformly among the legal actions; `GreedyBot` maximises the
+points of the box it scores this turn, looking one roll ahead while it may
+reroll, and weighs a rule's action (an announcement) by the same look-ahead from
+the state it leads to. Bots are registered with the engine by the built-in bot
+plugin (`bot:random`, `bot:greedy`); the solver adds `bot:optimal` the same way.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Protocol
 
-from ..language.dice import reroll_outcomes
-from .state import Action, GameState, Keep, Score
+from attrs import evolve
 
-__all__ = ["Bot", "RandomBot", "GreedyBot", "BOTS", "make_bot"]
+from ..language.contexts import Situation
+from ..language.dice import reroll_outcomes
+from .actions import Action, Keep, Score
+from .state import GameState
+
+__all__ = ["Bot", "RandomBot", "GreedyBot"]
 
 
 class Bot(Protocol):
@@ -44,63 +49,56 @@ class GreedyBot:
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng
-        self._last: tuple[object, object, dict[tuple[int, ...], int]] | None = None
+        self._last: tuple[object, ...] | None = None
 
-    def _best_scores(self, variant, card) -> dict[tuple[int, ...], int]:
-        """The best immediate points of every roll on `card` (kept for the rest of the turn)."""
-        if self._last is not None and self._last[0] is variant and self._last[1] == card:
-            return self._last[2]
-        table: dict[tuple[int, ...], int] = {}
-        for r in variant.all_rolls():
-            legal = variant.legal_boxes(card, r, False)
-            table[r.dice] = max(variant.score(card, b, r, False).points for b in legal)
-        self._last = (variant, card, table)
+    def _best_scores(self, state: GameState) -> dict[tuple[int, ...], float]:
+        """The best points of every roll after the next roll (kept for the rest of the turn)."""
+        v = state.variant
+        key = (v, state.card, state.turn_state, state.current, state.rolls_used + 1)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]  # type: ignore[return-value]
+        v.check_roll_count(f"{v.id}: bot greedy's look-ahead")
+        sit = state.situation()
+        table: dict[tuple[int, ...], float] = {}
+        nxt = _after_roll(sit, state)
+        for r in v.all_rolls():
+            legal = v.legal_boxes(state.card, r, False, nxt)
+            table[r.dice] = max((v.score(state.card, b, r, False, nxt).points for b in legal), default=float("-inf"))
+        self._last = (key, table)
         return table
 
-    def choose(self, state: GameState) -> Action:
-        v, card = state.variant, state.card
-        roll = state.roll_now
-        best_box = max(
-            state.legal_boxes(),
-            key=lambda b: (v.score(card, b, roll, state.first_roll).points, -v.box_ids.index(b)),
-        )
-        now = v.score(card, best_box, roll, state.first_roll).points
+    def _value(self, state: GameState) -> tuple[float, Action | None]:
+        """(value, action) of the best box now or keep one roll ahead at a decision state."""
+        v, card, roll = state.variant, state.card, state.roll_now
+        sit = state.situation()
+        best: tuple[float, Action | None] = (float("-inf"), None)
+        boxes = state.legal_boxes()
+        if boxes:
+            box = max(boxes, key=lambda b: (v.score(card, b, roll, state.first_roll, sit).points, -v.box_ids.index(b)))  # type: ignore[arg-type]
+            best = (float(v.score(card, box, roll, state.first_roll, sit).points), Score(box))  # type: ignore[arg-type]
         keeps = state.legal_keeps()
-        if not keeps:
-            return Score(best_box)
-        # One roll ahead: the best immediate score of every roll, on this card.
-        table = self._best_scores(v, card)
-        best_keep, best_value = None, float(now)
-        for keep in keeps:
-            n = v.dice - len(keep)
-            value = 0.0
-            for outcome, p in reroll_outcomes(n, v.faces):
-                value += float(p) * table[tuple(sorted(keep + outcome))]
-            if value > best_value + 1e-9:
-                best_keep, best_value = keep, value
-        return Keep(best_keep) if best_keep is not None else Score(best_box)
+        if keeps:
+            table = self._best_scores(state)
+            for keep in keeps:
+                n = v.dice - len(keep)
+                value = 0.0
+                for outcome, p in reroll_outcomes(n, v.faces):
+                    value += float(p) * table[tuple(sorted(keep + outcome))]
+                if value > best[0] + 1e-9:
+                    best = (value, Keep(keep))
+        return best
+
+    def choose(self, state: GameState) -> Action:
+        value, action = self._value(state)
+        for rule_action in state.rule_actions():
+            after, _ = self._value(state.act(rule_action))
+            if after > value + 1e-9:
+                value, action = after, rule_action
+        if action is None:  # nothing scores anything: any legal move
+            return (self.rng or random.Random(0)).choice(state.legal_actions())
+        return action
 
 
-def _optimal(rng: random.Random) -> Bot:
-    """The exact solver's policy (imported on first use: it needs numpy and may solve the variant)."""
-    from ..solver.advice import OptimalBot
-
-    return OptimalBot(rng)
-
-
-BOTS: dict[str, Callable[[random.Random], Bot]] = {
-    "random": RandomBot,
-    "greedy": GreedyBot,
-    "optimal": _optimal,
-}
-
-
-def make_bot(name: str, rng: random.Random | None = None) -> Bot:
-    """A bot by name (`random`, `greedy`, and `optimal` when the solver provides it)."""
-    try:
-        factory = BOTS[name]
-    except KeyError:
-        from ..errors import DicecupError
-
-        raise DicecupError(f"unknown bot {name!r}; bots: {', '.join(sorted(BOTS))}") from None
-    return factory(rng or random.Random())
+def _after_roll(sit: Situation, state: GameState) -> Situation:
+    """The situation after one more roll of this turn (what a look-ahead scores with)."""
+    return evolve(sit, rolls_used=state.rolls_used + 1, rolls_left=state.rolls_left - 1)

@@ -1,15 +1,105 @@
-"""Reading saved states back: strict checks so a corrupt or foreign save is refused, not guessed."""
+"""Saved states: what a save holds, and the strict checks that refuse a corrupt, foreign or forged one.
+
+A save holds the variant (id, source, options, fingerprint), the players, the
+match length and every move since the start; loading replays the moves through
+the rules (`GameState.from_dict`), then compares the position the save states
+with the one the moves give. A save therefore describes only positions the
+rules can reach, and a tampered one is refused with the key path at fault.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
 
 from ..errors import DicecupError, SaveError
-from ..language.model import Award, Card
-from .actions import RoundResult
+from ..language.frozen import thaw_json
+from ..language.model import Variant
+from .actions import Action, action_from_json, action_to_json
 
-FORMAT = "dicecup/state"
-VERSION = 1
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import GameState
+
+__all__ = ["SAVE_FORMAT", "SAVE_VERSION", "MAX_MOVES", "Save", "state_to_dict", "read_save", "check_replay"]
+
+SAVE_FORMAT = "dicecup/state"
+SAVE_VERSION = 2
+MAX_MOVES = 200_000  # far beyond any real match; bounds the work of loading a hostile save
+
+#: The position keys a save states besides its moves; each must equal what the moves give.
+POSITION_KEYS = (
+    "cards",
+    "current",
+    "dice",
+    "rolls_used",
+    "held",
+    "banked",
+    "round",
+    "rounds",
+    "replays",
+    "results",
+    "over",
+    "turn_state",
+    "player_state",
+)
+
+
+@frozen
+class Save:
+    """A save's header, checked: the variant it needs, the players, the match length and the moves."""
+
+    variant: Variant
+    players: tuple[str, ...]
+    rounds: int
+    moves: tuple[Action, ...]
+
+
+def _award(a: Any) -> dict[str, Any]:
+    out = {"id": a.id, "points": a.points, "name": a.name}
+    if a.figure != "score":
+        out["figure"] = a.figure
+    if a.column is not None:
+        out["column"] = a.column
+    return out
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """A versioned, JSON-ready description from which `GameState.from_dict` rebuilds this exact state."""
+    v = state.variant
+    return {
+        "format": SAVE_FORMAT,
+        "version": SAVE_VERSION,
+        "variant": v.id,
+        "source": v.source,
+        "options": dict(v.options),
+        "fingerprint": v.fingerprint,
+        "players": list(state.players),
+        "start_rounds": state.rounds - state.replays,  # the match length at the start (ties add rounds)
+        "history": [action_to_json(a) for a in state.history],
+        "cards": [{"scores": dict(c.scores), "awards": [_award(a) for a in c.awards]} for c in state.cards],
+        "current": state.current,
+        "dice": list(state.dice),
+        "rolls_used": state.rolls_used,
+        "held": None if state.held is None else list(state.held),
+        "banked": list(state.banked),
+        "round": state.round,
+        "rounds": state.rounds,
+        "replays": state.replays,
+        "results": [
+            {
+                "totals": list(r.totals),
+                "instant_winner": r.instant_winner,
+                **({"figures": {k: list(t) for k, t in r.figures.items()}} if r.figures else {}),
+                **({"won_by": r.won_by} if r.won_by else {}),
+            }
+            for r in state.results
+        ],
+        "over": state.over,
+        "turn_state": thaw_json(state.turn_state),
+        "player_state": [thaw_json(p) for p in state.player_state],
+    }
 
 
 def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str = "") -> Any:
@@ -24,92 +114,81 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str = "") ->
     return value
 
 
-def _ints(values: Any, where: str) -> tuple[int, ...]:
-    if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise SaveError(f"save file key {where!r} must be a list of whole numbers")
-    return tuple(values)
-
-
-def state_from_dict(cls: Any, data: Any, engine: Any) -> Any:
-    """Check every key of a saved state and rebuild it against `engine`'s variant."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise SaveError("not a dicecup save (no \"format\": \"dicecup/state\" key)")
+def read_save(data: Any, engine: Any) -> Save:
+    """Check a save's envelope and header against `engine`; the moves are replayed by the caller."""
+    if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+        raise SaveError(f'not a dicecup save (no "format": "{SAVE_FORMAT}" key)')
     version = data.get("version")
-    if version != VERSION:
-        raise SaveError(f"save format version {version!r} is not supported (this dicecup reads version {VERSION})")
+    if version != SAVE_VERSION:
+        if version == 1:
+            raise SaveError("this save was written by dicecup 0.1 without its moves; it cannot be checked or resumed")
+        raise SaveError(f"save format version {version!r} is not supported (this dicecup reads version {SAVE_VERSION})")
     vid = _get(data, "variant", str)
     options = _get(data, "options", dict)
+    if not all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in options.items()):
+        raise SaveError("save file key 'options' must map option names to plain values")
     try:
         if vid in engine.variant_ids():
             variant = engine.variant(vid, options)
         else:
-            variant = engine.load_file(_get(data, "source", str), options)
+            source = _get(data, "source", str)
+            if not source.endswith((".yaml", ".yml")):
+                raise SaveError(f"save file key 'source' must name a variant .yaml file, got {source[:80]!r}")
+            variant = engine.load_file(source, options)
+    except SaveError:
+        raise
     except DicecupError as exc:
         raise SaveError(f"the save's variant {vid!r} cannot be loaded: {exc}") from None
     if variant.fingerprint != data.get("fingerprint"):
         raise SaveError(
             f"the save was made with a different definition of variant {vid!r} "
-            "(its rules changed since); it cannot be resumed safely"
+            "(its rules or plugins changed since); it cannot be resumed safely"
         )
     players = _get(data, "players", list)
     if not players or not all(isinstance(p, str) for p in players):
         raise SaveError("save file key 'players' must be a non-empty list of names")
-    raw_cards = _get(data, "cards", list)
-    if len(raw_cards) != len(players):
-        raise SaveError(f"save file has {len(raw_cards)} cards for {len(players)} players")
-    cards = []
-    for i, rc in enumerate(raw_cards):
-        scores = _get(rc, "scores", dict, f"cards[{i}].")
-        for box, val in scores.items():
-            if box not in variant.box_ids:
-                raise SaveError(f"save file cards[{i}] fills unknown box {box!r}")
-            if isinstance(val, bool) or not isinstance(val, int):
-                raise SaveError(f"save file cards[{i}].scores.{box} must be a whole number")
-        awards = []
-        for j, a in enumerate(_get(rc, "awards", list, f"cards[{i}].")):
-            awards.append(Award(_get(a, "id", str, f"cards[{i}].awards[{j}]."), _get(a, "points", int, f"cards[{i}].awards[{j}]."), a.get("name", "") if isinstance(a, dict) else ""))
-        ordered = {b: scores[b] for b in scores}  # keep the fill order the save recorded
-        cards.append(Card(ordered, tuple(awards)))
-    held_raw = data.get("held")
-    held = None if held_raw is None else _ints(held_raw, "held")
-    results = []
-    for k, r in enumerate(_get(data, "results", list)):
-        winner = _get(r, "instant_winner", (int, type(None)), f"results[{k}].")
-        results.append(RoundResult(_ints(_get(r, "totals", list, f"results[{k}]."), f"results[{k}].totals"), winner))
-    state = cls(
-        variant=variant,
-        players=tuple(players),
-        cards=tuple(cards),
-        current=_get(data, "current", int),
-        dice=_ints(_get(data, "dice", list), "dice"),
-        rolls_used=_get(data, "rolls_used", int),
-        held=held,
-        banked=_ints(_get(data, "banked", list), "banked"),
-        round=_get(data, "round", int),
-        rounds=_get(data, "rounds", int),
-        results=tuple(results),
-        over=_get(data, "over", bool),
-    )
-    _check_consistent(state)
-    return state
+    if len(set(players)) != len(players):
+        raise SaveError("save file key 'players' names a player twice")
+    rounds = _get(data, "start_rounds", int)
+    raw_moves = _get(data, "history", list)
+    if len(raw_moves) > MAX_MOVES:
+        raise SaveError(f"save file key 'history' holds {len(raw_moves):,} moves, more than {MAX_MOVES:,}")
+    moves = []
+    for i, raw in enumerate(raw_moves):
+        try:
+            moves.append(action_from_json(raw))
+        except ValueError as exc:
+            raise SaveError(f"save file key 'history[{i}]': {exc}") from None
+    return Save(variant, tuple(players), rounds, tuple(moves))
 
 
-def _check_consistent(state: Any) -> None:
-    v = state.variant
-    n = len(state.players)
-    if not 0 <= state.current < n:
-        raise SaveError(f"save file 'current' is {state.current}, but there are {n} players")
-    if len(state.banked) != n:
-        raise SaveError("save file 'banked' must have one entry per player")
-    if any(d < 1 or d > v.faces for d in state.dice) or len(state.dice) not in (0, v.dice):
-        raise SaveError(f"save file 'dice' must be empty or {v.dice} dice from 1 to {v.faces}")
-    if state.held is not None and (len(state.held) >= v.dice + (1 if not state.dice else 0) or any(d < 1 or d > v.faces for d in state.held)):
-        raise SaveError("save file 'held' is not a valid set of held dice")
-    if state.held is None and not state.over and not state.dice:
-        raise SaveError("save file has no dice on the table and no pending roll")
-    if not 0 <= state.rolls_used <= state.rolls_available:
-        raise SaveError(f"save file 'rolls_used' {state.rolls_used} is out of range")
-    if not 1 <= state.round <= state.rounds:
-        raise SaveError(f"save file 'round' {state.round} is not within 1..{state.rounds}")
-    if any(len(r.totals) != n for r in state.results):
-        raise SaveError("save file 'results' must give a total for every player")
+def check_replay(data: Mapping[str, Any], replayed: Mapping[str, Any]) -> None:
+    """Refuse a save whose stated position differs from the one its moves give (naming the first key)."""
+    for key in POSITION_KEYS:
+        if key not in data:
+            raise SaveError(f"save file is missing {key!r}")
+        where = _first_difference(data[key], replayed[key], key)
+        if where is not None:
+            raise SaveError(f"save file key {where!r} does not match the game its moves replay; the save was changed")
+
+
+def _first_difference(a: Any, b: Any, path: str) -> str | None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{path}.{k}"
+            got = _first_difference(a[k], b[k], f"{path}.{k}")
+            if got is not None:
+                return got
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return path
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            got = _first_difference(x, y, f"{path}[{i}]")
+            if got is not None:
+                return got
+        return None
+    if type(a) is not type(b) or a != b:
+        return path
+    return None

@@ -2,32 +2,64 @@
 
 A `GameState` is either a *chance node* (dice must be rolled: `roll()`, or
 `chance_outcomes()` to enumerate them) or a *decision node* (the current player
-keeps dice or scores a box). Every transition returns a new state; an illegal
-action raises `IllegalAction` and the old state is untouched. `Game` is a small
-mutable convenience around it for hosts: a seeded generator and undo.
+keeps dice, scores a box, or takes an action a rule plugin offers). Every
+transition returns a new state; an illegal action raises `IllegalAction` and the
+old state is untouched. Rule plugins keep their own state in `turn_state` and
+`player_state` (JSON data), so saving and replaying need no code of theirs.
+
+A state remembers the moves that led to it (`history`); a save holds them and
+loading replays them, so a save describes only positions the rules can reach.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
+from ..errors import DiceError, IllegalAction, SaveError, TooLarge
+from ..language.card import Card
+from ..language.compiler import MAX_ROUNDS
+from ..language.contexts import Situation
 from ..language.dice import check_dice, reroll_outcomes, sub_multisets
-from ..errors import DiceError, IllegalAction, SaveError
-from ..language.model import Card, Roll, ScoreResult, Variant
-from .actions import Action, Keep, RollDice, RoundResult, Score
-from .saving import state_from_dict
+from ..language.frozen import FrozenMap
+from ..language.model import MAX_ROLLS, UNCHANGED, Roll, RuleAction, ScoreResult, Variant
+from .actions import Action, Keep, RollDice, RoundResult, Score, dice_values
+from .saving import SAVE_FORMAT, SAVE_VERSION, check_replay, read_save, state_to_dict
 
-__all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION"]
+__all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION", "MAX_PLAYERS", "MAX_NAME"]
 
-SAVE_FORMAT = "dicecup/state"
-SAVE_VERSION = 1
+MAX_PLAYERS = 16
+MAX_NAME = 64
+
+
+def _players(players: Any) -> tuple[str, ...]:
+    """Player names: a count (P1, P2, ...) or a list of distinct non-empty strings."""
+    if isinstance(players, bool):
+        raise IllegalAction(f"players must be a number of players or a list of names, got {players!r}")
+    if isinstance(players, int):
+        if not 1 <= players <= MAX_PLAYERS:
+            raise IllegalAction(f"a game has 1 to {MAX_PLAYERS} players, got {players}")
+        return tuple(f"P{i + 1}" for i in range(players))
+    if isinstance(players, (str, bytes)) or not isinstance(players, Sequence):
+        raise IllegalAction(f"players must be a number of players or a list of names, got {type(players).__name__}")
+    names = list(players)
+    if not names:
+        raise IllegalAction("a game needs at least one player")
+    if len(names) > MAX_PLAYERS:
+        raise IllegalAction(f"a game has at most {MAX_PLAYERS} players, got {len(names)}")
+    for n in names:
+        if not isinstance(n, str) or not n.strip() or len(n) > MAX_NAME or not n.isprintable():
+            raise IllegalAction(f"each player name must be printable text of 1 to {MAX_NAME} characters, got {n!r}"[:200])
+    if len(set(names)) != len(names):
+        raise IllegalAction(f"player names must differ, got {names}")
+    return tuple(names)
 
 
 @frozen
@@ -44,27 +76,33 @@ class GameState:
     banked: tuple[int, ...] = ()  # unused rolls carried over, per player (variants with carry_over)
     round: int = 1
     rounds: int = 1
+    replays: int = 0  # rounds added to replay a full tie (included in `rounds`)
     results: tuple[RoundResult, ...] = ()
     over: bool = False
+    turn_state: FrozenMap = field(converter=FrozenMap, factory=FrozenMap)  # rule -> its state this turn
+    player_state: tuple[FrozenMap, ...] = ()  # per player: rule -> its state this game
+    history: tuple[Action, ...] = field(default=(), eq=False, repr=False)  # the moves since `new`
 
     # ------------------------------------------------------------------ creation
 
     @classmethod
     def new(cls, variant: Variant, players: Sequence[str] | int = 1, rounds: int | None = None) -> GameState:
-        names = [f"P{i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
-        if not names:
-            raise IllegalAction("a game needs at least one player")
-        if len(set(names)) != len(names):
-            raise IllegalAction(f"player names must differ, got {names}")
+        """A match at its start: the first player's first roll is pending."""
+        if not isinstance(variant, Variant):
+            raise IllegalAction(f"GameState.new needs a compiled Variant (engine.variant(...)), got {type(variant).__name__}")
+        names = _players(players)
+        if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)):
+            raise IllegalAction(f"rounds must be a whole number, got {rounds!r}")
         n_rounds = rounds if rounds is not None else variant.match.rounds_for(len(names))
-        if n_rounds < 1:
-            raise IllegalAction(f"a match needs at least one round, got {n_rounds}")
+        if not 1 <= n_rounds <= MAX_ROUNDS:
+            raise IllegalAction(f"a match has 1 to {MAX_ROUNDS} rounds, got {n_rounds}")
         return cls(
             variant=variant,
-            players=tuple(names),
+            players=names,
             cards=tuple(Card() for _ in names),
             banked=tuple(0 for _ in names),
             rounds=n_rounds,
+            player_state=tuple(FrozenMap() for _ in names),
         )
 
     # ------------------------------------------------------------------ queries
@@ -89,7 +127,8 @@ class GameState:
 
     @property
     def rolls_available(self) -> int:
-        extra = self.banked[self.current] if self.variant.carry_over else 0
+        """Rolls this turn may have: the variant's, plus banked ones where unused rolls carry over."""
+        extra = self.banked[self.current] if self.variant.carry_over and self.banked else 0
         return self.variant.rolls + extra
 
     @property
@@ -97,75 +136,129 @@ class GameState:
         return self.rolls_available - self.rolls_used
 
     @property
+    def turn(self) -> int:
+        """The current player's turn number in this game, from 1 (one box is filled per turn)."""
+        return len(self.card.scores) + 1
+
+    @property
     def roll_now(self) -> Roll | None:
         """The dice on the table as a Roll, or None before the turn's first roll."""
         return self.variant.roll_of(self.dice) if self.dice and self.held is None else None
 
+    def situation(self) -> Situation:
+        """The game around the current player's card, as the rule hooks see it."""
+        ps = self.player_state[self.current] if self.player_state else FrozenMap()
+        return Situation(
+            player=self.current,
+            players=self.players,
+            turn=self.turn,
+            rolls_used=self.rolls_used,
+            rolls_left=self.rolls_left,
+            cards=self.cards,
+            turn_state=self.turn_state,
+            player_state=ps,
+        )
+
     def legal_boxes(self) -> tuple[str, ...]:
         if self.over or self.held is not None:
             return ()
-        return self.variant.legal_boxes(self.card, self.roll_now, self.first_roll)
+        return self.variant.legal_boxes(self.card, self.roll_now, self.first_roll, self.situation())  # type: ignore[arg-type]
+
+    def may_reroll(self) -> bool:
+        """Whether the current player may keep dice and roll again now (rolls left, rules allow)."""
+        if self.over or self.held is not None or self.rolls_left <= 0:
+            return False
+        return self.variant.may_reroll(self.card, self.roll_now, self.first_roll, self.situation())
 
     def legal_keeps(self) -> tuple[tuple[int, ...], ...]:
-        if self.over or self.held is not None or self.rolls_left <= 0:
+        """Every distinct proper sub-multiset of the dice that may be kept (the rest rerolled)."""
+        if not self.may_reroll():
             return ()
         return tuple(k for k in sub_multisets(self.dice) if len(k) < len(self.dice))
 
+    def rule_actions(self) -> tuple[RuleAction, ...]:
+        """The actions rule plugins offer now (e.g. an announcement), besides keeping and scoring."""
+        if self.over or self.held is not None:
+            return ()
+        return self.variant.actions(self.card, self.roll_now, self.first_roll, self.situation())
+
     def legal_actions(self) -> list[Action]:
         """Every legal decision now (empty at a chance node: see `chance_outcomes`)."""
-        return [Score(b) for b in self.legal_boxes()] + [Keep(k) for k in self.legal_keeps()]
+        return [Score(b) for b in self.legal_boxes()] + [Keep(k) for k in self.legal_keeps()] + list(self.rule_actions())
+
+    def turn_status(self) -> tuple[str, ...]:
+        """What the rules say about the current turn (an announcement made, ...), for display."""
+        if self.over:
+            return ()
+        return self.variant.turn_status(self.card, self.roll_now, self.first_roll, self.situation())
 
     def chance_outcomes(self) -> list[tuple[RollDice, Fraction]]:
         """The possible results of the pending roll (values of the rolled dice) with probabilities."""
         if not self.is_chance:
             return []
-        n = self.variant.dice - len(self.held)
+        n = self.variant.dice - len(self.held)  # type: ignore[arg-type]
+        count = math.comb(n + self.variant.faces - 1, n)
+        if count > MAX_ROLLS:
+            raise TooLarge(f"the pending roll of {n} dice with {self.variant.faces} faces has {count:,} outcomes, above {MAX_ROLLS:,}")
         return [(RollDice(d), p) for d, p in reroll_outcomes(n, self.variant.faces)]
 
     def score_preview(self, box: str) -> ScoreResult:
         """What scoring `box` now would give (no state change)."""
         roll = self._need_decision()
-        return self.variant.score(self.card, box, roll, self.first_roll)
+        self.variant.box(box)
+        return self.variant.score(self.card, box, roll, self.first_roll, self.situation())
 
     def totals(self) -> tuple[int, ...]:
-        """Each player's total in the current (or last) game of the match."""
+        """Each player's total score in the current (or last) game of the match."""
         if self.over and self.results:
             return self.results[-1].totals
         return tuple(self.variant.total(c) for c in self.cards)
 
-    def match_totals(self) -> tuple[int, ...]:
-        """Totals summed over finished games (and the game in progress, unless over)."""
-        done = [sum(r.totals[i] for r in self.results) for i in range(len(self.players))]
+    def match_totals(self, figure: str = "score") -> tuple[int, ...]:
+        """Totals of a figure summed over finished games (and the game in progress, unless over)."""
+        if figure != "score" and figure not in {f.id for f in self.variant.figures}:
+            raise IllegalAction(f"{self.variant.id} has no figure {figure!r}")
+        done = [sum(r.figure(figure)[i] for r in self.results) for i in range(len(self.players))]
         if self.over:
             return tuple(done)
-        return tuple(d + t for d, t in zip(done, (self.variant.total(c) for c in self.cards)))
+        now = [self.variant.figure_totals(c).get(figure, 0) for c in self.cards]
+        return tuple(d + t for d, t in zip(done, now, strict=True))
 
     def winners(self) -> tuple[str, ...]:
-        """The winner(s): an instant winner of the last game, else the highest match total."""
+        """The winner(s): an instant winner of the last game, else the best by the variant's ranking."""
         if self.results and self.results[-1].instant_winner is not None and self.rounds == 1:
             return (self.players[self.results[-1].instant_winner],)
-        totals = self.match_totals()
-        best = max(totals)
-        return tuple(p for p, t in zip(self.players, totals) if t == best)
+        keys = [self.match_totals(f) for f in self.variant.rank_by]
+        ranked = [tuple(k[i] for k in keys) for i in range(len(self.players))]
+        best = max(ranked)
+        return tuple(p for p, r in zip(self.players, ranked, strict=True) if r == best)
 
     def settlement(self) -> Mapping[str, Fraction] | None:
         """Payments at the end of the match, if the variant settles; None before the end."""
         if not self.over:
             return None
-        return self.variant.settle(dict(zip(self.players, self.match_totals())))
+        return self.variant.settle(dict(zip(self.players, self.match_totals(), strict=True)))
 
     def breakdown(self, player: int | None = None) -> dict[str, Any]:
-        """One player's card for display: boxes, awards, whole-card bonuses, total."""
+        """One player's card for display: boxes as written, awards, whole-card bonuses, totals."""
         i = self.current if player is None else player
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.players):
+            raise IllegalAction(f"there is no player {player!r}; players are 0 to {len(self.players) - 1}")
         card = self.cards[i]
         v = self.variant
-        return {
+        figures = v.figure_totals(card)
+        out: dict[str, Any] = {
             "player": self.players[i],
-            "boxes": {b: card.scores.get(b) for b in v.box_ids},
-            "awards": [{"id": a.id, "name": a.name, "points": a.points} for a in card.awards],
-            "bonuses": [{"id": a.id, "name": a.name, "points": a.points} for a in v.end_bonuses(card)],
-            "total": v.total(card),
+            "boxes": v.written_scores(card),
+            "awards": [_award_json(a) for a in card.awards],
+            "bonuses": [_award_json(a) for a in v.end_bonuses(card)],
+            "total": figures["score"],
         }
+        if len(v.columns) > 1:
+            out["columns"] = v.column_totals(card)
+        if v.figures:
+            out["figures"] = figures
+        return out
 
     # ------------------------------------------------------------------ transitions
 
@@ -175,6 +268,9 @@ class GameState:
         if self.held is not None:
             raise IllegalAction("roll the dice first")
         return self.roll_now  # type: ignore[return-value]
+
+    def _moved(self, action: Action, **changes: Any) -> GameState:
+        return evolve(self, history=self.history + (action,), **changes)
 
     def roll(self, rng: random.Random | None = None, dice: Sequence[int] | None = None) -> GameState:
         """Resolve the pending roll with `dice` (the rolled dice's values) or with `rng`."""
@@ -186,146 +282,178 @@ class GameState:
                 if self.rolls_left > 0
                 else f"no rolls left this turn ({self.rolls_used} used); score a box"
             )
-        n = self.variant.dice - len(self.held)
+        v = self.variant
+        n = v.dice - len(self.held)
         if dice is None:
             if rng is None:
                 raise IllegalAction("give the dice rolled, or a random generator to roll them")
-            new = tuple(rng.randint(1, self.variant.faces) for _ in range(n))
+            if not callable(getattr(rng, "randint", None)):
+                raise IllegalAction(f"rng must be a random.Random (something with randint), got {type(rng).__name__}")
+            new = tuple(int(rng.randint(1, v.faces)) for _ in range(n))
+            check_dice(new, n, v.faces, what="rolled dice")
         else:
-            dice = tuple(dice)
-            if len(dice) == self.variant.dice and n != len(dice):
+            given = dice_values(dice, "the rolled dice")
+            if len(given) == v.dice and n != len(given):
                 # the host gave all the dice: they must include the held ones
-                check_dice(dice, self.variant.dice, self.variant.faces)
-                rest = Counter(dice) - Counter(self.held)
+                check_dice(given, v.dice, v.faces)
+                rest = Counter(given) - Counter(self.held)
                 if sum(rest.values()) != n:
-                    raise DiceError(f"the dice {list(dice)} do not include the held dice {list(self.held)}")
+                    raise DiceError(f"the dice {list(given)} do not include the held dice {list(self.held)}")
                 new = tuple(rest.elements())
             else:
-                new = check_dice(dice, n, self.variant.faces, what="rolled dice" if self.held else "dice")
-        state = evolve(self, dice=self.held + new, rolls_used=self.rolls_used + 1, held=None)
-        if len(self.players) > 1 and self.variant.instant_win(state.card, state.roll_now, state.first_roll, len(self.players)):
-            return state._end_round(instant_winner=self.current)
+                new = check_dice(given, n, v.faces, what="rolled dice" if self.held else "dice")
+        state = self._moved(RollDice(new), dice=self.held + new, rolls_used=self.rolls_used + 1, held=None)
+        if len(self.players) > 1:
+            won = v.instant_win(state.card, state.roll_now, state.first_roll, len(self.players), state.situation())  # type: ignore[arg-type]
+            if won:
+                return state._end_round(instant_winner=self.current, reason=won if isinstance(won, str) else "")
         return state
 
     def keep(self, dice: Sequence[int]) -> GameState:
         """Set aside `dice` (values) and make the others the pending roll."""
+        keep = tuple(sorted(dice_values(dice, "the dice to keep")))
         self._need_decision()
         if self.rolls_left <= 0:
             raise IllegalAction(f"no rolls left this turn ({self.rolls_used} used); score a box")
-        keep = tuple(sorted(dice))
         missing = Counter(keep) - Counter(self.dice)
         if missing:
             raise IllegalAction(f"cannot keep {list(keep)}: the dice are {list(self.dice)}")
         if len(keep) == len(self.dice):
             raise IllegalAction("keeping every die rerolls nothing; score a box instead")
-        return evolve(self, held=keep)
+        if not self.may_reroll():
+            why = [t for t in self.turn_status() if t]
+            raise IllegalAction("the rules do not allow another roll now" + (f" ({'; '.join(why)})" if why else ""))
+        return self._moved(Keep(keep), held=keep)
 
     def score(self, box: str) -> GameState:
         """Fill `box` with the dice on the table and pass the turn."""
+        if not isinstance(box, str):
+            raise IllegalAction(f"a box id is a string such as 'full_house', got {type(box).__name__}")
         roll = self._need_decision()
         v = self.variant
         v.box(box)  # unknown box -> IllegalAction listing the boxes
         if self.card.is_filled(box):
-            raise IllegalAction(f"box {box!r} is already filled (with {self.card.value(box)})")
+            raise IllegalAction(f"box {box!r} is already filled (with {v.written(box, self.card.scores[box])})")
         legal = self.legal_boxes()
+        sit = self.situation()
         if box not in legal:
-            rules = v.blocking_rules(self.card, roll, self.first_roll, box)
-            why = f" (the {' and '.join(rules)} rule{'s' if len(rules) > 1 else ''} forbid{'' if len(rules) > 1 else 's'} it)" if rules else ""
-            raise IllegalAction(f"box {box!r} may not be used with {roll} now{why}; allowed: {', '.join(legal)}")
-        result = v.score(self.card, box, roll, self.first_roll)
+            why = v.why_illegal(self.card, roll, self.first_roll, box, sit)
+            allowed = ", ".join(legal) or "none until another move (see the legal actions)"
+            raise IllegalAction(f"box {box!r} may not be used with {roll} now" + (f": {why}" if why else "") + f"; allowed: {allowed}")
+        result = v.score(self.card, box, roll, self.first_roll, sit)
         cards = list(self.cards)
         cards[self.current] = self.card.fill(box, result.score, result.awards)
         banked = list(self.banked)
         if v.carry_over:
             banked[self.current] = self.rolls_available - self.rolls_used
-        state = evolve(self, cards=tuple(cards), banked=tuple(banked))
+        state = self._moved(Score(box), cards=tuple(cards), banked=tuple(banked))
         return state._next_turn()
 
+    def act(self, action: RuleAction) -> GameState:
+        """Take an action a rule plugin offers now (see `rule_actions`)."""
+        self._need_decision()
+        offered = self.rule_actions()
+        if action not in offered:
+            labels = ", ".join(a.label for a in offered) or "none"
+            raise IllegalAction(f"{action.label!r} is not possible now; rule actions now: {labels}")
+        update = self.variant.apply_action(self.card, self.roll_now, self.first_roll, action, self.situation())
+        turn_state = self.turn_state
+        if update.turn is not UNCHANGED:
+            turn_state = turn_state.without(action.rule) if update.turn is None else turn_state.set(action.rule, update.turn)
+        player_state = list(self.player_state)
+        if update.player is not UNCHANGED:
+            mine = player_state[self.current]
+            player_state[self.current] = mine.without(action.rule) if update.player is None else mine.set(action.rule, update.player)
+        return self._moved(action, turn_state=turn_state, player_state=tuple(player_state))
+
     def apply(self, action: Action) -> GameState:
-        """Apply a Keep, Score or RollDice action."""
+        """Apply a Keep, Score, RollDice or RuleAction."""
         if isinstance(action, Keep):
             return self.keep(action.dice)
         if isinstance(action, Score):
             return self.score(action.box)
         if isinstance(action, RollDice):
             return self.roll(dice=action.dice)
-        raise IllegalAction(f"not an action: {action!r}")
+        if isinstance(action, RuleAction):
+            return self.act(action)
+        raise IllegalAction(f"not an action: {type(action).__name__} {action!r}"[:200])
 
     def _next_turn(self) -> GameState:
         nxt = (self.current + 1) % len(self.players)
         boxes = len(self.variant.boxes)
         if nxt == 0 and all(len(c.scores) == boxes for c in self.cards):
             return self._end_round(None)
-        return evolve(self, current=nxt, dice=(), rolls_used=0, held=())
+        return evolve(self, current=nxt, dice=(), rolls_used=0, held=(), turn_state=FrozenMap())
 
-    def _end_round(self, instant_winner: int | None) -> GameState:
-        totals = tuple(self.variant.total(c) for c in self.cards)
-        results = self.results + (RoundResult(totals, instant_winner),)
-        rounds = self.rounds
-        if self.round >= rounds and self.variant.match.replay_ties and len(self.players) > 1:
+    def _end_round(self, instant_winner: int | None, reason: str = "") -> GameState:
+        v = self.variant
+        figures = [v.figure_totals(c) for c in self.cards]
+        totals = tuple(f["score"] for f in figures)
+        others = {f.id: tuple(fig.get(f.id, 0) for fig in figures) for f in v.figures}
+        results = self.results + (RoundResult(totals, instant_winner, others, reason),)
+        rounds, replays = self.rounds, self.replays
+        if self.round >= rounds and v.match.replay_ties and len(self.players) > 1 and rounds < MAX_ROUNDS:
             match = [sum(r.totals[i] for r in results) for i in range(len(self.players))]
             if len(set(match)) == 1 and instant_winner is None:
-                rounds += 1  # every total identical: the match is replayed
+                rounds, replays = rounds + 1, replays + 1  # every total identical: the match is replayed
+        fresh = {"turn_state": FrozenMap(), "dice": (), "rolls_used": 0}
         if self.round < rounds:
             return evolve(
                 self,
                 cards=tuple(Card() for _ in self.players),
                 current=0,
-                dice=(),
-                rolls_used=0,
                 held=(),
                 banked=tuple(0 for _ in self.players),
                 round=self.round + 1,
                 rounds=rounds,
+                replays=replays,
                 results=results,
+                player_state=tuple(FrozenMap() for _ in self.players),
+                **fresh,
             )
-        return evolve(self, results=results, rounds=rounds, over=True, dice=(), rolls_used=0, held=None)
+        return evolve(self, results=results, rounds=rounds, replays=replays, over=True, held=None, **fresh)
 
     # ------------------------------------------------------------------ saving
 
     def to_dict(self) -> dict[str, Any]:
-        """A versioned, JSON-ready description from which `from_dict` rebuilds this exact state."""
-        v = self.variant
-        return {
-            "format": SAVE_FORMAT,
-            "version": SAVE_VERSION,
-            "variant": v.id,
-            "source": v.source,
-            "options": dict(v.options),
-            "fingerprint": v.fingerprint,
-            "players": list(self.players),
-            "cards": [
-                {
-                    "scores": dict(c.scores),
-                    "awards": [{"id": a.id, "points": a.points, "name": a.name} for a in c.awards],
-                }
-                for c in self.cards
-            ],
-            "current": self.current,
-            "dice": list(self.dice),
-            "rolls_used": self.rolls_used,
-            "held": None if self.held is None else list(self.held),
-            "banked": list(self.banked),
-            "round": self.round,
-            "rounds": self.rounds,
-            "results": [{"totals": list(r.totals), "instant_winner": r.instant_winner} for r in self.results],
-            "over": self.over,
-        }
+        """A versioned, JSON-ready description: the moves since the start, and the position they give."""
+        return state_to_dict(self)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: Any, engine: Any) -> GameState:
-        """Rebuild a state saved by `to_dict`; SaveError names the bad key."""
-        return state_from_dict(cls, data, engine)
+        """Rebuild a saved state by replaying its moves; SaveError names the key that is wrong."""
+        save = read_save(data, engine)
+        try:
+            state = cls.new(save.variant, list(save.players), save.rounds)
+        except IllegalAction as exc:
+            raise SaveError(f"save file: {exc}") from None
+        for i, move in enumerate(save.moves):
+            try:
+                state = state.apply(move)
+            except (IllegalAction, DiceError) as exc:
+                raise SaveError(f"save file key 'history[{i}]' is not a legal move in that position: {exc}") from None
+        check_replay(data, state.to_dict())
+        return state
 
     @classmethod
     def from_json(cls, text: str, engine: Any) -> GameState:
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise SaveError(f"from_json needs the saved text, got {type(text).__name__}")
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SaveError(f"not a dicecup save (invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+            where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            raise SaveError(f"not a dicecup save (invalid JSON{where})") from None
         return cls.from_dict(data, engine)
 
 
+def _award_json(a: Any) -> dict[str, Any]:
+    out = {"id": a.id, "name": a.name, "points": a.points}
+    if a.figure != "score":
+        out["figure"] = a.figure
+    if a.column is not None:
+        out["column"] = a.column
+    return out

@@ -14,10 +14,25 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import VariantError
-from .model import Bonus, Box, FirstRoll, MatchSpec, OptionSpec, PatternContext, Spec, Variant, frozen_params
+from attrs import frozen
+
+from .contexts import PatternContext
+from .frozen import FrozenMap, frozen_params
+from .model import (
+    Bonus,
+    Box,
+    Column,
+    Figure,
+    FirstRoll,
+    MatchSpec,
+    OptionSpec,
+    Spec,
+    Variant,
+    rows_to_boxes,
+)
 from .yamlsource import where
 
-__all__ = ["Node", "compile_variant", "REQUIRED", "fingerprint"]
+__all__ = ["Node", "Maker", "compile_variant", "REQUIRED", "fingerprint", "MAX_ID_LENGTH", "MAX_ROUNDS"]
 
 
 class _Required:
@@ -27,8 +42,39 @@ class _Required:
 
 REQUIRED: Any = _Required()
 
-TOP_KEYS = ("id", "name", "description", "extends", "dice", "turn", "options", "boxes", "bonuses", "rules", "match")
+TOP_KEYS = (
+    "id",
+    "name",
+    "description",
+    "extends",
+    "dice",
+    "turn",
+    "options",
+    "columns",
+    "boxes",
+    "bonuses",
+    "rules",
+    "figures",
+    "rank_by",
+    "match",
+)
 BOX_KEYS = ("name", "section", "stage", "pattern", "score", "first_roll", "extra", "help")
+COLUMN_KEYS = ("name", "multiplier", "order")
+BONUS_KEYS = ("kind", "name", "scope", "figure")  # what every bonus may say; the rest are its kind's parameters
+MAX_ID_LENGTH = 64  # ids end up in file names, save files and tables
+MAX_ROUNDS = 1000
+MAX_MULTIPLIER = 1000
+ANY_ORDER = "any"
+
+
+@frozen
+class Maker:
+    """A registered pattern or scorer: its factory, an optional plain-words text, the plugin giving it."""
+
+    factory: Callable[..., Any]
+    text: Callable[[Mapping[str, Any]], str] | None = None
+    plugin: Any = None
+
 
 
 class Node:
@@ -106,7 +152,10 @@ def _describe(v: Any) -> str:
         return "a mapping"
     if isinstance(v, list):
         return "a list"
-    return f"{type(v).__name__} {v!r}"
+    text = repr(v)
+    if len(text) > 40:  # never echo a long value back
+        text = text[:37] + "..."
+    return f"{type(v).__name__} {text}"
 
 
 def _plain(value: Any) -> Any:
@@ -125,16 +174,26 @@ def fingerprint(document: Any) -> str:
 
 
 def _ident(node: Node, what: str) -> str:
+    """A name of letters, digits, '_' or '-', at most MAX_ID_LENGTH long (ids go into file names)."""
     name = node.value
-    if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
+    if not isinstance(name, str) or not name or not name.replace("_", "").replace("-", "").isalnum() or not name.isascii():
         raise node.error(f"{what} must be a name of letters, digits, '_' or '-', got {_describe(name)}")
+    if len(name) > MAX_ID_LENGTH:
+        raise node.error(f"{what} is {len(name)} characters long; the limit is {MAX_ID_LENGTH}", hint="use a shorter id")
     return name
 
 
-def _call_factory(node: Node, factory: Callable[..., Any], ctx: PatternContext, params: dict, what: str) -> Any:
+def _key_node(parent: Node, key: Any, what: str) -> Node:
+    """The node of a mapping key itself (for ids written as keys), checked to be a valid id."""
+    node = Node(key, parent.path + (key,), parent.value, key, parent.source)
+    _ident(node, what)
+    return node
+
+
+def _call_factory(node: Node, factory: Callable[..., Any], ctx: PatternContext, params: dict[str, Any], what: str) -> Any:
     """Call a pattern/scorer factory, turning bad parameters into precise errors."""
     sig = inspect.signature(factory)
-    accepted = [p for p in list(sig.parameters.values())[1:]]
+    accepted = list(sig.parameters.values())[1:]
     names = [p.name for p in accepted if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
     takes_any = any(p.kind is p.VAR_KEYWORD for p in accepted)
     for key in params:
@@ -146,36 +205,83 @@ def _call_factory(node: Node, factory: Callable[..., Any], ctx: PatternContext, 
             raise node.error(f"{what} needs parameter {p.name!r}", hint=f"add `{p.name}:` under this {what.split()[0]}")
     try:
         return factory(ctx, **params)
-    except (ValueError, TypeError) as exc:
+    except VariantError:
+        raise  # a nested declaration's own precise error
+    except Exception as exc:  # a plugin's factory: any failure is this parameter's fault
         bad = getattr(exc, "key", None)
-        target = node.child(bad) if bad in params else node
-        raise target.error(f"bad parameter for {what}: {exc}") from None
+        target = node.child(bad) if isinstance(bad, str) and bad in params else node
+        raise target.error(f"bad parameter for {what}: {_exc_text(exc)}") from None
 
 
-def _spec(node: Node, registry: Mapping[str, Callable[..., Any]], ctx: PatternContext, what: str) -> Spec:
-    """Compile `pattern:`/`score:` written as a name, an integer (fixed score) or a mapping with `kind`."""
-    value = node.value
-    if what == "scorer" and isinstance(value, int) and not isinstance(value, bool):
-        kind, params = "fixed", {"points": value}
-    elif isinstance(value, str):
-        kind, params = value, {}
-    elif isinstance(value, dict):
-        kind_node = node.get("kind")
-        kind = kind_node.string()
-        params = {k: _plain(v) for k, v in value.items() if k != "kind"}
-    else:
-        raise node.error(
-            f"expected a {what} name or a mapping with `kind`, got {_describe(value)}",
-            hint=f"e.g. `{what}: {{kind: {next(iter(registry), 'name')}}}`",
-        )
-    factory = registry.get(kind)
-    if factory is None:
-        close = difflib.get_close_matches(kind, list(registry), n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"known {what}s: {', '.join(sorted(registry))}"
-        target = node.child("kind") if isinstance(value, dict) else node
-        raise target.error(f"unknown {what} {kind!r}", hint=hint)
-    fn = _call_factory(node, factory, ctx, params, f"{what} {kind!r}")
-    return Spec(kind, params, fn)
+def _exc_text(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+class _Compiling:
+    """The registries and the state shared while one variant's patterns and scorers compile."""
+
+    def __init__(self, patterns: Mapping[str, Maker], scorers: Mapping[str, Maker]) -> None:
+        self.patterns = patterns
+        self.scorers = scorers
+        self.used: set[tuple[str, str]] = set()  # (what, kind) of every pattern and scorer compiled
+        self.current: list[Node] = []  # the declaration being compiled (nested ones push theirs)
+        self.ctx: PatternContext | None = None
+
+    def nested(self, what: str, spec: Any, at: tuple[Any, ...]) -> Any:
+        """Compile a declaration written inside another one's parameters (`at`: its keys below them)."""
+        base = self.current[-1] if self.current else Node(spec, ())
+        node = base
+        try:
+            for key in at:
+                node = node.child(key)
+        except (KeyError, IndexError, TypeError):
+            node = Node(spec, base.path + tuple(at), source=base.source)
+        if node.value is not spec and node.value != spec:
+            node = Node(spec, base.path + tuple(at), source=base.source)
+        return self.spec(node, what).fn
+
+    def spec(self, node: Node, what: str) -> Spec:
+        """Compile `pattern:`/`score:` written as a name, an integer (fixed score) or a mapping with `kind`."""
+        registry = self.patterns if what == "pattern" else self.scorers
+        value = node.value
+        if what == "scorer" and isinstance(value, int) and not isinstance(value, bool):
+            kind, params = "fixed", {"points": value}
+        elif isinstance(value, str):
+            kind, params = value, {}
+        elif isinstance(value, dict):
+            kind = node.get("kind").string()  # type: ignore[union-attr]
+            params = {k: v for k, v in value.items() if k != "kind"}
+            for k in params:
+                if not isinstance(k, str):
+                    raise node.child(k).error(f"a parameter name must be a string, got {_describe(k)}")
+        else:
+            raise node.error(
+                f"expected a {what} name or a mapping with `kind`, got {_describe(value)}",
+                hint=f"e.g. `{what}: {{kind: {next(iter(registry), 'name')}}}`",
+            )
+        maker = registry.get(kind)
+        if maker is None:
+            close = difflib.get_close_matches(kind, list(registry), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known {what}s: {', '.join(sorted(registry))}"
+            target = node.child("kind") if isinstance(value, dict) else node
+            raise target.error(f"unknown {what} {kind!r}", hint=hint)
+        self.used.add((what, kind))
+        self.current.append(node)
+        try:
+            fn = _call_factory(node, maker.factory, self.ctx, params, f"{what} {kind!r}")  # type: ignore[arg-type]
+        finally:
+            self.current.pop()
+        if not callable(fn):
+            raise node.error(f"the {what} {kind!r} did not compile to a function (a plugin bug)")
+        frozen_p = frozen_params(_plain(params))
+        text = ""
+        if maker.text is not None:
+            try:
+                text = str(maker.text(frozen_p))
+            except Exception:  # a description is a nicety: fall back to the declared form
+                text = ""
+        return Spec(kind, frozen_p, fn, text)
 
 
 def _first_roll(node: Node) -> FirstRoll:
@@ -190,26 +296,159 @@ def _first_roll(node: Node) -> FirstRoll:
     )
 
 
+def _attributes(node: Node | None, faces: int) -> FrozenMap:
+    """`attributes: {colour: {1: black, ...}}` or `{colour: [black, red, ...]}`: a value for every face."""
+    if node is None:
+        return FrozenMap()
+    node.mapping(what="a mapping of attribute name to its value on each face")
+    out: dict[str, tuple[Any, ...]] = {}
+    for name in node.value:
+        _key_node(node, name, "an attribute name")
+        child = node.child(name)
+        raw = child.value
+        values: list[Any] = [None] * (faces + 1)
+        if isinstance(raw, list):
+            if len(raw) != faces:
+                raise child.error(f"expected one value per face ({faces}), got {len(raw)}")
+            values[1:] = raw
+        elif isinstance(raw, dict):
+            for face in raw:
+                if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= faces:
+                    raise child.child(face).error(f"expected a face from 1 to {faces}, got {_describe(face)}")
+                values[face] = raw[face]
+            missing = [f for f in range(1, faces + 1) if f not in raw]
+            if missing:
+                raise child.error(f"no value for face{'s' * (len(missing) > 1)} {', '.join(map(str, missing))}")
+        else:
+            raise child.error(f"expected a list of {faces} values or a mapping of face to value, got {_describe(raw)}")
+        for v in values[1:]:
+            if isinstance(v, (dict, list)) or v is None:
+                raise child.error(f"an attribute value must be a plain value (a name or a number), got {_describe(v)}")
+        out[str(name)] = tuple(values)
+    return FrozenMap(out)
+
+
+def _columns(doc: Node, rules: Mapping[str, Any]) -> tuple[Column, ...]:
+    node = doc.get("columns", None)
+    if node is None:
+        return ()
+    node.mapping(what="a mapping of column id to column")
+    if not node.value:
+        raise node.error("`columns` is empty", hint="declare at least one column, or leave `columns` out")
+    orders = sorted(k for k, d in rules.items() if d.kind == "order")
+    out = []
+    for cid in node.value:
+        _key_node(node, cid, "a column id")
+        c = node.child(cid)
+        if c.value is None:
+            c = Node({}, c.path, node.value, cid, node.source)
+        c.mapping(COLUMN_KEYS, "a column mapping")
+        nm, mult, order = c.get("name", None), c.get("multiplier", None), c.get("order", None)
+        order_name = order.string() if order else ANY_ORDER
+        if order_name != ANY_ORDER and order_name not in orders:
+            close = difflib.get_close_matches(order_name, [ANY_ORDER, *orders], n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"fill orders: {', '.join([ANY_ORDER, *orders])}"
+            raise order.error(f"unknown fill order {order_name!r}", hint=hint)  # type: ignore[union-attr]
+        out.append(
+            Column(
+                id=cid,
+                name=nm.string() if nm else str(cid).replace("_", " ").title(),
+                multiplier=mult.integer(1, MAX_MULTIPLIER) if mult else 1,
+                order=order_name,
+            )
+        )
+    if len(out) == 1 and out[0].multiplier != 1:
+        raise node.child(out[0].id).child("multiplier").error(
+            "a multiplier needs several columns (with one column every point would be multiplied alike)"
+        )
+    return tuple(out)
+
+
+def _figures(doc: Node) -> tuple[tuple[Figure, ...], tuple[str, ...]]:
+    figures: list[Figure] = []
+    node = doc.get("figures", None)
+    if node is not None:
+        node.mapping(what="a mapping of figure id to figure (results other than the score)")
+        for fid in node.value:
+            _key_node(node, fid, "a figure id")
+            if fid == "score":
+                raise node.child(fid).error("`score` is always a figure; declare only the others")
+            f = node.child(fid)
+            if f.value is None:
+                f = Node({}, f.path, node.value, fid, node.source)
+            f.mapping(("name",), "a figure mapping")
+            nm = f.get("name", None)
+            figures.append(Figure(fid, nm.string() if nm else str(fid).replace("_", " ").title()))
+    known = ["score", *(f.id for f in figures)]
+    rank = doc.get("rank_by", None)
+    if rank is None:
+        return tuple(figures), ("score",)
+    if not isinstance(rank.value, list) or not rank.value:
+        raise rank.error("expected a list of figures, e.g. [points, score]")
+    order: list[str] = []
+    for i, item in enumerate(rank.value):
+        if item not in known:
+            raise rank.child(i).error(f"unknown figure {_describe(item)}", hint=f"figures: {', '.join(known)}")
+        if item in order:
+            raise rank.child(i).error(f"figure {item!r} is listed twice")
+        order.append(item)
+    return tuple(figures), tuple(order)
+
+
+def _match(doc: Node) -> MatchSpec:
+    match_node = doc.get("match", None)
+    if match_node is None:
+        return MatchSpec({0: 1})
+    match_node.mapping(("rounds", "replay_ties"))
+    rounds_node = match_node.get("rounds", None)
+    table: dict[int, int] = {0: 1}
+    if rounds_node is not None:
+        if isinstance(rounds_node.value, dict):
+            for key in rounds_node.value:
+                n = rounds_node.child(key).integer(1, MAX_ROUNDS)
+                if key == "default":
+                    table[0] = n
+                elif isinstance(key, int) and not isinstance(key, bool) and key >= 1:
+                    table[key] = n
+                else:
+                    raise rounds_node.child(key).error(
+                        f"expected a number of players or 'default', got {_describe(key)}",
+                        hint="e.g. `rounds: {2: 1, default: 13}`",
+                    )
+        else:
+            table[0] = rounds_node.integer(1, MAX_ROUNDS)
+    rt = match_node.get("replay_ties", None)
+    return MatchSpec(table, rt.boolean() if rt else False)
+
+
 def compile_variant(
     doc_node: Node,
     *,
-    patterns: Mapping[str, Callable[..., Any]],
-    scorers: Mapping[str, Callable[..., Any]],
+    patterns: Mapping[str, Maker],
+    scorers: Mapping[str, Maker],
     rules: Mapping[str, Any],
     options: Mapping[str, Any],
     option_specs: tuple[OptionSpec, ...],
     hooks_for: Callable[[Mapping[str, Any]], Any],
+    identity: Callable[[Mapping[str, Any], set[tuple[str, str]]], Any] = lambda enabled, used: None,
+    rebuild: Any = None,
 ) -> Variant:
-    """Check every key of a resolved document and build the frozen Variant."""
+    """Check every key of a resolved document and build the frozen Variant.
+
+    `identity(enabled rules, used (what, kind) pairs)` describes the plugins that
+    implement them; it goes into the fingerprint, so two engines whose plugins
+    differ never give equal variants (nor share a cached table).
+    """
     doc = doc_node.mapping(TOP_KEYS, "a variant mapping")
-    vid = _ident(doc.get("id"), "the variant id")
+    vid = _ident(doc.get("id"), "the variant id")  # type: ignore[arg-type]
     name_node = doc.get("name", None)
     desc_node = doc.get("description", None)
 
-    dice_node = doc.get("dice").mapping(("count", "faces"))
-    count = dice_node.get("count").integer(1, 10)
+    dice_node = doc.get("dice").mapping(("count", "faces", "attributes"))  # type: ignore[union-attr]
+    count = dice_node.get("count").integer(1, 10)  # type: ignore[union-attr]
     faces_node = dice_node.get("faces", None)
     faces = faces_node.integer(2, 20) if faces_node else 6
+    attributes = _attributes(dice_node.get("attributes", None), faces)
 
     turn_node = doc.get("turn", None)
     rolls, carry = 3, False
@@ -220,14 +459,21 @@ def compile_variant(
         c = turn_node.get("carry_over", None)
         carry = c.boolean() if c else False
 
-    boxes_node = doc.get("boxes").mapping(what="a mapping of box id to box")
+    columns = _columns(doc, rules)
+    figures, rank_by = _figures(doc)
+    comp = _Compiling(patterns, scorers)
+
+    boxes_node = doc.get("boxes").mapping(what="a mapping of box id to box")  # type: ignore[union-attr]
     if not boxes_node.value:
         raise boxes_node.error("a variant needs at least one box")
-    raw_boxes = {bid: boxes_node.child(bid) for bid in boxes_node.value}
+    raw_boxes: dict[str, Node] = {}
+    for bid in boxes_node.value:
+        _key_node(boxes_node, bid, "a box id")
+        raw_boxes[bid] = boxes_node.child(bid)
     compiled_patterns: dict[str, Spec] = {}
     resolving: list[str] = []
 
-    def resolve_pattern(box_id: str):
+    def resolve_pattern(box_id: str) -> Any:
         if box_id in compiled_patterns:
             return compiled_patterns[box_id].fn
         if box_id not in raw_boxes:
@@ -237,30 +483,25 @@ def compile_variant(
         resolving.append(box_id)
         try:
             bnode = raw_boxes[box_id].mapping(BOX_KEYS, "a box mapping")
-            compiled_patterns[box_id] = _spec(bnode.get("pattern"), patterns, ctx, "pattern")
+            compiled_patterns[box_id] = comp.spec(bnode.get("pattern"), "pattern")  # type: ignore[arg-type]
         finally:
             resolving.pop()
         return compiled_patterns[box_id].fn
 
-    ctx = PatternContext(count, faces, resolve_pattern)
-    boxes = []
+    comp.ctx = PatternContext(count, faces, attributes, resolve_pattern, comp.nested)
+    rows = []
     for bid, bnode in raw_boxes.items():
-        _ident(Node(bid, bnode.path, boxes_node.value, bid, doc.source), "a box id")
         bnode.mapping(BOX_KEYS, "a box mapping")
         resolve_pattern(bid)
-        scorer = _spec(bnode.get("score"), scorers, ctx, "scorer")
-        nm = bnode.get("name", None)
-        sec = bnode.get("section", None)
-        stg = bnode.get("stage", None)
-        fr = bnode.get("first_roll", None)
-        ex = bnode.get("extra", None)
-        hp = bnode.get("help", None)
-        boxes.append(
+        scorer = comp.spec(bnode.get("score"), "scorer")  # type: ignore[arg-type]
+        nm, sec, stg = bnode.get("name", None), bnode.get("section", None), bnode.get("stage", None)
+        fr, ex, hp = bnode.get("first_roll", None), bnode.get("extra", None), bnode.get("help", None)
+        rows.append(
             Box(
                 id=bid,
                 name=nm.string() if nm else bid.replace("_", " ").title(),
                 section=sec.string() if sec else "main",
-                stage=stg.integer(1) if stg else 1,
+                stage=stg.integer(1, 1000) if stg else 1,
                 pattern=compiled_patterns[bid],
                 scorer=scorer,
                 first_roll=_first_roll(fr) if fr else None,
@@ -268,24 +509,50 @@ def compile_variant(
                 help=hp.string() if hp else "",
             )
         )
+    multi = len(columns) >= 2
 
-    bonuses = []
+    card_bonuses: list[Bonus] = []
+    column_scoped: list[tuple[Bonus, Node]] = []
+    bonus_nodes: dict[str, Node] = {}
     enabled: dict[str, dict[str, Any]] = {}
+    sheet_kinds: dict[str, dict[str, Any]] = {}
+    figure_ids = {"score", *(f.id for f in figures)}
     bonus_node = doc.get("bonuses", None)
     if bonus_node is not None:
         bonus_node.mapping(what="a mapping of bonus id to bonus")
         for bid in bonus_node.value:
+            _key_node(bonus_node, bid, "a bonus id")
             node = bonus_node.child(bid).mapping(what="a bonus mapping")
-            kind = node.get("kind").string()
+            bonus_nodes[bid] = node
+            kind = node.get("kind").string()  # type: ignore[union-attr]
             decl = rules.get(kind)
             if decl is None or decl.kind != "bonus":
                 known = sorted(k for k, d in rules.items() if d.kind == "bonus")
                 raise node.child("kind").error(f"unknown bonus kind {kind!r}", hint=f"known bonus kinds: {', '.join(known)}")
             nm = node.get("name", None)
-            raw = {k: v for k, v in node.value.items() if k not in ("kind", "name")}
-            params = _rule_params(node, decl, raw, skip=("kind", "name"))
-            bonuses.append(Bonus(bid, nm.string() if nm else str(bid).replace("_", " ").title(), kind, params))
-            enabled.setdefault(kind, {})
+            scope_node = node.get("scope", None)
+            scope = "column" if multi else "card"
+            if scope_node is not None:
+                scope = scope_node.string()
+                if scope not in ("card", "column"):
+                    raise scope_node.error(f"scope must be `card` or `column`, got {scope!r}")
+                if scope == "column" and not multi:
+                    raise scope_node.error("scope `column` needs a variant with several columns")
+            fig_node = node.get("figure", None)
+            figure = fig_node.string() if fig_node else "score"
+            if figure not in figure_ids:
+                raise fig_node.error(  # type: ignore[union-attr]
+                    f"unknown figure {figure!r}", hint=f"figures: {', '.join(sorted(figure_ids))} (declare others under `figures`)"
+                )
+            raw = {k: v for k, v in node.value.items() if k not in BONUS_KEYS}
+            params = _rule_params(node, decl, raw)
+            bonus = Bonus(bid, nm.string() if nm else str(bid).replace("_", " ").title(), kind, params, scope, figure)
+            if scope == "card":
+                card_bonuses.append(bonus)
+                enabled.setdefault(kind, {})
+            else:
+                column_scoped.append((bonus, node))
+                sheet_kinds.setdefault(kind, {})
 
     rules_node = doc.get("rules", None)
     if rules_node is not None:
@@ -302,32 +569,50 @@ def compile_variant(
             if not isinstance(raw, dict):
                 raise node.error(f"expected a mapping of parameters, got {_describe(raw)}", hint="write `{}` for none")
             enabled[rname] = _rule_params(node, decl, raw)
+    for col in columns:
+        if col.order != ANY_ORDER:
+            enabled.setdefault(col.order, {})
 
-    match_node = doc.get("match", None)
-    match = MatchSpec({0: 1})
-    if match_node is not None:
-        match_node.mapping(("rounds", "replay_ties"))
-        rounds_node = match_node.get("rounds", None)
-        table: dict[int, int] = {0: 1}
-        if rounds_node is not None:
-            if isinstance(rounds_node.value, dict):
-                for key in rounds_node.value:
-                    n = rounds_node.child(key).integer(1)
-                    if key == "default":
-                        table[0] = n
-                    elif isinstance(key, int) and not isinstance(key, bool) and key >= 1:
-                        table[key] = n
-                    else:
-                        raise rounds_node.child(key).error(
-                            f"expected a number of players or 'default', got {key!r}",
-                            hint="e.g. `rounds: {2: 1, default: 13}`",
-                        )
-            else:
-                table[0] = rounds_node.integer(1)
-        rt = match_node.get("replay_ties", None)
-        match = MatchSpec(table, rt.boolean() if rt else False)
-
+    match = _match(doc)
     plain_doc = _plain(doc.value)
+    card_columns = columns or (Column("main", "Card"),)
+    all_enabled = {**sheet_kinds, **enabled}
+    ident = identity(all_enabled, comp.used)
+    fp = fingerprint(
+        {"doc": plain_doc, "options": {k: options[k] for k in sorted(options)}, "plugins": ident}
+    )
+    sheets: dict[str, Variant] = {}
+    if column_scoped:
+        sheet_hooks = hooks_for(sheet_kinds)
+        for col in columns:
+            sheet = Variant(
+                id=f"{vid}:{col.id}",
+                name=f"{col.name} column",
+                description="",
+                dice=count,
+                faces=faces,
+                rolls=rolls,
+                carry_over=carry,
+                boxes=rows_to_boxes(rows, [Column(col.id, col.name)]),
+                bonuses=tuple(b for b, _ in column_scoped),
+                rules={k: frozen_params(v) for k, v in sheet_kinds.items()},
+                match=match,
+                options=dict(options),
+                option_specs=(),
+                source=doc.source,
+                fingerprint=f"{fp}:{col.id}",
+                columns=(Column(col.id, col.name),),
+                attributes=attributes,
+                figures=figures,
+                rank_by=rank_by,
+                hooks=sheet_hooks,
+            )
+            sheets[col.id] = sheet
+    column_bonuses = tuple(
+        Bonus(f"{col.id}.{b.id}", f"{b.name} ({col.name})", b.kind, b.params, "column", b.figure, col.id)
+        for col in columns
+        for b, _ in column_scoped
+    )
     variant = Variant(
         id=vid,
         name=name_node.string() if name_node else vid,
@@ -336,52 +621,62 @@ def compile_variant(
         faces=faces,
         rolls=rolls,
         carry_over=carry,
-        boxes=tuple(boxes),
-        bonuses=tuple(bonuses),
+        boxes=rows_to_boxes(rows, card_columns),
+        bonuses=tuple(card_bonuses),
         rules={k: frozen_params(v) for k, v in enabled.items()},
         match=match,
         options=dict(options),
         option_specs=option_specs,
         source=doc.source,
-        fingerprint=fingerprint({"doc": plain_doc, "options": {k: options[k] for k in sorted(options)}}),
+        fingerprint=fp,
+        columns=card_columns,
+        column_bonuses=column_bonuses,
+        sheets=sheets,
+        attributes=attributes,
+        figures=figures,
+        rank_by=rank_by,
         document=plain_doc,
-        hooks=None,
+        hooks=hooks_for(enabled),
+        rebuild=rebuild,
     )
-    object.__setattr__(variant, "hooks", hooks_for(enabled))
-    # Rule-specific checks run on the compiled variant (e.g. a box id a rule names exists).
+    # Rule-specific checks run on the compiled variant (e.g. a box id a rule names exists);
+    # a column-scope bonus is checked on a column's sheet, where its box names are row ids.
+    checks: list[tuple[Any, Node, Mapping[str, Any], Variant]] = []
+    for b in variant.bonuses:
+        checks.append((rules[b.kind], bonus_nodes[b.id], b.params, variant))
+    for b, node in column_scoped:
+        checks.append((rules[b.kind], node, b.params, next(iter(sheets.values()))))
     for rname in enabled:
-        decl = rules[rname]
+        if rules[rname].kind == "rule":
+            checks.append((rules[rname], doc.get("rules").child(rname), variant.rules[rname], variant))  # type: ignore[union-attr]
+        elif rules[rname].kind == "order":
+            checks.append((rules[rname], doc.get("columns"), variant.rules[rname], variant))
+    for decl, node, params, target in checks:
         if decl.check is None:
             continue
-        if decl.kind == "bonus":
-            targets = [(doc.get("bonuses").child(b.id), b.params) for b in variant.bonuses if b.kind == rname]
-        else:
-            targets = [(doc.get("rules").child(rname), variant.rules[rname])]
-        for node, params in targets:
-            try:
-                decl.check(variant, params)
-            except ValueError as exc:
-                bad = getattr(exc, "key", None)  # a check may name the parameter at fault
-                target = node.child(bad) if isinstance(node.value, dict) and bad in node.value else node
-                raise target.error(str(exc)) from None
+        try:
+            decl.check(target, params)
+        except VariantError:
+            raise
+        except Exception as exc:  # a plugin's check: any failure is a fault of these parameters
+            bad = getattr(exc, "key", None)
+            where_node = node.child(bad) if isinstance(node.value, dict) and isinstance(bad, str) and bad in node.value else node
+            raise where_node.error(_exc_text(exc)) from None
     return variant
 
 
-def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any]) -> dict[str, Any]:
     """Fill a rule's parameters from its declaration: unknown keys and missing required ones are errors."""
     out: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in skip:
-            continue
         if key not in decl.params:
-            close = difflib.get_close_matches(str(key), list(decl.params), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else f"{decl.name} takes: {', '.join(decl.params) or 'no parameters'}"
-            raise node.child(key).error(f"unknown parameter {key!r} for {decl.name}", hint=hint)
+            close = difflib.get_close_matches(str(key), [str(p) for p in decl.params], n=1)
+            takes = ", ".join(decl.params) or "no parameters"
+            hint = f"did you mean {close[0]!r}?" if close else f"{decl.name} takes: {takes}"
+            raise node.child(key).error(f"unknown parameter {_describe(key) if not isinstance(key, str) else repr(key)} for {decl.name}", hint=hint)
         default = decl.params[key]
         if default is not REQUIRED and default is not None and not _same_type(default, value):
-            raise node.child(key).error(
-                f"expected {type(default).__name__} for {decl.name}.{key}, got {_describe(value)}"
-            )
+            raise node.child(key).error(f"expected {_type_name(default)} for {decl.name}.{key}, got {_describe(value)}")
         out[key] = _plain(value)
     for key, default in decl.params.items():
         if key in out:
@@ -392,6 +687,20 @@ def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any], skip: tuple[str,
     return out
 
 
+def _type_name(default: Any) -> str:
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "a whole number"
+    if isinstance(default, (list, tuple)):
+        return "a list"
+    if isinstance(default, Mapping):
+        return "a mapping"
+    if isinstance(default, str):
+        return "a string"
+    return type(default).__name__
+
+
 def _same_type(default: Any, value: Any) -> bool:
     if isinstance(default, bool):
         return isinstance(value, bool)
@@ -399,6 +708,6 @@ def _same_type(default: Any, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if isinstance(default, (list, tuple)):
         return isinstance(value, list)
-    if isinstance(default, dict):
+    if isinstance(default, Mapping):
         return isinstance(value, dict)
     return isinstance(value, type(default))

@@ -1,101 +1,75 @@
 """Plain-words descriptions of a compiled variant, shared by `show`, `variants` and play.
 
-Built-in pattern and scorer kinds get a readable phrase; a kind from a third-party
-plugin falls back to its declared form (`kind(param=value)`), so nothing breaks
-when a plugin adds one.
+What a pattern needs and what a scorer gives is said by the plugin that
+registered it (`register(name, factory, text=...)`); a kind without a text falls
+back to its declared form (`kind(param=value)`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from .model import Box, Spec, Variant
+from .model import Box, Variant
 
-__all__ = ["pattern_text", "scorer_text", "box_info", "variant_info", "options_text"]
-
-
-def _faces(values: Any) -> str:
-    return "".join(str(v) for v in values) if all(int(v) < 10 for v in values) else ",".join(map(str, values))
+__all__ = ["box_info", "row_info", "variant_info", "options_text", "plain"]
 
 
-_PATTERNS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "always": lambda p: "any roll",
-    "face": lambda p: f"any roll (counts the {p['face']}s)",
-    "of_a_kind": lambda p: f"at least {p['n']} alike",
-    "pairs": lambda p: "a pair" if p.get("count", 1) == 1 else f"{p['count']} pairs of different faces",
-    "groups": lambda p: " + ".join(str(s) for s in p["sizes"]) + " alike, different faces",
-    "straight": lambda p: (
-        f"a run of {p['length']}" if p.get("length") is not None else "one of " + " / ".join(_faces(r) for r in p["runs"])
-    ),
-    "all_in": lambda p: "every die one of " + _faces(p["faces"]),
-    "none_of": lambda p: "none of: " + ", ".join(p["boxes"]),
-}
-
-_SCORERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "sum": lambda p: "sum of those dice",
-    "total": lambda p: "sum of all dice",
-    "fixed": lambda p: str(p["points"]),
-    "relative": lambda p: f"(count of {p['face']}s - {p.get('par', 3)}) x {p['face']}",
-}
+def plain(value: Any) -> Any:
+    """Parameters as plain JSON data (FrozenMaps to dicts, tuples to lists)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
 
 
-def _text(spec: Spec, table: Mapping[str, Callable[[Mapping[str, Any]], str]]) -> str:
-    fn = table.get(spec.kind)
-    if fn is None:
-        return spec.describe()
-    try:
-        return fn(spec.params)
-    except (KeyError, TypeError, ValueError):  # a plugin reusing a built-in name differently
-        return spec.describe()
-
-
-def pattern_text(spec: Spec) -> str:
-    """What a box needs, in words (`at least 3 alike`)."""
-    return _text(spec, _PATTERNS)
-
-
-def scorer_text(spec: Spec) -> str:
-    """What a box scores when its pattern is met, in words."""
-    return _text(spec, _SCORERS)
-
-
-def box_info(box: Box) -> dict[str, Any]:
-    """One box as plain data (for `show --json` and tables)."""
+def row_info(box: Box) -> dict[str, Any]:
+    """One row (a box's pattern and scorer) as plain data."""
     return {
-        "id": box.id,
+        "id": box.row or box.id,
         "name": box.name,
         "section": box.section,
         "stage": box.stage,
-        "needs": pattern_text(box.pattern),
-        "pattern": {"kind": box.pattern.kind, **dict(box.pattern.params)},
-        "scores": scorer_text(box.scorer),
-        "scorer": {"kind": box.scorer.kind, **dict(box.scorer.params)},
+        "needs": box.pattern.describe(),
+        "pattern": {"kind": box.pattern.kind, **plain(box.pattern.params)},
+        "scores": box.scorer.describe(),
+        "scorer": {"kind": box.scorer.kind, **plain(box.scorer.params)},
         "first_roll": box.first_roll.describe() if box.first_roll else None,
         "extra": box.extra,
         "help": box.help,
     }
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+def box_info(box: Box) -> dict[str, Any]:
+    """One box as plain data (for `show --json` and tables)."""
+    return {**row_info(box), "id": box.id, "row": box.row or box.id, "column": box.column}
 
 
 def variant_info(v: Variant) -> dict[str, Any]:
     """The whole scorecard and rules of a compiled variant as plain, JSON-ready data."""
+    bonus_kinds = {b.kind for b in v.declared_bonuses}
+    orders = {c.order for c in v.columns}
     return {
         "id": v.id,
         "name": v.name,
         "description": v.description,
-        "dice": {"count": v.dice, "faces": v.faces},
+        "dice": {
+            "count": v.dice,
+            "faces": v.faces,
+            "attributes": {name: {str(f): vals[f] for f in range(1, v.faces + 1)} for name, vals in v.attributes.items()},
+        },
         "turn": {"rolls": v.rolls, "carry_over": v.carry_over},
+        "columns": [{"id": c.id, "name": c.name, "multiplier": c.multiplier, "order": c.order} for c in v.columns],
+        "rows": [row_info(v.row(r)) for r in v.rows],
         "boxes": [box_info(b) for b in v.boxes],
-        "bonuses": [{"id": b.id, "name": b.name, "kind": b.kind, **_plain(b.params)} for b in v.bonuses],
-        "rules": {name: _plain(params) for name, params in v.rules.items() if name not in {b.kind for b in v.bonuses}},
+        "bonuses": [
+            {"id": b.id, "name": b.name, "kind": b.kind, "scope": b.scope, "figure": b.figure, "column": b.column, **plain(b.params)}
+            for b in v.declared_bonuses
+        ],
+        "rules": {name: plain(params) for name, params in v.rules.items() if name not in bonus_kinds | orders},
+        "figures": [{"id": "score", "name": "Score"}] + [{"id": f.id, "name": f.name} for f in v.figures],
+        "rank_by": list(v.rank_by),
         "options": {
             s.name: {"default": s.default, "choices": list(s.choices), "value": v.options.get(s.name), "help": s.help}
             for s in v.option_specs

@@ -8,24 +8,29 @@ not to, third-party plugins from the `dicecup` entry-point group.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import inspect
 import os
+import random
+import sys
 from collections.abc import Callable, Mapping, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pluggy
 from attrs import frozen
 
+from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
 from . import hookspecs
-from .compiler import REQUIRED, Node, compile_variant
-from ..errors import PluginError, UnknownVariant, VariantError
-from .model import Variant
+from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import resolve
-from .rulehooks import RuleHooks
+from .model import Variant
+from .rulehooks import RULE_HOOKS, RuleHooks, plugin_label
 from .yamlsource import load_yaml
 
-__all__ = ["Engine", "RuleDecl", "BUILTIN_PLUGINS", "AUTOLOAD_ENV"]
+__all__ = ["Engine", "RuleDecl", "BotDecl", "VariantEntry", "BUILTIN_PLUGINS", "AUTOLOAD_ENV", "REQUIRED"]
 
 AUTOLOAD_ENV = "DICECUP_DISABLE_PLUGIN_AUTOLOAD"
 
@@ -36,22 +41,38 @@ BUILTIN_PLUGINS = (
     "dicecup.plugins.bonuses",
     "dicecup.plugins.joker",
     "dicecup.plugins.stage_order",
+    "dicecup.plugins.fill_order",
+    "dicecup.plugins.announce",
     "dicecup.plugins.box_requires",
     "dicecup.plugins.instant_win",
     "dicecup.plugins.settlement",
+    "dicecup.plugins.bots",
 )
+
+RULE_KINDS = ("rule", "bonus", "order")
 
 
 @frozen
 class RuleDecl:
-    """A rule (or bonus kind) a plugin provides, with its parameters and their defaults."""
+    """A rule (bonus kind or fill order) a plugin provides, with its parameters and their defaults."""
 
     name: str
-    kind: str  # "rule" or "bonus"
+    kind: str  # "rule", "bonus" or "order"
     params: Mapping[str, Any]
     doc: str
     plugin: Any
     check: Callable[[Variant, Mapping[str, Any]], None] | None = None
+    actions: Mapping[str, str] = {}
+
+
+@frozen
+class BotDecl:
+    """A computer player a plugin provides: `factory(rng)` makes one."""
+
+    name: str
+    factory: Callable[[random.Random], Any]
+    doc: str
+    plugin: Any
 
 
 @frozen
@@ -61,11 +82,11 @@ class VariantEntry:
     id: str
     doc: Any
     source: str
-    origin: str  # "builtin" or the plugin's name
+    origin: str  # the registering plugin's name, or "file"
 
 
 class Engine:
-    """A plugin manager, its pattern/scorer/rule registries and its variants."""
+    """A plugin manager, its pattern/scorer/rule/bot registries and its variants."""
 
     def __init__(
         self,
@@ -74,6 +95,8 @@ class Engine:
         entry_points: bool | None = None,
         builtins: bool = True,
     ) -> None:
+        if isinstance(plugins, (str, bytes)) or not isinstance(plugins, Sequence):
+            raise PluginError(f"plugins must be a list of plugin modules or objects, got {type(plugins).__name__}")
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         if builtins:
@@ -81,6 +104,7 @@ class Engine:
                 self.pm.register(importlib.import_module(modname), name=modname)
         if entry_points is None:
             entry_points = not os.environ.get(AUTOLOAD_ENV)
+        self._spec = (bool(builtins), bool(entry_points), tuple(_plugin_ref(p) for p in plugins))
         try:
             if entry_points:
                 self.pm.load_setuptools_entrypoints(hookspecs.PROJECT)
@@ -88,13 +112,17 @@ class Engine:
                 self.pm.register(plugin)
         except (pluggy.PluginValidationError, ValueError) as exc:  # bad hook arguments, registered twice
             raise PluginError(f"cannot register plugin {_plugin_name(getattr(exc, 'plugin', None))}: {exc}") from None
+        except Exception as exc:  # a broken entry point: its import failed
+            raise PluginError(f"cannot load the installed dicecup plugins: {type(exc).__name__}: {exc}") from None
         self._check_hooks()
-        self.patterns: dict[str, Callable[..., Any]] = {}
-        self.scorers: dict[str, Callable[..., Any]] = {}
+        self.patterns: dict[str, Maker] = {}
+        self.scorers: dict[str, Maker] = {}
         self.rules: dict[str, RuleDecl] = {}
+        self.bots: dict[str, BotDecl] = {}
         self._entries: dict[str, VariantEntry] = {}
-        self._compiled: dict[tuple, Variant] = {}
-        self._hooks: dict[frozenset, RuleHooks] = {}
+        self._compiled: dict[tuple[Any, ...], Variant] = {}
+        self._hooks: dict[frozenset[str], RuleHooks] = {}
+        self._identities: dict[int, list[str]] = {}
         self._collect()
 
     # ------------------------------------------------------------------ registration
@@ -121,22 +149,48 @@ class Engine:
         except pluggy.PluginValidationError as exc:  # pragma: no cover - the loop above catches these first
             raise PluginError(f"plugin {_plugin_name(exc.plugin)} implements a hook dicecup does not have: {exc}") from None
 
+    def _each_plugin(self, hook: str) -> list[tuple[Any, Any]]:
+        """(plugin, a hook caller for that plugin alone) for every plugin implementing `hook`, in registration order."""
+        caller = getattr(self.pm.hook, hook)
+        everyone = self.pm.get_plugins()
+        plugins = list(dict.fromkeys(impl.plugin for impl in caller.get_hookimpls()))
+        return [(p, self.pm.subset_hook_caller(hook, [o for o in everyone if o is not p])) for p in plugins]
+
     def _collect(self) -> None:
-        def adder(table: dict, what: str) -> Callable[[str, Callable[..., Any]], None]:
-            def register(name: str, factory: Callable[..., Any]) -> None:
-                if name in table:
-                    raise PluginError(f"{what} {name!r} is registered twice")
-                table[name] = factory
+        for hook, table, what in (
+            ("dicecup_register_patterns", self.patterns, "pattern"),
+            ("dicecup_register_scorers", self.scorers, "scorer"),
+        ):
+            for plugin, call in self._each_plugin(hook):
+                self._guard(plugin, hook, lambda c=call, p=plugin, t=table, w=what: c(register=self._maker_registrar(t, w, p)))
+        for plugin, call in self._each_plugin("dicecup_register_rules"):
+            self._guard(plugin, "dicecup_register_rules", lambda c=call, p=plugin: c(register=self._rule_registrar(p)))
+        for plugin, call in self._each_plugin("dicecup_register_bots"):
+            self._guard(plugin, "dicecup_register_bots", lambda c=call, p=plugin: c(register=self._bot_registrar(p)))
+        for plugin, call in self._each_plugin("dicecup_register_variants"):
+            origin = self.pm.get_name(plugin) or "plugin"
+            self._guard(plugin, "dicecup_register_variants", lambda c=call, o=origin: c(register=self._variant_registrar(o)))
 
-            return register
+    def _guard(self, plugin: Any, hook: str, call: Callable[[], Any]) -> None:
+        try:
+            call()
+        except DicecupError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"plugin {_plugin_name(plugin)} failed in {hook}: {type(exc).__name__}: {exc}") from None
 
-        self.pm.hook.dicecup_register_patterns(register=adder(self.patterns, "pattern"))
-        self.pm.hook.dicecup_register_scorers(register=adder(self.scorers, "scorer"))
-        for impl in self.pm.hook.dicecup_register_rules.get_hookimpls():
-            impl.function(register=self._rule_registrar(impl.plugin))
-        for impl in self.pm.hook.dicecup_register_variants.get_hookimpls():
-            origin = self.pm.get_name(impl.plugin) or "plugin"
-            impl.function(register=self._variant_registrar(origin))
+    @staticmethod
+    def _maker_registrar(table: dict[str, Maker], what: str, plugin: Any) -> Callable[..., None]:
+        def register(name: str, factory: Callable[..., Any], text: Callable[[Mapping[str, Any]], str] | None = None) -> None:
+            if not isinstance(name, str) or not name:
+                raise PluginError(f"a {what} name must be a non-empty string, got {name!r}")
+            if not callable(factory):
+                raise PluginError(f"{what} {name!r}: the factory must be callable")
+            if name in table:
+                raise PluginError(f"{what} {name!r} is registered twice")
+            table[name] = Maker(factory, text, plugin)
+
+        return register
 
     def _rule_registrar(self, plugin: Any) -> Callable[..., None]:
         def register(
@@ -146,17 +200,30 @@ class Engine:
             *,
             kind: str = "rule",
             check: Callable[[Variant, Mapping[str, Any]], None] | None = None,
+            actions: Mapping[str, str] | None = None,
         ) -> None:
+            if not isinstance(name, str) or not name:
+                raise PluginError(f"a rule name must be a non-empty string, got {name!r}")
             if name in self.rules:
                 raise PluginError(f"rule {name!r} is registered twice")
-            if kind not in ("rule", "bonus"):
-                raise PluginError(f"rule {name!r}: kind must be 'rule' or 'bonus', not {kind!r}")
-            self.rules[name] = RuleDecl(name, kind, dict(params or {}), doc, plugin, check)
+            if kind not in RULE_KINDS:
+                raise PluginError(f"rule {name!r}: kind must be one of {', '.join(RULE_KINDS)}, not {kind!r}")
+            self.rules[name] = RuleDecl(name, kind, dict(params or {}), doc, plugin, check, dict(actions or {}))
+
+        return register
+
+    def _bot_registrar(self, plugin: Any) -> Callable[..., None]:
+        def register(name: str, factory: Callable[[random.Random], Any], doc: str = "") -> None:
+            if not isinstance(name, str) or not name or ":" in name:
+                raise PluginError(f"a bot name must be a non-empty string without ':', got {name!r}")
+            if name in self.bots:
+                raise PluginError(f"bot {name!r} is registered twice")
+            self.bots[name] = BotDecl(name, factory, doc, plugin)
 
         return register
 
     def _variant_registrar(self, origin: str) -> Callable[..., None]:
-        def register(path: str | os.PathLike | None = None, *, text: str | None = None, source: str | None = None) -> None:
+        def register(path: str | os.PathLike[str] | None = None, *, text: str | None = None, source: str | None = None) -> None:
             if path is not None:
                 text = Path(path).read_text(encoding="utf-8")
                 source = source or str(path)
@@ -164,7 +231,9 @@ class Engine:
                 raise PluginError("register a variant with a path or with text=...")
             entry = self._parse_entry(text, source or "<variant>", origin)
             if entry.id in self._entries:
-                raise PluginError(f"variant id {entry.id!r} from {entry.source} is already registered by {self._entries[entry.id].source}")
+                raise PluginError(
+                    f"variant id {entry.id!r} from {entry.source} is already registered by {self._entries[entry.id].source}"
+                )
             self._entries[entry.id] = entry
 
         return register
@@ -174,7 +243,7 @@ class Engine:
         doc = load_yaml(text, source)
         node = Node(doc, (), source=source)
         node.mapping(what="a variant mapping")
-        vid = node.get("id").string()
+        vid = node.get("id").string()  # type: ignore[union-attr]
         return VariantEntry(vid, doc, source, origin)
 
     # ------------------------------------------------------------------ catalogue
@@ -186,15 +255,15 @@ class Engine:
     def entry(self, variant_id: str) -> VariantEntry:
         try:
             return self._entries[variant_id]
-        except KeyError:
-            raise UnknownVariant(variant_id, self.variant_ids()) from None
+        except (KeyError, TypeError):
+            raise UnknownVariant(str(variant_id), self.variant_ids()) from None
 
     def variant(self, variant_id: str, options: Mapping[str, Any] | None = None) -> Variant:
         """The compiled variant `variant_id` with these option values (cached)."""
         entry = self.entry(variant_id)
-        return self._build(entry.doc, entry.source, options or {})
+        return self._build(entry.doc, entry.source, _options(options))
 
-    def load_file(self, path: str | os.PathLike, options: Mapping[str, Any] | None = None) -> Variant:
+    def load_file(self, path: str | os.PathLike[str], options: Mapping[str, Any] | None = None) -> Variant:
         """Compile a variant file that is not registered (its `extends` may name registered ones)."""
         path = Path(path)
         try:
@@ -202,33 +271,74 @@ class Engine:
         except OSError as exc:
             raise VariantError(f"cannot read the file: {exc.strerror}", source=str(path)) from None
         entry = self._parse_entry(text, str(path), "file")
-        return self._build(entry.doc, entry.source, options or {})
+        return self._build(entry.doc, entry.source, _options(options))
 
     def resolve(self, name: str, options: Mapping[str, Any] | None = None) -> Variant:
         """A variant by id, or by path when `name` ends in .yaml/.yml."""
+        if not isinstance(name, str):
+            raise UnknownVariant(repr(name), self.variant_ids())
         if name.endswith((".yaml", ".yml")) and name not in self._entries:
             return self.load_file(name, options)
         return self.variant(name, options)
 
+    # ------------------------------------------------------------------ bots
+
+    def bot_names(self) -> list[str]:
+        """Every registered bot, as players write it after `bot:`."""
+        return list(self.bots)
+
+    def make_bot(self, name: str, rng: random.Random | None = None) -> Any:
+        """A new bot of this kind (DicecupError listing the bots when there is none)."""
+        decl = self.bots.get(name) if isinstance(name, str) else None
+        if decl is None:
+            raise DicecupError(f"unknown bot {name!r}; bots: {', '.join(self.bots)}")
+        return decl.factory(rng if rng is not None else random.Random())
+
+    def action_verbs(self, variant: Variant) -> dict[str, str]:
+        """The actions the variant's rules add (verb -> help), as their plugins declared them."""
+        out: dict[str, str] = {}
+        for name in [*variant.rules, *(k for s in variant.sheets.values() for k in s.rules)]:
+            decl = self.rules.get(name)
+            if decl is not None:
+                out.update(decl.actions)
+        return out
+
     # ------------------------------------------------------------------ building
 
     def _build(self, doc: Any, source: str, options: Mapping[str, Any]) -> Variant:
-        key = (source, id(doc), tuple(sorted((k, str(v)) for k, v in options.items())))
+        key = (source, id(doc), tuple(sorted((k, repr(v)) for k, v in options.items())))
         cached = self._compiled.get(key)
         if cached is not None:
             return cached
         res = resolve(doc, source, options, self._entries)
-        variant = compile_variant(
-            Node(res.document, (), source=source),
+        variant = self._compile(res.document, source, res.options, res.specs)
+        self._compiled[key] = variant
+        return variant
+
+    def _compile(self, document: Any, source: str, options: Mapping[str, Any], specs: Any) -> Variant:
+        """Compile a resolved document (extends, options and substitutions applied)."""
+        spec = self._spec
+
+        def rebuild(variant: Variant) -> tuple[Any, ...]:
+            if spec is None or any(ref is None for ref in spec[2]):
+                import pickle
+
+                raise pickle.PicklingError(
+                    f"variant {variant.id!r} uses a plugin that cannot be imported by name, so it cannot be pickled"
+                )
+            return (_unpickle_variant, (spec, variant.document, source, dict(variant.options), specs, variant.fingerprint))
+
+        return compile_variant(
+            Node(document, (), source=source),
             patterns=self.patterns,
             scorers=self.scorers,
             rules=self.rules,
-            options=res.options,
-            option_specs=res.specs,
+            options=options,
+            option_specs=specs,
             hooks_for=self._hooks_for,
+            identity=self._identity,
+            rebuild=rebuild,
         )
-        self._compiled[key] = variant
-        return variant
 
     def _hooks_for(self, enabled: Mapping[str, Any]) -> RuleHooks:
         key = frozenset(enabled)
@@ -241,8 +351,105 @@ class Engine:
                 plugins[id(decl.plugin)] = decl.plugin
             excluded = [plugins[pid] for pid, names in by_plugin.items() if not names & key]
             names = {pid: tuple(sorted(n & key)) for pid, n in by_plugin.items() if n & key}
-            hooks = self._hooks[key] = RuleHooks(self.pm, excluded, names)
+            owners = {name: self.rules[name].plugin for name in key if name in self.rules}
+            hooks = self._hooks[key] = RuleHooks(self.pm, excluded, names, owners)
         return hooks
+
+    def _identity(self, enabled: Mapping[str, Any], used: set[tuple[str, str]]) -> list[list[str]]:
+        """Who implements a variant: the plugins of its rules, patterns and scorers, and every plugin that
+        applies to all variants (it declares no rule but implements rule hooks), each as
+        [name, module, version, hash of its source]."""
+        plugins: dict[int, Any] = {}
+        for name in enabled:
+            if name in self.rules:
+                plugins[id(self.rules[name].plugin)] = self.rules[name].plugin
+        for what, kind in used:
+            maker = (self.patterns if what == "pattern" else self.scorers).get(kind)
+            if maker is not None and maker.plugin is not None:
+                plugins[id(maker.plugin)] = maker.plugin
+        declaring = {id(d.plugin) for d in self.rules.values()}
+        rule_hooks = {f"dicecup_{h}" for h in RULE_HOOKS}
+        for plugin in self.pm.get_plugins():
+            if id(plugin) in declaring:
+                continue
+            if any(impl.plugin is plugin for h in rule_hooks for impl in getattr(self.pm.hook, h).get_hookimpls()):
+                plugins[id(plugin)] = plugin
+        return sorted(self._plugin_identity(p) for p in plugins.values())
+
+    def _plugin_identity(self, plugin: Any) -> list[str]:
+        got = self._identities.get(id(plugin))
+        if got is None:
+            module = inspect.getmodule(plugin) if not inspect.ismodule(plugin) else plugin
+            modname = getattr(module, "__name__", "") or type(plugin).__module__
+            version = _distribution_version(modname)
+            digest = hashlib.sha256()
+            try:
+                digest.update(inspect.getsource(module if module is not None else type(plugin)).encode())
+            except (OSError, TypeError):
+                digest.update(repr(sorted(n for n in dir(plugin) if n.startswith("dicecup_"))).encode())
+            qual = "" if inspect.ismodule(plugin) else getattr(type(plugin), "__qualname__", "")
+            got = self._identities[id(plugin)] = [plugin_label(self.pm, plugin), modname + (":" + qual if qual else ""), version, digest.hexdigest()[:16]]
+        return got
+
+
+def _options(options: Any) -> Mapping[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+        raise VariantError(f"options must be a mapping of option name to value, got {type(options).__name__}")
+    return options
+
+
+def _distribution_version(modname: str) -> str:
+    top = modname.split(".", 1)[0]
+    try:
+        for dist in metadata.packages_distributions().get(top, []):
+            return f"{dist}=={metadata.version(dist)}"
+    except Exception:  # pragma: no cover - broken metadata: the source hash still identifies it
+        pass
+    return "?"
+
+
+def _plugin_ref(plugin: Any) -> str | None:
+    """How an explicit plugin is found again by name (for pickling variants), or None."""
+    if inspect.ismodule(plugin):
+        return plugin.__name__ if sys.modules.get(plugin.__name__) is plugin and plugin.__name__ != "__main__" else None
+    module = getattr(type(plugin), "__module__", None) if not inspect.isclass(plugin) else plugin.__module__
+    qual = getattr(plugin if inspect.isclass(plugin) else type(plugin), "__qualname__", "")
+    if not module or module == "__main__" or "<" in qual:
+        return None
+    return f"{module}:{qual}" + ("" if inspect.isclass(plugin) else "()")
+
+
+_ENGINES: dict[tuple[Any, ...], Engine] = {}
+
+
+def _engine_from_spec(spec: tuple[Any, ...]) -> Engine:
+    """An engine built like the one described by `spec` (shared within a process)."""
+    got = _ENGINES.get(spec)
+    if got is None:
+        builtins, entry_points, refs = spec
+        plugins: list[Any] = []
+        for ref in refs:
+            modname, _, qual = ref.partition(":")
+            obj: Any = importlib.import_module(modname)
+            if qual:
+                call = qual.endswith("()")
+                for part in qual.removesuffix("()").split("."):
+                    obj = getattr(obj, part)
+                obj = obj() if call else obj
+            plugins.append(obj)
+        got = _ENGINES[spec] = Engine(plugins, entry_points=entry_points, builtins=builtins)
+    return got
+
+
+def _unpickle_variant(spec: tuple[Any, ...], document: Any, source: str, options: dict[str, Any], specs: Any, fp: str) -> Variant:
+    """Compile a pickled variant again with an engine built the same way; its fingerprint must match."""
+    engine = _engine_from_spec(spec)
+    variant = engine._compile(document, source, options, specs)
+    if variant.fingerprint != fp:
+        raise DicecupError(f"variant {variant.id!r} cannot be unpickled: its rules or plugins differ in this process")
+    return variant
 
 
 def _plugin_name(plugin: Any) -> str:
@@ -251,6 +458,3 @@ def _plugin_name(plugin: Any) -> str:
         return "?"
     name = getattr(plugin, "__name__", None) or type(plugin).__name__
     return repr(name)
-
-
-__all__ += ["REQUIRED"]

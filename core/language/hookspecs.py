@@ -1,24 +1,46 @@
 """Hook specifications: the whole public surface a dicecup plugin implements.
 
 Two kinds of hook. *Registration* hooks run once when an engine starts and add
-patterns, scorers, rules and variants. *Rule* hooks run during play; the engine
-calls them only on the plugins a variant enables in its `rules:` section, plus
-plugins that declare no rule at all (those apply to every variant).
+patterns, scorers, rules, variants and bots. *Rule* hooks run during play; the
+engine calls them only on the plugins a variant enables (in `rules:`, as a
+bonus `kind:` or as a column `order:`), plus plugins that declare no rule at all
+(those apply to every variant).
 
 Plugins mark implementations with ``dicecup.hookimpl``; a function whose name
 starts with ``dicecup_`` but matches no specification is rejected at start-up.
+
+The contract every rule hook keeps (the solver, the simulator and the tables rely
+on it, and ``dicecup.testing.check_variant`` checks it):
+
+* **Pure.** A rule hook's result depends only on its arguments: no global or
+  hidden state, no randomness, no clock, no I/O, and it changes nothing it is
+  given (contexts, cards and variants are frozen anyway).
+* **Reads through the public accessors.** A hook reads the card only through
+  ``card.scores`` (``in``, ``[]``, ``.get``, iteration) and ``card.awards``,
+  the roll through its attributes, and the game around the card through the
+  context's properties (``ctx.player``, ``ctx.turn``, ``ctx.rolls_used``,
+  ``ctx.rolls_left``, ``ctx.cards`` / ``ctx.others``, ``ctx.turn_state``,
+  ``ctx.player_state``). The engine records those reads; an answer is reused
+  for every call that agrees on what was read, so reading by any other route
+  gives wrong results.
+* **Declared dependencies.** A rule whose scoring or legality depends on a
+  filled box's *value* declares it (``dicecup_state_flags``); one whose
+  whole-card bonuses depend on a group's total declares the group
+  (``dicecup_state_totals``). The solver refuses rules that read anything else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import Award, BoxFlag, ScoreContext, TurnContext, Variant
+    from .card import Award, Card
+    from .contexts import ScoreContext, TurnContext
+    from .model import BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate, Variant
 
 PROJECT = "dicecup"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -31,25 +53,27 @@ __all__ = ["PROJECT", "hookspec", "hookimpl"]
 
 
 @hookspec
-def dicecup_register_patterns(register: Callable[[str, Callable[..., Any]], None]) -> None:
+def dicecup_register_patterns(register: Callable[..., None]) -> None:
     """Add named patterns. Called once per engine, on every plugin.
 
-    ``register(name, factory)``: ``factory(ctx, **params)`` receives a
+    ``register(name, factory, text=None)``: ``factory(ctx, **params)`` receives a
     ``PatternContext`` and the YAML parameters and returns a function
     ``(roll: Roll) -> tuple[int, ...] | None``: the dice that form the
     combination, or None when the roll does not meet the pattern. Raise
-    ``ValueError`` from the factory for a bad parameter value; give the error a
-    ``key`` attribute (the parameter's name) and the message points at that key.
+    ``ParameterError(key, message)`` (a ``ValueError``) from the factory for a bad
+    parameter value, and the message points at that key. ``text(params) -> str``,
+    if given, says in plain words what the pattern needs (`dicecup show`).
     """
 
 
 @hookspec
-def dicecup_register_scorers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+def dicecup_register_scorers(register: Callable[..., None]) -> None:
     """Add named scorers. Called once per engine, on every plugin.
 
-    ``register(name, factory)``: ``factory(ctx, **params)`` returns a function
-    ``(combination: tuple[int, ...], roll: Roll) -> int``, called only when the
-    box's pattern is met (an unmet pattern scores 0 before any rule adjusts it).
+    ``register(name, factory, text=None)``: ``factory(ctx, **params)`` returns a
+    function ``(combination: tuple[int, ...], roll: Roll) -> int``, called only
+    when the box's pattern is met (an unmet pattern scores 0 before any rule
+    adjusts it). ``text(params) -> str`` says what the box then scores.
     """
 
 
@@ -57,14 +81,21 @@ def dicecup_register_scorers(register: Callable[[str, Callable[..., Any]], None]
 def dicecup_register_rules(register: Callable[..., None]) -> None:
     """Declare the rules this plugin provides. Called once per engine, on every plugin.
 
-    ``register(name, params={key: default, ...}, doc="...", kind="rule", check=None)``:
-    ``name`` is what a variant writes under ``rules:`` (or, with ``kind="bonus"``,
-    as a bonus's ``kind:``); ``params`` lists every accepted parameter with its
-    default (``REQUIRED`` for none). ``check(variant, params)``, if given, runs on
-    the compiled variant and raises ``ValueError`` for bad parameters (e.g. a box
-    that does not exist; a ``key`` attribute on the error points at that
-    parameter). A plugin that declares rules receives rule hook calls only for
-    variants that enable one of them.
+    ``register(name, params={key: default, ...}, doc="...", kind="rule", check=None, actions=None)``:
+
+    * ``name`` is what a variant writes under ``rules:`` (``kind="rule"``), as a
+      bonus's ``kind:`` (``kind="bonus"``) or as a column's ``order:``
+      (``kind="order"``: a fill-order rule);
+    * ``params`` lists every accepted parameter with its default (``REQUIRED``
+      for none); a value of another type than its default is an error;
+    * ``check(variant, params)``, if given, runs on the compiled variant and
+      raises ``ParameterError(key, message)`` for bad parameters (e.g. a box that
+      does not exist); a column-scope bonus is checked on one column's sheet;
+    * ``actions={verb: help}`` names the actions the rule adds (see
+      ``dicecup_actions``), for help texts and the terminal game.
+
+    A plugin that declares rules receives rule hook calls only for variants that
+    enable one of them.
     """
 
 
@@ -77,6 +108,16 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
     """
 
 
+@hookspec
+def dicecup_register_bots(register: Callable[..., None]) -> None:
+    """Add computer players. Called once per engine, on every plugin.
+
+    ``register(name, factory, doc="")``: ``factory(rng)`` returns an object with
+    ``choose(state) -> action`` for a decision state (``rng`` is a
+    ``random.Random``). Players write ``bot:NAME``.
+    """
+
+
 # --------------------------------------------------------------------------- rules during play
 
 
@@ -85,9 +126,18 @@ def dicecup_legal_boxes(ctx: TurnContext) -> Collection[str] | None:
     """Restrict where the current roll may be scored. Called on all enabled plugins.
 
     ``ctx`` holds the variant, the player's card, the roll, whether it is the
-    first roll, and ``open_boxes`` (ids not yet filled). Return the ids this
-    rule allows (a subset of the open boxes) or None for no restriction; the
-    engine keeps the ids every result allows.
+    first roll, ``open_boxes`` (ids not yet filled) and the situation. Return the
+    ids this rule allows (a subset of the open boxes) or None for no restriction;
+    the engine keeps the ids every result allows.
+    """
+
+
+@hookspec
+def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
+    """Why this rule does not allow open box ``box`` now, in words; None when it does (or says nothing).
+
+    Used for the message of a refused move, so say what the player can do
+    ("fill every stage-1 box first").
     """
 
 
@@ -106,24 +156,29 @@ def dicecup_extra_points(ctx: ScoreContext) -> Iterable[Award] | None:
     """Points earned besides the box score when the box is filled (a Yahtzee bonus).
 
     Called on all enabled plugins after the score is fixed; every returned
-    ``Award`` is added to the player's card. ``ctx.score`` is the box's final score.
+    ``Award`` is added to the player's card. ``ctx.score`` is the box's final
+    score. The engine multiplies the points by the box's column multiplier and
+    counts them in the figure of the bonus whose id they carry.
     """
 
 
 @hookspec
-def dicecup_end_bonuses(variant: Variant, card: Any) -> Iterable[Award] | None:
+def dicecup_end_bonuses(variant: Variant, card: Card) -> Iterable[Award] | None:
     """Bonuses the card earns as a whole (upper-section bonus). Called on all enabled plugins.
 
     Called whenever a total is shown, so it must only read ``card``; the awards
-    count once the game is over and show progress before that.
+    count once the game is over and show progress before that. For a bonus of
+    scope ``column``, ``variant`` and ``card`` are one column's sheet (row ids,
+    scores before the multiplier) and the engine multiplies the points.
     """
 
 
 @hookspec(firstresult=True)
-def dicecup_instant_win(ctx: TurnContext, players: int) -> bool | None:
+def dicecup_instant_win(ctx: TurnContext, players: int) -> bool | str | None:
     """Whether this roll wins the game at once. First non-None result wins.
 
-    Called after every roll of a game with two or more players (never in
+    Return True, or a short phrase saying what won ("a Generala on the first
+    roll"). Called after every roll of a game with two or more players (never in
     solitaire play, where such a roll is scored as usual).
     """
 
@@ -137,6 +192,55 @@ def dicecup_settle(variant: Variant, totals: Mapping[str, int]) -> Mapping[str, 
 
 
 @hookspec
+def dicecup_actions(ctx: TurnContext) -> Iterable[RuleAction] | None:
+    """Actions this rule adds that the acting player may take now, besides keeping and scoring.
+
+    Asked at decision nodes (dice on the table). Return ``RuleAction(rule,
+    name, arg)`` objects, ``rule`` being one of this plugin's enabled rules and
+    ``arg`` JSON data (a box id, a number, ...). The engine lists them in
+    ``GameState.legal_actions()``, saves and replays them, and the terminal game
+    offers them as ``NAME ARG``.
+    """
+
+
+@hookspec
+def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | None:
+    """What taking ``action`` (one this plugin offered) changes. Asked only of the rule's plugin.
+
+    Return ``StateUpdate(turn=..., player=...)``: the new value this rule keeps
+    for the turn (cleared when the turn ends) and/or for the player's game
+    (cleared when a new game of the match starts); a value must be JSON data,
+    None clears it, and a part left out stays as it was. Rule hooks read these
+    values back through ``ctx.turn_state[rule]`` and ``ctx.player_state[rule]``.
+    """
+
+
+@hookspec
+def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
+    """Return False to forbid keeping dice and rolling again now (e.g. an announcement must come first)."""
+
+
+@hookspec
+def dicecup_turn_status(ctx: TurnContext) -> Iterable[str] | None:
+    """Lines to show about the acting player's turn (e.g. "announced: full (announce column)")."""
+
+
+@hookspec
+def dicecup_progress(variant: Variant, card: Card) -> Iterable[Progress] | None:
+    """How this rule's bonuses or constraints stand on a card, for display.
+
+    ``Progress(id, cell, line)``: ``id`` is a bonus id (its ``cell`` is shown in
+    that bonus's row of the scorecard, e.g. "42/63") or the rule's name; ``line``
+    is a sentence for the player ("Upper bonus: 42/63 for +35, 2 boxes to go").
+    """
+
+
+@hookspec
+def dicecup_solitaire_notes(variant: Variant) -> Iterable[str] | None:
+    """What solitaire play (the solver, the simulator) leaves out of this rule, in words."""
+
+
+@hookspec
 def dicecup_state_flags(variant: Variant) -> Iterable[BoxFlag] | None:
     """Facts about a card that this rule's scoring or legality depends on.
 
@@ -144,3 +248,14 @@ def dicecup_state_flags(variant: Variant) -> Iterable[BoxFlag] | None:
     combination of flags. A rule that reads a filled box's *value* (not only
     whether it is filled) must declare it here, e.g. ``BoxFlag("yahtzee", 50)``.
     """
+
+
+@hookspec
+def dicecup_state_totals(variant: Variant) -> Iterable[BoxTotal] | None:
+    """Groups of boxes whose running total this rule's whole-card bonuses depend on.
+
+    ``BoxTotal(name, boxes)``, e.g. the upper section of a threshold bonus. The
+    solver keeps each group's total (clamped to where it still matters) in its
+    state, and reads the bonuses' values from ``dicecup_end_bonuses``.
+    """
+

@@ -3,101 +3,77 @@
 Everything that decides a score lives behind `Variant.score`, `Variant.legal_boxes`
 and `Variant.end_bonuses`: the game, the bots and the solver all call these, so
 there is one source of truth for the rules.
+
+A card is rows x columns. A variant without `columns` has one column and its box
+ids are the row ids; with several columns a box id is `column.row` (`x2.yahtzee`).
+A box holds its own score; the column's multiplier applies when points are
+counted (`ScoreResult.points`, `Variant.total`, `Variant.written`). A bonus of
+scope `column` is evaluated on each column as if that column were the whole
+card (a *sheet*: row ids, scores before the multiplier) and its points are then
+multiplied by the column's multiplier.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
 from attrs import evolve, field, frozen
 
+from ..errors import IllegalAction, TooLarge
+from .card import Award, Card, column_card
+from .contexts import PatternContext, ScoreContext, Situation, TurnContext
 from .dice import Roll, all_rolls, check_dice
-from ..errors import IllegalAction
+from .frozen import FrozenMap, frozen_params
 
 __all__ = [
+    "MAX_ROLLS",
     "Award",
-    "BoxFlag",
-    "Box",
     "Bonus",
+    "Box",
+    "BoxFlag",
+    "BoxTotal",
     "Card",
+    "Column",
+    "Figure",
     "FirstRoll",
+    "FrozenMap",
     "MatchSpec",
     "OptionSpec",
     "PatternContext",
+    "Progress",
+    "RuleAction",
     "ScoreContext",
+    "ScoreResult",
+    "Situation",
     "Spec",
+    "StateUpdate",
     "TurnContext",
+    "UNCHANGED",
     "Variant",
+    "frozen_params",
 ]
 
-PatternFn = Callable[[Roll], "tuple[int, ...] | None"]
-ScorerFn = Callable[["tuple[int, ...]", Roll], int]
-
-
-class FrozenMap(Mapping):
-    """A small immutable, hashable mapping (box id -> score) that keeps insertion order."""
-
-    __slots__ = ("_d", "_h")
-
-    def __init__(self, data: Mapping | Iterable = ()) -> None:
-        self._d = dict(data)
-        self._h: int | None = None
-
-    def __getitem__(self, key):
-        return self._d[key]
-
-    def __iter__(self):
-        return iter(self._d)
-
-    def __len__(self) -> int:
-        return len(self._d)
-
-    def __hash__(self) -> int:
-        if self._h is None:
-            self._h = hash(frozenset(self._d.items()))
-        return self._h
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and self._d == dict(other)
-
-    def __repr__(self) -> str:
-        return f"FrozenMap({self._d!r})"
-
-    def set(self, key, value) -> FrozenMap:
-        d = dict(self._d)
-        d[key] = value
-        return FrozenMap(d)
-
-
-def frozen_params(data: Mapping | Iterable = ()) -> FrozenMap:
-    """Parameters as a hashable FrozenMap: nested lists become tuples, mappings FrozenMaps.
-
-    A Variant is hashed (plugins cache per variant), and its boxes and bonuses with it,
-    so YAML values such as `sizes: [3, 2]` or `box_holds: {yahtzee: 50}` must be hashable.
-    """
-
-    def conv(v: Any) -> Any:
-        if isinstance(v, Mapping):
-            return FrozenMap({k: conv(x) for k, x in v.items()})
-        if isinstance(v, (list, tuple)):
-            return tuple(conv(x) for x in v)
-        return v
-
-    return FrozenMap({k: conv(v) for k, v in dict(data).items()})
+#: Operations that look at every distinct roll (solving, greedy look-ahead, tables) refuse more than this.
+MAX_ROLLS = 100_000
 
 
 @frozen
 class Spec:
-    """A named pattern or scorer with its YAML parameters, and the compiled function."""
+    """A named pattern or scorer with its YAML parameters, the compiled function and its description."""
 
     kind: str
     params: FrozenMap = field(converter=frozen_params)
     fn: Callable[..., Any] = field(eq=False, repr=False)
+    text: str = field(default="", eq=False, repr=False)
 
     def describe(self) -> str:
+        """The plugin's plain-words description, else the declared form `kind(param=value)`."""
+        if self.text:
+            return self.text
         if not self.params:
             return self.kind
         args = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
@@ -135,8 +111,22 @@ class FirstRoll:
 
 
 @frozen
+class Column:
+    """One column of the card: its id, name, score multiplier and fill-order rule (`any` for none)."""
+
+    id: str
+    name: str
+    multiplier: int = 1
+    order: str = "any"
+
+
+@frozen
 class Box:
-    """One slot on the scorecard: which pattern it needs and how it scores."""
+    """One slot on the scorecard: a row of the card in one column.
+
+    `row` is the row id (what rule parameters name), `column` the column id;
+    pattern, scorer and the rest are the row's, the same in every column.
+    """
 
     id: str
     name: str
@@ -147,36 +137,91 @@ class Box:
     first_roll: FirstRoll | None = None
     extra: int = 0
     help: str = ""
+    row: str = ""
+    column: str = ""
 
 
 @frozen
 class Bonus:
-    """A declared bonus; `kind` names the rule plugin that evaluates it."""
+    """A declared bonus; `kind` names the rule plugin that evaluates it.
+
+    `scope` is `card` or `column` (evaluated on each column); `figure` is the
+    result its points count in; `column` is set on the per-column copies listed
+    in `Variant.column_bonuses`.
+    """
 
     id: str
     name: str
     kind: str
     params: FrozenMap = field(converter=frozen_params)
+    scope: str = "card"
+    figure: str = "score"
+    column: str | None = None
 
 
 @frozen
-class Award:
-    """Points a card earns outside its boxes (a bonus), with where they came from."""
+class Figure:
+    """A result other than the score that players may be ranked by (Balut's points)."""
 
     id: str
-    points: int
-    name: str = ""
+    name: str
 
 
 @frozen
 class BoxFlag:
-    """A solver state flag: whether box `box` holds exactly `value`."""
+    """A solver state fact: whether box `box` holds exactly `value`."""
 
     box: str
     value: int
 
     def holds(self, card: Card) -> bool:
-        return card.scores.get(self.box) == self.value
+        return bool(card.scores.get(self.box) == self.value)
+
+
+@frozen
+class BoxTotal:
+    """A solver state fact: the running total of these boxes (a threshold bonus's group)."""
+
+    name: str
+    boxes: tuple[str, ...] = field(converter=tuple)
+
+
+@frozen
+class Progress:
+    """How a bonus or rule stands on a card, for display: a short `cell` and/or a `line` of words."""
+
+    id: str
+    cell: str = ""
+    line: str = ""
+
+
+@frozen
+class RuleAction:
+    """An action a rule plugin offers (Yamb's announcement): rule, verb and an optional JSON argument."""
+
+    rule: str
+    name: str
+    arg: Any = None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.arg is None else f"{self.name} {self.arg}"
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED: Any = _Unchanged()
+
+
+@frozen
+class StateUpdate:
+    """What an action does to its rule's state: the new turn and/or player value (None clears it)."""
+
+    turn: Any = UNCHANGED
+    player: Any = UNCHANGED
 
 
 @frozen
@@ -193,7 +238,7 @@ class OptionSpec:
 class MatchSpec:
     """How many games (rounds) a match has and whether a full tie is replayed."""
 
-    rounds: FrozenMap = field(converter=FrozenMap, factory=dict)  # players -> rounds, key 0 = default
+    rounds: FrozenMap = field(converter=FrozenMap, factory=FrozenMap)  # players -> rounds, key 0 = default
     replay_ties: bool = False
 
     def rounds_for(self, players: int) -> int:
@@ -201,70 +246,23 @@ class MatchSpec:
 
 
 @frozen
-class Card:
-    """One player's scorecard: filled boxes and awards earned so far."""
-
-    scores: FrozenMap = field(converter=FrozenMap, factory=dict)
-    awards: tuple[Award, ...] = ()
-
-    def is_filled(self, box: str) -> bool:
-        return box in self.scores
-
-    def value(self, box: str) -> int | None:
-        return self.scores.get(box)
-
-    def fill(self, box: str, score: int, awards: Iterable[Award] = ()) -> Card:
-        return Card(self.scores.set(box, score), self.awards + tuple(awards))
-
-
-@frozen
-class PatternContext:
-    """What a pattern or scorer factory may know about the variant being compiled."""
-
-    dice: int
-    faces: int
-    resolve_pattern: Callable[[str], PatternFn] = field(repr=False)
-
-    def pattern(self, box_id: str) -> PatternFn:
-        """The compiled pattern of another box (for patterns such as `none_of`)."""
-        return self.resolve_pattern(box_id)
-
-
-@frozen
-class TurnContext:
-    """Argument of the per-turn rule hooks."""
-
-    variant: Variant
-    card: Card
-    roll: Roll
-    first_roll: bool
-    open_boxes: tuple[str, ...]
-
-
-@frozen
-class ScoreContext:
-    """Argument of the scoring rule hooks: which box, which roll, on which card."""
-
-    variant: Variant
-    card: Card
-    box: Box
-    roll: Roll
-    first_roll: bool
-    combination: tuple[int, ...] | None
-    score: int = 0  # the final box score, set for `dicecup_extra_points`
-
-
-@frozen
 class ScoreResult:
-    """What filling a box gives: the box score and any extra awards."""
+    """What filling a box gives: its score (before the column multiplier) and awards (as counted)."""
 
     box: str
     score: int
     awards: tuple[Award, ...] = ()
+    multiplier: int = 1
+
+    @property
+    def written(self) -> int:
+        """The box's score as written on the card: the column multiplier applied."""
+        return self.score * self.multiplier
 
     @property
     def points(self) -> int:
-        return self.score + sum(a.points for a in self.awards)
+        """What filling the box adds to the total score (awards in other figures not included)."""
+        return self.written + sum(a.points for a in self.awards if a.figure == "score")
 
 
 @frozen(cache_hash=True)
@@ -279,15 +277,37 @@ class Variant:
     rolls: int
     carry_over: bool
     boxes: tuple[Box, ...]
-    bonuses: tuple[Bonus, ...]
+    bonuses: tuple[Bonus, ...]  # the card-scope bonuses: what rule plugins see in `variant.bonuses`
     rules: FrozenMap = field(converter=FrozenMap)  # rule name -> FrozenMap of params
     match: MatchSpec
     options: FrozenMap = field(converter=FrozenMap)  # option name -> chosen value
     option_specs: tuple[OptionSpec, ...]
     source: str
     fingerprint: str
-    document: Any = field(eq=False, repr=False)  # the resolved YAML, for hashing/showing
-    hooks: Any = field(eq=False, repr=False)  # engine.RuleHooks
+    columns: tuple[Column, ...] = ()
+    column_bonuses: tuple[Bonus, ...] = ()  # per-column copies (`x2.upper_bonus`), for display
+    sheets: FrozenMap = field(converter=FrozenMap, factory=FrozenMap, eq=False, repr=False)
+    attributes: FrozenMap = field(converter=FrozenMap, factory=FrozenMap)  # name -> value per face
+    figures: tuple[Figure, ...] = ()
+    rank_by: tuple[str, ...] = ("score",)
+    document: Any = field(default=None, eq=False, repr=False)  # the resolved YAML, for hashing/showing
+    hooks: Any = field(default=None, eq=False, repr=False)  # rulehooks.RuleHooks
+    rebuild: Any = field(default=None, eq=False, repr=False)  # how to compile it again (pickling)
+
+    # ------------------------------------------------------------------ copying and pickling
+
+    def __copy__(self) -> Variant:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variant:
+        return self  # immutable: a copy is the same variant
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.rebuild is None:
+            import pickle
+
+            raise pickle.PicklingError(f"variant {self.id!r} was not compiled by an Engine; it cannot be pickled")
+        return self.rebuild(self)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ lookups
 
@@ -300,12 +320,66 @@ class Variant:
         return {b.id: b for b in self.boxes}
 
     def box(self, box_id: str) -> Box:
+        """The box with this id (IllegalAction listing the boxes when there is none)."""
         try:
             return self._box_by_id[box_id]
+        except (KeyError, TypeError):
+            shown = box_id if isinstance(box_id, str) else repr(box_id)
+            raise IllegalAction(f"no box {shown!r} in {self.id}; boxes: {', '.join(self.box_ids)}") from None
+
+    @cached_property
+    def rows(self) -> tuple[str, ...]:
+        """The row ids, in card order."""
+        return tuple(dict.fromkeys(b.row for b in self.boxes))
+
+    @cached_property
+    def _row_boxes(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for b in self.boxes:
+            out.setdefault(b.row, []).append(b.id)
+        return {r: tuple(ids) for r, ids in out.items()}
+
+    def row(self, row_id: str) -> Box:
+        """A row's definition (its box in the first column: pattern and scorer are the same in every column)."""
+        ids = self._row_boxes.get(row_id) if isinstance(row_id, str) else None
+        if not ids:
+            raise IllegalAction(f"no row {row_id!r} in {self.id}; rows: {', '.join(self.rows)}")
+        return self._box_by_id[ids[0]]
+
+    def boxes_of(self, ref: str) -> tuple[str, ...]:
+        """The boxes a rule parameter means: a box id itself, or every column's box of a row id."""
+        if isinstance(ref, str):
+            if ref in self._box_by_id:
+                return (ref,)
+            if ref in self._row_boxes:
+                return self._row_boxes[ref]
+        raise IllegalAction(f"no box or row {ref!r} in {self.id}; rows: {', '.join(self.rows)}")
+
+    def has_ref(self, ref: Any) -> bool:
+        """Whether `ref` names a box or a row of this variant."""
+        return isinstance(ref, str) and (ref in self._box_by_id or ref in self._row_boxes)
+
+    @cached_property
+    def _columns(self) -> dict[str, Column]:
+        return {c.id: c for c in self.columns}
+
+    def column(self, column_id: str) -> Column:
+        try:
+            return self._columns[column_id]
         except KeyError:
-            raise IllegalAction(
-                f"no box {box_id!r} in {self.id}; boxes: {', '.join(self.box_ids)}"
-            ) from None
+            raise IllegalAction(f"no column {column_id!r} in {self.id}") from None
+
+    @cached_property
+    def _multiplier(self) -> dict[str, int]:
+        return {b.id: self._columns[b.column].multiplier if b.column in self._columns else 1 for b in self.boxes}
+
+    def multiplier(self, box_id: str) -> int:
+        """The multiplier of the column `box_id` is in (1 without columns)."""
+        return self._multiplier.get(box_id, 1)
+
+    def written(self, box_id: str, score: int) -> int:
+        """A box score as written on the card (its column's multiplier applied)."""
+        return score * self._multiplier.get(box_id, 1)
 
     def sections(self) -> Iterator[tuple[str, tuple[Box, ...]]]:
         seen: dict[str, list[Box]] = {}
@@ -316,30 +390,48 @@ class Variant:
 
     def rule(self, name: str) -> Mapping[str, Any] | None:
         """The parameters of an enabled rule, or None when the variant does not use it."""
-        return self.rules.get(name)
+        got = self.rules.get(name)
+        return None if got is None else got  # type: ignore[no-any-return]
+
+    @property
+    def declared_bonuses(self) -> tuple[Bonus, ...]:
+        """Every bonus as the card shows it: card-scope ones, then each column's (`x2.upper_bonus`)."""
+        return self.bonuses + self.column_bonuses
+
+    # ------------------------------------------------------------------ rolls
 
     @cached_property
-    def _rolls(self) -> dict[tuple[int, ...], Roll]:
-        return {d: Roll.of(d, self.faces) for d in all_rolls(self.dice, self.faces)}
+    def roll_count(self) -> int:
+        """How many distinct rolls (multisets) the dice can show."""
+        return math.comb(self.dice + self.faces - 1, self.dice)
+
+    def check_roll_count(self, what: str) -> None:
+        """Refuse work that enumerates every roll when there are more than MAX_ROLLS of them."""
+        if self.roll_count > MAX_ROLLS:
+            raise TooLarge(
+                f"{what} needs every distinct roll of {self.dice} dice with {self.faces} faces: "
+                f"{self.roll_count:,} of them, above the limit of {MAX_ROLLS:,}"
+            )
+
+    @cached_property
+    def _all_rolls(self) -> tuple[Roll, ...]:
+        self.check_roll_count(f"{self.id}: listing the rolls")
+        return tuple(Roll.of(d, self.faces) for d in all_rolls(self.dice, self.faces))
 
     def all_rolls(self) -> tuple[Roll, ...]:
-        """Every distinct roll of this variant's dice, sorted."""
-        return tuple(self._rolls.values())
+        """Every distinct roll of this variant's dice, sorted (TooLarge beyond MAX_ROLLS)."""
+        return self._all_rolls
 
     def roll_of(self, dice: Iterable[int]) -> Roll:
         """The Roll for these dice (any order); raises DiceError when they don't fit."""
-        key = tuple(sorted(dice))
-        found = self._rolls.get(key)
-        if found is None:
-            check_dice(key, self.dice, self.faces)
-            raise AssertionError("unreachable")  # pragma: no cover
-        return found
+        key = check_dice(tuple(dice), self.dice, self.faces)
+        return Roll.of(key, self.faces)
 
     # ------------------------------------------------------------------ scoring
 
     def combination(self, box: Box, roll: Roll) -> tuple[int, ...] | None:
         """The dice forming `box`'s pattern in `roll`, or None if not met."""
-        return box.pattern.fn(roll)
+        return box.pattern.fn(roll)  # type: ignore[no-any-return]
 
     def declared_score(self, box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
         """The pattern result and the declared scorer's points, before any rule plugin."""
@@ -348,52 +440,196 @@ class Variant:
             return None, 0
         return comb, int(box.scorer.fn(comb, roll))
 
-    def score(self, card: Card, box_id: str, roll: Roll, first_roll: bool = False) -> ScoreResult:
+    def score(
+        self, card: Card, box_id: str, roll: Roll, first_roll: bool = False, situation: Situation | None = None
+    ) -> ScoreResult:
         """What filling `box_id` with `roll` gives on `card`: rule plugins applied."""
         box = self.box(box_id)
+        sit = situation if situation is not None else Situation.unknown()
         comb, base = self.declared_score(box, roll)
-        ctx = ScoreContext(self, card, box, roll, first_roll, comb)
+        ctx = ScoreContext(self, card, box, roll, first_roll, comb, situation=sit)
         score = self.hooks.adjust_score(ctx, base)
-        awards = self.hooks.extra_points(evolve(ctx, score=score))
-        return ScoreResult(box_id, score, awards)
+        found = list(self.hooks.extra_points(evolve(ctx, score=score)))
+        sheet = self.sheets.get(box.column)
+        if sheet is not None:
+            view = column_card(card, box.column, sheet.box_ids)
+            row = sheet.box(box.row)
+            sctx = ScoreContext(sheet, view, row, roll, first_roll, comb, score, situation=sit)
+            found.extend(self._tag(sheet, a, box.column, qualify=True) for a in sheet.hooks.extra_points(sctx))
+        mult = self._multiplier.get(box_id, 1)
+        awards = tuple(self._count(self._tag(self, a, box.column or None), mult) for a in found)
+        return ScoreResult(box_id, score, awards, mult)
+
+    def _tag(self, owner: Variant, award: Award, column: str | None, qualify: bool = False) -> Award:
+        """An award with its figure (from the bonus that declares its id) and its column."""
+        figure = award.figure
+        if figure == "score":
+            for b in owner.bonuses:
+                if b.id == award.id:
+                    figure = b.figure
+                    break
+        aid = f"{column}.{award.id}" if qualify and column else award.id
+        col = award.column if award.column is not None else (column or None)
+        if len(self.columns) < 2:
+            col = None
+        return Award(aid, int(award.points), award.name, figure, col)
+
+    @staticmethod
+    def _count(award: Award, mult: int) -> Award:
+        return award if mult == 1 else evolve(award, points=award.points * mult)
 
     def open_boxes(self, card: Card) -> tuple[str, ...]:
         return tuple(b for b in self.box_ids if b not in card.scores)
 
-    def legal_boxes(self, card: Card, roll: Roll, first_roll: bool = False) -> tuple[str, ...]:
-        """The open boxes this roll may be scored in now (joker and stage rules applied)."""
-        opened = self.open_boxes(card)
-        ctx = TurnContext(self, card, roll, first_roll, opened)
-        return self.hooks.legal_boxes(ctx)
+    def _turn(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None) -> TurnContext:
+        sit = situation if situation is not None else Situation.unknown()
+        return TurnContext(self, card, roll, first_roll, self.open_boxes(card), situation=sit)
 
-    def blocking_rules(self, card: Card, roll: Roll, first_roll: bool, box_id: str) -> tuple[str, ...]:
+    def legal_boxes(
+        self, card: Card, roll: Roll, first_roll: bool = False, situation: Situation | None = None
+    ) -> tuple[str, ...]:
+        """The open boxes this roll may be scored in now (joker, order and stage rules applied)."""
+        return self.hooks.legal_boxes(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+
+    def blocking_rules(
+        self, card: Card, roll: Roll, first_roll: bool, box_id: str, situation: Situation | None = None
+    ) -> tuple[str, ...]:
         """The enabled rules that make open box `box_id` illegal for this roll (for error messages)."""
-        ctx = TurnContext(self, card, roll, first_roll, self.open_boxes(card))
-        return self.hooks.blocking_rules(ctx, box_id)
+        return self.hooks.blocking_rules(self._turn(card, roll, first_roll, situation), box_id)  # type: ignore[no-any-return]
+
+    def why_illegal(
+        self, card: Card, roll: Roll, first_roll: bool, box_id: str, situation: Situation | None = None
+    ) -> str:
+        """Why open box `box_id` may not take this roll now, in the rules' own words ("" if it may)."""
+        ctx = self._turn(card, roll, first_roll, situation)
+        said = [t for t in self.hooks.explain(ctx, box_id) if t]
+        if said:
+            return "; ".join(said)
+        rules = self.hooks.blocking_rules(ctx, box_id)
+        if not rules:
+            return ""
+        many = len(rules) > 1
+        return f"the {' and '.join(rules)} rule{'s' if many else ''} forbid{'' if many else 's'} it"
 
     def end_bonuses(self, card: Card) -> tuple[Award, ...]:
         """Whole-card bonuses the card holds now (final once every box is filled)."""
-        return self.hooks.end_bonuses(self, card)
+        out = [self._tag(self, a, None) for a in self.hooks.end_bonuses(self, card)]
+        for col, sheet in self.sheets.items():
+            view = column_card(card, col, sheet.box_ids)
+            mult = self._columns[col].multiplier
+            out.extend(self._count(self._tag(sheet, a, col, qualify=True), mult) for a in sheet.hooks.end_bonuses(sheet, view))
+        return tuple(out)
 
-    def total(self, card: Card) -> int:
-        """Boxes + awards + whole-card bonuses."""
-        return (
-            sum(card.scores.values())
-            + sum(a.points for a in card.awards)
-            + sum(a.points for a in self.end_bonuses(card))
+    def written_scores(self, card: Card) -> dict[str, int | None]:
+        """Every box as written on the card (None while open)."""
+        return {b: (None if b not in card.scores else self.written(b, card.scores[b])) for b in self.box_ids}
+
+    def figure_totals(self, card: Card) -> dict[str, int]:
+        """Each figure's total on this card: `score` (boxes + awards + bonuses) and any declared other."""
+        out = {"score": sum(self.written(b, v) for b, v in card.scores.items())}
+        for f in self.figures:
+            out.setdefault(f.id, 0)
+        for a in card.awards + self.end_bonuses(card):
+            out[a.figure] = out.get(a.figure, 0) + a.points
+        return out
+
+    def points_so_far(self, card: Card) -> int:
+        """What the filled boxes (as written) and the awards earned count in the score, end bonuses left out."""
+        return sum(self.written(b, v) for b, v in card.scores.items()) + sum(
+            a.points for a in card.awards if a.figure == "score"
         )
 
-    def instant_win(self, card: Card, roll: Roll, first_roll: bool, players: int) -> bool:
-        ctx = TurnContext(self, card, roll, first_roll, self.open_boxes(card))
-        return bool(self.hooks.instant_win(ctx, players))
+    def total(self, card: Card) -> int:
+        """The total score: boxes as written + awards + whole-card bonuses."""
+        return self.figure_totals(card)["score"]
+
+    def column_totals(self, card: Card) -> dict[str, int]:
+        """Each column's score: its boxes as written plus the awards and bonuses that belong to it."""
+        out = {c.id: 0 for c in self.columns}
+        for b, v in card.scores.items():
+            col = self._box_by_id[b].column
+            if col in out:
+                out[col] += self.written(b, v)
+        for a in card.awards + self.end_bonuses(card):
+            if a.column in out and a.figure == "score":
+                out[a.column] += a.points
+        return out
+
+    def instant_win(
+        self, card: Card, roll: Roll, first_roll: bool, players: int, situation: Situation | None = None
+    ) -> str | bool:
+        """Whether this roll wins a game of `players` at once: False, or True / a phrase saying what won."""
+        result = self.hooks.instant_win(self._turn(card, roll, first_roll, situation), players)
+        return result if isinstance(result, str) and result else bool(result)
 
     def settle(self, totals: Mapping[str, int]) -> Mapping[str, Fraction] | None:
         """Payments at the end of a match (None when the variant declares no settlement)."""
-        return self.hooks.settle(self, totals)
+        return self.hooks.settle(self, totals)  # type: ignore[no-any-return]
 
     def state_flags(self) -> tuple[BoxFlag, ...]:
-        """Card facts the enabled rules depend on (for the solver's state)."""
-        return self.hooks.state_flags(self)
+        """Card facts the enabled rules depend on (for the solver's state), sheets' included."""
+        out = list(self.hooks.state_flags(self))
+        for col, sheet in self.sheets.items():
+            for flag in sheet.hooks.state_flags(sheet):
+                qualified = BoxFlag(f"{col}.{flag.box}", flag.value)
+                if qualified not in out:
+                    out.append(qualified)
+        return tuple(out)
+
+    def state_totals(self) -> tuple[BoxTotal, ...]:
+        """Groups of boxes whose running totals the whole-card bonuses depend on, sheets' included."""
+        out = list(self.hooks.state_totals(self))
+        for col, sheet in self.sheets.items():
+            for group in sheet.hooks.state_totals(sheet):
+                out.append(BoxTotal(f"{col}.{group.name}", tuple(f"{col}.{b}" for b in group.boxes)))
+        return tuple(out)
+
+    def progress(self, card: Card) -> tuple[Progress, ...]:
+        """How each bonus and rule stands on this card, in the plugins' words (sheets' ids qualified)."""
+        out = list(self.hooks.progress(self, card))
+        for col, sheet in self.sheets.items():
+            view = column_card(card, col, sheet.box_ids)
+            for p in sheet.hooks.progress(sheet, view):
+                out.append(Progress(f"{col}.{p.id}", p.cell, f"{self._columns[col].name}: {p.line}" if p.line else ""))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ actions rules add
+
+    def actions(
+        self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None
+    ) -> tuple[RuleAction, ...]:
+        """The actions rule plugins offer the acting player now (besides keeping and scoring)."""
+        return self.hooks.actions(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+
+    def apply_action(
+        self, card: Card, roll: Roll | None, first_roll: bool, action: RuleAction, situation: Situation | None = None
+    ) -> StateUpdate:
+        """What `action` changes in its rule's state (asked of the plugin that offers it)."""
+        return self.hooks.apply_action(self._turn(card, roll, first_roll, situation), action)  # type: ignore[no-any-return]
+
+    def may_reroll(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None) -> bool:
+        """Whether the rules let the acting player keep dice and roll again now."""
+        return self.hooks.may_reroll(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+
+    def turn_status(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None) -> tuple[str, ...]:
+        """Lines the rules want shown about the acting player's turn (an announcement made, ...)."""
+        return self.hooks.turn_status(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+
+    def solitaire_notes(self) -> tuple[str, ...]:
+        """What solitaire play (solver, simulation) leaves out of this variant's rules, in words."""
+        return self.hooks.solitaire_notes(self)  # type: ignore[no-any-return]
+
+    def implements(self, hook: str) -> bool:
+        """Whether a plugin taking part in this variant implements rule hook `dicecup_<hook>`."""
+        return bool(self.hooks.implements(hook))
 
     def empty_card(self) -> Card:
         return Card()
+
+
+def rows_to_boxes(rows: Sequence[Box], columns: Sequence[Column]) -> tuple[Box, ...]:
+    """The boxes of a card: every row in every column, column by column (`column.row` ids with columns)."""
+    if len(columns) < 2:
+        col = columns[0].id if columns else ""
+        return tuple(evolve(r, row=r.id, column=col) for r in rows)
+    return tuple(evolve(r, id=f"{c.id}.{r.id}", row=r.id, column=c.id) for c in columns for r in rows)

@@ -1,50 +1,134 @@
-"""How the rule hooks are called for one variant: only the plugins it enables take part."""
+"""How the rule hooks are called for one variant: only the plugins it enables take part.
+
+Every call goes through pluggy's own hook callers, so an implementation may take
+any subset of a hook's arguments and `wrapper=True` implementations work. Folds
+(`adjust_score`) and per-plugin questions (which rule forbids a box, which plugin
+answers an action) use one subset caller per plugin. A plugin that raises
+anything but a `DicecupError` is reported as a `PluginError` naming it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pluggy
 
-from .model import Award, BoxFlag, Variant
+from ..errors import DicecupError, PluginError
+from .card import Award
+from .frozen import freeze_json
+from .model import UNCHANGED, BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate
 
-__all__ = ["RuleHooks"]
+__all__ = ["RuleHooks", "RULE_HOOKS"]
+
+#: The hooks called during play (registration hooks are called by the engine itself).
+RULE_HOOKS = (
+    "legal_boxes",
+    "adjust_score",
+    "extra_points",
+    "end_bonuses",
+    "instant_win",
+    "settle",
+    "state_flags",
+    "state_totals",
+    "progress",
+    "explain",
+    "actions",
+    "apply_action",
+    "may_reroll",
+    "turn_status",
+    "solitaire_notes",
+)
+
+
+def plugin_label(pm: pluggy.PluginManager, plugin: Any) -> str:
+    """A readable plugin name for messages: its registered name, else its module or class name."""
+    name = pm.get_name(plugin)
+    if name and not name.isdigit():
+        return name
+    return getattr(plugin, "__name__", None) or type(plugin).__name__
 
 
 class RuleHooks:
     """The rule hooks as one variant sees them: only the plugins it enables take part."""
 
-    def __init__(self, pm: pluggy.PluginManager, excluded: Iterable[Any], rule_names: Mapping[int, tuple[str, ...]] | None = None) -> None:
-        excluded = list(excluded)
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        excluded: Iterable[Any],
+        rule_names: Mapping[int, tuple[str, ...]] | None = None,
+        owners: Mapping[str, Any] | None = None,
+    ) -> None:
         self._pm = pm
+        self._excluded = list(excluded)
         self._rule_names = dict(rule_names or {})  # id(plugin) -> the enabled rules it provides
-        names = (
-            "dicecup_legal_boxes",
-            "dicecup_adjust_score",
-            "dicecup_extra_points",
-            "dicecup_end_bonuses",
-            "dicecup_instant_win",
-            "dicecup_settle",
-            "dicecup_state_flags",
-        )
-        self._callers = {n: pm.subset_hook_caller(n, excluded) for n in names}
-        # Fold order: pluggy calls the last implementation in this list first.
-        self._adjusters = [impl.function for impl in reversed(self._callers["dicecup_adjust_score"].get_hookimpls())]
+        self._owners = dict(owners or {})  # enabled rule name -> the plugin providing it
+        self._callers = {n: pm.subset_hook_caller(f"dicecup_{n}", self._excluded) for n in RULE_HOOKS}
+        self._single: dict[str, list[tuple[Any, Any]]] = {}
+
+    # ------------------------------------------------------------------ calling
+
+    def _per_plugin(self, hook: str) -> list[tuple[Any, Any]]:
+        """(plugin, caller of that plugin alone) for every plugin implementing `hook`, in pluggy's call order."""
+        got = self._single.get(hook)
+        if got is None:
+            impls = list(reversed(self._callers[hook].get_hookimpls()))  # pluggy calls the last one first
+            plugins = list(dict.fromkeys(impl.plugin for impl in impls))
+            everyone = self._pm.get_plugins()
+            got = []
+            for plugin in plugins:
+                others = [p for p in everyone if p is not plugin]
+                got.append((plugin, self._pm.subset_hook_caller(f"dicecup_{hook}", others)))
+            self._single[hook] = got
+        return got
+
+    def _guard(self, hook: str, call: Callable[[], Any], plugin: Any = None) -> Any:
+        """Run a hook call; a plugin's own failure becomes a PluginError that names the hook."""
+        try:
+            return call()
+        except DicecupError:
+            raise
+        except Exception as exc:
+            who = plugin_label(self._pm, plugin) if plugin is not None else "a rule plugin"
+            raise PluginError(f"{who} failed in dicecup_{hook}: {type(exc).__name__}: {exc}") from exc
+
+    def _all(self, hook: str, **kwargs: Any) -> list[Any]:
+        try:
+            return self._callers[hook](**kwargs)  # type: ignore[no-any-return]
+        except DicecupError:
+            raise
+        except Exception:
+            # Hooks are pure, so asking each plugin alone again finds the one that failed.
+            for plugin, caller in self._per_plugin(hook):
+                self._guard(hook, lambda c=caller: c(**kwargs), plugin)
+            raise
+
+    def implements(self, hook: str) -> bool:
+        """Whether any plugin taking part implements `dicecup_<hook>`."""
+        return bool(self._callers[hook].get_hookimpls())
+
+    # ------------------------------------------------------------------ scoring
 
     def adjust_score(self, ctx: Any, score: int) -> int:
-        for fn in self._adjusters:
-            new = fn(ctx=ctx, score=score)
-            if new is not None:
-                score = int(new)
+        for plugin, caller in self._per_plugin("adjust_score"):
+            current = score
+            for new in self._guard("adjust_score", lambda c=caller, s=current: c(ctx=ctx, score=s), plugin):
+                if new is not None:
+                    score = _whole(new, plugin_label(self._pm, plugin), "adjust_score")
         return score
 
     def extra_points(self, ctx: Any) -> tuple[Award, ...]:
-        return tuple(a for res in self._callers["dicecup_extra_points"](ctx=ctx) if res for a in res)
+        return tuple(_award(a, "extra_points") for res in self._all("extra_points", ctx=ctx) if res for a in res)
+
+    def end_bonuses(self, variant: Any, card: Any) -> tuple[Award, ...]:
+        found = self._all("end_bonuses", variant=variant, card=card)
+        return tuple(_award(a, "end_bonuses") for res in found if res for a in res)
+
+    # ------------------------------------------------------------------ legality
 
     def legal_boxes(self, ctx: Any) -> tuple[str, ...]:
         allowed = set(ctx.open_boxes)
-        for res in self._callers["dicecup_legal_boxes"](ctx=ctx):
+        for res in self._all("legal_boxes", ctx=ctx):
             if res is not None:
                 allowed &= set(res)
         return tuple(b for b in ctx.open_boxes if b in allowed)
@@ -52,25 +136,107 @@ class RuleHooks:
     def blocking_rules(self, ctx: Any, box: str) -> tuple[str, ...]:
         """The rules (or plugin names) whose `dicecup_legal_boxes` leaves `box` out: why it is illegal."""
         out: list[str] = []
-        for impl in self._callers["dicecup_legal_boxes"].get_hookimpls():
-            res = impl.function(ctx=ctx)
-            if res is not None and box not in res:
-                out.extend(self._rule_names.get(id(impl.plugin)) or (self._pm.get_name(impl.plugin) or "a plugin",))
+        for plugin, caller in self._per_plugin("legal_boxes"):
+            for res in self._guard("legal_boxes", lambda c=caller: c(ctx=ctx), plugin):
+                if res is not None and box not in res:
+                    out.extend(self._rule_names.get(id(plugin)) or (plugin_label(self._pm, plugin),))
+        return tuple(dict.fromkeys(out))
+
+    def explain(self, ctx: Any, box: str) -> tuple[str, ...]:
+        return tuple(str(t) for t in self._all("explain", ctx=ctx, box=box) if t)
+
+    def may_reroll(self, ctx: Any) -> bool:
+        return all(res is not False for res in self._all("may_reroll", ctx=ctx))
+
+    # ------------------------------------------------------------------ game
+
+    def instant_win(self, ctx: Any, players: int) -> Any:
+        return self._all("instant_win", ctx=ctx, players=players)
+
+    def settle(self, variant: Any, totals: Mapping[str, int]) -> Any:
+        return self._all("settle", variant=variant, totals=totals)
+
+    def actions(self, ctx: Any) -> tuple[RuleAction, ...]:
+        """The actions every enabled plugin offers, checked to name a rule that plugin provides."""
+        out: list[RuleAction] = []
+        for plugin, caller in self._per_plugin("actions"):
+            mine = self._rule_names.get(id(plugin), ())
+            for res in self._guard("actions", lambda c=caller: c(ctx=ctx), plugin):
+                for action in res or ():
+                    if not isinstance(action, RuleAction) or action.rule not in mine:
+                        raise PluginError(
+                            f"{plugin_label(self._pm, plugin)} offered {action!r}: an action must be a "
+                            f"RuleAction of one of its enabled rules ({', '.join(mine) or 'none'})"
+                        )
+                    try:
+                        arg = freeze_json(action.arg, f"the argument of action {action.name!r}")
+                    except ValueError as exc:
+                        raise PluginError(f"{plugin_label(self._pm, plugin)}: {exc}") from None
+                    out.append(RuleAction(action.rule, str(action.name), arg))
         return tuple(out)
 
-    def end_bonuses(self, variant: Variant, card: Any) -> tuple[Award, ...]:
-        return tuple(a for res in self._callers["dicecup_end_bonuses"](variant=variant, card=card) if res for a in res)
+    def apply_action(self, ctx: Any, action: RuleAction) -> StateUpdate:
+        """Ask the plugin that provides `action.rule` what the action changes."""
+        plugin = self._owners.get(action.rule)
+        for owner, caller in self._per_plugin("apply_action"):
+            if owner is plugin:
+                results = self._guard("apply_action", lambda c=caller: c(ctx=ctx, action=action), owner)
+                update = next((r for r in results if r is not None), None)
+                if update is None:
+                    return StateUpdate()
+                if not isinstance(update, StateUpdate):
+                    raise PluginError(f"{plugin_label(self._pm, owner)}: dicecup_apply_action must return a StateUpdate")
+                try:
+                    return StateUpdate(
+                        UNCHANGED if update.turn is UNCHANGED else freeze_json(update.turn, "the turn state"),
+                        UNCHANGED if update.player is UNCHANGED else freeze_json(update.player, "the player state"),
+                    )
+                except ValueError as exc:
+                    raise PluginError(f"{plugin_label(self._pm, owner)}: {exc}") from None
+        raise PluginError(f"no plugin applies actions of rule {action.rule!r}")
 
-    def instant_win(self, ctx: Any, players: int) -> bool:
-        return bool(self._callers["dicecup_instant_win"](ctx=ctx, players=players))
+    # ------------------------------------------------------------------ what the solver and the views need
 
-    def settle(self, variant: Variant, totals: Mapping[str, int]) -> Any:
-        return self._callers["dicecup_settle"](variant=variant, totals=totals)
-
-    def state_flags(self, variant: Variant) -> tuple[BoxFlag, ...]:
+    def state_flags(self, variant: Any) -> tuple[BoxFlag, ...]:
         out: list[BoxFlag] = []
-        for res in self._callers["dicecup_state_flags"](variant=variant):
+        for res in self._all("state_flags", variant=variant):
             for flag in res or ():
                 if flag not in out:
                     out.append(flag)
         return tuple(out)
+
+    def state_totals(self, variant: Any) -> tuple[BoxTotal, ...]:
+        out: list[BoxTotal] = []
+        for res in self._all("state_totals", variant=variant):
+            for group in res or ():
+                if group not in out:
+                    out.append(group)
+        return tuple(out)
+
+    def progress(self, variant: Any, card: Any) -> tuple[Progress, ...]:
+        return tuple(p for res in self._all("progress", variant=variant, card=card) if res for p in res)
+
+    def turn_status(self, ctx: Any) -> tuple[str, ...]:
+        return tuple(str(t) for res in self._all("turn_status", ctx=ctx) if res for t in res)
+
+    def solitaire_notes(self, variant: Any) -> tuple[str, ...]:
+        return tuple(str(t) for res in self._all("solitaire_notes", variant=variant) if res for t in res)
+
+
+def _whole(value: Any, who: str, hook: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            import numbers
+
+            if isinstance(value, numbers.Integral):
+                return int(value)
+        except Exception:  # pragma: no cover
+            pass
+        raise PluginError(f"{who}: dicecup_{hook} returned {value!r}, not a whole number")
+    return value
+
+
+def _award(a: Any, hook: str) -> Award:
+    if not isinstance(a, Award) or isinstance(a.points, bool) or not isinstance(a.points, int):
+        raise PluginError(f"dicecup_{hook} returned {a!r}; it must return Award objects with whole-number points")
+    return a

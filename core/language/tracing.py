@@ -1,12 +1,13 @@
-"""Watch what the rule hooks read of a card, so the engine's answers can be reused soundly.
+"""Watch what the rule hooks read of a card, a roll and the situation, so answers can be reused soundly.
 
-The solver asks the engine (`Variant.score`, `legal_boxes`, `end_bonuses`) on
-representative cards. A traced card records which boxes a hook looked at and
-how: whether a box is filled, or its value. A hook is a deterministic function
-of what it read, so its answer holds for every card that agrees on those reads.
-Reads the solver's state cannot answer (the value of a box that is neither a
-declared state flag nor part of a threshold group, or the card's awards) are
-refused with a `SolverError` naming the box.
+The solver (and `dicecup.testing`'s hook-contract check) asks the engine
+(`Variant.score`, `legal_boxes`, `end_bonuses`) on representative cards. A
+traced card records which boxes a hook looked at and how: whether a box is
+filled, or its value; a traced roll records that the dice were read; the
+contexts record which situation fields (turn, rolls left, other cards, rule
+state) were read. A hook is a deterministic function of what it read (the
+contract in `hookspecs`), so its answer holds for every call that agrees on
+those reads.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .card import Card
 from .dice import Roll
-from .model import Card, FrozenMap
+from .frozen import FrozenMap
 
-__all__ = ["Reads", "TracingRoll", "excused", "tracing", "traced_card", "traced_roll"]
+__all__ = ["FILLED", "VALUE", "Reads", "TracingRoll", "excused", "note_situation", "tracing", "traced_card", "traced_roll"]
 
 FILLED = 1
 VALUE = 2
@@ -26,13 +28,14 @@ VALUE = 2
 class Reads:
     """What one engine call read: box -> FILLED|VALUE bits, and whether it read the roll or awards."""
 
-    __slots__ = ("boxes", "roll", "awards", "values")
+    __slots__ = ("boxes", "roll", "awards", "values", "situation")
 
     def __init__(self) -> None:
         self.boxes: dict[str, int] = {}
         self.roll = False
         self.awards = False
         self.values = False  # any VALUE read at all (lets callers skip checking)
+        self.situation: set[str] = set()  # situation fields read (turn, rolls_left, cards, ...)
 
     def note(self, box: Any, kind: int) -> None:
         self.boxes[box] = self.boxes.get(box, 0) | kind
@@ -46,6 +49,12 @@ _stack: list[Reads] = []
 def _note(box: Any, kind: int) -> None:
     if _stack:
         _stack[-1].note(box, kind)
+
+
+def note_situation(name: str) -> None:
+    """Record that a rule read situation field `name` (called by the contexts' properties)."""
+    if _stack:
+        _stack[-1].situation.add(name)
 
 
 class _TracingScores(FrozenMap):
@@ -90,8 +99,8 @@ class _TracingScores(FrozenMap):
         return isinstance(other, dict | FrozenMap) and self._d == dict(other)
 
 
-class _TracingAwards(tuple):
-    """An empty awards tuple that reports being looked at."""
+class _TracingAwards(tuple):  # type: ignore[type-arg]
+    """An awards tuple that reports being looked at."""
 
     __slots__ = ()
 
@@ -113,7 +122,7 @@ class _TracingAwards(tuple):
 
     def __bool__(self) -> bool:
         self._seen()
-        return False
+        return super().__len__() > 0
 
 
 class TracingRoll(Roll):
@@ -140,9 +149,9 @@ class excused:
         _excused.pop()
 
 
-def traced_card(scores: dict[str, int]) -> Card:
-    """A card holding `scores` (no awards) whose reads are reported to the active `Reads`."""
-    card = Card(awards=_TracingAwards())
+def traced_card(scores: dict[str, int], awards: tuple[Any, ...] = ()) -> Card:
+    """A card holding `scores` (and `awards`) whose reads are reported to the active `Reads`."""
+    card = Card(awards=_TracingAwards(awards))
     object.__setattr__(card, "scores", _TracingScores(scores))
     return card
 

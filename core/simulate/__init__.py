@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import DicecupError
 from ..language.model import Variant
@@ -34,17 +35,17 @@ def check_strategy(strategy: str) -> str:
     return strategy
 
 
-def _bot_factory(strategy: str) -> Callable[[str, random.Random], object]:
-    from ..game import bots
+def _make_bot(strategy: str, rng: random.Random) -> Any:
+    """A bot for the engine simulator: the tables-free ones from the game, the optimal one from the solver."""
+    from ..game.bots import GreedyBot, RandomBot
 
-    if strategy == "optimal" and "optimal" not in bots.BOTS:
+    if strategy == "optimal":
         try:
-            import dicecup.solver  # noqa: F401  (registers the optimal bot)
-        except ImportError:
-            pass
-        if "optimal" not in bots.BOTS:
-            raise DicecupError("the optimal strategy needs the solver (dicecup.solver), which is not available")
-    return bots.make_bot
+            from ..solver import OptimalBot
+        except ImportError:  # pragma: no cover - the solver ships with dicecup
+            raise DicecupError("the optimal strategy needs the solver (dicecup.solver), which is not available") from None
+        return OptimalBot(rng)
+    return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
 
 
 def simulate(
@@ -73,4 +74,4 @@ def simulate(
             return simulate_batched(variant, strategy, games, seed, progress=progress)
         if method == "batched":
             raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id} yet")
-    return simulate_engine(variant, strategy, _bot_factory(strategy), games, seed, progress)
+    return simulate_engine(variant, strategy, _make_bot, games, seed, progress)

@@ -121,6 +121,10 @@ def supports(variant: Variant, strategy: str) -> bool:
     """Whether the batched simulator can play this strategy on this variant."""
     if variant.carry_over:
         return False  # unused rolls banked per player: not tabulated yet
+    if variant.implements("actions") or any(c.multiplier != 1 for c in variant.columns):
+        return False  # rule actions and column multipliers are played by the engine simulator
+    if variant.roll_count > 20_000:
+        return False  # tables over every roll would not fit
     if strategy == "optimal":
         from .optimal import optimal_available
 

@@ -33,8 +33,8 @@ class SimResult:
 
 def bonus_columns(variant: Variant, extra: Sequence[Award] = ()) -> tuple[list[str], list[str]]:
     """Award ids to report: every declared bonus first, then any other id a plugin awards."""
-    ids = [b.id for b in variant.bonuses]
-    names = [b.name for b in variant.bonuses]
+    ids = [b.id for b in variant.declared_bonuses]
+    names = [b.name for b in variant.declared_bonuses]
     for a in extra:
         if a.id not in ids:
             ids.append(a.id)
@@ -43,6 +43,6 @@ def bonus_columns(variant: Variant, extra: Sequence[Award] = ()) -> tuple[list[s
 
 
 def card_row(variant: Variant, card: Card) -> tuple[list[int], list[Award]]:
-    """A finished card as box scores (box_ids order) and every award it holds, end bonuses included."""
-    scores = [int(card.scores[b]) for b in variant.box_ids]
+    """A finished card as box scores as written (box_ids order) and every award it holds, end bonuses included."""
+    scores = [int(variant.written(b, card.scores[b])) for b in variant.box_ids]
     return scores, list(card.awards) + list(variant.end_bonuses(card))

@@ -53,7 +53,7 @@ def advise(solution: Solution, card: Card, dice: Sequence[int], rolls_left: int,
     if not 0 <= rolls_left <= v.rolls - 1:
         raise DicecupError(f"rolls left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {rolls_left}")
     first = rolls_left == v.rolls - 1 if first_roll is None else first_roll
-    so_far = sum(card.scores.values()) + sum(a.points for a in card.awards)
+    so_far = v.points_so_far(card)
     future: dict[tuple[str, int, int], float] = {}
 
     def box_value(box: str, r, is_first: bool) -> tuple[float, int]:

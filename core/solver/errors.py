@@ -14,9 +14,12 @@ class SolverError(DicecupError):
 class StateSpaceTooLarge(SolverError):
     """The variant has more states than the limit; carries the size found so far."""
 
-    def __init__(self, variant_id: str, states: int, limit: int, complete: bool) -> None:
+    def __init__(self, variant_id: str, states: int, limit: int, complete: bool, what: str | None = None) -> None:
         self.states = states
         self.limit = limit
+        if what is not None:
+            super().__init__(f"{variant_id}: {what}, beyond what the exact solver handles ({limit:,}); it was not started")
+            return
         size = f"{states:,}" if complete else f"more than {states:,}"
         super().__init__(
             f"{variant_id}: the state space has {size} states, above the limit of {limit:,}; "

@@ -23,14 +23,35 @@ import numpy as np
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from .coding import ClassCoding
-from .errors import SolverError
+from .errors import SolverError, StateSpaceTooLarge
 from .kernel import DiceGraph
 from ..language.tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
 
-__all__ = ["RuleModel", "Legality", "MAX_COMBOS"]
+__all__ = ["RuleModel", "Legality", "MAX_COMBOS", "SOLVER_MAX_ROLLS", "check_solvable"]
 
 MAX_COMBOS = 4096  # card situations explored for one (box, roll) before giving up
 MAX_TERMINAL = 2_000_000
+SOLVER_MAX_ROLLS = 20_000  # the turn recursion visits every kept-dice multiset per state
+MAX_CLASSES = 1 << 27
+
+
+def check_solvable(variant: Variant) -> None:
+    """Refuse, before any work, a variant the solver cannot model or whose size rules it out (with the size)."""
+    if variant.carry_over:
+        raise SolverError(f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet")
+    if variant.implements("actions"):
+        raise SolverError(f"{variant.id}: its rules add actions of their own (announcements); the solver does not model them")
+    if variant.roll_count > SOLVER_MAX_ROLLS:
+        raise StateSpaceTooLarge(
+            variant.id, variant.roll_count, SOLVER_MAX_ROLLS, complete=True,
+            what=f"{variant.dice} dice with {variant.faces} faces have {variant.roll_count:,} distinct rolls",
+        )
+    masks = 1 << len(variant.boxes)
+    if masks > MAX_CLASSES:
+        raise StateSpaceTooLarge(
+            variant.id, masks, MAX_CLASSES, complete=False,
+            what=f"{len(variant.boxes)} boxes make at least 2^{len(variant.boxes)} = {masks:,} card classes",
+        )
 
 
 class Legality:
@@ -48,10 +69,7 @@ class RuleModel(ClassCoding):
     """The compiled variant seen by the solver: score tables per context, legality, end bonuses."""
 
     def __init__(self, variant: Variant) -> None:
-        if variant.carry_over:
-            raise SolverError(
-                f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet"
-            )
+        check_solvable(variant)
         self.variant = variant
         super().__init__(variant)
         self.rolls: tuple[Roll, ...] = variant.all_rolls()
@@ -73,15 +91,15 @@ class RuleModel(ClassCoding):
             self.other_value[b] = other
 
     def _groups(self) -> None:
+        """The box groups whose totals the end bonuses depend on, as the rules declare them."""
         groups: list[tuple[int, ...]] = []
         names: list[str] = []
-        for bonus in self.variant.bonuses:
-            if bonus.kind != "threshold":
-                continue
-            p = bonus.params
-            ids = list(p["boxes"]) if p.get("boxes") else [b.id for b in self.variant.boxes if b.section == p.get("section")]
-            groups.append(tuple(sorted(self.bidx[b] for b in ids)))
-            names.append(bonus.id)
+        for total in self.variant.state_totals():
+            missing = [b for b in total.boxes if b not in self.bidx]
+            if missing:
+                raise SolverError(f"a rule declares a total over box {missing[0]!r}, which {self.variant.id} does not have")
+            groups.append(tuple(sorted(self.bidx[b] for b in total.boxes)))
+            names.append(total.name)
         self.all_groups = tuple(groups)
         self.group_names = tuple(names)
 
@@ -126,7 +144,7 @@ class RuleModel(ClassCoding):
 
     def _check_legal_reads(self, reads: Reads, assign: dict[int, int], card_alt=None) -> None:
         """A legality probe may read which boxes are filled, and flagged values only (compared with them)."""
-        if reads.awards or reads.values:
+        if reads.awards or reads.values or reads.situation:
             self._check_reads(reads, assign, "a legality rule")
             if reads.values and self._other_read(reads, assign) and card_alt is not None and card_alt():
                 raise SolverError(self._beyond_flags("a legality rule", reads, assign))
@@ -135,6 +153,9 @@ class RuleModel(ClassCoding):
         """Boxes read (indices); refuses reads the solver's state cannot answer."""
         if reads.awards:
             raise SolverError(f"{what} reads the awards on the card, which the solver does not track")
+        if reads.situation:
+            fields = ", ".join(sorted(reads.situation))
+            raise SolverError(f"{what} reads the game around the card ({fields}), which the solitaire solver does not model")
         out = []
         for name, kind in reads.boxes.items():
             if name == "*":

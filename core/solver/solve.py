@@ -73,7 +73,7 @@ class Solution:
 
     def value(self, card: Card) -> float:
         """Expected final total of a game continued optimally from the start of a turn on `card`."""
-        so_far = sum(card.scores.values()) + sum(a.points for a in card.awards)
+        so_far = self.variant.points_so_far(card)
         return so_far + self.future(card)
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from attrs import frozen
 
-from ..game.bots import BOTS
 from ..errors import SaveError
 from ..game.state import GameState
 from .session import HUMAN, Seat
@@ -45,11 +44,19 @@ def rng_state(rng: random.Random) -> list[Any]:
 
 
 def make_rng(data: Any) -> random.Random:
-    """A generator restored from `rng_state` output; SaveError when it is not one."""
+    """A generator restored from `rng_state` output; SaveError when it is not one a generator can be in."""
     try:
         version, internal, gauss = data
-        if not (isinstance(internal, list) and len(internal) == 625 and all(isinstance(x, int) for x in internal)):
-            raise ValueError("bad internal state")
+        if version != 3 or not isinstance(internal, list) or len(internal) != 625:
+            raise ValueError("not a Mersenne Twister state")
+        if not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**32 for x in internal):
+            raise ValueError("its words must be 32-bit whole numbers")
+        if not any(internal[:624]):
+            raise ValueError("an all-zero state would roll the same face forever")
+        if not 1 <= internal[624] <= 624:
+            raise ValueError("its position is out of range")
+        if gauss is not None and not isinstance(gauss, float):
+            raise ValueError("its spare normal value is not a number")
         rng = random.Random()
         rng.setstate((version, tuple(internal), gauss))
     except (TypeError, ValueError) as exc:
@@ -92,10 +99,10 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
         kind = item.get("kind")
         if kind == HUMAN:
             seats.append(Seat(name))
-        elif isinstance(kind, str) and kind.startswith("bot:") and kind[4:] in BOTS:
+        elif isinstance(kind, str) and kind.startswith("bot:") and kind[4:] in engine.bot_names():
             seats.append(Seat(name, kind[4:]))
         else:
-            known = ", ".join([HUMAN] + [f"bot:{b}" for b in sorted(BOTS)])
+            known = ", ".join([HUMAN] + [f"bot:{b}" for b in engine.bot_names()])
             raise SaveError(f"save file seats[{i}].kind is {kind!r}; expected one of {known}")
     hints = data.get("hints", False)
     if not isinstance(hints, bool):

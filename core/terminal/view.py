@@ -1,5 +1,9 @@
-"""How the terminal game looks: dice drawn with pips, the scorecard, bonus and stage
-progress, round results and the match settlement (rich renderables, no game logic)."""
+"""How the terminal game looks: dice drawn with pips, the scorecard (columns drawn as columns),
+bonus and rule progress in the rules' own words, round results and the match settlement.
+
+Rich renderables only, no game logic: every number comes from the state and the
+variant, every progress text from the rule plugins (`Variant.progress`).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,15 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from attrs import evolve
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from ..game.state import GameState
-from ..language.model import Card, Variant
+from ..language.card import Card
+from ..language.model import Variant
 
 __all__ = ["View", "SMALL_FACES", "dice_line", "bonus_cells", "card_rows", "fmt_amount"]
 
@@ -57,31 +63,34 @@ def fmt_amount(value: Fraction) -> str:
 def bonus_cells(variant: Variant, card: Card, final: bool) -> list[tuple[str, str, str, int]]:
     """Bonus rows of one card: (id, name, shown text, points earned so far).
 
-    Declared bonuses come first, in order; awards a plugin adds under other ids follow.
-    Before the end a threshold bonus not yet certain shows its progress (`42/63`).
+    Declared bonuses come first, in order (per-column ones as `column.bonus`);
+    awards a plugin adds under other ids follow. Before the end, a bonus not yet
+    earned shows the progress its plugin reports (`42/63`).
     """
-    end = {a.id: a for a in variant.end_bonuses(card)}
     earned: dict[str, int] = {}
     names: dict[str, str] = {}
-    for a in list(card.awards) + list(end.values()):
+    for a in list(card.awards) + list(variant.end_bonuses(card)):
         earned[a.id] = earned.get(a.id, 0) + a.points
         names.setdefault(a.id, a.name or a.id)
+    cells = {} if final else {p.id: p.cell for p in variant.progress(card) if p.cell}
     rows: list[tuple[str, str, str, int]] = []
-    for bonus in variant.bonuses:
+    for bonus in variant.declared_bonuses:
         pts = earned.pop(bonus.id, 0)
-        text = str(pts)
-        if bonus.kind == "threshold" and not pts and not final:
-            ids = bonus.params.get("boxes") or [b.id for b in variant.boxes if b.section == bonus.params.get("section")]
-            text = f"{sum(card.scores.get(b, 0) for b in ids)}/{bonus.params['at_least']}"
+        text = cells.get(bonus.id, str(pts)) if not pts else str(pts)
         rows.append((bonus.id, bonus.name, text, pts))
     rows.extend((aid, names[aid], str(pts), pts) for aid, pts in earned.items())
     return rows
 
 
 def card_rows(variant: Variant, card: Card) -> dict[str, Any]:
-    """One card as numbers: boxes, bonuses by id, total (what the final scorecard prints)."""
+    """One card as numbers: boxes as written, bonuses by id, totals (what the final scorecard prints)."""
     bonuses = {bid: pts for bid, _, _, pts in bonus_cells(variant, card, final=True)}
-    return {"boxes": {b: card.scores.get(b) for b in variant.box_ids}, "bonuses": bonuses, "total": variant.total(card)}
+    out: dict[str, Any] = {"boxes": variant.written_scores(card), "bonuses": bonuses, "total": variant.total(card)}
+    if len(variant.columns) > 1:
+        out["columns"] = variant.column_totals(card)
+    if variant.figures:
+        out["figures"] = variant.figure_totals(card)
+    return out
 
 
 class View:
@@ -103,24 +112,45 @@ class View:
     def line(self, dice: Sequence[int], faces: int) -> str:
         return dice_line(dice, faces, self.unicode)
 
-    def dice(self, dice: Sequence[int], faces: int) -> Text:
-        """The dice drawn large, with their position numbers underneath."""
+    def dice(self, dice: Sequence[int], variant: Variant) -> Text:
+        """The dice drawn large, with their position numbers (and face attributes) underneath."""
+        faces = variant.faces
         drawn = [_big_die(d, faces, self.unicode) for d in dice]
         width = len(drawn[0][0]) if drawn else 0
         rows = [" ".join(die[r] for die in drawn) for r in range(5)]
-        labels = " ".join(f"#{i}: {d}".center(width) for i, d in enumerate(dice, 1))
-        return Text("\n".join(rows + [labels]))
+        labels = [" ".join(f"#{i}: {d}".center(width) for i, d in enumerate(dice, 1))]
+        for values in variant.attributes.values():
+            labels.append(" ".join(str(values[d]).center(width) for d in dice))
+        return Text("\n".join(rows + labels))
 
     def heading(self, text: str) -> None:
         self.console.rule(Text(text, style="bold"))
 
     # ------------------------------------------------------------------ scorecard
 
-    def scorecard(self, state: GameState, preview: bool = True, final: bool = False, title: str | None = None) -> Table:
-        """Every player's boxes, bonuses and total; `preview` adds what each open box would score now."""
+    def scorecard(self, state: GameState, preview: bool = True, final: bool = False, title: str | None = None) -> Any:
+        """The card with what each open box would score now: players side by side, or the
+        current player's columns side by side when the card has several columns."""
+        if len(state.variant.columns) > 1:
+            return self._column_card(state, state.current, preview and not state.over, final, title)
+        return self._player_table(state, preview, final, title)
+
+    def final_cards(self, state: GameState, cards: Sequence[Card], title: str) -> Any:
+        """Every player's finished card (one table per player when the card has columns)."""
+        shown = evolve(state, cards=tuple(cards), over=True, dice=(), held=None)
+        if len(state.variant.columns) > 1:
+            return Group(*[self._column_card(shown, i, False, True, f"{title}: {p}") for i, p in enumerate(state.players)])
+        return self._player_table(shown, False, True, title)
+
+    def _now(self, state: GameState) -> tuple[set[str], int | None]:
+        legal = set(state.legal_boxes())
+        best = max((state.score_preview(b).points for b in legal), default=None)
+        return legal, best
+
+    def _player_table(self, state: GameState, preview: bool, final: bool, title: str | None) -> Table:
         v = state.variant
         show_now = preview and not state.over and state.held is None and bool(state.dice)
-        legal = set(state.legal_boxes()) if show_now else set()
+        legal, best = self._now(state) if show_now else (set(), None)
         staged = len({b.stage for b in v.boxes}) > 1
         table = Table(title=title, title_justify="left", show_lines=False)
         table.add_column("#", justify="right", style="dim")
@@ -133,18 +163,15 @@ class View:
             table.add_column(escape(name), justify="right", header_style=style)
         if show_now:
             table.add_column(escape(f"now ({state.player})"), justify="right", style="cyan")
-        best = None
-        if show_now and legal:
-            best = max(state.score_preview(b).points for b in legal)
         section = None
         for i, box in enumerate(v.boxes, 1):
             if section is not None and box.section != section:
                 table.add_section()
             section = box.section
-            cells = [str(i), box.id, box.name] + ([str(box.stage)] if staged else [])
+            cells: list[Any] = [str(i), box.id, box.name] + ([str(box.stage)] if staged else [])
             for card in state.cards:
                 val = card.scores.get(box.id)
-                cells.append("" if val is None else str(val))
+                cells.append("" if val is None else str(v.written(box.id, val)))
             if show_now:
                 cells.append(self._now_cell(state, box.id, legal, best))
             table.add_row(*cells)
@@ -154,10 +181,68 @@ class View:
             for bid, name, text, _ in bonus_cells(v, card, final):
                 bonus_rows.setdefault(bid, (name, [""] * len(state.cards)))[1][p] = text
         pad = [""] * (1 if staged else 0)
+        tail = [""] if show_now else []
         for bid, (name, texts) in bonus_rows.items():
-            table.add_row("", bid, name, *pad, *texts, *([""] if show_now else []))
+            table.add_row("", bid, name, *pad, *texts, *tail)
+        for f in v.figures:
+            table.add_row("", f.id.upper(), f.name, *pad, *(str(v.figure_totals(c)[f.id]) for c in state.cards), *tail, style="bold")
         totals = [str(v.total(c)) for c in state.cards]
-        table.add_row("", Text("TOTAL", style="bold"), "", *pad, *totals, *([""] if show_now else []), style="bold")
+        table.add_row("", Text("TOTAL", style="bold"), "", *pad, *totals, *tail, style="bold")
+        return table
+
+    def _column_card(self, state: GameState, player: int, preview: bool, final: bool, title: str | None) -> Table:
+        """One player's card as rows x columns; open boxes show what they would score now."""
+        v = state.variant
+        card = state.cards[player]
+        show_now = preview and player == state.current and state.held is None and bool(state.dice)
+        legal, best = self._now(state) if show_now else (set(), None)
+        table = Table(title=title or f"{state.players[player]}'s card", title_justify="left")
+        table.add_column("#", justify="right", style="dim")
+        table.add_column("row", no_wrap=True)
+        for col in v.columns:
+            head = col.name + (f" x{col.multiplier}" if col.multiplier != 1 else "")
+            if col.order != "any":
+                head += f" ({col.order})"
+            table.add_column(escape(f"{col.id}: {head}" if col.id != col.name.lower() else head), justify="right")
+        section = None
+        for i, row in enumerate(v.rows, 1):
+            defn = v.row(row)
+            if section is not None and defn.section != section:
+                table.add_section()
+            section = defn.section
+            cells: list[Any] = [str(i), defn.name]
+            for col in v.columns:
+                box = f"{col.id}.{row}"
+                val = card.scores.get(box)
+                if val is not None:
+                    cells.append(str(v.written(box, val)))
+                elif show_now:
+                    cells.append(self._now_cell(state, box, legal, best))
+                else:
+                    cells.append("")
+            table.add_row(*cells)
+        table.add_section()
+        cells_of = {bid: text for bid, _, text, _ in bonus_cells(v, card, final)}
+        per_column: dict[str, dict[str, str]] = {}
+        for b in v.column_bonuses:
+            short = b.id.split(".", 1)[1]
+            per_column.setdefault(short, {})[b.column or ""] = cells_of.pop(b.id, "")
+        for short, texts in per_column.items():
+            name = next(b.name for b in v.column_bonuses if b.id.endswith("." + short)).rsplit(" (", 1)[0]
+            table.add_row("", name, *(texts.get(c.id, "") for c in v.columns))
+        totals = v.column_totals(card)
+        table.add_row("", Text("column total", style="bold"), *(str(totals[c.id]) for c in v.columns), style="bold")
+        table.add_section()
+        pad = [""] * (len(v.columns) - 1)
+        for bid, text in cells_of.items():
+            name = next((b.name for b in v.bonuses if b.id == bid), bid)
+            table.add_row("", name, *pad, text)
+        for f in v.figures:
+            table.add_row("", f.name, *pad, str(v.figure_totals(card)[f.id]), style="bold")
+        table.add_row("", Text("TOTAL", style="bold"), *pad, str(v.total(card)), style="bold")
+        if len(state.players) > 1 and not final:
+            others = ", ".join(f"{p} {v.total(c)}" for i, (p, c) in enumerate(zip(state.players, state.cards, strict=True)) if i != player)
+            table.caption = f"others: {others}"
         return table
 
     def _now_cell(self, state: GameState, box: str, legal: set[str], best: int | None) -> Text:
@@ -166,46 +251,19 @@ class View:
         if box not in legal:
             return Text("-", style="dim")  # open, but the rules do not allow it now
         res = state.score_preview(box)
-        text = str(res.score) + "".join(f" {a.points:+d}" for a in res.awards)
+        text = str(res.written) + "".join(f" {a.points:+d}" for a in res.awards)
         style = "bold green" if res.points == best and res.points > 0 else ("dim" if res.points <= 0 else "cyan")
         return Text(text, style=style)
 
     def progress(self, state: GameState) -> list[str]:
-        """Bonus and stage progress of the player to move, in words."""
-        v, card = state.variant, state.card
-        out = []
-        secured = {a.id for a in v.end_bonuses(card)}
-        for bonus in v.bonuses:
-            if bonus.kind == "threshold":
-                ids = bonus.params.get("boxes") or [b.id for b in v.boxes if b.section == bonus.params.get("section")]
-                got = sum(card.scores.get(b, 0) for b in ids)
-                left = [b for b in ids if b not in card.scores]
-                need = bonus.params["at_least"]
-                if bonus.id in secured:
-                    out.append(f"{bonus.name}: {got}/{need}, +{bonus.params['points']} secured")
-                elif not left:
-                    out.append(f"{bonus.name}: {got}/{need}, missed")
-                else:
-                    par = _par(v, ids, need)
-                    extra = f", {got - par(card):+d} against three of each" if par else ""
-                    out.append(f"{bonus.name}: {got}/{need} for +{bonus.params['points']}, {len(left)} boxes to go{extra}")
-            elif bonus.kind == "event":
-                count = sum(1 for a in card.awards if a.id == bonus.id)
-                if count:
-                    out.append(f"{bonus.name}: earned {count} time{'s' * (count > 1)}")
-        if "stage_order" in v.rules and v.open_boxes(card):
-            stage = min(v.box(b).stage for b in v.open_boxes(card))
-            in_stage = [b for b in v.boxes if b.stage == stage]
-            filled = sum(1 for b in in_stage if b.id in card.scores)
-            out.append(f"Stage {stage}: {filled}/{len(in_stage)} boxes filled" + (
-                f"; stage {stage + 1} opens after it" if any(b.stage > stage for b in v.boxes) else ""
-            ))
-        return out
+        """Bonus and rule progress of the player to move, in the plugins' words."""
+        return [p.line for p in state.variant.progress(state.card) if p.line]
 
     # ------------------------------------------------------------------ results
 
     def round_table(self, state: GameState) -> Table:
-        """Totals of every finished game of the match, and the match total."""
+        """Totals of every finished game of the match (and other figures), and the match total."""
+        v = state.variant
         table = Table(title="Match", title_justify="left")
         table.add_column("round", justify="right")
         for name in state.players:
@@ -214,9 +272,14 @@ class View:
             mark = ""
             if r.instant_winner is not None:
                 mark = f" (instant win: {state.players[r.instant_winner]})"
-            table.add_row(f"{k}{mark}", *(str(t) for t in r.totals))
+            cells = [str(t) for t in r.totals]
+            if v.figures:
+                cells = [f"{t} ({', '.join(f'{r.figure(f.id)[i]} {f.name.lower()}' for f in v.figures)})" for i, t in enumerate(r.totals)]
+            table.add_row(f"{k}{mark}", *cells)
         table.add_section()
         table.add_row("match total", *(str(t) for t in state.match_totals()), style="bold")
+        for f in v.figures:
+            table.add_row(f"match {f.name.lower()}", *(str(t) for t in state.match_totals(f.id)), style="bold")
         return table
 
     def settlement_table(self, state: GameState) -> Table | None:
@@ -227,7 +290,7 @@ class View:
         table.add_column("player")
         table.add_column("match total", justify="right")
         table.add_column("amount", justify="right")
-        for name, total in zip(state.players, state.match_totals()):
+        for name, total in zip(state.players, state.match_totals(), strict=True):
             amount = payments.get(name, Fraction(0))
             style = "green" if amount > 0 else ("red" if amount < 0 else None)
             table.add_row(Text(name), str(total), Text(fmt_amount(amount), style=style or ""))
@@ -237,7 +300,7 @@ class View:
         """The final scorecard, the match table and settlement when there is one, the winner."""
         multi_round = len(state.results) > 1
         title = "Final scorecard" + (f" (round {len(state.results)})" if multi_round else "")
-        parts: list[Any] = [self.scorecard(state, preview=False, final=True, title=title)]
+        parts: list[Any] = [self.final_cards(state, state.cards, title)]
         if multi_round:
             parts.append(self.round_table(state))
         settle = self.settlement_table(state)
@@ -246,13 +309,16 @@ class View:
         self.console.print(Group(*parts))
         winners = state.winners()
         last = state.results[-1] if state.results else None
-        totals = dict(zip(state.players, state.match_totals()))
+        v = state.variant
+        lead = v.rank_by[0]
+        totals = dict(zip(state.players, state.match_totals(lead), strict=True))
+        unit = "" if lead == "score" else " " + next(f.name.lower() for f in v.figures if f.id == lead)
         if last is not None and last.instant_winner is not None and state.rounds == 1:
             self.say(f"Winner: {winners[0]}, at once (instant win)", "bold green")
         elif len(winners) == 1:
-            self.say(f"Winner: {winners[0]} with {totals[winners[0]]}", "bold green")
+            self.say(f"Winner: {winners[0]} with {totals[winners[0]]}{unit}", "bold green")
         else:
-            self.say(f"Tie at {totals[winners[0]]}: " + ", ".join(winners), "bold yellow")
+            self.say(f"Tie at {totals[winners[0]]}{unit}: " + ", ".join(winners), "bold yellow")
 
     def instant_win(self, state: GameState, winner: int, what: str) -> None:
         """Announce a game won on one roll, with everyone's total at that moment."""
@@ -261,23 +327,6 @@ class View:
         table.add_column("player")
         table.add_column("total so far", justify="right")
         table.add_column("result")
-        for i, (name, total) in enumerate(zip(state.players, state.results[-1].totals)):
+        for i, (name, total) in enumerate(zip(state.players, state.results[-1].totals, strict=True)):
             table.add_row(Text(name), str(total), Text("wins", style="bold green") if i == winner else "")
         self.console.print(table)
-
-
-def _par(variant: Variant, ids: Sequence[str], need: int) -> Any:
-    """For the classic upper bonus (face boxes, 63 = three of each): compare with 3 x face per filled box."""
-    faces = {}
-    for b in ids:
-        box = variant.box(b)
-        if box.pattern.kind != "face" or box.scorer.kind != "sum":
-            return None
-        faces[b] = box.pattern.params["face"]
-    if sum(3 * f for f in faces.values()) != need:
-        return None
-
-    def par_for(card: Card) -> int:
-        return sum(3 * faces[b] for b in ids if b in card.scores)
-
-    return par_for

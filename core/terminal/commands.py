@@ -1,0 +1,294 @@
+"""What a human types at the prompt: keep, reroll, score, a rule's action, help, card, hint, quit.
+
+`parse_command(text, state)` reads one line against the position on the table
+and returns a command, or raises `InputProblem` saying what is wrong and how to
+write it. Boxes are named by number, id, name or a unique start of one; with
+several card columns the column may be given too (`s full down`, `s x2.yahtzee`).
+A rule's action is typed as its verb and argument (`announce full`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from attrs import frozen
+
+from ..errors import DicecupError
+from ..game.state import GameState
+from ..language.model import RuleAction, Variant
+
+__all__ = [
+    "KeepDice",
+    "ScoreBox",
+    "DoAction",
+    "Say",
+    "Command",
+    "InputProblem",
+    "parse_command",
+    "resolve_box",
+    "help_text",
+]
+
+
+@frozen
+class KeepDice:
+    """Keep these dice (face values) and reroll the others."""
+
+    dice: tuple[int, ...]
+
+
+@frozen
+class ScoreBox:
+    """Score the dice in this box."""
+
+    box: str
+
+
+@frozen
+class DoAction:
+    """Take an action a rule offers (an announcement)."""
+
+    action: RuleAction
+
+
+@frozen
+class Say:
+    """A command that changes nothing: help, card, hint or quit."""
+
+    what: str
+
+
+Command = KeepDice | ScoreBox | DoAction | Say
+
+
+class InputProblem(DicecupError):
+    """Input the prompt cannot use; the message says why and the prompt asks again."""
+
+
+_HELP = """\
+Commands (dice positions are the numbers under the dice, #1 at the left):
+  k 1 3 4       keep the dice at positions 1, 3 and 4, reroll the rest (or k134)
+  keep 6 6      keep dice by their faces: here two sixes (or keep 66)
+  r             reroll every die
+  r 2 5         reroll only the dice at positions 2 and 5
+  s 9           score box number 9 of the card
+  s full_house  score a box by id; the start of an id or name also works (s full)"""
+
+_HELP_COLUMNS = """\
+  s full down   with several columns: the row, then the column (or s down.full)"""
+
+_HELP_END = """\
+  c             show the scorecard again
+  hint          the advisor's best move (games started with --hints)
+  q             quit (a game played with --save FILE can be resumed later)
+  ?             this help"""
+
+_SAY = {
+    "?": "help",
+    "h": "help",
+    "help": "help",
+    "c": "card",
+    "card": "card",
+    "q": "quit",
+    "quit": "quit",
+    "exit": "quit",
+    "hint": "hint",
+    "hints": "hint",
+}
+
+
+def help_text(variant: Variant, verbs: dict[str, str] | None = None) -> str:
+    """The command list for this variant: columns and the actions its rules add included."""
+    parts = [_HELP]
+    if len(variant.columns) > 1:
+        parts.append(_HELP_COLUMNS)
+    for verb, text in (verbs or {}).items():
+        parts.append(f"  {verb + ' ...':<13} {text}")
+    parts.append(_HELP_END)
+    return "\n".join(parts)
+
+
+def _numbers(args: list[str], what: str, split_digits: bool) -> list[int]:
+    """`1 3 4`, `134` or `1,3,4` as numbers (single digits may run together when `split_digits`)."""
+    out: list[int] = []
+    for tok in args:
+        for part in tok.replace(",", " ").split():
+            if not part.isdigit():
+                raise InputProblem(f"{part!r} is not a {what}; write numbers, e.g. k 1 3 or keep 6 6")
+            if split_digits and len(part) > 1:
+                out.extend(int(c) for c in part)
+            else:
+                out.append(int(part))
+    return out
+
+
+def _positions(args: list[str], dice: Sequence[int]) -> list[int]:
+    picks = _numbers(args, "die position", split_digits=len(dice) < 10)
+    n = len(dice)
+    for p in picks:
+        if not 1 <= p <= n:
+            raise InputProblem(f"there is no die at position {p}: the dice are numbered 1 to {n}")
+    dup = [p for p, c in Counter(picks).items() if c > 1]
+    if dup:
+        raise InputProblem(f"position {dup[0]} is given twice; each die can be picked once")
+    return picks
+
+
+def _norm(text: str) -> str:
+    return text.strip().lower().replace(" ", "_")
+
+
+def _row_of(token: str, variant: Variant, rows: Sequence[str]) -> list[str]:
+    """The rows a token may mean: a row number, id or name, or the start of one (among `rows`)."""
+    t = _norm(token)
+    if t.isdigit():
+        k = int(t)
+        if 1 <= k <= len(variant.rows):
+            return [variant.rows[k - 1]]
+        raise InputProblem(f"there is no row {k}: rows are numbered 1 to {len(variant.rows)}")
+    names = {_norm(variant.row(r).name): r for r in variant.rows}
+    if t in variant.rows:
+        return [t]
+    if t in names:
+        return [names[t]]
+    return sorted({r for r in rows if r.startswith(t)} | {r for n, r in names.items() if n.startswith(t) and r in rows})
+
+
+def _column_of(token: str, variant: Variant) -> str | None:
+    t = _norm(token)
+    for c in variant.columns:
+        if t in (c.id.lower(), _norm(c.name)):
+            return c.id
+    return None
+
+
+def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None = None) -> str:
+    """A box by number, id, name or unique start of one; `row column` or `column.row` with several columns.
+
+    Abbreviations match only `open_boxes` (all boxes when not given), so `s fu`
+    finds the one full-house box still open.
+    """
+    text = token.strip()
+    if not text:
+        raise InputProblem("say which box, e.g. s 9 or s full_house")
+    candidates = list(variant.box_ids if open_boxes is None else open_boxes)
+    multi = len(variant.columns) > 1
+    if text in variant.box_ids:
+        return text
+    if multi:
+        column, row_text = None, text
+        words = text.replace(".", " ").split()
+        if len(words) >= 2:
+            for col_word, rest in ((words[0], words[1:]), (words[-1], words[:-1])):
+                col = _column_of(col_word, variant)
+                if col is not None:
+                    column, row_text = col, " ".join(rest)
+                    break
+        open_rows = [variant.box(b).row for b in candidates]
+        rows = _row_of(row_text, variant, open_rows)
+        if not rows:
+            raise InputProblem(f"no open box {token!r}; rows are {', '.join(variant.rows)} (type ? for help)")
+        if len(rows) > 1:
+            raise InputProblem(f"{token!r} could be {', '.join(rows)}; type more of the name")
+        row = rows[0]
+        if column is not None:
+            return f"{column}.{row}"
+        where = [b for b in variant.boxes_of(row) if b in candidates]
+        if len(where) == 1:
+            return where[0]
+        if not where:
+            return variant.boxes_of(row)[0]  # every column's box is filled: the state says so
+        cols = ", ".join(variant.box(b).column for b in where)
+        raise InputProblem(f"{variant.row(row).name} is open in columns {cols}: say which, e.g. s {row} {variant.box(where[0]).column}")
+    ids = variant.box_ids
+    t = _norm(text)
+    if t.isdigit():
+        k = int(t)
+        if 1 <= k <= len(ids):
+            return ids[k - 1]
+        raise InputProblem(f"there is no box {k}: boxes are numbered 1 to {len(ids)}")
+    names = {_norm(b.name): b.id for b in variant.boxes}
+    if t in ids:
+        return t
+    if t in names:
+        return names[t]
+    found = sorted({b for b in candidates if b.startswith(t)} | {i for n, i in names.items() if n.startswith(t) and i in candidates})
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise InputProblem(f"{token!r} could be {', '.join(found)}; type more of the name")
+    raise InputProblem(f"no open box {token!r}; the boxes are {', '.join(ids)} (or their numbers 1 to {len(ids)})")
+
+
+def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence[RuleAction]) -> DoAction:
+    mine = [a for a in offered if a.name.lower() == head]
+    arg_text = " ".join(args)
+    no_arg = [a for a in mine if a.arg is None]
+    if no_arg and not args:
+        return DoAction(no_arg[0])
+    boxes = [a.arg for a in mine if isinstance(a.arg, str) and a.arg in state.variant.box_ids]
+    if boxes and args:
+        box = resolve_box(arg_text, state.variant, boxes)
+        for a in mine:
+            if a.arg == box:
+                return DoAction(a)
+    for a in mine:
+        if str(a.arg).lower() == arg_text.lower():
+            return DoAction(a)
+    options = ", ".join(a.label for a in mine)
+    raise InputProblem(f"{head} what? you can: {options}")
+
+
+def parse_command(text: str, state: GameState, verbs: Iterable[str] = ()) -> Command:
+    """Read one line typed at the prompt; InputProblem says what is wrong and how to write it.
+
+    `verbs` are the action names the variant's rules declare (so `announce` is
+    understood even when it is not possible right now).
+    """
+    words = text.strip().split()
+    if not words:
+        raise InputProblem("type a command: k 1 3 to keep dice, s 9 to score, ? for help")
+    head, args = words[0].lower(), words[1:]
+    dice = state.dice
+    if head in _SAY and not args:
+        return Say(_SAY[head])
+    offered = state.rule_actions()
+    if head in {a.name.lower() for a in offered}:
+        return _rule_action(head, args, state, offered)
+    if head in {v.lower() for v in verbs}:
+        raise InputProblem(f"you cannot {head} now" + (f" ({'; '.join(state.turn_status())})" if state.turn_status() else ""))
+    if head[0] == "k" and head[1:].isdigit() and head != "keep":  # k134
+        head, args = "k", [head[1:]] + args
+    if head == "k":
+        if not args:
+            raise InputProblem("say which dice to keep, e.g. k 1 3 (positions), or r to reroll them all")
+        return KeepDice(tuple(sorted(dice[p - 1] for p in _positions(args, dice))))
+    if head == "keep":
+        if not args:
+            raise InputProblem("say which faces to keep, e.g. keep 6 6, or r to reroll every die")
+        want = Counter(_numbers(args, "face", split_digits=state.variant.faces < 10))
+        have = Counter(dice)
+        for face, n in sorted(want.items()):
+            if have[face] < n:
+                showing = " ".join(map(str, sorted(dice)))
+                count = "no" if not have[face] else f"only {have[face]}"
+                raise InputProblem(f"you have {count} {face}{'s' if have[face] != 1 else ''} (the dice are {showing})")
+        return KeepDice(tuple(sorted(want.elements())))
+    if head in ("r", "roll", "reroll"):
+        if not args:
+            return KeepDice(())
+        drop = set(_positions(args, dice))
+        return KeepDice(tuple(sorted(d for i, d in enumerate(dice, 1) if i not in drop)))
+    if head in ("s", "score"):
+        if not args:
+            raise InputProblem("say which box to score, e.g. s 9 or s full_house")
+        return ScoreBox(resolve_box(" ".join(args), state.variant, state.variant.open_boxes(state.card)))
+    if head.isdigit():
+        raise InputProblem(f"to score box {head} type s {head}; to keep dice type k followed by their positions")
+    # A bare box id or full name scores it (no abbreviations here: a stray `y` must not score).
+    wanted = _norm(text)
+    for box in state.variant.boxes:
+        if wanted in (box.id, _norm(box.name)) and (len(state.variant.columns) == 1 or wanted == box.id):
+            return ScoreBox(box.id)
+    raise InputProblem(f"I don't understand {text.strip()!r}; type ? for the commands")

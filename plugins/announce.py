@@ -1,0 +1,97 @@
+"""Announced columns (Yamb's najava): a box there is filled only after announcing it.
+
+A column with `order: announced` can take a box only when the player announced
+that box right after the turn's first roll (the action `announce BOX`); once
+announced, the turn must end by scoring that box (0 if missed). When only such
+boxes are left, the player must announce before rolling again.
+
+The rule keeps the announced box as its turn state, so saving, replaying and
+the terminal game handle it with no code of their own.
+"""
+
+from __future__ import annotations
+
+from dicecup import RuleAction, StateUpdate, TurnContext, Variant, hookimpl
+
+RULE = "announced"
+
+
+@hookimpl
+def dicecup_register_rules(register):
+    register(
+        RULE,
+        {},
+        "A box of this column is filled only when announced right after the turn's first roll.",
+        kind="order",
+        actions={"announce": "announce the box of an announced column this turn will score (right after the first roll)"},
+    )
+
+
+def _announced_boxes(variant: Variant, open_boxes: tuple[str, ...]) -> list[str]:
+    cols = {c.id for c in variant.columns if c.order == RULE}
+    return [b for b in open_boxes if variant.box(b).column in cols]
+
+
+def _announced(ctx: TurnContext) -> str | None:
+    got = ctx.turn_state.get(RULE)
+    return got if isinstance(got, str) else None
+
+
+@hookimpl
+def dicecup_legal_boxes(ctx: TurnContext):
+    chosen = _announced(ctx)
+    if chosen is not None:
+        return [chosen] if chosen in ctx.open_boxes else []
+    closed = set(_announced_boxes(ctx.variant, ctx.open_boxes))
+    return [b for b in ctx.open_boxes if b not in closed]
+
+
+@hookimpl
+def dicecup_actions(ctx: TurnContext):
+    if ctx.roll is None or ctx.rolls_used != 1 or _announced(ctx) is not None:
+        return None
+    return [RuleAction(RULE, "announce", b) for b in _announced_boxes(ctx.variant, ctx.open_boxes)]
+
+
+@hookimpl
+def dicecup_apply_action(ctx: TurnContext, action: RuleAction):
+    if action.name != "announce":
+        return None
+    return StateUpdate(turn=action.arg)
+
+
+@hookimpl
+def dicecup_may_reroll(ctx: TurnContext):
+    """Only announced boxes left and none announced: announce first (a later roll could not)."""
+    if _announced(ctx) is not None:
+        return None
+    left = _announced_boxes(ctx.variant, ctx.open_boxes)
+    if left and len(left) == len(ctx.open_boxes):
+        return False
+    return None
+
+
+@hookimpl
+def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
+    chosen = _announced(ctx)
+    if chosen is not None:
+        return None if box == chosen else f"you announced {chosen}: this turn must score it"
+    if box in _announced_boxes(ctx.variant, ctx.open_boxes):
+        return f"{box} is in an announced column: announce it right after the first roll (announce {box})"
+    return None
+
+
+@hookimpl
+def dicecup_turn_status(ctx: TurnContext):
+    chosen = _announced(ctx)
+    if chosen is not None:
+        return [f"Announced: {chosen} ({ctx.variant.box(chosen).name}); this turn scores it"]
+    left = _announced_boxes(ctx.variant, ctx.open_boxes)
+    if left and len(left) == len(ctx.open_boxes) and ctx.rolls_used == 1:
+        return ["Only announced boxes are left: announce one now (announce BOX)"]
+    return None
+
+
+@hookimpl
+def dicecup_solitaire_notes(variant: Variant):
+    return ["announcements are moves of their own; the exact solver does not model them yet"]
