@@ -8,19 +8,22 @@ bound, and atomic writes that leave the whole old file or the whole new one.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
 import subprocess
 import sys
+import random
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from dicecup import SaveError, VariantError
+from dicecup import GameState, SaveError, VariantError
 from dicecup.fileio import TEMP_SUFFIX, FileError, read_text, write_atomic
 from dicecup.terminal import savefile
+from dicecup.terminal.session import Seat
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and signals as on POSIX")
 
@@ -309,3 +312,176 @@ def test_resume_of_a_huge_or_deeply_nested_save(engine, tmp_path):
     long_number = write(tmp_path / "number.json", "1" + "0" * 10_000)
     with pytest.raises(SaveError, match="a number in it is too long"):
         savefile.load(long_number, engine)
+
+
+# ---------------------------------------------------------------------------- hostile variant files
+
+
+#: (make the file, words of the error, the line it names or None)
+HOSTILE = {
+    "alias_bomb": (alias_bomb, "more than 100,000 values (aliases expanded)", 7),
+    "deep_flow": (deep_flow, "nested more than 64 levels", 2),
+    "deep_block": (deep_block, "nested more than 64 levels", 1),
+    "deep_block_mapping": (deep_block_mapping, "nested more than 64 levels", 64),
+    "huge": (huge, "is 11.4 MiB (12,000,000 bytes); a variant file may be at most 1.0 MiB (1,048,576 bytes)", None),
+    "not_utf8": (not_utf8, "is not UTF-8 text (a bad byte at line 2, column 28); save the variant file as UTF-8", 2),
+    "nul": (with_nul, "has a NUL byte (line 2, column 24): a binary file, not a variant file", 2),
+    "binary": (binary, "has a NUL byte (line 1, column 18): a binary file, not a variant file", 1),
+    "directory": (directory, "is a directory, not a variant file", None),
+    "fifo": (fifo, "is a named pipe (FIFO), not a variant file", None),
+    "dev_zero": (dev_zero, "is a character device, not a variant file", None),
+    "dev_null": (dev_null, "is a character device, not a variant file", None),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_hostile_variant_file_through_the_api(engine, tmp_path, case):
+    make, words, line = HOSTILE[case]
+    path = make(tmp_path)
+    err = variant_error(engine, path)
+    assert words in err.message
+    assert (err.source, err.line) == (str(path), line)
+    assert "\n" not in err.message and len(str(err)) < 600
+
+
+@pytest.mark.parametrize("command", ["validate", "show"])
+@pytest.mark.parametrize("case", HOSTILE)
+def test_hostile_variant_file_through_the_cli(tmp_path, case, command):
+    make, words, line = HOSTILE[case]
+    path = make(tmp_path)
+    err = cli_fails(*(["validate", str(path)] if command == "validate" else ["show", "-v", str(path)]))
+    assert err.startswith(f"error: {path}{f':{line}' if line else ''}: ")
+    assert words in err
+
+
+def test_the_alias_bomb_names_the_alias_and_its_key_path(engine, tmp_path):
+    err = variant_error(engine, alias_bomb(tmp_path))
+    # each *a4 stands for 27,064 values (9**4 * 3 strings, the lists and keys): the fourth of a5 passes 100,000
+    assert err.line == 7 and err.path == ("a5", 3)
+    assert "an alias here" in err.message
+
+
+def test_an_alias_inside_its_own_anchor_is_refused(engine, tmp_path):
+    err = variant_error(engine, write(tmp_path / "loop.yaml", "id: loop\nboxes: &b\n  - *b\n"))
+    assert err.line == 3 and "alias *b is inside the value it repeats" in err.message
+
+
+def test_an_alias_cannot_carry_a_value_past_the_depth_limit(engine, tmp_path):
+    deep = "[" * 40 + "1" + "]" * 40
+    path = write(tmp_path / "alias_depth.yaml", f"id: d\na: &a {deep}\nb: {'[' * 30}*a{']' * 30}\n")
+    err = variant_error(engine, path)
+    assert err.line == 3 and "nests the document more than 64 levels" in err.message
+
+
+def test_long_text_repeated_by_aliases_is_refused(engine, tmp_path):
+    path = write(tmp_path / "chars.yaml", f'id: c\na: &a "{"x" * 500_000}"\nb: [{", ".join(["*a"] * 10)}]\n')
+    err = variant_error(engine, path)
+    assert err.line == 3 and "more than 4,000,000 characters of text" in err.message
+
+
+def test_a_number_of_thousands_of_digits_is_refused_at_its_line(engine, tmp_path):
+    err = variant_error(engine, write(tmp_path / "digits.yaml", "id: d\ndice: {count: 1" + "0" * 10_000 + "}\n"))
+    assert (err.line, err.path) == (2, ("dice", "count")) and "limited to ±1,000,000,000" in str(err)
+    assert len(str(err)) < 300
+
+
+@pytest.mark.parametrize("text", ["name: *{long}\n", "name: !{long} x\n", "a: &{long} 1\nb: &{long} 2\n"])
+def test_yaml_problems_do_not_quote_long_pieces_of_the_file(engine, tmp_path, text):
+    long = "x" * 5000  # an alias, tag or anchor name: quoted only as a short token
+    err = variant_error(engine, write(tmp_path / "long.yaml", "id: a\n" + text.format(long=long)))
+    assert err.line in (2, 3) and err.message.startswith("not valid YAML: ")
+    assert "x" * 40 not in str(err) and len(err.message) < 200
+
+
+def test_a_control_character_in_registered_text_names_its_line(engine):
+    from dicecup.language.yamlsource import load_yaml
+
+    with pytest.raises(VariantError) as err:
+        load_yaml(f"id: x\nname: {SECRET}\x07\n", "text.yaml")
+    assert err.value.line == 2 and "U+0007" in err.value.message and SECRET not in str(err.value)
+
+
+# ---------------------------------------------------------------------------- YAML merge keys
+
+
+def test_merge_keys_merge_and_explicit_keys_override(engine, tmp_path):
+    path = write(tmp_path / "merge.yaml", """\
+        id: merged
+        dice: {count: 3}
+        boxes:
+          ones: &face {section: top, pattern: {kind: face, face: 1}, score: sum}
+          twos: {<<: *face, pattern: {kind: face, face: 2}}
+          sixes:
+            <<: *face
+            pattern: {kind: face, face: 6}
+            name: Sixes
+        """)
+    v = engine.load_file(path)
+    assert [(b.id, b.section) for b in v.boxes] == [("ones", "top"), ("twos", "top"), ("sixes", "top")]
+    assert v.box("sixes").name == "Sixes"
+    from dicecup import Card
+
+    roll = v.roll_of([2, 2, 6])
+    assert [v.score(Card(), b, roll, False).score for b in v.box_ids] == [0, 4, 6]
+
+
+def test_merge_key_lines_and_order(tmp_path):
+    from dicecup.language.yamlsource import load_yaml
+
+    doc = load_yaml(textwrap.dedent("""\
+        a: &a {p: 1, q: 1}
+        b: &b
+          q: 2
+          r: 2
+        x:
+          z: 0
+          <<: [*a, *b]
+          p: 9
+        """), "m.yaml")
+    assert doc["x"] == {"z": 0, "p": 9, "q": 1, "r": 2}  # earlier merged mappings win, explicit keys win
+    assert list(doc["x"]) == ["z", "q", "r", "p"]  # merged keys sit where `<<` is written
+    assert doc["x"].key_locs == {"z": ("m.yaml", 6), "p": ("m.yaml", 8), "q": ("m.yaml", 1), "r": ("m.yaml", 4)}
+
+
+def test_a_key_written_twice_stays_an_error_next_to_a_merge(tmp_path):
+    from dicecup.language.yamlsource import load_yaml
+
+    with pytest.raises(VariantError) as err:
+        load_yaml("a: &a {p: 1}\nx:\n  <<: *a\n  p: 2\n  p: 3\n", "m.yaml")
+    assert (err.value.line, err.value.path) == (5, ("x", "p")) and "duplicate key 'p'" in err.value.message
+
+
+def test_a_merge_of_a_non_mapping_is_refused(tmp_path):
+    from dicecup.language.yamlsource import load_yaml
+
+    with pytest.raises(VariantError) as err:
+        load_yaml("a: &a [1, 2]\nx: {<<: *a}\n", "m.yaml")
+    assert err.value.line == 2 and "`<<` merges a mapping, or a list of mappings" in err.value.message
+
+
+# ---------------------------------------------------------------------------- saves whose variant source was tampered
+
+
+def _saved_game(engine, tmp_path: Path) -> tuple[Path, dict]:
+    """A saved game (as `dicecup play --save` writes it) of a variant file, and its JSON."""
+    variant = write(tmp_path / "tiny.yaml", TINY)
+    save = tmp_path / "game.json"
+    state = GameState.new(engine.load_file(variant), ["ann"])
+    savefile.save(save, savefile.SavedGame(state, (Seat("ann"),), random.Random(1)))
+    assert savefile.load(save, engine).state == state
+    data = json.loads(save.read_text())
+    assert data["game"]["source"] == str(variant.resolve())
+    return save, data
+
+
+@pytest.mark.parametrize("case", ["huge", "binary", "directory", "fifo", "dev_zero"])
+def test_resume_with_a_tampered_source(engine, tmp_path, case):
+    save, data = _saved_game(engine, tmp_path)
+    make, words, _ = HOSTILE[case]
+    data["game"]["source"] = "/dev/zero" if case == "dev_zero" else str(make(tmp_path / "evil"))
+    save.write_text(json.dumps(data))
+    with pytest.raises(SaveError) as err:
+        savefile.load(save, engine)
+    assert str(err.value).startswith(f"{save}: the save's variant 'tiny' cannot be loaded: ")
+    assert words in str(err.value) and SECRET not in str(err.value)
+    assert cli_fails("resume", str(save)).startswith(f"error: {save}: the save's variant 'tiny' cannot be loaded")
