@@ -485,3 +485,163 @@ def test_resume_with_a_tampered_source(engine, tmp_path, case):
     assert str(err.value).startswith(f"{save}: the save's variant 'tiny' cannot be loaded: ")
     assert words in str(err.value) and SECRET not in str(err.value)
     assert cli_fails("resume", str(save)).startswith(f"error: {save}: the save's variant 'tiny' cannot be loaded")
+
+
+# ---------------------------------------------------------------------------- extends
+
+
+@pytest.mark.parametrize("case", ["huge", "not_utf8", "binary", "directory", "fifo", "dev_zero", "dev_null"])
+def test_extends_naming_a_hostile_file(engine, tmp_path, case):
+    make, words, line = HOSTILE[case]
+    target = make(tmp_path)
+    child = write(tmp_path / "child.yaml", f"id: child\nextends: {target.name}\n")
+    err = variant_error(engine, child)
+    if case.startswith("dev_"):  # the link leads to /dev, outside the child's folder: not even opened
+        assert (err.source, err.line, err.path) == (str(child), 2, ("extends",))
+        assert err.message == f"extends {target.name!r}, which is outside the folder of {child}"
+    elif line is None:
+        assert (err.source, err.line, err.path) == (str(child), 2, ("extends",))
+        assert err.message.startswith(f"cannot extend {target.name!r}: ") and words in err.message
+    else:  # a bad byte in the parent: its own file and line, and who extends it
+        assert (err.source, err.line) == (str(target), line) and words in err.message
+        assert err.hint == f"{child}:2 extends it"
+    assert cli_fails("validate", str(child)).startswith("error: ")
+
+
+@pytest.mark.parametrize("target", ["../outside.yaml", "/dev/zero.yaml", "sub/../../outside.yaml", "link/outside.yaml"])
+def test_extends_leading_outside_the_folder_is_refused_unread(engine, tmp_path, target):
+    write(tmp_path / "outside.yaml", TINY)
+    (tmp_path / "game" / "sub").mkdir(parents=True)
+    (tmp_path / "game" / "link").symlink_to(tmp_path)  # inside by name, outside once resolved
+    child = write(tmp_path / "game" / "child.yaml", f"id: child\nextends: {target}\n")
+    err = variant_error(engine, child)
+    assert (err.line, err.path) == (2, ("extends",))
+    assert err.message == f"extends {target!r}, which is outside the folder of {child}"
+
+
+def test_extends_into_a_subfolder_and_back_within_the_folder(engine, tmp_path):
+    """The folder is that of the file the chain starts from: a part may use `..` within it."""
+    write(tmp_path / "base.yaml", TINY)
+    write(tmp_path / "parts" / "middle.yaml", "id: middle\nextends: ../base.yaml\nname: Middle\n")
+    child = write(tmp_path / "child.yaml", "id: child\nextends: parts/middle.yaml\n")
+    v = engine.load_file(child)
+    assert (v.id, v.name, v.box_ids) == ("child", "Middle", ("ones", "triple"))
+    err = variant_error(engine, tmp_path / "parts" / "middle.yaml")  # started there, base.yaml is outside
+    assert err.message == f"extends '../base.yaml', which is outside the folder of {tmp_path / 'parts' / 'middle.yaml'}"
+
+
+def test_an_id_without_a_yaml_suffix_is_looked_up_not_opened(engine, tmp_path):
+    child = write(tmp_path / "child.yaml", "id: child\nextends: /dev/zero\n")
+    err = variant_error(engine, child)
+    assert (err.line, err.path) == (2, ("extends",)) and "extends unknown variant '/dev/zero'" in err.message
+
+
+def test_a_long_extends_chain_is_refused(engine, tmp_path):
+    write(tmp_path / "v0.yaml", TINY)
+    for i in range(1, 30):
+        write(tmp_path / f"v{i}.yaml", f"id: v{i}\nextends: v{i - 1}.yaml\n")
+    err = variant_error(engine, tmp_path / "v29.yaml")
+    assert err.path == ("extends",) and "an extends chain may hold at most 16 variants" in err.message
+
+
+# ---------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("9223372036854775808", "9223372036854775808 is out of range"),  # 2**63
+        ("-1000000000000000000000000000000", "-1000000000000000000000000000000 is out of range"),  # -10**30
+        ("1000000001", "1000000001 is out of range"),
+        ("0x7fffffffffffffff", "9223372036854775807 is out of range"),
+        ("1.0e+400", "inf is not a finite number"),
+        (".inf", "inf is not a finite number"),
+        ("-.inf", "-inf is not a finite number"),
+        (".nan", "nan is not a finite number"),
+        ("1.5e+12", "1.5e+12 is out of range"),
+    ],
+)
+def test_numbers_beyond_machine_range_are_refused_where_written(engine, tmp_path, value, words):
+    path = write(tmp_path / "n.yaml", TINY.replace("score: 30", f"score: {value}"))
+    err = variant_error(engine, path)
+    assert (err.line, err.path) == (6, ("boxes", "triple", "score"))
+    assert words in err.message and "numbers in a variant are limited to ±1,000,000,000" in err.message
+
+
+def test_a_huge_option_choice_is_refused_at_its_line_even_when_not_chosen(engine, tmp_path):
+    """Checked after `${}` substitution, which keeps each list item's line."""
+    text = TINY.replace("score: 30", 'score: "${big}"') + "options:\n  big:\n    default: 1\n    choices:\n      - 1\n      - 99999999999\n"
+    err = variant_error(engine, write(tmp_path / "n.yaml", text))
+    assert (err.line, err.path) == (12, ("options", "big", "choices", 1)) and "99999999999 is out of range" in err.message
+
+
+def test_the_largest_allowed_numbers_load(engine, tmp_path):
+    v = engine.load_file(write(tmp_path / "n.yaml", TINY.replace("score: 30", "score: 1000000000")))
+    assert v.box("triple") is not None
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def _with_option(tmp_path: Path, declaration: str) -> Path:
+    return write(tmp_path / "opt.yaml", TINY + "options:\n" + textwrap.indent(textwrap.dedent(declaration), "  "))
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("extends", "an overlay cannot change what the variant extends"),
+        ("options", "an overlay cannot declare or change options"),
+        ("id", "an overlay cannot change the variant's id"),
+    ],
+)
+def test_an_overlay_cannot_change_extends_options_or_id(engine, tmp_path, key, words):
+    path = _with_option(tmp_path, f"""\
+        mode:
+          default: plain
+          choices:
+            plain: {{}}
+            other:
+              name: Other
+              {key}: yahtzee
+        """)
+    err = variant_error(engine, path)
+    assert (err.line, err.path) == (14, ("options", "mode", "choices", "other", key))
+    assert err.message == words
+
+
+@pytest.mark.parametrize(
+    ("choices", "line", "path", "kind"),
+    [
+        ("[5, [1, 2]]", 8, ("options", "size", "choices", 1), "a list"),
+        ("[5, {a: 1}]", 8, ("options", "size", "choices", 1), "a mapping"),
+        ("[5, null]", 8, ("options", "size", "choices", 1), "null"),
+        ("[5, 2.5]", 8, ("options", "size", "choices", 1), "a fractional number"),
+        ("{5: {}, null: {}}", 8, ("options", "size", "choices", None), "null"),
+    ],
+)
+def test_option_choices_must_be_plain_scalars(engine, tmp_path, choices, line, path, kind):
+    err = variant_error(engine, _with_option(tmp_path, f"size: {{default: 5, choices: {choices}}}\n"))
+    assert (err.line, err.path) == (line, path)
+    assert f"an option choice must be a string, a whole number or true/false, not {kind}" in err.message
+
+
+def test_option_names_must_be_identifiers(engine, tmp_path):
+    err = variant_error(engine, _with_option(tmp_path, "big-bonus: {default: 1, choices: [1, 2]}\n"))
+    assert (err.line, err.path) == (8, ("options", "big-bonus")) and "is not an identifier" in err.message
+
+
+def test_choices_that_read_the_same_are_refused(engine, tmp_path):
+    err = variant_error(engine, _with_option(tmp_path, "mode: {default: Fast, choices: [Fast, fast]}\n"))
+    assert err.path == ("options", "mode", "choices") and "'Fast' and 'fast' cannot be told apart" in err.message
+    err = variant_error(engine, _with_option(tmp_path, "flag: {default: 1, choices: [1, true]}\n"))
+    assert err.path == ("options", "flag", "choices") and "1 and True cannot be told apart" in err.message
+
+
+def test_substitution_cannot_blow_the_document_up(engine, tmp_path):
+    long_choice = "x" * 400_000
+    names = ", ".join(['"${t}${t}${t}${t}${t}"'] * 3)
+    text = TINY + f"description: [{names}]\noptions:\n  t: {{default: a, choices: [a, {long_choice}]}}\n"
+    path = write(tmp_path / "subst.yaml", text)
+    err = variant_error(engine, path, {"t": long_choice})
+    assert err.line == 7 and "substituting options makes the document longer than 4,000,000 characters" in err.message
