@@ -645,3 +645,51 @@ def test_substitution_cannot_blow_the_document_up(engine, tmp_path):
     path = write(tmp_path / "subst.yaml", text)
     err = variant_error(engine, path, {"t": long_choice})
     assert err.line == 7 and "substituting options makes the document longer than 4,000,000 characters" in err.message
+
+
+# ---------------------------------------------------------------------------- validate: option combinations
+
+CONFLICT = TINY + """\
+options:
+  drop:
+    default: keep
+    choices:
+      keep: {}
+      drop: {boxes: {triple: null}}
+  bonus:
+    default: none
+    choices:
+      none: {}
+      triple: {bonuses: {lucky: {kind: event, pattern_of: triple, box_holds: {triple: 30}, points: 10}}}
+"""
+
+
+def test_validate_finds_options_that_conflict_only_in_combination(engine, tmp_path):
+    path = write(tmp_path / "conflict.yaml", CONFLICT)
+    for options in ({}, {"drop": "drop"}, {"bonus": "triple"}):  # each choice alone compiles
+        engine.load_file(path, options)
+    variant_error(engine, path, {"drop": "drop", "bonus": "triple"})
+    err = cli_fails("validate", str(path))
+    assert err.startswith(f"error: {path}:") and "with options drop=drop, bonus=triple: " in err
+
+
+def test_validate_counts_the_combinations_it_checked(tmp_path):
+    path = write(tmp_path / "fine.yaml", CONFLICT.replace("drop: {boxes: {triple: null}}", "drop: {boxes: {ones: null}}"))
+    proc = subprocess.run([sys.executable, "-m", "dicecup", "validate", str(path)], capture_output=True, text=True,
+                          env={**os.environ, **ENV}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith(", 4 option combinations checked")
+
+
+def test_validate_refuses_more_combinations_than_its_cap(engine, tmp_path):
+    from dicecup.language.documents import option_combinations
+
+    options = "".join(f"  o{i}: {{default: a, choices: [a, b]}}\n" for i in range(11))
+    path = write(tmp_path / "many.yaml", TINY + "options:\n" + options)
+    specs = engine.load_file(path).option_specs
+    with pytest.raises(VariantError, match="2,048 option combinations; validate checks up to 1,024"):
+        option_combinations(specs, source=str(path))
+    assert len(list(option_combinations(specs[:10]))) == 1024
+    assert next(option_combinations(specs[:10])) == {s.name: "a" for s in specs[:10]}  # the defaults first
+    err = cli_fails("validate", str(path))
+    assert "2,048 option combinations; validate checks up to 1,024" in err

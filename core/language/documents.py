@@ -4,10 +4,11 @@ and their overlays, and `${option}` substitution, keeping every key's file and l
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,14 @@ from .compiler import Node
 from .model import OptionSpec
 from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, load_yaml, merge, read_variant, where
 
-__all__ = ["Resolved", "resolve", "option_specs", "choose_options", "MAX_EXTENDS"]
+__all__ = ["Resolved", "resolve", "option_specs", "choose_options", "option_combinations", "MAX_COMBINATIONS", "MAX_EXTENDS"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SUBST = re.compile(r"\$\{(" + _NAME.pattern + r")\}")
 
 MAX_EXTENDS = 16  # variants in one `extends` chain
 _NONE = object()
+MAX_COMBINATIONS = 1024  # option combinations `dicecup validate` compiles
 
 #: What an option overlay may not contain, and why.
 _OVERLAY_FORBIDDEN = {
@@ -176,6 +178,26 @@ def _kind(value: Any) -> str:
         if isinstance(value, kind):
             return name
     return type(value).__name__
+
+
+def option_combinations(specs: Sequence[OptionSpec], *, limit: int = MAX_COMBINATIONS, source: str | None = None
+                        ) -> Iterator[dict[str, Any]]:
+    """Every assignment of one choice to each option, all defaults first (what `validate` compiles).
+
+    Refused at once, with the count, when there are more than `limit` combinations.
+    """
+    count = 1
+    for spec in specs:
+        count *= len(spec.choices)
+        if count > 10**18:
+            break
+    if count > limit:
+        shown = f"{count:,}" if count <= 10**18 else "more than 10^18"
+        raise VariantError(f"{shown} option combinations; validate checks up to {limit:,}", source=source,
+                           path=("options",), hint="split the variant into files that extend a shared one")
+    orders = [(s.default, *(c for c in s.choices if c != s.default)) for s in specs]
+    names = [s.name for s in specs]
+    return (dict(zip(names, values)) for values in itertools.product(*orders))
 
 
 def choose_options(
