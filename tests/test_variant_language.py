@@ -80,10 +80,10 @@ def test_child_file_extends_a_builtin_by_id(engine, tmp_path):
 
 
 def test_child_extends_a_file_by_relative_path(engine, tmp_path):
-    write(tmp_path / "base" / "small.yaml", SMALL)
+    write(tmp_path / "house" / "base" / "small.yaml", SMALL)
     child = write(tmp_path / "house" / "child.yaml", """\
         id: small-child
-        extends: ../base/small.yaml
+        extends: base/../base/small.yaml
         boxes:
           low: null
           pair: {pattern: {kind: pairs, count: 1}, score: 5}

@@ -6,6 +6,7 @@ rich. `DicecupError` becomes one `error:` line and exit status 2.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,7 +16,8 @@ from rich.table import Table
 
 from ..language.describe import options_text, row_info, variant_info
 from ..language.dice import parse_dice
-from ..errors import DicecupError
+from ..errors import DicecupError, VariantError
+from ..language.documents import option_combinations
 from ..language.model import Card, Variant
 from .app import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
 
@@ -207,13 +209,19 @@ def score(
 @app.command()
 @cli_errors
 def validate(file: Annotated[Path, typer.Argument(help="A variant .yaml file.")]) -> None:
-    """Check a variant file: every option choice compiles; exit 2 with the precise error otherwise."""
+    """Check a variant file: every combination of option values compiles; exit 2 with the precise error otherwise."""
     engine = get_engine()
     v = engine.load_file(file)
-    for spec in v.option_specs:  # each choice applies its own overlay: compile each one
-        for choice in spec.choices:
-            if choice != spec.default:
-                engine.load_file(file, {spec.name: choice})
+    combinations = option_combinations(v.option_specs, source=str(file))  # refused at once above the cap
+    checked = 1
+    for combo in itertools.islice(combinations, 1, None):  # the first, all defaults, is `v`
+        try:
+            engine.load_file(file, combo)  # overlays can conflict only in combination: compile each
+        except VariantError as exc:
+            chosen = ", ".join(f"{k}={val}" for k, val in combo.items())
+            raise VariantError(f"with options {chosen}: {exc.message}", source=exc.source, line=exc.line,
+                               path=exc.path, hint=exc.hint) from None
+        checked += 1
     parts = [
         f"{v.dice} dice x {v.faces} faces",
         f"{v.rolls} rolls",
@@ -225,8 +233,5 @@ def validate(file: Annotated[Path, typer.Argument(help="A variant .yaml file.")]
         parts.append("rules: " + ", ".join(rules))
     if v.option_specs:
         parts.append("options: " + "; ".join(f"{s.name}={'|'.join(map(str, s.choices))}" for s in v.option_specs))
+    parts.append(f"{checked} option combination{'s' if checked != 1 else ''} checked")
     typer.echo(f"ok: {file}: variant {v.id!r} ({v.name}): " + ", ".join(parts))
-
-
-
-

@@ -28,7 +28,7 @@ from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import resolve
 from .model import Variant
 from .rulehooks import RULE_HOOKS, RuleHooks, plugin_label
-from .yamlsource import load_yaml
+from .yamlsource import load_yaml, read_variant
 
 __all__ = ["Engine", "RuleDecl", "BotDecl", "VariantEntry", "BUILTIN_PLUGINS", "AUTOLOAD_ENV", "REQUIRED"]
 
@@ -225,7 +225,7 @@ class Engine:
     def _variant_registrar(self, origin: str) -> Callable[..., None]:
         def register(path: str | os.PathLike[str] | None = None, *, text: str | None = None, source: str | None = None) -> None:
             if path is not None:
-                text = Path(path).read_text(encoding="utf-8")
+                text = read_variant(path)
                 source = source or str(path)
             if text is None:
                 raise PluginError("register a variant with a path or with text=...")
@@ -266,10 +266,7 @@ class Engine:
     def load_file(self, path: str | os.PathLike[str], options: Mapping[str, Any] | None = None) -> Variant:
         """Compile a variant file that is not registered (its `extends` may name registered ones)."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise VariantError(f"cannot read the file: {exc.strerror}", source=str(path)) from None
+        text = read_variant(path)  # bounded, regular UTF-8 files only: never a FIFO, device or huge file
         entry = self._parse_entry(text, str(path), "file")
         return self._build(entry.doc, entry.source, _options(options))
 

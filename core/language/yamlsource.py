@@ -1,15 +1,47 @@
 """Safe YAML loading that remembers where every key came from, and the merge used by
-`extends` and option overlays (so errors can name file and line after merging)."""
+`extends` and option overlays (so errors can name file and line after merging).
+
+Loading is bounded: a variant file has at most MAX_BYTES, nests at most MAX_DEPTH levels
+and expands (aliases counted as copies) to at most MAX_NODES values and MAX_CHARS
+characters, so hostile files are refused quickly and later code may walk the tree freely.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any
 
 import yaml
 
 from ..errors import VariantError
+from ..fileio import FileError, read_text
 
-__all__ = ["Located", "LocDict", "LocList", "load_yaml", "merge", "where"]
+__all__ = [
+    "Located",
+    "LocDict",
+    "LocList",
+    "load_yaml",
+    "read_variant",
+    "merge",
+    "where",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "MAX_CHARS",
+    "NUMBER_LIMIT",
+    "NUMBER_HINT",
+]
+
+MAX_BYTES = 1 << 20  # a variant file; the bundled ones are a few kB
+MAX_DEPTH = 64  # nesting levels; real variants use about six
+MAX_NODES = 100_000  # values (keys included) once every alias is expanded; the bundled files have < 1,000
+MAX_CHARS = 4_000_000  # characters of text once every alias is expanded
+NUMBER_LIMIT = 1_000_000_000
+NUMBER_HINT = "numbers in a variant are limited to ±1,000,000,000 so that totals fit machine integers"
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_LONG_QUOTE = re.compile(r"'[^'\n]{40,}'|\"[^\"\n]{40,}\"")
 
 Located = tuple[str, int]  # (source, 1-based line)
 
@@ -38,46 +70,160 @@ class LocList(list):
         self.item_locs = []
 
 
+def read_variant(path: str | os.PathLike) -> str:
+    """The text of a variant file, read safely (bounded, regular UTF-8 files only), or VariantError."""
+    try:
+        return read_text(path, limit=MAX_BYTES, what="variant file")
+    except FileError as exc:
+        raise VariantError(exc.message, source=str(path), line=exc.line) from None
+
+
+def _token(value: Any) -> str:
+    """`value` as a short quoted token for messages (long keys and names are cut)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:36] + "..." + text[0]
+
+
+def _short(text: str) -> str:
+    """PyYAML's problem text on one line, with any long quoted piece of the file cut short."""
+    text = " ".join(str(text).split())
+    return _LONG_QUOTE.sub(lambda m: m.group(0)[:36] + "..." + m.group(0)[0], text)[:200]
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that builds LocDict/LocList and rejects duplicate keys."""
+    """SafeLoader that builds LocDict/LocList, bounds depth and expanded size while composing,
+    merges `<<` keys itself (explicit keys win, no duplicate error) and rejects duplicate keys."""
 
     source = "<string>"
 
     def __init__(self, stream: Any) -> None:
         super().__init__(stream)
         self._path: list[Any] = []  # keys from the document root to the value being built
+        self._compose_path: list[Any] = []  # the same while composing (raw key text)
+        self._frames: list[list[int]] = [[0, 0, 0]]  # per open node: expanded values, characters, height
+        self._anchored: dict[int, tuple[int, int, int]] = {}  # id(anchored node) -> its expanded totals
 
     def _loc(self, node: yaml.Node) -> Located:
+        """Where `node` starts: (source, 1-based line)."""
         return (self.source, node.start_mark.line + 1)
 
+    def _error(self, message: str, mark: yaml.Mark, hint: str | None = None) -> VariantError:
+        """A VariantError at `mark`, with the key path composed so far (cut short when very deep)."""
+        path = [p for p in self._compose_path if p is not None]
+        if len(path) > 8:  # a too-deep value: where it starts is enough
+            path = [*path[:4], f"... {len(path) - 4} levels more"]
+        return VariantError(message, source=self.source, line=mark.line + 1, path=path, hint=hint)
+
+    # -- composing: bound the document before anything walks it --------------------------
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:  # type: ignore[override]
+        """Compose one node as PyYAML does, refusing it past MAX_DEPTH, and add its expanded size up."""
+        event = self.peek_event()
+        key = index.value if isinstance(index, yaml.ScalarNode) else index if isinstance(index, int) else None
+        self._compose_path.append(key)
+        try:
+            if isinstance(event, yaml.AliasEvent):
+                node = super().compose_node(parent, index)  # the node its anchor names
+                totals = self._anchored.get(id(node))
+                if totals is None:  # the anchor is still open: the alias is inside what it repeats
+                    raise self._error(f"alias *{_token(event.anchor)[1:-1]} is inside the value it repeats", event.start_mark)
+            else:
+                if len(self._frames) > MAX_DEPTH:
+                    raise self._error(f"nested more than {MAX_DEPTH} levels", event.start_mark,
+                                      hint="a variant needs only a few levels of mappings and lists")
+                self._frames.append([0, 0, 0])
+                node = super().compose_node(parent, index)
+                values, chars, height = self._frames.pop()
+                own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+                totals = (values + 1, chars + own, height + 1)
+                if event.anchor is not None:
+                    self._anchored[id(node)] = totals
+            self._count(totals, event)
+            return node
+        finally:
+            self._compose_path.pop()
+
+    def _count(self, totals: tuple[int, int, int], event: yaml.Event) -> None:
+        """Add a finished node (or an alias's expansion) to its parent; refuse past the bounds."""
+        values, chars, height = totals
+        frame = self._frames[-1]
+        frame[0] += values
+        frame[1] += chars
+        frame[2] = max(frame[2], height)
+        alias = isinstance(event, yaml.AliasEvent)
+        what = "an alias here" if alias else "the value here"
+        hint = ("an alias repeats everything its anchor holds; use fewer or smaller aliases" if alias
+                else "a variant needs far less; is this the right file?")
+        if len(self._frames) - 1 + height > MAX_DEPTH:
+            raise self._error(f"{what} nests the document more than {MAX_DEPTH} levels", event.start_mark, hint=hint)
+        if frame[0] > MAX_NODES:
+            raise self._error(f"{what} makes the document more than {MAX_NODES:,} values (aliases expanded)",
+                              event.start_mark, hint=hint)
+        if frame[1] > MAX_CHARS:
+            raise self._error(f"{what} makes the document more than {MAX_CHARS:,} characters of text (aliases expanded)",
+                              event.start_mark, hint=hint)
+
+    # -- constructing ----------------------------------------------------------------------
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:  # type: ignore[override]
+        """An integer, refused before int() when its text is far longer than any allowed number."""
+        if len(node.value) > 32:  # int() of thousands of digits is slow, and no variant needs it
+            raise VariantError(f"the number {node.value[:12]}... is too long", source=self.source,
+                               line=node.start_mark.line + 1, path=self._path, hint=NUMBER_HINT)
+        return super().construct_yaml_int(node)
+
     def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
+        """A LocDict with each key's line; `<<` keys merged in place, a key written twice refused."""
         data = LocDict(loc=self._loc(node))
         yield data
-        self.flatten_mapping(node)
+        entries: list[tuple[Any, yaml.Node, yaml.Node]] = []  # (key, key node, value node); key None for `<<`
+        explicit: dict[Any, int] = {}  # explicit key -> its line
         for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                entries.append((None, key_node, value_node))
+                continue
+            if key_node.tag == "tag:yaml.org,2002:value":  # a plain `=` key is the string "="
+                key_node.tag = "tag:yaml.org,2002:str"
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise VariantError("a mapping key must be a plain value", source=self.source,
+                                   line=key_node.start_mark.line + 1, path=self._path)
+            if key in explicit:
                 raise VariantError(
-                    "a mapping key must be a plain value",
-                    source=self.source,
-                    line=key_node.start_mark.line + 1,
-                    path=self._path,
-                )
-            if key in data:
-                raise VariantError(
-                    f"duplicate key {key!r}",
+                    f"duplicate key {_token(key)}",
                     source=self.source,
                     line=key_node.start_mark.line + 1,
                     path=[*self._path, key],
-                    hint=f"each key may appear once per mapping; {key!r} is first given on line {data.key_locs[key][1]}",
+                    hint=f"each key may appear once per mapping; {_token(key)} is first given on line {explicit[key]}",
                 )
+            explicit[key] = key_node.start_mark.line + 1
+            entries.append((key, key_node, value_node))
+        for key, key_node, value_node in entries:
+            if key_node.tag == _MERGE_TAG:
+                self._merge_into(data, explicit, key_node, value_node)
+                continue
             self._path.append(key)
             data[key] = self.construct_object(value_node, deep=True)
             self._path.pop()
             # The key's own line: for a nested block mapping that is the line naming it, not its first entry.
             data.key_locs[key] = self._loc(key_node)
 
+    def _merge_into(self, data: LocDict, explicit: dict[Any, int], key_node: yaml.Node, value_node: yaml.Node) -> None:
+        """YAML's `<<: *a` or `<<: [*a, *b]`: add the keys not given explicitly nor by an earlier merge."""
+        sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+        for src in sources:
+            if not (isinstance(src, yaml.MappingNode) and src.tag == "tag:yaml.org,2002:map"):  # not a !!set
+                raise VariantError("`<<` merges a mapping, or a list of mappings, into this one", source=self.source,
+                                   line=key_node.start_mark.line + 1, path=self._path,
+                                   hint="write `<<: *name` where `&name` marks a mapping")
+            merged = self.construct_object(src, deep=True)
+            for key, value in merged.items():
+                if key not in explicit and key not in data:
+                    data[key] = value
+                    data.key_locs[key] = merged.key_locs.get(key, merged.loc)
+
     def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
+        """A LocList with each item's line."""
         data = LocList(loc=self._loc(node))
         yield data
         for i, item in enumerate(node.value):
@@ -89,10 +235,18 @@ class _Loader(yaml.SafeLoader):
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_yaml_seq)
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
 def load_yaml(text: str, source: str) -> Any:
-    """Parse YAML text with the safe loader; syntax errors become VariantError with a line."""
+    """Parse YAML text with the bounded safe loader; any problem is a VariantError with a line."""
+    bad = yaml.reader.Reader.NON_PRINTABLE.search(text)
+    if bad:  # NUL and other control characters: say where, not what the text around is
+        line = text.count("\n", 0, bad.start()) + 1
+        column = bad.start() - text.rfind("\n", 0, bad.start())
+        name = "NUL" if bad.group() == "\0" else "control"
+        raise VariantError(f"a {name} character (U+{ord(bad.group()):04X}) at column {column}: YAML allows only text",
+                           source=source, line=line, hint="is this a binary file? a variant is a UTF-8 text file")
     loader_cls = type("_BoundLoader", (_Loader,), {"source": source})
     try:
         return yaml.load(text, Loader=loader_cls)  # noqa: S506 - a SafeLoader subclass
@@ -101,9 +255,9 @@ def load_yaml(text: str, source: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        problem = exc.problem or str(exc)
+        problem = _short(exc.problem or "unreadable")
         if exc.context and exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
-            problem += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
+            problem += f" ({_short(exc.context)} that starts on line {exc.context_mark.line + 1})"
         raise VariantError(
             f"not valid YAML: {problem}",
             source=source,
@@ -111,7 +265,7 @@ def load_yaml(text: str, source: str) -> Any:
             hint="check indentation and quoting near this line",
         ) from None
     except yaml.YAMLError as exc:
-        raise VariantError(f"not valid YAML: {exc}", source=source) from None
+        raise VariantError(f"not valid YAML: {_short(type(exc).__name__)}", source=source) from None
 
 
 def where(container: Any, key: Any = None) -> Located | None:

@@ -2,7 +2,7 @@
 
 The file holds the state values and the small arrays that rebuild the state
 index, with a JSON header carrying the cache key and a SHA-256 of the arrays.
-It is written atomically (temporary file + os.replace). A file that does not
+It is written atomically (dicecup.fileio.write_atomic). A file that does not
 load, has another key, or fails its checksum is deleted and the variant is
 solved again: a cache is never trusted blindly.
 """
@@ -14,13 +14,13 @@ import io
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from ..fileio import write_atomic
 from ..language.model import Variant
 from .index import StateIndex
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
@@ -128,16 +128,7 @@ def save(solution: Solution, path: Path | None = None) -> Path:
     }
     buf = io.BytesIO()
     np.savez(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(buf.getvalue())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, buf.getvalue())
     _drop_stale(path, solution.variant)
     return path
 

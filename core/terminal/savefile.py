@@ -1,6 +1,6 @@
 """Saved terminal games: the game state plus who plays each seat and the dice generator.
 
-`dicecup play --save F` rewrites F after every action (temp file + os.replace, so a
+`dicecup play --save F` rewrites F after every action (dicecup.fileio.write_atomic, so a
 killed process leaves the previous save intact); `dicecup resume F` reads it back
 and continues exactly, the same dice included. The file wraps the engine's own
 versioned state JSON in a versioned envelope of its own.
@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from attrs import frozen
 
 from ..errors import SaveError
+from ..fileio import FileError, read_text, write_atomic
 from ..game.state import GameState
 from .session import HUMAN, Seat
 
@@ -25,6 +25,7 @@ __all__ = ["FORMAT", "VERSION", "SavedGame", "to_dict", "from_dict", "load", "sa
 
 FORMAT = "dicecup/play"
 VERSION = 1
+MAX_SAVE_BYTES = 16 << 20  # a save of a long match is tens of kB
 
 
 @frozen
@@ -111,42 +112,26 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
 
 
 def load(path: str | os.PathLike, engine: Any) -> SavedGame:
-    """Read a save file (SaveError for a missing, unreadable, corrupt or foreign file)."""
+    """Read a save file (SaveError for a missing, unreadable, oversized, corrupt or foreign file)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SaveError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SaveError(f"{p}: cannot read it ({exc})") from None
+        text = read_text(p, limit=MAX_SAVE_BYTES, what="saved game")
+    except FileError as exc:
+        raise SaveError(str(exc)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SaveError(f"{p}: not a dicecup saved game (invalid JSON at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:  # `[[[[...` nested deeper than Python's stack
+        raise SaveError(f"{p}: not a dicecup saved game (JSON nested too deeply)") from None
+    except ValueError:  # an integer of thousands of digits
+        raise SaveError(f"{p}: not a dicecup saved game (a number in it is too long)") from None
     try:
         return from_dict(data, engine)
     except SaveError as exc:
         raise SaveError(f"{p}: {exc}") from None
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Replace `path` with `text` all at once: readers see the old file or the new, never half."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def save(path: str | os.PathLike, saved: SavedGame) -> None:
-    """Write a saved game atomically."""
+    """Write a saved game atomically (dicecup.fileio.write_atomic: the old save or the new, never half)."""
     write_atomic(path, json.dumps(to_dict(saved), indent=1))

@@ -1,0 +1,209 @@
+"""Safe file access for the whole package: bounded, non-blocking reading of text files and
+atomic writing (the whole file or nothing), with short errors that never quote the file."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+from pathlib import Path
+
+from .errors import DicecupError
+
+__all__ = ["FileError", "read_text", "write_atomic", "TEMP_SUFFIX"]
+
+#: Temporary files are named `.NAME.PID.TOKEN.dicecup-tmp` next to their destination.
+TEMP_SUFFIX = ".dicecup-tmp"
+_TEMP_MIDDLE = re.compile(r"(\d+)\.[0-9a-f]{8}")  # PID.TOKEN
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+for _flag in ("O_BINARY", "O_CLOEXEC"):  # Windows needs O_BINARY; O_CLOEXEC keeps fds from children
+    _READ_FLAGS |= getattr(os, _flag, 0)
+    _WRITE_FLAGS |= getattr(os, _flag, 0)
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class FileError(DicecupError):
+    """A file that cannot be read or written safely: which file, what is wrong, where in it."""
+
+    def __init__(self, path: str | os.PathLike, message: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.path = str(path)
+        self.message = message
+        self.line = line
+        self.column = column
+        super().__init__(f"{self.path}: {message}")
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in words ("a directory", "a named pipe (FIFO)", ...)."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _size(n: int) -> str:
+    """A byte count for messages: `12.0 MiB (12,582,912 bytes)` or `512 bytes`."""
+    return f"{n / (1 << 20):.1f} MiB ({n:,} bytes)" if n >= 100_000 else f"{n:,} bytes"
+
+
+def _os_error(path: str | os.PathLike, exc: OSError, doing: str) -> FileError:
+    """A FileError for an OSError, with the system's reason but no traceback."""
+    reason = "no such file" if isinstance(exc, FileNotFoundError) else (exc.strerror or type(exc).__name__).lower()
+    return FileError(path, f"cannot {doing} the file: {reason}")
+
+
+def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
+    """The content of the regular UTF-8 text file `path`, at most `limit` bytes, read without blocking.
+
+    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8) is a
+    FileError that names the file and, for bad bytes, their line and column, never the bytes.
+    """
+    try:
+        st = os.stat(path)  # before opening: opening a FIFO or a device can block or have effects
+    except OSError as exc:
+        raise _os_error(path, exc, "read") from None
+    _check_regular(path, st, limit, what)
+    try:
+        fd = os.open(path, _READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat cannot hang us
+    except OSError as exc:
+        raise _os_error(path, exc, "read") from None
+    try:
+        _check_regular(path, os.fstat(fd), limit, what)  # the file opened may not be the one stat saw
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise _os_error(path, exc, "read") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise FileError(path, f"grew beyond {_size(limit)} while being read; a {what} must be smaller")
+    return _decode(path, data, what)
+
+
+def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what: str) -> None:
+    """Refuse what is not a regular file, or is bigger than `limit` bytes."""
+    if not stat.S_ISREG(st.st_mode):
+        raise FileError(path, f"is {_kind(st.st_mode)}, not a {what}")
+    if st.st_size > limit:
+        raise FileError(path, f"is {_size(st.st_size)}; a {what} may be at most {_size(limit)}")
+
+
+def _decode(path: str | os.PathLike, data: bytes, what: str) -> str:
+    """Strict UTF-8 without NUL; the error gives the line and column of the first bad byte."""
+    nul = data.find(b"\0")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+    else:
+        if nul < 0:
+            return text
+        bad = -1
+    at = min(p for p in (nul, bad) if p >= 0)
+    line = data.count(b"\n", 0, at) + 1
+    start = data.rfind(b"\n", 0, at) + 1
+    column = len(data[start:at].decode("utf-8", errors="replace")) + 1
+    if at == nul:
+        message = f"has a NUL byte (line {line}, column {column}): a binary file, not a {what}"
+    else:
+        message = f"is not UTF-8 text (a bad byte at line {line}, column {column}); save the {what} as UTF-8"
+    raise FileError(path, message, line=line, column=column)
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Replace `path` with `data` (str is written as UTF-8) all at once: readers see the old file or the new.
+
+    A symlink's target is replaced and the symlink kept; the old file's permission bits are
+    kept. The temporary file is named after this process, removed on any error, and the stale
+    temporary files of dead writers of the same destination are removed first. A destination
+    that is not a regular file, or lies in no folder, is a FileError; a failed write an OSError.
+    """
+    target = Path(os.path.realpath(path))
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileError(path, f"cannot write it: the folder {folder} does not exist")
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _os_error(path, exc, "write") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise FileError(path, f"is {_kind(st.st_mode)}; it was not replaced")
+    _remove_stale(target)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666  # a new file gets 0o666 less the umask
+    try:
+        fd = os.open(tmp, _WRITE_FLAGS, mode)
+        with os.fdopen(fd, "wb") as fh:
+            if st is not None and hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), mode)  # exactly the old bits, whatever the umask
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _sync_folder(folder)
+
+
+def _remove_stale(target: Path) -> None:
+    """Delete temporary files of `target` left by writers that no longer run (killed mid-write)."""
+    prefix = f".{target.name}."
+    for tmp in target.parent.glob(f"{_glob_escape(prefix)}*{TEMP_SUFFIX}"):
+        found = _TEMP_MIDDLE.fullmatch(tmp.name[len(prefix) : -len(TEMP_SUFFIX)])
+        if found and not _alive(int(found.group(1))):
+            tmp.unlink(missing_ok=True)
+
+
+def _glob_escape(text: str) -> str:
+    """`text` with glob wildcards made literal (a file may be called `[1].json`)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs; when that cannot be known (Windows, no permission), assume it does."""
+    if pid == os.getpid() or os.name == "nt":  # on Windows os.kill(pid, 0) would terminate it
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the folder entry of the replaced file to disk where the system allows it (POSIX)."""
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
