@@ -482,6 +482,10 @@ def test_resume_with_a_tampered_source(engine, tmp_path, case):
     save.write_text(json.dumps(data))
     with pytest.raises(SaveError) as err:
         savefile.load(save, engine)
+    if case == "dev_zero":  # not a .yaml path: refused before anything is opened
+        assert str(err.value) == f"{save}: save file key 'source' must name a variant .yaml file, got '/dev/zero'"
+        assert cli_fails("resume", str(save)).strip() == f"error: {err.value}"
+        return
     assert str(err.value).startswith(f"{save}: the save's variant 'tiny' cannot be loaded: ")
     assert words in str(err.value) and SECRET not in str(err.value)
     assert cli_fails("resume", str(save)).startswith(f"error: {save}: the save's variant 'tiny' cannot be loaded")
