@@ -10,6 +10,9 @@ from dicecup import Engine
 #: The bundled variants RULES.md defines (sections 1-5).
 BUILTIN_VARIANTS = ("yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple")
 
+#: The rest of the family (RULES.md section 6), bundled too.
+FAMILY_VARIANTS = ("maxi-yatzy", "triple-yahtzee", "yamb", "kismet", "balut", "yatzy-forced")
+
 
 @pytest.fixture(scope="session")
 def engine() -> Engine:
