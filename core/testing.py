@@ -283,7 +283,10 @@ def play_random(
                     raise _fail(f"more than {MAX_RULE_ACTIONS_PER_TURN} rule actions in one turn", state)
             elif not isinstance(action, Keep):  # pragma: no cover - legal_actions only has these
                 raise _fail(f"unexpected action {action!r}", state)
-            new = state.apply(action)
+            try:
+                new = state.apply(action)
+            except IllegalAction as exc:
+                raise _fail(f"an action legal_actions() offered was refused ({exc}); are the rules pure?", state) from None
             if isinstance(action, Score) and new.results == state.results:
                 assert filled is not None
                 if new.cards[state.current] != filled[state.current]:

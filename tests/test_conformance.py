@@ -73,10 +73,49 @@ class Fickle:
         return score + self.n
 
 
+class Peeker:
+    """Reads the card behind the tracing's back (the private dict): breaks the hook contract."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("peeker", {}, "Broken on purpose.")
+
+    @hookimpl
+    def dicecup_register_variants(self, register):
+        register(text=GAME.format(rule="peeker"), source="tiny-peeker.yaml")
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        hidden = getattr(ctx.card.scores, "_d", {})
+        return score + sum(hidden.values()) % 3
+
+
+class Moody:
+    """Answers differently each time it is asked the same question (impure)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("moody", {}, "Broken on purpose.")
+
+    @hookimpl
+    def dicecup_register_variants(self, register):
+        register(text=GAME.format(rule="moody"), source="tiny-moody.yaml")
+
+    @hookimpl
+    def dicecup_legal_boxes(self, ctx):
+        self.calls += 1
+        return list(ctx.open_boxes)[: 1 + self.calls % 2]
+
+
 @pytest.mark.parametrize(
     ("plugin", "variant_id", "words"),
     [
-        (Blocker(), "tiny-blocker", "no legal box"),
+        (Peeker(), "tiny-peeker", "changed with box values or game facts it was not seen to read"),
+        (Moody(), "tiny-moody", "different answers to the same question|are the rules pure"),
+        (Blocker(), "tiny-blocker", "no legal"),
         (Greedy(), "tiny-greedy", "sum to 2, not 0"),
         (Fickle(), "tiny-fickle", "not filled as score_preview said"),
     ],
@@ -84,7 +123,7 @@ class Fickle:
 def test_broken_plugins_fail_the_check(plugin, variant_id, words):
     engine = Engine(plugins=[plugin], entry_points=False)
     with pytest.raises(ConformanceError, match=words):
-        check_variant(engine, variant_id, games=10, seed=0, players=(2,))
+        check_variant(engine, variant_id, games=10, seed=0, players=(2,), contract_every=0.5)
 
 
 def test_a_sound_plugin_variant_passes(engine):
