@@ -25,7 +25,7 @@ from .game.handle import Game
 from .game.state import GameState
 from .language.card import Award, Card
 from .language.compiler import REQUIRED
-from .language.contexts import PatternContext, ScoreContext, Situation, TurnContext
+from .language.contexts import PatternContext, Situation
 from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
 from .language.engine import Engine, RuleDecl
 from .language.frozen import FrozenMap
@@ -43,9 +43,11 @@ from .language.model import (
     OptionSpec,
     Progress,
     RuleAction,
+    ScoreContext,
     ScoreResult,
     Spec,
     StateUpdate,
+    TurnContext,
     Variant,
 )
 

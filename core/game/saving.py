@@ -10,19 +10,15 @@ rules can reach, and a tampered one is refused with the key path at fault.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import frozen
 
 from ..errors import DicecupError, SaveError
-from ..language.frozen import thaw_json
 from ..language.model import Variant
-from .actions import Action, action_from_json, action_to_json
+from .actions import Action, action_from_json
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .state import GameState
-
-__all__ = ["SAVE_FORMAT", "SAVE_VERSION", "MAX_MOVES", "Save", "state_to_dict", "read_save", "check_replay"]
+__all__ = ["SAVE_FORMAT", "SAVE_VERSION", "MAX_MOVES", "POSITION_KEYS", "Save", "read_save", "check_replay"]
 
 SAVE_FORMAT = "dicecup/state"
 SAVE_VERSION = 2
@@ -54,52 +50,6 @@ class Save:
     players: tuple[str, ...]
     rounds: int
     moves: tuple[Action, ...]
-
-
-def _award(a: Any) -> dict[str, Any]:
-    out = {"id": a.id, "points": a.points, "name": a.name}
-    if a.figure != "score":
-        out["figure"] = a.figure
-    if a.column is not None:
-        out["column"] = a.column
-    return out
-
-
-def state_to_dict(state: GameState) -> dict[str, Any]:
-    """A versioned, JSON-ready description from which `GameState.from_dict` rebuilds this exact state."""
-    v = state.variant
-    return {
-        "format": SAVE_FORMAT,
-        "version": SAVE_VERSION,
-        "variant": v.id,
-        "source": v.source,
-        "options": dict(v.options),
-        "fingerprint": v.fingerprint,
-        "players": list(state.players),
-        "start_rounds": state.rounds - state.replays,  # the match length at the start (ties add rounds)
-        "history": [action_to_json(a) for a in state.history],
-        "cards": [{"scores": dict(c.scores), "awards": [_award(a) for a in c.awards]} for c in state.cards],
-        "current": state.current,
-        "dice": list(state.dice),
-        "rolls_used": state.rolls_used,
-        "held": None if state.held is None else list(state.held),
-        "banked": list(state.banked),
-        "round": state.round,
-        "rounds": state.rounds,
-        "replays": state.replays,
-        "results": [
-            {
-                "totals": list(r.totals),
-                "instant_winner": r.instant_winner,
-                **({"figures": {k: list(t) for k, t in r.figures.items()}} if r.figures else {}),
-                **({"won_by": r.won_by} if r.won_by else {}),
-            }
-            for r in state.results
-        ],
-        "over": state.over,
-        "turn_state": thaw_json(state.turn_state),
-        "player_state": [thaw_json(p) for p in state.player_state],
-    }
 
 
 def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str = "") -> Any:

@@ -28,10 +28,10 @@ from ..language.card import Card
 from ..language.compiler import MAX_ROUNDS
 from ..language.contexts import Situation
 from ..language.dice import check_dice, reroll_outcomes, sub_multisets
-from ..language.frozen import FrozenMap
+from ..language.frozen import FrozenMap, thaw_json
 from ..language.model import MAX_ROLLS, UNCHANGED, Roll, RuleAction, ScoreResult, Variant
-from .actions import Action, Keep, RollDice, RoundResult, Score, dice_values
-from .saving import SAVE_FORMAT, SAVE_VERSION, check_replay, read_save, state_to_dict
+from .actions import Action, Keep, RollDice, RoundResult, Score, action_to_json, dice_values
+from .saving import SAVE_FORMAT, SAVE_VERSION, check_replay, read_save
 
 __all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION", "MAX_PLAYERS", "MAX_NAME"]
 
@@ -451,9 +451,47 @@ class GameState:
 
 
 def _award_json(a: Any) -> dict[str, Any]:
+    """An award as JSON (figure and column only when they are not the defaults)."""
     out = {"id": a.id, "name": a.name, "points": a.points}
     if a.figure != "score":
         out["figure"] = a.figure
     if a.column is not None:
         out["column"] = a.column
     return out
+
+
+def state_to_dict(state: GameState) -> dict[str, Any]:
+    """A versioned, JSON-ready description from which `GameState.from_dict` rebuilds this exact state."""
+    v = state.variant
+    return {
+        "format": SAVE_FORMAT,
+        "version": SAVE_VERSION,
+        "variant": v.id,
+        "source": v.source,
+        "options": dict(v.options),
+        "fingerprint": v.fingerprint,
+        "players": list(state.players),
+        "start_rounds": state.rounds - state.replays,  # the match length at the start (ties add rounds)
+        "history": [action_to_json(a) for a in state.history],
+        "cards": [{"scores": dict(c.scores), "awards": [_award_json(a) for a in c.awards]} for c in state.cards],
+        "current": state.current,
+        "dice": list(state.dice),
+        "rolls_used": state.rolls_used,
+        "held": None if state.held is None else list(state.held),
+        "banked": list(state.banked),
+        "round": state.round,
+        "rounds": state.rounds,
+        "replays": state.replays,
+        "results": [
+            {
+                "totals": list(r.totals),
+                "instant_winner": r.instant_winner,
+                **({"figures": {k: list(t) for k, t in r.figures.items()}} if r.figures else {}),
+                **({"won_by": r.won_by} if r.won_by else {}),
+            }
+            for r in state.results
+        ],
+        "over": state.over,
+        "turn_state": thaw_json(state.turn_state),
+        "player_state": [thaw_json(p) for p in state.player_state],
+    }

@@ -10,7 +10,7 @@ with a made-up value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import field, frozen
 
@@ -19,10 +19,7 @@ from .dice import Roll
 from .frozen import FrozenMap
 from .tracing import note_situation
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import Box, Variant
-
-__all__ = ["PatternContext", "Situation", "TurnContext", "ScoreContext", "PatternFn", "ScorerFn"]
+__all__ = ["PatternContext", "Situation", "SituationFields", "PatternFn", "ScorerFn"]
 
 PatternFn = Callable[[Roll], "tuple[int, ...] | None"]
 ScorerFn = Callable[["tuple[int, ...]", Roll], int]
@@ -92,7 +89,7 @@ class Situation:
 _UNKNOWN = Situation()
 
 
-class _SituationFields:
+class SituationFields:
     """Properties that read the situation, noting each read for the tracing of rule calls."""
 
     situation: Situation
@@ -150,29 +147,3 @@ class _SituationFields:
         """Rule name -> the state that rule keeps for the acting player's game."""
         note_situation("player_state")
         return self.situation.player_state
-
-
-@frozen
-class TurnContext(_SituationFields):
-    """Argument of the per-turn rule hooks: the variant, the acting player's card and roll, the situation."""
-
-    variant: Variant
-    card: Card
-    roll: Roll | None
-    first_roll: bool
-    open_boxes: tuple[str, ...]
-    situation: Situation = field(factory=Situation.unknown, repr=False)
-
-
-@frozen
-class ScoreContext(_SituationFields):
-    """Argument of the scoring rule hooks: which box, which roll, on which card."""
-
-    variant: Variant
-    card: Card
-    box: Box
-    roll: Roll
-    first_roll: bool
-    combination: tuple[int, ...] | None
-    score: int = 0  # the final box score, set for `dicecup_extra_points`
-    situation: Situation = field(factory=Situation.unknown, repr=False)

@@ -39,8 +39,7 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
     from .card import Award, Card
-    from .contexts import ScoreContext, TurnContext
-    from .model import BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate, Variant
+    from .model import BoxFlag, BoxTotal, Progress, RuleAction, ScoreContext, StateUpdate, TurnContext, Variant
 
 PROJECT = "dicecup"
 hookspec = pluggy.HookspecMarker(PROJECT)

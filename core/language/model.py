@@ -25,7 +25,7 @@ from attrs import evolve, field, frozen
 
 from ..errors import IllegalAction, TooLarge
 from .card import Award, Card, column_card
-from .contexts import PatternContext, ScoreContext, Situation, TurnContext
+from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
 
@@ -263,6 +263,32 @@ class ScoreResult:
     def points(self) -> int:
         """What filling the box adds to the total score (awards in other figures not included)."""
         return self.written + sum(a.points for a in self.awards if a.figure == "score")
+
+
+@frozen
+class TurnContext(SituationFields):
+    """Argument of the per-turn rule hooks: the variant, the acting player's card and roll, the situation."""
+
+    variant: Variant
+    card: Card
+    roll: Roll | None
+    first_roll: bool
+    open_boxes: tuple[str, ...]
+    situation: Situation = field(factory=Situation.unknown, repr=False)
+
+
+@frozen
+class ScoreContext(SituationFields):
+    """Argument of the scoring rule hooks: which box, which roll, on which card."""
+
+    variant: Variant
+    card: Card
+    box: Box
+    roll: Roll
+    first_roll: bool
+    combination: tuple[int, ...] | None
+    score: int = 0  # the final box score, set for `dicecup_extra_points`
+    situation: Situation = field(factory=Situation.unknown, repr=False)
 
 
 @frozen(cache_hash=True)
