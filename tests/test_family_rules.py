@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import dicecup.testing as dicecup_testing
 from dicecup import Card, GameState, IllegalAction, RuleAction, VariantError
 from dicecup.testing import turn
 
@@ -290,3 +291,38 @@ boxes:
     with pytest.raises(VariantError) as err:
         engine.load_file(path)
     assert "n=9 needs more dice" in str(err.value) and err.value.line == 8
+
+
+# ----------------------------------------------------------------------------- conformance
+
+
+@pytest.mark.parametrize("variant_id", ["maxi-yatzy", "triple-yahtzee", "yamb", "kismet", "balut", "yatzy-forced"])
+def test_family_conformance(engine, variant_id):
+    report = dicecup_testing.check_variant(engine, variant_id, games=3, seed=5, players=(1, 2))
+    assert report.turns == sum(len(engine.variant(variant_id).boxes) * p for p in (1, 2, 1))
+    assert report.contract_checks > 0
+    if variant_id == "yamb":
+        assert report.rule_actions > 0
+
+
+@pytest.mark.parametrize("faces", [2, 3, 7, 10, 13, 20])
+def test_any_face_count_plays_through_the_api(engine, tmp_path, faces):
+    path = write(tmp_path, f"""\
+id: faces-{faces}
+dice: {{count: 3, faces: {faces}}}
+boxes:
+  low:    {{pattern: {{kind: face, face: 1}}, score: sum, section: upper}}
+  high:   {{pattern: {{kind: face, face: {faces}}}, score: sum, section: upper}}
+  pair:   {{pattern: pairs, score: sum}}
+  triple: {{pattern: {{kind: of_a_kind, n: 3}}, score: 30}}
+  run:    {{pattern: {{kind: straight, length: 2}}, score: 10}}
+  chance: {{pattern: always, score: total}}
+bonuses:
+  upper: {{kind: threshold, section: upper, at_least: {faces + 1}, points: 5}}
+""")
+    v = engine.load_file(path)
+    assert v.roll_count == len(v.all_rolls())
+    state = GameState.new(v, ["a", "b"])
+    final, counts = dicecup_testing.play_random(state, __import__("random").Random(faces), engine=None, contract_every=0.2)
+    assert final.over and counts["turns"] == 2 * 6
+    assert GameState.from_json(final.to_json(), engine) == final
