@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dicecup import Engine, GameState, VariantError
+from dicecup import Card, Engine, GameState, VariantError
 from dicecup.game.bots import GreedyBot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def variant_files(tmp_path: Path) -> list[Path]:
 
 def test_readme_variants_validate_and_play(tmp_path):
     paths = variant_files(tmp_path)
-    assert [p.stem for p in paths] == ["sprint", "yahtzee-kids"]
+    assert [p.stem for p in paths] == ["sprint", "doubles", "yahtzee-kids"]
     for path in paths:
         proc = dicecup("validate", path.name, cwd=tmp_path)
         assert proc.returncode == 0 and proc.stdout.startswith(f"ok: {path.name}"), proc.stderr
@@ -87,7 +87,7 @@ def test_readme_variants_validate_and_play(tmp_path):
 
 
 def test_readme_variants_mean_what_the_readme_says(tmp_path):
-    sprint, kids = variant_files(tmp_path)
+    sprint, doubles, kids = variant_files(tmp_path)
     engine = Engine(entry_points=False)
     v = engine.load_file(sprint)
     assert (v.dice, v.rolls, len(v.boxes)) == (3, 2, 6)
@@ -99,6 +99,11 @@ def test_readme_variants_mean_what_the_readme_says(tmp_path):
     assert "chance" not in big.box_ids
     card = v.empty_card().fill("triple", 30)
     assert [a.points for a in v.score(card, "pair", v.roll_of([5, 5, 5])).awards] == [25]  # triple_bonus
+    d = engine.load_file(doubles)
+    assert d.box_ids[0] == "free.ones" and d.box_ids[-1] == "double.yacht" and len(d.boxes) == 24
+    assert d.score(d.empty_card(), "double.yacht", d.roll_of([3] * 5)).written == 100
+    threes = {f"double.{r}": 3 * f for f, r in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), 1)}
+    assert {a.id: a.points for a in d.end_bonuses(Card(threes))} == {"double.upper_bonus": 70}
     k = engine.load_file(kids)
     assert "chance" not in k.box_ids and k.options["joker"] == "none" and k.match.rounds_for(2) == 3
     assert k.score(k.empty_card(), "yahtzee", k.roll_of([4] * 5)).score == 100
