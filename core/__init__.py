@@ -9,8 +9,8 @@ pluggy plugins; games are immutable states with explicit chance.
 """
 
 from .errors import (
-    DiceError,
     DicecupError,
+    DiceError,
     IllegalAction,
     ParameterError,
     PluginError,

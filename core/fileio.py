@@ -35,7 +35,9 @@ _KINDS = (
 class FileError(DicecupError):
     """A file that cannot be read or written safely: which file, what is wrong, where in it."""
 
-    def __init__(self, path: str | os.PathLike, message: str, *, line: int | None = None, column: int | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike, message: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
         self.path = str(path)
         self.message = message
         self.line = line

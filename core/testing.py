@@ -286,7 +286,9 @@ def play_random(
             try:
                 new = state.apply(action)
             except IllegalAction as exc:
-                raise _fail(f"an action legal_actions() offered was refused ({exc}); are the rules pure?", state) from None
+                raise _fail(
+                    f"an action legal_actions() offered was refused ({exc}); are the rules pure?", state
+                ) from None
             if isinstance(action, Score) and new.results == state.results:
                 assert filled is not None
                 if new.cards[state.current] != filled[state.current]:
@@ -346,7 +348,9 @@ def check_variant(
     highest: int | None = None
     for g in range(games):
         state = GameState.new(variant, sizes[g % len(sizes)], rounds)
-        final, counts = play_random(state, rng, engine=engine, roundtrip_every=roundtrip_every, contract_every=contract_every)
+        final, counts = play_random(
+            state, rng, engine=engine, roundtrip_every=roundtrip_every, contract_every=contract_every
+        )
         for k in played:
             played[k] += counts[k]
         for r in final.results:

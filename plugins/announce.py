@@ -23,7 +23,9 @@ def dicecup_register_rules(register):
         {},
         "A box of this column is filled only when announced right after the turn's first roll.",
         kind="order",
-        actions={"announce": "announce the box of an announced column this turn will score (right after the first roll)"},
+        actions={
+            "announce": "announce the box of an announced column this turn will score (right after the first roll)"
+        },
     )
 
 

@@ -69,7 +69,9 @@ def _tiers(params: Mapping[str, Any]) -> tuple[tuple[int, int], ...]:
 def _check_threshold(variant: Variant, params: Mapping[str, Any]) -> None:
     single = params.get("at_least") is not None or params.get("points") is not None
     if (params.get("tiers") is None) != single:
-        raise ValueError("a threshold bonus gives either `at_least` and `points`, or `tiers: [[at_least, points], ...]`")
+        raise ValueError(
+            "a threshold bonus gives either `at_least` and `points`, or `tiers: [[at_least, points], ...]`"
+        )
     if single:
         _whole("at_least", params["at_least"])
         _whole("points", params["points"])
@@ -93,7 +95,9 @@ def _check_threshold(variant: Variant, params: Mapping[str, Any]) -> None:
             raise ParameterError("section", f"section must be a section name, got {params['section']!r}")
         if not _group(variant, params):
             sections = sorted({b.section for b in variant.boxes})
-            raise ParameterError("section", f"section {params['section']!r} has no boxes; sections are {', '.join(sections)}")
+            raise ParameterError(
+                "section", f"section {params['section']!r} has no boxes; sections are {', '.join(sections)}"
+            )
     else:
         _refs(variant, "boxes", params["boxes"])
 
@@ -298,7 +302,13 @@ def dicecup_extra_points(ctx: ScoreContext):
         if bonus.kind != "event":
             continue
         p = bonus.params
-        if variant.combination(variant.row(p["pattern_of"]) if p["pattern_of"] in variant.rows else variant.box(p["pattern_of"]), ctx.roll) is None:
+        if (
+            variant.combination(
+                variant.row(p["pattern_of"]) if p["pattern_of"] in variant.rows else variant.box(p["pattern_of"]),
+                ctx.roll,
+            )
+            is None
+        ):
             continue
         if all(card.scores.get(b) == v for ref, v in p["box_holds"].items() for b in variant.boxes_of(ref)):
             out.append(Award(bonus.id, p["points"], bonus.name))

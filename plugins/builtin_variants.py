@@ -6,7 +6,6 @@ from importlib import resources
 
 from dicecup import hookimpl
 
-
 #: The five games RULES.md defines first, in its order; other bundled files follow alphabetically.
 FIRST = ("yahtzee", "yatzy", "yacht", "generala", "russian")
 

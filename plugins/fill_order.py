@@ -63,5 +63,7 @@ def dicecup_progress(variant: Variant, card: Card):
     for col in _ordered(variant):
         nxt = _next_box(variant, col, open_boxes)
         if nxt is not None:
-            out.append(Progress(f"order:{col.id}", line=f"{col.name} column ({col.order}): {variant.box(nxt).name} next"))
+            out.append(
+                Progress(f"order:{col.id}", line=f"{col.name} column ({col.order}): {variant.box(nxt).name} next")
+            )
     return out

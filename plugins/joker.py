@@ -32,7 +32,9 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
             raise ParameterError("points", f"no row {b!r}")
         if isinstance(v, bool) or not isinstance(v, int):
             raise ParameterError("points", f"{b} must map to a whole number of points, got {v!r}")
-    if not isinstance(params["upper_section"], str) or not any(b.section == params["upper_section"] for b in variant.boxes):
+    if not isinstance(params["upper_section"], str) or not any(
+        b.section == params["upper_section"] for b in variant.boxes
+    ):
         raise ParameterError("upper_section", f"no box is in section {params['upper_section']!r}")
 
 

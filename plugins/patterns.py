@@ -222,12 +222,15 @@ PATTERN_TEXTS = {
     "pairs": lambda p: "a pair" if p.get("count", 1) == 1 else f"{p['count']} pairs of different faces",
     "groups": lambda p: " + ".join(str(s) for s in p["sizes"]) + " alike, different faces",
     "straight": lambda p: (
-        f"a run of {p['length']}" if p.get("length") is not None else "one of " + " / ".join(_faces_text(r) for r in p["runs"])
+        f"a run of {p['length']}"
+        if p.get("length") is not None
+        else "one of " + " / ".join(_faces_text(r) for r in p["runs"])
     ),
     "all_in": lambda p: "every die one of " + _faces_text(p["faces"]),
     "none_of": lambda p: "none of: " + ", ".join(p["boxes"]),
-    "same": lambda p: ("every die" if p.get("of", "always") == "always" else _nested_text(p["of"]))
-    + f", all one {p['attribute']}",
+    "same": lambda p: (
+        ("every die" if p.get("of", "always") == "always" else _nested_text(p["of"])) + f", all one {p['attribute']}"
+    ),
 }
 
 
@@ -278,9 +281,19 @@ def best_of(ctx: PatternContext, of: Sequence[Any]):
         raise ParameterError("of", "of must be a non-empty list of {pattern: ..., score: ...} choices")
     choices = []
     for i, item in enumerate(of):
-        if not isinstance(item, Mapping) or set(item) - {"pattern", "score"} or "pattern" not in item or "score" not in item:
+        if (
+            not isinstance(item, Mapping)
+            or set(item) - {"pattern", "score"}
+            or "pattern" not in item
+            or "score" not in item
+        ):
             raise ParameterError("of", f"choice {i + 1} must be a mapping with `pattern` and `score`, got {item!r}")
-        choices.append((ctx.compile_pattern(item["pattern"], "of", i, "pattern"), ctx.compile_scorer(item["score"], "of", i, "score")))
+        choices.append(
+            (
+                ctx.compile_pattern(item["pattern"], "of", i, "pattern"),
+                ctx.compile_scorer(item["score"], "of", i, "score"),
+            )
+        )
 
     def score(comb: tuple[int, ...], roll: Roll) -> int:
         best = 0
@@ -308,7 +321,9 @@ def lookup(ctx: PatternContext, points: Mapping[Any, Any], default: int = 0):
             raise ParameterError("points", f"{key!r} is not a combination of dice like 12345")
         dice = tuple(sorted(int(p) for p in parts))
         if any(not 1 <= d <= ctx.faces for d in dice) or len(dice) > ctx.dice:
-            raise ParameterError("points", f"{key!r} is not a combination of {ctx.dice} dice with faces 1 to {ctx.faces}")
+            raise ParameterError(
+                "points", f"{key!r} is not a combination of {ctx.dice} dice with faces 1 to {ctx.faces}"
+            )
         if isinstance(value, bool) or not isinstance(value, int):
             raise ParameterError("points", f"{key}: points must be a whole number, got {value!r}")
         table[dice] = value
@@ -325,7 +340,9 @@ SCORER_TEXTS = {
     "fixed": lambda p: str(p["points"]),
     "relative": lambda p: f"(count of {p['face']}s - {p.get('par', 3)}) x {p['face']}",
     "best_of": lambda p: f"the best of {len(p['of'])} combinations",
-    "lookup": lambda p: ", ".join(f"{k}: {v}" for k, v in p["points"].items()) + (f", else {p['default']}" if p.get("default") else ""),
+    "lookup": lambda p: (
+        ", ".join(f"{k}: {v}" for k, v in p["points"].items()) + (f", else {p['default']}" if p.get("default") else "")
+    ),
 }
 
 

@@ -17,7 +17,9 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ParameterError(key, f"{key} must be a number, got {value!r}")
     if params["two_players"] not in TWO_PLAYER_MODES:
-        raise ParameterError("two_players", f"two_players must be one of {', '.join(TWO_PLAYER_MODES)}, got {params['two_players']!r}")
+        raise ParameterError(
+            "two_players", f"two_players must be one of {', '.join(TWO_PLAYER_MODES)}, got {params['two_players']!r}"
+        )
     for key in ("stake", "fixed_stake"):
         if params[key] < 0:
             raise ParameterError(key, f"{key} cannot be negative, got {params[key]}")
@@ -35,7 +37,9 @@ def dicecup_register_rules(register):
     )
 
 
-def settle(totals: Mapping[str, int], stake: int = 1, two_players: str = "difference", fixed_stake: int = 1) -> dict[str, Fraction]:
+def settle(
+    totals: Mapping[str, int], stake: int = 1, two_players: str = "difference", fixed_stake: int = 1
+) -> dict[str, Fraction]:
     """Payments per player (positive: receives). Exact fractions; they sum to zero."""
     names = list(totals)
     if len(names) < 2:

@@ -15,8 +15,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from ..language.engine import Engine
 from ..errors import DicecupError
+from ..language.engine import Engine
 from ..language.model import Variant
 
 __all__ = [
@@ -76,7 +76,12 @@ def _check_variant(value: str) -> str:
 
 VariantOpt = Annotated[
     str,
-    typer.Option("--variant", "-v", help="Variant id (see `dicecup variants`) or a path to a variant .yaml file.", callback=_check_variant),
+    typer.Option(
+        "--variant",
+        "-v",
+        help="Variant id (see `dicecup variants`) or a path to a variant .yaml file.",
+        callback=_check_variant,
+    ),
 ]
 OptionOpt = Annotated[
     list[str] | None,

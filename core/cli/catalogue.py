@@ -14,9 +14,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from ..errors import DicecupError, VariantError
 from ..language.describe import options_text, row_info, variant_info
 from ..language.dice import parse_dice
-from ..errors import DicecupError, VariantError
 from ..language.documents import option_combinations
 from ..language.model import Card, Variant
 from .app import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
@@ -97,7 +97,9 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
     out.print(f"[bold]{v.name}[/bold] ({v.id})" + (f" - {v.description}" if v.description else ""))
     turn = f"{v.rolls} rolls a turn" + (", unused rolls are banked for later turns" if v.carry_over else "")
     multi = len(v.columns) > 1
-    shape = f"{len(v.rows)} rows x {len(v.columns)} columns = {len(v.boxes)} boxes" if multi else f"{len(v.boxes)} boxes"
+    shape = (
+        f"{len(v.rows)} rows x {len(v.columns)} columns = {len(v.boxes)} boxes" if multi else f"{len(v.boxes)} boxes"
+    )
     out.print(f"{v.dice} dice with faces 1-{v.faces}, {turn}, {shape}.")
     for name, values in v.attributes.items():
         groups: dict[str, list[str]] = {}
@@ -183,7 +185,9 @@ def score(
     dice: Annotated[str, typer.Argument(metavar="DICE", help="The dice, e.g. 11333 or 1,1,3,3,3.")],
     variant: VariantOpt,
     option: OptionOpt = None,
-    first_roll: Annotated[bool, typer.Option("--first-roll", help="The dice are the turn's first roll (served).")] = False,
+    first_roll: Annotated[
+        bool, typer.Option("--first-roll", help="The dice are the turn's first roll (served).")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score dice in every box of an empty card."""
@@ -219,8 +223,9 @@ def validate(file: Annotated[Path, typer.Argument(help="A variant .yaml file.")]
             engine.load_file(file, combo)  # overlays can conflict only in combination: compile each
         except VariantError as exc:
             chosen = ", ".join(f"{k}={val}" for k, val in combo.items())
-            raise VariantError(f"with options {chosen}: {exc.message}", source=exc.source, line=exc.line,
-                               path=exc.path, hint=exc.hint) from None
+            raise VariantError(
+                f"with options {chosen}: {exc.message}", source=exc.source, line=exc.line, path=exc.path, hint=exc.hint
+            ) from None
         checked += 1
     parts = [
         f"{v.dice} dice x {v.faces} faces",

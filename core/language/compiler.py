@@ -13,9 +13,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import VariantError
 from attrs import frozen
 
+from ..errors import VariantError
 from .contexts import PatternContext
 from .frozen import FrozenMap, frozen_params
 from .model import (
@@ -76,11 +76,12 @@ class Maker:
     plugin: Any = None
 
 
-
 class Node:
     """A value in the document with the key path that leads to it, for precise errors."""
 
-    def __init__(self, value: Any, path: tuple[Any, ...], parent: Any = None, key: Any = None, source: str = "") -> None:
+    def __init__(
+        self, value: Any, path: tuple[Any, ...], parent: Any = None, key: Any = None, source: str = ""
+    ) -> None:
         self.value = value
         self.path = path
         self._parent = parent
@@ -176,10 +177,17 @@ def fingerprint(document: Any) -> str:
 def _ident(node: Node, what: str) -> str:
     """A name of letters, digits, '_' or '-', at most MAX_ID_LENGTH long (ids go into file names)."""
     name = node.value
-    if not isinstance(name, str) or not name or not name.replace("_", "").replace("-", "").isalnum() or not name.isascii():
+    if (
+        not isinstance(name, str)
+        or not name
+        or not name.replace("_", "").replace("-", "").isalnum()
+        or not name.isascii()
+    ):
         raise node.error(f"{what} must be a name of letters, digits, '_' or '-', got {_describe(name)}")
     if len(name) > MAX_ID_LENGTH:
-        raise node.error(f"{what} is {len(name)} characters long; the limit is {MAX_ID_LENGTH}", hint="use a shorter id")
+        raise node.error(
+            f"{what} is {len(name)} characters long; the limit is {MAX_ID_LENGTH}", hint="use a shorter id"
+        )
     return name
 
 
@@ -190,7 +198,9 @@ def _key_node(parent: Node, key: Any, what: str) -> Node:
     return node
 
 
-def _call_factory(node: Node, factory: Callable[..., Any], ctx: PatternContext, params: dict[str, Any], what: str) -> Any:
+def _call_factory(
+    node: Node, factory: Callable[..., Any], ctx: PatternContext, params: dict[str, Any], what: str
+) -> Any:
     """Call a pattern/scorer factory, turning bad parameters into precise errors."""
     sig = inspect.signature(factory)
     accepted = list(sig.parameters.values())[1:]
@@ -358,8 +368,10 @@ def _columns(doc: Node, rules: Mapping[str, Any]) -> tuple[Column, ...]:
             )
         )
     if len(out) == 1 and out[0].multiplier != 1:
-        raise node.child(out[0].id).child("multiplier").error(
-            "a multiplier needs several columns (with one column every point would be multiplied alike)"
+        raise (
+            node.child(out[0].id)
+            .child("multiplier")
+            .error("a multiplier needs several columns (with one column every point would be multiplied alike)")
         )
     return tuple(out)
 
@@ -528,7 +540,9 @@ def compile_variant(
             decl = rules.get(kind)
             if decl is None or decl.kind != "bonus":
                 known = sorted(k for k, d in rules.items() if d.kind == "bonus")
-                raise node.child("kind").error(f"unknown bonus kind {kind!r}", hint=f"known bonus kinds: {', '.join(known)}")
+                raise node.child("kind").error(
+                    f"unknown bonus kind {kind!r}", hint=f"known bonus kinds: {', '.join(known)}"
+                )
             nm = node.get("name", None)
             scope_node = node.get("scope", None)
             scope = "column" if multi else "card"
@@ -542,7 +556,8 @@ def compile_variant(
             figure = fig_node.string() if fig_node else "score"
             if figure not in figure_ids:
                 raise fig_node.error(  # type: ignore[union-attr]
-                    f"unknown figure {figure!r}", hint=f"figures: {', '.join(sorted(figure_ids))} (declare others under `figures`)"
+                    f"unknown figure {figure!r}",
+                    hint=f"figures: {', '.join(sorted(figure_ids))} (declare others under `figures`)",
                 )
             raw = {k: v for k, v in node.value.items() if k not in BONUS_KEYS}
             params = _rule_params(node, decl, raw)
@@ -578,9 +593,7 @@ def compile_variant(
     card_columns = columns or (Column("main", "Card"),)
     all_enabled = {**sheet_kinds, **enabled}
     ident = identity(all_enabled, comp.used)
-    fp = fingerprint(
-        {"doc": plain_doc, "options": {k: options[k] for k in sorted(options)}, "plugins": ident}
-    )
+    fp = fingerprint({"doc": plain_doc, "options": {k: options[k] for k in sorted(options)}, "plugins": ident})
     sheets: dict[str, Variant] = {}
     if column_scoped:
         sheet_hooks = hooks_for(sheet_kinds)
@@ -660,7 +673,9 @@ def compile_variant(
             raise
         except Exception as exc:  # a plugin's check: any failure is a fault of these parameters
             bad = getattr(exc, "key", None)
-            where_node = node.child(bad) if isinstance(node.value, dict) and isinstance(bad, str) and bad in node.value else node
+            where_node = (
+                node.child(bad) if isinstance(node.value, dict) and isinstance(bad, str) and bad in node.value else node
+            )
             raise where_node.error(_exc_text(exc)) from None
     return variant
 
@@ -673,7 +688,10 @@ def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any]) -> dict[str, Any
             close = difflib.get_close_matches(str(key), [str(p) for p in decl.params], n=1)
             takes = ", ".join(decl.params) or "no parameters"
             hint = f"did you mean {close[0]!r}?" if close else f"{decl.name} takes: {takes}"
-            raise node.child(key).error(f"unknown parameter {_describe(key) if not isinstance(key, str) else repr(key)} for {decl.name}", hint=hint)
+            raise node.child(key).error(
+                f"unknown parameter {_describe(key) if not isinstance(key, str) else repr(key)} for {decl.name}",
+                hint=hint,
+            )
         default = decl.params[key]
         if default is not REQUIRED and default is not None and not _same_type(default, value):
             raise node.child(key).error(f"expected {_type_name(default)} for {decl.name}.{key}, got {_describe(value)}")

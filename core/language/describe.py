@@ -57,14 +57,24 @@ def variant_info(v: Variant) -> dict[str, Any]:
         "dice": {
             "count": v.dice,
             "faces": v.faces,
-            "attributes": {name: {str(f): vals[f] for f in range(1, v.faces + 1)} for name, vals in v.attributes.items()},
+            "attributes": {
+                name: {str(f): vals[f] for f in range(1, v.faces + 1)} for name, vals in v.attributes.items()
+            },
         },
         "turn": {"rolls": v.rolls, "carry_over": v.carry_over},
         "columns": [{"id": c.id, "name": c.name, "multiplier": c.multiplier, "order": c.order} for c in v.columns],
         "rows": [row_info(v.row(r)) for r in v.rows],
         "boxes": [box_info(b) for b in v.boxes],
         "bonuses": [
-            {"id": b.id, "name": b.name, "kind": b.kind, "scope": b.scope, "figure": b.figure, "column": b.column, **plain(b.params)}
+            {
+                "id": b.id,
+                "name": b.name,
+                "kind": b.kind,
+                "scope": b.scope,
+                "figure": b.figure,
+                "column": b.column,
+                **plain(b.params),
+            }
             for b in v.declared_bonuses
         ],
         "rules": {name: plain(params) for name, params in v.rules.items() if name not in bonus_kinds | orders},

@@ -6,7 +6,7 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from attrs import field, frozen
 
@@ -69,13 +69,13 @@ def parse_dice(text: str, count: int, faces: int) -> tuple[int, ...]:
     return check_dice(values, count, faces)
 
 
-@lru_cache(maxsize=None)
+@cache
 def all_rolls(count: int, faces: int) -> tuple[tuple[int, ...], ...]:
     """Every distinct roll (sorted multiset) of `count` dice with `faces` faces, in order."""
     return tuple(itertools.combinations_with_replacement(range(1, faces + 1), count))
 
 
-@lru_cache(maxsize=None)
+@cache
 def reroll_outcomes(count: int, faces: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     """The sorted outcomes of rolling `count` dice, each with its exact probability."""
     total = faces**count
@@ -93,4 +93,4 @@ def sub_multisets(dice: Sequence[int]) -> Iterator[tuple[int, ...]]:
     ordered = sorted(dice)
     groups = [(face, len(list(g))) for face, g in itertools.groupby(ordered)]
     for picks in itertools.product(*(range(n + 1) for _, n in groups)):
-        yield tuple(face for (face, _), k in zip(groups, picks) for _ in range(k))
+        yield tuple(face for (face, _), k in zip(groups, picks, strict=True) for _ in range(k))

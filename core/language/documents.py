@@ -19,7 +19,15 @@ from .compiler import Node
 from .model import OptionSpec
 from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, load_yaml, merge, read_variant, where
 
-__all__ = ["Resolved", "resolve", "option_specs", "choose_options", "option_combinations", "MAX_COMBINATIONS", "MAX_EXTENDS"]
+__all__ = [
+    "Resolved",
+    "resolve",
+    "option_specs",
+    "choose_options",
+    "option_combinations",
+    "MAX_COMBINATIONS",
+    "MAX_EXTENDS",
+]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SUBST = re.compile(r"\$\{(" + _NAME.pattern + r")\}")
@@ -76,7 +84,9 @@ def _resolve_extends(doc: Any, source: str, chain: list[str], entries: Mapping[s
     if parent_key in chain:
         raise ext.error("variants extend each other in a loop: " + " -> ".join(chain + [parent_key]))
     if len(chain) >= MAX_EXTENDS:
-        raise ext.error(f"an extends chain may hold at most {MAX_EXTENDS} variants", hint="extend a variant that extends less")
+        raise ext.error(
+            f"an extends chain may hold at most {MAX_EXTENDS} variants", hint="extend a variant that extends less"
+        )
     if is_file:
         parent_doc, parent_source = _read_parent(ext, parent_name, Path(parent_key), root), parent_key
     else:
@@ -105,9 +115,13 @@ def _read_parent(ext: Node, name: str, path: Path, root: str) -> Any:
     except VariantError as exc:
         if exc.line is not None:  # a bad byte inside the parent: point at it
             source, line = ext.loc()
-            raise VariantError(exc.message, source=exc.source, line=exc.line, hint=f"{source}:{line} extends it") from None
-        raise ext.error(f"cannot extend {name!r}: {exc.message}",
-                        hint="the path is relative to this file's folder and must name a variant file") from None
+            raise VariantError(
+                exc.message, source=exc.source, line=exc.line, hint=f"{source}:{line} extends it"
+            ) from None
+        raise ext.error(
+            f"cannot extend {name!r}: {exc.message}",
+            hint="the path is relative to this file's folder and must name a variant file",
+        ) from None
     return load_yaml(text, str(path))
 
 
@@ -152,8 +166,9 @@ def option_specs(doc: Any, source: str) -> tuple[tuple[OptionSpec, ...], dict[tu
         for c in choices:  # values are matched by text, without case (`--option joker=FORCED`)
             other = by_text.get(str(c).lower(), by_value.get(c, _NONE))
             if other is not _NONE:
-                raise choices_node.error(f"choices {other!r} and {c!r} cannot be told apart",
-                                         hint="give every choice a different name")
+                raise choices_node.error(
+                    f"choices {other!r} and {c!r} cannot be told apart", hint="give every choice a different name"
+                )
             by_text[str(c).lower()] = by_value[c] = c
         default = onode.get("default")
         if default.value not in choices:
@@ -180,8 +195,9 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def option_combinations(specs: Sequence[OptionSpec], *, limit: int = MAX_COMBINATIONS, source: str | None = None
-                        ) -> Iterator[dict[str, Any]]:
+def option_combinations(
+    specs: Sequence[OptionSpec], *, limit: int = MAX_COMBINATIONS, source: str | None = None
+) -> Iterator[dict[str, Any]]:
     """Every assignment of one choice to each option, all defaults first (what `validate` compiles).
 
     Refused at once, with the count, when there are more than `limit` combinations.
@@ -193,16 +209,18 @@ def option_combinations(specs: Sequence[OptionSpec], *, limit: int = MAX_COMBINA
             break
     if count > limit:
         shown = f"{count:,}" if count <= 10**18 else "more than 10^18"
-        raise VariantError(f"{shown} option combinations; validate checks up to {limit:,}", source=source,
-                           path=("options",), hint="split the variant into files that extend a shared one")
+        raise VariantError(
+            f"{shown} option combinations; validate checks up to {limit:,}",
+            source=source,
+            path=("options",),
+            hint="split the variant into files that extend a shared one",
+        )
     orders = [(s.default, *(c for c in s.choices if c != s.default)) for s in specs]
     names = [s.name for s in specs]
-    return (dict(zip(names, values)) for values in itertools.product(*orders))
+    return (dict(zip(names, values, strict=True)) for values in itertools.product(*orders))
 
 
-def choose_options(
-    specs: Sequence[OptionSpec], given: Mapping[str, Any], source: str
-) -> dict[str, Any]:
+def choose_options(specs: Sequence[OptionSpec], given: Mapping[str, Any], source: str) -> dict[str, Any]:
     """The value of every option: its default, or the given value matched to a choice (case aside)."""
     by_name = {s.name: s for s in specs}
     chosen = {s.name: s.default for s in specs}
@@ -251,12 +269,18 @@ def _substitute(value: Any, options: Mapping[str, Any], source: str, path: tuple
                 ) from None
             except _TooLong:
                 loc = out.key_locs.get(k) or (source, None)
-                raise VariantError(f"substituting options makes the document longer than {MAX_CHARS:,} characters",
-                                   source=loc[0], line=loc[1], path=path + (k,)) from None
+                raise VariantError(
+                    f"substituting options makes the document longer than {MAX_CHARS:,} characters",
+                    source=loc[0],
+                    line=loc[1],
+                    path=path + (k,),
+                ) from None
         return out
     if isinstance(value, list):
-        items = LocList((_substitute(v, options, source, path + (i,), budget) for i, v in enumerate(value)),
-                        loc=getattr(value, "loc", None))
+        items = LocList(
+            (_substitute(v, options, source, path + (i,), budget) for i, v in enumerate(value)),
+            loc=getattr(value, "loc", None),
+        )
         items.item_locs = list(getattr(value, "item_locs", []))
         return items
     if isinstance(value, str) and "${" in value:

@@ -139,7 +139,9 @@ class Engine:
                     cut = len(hookspecs.PROJECT) + 1  # compare what follows the shared prefix
                     close = difflib.get_close_matches(attr[cut:], [k[cut:] for k in known], n=1)
                     hint = f"did you mean {attr[:cut]}{close[0]}?" if close else f"the hooks are: {', '.join(known)}"
-                    raise PluginError(f"plugin {_plugin_name(plugin)} implements {attr}, which is not a dicecup hook; {hint}")
+                    raise PluginError(
+                        f"plugin {_plugin_name(plugin)} implements {attr}, which is not a dicecup hook; {hint}"
+                    )
                 if not marked:
                     raise PluginError(
                         f"plugin {_plugin_name(plugin)} defines {attr} without @dicecup.hookimpl, so it would never be called"
@@ -147,7 +149,9 @@ class Engine:
         try:
             self.pm.check_pending()
         except pluggy.PluginValidationError as exc:  # pragma: no cover - the loop above catches these first
-            raise PluginError(f"plugin {_plugin_name(exc.plugin)} implements a hook dicecup does not have: {exc}") from None
+            raise PluginError(
+                f"plugin {_plugin_name(exc.plugin)} implements a hook dicecup does not have: {exc}"
+            ) from None
 
     def _each_plugin(self, hook: str) -> list[tuple[Any, Any]]:
         """(plugin, a hook caller for that plugin alone) for every plugin implementing `hook`, in registration order."""
@@ -162,14 +166,18 @@ class Engine:
             ("dicecup_register_scorers", self.scorers, "scorer"),
         ):
             for plugin, call in self._each_plugin(hook):
-                self._guard(plugin, hook, lambda c=call, p=plugin, t=table, w=what: c(register=self._maker_registrar(t, w, p)))
+                self._guard(
+                    plugin, hook, lambda c=call, p=plugin, t=table, w=what: c(register=self._maker_registrar(t, w, p))
+                )
         for plugin, call in self._each_plugin("dicecup_register_rules"):
             self._guard(plugin, "dicecup_register_rules", lambda c=call, p=plugin: c(register=self._rule_registrar(p)))
         for plugin, call in self._each_plugin("dicecup_register_bots"):
             self._guard(plugin, "dicecup_register_bots", lambda c=call, p=plugin: c(register=self._bot_registrar(p)))
         for plugin, call in self._each_plugin("dicecup_register_variants"):
             origin = self.pm.get_name(plugin) or "plugin"
-            self._guard(plugin, "dicecup_register_variants", lambda c=call, o=origin: c(register=self._variant_registrar(o)))
+            self._guard(
+                plugin, "dicecup_register_variants", lambda c=call, o=origin: c(register=self._variant_registrar(o))
+            )
 
     def _guard(self, plugin: Any, hook: str, call: Callable[[], Any]) -> None:
         try:
@@ -181,7 +189,9 @@ class Engine:
 
     @staticmethod
     def _maker_registrar(table: dict[str, Maker], what: str, plugin: Any) -> Callable[..., None]:
-        def register(name: str, factory: Callable[..., Any], text: Callable[[Mapping[str, Any]], str] | None = None) -> None:
+        def register(
+            name: str, factory: Callable[..., Any], text: Callable[[Mapping[str, Any]], str] | None = None
+        ) -> None:
             if not isinstance(name, str) or not name:
                 raise PluginError(f"a {what} name must be a non-empty string, got {name!r}")
             if not callable(factory):
@@ -223,7 +233,9 @@ class Engine:
         return register
 
     def _variant_registrar(self, origin: str) -> Callable[..., None]:
-        def register(path: str | os.PathLike[str] | None = None, *, text: str | None = None, source: str | None = None) -> None:
+        def register(
+            path: str | os.PathLike[str] | None = None, *, text: str | None = None, source: str | None = None
+        ) -> None:
             if path is not None:
                 text = read_variant(path)
                 source = source or str(path)
@@ -323,7 +335,10 @@ class Engine:
                 raise pickle.PicklingError(
                     f"variant {variant.id!r} uses a plugin that cannot be imported by name, so it cannot be pickled"
                 )
-            return (_unpickle_variant, (spec, variant.document, source, dict(variant.options), specs, variant.fingerprint))
+            return (
+                _unpickle_variant,
+                (spec, variant.document, source, dict(variant.options), specs, variant.fingerprint),
+            )
 
         return compile_variant(
             Node(document, (), source=source),
@@ -385,7 +400,12 @@ class Engine:
             except (OSError, TypeError):
                 digest.update(repr(sorted(n for n in dir(plugin) if n.startswith("dicecup_"))).encode())
             qual = "" if inspect.ismodule(plugin) else getattr(type(plugin), "__qualname__", "")
-            got = self._identities[id(plugin)] = [plugin_label(self.pm, plugin), modname + (":" + qual if qual else ""), version, digest.hexdigest()[:16]]
+            got = self._identities[id(plugin)] = [
+                plugin_label(self.pm, plugin),
+                modname + (":" + qual if qual else ""),
+                version,
+                digest.hexdigest()[:16],
+            ]
         return got
 
 
@@ -440,7 +460,9 @@ def _engine_from_spec(spec: tuple[Any, ...]) -> Engine:
     return got
 
 
-def _unpickle_variant(spec: tuple[Any, ...], document: Any, source: str, options: dict[str, Any], specs: Any, fp: str) -> Variant:
+def _unpickle_variant(
+    spec: tuple[Any, ...], document: Any, source: str, options: dict[str, Any], specs: Any, fp: str
+) -> Variant:
     """Compile a pickled variant again with an engine built the same way; its fingerprint must match."""
     engine = _engine_from_spec(spec)
     variant = engine._compile(document, source, options, specs)

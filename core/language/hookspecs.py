@@ -257,4 +257,3 @@ def dicecup_state_totals(variant: Variant) -> Iterable[BoxTotal] | None:
     solver keeps each group's total (clamped to where it still matters) in its
     state, and reads the bonuses' values from ``dicecup_end_bonuses``.
     """
-

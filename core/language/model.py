@@ -543,7 +543,9 @@ class Variant:
         for col, sheet in self.sheets.items():
             view = column_card(card, col, sheet.box_ids)
             mult = self._columns[col].multiplier
-            out.extend(self._count(self._tag(sheet, a, col, qualify=True), mult) for a in sheet.hooks.end_bonuses(sheet, view))
+            out.extend(
+                self._count(self._tag(sheet, a, col, qualify=True), mult) for a in sheet.hooks.end_bonuses(sheet, view)
+            )
         return tuple(out)
 
     def written_scores(self, card: Card) -> dict[str, int | None]:
@@ -637,7 +639,9 @@ class Variant:
         """Whether the rules let the acting player keep dice and roll again now."""
         return self.hooks.may_reroll(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
 
-    def turn_status(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None) -> tuple[str, ...]:
+    def turn_status(
+        self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None
+    ) -> tuple[str, ...]:
         """Lines the rules want shown about the acting player's turn (an announcement made, ...)."""
         return self.hooks.turn_status(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
 

@@ -185,7 +185,9 @@ class RuleHooks:
                 if update is None:
                     return StateUpdate()
                 if not isinstance(update, StateUpdate):
-                    raise PluginError(f"{plugin_label(self._pm, owner)}: dicecup_apply_action must return a StateUpdate")
+                    raise PluginError(
+                        f"{plugin_label(self._pm, owner)}: dicecup_apply_action must return a StateUpdate"
+                    )
                 try:
                     return StateUpdate(
                         UNCHANGED if update.turn is UNCHANGED else freeze_json(update.turn, "the turn state"),

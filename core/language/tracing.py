@@ -19,7 +19,17 @@ from .card import Card
 from .dice import Roll
 from .frozen import FrozenMap
 
-__all__ = ["FILLED", "VALUE", "Reads", "TracingRoll", "excused", "note_situation", "tracing", "traced_card", "traced_roll"]
+__all__ = [
+    "FILLED",
+    "VALUE",
+    "Reads",
+    "TracingRoll",
+    "excused",
+    "note_situation",
+    "tracing",
+    "traced_card",
+    "traced_roll",
+]
 
 FILLED = 1
 VALUE = 2

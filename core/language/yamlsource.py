@@ -126,11 +126,16 @@ class _Loader(yaml.SafeLoader):
                 node = super().compose_node(parent, index)  # the node its anchor names
                 totals = self._anchored.get(id(node))
                 if totals is None:  # the anchor is still open: the alias is inside what it repeats
-                    raise self._error(f"alias *{_token(event.anchor)[1:-1]} is inside the value it repeats", event.start_mark)
+                    raise self._error(
+                        f"alias *{_token(event.anchor)[1:-1]} is inside the value it repeats", event.start_mark
+                    )
             else:
                 if len(self._frames) > MAX_DEPTH:
-                    raise self._error(f"nested more than {MAX_DEPTH} levels", event.start_mark,
-                                      hint="a variant needs only a few levels of mappings and lists")
+                    raise self._error(
+                        f"nested more than {MAX_DEPTH} levels",
+                        event.start_mark,
+                        hint="a variant needs only a few levels of mappings and lists",
+                    )
                 self._frames.append([0, 0, 0])
                 node = super().compose_node(parent, index)
                 values, chars, height = self._frames.pop()
@@ -152,24 +157,38 @@ class _Loader(yaml.SafeLoader):
         frame[2] = max(frame[2], height)
         alias = isinstance(event, yaml.AliasEvent)
         what = "an alias here" if alias else "the value here"
-        hint = ("an alias repeats everything its anchor holds; use fewer or smaller aliases" if alias
-                else "a variant needs far less; is this the right file?")
+        hint = (
+            "an alias repeats everything its anchor holds; use fewer or smaller aliases"
+            if alias
+            else "a variant needs far less; is this the right file?"
+        )
         if len(self._frames) - 1 + height > MAX_DEPTH:
             raise self._error(f"{what} nests the document more than {MAX_DEPTH} levels", event.start_mark, hint=hint)
         if frame[0] > MAX_NODES:
-            raise self._error(f"{what} makes the document more than {MAX_NODES:,} values (aliases expanded)",
-                              event.start_mark, hint=hint)
+            raise self._error(
+                f"{what} makes the document more than {MAX_NODES:,} values (aliases expanded)",
+                event.start_mark,
+                hint=hint,
+            )
         if frame[1] > MAX_CHARS:
-            raise self._error(f"{what} makes the document more than {MAX_CHARS:,} characters of text (aliases expanded)",
-                              event.start_mark, hint=hint)
+            raise self._error(
+                f"{what} makes the document more than {MAX_CHARS:,} characters of text (aliases expanded)",
+                event.start_mark,
+                hint=hint,
+            )
 
     # -- constructing ----------------------------------------------------------------------
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:  # type: ignore[override]
         """An integer, refused before int() when its text is far longer than any allowed number."""
         if len(node.value) > 32:  # int() of thousands of digits is slow, and no variant needs it
-            raise VariantError(f"the number {node.value[:12]}... is too long", source=self.source,
-                               line=node.start_mark.line + 1, path=self._path, hint=NUMBER_HINT)
+            raise VariantError(
+                f"the number {node.value[:12]}... is too long",
+                source=self.source,
+                line=node.start_mark.line + 1,
+                path=self._path,
+                hint=NUMBER_HINT,
+            )
         return super().construct_yaml_int(node)
 
     def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
@@ -186,8 +205,12 @@ class _Loader(yaml.SafeLoader):
                 key_node.tag = "tag:yaml.org,2002:str"
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, (str, int, float, bool)) and key is not None:
-                raise VariantError("a mapping key must be a plain value", source=self.source,
-                                   line=key_node.start_mark.line + 1, path=self._path)
+                raise VariantError(
+                    "a mapping key must be a plain value",
+                    source=self.source,
+                    line=key_node.start_mark.line + 1,
+                    path=self._path,
+                )
             if key in explicit:
                 raise VariantError(
                     f"duplicate key {_token(key)}",
@@ -213,9 +236,13 @@ class _Loader(yaml.SafeLoader):
         sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
         for src in sources:
             if not (isinstance(src, yaml.MappingNode) and src.tag == "tag:yaml.org,2002:map"):  # not a !!set
-                raise VariantError("`<<` merges a mapping, or a list of mappings, into this one", source=self.source,
-                                   line=key_node.start_mark.line + 1, path=self._path,
-                                   hint="write `<<: *name` where `&name` marks a mapping")
+                raise VariantError(
+                    "`<<` merges a mapping, or a list of mappings, into this one",
+                    source=self.source,
+                    line=key_node.start_mark.line + 1,
+                    path=self._path,
+                    hint="write `<<: *name` where `&name` marks a mapping",
+                )
             merged = self.construct_object(src, deep=True)
             for key, value in merged.items():
                 if key not in explicit and key not in data:
@@ -245,11 +272,15 @@ def load_yaml(text: str, source: str) -> Any:
         line = text.count("\n", 0, bad.start()) + 1
         column = bad.start() - text.rfind("\n", 0, bad.start())
         name = "NUL" if bad.group() == "\0" else "control"
-        raise VariantError(f"a {name} character (U+{ord(bad.group()):04X}) at column {column}: YAML allows only text",
-                           source=source, line=line, hint="is this a binary file? a variant is a UTF-8 text file")
+        raise VariantError(
+            f"a {name} character (U+{ord(bad.group()):04X}) at column {column}: YAML allows only text",
+            source=source,
+            line=line,
+            hint="is this a binary file? a variant is a UTF-8 text file",
+        )
     loader_cls = type("_BoundLoader", (_Loader,), {"source": source})
     try:
-        return yaml.load(text, Loader=loader_cls)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=loader_cls)
     except VariantError:
         raise
     except yaml.MarkedYAMLError as exc:
