@@ -25,7 +25,7 @@ from .game.handle import Game
 from .game.state import GameState
 from .language.card import Award, Card
 from .language.compiler import REQUIRED
-from .language.contexts import PatternContext, Situation
+from .language.contexts import PatternContext, PatternFn, ScorerFn, Situation
 from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
 from .language.engine import Engine, RuleDecl
 from .language.frozen import FrozenMap
@@ -80,6 +80,7 @@ __all__ = [
     "OptionSpec",
     "ParameterError",
     "PatternContext",
+    "PatternFn",
     "PluginError",
     "Progress",
     "RandomBot",
@@ -92,6 +93,7 @@ __all__ = [
     "Score",
     "ScoreContext",
     "ScoreResult",
+    "ScorerFn",
     "Situation",
     "Spec",
     "StateUpdate",

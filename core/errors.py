@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
     "DicecupError",
@@ -30,7 +31,7 @@ class VariantError(DicecupError):
         *,
         source: str | None = None,
         line: int | None = None,
-        path: Sequence[str | int] = (),
+        path: Sequence[Any] = (),
         hint: str | None = None,
     ) -> None:
         self.message = message

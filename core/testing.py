@@ -163,9 +163,12 @@ def check_hook_contract(state: GameState, rng: random.Random) -> None:
     changed = {b: (s + rng.choice((-7, 1, 13))) if b in unread else s for b, s in state.card.scores.items()}
     card = Card(FrozenMap(changed), state.card.awards)
     other_sit = sit
-    for name, value in (("turn", sit.turn + 5), ("rolls_used", sit.rolls_used + 2), ("player_state", FrozenMap())):
-        if name not in reads.situation:
-            other_sit = evolve(other_sit, **{name: value})
+    if "turn" not in reads.situation:
+        other_sit = evolve(other_sit, turn=sit.turn + 5)
+    if "rolls_used" not in reads.situation:
+        other_sit = evolve(other_sit, rolls_used=sit.rolls_used + 2)
+    if "player_state" not in reads.situation:
+        other_sit = evolve(other_sit, player_state=FrozenMap())
     if "cards" not in reads.situation and len(sit.cards) > 1:
         other_sit = evolve(other_sit, cards=tuple(Card() if i != sit.player else c for i, c in enumerate(sit.cards)))
     moved, _ = _ask_rules(state, card, other_sit, traced=False)

@@ -11,13 +11,15 @@ the terminal game handle it with no code of their own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dicecup import RuleAction, StateUpdate, TurnContext, Variant, hookimpl
 
 RULE = "announced"
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register(
         RULE,
         {},
@@ -40,7 +42,7 @@ def _announced(ctx: TurnContext) -> str | None:
 
 
 @hookimpl
-def dicecup_legal_boxes(ctx: TurnContext):
+def dicecup_legal_boxes(ctx: TurnContext) -> list[str] | None:
     chosen = _announced(ctx)
     if chosen is not None:
         return [chosen] if chosen in ctx.open_boxes else []
@@ -49,21 +51,21 @@ def dicecup_legal_boxes(ctx: TurnContext):
 
 
 @hookimpl
-def dicecup_actions(ctx: TurnContext):
+def dicecup_actions(ctx: TurnContext) -> list[RuleAction] | None:
     if ctx.roll is None or ctx.rolls_used != 1 or _announced(ctx) is not None:
         return None
     return [RuleAction(RULE, "announce", b) for b in _announced_boxes(ctx.variant, ctx.open_boxes)]
 
 
 @hookimpl
-def dicecup_apply_action(ctx: TurnContext, action: RuleAction):
+def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | None:
     if action.name != "announce":
         return None
     return StateUpdate(turn=action.arg)
 
 
 @hookimpl
-def dicecup_may_reroll(ctx: TurnContext):
+def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
     """Only announced boxes left and none announced: announce first (a later roll could not)."""
     if _announced(ctx) is not None:
         return None
@@ -84,7 +86,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
 
 
 @hookimpl
-def dicecup_turn_status(ctx: TurnContext):
+def dicecup_turn_status(ctx: TurnContext) -> list[str] | None:
     chosen = _announced(ctx)
     if chosen is not None:
         return [f"Announced: {chosen} ({ctx.variant.box(chosen).name}); this turn scores it"]
@@ -95,5 +97,5 @@ def dicecup_turn_status(ctx: TurnContext):
 
 
 @hookimpl
-def dicecup_solitaire_notes(variant: Variant):
+def dicecup_solitaire_notes(variant: Variant) -> list[str]:
     return ["announcements are moves of their own; the exact solver does not model them yet"]

@@ -14,7 +14,7 @@ Box references are box ids or row ids (a row means its box in every column).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -129,7 +129,7 @@ def _check_spread(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register(
         "threshold",
         {"boxes": None, "section": None, "at_least": None, "points": None, "tiers": None},
@@ -201,7 +201,7 @@ def _threshold_state(variant: Variant, card: Card, bonus: Any) -> tuple[int, int
 
 
 @hookimpl
-def dicecup_end_bonuses(variant: Variant, card: Card):
+def dicecup_end_bonuses(variant: Variant, card: Card) -> list[Award]:
     out = []
     for bonus in variant.bonuses:
         if bonus.kind == "threshold":
@@ -225,13 +225,13 @@ def dicecup_end_bonuses(variant: Variant, card: Card):
 
 
 @hookimpl
-def dicecup_state_totals(variant: Variant):
+def dicecup_state_totals(variant: Variant) -> list[BoxTotal]:
     return [BoxTotal(b.id, _group(variant, b.params)) for b in variant.bonuses if b.kind == "threshold"]
 
 
 @hookimpl
-def dicecup_state_flags(variant: Variant):
-    flags = []
+def dicecup_state_flags(variant: Variant) -> list[BoxFlag]:
+    flags: list[BoxFlag] = []
     for bonus in variant.bonuses:
         if bonus.kind == "event":
             for ref, v in bonus.params["box_holds"].items():
@@ -240,7 +240,7 @@ def dicecup_state_flags(variant: Variant):
 
 
 @hookimpl
-def dicecup_progress(variant: Variant, card: Card):
+def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
     out = []
     for bonus in variant.bonuses:
         if bonus.kind == "threshold":
@@ -295,7 +295,7 @@ def _par(variant: Variant, ids: Sequence[str], need: int) -> Any:
 
 
 @hookimpl
-def dicecup_extra_points(ctx: ScoreContext):
+def dicecup_extra_points(ctx: ScoreContext) -> list[Award]:
     out = []
     variant, card = ctx.variant, ctx.card
     for bonus in variant.bonuses:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dicecup import REQUIRED, BoxFlag, ParameterError, ScoreContext, Variant, hookimpl
@@ -25,7 +25,7 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register(
         "box_requires",
         {"boxes": REQUIRED},
@@ -36,7 +36,7 @@ def dicecup_register_rules(register):
 
 @hookimpl
 def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
-    table = ctx.variant.rule("box_requires")["boxes"]
+    table = ctx.variant.params("box_requires")["boxes"]
     needs = table.get(ctx.box.id) or table.get(ctx.box.row)
     if needs and not all(ctx.card.scores.get(b) == v for ref, v in needs.items() for b in ctx.variant.boxes_of(ref)):
         return 0
@@ -44,10 +44,10 @@ def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
 
 
 @hookimpl
-def dicecup_state_flags(variant: Variant):
+def dicecup_state_flags(variant: Variant) -> list[BoxFlag]:
     return [
         BoxFlag(b, v)
-        for needs in variant.rule("box_requires")["boxes"].values()
+        for needs in variant.params("box_requires")["boxes"].values()
         for ref, v in needs.items()
         for b in variant.boxes_of(ref)
     ]

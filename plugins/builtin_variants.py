@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 
 from dicecup import hookimpl
@@ -16,7 +17,7 @@ def _order(name: str) -> tuple[int, str]:
 
 
 @hookimpl
-def dicecup_register_variants(register):
+def dicecup_register_variants(register: Callable[..., None]) -> None:
     folder = resources.files("dicecup.variants")
     for item in sorted(folder.iterdir(), key=lambda p: _order(p.name)):
         if item.name.endswith(".yaml"):

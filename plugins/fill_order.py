@@ -6,13 +6,15 @@ one column and `order: down` is filled strictly in card order (yatzy-forced).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dicecup import Card, Column, Progress, TurnContext, Variant, hookimpl
 
 ORDERS = ("down", "up")
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register("down", {}, "The column's rows are filled from the top of the card down.", kind="order")
     register("up", {}, "The column's rows are filled from the bottom of the card up.", kind="order")
 
@@ -30,7 +32,7 @@ def _ordered(variant: Variant) -> list[Column]:
 
 
 @hookimpl
-def dicecup_legal_boxes(ctx: TurnContext):
+def dicecup_legal_boxes(ctx: TurnContext) -> list[str] | None:
     ordered = _ordered(ctx.variant)
     if not ordered:
         return None
@@ -57,7 +59,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
 
 
 @hookimpl
-def dicecup_progress(variant: Variant, card: Card):
+def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
     out = []
     open_boxes = set(variant.open_boxes(card))
     for col in _ordered(variant):

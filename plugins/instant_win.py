@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from dicecup import REQUIRED, ParameterError, TurnContext, Variant, hookimpl
+from dicecup import REQUIRED, Box, ParameterError, TurnContext, Variant, hookimpl
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
@@ -14,7 +14,7 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register(
         "instant_win",
         {"pattern_of": REQUIRED, "first_roll": True},
@@ -23,13 +23,13 @@ def dicecup_register_rules(register):
     )
 
 
-def _box(variant: Variant, ref: str):
+def _box(variant: Variant, ref: str) -> Box:
     return variant.row(ref) if ref in variant.rows else variant.box(ref)
 
 
 @hookimpl
 def dicecup_instant_win(ctx: TurnContext, players: int) -> str | None:
-    params = ctx.variant.rule("instant_win")
+    params = ctx.variant.params("instant_win")
     if players < 2 or ctx.roll is None or (params["first_roll"] and not ctx.first_roll):
         return None
     box = _box(ctx.variant, params["pattern_of"])
@@ -39,8 +39,8 @@ def dicecup_instant_win(ctx: TurnContext, players: int) -> str | None:
 
 
 @hookimpl
-def dicecup_solitaire_notes(variant: Variant):
-    params = variant.rule("instant_win")
+def dicecup_solitaire_notes(variant: Variant) -> list[str]:
+    params = variant.params("instant_win")
     name = _box(variant, params["pattern_of"]).name
     served = " served" if params["first_roll"] else ""
     return [f"solitaire play: an instant win ({name}{served}) is scored as an ordinary {name}"]

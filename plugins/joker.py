@@ -12,7 +12,7 @@ filled" means in every column, and so does "the upper box of the face".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dicecup import Card, ParameterError, Roll, ScoreContext, TurnContext, Variant, hookimpl
@@ -39,7 +39,7 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register(
         "joker",
         {
@@ -73,7 +73,7 @@ def _joker_face(variant: Variant, card: Card, roll: Roll, params: Mapping[str, A
 
 @hookimpl
 def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
-    params = ctx.variant.rule("joker")
+    params = ctx.variant.params("joker")
     if params["mode"] == "none" or ctx.box.row not in params["points"]:
         return None
     face = _joker_face(ctx.variant, ctx.card, ctx.roll, params)
@@ -85,8 +85,8 @@ def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
 
 
 @hookimpl
-def dicecup_legal_boxes(ctx: TurnContext):
-    params = ctx.variant.rule("joker")
+def dicecup_legal_boxes(ctx: TurnContext) -> list[str] | None:
+    params = ctx.variant.params("joker")
     if params["mode"] != "forced" or ctx.roll is None:
         return None
     face = _joker_face(ctx.variant, ctx.card, ctx.roll, params)
@@ -103,7 +103,7 @@ def dicecup_legal_boxes(ctx: TurnContext):
 
 @hookimpl
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
-    params = ctx.variant.rule("joker")
+    params = ctx.variant.params("joker")
     if params["mode"] != "forced" or ctx.roll is None or _joker_face(ctx.variant, ctx.card, ctx.roll, params) is None:
         return None
     allowed = dicecup_legal_boxes(ctx)

@@ -7,10 +7,10 @@ same hooks a third-party plugin uses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dicecup import ParameterError, PatternContext, Roll, hookimpl
+from dicecup import ParameterError, PatternContext, PatternFn, Roll, ScorerFn, hookimpl
 
 
 def _positive(name: str, value: object, key: str | None = None) -> int:
@@ -28,24 +28,24 @@ def _face(ctx: PatternContext, value: object, name: str = "face", key: str | Non
 # ----------------------------------------------------------------------------- patterns
 
 
-def always(ctx: PatternContext):
+def always(ctx: PatternContext) -> PatternFn:
     """Met by every roll; the combination is all the dice."""
     return lambda roll: roll.dice
 
 
-def face(ctx: PatternContext, face: int):
+def face(ctx: PatternContext, face: int) -> PatternFn:
     """Met by every roll; the combination is the dice showing `face` (maybe none)."""
     f = _face(ctx, face)
     return lambda roll: (f,) * roll.counts[f]
 
 
-def of_a_kind(ctx: PatternContext, n: int):
+def of_a_kind(ctx: PatternContext, n: int) -> PatternFn:
     """At least `n` equal dice; the combination is `n` of the highest such face."""
     n = _positive("n", n)
     if n > ctx.dice:
         raise ParameterError("n", f"n={n} needs more dice than the variant's {ctx.dice}")
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         for f in range(roll.faces, 0, -1):
             if roll.counts[f] >= n:
                 return (f,) * n
@@ -54,13 +54,13 @@ def of_a_kind(ctx: PatternContext, n: int):
     return match
 
 
-def pairs(ctx: PatternContext, count: int = 1):
+def pairs(ctx: PatternContext, count: int = 1) -> PatternFn:
     """`count` different faces with at least two dice each; the highest such pairs."""
     count = _positive("count", count)
     if 2 * count > ctx.dice:
         raise ParameterError("count", f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         found = [f for f in range(roll.faces, 0, -1) if roll.counts[f] >= 2][:count]
         if len(found) < count:
             return None
@@ -69,7 +69,7 @@ def pairs(ctx: PatternContext, count: int = 1):
     return match
 
 
-def groups(ctx: PatternContext, sizes: Sequence[int]):
+def groups(ctx: PatternContext, sizes: Sequence[int]) -> PatternFn:
     """Different faces with at least the given numbers of dice, e.g. [3, 2] for a full house.
 
     Five alike do not make a full house: each group needs its own face. When
@@ -81,7 +81,7 @@ def groups(ctx: PatternContext, sizes: Sequence[int]):
     if sum(sizes) > ctx.dice:
         raise ParameterError("sizes", f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
 
-    def best(roll: Roll, todo: list[int], used: frozenset[int]):
+    def best(roll: Roll, todo: list[int], used: frozenset[int]) -> tuple[int, ...] | None:
         if not todo:
             return ()
         size, rest = todo[0], todo[1:]
@@ -96,14 +96,14 @@ def groups(ctx: PatternContext, sizes: Sequence[int]):
                     top = cand
         return top
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         found = best(roll, list(sizes), frozenset())
         return tuple(sorted(found)) if found is not None else None
 
     return match
 
 
-def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequence[int]] | None = None):
+def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequence[int]] | None = None) -> PatternFn:
     """Contains one of the given runs (faces, any order); the combination is the highest-sum one.
 
     `length: 4` means every run of 4 consecutive faces; `runs` lists them
@@ -128,7 +128,7 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
             sets.append(tuple(_face(ctx, f, "a run's face", "runs") for f in r))
     sets.sort(key=lambda s: -sum(s))
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         for s in sets:
             if all(roll.counts[f] for f in s):
                 return tuple(sorted(s))
@@ -137,19 +137,19 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
     return match
 
 
-def all_in(ctx: PatternContext, faces: Sequence[int]):
+def all_in(ctx: PatternContext, faces: Sequence[int]) -> PatternFn:
     """Every die shows one of `faces` (e.g. [2, 4, 6] for all even); the combination is all dice."""
     if not isinstance(faces, (list, tuple)) or not faces:
         raise ParameterError("faces", "faces must be a non-empty list")
     allowed = frozenset(_face(ctx, f, "each face", "faces") for f in faces)
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         return roll.dice if all(d in allowed for d in roll.dice) else None
 
     return match
 
 
-def none_of(ctx: PatternContext, boxes: Sequence[str]):
+def none_of(ctx: PatternContext, boxes: Sequence[str]) -> PatternFn:
     """Met when the roll meets none of the named boxes' patterns; the combination is all dice."""
     if not isinstance(boxes, (list, tuple)) or not boxes:
         raise ParameterError("boxes", "boxes must be a non-empty list of box ids")
@@ -158,13 +158,13 @@ def none_of(ctx: PatternContext, boxes: Sequence[str]):
     except ValueError as exc:  # no such box, or patterns that refer to each other in a loop
         raise ParameterError("boxes", str(exc)) from None
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         return roll.dice if all(p(roll) is None for p in others) else None
 
     return match
 
 
-def count_of(ctx: PatternContext, face: int, at_least: int):
+def count_of(ctx: PatternContext, face: int, at_least: int) -> PatternFn:
     """At least `at_least` dice show `face`; the combination is every die showing it."""
     f = _face(ctx, face)
     n = _positive("at_least", at_least)
@@ -173,7 +173,7 @@ def count_of(ctx: PatternContext, face: int, at_least: int):
     return lambda roll: (f,) * roll.counts[f] if roll.counts[f] >= n else None
 
 
-def same(ctx: PatternContext, attribute: str, of: Any = "always"):
+def same(ctx: PatternContext, attribute: str, of: Any = "always") -> PatternFn:
     """The combination of pattern `of` (default: every die), when all its dice share `attribute`.
 
     Kismet's flush is `{kind: same, attribute: colour}`; a same-colour full house
@@ -187,7 +187,7 @@ def same(ctx: PatternContext, attribute: str, of: Any = "always"):
         raise ParameterError("attribute", str(exc)) from None
     inner = ctx.compile_pattern(of, "of")
 
-    def match(roll: Roll):
+    def match(roll: Roll) -> tuple[int, ...] | None:
         comb = inner(roll)
         if comb is None or not comb or len({values[d] for d in comb}) != 1:
             return None
@@ -246,24 +246,24 @@ def _nested_text(spec: Any) -> str:
 # ----------------------------------------------------------------------------- scorers
 
 
-def sum_(ctx: PatternContext):
+def sum_(ctx: PatternContext) -> ScorerFn:
     """The sum of the combination's dice."""
     return lambda comb, roll: sum(comb)
 
 
-def total(ctx: PatternContext):
+def total(ctx: PatternContext) -> ScorerFn:
     """The sum of all the dice, not only the combination's."""
     return lambda comb, roll: roll.total
 
 
-def fixed(ctx: PatternContext, points: int):
+def fixed(ctx: PatternContext, points: int) -> ScorerFn:
     """A fixed number of points."""
     if isinstance(points, bool) or not isinstance(points, int):
         raise ParameterError("points", f"points must be a whole number, got {points!r}")
     return lambda comb, roll: points
 
 
-def relative(ctx: PatternContext, face: int, par: int = 3):
+def relative(ctx: PatternContext, face: int, par: int = 3) -> ScorerFn:
     """(count - par) x face: the Russian upper stage, negative below par."""
     f = _face(ctx, face)
     if isinstance(par, bool) or not isinstance(par, int) or par < 0:
@@ -271,7 +271,7 @@ def relative(ctx: PatternContext, face: int, par: int = 3):
     return lambda comb, roll: (roll.counts[f] - par) * f
 
 
-def best_of(ctx: PatternContext, of: Sequence[Any]):
+def best_of(ctx: PatternContext, of: Sequence[Any]) -> ScorerFn:
     """The best score among several (pattern, scorer) choices: a whole game of one box is YAML.
 
     Each item of `of` is `{pattern: ..., score: ...}`; a choice whose pattern the
@@ -306,7 +306,7 @@ def best_of(ctx: PatternContext, of: Sequence[Any]):
     return score
 
 
-def lookup(ctx: PatternContext, points: Mapping[Any, Any], default: int = 0):
+def lookup(ctx: PatternContext, points: Mapping[Any, Any], default: int = 0) -> ScorerFn:
     """Points by the combination's dice (written like `12345`, or `1,2,3` above nine faces); `default` else.
 
     Yamb's straight: `{kind: lookup, points: {12345: 35, 23456: 45}}`.
@@ -347,12 +347,12 @@ SCORER_TEXTS = {
 
 
 @hookimpl
-def dicecup_register_patterns(register):
+def dicecup_register_patterns(register: Callable[..., None]) -> None:
     for name, factory in PATTERNS.items():
         register(name, factory, text=PATTERN_TEXTS[name])
 
 
 @hookimpl
-def dicecup_register_scorers(register):
+def dicecup_register_scorers(register: Callable[..., None]) -> None:
     for name, factory in SCORERS.items():
         register(name, factory, text=SCORER_TEXTS[name])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -26,7 +26,7 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register(
         "pot_settlement",
         {"stake": 1, "two_players": "difference", "fixed_stake": 1},
@@ -65,11 +65,11 @@ def settle(
 
 
 @hookimpl
-def dicecup_settle(variant: Variant, totals: Mapping[str, int]):
-    p = variant.rule("pot_settlement")
+def dicecup_settle(variant: Variant, totals: Mapping[str, int]) -> dict[str, Fraction]:
+    p = variant.params("pot_settlement")
     return settle(totals, p["stake"], p["two_players"], p["fixed_stake"])
 
 
 @hookimpl
-def dicecup_solitaire_notes(variant: Variant):
+def dicecup_solitaire_notes(variant: Variant) -> list[str]:
     return ["solitaire play: one game per simulated match, no settlement"]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dicecup import Card, Progress, TurnContext, Variant, hookimpl
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
     register("stage_order", {}, "Boxes open stage by stage (each box's `stage`, lowest first).")
 
 
@@ -15,7 +17,7 @@ def _open_stage(variant: Variant, open_boxes: tuple[str, ...]) -> int:
 
 
 @hookimpl
-def dicecup_legal_boxes(ctx: TurnContext):
+def dicecup_legal_boxes(ctx: TurnContext) -> list[str] | None:
     if not ctx.open_boxes:
         return None
     first = _open_stage(ctx.variant, ctx.open_boxes)
@@ -34,7 +36,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
 
 
 @hookimpl
-def dicecup_progress(variant: Variant, card: Card):
+def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
     open_boxes = variant.open_boxes(card)
     if not open_boxes:
         return None

@@ -69,7 +69,7 @@ class _ColumnScores(FrozenMap):
     def __getitem__(self, key: Any) -> int:
         if key not in self._rows:
             raise KeyError(key)
-        return self._card[self._prefix + key]  # type: ignore[no-any-return]
+        return self._card[self._prefix + key]
 
     def get(self, key: Any, default: Any = None) -> Any:
         if key not in self._rows:
@@ -92,7 +92,7 @@ class _ColumnScores(FrozenMap):
         return f"column {self._prefix[:-1]!r} {dict(self.items())!r}"
 
 
-class _ColumnAwards(tuple):  # type: ignore[type-arg]
+class _ColumnAwards(tuple):
     """The awards of one column, gathered from the card's awards only when looked at."""
 
     _parent: tuple[Award, ...]

@@ -11,7 +11,7 @@ import hashlib
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, overload
 
 from attrs import frozen
 
@@ -116,7 +116,14 @@ class Node:
                     raise self.child(key).error(f"unknown key {key!r}", hint=hint)
         return self
 
+    @overload
+    def get(self, key: str) -> Node: ...
+
+    @overload
+    def get(self, key: str, default: None) -> Node | None: ...
+
     def get(self, key: str, default: Any = REQUIRED) -> Node | None:
+        """The child at `key`; without a default a missing key is an error naming it."""
         if key in self.value:
             return self.child(key)
         if default is REQUIRED:
@@ -260,7 +267,7 @@ class _Compiling:
         elif isinstance(value, str):
             kind, params = value, {}
         elif isinstance(value, dict):
-            kind = node.get("kind").string()  # type: ignore[union-attr]
+            kind = node.get("kind").string()
             params = {k: v for k, v in value.items() if k != "kind"}
             for k in params:
                 if not isinstance(k, str):
@@ -452,12 +459,12 @@ def compile_variant(
     differ never give equal variants (nor share a cached table).
     """
     doc = doc_node.mapping(TOP_KEYS, "a variant mapping")
-    vid = _ident(doc.get("id"), "the variant id")  # type: ignore[arg-type]
+    vid = _ident(doc.get("id"), "the variant id")
     name_node = doc.get("name", None)
     desc_node = doc.get("description", None)
 
-    dice_node = doc.get("dice").mapping(("count", "faces", "attributes"))  # type: ignore[union-attr]
-    count = dice_node.get("count").integer(1, 10)  # type: ignore[union-attr]
+    dice_node = doc.get("dice").mapping(("count", "faces", "attributes"))
+    count = dice_node.get("count").integer(1, 10)
     faces_node = dice_node.get("faces", None)
     faces = faces_node.integer(2, 20) if faces_node else 6
     attributes = _attributes(dice_node.get("attributes", None), faces)
@@ -475,7 +482,7 @@ def compile_variant(
     figures, rank_by = _figures(doc)
     comp = _Compiling(patterns, scorers)
 
-    boxes_node = doc.get("boxes").mapping(what="a mapping of box id to box")  # type: ignore[union-attr]
+    boxes_node = doc.get("boxes").mapping(what="a mapping of box id to box")
     if not boxes_node.value:
         raise boxes_node.error("a variant needs at least one box")
     raw_boxes: dict[str, Node] = {}
@@ -495,7 +502,7 @@ def compile_variant(
         resolving.append(box_id)
         try:
             bnode = raw_boxes[box_id].mapping(BOX_KEYS, "a box mapping")
-            compiled_patterns[box_id] = comp.spec(bnode.get("pattern"), "pattern")  # type: ignore[arg-type]
+            compiled_patterns[box_id] = comp.spec(bnode.get("pattern"), "pattern")
         finally:
             resolving.pop()
         return compiled_patterns[box_id].fn
@@ -505,7 +512,7 @@ def compile_variant(
     for bid, bnode in raw_boxes.items():
         bnode.mapping(BOX_KEYS, "a box mapping")
         resolve_pattern(bid)
-        scorer = comp.spec(bnode.get("score"), "scorer")  # type: ignore[arg-type]
+        scorer = comp.spec(bnode.get("score"), "scorer")
         nm, sec, stg = bnode.get("name", None), bnode.get("section", None), bnode.get("stage", None)
         fr, ex, hp = bnode.get("first_roll", None), bnode.get("extra", None), bnode.get("help", None)
         rows.append(
@@ -536,7 +543,7 @@ def compile_variant(
             _key_node(bonus_node, bid, "a bonus id")
             node = bonus_node.child(bid).mapping(what="a bonus mapping")
             bonus_nodes[bid] = node
-            kind = node.get("kind").string()  # type: ignore[union-attr]
+            kind = node.get("kind").string()
             decl = rules.get(kind)
             if decl is None or decl.kind != "bonus":
                 known = sorted(k for k, d in rules.items() if d.kind == "bonus")
@@ -654,28 +661,28 @@ def compile_variant(
     )
     # Rule-specific checks run on the compiled variant (e.g. a box id a rule names exists);
     # a column-scope bonus is checked on a column's sheet, where its box names are row ids.
-    checks: list[tuple[Any, Node, Mapping[str, Any], Variant]] = []
+    checks: list[tuple[Any, Node | None, Mapping[str, Any], Variant]] = []
     for b in variant.bonuses:
         checks.append((rules[b.kind], bonus_nodes[b.id], b.params, variant))
     for b, node in column_scoped:
         checks.append((rules[b.kind], node, b.params, next(iter(sheets.values()))))
     for rname in enabled:
         if rules[rname].kind == "rule":
-            checks.append((rules[rname], doc.get("rules").child(rname), variant.rules[rname], variant))  # type: ignore[union-attr]
+            checks.append((rules[rname], doc.get("rules").child(rname), variant.rules[rname], variant))
         elif rules[rname].kind == "order":
             checks.append((rules[rname], doc.get("columns"), variant.rules[rname], variant))
-    for decl, node, params, target in checks:
+    for decl, at, rule_params, target in checks:
         if decl.check is None:
             continue
         try:
-            decl.check(target, params)
+            decl.check(target, rule_params)
         except VariantError:
             raise
         except Exception as exc:  # a plugin's check: any failure is a fault of these parameters
             bad = getattr(exc, "key", None)
-            where_node = (
-                node.child(bad) if isinstance(node.value, dict) and isinstance(bad, str) and bad in node.value else node
-            )
+            where_node = at or doc
+            if isinstance(where_node.value, dict) and isinstance(bad, str) and bad in where_node.value:
+                where_node = where_node.child(bad)
             raise where_node.error(_exc_text(exc)) from None
     return variant
 

@@ -47,11 +47,11 @@ class PatternContext:
 
     def compile_pattern(self, spec: Any, *at: Any) -> PatternFn:
         """Compile a pattern written inside a parameter (`at`: its key path below the parameter)."""
-        return self.compile_nested("pattern", spec, at)  # type: ignore[no-any-return]
+        return self.compile_nested("pattern", spec, at)
 
     def compile_scorer(self, spec: Any, *at: Any) -> ScorerFn:
         """Compile a scorer written inside a parameter (a name, a number or a mapping with `kind`)."""
-        return self.compile_nested("scorer", spec, at)  # type: ignore[no-any-return]
+        return self.compile_nested("scorer", spec, at)
 
     def attribute(self, name: str) -> tuple[Any, ...]:
         """The value of dice attribute `name` on each face (index = face; ValueError if undeclared)."""
@@ -59,7 +59,7 @@ class PatternContext:
         if values is None:
             known = ", ".join(self.attributes) or "none"
             raise ValueError(f"the dice have no attribute {name!r} (declared: {known})")
-        return values  # type: ignore[no-any-return]
+        return values
 
 
 @frozen

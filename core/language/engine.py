@@ -166,22 +166,19 @@ class Engine:
             ("dicecup_register_scorers", self.scorers, "scorer"),
         ):
             for plugin, call in self._each_plugin(hook):
-                self._guard(
-                    plugin, hook, lambda c=call, p=plugin, t=table, w=what: c(register=self._maker_registrar(t, w, p))
-                )
+                self._guard(plugin, hook, call, self._maker_registrar(table, what, plugin))
         for plugin, call in self._each_plugin("dicecup_register_rules"):
-            self._guard(plugin, "dicecup_register_rules", lambda c=call, p=plugin: c(register=self._rule_registrar(p)))
+            self._guard(plugin, "dicecup_register_rules", call, self._rule_registrar(plugin))
         for plugin, call in self._each_plugin("dicecup_register_bots"):
-            self._guard(plugin, "dicecup_register_bots", lambda c=call, p=plugin: c(register=self._bot_registrar(p)))
+            self._guard(plugin, "dicecup_register_bots", call, self._bot_registrar(plugin))
         for plugin, call in self._each_plugin("dicecup_register_variants"):
             origin = self.pm.get_name(plugin) or "plugin"
-            self._guard(
-                plugin, "dicecup_register_variants", lambda c=call, o=origin: c(register=self._variant_registrar(o))
-            )
+            self._guard(plugin, "dicecup_register_variants", call, self._variant_registrar(origin))
 
-    def _guard(self, plugin: Any, hook: str, call: Callable[[], Any]) -> None:
+    def _guard(self, plugin: Any, hook: str, call: Callable[..., Any], register: Callable[..., None]) -> None:
+        """Call one plugin's registration hook; its own failure becomes a PluginError naming it."""
         try:
-            call()
+            call(register=register)
         except DicecupError:
             raise
         except Exception as exc:
@@ -255,7 +252,7 @@ class Engine:
         doc = load_yaml(text, source)
         node = Node(doc, (), source=source)
         node.mapping(what="a variant mapping")
-        vid = node.get("id").string()  # type: ignore[union-attr]
+        vid = node.get("id").string()
         return VariantEntry(vid, doc, source, origin)
 
     # ------------------------------------------------------------------ catalogue

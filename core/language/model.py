@@ -178,12 +178,16 @@ class BoxFlag:
         return bool(card.scores.get(self.box) == self.value)
 
 
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
 @frozen
 class BoxTotal:
     """A solver state fact: the running total of these boxes (a threshold bonus's group)."""
 
     name: str
-    boxes: tuple[str, ...] = field(converter=tuple)
+    boxes: tuple[str, ...] = field(converter=_strings)
 
 
 @frozen
@@ -333,7 +337,7 @@ class Variant:
             import pickle
 
             raise pickle.PicklingError(f"variant {self.id!r} was not compiled by an Engine; it cannot be pickled")
-        return self.rebuild(self)  # type: ignore[no-any-return]
+        return self.rebuild(self)
 
     # ------------------------------------------------------------------ lookups
 
@@ -416,8 +420,15 @@ class Variant:
 
     def rule(self, name: str) -> Mapping[str, Any] | None:
         """The parameters of an enabled rule, or None when the variant does not use it."""
-        got = self.rules.get(name)
-        return None if got is None else got  # type: ignore[no-any-return]
+        got: Mapping[str, Any] | None = self.rules.get(name)
+        return got
+
+    def params(self, name: str) -> Mapping[str, Any]:
+        """The parameters of an enabled rule (its hooks run only when it is enabled, so they may rely on it)."""
+        got: Mapping[str, Any] | None = self.rules.get(name)
+        if got is None:
+            raise IllegalAction(f"{self.id} does not enable rule {name!r}")
+        return got
 
     @property
     def declared_bonuses(self) -> tuple[Bonus, ...]:
@@ -457,7 +468,7 @@ class Variant:
 
     def combination(self, box: Box, roll: Roll) -> tuple[int, ...] | None:
         """The dice forming `box`'s pattern in `roll`, or None if not met."""
-        return box.pattern.fn(roll)  # type: ignore[no-any-return]
+        return box.pattern.fn(roll)
 
     def declared_score(self, box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
         """The pattern result and the declared scorer's points, before any rule plugin."""
@@ -515,13 +526,13 @@ class Variant:
         self, card: Card, roll: Roll, first_roll: bool = False, situation: Situation | None = None
     ) -> tuple[str, ...]:
         """The open boxes this roll may be scored in now (joker, order and stage rules applied)."""
-        return self.hooks.legal_boxes(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+        return self.hooks.legal_boxes(self._turn(card, roll, first_roll, situation))
 
     def blocking_rules(
         self, card: Card, roll: Roll, first_roll: bool, box_id: str, situation: Situation | None = None
     ) -> tuple[str, ...]:
         """The enabled rules that make open box `box_id` illegal for this roll (for error messages)."""
-        return self.hooks.blocking_rules(self._turn(card, roll, first_roll, situation), box_id)  # type: ignore[no-any-return]
+        return self.hooks.blocking_rules(self._turn(card, roll, first_roll, situation), box_id)
 
     def why_illegal(
         self, card: Card, roll: Roll, first_roll: bool, box_id: str, situation: Situation | None = None
@@ -592,7 +603,7 @@ class Variant:
 
     def settle(self, totals: Mapping[str, int]) -> Mapping[str, Fraction] | None:
         """Payments at the end of a match (None when the variant declares no settlement)."""
-        return self.hooks.settle(self, totals)  # type: ignore[no-any-return]
+        return self.hooks.settle(self, totals)
 
     def state_flags(self) -> tuple[BoxFlag, ...]:
         """Card facts the enabled rules depend on (for the solver's state), sheets' included."""
@@ -627,27 +638,27 @@ class Variant:
         self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None
     ) -> tuple[RuleAction, ...]:
         """The actions rule plugins offer the acting player now (besides keeping and scoring)."""
-        return self.hooks.actions(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+        return self.hooks.actions(self._turn(card, roll, first_roll, situation))
 
     def apply_action(
         self, card: Card, roll: Roll | None, first_roll: bool, action: RuleAction, situation: Situation | None = None
     ) -> StateUpdate:
         """What `action` changes in its rule's state (asked of the plugin that offers it)."""
-        return self.hooks.apply_action(self._turn(card, roll, first_roll, situation), action)  # type: ignore[no-any-return]
+        return self.hooks.apply_action(self._turn(card, roll, first_roll, situation), action)
 
     def may_reroll(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None) -> bool:
         """Whether the rules let the acting player keep dice and roll again now."""
-        return self.hooks.may_reroll(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+        return self.hooks.may_reroll(self._turn(card, roll, first_roll, situation))
 
     def turn_status(
         self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None = None
     ) -> tuple[str, ...]:
         """Lines the rules want shown about the acting player's turn (an announcement made, ...)."""
-        return self.hooks.turn_status(self._turn(card, roll, first_roll, situation))  # type: ignore[no-any-return]
+        return self.hooks.turn_status(self._turn(card, roll, first_roll, situation))
 
     def solitaire_notes(self) -> tuple[str, ...]:
         """What solitaire play (solver, simulation) leaves out of this variant's rules, in words."""
-        return self.hooks.solitaire_notes(self)  # type: ignore[no-any-return]
+        return self.hooks.solitaire_notes(self)
 
     def implements(self, hook: str) -> bool:
         """Whether a plugin taking part in this variant implements rule hook `dicecup_<hook>`."""

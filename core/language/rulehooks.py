@@ -82,10 +82,10 @@ class RuleHooks:
             self._single[hook] = got
         return got
 
-    def _guard(self, hook: str, call: Callable[[], Any], plugin: Any = None) -> Any:
-        """Run a hook call; a plugin's own failure becomes a PluginError that names the hook."""
+    def _guard(self, hook: str, plugin: Any, caller: Callable[..., Any], **kwargs: Any) -> Any:
+        """Call `caller(**kwargs)`; a plugin's own failure becomes a PluginError that names it and the hook."""
         try:
-            return call()
+            return caller(**kwargs)
         except DicecupError:
             raise
         except Exception as exc:
@@ -94,13 +94,13 @@ class RuleHooks:
 
     def _all(self, hook: str, **kwargs: Any) -> list[Any]:
         try:
-            return self._callers[hook](**kwargs)  # type: ignore[no-any-return]
+            return self._callers[hook](**kwargs)
         except DicecupError:
             raise
         except Exception:
             # Hooks are pure, so asking each plugin alone again finds the one that failed.
             for plugin, caller in self._per_plugin(hook):
-                self._guard(hook, lambda c=caller: c(**kwargs), plugin)
+                self._guard(hook, plugin, caller, **kwargs)
             raise
 
     def implements(self, hook: str) -> bool:
@@ -111,8 +111,7 @@ class RuleHooks:
 
     def adjust_score(self, ctx: Any, score: int) -> int:
         for plugin, caller in self._per_plugin("adjust_score"):
-            current = score
-            for new in self._guard("adjust_score", lambda c=caller, s=current: c(ctx=ctx, score=s), plugin):
+            for new in self._guard("adjust_score", plugin, caller, ctx=ctx, score=score):
                 if new is not None:
                     score = _whole(new, plugin_label(self._pm, plugin), "adjust_score")
         return score
@@ -137,7 +136,7 @@ class RuleHooks:
         """The rules (or plugin names) whose `dicecup_legal_boxes` leaves `box` out: why it is illegal."""
         out: list[str] = []
         for plugin, caller in self._per_plugin("legal_boxes"):
-            for res in self._guard("legal_boxes", lambda c=caller: c(ctx=ctx), plugin):
+            for res in self._guard("legal_boxes", plugin, caller, ctx=ctx):
                 if res is not None and box not in res:
                     out.extend(self._rule_names.get(id(plugin)) or (plugin_label(self._pm, plugin),))
         return tuple(dict.fromkeys(out))
@@ -161,7 +160,7 @@ class RuleHooks:
         out: list[RuleAction] = []
         for plugin, caller in self._per_plugin("actions"):
             mine = self._rule_names.get(id(plugin), ())
-            for res in self._guard("actions", lambda c=caller: c(ctx=ctx), plugin):
+            for res in self._guard("actions", plugin, caller, ctx=ctx):
                 for action in res or ():
                     if not isinstance(action, RuleAction) or action.rule not in mine:
                         raise PluginError(
@@ -180,7 +179,7 @@ class RuleHooks:
         plugin = self._owners.get(action.rule)
         for owner, caller in self._per_plugin("apply_action"):
             if owner is plugin:
-                results = self._guard("apply_action", lambda c=caller: c(ctx=ctx, action=action), owner)
+                results = self._guard("apply_action", owner, caller, ctx=ctx, action=action)
                 update = next((r for r in results if r is not None), None)
                 if update is None:
                     return StateUpdate()

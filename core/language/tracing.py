@@ -72,7 +72,7 @@ class _TracingScores(FrozenMap):
 
     __slots__ = ()
 
-    def __contains__(self, key: object) -> bool:
+    def __contains__(self, key: Any) -> bool:
         if _stack:  # inlined _note: the engine asks this for every box on every call
             boxes = _stack[-1].boxes
             boxes[key] = boxes.get(key, 0) | FILLED
@@ -109,7 +109,7 @@ class _TracingScores(FrozenMap):
         return isinstance(other, dict | FrozenMap) and self._d == dict(other)
 
 
-class _TracingAwards(tuple):  # type: ignore[type-arg]
+class _TracingAwards(tuple):
     """An awards tuple that reports being looked at."""
 
     __slots__ = ()
@@ -140,7 +140,7 @@ class TracingRoll(Roll):
 
     __slots__ = ()
 
-    def __getattribute__(self, name: str):
+    def __getattribute__(self, name: str) -> Any:
         if _stack and not _excused:
             _stack[-1].roll = True
         return object.__getattribute__(self, name)

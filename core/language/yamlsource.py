@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -107,7 +108,7 @@ class _Loader(yaml.SafeLoader):
         """Where `node` starts: (source, 1-based line)."""
         return (self.source, node.start_mark.line + 1)
 
-    def _error(self, message: str, mark: yaml.Mark, hint: str | None = None) -> VariantError:
+    def _error(self, message: str, mark: Any, hint: str | None = None) -> VariantError:
         """A VariantError at `mark`, with the key path composed so far (cut short when very deep)."""
         path = [p for p in self._compose_path if p is not None]
         if len(path) > 8:  # a too-deep value: where it starts is enough
@@ -116,7 +117,7 @@ class _Loader(yaml.SafeLoader):
 
     # -- composing: bound the document before anything walks it --------------------------
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:  # type: ignore[override]
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> Any:
         """Compose one node as PyYAML does, refusing it past MAX_DEPTH, and add its expanded size up."""
         event = self.peek_event()
         key = index.value if isinstance(index, yaml.ScalarNode) else index if isinstance(index, int) else None
@@ -179,7 +180,7 @@ class _Loader(yaml.SafeLoader):
 
     # -- constructing ----------------------------------------------------------------------
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:  # type: ignore[override]
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         """An integer, refused before int() when its text is far longer than any allowed number."""
         if len(node.value) > 32:  # int() of thousands of digits is slow, and no variant needs it
             raise VariantError(
@@ -191,7 +192,7 @@ class _Loader(yaml.SafeLoader):
             )
         return super().construct_yaml_int(node)
 
-    def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
+    def construct_yaml_map(self, node: yaml.MappingNode) -> Iterator[LocDict]:  # type: ignore[override]
         """A LocDict with each key's line; `<<` keys merged in place, a key written twice refused."""
         data = LocDict(loc=self._loc(node))
         yield data
@@ -249,7 +250,7 @@ class _Loader(yaml.SafeLoader):
                     data[key] = value
                     data.key_locs[key] = merged.key_locs.get(key, merged.loc)
 
-    def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
+    def construct_yaml_seq(self, node: yaml.SequenceNode) -> Iterator[LocList]:  # type: ignore[override]
         """A LocList with each item's line."""
         data = LocList(loc=self._loc(node))
         yield data
@@ -285,14 +286,14 @@ def load_yaml(text: str, source: str) -> Any:
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
+        where = mark.line + 1 if mark else None
         problem = _short(exc.problem or "unreadable")
         if exc.context and exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
             problem += f" ({_short(exc.context)} that starts on line {exc.context_mark.line + 1})"
         raise VariantError(
             f"not valid YAML: {problem}",
             source=source,
-            line=line,
+            line=where,
             hint="check indentation and quoting near this line",
         ) from None
     except yaml.YAMLError as exc:
