@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ..errors import DicecupError, VariantError
 from ..language.describe import options_text, row_info, variant_info
@@ -63,16 +64,20 @@ def variants(as_json: JsonOpt = False) -> None:
     table.add_column("options")
     for row in rows:
         opts = "; ".join(
-            f"{k}: " + ", ".join(f"{c}*" if c == o["default"] else str(c) for c in o["choices"])
+            f"{k}: " + ", ".join(f"{_word(c)}*" if c == o["default"] else _word(c) for c in o["choices"])
             for k, o in row["options"].items()
         )
-        if "error" in row:
-            opts = f"[red]invalid: {row['error']}[/red]"
-        table.add_row(row["id"], row["name"], row["origin"], opts or "-")
+        cell = Text(f"invalid: {row['error']}", style="red") if "error" in row else Text(opts or "-")
+        table.add_row(Text(row["id"]), Text(row["name"]), Text(row["origin"]), cell)
     console().print(table)
 
 
 # ---------------------------------------------------------------------------- show
+
+
+def _word(value: Any) -> str:
+    """An option value as a user writes it after --option (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _flat(value: Any) -> str:
@@ -111,7 +116,7 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
         for col in ("id", "name", "multiplier", "fill order"):
             ct.add_column(col)
         for c in v.columns:
-            ct.add_row(c.id, c.name, f"x{c.multiplier}", c.order)
+            ct.add_row(Text(c.id), Text(c.name), f"x{c.multiplier}", Text(c.order))
         out.print(ct)
     staged = len({b.stage for b in v.boxes}) > 1
     table = Table(title="Rows (each column has them all; a box id is column.row)" if multi else "Boxes")
@@ -135,7 +140,7 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
             where = f"{b['stage']} ({b['section']})"
         elif staged:
             where = str(b["stage"])
-        table.add_row(str(i), b["id"], b["name"], where, b["needs"], scores)
+        table.add_row(*(Text(str(c)) for c in (i, b["id"], b["name"], where, b["needs"], scores)))
     out.print(table)
     if info["bonuses"]:
         bt = Table(title="Bonuses")
@@ -144,7 +149,7 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
         for b in info["bonuses"]:
             skip = ("id", "name", "kind", "scope", "figure", "column")
             params = ", ".join(f"{k}={_flat(val)}" for k, val in b.items() if k not in skip and val is not None)
-            bt.add_row(b["id"], b["name"], b["kind"], b["figure"], params)
+            bt.add_row(*(Text(str(c)) for c in (b["id"], b["name"], b["kind"], b["figure"], params)))
         out.print(bt)
     if v.figures:
         out.print("Players rank by " + ", then ".join(v.rank_by) + ".")
@@ -153,14 +158,15 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
         rt.add_column("rule")
         rt.add_column("parameters", overflow="fold")
         for name, params in info["rules"].items():
-            rt.add_row(name, ", ".join(f"{k}={_flat(val)}" for k, val in params.items()) or "-")
+            rt.add_row(Text(name), Text(", ".join(f"{k}={_flat(val)}" for k, val in params.items()) or "-"))
         out.print(rt)
     if info["options"]:
         ot = Table(title="Options (--option KEY=VALUE)")
         for col in ("option", "choices", "default", "now", "meaning"):
             ot.add_column(col, overflow="fold")
         for name, o in info["options"].items():
-            ot.add_row(name, " | ".join(map(str, o["choices"])), str(o["default"]), str(o["value"]), o["help"])
+            cells = (name, " | ".join(map(_word, o["choices"])), _word(o["default"]), _word(o["value"]), o["help"])
+            ot.add_row(*(Text(c) for c in cells))
         out.print(ot)
     rounds = v.match.rounds
     if len(rounds) > 1 or rounds.get(0, 1) != 1 or v.match.replay_ties:
@@ -203,7 +209,7 @@ def score(
     for col in ("#", "box", "name", "score"):
         table.add_column(col, justify="right" if col in ("#", "score") else "left")
     for i, box in enumerate(v.boxes, 1):
-        table.add_row(str(i), box.id, box.name, str(scores[box.id]))
+        table.add_row(str(i), Text(box.id), Text(box.name), str(scores[box.id]))
     console().print(table)
 
 
