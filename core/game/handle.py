@@ -4,11 +4,13 @@ It keeps the current state, a seeded random generator for the dice and an undo
 stack; every move is checked by the state machine underneath. A seed is None
 (fresh randomness) or a whole number (numpy integers too): a float or a string
 is refused, so `--seed 7` in a command line and `seed=7` here mean the same
-dice.
+dice. A Game pickles and copies (`copy.copy` and `copy.deepcopy` alike give an
+independent handle: its own generator in the same state, its own undo stack).
 """
 
 from __future__ import annotations
 
+import copy
 import numbers
 import random
 from collections.abc import Sequence
@@ -49,6 +51,20 @@ class Game:
         """A handle on a new match (see `GameState.new`), its dice drawn from `random.Random(seed)`."""
         seed = _seed(seed)  # checked before anything is built
         return cls(GameState.new(variant, players, rounds), seed=seed)
+
+    def _twin(self, rng: random.Random) -> Game:
+        """A handle on the same states with `rng` and its own undo stack (states are immutable: shared)."""
+        twin = Game(self.state, rng=rng)
+        twin.seed = self.seed
+        twin.history = list(self.history)
+        return twin
+
+    def __copy__(self) -> Game:
+        """An independent handle (not one sharing the undo stack and the generator): see `_twin`."""
+        return self._twin(copy.copy(self.rng))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self._twin(copy.deepcopy(self.rng, memo))
 
     def _push(self, state: GameState) -> GameState:
         self.history.append(self.state)
