@@ -3,14 +3,18 @@ through its entry point, and the host game that rolls its own dice."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from conftest import BUILTIN_VARIANTS, FAMILY_VARIANTS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -98,14 +102,47 @@ def test_house_rule_parameters_are_checked(plugin_path, tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("variant", ["yahtzee", "generala", "russian"])
-def test_host_game_runs(variant):
-    proc = subprocess.run([sys.executable, str(EXAMPLES / "host_game.py"), "--variant", variant, "--seed", "5"],
-                          capture_output=True, text=True, timeout=120)
+# ----------------------------------------------------------------------------- the host game
+
+
+@pytest.fixture(scope="module")
+def host_game():
+    """examples/host_game.py imported as a module, so its games run in this process."""
+    spec = importlib.util.spec_from_file_location("host_game", EXAMPLES / "host_game.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("variant", BUILTIN_VARIANTS + FAMILY_VARIANTS)
+def test_host_game_plays_every_builtin_variant_with_legal_moves_only(engine, host_game, monkeypatch, variant):
+    """20 seeds of each variant to the end; every move it picks is one `legal_actions()` lists."""
+    picked: Counter[str] = Counter()
+    rule_of_thumb = host_game.choose
+
+    def checked(state):
+        action = rule_of_thumb(state)
+        assert action in state.legal_actions(), (action, state.legal_actions())
+        picked[type(action).__name__] += 1
+        return action
+
+    monkeypatch.setattr(host_game, "choose", checked)
+    v = engine.variant(variant)
+    for seed in range(20):
+        final = host_game.play(variant, ["ann", "bob"], seed, engine)
+        assert final.over and len(final.results) == final.rounds
+        if final.results[-1].instant_winner is None:
+            assert all(len(card.scores) == len(v.boxes) for card in final.cards)
+        lines = host_game.report(final)
+        assert [line.split(":")[0] for line in lines] == ["ann", "bob", "winner"]
+    assert picked["Score"] >= 20 and picked["Keep"] >= 20
+    if variant == "yamb":  # the announce column's 13 boxes are filled only after announcing each
+        assert picked["RuleAction"] == 20 * 2 * 13
+
+
+def test_host_game_command_line(engine, host_game):
+    """The script itself, once: its output is the in-process game's report, the same dice again."""
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "host_game.py"), "--variant", "yamb", "--seed", "5"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert lines[0].startswith("ann: ") and lines[1].startswith("bob: ")
-    assert lines[-1].startswith("winner: ")
-    again = subprocess.run([sys.executable, str(EXAMPLES / "host_game.py"), "--variant", variant, "--seed", "5"],
-                           capture_output=True, text=True, timeout=120)
-    assert again.stdout == proc.stdout  # the host's own seeded dice: the same game again
+    assert proc.stdout.splitlines() == host_game.report(host_game.play("yamb", ["ann", "bob"], 5, engine))
