@@ -112,7 +112,7 @@ def refused(call, error: type[DicecupError] = IllegalAction, words: str = "") ->
         ("yamb", lambda s: s.act(RuleAction("announced", "announce", object())), IllegalAction, "must be JSON data"),
         ("yamb", lambda s: s.act(RuleAction("announced", "announce", np.array([1, 2]))), IllegalAction, "JSON data"),
         ("yamb", lambda s: s.act(RuleAction("announced", "announce", HUGE)), IllegalAction, "is not possible now"),
-        ("yamb", lambda s: s.act(RuleAction("announced", "announce", "nope")), IllegalAction, "is not possible now"),
+        ("yamb", lambda s: s.act(RuleAction("announced", "announce", "nope")), IllegalAction, "'announce nope' is not possible now"),
         ("rolled", lambda s: s.breakdown(5), IllegalAction, "there is no player 5; players are numbered 0 to 1"),
         ("rolled", lambda s: s.breakdown("0"), IllegalAction, "there is no player '0'"),
         ("rolled", lambda s: s.breakdown(-1), IllegalAction, "there is no player -1"),

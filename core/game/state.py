@@ -368,7 +368,7 @@ class GameState:
         offered = self.rule_actions()
         if wanted not in offered:
             labels = ", ".join(a.label for a in offered) or "none"
-            raise IllegalAction(f"{shown(action, 80)} is not possible now; rule actions now: {labels}")
+            raise IllegalAction(f"{_label(wanted)} is not possible now; rule actions now: {labels}")
         action = offered[offered.index(wanted)]  # the rule's own (frozen) value is what the history keeps
         update = self.variant.apply_action(self.card, self.roll_now, self.first_roll, action, self.situation())
         turn_state = self.turn_state
@@ -499,6 +499,14 @@ def _rule_action(action: Any) -> RuleAction:
         raise IllegalAction(str(exc)) from None
 
 
+def _label(action: RuleAction) -> str:
+    """An action's label, quoted and bounded, for messages (its argument may be anything a host passed)."""
+    try:
+        return shown(action.label, 80)
+    except Exception:  # the label could not be written (an int too long to print)
+        return shown(action, 80)
+
+
 def _need_engine(engine: Any, what: str) -> None:
     """Refuse a load without an Engine to compile the save's variant with."""
     if not isinstance(engine, Engine):
@@ -512,7 +520,8 @@ def _refuse_huge_numbers(data: Any) -> None:
     while stack:
         value, path = stack.pop()
         if isinstance(value, int) and value.bit_length() > MAX_SAVED_BITS:
-            raise SaveError(f"save file key {path or '(top)'!r} holds a number far too large for a game ({value.bit_length()} bits)")
+            bits = value.bit_length()
+            raise SaveError(f"save file key {path or '(top)'!r} holds a number far too large for a game ({bits} bits)")
         if isinstance(value, (dict, list)) and id(value) not in seen:
             seen.add(id(value))
             items = value.items() if isinstance(value, dict) else enumerate(value)
