@@ -104,6 +104,7 @@ def report(state: GameState) -> list[str]:
 
 
 def main() -> None:
+    """The command line: play one match and print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="yahtzee")
     parser.add_argument("--players", nargs="+", default=["ann", "bob"])

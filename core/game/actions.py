@@ -66,7 +66,8 @@ def dice_values(values: Any, what: str = "dice") -> tuple[int, ...]:
             raise TypeError
         items = iter(values)  # TypeError for a number, None, ... and a 0-d numpy array
     except TypeError:
-        raise IllegalAction(f"{what} must be a list of die values such as [3, 3, 5], got {type(values).__name__} {shown(values)}") from None
+        got = f"{type(values).__name__} {shown(values)}"
+        raise IllegalAction(f"{what} must be a list of die values such as [3, 3, 5], got {got}") from None
     out: list[int] = []
     for v in items:
         if len(out) >= MAX_DICE_GIVEN:

@@ -67,6 +67,7 @@ class Game:
         return self._twin(copy.deepcopy(self.rng, memo))
 
     def _push(self, state: GameState) -> GameState:
+        """Make `state` current, the old one the top of the undo stack."""
         self.history.append(self.state)
         self.state = state
         return state
@@ -102,4 +103,5 @@ class Game:
 
     @property
     def over(self) -> bool:
+        """Whether the match is finished."""
         return self.state.over

@@ -37,7 +37,7 @@ solver's states do not hold) and says so.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -55,7 +55,8 @@ def _check(variant: Variant, params: Mapping[str, Any]) -> None:
 
 
 @hookimpl
-def dicecup_register_rules(register):
+def dicecup_register_rules(register: Callable[..., None]) -> None:
+    """Declare the rule, its parameter and its action verb (for help texts and the terminal game)."""
     register(
         RULE,
         {"times": 1},
@@ -67,7 +68,8 @@ def dicecup_register_rules(register):
 
 
 @hookimpl
-def dicecup_register_variants(register):
+def dicecup_register_variants(register: Callable[..., None]) -> None:
+    """Add yahtzee-double, read from the package's data file."""
     text = resources.files(__name__).joinpath("yahtzee-double.yaml").read_text(encoding="utf-8")
     register(text=text, source="dicecup_double_down/yahtzee-double.yaml")
 
@@ -84,7 +86,7 @@ def _left(ctx: TurnContext) -> int:
 
 
 @hookimpl
-def dicecup_actions(ctx: TurnContext):
+def dicecup_actions(ctx: TurnContext) -> list[RuleAction] | None:
     """Offer `double` after any roll, unless declared this turn already or none are left."""
     if ctx.roll is None or _declared(ctx) or _left(ctx) <= 0:
         return None
@@ -92,7 +94,7 @@ def dicecup_actions(ctx: TurnContext):
 
 
 @hookimpl
-def dicecup_apply_action(ctx: TurnContext, action: RuleAction):
+def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | None:
     """Declaring: the turn is doubled, and the player has one double fewer this game."""
     if action.name != VERB:
         return None
@@ -108,7 +110,7 @@ def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
 
 
 @hookimpl
-def dicecup_turn_status(ctx: TurnContext):
+def dicecup_turn_status(ctx: TurnContext) -> list[str] | None:
     """Say when this turn is doubled, and how many doubles are left."""
     if _declared(ctx):
         return ["Double down: the box you score this turn counts double (0 if its pattern is not met)"]
@@ -119,5 +121,6 @@ def dicecup_turn_status(ctx: TurnContext):
 
 
 @hookimpl
-def dicecup_solitaire_notes(variant: Variant):
+def dicecup_solitaire_notes(variant: Variant) -> list[str]:
+    """What the solver and simulator leave out (shown where their results are)."""
     return ["declaring double is a move of its own; the exact solver does not model it"]
