@@ -6,9 +6,11 @@ the moves and scores them. Run it:
 
     python examples/host_game.py --variant yatzy --players ann bob --seed 7
 
-It plays every turn with a simple rule of thumb (keep the most common face, score
-the best box), saves the game to JSON halfway and carries on from the reloaded
-copy, then prints each player's card and the winner.
+It plays every turn with a simple rule of thumb, choosing only among the moves the
+engine says are legal now (`legal_boxes`, `legal_keeps` and the rules' own
+`rule_actions`, such as Yamb's announcements), so it plays every variant. Halfway
+it saves the game to JSON and carries on from the reloaded copy, then prints each
+player's card and the winner.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import argparse
 import random
 from collections import Counter
 
-from dicecup import Engine, GameState, Keep, Score
+from dicecup import Action, Engine, GameState, Keep, Score
+
+GOOD_ENOUGH = 25  # points: a box worth this much is scored at once
 
 
 class DiceTower:
@@ -28,21 +32,45 @@ class DiceTower:
         self.rng = random.Random(seed)
 
     def throw(self, n: int) -> list[int]:
+        """The faces of `n` dice thrown now."""
         return [self.rng.randint(1, self.faces) for _ in range(n)]
 
 
-def choose(state: GameState) -> Keep | Score:
-    """Rule of thumb: score a box worth 25 or more, else keep the most common face while rolls remain."""
-    v, card, roll = state.variant, state.card, state.roll_now
-    best = max(state.legal_boxes(), key=lambda b: v.score(card, b, roll, state.first_roll).points)
-    if state.rolls_left == 0 or state.score_preview(best).points >= 25:
-        return Score(best)
-    face, _ = max(Counter(state.dice).items(), key=lambda fc: (fc[1], fc[0]))
-    return Keep([face] * state.dice.count(face))
+def best_box(state: GameState) -> tuple[int, Score] | None:
+    """The legal box that scores the most now (the first on the card on a tie), or None when none may be scored."""
+    boxes = state.legal_boxes()
+    if not boxes:
+        return None
+    points = {b: state.score_preview(b).points for b in boxes}
+    box = max(boxes, key=lambda b: points[b])  # max keeps the first of equal ones
+    return points[box], Score(box)
 
 
-def play(variant: str, players: list[str], seed: int | None) -> GameState:
-    engine = Engine()
+def choose(state: GameState) -> Action:
+    """Rule of thumb, among legal moves only.
+
+    A rule's action (an announcement, ...) when it makes the best box score more, or when no
+    box may be scored without one; then a box worth GOOD_ENOUGH points, or the best box when
+    no reroll is allowed; else keep the dice of the most common face (never all of them).
+    """
+    now = best_box(state)
+    for action in state.rule_actions():
+        after = best_box(state.act(action))
+        if after is not None and (now is None or after[0] > now[0]):
+            return action
+    keeps = state.legal_keeps()
+    if now is not None and (not keeps or now[0] >= GOOD_ENOUGH):
+        return now[1]
+    if keeps:
+        face, count = max(Counter(state.dice).items(), key=lambda fc: (fc[1], fc[0]))
+        keep = (face,) * min(count, len(state.dice) - 1)  # a proper part of the dice: some are rerolled
+        return Keep(keep) if keep in keeps else Keep(keeps[0])
+    return state.legal_actions()[0]  # only a rule's action is left, and it scores nothing better
+
+
+def play(variant: str, players: list[str], seed: int | None, engine: Engine | None = None) -> GameState:
+    """Play a whole match of `variant` with the host's own dice; the finished state."""
+    engine = engine or Engine()
     state = GameState.new(engine.variant(variant), players)
     tower = DiceTower(state.variant.faces, seed)
     half_way = len(state.variant.boxes) * len(players) // 2
@@ -50,7 +78,7 @@ def play(variant: str, players: list[str], seed: int | None) -> GameState:
     while not state.over:
         if state.is_chance:
             # The engine says how many dice are to be thrown; the host throws them.
-            n = state.variant.dice - len(state.held)
+            n = state.variant.dice - len(state.held)  # type: ignore[arg-type]
             state = state.roll(dice=tower.throw(n))
             continue
         action = choose(state)
@@ -62,19 +90,27 @@ def play(variant: str, players: list[str], seed: int | None) -> GameState:
     return state
 
 
+def report(state: GameState) -> list[str]:
+    """One line per player (boxes, bonuses, total and any other figure), then the winner."""
+    lines = []
+    for i, name in enumerate(state.players):
+        card = state.breakdown(i)
+        boxes = ", ".join(f"{b}={s}" for b, s in card["boxes"].items())
+        bonuses = ", ".join(f"{a['id']}={a['points']}" for a in card["awards"] + card["bonuses"]) or "none"
+        figures = "".join(f"; {f} {n}" for f, n in card.get("figures", {}).items() if f != "score")
+        lines.append(f"{name}: {boxes}; bonuses: {bonuses}; total {card['total']}{figures}")
+    lines.append("winner: " + ", ".join(state.winners()))
+    return lines
+
+
 def main() -> None:
+    """The command line: play one match and print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="yahtzee")
     parser.add_argument("--players", nargs="+", default=["ann", "bob"])
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
-    state = play(args.variant, args.players, args.seed)
-    for i, name in enumerate(state.players):
-        card = state.breakdown(i)
-        boxes = ", ".join(f"{b}={s}" for b, s in card["boxes"].items())
-        bonuses = ", ".join(f"{a['id']}={a['points']}" for a in card["awards"] + card["bonuses"]) or "none"
-        print(f"{name}: {boxes}; bonuses: {bonuses}; total {card['total']}")
-    print("winner:", ", ".join(state.winners()))
+    print("\n".join(report(play(args.variant, args.players, args.seed))))
 
 
 if __name__ == "__main__":

@@ -9,30 +9,73 @@ compare and replay them.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Mapping, Set
 from typing import Any
 
 from attrs import field, frozen
 
-from ..errors import IllegalAction
+from ..errors import DiceError, IllegalAction
 from ..language.frozen import FrozenMap, freeze_json, thaw_json
 from ..language.model import RuleAction
 
-__all__ = ["Keep", "Score", "RollDice", "RuleAction", "Action", "RoundResult", "dice_values", "action_to_json", "action_from_json"]
+__all__ = [
+    "Keep",
+    "Score",
+    "RollDice",
+    "RuleAction",
+    "Action",
+    "RoundResult",
+    "dice_values",
+    "whole_number",
+    "shown",
+    "action_to_json",
+    "action_from_json",
+]
 
 MAX_DICE_GIVEN = 64  # more values than any variant has dice: refused before they are looked at
+MAX_DIE_VALUE = 1000  # far above any die's faces (at most 20): larger values are refused before they are shown
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters, for error messages about values a host passed.
+
+    Never raises: an int too long to print, or an object whose repr fails, is named by its type.
+    """
+    try:
+        text = repr(value)
+    except Exception:  # e.g. ValueError: an int of more than 4,300 digits
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def whole_number(value: Any, what: str) -> int:
+    """`value` as an int when it is a whole number (numpy integers included, bool not); IllegalAction otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise IllegalAction(f"{what} must be a whole number, got {type(value).__name__} {shown(value)}")
+    return int(value)
 
 
 def dice_values(values: Any, what: str = "dice") -> tuple[int, ...]:
-    """Die values given by a host as a tuple of ints (IllegalAction for anything that is not a list of whole numbers)."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise IllegalAction(f"{what} must be a list of die values such as [3, 3, 5], got {type(values).__name__} {values!r}"[:200])
+    """Die values given by a host as a tuple of ints: a list, tuple or array of whole numbers (numpy ones included).
+
+    A string, a number, a set (it would lose repeated dice) or a mapping raises IllegalAction; a value far
+    beyond any die's faces raises DiceError.
+    """
+    try:
+        if isinstance(values, (str, bytes, bytearray, Set, Mapping)):
+            raise TypeError
+        items = iter(values)  # TypeError for a number, None, ... and a 0-d numpy array
+    except TypeError:
+        got = f"{type(values).__name__} {shown(values)}"
+        raise IllegalAction(f"{what} must be a list of die values such as [3, 3, 5], got {got}") from None
     out: list[int] = []
-    for v in values:
+    for v in items:
         if len(out) >= MAX_DICE_GIVEN:
             raise IllegalAction(f"{what}: more than {MAX_DICE_GIVEN} values given")
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise IllegalAction(f"{what}: each die value is a whole number, got {type(v).__name__} {v!r}"[:200])
+            raise IllegalAction(f"{what}: each die value is a whole number, got {type(v).__name__} {shown(v)}")
+        if not -MAX_DIE_VALUE <= v <= MAX_DIE_VALUE:
+            raise DiceError(f"{what}: die value {shown(v)} is out of range: a die shows one of its faces, 1 to at most 20")
         out.append(int(v))
     return tuple(out)
 
@@ -43,7 +86,7 @@ def _sorted_dice(values: Any) -> tuple[int, ...]:
 
 def _box_id(value: Any) -> str:
     if not isinstance(value, str):
-        raise IllegalAction(f"a box id is a string such as 'full_house', got {type(value).__name__} {value!r}"[:200])
+        raise IllegalAction(f"a box id is a string such as 'full_house', got {type(value).__name__} {shown(value)}")
     return value
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -28,26 +29,28 @@ from ..language.card import Card
 from ..language.compiler import MAX_ROUNDS
 from ..language.contexts import Situation
 from ..language.dice import check_dice, reroll_outcomes, sub_multisets
-from ..language.frozen import FrozenMap, thaw_json
+from ..language.engine import Engine
+from ..language.frozen import FrozenMap, freeze_json, thaw_json
 from ..language.model import MAX_ROLLS, UNCHANGED, Roll, RuleAction, ScoreResult, Variant
-from .actions import Action, Keep, RollDice, RoundResult, Score, action_to_json, dice_values
+from .actions import Action, Keep, RollDice, RoundResult, Score, action_to_json, dice_values, shown, whole_number
 from .saving import SAVE_FORMAT, SAVE_VERSION, check_replay, read_save
 
 __all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION", "MAX_PLAYERS", "MAX_NAME"]
 
 MAX_PLAYERS = 16
 MAX_NAME = 64
+MAX_SAVED_BITS = 64  # no number in a real save comes near this; a longer one is refused before it is printed
 
 
 def _players(players: Any) -> tuple[str, ...]:
-    """Player names: a count (P1, P2, ...) or a list of distinct non-empty strings."""
+    """Player names: a count (P1, P2, ...) or a list (or tuple) of distinct non-empty strings."""
     if isinstance(players, bool):
         raise IllegalAction(f"players must be a number of players or a list of names, got {players!r}")
-    if isinstance(players, int):
+    if isinstance(players, numbers.Integral):
         if not 1 <= players <= MAX_PLAYERS:
-            raise IllegalAction(f"a game has 1 to {MAX_PLAYERS} players, got {players}")
-        return tuple(f"P{i + 1}" for i in range(players))
-    if isinstance(players, (str, bytes)) or not isinstance(players, Sequence):
+            raise IllegalAction(f"a game has 1 to {MAX_PLAYERS} players, got {shown(players)}")
+        return tuple(f"P{i + 1}" for i in range(int(players)))
+    if isinstance(players, (str, bytes, bytearray)) or not isinstance(players, Sequence):
         raise IllegalAction(f"players must be a number of players or a list of names, got {type(players).__name__}")
     names = list(players)
     if not names:
@@ -56,7 +59,7 @@ def _players(players: Any) -> tuple[str, ...]:
         raise IllegalAction(f"a game has at most {MAX_PLAYERS} players, got {len(names)}")
     for n in names:
         if not isinstance(n, str) or not n.strip() or len(n) > MAX_NAME or not n.isprintable():
-            raise IllegalAction(f"each player name must be printable text of 1 to {MAX_NAME} characters, got {n!r}"[:200])
+            raise IllegalAction(f"each player name must be printable text of 1 to {MAX_NAME} characters, got {shown(n)}")
     if len(set(names)) != len(names):
         raise IllegalAction(f"player names must differ, got {names}")
     return tuple(names)
@@ -91,11 +94,9 @@ class GameState:
         if not isinstance(variant, Variant):
             raise IllegalAction(f"GameState.new needs a compiled Variant (engine.variant(...)), got {type(variant).__name__}")
         names = _players(players)
-        if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)):
-            raise IllegalAction(f"rounds must be a whole number, got {rounds!r}")
-        n_rounds = rounds if rounds is not None else variant.match.rounds_for(len(names))
+        n_rounds = whole_number(rounds, "rounds") if rounds is not None else variant.match.rounds_for(len(names))
         if not 1 <= n_rounds <= MAX_ROUNDS:
-            raise IllegalAction(f"a match has 1 to {MAX_ROUNDS} rounds, got {n_rounds}")
+            raise IllegalAction(f"a match has 1 to {MAX_ROUNDS} rounds, got {shown(n_rounds)}")
         return cls(
             variant=variant,
             players=names,
@@ -204,8 +205,8 @@ class GameState:
 
     def score_preview(self, box: str) -> ScoreResult:
         """What scoring `box` now would give (no state change)."""
+        self._known_box(box)
         roll = self._need_decision()
-        self.variant.box(box)
         return self.variant.score(self.card, box, roll, self.first_roll, self.situation())
 
     def totals(self) -> tuple[int, ...]:
@@ -216,8 +217,9 @@ class GameState:
 
     def match_totals(self, figure: str = "score") -> tuple[int, ...]:
         """Totals of a figure summed over finished games (and the game in progress, unless over)."""
-        if figure != "score" and figure not in {f.id for f in self.variant.figures}:
-            raise IllegalAction(f"{self.variant.id} has no figure {figure!r}")
+        known = ["score", *(f.id for f in self.variant.figures)]
+        if not isinstance(figure, str) or figure not in known:
+            raise IllegalAction(f"{self.variant.id} has no figure {shown(figure)}; its figures are {', '.join(known)}")
         done = [sum(r.figure(figure)[i] for r in self.results) for i in range(len(self.players))]
         if self.over:
             return tuple(done)
@@ -242,8 +244,9 @@ class GameState:
     def breakdown(self, player: int | None = None) -> dict[str, Any]:
         """One player's card for display: boxes as written, awards, whole-card bonuses, totals."""
         i = self.current if player is None else player
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.players):
-            raise IllegalAction(f"there is no player {player!r}; players are 0 to {len(self.players) - 1}")
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self.players):
+            raise IllegalAction(f"there is no player {shown(player)}; players are numbered 0 to {len(self.players) - 1}")
+        i = int(i)
         card = self.cards[i]
         v = self.variant
         figures = v.figure_totals(card)
@@ -262,6 +265,14 @@ class GameState:
 
     # ------------------------------------------------------------------ transitions
 
+    def _known_box(self, box: Any) -> str:
+        """`box` when it is the id of one of the variant's boxes; IllegalAction listing them otherwise."""
+        if not isinstance(box, str):
+            raise IllegalAction(f"a box id is a string such as {self.variant.box_ids[0]!r}, got {type(box).__name__} {shown(box)}")
+        if box not in self.variant.box_ids:
+            raise IllegalAction(f"no box {shown(box)} in {self.variant.id}; boxes: {', '.join(self.variant.box_ids)}")
+        return box
+
     def _need_decision(self) -> Roll:
         if self.over:
             raise IllegalAction("the game is over")
@@ -273,7 +284,13 @@ class GameState:
         return evolve(self, history=self.history + (action,), **changes)
 
     def roll(self, rng: random.Random | None = None, dice: Sequence[int] | None = None) -> GameState:
-        """Resolve the pending roll with `dice` (the rolled dice's values) or with `rng`."""
+        """Resolve the pending roll with `dice` (the rolled dice's values) or with `rng`.
+
+        `rng` is a `random.Random` (or anything whose `randint(a, b)` includes both ends);
+        `dice` a list of whole numbers (numpy integers too). Give one of them, not both.
+        """
+        if rng is not None and dice is not None:
+            raise IllegalAction("give either the dice rolled or a random generator to roll them, not both")
         if self.over:
             raise IllegalAction("the game is over")
         if self.held is None:
@@ -287,10 +304,7 @@ class GameState:
         if dice is None:
             if rng is None:
                 raise IllegalAction("give the dice rolled, or a random generator to roll them")
-            if not callable(getattr(rng, "randint", None)):
-                raise IllegalAction(f"rng must be a random.Random (something with randint), got {type(rng).__name__}")
-            new = tuple(int(rng.randint(1, v.faces)) for _ in range(n))
-            check_dice(new, n, v.faces, what="rolled dice")
+            new = check_dice(_draw(rng, n, v.faces), n, v.faces, what="rolled dice")
         else:
             given = dice_values(dice, "the rolled dice")
             if len(given) == v.dice and n != len(given):
@@ -327,11 +341,9 @@ class GameState:
 
     def score(self, box: str) -> GameState:
         """Fill `box` with the dice on the table and pass the turn."""
-        if not isinstance(box, str):
-            raise IllegalAction(f"a box id is a string such as 'full_house', got {type(box).__name__}")
+        self._known_box(box)
         roll = self._need_decision()
         v = self.variant
-        v.box(box)  # unknown box -> IllegalAction listing the boxes
         if self.card.is_filled(box):
             raise IllegalAction(f"box {box!r} is already filled (with {v.written(box, self.card.scores[box])})")
         legal = self.legal_boxes()
@@ -351,11 +363,13 @@ class GameState:
 
     def act(self, action: RuleAction) -> GameState:
         """Take an action a rule plugin offers now (see `rule_actions`)."""
+        wanted = _rule_action(action)
         self._need_decision()
         offered = self.rule_actions()
-        if action not in offered:
+        if wanted not in offered:
             labels = ", ".join(a.label for a in offered) or "none"
-            raise IllegalAction(f"{action.label!r} is not possible now; rule actions now: {labels}")
+            raise IllegalAction(f"{_label(wanted)} is not possible now; rule actions now: {labels}")
+        action = offered[offered.index(wanted)]  # the rule's own (frozen) value is what the history keeps
         update = self.variant.apply_action(self.card, self.roll_now, self.first_roll, action, self.situation())
         turn_state = self.turn_state
         if update.turn is not UNCHANGED:
@@ -376,7 +390,7 @@ class GameState:
             return self.roll(dice=action.dice)
         if isinstance(action, RuleAction):
             return self.act(action)
-        raise IllegalAction(f"not an action: {type(action).__name__} {action!r}"[:200])
+        raise IllegalAction(f"not an action (Keep, Score, RollDice or RuleAction): {type(action).__name__} {shown(action)}")
 
     def _next_turn(self) -> GameState:
         nxt = (self.current + 1) % len(self.players)
@@ -425,6 +439,8 @@ class GameState:
     @classmethod
     def from_dict(cls, data: Any, engine: Any) -> GameState:
         """Rebuild a saved state by replaying its moves; SaveError names the key that is wrong."""
+        _need_engine(engine, "from_dict")
+        _refuse_huge_numbers(data)
         save = read_save(data, engine)
         try:
             state = cls.new(save.variant, list(save.players), save.rounds)
@@ -439,15 +455,84 @@ class GameState:
         return state
 
     @classmethod
-    def from_json(cls, text: str, engine: Any) -> GameState:
+    def from_json(cls, text: str | bytes, engine: Any) -> GameState:
+        """Rebuild a state from `to_json` text (str, or UTF-8 bytes) with `engine`; SaveError for anything else."""
         if not isinstance(text, (str, bytes, bytearray)):
             raise SaveError(f"from_json needs the saved text, got {type(text).__name__}")
+        _need_engine(engine, "from_json")
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-            where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-            raise SaveError(f"not a dicecup save (invalid JSON{where})") from None
+        except json.JSONDecodeError as exc:
+            raise SaveError(f"not a dicecup save (invalid JSON at line {exc.lineno}, column {exc.colno})") from None
+        except UnicodeDecodeError:
+            raise SaveError("not a dicecup save (the bytes are not UTF-8 text)") from None
+        except RecursionError:
+            raise SaveError("not a dicecup save (invalid JSON: nested too deeply)") from None
+        except ValueError:  # a number of more than 4,300 digits
+            raise SaveError("not a dicecup save (invalid JSON: a number too long to read)") from None
         return cls.from_dict(data, engine)
+
+
+def _draw(rng: Any, n: int, faces: int) -> tuple[int, ...]:
+    """`n` dice drawn with `rng.randint(1, faces)`; IllegalAction when `rng` is no such generator."""
+    randint = getattr(rng, "randint", None)
+    numpy_rng = type(rng).__module__.partition(".")[0] == "numpy" or getattr(rng, "__name__", "") == "numpy.random"
+    if not callable(randint) or numpy_rng:
+        why = " (a numpy generator's randint leaves out its upper end: give the dice it rolled)" if numpy_rng else ""
+        raise IllegalAction(f"rng must be a random.Random, or give the dice rolled{why}; got {type(rng).__name__}")
+    try:
+        drawn = [randint(1, faces) for _ in range(n)]
+    except Exception as exc:
+        raise IllegalAction(f"rng.randint(1, {faces}) failed: {type(exc).__name__}: {shown(exc, 120)}") from exc
+    return dice_values(drawn, "rolled dice")
+
+
+def _rule_action(action: Any) -> RuleAction:
+    """`action` with its argument frozen (as offered actions are), or IllegalAction when it is no RuleAction."""
+    if not isinstance(action, RuleAction):
+        raise IllegalAction(f"act takes a RuleAction from rule_actions(), got {type(action).__name__} {shown(action)}")
+    if not isinstance(action.rule, str) or not isinstance(action.name, str):
+        raise IllegalAction(f"a RuleAction's rule and name are strings, got {shown(action)}")
+    try:
+        return RuleAction(action.rule, action.name, freeze_json(action.arg, "a rule action's argument"))
+    except ValueError as exc:
+        raise IllegalAction(str(exc)) from None
+
+
+def _label(action: RuleAction) -> str:
+    """An action's label, quoted and bounded, for messages (its argument may be anything a host passed)."""
+    try:
+        return shown(action.label, 80)
+    except Exception:  # the label could not be written (an int too long to print)
+        return shown(action, 80)
+
+
+def _need_engine(engine: Any, what: str) -> None:
+    """Refuse a load without an Engine to compile the save's variant with."""
+    if not isinstance(engine, Engine):
+        raise IllegalAction(f"{what} needs the Engine to load the variant with (dicecup.Engine()), got {type(engine).__name__}")
+
+
+def _refuse_huge_numbers(data: Any) -> None:
+    """SaveError naming the first key that holds a whole number no game has (it could not even be printed)."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    seen: set[int] = set()
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, int) and value.bit_length() > MAX_SAVED_BITS:
+            bits = value.bit_length()
+            raise SaveError(f"save file key {path or '(top)'!r} holds a number far too large for a game ({bits} bits)")
+        if isinstance(value, (dict, list)) and id(value) not in seen:
+            seen.add(id(value))
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((v, _key_path(path, k)) for k, v in reversed(list(items)))
+
+
+def _key_path(path: str, key: Any) -> str:
+    """The key path of `key` inside `path`, as SaveError messages write it (`cards[0].scores`)."""
+    if not isinstance(key, str):
+        return f"{path}[{shown(key, 20)}]"
+    return f"{path}.{key}" if path else key
 
 
 def _award_json(a: Any) -> dict[str, Any]:
