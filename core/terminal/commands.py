@@ -87,12 +87,14 @@ _HELP = (
 )
 
 _HELP_COLUMNS = (
-    ("s full down", "with several columns: the row, then the column (or s down.full, s 11 down); "
-     "without a column when only one column can take it now"),
+    ("s {row} {col}", "score a row in a column: the row by number, id, name or the start of one, "
+     "then the column (or s {n} {col}, s {col}.{row})"),
+    ("s {row}", "the row alone, when only one of its columns can take these dice now"),
 )
 
 _HELP_END = (
-    ("s", "alone: score the one box the rules allow now (an announced box, the next box in order)"),
+    ("s", "alone: score the only box the rules allow now, when there is just one "
+     "(an announced box, the next box in card order)"),
     ("c", "show the scorecard again"),
     ("hint", "the advisor's best move (games started with --hints)"),
     ("q", "quit (a game played with --save FILE can be resumed later)"),
@@ -117,7 +119,9 @@ def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: i
     """The command list for this variant (columns and the actions its rules add included), wrapped to `width`."""
     rows = list(_HELP)
     if len(variant.columns) > 1:
-        rows.extend(_HELP_COLUMNS)
+        row, col = variant.rows[-1], variant.columns[0].id
+        fill = {"row": row, "col": col, "n": len(variant.rows)}
+        rows[4:] = [(cmd.format(**fill), text.format(**fill)) for cmd, text in _HELP_COLUMNS]  # for `s 9`, `s full_house`
     rows.extend((f"{verb} ...", text) for verb, text in (verbs or {}).items())
     rows.extend(_HELP_END)
     lines = ["Commands (dice positions are the numbers under the dice, #1 at the left):"]
@@ -252,6 +256,9 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
         first = variant.rows[0]
         raise InputProblem(f"say the row too, e.g. s {first} {_column_of(row_text, variant)} (or s 1 {row_text})")
     rows = _row_of(row_text, variant, [variant.box(b).row for b in candidates])
+    if not rows and column is None and len(words) >= 2:
+        cols = ", ".join(c.id for c in variant.columns)
+        raise InputProblem(f"no open box {token!r}: write a row and a column ({cols}), e.g. s 1 {variant.columns[0].id}")
     if not rows:
         raise InputProblem(f"no open box {token!r}; rows are {', '.join(variant.rows)} (type ? for help)")
     if len(rows) > 1:
