@@ -235,17 +235,22 @@ class Session:
         """The line the human answers: what can be typed in this position."""
         v = st.variant
         legal = st.legal_boxes()
-        score = f"s score {v.box(legal[0]).name}" if len(legal) == 1 else "s 9 score"
-        if len(legal) > 1 and len(v.columns) > 1:
+        if len(legal) == 1:
+            score = f"s scores {v.box(legal[0]).name}"  # `s` alone scores it
+        elif len(legal) > 1 and len(v.columns) > 1:
             b = v.box(legal[0])
-            score = f"s {v.rows.index(b.row) + 1} {b.column} score"
+            score = f"s {v.rows.index(b.row) + 1} {b.column}"
+        else:
+            score = "s 9"
         if not st.may_reroll():
             if st.rule_actions() and not legal:
                 verbs = sorted({a.name for a in st.rule_actions()})
                 return f"{st.player}: {' or '.join(verbs)} first, e.g. {_example(st)} (? for help) > "
+            what = f"type s to score {v.box(legal[0]).name}" if len(legal) == 1 else f"score a box ({score})"
             if st.rolls_left > 0:
-                return f"{st.player}, roll {st.rolls_used} of {st.rolls_available}: score a box ({score}) > "
-            return f"{st.player}, no rolls left: score a box ({score}) > "
+                return f"{st.player}, roll {st.rolls_used} of {st.rolls_available}: {what} > "
+            return f"{st.player}, no rolls left: {what} > "
+        score += "" if len(legal) == 1 else " score"
         return f"{st.player}, roll {st.rolls_used} of {st.rolls_available} (k 1 3 keep, r reroll all, {score}, ? help) > "
 
     def heading(self, st: GameState) -> str:
