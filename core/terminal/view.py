@@ -184,7 +184,9 @@ class View:
                 if out:
                     out.append("\n")
                 for k, (cell, style) in enumerate(line):
-                    out.append((" " if k else "") + cell, style=style)
+                    if k:
+                        out.append(" ")
+                    out.append(cell, style=style)
         return out
 
     def notes(self, lines: Sequence[str], style: str | None = None) -> None:
