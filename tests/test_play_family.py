@@ -504,3 +504,14 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
     assert whole.stderr.count(marker) == 1
     assert resumed.stderr == whole.stderr.split(marker, 1)[1]
     assert "Announced: announce.fives (Fives); this turn scores it" in resumed.stderr.split("> ", 1)[0]
+
+
+def test_bot_match_narrates_each_round_with_points(engine):
+    view, out = capture()
+    state = GameState.new(engine.variant("balut"), ["random", "Bo"], rounds=2)
+    seats = [Seat("random", "random"), Seat("Bo", "random")]
+    final = Session(state, seats, rng=random.Random(1), view=view, make_bot=engine.make_bot).run()
+    first = final.results[0]
+    points = first.figure("points")
+    line = f"Round 1 of 2: random {first.totals[0]} ({points[0]} points), Bo {first.totals[1]} ({points[1]} points)"
+    assert line in out.getvalue()

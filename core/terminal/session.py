@@ -224,7 +224,11 @@ class Session:
             v.console.print(v.final_cards(old, _cards_after(old, action), title=f"Round {k} finished"))
             v.console.print(v.round_table(new))
         elif self.narrate_bots:
-            totals = ", ".join(f"{n} {t}" for n, t in zip(new.players, result.totals, strict=True))
+            figures = new.variant.figures
+            totals = ", ".join(
+                f"{n} {t}" + (f" ({', '.join(f'{result.figure(f.id)[i]} {f.name.lower()}' for f in figures)})" if figures else "")
+                for i, (n, t) in enumerate(zip(new.players, result.totals, strict=True))
+            )
             v.say(f"Round {k} of {new.rounds}: {totals}", "bold")
         if new.rounds > old.rounds:
             v.say("Every total is equal: the match is replayed with one more round.", "yellow")
