@@ -29,6 +29,7 @@ __all__ = [
     "AmbiguousBox",
     "parse_command",
     "actions_summary",
+    "why_not",
     "resolve_box",
     "help_text",
 ]
@@ -292,11 +293,11 @@ def _score_target(text: str, state: GameState) -> str:
             raise InputProblem(
                 f"{name} can go in {', '.join(scores[:-1])} or {scores[-1]}: say which, e.g. s {row} {v.box(legal[0]).column}"
             ) from None
-        reasons = [f"{v.box(b).column}: {_why_not(state, b)}" for b in amb.boxes]
+        reasons = [f"{v.box(b).column}: {why_not(state, b)}" for b in amb.boxes]
         raise InputProblem(f"{name} cannot be scored now in any open column ({'; '.join(reasons)})") from None
 
 
-def _why_not(state: GameState, box: str) -> str:
+def why_not(state: GameState, box: str) -> str:
     """The rules' reason open `box` cannot take the dice now."""
     roll = state.roll_now
     if roll is None:

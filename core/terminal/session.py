@@ -29,6 +29,7 @@ from .commands import (
     actions_summary,
     help_text,
     parse_command,
+    why_not,
 )
 from .view import View
 
@@ -415,15 +416,14 @@ def _why_not_here(st: GameState, box: str) -> str:
         nxt = legal[0]
         return (f"{name} cannot be scored yet: this game fills the boxes in card order, "
                 f"so this turn scores {v.box(nxt).name} (s {v.box_ids.index(nxt) + 1})")
-    roll = st.roll_now
-    why = v.why_illegal(st.card, roll, st.first_roll, box, st.situation()) if roll is not None else "roll the dice first"
+    why = why_not(st, box)
     if not legal:
         allowed = "; ".join(st.turn_status()) or "no box can be scored before another move"
     elif len(legal) <= 4:
         allowed = "now you can score " + ", ".join(legal)
     else:
         allowed = f"{len(legal)} other boxes can be scored now (the card shows them)"
-    return f"{name} cannot be scored now" + (f": {why}" if why else "") + f"; {allowed}"
+    return f"{name} cannot be scored now: {why}; {allowed}"
 
 
 def _cards_after(old: GameState, action: Action | None) -> tuple:

@@ -454,8 +454,8 @@ class View:
             w = state.players.index(winners[0])
             text = f"Winner: {winners[0]} with {keys[0][w]}{units[0]}"
             tied = [i for i in range(len(state.players)) if i != w and keys[0][i] == keys[0][w]]
-            if tied and len(keys) > 1:
-                k = next(k for k in range(1, len(keys)) if all(keys[k][i] != keys[k][w] for i in tied))
+            k = next((k for k in range(1, len(keys)) if all(keys[k][i] != keys[k][w] for i in tied)), None)
+            if tied and k is not None:  # the first ranking key ties: say which one decided
                 name = "score" if v.rank_by[k] == "score" else units[k].strip()
                 text += f" (tied on{units[0]}, ahead on {name}: {keys[k][w]})"
             self.say(text, "bold green")
