@@ -29,22 +29,30 @@ def result_json(state: GameState, seats: Sequence[Seat]) -> dict[str, Any]:
     """The outcome of a finished game as JSON-ready data (`play --json`)."""
     v, names = state.variant, state.players
     settle = state.settlement()
-    return {
+    rounds: list[dict[str, Any]] = []
+    for r in state.results:
+        entry: dict[str, Any] = {
+            "totals": dict(zip(names, r.totals)),
+            "instant_winner": None if r.instant_winner is None else names[r.instant_winner],
+        }
+        if v.figures:  # Balut's points of each game
+            entry["figures"] = {f.id: dict(zip(names, r.figure(f.id))) for f in v.figures}
+        rounds.append(entry)
+    out: dict[str, Any] = {
         "variant": v.id,
         "options": dict(v.options),
         "players": [{"name": s.name, "kind": s.spec} for s in seats],
-        "rounds": [
-            {
-                "totals": dict(zip(names, r.totals)),
-                "instant_winner": None if r.instant_winner is None else names[r.instant_winner],
-            }
-            for r in state.results
-        ],
+        "rounds": rounds,
         "final_cards": {n: card_rows(v, c) for n, c in zip(names, state.cards)},
         "match_totals": dict(zip(names, state.match_totals())),
         "winners": list(state.winners()),
         "settlement": None if settle is None else {n: str(amount) for n, amount in settle.items()},
     }
+    if v.figures:  # ranked by more than the score: the figures summed over the match, and the order
+        out["match_figures"] = {f.id: dict(zip(names, state.match_totals(f.id))) for f in v.figures}
+        keys = [state.match_totals(f) for f in v.rank_by]
+        out["ranking"] = [names[i] for i in sorted(range(len(names)), key=lambda i: tuple(-k[i] for k in keys))]
+    return out
 
 
 def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool) -> None:

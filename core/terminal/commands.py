@@ -10,7 +10,8 @@ A rule's action is typed as its verb and argument (`announce full`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
 
 from attrs import frozen
 
@@ -25,7 +26,10 @@ __all__ = [
     "Say",
     "Command",
     "InputProblem",
+    "AmbiguousBox",
     "parse_command",
+    "actions_summary",
+    "why_not",
     "resolve_box",
     "help_text",
 ]
@@ -66,23 +70,37 @@ class InputProblem(DicecupError):
     """Input the prompt cannot use; the message says why and the prompt asks again."""
 
 
-_HELP = """\
-Commands (dice positions are the numbers under the dice, #1 at the left):
-  k 1 3 4       keep the dice at positions 1, 3 and 4, reroll the rest (or k134)
-  keep 6 6      keep dice by their faces: here two sixes (or keep 66)
-  r             reroll every die
-  r 2 5         reroll only the dice at positions 2 and 5
-  s 9           score box number 9 of the card
-  s full_house  score a box by id; the start of an id or name also works (s full)"""
+class AmbiguousBox(InputProblem):
+    """A row open in several columns, typed without a column; `boxes` are the open candidates."""
 
-_HELP_COLUMNS = """\
-  s full down   with several columns: the row, then the column (or s down.full)"""
+    def __init__(self, message: str, boxes: Sequence[str]) -> None:
+        super().__init__(message)
+        self.boxes = tuple(boxes)
 
-_HELP_END = """\
-  c             show the scorecard again
-  hint          the advisor's best move (games started with --hints)
-  q             quit (a game played with --save FILE can be resumed later)
-  ?             this help"""
+
+_HELP = (
+    ("k 1 3 4", "keep the dice at positions 1, 3 and 4, reroll the rest (or k134)"),
+    ("keep 6 6", "keep dice by their faces: here two sixes (or keep 66)"),
+    ("r", "reroll every die"),
+    ("r 2 5", "reroll only the dice at positions 2 and 5"),
+    ("s 9", "score box number 9 of the card"),
+    ("s full_house", "score a box by id; the start of an id or name also works (s full)"),
+)
+
+_HELP_COLUMNS = (
+    ("s {row} {col}", "score a row in a column: the row by number, id, name or the start of one, "
+     "then the column (or s {n} {col}, s {col}.{row})"),
+    ("s {row}", "the row alone, when only one of its columns can take these dice now"),
+)
+
+_HELP_END = (
+    ("s", "alone: score the only box the rules allow now, when there is just one "
+     "(an announced box, the next box in card order)"),
+    ("c", "show the scorecard again"),
+    ("hint", "the advisor's best move (games started with --hints)"),
+    ("q", "quit (a game played with --save FILE can be resumed later)"),
+    ("?", "this help"),
+)
 
 _SAY = {
     "?": "help",
@@ -98,15 +116,42 @@ _SAY = {
 }
 
 
-def help_text(variant: Variant, verbs: dict[str, str] | None = None) -> str:
-    """The command list for this variant: columns and the actions its rules add included."""
-    parts = [_HELP]
+def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: int = 80) -> str:
+    """The command list for this variant (columns and the actions its rules add included), wrapped to `width`."""
+    rows = list(_HELP)
     if len(variant.columns) > 1:
-        parts.append(_HELP_COLUMNS)
-    for verb, text in (verbs or {}).items():
-        parts.append(f"  {verb + ' ...':<13} {text}")
-    parts.append(_HELP_END)
-    return "\n".join(parts)
+        row, col = variant.rows[-1], variant.columns[0].id
+        fill = {"row": row, "col": col, "n": len(variant.rows)}
+        rows[4:] = [(cmd.format(**fill), text.format(**fill)) for cmd, text in _HELP_COLUMNS]  # for `s 9`, `s full_house`
+    rows.extend((f"{verb} ...", text) for verb, text in (verbs or {}).items())
+    rows.extend(_HELP_END)
+    lines = ["Commands (dice positions are the numbers under the dice, #1 at the left):"]
+    for cmd, text in rows:
+        lines.extend(textwrap.wrap(f"{cmd:<13} {text}", max(width, 40), initial_indent="  ", subsequent_indent=" " * 16))
+    return "\n".join(lines)
+
+
+def actions_summary(actions: Sequence[RuleAction], variant: Variant) -> list[str]:
+    """The rule actions offered now, one phrase per verb and column: `announce a box of the Announce column: ones, ...`.
+
+    Box arguments are shown by row id (what a player types), so a 13-box offer stays short.
+    """
+    out: list[str] = []
+    by_verb: dict[str, list[RuleAction]] = {}
+    for a in actions:
+        by_verb.setdefault(a.name, []).append(a)
+    for verb, offered in by_verb.items():
+        boxes = [a.arg for a in offered if isinstance(a.arg, str) and a.arg in variant.box_ids]
+        if len(boxes) < len(offered):
+            out.append(", ".join(a.label for a in offered))
+            continue
+        by_column: dict[str, list[str]] = {}
+        for b in boxes:
+            by_column.setdefault(variant.box(b).column, []).append(variant.box(b).row)
+        for col, rows in by_column.items():
+            where = f" of the {variant.column(col).name} column" if len(variant.columns) > 1 else ""
+            out.append(f"{verb} a box{where}: {', '.join(rows)} (e.g. {verb} {rows[-1]})")
+    return out
 
 
 def _numbers(args: list[str], what: str, split_digits: bool) -> list[int]:
@@ -167,40 +212,17 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
     """A box by number, id, name or unique start of one; `row column` or `column.row` with several columns.
 
     Abbreviations match only `open_boxes` (all boxes when not given), so `s fu`
-    finds the one full-house box still open.
+    finds the one full-house box still open. A row open in several columns with
+    no column named raises AmbiguousBox, which lists the columns to choose from.
     """
     text = token.strip()
     if not text:
         raise InputProblem("say which box, e.g. s 9 or s full_house")
     candidates = list(variant.box_ids if open_boxes is None else open_boxes)
-    multi = len(variant.columns) > 1
     if text in variant.box_ids:
         return text
-    if multi:
-        column, row_text = None, text
-        words = text.replace(".", " ").split()
-        if len(words) >= 2:
-            for col_word, rest in ((words[0], words[1:]), (words[-1], words[:-1])):
-                col = _column_of(col_word, variant)
-                if col is not None:
-                    column, row_text = col, " ".join(rest)
-                    break
-        open_rows = [variant.box(b).row for b in candidates]
-        rows = _row_of(row_text, variant, open_rows)
-        if not rows:
-            raise InputProblem(f"no open box {token!r}; rows are {', '.join(variant.rows)} (type ? for help)")
-        if len(rows) > 1:
-            raise InputProblem(f"{token!r} could be {', '.join(rows)}; type more of the name")
-        row = rows[0]
-        if column is not None:
-            return f"{column}.{row}"
-        where = [b for b in variant.boxes_of(row) if b in candidates]
-        if len(where) == 1:
-            return where[0]
-        if not where:
-            return variant.boxes_of(row)[0]  # every column's box is filled: the state says so
-        cols = ", ".join(variant.box(b).column for b in where)
-        raise InputProblem(f"{variant.row(row).name} is open in columns {cols}: say which, e.g. s {row} {variant.box(where[0]).column}")
+    if len(variant.columns) > 1:
+        return _resolve_in_columns(token, variant, candidates)
     ids = variant.box_ids
     t = _norm(text)
     if t.isdigit():
@@ -221,7 +243,70 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
     raise InputProblem(f"no open box {token!r}; the boxes are {', '.join(ids)} (or their numbers 1 to {len(ids)})")
 
 
+def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> str:
+    """`full down`, `down full`, `Down.Full`, `11 down` or just `full` on a card with several columns."""
+    column, row_text = None, token.strip()
+    words = row_text.replace(".", " ").split()
+    if len(words) >= 2:
+        for col_word, rest in ((words[0], words[1:]), (words[-1], words[:-1])):
+            col = _column_of(col_word, variant)
+            if col is not None:
+                column, row_text = col, " ".join(rest)
+                break
+    elif _column_of(row_text, variant) is not None:
+        first = variant.rows[0]
+        raise InputProblem(f"say the row too, e.g. s {first} {_column_of(row_text, variant)} (or s 1 {row_text})")
+    rows = _row_of(row_text, variant, [variant.box(b).row for b in candidates])
+    if not rows and column is None and len(words) >= 2:
+        cols = ", ".join(c.id for c in variant.columns)
+        raise InputProblem(f"no open box {token!r}: write a row and a column ({cols}), e.g. s 1 {variant.columns[0].id}")
+    if not rows:
+        raise InputProblem(f"no open box {token!r}; rows are {', '.join(variant.rows)} (type ? for help)")
+    if len(rows) > 1:
+        raise InputProblem(f"{token!r} could be {', '.join(rows)}; type more of the name")
+    row = rows[0]
+    if column is not None:
+        return f"{column}.{row}"
+    where = [b for b in variant.boxes_of(row) if b in candidates]
+    if len(where) == 1:
+        return where[0]
+    name = variant.row(row).name
+    if not where:
+        raise InputProblem(f"{name} is filled in every column; pick another row")
+    cols = ", ".join(variant.box(b).column for b in where)
+    raise AmbiguousBox(f"{name} is open in columns {cols}: say which, e.g. s {row} {variant.box(where[0]).column}", where)
+
+
+def _score_target(text: str, state: GameState) -> str:
+    """The box `s TEXT` means: an ambiguous row goes to its one column the rules allow now, else the choices are explained."""
+    v = state.variant
+    try:
+        return resolve_box(text, v, v.open_boxes(state.card))
+    except AmbiguousBox as amb:
+        legal = [b for b in amb.boxes if b in state.legal_boxes()]
+        if len(legal) == 1:
+            return legal[0]
+        row = v.box(amb.boxes[0]).row
+        name = v.row(row).name
+        if legal:
+            scores = [f"{v.box(b).column} ({state.score_preview(b).written})" for b in legal]
+            raise InputProblem(
+                f"{name} can go in {', '.join(scores[:-1])} or {scores[-1]}: say which, e.g. s {row} {v.box(legal[0]).column}"
+            ) from None
+        reasons = [f"{v.box(b).column}: {why_not(state, b)}" for b in amb.boxes]
+        raise InputProblem(f"{name} cannot be scored now in any open column ({'; '.join(reasons)})") from None
+
+
+def why_not(state: GameState, box: str) -> str:
+    """The rules' reason open `box` cannot take the dice now."""
+    roll = state.roll_now
+    if roll is None:
+        return "roll the dice first"
+    return state.variant.why_illegal(state.card, roll, state.first_roll, box, state.situation()) or "the rules forbid it now"
+
+
 def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence[RuleAction]) -> DoAction:
+    """`announce full`, `announce 11` or `announce announce.full`: the offered action it names."""
     mine = [a for a in offered if a.name.lower() == head]
     arg_text = " ".join(args)
     no_arg = [a for a in mine if a.arg is None]
@@ -229,22 +314,25 @@ def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence
         return DoAction(no_arg[0])
     boxes = [a.arg for a in mine if isinstance(a.arg, str) and a.arg in state.variant.box_ids]
     if boxes and args:
-        box = resolve_box(arg_text, state.variant, boxes)
+        try:
+            box = resolve_box(arg_text, state.variant, boxes)
+        except InputProblem:
+            box = ""
         for a in mine:
             if a.arg == box:
                 return DoAction(a)
     for a in mine:
         if str(a.arg).lower() == arg_text.lower():
             return DoAction(a)
-    options = ", ".join(a.label for a in mine)
-    raise InputProblem(f"{head} what? you can: {options}")
+    what = f"{head} what?" if not args else f"you cannot {head} {arg_text} now;"
+    raise InputProblem(f"{what} you can {'; '.join(actions_summary(mine, state.variant))}")
 
 
-def parse_command(text: str, state: GameState, verbs: Iterable[str] = ()) -> Command:
+def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterable[str] = ()) -> Command:
     """Read one line typed at the prompt; InputProblem says what is wrong and how to write it.
 
-    `verbs` are the action names the variant's rules declare (so `announce` is
-    understood even when it is not possible right now).
+    `verbs` are the action names the variant's rules declare, with their help
+    (so `announce` is understood, and explained, even when it is not possible now).
     """
     words = text.strip().split()
     if not words:
@@ -256,8 +344,11 @@ def parse_command(text: str, state: GameState, verbs: Iterable[str] = ()) -> Com
     offered = state.rule_actions()
     if head in {a.name.lower() for a in offered}:
         return _rule_action(head, args, state, offered)
-    if head in {v.lower() for v in verbs}:
-        raise InputProblem(f"you cannot {head} now" + (f" ({'; '.join(state.turn_status())})" if state.turn_status() else ""))
+    helps = {v.lower(): (verbs[v] if isinstance(verbs, Mapping) else "") for v in verbs}
+    if head in helps:
+        status = "; ".join(state.turn_status())
+        why = f" ({status})" if status else (f": {helps[head]}" if helps[head] else "")
+        raise InputProblem(f"you cannot {head} now{why}")
     if head[0] == "k" and head[1:].isdigit() and head != "keep":  # k134
         head, args = "k", [head[1:]] + args
     if head == "k":
@@ -282,8 +373,13 @@ def parse_command(text: str, state: GameState, verbs: Iterable[str] = ()) -> Com
         return KeepDice(tuple(sorted(d for i, d in enumerate(dice, 1) if i not in drop)))
     if head in ("s", "score"):
         if not args:
+            legal = state.legal_boxes()
+            if len(legal) == 1:
+                return ScoreBox(legal[0])
+            if not legal and offered:
+                raise InputProblem(f"no box can be scored yet; {'; or '.join(actions_summary(offered, state.variant))}")
             raise InputProblem("say which box to score, e.g. s 9 or s full_house")
-        return ScoreBox(resolve_box(" ".join(args), state.variant, state.variant.open_boxes(state.card)))
+        return ScoreBox(_score_target(" ".join(args), state))
     if head.isdigit():
         raise InputProblem(f"to score box {head} type s {head}; to keep dice type k followed by their positions")
     # A bare box id or full name scores it (no abbreviations here: a stray `y` must not score).

@@ -19,14 +19,17 @@ from ..errors import DicecupError, IllegalAction
 from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
 from ..game.state import GameState
+from ..language.model import Variant
 from .commands import (
     Command,
     DoAction,
     InputProblem,
     KeepDice,
     Say,
+    actions_summary,
     help_text,
     parse_command,
+    why_not,
 )
 from .view import View
 
@@ -188,9 +191,10 @@ class Session:
                 self.view.say(f"{seat.name} keeps {kept} and rolls {n} {'die' if n == 1 else 'dice'}.", "dim")
             self._log.append(f"keep {kept}")
         elif isinstance(action, RuleAction):
+            said = _action_text(action, v)
             if seat.is_human:
-                self.view.say(f"{seat.name}: {action.label}.", "bold")
-            self._log.append(action.label)
+                self.view.say(f"{seat.name}: {said}.", "bold")
+            self._log.append(said)
         else:
             res = old.score_preview(action.box)
             extra = "".join(f", {a.name or a.id} {a.points:+d}" for a in res.awards)
@@ -221,7 +225,11 @@ class Session:
             v.console.print(v.final_cards(old, _cards_after(old, action), title=f"Round {k} finished"))
             v.console.print(v.round_table(new))
         elif self.narrate_bots:
-            totals = ", ".join(f"{n} {t}" for n, t in zip(new.players, result.totals, strict=True))
+            figures = new.variant.figures
+            totals = ", ".join(
+                f"{n} {t}" + (f" ({', '.join(f'{result.figure(f.id)[i]} {f.name.lower()}' for f in figures)})" if figures else "")
+                for i, (n, t) in enumerate(zip(new.players, result.totals, strict=True))
+            )
             v.say(f"Round {k} of {new.rounds}: {totals}", "bold")
         if new.rounds > old.rounds:
             v.say("Every total is equal: the match is replayed with one more round.", "yellow")
@@ -229,32 +237,55 @@ class Session:
     # -- a human's decision -----------------------------------------------------------
 
     def _prompt(self, st: GameState) -> str:
+        """The line the human answers: what can be typed in this position."""
+        v = st.variant
+        legal = st.legal_boxes()
+        if len(legal) == 1:
+            score = f"s scores {v.box(legal[0]).name}"  # `s` alone scores it
+        elif len(legal) > 1 and len(v.columns) > 1:
+            b = v.box(legal[0])
+            score = f"s {v.rows.index(b.row) + 1} {b.column}"
+        else:
+            score = "s 9"
         if not st.may_reroll():
-            if st.rule_actions() and not st.legal_boxes():
+            if st.rule_actions() and not legal:
                 verbs = sorted({a.name for a in st.rule_actions()})
-                return f"{st.player}: {' or '.join(verbs)} first (? for help) > "
-            return f"{st.player}, no rolls left: score a box (s 9 or s full_house) > "
-        return f"{st.player}, roll {st.rolls_used} of {st.rolls_available} (k 1 3 keep, r reroll all, s 9 score, ? help) > "
+                return f"{st.player}: {' or '.join(verbs)} first, e.g. {_example(st)} (? for help) > "
+            what = f"type s to score {v.box(legal[0]).name}" if len(legal) == 1 else f"score a box ({score})"
+            if st.rolls_left > 0:
+                return f"{st.player}, roll {st.rolls_used} of {st.rolls_available}: {what} > "
+            return f"{st.player}, no rolls left: {what} > "
+        score += "" if len(legal) == 1 else " score"
+        return f"{st.player}, roll {st.rolls_used} of {st.rolls_available} (k 1 3 keep, r reroll all, {score}, ? help) > "
 
-    def show(self, st: GameState) -> None:
-        """The decision screen: whose turn, the card with what each open box scores now, the dice."""
-        v = self.view
-        left = len(st.variant.boxes) - len(st.card.scores)
-        head = f"{st.player}: turn {st.turn} of {len(st.variant.boxes)} ({left} {'box' if left == 1 else 'boxes'} to go), "
+    def heading(self, st: GameState) -> str:
+        """Whose turn, which turn, which roll, and the banked rolls where unused rolls carry over."""
+        v = st.variant
+        left = len(v.boxes) - len(st.card.scores)
+        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({left} {'box' if left == 1 else 'boxes'} to go), "
         head += f"roll {st.rolls_used} of {st.rolls_available}"
-        if st.variant.carry_over:
-            head += f" ({st.banked[st.current]} banked)" if st.banked[st.current] else " (none banked)"
+        if v.carry_over:
+            banked = st.banked[st.current]
+            head += f" ({v.rolls} + {banked} banked)" if banked else " (none banked)"
         if st.rounds > 1:
             head = f"Round {st.round} of {st.rounds} · " + head
-        v.heading(head)
+        return head
+
+    def show(self, st: GameState) -> None:
+        """The decision screen: whose turn, the card with what each open box scores now, the rules' notes, the dice."""
+        v = self.view
+        v.heading(self.heading(st))
         v.console.print(v.scorecard(st))
-        for line in v.progress(st):
-            v.say(line, "dim")
+        v.notes(v.card_notes(st) + v.progress(st), "dim")
         for line in st.turn_status():
             v.say(line, "yellow")
         actions = st.rule_actions()
         if actions:
-            v.say("You may also: " + ", ".join(a.label for a in actions), "yellow")
+            must = not st.legal_boxes() and not st.may_reroll()
+            v.say(("You must " if must else "You may also ") + "; or ".join(actions_summary(actions, st.variant)), "yellow")
+        if st.variant.carry_over and st.rolls_left > 0:
+            n = st.rolls_left
+            v.say(f"Unused rolls are banked: scoring now keeps {n} {'roll' if n == 1 else 'rolls'} for later turns.", "dim")
         v.console.print(v.dice(sorted(st.dice), st.variant))
         if self.advisor is not None:
             self._hint(st)
@@ -295,7 +326,7 @@ class Session:
         """Turn a command into a legal action, or explain why it cannot be done (InputProblem)."""
         if isinstance(cmd, Say):
             if cmd.what == "help":
-                self.view.say(help_text(st.variant, self.verbs))
+                self.view.say(help_text(st.variant, self.verbs, self.view.console.width))
             elif cmd.what == "card":
                 self.show(st)
             elif cmd.what == "hint":
@@ -310,6 +341,9 @@ class Session:
                 raise InputProblem(f"no rolls left ({st.rolls_used} of {st.rolls_available} used): score a box, e.g. s 9")
             if len(cmd.dice) == len(st.dice):
                 raise InputProblem("that keeps every die, so nothing would be rolled; score a box instead (s ...)")
+            if not st.may_reroll():
+                status = "; ".join(st.turn_status()) or "the rules allow no other roll now"
+                raise InputProblem(f"no reroll now: {status}")
             try:
                 st.keep(cmd.dice)
             except IllegalAction as exc:
@@ -319,11 +353,9 @@ class Session:
         v = st.variant
         if st.card.is_filled(box):
             raise InputProblem(f"{box} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box")
-        try:
-            res = st.score_preview(box)
-            st.score(box)
-        except IllegalAction as exc:
-            raise InputProblem(str(exc)) from None
+        if box not in st.legal_boxes():
+            raise InputProblem(_why_not_here(st, box))
+        res = st.score_preview(box)
         if v.combination(v.box(box), st.roll_now) is None and res.points <= 0:  # type: ignore[arg-type]
             dice = " ".join(map(str, st.dice))
             prompt = f"{dice} is not a {v.box(box).name}: it scores {res.points} there. Scratch {box}? [y/N] "
@@ -351,14 +383,47 @@ def _compact(dice: Sequence[int], faces: int) -> str:
     return ("" if faces < 10 else ",").join(map(str, dice))
 
 
-def _action_text(action: Action) -> str:
+def _action_text(action: Action, variant: Variant | None = None) -> str:
+    """A move in a few words: `keep 566`, `score full_house`, `announce Full (Announce)`."""
     if isinstance(action, Score):
         return f"score {action.box}"
     if isinstance(action, Keep):
         return "reroll all" if not action.dice else "keep " + "".join(map(str, action.dice))
     if isinstance(action, RuleAction):
+        if variant is not None and isinstance(action.arg, str) and action.arg in variant.box_ids:
+            b = variant.box(action.arg)
+            where = f" ({variant.column(b.column).name})" if len(variant.columns) > 1 else ""
+            return f"{action.name} {b.name}{where}"
         return action.label
     return str(action)
+
+
+def _example(st: GameState) -> str:
+    """One action the rules offer now, as it is typed (`announce full`)."""
+    a = st.rule_actions()[0]
+    v = st.variant
+    if isinstance(a.arg, str) and a.arg in v.box_ids:
+        return f"{a.name} {v.box(a.arg).row}"
+    return a.label
+
+
+def _why_not_here(st: GameState, box: str) -> str:
+    """Why an open box cannot take the dice now, in the player's terms (forced card order said plainly)."""
+    v = st.variant
+    name = _box_name(st, box)
+    legal = st.legal_boxes()
+    if len(v.columns) == 1 and v.columns[0].order in ("down", "up") and len(legal) == 1:
+        nxt = legal[0]
+        return (f"{name} cannot be scored yet: this game fills the boxes in card order, "
+                f"so this turn scores {v.box(nxt).name} (s {v.box_ids.index(nxt) + 1})")
+    why = why_not(st, box)
+    if not legal:
+        allowed = "; ".join(st.turn_status()) or "no box can be scored before another move"
+    elif len(legal) <= 4:
+        allowed = "now you can score " + ", ".join(legal)
+    else:
+        allowed = f"{len(legal)} other boxes can be scored now (the card shows them)"
+    return f"{name} cannot be scored now: {why}; {allowed}"
 
 
 def _cards_after(old: GameState, action: Action | None) -> tuple:

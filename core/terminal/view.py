@@ -7,11 +7,14 @@ variant, every progress text from the rule plugins (`Variant.progress`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 from attrs import evolve
+from rich import box as boxes
+from rich.color import Color, ColorParseError
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
@@ -19,9 +22,9 @@ from rich.text import Text
 
 from ..game.state import GameState
 from ..language.card import Card
-from ..language.model import Variant
+from ..language.model import Column, Variant
 
-__all__ = ["View", "SMALL_FACES", "dice_line", "bonus_cells", "card_rows", "fmt_amount"]
+__all__ = ["View", "SMALL_FACES", "dice_line", "bonus_cells", "card_rows", "fmt_amount", "joined"]
 
 SMALL_FACES = "⚀⚁⚂⚃⚄⚅"
 # Pip grid (3 x 3, row-major) for faces 1..6.
@@ -51,6 +54,54 @@ def _big_die(value: int, faces: int, unicode: bool) -> list[str]:
     cells = ["●" if i in _PIPS[value] else " " for i in range(9)]
     rows = [" ".join(cells[r * 3 : r * 3 + 3]) for r in range(3)]
     return ["╭───────╮"] + [f"│ {row} │" for row in rows] + ["╰───────╯"]
+
+
+def _die_style(variant: Variant, face: int) -> str:
+    """A die's colour when a face attribute names one (Kismet's red and green); black dice use the text colour."""
+    for name, values in variant.attributes.items():
+        value = str(values[face]).lower()
+        if "colo" in name.lower() and value != "black":
+            try:
+                Color.parse(value)
+            except ColorParseError:
+                continue
+            return value
+    return ""
+
+
+def _row_bonuses(variant: Variant) -> dict[str, str]:
+    """Card bonuses that count one row across every column (Balut's `Fours 52+`): row id -> bonus id."""
+    out: dict[str, str] = {}
+    if len(variant.columns) < 2:
+        return out
+    for b in variant.bonuses:
+        rows = b.params.get("boxes")
+        if rows and len(rows) == 1 and rows[0] in variant.rows and rows[0] not in out:
+            out[rows[0]] = b.id
+    return out
+
+
+def _ident(name: str) -> str:
+    """A box name as an id would spell it (`Two pairs, same colour` -> `two_pairs_same_colour`)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def joined(lines: Sequence[str], width: int) -> list[str]:
+    """Short lines joined with ` · ` while they fit `width` (a long line stays alone and wraps)."""
+    out: list[str] = []
+    for line in lines:
+        if out and len(out[-1]) + 3 + len(line) <= width:
+            out[-1] += " · " + line
+        else:
+            out.append(line)
+    return out
+
+
+def _unit(variant: Variant, figure: str) -> str:
+    """How a figure's amount is written after the number: nothing for the score, ` points` for Balut's points."""
+    if figure == "score":
+        return ""
+    return " " + next(f.name.lower() for f in variant.figures if f.id == figure)
 
 
 def fmt_amount(value: Fraction) -> str:
@@ -113,15 +164,35 @@ class View:
         return dice_line(dice, faces, self.unicode)
 
     def dice(self, dice: Sequence[int], variant: Variant) -> Text:
-        """The dice drawn large, with their position numbers (and face attributes) underneath."""
+        """The dice drawn large, with their position numbers (and face attributes, coloured) underneath.
+
+        Dice that would not fit the console's width are drawn in several rows.
+        """
         faces = variant.faces
         drawn = [_big_die(d, faces, self.unicode) for d in dice]
         width = len(drawn[0][0]) if drawn else 0
-        rows = [" ".join(die[r] for die in drawn) for r in range(5)]
-        labels = [" ".join(f"#{i}: {d}".center(width) for i, d in enumerate(dice, 1))]
-        for values in variant.attributes.values():
-            labels.append(" ".join(str(values[d]).center(width) for d in dice))
-        return Text("\n".join(rows + labels))
+        per_row = max(1, (self.console.width + 1) // (width + 1)) if width else 1
+        styles = [_die_style(variant, d) for d in dice]
+        out = Text()
+        for start in range(0, len(dice), per_row):
+            chunk = range(start, min(start + per_row, len(dice)))
+            lines: list[list[tuple[str, str]]] = [[(drawn[i][r], styles[i]) for i in chunk] for r in range(5)]
+            lines.append([(f"#{i + 1}: {dice[i]}".center(width), "") for i in chunk])
+            for values in variant.attributes.values():
+                lines.append([(str(values[dice[i]]).center(width), styles[i]) for i in chunk])
+            for line in lines:
+                if out:
+                    out.append("\n")
+                for k, (cell, style) in enumerate(line):
+                    if k:
+                        out.append(" ")
+                    out.append(cell, style=style)
+        return out
+
+    def notes(self, lines: Sequence[str], style: str | None = None) -> None:
+        """Short notes (bonus and rule progress) joined with ` · ` into as few lines as the width allows."""
+        for line in joined(lines, self.console.width):
+            self.say(line, style)
 
     def heading(self, text: str) -> None:
         self.console.rule(Text(text, style="bold"))
@@ -152,10 +223,13 @@ class View:
         show_now = preview and not state.over and state.held is None and bool(state.dice)
         legal, best = self._now(state) if show_now else (set(), None)
         staged = len({b.stage for b in v.boxes}) > 1
-        table = Table(title=title, title_justify="left", show_lines=False)
+        table = self._table(title, live=not final)
+        # The decision screen leaves out names that only repeat the id, to keep room for players.
+        named = final or any(_ident(b.name) != b.id for b in v.boxes)
         table.add_column("#", justify="right", style="dim")
         table.add_column("box", no_wrap=True)
-        table.add_column("name")
+        if named:
+            table.add_column("name")
         if staged:
             table.add_column("stage", justify="right")
         for i, name in enumerate(state.players):
@@ -168,7 +242,7 @@ class View:
             if section is not None and box.section != section:
                 table.add_section()
             section = box.section
-            cells: list[Any] = [str(i), box.id, box.name] + ([str(box.stage)] if staged else [])
+            cells: list[Any] = [str(i), box.id] + ([box.name] if named else []) + ([str(box.stage)] if staged else [])
             for card in state.cards:
                 val = card.scores.get(box.id)
                 cells.append("" if val is None else str(v.written(box.id, val)))
@@ -182,28 +256,56 @@ class View:
                 bonus_rows.setdefault(bid, (name, [""] * len(state.cards)))[1][p] = text
         pad = [""] * (1 if staged else 0)
         tail = [""] if show_now else []
+        label = (lambda first, second: [first, second]) if named else (lambda first, second: [first])
         for bid, (name, texts) in bonus_rows.items():
-            table.add_row("", bid, name, *pad, *texts, *tail)
+            table.add_row("", *label(bid, name), *pad, *texts, *tail)
         for f in v.figures:
-            table.add_row("", f.id.upper(), f.name, *pad, *(str(v.figure_totals(c)[f.id]) for c in state.cards), *tail, style="bold")
+            table.add_row("", *label(f.id.upper(), f.name), *pad, *(str(v.figure_totals(c)[f.id]) for c in state.cards), *tail, style="bold")
         totals = [str(v.total(c)) for c in state.cards]
-        table.add_row("", Text("TOTAL", style="bold"), "", *pad, *totals, *tail, style="bold")
+        table.add_row("", *label(Text("TOTAL", style="bold"), ""), *pad, *totals, *tail, style="bold")
         return table
 
+    def _table(self, title: str | None, live: bool) -> Table:
+        """A scorecard table: framed for final cards, lighter (fewer lines) on the decision screen."""
+        if live:
+            return Table(title=title, title_justify="left", box=boxes.MINIMAL, show_edge=False)
+        return Table(title=title, title_justify="left")
+
+    def _column_head(self, col: Column) -> str:
+        """A card column's header: its name, multiplier and fill order (`Down ↓`, `x2`), its id when typed differently."""
+        head = col.name
+        if col.multiplier != 1 and f"x{col.multiplier}" not in head.lower().replace(" ", ""):
+            head += f" x{col.multiplier}"
+        arrow = {"down": "↓", "up": "↑"}.get(col.order) if self.unicode else None
+        name = col.name.lower()
+        if arrow:
+            head += " " + arrow
+        elif col.order != "any" and not (col.order.startswith(name) or name.startswith(col.order)):
+            head += f" ({col.order})"
+        return f"{col.id}: {head}" if col.id != name else head
+
     def _column_card(self, state: GameState, player: int, preview: bool, final: bool, title: str | None) -> Table:
-        """One player's card as rows x columns; open boxes show what they would score now."""
+        """One player's card as rows x columns; open boxes show what they would score now.
+
+        A card bonus tied to one row (Balut's `Fours 52+`) is shown in an extra column
+        at the end of that row, named after the figure it counts in (`Points`).
+        """
         v = state.variant
         card = state.cards[player]
         show_now = preview and player == state.current and state.held is None and bool(state.dice)
         legal, best = self._now(state) if show_now else (set(), None)
-        table = Table(title=title or f"{state.players[player]}'s card", title_justify="left")
+        table = self._table(title, live=not final)
         table.add_column("#", justify="right", style="dim")
         table.add_column("row", no_wrap=True)
         for col in v.columns:
-            head = col.name + (f" x{col.multiplier}" if col.multiplier != 1 else "")
-            if col.order != "any":
-                head += f" ({col.order})"
-            table.add_column(escape(f"{col.id}: {head}" if col.id != col.name.lower() else head), justify="right")
+            table.add_column(escape(self._column_head(col)), justify="right")
+        attached = _row_bonuses(v)
+        figures = {b.figure for b in v.bonuses if b.id in attached.values()}
+        side = next((f.name for f in v.figures if figures == {f.id}), "bonus") if attached else None
+        if side is not None:
+            table.add_column(escape(side), justify="right", style="magenta")
+        extra = [""] if side is not None else []
+        cells_of = {bid: text for bid, _, text, _ in bonus_cells(v, card, final)}
         section = None
         for i, row in enumerate(v.rows, 1):
             defn = v.row(row)
@@ -215,35 +317,62 @@ class View:
                 box = f"{col.id}.{row}"
                 val = card.scores.get(box)
                 if val is not None:
-                    cells.append(str(v.written(box, val)))
+                    cells.append(Text(str(v.written(box, val)), style="bold"))
                 elif show_now:
                     cells.append(self._now_cell(state, box, legal, best))
                 else:
                     cells.append("")
+            if side is not None:
+                cells.append(cells_of.pop(attached[row], "") if row in attached else "")
             table.add_row(*cells)
         table.add_section()
-        cells_of = {bid: text for bid, _, text, _ in bonus_cells(v, card, final)}
         per_column: dict[str, dict[str, str]] = {}
         for b in v.column_bonuses:
             short = b.id.split(".", 1)[1]
             per_column.setdefault(short, {})[b.column or ""] = cells_of.pop(b.id, "")
         for short, texts in per_column.items():
             name = next(b.name for b in v.column_bonuses if b.id.endswith("." + short)).rsplit(" (", 1)[0]
-            table.add_row("", name, *(texts.get(c.id, "") for c in v.columns))
+            table.add_row("", name, *(texts.get(c.id, "") for c in v.columns), *extra)
         totals = v.column_totals(card)
-        table.add_row("", Text("column total", style="bold"), *(str(totals[c.id]) for c in v.columns), style="bold")
-        table.add_section()
+        table.add_row("", Text("column total", style="bold"), *(str(totals[c.id]) for c in v.columns), *extra, style="bold")
+        if final:
+            table.add_section()
         pad = [""] * (len(v.columns) - 1)
+        in_side = {f.id for f in v.figures if f.name == side}
+        figure_of = {b.id: b.figure for b in v.bonuses}
+
+        def place(text: str, figure: str) -> list[str]:
+            """Cells putting `text` under the last card column, or in the side column for its figure."""
+            if side is not None and figure in in_side:
+                return [*pad, "", text]
+            return [*pad, text, *extra]
+
         for bid, text in cells_of.items():
             name = next((b.name for b in v.bonuses if b.id == bid), bid)
-            table.add_row("", name, *pad, text)
+            table.add_row("", name, *place(text, figure_of.get(bid, "score")))
         for f in v.figures:
-            table.add_row("", f.name, *pad, str(v.figure_totals(card)[f.id]), style="bold")
-        table.add_row("", Text("TOTAL", style="bold"), *pad, str(v.total(card)), style="bold")
-        if len(state.players) > 1 and not final:
-            others = ", ".join(f"{p} {v.total(c)}" for i, (p, c) in enumerate(zip(state.players, state.cards, strict=True)) if i != player)
-            table.caption = f"others: {others}"
+            table.add_row("", f.name, *place(str(v.figure_totals(card)[f.id]), f.id), style="bold")
+        table.add_row("", Text("TOTAL", style="bold"), *place(str(v.total(card)), "score"), style="bold")
         return table
+
+    def card_notes(self, state: GameState) -> list[str]:
+        """What the decision screen's column card needs said below it: the others' standing, how to read the cells."""
+        if len(state.variant.columns) < 2:
+            return []
+        notes = []
+        if len(state.players) > 1:
+            notes.append("others: " + ", ".join(self.result_text(state, i) for i in range(len(state.players)) if i != state.current))
+        if state.held is None and state.dice:
+            notes.append("bold = scored, colour = dice now, - = not allowed")
+        return notes
+
+    def result_text(self, state: GameState, player: int) -> str:
+        """A player's standing in a few words: `bob 120`, or `bob 120 (3 points)` with other figures."""
+        v = state.variant
+        card = state.cards[player]
+        figures = v.figure_totals(card)
+        more = ", ".join(f"{figures[f.id]} {f.name.lower()}" for f in v.figures)
+        return f"{state.players[player]} {v.total(card)}" + (f" ({more})" if more else "")
 
     def _now_cell(self, state: GameState, box: str, legal: set[str], best: int | None) -> Text:
         if box in state.card.scores:
@@ -256,8 +385,12 @@ class View:
         return Text(text, style=style)
 
     def progress(self, state: GameState) -> list[str]:
-        """Bonus and rule progress of the player to move, in the plugins' words."""
-        return [p.line for p in state.variant.progress(state.card) if p.line]
+        """Bonus and rule progress of the player to move, in the plugins' words.
+
+        Per-column bonuses are left out: the column card shows each one in its column.
+        """
+        shown = {b.id for b in state.variant.column_bonuses} if len(state.variant.columns) > 1 else set()
+        return [p.line for p in state.variant.progress(state.card) if p.line and p.id not in shown]
 
     # ------------------------------------------------------------------ results
 
@@ -306,19 +439,49 @@ class View:
         settle = self.settlement_table(state)
         if settle is not None:
             parts.append(settle)
+        ranking = self.ranking_table(state)
+        if ranking is not None:
+            parts.append(ranking)
         self.console.print(Group(*parts))
         winners = state.winners()
         last = state.results[-1] if state.results else None
         v = state.variant
-        lead = v.rank_by[0]
-        totals = dict(zip(state.players, state.match_totals(lead), strict=True))
-        unit = "" if lead == "score" else " " + next(f.name.lower() for f in v.figures if f.id == lead)
+        keys = [state.match_totals(f) for f in v.rank_by]
+        units = [_unit(v, f) for f in v.rank_by]
         if last is not None and last.instant_winner is not None and state.rounds == 1:
             self.say(f"Winner: {winners[0]}, at once (instant win)", "bold green")
         elif len(winners) == 1:
-            self.say(f"Winner: {winners[0]} with {totals[winners[0]]}{unit}", "bold green")
+            w = state.players.index(winners[0])
+            text = f"Winner: {winners[0]} with {keys[0][w]}{units[0]}"
+            tied = [i for i in range(len(state.players)) if i != w and keys[0][i] == keys[0][w]]
+            k = next((k for k in range(1, len(keys)) if all(keys[k][i] != keys[k][w] for i in tied)), None)
+            if tied and k is not None:  # the first ranking key ties: say which one decided
+                name = "score" if v.rank_by[k] == "score" else units[k].strip()
+                text += f" (tied on{units[0]}, ahead on {name}: {keys[k][w]})"
+            self.say(text, "bold green")
         else:
-            self.say(f"Tie at {totals[winners[0]]}{unit}: " + ", ".join(winners), "bold yellow")
+            self.say(f"Tie at {keys[0][state.players.index(winners[0])]}{units[0]}: " + ", ".join(winners), "bold yellow")
+
+    def ranking_table(self, state: GameState) -> Table | None:
+        """Places by the variant's ranking (Balut: points, then score), when the final cards do not already
+        show the totals side by side (ranked by more than the score, or one card per player)."""
+        v = state.variant
+        if len(state.players) < 2 or (len(v.rank_by) < 2 and len(v.columns) < 2):
+            return None  # one table already shows every player's total side by side
+        keys = [state.match_totals(f) for f in v.rank_by]
+        ranked = sorted(range(len(state.players)), key=lambda i: tuple(-k[i] for k in keys))
+        names = ["score" if f == "score" else _unit(v, f).strip() for f in v.rank_by]
+        table = Table(title=f"Ranking (by {', then '.join(names)})", title_justify="left")
+        table.add_column("place", justify="right")
+        table.add_column("player")
+        for name in names:
+            table.add_column(name, justify="right")
+        place = 0
+        for n, i in enumerate(ranked):
+            if n == 0 or any(k[i] != k[ranked[n - 1]] for k in keys):
+                place = n + 1
+            table.add_row(str(place), Text(state.players[i]), *(str(k[i]) for k in keys))
+        return table
 
     def instant_win(self, state: GameState, winner: int, what: str) -> None:
         """Announce a game won on one roll, with everyone's total at that moment."""
