@@ -79,9 +79,10 @@ def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     chosen = _announced(ctx)
     if chosen is not None:
-        return None if box == chosen else f"you announced {chosen}: this turn must score it"
+        return None if box == chosen else f"you announced {ctx.variant.box(chosen).name} ({chosen}): this turn must score it"
     if box in _announced_boxes(ctx.variant, ctx.open_boxes):
-        return f"{box} is in an announced column: announce it right after the first roll (announce {box})"
+        row = ctx.variant.box(box).row
+        return f"{box} is in an announced column: announce it right after the first roll (announce {row})"
     return None
 
 
@@ -89,10 +90,11 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
 def dicecup_turn_status(ctx: TurnContext) -> list[str] | None:
     chosen = _announced(ctx)
     if chosen is not None:
-        return [f"Announced: {chosen} ({ctx.variant.box(chosen).name}); this turn scores it"]
+        box = ctx.variant.box(chosen)
+        return [f"Announced: {box.name} ({ctx.variant.column(box.column).name} column, {chosen}); this turn scores it"]
     left = _announced_boxes(ctx.variant, ctx.open_boxes)
     if left and len(left) == len(ctx.open_boxes) and ctx.rolls_used == 1:
-        return ["Only announced boxes are left: announce one now (announce BOX)"]
+        return ["Only announced boxes are left: announce one now (e.g. announce " + ctx.variant.box(left[0]).row + ")"]
     return None
 
 

@@ -71,8 +71,8 @@ def test_yamb_announcement_is_a_move_the_turn_must_then_honour(engine):
         rolled.score("announce.full")
     said = rolled.act(full)
     assert said.turn_state == {"announced": "announce.full"} and said.legal_boxes() == ("announce.full",)
-    assert said.turn_status() == ("Announced: announce.full (Full); this turn scores it",)
-    with pytest.raises(IllegalAction, match="you announced announce.full"):
+    assert said.turn_status() == ("Announced: Full (Announce column, announce.full); this turn scores it",)
+    with pytest.raises(IllegalAction, match=r"you announced Full \(announce.full\)"):
         said.score("free.full")
     later = said.keep((6, 6, 6)).roll(dice=(1, 4))
     assert later.rule_actions() == ()  # only right after the first roll

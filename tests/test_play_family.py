@@ -216,9 +216,9 @@ def test_announcement_offered_typed_shown_and_enforced(engine):
     assert "You may also announce a box of the Announce column: ones, twos, threes," in flat
     assert "  announce ...  announce the box of an announced column" in text  # `?` lists the verb
     assert "ann: announce Full (Announce)." in flat
-    assert "Announced: announce.full (Full); this turn scores it" in flat
-    assert "Full (Free) cannot be scored now: you announced announce.full: this turn must score it" in flat
-    assert "you cannot announce now (Announced: announce.full (Full); this turn scores it)" in flat
+    assert "Announced: Full (Announce column, announce.full); this turn scores it" in flat
+    assert "Full (Free) cannot be scored now: you announced Full (announce.full): this turn must score it" in flat
+    assert "you cannot announce now (Announced: Full (Announce column, announce.full); this turn scores it)" in flat
     assert "(k 1 3 keep, r reroll all, s scores Full, ? help)" in script.prompts[-1]
     assert cells(text, "Full")[2:] == ["-", "-", "-", "49"]  # only the announced box can be scored
     assert s.state.cards[0].scores == {"announce.full": 49}
@@ -242,7 +242,7 @@ def test_only_announce_boxes_left_the_player_must_announce_first(engine):
     text = out.getvalue()
     flat = said(out)
     assert "You must announce a box of the Announce column: ones, twos" in flat
-    assert "Only announced boxes are left: announce one now (announce BOX)" in flat
+    assert "Only announced boxes are left: announce one now (e.g. announce " in flat
     assert "no reroll now: Only announced boxes are left" in flat
     assert "Ones (Announce) cannot be scored now: announce.ones is in an announced column" in flat
     assert "no box can be scored yet; announce a box of the Announce column" in flat
@@ -503,7 +503,7 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
     marker = "ann: announce Fives (Announce).\n"
     assert whole.stderr.count(marker) == 1
     assert resumed.stderr == whole.stderr.split(marker, 1)[1]
-    assert "Announced: announce.fives (Fives); this turn scores it" in resumed.stderr.split("> ", 1)[0]
+    assert "Announced: Fives (Announce column, announce.fives); this turn scores it" in resumed.stderr.split("> ", 1)[0]
 
 
 def test_bot_match_narrates_each_round_with_points(engine):

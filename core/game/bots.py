@@ -16,6 +16,7 @@ from attrs import evolve
 
 from ..language.contexts import Situation
 from ..language.dice import reroll_outcomes
+from ..language.tracing import tracing
 from .actions import Action, Keep, Score
 from .state import GameState
 
@@ -52,19 +53,24 @@ class GreedyBot:
         self._last: tuple[object, ...] | None = None
 
     def _best_scores(self, state: GameState) -> dict[tuple[int, ...], float]:
-        """The best points of every roll after the next roll (kept for the rest of the turn)."""
+        """The best points of every roll after the next roll.
+
+        Kept for the rest of the turn: the card and the rules' state do not change
+        until a box is scored, and the rolls used count only when the rules read them.
+        """
         v = state.variant
-        key = (v, state.card, state.turn_state, state.current, state.rolls_used + 1)
-        if self._last is not None and self._last[0] == key:
-            return self._last[1]  # type: ignore[return-value]
+        key = (v, state.card, state.turn_state, state.current)
+        if self._last is not None and self._last[0] == key and self._last[1] in (None, state.rolls_used):
+            return self._last[2]  # type: ignore[return-value]
         v.check_roll_count(f"{v.id}: bot greedy's look-ahead")
-        sit = state.situation()
         table: dict[tuple[int, ...], float] = {}
-        nxt = _after_roll(sit, state)
-        for r in v.all_rolls():
-            legal = v.legal_boxes(state.card, r, False, nxt)
-            table[r.dice] = max((v.score(state.card, b, r, False, nxt).points for b in legal), default=float("-inf"))
-        self._last = (key, table)
+        nxt = _after_roll(state.situation(), state)
+        with tracing() as reads:
+            for r in v.all_rolls():
+                legal = v.legal_boxes(state.card, r, False, nxt)
+                table[r.dice] = max((v.score(state.card, b, r, False, nxt).points for b in legal), default=float("-inf"))
+        rolls = state.rolls_used if reads.situation & {"rolls_used", "rolls_left"} else None
+        self._last = (key, rolls, table)
         return table
 
     def _value(self, state: GameState) -> tuple[float, Action | None]:

@@ -484,9 +484,8 @@ class Variant:
         box = self.box(box_id)
         sit = situation if situation is not None else Situation.unknown()
         comb, base = self.declared_score(box, roll)
-        ctx = ScoreContext(self, card, box, roll, first_roll, comb, situation=sit)
-        score = self.hooks.adjust_score(ctx, base)
-        found = list(self.hooks.extra_points(evolve(ctx, score=score)))
+        score = self.hooks.adjust_score(ScoreContext(self, card, box, roll, first_roll, comb, situation=sit), base)
+        found = list(self.hooks.extra_points(ScoreContext(self, card, box, roll, first_roll, comb, score, situation=sit)))
         sheet = self.sheets.get(box.column)
         if sheet is not None:
             view = column_card(card, box.column, sheet.box_ids)
@@ -628,8 +627,10 @@ class Variant:
         out = list(self.hooks.progress(self, card))
         for col, sheet in self.sheets.items():
             view = column_card(card, col, sheet.box_ids)
+            column = self._columns[col]
+            times = f" (points x{column.multiplier})" if column.multiplier != 1 else ""
             for p in sheet.hooks.progress(sheet, view):
-                out.append(Progress(f"{col}.{p.id}", p.cell, f"{self._columns[col].name}: {p.line}" if p.line else ""))
+                out.append(Progress(f"{col}.{p.id}", p.cell, f"{column.name}{times}: {p.line}" if p.line else ""))
         return tuple(out)
 
     # ------------------------------------------------------------------ actions rules add
