@@ -220,9 +220,7 @@ def kismet(dice: Dice, first: bool) -> Card:
     c = _count(dice, 5, 6)
     total = sum(dice)
     pairs = _pair_faces(c)
-    same_colour_pairs = any(
-        KISMET_COLOUR[a] == KISMET_COLOUR[b] for i, a in enumerate(pairs) for b in pairs[i + 1 :]
-    )
+    same_colour_pairs = any(KISMET_COLOUR[a] == KISMET_COLOUR[b] for i, a in enumerate(pairs) for b in pairs[i + 1 :])
     flush = len({KISMET_COLOUR[d] for d in dice}) == 1
     full = _is_full(c)
     out = _upper(c, 6)

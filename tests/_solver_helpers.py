@@ -104,8 +104,13 @@ def brute_values(variant: Variant):
     memo: dict[tuple, float] = {}
 
     def value(state: GameState) -> float:
-        key = (state.card, tuple(sorted(state.dice)), state.rolls_used,
-               None if state.held is None else tuple(sorted(state.held)), state.over)
+        key = (
+            state.card,
+            tuple(sorted(state.dice)),
+            state.rolls_used,
+            None if state.held is None else tuple(sorted(state.held)),
+            state.over,
+        )
         got = memo.get(key)
         if got is not None:
             return got

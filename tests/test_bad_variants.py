@@ -58,11 +58,21 @@ def test_message_snapshot(load, snapshot, name):
         ("unknown_scorer.yaml", 6, ("boxes", "chance", "score"), "did you mean 'sum'?"),
         ("unknown_box_key.yaml", 6, ("boxes", "chance", "scor"), "did you mean 'score'?"),
         ("unknown_rule.yaml", 6, ("rules", "stage_ordr"), "did you mean 'stage_order'?"),
-        ("unknown_rule_parameter.yaml", 9, ("rules", "joker", "upper"), "joker takes: mode, box, points, upper_section"),
+        (
+            "unknown_rule_parameter.yaml",
+            9,
+            ("rules", "joker", "upper"),
+            "joker takes: mode, box, points, upper_section",
+        ),
         ("missing_rule_parameter.yaml", 6, ("rules", "instant_win"), "needs parameter 'pattern_of'"),
         ("wrong_rule_parameter_type.yaml", 7, ("rules", "pot_settlement", "stake"), "expected a whole number"),
         ("rule_check_failure.yaml", 9, ("rules", "joker", "box"), "no row 'yahtzee'"),
-        ("unknown_bonus_kind.yaml", 7, ("bonuses", "upper_bonus", "kind"), "known bonus kinds: event, nonzero, spread, threshold"),
+        (
+            "unknown_bonus_kind.yaml",
+            7,
+            ("bonuses", "upper_bonus", "kind"),
+            "known bonus kinds: event, nonzero, spread, threshold",
+        ),
         ("threshold_missing_section.yaml", 9, ("bonuses", "upper_bonus", "section"), "section 'top' has no boxes"),
         ("none_of_missing_box.yaml", 6, ("boxes", "chance", "pattern", "boxes"), "no box 'straight'"),
         ("pattern_loop.yaml", 8, ("boxes", "right", "pattern", "boxes"), "left -> right -> left"),
@@ -86,7 +96,9 @@ def test_line_and_key_path(load, name, line, path, words):
 def test_extends_loop_names_the_files_in_order(load):
     err = load("extends_loop.yaml")
     assert err.source == "bad_variants/parts/loop_b.yaml" and err.line == 3 and err.path == ("extends",)
-    assert "bad_variants/extends_loop.yaml -> bad_variants/parts/loop_b.yaml -> bad_variants/extends_loop.yaml" in str(err)
+    assert "bad_variants/extends_loop.yaml -> bad_variants/parts/loop_b.yaml -> bad_variants/extends_loop.yaml" in str(
+        err
+    )
 
 
 def test_an_error_in_an_inherited_part_names_the_child_file(engine, tmp_path):

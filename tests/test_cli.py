@@ -14,10 +14,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from _rules_oracle import ORACLES
 from conftest import BUILTIN_VARIANTS
+from typer.testing import CliRunner
+
 from dicecup import GameState
 from dicecup.cli.app import app, get_engine
 
@@ -55,8 +55,15 @@ def fails(*args: str, input: str | None = None) -> str:
 def cli(*args: str, cwd: Path | None = None, input: str | None = None) -> subprocess.CompletedProcess:
     """The real console entry (`python -m dicecup`), exit codes through `main`."""
     env = {**os.environ, **ENV}
-    return subprocess.run([sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=env, cwd=cwd,
-                          input=input, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "dicecup", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        input=input,
+        timeout=120,
+    )
 
 
 # ---------------------------------------------------------------------------- variants
@@ -123,7 +130,20 @@ def test_show_with_an_option_and_its_errors():
 
 # ---------------------------------------------------------------------------- score
 
-SAMPLE_ROLLS = ["11111", "66666", "12345", "23456", "13456", "11333", "22335", "33665", "12356", "24662", "15353", "44441"]
+SAMPLE_ROLLS = [
+    "11111",
+    "66666",
+    "12345",
+    "23456",
+    "13456",
+    "11333",
+    "22335",
+    "33665",
+    "12356",
+    "24662",
+    "15353",
+    "44441",
+]
 
 
 @pytest.mark.parametrize("variant", BUILTIN_VARIANTS)
@@ -179,8 +199,13 @@ def test_unknown_variant_lists_the_known_ones():
 
 
 def test_errors_through_the_console_entry_exit_2_without_traceback(tmp_path):
-    for args in (["score", "-v", "yahtzee", "1234"], ["score", "-v", "nope", "11111"], ["validate", str(tmp_path / "none.yaml")],
-                 ["play", "-v", "yacht", "-p", "bot:genius"], ["resume", str(tmp_path / "none.json")]):
+    for args in (
+        ["score", "-v", "yahtzee", "1234"],
+        ["score", "-v", "nope", "11111"],
+        ["validate", str(tmp_path / "none.yaml")],
+        ["play", "-v", "yacht", "-p", "bot:genius"],
+        ["resume", str(tmp_path / "none.json")],
+    ):
         proc = cli(*args)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Traceback" not in proc.stderr and proc.stderr.strip(), args
@@ -189,8 +214,13 @@ def test_errors_through_the_console_entry_exit_2_without_traceback(tmp_path):
 
 
 def test_module_entry_points_run():
-    proc = subprocess.run([sys.executable, "-m", "dicecup", "score", "-v", "yacht", "--json", "22222"],
-                          capture_output=True, text=True, env={**os.environ, **ENV}, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dicecup", "score", "-v", "yacht", "--json", "22222"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ENV},
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["scores"]["yacht"] == 50
 
@@ -228,7 +258,10 @@ def test_validate_ok_summary(tmp_path):
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (("  triple: {pattern:", "  triple: {patern:"), [":14: ", "boxes -> triple -> patern", "unknown key 'patern'", "did you mean 'pattern'?"]),
+        (
+            ("  triple: {pattern:", "  triple: {patern:"),
+            [":14: ", "boxes -> triple -> patern", "unknown key 'patern'", "did you mean 'pattern'?"],
+        ),
         (("face: 6}", "face: 9}"), [":13: ", "boxes -> sixes -> pattern", "face must be a face from 1 to 6"]),
         (("kind: threshold", "kind: treshold"), [":16: ", "bonuses -> top -> kind", "unknown bonus kind 'treshold'"]),
         (("points: 10", "points: ten"), [":16: ", "bonuses -> top", "points must be a whole number, got 'ten'"]),
@@ -271,7 +304,7 @@ def parse_table(text: str, title: str) -> tuple[list[str], list[list[str]]]:
     start = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
     header: list[str] = []
     rows: list[list[str]] = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if line.startswith("┃"):
             header = [c.strip() for c in line.split("┃")[1:-1]]
         elif line.startswith("│"):
@@ -290,7 +323,7 @@ def check_card_adds_up(text: str, players: list[str], boxes: int) -> dict[str, i
     total_row = next(r for r in rows if r[1] == "TOTAL")
     assert len(box_rows) == boxes
     totals = {}
-    for p, c in zip(players, cols):
+    for p, c in zip(players, cols, strict=True):
         parts = [int(r[c]) for r in box_rows if r[c]] + [int(r[c]) for r in bonus_rows if r[c]]
         assert sum(parts) == int(total_row[c]), (p, parts, total_row)
         totals[p] = int(total_row[c])
@@ -301,13 +334,15 @@ def check_card_adds_up(text: str, players: list[str], boxes: int) -> dict[str, i
 def test_all_bot_game_of_every_variant_finishes_and_adds_up(engine, variant):
     """The printed final card adds up, and agrees with the JSON result of the same run."""
     v = engine.variant(variant)
-    result = run("play", "--variant", variant, "--player", "bot:greedy", "--player", "bot:random", "--seed", "4", "--json")
+    result = run(
+        "play", "--variant", variant, "--player", "bot:greedy", "--player", "bot:random", "--seed", "4", "--json"
+    )
     assert result.exit_code == 0, result.output
     totals = check_card_adds_up(result.stderr, ["greedy", "random"], len(v.boxes))
     assert "Winner: " in result.stderr or "Tie" in result.stderr
     data = json.loads(result.stdout)
     assert data["match_totals"] == totals
-    for name, card in data["final_cards"].items():
+    for _name, card in data["final_cards"].items():
         assert sum(s for s in card["boxes"].values() if s is not None) + sum(card["bonuses"].values()) == card["total"]
     if not any(r["instant_winner"] for r in data["rounds"]):
         assert all(s is not None for card in data["final_cards"].values() for s in card["boxes"].values())
@@ -315,7 +350,9 @@ def test_all_bot_game_of_every_variant_finishes_and_adds_up(engine, variant):
 
 def test_text_output_shows_the_same_game_as_json():
     text = ok("play", "-v", "yatzy", "-p", "bot:greedy", "-p", "bot:random", "--seed", "6")
-    data = json.loads(ok("play", "-v", "yatzy", "-p", "bot:greedy", "-p", "bot:random", "--seed", "6", "--json", "--quiet"))
+    data = json.loads(
+        ok("play", "-v", "yatzy", "-p", "bot:greedy", "-p", "bot:random", "--seed", "6", "--json", "--quiet")
+    )
     assert check_card_adds_up(text, ["greedy", "random"], 15) == data["match_totals"]
     assert text.count("greedy: ") == 15  # one narrated line per bot turn
 
@@ -367,7 +404,9 @@ def test_rounds_flag_and_generala_instant_win_table():
     data = json.loads(ok("play", "-v", "yacht", "-p", "bot:random", "-p", "bot:random", "--rounds", "3", "--json"))
     assert len(data["rounds"]) == 3 and data["settlement"] is None
     for seed in range(1, 200):  # find a game won by a served generala
-        data = json.loads(ok("play", "-v", "generala", "-p", "bot:random", "-p", "bot:random", "--seed", str(seed), "--json"))
+        data = json.loads(
+            ok("play", "-v", "generala", "-p", "bot:random", "-p", "bot:random", "--seed", str(seed), "--json")
+        )
         winner = data["rounds"][0]["instant_winner"]
         if winner:
             assert data["winners"] == [winner]
@@ -466,12 +505,30 @@ def test_quit_with_save_then_resume(tmp_path):
 
 def test_killed_mid_game_resumes_exactly(tmp_path):
     """SIGKILL while bots play: the atomic save holds a whole state, and resume ends the same."""
-    args = ["play", "-v", "yacht", "-p", "bot:random", "-p", "bot:random", "--seed", "12", "--rounds", "30", "--json", "-q"]
+    args = [
+        "play",
+        "-v",
+        "yacht",
+        "-p",
+        "bot:random",
+        "-p",
+        "bot:random",
+        "--seed",
+        "12",
+        "--rounds",
+        "30",
+        "--json",
+        "-q",
+    ]
     whole = cli(*args)
     assert whole.returncode == 0, whole.stderr
     save = tmp_path / "killed.json"
-    proc = subprocess.Popen([sys.executable, "-m", "dicecup", *args, "--save", str(save)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **ENV})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dicecup", *args, "--save", str(save)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **ENV},
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -496,7 +553,9 @@ def test_corrupt_and_foreign_saves_are_refused_untouched(tmp_path, engine):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert "not a dicecup saved game (invalid JSON" in fails("resume", str(bad))
-    assert "is not a dicecup saved game; nothing was written" in fails("play", "-v", "yacht", "-p", "a", "--save", str(bad))
+    assert "is not a dicecup saved game; nothing was written" in fails(
+        "play", "-v", "yacht", "-p", "a", "--save", str(bad)
+    )
     assert bad.read_text() == "{not json"
     bare = tmp_path / "bare.json"
     bare.write_text(GameState.new(engine.variant("yacht"), ["a"]).to_json())

@@ -41,8 +41,15 @@ def test_mypy(tmp_path):
     (package / "plugins").symlink_to(ROOT / "plugins")
     env = {**os.environ, "MYPYPATH": str(tmp_path)}
     proc = run(
-        "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".mypy_cache"),
-        "-p", "dicecup", cwd=tmp_path, env=env,
+        "mypy",
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
+        "--cache-dir",
+        str(tmp_path / ".mypy_cache"),
+        "-p",
+        "dicecup",
+        cwd=tmp_path,
+        env=env,
     )
     report = proc.stdout.replace(str(package), "core")
     assert proc.returncode == 0, report + proc.stderr

@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import BUILTIN_VARIANTS, FAMILY_VARIANTS
+
 from dicecup import Engine, GameState, RuleAction, SaveError, VariantError
 from dicecup.testing import check_variant
 
@@ -29,9 +29,23 @@ def install_example(name: str, tmp_path_factory) -> Path:
     shutil.copytree(EXAMPLES / name, src)  # building writes into the source tree: use a copy
     target = root / "site"
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
-         "--disable-pip-version-check", "--quiet", "--target", str(target), str(src)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--target",
+            str(target),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert any(p.name.endswith(".dist-info") for p in target.iterdir())
@@ -44,15 +58,23 @@ def plugin_path(tmp_path_factory) -> Path:
     return install_example("house_rules", tmp_path_factory)
 
 
-def dicecup(plugin_path: Path, *args: str, autoload: bool = True, stdin: str | None = None,
-            cwd: Path | None = None) -> subprocess.CompletedProcess:
+def dicecup(
+    plugin_path: Path, *args: str, autoload: bool = True, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "DICECUP_DISABLE_PLUGIN_AUTOLOAD"}
     env["PYTHONPATH"] = os.pathsep.join([str(plugin_path)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["COLUMNS"] = "200"
     if not autoload:
         env["DICECUP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    return subprocess.run([sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=env,
-                          timeout=120, input=stdin, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "dicecup", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        input=stdin,
+        cwd=cwd,
+    )
 
 
 def test_entry_point_plugin_is_picked_up(plugin_path):
@@ -89,8 +111,20 @@ def test_house_rule_scores_a_scratch_below_zero(plugin_path):
 
 
 def test_house_variant_plays_to_the_end(plugin_path):
-    proc = dicecup(plugin_path, "play", "-v", "yahtzee-house", "-p", "bot:random", "-p", "bot:random:rita",
-                   "--seed", "3", "--json", "--quiet")
+    proc = dicecup(
+        plugin_path,
+        "play",
+        "-v",
+        "yahtzee-house",
+        "-p",
+        "bot:random",
+        "-p",
+        "bot:random:rita",
+        "--seed",
+        "3",
+        "--json",
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     for card in data["final_cards"].values():
@@ -151,8 +185,13 @@ def test_host_game_plays_every_builtin_variant_with_legal_moves_only(engine, hos
 
 def test_host_game_command_line(engine, host_game):
     """The script itself, once: its output is the in-process game's report, the same dice again."""
-    proc = subprocess.run([sys.executable, str(EXAMPLES / "host_game.py"), "--variant", "yamb", "--seed", "5"],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "host_game.py"), "--variant", "yamb", "--seed", "5"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == host_game.report(host_game.play("yamb", ["ann", "bob"], 5, engine))
 
@@ -206,8 +245,14 @@ def test_declaring_keeps_its_state_as_rule_state(double_down):
 def test_the_doubled_score_shows_in_score_preview(double_down):
     rolled = GameState.new(double_down.variant("yahtzee-double"), 1).roll(dice=(3, 3, 3, 2, 2))
     declared = rolled.act(DOUBLE)
-    for box, plain, doubled in [("full_house", 25, 50), ("three_of_a_kind", 13, 26), ("threes", 9, 18),
-                                ("ones", 0, 0), ("small_straight", 0, 0), ("yahtzee", 0, 0)]:
+    for box, plain, doubled in [
+        ("full_house", 25, 50),
+        ("three_of_a_kind", 13, 26),
+        ("threes", 9, 18),
+        ("ones", 0, 0),
+        ("small_straight", 0, 0),
+        ("yahtzee", 0, 0),
+    ]:
         assert rolled.score_preview(box).points == plain and declared.score_preview(box).points == doubled, box
     assert declared.score("full_house").cards[0].scores["full_house"] == 50
 
@@ -262,8 +307,20 @@ def double_down_path(tmp_path_factory) -> Path:
 
 def test_the_terminal_game_offers_double(double_down_path, tmp_path):
     """A human types `double` after the first roll and scores chance; the save shows the doubled box."""
-    proc = dicecup(double_down_path, "play", "-v", "yahtzee-double", "-p", "you", "--seed", "4", "--save", "game.json",
-                   stdin="?\ndouble\ndouble\ns chance\nq\n", cwd=tmp_path)
+    proc = dicecup(
+        double_down_path,
+        "play",
+        "-v",
+        "yahtzee-double",
+        "-p",
+        "you",
+        "--seed",
+        "4",
+        "--save",
+        "game.json",
+        stdin="?\ndouble\ndouble\ns chance\nq\n",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "double ...    make the box you score this turn count double" in out  # `?` lists the rule's verb
@@ -279,8 +336,14 @@ def test_the_terminal_game_offers_double(double_down_path, tmp_path):
 def test_show_describes_yahtzee_double(double_down_path):
     proc = dicecup(double_down_path, "show", "-v", "yahtzee-double")
     assert proc.returncode == 0, proc.stderr
-    for words in ("Yahtzee (double down) (yahtzee-double)", 'may declare "double" right after a roll', "double_down",
-                  "times=1", "doubles", "doubled_yahtzee_bonus"):
+    for words in (
+        "Yahtzee (double down) (yahtzee-double)",
+        'may declare "double" right after a roll',
+        "double_down",
+        "times=1",
+        "doubles",
+        "doubled_yahtzee_bonus",
+    ):
         assert words in proc.stdout, words
     data = json.loads(dicecup(double_down_path, "show", "-v", "yahtzee-double", "-o", "doubles=2", "--json").stdout)
     assert data["rules"]["double_down"] == {"times": 2}

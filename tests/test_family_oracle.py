@@ -13,10 +13,9 @@ from collections import Counter
 from itertools import combinations, combinations_with_replacement
 
 import pytest
+from _family_oracle import FAMILY_DICE, FAMILY_ORACLES, FAMILY_ROWS, Card
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from _family_oracle import FAMILY_DICE, FAMILY_ORACLES, FAMILY_ROWS, Card
 
 UPPER6 = "ones twos threes fours fives sixes"
 YAHTZEE_ROWS = f"{UPPER6} three_of_a_kind four_of_a_kind full_house small_straight large_straight yahtzee chance"
@@ -80,31 +79,77 @@ HAND_CHECKED = [
     # --- Maxi Yatzy (6.1) ---
     # Four 4s + two 2s: two pair faces (4, 2) -> two_pairs 12; one pair face short of
     # three_pairs; tower 4+2 = 20; full_house 444 + 22 = 16; three/four of a kind of 4s.
-    ("maxi-yatzy", "444422", dict(twos=4, fours=16, one_pair=8, two_pairs=12, three_of_a_kind=12,
-                                  four_of_a_kind=16, full_house=16, tower=20, chance=20)),
+    (
+        "maxi-yatzy",
+        "444422",
+        dict(
+            twos=4,
+            fours=16,
+            one_pair=8,
+            two_pairs=12,
+            three_of_a_kind=12,
+            four_of_a_kind=16,
+            full_house=16,
+            tower=20,
+            chance=20,
+        ),
+    ),
     # Two triples: villa 18; full_house 444+22 = 16 beats 222+44 = 14; two_pairs 4+4+2+2.
-    ("maxi-yatzy", "444222", dict(twos=6, fours=12, one_pair=8, two_pairs=12, three_of_a_kind=12,
-                                  full_house=16, villa=18, chance=18)),
+    (
+        "maxi-yatzy",
+        "444222",
+        dict(twos=6, fours=12, one_pair=8, two_pairs=12, three_of_a_kind=12, full_house=16, villa=18, chance=18),
+    ),
     # Triples of 1 and 2: full_house takes 222 + 11 = 8 (not 111 + 22 = 7); 3 x highest triple = 6.
-    ("maxi-yatzy", "111222", dict(ones=3, twos=6, one_pair=4, two_pairs=6, three_of_a_kind=6,
-                                  full_house=8, villa=9, chance=9)),
+    (
+        "maxi-yatzy",
+        "111222",
+        dict(ones=3, twos=6, one_pair=4, two_pairs=6, three_of_a_kind=6, full_house=8, villa=9, chance=9),
+    ),
     # Six alike: every "of a kind", one pair face only, and none of the different-faces boxes.
-    ("maxi-yatzy", "666666", dict(sixes=36, one_pair=12, three_of_a_kind=18, four_of_a_kind=24,
-                                  five_of_a_kind=30, chance=36, maxi_yatzy=100)),
+    (
+        "maxi-yatzy",
+        "666666",
+        dict(
+            sixes=36, one_pair=12, three_of_a_kind=18, four_of_a_kind=24, five_of_a_kind=30, chance=36, maxi_yatzy=100
+        ),
+    ),
     # 123456 contains 12345 and 23456: all three straights.
-    ("maxi-yatzy", "123456", dict(ones=1, twos=2, threes=3, fours=4, fives=5, sixes=6,
-                                  small_straight=15, large_straight=20, full_straight=21, chance=21)),
+    (
+        "maxi-yatzy",
+        "123456",
+        dict(
+            ones=1,
+            twos=2,
+            threes=3,
+            fours=4,
+            fives=5,
+            sixes=6,
+            small_straight=15,
+            large_straight=20,
+            full_straight=21,
+            chance=21,
+        ),
+    ),
     # Three pairs: three_pairs = the six dice; two_pairs = the two highest, 3+3+2+2.
-    ("maxi-yatzy", "112233", dict(ones=2, twos=4, threes=6, one_pair=6, two_pairs=10, three_pairs=12,
-                                  chance=12)),
+    ("maxi-yatzy", "112233", dict(ones=2, twos=4, threes=6, one_pair=6, two_pairs=10, three_pairs=12, chance=12)),
     # Five alike + a single: no tower (needs two of the other face), no full house.
-    ("maxi-yatzy", "555551", dict(ones=1, fives=25, one_pair=10, three_of_a_kind=15, four_of_a_kind=20,
-                                  five_of_a_kind=25, chance=26)),
+    (
+        "maxi-yatzy",
+        "555551",
+        dict(ones=1, fives=25, one_pair=10, three_of_a_kind=15, four_of_a_kind=20, five_of_a_kind=25, chance=26),
+    ),
     # "contains 12345" allows a sixth die; 123455 has no 6 so only the small straight.
-    ("maxi-yatzy", "123455", dict(ones=1, twos=2, threes=3, fours=4, fives=10, one_pair=10,
-                                  small_straight=15, chance=20)),
-    ("maxi-yatzy", "234566", dict(twos=2, threes=3, fours=4, fives=5, sixes=12, one_pair=12,
-                                  large_straight=20, chance=26)),
+    (
+        "maxi-yatzy",
+        "123455",
+        dict(ones=1, twos=2, threes=3, fours=4, fives=10, one_pair=10, small_straight=15, chance=20),
+    ),
+    (
+        "maxi-yatzy",
+        "234566",
+        dict(twos=2, threes=3, fours=4, fives=5, sixes=12, one_pair=12, large_straight=20, chance=26),
+    ),
     # --- Triple Yahtzee rows (section 1) ---
     # Five alike: no full house (needs another face) and no joker on an empty card.
     ("triple-yahtzee", "11111", dict(ones=5, three_of_a_kind=5, four_of_a_kind=5, yahtzee=50, chance=5)),
@@ -123,8 +168,20 @@ HAND_CHECKED = [
     # --- Kismet (6.4), "sum" = all five dice ---
     # 1 and 6 are black: flush, full house (15+15), same-colour full house (15+20), and the
     # pairs 11 and 66 are two black pairs of different faces.
-    ("kismet", "11166", dict(ones=3, sixes=12, two_pairs_same_colour=15, three_of_a_kind=15, flush=35,
-                             full_house=30, full_house_same_colour=35, yarborough=15)),
+    (
+        "kismet",
+        "11166",
+        dict(
+            ones=3,
+            sixes=12,
+            two_pairs_same_colour=15,
+            three_of_a_kind=15,
+            flush=35,
+            full_house=30,
+            full_house_same_colour=35,
+            yarborough=15,
+        ),
+    ),
     # 2 and 5 are red: two red pairs; the fifth die (green 4) may differ. Not a flush.
     ("kismet", "22554", dict(twos=4, fours=4, fives=10, two_pairs_same_colour=18, yarborough=18)),
     # Full house of red 2 and green 3: only the plain full house.
@@ -132,8 +189,7 @@ HAND_CHECKED = [
     # Four 1s + a 6, all black: flush and four of a kind (10+25), but four alike are one pair face.
     ("kismet", "11116", dict(ones=4, sixes=6, three_of_a_kind=10, flush=35, four_of_a_kind=35, yarborough=10)),
     # Five alike: flush, kismet 25+50, four of a kind 25+25; no full house / two pairs.
-    ("kismet", "55555", dict(fives=25, three_of_a_kind=25, flush=35, four_of_a_kind=50, yarborough=25,
-                             kismet=75)),
+    ("kismet", "55555", dict(fives=25, three_of_a_kind=25, flush=35, four_of_a_kind=50, yarborough=25, kismet=75)),
     ("kismet", "12345", dict(ones=1, twos=2, threes=3, fours=4, fives=5, straight=30, yarborough=15)),
     # --- Balut rows (6.5) ---
     ("balut", "55555", dict(fives=25, choice=25, balut=45)),
@@ -144,10 +200,12 @@ HAND_CHECKED = [
     ("yatzy-forced", "12345", dict(ones=1, twos=2, threes=3, fours=4, fives=5, small_straight=15, chance=15)),
     # 12346 is not "exactly 12345": no straight at all.
     ("yatzy-forced", "12346", dict(ones=1, twos=2, threes=3, fours=4, sixes=6, chance=16)),
-    ("yatzy-forced", "22666", dict(twos=4, sixes=18, one_pair=12, two_pairs=16, three_of_a_kind=18,
-                                   full_house=22, chance=22)),
-    ("yatzy-forced", "33333", dict(threes=15, one_pair=6, three_of_a_kind=9, four_of_a_kind=12, chance=15,
-                                   yatzy=50)),
+    (
+        "yatzy-forced",
+        "22666",
+        dict(twos=4, sixes=18, one_pair=12, two_pairs=16, three_of_a_kind=18, full_house=22, chance=22),
+    ),
+    ("yatzy-forced", "33333", dict(threes=15, one_pair=6, three_of_a_kind=9, four_of_a_kind=12, chance=15, yatzy=50)),
     # --- seven-sided dice ---
     ("seven", "34567", dict(threes=3, fours=4, fives=5, sixes=6, sevens=7, straight=30, chance=25)),
     ("seven", "77766", dict(sixes=12, sevens=21, pair=14, three_of_a_kind=33, full_house=25, chance=33)),
@@ -155,8 +213,11 @@ HAND_CHECKED = [
     # --- ten-sided dice ---
     # 7 8 9 10 is a run of four; the 1 does not extend it.
     ("ten", "7 8 9 10 1", dict(ones=1, sevens=7, eights=8, nines=9, tens=10, small_straight=30, chance=35)),
-    ("ten", "6 7 8 9 10", dict(sixes=6, sevens=7, eights=8, nines=9, tens=10, small_straight=30,
-                               large_straight=40, chance=40)),
+    (
+        "ten",
+        "6 7 8 9 10",
+        dict(sixes=6, sevens=7, eights=8, nines=9, tens=10, small_straight=30, large_straight=40, chance=40),
+    ),
     # No wrapping: 9 10 1 2 3 is no straight.
     ("ten", "9 10 1 2 3", dict(ones=1, twos=2, threes=3, nines=9, tens=10, chance=25)),
     ("ten", "10 10 10 3 3", dict(threes=6, tens=30, two_pairs=26, three_of_a_kind=30, full_house=36, chance=36)),
@@ -208,9 +269,15 @@ def test_maxi_yatzy_every_roll_matches_best_sub_hand_reading() -> None:
     DIFFERENT faces and [2, 3] a triple plus a pair of another face.
     """
     shapes = {
-        "one_pair": (2, [2]), "two_pairs": (4, [2, 2]), "three_pairs": (6, [2, 2, 2]),
-        "three_of_a_kind": (3, [3]), "four_of_a_kind": (4, [4]), "five_of_a_kind": (5, [5]),
-        "full_house": (5, [2, 3]), "villa": (6, [3, 3]), "tower": (6, [2, 4]),
+        "one_pair": (2, [2]),
+        "two_pairs": (4, [2, 2]),
+        "three_pairs": (6, [2, 2, 2]),
+        "three_of_a_kind": (3, [3]),
+        "four_of_a_kind": (4, [4]),
+        "five_of_a_kind": (5, [5]),
+        "full_house": (5, [2, 3]),
+        "villa": (6, [3, 3]),
+        "tower": (6, [2, 4]),
     }
     for dice in combinations_with_replacement(range(1, 7), 6):
         card = FAMILY_ORACLES["maxi-yatzy"](dice, False)

@@ -97,8 +97,18 @@ def test_yamb_when_only_announced_boxes_are_left_the_player_must_announce(engine
 
 def test_yamb_column_bonuses_upper_and_middle_value(engine):
     v = engine.variant("yamb")
-    card = Card({"free.ones": 3, "free.twos": 8, "free.threes": 12, "free.fours": 16, "free.fives": 15, "free.sixes": 6,
-                 "free.max": 28, "free.min": 9})
+    card = Card(
+        {
+            "free.ones": 3,
+            "free.twos": 8,
+            "free.threes": 12,
+            "free.fours": 16,
+            "free.fives": 15,
+            "free.sixes": 6,
+            "free.max": 28,
+            "free.min": 9,
+        }
+    )
     bonuses = {a.id: (a.points, a.column) for a in v.end_bonuses(card)}
     assert bonuses == {"free.upper_bonus": (30, "free"), "free.middle_value": ((28 - 9) * 3, "free")}
     low = Card({"up.ones": 1, "up.max": 10, "up.min": 20})
@@ -135,16 +145,36 @@ def _balut_card(engine, **rows):
 def test_balut_points_and_ranking(engine):
     v, card = _balut_card(
         engine,
-        fours=(16, 16, 12, 8), fives=(20, 20, 15, 10), sixes=(24, 24, 18, 12), straight=(15, 20, 20, 0),
-        full_house=(20, 22, 18, 25), choice=(25, 25, 26, 24), balut=(50, 0, 0, 45),
+        fours=(16, 16, 12, 8),
+        fives=(20, 20, 15, 10),
+        sixes=(24, 24, 18, 12),
+        straight=(15, 20, 20, 0),
+        full_house=(20, 22, 18, 25),
+        choice=(25, 25, 26, 24),
+        balut=(50, 0, 0, 45),
     )
     points = {a.id: a.points for a in v.end_bonuses(card) if a.figure == "points"}
-    assert points == {"fours_points": 2, "fives_points": 2, "sixes_points": 2, "full_house_points": 3,
-                      "choice_points": 2, "balut_points": 4, "score_points": 3}
+    assert points == {
+        "fours_points": 2,
+        "fives_points": 2,
+        "sixes_points": 2,
+        "full_house_points": 3,
+        "choice_points": 2,
+        "balut_points": 4,
+        "score_points": 3,
+    }
     totals = v.figure_totals(card)
     assert totals["score"] == sum(card.scores.values()) == 530 and totals["points"] == 18
-    v2, weak = _balut_card(engine, fours=(4, 4, 4, 4), fives=(5, 5, 5, 5), sixes=(6, 6, 6, 6), straight=(0, 0, 0, 0),
-                           full_house=(0, 0, 0, 0), choice=(10, 10, 10, 10), balut=(0, 0, 0, 0))
+    v2, weak = _balut_card(
+        engine,
+        fours=(4, 4, 4, 4),
+        fives=(5, 5, 5, 5),
+        sixes=(6, 6, 6, 6),
+        straight=(0, 0, 0, 0),
+        full_house=(0, 0, 0, 0),
+        choice=(10, 10, 10, 10),
+        balut=(0, 0, 0, 0),
+    )
     assert v2.figure_totals(weak) == {"score": 100, "points": -2}
 
 
@@ -154,13 +184,29 @@ def test_balut_ranks_by_points_then_score(engine):
     assert state.variant.rank_by == ("points", "score")
     from attrs import evolve
 
-    _, strong = _balut_card(engine, fours=(16,) * 4, fives=(20,) * 4, sixes=(24,) * 4, straight=(15,) * 4,
-                            full_house=(20,) * 4, choice=(25,) * 4, balut=(0,) * 4)
-    _, rich = _balut_card(engine, fours=(0,) * 4, fives=(0,) * 4, sixes=(0,) * 4, straight=(0,) * 4,
-                          full_house=(0,) * 4, choice=(30,) * 4, balut=(50, 50, 50, 50))
+    _, strong = _balut_card(
+        engine,
+        fours=(16,) * 4,
+        fives=(20,) * 4,
+        sixes=(24,) * 4,
+        straight=(15,) * 4,
+        full_house=(20,) * 4,
+        choice=(25,) * 4,
+        balut=(0,) * 4,
+    )
+    _, rich = _balut_card(
+        engine,
+        fours=(0,) * 4,
+        fives=(0,) * 4,
+        sixes=(0,) * 4,
+        straight=(0,) * 4,
+        full_house=(0,) * 4,
+        choice=(30,) * 4,
+        balut=(50, 50, 50, 50),
+    )
     cards = (strong, rich)
     done = evolve(state, cards=cards)._end_round(None)
-    a, b = (done.results[-1].figure("points"))
+    a, b = done.results[-1].figure("points")
     assert done.over and (a, b) == (2 + 2 + 2 + 4 + 3 + 2 + 2, 2 + 8 - 1)  # 480 scores +2, 320 scores -1
     assert done.winners() == (("ann",) if a > b else ("bob",))
 
@@ -203,7 +249,9 @@ def write(tmp_path, text: str):
 
 
 def test_count_of_pattern_and_best_of_scorer_make_a_one_turn_game_yaml(engine, tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 id: one-turn
 name: One turn
 dice: {count: 5}
@@ -218,7 +266,8 @@ boxes:
         - {pattern: {kind: straight, length: 5}, score: 40}
         - {pattern: {kind: groups, sizes: [3, 2]}, score: 25}
         - {pattern: always, score: total}
-""")
+""",
+    )
     v = engine.load_file(path)
     assert v.score(Card(), "sixes_game", v.roll_of((6, 6, 6, 6, 1))).score == 24
     assert v.score(Card(), "sixes_game", v.roll_of((6, 6, 1, 1, 1))).score == 0
@@ -235,12 +284,24 @@ boxes:
         ("columns: {a: {order: sideways}, b: {}}\n", "unknown fill order 'sideways'", 5),
         ("columns: {a: {order: dwon}, b: {}}\n", "did you mean 'down'?", 5),
         ("columns: {a.b: {}, c: {}}\n", "a column id must be a name", 5),
-        ("bonuses: {u: {kind: threshold, section: main, at_least: 1, points: 1, scope: column}}\n", "needs a variant with several columns", 5),
-        ("bonuses: {u: {kind: threshold, section: main, at_least: 1, points: 1, figure: pts}}\n", "unknown figure 'pts'", 5),
+        (
+            "bonuses: {u: {kind: threshold, section: main, at_least: 1, points: 1, scope: column}}\n",
+            "needs a variant with several columns",
+            5,
+        ),
+        (
+            "bonuses: {u: {kind: threshold, section: main, at_least: 1, points: 1, figure: pts}}\n",
+            "unknown figure 'pts'",
+            5,
+        ),
         ("rank_by: [points]\n", "unknown figure str 'points'", 5),
         ("figures: {score: {}}\n", "`score` is always a figure", 5),
         ("bonuses: {u: {kind: threshold, boxes: [nope], at_least: 1, points: 1}}\n", "no box or row 'nope'", 5),
-        ("bonuses: {u: {kind: event, pattern_of: a, box_holds: 5, points: 1}}\n", "box_holds must map boxes to scores", 5),
+        (
+            "bonuses: {u: {kind: event, pattern_of: a, box_holds: 5, points: 1}}\n",
+            "box_holds must map boxes to scores",
+            5,
+        ),
         ("bonuses: {u: {kind: threshold, section: main, tiers: [[1, 2], [1, 3]]}}\n", "two tiers start at 1", 5),
         ("bonuses: {u: {kind: threshold, section: main, tiers: lots}}\n", "tiers must be a non-empty list", 5),
         ("bonuses: {u: {kind: spread, high: a, low: a, times: x}}\n", "times must name one box", 5),
@@ -270,14 +331,18 @@ def test_dice_attribute_errors(engine, tmp_path, dice, words):
 
 
 def test_same_pattern_needs_a_declared_attribute(engine, tmp_path):
-    path = write(tmp_path, "id: bad\ndice: {count: 5}\nboxes:\n  a: {pattern: {kind: same, attribute: colour}, score: total}\n")
+    path = write(
+        tmp_path, "id: bad\ndice: {count: 5}\nboxes:\n  a: {pattern: {kind: same, attribute: colour}, score: total}\n"
+    )
     with pytest.raises(VariantError) as err:
         engine.load_file(path)
     assert "the dice have no attribute 'colour' (declared: none)" in str(err.value) and err.value.line == 4
 
 
 def test_a_nested_pattern_error_names_its_own_line(engine, tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 id: bad
 dice: {count: 5, attributes: {colour: [a, b, c, c, b, a]}}
 boxes:
@@ -287,7 +352,8 @@ boxes:
       attribute: colour
       of: {kind: of_a_kind, n: 9}
     score: total
-""")
+""",
+    )
     with pytest.raises(VariantError) as err:
         engine.load_file(path)
     assert "n=9 needs more dice" in str(err.value) and err.value.line == 8
@@ -307,7 +373,9 @@ def test_family_conformance(engine, variant_id):
 
 @pytest.mark.parametrize("faces", [2, 3, 7, 10, 13, 20])
 def test_any_face_count_plays_through_the_api(engine, tmp_path, faces):
-    path = write(tmp_path, f"""\
+    path = write(
+        tmp_path,
+        f"""\
 id: faces-{faces}
 dice: {{count: 3, faces: {faces}}}
 boxes:
@@ -319,10 +387,13 @@ boxes:
   chance: {{pattern: always, score: total}}
 bonuses:
   upper: {{kind: threshold, section: upper, at_least: {faces + 1}, points: 5}}
-""")
+""",
+    )
     v = engine.load_file(path)
     assert v.roll_count == len(v.all_rolls())
     state = GameState.new(v, ["a", "b"])
-    final, counts = dicecup_testing.play_random(state, __import__("random").Random(faces), engine=None, contract_every=0.2)
+    final, counts = dicecup_testing.play_random(
+        state, __import__("random").Random(faces), engine=None, contract_every=0.2
+    )
     assert final.over and counts["turns"] == 2 * 6
     assert GameState.from_json(final.to_json(), engine) == final

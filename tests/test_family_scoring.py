@@ -30,9 +30,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _family_oracle import FAMILY_ORACLES
 from conftest import FAMILY_VARIANTS as FAMILY
+
 from dicecup import Card, Engine
 
 TEST_VARIANTS = Path(__file__).parent / "variants"
@@ -94,7 +94,10 @@ def test_score_json_of_rolls_not_in_the_repo(variant_id, dice, expected):
     """`dicecup score --json`: every box of the card under its column-qualified id, as written."""
     proc = subprocess.run(
         [sys.executable, "-m", "dicecup", "score", "-v", variant_id, "--json", dice],
-        capture_output=True, text=True, timeout=60, env={"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "PATH": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "PATH": ""},
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

@@ -19,6 +19,7 @@ from dicecup import (
     Card,
     Engine,
     GameState,
+    IllegalAction,
     PluginError,
     Progress,
     RandomBot,
@@ -27,7 +28,6 @@ from dicecup import (
     VariantError,
     hookimpl,
 )
-from dicecup import IllegalAction
 from dicecup.language import hookspecs
 from dicecup.testing import check_variant, play_random, turn
 
@@ -85,7 +85,7 @@ class Spy:
     @hookimpl
     def dicecup_register_scorers(self, register):
         self.calls["dicecup_register_scorers"] += 1
-        register("times", lambda ctx, factor: (lambda comb, roll: factor * sum(comb)))
+        register("times", lambda ctx, factor: lambda comb, roll: factor * sum(comb))
 
     @hookimpl
     def dicecup_register_rules(self, register):
@@ -386,7 +386,9 @@ def test_hook_with_wrong_arguments_is_an_error():
         def dicecup_legal_boxes(self, context):
             return None
 
-    with pytest.raises(PluginError, match=r"(?s)cannot register plugin 'WrongArgs'.*\{'context'\} are declared in the hookimpl"):
+    with pytest.raises(
+        PluginError, match=r"(?s)cannot register plugin 'WrongArgs'.*\{'context'\} are declared in the hookimpl"
+    ):
         Engine(plugins=[WrongArgs()], entry_points=False)
 
 
@@ -394,12 +396,14 @@ def test_names_registered_twice_are_errors():
     class ClashPattern:
         @hookimpl
         def dicecup_register_patterns(self, register):
-            register("face", lambda ctx: (lambda roll: None))
+            register("face", lambda ctx: lambda roll: None)
 
     class ClashVariant:
         @hookimpl
         def dicecup_register_variants(self, register):
-            register(text="id: yahtzee\ndice: {count: 1}\nboxes: {a: {pattern: always, score: 1}}\n", source="mine.yaml")
+            register(
+                text="id: yahtzee\ndice: {count: 1}\nboxes: {a: {pattern: always, score: 1}}\n", source="mine.yaml"
+            )
 
     class ClashRule:
         @hookimpl

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import stat
 import subprocess
 import sys
-import random
 import textwrap
 from pathlib import Path
 
@@ -118,7 +118,9 @@ def deep_block(folder: Path) -> Path:
 
 def deep_block_mapping(folder: Path) -> Path:
     """Block mappings a thousand levels deep (one space of indentation a level)."""
-    return write(folder / "deep_map.yaml", "".join(" " * i + f"k{i}:\n" for i in range(1000)) + " " * 1000 + SECRET + "\n")
+    return write(
+        folder / "deep_map.yaml", "".join(" " * i + f"k{i}:\n" for i in range(1000)) + " " * 1000 + SECRET + "\n"
+    )
 
 
 def huge(folder: Path) -> Path:
@@ -405,7 +407,9 @@ def test_a_control_character_in_registered_text_names_its_line(engine):
 
 
 def test_merge_keys_merge_and_explicit_keys_override(engine, tmp_path):
-    path = write(tmp_path / "merge.yaml", """\
+    path = write(
+        tmp_path / "merge.yaml",
+        """\
         id: merged
         dice: {count: 3}
         boxes:
@@ -415,7 +419,8 @@ def test_merge_keys_merge_and_explicit_keys_override(engine, tmp_path):
             <<: *face
             pattern: {kind: face, face: 6}
             name: Sixes
-        """)
+        """,
+    )
     v = engine.load_file(path)
     assert [(b.id, b.section) for b in v.boxes] == [("ones", "top"), ("twos", "top"), ("sixes", "top")]
     assert v.box("sixes").name == "Sixes"
@@ -428,7 +433,8 @@ def test_merge_keys_merge_and_explicit_keys_override(engine, tmp_path):
 def test_merge_key_lines_and_order(tmp_path):
     from dicecup.language.yamlsource import load_yaml
 
-    doc = load_yaml(textwrap.dedent("""\
+    doc = load_yaml(
+        textwrap.dedent("""\
         a: &a {p: 1, q: 1}
         b: &b
           q: 2
@@ -437,7 +443,9 @@ def test_merge_key_lines_and_order(tmp_path):
           z: 0
           <<: [*a, *b]
           p: 9
-        """), "m.yaml")
+        """),
+        "m.yaml",
+    )
     assert doc["x"] == {"z": 0, "p": 9, "q": 1, "r": 2}  # earlier merged mappings win, explicit keys win
     assert list(doc["x"]) == ["z", "q", "r", "p"]  # merged keys sit where `<<` is written
     assert doc["x"].key_locs == {"z": ("m.yaml", 6), "p": ("m.yaml", 8), "q": ("m.yaml", 1), "r": ("m.yaml", 4)}
@@ -574,9 +582,15 @@ def test_numbers_beyond_machine_range_are_refused_where_written(engine, tmp_path
 
 def test_a_huge_option_choice_is_refused_at_its_line_even_when_not_chosen(engine, tmp_path):
     """Checked after `${}` substitution, which keeps each list item's line."""
-    text = TINY.replace("score: 30", 'score: "${big}"') + "options:\n  big:\n    default: 1\n    choices:\n      - 1\n      - 99999999999\n"
+    text = (
+        TINY.replace("score: 30", 'score: "${big}"')
+        + "options:\n  big:\n    default: 1\n    choices:\n      - 1\n      - 99999999999\n"
+    )
     err = variant_error(engine, write(tmp_path / "n.yaml", text))
-    assert (err.line, err.path) == (12, ("options", "big", "choices", 1)) and "99999999999 is out of range" in err.message
+    assert (err.line, err.path) == (
+        12,
+        ("options", "big", "choices", 1),
+    ) and "99999999999 is out of range" in err.message
 
 
 def test_the_largest_allowed_numbers_load(engine, tmp_path):
@@ -600,7 +614,9 @@ def _with_option(tmp_path: Path, declaration: str) -> Path:
     ],
 )
 def test_an_overlay_cannot_change_extends_options_or_id(engine, tmp_path, key, words):
-    path = _with_option(tmp_path, f"""\
+    path = _with_option(
+        tmp_path,
+        f"""\
         mode:
           default: plain
           choices:
@@ -608,7 +624,8 @@ def test_an_overlay_cannot_change_extends_options_or_id(engine, tmp_path, key, w
             other:
               name: Other
               {key}: yahtzee
-        """)
+        """,
+    )
     err = variant_error(engine, path)
     assert (err.line, err.path) == (14, ("options", "mode", "choices", "other", key))
     assert err.message == words
@@ -653,7 +670,9 @@ def test_substitution_cannot_blow_the_document_up(engine, tmp_path):
 
 # ---------------------------------------------------------------------------- validate: option combinations
 
-CONFLICT = TINY + """\
+CONFLICT = (
+    TINY
+    + """\
 options:
   drop:
     default: keep
@@ -666,6 +685,7 @@ options:
       none: {}
       triple: {bonuses: {lucky: {kind: event, pattern_of: triple, box_holds: {triple: 30}, points: 10}}}
 """
+)
 
 
 def test_validate_finds_options_that_conflict_only_in_combination(engine, tmp_path):
@@ -678,9 +698,16 @@ def test_validate_finds_options_that_conflict_only_in_combination(engine, tmp_pa
 
 
 def test_validate_counts_the_combinations_it_checked(tmp_path):
-    path = write(tmp_path / "fine.yaml", CONFLICT.replace("drop: {boxes: {triple: null}}", "drop: {boxes: {ones: null}}"))
-    proc = subprocess.run([sys.executable, "-m", "dicecup", "validate", str(path)], capture_output=True, text=True,
-                          env={**os.environ, **ENV}, timeout=60)
+    path = write(
+        tmp_path / "fine.yaml", CONFLICT.replace("drop: {boxes: {triple: null}}", "drop: {boxes: {ones: null}}")
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "dicecup", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ENV},
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith(", 4 option combinations checked")
 

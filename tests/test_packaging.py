@@ -24,7 +24,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BUILTIN = {"yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple"}
-IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "venv", ".pytest_cache", ".hypothesis")
+IGNORE = shutil.ignore_patterns(
+    ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "venv", ".pytest_cache", ".hypothesis"
+)
 BIN = "Scripts" if os.name == "nt" else "bin"
 
 PROBE = """\
@@ -82,7 +84,18 @@ def probe(python: Path, root: Path, env: dict) -> dict:
 
 def test_wheel_install(workdir):
     dist = workdir / "dist"
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", dist, workdir / "src", cwd=workdir)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-w",
+        dist,
+        workdir / "src",
+        cwd=workdir,
+    )
     (wheel,) = dist.glob("dicecup-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"dicecup/variants/{v}.yaml" for v in BUILTIN} <= set(names)
@@ -101,12 +114,26 @@ def test_wheel_install(workdir):
 def test_editable_install(workdir):
     src = workdir / "src"
     python, env = fresh_venv(workdir, "editable-venv")
-    run(python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-e", src, cwd=workdir, env=env)
+    run(
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-e",
+        src,
+        cwd=workdir,
+        env=env,
+    )
     found = probe(python, workdir, env)
     assert Path(found["file"]) == src / "core" / "__init__.py"
     assert set(found["ids"]) == BUILTIN
     # editable means live: a variant file added to the folder is found without reinstalling
-    (src / "variants" / "zz-probe.yaml").write_text("id: zz-probe\ndice: {count: 1}\nboxes: {a: {pattern: always, score: total}}\n")
+    (src / "variants" / "zz-probe.yaml").write_text(
+        "id: zz-probe\ndice: {count: 1}\nboxes: {a: {pattern: always, score: total}}\n"
+    )
     try:
         assert "zz-probe" in probe(python, workdir, env)["ids"]
     finally:

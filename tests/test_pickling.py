@@ -39,7 +39,9 @@ def behaviour(obj):
         game.roll() if game.state.is_chance else game.apply(game.state.legal_actions()[-1])
     return [game.state.to_json(), game.rng.random(), len(game.history)]
 '''
-exec(BEHAVIOUR)  # defines behaviour() here too
+_here: dict[str, object] = {}
+exec(BEHAVIOUR, _here)  # the same function here as in the fresh process
+behaviour = _here["behaviour"]
 
 PLUGIN = '''
 """A plugin module outside dicecup: a pattern and a variant that uses it."""
@@ -98,7 +100,9 @@ def states(engine, variants) -> dict[str, GameState]:
         "held": awarded.roll(dice=(5, 5, 5, 1, 2)).keep((5, 5, 5)),
         "announced": announced,
         "announced-rerolled": announced.keep((4, 4)).roll(dice=(6, 6, 1)),
-        "triple": turn(GameState.new(variants["triple-yahtzee"], 1), "x3.chance", (6, 6, 6, 6, 5)).roll(dice=(1, 1, 1, 1, 1)),
+        "triple": turn(GameState.new(variants["triple-yahtzee"], 1), "x3.chance", (6, 6, 6, 6, 5)).roll(
+            dice=(1, 1, 1, 1, 1)
+        ),
         "banked": turn(GameState.new(engine.variant("maxi-yatzy"), 1), "chance", (1, 2, 3, 4, 5, 6)),
         "plugin": GameState.new(variants["plugin"], 2).roll(dice=(1, 2, 2, 3, 1)),
         "file": GameState.new(variants["file"], 1).roll(dice=(2, 2, 3)),
@@ -158,7 +162,9 @@ def test_a_pickled_multi_column_variant_keeps_its_sheets(variants):
 @pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
 def test_states_copy_equal_and_play_on_identically(engine, states, how):
     for name, state in states.items():
-        twin = {"pickle": lambda s: pickle.loads(pickle.dumps(s)), "copy": copy.copy, "deepcopy": copy.deepcopy}[how](state)
+        twin = {"pickle": lambda s: pickle.loads(pickle.dumps(s)), "copy": copy.copy, "deepcopy": copy.deepcopy}[how](
+            state
+        )
         assert twin == state and twin.history == state.history and twin.to_json() == state.to_json(), name
         assert twin.turn_state == state.turn_state and twin.player_state == state.player_state
         assert behaviour(twin) == behaviour(state), name
@@ -173,7 +179,9 @@ def test_a_copied_announcement_still_binds_the_turn(states):
 @pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
 def test_games_copy_with_their_generator_and_undo_history(games, how):
     for name, game in games.items():
-        twin = {"pickle": lambda g: pickle.loads(pickle.dumps(g)), "copy": copy.copy, "deepcopy": copy.deepcopy}[how](game)
+        twin = {"pickle": lambda g: pickle.loads(pickle.dumps(g)), "copy": copy.copy, "deepcopy": copy.deepcopy}[how](
+            game
+        )
         same_game(twin, game)
         assert behaviour(twin) == behaviour(copy.copy(game)), name  # the same dice from the same generator
 
@@ -213,8 +221,13 @@ def test_pickles_load_and_play_on_in_a_fresh_process(variants, states, games, pl
     """)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_dir), os.environ.get("PYTHONPATH", "")])}
     env.pop("DICECUP_DISABLE_PLUGIN_AUTOLOAD", None)
-    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "bundle.pkl")], capture_output=True, text=True,
-                          env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "bundle.pkl")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
     assert got.keys() == expected.keys()
@@ -236,8 +249,11 @@ def _local_plugin_engine() -> Engine:
 
 def _unlisted_module_engine() -> Engine:
     module = types.ModuleType("nowhere_to_be_found")  # never put in sys.modules
-    exec("from dicecup import hookimpl\n@hookimpl\ndef dicecup_register_variants(register):\n"
-         "    register(text='id: ghost\\nextends: yacht\\n', source='ghost')\n", module.__dict__)
+    exec(
+        "from dicecup import hookimpl\n@hookimpl\ndef dicecup_register_variants(register):\n"
+        "    register(text='id: ghost\\nextends: yacht\\n', source='ghost')\n",
+        module.__dict__,
+    )
     return Engine([module], entry_points=False)
 
 
@@ -249,7 +265,9 @@ def test_a_plugin_that_cannot_be_imported_by_name_is_a_clear_pickling_error(make
         state = GameState.new(v, 1).roll(dice=[1, 2, 3, 4, 5])
         for obj in (v, state, Game(state, seed=1)):
             for protocol in (0, pickle.HIGHEST_PROTOCOL):
-                with pytest.raises(pickle.PicklingError, match=f"variant '{vid}' uses a plugin that cannot be imported by name"):
+                with pytest.raises(
+                    pickle.PicklingError, match=f"variant '{vid}' uses a plugin that cannot be imported by name"
+                ):
                     pickle.dumps(obj, protocol)
 
 

@@ -14,7 +14,6 @@ from dicecup.terminal.commands import InputProblem, KeepDice, Say, ScoreBox, par
 from dicecup.terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from dicecup.terminal.view import View, bonus_cells, dice_line
 
-
 BOTS = ("random", "greedy", "optimal")
 
 
@@ -208,7 +207,9 @@ def test_on_change_sees_every_transition_and_bots_move_alone(engine):
     )
     final = session.run()
     assert final.over and seen[-1] is final
-    scores = [a for a, b in zip(seen, seen[1:]) if sum(len(c.scores) for c in b.cards) > sum(len(c.scores) for c in a.cards)]
+    scores = [
+        a for a, b in zip(seen, seen[1:], strict=False) if sum(len(c.scores) for c in b.cards) > sum(len(c.scores) for c in a.cards)
+    ]
     assert len(scores) == 2 * len(v.boxes)  # one transition per filled box, two players
     assert out.getvalue().count("greedy: ") == len(v.boxes)
 
@@ -225,7 +226,11 @@ def test_bot_scripted_like_a_human_sees_the_same_dice(engine):
     v = engine.variant("yatzy")
     view, _ = capture()
     bot_game = Session(
-        GameState.new(v, ["greedy"]), parse_seats(["bot:greedy"], BOTS), rng=random.Random(5), view=view, make_bot=engine.make_bot
+        GameState.new(v, ["greedy"]),
+        parse_seats(["bot:greedy"], BOTS),
+        rng=random.Random(5),
+        view=view,
+        make_bot=engine.make_bot,
     ).run()
 
     from dicecup.game.bots import GreedyBot
@@ -273,8 +278,14 @@ def test_hints_show_the_best_move_and_what_the_others_lose(engine):
     state = GameState.new(engine.variant("yacht"), ["ann"]).roll(dice=[2, 3, 6, 6, 6])
     advice = [(Keep((6, 6, 6)), 31.25), (Score("sixes"), 30.0), (Keep(()), 12.5)]
     view, out = capture()
-    session = Session(state, [Seat("ann")], rng=random.Random(1), view=view, ask=Script(["hint", "s sixes"]),
-                      advisor=lambda st: advice)
+    session = Session(
+        state,
+        [Seat("ann")],
+        rng=random.Random(1),
+        view=view,
+        ask=Script(["hint", "s sixes"]),
+        advisor=lambda st: advice,
+    )
     session.step()
     text = out.getvalue()
     line = "hint: best keep 666 (31.2); then score sixes -1.2, reroll all -18.8"

@@ -16,15 +16,15 @@ import time
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-
 from conftest import FAMILY_VARIANTS
+from rich.console import Console
+from test_play import Script
+
 from dicecup import GameState, RuleAction
 from dicecup.cli.playing import result_json
-from dicecup.terminal.commands import DoAction, InputProblem, ScoreBox, help_text, parse_command
+from dicecup.terminal.commands import InputProblem, ScoreBox, parse_command
 from dicecup.terminal.session import Seat, Session
 from dicecup.terminal.view import View
-from test_play import Script
 
 ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "80"}
 ROWS = "ones twos threes fours fives sixes max min triple straight full poker yamb".split()
@@ -51,8 +51,14 @@ def session(engine, state: GameState, answers: list[str], dice: list[int] = ()) 
     """A session of human seats over `state`, answering from `answers` and rolling `dice`."""
     view, out = capture()
     script = Script(answers)
-    s = Session(state, [Seat(p) for p in state.players], rng=Dice(list(dice)), view=view, ask=script,
-                verbs=engine.action_verbs(state.variant))
+    s = Session(
+        state,
+        [Seat(p) for p in state.players],
+        rng=Dice(list(dice)),
+        view=view,
+        ask=script,
+        verbs=engine.action_verbs(state.variant),
+    )
     return s, script, out
 
 
@@ -192,8 +198,13 @@ def test_row_with_no_column_allowed_now_gives_each_reason(engine):
     with pytest.raises(InputProblem) as err:
         parse_command("s full", state)
     text = str(err.value)
-    assert text.startswith("Full cannot be scored now in any open column (down: the Down column is filled top to bottom")
-    assert "up: the Up column is filled bottom to top" in text and "announce: announce.full is in an announced column" in text
+    assert text.startswith(
+        "Full cannot be scored now in any open column (down: the Down column is filled top to bottom"
+    )
+    assert (
+        "up: the Up column is filled bottom to top" in text
+        and "announce: announce.full is in an announced column" in text
+    )
 
 
 # ---------------------------------------------------------------------------- yamb's announcement
@@ -228,7 +239,9 @@ def test_announcement_offered_typed_shown_and_enforced(engine):
 def test_announcement_only_right_after_the_first_roll(engine):
     verbs = engine.action_verbs(engine.variant("yamb"))
     state = GameState.new(engine.variant("yamb"), ["ann"]).roll(dice=[2, 2, 3, 5, 5]).keep([2, 2]).roll(dice=[1, 1, 1])
-    with pytest.raises(InputProblem, match=r"you cannot announce now: announce the box .*\(right after the first roll\)"):
+    with pytest.raises(
+        InputProblem, match=r"you cannot announce now: announce the box .*\(right after the first roll\)"
+    ):
         parse_command("announce full", state, verbs)
 
 
@@ -239,7 +252,7 @@ def test_only_announce_boxes_left_the_player_must_announce_first(engine):
     s, script, out = session(engine, state, ["k 1 2", "s ones", "s", "announce 9", "r"], dice=[3, 3, 3, 6, 6])
     s.step()  # three refusals, then announce 9 (Triple)
     assert script.prompts[0] == "ann: announce first, e.g. announce ones (? for help) > "
-    text = out.getvalue()
+    out.getvalue()
     flat = said(out)
     assert "You must announce a box of the Announce column: ones, twos" in flat
     assert "Only announced boxes are left: announce one now (e.g. announce " in flat
@@ -265,7 +278,7 @@ def test_maxi_yatzy_banks_rolls_and_spends_a_fourth(engine):
         s.step()  # turn 2: roll, r, roll, r, roll, r, roll: the fourth roll
     assert s.state.rolls_used == 4 and s.state.rolls_available == 5
     s.step()  # s 1
-    text = out.getvalue()
+    out.getvalue()
     flat = said(out)
     assert "ann: turn 2 of 20 (19 boxes to go), roll 4 of 5 (3 + 2 banked)" in flat
     assert "ann, roll 4 of 5 (k 1 3 keep" in script.prompts[-1]
@@ -339,7 +352,7 @@ def test_balut_ranks_by_points_then_score(engine):
     view, out = capture()
     view.final(final)
     text = out.getvalue()
-    flat = said(out)
+    said(out)
     assert "Ranking (by points, then score)" in text
     assert cells(text, "1")[1:] == ["ann", "2", "156"] and cells(text, "2")[1:] == ["bob", "0", "208"]
     assert text.rstrip().endswith("Winner: ann with 2 points")
@@ -370,9 +383,11 @@ def test_yatzy_forced_explains_the_card_order(engine):
     state = GameState.new(engine.variant("yatzy-forced"), ["ann"]).roll(dice=[1, 2, 3, 4, 5])
     s, script, out = session(engine, state, ["s chance", "s twos", "s"])
     s.step()
-    text = out.getvalue()
+    out.getvalue()
     flat = said(out)
-    assert "Chance cannot be scored yet: this game fills the boxes in card order, so this turn scores Ones (s 1)" in flat
+    assert (
+        "Chance cannot be scored yet: this game fills the boxes in card order, so this turn scores Ones (s 1)" in flat
+    )
     assert "Twos cannot be scored yet" in flat
     assert "s scores Ones" in script.prompts[0]
     assert s.state.cards[0].scores == {"ones": 1}
@@ -383,8 +398,14 @@ def test_yatzy_forced_explains_the_card_order(engine):
 
 def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
     """`python -m dicecup ...` as a user runs it, 80 columns wide."""
-    return subprocess.run([sys.executable, "-m", "dicecup", *args], capture_output=True, text=True,
-                          env={**os.environ, **ENV}, input=input, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "dicecup", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ENV},
+        input=input,
+        timeout=300,
+    )
 
 
 GAMES = [
@@ -413,8 +434,13 @@ def test_bots_play_each_game_to_the_end(engine, variant, options):
         score_bonuses = sum(p for b, p in card["bonuses"].items() if _figure(v, b) == "score")
         assert sum(card["boxes"].values()) + score_bonuses == card["total"] == data["match_totals"][name]
         if len(v.columns) > 1:
-            assert sum(card["columns"].values()) + sum(p for b, p in card["bonuses"].items() if b in {x.id for x in v.bonuses}
-                                                       and _figure(v, b) == "score") == card["total"]
+            assert (
+                sum(card["columns"].values())
+                + sum(
+                    p for b, p in card["bonuses"].items() if b in {x.id for x in v.bonuses} and _figure(v, b) == "score"
+                )
+                == card["total"]
+            )
     keys = [data["match_figures"][f] if f != "score" else data["match_totals"] for f in v.rank_by]
     best = max(tuple(k[n] for k in keys) for n in data["match_totals"])
     assert data["winners"] == [n for n in data["match_totals"] if tuple(k[n] for k in keys) == best]
@@ -477,8 +503,14 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
     assert whole.returncode == 0, whole.stderr
     cut = script.index("announce fives") + 1  # the fifth turn, announced and not yet scored
     save = tmp_path / "yamb.json"
-    proc = subprocess.Popen([sys.executable, "-m", "dicecup", *args, "--save", str(save)], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **ENV}, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dicecup", *args, "--save", str(save)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **ENV},
+        text=True,
+    )
     try:
         proc.stdin.write("\n".join(script[:cut]) + "\n")
         proc.stdin.flush()

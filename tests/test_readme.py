@@ -29,8 +29,9 @@ def blocks(lang: str) -> list[str]:
 
 
 def dicecup(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=ENV, cwd=cwd,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=120
+    )
 
 
 def test_first_lines_are_the_two_fresh_machine_commands():
@@ -54,10 +55,19 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 def test_api_tour_runs_and_prints_what_it_says(tmp_path):
     (code,) = [b for b in blocks("python") if "GameState.new" in b]
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
-    for line in ["ann 2", "6", "36", "56 (RollDice(dice=(1, 1, 1)), Fraction(1, 216))", "bob {'threes': 12}",
-                 "refused: roll the dice first", "(0,) False"]:
+    for line in [
+        "ann 2",
+        "6",
+        "36",
+        "56 (RollDice(dice=(1, 1, 1)), Fraction(1, 216))",
+        "bob {'threes': 12}",
+        "refused: roll the dice first",
+        "(0,) False",
+    ]:
         assert line in proc.stdout.splitlines()
 
 
@@ -77,8 +87,9 @@ def test_readme_variants_validate_and_play(tmp_path):
     for path in paths:
         proc = dicecup("validate", path.name, cwd=tmp_path)
         assert proc.returncode == 0 and proc.stdout.startswith(f"ok: {path.name}"), proc.stderr
-        proc = dicecup("play", "-v", path.name, "-p", "bot:greedy", "-p", "bot:random", "--seed", "1", "--json", "-q",
-                       cwd=tmp_path)
+        proc = dicecup(
+            "play", "-v", path.name, "-p", "bot:greedy", "-p", "bot:random", "--seed", "1", "--json", "-q", cwd=tmp_path
+        )
         assert proc.returncode == 0, proc.stderr
         data = json.loads(proc.stdout)
         for card in data["final_cards"].values():

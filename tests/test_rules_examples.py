@@ -25,7 +25,9 @@ def scores(engine):
 # ----------------------------------------------------------------------------- common
 
 
-@pytest.mark.parametrize("variant_id", ["yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple"])
+@pytest.mark.parametrize(
+    "variant_id", ["yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple"]
+)
 def test_five_dice_six_faces_three_rolls(engine, variant_id):
     variant = engine.variant(variant_id)
     assert (variant.dice, variant.faces, variant.rolls) == (5, 6, 3)
@@ -33,7 +35,15 @@ def test_five_dice_six_faces_three_rolls(engine, variant_id):
 
 @pytest.mark.parametrize(
     ("variant_id", "boxes"),
-    [("yahtzee", 13), ("kniffel", 13), ("yatzy", 15), ("yacht", 12), ("generala", 11), ("russian", 17), ("russian-simple", 13)],
+    [
+        ("yahtzee", 13),
+        ("kniffel", 13),
+        ("yatzy", 15),
+        ("yacht", 12),
+        ("generala", 11),
+        ("russian", 17),
+        ("russian-simple", 13),
+    ],
 )
 def test_box_counts(engine, variant_id, boxes):
     assert len(engine.variant(variant_id).boxes) == boxes
@@ -90,7 +100,9 @@ def test_kniffel_is_yahtzee_with_german_names(engine):
     assert kniffel.box("yahtzee").name == "Kniffel"
     assert kniffel.box("three_of_a_kind").name == "Dreierpasch"
     assert kniffel.box("small_straight").name == "Kleine Straße"
-    assert [(b.id, b.kind, dict(b.params)) for b in kniffel.bonuses] == [(b.id, b.kind, dict(b.params)) for b in yahtzee.bonuses]
+    assert [(b.id, b.kind, dict(b.params)) for b in kniffel.bonuses] == [
+        (b.id, b.kind, dict(b.params)) for b in yahtzee.bonuses
+    ]
     assert kniffel.rules == yahtzee.rules
     assert [o.name for o in kniffel.option_specs] == ["joker"]
 
@@ -165,7 +177,7 @@ def test_yacht_table(scores, dice, box, expected):
 def test_yacht_has_no_bonus_of_any_kind(engine):
     variant = engine.variant("yacht")
     assert variant.bonuses == () and dict(variant.rules) == {}
-    full = Card({b: 50 for b in variant.box_ids})
+    full = Card(dict.fromkeys(variant.box_ids, 50))
     assert variant.end_bonuses(full) == ()
     assert variant.total(full) == 50 * 12
 
@@ -302,5 +314,5 @@ def test_russian_simple(engine, scores):
     assert scores("russian-simple", "66666")["yahtzee"] == 30  # no +50
     assert scores("russian-simple", "12345")["large_straight"] == 15
     assert scores("russian-simple", "12356")["chance"] == 17
-    full = Card({b: 0 for b in variant.box_ids} | {"ones": 1, "twos": 2})
+    full = Card(dict.fromkeys(variant.box_ids, 0) | {"ones": 1, "twos": 2})
     assert variant.end_bonuses(full) == ()  # no stage bonus

@@ -45,7 +45,7 @@ TOTAL_C = TOTAL_A - 18 - 10  # 372
 
 def play_round(state: GameState, *plans) -> GameState:
     """Each player in turn plays the next (box, dice) of their plan until the round ends."""
-    for moves in zip(*plans):
+    for moves in zip(*plans, strict=True):
         for box, dice in moves:
             state = turn(state, box, dice)
     return state
@@ -68,7 +68,7 @@ def test_stage_two_boxes_are_illegal_until_stage_one_is_full(russian):
         "box 'two_pairs' may not be used with 33566 now: two_pairs is a stage-2 box: fill every stage-1 box first; "
         "allowed: ones, twos, threes, fours, fives, sixes"
     )
-    five_filled = evolve(GameState.new(russian, 1), cards=(Card({b: 0 for b in STAGE1[:5]}),))
+    five_filled = evolve(GameState.new(russian, 1), cards=(Card(dict.fromkeys(STAGE1[:5], 0)),))
     assert five_filled.roll(dice=(3, 3, 6, 6, 5)).legal_boxes() == ("sixes",)
 
 
@@ -99,7 +99,7 @@ def test_negative_stage_one_and_no_bonus(russian):
     ],
 )
 def test_stage_bonus_positive_vs_nonnegative(engine, stage1, positive, nonnegative):
-    card = Card({b: 0 for b in STAGE1} | stage1)
+    card = Card(dict.fromkeys(STAGE1, 0) | stage1)
     for option, expected in (("positive", positive), ("nonnegative", nonnegative)):
         v = engine.variant("russian", {"bonus_at": option})
         assert sum(a.points for a in v.end_bonuses(card)) == expected, option

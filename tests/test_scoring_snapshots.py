@@ -50,17 +50,21 @@ russian-simple:
 from __future__ import annotations
 
 import pytest
-
-from _rules_oracle import ORACLES, generala as generala_oracle, russian as russian_oracle
+from _rules_oracle import ORACLES
+from _rules_oracle import generala as generala_oracle
+from _rules_oracle import russian as russian_oracle
 from conftest import BUILTIN_VARIANTS
+
 from dicecup import Card
 
 
 def score_table(variant, first_roll: bool) -> str:
     """One line per roll: the dice, then every box that scores non-zero with its score."""
     card = Card()
-    lines = [f"{variant.id}, {'first' if first_roll else 'later'} roll; boxes: {' '.join(variant.box_ids)}",
-             "(a box not listed on a row scores 0)"]
+    lines = [
+        f"{variant.id}, {'first' if first_roll else 'later'} roll; boxes: {' '.join(variant.box_ids)}",
+        "(a box not listed on a row scores 0)",
+    ]
     for roll in variant.all_rolls():
         cells = []
         for box in variant.box_ids:

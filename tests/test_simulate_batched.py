@@ -13,18 +13,20 @@ import random
 
 import numpy as np
 import pytest
-from attrs import evolve
-
 from conftest import BUILTIN_VARIANTS
+
 from dicecup import Award, Card, GameState, Keep, Score
 from dicecup.game.bots import GreedyBot, RandomBot
-from dicecup.simulate import simulate, summarize
 from dicecup.simulate import optimal as optimal_mod
+from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
 from dicecup.simulate.tables import EMPTY
 
-CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [("yahtzee", {"joker": "forced"}), ("yahtzee", {"joker": "none"}),
-                                                ("russian", {"chance": "any"})]
+CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
+    ("yahtzee", {"joker": "forced"}),
+    ("yahtzee", {"joker": "none"}),
+    ("russian", {"chance": "any"}),
+]
 IDS = [v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS]
 
 
@@ -65,7 +67,7 @@ def decide_each(sim: Batched, policy, states: list[GameState]) -> list:
     actions = []
     for i, s in enumerate(states):  # one by one: states differ in first-roll flag and rolls left
         idx = np.array([i])
-        box, keep = policy.decide(turn, idx, rolls[i:i + 1], s.first_roll, s.rolls_left, np.random.default_rng(0))
+        box, keep = policy.decide(turn, idx, rolls[i : i + 1], s.first_roll, s.rolls_left, np.random.default_rng(0))
         if box[0] >= 0:
             actions.append(Score(sim.variant.box_ids[int(box[0])]))
         else:
@@ -83,14 +85,19 @@ def test_tables_say_what_the_engine_says(engine, vid, options):
     legal_cls = sim.legal.lookup(vals)
     for i, s in enumerate(states):
         for fr in (False, True):
-            allowed = sim.legal.allowed(legal_cls[i:i + 1], fr, rolls[i:i + 1])[0]
+            allowed = sim.legal.allowed(legal_cls[i : i + 1], fr, rolls[i : i + 1])[0]
             legal = v.legal_boxes(s.card, s.roll_now, fr)
             assert [b for j, b in enumerate(v.box_ids) if allowed[j]] == list(legal), (s.card, s.dice, fr)
             for j, b in enumerate(v.box_ids):
                 res = v.score(s.card, b, s.roll_now, fr)
                 row = tables[cls[i], int(fr), rolls[i], j]
-                assert row[0] == res.score and points[cls[i], int(fr), rolls[i], j] == res.points, (s.card, s.dice, b, fr)
-                got = {sim.award_ids[k]: int(p) for k, p in enumerate(row[1:1 + len(sim.award_ids)]) if p}
+                assert row[0] == res.score and points[cls[i], int(fr), rolls[i], j] == res.points, (
+                    s.card,
+                    s.dice,
+                    b,
+                    fr,
+                )
+                got = {sim.award_ids[k]: int(p) for k, p in enumerate(row[1 : 1 + len(sim.award_ids)]) if p}
                 want: dict[str, int] = {}
                 for a in res.awards:
                     want[a.id] = want.get(a.id, 0) + a.points
@@ -177,7 +184,9 @@ def solved(engine):
     return get
 
 
-@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("yacht", {}), ("russian", {}), ("yahtzee", {"joker": "none"})])
+@pytest.mark.parametrize(
+    ("vid", "options"), [("generala", {}), ("yacht", {}), ("russian", {}), ("yahtzee", {"joker": "none"})]
+)
 def test_optimal_policy_takes_a_best_action(solved, vid, options):
     from dicecup.solver.advice import advise_state
 
@@ -200,7 +209,10 @@ def test_state_encoding_matches_the_solver(solved, vid):
     enc = optimal_mod._States(solution)
     code, raw = enc.of(vals)
     got = enc.index(code, raw)
-    want = [int(solution.index.lookup(np.array([c]), p)[0]) for c, p in (solution.index.state_of_card(s.card) for s in states)]
+    want = [
+        int(solution.index.lookup(np.array([c]), p)[0])
+        for c, p in (solution.index.state_of_card(s.card) for s in states)
+    ]
     assert got.tolist() == want
 
 

@@ -7,11 +7,10 @@ import struct
 import zlib
 
 import pytest
+from conftest import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
 from dicecup.cli import app
-
-from conftest import BUILTIN_VARIANTS
 
 runner = CliRunner()
 

@@ -47,7 +47,17 @@ def test_single_game_has_zero_spread():
 
 @pytest.mark.parametrize(
     ("span", "bins", "width"),
-    [(1, 40, 1), (40, 40, 1), (41, 40, 2), (100, 40, 5), (300, 40, 10), (17, 2, 10), (450, 20, 25), (401, 20, 25), (400, 20, 20)],
+    [
+        (1, 40, 1),
+        (40, 40, 1),
+        (41, 40, 2),
+        (100, 40, 5),
+        (300, 40, 10),
+        (17, 2, 10),
+        (450, 20, 25),
+        (401, 20, 25),
+        (400, 20, 20),
+    ],
 )
 def test_nice_width_is_the_smallest_nice_step(span, bins, width):
     assert nice_width(span, bins) == width

@@ -9,7 +9,9 @@ from dicecup import Card, GameState, Keep, Score
 from dicecup.solver import jit, solve
 from dicecup.solver.advice import advise_state, best_action
 
-CASES = [(name, None) for name in TINY if name != "flags"] + [("flags", {"joker": m}) for m in ("free", "forced", "none")]
+CASES = [(name, None) for name in TINY if name != "flags"] + [
+    ("flags", {"joker": m}) for m in ("free", "forced", "none")
+]
 
 
 KERNELS = ["numpy"] + (["numba"] if jit.AVAILABLE else [])

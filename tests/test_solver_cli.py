@@ -93,7 +93,9 @@ def test_advise_json_ranks_every_option():
     opts = data["options"]
     keeps = [tuple(o["keep"]) for o in opts if o["action"] == "keep"]
     boxes = [o["box"] for o in opts if o["action"] == "score"]
-    assert len(keeps) == len(set(keeps)) == 3 * 2 * 2 * 2 - 1  # distinct proper sub-multisets of 11256 (0-2 ones, 2, 5, 6)
+    assert (
+        len(keeps) == len(set(keeps)) == 3 * 2 * 2 * 2 - 1
+    )  # distinct proper sub-multisets of 11256 (0-2 ones, 2, 5, 6)
     assert sorted(boxes) == sorted(get_engine().variant("yacht").box_ids)
     values = [o["expected_score"] for o in opts]
     assert values == sorted(values, reverse=True)
@@ -101,7 +103,19 @@ def test_advise_json_ranks_every_option():
 
 
 def test_advise_card_and_last_roll():
-    out = run("advise", "-v", "yahtzee", "--dice", "66666", "--rolls-left", "0", "--card", "yahtzee=50,sixes=24", "--json", "-q")
+    out = run(
+        "advise",
+        "-v",
+        "yahtzee",
+        "--dice",
+        "66666",
+        "--rolls-left",
+        "0",
+        "--card",
+        "yahtzee=50,sixes=24",
+        "--json",
+        "-q",
+    )
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert all(o["action"] == "score" for o in data["options"])

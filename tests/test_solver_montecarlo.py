@@ -8,8 +8,8 @@ import statistics
 import zlib
 
 import pytest
-
 from conftest import BUILTIN_VARIANTS
+
 from dicecup.solver import solve
 from dicecup.solver.advice import Policy
 from dicecup.testing import play_solitaire
@@ -30,7 +30,9 @@ def play_games(variant, policy: Policy, games: int, seed: int) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("vid", "options"), CONFIGS, ids=[v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS])
+@pytest.mark.parametrize(
+    ("vid", "options"), CONFIGS, ids=[v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS]
+)
 def test_engine_games_agree_with_solver(engine, vid, options):
     variant = engine.variant(vid, options)
     solution = solve(variant)
@@ -38,6 +40,8 @@ def test_engine_games_agree_with_solver(engine, vid, options):
     totals = play_games(variant, Policy.of(solution), GAMES, seed)
     mean = statistics.fmean(totals)
     se = statistics.stdev(totals) / len(totals) ** 0.5
-    print(f"{vid} {options}: solver {solution.expected_score:.4f}, {GAMES} games mean {mean:.3f} +- {se:.3f} "
-          f"(z = {(mean - solution.expected_score) / se:+.2f})")
+    print(
+        f"{vid} {options}: solver {solution.expected_score:.4f}, {GAMES} games mean {mean:.3f} +- {se:.3f} "
+        f"(z = {(mean - solution.expected_score) / se:+.2f})"
+    )
     assert abs(mean - solution.expected_score) <= 3 * se

@@ -100,7 +100,9 @@ def test_carry_over_is_refused_clearly(tmp_path):
 def test_state_limit_gives_the_size(tmp_path):
     v = _load(tmp_path, TINY["threshold"])
     full = solve(v).states
-    with pytest.raises(StateSpaceTooLarge, match=rf"has {full:,} states, above the limit of {full - 1:,}; raise it with --max-states"):
+    with pytest.raises(
+        StateSpaceTooLarge, match=rf"has {full:,} states, above the limit of {full - 1:,}; raise it with --max-states"
+    ):
         solve(v, max_states=full - 1)
     with pytest.raises(StateSpaceTooLarge, match=r"has more than \d+ states, above the limit of 1;") as info:
         solve(v, max_states=1)  # far past the limit the search stops early: a lower bound

@@ -47,7 +47,9 @@ def test_agrees_with_independent_solver(engine, vid, options, peer):
 
 
 @pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
-@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("russian", {"bonus_at": "nonnegative"}), ("yacht", {})])
+@pytest.mark.parametrize(
+    ("vid", "options"), [("generala", {}), ("russian", {}), ("russian", {"bonus_at": "nonnegative"}), ("yacht", {})]
+)
 def test_numba_and_numpy_kernels_give_the_same_table(engine, vid, options):
     v = engine.variant(vid, options)
     a, b = solve(v, kernel="numba"), solve(v, kernel="numpy")

@@ -12,10 +12,10 @@ from fractions import Fraction
 import attrs
 import pytest
 from attrs import evolve
+from conftest import BUILTIN_VARIANTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import BUILTIN_VARIANTS
 from dicecup import Card, DiceError, Game, GameState, IllegalAction, Keep, RollDice, SaveError, Score
 from dicecup.testing import check_state, check_variant, play_random, turn
 
@@ -63,7 +63,9 @@ def test_round_trip_finished_match_and_replay(engine):
 
 def test_round_trip_of_a_file_variant(engine, tmp_path):
     path = tmp_path / "mine.yaml"
-    path.write_text("id: mine\ndice: {count: 2}\nboxes:\n  a: {pattern: always, score: total}\n  b: {pattern: always, score: 7}\n")
+    path.write_text(
+        "id: mine\ndice: {count: 2}\nboxes:\n  a: {pattern: always, score: total}\n  b: {pattern: always, score: 7}\n"
+    )
     state = GameState.new(engine.load_file(path), 1).roll(dice=(3, 4))
     assert roundtrip(state, engine) == state
 
@@ -155,7 +157,10 @@ def test_forged_awards_are_refused(engine, saved):
         (["roll", "12345"], "history[0]': 'roll' with 1 argument(s) is not a move"),
         (["keep"], "history[0]': 'keep' with 0 argument(s) is not a move"),
         ("roll", "history[0]': each move must be a list"),
-        (["rule", "announced", "announce", "ones"], "history[0]' is not a legal move in that position: roll the dice first"),
+        (
+            ["rule", "announced", "announce", "ones"],
+            "history[0]' is not a legal move in that position: roll the dice first",
+        ),
     ],
 )
 def test_impossible_moves_are_refused(engine, saved, move, words):
@@ -211,7 +216,14 @@ def test_illegal_actions_raise_and_change_nothing(yahtzee):
 
 
 def test_no_fourth_roll(yahtzee):
-    third = GameState.new(yahtzee, 1).roll(dice=(1, 2, 3, 4, 6)).keep((1,)).roll(dice=(1, 1, 1, 1)).keep((1, 1)).roll(dice=(2, 2, 2))
+    third = (
+        GameState.new(yahtzee, 1)
+        .roll(dice=(1, 2, 3, 4, 6))
+        .keep((1,))
+        .roll(dice=(1, 1, 1, 1))
+        .keep((1, 1))
+        .roll(dice=(2, 2, 2))
+    )
     assert third.rolls_used == 3 and third.rolls_left == 0
     assert third.legal_keeps() == () and all(isinstance(a, Score) for a in third.legal_actions())
     assert_illegal(third, lambda s: s.keep((1, 1)), "no rolls left this turn")
@@ -331,7 +343,9 @@ def test_random_play_with_every_joker_mode(engine, joker, rng):
 
 
 def test_random_russian_match_with_default_rounds(engine):
-    final, counts = play_random(GameState.new(engine.variant("russian"), 3), random.Random(7), engine=engine, roundtrip_every=300)
+    final, counts = play_random(
+        GameState.new(engine.variant("russian"), 3), random.Random(7), engine=engine, roundtrip_every=300
+    )
     assert counts["rounds"] >= 13 and final.over
     assert sum(final.settlement().values()) == 0
 

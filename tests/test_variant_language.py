@@ -50,7 +50,9 @@ def test_builtin_thin_extensions(engine):
 
 
 def test_child_file_extends_a_builtin_by_id(engine, tmp_path):
-    path = write(tmp_path / "house.yaml", """\
+    path = write(
+        tmp_path / "house.yaml",
+        """\
         id: house-yahtzee
         extends: yahtzee
         name: House Yahtzee
@@ -63,7 +65,8 @@ def test_child_file_extends_a_builtin_by_id(engine, tmp_path):
             pattern: {kind: pairs, count: 2}
         bonuses:
           upper_bonus: {points: 50}
-        """)
+        """,
+    )
     v = engine.load_file(path)
     assert v.id == "house-yahtzee" and v.name == "House Yahtzee"
     assert "chance" not in v.box_ids and len(v.boxes) == 12
@@ -81,13 +84,16 @@ def test_child_file_extends_a_builtin_by_id(engine, tmp_path):
 
 def test_child_extends_a_file_by_relative_path(engine, tmp_path):
     write(tmp_path / "house" / "base" / "small.yaml", SMALL)
-    child = write(tmp_path / "house" / "child.yaml", """\
+    child = write(
+        tmp_path / "house" / "child.yaml",
+        """\
         id: small-child
         extends: base/../base/small.yaml
         boxes:
           low: null
           pair: {pattern: {kind: pairs, count: 1}, score: 5}
-        """)
+        """,
+    )
     v = engine.load_file(child)
     assert v.box_ids == ("high", "trips", "pair")
     assert v.dice == 3
@@ -95,11 +101,14 @@ def test_child_extends_a_file_by_relative_path(engine, tmp_path):
 
 
 def test_extends_chain_of_three(engine, tmp_path):
-    path = write(tmp_path / "k.yaml", """\
+    path = write(
+        tmp_path / "k.yaml",
+        """\
         id: kniffel-short
         extends: kniffel
         boxes: {chance: null, yahtzee: {name: Kniffel!}}
-        """)
+        """,
+    )
     v = engine.load_file(path)
     assert v.box("ones").name == "Einser" and v.box("yahtzee").name == "Kniffel!"
     assert "chance" not in v.box_ids
@@ -126,7 +135,9 @@ def test_option_substitution_keeps_the_type(engine):
 
 
 def test_substitution_inside_a_longer_string(engine, tmp_path):
-    path = write(tmp_path / "named.yaml", """\
+    path = write(
+        tmp_path / "named.yaml",
+        """\
         id: named
         name: "Small (${size} points)"
         options:
@@ -134,7 +145,8 @@ def test_substitution_inside_a_longer_string(engine, tmp_path):
         dice: {count: 3}
         boxes:
           trips: {pattern: {kind: of_a_kind, n: 3}, score: "${size}"}
-        """)
+        """,
+    )
     assert engine.load_file(path).name == "Small (30 points)"
     v = engine.load_file(path, {"size": 40})
     assert v.name == "Small (40 points)" and scores(v, "555") == {"trips": 40}

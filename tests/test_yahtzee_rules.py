@@ -38,9 +38,17 @@ def test_free_yahtzee_at_50_upper_open_no_joker_any_box(engine):
     state = at(yahtzee(engine, "free"), Card({"yahtzee": 50}))
     assert set(state.legal_boxes()) == set(UPPER + LOWER) - {"yahtzee"}
     assert scores_of(state, ("threes", "full_house", "small_straight", "large_straight")) == {
-        "threes": 15, "full_house": 0, "small_straight": 0, "large_straight": 0}
+        "threes": 15,
+        "full_house": 0,
+        "small_straight": 0,
+        "large_straight": 0,
+    }
     assert scores_of(state, ("three_of_a_kind", "four_of_a_kind", "chance", "ones")) == {
-        "three_of_a_kind": 15, "four_of_a_kind": 15, "chance": 15, "ones": 0}
+        "three_of_a_kind": 15,
+        "four_of_a_kind": 15,
+        "chance": 15,
+        "ones": 0,
+    }
 
 
 @pytest.mark.parametrize("yahtzee_box", [50, 0])
@@ -49,13 +57,21 @@ def test_free_joker_once_the_upper_box_is_filled(engine, yahtzee_box):
     assert "threes" not in state.legal_boxes()
     assert len(state.legal_boxes()) == 11  # still any open box
     assert scores_of(state, ("full_house", "small_straight", "large_straight", "fours")) == {
-        "full_house": 25, "small_straight": 30, "large_straight": 40, "fours": 0}
+        "full_house": 25,
+        "small_straight": 30,
+        "large_straight": 40,
+        "fours": 0,
+    }
 
 
 def test_free_no_joker_while_the_yahtzee_box_is_open(engine):
     state = at(yahtzee(engine, "free"), Card({"threes": 9}))
     assert "yahtzee" in state.legal_boxes()
-    assert scores_of(state, ("yahtzee", "full_house", "large_straight")) == {"yahtzee": 50, "full_house": 0, "large_straight": 0}
+    assert scores_of(state, ("yahtzee", "full_house", "large_straight")) == {
+        "yahtzee": 50,
+        "full_house": 0,
+        "large_straight": 0,
+    }
 
 
 # ----------------------------------------------------------------------------- joker: forced
@@ -75,11 +91,16 @@ def test_forced_upper_filled_any_open_lower_box_with_joker_points(engine, yahtze
     state = at(yahtzee(engine, "forced"), Card({"yahtzee": yahtzee_box, "threes": 6, "small_straight": 30}))
     assert set(state.legal_boxes()) == {"three_of_a_kind", "four_of_a_kind", "full_house", "large_straight", "chance"}
     assert scores_of(state, state.legal_boxes()) == {
-        "three_of_a_kind": 15, "four_of_a_kind": 15, "full_house": 25, "large_straight": 40, "chance": 15}
+        "three_of_a_kind": 15,
+        "four_of_a_kind": 15,
+        "full_house": 25,
+        "large_straight": 40,
+        "chance": 15,
+    }
 
 
 def test_forced_lower_full_any_open_upper_box_for_zero(engine):
-    card = Card({b: 0 for b in LOWER} | {"threes": 9, "ones": 3})
+    card = Card(dict.fromkeys(LOWER, 0) | {"threes": 9, "ones": 3})
     state = at(yahtzee(engine, "forced"), card)
     assert set(state.legal_boxes()) == {"twos", "fours", "fives", "sixes"}
     assert all(v == 0 for v in scores_of(state, state.legal_boxes()).values())
@@ -99,7 +120,10 @@ def test_none_no_joker_scoring(engine, upper):
     state = at(yahtzee(engine, "none"), Card({"yahtzee": 50} | upper))
     assert len(state.legal_boxes()) == 12 - len(upper)
     assert scores_of(state, ("full_house", "small_straight", "large_straight")) == {
-        "full_house": 0, "small_straight": 0, "large_straight": 0}
+        "full_house": 0,
+        "small_straight": 0,
+        "large_straight": 0,
+    }
 
 
 def test_joker_option_rejects_unknown_mode(engine):

@@ -32,24 +32,24 @@ def result_json(state: GameState, seats: Sequence[Seat]) -> dict[str, Any]:
     rounds: list[dict[str, Any]] = []
     for r in state.results:
         entry: dict[str, Any] = {
-            "totals": dict(zip(names, r.totals)),
+            "totals": dict(zip(names, r.totals, strict=True)),
             "instant_winner": None if r.instant_winner is None else names[r.instant_winner],
         }
         if v.figures:  # Balut's points of each game
-            entry["figures"] = {f.id: dict(zip(names, r.figure(f.id))) for f in v.figures}
+            entry["figures"] = {f.id: dict(zip(names, r.figure(f.id), strict=True)) for f in v.figures}
         rounds.append(entry)
     out: dict[str, Any] = {
         "variant": v.id,
         "options": dict(v.options),
         "players": [{"name": s.name, "kind": s.spec} for s in seats],
         "rounds": rounds,
-        "final_cards": {n: card_rows(v, c) for n, c in zip(names, state.cards)},
-        "match_totals": dict(zip(names, state.match_totals())),
+        "final_cards": {n: card_rows(v, c) for n, c in zip(names, state.cards, strict=True)},
+        "match_totals": dict(zip(names, state.match_totals(), strict=True)),
         "winners": list(state.winners()),
         "settlement": None if settle is None else {n: str(amount) for n, amount in settle.items()},
     }
     if v.figures:  # ranked by more than the score: the figures summed over the match, and the order
-        out["match_figures"] = {f.id: dict(zip(names, state.match_totals(f.id))) for f in v.figures}
+        out["match_figures"] = {f.id: dict(zip(names, state.match_totals(f.id), strict=True)) for f in v.figures}
         keys = [state.match_totals(f) for f in v.rank_by]
         out["ranking"] = [names[i] for i in sorted(range(len(names)), key=lambda i: tuple(-k[i] for k in keys))]
     return out
@@ -88,13 +88,21 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
     try:
         final = session.run()
     except QuitGame:
-        view.say(f"Game saved in {save_path}{resume_hint}." if save_path else "Game stopped (it was not saved: use --save FILE to keep a game).")
+        view.say(
+            f"Game saved in {save_path}{resume_hint}."
+            if save_path
+            else "Game stopped (it was not saved: use --save FILE to keep a game)."
+        )
         raise typer.Exit(0) from None
     except EndOfInput as exc:
         console.print()  # end the unanswered prompt's line
-        raise DicecupError(f"{exc}" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else "")) from None
+        raise DicecupError(
+            f"{exc}" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else "")
+        ) from None
     except KeyboardInterrupt:
-        typer.echo("\ninterrupted" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else ""), err=True)
+        typer.echo(
+            "\ninterrupted" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else ""), err=True
+        )
         raise typer.Exit(130) from None
     if not (as_json and quiet):
         view.final(final)  # with --json this goes to stderr, next to the game
@@ -111,7 +119,9 @@ def _check_save_target(path: Path, overwrite: bool) -> None:
     try:
         found = load_saved_game(path, get_engine())
     except DicecupError:
-        raise DicecupError(f"--save {path}: the file exists and is not a dicecup saved game; nothing was written (pick another file)") from None
+        raise DicecupError(
+            f"--save {path}: the file exists and is not a dicecup saved game; nothing was written (pick another file)"
+        ) from None
     vid = found.state.variant.id
     if found.state.over:
         raise DicecupError(f"--save {path} already holds a finished {vid} game; pass --overwrite to replace it")
@@ -131,9 +141,12 @@ PlayerOpt = Annotated[
     ),
 ]
 QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Do not narrate the bots' turns (with --json: print nothing but the JSON).")
+    bool,
+    typer.Option("--quiet", "-q", help="Do not narrate the bots' turns (with --json: print nothing but the JSON)."),
 ]
-HintsOpt = Annotated[bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")]
+HintsOpt = Annotated[
+    bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")
+]
 
 
 @app.command()
@@ -142,13 +155,20 @@ def play(
     variant: VariantOpt,
     option: OptionOpt = None,
     player: PlayerOpt = None,
-    seed: Annotated[int | None, typer.Option(help="Seed for the dice and the bots: the same seed replays the same game.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for the dice and the bots: the same seed replays the same game.")
+    ] = None,
     rounds: Annotated[int | None, typer.Option(min=1, help="Games in the match (default: the variant's rule).")] = None,
-    save: Annotated[Path | None, typer.Option("--save", help="Save the game to this JSON file after every action.")] = None,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Save the game to this JSON file after every action.")
+    ] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
     hints: HintsOpt = False,
     quiet: QuietOpt = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr).")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
+    ] = False,
 ) -> None:
     """Play a game at the terminal: humans are prompted, bots move by themselves."""
     v = load_variant(variant, option)
@@ -166,10 +186,15 @@ def play(
 @cli_errors
 def resume(
     file: Annotated[Path, typer.Argument(help="A file written by `dicecup play --save`.")],
-    variant: Annotated[str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")] = None,
+    variant: Annotated[
+        str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")
+    ] = None,
     hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
     quiet: QuietOpt = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr).")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
+    ] = False,
 ) -> None:
     """Continue a saved game exactly where it stopped (same dice to come)."""
     saved = load_saved_game(file, get_engine())

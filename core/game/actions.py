@@ -74,8 +74,10 @@ def dice_values(values: Any, what: str = "dice") -> tuple[int, ...]:
             raise IllegalAction(f"{what}: more than {MAX_DICE_GIVEN} values given")
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise IllegalAction(f"{what}: each die value is a whole number, got {type(v).__name__} {shown(v)}")
-        if not -MAX_DIE_VALUE <= v <= MAX_DIE_VALUE:
-            raise DiceError(f"{what}: die value {shown(v)} is out of range: a die shows one of its faces, 1 to at most 20")
+        if not -MAX_DIE_VALUE <= int(v) <= MAX_DIE_VALUE:
+            raise DiceError(
+                f"{what}: die value {shown(v)} is out of range: a die shows one of its faces, 1 to at most 20"
+            )
         out.append(int(v))
     return tuple(out)
 
@@ -144,7 +146,7 @@ def action_to_json(action: Action) -> list[Any]:
 def action_from_json(data: Any) -> Action:
     """The action `action_to_json` wrote (ValueError saying what is wrong otherwise)."""
     if not isinstance(data, list) or not data or not isinstance(data[0], str):
-        raise ValueError("each move must be a list such as [\"roll\", [1, 2, 3, 4, 5]]")
+        raise ValueError('each move must be a list such as ["roll", [1, 2, 3, 4, 5]]')
     kind, args = data[0], data[1:]
     try:
         if kind == "roll" and len(args) == 1 and isinstance(args[0], list):

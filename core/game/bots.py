@@ -68,7 +68,9 @@ class GreedyBot:
         with tracing() as reads:
             for r in v.all_rolls():
                 legal = v.legal_boxes(state.card, r, False, nxt)
-                table[r.dice] = max((v.score(state.card, b, r, False, nxt).points for b in legal), default=float("-inf"))
+                table[r.dice] = max(
+                    (v.score(state.card, b, r, False, nxt).points for b in legal), default=float("-inf")
+                )
         rolls = state.rolls_used if reads.situation & {"rolls_used", "rolls_left"} else None
         self._last = (key, rolls, table)
         return table

@@ -28,7 +28,9 @@ def _seed(seed: Any) -> int | None:
     """The seed as an int (or None); IllegalAction for anything else, floats and strings included."""
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
         return None if seed is None else int(seed)
-    raise IllegalAction(f"a seed is a whole number such as 7 (or None for fresh dice), got {type(seed).__name__} {shown(seed)}")
+    raise IllegalAction(
+        f"a seed is a whole number such as 7 (or None for fresh dice), got {type(seed).__name__} {shown(seed)}"
+    )
 
 
 class Game:
@@ -36,7 +38,9 @@ class Game:
 
     def __init__(self, state: GameState, seed: int | None = None, rng: random.Random | None = None) -> None:
         if not isinstance(state, GameState):
-            raise IllegalAction(f"Game needs a GameState (or use Game.new(variant, players)), got {type(state).__name__}")
+            raise IllegalAction(
+                f"Game needs a GameState (or use Game.new(variant, players)), got {type(state).__name__}"
+            )
         if rng is not None and seed is not None:
             raise IllegalAction("give a Game a seed or a random generator, not both")
         if rng is not None and not isinstance(rng, random.Random):
@@ -47,7 +51,9 @@ class Game:
         self.history: list[GameState] = []
 
     @classmethod
-    def new(cls, variant: Variant, players: Sequence[str] | int = 1, *, seed: int | None = None, rounds: int | None = None) -> Game:
+    def new(
+        cls, variant: Variant, players: Sequence[str] | int = 1, *, seed: int | None = None, rounds: int | None = None
+    ) -> Game:
         """A handle on a new match (see `GameState.new`), its dice drawn from `random.Random(seed)`."""
         seed = _seed(seed)  # checked before anything is built
         return cls(GameState.new(variant, players, rounds), seed=seed)

@@ -47,7 +47,7 @@ def _players(players: Any) -> tuple[str, ...]:
     if isinstance(players, bool):
         raise IllegalAction(f"players must be a number of players or a list of names, got {players!r}")
     if isinstance(players, numbers.Integral):
-        if not 1 <= players <= MAX_PLAYERS:
+        if not 1 <= int(players) <= MAX_PLAYERS:
             raise IllegalAction(f"a game has 1 to {MAX_PLAYERS} players, got {shown(players)}")
         return tuple(f"P{i + 1}" for i in range(int(players)))
     if isinstance(players, (str, bytes, bytearray)) or not isinstance(players, Sequence):
@@ -59,7 +59,9 @@ def _players(players: Any) -> tuple[str, ...]:
         raise IllegalAction(f"a game has at most {MAX_PLAYERS} players, got {len(names)}")
     for n in names:
         if not isinstance(n, str) or not n.strip() or len(n) > MAX_NAME or not n.isprintable():
-            raise IllegalAction(f"each player name must be printable text of 1 to {MAX_NAME} characters, got {shown(n)}")
+            raise IllegalAction(
+                f"each player name must be printable text of 1 to {MAX_NAME} characters, got {shown(n)}"
+            )
     if len(set(names)) != len(names):
         raise IllegalAction(f"player names must differ, got {names}")
     return tuple(names)
@@ -92,7 +94,9 @@ class GameState:
     def new(cls, variant: Variant, players: Sequence[str] | int = 1, rounds: int | None = None) -> GameState:
         """A match at its start: the first player's first roll is pending."""
         if not isinstance(variant, Variant):
-            raise IllegalAction(f"GameState.new needs a compiled Variant (engine.variant(...)), got {type(variant).__name__}")
+            raise IllegalAction(
+                f"GameState.new needs a compiled Variant (engine.variant(...)), got {type(variant).__name__}"
+            )
         names = _players(players)
         n_rounds = whole_number(rounds, "rounds") if rounds is not None else variant.match.rounds_for(len(names))
         if not 1 <= n_rounds <= MAX_ROUNDS:
@@ -185,7 +189,10 @@ class GameState:
 
     def legal_actions(self) -> list[Action]:
         """Every legal decision now (empty at a chance node: see `chance_outcomes`)."""
-        return [Score(b) for b in self.legal_boxes()] + [Keep(k) for k in self.legal_keeps()] + list(self.rule_actions())
+        actions: list[Action] = [Score(b) for b in self.legal_boxes()]
+        actions.extend(Keep(k) for k in self.legal_keeps())
+        actions.extend(self.rule_actions())
+        return actions
 
     def turn_status(self) -> tuple[str, ...]:
         """What the rules say about the current turn (an announcement made, ...), for display."""
@@ -200,7 +207,9 @@ class GameState:
         n = self.variant.dice - len(self.held)  # type: ignore[arg-type]
         count = math.comb(n + self.variant.faces - 1, n)
         if count > MAX_ROLLS:
-            raise TooLarge(f"the pending roll of {n} dice with {self.variant.faces} faces has {count:,} outcomes, above {MAX_ROLLS:,}")
+            raise TooLarge(
+                f"the pending roll of {n} dice with {self.variant.faces} faces has {count:,} outcomes, above {MAX_ROLLS:,}"
+            )
         return [(RollDice(d), p) for d, p in reroll_outcomes(n, self.variant.faces)]
 
     def score_preview(self, box: str) -> ScoreResult:
@@ -245,7 +254,9 @@ class GameState:
         """One player's card for display: boxes as written, awards, whole-card bonuses, totals."""
         i = self.current if player is None else player
         if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self.players):
-            raise IllegalAction(f"there is no player {shown(player)}; players are numbered 0 to {len(self.players) - 1}")
+            raise IllegalAction(
+                f"there is no player {shown(player)}; players are numbered 0 to {len(self.players) - 1}"
+            )
         i = int(i)
         card = self.cards[i]
         v = self.variant
@@ -268,7 +279,9 @@ class GameState:
     def _known_box(self, box: Any) -> str:
         """`box` when it is the id of one of the variant's boxes; IllegalAction listing them otherwise."""
         if not isinstance(box, str):
-            raise IllegalAction(f"a box id is a string such as {self.variant.box_ids[0]!r}, got {type(box).__name__} {shown(box)}")
+            raise IllegalAction(
+                f"a box id is a string such as {self.variant.box_ids[0]!r}, got {type(box).__name__} {shown(box)}"
+            )
         if box not in self.variant.box_ids:
             raise IllegalAction(f"no box {shown(box)} in {self.variant.id}; boxes: {', '.join(self.variant.box_ids)}")
         return box
@@ -351,7 +364,9 @@ class GameState:
         if box not in legal:
             why = v.why_illegal(self.card, roll, self.first_roll, box, sit)
             allowed = ", ".join(legal) or "none until another move (see the legal actions)"
-            raise IllegalAction(f"box {box!r} may not be used with {roll} now" + (f": {why}" if why else "") + f"; allowed: {allowed}")
+            raise IllegalAction(
+                f"box {box!r} may not be used with {roll} now" + (f": {why}" if why else "") + f"; allowed: {allowed}"
+            )
         result = v.score(self.card, box, roll, self.first_roll, sit)
         cards = list(self.cards)
         cards[self.current] = self.card.fill(box, result.score, result.awards)
@@ -373,11 +388,15 @@ class GameState:
         update = self.variant.apply_action(self.card, self.roll_now, self.first_roll, action, self.situation())
         turn_state = self.turn_state
         if update.turn is not UNCHANGED:
-            turn_state = turn_state.without(action.rule) if update.turn is None else turn_state.set(action.rule, update.turn)
+            turn_state = (
+                turn_state.without(action.rule) if update.turn is None else turn_state.set(action.rule, update.turn)
+            )
         player_state = list(self.player_state)
         if update.player is not UNCHANGED:
             mine = player_state[self.current]
-            player_state[self.current] = mine.without(action.rule) if update.player is None else mine.set(action.rule, update.player)
+            player_state[self.current] = (
+                mine.without(action.rule) if update.player is None else mine.set(action.rule, update.player)
+            )
         return self._moved(action, turn_state=turn_state, player_state=tuple(player_state))
 
     def apply(self, action: Action) -> GameState:
@@ -390,7 +409,9 @@ class GameState:
             return self.roll(dice=action.dice)
         if isinstance(action, RuleAction):
             return self.act(action)
-        raise IllegalAction(f"not an action (Keep, Score, RollDice or RuleAction): {type(action).__name__} {shown(action)}")
+        raise IllegalAction(
+            f"not an action (Keep, Score, RollDice or RuleAction): {type(action).__name__} {shown(action)}"
+        )
 
     def _next_turn(self) -> GameState:
         nxt = (self.current + 1) % len(self.players)
@@ -410,7 +431,6 @@ class GameState:
             match = [sum(r.totals[i] for r in results) for i in range(len(self.players))]
             if len(set(match)) == 1 and instant_winner is None:
                 rounds, replays = rounds + 1, replays + 1  # every total identical: the match is replayed
-        fresh = {"turn_state": FrozenMap(), "dice": (), "rolls_used": 0}
         if self.round < rounds:
             return evolve(
                 self,
@@ -423,9 +443,21 @@ class GameState:
                 replays=replays,
                 results=results,
                 player_state=tuple(FrozenMap() for _ in self.players),
-                **fresh,
+                turn_state=FrozenMap(),
+                dice=(),
+                rolls_used=0,
             )
-        return evolve(self, results=results, rounds=rounds, replays=replays, over=True, held=None, **fresh)
+        return evolve(
+            self,
+            results=results,
+            rounds=rounds,
+            replays=replays,
+            over=True,
+            held=None,
+            turn_state=FrozenMap(),
+            dice=(),
+            rolls_used=0,
+        )
 
     # ------------------------------------------------------------------ saving
 
@@ -510,7 +542,9 @@ def _label(action: RuleAction) -> str:
 def _need_engine(engine: Any, what: str) -> None:
     """Refuse a load without an Engine to compile the save's variant with."""
     if not isinstance(engine, Engine):
-        raise IllegalAction(f"{what} needs the Engine to load the variant with (dicecup.Engine()), got {type(engine).__name__}")
+        raise IllegalAction(
+            f"{what} needs the Engine to load the variant with (dicecup.Engine()), got {type(engine).__name__}"
+        )
 
 
 def _refuse_huge_numbers(data: Any) -> None:

@@ -9,8 +9,8 @@ A rule's action is typed as its verb and argument (`announce full`).
 
 from __future__ import annotations
 
-from collections import Counter
 import textwrap
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from attrs import frozen
@@ -88,14 +88,20 @@ _HELP = (
 )
 
 _HELP_COLUMNS = (
-    ("s {row} {col}", "score a row in a column: the row by number, id, name or the start of one, "
-     "then the column (or s {n} {col}, s {col}.{row})"),
+    (
+        "s {row} {col}",
+        "score a row in a column: the row by number, id, name or the start of one, "
+        "then the column (or s {n} {col}, s {col}.{row})",
+    ),
     ("s {row}", "the row alone, when only one of its columns can take these dice now"),
 )
 
 _HELP_END = (
-    ("s", "alone: score the only box the rules allow now, when there is just one "
-     "(an announced box, the next box in card order)"),
+    (
+        "s",
+        "alone: score the only box the rules allow now, when there is just one "
+        "(an announced box, the next box in card order)",
+    ),
     ("c", "show the scorecard again"),
     ("hint", "the advisor's best move (games started with --hints)"),
     ("q", "quit (a game played with --save FILE can be resumed later)"),
@@ -122,12 +128,16 @@ def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: i
     if len(variant.columns) > 1:
         row, col = variant.rows[-1], variant.columns[0].id
         fill = {"row": row, "col": col, "n": len(variant.rows)}
-        rows[4:] = [(cmd.format(**fill), text.format(**fill)) for cmd, text in _HELP_COLUMNS]  # for `s 9`, `s full_house`
+        rows[4:] = [
+            (cmd.format(**fill), text.format(**fill)) for cmd, text in _HELP_COLUMNS
+        ]  # for `s 9`, `s full_house`
     rows.extend((f"{verb} ...", text) for verb, text in (verbs or {}).items())
     rows.extend(_HELP_END)
     lines = ["Commands (dice positions are the numbers under the dice, #1 at the left):"]
     for cmd, text in rows:
-        lines.extend(textwrap.wrap(f"{cmd:<13} {text}", max(width, 40), initial_indent="  ", subsequent_indent=" " * 16))
+        lines.extend(
+            textwrap.wrap(f"{cmd:<13} {text}", max(width, 40), initial_indent="  ", subsequent_indent=" " * 16)
+        )
     return "\n".join(lines)
 
 
@@ -235,7 +245,10 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
         return t
     if t in names:
         return names[t]
-    found = sorted({b for b in candidates if b.startswith(t)} | {i for n, i in names.items() if n.startswith(t) and i in candidates})
+    found = sorted(
+        {b for b in candidates if b.startswith(t)}
+        | {i for n, i in names.items() if n.startswith(t) and i in candidates}
+    )
     if len(found) == 1:
         return found[0]
     if found:
@@ -259,7 +272,9 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
     rows = _row_of(row_text, variant, [variant.box(b).row for b in candidates])
     if not rows and column is None and len(words) >= 2:
         cols = ", ".join(c.id for c in variant.columns)
-        raise InputProblem(f"no open box {token!r}: write a row and a column ({cols}), e.g. s 1 {variant.columns[0].id}")
+        raise InputProblem(
+            f"no open box {token!r}: write a row and a column ({cols}), e.g. s 1 {variant.columns[0].id}"
+        )
     if not rows:
         raise InputProblem(f"no open box {token!r}; rows are {', '.join(variant.rows)} (type ? for help)")
     if len(rows) > 1:
@@ -274,7 +289,9 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
     if not where:
         raise InputProblem(f"{name} is filled in every column; pick another row")
     cols = ", ".join(variant.box(b).column for b in where)
-    raise AmbiguousBox(f"{name} is open in columns {cols}: say which, e.g. s {row} {variant.box(where[0]).column}", where)
+    raise AmbiguousBox(
+        f"{name} is open in columns {cols}: say which, e.g. s {row} {variant.box(where[0]).column}", where
+    )
 
 
 def _score_target(text: str, state: GameState) -> str:
@@ -302,7 +319,10 @@ def why_not(state: GameState, box: str) -> str:
     roll = state.roll_now
     if roll is None:
         return "roll the dice first"
-    return state.variant.why_illegal(state.card, roll, state.first_roll, box, state.situation()) or "the rules forbid it now"
+    return (
+        state.variant.why_illegal(state.card, roll, state.first_roll, box, state.situation())
+        or "the rules forbid it now"
+    )
 
 
 def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence[RuleAction]) -> DoAction:

@@ -21,7 +21,18 @@ from ..fileio import FileError, read_text, write_atomic
 from ..game.state import GameState
 from .session import HUMAN, Seat
 
-__all__ = ["FORMAT", "VERSION", "SavedGame", "to_dict", "from_dict", "load", "save", "write_atomic", "rng_state", "make_rng"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "SavedGame",
+    "to_dict",
+    "from_dict",
+    "load",
+    "save",
+    "write_atomic",
+    "rng_state",
+    "make_rng",
+]
 
 FORMAT = "dicecup/play"
 VERSION = 1
@@ -86,7 +97,7 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         if isinstance(data, dict) and data.get("format") == "dicecup/state":
             raise SaveError("this is a bare game state (GameState.to_json), not a `dicecup play --save` file")
-        raise SaveError(f"not a dicecup saved game (no \"format\": \"{FORMAT}\" key)")
+        raise SaveError(f'not a dicecup saved game (no "format": "{FORMAT}" key)')
     if data.get("version") != VERSION:
         raise SaveError(f"saved-game version {data.get('version')!r} is not supported (this dicecup reads {VERSION})")
     state = GameState.from_dict(data.get("game"), engine)
@@ -94,9 +105,9 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
     if not isinstance(raw, list) or len(raw) != len(state.players):
         raise SaveError("save file key 'seats' must list one seat per player")
     seats = []
-    for i, (item, name) in enumerate(zip(raw, state.players)):
+    for i, (item, name) in enumerate(zip(raw, state.players, strict=True)):
         if not isinstance(item, dict) or item.get("name") != name:
-            raise SaveError(f"save file seats[{i}] must be {{\"name\": {name!r}, \"kind\": ...}}")
+            raise SaveError(f'save file seats[{i}] must be {{"name": {name!r}, "kind": ...}}')
         kind = item.get("kind")
         if kind == HUMAN:
             seats.append(Seat(name))
@@ -121,7 +132,9 @@ def load(path: str | os.PathLike, engine: Any) -> SavedGame:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SaveError(f"{p}: not a dicecup saved game (invalid JSON at line {exc.lineno}, column {exc.colno})") from None
+        raise SaveError(
+            f"{p}: not a dicecup saved game (invalid JSON at line {exc.lineno}, column {exc.colno})"
+        ) from None
     except RecursionError:  # `[[[[...` nested deeper than Python's stack
         raise SaveError(f"{p}: not a dicecup saved game (JSON nested too deeply)") from None
     except ValueError:  # an integer of thousands of digits

@@ -195,7 +195,7 @@ class Session:
             if seat.is_human:
                 self.view.say(f"{seat.name}: {said}.", "bold")
             self._log.append(said)
-        else:
+        elif isinstance(action, Score):
             res = old.score_preview(action.box)
             extra = "".join(f", {a.name or a.id} {a.points:+d}" for a in res.awards)
             name = _box_name(old, action.box)
@@ -227,7 +227,8 @@ class Session:
         elif self.narrate_bots:
             figures = new.variant.figures
             totals = ", ".join(
-                f"{n} {t}" + (f" ({', '.join(f'{result.figure(f.id)[i]} {f.name.lower()}' for f in figures)})" if figures else "")
+                f"{n} {t}"
+                + (f" ({', '.join(f'{result.figure(f.id)[i]} {f.name.lower()}' for f in figures)})" if figures else "")
                 for i, (n, t) in enumerate(zip(new.players, result.totals, strict=True))
             )
             v.say(f"Round {k} of {new.rounds}: {totals}", "bold")
@@ -256,7 +257,9 @@ class Session:
                 return f"{st.player}, roll {st.rolls_used} of {st.rolls_available}: {what} > "
             return f"{st.player}, no rolls left: {what} > "
         score += "" if len(legal) == 1 else " score"
-        return f"{st.player}, roll {st.rolls_used} of {st.rolls_available} (k 1 3 keep, r reroll all, {score}, ? help) > "
+        return (
+            f"{st.player}, roll {st.rolls_used} of {st.rolls_available} (k 1 3 keep, r reroll all, {score}, ? help) > "
+        )
 
     def heading(self, st: GameState) -> str:
         """Whose turn, which turn, which roll, and the banked rolls where unused rolls carry over."""
@@ -282,10 +285,16 @@ class Session:
         actions = st.rule_actions()
         if actions:
             must = not st.legal_boxes() and not st.may_reroll()
-            v.say(("You must " if must else "You may also ") + "; or ".join(actions_summary(actions, st.variant)), "yellow")
+            v.say(
+                ("You must " if must else "You may also ") + "; or ".join(actions_summary(actions, st.variant)),
+                "yellow",
+            )
         if st.variant.carry_over and st.rolls_left > 0:
             n = st.rolls_left
-            v.say(f"Unused rolls are banked: scoring now keeps {n} {'roll' if n == 1 else 'rolls'} for later turns.", "dim")
+            v.say(
+                f"Unused rolls are banked: scoring now keeps {n} {'roll' if n == 1 else 'rolls'} for later turns.",
+                "dim",
+            )
         v.console.print(v.dice(sorted(st.dice), st.variant))
         if self.advisor is not None:
             self._hint(st)
@@ -338,7 +347,9 @@ class Session:
             return cmd.action
         if isinstance(cmd, KeepDice):
             if st.rolls_left <= 0:
-                raise InputProblem(f"no rolls left ({st.rolls_used} of {st.rolls_available} used): score a box, e.g. s 9")
+                raise InputProblem(
+                    f"no rolls left ({st.rolls_used} of {st.rolls_available} used): score a box, e.g. s 9"
+                )
             if len(cmd.dice) == len(st.dice):
                 raise InputProblem("that keeps every die, so nothing would be rolled; score a box instead (s ...)")
             if not st.may_reroll():
@@ -352,7 +363,9 @@ class Session:
         box = cmd.box
         v = st.variant
         if st.card.is_filled(box):
-            raise InputProblem(f"{box} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box")
+            raise InputProblem(
+                f"{box} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box"
+            )
         if box not in st.legal_boxes():
             raise InputProblem(_why_not_here(st, box))
         res = st.score_preview(box)
@@ -414,8 +427,10 @@ def _why_not_here(st: GameState, box: str) -> str:
     legal = st.legal_boxes()
     if len(v.columns) == 1 and v.columns[0].order in ("down", "up") and len(legal) == 1:
         nxt = legal[0]
-        return (f"{name} cannot be scored yet: this game fills the boxes in card order, "
-                f"so this turn scores {v.box(nxt).name} (s {v.box_ids.index(nxt) + 1})")
+        return (
+            f"{name} cannot be scored yet: this game fills the boxes in card order, "
+            f"so this turn scores {v.box(nxt).name} (s {v.box_ids.index(nxt) + 1})"
+        )
     why = why_not(st, box)
     if not legal:
         allowed = "; ".join(st.turn_status()) or "no box can be scored before another move"

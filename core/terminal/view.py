@@ -210,7 +210,9 @@ class View:
         """Every player's finished card (one table per player when the card has columns)."""
         shown = evolve(state, cards=tuple(cards), over=True, dice=(), held=None)
         if len(state.variant.columns) > 1:
-            return Group(*[self._column_card(shown, i, False, True, f"{title}: {p}") for i, p in enumerate(state.players)])
+            return Group(
+                *[self._column_card(shown, i, False, True, f"{title}: {p}") for i, p in enumerate(state.players)]
+            )
         return self._player_table(shown, False, True, title)
 
     def _now(self, state: GameState) -> tuple[set[str], int | None]:
@@ -260,7 +262,14 @@ class View:
         for bid, (name, texts) in bonus_rows.items():
             table.add_row("", *label(bid, name), *pad, *texts, *tail)
         for f in v.figures:
-            table.add_row("", *label(f.id.upper(), f.name), *pad, *(str(v.figure_totals(c)[f.id]) for c in state.cards), *tail, style="bold")
+            table.add_row(
+                "",
+                *label(f.id.upper(), f.name),
+                *pad,
+                *(str(v.figure_totals(c)[f.id]) for c in state.cards),
+                *tail,
+                style="bold",
+            )
         totals = [str(v.total(c)) for c in state.cards]
         table.add_row("", *label(Text("TOTAL", style="bold"), ""), *pad, *totals, *tail, style="bold")
         return table
@@ -334,7 +343,9 @@ class View:
             name = next(b.name for b in v.column_bonuses if b.id.endswith("." + short)).rsplit(" (", 1)[0]
             table.add_row("", name, *(texts.get(c.id, "") for c in v.columns), *extra)
         totals = v.column_totals(card)
-        table.add_row("", Text("column total", style="bold"), *(str(totals[c.id]) for c in v.columns), *extra, style="bold")
+        table.add_row(
+            "", Text("column total", style="bold"), *(str(totals[c.id]) for c in v.columns), *extra, style="bold"
+        )
         if final:
             table.add_section()
         pad = [""] * (len(v.columns) - 1)
@@ -361,7 +372,10 @@ class View:
             return []
         notes = []
         if len(state.players) > 1:
-            notes.append("others: " + ", ".join(self.result_text(state, i) for i in range(len(state.players)) if i != state.current))
+            notes.append(
+                "others: "
+                + ", ".join(self.result_text(state, i) for i in range(len(state.players)) if i != state.current)
+            )
         if state.held is None and state.dice:
             notes.append("bold = scored, colour = dice now, - = not allowed")
         return notes
@@ -407,7 +421,10 @@ class View:
                 mark = f" (instant win: {state.players[r.instant_winner]})"
             cells = [str(t) for t in r.totals]
             if v.figures:
-                cells = [f"{t} ({', '.join(f'{r.figure(f.id)[i]} {f.name.lower()}' for f in v.figures)})" for i, t in enumerate(r.totals)]
+                cells = [
+                    f"{t} ({', '.join(f'{r.figure(f.id)[i]} {f.name.lower()}' for f in v.figures)})"
+                    for i, t in enumerate(r.totals)
+                ]
             table.add_row(f"{k}{mark}", *cells)
         table.add_section()
         table.add_row("match total", *(str(t) for t in state.match_totals()), style="bold")
@@ -460,7 +477,9 @@ class View:
                 text += f" (tied on{units[0]}, ahead on {name}: {keys[k][w]})"
             self.say(text, "bold green")
         else:
-            self.say(f"Tie at {keys[0][state.players.index(winners[0])]}{units[0]}: " + ", ".join(winners), "bold yellow")
+            self.say(
+                f"Tie at {keys[0][state.players.index(winners[0])]}{units[0]}: " + ", ".join(winners), "bold yellow"
+            )
 
     def ranking_table(self, state: GameState) -> Table | None:
         """Places by the variant's ranking (Balut: points, then score), when the final cards do not already

@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     variant = Engine(entry_points=False).variant("yahtzee")
     start = time.perf_counter()
     solution = solution_for(variant)
-    print(f"dicecup: solver table ready in {time.perf_counter() - start:.2f} s (expected score {solution.expected_score:.4f})")
+    print(
+        f"dicecup: solver table ready in {time.perf_counter() - start:.2f} s (expected score {solution.expected_score:.4f})"
+    )
     start = time.perf_counter()
     warm = simulate(variant, "optimal", n, seed=10_000)
     cold = time.perf_counter() - start
@@ -51,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     ours, rates = _median_rate(lambda i: results.__setitem__(i, simulate(variant, "optimal", n, seed=i)), n, reps)
     s = summarize(results[0])
-    print(f"dicecup: median {ours:,.0f} games/s  (runs: {', '.join(f'{r:,.0f}' for r in rates)}); "
-          f"mean {s['mean']:.2f} +- {s['se']:.2f}, sd {s['sd']:.2f}; warm-up mean {summarize(warm)['mean']:.2f}")
+    print(
+        f"dicecup: median {ours:,.0f} games/s  (runs: {', '.join(f'{r:,.0f}' for r in rates)}); "
+        f"mean {s['mean']:.2f} +- {s['se']:.2f}, sd {s['sd']:.2f}; warm-up mean {summarize(warm)['mean']:.2f}"
+    )
 
     try:
         import yatzy_solver
@@ -65,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     got = {}
     theirs, prates = _median_rate(lambda i: got.__setitem__(i, peer.simulate(n, seed=i)), n, reps)
     p = got[0]
-    print(f"peer:    median {theirs:,.0f} games/s  (runs: {', '.join(f'{r:,.0f}' for r in prates)}); "
-          f"mean {p['mean']:.2f} +- {p['std_error']:.2f}, sd {p['std_dev']:.2f}")
+    print(
+        f"peer:    median {theirs:,.0f} games/s  (runs: {', '.join(f'{r:,.0f}' for r in prates)}); "
+        f"mean {p['mean']:.2f} +- {p['std_error']:.2f}, sd {p['std_dev']:.2f}"
+    )
     print(f"ratio dicecup / peer: {ours / theirs:.2f}x games per second")
     return 0
 

@@ -28,14 +28,23 @@ import tracemalloc
 import zlib
 
 from dicecup import Engine
-from dicecup.testing import play_solitaire
 from dicecup.solver import jit, solve
 from dicecup.solver.advice import Policy
+from dicecup.testing import play_solitaire
 
 CONFIGS = [
-    ("yahtzee", {}), ("yahtzee", {"joker": "forced"}), ("yahtzee", {"joker": "none"}), ("kniffel", {}),
-    ("yatzy", {}), ("yacht", {}), ("generala", {}), ("generala", {"straight": "plain", "served_bonus": 10}),
-    ("russian", {}), ("russian", {"bonus_at": "nonnegative"}), ("russian", {"chance": "any"}), ("russian-simple", {}),
+    ("yahtzee", {}),
+    ("yahtzee", {"joker": "forced"}),
+    ("yahtzee", {"joker": "none"}),
+    ("kniffel", {}),
+    ("yatzy", {}),
+    ("yacht", {}),
+    ("generala", {}),
+    ("generala", {"straight": "plain", "served_bonus": 10}),
+    ("russian", {}),
+    ("russian", {"bonus_at": "nonnegative"}),
+    ("russian", {"chance": "any"}),
+    ("russian-simple", {}),
 ]
 
 
@@ -67,7 +76,9 @@ def monte_carlo(engine: Engine, games: int) -> bool:
         se = statistics.stdev(totals) / games**0.5
         z = (mean - solution.expected_score) / se
         ok &= abs(z) <= 3
-        print(f"{_label(vid, options):40} {solution.expected_score:10.4f} {mean:10.3f} {se:7.3f} {z:+6.2f}{'' if abs(z) <= 3 else '  FAIL'}")
+        print(
+            f"{_label(vid, options):40} {solution.expected_score:10.4f} {mean:10.3f} {se:7.3f} {z:+6.2f}{'' if abs(z) <= 3 else '  FAIL'}"
+        )
     return ok
 
 
@@ -84,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     first = solve(variant)
-    print(f"dicecup first run: {time.perf_counter() - start:.2f} s (expected score {first.expected_score:.6f}, {first.states:,} states)")
+    print(
+        f"dicecup first run: {time.perf_counter() - start:.2f} s (expected score {first.expected_score:.6f}, {first.states:,} states)"
+    )
     ours, runs = _median(lambda: solve(variant), args.repeats)
     print(f"dicecup: median {ours:.2f} s over {args.repeats} runs ({', '.join(f'{t:.2f}' for t in runs)})")
     tracemalloc.start()
@@ -102,8 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         peer_variant = yatzy_solver.Variant("american")
         theirs, runs = _median(lambda: yatzy_solver.Solver.build(peer_variant), args.repeats)
         value = yatzy_solver.Solver.build(peer_variant).state_value("upper 0 | filled -")
-        print(f"peer yatzy-solver {yatzy_solver.__version__}: median {theirs:.2f} s over {args.repeats} runs "
-              f"({', '.join(f'{t:.2f}' for t in runs)}); expected score {value:.6f}")
+        print(
+            f"peer yatzy-solver {yatzy_solver.__version__}: median {theirs:.2f} s over {args.repeats} runs "
+            f"({', '.join(f'{t:.2f}' for t in runs)}); expected score {value:.6f}"
+        )
         print(f"ratio dicecup / peer: {ours / theirs:.2f} (target <= 2; below 1 is faster than the peer)")
 
     if args.all:
