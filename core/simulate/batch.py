@@ -82,7 +82,7 @@ class GreedyPolicy:
         pairs, inv = np.unique(pair, return_inverse=True)
         pc, pl = np.divmod(pairs, int(lcls.max()) + 1)
         ahead = np.where(legal[pl], turn.points[pc, 0], np.iinfo(np.int64).min).max(axis=2).astype(float)
-        ev = (ahead @ sim.dm.transition.T)[inv.reshape(-1)]  # [games, keeps]
+        ev = sim.dm.keep_means(ahead)[inv.reshape(-1)]  # [games, keeps]
         best, choice = now.copy(), np.full(len(idx), -1)
         rows = np.arange(len(idx))
         for j in range(sim.dm.keeps_of.shape[1]):
