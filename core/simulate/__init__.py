@@ -94,9 +94,14 @@ def simulate(
     check_size(variant, strategy)
     if method in ("auto", "batched"):
         from .batch import simulate_batched, supports
+        from .tables import Untabulable
 
+        why = None
         if supports(variant, strategy):
-            return simulate_batched(variant, strategy, games, seed, progress=progress)
+            try:
+                return simulate_batched(variant, strategy, games, seed, progress=progress)
+            except Untabulable as exc:  # found while tabulating: the engine plays such rules exactly
+                why = str(exc)
         if method == "batched":
-            raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id} yet")
+            raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet"))
     return simulate_engine(variant, strategy, _make_bot, games, seed, progress)

@@ -21,7 +21,7 @@ from .dicemath import DiceMath
 from .result import SimResult, bonus_columns
 from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 
-__all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES"]
+__all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES", "MAX_TABLE_ROLLS"]
 
 Progress = Callable[[int], None]
 NO_JIT_ENV = "DICECUP_SIMULATE_NO_JIT"  # set to play optimal games with the numpy reference policy
@@ -117,14 +117,19 @@ POLICIES: dict[str, Callable[[Variant], Policy]] = {
 }
 
 
+MAX_TABLE_ROLLS = 20_000  # the tables hold every (roll, box) per card class: beyond this they would not fit
+
+
 def supports(variant: Variant, strategy: str) -> bool:
-    """Whether the batched simulator can play this strategy on this variant."""
+    """Whether the batched simulator can play this strategy on this variant (else the engine plays it)."""
     if variant.carry_over:
         return False  # unused rolls banked per player: not tabulated yet
     if variant.implements("actions") or any(c.multiplier != 1 for c in variant.columns):
         return False  # rule actions and column multipliers are played by the engine simulator
-    if variant.roll_count > 20_000:
-        return False  # tables over every roll would not fit
+    if variant.figures:
+        return False  # awards counted in another figure (Balut's points): the tables add every award to the score
+    if variant.roll_count > MAX_TABLE_ROLLS:
+        return False
     if strategy == "optimal":
         from .optimal import optimal_available
 
