@@ -15,7 +15,7 @@ from .errors import SolverError
 from .rules import RuleModel
 from .index import StateIndex
 from .kernel import DiceGraph
-from .space import StateSpace
+from .space import StateSpace, state_bound
 
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
@@ -95,7 +95,7 @@ def _terminal(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.n
     return lookup
 
 
-def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Progress | None = None,
+def solve(variant: Variant, max_states: int | None = DEFAULT_MAX_STATES, progress: Progress | None = None,
           kernel: str | None = None) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score).
 
@@ -113,7 +113,9 @@ def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Prog
         if progress and counter[0] % 256 == 0:
             progress("search", counter[0], 0)
 
-    space = StateSpace(model, max_states, on_class)
+    # an obviously small variant skips the limit checks; otherwise the search counts, and stops past the limit
+    limit = None if max_states is None or state_bound(model) <= max_states else max_states
+    space = StateSpace(model, limit, on_class)
     done = [0]
 
     def on_states(n: int) -> None:
