@@ -371,6 +371,29 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
 
 # ---------------------------------------------------------------------- the one entry point
 
+_RECENT: dict[str, tuple[tuple[int, int, int], Solution]] = {}  # path -> (file stamp, checked solution)
+RECENT = 8
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of a regular file, None otherwise: a file changed on disk is read again."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+def _remember(path: Path, solution: Solution) -> None:
+    """Keep a checked table for the next call in this process (a game asks for it several times)."""
+    stamp = _stamp(path)
+    if stamp is not None:
+        _RECENT.pop(str(path), None)
+        _RECENT[str(path)] = (stamp, solution)
+        while len(_RECENT) > RECENT:
+            _RECENT.pop(next(iter(_RECENT)))
+
+
 
 def load_or_solve(
     variant: Variant,
@@ -398,9 +421,16 @@ def load_or_solve(
     if path.parent.exists() and not path.parent.is_dir():
         say(f"the strategy-table cache is not used: {path.parent} is not a folder")
         return solve(variant, max_states=max_states, progress=progress), False
+    recent = _RECENT.get(str(path))
+    if recent is not None and recent[0] == _stamp(path):
+        if recent[1].states > max_states:
+            raise StateSpaceTooLarge(variant.id, recent[1].states, max_states, complete=True)
+        return recent[1], True
     writable = True
     try:
-        return load(variant, path, secret=secret, max_states=max_states, verify_values=True), True
+        solution = load(variant, path, secret=secret, max_states=max_states, verify_values=True)
+        _remember(path, solution)
+        return solution, True
     except FileNotFoundError:
         pass
     except CacheInvalid as exc:
@@ -417,6 +447,7 @@ def load_or_solve(
     if writable:
         try:
             save(solution, path, secret)
+            _remember(path, solution)
         except (OSError, FileError) as exc:
             say(f"could not write the cache ({_reason(exc)}); the result is not cached")
     return solution, False
