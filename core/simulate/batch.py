@@ -185,14 +185,18 @@ class Batched:
         return vals, awards
 
 
-_CACHE: dict[Variant, Batched] = {}
+_CACHE: dict[str, Batched] = {}
 
 
 def batched_for(variant: Variant) -> Batched:
-    """The (cached) tables of a variant: built once per process."""
-    sim = _CACHE.get(variant)
-    if sim is None:
-        sim = _CACHE[variant] = Batched(variant)
+    """The tables of a variant, built once per process per fingerprint and engine.
+
+    The fingerprint covers the plugins' code, not an instance's arguments: tables built
+    through another engine's rule hooks are not reused.
+    """
+    sim = _CACHE.get(variant.fingerprint)
+    if sim is None or sim.variant.hooks is not variant.hooks:
+        sim = _CACHE[variant.fingerprint] = Batched(variant)
     return sim
 
 
