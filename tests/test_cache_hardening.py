@@ -267,3 +267,33 @@ def test_engines_with_different_plugins_share_no_cached_result():
     for fast, slow in ((fast_a, slow_a), (fast_b, slow_b)):
         se = np.hypot(fast.totals.std(ddof=1) / np.sqrt(fast.games), slow.totals.std(ddof=1) / np.sqrt(slow.games))
         assert abs(fast.totals.mean() - slow.totals.mean()) < 4 * se
+
+
+class Points:
+    """`points` once every box is filled: two instances differ only in their argument."""
+
+    def __init__(self, points: int) -> None:
+        self.points = points
+
+    @hookimpl
+    def dicecup_end_bonuses(self, variant, card):
+        return [Award("full_card", self.points)] if len(card.scores) == len(variant.boxes) else None
+
+
+def test_plugin_instances_with_other_arguments_share_no_result_in_a_process():
+    """Their fingerprints are equal (the plugin's code is the same), so results are keyed on the engine too."""
+    ten = Engine(plugins=[Points(10)], entry_points=False).variant("yacht")
+    twenty = Engine(plugins=[Points(20)], entry_points=False).variant("yacht")
+    assert ten.fingerprint == twenty.fingerprint  # see the report: the engine's plugin identity
+    a = simulate(ten, "greedy", 200, seed=3)
+    b = simulate(twenty, "greedy", 200, seed=3)
+    assert (b.totals - a.totals == 10).all()
+    first, _ = cache.load_or_solve(ten)
+    warnings: list[str] = []
+    second, cached = cache.load_or_solve(twenty, warn=warnings.append)  # the same file: full cards are checked
+    assert not cached and "wrong values" in warnings[0]
+    assert second.expected_score == pytest.approx(first.expected_score + 10, abs=1e-9)
+    from dicecup.simulate.optimal import solution_for
+
+    got_a, got_b = solution_for(ten), solution_for(twenty)  # what simulate -s optimal plays from
+    assert got_b.expected_score == pytest.approx(got_a.expected_score + 10, abs=1e-9)

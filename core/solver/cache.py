@@ -6,7 +6,7 @@ and arrays keyed by a per-user secret (a random file, mode 0600, in the state
 folder, never in the cache folder): someone who can write the cache but not
 read the key cannot forge a table. On load the value of the start state and of
 a random sample of states is recomputed from their successors with the solver's
-own turn recursion. A file that fails any check is deleted and the variant is
+own turn recursion, and a sample of full cards from their end bonuses. A file that fails any check is deleted and the variant is
 solved again; a cache that cannot be used (no key, a folder in the way, a FIFO,
 no permission) is reported as a warning and the answer is computed uncached.
 Tables are written atomically (dicecup.fileio.write_atomic).
@@ -318,9 +318,14 @@ def load(variant: Variant, path: Path | None = None, *, secret: bytes | None = N
 # ---------------------------------------------------------------------- checking values
 
 
+def _class_sizes(index: StateIndex) -> np.ndarray:
+    """How many value slots each class has (its totals are stored densely)."""
+    return index.class_dims.prod(axis=1) if index.G else np.ones(len(index.class_codes), dtype=np.int64)
+
+
 def _slot_starts(index: StateIndex) -> np.ndarray:
-    """The first value slot of each class, in class order (each class stores its totals densely)."""
-    sizes = index.class_dims.prod(axis=1) if index.G else np.ones(len(index.class_codes), dtype=np.int64)
+    """The first value slot of each class, in class order."""
+    sizes = _class_sizes(index)
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
 
 
@@ -336,34 +341,43 @@ def _state_at(index: StateIndex, starts: np.ndarray, slot: int) -> tuple[int, np
 
 
 def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | None = None) -> None:
-    """Recompute the start state and `sample` random states from their successors with the solver's turn
-    recursion (dp.score_arrays + kernel.turn_value); CacheInvalid when one differs by more than 1e-9."""
+    """Check a table against the solver: the start state and `sample` random states recomputed from their
+    successors (dp.score_arrays + kernel.turn_value), and random full cards against their end bonuses
+    (the engine's); CacheInvalid when a value differs by more than 1e-9."""
     from .dp import score_arrays
     from .kernel import turn_value
+    from .solve import terminal_values
 
     ix, values = solution.index, solution.values
     rng = rng or np.random.default_rng()  # fresh entropy: which states are checked cannot be known beforehand
-    states = [ix.state_of_card(Card())]
     starts = _slot_starts(ix)
-    picks = rng.integers(0, ix.size, size=8 * sample) if ix.size else []
-    for slot in picks:
-        if len(states) > sample:
-            break
+    full_class = (ix.class_codes & ix.full) == ix.full
+    inner, ends = [ix.state_of_card(Card())], []
+    for slot in rng.integers(0, ix.size, size=8 * sample) if ix.size else []:
         if not np.isfinite(values[int(slot)]):
             continue  # a total the class never reaches
         code, prog = _state_at(ix, starts, int(slot))
-        if code & ix.full != ix.full:  # a full card's value is its end bonuses: nothing to recompute from
-            states.append((code, prog))
+        if code & ix.full != ix.full and len(inner) <= sample:
+            inner.append((code, prog))
+    full_slots = np.concatenate([np.arange(a, a + n) for a, n in zip(starts[full_class], _class_sizes(ix)[full_class])])
+    for slot in rng.choice(full_slots, size=min(len(full_slots), sample), replace=False) if len(full_slots) else []:
+        if np.isfinite(values[int(slot)]):
+            ends.append(_state_at(ix, starts, int(slot)))
     space = solution.space
     model = space.model
-    for code, prog in states:
+    checks: list[tuple[int, float]] = []
+    for code, prog in inner:
         codes = np.array([code], dtype=np.int64)
-        at = int(ix.lookup(codes, prog)[0])
+        first, later = score_arrays(space, values, int(model.context_of(codes)[0]), codes, prog)
+        checks.append((int(ix.lookup(codes, prog)[0]), float(turn_value(model.graph, first, later, model.variant.rolls)[0])))
+    if ends:
+        codes = np.array([c for c, _ in ends], dtype=np.int64)
+        prog = np.concatenate([p for _, p in ends]).reshape(len(ends), ix.G)
+        bonus = terminal_values(model, space)(codes, prog)
+        checks += [(int(at), float(v)) for at, v in zip(ix.lookup(codes, prog), bonus)]
+    for at, again in checks:
         if at >= ix.size:
-            raise CacheInvalid("inconsistent: the start of the game has no value")
-        ctx = int(model.context_of(codes)[0])
-        first, later = score_arrays(space, values, ctx, codes, prog)
-        again = float(turn_value(model.graph, first, later, model.variant.rolls)[0])
+            raise CacheInvalid("inconsistent: a state of the game has no value")
         stored = float(values[at])
         if not abs(again - stored) <= TOLERANCE * max(1.0, abs(again)):
             raise CacheInvalid(f"wrong values: a state holds {stored!r} where the solver computes {again!r}")
@@ -385,7 +399,8 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
 
 
 def _remember(path: Path, solution: Solution) -> None:
-    """Keep a checked table for the next call in this process (a game asks for it several times)."""
+    """Keep a checked table for the next call in this process (a game asks for it several times);
+    it is used again only for a variant with the same rule hooks (the same engine)."""
     stamp = _stamp(path)
     if stamp is not None:
         _RECENT.pop(str(path), None)
@@ -422,7 +437,7 @@ def load_or_solve(
         say(f"the strategy-table cache is not used: {path.parent} is not a folder")
         return solve(variant, max_states=max_states, progress=progress), False
     recent = _RECENT.get(str(path))
-    if recent is not None and recent[0] == _stamp(path):
+    if recent is not None and recent[0] == _stamp(path) and recent[1].variant.hooks is variant.hooks:
         if recent[1].states > max_states:
             raise StateSpaceTooLarge(variant.id, recent[1].states, max_states, complete=True)
         return recent[1], True

@@ -77,7 +77,8 @@ class Solution:
         return so_far + self.future(card)
 
 
-def _terminal(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The value of full-card states (their end bonuses, from the engine), looked up by (codes, clamped totals)."""
     table = model.terminal
     ranges = model.group_ranges
 
@@ -133,5 +134,5 @@ def solve(variant: Variant, max_states: int | None = DEFAULT_MAX_STATES, progres
     if kernel == "numba" and not jit.AVAILABLE:
         raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
     run = backward_jit if kernel == "numba" else backward
-    values = run(space, _terminal(model, space), on_states)
+    values = run(space, terminal_values(model, space), on_states)
     return Solution(variant, space.index, values, space.n_states, time.perf_counter() - start, space)
