@@ -409,7 +409,6 @@ def _remember(path: Path, solution: Solution) -> None:
             _RECENT.pop(next(iter(_RECENT)))
 
 
-
 def load_or_solve(
     variant: Variant,
     max_states: int = DEFAULT_MAX_STATES,
