@@ -19,9 +19,10 @@ runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
-def private_state(monkeypatch, tmp_path):
-    """The key that signs cached strategy tables goes to a test folder, not the user's state folder."""
-    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path / "state"))
+def private_state(monkeypatch, tmp_path_factory):
+    """The key that signs cached strategy tables goes to a test folder (never inside a test's cache
+    folder, which may be tmp_path itself), not the user's state folder."""
+    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path_factory.mktemp("state")))
 
 
 def run(*args: str):
