@@ -10,9 +10,18 @@ import pytest
 from conftest import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
+from dicecup import hookimpl
+
 from dicecup.cli import app
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def private_state(monkeypatch, tmp_path_factory):
+    """The key that signs cached strategy tables goes to a test folder (never inside a test's cache
+    folder, which may be tmp_path itself), not the user's state folder."""
+    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path_factory.mktemp("state")))
 
 
 def run(*args: str):
@@ -141,3 +150,62 @@ def test_optimal_strategy_from_the_solver(tmp_path, monkeypatch, engine):
     expected = solver.solve(engine.variant("generala")).expected_score
     assert abs(d["mean"] - expected) < 4 * d["se"]
     assert any(tmp_path.iterdir())  # the strategy table was cached where the environment says
+
+
+# ----------------------------------------------------------------------------- what the batched tables cannot hold
+
+
+@pytest.mark.parametrize(
+    ("vid", "strategy", "games"),
+    [
+        ("triple-yahtzee", "greedy", 1),  # column multipliers (GreedyBot: ~20 s a game here)
+        ("yamb", "random", 20),  # rule actions (announcements)
+        ("maxi-yatzy", "greedy", 3),  # banked rolls (GreedyBot: ~5 s a game)
+        ("balut", "random", 20),  # awards in another figure (points)
+        pytest.param("triple-yahtzee", "greedy", 20, marks=pytest.mark.slow),
+        pytest.param("maxi-yatzy", "greedy", 20, marks=pytest.mark.slow),
+    ],
+)
+def test_variants_the_tables_cannot_hold_are_played_by_the_engine(monkeypatch, vid, strategy, games):
+    """Each game's total is Variant.total of its final card, and the report's figures are those games'."""
+    from dicecup.simulate import engine_sim
+
+    played = []
+    real = engine_sim.play_one
+
+    def recording(variant, bot, rng):
+        card, total = real(variant, bot, rng)
+        played.append((variant, card, total))
+        return card, total
+
+    monkeypatch.setattr(engine_sim, "play_one", recording)
+    d = sim_json("--variant", vid, "--strategy", strategy, "--games", str(games), "--seed", "2")
+    assert d["method"] == "engine" and d["games"] == games == len(played)
+    for variant, card, total in played:
+        assert variant.id == vid and len(card.scores) == len(variant.boxes)
+        assert total == variant.total(card)
+    assert d["mean"] == pytest.approx(sum(t for *_, t in played) / games)
+    v = played[0][0]
+    for box in v.box_ids:
+        written = [v.written(box, card.scores[box]) for _, card, _ in played]
+        assert d["boxes"][box]["mean"] == pytest.approx(sum(written) / games)
+
+
+class RollsLeft:
+    """The choice box scores double while rolls are left: a rule that reads the game situation."""
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        return score * 2 if ctx.box.id == "choice" and ctx.rolls_left > 0 else None
+
+
+def test_a_rule_reading_the_situation_is_not_tabulated():
+    from dicecup import DicecupError, Engine
+    from dicecup.simulate import simulate
+
+    v = Engine(plugins=[RollsLeft()], entry_points=False).variant("yacht")
+    with pytest.raises(DicecupError, match=r"batched simulator cannot play 'random' on yacht: .*\(rolls_left\)"):
+        simulate(v, "random", 20, seed=1, method="batched")
+    auto = simulate(v, "random", 20, seed=1)
+    assert auto.method == "engine"
+    assert (auto.totals == simulate(v, "random", 20, seed=1, method="engine").totals).all()

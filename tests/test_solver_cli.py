@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from dicecup import Card
+from dicecup import Card, Engine, hookimpl
 from dicecup.cli.app import app, get_engine
 from dicecup.solver import cache
 from dicecup.solver.advice import advise
@@ -21,6 +21,7 @@ ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
 def isolated_cache(monkeypatch, tmp_path):
     """Every test gets its own cache folder and the built-in plugins only."""
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))  # the key that signs tables, not the user's
     monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
     get_engine.cache_clear()
     yield
@@ -177,3 +178,109 @@ def test_tables_from_older_code_are_removed_when_a_new_one_is_written(engine):
     other_options.write_bytes(b"another variant's table")
     cache.load_or_solve(v)
     assert path.exists() and not stale.exists() and other_options.exists()
+
+
+# ----------------------------------------------------------------------------- limits and refusals
+
+LIMIT_MESSAGE = r"yacht: the state space has (more than )?[\d,]+ states, above the limit of 100; raise it with --max-states"
+
+
+def test_max_states_refuses_a_cached_table_like_an_uncached_one():
+    import re
+
+    before = run("solve", "-v", "yacht", "--max-states", "100", "-q")
+    assert run("solve", "-v", "yacht", "-q").exit_code == 0  # now cached, 4,096 states
+    after = run("solve", "-v", "yacht", "--max-states", "100", "-q")
+    for out in (before, after):
+        assert out.exit_code == 2 and re.search(LIMIT_MESSAGE, out.stderr), out.stderr
+    assert "has 4,096 states" in after.stderr  # the cached table knows its exact size
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "-v", "yacht", "-q"],
+        ["advise", "-v", "yacht", "--dice", "11256", "-q"],
+        ["simulate", "-v", "yacht", "-s", "optimal", "-n", "10", "--seed", "1"],
+        ["play", "-v", "yacht", "-p", "bot:random", "--hints", "--seed", "1", "-q"],
+        ["play", "-v", "yacht", "-p", "bot:optimal", "--seed", "1", "-q"],
+    ],
+    ids=["solve", "advise", "simulate", "play-hints", "play-optimal"],
+)
+def test_commands_loading_a_cached_table_check_the_default_limit(engine, tmp_path, args):
+    """A (validly signed) table claiming more states than the default limit is refused by every command."""
+    from dicecup.solver import DEFAULT_MAX_STATES
+
+    v = engine.variant("yacht")
+    cache.load_or_solve(v)
+    path = cache.cache_path(v)
+    with np.load(path) as data:
+        arrays = {k: data[k].copy() for k in data.files}
+    header = json.loads(bytes(arrays.pop("header")).decode())
+    header["states"] = DEFAULT_MAX_STATES + 1
+    header["hmac"] = cache._mac((tmp_path / "state" / cache.KEY_FILE).read_bytes(), header, arrays)
+    with open(path, "wb") as fh:
+        np.savez(fh, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    out = run(*args)
+    assert out.exit_code == 2, out.output
+    assert f"has {DEFAULT_MAX_STATES + 1:,} states, above the limit of {DEFAULT_MAX_STATES:,}" in out.stderr
+    assert "Traceback" not in out.output
+
+
+@pytest.mark.parametrize(
+    ("vid", "reason"),
+    [("yamb", "announcements"), ("maxi-yatzy", "banked rolls"), ("triple-yahtzee", "39 boxes"), ("balut", "28 boxes")],
+)
+def test_variants_the_solver_cannot_model_are_refused(vid, reason):
+    out = run("solve", "-v", vid, "-q")
+    assert out.exit_code == 2 and reason in out.stderr, out.output
+    assert "Traceback" not in out.output
+    hint = run("advise", "-v", vid, "--dice", "1,2,3,4,5" + (",6" if vid == "maxi-yatzy" else ""), "-q")
+    assert hint.exit_code == 2 and reason in hint.stderr, hint.output
+
+
+class RollsLeft:
+    """The choice box scores double while rolls are left: a rule that reads the game situation."""
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        return score * 2 if ctx.box.id == "choice" and ctx.rolls_left > 0 else None
+
+
+def test_a_rule_reading_the_situation_is_refused():
+    from dicecup.solver import SolverError, solve
+
+    v = Engine(plugins=[RollsLeft()], entry_points=False).variant("yacht")
+    with pytest.raises(SolverError, match=r"reads the game around the card \(rolls_left\)"):
+        solve(v)
+    with pytest.raises(SolverError, match=r"rolls_left"):
+        cache.load_or_solve(v)
+
+
+@pytest.mark.parametrize("vid", ["yatzy-forced", "kismet", "tests/variants/seven.yaml"])
+def test_family_and_other_faces_solve(vid):
+    out = run("solve", "-v", vid, "--json", "-q")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["states"] > 0 and data["expected_score"] > 100
+
+
+def test_ten_faces_is_refused_only_for_its_size():
+    """11,803,008 states: the model takes it, only the limit does not (solving it takes many minutes)."""
+    out = run("solve", "-v", "tests/variants/ten.yaml", "--max-states", "100000", "-q")
+    assert out.exit_code == 2
+    assert "states, above the limit of 100,000; raise it with --max-states" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("vid", ["yatzy-forced", "tests/variants/seven.yaml"])
+def test_optimal_value_matches_engine_games(vid):
+    """Brute force over GameState is out of reach (every distinct card is a state), so bot:optimal plays
+    400 games through the engine simulator; their mean must be the solver's value within 4 standard errors."""
+    solved = run("solve", "-v", vid, "--json", "-q")
+    assert solved.exit_code == 0, solved.output
+    expected = json.loads(solved.stdout)["expected_score"]
+    sim = run("simulate", "-v", vid, "-s", "optimal", "--method", "engine", "-n", "400", "--seed", "9", "--json")
+    assert sim.exit_code == 0, sim.output
+    games = json.loads(sim.stdout)
+    assert games["method"] == "engine"
+    assert abs(games["mean"] - expected) < 4 * games["se"], (games["mean"], expected, games["se"])

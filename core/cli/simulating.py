@@ -15,7 +15,7 @@ from rich.table import Table
 from .app import OptionOpt, VariantOpt, app, fail, load_variant
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..simulate import STRATEGIES, check_strategy, simulate as run_simulation, summarize
+from ..simulate import STRATEGIES, check_size, check_strategy, simulate as run_simulation, summarize
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 
 __all__ = ["simulate"]
@@ -121,6 +121,7 @@ def simulate(
         if plot is not None:
             check_plot_path(plot)
         v = load_variant(variant, option)
+        check_size(v, strategy)  # a strategy whose work explodes is refused before any table or game
         if strategy == "optimal":
             _load_solution(v)
         bar, advance = _progress(games)

@@ -211,7 +211,14 @@ def _option_json(o: Any) -> dict[str, Any]:
 
 
 def prepare_optimal(variant: Variant) -> None:
-    """Solve (or load) the variant before a game whose bot:optimal needs it, so it fails or waits up front."""
+    """Solve (or load) the variant before a game whose bot:optimal needs it, so it fails or waits up front.
+
+    A variant the solver cannot take (its size, banked rolls, rule actions) is refused at once,
+    with the size, before the cache is read or a progress bar shown.
+    """
+    from ..solver.rules import check_solvable
+
+    check_solvable(variant)
     _load(variant, None, quiet=False, no_cache=False)
 
 
@@ -221,6 +228,8 @@ def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
     Solves (or loads) the variant first, with a progress bar, so a game cannot start without it.
     """
     from ..solver.advice import advise_state
+    from ..solver.rules import check_solvable
 
+    check_solvable(variant)
     solution, _ = _load(variant, None, quiet=False, no_cache=False)
     return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]

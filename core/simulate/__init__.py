@@ -14,16 +14,20 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DicecupError
+from ..errors import DicecupError, TooLarge
 from ..language.model import Variant
 from .engine_sim import simulate_engine
 from .result import SimResult
 from .stats import describe, histogram, summarize
 
-__all__ = ["STRATEGIES", "METHODS", "SimResult", "describe", "histogram", "simulate", "summarize", "check_strategy"]
+__all__ = [
+    "STRATEGIES", "METHODS", "MAX_LOOKAHEAD_ROLLS", "SimResult", "describe", "histogram", "simulate", "summarize",
+    "check_strategy", "check_size",
+]
 
 STRATEGIES = ("optimal", "greedy", "random")
 METHODS = ("auto", "batched", "engine")
+MAX_LOOKAHEAD_ROLLS = 20_000  # greedy scores every distinct roll at each decision: beyond this a game takes minutes
 
 Progress = Callable[[int], None]
 
@@ -33,6 +37,26 @@ def check_strategy(strategy: str) -> str:
     if strategy not in STRATEGIES:
         raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}")
     return strategy
+
+
+def check_size(variant: Variant, strategy: str) -> None:
+    """Refuse at once, with the size, a strategy whose work explodes on this variant (nothing is started).
+
+    `greedy` looks one roll ahead over every distinct roll; `optimal` needs the exact solver's
+    table, whose own limits (`solver.rules.check_solvable`) apply. `random` never enumerates rolls.
+    """
+    if strategy == "greedy" and variant.roll_count > MAX_LOOKAHEAD_ROLLS:
+        raise TooLarge(
+            f"{variant.id}: the greedy strategy scores every distinct roll at each decision, and {variant.dice} dice "
+            f"with {variant.faces} faces have {variant.roll_count:,} of them, above the limit of "
+            f"{MAX_LOOKAHEAD_ROLLS:,}; nothing was started"
+        )
+    if strategy == "optimal":
+        try:
+            from ..solver.rules import check_solvable
+        except ImportError:  # pragma: no cover - the solver ships with dicecup
+            return
+        check_solvable(variant)
 
 
 def _make_bot(strategy: str, rng: random.Random) -> Any:
@@ -67,11 +91,17 @@ def simulate(
         seed = random.SystemRandom().randrange(2**32)
     elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    check_size(variant, strategy)
     if method in ("auto", "batched"):
         from .batch import simulate_batched, supports
+        from .tables import Untabulable
 
+        why = None
         if supports(variant, strategy):
-            return simulate_batched(variant, strategy, games, seed, progress=progress)
+            try:
+                return simulate_batched(variant, strategy, games, seed, progress=progress)
+            except Untabulable as exc:  # found while tabulating: the engine plays such rules exactly
+                why = str(exc)
         if method == "batched":
-            raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id} yet")
+            raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet"))
     return simulate_engine(variant, strategy, _make_bot, games, seed, progress)

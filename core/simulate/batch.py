@@ -21,7 +21,7 @@ from .dicemath import DiceMath
 from .result import SimResult, bonus_columns
 from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 
-__all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES"]
+__all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES", "MAX_TABLE_ROLLS"]
 
 Progress = Callable[[int], None]
 NO_JIT_ENV = "DICECUP_SIMULATE_NO_JIT"  # set to play optimal games with the numpy reference policy
@@ -82,7 +82,7 @@ class GreedyPolicy:
         pairs, inv = np.unique(pair, return_inverse=True)
         pc, pl = np.divmod(pairs, int(lcls.max()) + 1)
         ahead = np.where(legal[pl], turn.points[pc, 0], np.iinfo(np.int64).min).max(axis=2).astype(float)
-        ev = (ahead @ sim.dm.transition.T)[inv.reshape(-1)]  # [games, keeps]
+        ev = sim.dm.keep_means(ahead)[inv.reshape(-1)]  # [games, keeps]
         best, choice = now.copy(), np.full(len(idx), -1)
         rows = np.arange(len(idx))
         for j in range(sim.dm.keeps_of.shape[1]):
@@ -117,14 +117,19 @@ POLICIES: dict[str, Callable[[Variant], Policy]] = {
 }
 
 
+MAX_TABLE_ROLLS = 20_000  # the tables hold every (roll, box) per card class: beyond this they would not fit
+
+
 def supports(variant: Variant, strategy: str) -> bool:
-    """Whether the batched simulator can play this strategy on this variant."""
+    """Whether the batched simulator can play this strategy on this variant (else the engine plays it)."""
     if variant.carry_over:
         return False  # unused rolls banked per player: not tabulated yet
     if variant.implements("actions") or any(c.multiplier != 1 for c in variant.columns):
         return False  # rule actions and column multipliers are played by the engine simulator
-    if variant.roll_count > 20_000:
-        return False  # tables over every roll would not fit
+    if variant.figures:
+        return False  # awards counted in another figure (Balut's points): the tables add every award to the score
+    if variant.roll_count > MAX_TABLE_ROLLS:
+        return False
     if strategy == "optimal":
         from .optimal import optimal_available
 
@@ -180,14 +185,18 @@ class Batched:
         return vals, awards
 
 
-_CACHE: dict[Variant, Batched] = {}
+_CACHE: dict[str, Batched] = {}
 
 
 def batched_for(variant: Variant) -> Batched:
-    """The (cached) tables of a variant: built once per process."""
-    sim = _CACHE.get(variant)
-    if sim is None:
-        sim = _CACHE[variant] = Batched(variant)
+    """The tables of a variant, built once per process per fingerprint and engine.
+
+    The fingerprint covers the plugins' code, not an instance's arguments: tables built
+    through another engine's rule hooks are not reused.
+    """
+    sim = _CACHE.get(variant.fingerprint)
+    if sim is None or sim.variant.hooks is not variant.hooks:
+        sim = _CACHE[variant.fingerprint] = Batched(variant)
     return sim
 
 

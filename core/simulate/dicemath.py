@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-from ..language.dice import reroll_outcomes, sub_multisets
+from ..language.dice import sub_multisets
 from ..language.model import Variant
 
 __all__ = ["DiceMath"]
@@ -35,12 +37,23 @@ class DiceMath:
         self.keeps_of = np.full((self.R, int(self.n_keeps.max())), -1, dtype=np.int64)
         for r, p in enumerate(per_roll):
             self.keeps_of[r, : len(p)] = p
-        # transition[k, r]: probability that keeping k and rolling the rest gives roll r
-        roll_id = {r: i for i, r in enumerate(self.rolls)}
-        self.transition = np.zeros((self.K, self.R))
-        for k, keep in enumerate(self.keeps):
-            for outcome, p in reroll_outcomes(self.dice - len(keep), self.faces):
-                self.transition[k, roll_id[tuple(sorted(keep + outcome))]] += float(p)
+
+    @cached_property
+    def _graph(self) -> tuple[Any, np.ndarray]:
+        """The solver's dice-multiset graph (solver.kernel.DiceGraph) and the graph row of each keep, on first use."""
+        from ..solver.kernel import DiceGraph
+
+        graph = DiceGraph(self.dice, self.faces)
+        return graph, np.array([graph.index[k] for k in self.keeps], dtype=np.intp)
+
+    def keep_means(self, roll_values: np.ndarray) -> np.ndarray:
+        """[B, keeps]: for each row of `roll_values` [B, rolls], its mean over the rolls each keep leads to.
+
+        One die at a time through the multiset graph (DiceGraph.expect), never a keeps x rolls
+        matrix, which for 10 dice would take gigabytes.
+        """
+        graph, rows = self._graph
+        return graph.expect(np.ascontiguousarray(roll_values.T))[rows].T
 
     def _counts(self, multisets: list[tuple[int, ...]]) -> np.ndarray:
         out = np.zeros((len(multisets), self.faces + 1), dtype=np.int64)

@@ -43,9 +43,12 @@ def optimal_available(variant: Variant) -> bool:
 
 
 def solution_for(variant: Variant):
-    """The solver's Solution for `variant`: from the user's cache when there, else solved (and cached)."""
+    """The solver's Solution for `variant`: from the user's cache when there, else solved (and cached).
+
+    One remembered per fingerprint, used only for a variant of the same engine (the same rule hooks).
+    """
     got = _SOLUTIONS.get(variant.fingerprint)
-    if got is None:
+    if got is None or got.variant.hooks is not variant.hooks:  # type: ignore[attr-defined]
         try:
             from ..solver.cache import load_or_solve
         except ImportError:  # a solver without a cache

@@ -19,10 +19,25 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Card, FrozenMap, Variant
+from ..language.tracing import tracing
 
-__all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses"]
+__all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses", "Untabulable"]
 
 EMPTY = np.iinfo(np.int32).min  # an open box in `vals`
+
+
+class Untabulable(DicecupError):
+    """The rules need something the tables cannot hold (the game situation, the awards): the engine plays them."""
+
+
+def _asked(call: Callable[[], Any]) -> Any:
+    """Run one engine call for a table; refuse rules that read the situation (tables hold none)."""
+    with tracing() as reads:
+        out = call()
+    if reads.situation:
+        fields = ", ".join(sorted(reads.situation))
+        raise Untabulable(f"a rule reads the game around the card ({fields}), which the batched tables do not hold")
+    return out
 
 
 class _ReadAll(Exception):
@@ -102,7 +117,7 @@ class CardFacts:
         out: set[int] = set()
         for kind, key in log:
             if kind == "awards":
-                raise DicecupError(
+                raise Untabulable(
                     "a rule plugin reads the card's awards, which the batched simulator cannot tabulate; "
                     "use --method engine"
                 )
@@ -250,13 +265,13 @@ class ScoreTables:
     def _score(self, card: Card, e: int) -> np.ndarray:
         fr, rest = divmod(e, self.R * self.nb)
         r, b = divmod(rest, self.nb)
-        res = self.variant.score(card, self.variant.box_ids[b], self.rolls[r], bool(fr))
+        res = _asked(lambda: self.variant.score(card, self.variant.box_ids[b], self.rolls[r], bool(fr)))
         out = np.zeros(1 + self.max_awards, dtype=np.int64)
         out[0] = res.score
         for a in res.awards:
             if a.id not in self.award_ids:
                 if len(self.award_ids) >= self.max_awards:
-                    raise DicecupError("too many distinct award ids for the batched simulator; use --method engine")
+                    raise Untabulable("too many distinct award ids for the batched simulator")
                 self.award_ids.append(a.id)
             out[1 + self.award_ids.index(a.id)] += a.points
         return out
@@ -318,7 +333,7 @@ class LegalTables:
 
     def _ask(self, row: np.ndarray, roll: Any, fr: int) -> tuple[np.ndarray, frozenset[int]]:
         card, log = self.facts.recording(row)
-        legal = self.variant.legal_boxes(card, roll, bool(fr))
+        legal = _asked(lambda: self.variant.legal_boxes(card, roll, bool(fr)))
         return self._mask(legal), self.facts.facts_of(log)
 
     def lookup(self, vals: np.ndarray) -> np.ndarray:
@@ -396,10 +411,10 @@ class EndBonuses:
 
     def _end(self, card: Card, e: int) -> np.ndarray:
         out = np.zeros(self.width, dtype=np.int64)
-        for a in self.variant.end_bonuses(card):
+        for a in _asked(lambda: self.variant.end_bonuses(card)):
             if a.id not in self.award_ids:
                 if len(self.award_ids) >= self.width:
-                    raise DicecupError("too many distinct award ids for the batched simulator; use --method engine")
+                    raise Untabulable("too many distinct award ids for the batched simulator")
                 self.award_ids.append(a.id)
             out[self.award_ids.index(a.id)] += a.points
         return out

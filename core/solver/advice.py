@@ -202,7 +202,7 @@ class OptimalBot:
     def choose(self, state: GameState) -> Action:
         v = state.variant
         policy = self._policies.get(v.fingerprint)
-        if policy is None:
+        if policy is None or policy.solution.variant.hooks is not v.hooks:  # same code, another engine
             from .cache import load_or_solve
 
             solution, _ = load_or_solve(v)

@@ -1,35 +1,67 @@
-"""The strategy table on disk: one .npz per (variant, options, rules code, solver version).
+"""The strategy table on disk: one .npz per (variant, options, plugins, rules code, solver version).
 
 The file holds the state values and the small arrays that rebuild the state
-index, with a JSON header carrying the cache key and a SHA-256 of the arrays.
-It is written atomically (dicecup.fileio.write_atomic). A file that does not
-load, has another key, or fails its checksum is deleted and the variant is
-solved again: a cache is never trusted blindly.
+index, with a JSON header carrying the cache key and an HMAC-SHA256 of header
+and arrays keyed by a per-user secret (a random file, mode 0600, in the state
+folder, never in the cache folder): someone who can write the cache but not
+read the key cannot forge a table. On load the value of the start state and of
+a random sample of states is recomputed from their successors with the solver's
+own turn recursion, and a sample of full cards from their end bonuses. A file that fails any check is deleted and the variant is
+solved again; a cache that cannot be used (no key, a folder in the way, a FIFO,
+no permission) is reported as a warning and the answer is computed uncached.
+Tables are written atomically (dicecup.fileio.write_atomic).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import json
 import os
+import secrets
+import stat
 import sys
 from collections.abc import Callable
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-from ..fileio import write_atomic
-from ..language.model import Variant
+from .. import fileio
+from ..fileio import FileError, write_atomic
+from ..language.model import Card, Variant
+from .errors import StateSpaceTooLarge
 from .index import StateIndex
+from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
-__all__ = ["cache_dir", "cache_key", "cache_path", "load", "save", "load_or_solve", "CACHE_ENV", "FORMAT"]
+__all__ = [
+    "cache_dir", "state_dir", "key_path", "cache_key", "cache_path", "load", "save", "load_or_solve", "verify",
+    "CacheInvalid", "CacheUnavailable", "CACHE_ENV", "STATE_ENV", "FORMAT",
+]
 
 CACHE_ENV = "DICECUP_CACHE_DIR"
-FORMAT = "dicecup/strategy-table"
+STATE_ENV = "DICECUP_STATE_DIR"
+FORMAT = "dicecup/strategy-table-2"
+KEY_FILE = "cache.key"
+KEY_BYTES = 32
+SAMPLE = 16  # states recomputed on load besides the start state
+TOLERANCE = 1e-9
+MAX_ID_CHARS = 64  # of the variant id in a file name (the compiler caps ids at 64 too)
 _ARRAYS = ("values", "codes", "pmin", "dims")
+
+
+class CacheInvalid(Exception):
+    """A cache file that must not be used (says why); it is deleted and rebuilt."""
+
+
+class CacheUnavailable(Exception):
+    """The cache cannot be used at all (no key, a file in the way, no permission); says why."""
+
+
+# ---------------------------------------------------------------------- places
 
 
 def cache_dir() -> Path:
@@ -44,12 +76,28 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dicecup"
 
 
+def state_dir() -> Path:
+    """$DICECUP_STATE_DIR, else the user's state folder (XDG_STATE_HOME, ~/.local/state, %LOCALAPPDATA%) / dicecup."""
+    env = os.environ.get(STATE_ENV)
+    if env:
+        return Path(env)
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "dicecup" / "state"
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "dicecup"
+
+
+def key_path() -> Path:
+    """Where the per-user key that signs the tables lives."""
+    return state_dir() / KEY_FILE
+
+
 _SCORING_CORE = ("language",)  # the folders of the engine that decide scores
 
 
+@lru_cache(maxsize=1)
 def _rules_digest() -> str:
     """What else the values depend on: the code that scores (engine core, rule plugins), the
-    solver's own code, and the installed third-party plugin packages."""
+    solver's own code, and the installed third-party plugin packages (once per process)."""
     h = hashlib.sha256()
     from .. import __version__, plugins
 
@@ -72,42 +120,132 @@ def _rules_digest() -> str:
 
 
 def cache_key(variant: Variant) -> str:
-    """Hash of the compiled variant (with options), the rules' code and the solver version."""
+    """Hash of the compiled variant (options and the plugins implementing it: its fingerprint),
+    the rules' code and the solver version."""
     text = json.dumps([variant.id, variant.fingerprint, SOLVER_VERSION, _rules_digest()])
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def _stem(variant: Variant) -> str:
-    """File name prefix of one variant with its options: `<id>-<fingerprint>`."""
-    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in variant.id)
+    """File name prefix of one variant with its options: `<id>-<fingerprint>` (at most 81 characters)."""
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in variant.id[:MAX_ID_CHARS])
     return f"{safe}-{variant.fingerprint[:16]}"
 
 
 def cache_path(variant: Variant) -> Path:
+    """The table's file: `<id>-<fingerprint>-<key>.npz` in the cache folder (under 120 characters)."""
     return cache_dir() / f"{_stem(variant)}-{cache_key(variant)}.npz"
 
 
 def _drop_stale(path: Path, variant: Variant) -> None:
     """Delete tables of the same variant and options made by other code (their key differs)."""
-    for old in path.parent.glob(f"{_stem(variant)}-*.npz"):
-        if old != path:
-            old.unlink(missing_ok=True)
+    try:
+        for old in path.parent.glob(f"{_stem(variant)}-*.npz"):
+            if old != path and old.is_file() and not old.is_symlink():
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass  # another process may be cleaning too; stale files only cost space
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    h = hashlib.sha256()
+# ---------------------------------------------------------------------- the key
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` lies in `folder` (symlinks resolved)."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    try:
+        return os.path.commonpath([real, top]) == top
+    except ValueError:  # different drives (Windows)
+        return False
+
+
+def _read_key(path: Path) -> bytes:
+    """The key file's bytes, if it is a regular file of ours, private, of the right size."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES:
+        raise CacheUnavailable(f"the key file {path} is not a {KEY_BYTES}-byte file; remove it to make a new key")
+    if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+        raise CacheUnavailable(f"the key file {path} is not private to this user (mode {stat.S_IMODE(st.st_mode):o}); "
+                               "remove it to make a new key")
+    return _read_bytes(path, KEY_BYTES, "key file")
+
+
+def _secret() -> bytes:
+    """The per-user key that signs tables, created at first use (random, mode 0600) outside the cache folder."""
+    path = key_path()
+    if _inside(path, cache_dir()):
+        raise CacheUnavailable(f"the key file {path} would be inside the cache folder {cache_dir()}; set {STATE_ENV} elsewhere")
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, FileError) as exc:
+        raise CacheUnavailable(f"cannot read the key file {path}: {exc}") from None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(secrets.token_bytes(KEY_BYTES))
+                fh.flush()
+                os.fsync(fh.fileno())
+            try:
+                os.link(tmp, path)  # all or nothing, and never over a key another process made first
+            except FileExistsError:
+                pass
+        finally:
+            tmp.unlink(missing_ok=True)
+        return _read_key(path)
+    except (OSError, FileError) as exc:
+        raise CacheUnavailable(f"cannot create the key file {path}: {exc}") from None
+
+
+def _mac(secret: bytes, header: dict, arrays: dict[str, np.ndarray]) -> str:
+    """HMAC-SHA256 of the header (without its MAC) and every array's name, type, shape and bytes."""
+    h = hmac.new(secret, digestmod=hashlib.sha256)
+    h.update(json.dumps({k: v for k, v in header.items() if k != "hmac"}, sort_keys=True).encode())
     for name in _ARRAYS:
         a = np.ascontiguousarray(arrays[name])
-        h.update(name.encode())
-        h.update(str(a.dtype).encode())
-        h.update(str(a.shape).encode())
+        h.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
         h.update(a.tobytes())
     return h.hexdigest()
 
 
-def save(solution: Solution, path: Path | None = None) -> Path:
-    """Write the table atomically; returns the path."""
+# ---------------------------------------------------------------------- files
+
+
+def _read_bytes(path: Path, limit: int, what: str) -> bytes:
+    """A regular file's bytes, at most `limit`, opened without blocking (fileio's checks: never a FIFO or device)."""
+    _check = fileio._check_regular  # noqa: SLF001 - fileio's one definition of a safe file to read
+    _check(path, os.stat(path), limit, what)
+    fd = os.open(path, fileio._READ_FLAGS)  # noqa: SLF001 - O_NONBLOCK: a FIFO swapped in cannot hang us
+    try:
+        _check(path, os.fstat(fd), limit, what)
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise FileError(path, f"grew beyond {limit:,} bytes while being read")
+    return data
+
+
+def _size_limit(max_states: int | None) -> int:
+    """The largest table file worth reading: values and index of up to 4x the state limit, and some slack."""
+    return (1 << 24) + 64 * (max_states or DEFAULT_MAX_STATES)
+
+
+def save(solution: Solution, path: Path | None = None, secret: bytes | None = None) -> Path:
+    """Write the signed table atomically; returns the path (OSError, FileError or CacheUnavailable when it cannot)."""
     path = path or cache_path(solution.variant)
+    secret = secret if secret is not None else _secret()
     path.parent.mkdir(parents=True, exist_ok=True)
     ix = solution.index
     arrays = {"values": solution.values, "codes": ix.class_codes, "pmin": ix.class_pmin, "dims": ix.class_dims}
@@ -124,8 +262,8 @@ def save(solution: Solution, path: Path | None = None) -> Path:
         "box_min": ix.box_min,
         "box_max": ix.box_max,
         "flags": {str(b): list(v) for b, v in ix.flag_values.items()},
-        "sha256": _checksum(arrays),
     }
+    header["hmac"] = _mac(secret, header, arrays)
     buf = io.BytesIO()
     np.savez(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
     write_atomic(path, buf.getvalue())
@@ -133,39 +271,142 @@ def save(solution: Solution, path: Path | None = None) -> Path:
     return path
 
 
-class CacheInvalid(Exception):
-    """A cache file that must not be used (says why)."""
+def load(variant: Variant, path: Path | None = None, *, secret: bytes | None = None,
+         max_states: int | None = None, verify_values: bool = False) -> Solution:
+    """The cached table for `variant`, signed with this user's key; with `verify_values` (as
+    `load_or_solve` always asks) also checked against the solver (`verify`: one score exploration).
 
-
-def load(variant: Variant, path: Path | None = None) -> Solution:
-    """The cached table for `variant`; raises CacheInvalid (or FileNotFoundError) when unusable."""
+    Raises FileNotFoundError (no table), CacheInvalid (a table that must not be used),
+    StateSpaceTooLarge (more states than `max_states`), OSError / FileError (the path
+    cannot be read: a folder, a FIFO, no permission) or CacheUnavailable (no key).
+    """
     path = path or cache_path(variant)
+    secret = secret if secret is not None else _secret()
+    raw = _read_bytes(path, _size_limit(max_states), "strategy table")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
             header = json.loads(bytes(data["header"]).decode())
             arrays = {name: data[name] for name in _ARRAYS}
-    except FileNotFoundError:
-        raise
     except Exception as exc:
         raise CacheInvalid(f"unreadable ({type(exc).__name__}: {exc})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise CacheInvalid("not a dicecup strategy table")
-    if header.get("key") != cache_key(variant):
-        raise CacheInvalid("stale: made for other rules or another solver version")
-    if header.get("sha256") != _checksum(arrays):
-        raise CacheInvalid("checksum mismatch (the file is damaged)")
+        raise CacheInvalid("not a dicecup strategy table of this version")
+    if not isinstance(header.get("hmac"), str) or not hmac.compare_digest(header["hmac"], _mac(secret, header, arrays)):
+        raise CacheInvalid("its signature does not match this user's key (damaged, or not written by dicecup here)")
+    if header.get("key") != cache_key(variant) or header.get("fingerprint") != variant.fingerprint:
+        raise CacheInvalid("stale: made for other rules, plugins or another solver version")
     try:
+        states = int(header["states"])
+        if max_states is not None and states > max_states:
+            raise StateSpaceTooLarge(variant.id, states, max_states, complete=True)
         index = StateIndex(variant, header["groups"], header["clamps"], header["box_min"], header["box_max"],
                            arrays["codes"], arrays["pmin"], arrays["dims"])
         if {str(b): list(v) for b, v in index.flag_values.items()} != header["flags"]:
             raise CacheInvalid("stale: the rules declare other state flags")
-        if index.size + 1 != len(arrays["values"]):
+        if index.size + 1 != len(arrays["values"]) or arrays["values"].dtype != np.float64:
             raise CacheInvalid("inconsistent: value array does not match the index")
-        return Solution(variant, index, arrays["values"], int(header["states"]), float(header["seconds"]))
-    except CacheInvalid:
+        solution = Solution(variant, index, arrays["values"], states, float(header["seconds"]))
+    except (CacheInvalid, StateSpaceTooLarge):
         raise
     except Exception as exc:
         raise CacheInvalid(f"inconsistent ({type(exc).__name__}: {exc})") from None
+    if verify_values:
+        verify(solution)
+    return solution
+
+
+# ---------------------------------------------------------------------- checking values
+
+
+def _class_sizes(index: StateIndex) -> np.ndarray:
+    """How many value slots each class has (its totals are stored densely)."""
+    return index.class_dims.prod(axis=1) if index.G else np.ones(len(index.class_codes), dtype=np.int64)
+
+
+def _slot_starts(index: StateIndex) -> np.ndarray:
+    """The first value slot of each class, in class order."""
+    sizes = _class_sizes(index)
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+
+def _state_at(index: StateIndex, starts: np.ndarray, slot: int) -> tuple[int, np.ndarray]:
+    """(class code, (1, G) clamped totals) of value slot `slot`."""
+    c = int(np.searchsorted(starts, slot, side="right") - 1)
+    code = int(index.class_codes[c])
+    off = slot - int(starts[c])
+    prog = np.zeros((1, index.G), dtype=np.int64)
+    for g in range(index.G):
+        prog[0, g] = int(index.class_pmin[c, g]) + (off // int(index.strides[g, code])) % int(index.class_dims[c, g])
+    return code, prog
+
+
+def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | None = None) -> None:
+    """Check a table against the solver: the start state and `sample` random states recomputed from their
+    successors (dp.score_arrays + kernel.turn_value), and random full cards against their end bonuses
+    (the engine's); CacheInvalid when a value differs by more than 1e-9."""
+    from .dp import score_arrays
+    from .kernel import turn_value
+    from .solve import terminal_values
+
+    ix, values = solution.index, solution.values
+    rng = rng or np.random.default_rng()  # fresh entropy: which states are checked cannot be known beforehand
+    starts = _slot_starts(ix)
+    full_class = (ix.class_codes & ix.full) == ix.full
+    inner, ends = [ix.state_of_card(Card())], []
+    for slot in rng.integers(0, ix.size, size=8 * sample) if ix.size else []:
+        if not np.isfinite(values[int(slot)]):
+            continue  # a total the class never reaches
+        code, prog = _state_at(ix, starts, int(slot))
+        if code & ix.full != ix.full and len(inner) <= sample:
+            inner.append((code, prog))
+    full_slots = np.concatenate([np.arange(a, a + n) for a, n in zip(starts[full_class], _class_sizes(ix)[full_class])])
+    for slot in rng.choice(full_slots, size=min(len(full_slots), sample), replace=False) if len(full_slots) else []:
+        if np.isfinite(values[int(slot)]):
+            ends.append(_state_at(ix, starts, int(slot)))
+    space = solution.space
+    model = space.model
+    checks: list[tuple[int, float]] = []
+    for code, prog in inner:
+        codes = np.array([code], dtype=np.int64)
+        first, later = score_arrays(space, values, int(model.context_of(codes)[0]), codes, prog)
+        checks.append((int(ix.lookup(codes, prog)[0]), float(turn_value(model.graph, first, later, model.variant.rolls)[0])))
+    if ends:
+        codes = np.array([c for c, _ in ends], dtype=np.int64)
+        prog = np.concatenate([p for _, p in ends]).reshape(len(ends), ix.G)
+        bonus = terminal_values(model, space)(codes, prog)
+        checks += [(int(at), float(v)) for at, v in zip(ix.lookup(codes, prog), bonus)]
+    for at, again in checks:
+        if at >= ix.size:
+            raise CacheInvalid("inconsistent: a state of the game has no value")
+        stored = float(values[at])
+        if not abs(again - stored) <= TOLERANCE * max(1.0, abs(again)):
+            raise CacheInvalid(f"wrong values: a state holds {stored!r} where the solver computes {again!r}")
+
+
+# ---------------------------------------------------------------------- the one entry point
+
+_RECENT: dict[str, tuple[tuple[int, int, int], Solution]] = {}  # path -> (file stamp, checked solution)
+RECENT = 8
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of a regular file, None otherwise: a file changed on disk is read again."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+def _remember(path: Path, solution: Solution) -> None:
+    """Keep a checked table for the next call in this process (a game asks for it several times);
+    it is used again only for a variant with the same rule hooks (the same engine)."""
+    stamp = _stamp(path)
+    if stamp is not None:
+        _RECENT.pop(str(path), None)
+        _RECENT[str(path)] = (stamp, solution)
+        while len(_RECENT) > RECENT:
+            _RECENT.pop(next(iter(_RECENT)))
 
 
 def load_or_solve(
@@ -176,22 +417,58 @@ def load_or_solve(
     use_cache: bool = True,
     warn: Callable[[str], None] | None = None,
 ) -> tuple[Solution, bool]:
-    """(solution, whether it came from the cache). A bad cache file is reported, deleted and rebuilt."""
-    if use_cache:
-        path = cache_path(variant)
+    """(solution, whether it came from the cache), `max_states` enforced either way.
+
+    A variant the solver refuses is refused before the cache is touched. A bad table is
+    reported, deleted and rebuilt; a cache that cannot be used is reported and skipped.
+    """
+    check_solvable(variant)
+    say = warn or (lambda message: None)
+    if not use_cache:
+        return solve(variant, max_states=max_states, progress=progress), False
+    try:
+        secret = _secret()
+    except CacheUnavailable as exc:
+        say(f"the strategy-table cache is not used: {exc}")
+        return solve(variant, max_states=max_states, progress=progress), False
+    path = cache_path(variant)
+    if path.parent.exists() and not path.parent.is_dir():
+        say(f"the strategy-table cache is not used: {path.parent} is not a folder")
+        return solve(variant, max_states=max_states, progress=progress), False
+    recent = _RECENT.get(str(path))
+    if recent is not None and recent[0] == _stamp(path) and recent[1].variant.hooks is variant.hooks:
+        if recent[1].states > max_states:
+            raise StateSpaceTooLarge(variant.id, recent[1].states, max_states, complete=True)
+        return recent[1], True
+    writable = True
+    try:
+        solution = load(variant, path, secret=secret, max_states=max_states, verify_values=True)
+        _remember(path, solution)
+        return solution, True
+    except FileNotFoundError:
+        pass
+    except CacheInvalid as exc:
+        say(f"cache file {path} ignored and rebuilt: {exc}")
         try:
-            return load(variant, path), True
-        except FileNotFoundError:
-            pass
-        except CacheInvalid as exc:
-            if warn:
-                warn(f"cache file {path} ignored and rebuilt: {exc}")
-            path.unlink(missing_ok=True)
+            path.unlink()
+        except OSError as err:
+            say(f"could not delete {path} ({err.strerror or err}); the result is not cached")
+            writable = False
+    except (OSError, FileError) as exc:
+        say(f"the strategy-table cache is not used: {_reason(exc)}")
+        writable = False
     solution = solve(variant, max_states=max_states, progress=progress)
-    if use_cache:
+    if writable:
         try:
-            save(solution)
-        except OSError as exc:
-            if warn:
-                warn(f"could not write the cache ({exc}); the result is not cached")
+            save(solution, path, secret)
+            _remember(path, solution)
+        except (OSError, FileError) as exc:
+            say(f"could not write the cache ({_reason(exc)}); the result is not cached")
     return solution, False
+
+
+def _reason(exc: Exception) -> str:
+    """An OSError or FileError in one line, with the path."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return str(exc)

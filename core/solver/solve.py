@@ -15,7 +15,7 @@ from .errors import SolverError
 from .rules import RuleModel
 from .index import StateIndex
 from .kernel import DiceGraph
-from .space import StateSpace
+from .space import StateSpace, state_bound
 
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
@@ -77,7 +77,8 @@ class Solution:
         return so_far + self.future(card)
 
 
-def _terminal(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The value of full-card states (their end bonuses, from the engine), looked up by (codes, clamped totals)."""
     table = model.terminal
     ranges = model.group_ranges
 
@@ -95,7 +96,7 @@ def _terminal(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.n
     return lookup
 
 
-def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Progress | None = None,
+def solve(variant: Variant, max_states: int | None = DEFAULT_MAX_STATES, progress: Progress | None = None,
           kernel: str | None = None) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score).
 
@@ -113,7 +114,9 @@ def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Prog
         if progress and counter[0] % 256 == 0:
             progress("search", counter[0], 0)
 
-    space = StateSpace(model, max_states, on_class)
+    # an obviously small variant skips the limit checks; otherwise the search counts, and stops past the limit
+    limit = None if max_states is None or state_bound(model) <= max_states else max_states
+    space = StateSpace(model, limit, on_class)
     done = [0]
 
     def on_states(n: int) -> None:
@@ -131,5 +134,5 @@ def solve(variant: Variant, max_states: int = DEFAULT_MAX_STATES, progress: Prog
     if kernel == "numba" and not jit.AVAILABLE:
         raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
     run = backward_jit if kernel == "numba" else backward
-    values = run(space, _terminal(model, space), on_states)
+    values = run(space, terminal_values(model, space), on_states)
     return Solution(variant, space.index, values, space.n_states, time.perf_counter() - start, space)

@@ -18,10 +18,23 @@ from .errors import SolverError, StateSpaceTooLarge
 from .index import StateIndex, clamp_arrays
 from .rules import ERR, Legality, RuleModel
 
-__all__ = ["StateSpace", "Layer", "MAX_CODES"]
+__all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound"]
 
 MAX_CODES = 1 << 27
-SIZE_ANYWAY = 8  # past the limit, the search goes on (to give the exact size) up to this many times it
+SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
+
+
+def state_bound(model: RuleModel) -> int:
+    """A cheap upper bound on the state count: every class code times each relevant group's range of totals.
+
+    A class holds at most one state per distinct clamped total of each threshold group
+    that matters, and clamping never makes more totals than the group can reach.
+    """
+    n = (1 << model.nb) * model.n_flagcodes
+    for (lo, hi), clamp in zip(model.group_ranges, model.clamps):
+        if clamp is not None:
+            n *= hi - lo + 1
+    return n
 
 
 class Layer:
@@ -131,7 +144,7 @@ class StateSpace:
 
     # ------------------------------------------------------------------ forward search
 
-    def _explore(self, max_states: int, on_class: Callable[[], None] | None) -> None:
+    def _explore(self, max_states: int | None, on_class: Callable[[], None] | None) -> None:
         m = self.model
         start_p = tuple(int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G))
         layer: dict[int, object] = {0: self._single(start_p)}
@@ -141,6 +154,7 @@ class StateSpace:
         shift_memo: dict[tuple, object] = {}
         clo_l = self.clo[0].tolist() if self.G == 1 else []
         chi_l = self.chi[0].tolist() if self.G == 1 else []
+        cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
         for _ in range(self.nb):
             nxt: dict[int, object] = {}
             codes = sorted(layer)
@@ -189,12 +203,14 @@ class StateSpace:
                             got = self._shift(ps, inc, mask2)
                         old = nxt.get(code2)
                         nxt[code2] = got if old is None else self._union(old, got)
+                if cap is not None and total + len(nxt) > cap:  # each class holds a state at least: stop early
+                    raise StateSpaceTooLarge(m.variant.id, total + len(nxt), max_states, complete=False)
             if not nxt:
                 raise SolverError(f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)")
             layer = nxt
             self.classes.append(layer)
             total += sum(self._count(ps) for ps in layer.values())
-            if max_states is not None and total > SIZE_ANYWAY * max_states:  # too big even to count exactly
+            if cap is not None and total > cap:  # too big even to count exactly
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
         if max_states is not None and total > max_states:
             raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=True)

@@ -1,0 +1,299 @@
+"""The strategy-table cache never raises a traceback, never hangs and never trusts a tampered table;
+engines with different plugins never share a cached result.
+
+Every test has its own cache folder and its own key folder ($DICECUP_STATE_DIR).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dicecup import Award, Card, Engine, hookimpl
+from dicecup.simulate import batch, simulate
+from dicecup.solver import cache, solve
+
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def private_cache(monkeypatch, tmp_path):
+    """A cache folder and a key folder of this test's own, and no table remembered from other tests."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    monkeypatch.setattr(cache, "_RECENT", {})
+
+
+@pytest.fixture(scope="module")
+def yacht_value(engine) -> float:
+    return solve(engine.variant("yacht")).expected_score
+
+
+def cli_solve(*env_pairs: tuple[str, str]) -> subprocess.CompletedProcess:
+    """`dicecup solve -v yacht --json` as a subprocess (a hang is a timeout, not a stuck test run)."""
+    env = dict(os.environ, DICECUP_DISABLE_PLUGIN_AUTOLOAD="1", **dict(env_pairs))
+    return subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "--json", "-q"],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=env)
+
+
+def answered_uncached(done: subprocess.CompletedProcess, value: float, warning: str) -> None:
+    """Exit 0 with the exact value on stdout, and one `warning:` line saying `warning` on stderr."""
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["expected_score"] == value
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings and warning in warnings[0], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# ----------------------------------------------------------------------------- things in the way
+
+
+def test_a_directory_at_the_tables_path(engine, yacht_value):
+    path = cache.cache_path(engine.variant("yacht"))
+    path.mkdir(parents=True)
+    answered_uncached(cli_solve(), yacht_value, "is a directory, not a strategy table")
+    assert path.is_dir()  # never removed: it is not ours
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_at_the_tables_path_does_not_hang(engine, yacht_value):
+    path = cache.cache_path(engine.variant("yacht"))
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    answered_uncached(cli_solve(), yacht_value, "named pipe (FIFO)")
+    assert stat.S_ISFIFO(os.stat(path).st_mode)
+
+
+def test_a_file_where_the_cache_folder_should_be(tmp_path, yacht_value):
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a folder")
+    answered_uncached(cli_solve(), yacht_value, f"{blocker} is not a folder")
+    assert blocker.read_text() == "not a folder"
+
+
+def test_a_file_where_the_key_folder_should_be(tmp_path, yacht_value):
+    blocker = tmp_path / "state"
+    blocker.write_text("not a folder")
+    answered_uncached(cli_solve(), yacht_value, "cannot read the key file")
+    assert not (tmp_path / "cache").exists()  # no table without a key
+
+
+def test_a_read_only_cache_folder(engine, tmp_path, monkeypatch, yacht_value):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    if os.name == "posix" and os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            answered_uncached(cli_solve(), yacht_value, "could not write the cache")
+        finally:
+            folder.chmod(0o755)
+    else:  # root writes anywhere: make the write itself fail as a read-only folder would
+        def refuse(path, data):
+            raise PermissionError(13, "Permission denied", str(path))
+
+        monkeypatch.setattr(cache, "write_atomic", refuse)
+        warnings: list[str] = []
+        solution, cached = cache.load_or_solve(engine.variant("yacht"), warn=warnings.append)
+        assert not cached and solution.expected_score == yacht_value
+        assert len(warnings) == 1 and "could not write the cache" in warnings[0] and "Permission denied" in warnings[0]
+    assert list(folder.iterdir()) == []
+
+
+def test_a_key_others_can_read_is_not_used(engine, tmp_path, yacht_value):
+    cache.load_or_solve(engine.variant("yacht"))  # creates the key
+    key = tmp_path / "state" / cache.KEY_FILE
+    key.chmod(0o644)
+    if os.name == "posix":
+        answered_uncached(cli_solve(), yacht_value, "is not private to this user")
+
+
+def test_the_key_is_private_and_outside_the_cache(engine, tmp_path, monkeypatch, yacht_value):
+    cache.load_or_solve(engine.variant("yacht"))
+    key = tmp_path / "state" / cache.KEY_FILE
+    assert key.stat().st_size == cache.KEY_BYTES
+    if os.name == "posix":
+        assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "cache" / "keys"))
+    warnings: list[str] = []
+    solution, cached = cache.load_or_solve(engine.variant("yacht"), warn=warnings.append)
+    assert not cached and solution.expected_score == yacht_value
+    assert "would be inside the cache folder" in warnings[0]
+
+
+def test_file_names_stay_short_for_the_longest_id(tmp_path):
+    vid = "a" * 64
+    path = tmp_path / "long.yaml"
+    path.write_text(f"id: {vid}\ndice: {{count: 1, faces: 2}}\nboxes:\n  x: {{pattern: always, score: total}}\n")
+    v = Engine(entry_points=False).load_file(path)
+    assert v.id == vid
+    name = cache.cache_path(v).name
+    assert len(name) < 150 and name.startswith(vid)
+    solution, _ = cache.load_or_solve(v)
+    assert cache.load_or_solve(v)[1] and solution.expected_score == pytest.approx(1.875)  # keep a 2, else roll again
+
+
+# ----------------------------------------------------------------------------- tampering
+
+
+def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
+    with np.load(path) as data:
+        arrays = {k: data[k].copy() for k in data.files}
+    return json.loads(bytes(arrays.pop("header")).decode()), arrays
+
+
+def _write(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
+    buf = io.BytesIO()
+    np.savez(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    path.write_bytes(buf.getvalue())
+
+
+def _plain_sha256(arrays: dict[str, np.ndarray]) -> str:
+    """The checksum the cache used to trust: anyone can recompute it."""
+    h = hashlib.sha256()
+    for name in ("values", "codes", "pmin", "dims"):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(name.encode())
+        h.update(str(a.dtype).encode())
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _start_slot(solution) -> int:
+    """Where the value of the start of the game is in the table."""
+    code, prog = solution.index.state_of_card(Card())
+    return int(solution.index.lookup(np.array([code]), prog)[0])
+
+
+def _rejected_and_rebuilt(variant, good: float, reason: str) -> None:
+    warnings: list[str] = []
+    again, cached = cache.load_or_solve(variant, warn=warnings.append)
+    assert not cached and again.expected_score == good
+    assert len(warnings) == 1 and "ignored and rebuilt" in warnings[0] and reason in warnings[0], warnings
+    assert cache.load(variant, verify_values=True).expected_score == good  # the rebuilt file is good
+
+
+@pytest.mark.parametrize("sign", ["plain-sha256", "wrong-key"])
+def test_replaced_values_with_a_recomputed_checksum_are_rejected(engine, sign):
+    v = engine.variant("yacht")
+    good = cache.load_or_solve(v)[0].expected_score
+    path = cache.cache_path(v)
+    header, arrays = _read(path)
+    arrays["values"] = np.where(np.isfinite(arrays["values"]), arrays["values"] + 7.0, arrays["values"])
+    if sign == "plain-sha256":
+        header["sha256"] = _plain_sha256(arrays)
+    else:
+        header["hmac"] = cache._mac(os.urandom(cache.KEY_BYTES), header, arrays)
+    _write(path, header, arrays)
+    _rejected_and_rebuilt(v, good, "signature does not match")
+
+
+def test_a_signed_table_with_a_wrong_start_value_is_rejected(engine, tmp_path):
+    """Even with the right key (leaked, or a solver bug), the start state is recomputed on load."""
+    v = engine.variant("yacht")
+    good = cache.load_or_solve(v)[0].expected_score
+    path = cache.cache_path(v)
+    header, arrays = _read(path)
+    solution = cache.load(v)
+    start = _start_slot(solution)
+    arrays["values"][start] += 0.5
+    header["hmac"] = cache._mac((tmp_path / "state" / cache.KEY_FILE).read_bytes(), header, arrays)
+    _write(path, header, arrays)
+    cache.load(v)  # the signature is fine ...
+    _rejected_and_rebuilt(v, good, "wrong values")  # ... the values are not
+
+
+def test_signed_tables_with_wrong_values_elsewhere_fail_the_sample(engine, tmp_path):
+    """Half the states off by a little, the start state right: a random sample of 16 finds one."""
+    v = engine.variant("yahtzee")
+    cache.load_or_solve(v)
+    solution = cache.load(v)
+    values = solution.values.copy()
+    start = _start_slot(solution)
+    rng = np.random.default_rng(7)
+    off = rng.random(len(values)) < 0.5
+    off[start] = False
+    values[off] += 1e-6
+    tampered = cache.Solution(v, solution.index, values, solution.states, solution.seconds)
+    with pytest.raises(cache.CacheInvalid, match="wrong values"):
+        cache.verify(tampered, rng=np.random.default_rng(1))
+    cache.verify(solution, rng=np.random.default_rng(1))  # the true table passes the same sample
+
+
+def test_more_states_than_the_limit_is_refused_for_a_cached_table_too(engine):
+    v = engine.variant("yacht")
+    cache.load_or_solve(v)
+    with pytest.raises(cache.StateSpaceTooLarge, match=r"has 4,096 states, above the limit of 100; raise it with --max-states"):
+        cache.load_or_solve(v, max_states=100)
+    with pytest.raises(cache.StateSpaceTooLarge, match=r"has 4,096 states, above the limit of 100"):
+        cache.load(v, max_states=100)
+    assert cache.load_or_solve(v, max_states=4096)[1]
+
+
+# ----------------------------------------------------------------------------- plugins
+
+
+class FullCard:
+    """10 points once every box is filled: a plugin that applies to every variant."""
+
+    @hookimpl
+    def dicecup_end_bonuses(self, variant, card):
+        return [Award("full_card", 10, "Full card")] if len(card.scores) == len(variant.boxes) else None
+
+
+def test_engines_with_different_plugins_share_no_cached_result():
+    plain = Engine(entry_points=False).variant("yacht")
+    plugged = Engine(plugins=[FullCard()], entry_points=False).variant("yacht")
+    assert cache.cache_path(plain) != cache.cache_path(plugged)
+    a, _ = cache.load_or_solve(plain)
+    b, cached = cache.load_or_solve(plugged)
+    assert not cached and b.expected_score == pytest.approx(a.expected_score + 10, abs=1e-9)
+    fast_a = simulate(plain, "greedy", 3000, seed=5)
+    fast_b = simulate(plugged, "greedy", 3000, seed=5)
+    assert fast_a.method == fast_b.method == "batched"
+    assert batch.batched_for(plain) is not batch.batched_for(plugged)
+    assert (fast_b.totals - fast_a.totals == 10).all()  # the same games, the bonus in every one
+    slow_a = simulate(plain, "greedy", 12, seed=6, method="engine")
+    slow_b = simulate(plugged, "greedy", 12, seed=6, method="engine")
+    assert (slow_b.totals - slow_a.totals == 10).all()
+    for fast, slow in ((fast_a, slow_a), (fast_b, slow_b)):
+        se = np.hypot(fast.totals.std(ddof=1) / np.sqrt(fast.games), slow.totals.std(ddof=1) / np.sqrt(slow.games))
+        assert abs(fast.totals.mean() - slow.totals.mean()) < 4 * se
+
+
+class Points:
+    """`points` once every box is filled: two instances differ only in their argument."""
+
+    def __init__(self, points: int) -> None:
+        self.points = points
+
+    @hookimpl
+    def dicecup_end_bonuses(self, variant, card):
+        return [Award("full_card", self.points)] if len(card.scores) == len(variant.boxes) else None
+
+
+def test_plugin_instances_with_other_arguments_share_no_result_in_a_process():
+    """Their fingerprints are equal (the plugin's code is the same), so results are keyed on the engine too."""
+    ten = Engine(plugins=[Points(10)], entry_points=False).variant("yacht")
+    twenty = Engine(plugins=[Points(20)], entry_points=False).variant("yacht")
+    assert ten.fingerprint == twenty.fingerprint  # see the report: the engine's plugin identity
+    a = simulate(ten, "greedy", 200, seed=3)
+    b = simulate(twenty, "greedy", 200, seed=3)
+    assert (b.totals - a.totals == 10).all()
+    first, _ = cache.load_or_solve(ten)
+    warnings: list[str] = []
+    second, cached = cache.load_or_solve(twenty, warn=warnings.append)  # the same file: full cards are checked
+    assert not cached and "wrong values" in warnings[0]
+    assert second.expected_score == pytest.approx(first.expected_score + 10, abs=1e-9)
+    from dicecup.simulate.optimal import solution_for
+
+    got_a, got_b = solution_for(ten), solution_for(twenty)  # what simulate -s optimal plays from
+    assert got_b.expected_score == pytest.approx(got_a.expected_score + 10, abs=1e-9)
