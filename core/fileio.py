@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .errors import DicecupError
 
-__all__ = ["FileError", "read_text", "write_atomic", "TEMP_SUFFIX"]
+__all__ = ["FileError", "MissingFile", "read_bytes", "read_text", "write_atomic", "TEMP_SUFFIX"]
 
 #: Temporary files are named `.NAME.PID.TOKEN.dicecup-tmp` next to their destination.
 TEMP_SUFFIX = ".dicecup-tmp"
@@ -58,17 +58,21 @@ def _size(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB ({n:,} bytes)" if n >= 100_000 else f"{n:,} bytes"
 
 
+class MissingFile(FileError, FileNotFoundError):
+    """The file does not exist (also a FileNotFoundError, for callers to whom that is no error)."""
+
+
 def _os_error(path: str | os.PathLike, exc: OSError, doing: str) -> FileError:
     """A FileError for an OSError, with the system's reason but no traceback."""
-    reason = "no such file" if isinstance(exc, FileNotFoundError) else (exc.strerror or type(exc).__name__).lower()
-    return FileError(path, f"cannot {doing} the file: {reason}")
+    if isinstance(exc, FileNotFoundError):
+        return MissingFile(path, f"cannot {doing} the file: no such file")
+    return FileError(path, f"cannot {doing} the file: {(exc.strerror or type(exc).__name__).lower()}")
 
 
-def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
-    """The content of the regular UTF-8 text file `path`, at most `limit` bytes, read without blocking.
+def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file `path`, at most `limit`, read without blocking.
 
-    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8) is a
-    FileError that names the file and, for bad bytes, their line and column, never the bytes.
+    Anything else (missing, a directory, a FIFO, a device, too big) is a FileError that names the file.
     """
     try:
         st = os.stat(path)  # before opening: opening a FIFO or a device can block or have effects
@@ -96,7 +100,16 @@ def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str
     data = b"".join(chunks)
     if len(data) > limit:
         raise FileError(path, f"grew beyond {_size(limit)} while being read; a {what} must be smaller")
-    return _decode(path, data, what)
+    return data
+
+
+def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
+    """The content of the regular UTF-8 text file `path`, at most `limit` bytes, read without blocking.
+
+    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8) is a
+    FileError that names the file and, for bad bytes, their line and column, never the bytes.
+    """
+    return _decode(path, read_bytes(path, limit=limit, what=what), what)
 
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from dicecup import Bot, GreedyBot, RandomBot, hookimpl
+from dicecup import Bot, GreedyBot, RandomBot, Variant, hookimpl
 
 
 def _optimal(rng: random.Random) -> Bot:
@@ -15,8 +15,20 @@ def _optimal(rng: random.Random) -> Bot:
     return OptimalBot(rng)
 
 
+def _check_optimal(variant: Variant) -> None:
+    """What the exact solver refuses at once (banked rolls, rule actions, too many rolls or boxes)."""
+    from dicecup.solver import check_solvable
+
+    check_solvable(variant)
+
+
 @hookimpl
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     register("random", RandomBot, "a uniformly random legal move (a baseline, and a fuzzer for rules)")
-    register("greedy", GreedyBot, "the best points now, looking one roll ahead while it may reroll")
-    register("optimal", _optimal, "the exact solver's strategy: the highest expected final score (solitaire)")
+    register("greedy", GreedyBot, "the best points now, looking one roll ahead while it may reroll", check=GreedyBot.check)
+    register(
+        "optimal",
+        _optimal,
+        "the exact solver's strategy: the highest expected final score (solitaire)",
+        check=_check_optimal,
+    )

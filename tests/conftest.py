@@ -30,3 +30,5 @@ def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
     kept = os.environ.get("DICECUP_TEST_CACHE_DIR")
     os.environ["DICECUP_CACHE_DIR"] = kept or str(tmp_path_factory.mktemp("dicecup-cache"))
+    # The key that signs cached tables lives beside the cache, never in the user's ~/.local/state.
+    os.environ["DICECUP_STATE_DIR"] = str(tmp_path_factory.mktemp("dicecup-state"))

@@ -483,3 +483,18 @@ def test_engines_with_different_plugins_never_give_equal_variants():
     from dicecup.solver.cache import cache_path
 
     assert cache_path(a) != cache_path(b)
+
+
+def test_plugin_objects_with_other_settings_give_other_variants():
+    class Flat:
+        def __init__(self, points: int) -> None:
+            self.points = points
+
+        @hookimpl
+        def dicecup_end_bonuses(self, variant, card):
+            return [Award("flat", self.points, "Flat")]
+
+    ten = Engine(plugins=[Flat(10)], entry_points=False).variant("yacht")
+    twenty = Engine(plugins=[Flat(20)], entry_points=False).variant("yacht")
+    assert ten.fingerprint != twenty.fingerprint and ten != twenty
+    assert Engine(plugins=[Flat(10)], entry_points=False).variant("yacht").fingerprint == ten.fingerprint

@@ -60,6 +60,10 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
     console = Console(highlight=False, stderr=as_json)  # with --json, stdout holds only the JSON
     view = View(console)
     state, seats, rng = saved.state, saved.seats, saved.rng
+    engine = get_engine()
+    for seat in seats:
+        if not seat.is_human:
+            engine.check_bot(seat.kind, state.variant)  # refuse at once what a bot cannot play
     if any(s.kind == "optimal" for s in seats):
         prepare_optimal(state.variant)
     advisor = hint_advisor(state.variant) if saved.hints else None
@@ -176,8 +180,6 @@ def play(
     seats = parse_seats(player, engine.bot_names())
     if save is not None:
         _check_save_target(save, overwrite)
-    if hints or any(s.kind == "optimal" for s in seats):
-        prepare_optimal(v)  # solve (or load) before the game starts, and fail early when it cannot
     state = GameState.new(v, [s.name for s in seats], rounds)
     _run(SavedGame(state, seats, random.Random(seed), hints), save, quiet=quiet, as_json=as_json)
 

@@ -15,12 +15,17 @@ from typing import Protocol
 from attrs import evolve
 
 from ..language.contexts import Situation
+from ..errors import TooLarge
 from ..language.dice import reroll_outcomes
+from ..language.model import Variant
 from ..language.tracing import tracing
 from .actions import Action, Keep, Score
 from .state import GameState
 
-__all__ = ["Bot", "RandomBot", "GreedyBot"]
+__all__ = ["Bot", "RandomBot", "GreedyBot", "LOOKAHEAD_MAX_ROLLS"]
+
+#: Greedy scores every distinct roll at each decision: beyond this many a game takes minutes.
+LOOKAHEAD_MAX_ROLLS = 20_000
 
 
 class Bot(Protocol):
@@ -52,6 +57,16 @@ class GreedyBot:
         self.rng = rng
         self._last: tuple[object, ...] | None = None
 
+    @staticmethod
+    def check(variant: Variant) -> None:
+        """Refuse at once, with the size, a variant whose rolls are too many to look ahead over."""
+        if variant.roll_count > LOOKAHEAD_MAX_ROLLS:
+            raise TooLarge(
+                f"{variant.id}: bot greedy scores every distinct roll at each decision, and {variant.dice} dice "
+                f"with {variant.faces} faces have {variant.roll_count:,} of them, above the limit of "
+                f"{LOOKAHEAD_MAX_ROLLS:,}; nothing was started"
+            )
+
     def _best_scores(self, state: GameState) -> dict[tuple[int, ...], float]:
         """The best points of every roll after the next roll.
 
@@ -62,7 +77,7 @@ class GreedyBot:
         key = (v, state.card, state.turn_state, state.current)
         if self._last is not None and self._last[0] == key and self._last[1] in (None, state.rolls_used):
             return self._last[2]  # type: ignore[return-value]
-        v.check_roll_count(f"{v.id}: bot greedy's look-ahead")
+        self.check(v)
         table: dict[tuple[int, ...], float] = {}
         nxt = _after_roll(state.situation(), state)
         with tracing() as reads:

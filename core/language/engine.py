@@ -67,12 +67,13 @@ class RuleDecl:
 
 @frozen
 class BotDecl:
-    """A computer player a plugin provides: `factory(rng)` makes one."""
+    """A computer player a plugin provides: `factory(rng)` makes one; `check(variant)` refuses what it cannot play."""
 
     name: str
     factory: Callable[[random.Random], Any]
     doc: str
     plugin: Any
+    check: Callable[[Variant], None] | None = None
 
 
 @frozen
@@ -220,12 +221,18 @@ class Engine:
         return register
 
     def _bot_registrar(self, plugin: Any) -> Callable[..., None]:
-        def register(name: str, factory: Callable[[random.Random], Any], doc: str = "") -> None:
+        def register(
+            name: str,
+            factory: Callable[[random.Random], Any],
+            doc: str = "",
+            *,
+            check: Callable[[Variant], None] | None = None,
+        ) -> None:
             if not isinstance(name, str) or not name or ":" in name:
                 raise PluginError(f"a bot name must be a non-empty string without ':', got {name!r}")
             if name in self.bots:
                 raise PluginError(f"bot {name!r} is registered twice")
-            self.bots[name] = BotDecl(name, factory, doc, plugin)
+            self.bots[name] = BotDecl(name, factory, doc, plugin, check)
 
         return register
 
@@ -292,6 +299,14 @@ class Engine:
     def bot_names(self) -> list[str]:
         """Every registered bot, as players write it after `bot:`."""
         return list(self.bots)
+
+    def check_bot(self, name: str, variant: Variant) -> None:
+        """Refuse at once (a DicecupError with the reason) a bot that cannot play this variant."""
+        decl = self.bots.get(name) if isinstance(name, str) else None
+        if decl is None:
+            raise DicecupError(f"unknown bot {name!r}; bots: {', '.join(self.bots)}")
+        if decl.check is not None:
+            decl.check(variant)
 
     def make_bot(self, name: str, rng: random.Random | None = None) -> Any:
         """A new bot of this kind (DicecupError listing the bots when there is none)."""
@@ -396,6 +411,8 @@ class Engine:
                 digest.update(inspect.getsource(module if module is not None else type(plugin)).encode())
             except (OSError, TypeError):
                 digest.update(repr(sorted(n for n in dir(plugin) if n.startswith("dicecup_"))).encode())
+            if not inspect.ismodule(plugin) and not inspect.isclass(plugin):
+                digest.update(repr(_settings(plugin)).encode())  # Points(10) and Points(20) differ
             qual = "" if inspect.ismodule(plugin) else getattr(type(plugin), "__qualname__", "")
             got = self._identities[id(plugin)] = [
                 plugin_label(self.pm, plugin),
@@ -404,6 +421,16 @@ class Engine:
                 digest.hexdigest()[:16],
             ]
         return got
+
+
+def _settings(plugin: Any) -> list[tuple[str, Any]]:
+    """A plugin object's plain settings (numbers, strings, tuples of them): part of what it computes."""
+    plain = (int, float, str, bool, type(None))
+    out = []
+    for name, value in sorted(getattr(plugin, "__dict__", {}).items()):
+        if isinstance(value, plain) or (isinstance(value, tuple) and all(isinstance(v, plain) for v in value)):
+            out.append((name, value))
+    return out
 
 
 def _options(options: Any) -> Mapping[str, Any]:
@@ -432,7 +459,18 @@ def _plugin_ref(plugin: Any) -> str | None:
     qual = getattr(plugin if inspect.isclass(plugin) else type(plugin), "__qualname__", "")
     if not module or module == "__main__" or "<" in qual:
         return None
+    if not inspect.isclass(plugin) and (getattr(plugin, "__dict__", None) or not _builds_bare(type(plugin))):
+        return None  # an object with settings cannot be made again from its class's name alone
     return f"{module}:{qual}" + ("" if inspect.isclass(plugin) else "()")
+
+
+def _builds_bare(cls: type) -> bool:
+    """Whether `cls()` needs no arguments."""
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
 _ENGINES: dict[tuple[Any, ...], Engine] = {}

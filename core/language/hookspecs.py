@@ -111,9 +111,11 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     """Add computer players. Called once per engine, on every plugin.
 
-    ``register(name, factory, doc="")``: ``factory(rng)`` returns an object with
-    ``choose(state) -> action`` for a decision state (``rng`` is a
-    ``random.Random``). Players write ``bot:NAME``.
+    ``register(name, factory, doc="", check=None)``: ``factory(rng)`` returns an
+    object with ``choose(state) -> action`` for a decision state (``rng`` is a
+    ``random.Random``); ``check(variant)``, if given, raises a DicecupError at once
+    for a variant the bot cannot play (too large, rules it does not model), so a
+    game is refused before it starts. Players write ``bot:NAME``.
     """
 
 

@@ -14,20 +14,20 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DicecupError, TooLarge
+from ..errors import DicecupError
+from ..game.bots import GreedyBot, RandomBot
 from ..language.model import Variant
 from .engine_sim import simulate_engine
 from .result import SimResult
 from .stats import describe, histogram, summarize
 
 __all__ = [
-    "STRATEGIES", "METHODS", "MAX_LOOKAHEAD_ROLLS", "SimResult", "describe", "histogram", "simulate", "summarize",
+    "STRATEGIES", "METHODS", "SimResult", "describe", "histogram", "simulate", "summarize",
     "check_strategy", "check_size",
 ]
 
 STRATEGIES = ("optimal", "greedy", "random")
 METHODS = ("auto", "batched", "engine")
-MAX_LOOKAHEAD_ROLLS = 20_000  # greedy scores every distinct roll at each decision: beyond this a game takes minutes
 
 Progress = Callable[[int], None]
 
@@ -45,12 +45,8 @@ def check_size(variant: Variant, strategy: str) -> None:
     `greedy` looks one roll ahead over every distinct roll; `optimal` needs the exact solver's
     table, whose own limits (`solver.rules.check_solvable`) apply. `random` never enumerates rolls.
     """
-    if strategy == "greedy" and variant.roll_count > MAX_LOOKAHEAD_ROLLS:
-        raise TooLarge(
-            f"{variant.id}: the greedy strategy scores every distinct roll at each decision, and {variant.dice} dice "
-            f"with {variant.faces} faces have {variant.roll_count:,} of them, above the limit of "
-            f"{MAX_LOOKAHEAD_ROLLS:,}; nothing was started"
-        )
+    if strategy == "greedy":
+        GreedyBot.check(variant)
     if strategy == "optimal":
         try:
             from ..solver.rules import check_solvable
@@ -61,8 +57,6 @@ def check_size(variant: Variant, strategy: str) -> None:
 
 def _make_bot(strategy: str, rng: random.Random) -> Any:
     """A bot for the engine simulator: the tables-free ones from the game, the optimal one from the solver."""
-    from ..game.bots import GreedyBot, RandomBot
-
     if strategy == "optimal":
         try:
             from ..solver import OptimalBot

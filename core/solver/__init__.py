@@ -15,6 +15,7 @@ from __future__ import annotations
 from .advice import OptimalBot, Option, Policy, advise, advise_state, best_action
 from .cache import load_or_solve
 from .errors import SolverError, StateSpaceTooLarge
+from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "advise",
     "advise_state",
     "best_action",
+    "check_solvable",
     "load_or_solve",
     "solve",
 ]

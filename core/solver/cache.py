@@ -167,7 +167,7 @@ def _read_key(path: Path) -> bytes:
     if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
         raise CacheUnavailable(f"the key file {path} is not private to this user (mode {stat.S_IMODE(st.st_mode):o}); "
                                "remove it to make a new key")
-    return _read_bytes(path, KEY_BYTES, "key file")
+    return fileio.read_bytes(path, limit=KEY_BYTES, what="key file")
 
 
 def _secret() -> bytes:
@@ -215,28 +215,6 @@ def _mac(secret: bytes, header: dict, arrays: dict[str, np.ndarray]) -> str:
 # ---------------------------------------------------------------------- files
 
 
-def _read_bytes(path: Path, limit: int, what: str) -> bytes:
-    """A regular file's bytes, at most `limit`, opened without blocking (fileio's checks: never a FIFO or device)."""
-    _check = fileio._check_regular  # noqa: SLF001 - fileio's one definition of a safe file to read
-    _check(path, os.stat(path), limit, what)
-    fd = os.open(path, fileio._READ_FLAGS)  # noqa: SLF001 - O_NONBLOCK: a FIFO swapped in cannot hang us
-    try:
-        _check(path, os.fstat(fd), limit, what)
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:
-        raise FileError(path, f"grew beyond {limit:,} bytes while being read")
-    return data
-
-
 def _size_limit(max_states: int | None) -> int:
     """The largest table file worth reading: values and index of up to 4x the state limit, and some slack."""
     return (1 << 24) + 64 * (max_states or DEFAULT_MAX_STATES)
@@ -282,7 +260,7 @@ def load(variant: Variant, path: Path | None = None, *, secret: bytes | None = N
     """
     path = path or cache_path(variant)
     secret = secret if secret is not None else _secret()
-    raw = _read_bytes(path, _size_limit(max_states), "strategy table")
+    raw = fileio.read_bytes(path, limit=_size_limit(max_states), what="strategy table")
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as data:
             header = json.loads(bytes(data["header"]).decode())
