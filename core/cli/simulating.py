@@ -12,11 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .app import OptionOpt, VariantOpt, app, fail, load_variant
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..simulate import STRATEGIES, check_size, check_strategy, simulate as run_simulation, summarize
+from ..simulate import STRATEGIES, check_size, check_strategy, summarize
+from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
+from .app import OptionOpt, VariantOpt, app, fail, load_variant
 
 __all__ = ["simulate"]
 
@@ -68,14 +69,22 @@ def _load_solution(variant: Variant) -> None:
     from ..simulate.optimal import remember
 
     err = Console(stderr=True)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
     tasks: dict[str, Any] = {}
 
     def update(phase: str, done: int, total: int) -> None:
         if phase not in tasks:
-            tasks[phase] = bar.add_task(f"{variant.id}: {'exploring states' if phase == 'search' else 'solving'}",
-                                        total=total or None)
+            tasks[phase] = bar.add_task(
+                f"{variant.id}: {'exploring states' if phase == 'search' else 'solving'}", total=total or None
+            )
         bar.update(tasks[phase], completed=done, total=total or None)
 
     with bar:
@@ -104,12 +113,24 @@ def _progress(games: int) -> tuple[Progress, Any]:
 def simulate(
     variant: VariantOpt,
     option: OptionOpt = None,
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help=f"How the games are played: {', '.join(STRATEGIES)}.")] = "optimal",
+    strategy: Annotated[
+        str, typer.Option("--strategy", "-s", help=f"How the games are played: {', '.join(STRATEGIES)}.")
+    ] = "optimal",
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play (>= 1).")] = 1000,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed: the same seed gives the same games. Default: a fresh one, printed.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Random seed: the same seed gives the same games. Default: a fresh one, printed."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every figure as JSON instead of tables.")] = False,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Write the histogram as a PNG image to this file.")] = None,
-    method: Annotated[str, typer.Option("--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference).")] = "auto",
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Write the histogram as a PNG image to this file.")
+    ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference)."
+        ),
+    ] = "auto",
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:

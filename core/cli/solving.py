@@ -9,25 +9,31 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from .app import OptionOpt, VariantOpt, app, fail, load_variant
-from ..language.dice import parse_dice
 from ..errors import DicecupError
+from ..language.dice import parse_dice
 from ..language.model import Card, Variant
+from .app import OptionOpt, VariantOpt, app, fail, load_variant
+
+if TYPE_CHECKING:  # the solver (numpy) is imported only when a command runs
+    from ..solver.solve import Solution
 
 __all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "prepare_optimal", "parse_card"]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 MaxStatesOpt = Annotated[
-    int | None, typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 5,000,000).")
+    int | None,
+    typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 5,000,000)."),
 ]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")]
+NoCacheOpt = Annotated[
+    bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")
+]
 
 
 def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
@@ -35,8 +41,15 @@ def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     err = Console(stderr=True)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=err, transient=True, disable=quiet or not err.is_terminal)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=quiet or not err.is_terminal,
+    )
     tasks: dict[str, Any] = {}
 
     def update(phase: str, done: int, total: int) -> None:
@@ -48,7 +61,7 @@ def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]
     return bar, update
 
 
-def _load(variant: Variant, max_states: int | None, quiet: bool, no_cache: bool):
+def _load(variant: Variant, max_states: int | None, quiet: bool, no_cache: bool) -> tuple[Solution, bool]:
     from ..solver import DEFAULT_MAX_STATES
     from ..solver.cache import load_or_solve
 
@@ -82,12 +95,18 @@ def solve_cmd(
     except DicecupError as exc:
         raise fail(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps({"variant": v.id, "expected_score": expected, "states": solution.states, "seconds": seconds}))
+        typer.echo(
+            json.dumps({"variant": v.id, "expected_score": expected, "states": solution.states, "seconds": seconds})
+        )
         for note in v.solitaire_notes():
             typer.echo(f"note: {note}", err=True)
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
-    where = f"loaded from the cache in {seconds:.3f} s (solved in {solution.seconds:.2f} s)" if cached else f"solved in {seconds:.2f} s"
+    where = (
+        f"loaded from the cache in {seconds:.3f} s (solved in {solution.seconds:.2f} s)"
+        if cached
+        else f"solved in {seconds:.2f} s"
+    )
     typer.echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
     typer.echo(f"optimal expected score: {expected:.4f}")
     typer.echo(f"states: {solution.states:,}; {where}")
@@ -143,11 +162,18 @@ def _possible(variant: Variant, card: Card, box: str) -> set[int]:
 def advise_cmd(
     variant: VariantOpt,
     dice: Annotated[str, typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 or 1,1,2,5,6.")],
-    rolls_left: Annotated[int | None, typer.Option("--rolls-left", "-r", help="Rolls still allowed this turn (default: after the first roll).")] = None,
-    card: Annotated[str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')] = None,
+    rolls_left: Annotated[
+        int | None,
+        typer.Option("--rolls-left", "-r", help="Rolls still allowed this turn (default: after the first roll)."),
+    ] = None,
+    card: Annotated[
+        str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')
+    ] = None,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
-    top: Annotated[int, typer.Option("--top", min=1, help="Show this many options (text output; JSON lists all).")] = 12,
+    top: Annotated[
+        int, typer.Option("--top", min=1, help="Show this many options (text output; JSON lists all).")
+    ] = 12,
     max_states: MaxStatesOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -184,7 +210,9 @@ def advise_cmd(
         typer.echo(json.dumps(out))
         return
     console = Console(highlight=False)
-    title = f"{v.name}: dice {' '.join(map(str, values))}, {left} roll{'s' * (left != 1)} left" + (" (first roll)" if first else "")
+    title = f"{v.name}: dice {' '.join(map(str, values))}, {left} roll{'s' * (left != 1)} left" + (
+        " (first roll)" if first else ""
+    )
     table = Table(title=title, caption=f"expected final score if played optimally afterwards; {seconds * 1000:.0f} ms")
     table.add_column("", no_wrap=True)
     table.add_column("option")
@@ -193,8 +221,13 @@ def advise_cmd(
     table.add_column("loss", justify="right")
     best = options[0].value if options else 0.0
     for o in options[:top]:
-        table.add_row("best" if o.best else "", o.label, "" if o.points is None else str(o.points), f"{o.value:.3f}",
-                      "" if o.best else f"-{best - o.value:.3f}")
+        table.add_row(
+            "best" if o.best else "",
+            o.label,
+            "" if o.points is None else str(o.points),
+            f"{o.value:.3f}",
+            "" if o.best else f"-{best - o.value:.3f}",
+        )
     console.print(table)
     if len(options) > top:
         console.print(f"(and {len(options) - top} more options; --top N shows more)")

@@ -22,8 +22,15 @@ from .result import SimResult
 from .stats import describe, histogram, summarize
 
 __all__ = [
-    "STRATEGIES", "METHODS", "SimResult", "describe", "histogram", "simulate", "summarize",
-    "check_strategy", "check_size",
+    "STRATEGIES",
+    "METHODS",
+    "SimResult",
+    "describe",
+    "histogram",
+    "simulate",
+    "summarize",
+    "check_strategy",
+    "check_size",
 ]
 
 STRATEGIES = ("optimal", "greedy", "random")
@@ -61,7 +68,9 @@ def _make_bot(strategy: str, rng: random.Random) -> Any:
         try:
             from ..solver import OptimalBot
         except ImportError:  # pragma: no cover - the solver ships with dicecup
-            raise DicecupError("the optimal strategy needs the solver (dicecup.solver), which is not available") from None
+            raise DicecupError(
+                "the optimal strategy needs the solver (dicecup.solver), which is not available"
+            ) from None
         return OptimalBot(rng)
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
 
@@ -97,5 +106,7 @@ def simulate(
             except Untabulable as exc:  # found while tabulating: the engine plays such rules exactly
                 why = str(exc)
         if method == "batched":
-            raise DicecupError(f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet"))
+            raise DicecupError(
+                f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet")
+            )
     return simulate_engine(variant, strategy, _make_bot, games, seed, progress)

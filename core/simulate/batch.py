@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -21,7 +21,20 @@ from .dicemath import DiceMath
 from .result import SimResult, bonus_columns
 from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 
-__all__ = ["Turn", "Policy", "GreedyPolicy", "RandomPolicy", "Batched", "supports", "simulate_batched", "POLICIES", "MAX_TABLE_ROLLS"]
+if TYPE_CHECKING:
+    from .optimal import JitPlay
+
+__all__ = [
+    "Turn",
+    "Policy",
+    "GreedyPolicy",
+    "RandomPolicy",
+    "Batched",
+    "supports",
+    "simulate_batched",
+    "POLICIES",
+    "MAX_TABLE_ROLLS",
+]
 
 Progress = Callable[[int], None]
 NO_JIT_ENV = "DICECUP_SIMULATE_NO_JIT"  # set to play optimal games with the numpy reference policy
@@ -58,8 +71,9 @@ class Turn:
 class Policy(Protocol):
     """Picks, for rows `idx` holding roll ids `roll`, a box (>= 0) or a keep id (box -1)."""
 
-    def decide(self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool, rolls_left: int,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]: ...
+    def decide(
+        self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool, rolls_left: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 class GreedyPolicy:
@@ -149,8 +163,9 @@ class Batched:
         self.legal = LegalTables(variant)
         self.end = EndBonuses(variant, self.award_ids, self.scores.max_awards)
 
-    def play(self, policy: Policy, games: int, rng: np.random.Generator,
-             on_turn: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def play(
+        self, policy: Policy, games: int, rng: np.random.Generator, on_turn: Callable[[int], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Play `games` games: (box scores [games, boxes], points of awards won when scoring [games, awards]).
 
         Whole-card bonuses are not included: `self.end.points(vals)` gives them.
@@ -203,7 +218,7 @@ def batched_for(variant: Variant) -> Batched:
 JIT_CHUNK = 1 << 18  # games per chunk on the compiled path
 
 
-def compiled_play(policy: Policy, sim: Batched):
+def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
     """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
     from .optimal import OptimalPolicy
 
@@ -226,8 +241,9 @@ def make_policy(variant: Variant, strategy: str) -> Policy:
     return POLICIES[strategy](variant)
 
 
-def simulate_batched(variant: Variant, strategy: str, games: int, seed: int,
-                     progress: Progress | None = None) -> SimResult:
+def simulate_batched(
+    variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None
+) -> SimResult:
     """Play `games` games in chunks; chunk i draws from a generator seeded by (seed, i)."""
     sim = batched_for(variant)
     policy = make_policy(variant, strategy)

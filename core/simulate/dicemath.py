@@ -21,7 +21,9 @@ class DiceMath:
         self.dice, self.faces = variant.dice, variant.faces
         self.rolls = [r.dice for r in variant.all_rolls()]
         self.R = len(self.rolls)
-        self.keeps = [k for n in range(self.dice) for k in itertools.combinations_with_replacement(range(1, self.faces + 1), n)]
+        self.keeps = [
+            k for n in range(self.dice) for k in itertools.combinations_with_replacement(range(1, self.faces + 1), n)
+        ]
         self.K = len(self.keeps)
         self.keep_id = {k: i for i, k in enumerate(self.keeps)}
         self.pow = (self.dice + 1) ** np.arange(self.faces + 1, dtype=np.int64)

@@ -10,10 +10,14 @@ only on (seed, game number), not on how games are batched.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..solver.dp import graph_arrays as solver_graph_arrays
+from ..solver.kernel import DiceGraph
 
+numba: Any  # the module, or None where numba is not installed
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised where numba is absent
@@ -27,7 +31,7 @@ EMPTY_INT = np.iinfo(np.int32).min  # an open box (tables.EMPTY)
 MASK64 = (1 << 64) - 1
 
 
-def graph_arrays(graph) -> dict:
+def graph_arrays(graph: DiceGraph) -> dict[str, np.ndarray | int]:
     """The solver's dice-graph arrays, plus face counts and single-die removal per multiset."""
     base = solver_graph_arrays(graph)
     n = len(graph.multisets)
@@ -99,8 +103,8 @@ if AVAILABLE:
                 lo[k] = 0
                 span[k] = 2
                 continue
-            mn = np.int64(2**62)
-            mx = -np.int64(2**62)
+            mn: np.int64 | int = np.int64(2**62)
+            mx: np.int64 | int = -np.int64(2**62)
             for i in range(n):
                 x = vals[i, f - nb]
                 if x != empty:
@@ -192,8 +196,33 @@ if AVAILABLE:
         return ((first_bits[s] if f == 1 else later_bits[s]) >> b) & 1
 
     @numba.njit(cache=True, nogil=True)
-    def _tables(s, c, same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t, after,
-                levels, add_edges, sub_edges, sub_count, faces, dice, rolls, now, best_box, keeps, val, keep, best, errors):
+    def _tables(
+        s,
+        c,
+        same,
+        masks,
+        later_bits,
+        first_bits,
+        rd_index,
+        rd_tables,
+        points_t,
+        slot_t,
+        after,
+        levels,
+        add_edges,
+        sub_edges,
+        sub_count,
+        faces,
+        dice,
+        rolls,
+        now,
+        best_box,
+        keeps,
+        val,
+        keep,
+        best,
+        errors,
+    ):
         """State s: now[f, r] best value of scoring roll r (f = 1: first roll) and best_box[f, r] the first box
         reaching it; keeps[i, row] value of keeping multiset `row` at the decision after roll i + 1 (the rest
         rerolled). c: the state's score class."""
@@ -259,8 +288,31 @@ if AVAILABLE:
                 val[r] = m
 
     @numba.njit(cache=True, nogil=True)
-    def _play(g, game_id, c, vals, awards, rng, tables, now, best_box, keeps, lo_roll, add_edges, sub_face,
-              row_counts, row_size, faces, dice, rolls, counts, pick, opt_val, opt_row, errors):
+    def _play(
+        g,
+        game_id,
+        c,
+        vals,
+        awards,
+        rng,
+        tables,
+        now,
+        best_box,
+        keeps,
+        lo_roll,
+        add_edges,
+        sub_face,
+        row_counts,
+        row_size,
+        faces,
+        dice,
+        rolls,
+        counts,
+        pick,
+        opt_val,
+        opt_row,
+        errors,
+    ):
         """One turn of the game in row g (game number game_id: its row of `awards`; score class c, its state's
         tables now/best_box/keeps): roll, keep optimally, score the best box. Dice are multiset rows of the
         dice graph."""
@@ -317,9 +369,38 @@ if AVAILABLE:
             return
 
     @numba.njit(cache=True, parallel=True)
-    def play_turn(state_class, state_same, masks, later_bits, first_bits, rd_index, rd_tables, points_t, slot_t,
-                  after, seg_state, seg_lo, seg_hi, games, game_class, vals, awards, rng, tables,
-                  levels, add_edges, sub_edges, sub_count, sub_face, row_counts, row_size, faces, dice, rolls, errors):
+    def play_turn(
+        state_class,
+        state_same,
+        masks,
+        later_bits,
+        first_bits,
+        rd_index,
+        rd_tables,
+        points_t,
+        slot_t,
+        after,
+        seg_state,
+        seg_lo,
+        seg_hi,
+        games,
+        game_class,
+        vals,
+        awards,
+        rng,
+        tables,
+        levels,
+        add_edges,
+        sub_edges,
+        sub_count,
+        sub_face,
+        row_counts,
+        row_size,
+        faces,
+        dice,
+        rolls,
+        errors,
+    ):
         """One turn of every game (row i of vals/rng/game_class; games[i]: its number, its row of awards).
         Work comes in segments (a state and a run of its rows, lo:hi):
         per segment, in parallel, the state's turn tables, then the turn of each of those games while the
@@ -342,10 +423,56 @@ if AVAILABLE:
             opt_row = np.empty(1 << dice, dtype=np.int64)
             for k in range(task * per, min(n_segs, (task + 1) * per)):
                 s = seg_state[k]
-                _tables(s, state_class[s], state_same[s], masks, later_bits, first_bits, rd_index, rd_tables,
-                        points_t, slot_t, after, levels, add_edges, sub_edges, sub_count, faces, dice, rolls,
-                        now, best_box, keeps, val, keep, best, errors)
+                _tables(
+                    s,
+                    state_class[s],
+                    state_same[s],
+                    masks,
+                    later_bits,
+                    first_bits,
+                    rd_index,
+                    rd_tables,
+                    points_t,
+                    slot_t,
+                    after,
+                    levels,
+                    add_edges,
+                    sub_edges,
+                    sub_count,
+                    faces,
+                    dice,
+                    rolls,
+                    now,
+                    best_box,
+                    keeps,
+                    val,
+                    keep,
+                    best,
+                    errors,
+                )
                 for i in range(seg_lo[k], seg_hi[k]):
-                    _play(i, games[i], game_class[i], vals, awards, rng, tables, now, best_box, keeps, lo_roll,
-                          add_edges, sub_face, row_counts, row_size, faces, dice, rolls, counts, pick, opt_val, opt_row,
-                          errors)
+                    _play(
+                        i,
+                        games[i],
+                        game_class[i],
+                        vals,
+                        awards,
+                        rng,
+                        tables,
+                        now,
+                        best_box,
+                        keeps,
+                        lo_roll,
+                        add_edges,
+                        sub_face,
+                        row_counts,
+                        row_size,
+                        faces,
+                        dice,
+                        rolls,
+                        counts,
+                        pick,
+                        opt_val,
+                        opt_row,
+                        errors,
+                    )

@@ -18,15 +18,26 @@ fast path. Tests check both take a best action and agree in distribution.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
 from .tables import EMPTY, unique_rows
 
+if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
+    from ..solver.solve import Solution
+    from .batch import Batched, Turn
+    from .dicemath import DiceMath
+
+# per decision of the turn: (value of each roll on the table, value of each keep or None after the last roll)
+TurnTables = list[tuple[np.ndarray, np.ndarray | None]]
+
 __all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]
 
-_SOLUTIONS: dict[str, object] = {}
+_SOLUTIONS: dict[str, Solution] = {}
 TIE = 1e-9
 
 
@@ -42,13 +53,13 @@ def optimal_available(variant: Variant) -> bool:
     return True
 
 
-def solution_for(variant: Variant):
+def solution_for(variant: Variant) -> Solution:
     """The solver's Solution for `variant`: from the user's cache when there, else solved (and cached).
 
     One remembered per fingerprint, used only for a variant of the same engine (the same rule hooks).
     """
     got = _SOLUTIONS.get(variant.fingerprint)
-    if got is None or got.variant.hooks is not variant.hooks:  # type: ignore[attr-defined]
+    if got is None or got.variant.hooks is not variant.hooks:
         try:
             from ..solver.cache import load_or_solve
         except ImportError:  # a solver without a cache
@@ -61,7 +72,7 @@ def solution_for(variant: Variant):
     return got
 
 
-def remember(solution) -> None:
+def remember(solution: Solution) -> None:
     """Use this Solution for its variant from now on (e.g. one the CLI loaded with a progress bar)."""
     _SOLUTIONS[solution.variant.fingerprint] = solution
 
@@ -69,7 +80,7 @@ def remember(solution) -> None:
 class _States:
     """Solver states of card rows, computed with numpy from the solver's StateIndex."""
 
-    def __init__(self, solution) -> None:
+    def __init__(self, solution: Solution) -> None:
         ix = solution.index
         self.ix = ix
         self.nb = ix.nb
@@ -115,16 +126,16 @@ class OptimalPolicy:
         self.model = self.space.model
         self.graph = self.model.graph
         self.rolls = variant.rolls
-        self._turn = None
+        self._turn: Turn | None = None
         self.keep_rows_of: np.ndarray | None = None  # graph row of each DiceMath keep
 
-    def _keep_layout(self, dm) -> None:
+    def _keep_layout(self, dm: DiceMath) -> None:
         if self.keep_rows_of is None:
             self.keep_rows_of = np.array([self.graph.index[k] for k in dm.keeps], dtype=np.int64)
 
     # ------------------------------------------------------------------ per turn
 
-    def _prepare(self, turn) -> None:
+    def _prepare(self, turn: Turn) -> None:
         """States of the turn's games and, per distinct state, the value of every keep at each reroll."""
         if self._turn is turn:
             return
@@ -134,7 +145,9 @@ class OptimalPolicy:
         sidx = self.states.index(code, raw)
         if (sidx >= self.solution.index.size).any():
             g = int(np.flatnonzero(sidx >= self.solution.index.size)[0])
-            raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {turn.vals[g].tolist()}")
+            raise DicecupError(
+                f"internal error: game {g} reached a card the solver found unreachable: {turn.vals[g].tolist()}"
+            )
         self.code, self.raw = code, raw
         uniq, first, inv = np.unique(sidx, return_index=True, return_inverse=True)
         self.state_pos = inv.reshape(-1)
@@ -187,6 +200,7 @@ class OptimalPolicy:
     def _turn_values(self, codes: np.ndarray, prog: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """For decisions after roll 1, 2, ...: best value of scoring each roll now [rolls, states],
         and (with rolls left) the value of every keep [keeps, states], keeps in DiceMath order."""
+        assert self.keep_rows_of is not None  # `_prepare` laid the keeps out
         n = len(codes)
         now = [np.empty((self.graph.n_rolls, n)) for _ in range(self.rolls)]
         keeps = [np.empty((len(self.keep_rows_of), n)) for _ in range(self.rolls - 1)]
@@ -194,7 +208,9 @@ class OptimalPolicy:
             for i in range(self.rolls):
                 now[i][:, part] = first if i == 0 else later
             for i in range(self.rolls - 1):
-                keeps[i][:, part] = tables[i][1][self.keep_rows_of]
+                keep = tables[i][1]
+                assert keep is not None  # a roll with rolls left has keeps
+                keeps[i][:, part] = keep[self.keep_rows_of]
         return now, keeps
 
     def _keep_tables(self, codes: np.ndarray, prog: np.ndarray) -> list[np.ndarray]:
@@ -202,10 +218,14 @@ class OptimalPolicy:
         out = [np.empty((len(self.graph.multisets), len(codes))) for _ in range(self.rolls - 1)]
         for part, _first, _later, tables in self._turns_in_groups(codes, prog):
             for i in range(self.rolls - 1):
-                out[i][:, part] = tables[i][1]
+                keep = tables[i][1]
+                assert keep is not None
+                out[i][:, part] = keep
         return out
 
-    def _turns_in_groups(self, codes: np.ndarray, prog: np.ndarray):
+    def _turns_in_groups(
+        self, codes: np.ndarray, prog: np.ndarray
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, TurnTables]]:
         """Yield (positions, first-roll scores, later scores, turn tables) for the states, 2048 at a
         time, grouped by score context and, where legality depends on the roll, by class."""
         model, space = self.model, self.space
@@ -216,14 +236,14 @@ class OptimalPolicy:
         cuts = np.flatnonzero((np.diff(ctx[order]) != 0) | (np.diff(key2[order]) != 0)) + 1
         for seg in np.split(order, cuts):
             for start in range(0, len(seg), 2048):
-                part = seg[start:start + 2048]
+                part = seg[start : start + 2048]
                 first, later = self._score_arrays(space, self.values, int(ctx[part[0]]), codes[part], prog[part])
                 later = first if later is None else later
                 yield part, first, later, self._turn_tables(self.graph, first, later, self.rolls)
 
     # ------------------------------------------------------------------ decisions
 
-    def _best_box(self, turn, idx, roll, first) -> tuple[np.ndarray, np.ndarray]:
+    def _best_box(self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray]:
         """(best box, its value: points now + solver value after) for games `idx`; first best in box order."""
         fr = int(first)
         ok = turn.allowed(idx, first, roll) & (turn.vals[idx] == EMPTY)
@@ -242,7 +262,9 @@ class OptimalPolicy:
             raise DicecupError("internal error: a game has no legal box the solver can value")
         return box, best
 
-    def decide(self, turn, idx, roll, first, rolls_left, rng):
+    def decide(
+        self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool, rolls_left: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
         self._prepare(turn)
         if rolls_left == 0:
             return self._best_box(turn, idx, roll, first)[0], np.full(len(idx), -1)
@@ -280,7 +302,7 @@ def _segments(start: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.
 class JitPlay:
     """Batched optimal play with the compiled kernel (`jit.py`): whole turns per game, in parallel."""
 
-    def __init__(self, policy: OptimalPolicy, sim) -> None:
+    def __init__(self, policy: OptimalPolicy, sim: Batched) -> None:
         from . import jit
 
         self.jit = jit
@@ -312,8 +334,9 @@ class JitPlay:
     def codes(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(class codes, raw group totals) of card rows: optimal._States.of, compiled."""
         st = self.policy.states
-        return self.jit.card_codes(vals, int(EMPTY), self.flag_box, self.flag_vals, self.flag_n, self.flag_radix,
-                                   st.group_masks, st.nb)
+        return self.jit.card_codes(
+            vals, int(EMPTY), self.flag_box, self.flag_vals, self.flag_n, self.flag_radix, st.group_masks, st.nb
+        )
 
     def _slotidx(self, scores: np.ndarray, points: np.ndarray) -> tuple:
         """Per score class, as [C, 2, boxes, rolls]: the slot (numbered over all boxes) of each tabulated
@@ -324,11 +347,17 @@ class JitPlay:
             idx = p.box_off + np.clip(scores, p.score_lo, p.score_hi) - p.score_lo
             slots = np.where(inside, p.slot_map[idx], -1).astype(np.int64)
             same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
-            self._slot_cache = (scores, np.ascontiguousarray(slots.transpose(0, 1, 3, 2)),
-                                np.ascontiguousarray(points.transpose(0, 1, 3, 2)).astype(np.float64), same)
+            self._slot_cache = (
+                scores,
+                np.ascontiguousarray(slots.transpose(0, 1, 3, 2)),
+                np.ascontiguousarray(points.transpose(0, 1, 3, 2)).astype(np.float64),
+                same,
+            )
         return self._slot_cache[1:]
 
-    def play(self, games: int, seed: int, first_game: int, on_turn=None):
+    def play(
+        self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring) of `games` games; dice from streams (seed, game number)."""
         p, sim, jit, ga = self.policy, self.sim, self.jit, self.graph
         v = sim.variant
@@ -346,7 +375,9 @@ class JitPlay:
             sidx = p.states.index(code, raw)
             if (sidx >= ix.size).any():
                 g = int(np.flatnonzero(sidx >= ix.size)[0])
-                raise DicecupError(f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}")
+                raise DicecupError(
+                    f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}"
+                )
             order, start = jit.group_by(sidx, ix.size)  # games grouped by state (a counting sort)
             vals, rng, ids = vals[order], rng[order], ids[order]
             code, raw, cls = code[order], raw[order], cls[order]
@@ -359,18 +390,51 @@ class JitPlay:
             dep = [i for i, lg in enumerate(legs) if lg.table is not None]
             rd_index = np.full(len(legs), -1, dtype=np.int64)
             rd_index[dep] = np.arange(len(dep))
-            rd_tables = (np.stack([legs[i].table for i in dep]).astype(np.int64) if dep
-                         else np.zeros((1, sim.dm.R, 2), dtype=np.int64))
+            rd_tables = (
+                np.stack([lg.table for lg in legs if lg.table is not None]).astype(np.int64)  # the tables of `dep`
+                if dep
+                else np.zeros((1, sim.dm.R, 2), dtype=np.int64)
+            )
             masks = ucode & ix.full
             seg_state, seg_lo, seg_hi = _segments(start, SEGMENT)
             sc = cls[first]
             same = same_cls[sc] & (later == firstb) & (rd_index < 0)
-            jit.play_turn(sc, same, masks, later, firstb, rd_index, rd_tables, points_t, slot_t, after, seg_state,
-                          seg_lo, seg_hi, ids, cls, vals, awards, rng, tables, ga["levels"],
-                          ga["add_edges"], ga["sub_edges"], ga["sub_count"], ga["sub_face"], ga["row_counts"],
-                          ga["row_size"], v.faces, v.dice, v.rolls, errors)
+            jit.play_turn(
+                sc,
+                same,
+                masks,
+                later,
+                firstb,
+                rd_index,
+                rd_tables,
+                points_t,
+                slot_t,
+                after,
+                seg_state,
+                seg_lo,
+                seg_hi,
+                ids,
+                cls,
+                vals,
+                awards,
+                rng,
+                tables,
+                ga["levels"],
+                ga["add_edges"],
+                ga["sub_edges"],
+                ga["sub_count"],
+                ga["sub_face"],
+                ga["row_counts"],
+                ga["row_size"],
+                v.faces,
+                v.dice,
+                v.rolls,
+                errors,
+            )
             if errors.any():
-                raise DicecupError("internal error: a box got a score the solver never saw, or no legal box could be valued")
+                raise DicecupError(
+                    "internal error: a box got a score the solver never saw, or no legal box could be valued"
+                )
             if on_turn is not None:
                 on_turn(t + 1)
         out = np.empty_like(vals)

@@ -49,11 +49,20 @@ def write_png(path: Path, summary: dict[str, Any]) -> None:
     games = summary["games"]
     fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
     try:
-        ax.bar(edges[:-1], [100.0 * c / games for c in counts], width=width, align="edge",
-               color="#4c72b0", edgecolor="white", linewidth=0.6, label="games")
+        ax.bar(
+            edges[:-1],
+            [100.0 * c / games for c in counts],
+            width=width,
+            align="edge",
+            color="#4c72b0",
+            edgecolor="white",
+            linewidth=0.6,
+            label="games",
+        )
         ax.axvline(summary["mean"], color="#c44e52", linewidth=1.8, label=f"mean {summary['mean']:.2f}")
-        ax.axvline(summary["median"], color="#dd8452", linewidth=1.4, linestyle="--",
-                   label=f"median {summary['median']:g}")
+        ax.axvline(
+            summary["median"], color="#dd8452", linewidth=1.4, linestyle="--", label=f"median {summary['median']:g}"
+        )
         p = summary["percentiles"]
         for key, style in (("5", ":"), ("95", ":")):
             ax.axvline(p[key], color="#55a868", linewidth=1.2, linestyle=style)
@@ -99,5 +108,7 @@ def terminal_histogram(hist: dict[str, Any], games: int, cells: int = 40) -> lis
     lines = []
     for i, c in enumerate(counts):
         label = f"{edges[i]}" if width == 1 else f"{edges[i]}-{edges[i + 1] - 1}"
-        lines.append(f"{label:>{label_w}} │{_bar(c / top, cells):<{cells}} {c:>{len(str(top))}} {100 * c / games:5.1f}%")
+        lines.append(
+            f"{label:>{label_w}} │{_bar(c / top, cells):<{cells}} {c:>{len(str(top))}} {100 * c / games:5.1f}%"
+        )
     return lines

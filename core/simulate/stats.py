@@ -65,7 +65,7 @@ def describe(values: np.ndarray) -> dict[str, Any]:
         "mode": int(np.argmax(counts)) + lo,  # argmax: the smallest of tied totals
         "min": lo,
         "max": int(x.max()),
-        "percentiles": {str(p): float(v) for p, v in zip(PERCENTILES, np.percentile(x, PERCENTILES))},
+        "percentiles": {str(p): float(v) for p, v in zip(PERCENTILES, np.percentile(x, PERCENTILES), strict=False)},
     }
 
 
@@ -74,7 +74,7 @@ def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
     v = result.variant
     out: dict[str, Any] = {
         "variant": v.id,
-        "options": {k: val for k, val in v.options.items()},
+        "options": dict(v.options.items()),
         "strategy": result.strategy,
         "seed": result.seed,
         "method": result.method,
@@ -93,7 +93,7 @@ def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
             "rate": float((result.bonus_points[:, j] != 0).mean()),
             "mean_points": float(result.bonus_points[:, j].mean()),
         }
-        for j, (bid, name) in enumerate(zip(result.bonus_ids, result.bonus_names))
+        for j, (bid, name) in enumerate(zip(result.bonus_ids, result.bonus_names, strict=False))
     }
     out["histogram"] = histogram(result.totals, target_bins)
     return out

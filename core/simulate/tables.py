@@ -77,17 +77,19 @@ class _RecordingScores(FrozenMap):
 class _RecordingAwards(tuple):
     """A card's awards that note being looked at (the tables cannot key on awards)."""
 
-    def __new__(cls, log: set[tuple[str, str]]):
+    _log: set[tuple[str, str]]
+
+    def __new__(cls, log: set[tuple[str, str]]) -> _RecordingAwards:
         obj = super().__new__(cls, ())
-        obj._log = log  # type: ignore[attr-defined]
+        obj._log = log
         return obj
 
     def __iter__(self):
-        self._log.add(("awards", ""))  # type: ignore[attr-defined]
+        self._log.add(("awards", ""))
         return super().__iter__()
 
     def __len__(self) -> int:
-        self._log.add(("awards", ""))  # type: ignore[attr-defined]
+        self._log.add(("awards", ""))
         return 0
 
 
@@ -102,13 +104,17 @@ class CardFacts:
 
     def card(self, row: Sequence[int]) -> Card:
         """The real card whose boxes hold `row` (EMPTY: open)."""
-        return Card({b: int(v) for b, v in zip(self.ids, row) if v != EMPTY})
+        return Card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
 
-    def recording(self, row: Sequence[int]) -> tuple[Card, set[tuple[str, str]]]:
+    def recording(self, row: Sequence[int] | np.ndarray) -> tuple[Card, set[tuple[str, str]]]:
         """The card of `row`, plus the set that fills with what the rules read of it."""
         log: set[tuple[str, str]] = set()
         card = Card()
-        object.__setattr__(card, "scores", _RecordingScores({b: int(v) for b, v in zip(self.ids, row) if v != EMPTY}, log))
+        object.__setattr__(
+            card,
+            "scores",
+            _RecordingScores({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY}, log),
+        )
         object.__setattr__(card, "awards", _RecordingAwards(log))
         return card, log
 
@@ -282,7 +288,12 @@ class ScoreTables:
         cls, tables = self.traced.classes(vals, group)
         if self._points is None or self._points[0] is not tables:
             shaped = tables.reshape(len(tables), 2, self.R, self.nb, 1 + self.max_awards)
-            self._points = (tables, shaped, np.ascontiguousarray(shaped[..., 0]), shaped[..., 0] + shaped[..., 1:].sum(axis=-1))
+            self._points = (
+                tables,
+                shaped,
+                np.ascontiguousarray(shaped[..., 0]),
+                shaped[..., 0] + shaped[..., 1:].sum(axis=-1),
+            )
         return cls, self._points[1], self._points[2], self._points[3]
 
 
@@ -367,7 +378,9 @@ class LegalTables:
                         self.n_dep += 1
                         if self.n_dep > len(self.per_roll):  # grow by doubling
                             grow = max(16, len(self.per_roll))
-                            self.per_roll = np.concatenate([self.per_roll, np.zeros((grow, 2, self.R, self.nb), dtype=bool)])
+                            self.per_roll = np.concatenate(
+                                [self.per_roll, np.zeros((grow, 2, self.R, self.nb), dtype=bool)]
+                            )
                             self.known = np.concatenate([self.known, np.zeros((grow, 2, self.R), dtype=bool)])
                     else:
                         self.dep_of.append(-1)
@@ -381,6 +394,7 @@ class LegalTables:
     def allowed(self, cls: np.ndarray, first: bool, roll: np.ndarray) -> np.ndarray:
         """[rows, boxes] legal boxes of cards of legal classes `cls` holding rolls `roll`."""
         fr = int(first)
+        assert self._simple is not None and self._dep is not None  # `lookup` gave the classes
         out = self._simple[cls, fr]
         dep = self._dep[cls]
         sel = np.flatnonzero(dep >= 0)
@@ -389,7 +403,7 @@ class LegalTables:
             missing = ~self.known[d, fr, r]
             if missing.any():
                 cid_of_dep = {dd: c for c, dd in enumerate(self.dep_of) if dd >= 0}
-                for dd, rr in set(zip(d[missing].tolist(), r[missing].tolist())):
+                for dd, rr in set(zip(d[missing].tolist(), r[missing].tolist(), strict=False)):
                     mask, seen = self._ask(self.rows[cid_of_dep[dd]], self.rolls[rr], fr)
                     if not seen <= set(self.reads):
                         raise DicecupError("internal error: a legality rule read a box only for some rolls")

@@ -8,6 +8,7 @@ tables the solver built, one turn table per state, memoised.
 
 from __future__ import annotations
 
+import random
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -15,13 +16,13 @@ from collections.abc import Sequence
 import numpy as np
 from attrs import frozen
 
-from ..language.dice import sub_multisets
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
+from ..language.dice import Roll, sub_multisets
 from ..language.model import Card
 from .dp import score_arrays
-from .kernel import turn_tables
+from .kernel import DiceGraph, turn_tables
 from .solve import Solution
 
 __all__ = ["Option", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
@@ -44,7 +45,9 @@ class Option:
         return f"keep {kept}"
 
 
-def advise(solution: Solution, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool | None = None) -> list[Option]:
+def advise(
+    solution: Solution, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool | None = None
+) -> list[Option]:
     """Every option (each distinct keep, each legal box) ranked by expected final score, best first."""
     v = solution.variant
     roll = v.roll_of(dice)
@@ -56,7 +59,7 @@ def advise(solution: Solution, card: Card, dice: Sequence[int], rolls_left: int,
     so_far = v.points_so_far(card)
     future: dict[tuple[str, int, int], float] = {}
 
-    def box_value(box: str, r, is_first: bool) -> tuple[float, int]:
+    def box_value(box: str, r: Roll, is_first: bool) -> tuple[float, int]:
         res = v.score(card, box, r, is_first)
         key = (box, res.score, res.points)
         if key not in future:
@@ -93,7 +96,7 @@ def advise(solution: Solution, card: Card, dice: Sequence[int], rolls_left: int,
 _LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card): a turn's decisions share it
 
 
-def _keep_values(graph, later: np.ndarray, rolls_left: int) -> np.ndarray:
+def _keep_values(graph: DiceGraph, later: np.ndarray, rolls_left: int) -> np.ndarray:
     """Value of each keep when `rolls_left` rolls remain (every later roll scores as not-first)."""
     value = later
     for _ in range(1, rolls_left):
@@ -123,7 +126,7 @@ class Policy:
         self.space = solution.space
         self.model = self.space.model
         self.graph = self.model.graph
-        self.memo: OrderedDict[tuple, list] = OrderedDict()
+        self.memo: OrderedDict[tuple, list[tuple[np.ndarray, np.ndarray | None]]] = OrderedDict()
         self.limit = memo
 
     @classmethod
@@ -136,7 +139,7 @@ class Policy:
     def _state(self, card: Card) -> tuple[int, np.ndarray]:
         return self.solution.index.state_of_card(card)
 
-    def _tables(self, code: int, prog: np.ndarray) -> list:
+    def _tables(self, code: int, prog: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
         key = (code, tuple(prog[0].tolist()))
         got = self.memo.get(key)
         if got is not None:
@@ -153,24 +156,31 @@ class Policy:
 
     def choose(self, state: GameState) -> Action:
         if state.is_chance or state.over:
-            raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
         v = self.model.variant
         card = state.card
         code, prog = self._state(card)
         roll = state.roll_now
+        assert roll is not None  # dice on the table at a decision
         first = state.first_roll
         best_box, best_val = None, -np.inf
         legal = v.legal_boxes(card, roll, first)
         results = [v.score(card, box, roll, first) for box in legal]
-        succ = [self._state(card.fill(box, res.score, res.awards)) for box, res in zip(legal, results)]
+        succ = [self._state(card.fill(box, res.score, res.awards)) for box, res in zip(legal, results, strict=False)]
         if succ:
             idx = self.solution.index.lookup(np.array([c for c, _ in succ]), np.concatenate([p for _, p in succ]))
-            for box, res, i in zip(legal, results, idx):
+            for box, res, i in zip(legal, results, idx, strict=False):
                 val = res.points + self.solution.values[int(i)]
                 if val > best_val:
                     best_box, best_val = box, val
         if state.rolls_left > 0:
-            keeps = self._tables(code, prog)[state.rolls_used - 1][1] if v.rolls - state.rolls_left == state.rolls_used else None
+            keeps = (
+                self._tables(code, prog)[state.rolls_used - 1][1]
+                if v.rolls - state.rolls_left == state.rolls_used
+                else None
+            )
             if keeps is None:  # rolls used do not match the variant's turn (e.g. banked rolls): ask the engine
                 return _best(advise_state(self.solution, state))
             best_keep, keep_val = None, -np.inf
@@ -195,7 +205,7 @@ class OptimalBot:
 
     name = "optimal"
 
-    def __init__(self, rng=None) -> None:
+    def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng
         self._policies: dict[str, Policy] = {}
 

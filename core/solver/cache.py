@@ -22,7 +22,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -38,8 +38,20 @@ from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
 __all__ = [
-    "cache_dir", "state_dir", "key_path", "cache_key", "cache_path", "load", "save", "load_or_solve", "verify",
-    "CacheInvalid", "CacheUnavailable", "CACHE_ENV", "STATE_ENV", "FORMAT",
+    "cache_dir",
+    "state_dir",
+    "key_path",
+    "cache_key",
+    "cache_path",
+    "load",
+    "save",
+    "load_or_solve",
+    "verify",
+    "CacheInvalid",
+    "CacheUnavailable",
+    "CACHE_ENV",
+    "STATE_ENV",
+    "FORMAT",
 ]
 
 CACHE_ENV = "DICECUP_CACHE_DIR"
@@ -109,6 +121,7 @@ def _rules_digest() -> str:
         if path.exists():
             h.update(path.name.encode())
             h.update(path.read_bytes())
+    eps: Iterable[metadata.EntryPoint]
     try:
         eps = metadata.entry_points(group="dicecup")
     except Exception:  # pragma: no cover - broken metadata: still a usable key
@@ -165,8 +178,10 @@ def _read_key(path: Path) -> bytes:
     if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES:
         raise CacheUnavailable(f"the key file {path} is not a {KEY_BYTES}-byte file; remove it to make a new key")
     if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
-        raise CacheUnavailable(f"the key file {path} is not private to this user (mode {stat.S_IMODE(st.st_mode):o}); "
-                               "remove it to make a new key")
+        raise CacheUnavailable(
+            f"the key file {path} is not private to this user (mode {stat.S_IMODE(st.st_mode):o}); "
+            "remove it to make a new key"
+        )
     return fileio.read_bytes(path, limit=KEY_BYTES, what="key file")
 
 
@@ -174,7 +189,9 @@ def _secret() -> bytes:
     """The per-user key that signs tables, created at first use (random, mode 0600) outside the cache folder."""
     path = key_path()
     if _inside(path, cache_dir()):
-        raise CacheUnavailable(f"the key file {path} would be inside the cache folder {cache_dir()}; set {STATE_ENV} elsewhere")
+        raise CacheUnavailable(
+            f"the key file {path} would be inside the cache folder {cache_dir()}; set {STATE_ENV} elsewhere"
+        )
     try:
         return _read_key(path)
     except FileNotFoundError:
@@ -243,14 +260,27 @@ def save(solution: Solution, path: Path | None = None, secret: bytes | None = No
     }
     header["hmac"] = _mac(secret, header, arrays)
     buf = io.BytesIO()
-    np.savez(buf, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    np.savez(
+        buf,
+        header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
+        values=arrays["values"],
+        codes=arrays["codes"],
+        pmin=arrays["pmin"],
+        dims=arrays["dims"],
+    )
     write_atomic(path, buf.getvalue())
     _drop_stale(path, solution.variant)
     return path
 
 
-def load(variant: Variant, path: Path | None = None, *, secret: bytes | None = None,
-         max_states: int | None = None, verify_values: bool = False) -> Solution:
+def load(
+    variant: Variant,
+    path: Path | None = None,
+    *,
+    secret: bytes | None = None,
+    max_states: int | None = None,
+    verify_values: bool = False,
+) -> Solution:
     """The cached table for `variant`, signed with this user's key; with `verify_values` (as
     `load_or_solve` always asks) also checked against the solver (`verify`: one score exploration).
 
@@ -277,8 +307,16 @@ def load(variant: Variant, path: Path | None = None, *, secret: bytes | None = N
         states = int(header["states"])
         if max_states is not None and states > max_states:
             raise StateSpaceTooLarge(variant.id, states, max_states, complete=True)
-        index = StateIndex(variant, header["groups"], header["clamps"], header["box_min"], header["box_max"],
-                           arrays["codes"], arrays["pmin"], arrays["dims"])
+        index = StateIndex(
+            variant,
+            header["groups"],
+            header["clamps"],
+            header["box_min"],
+            header["box_max"],
+            arrays["codes"],
+            arrays["pmin"],
+            arrays["dims"],
+        )
         if {str(b): list(v) for b, v in index.flag_values.items()} != header["flags"]:
             raise CacheInvalid("stale: the rules declare other state flags")
         if index.size + 1 != len(arrays["values"]) or arrays["values"].dtype != np.float64:
@@ -337,7 +375,9 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
         code, prog = _state_at(ix, starts, int(slot))
         if code & ix.full != ix.full and len(inner) <= sample:
             inner.append((code, prog))
-    full_slots = np.concatenate([np.arange(a, a + n) for a, n in zip(starts[full_class], _class_sizes(ix)[full_class])])
+    full_slots = np.concatenate(
+        [np.arange(a, a + n) for a, n in zip(starts[full_class], _class_sizes(ix)[full_class], strict=False)]
+    )
     for slot in rng.choice(full_slots, size=min(len(full_slots), sample), replace=False) if len(full_slots) else []:
         if np.isfinite(values[int(slot)]):
             ends.append(_state_at(ix, starts, int(slot)))
@@ -347,12 +387,14 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
     for code, prog in inner:
         codes = np.array([code], dtype=np.int64)
         first, later = score_arrays(space, values, int(model.context_of(codes)[0]), codes, prog)
-        checks.append((int(ix.lookup(codes, prog)[0]), float(turn_value(model.graph, first, later, model.variant.rolls)[0])))
+        checks.append(
+            (int(ix.lookup(codes, prog)[0]), float(turn_value(model.graph, first, later, model.variant.rolls)[0]))
+        )
     if ends:
         codes = np.array([c for c, _ in ends], dtype=np.int64)
         prog = np.concatenate([p for _, p in ends]).reshape(len(ends), ix.G)
         bonus = terminal_values(model, space)(codes, prog)
-        checks += [(int(at), float(v)) for at, v in zip(ix.lookup(codes, prog), bonus)]
+        checks += [(int(at), float(v)) for at, v in zip(ix.lookup(codes, prog), bonus, strict=False)]
     for at, again in checks:
         if at >= ix.size:
             raise CacheInvalid("inconsistent: a state of the game has no value")

@@ -26,9 +26,9 @@ class ClassCoding:
         self.flag_values: dict[int, tuple[int, ...]] = {b: tuple(v) for b, v in sorted(values.items())}
         self.radix = [0] * self.nb
         r = 1
-        for b, vals in self.flag_values.items():
+        for b, declared in self.flag_values.items():
             self.radix[b] = r
-            r *= len(vals) + 1
+            r *= len(declared) + 1
         self.n_flagcodes = r
 
     def digit_of(self, b: int, score: int) -> int:

@@ -11,11 +11,12 @@ kernel's two recursions.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
 from .errors import SolverError
-from .kernel import turn_value
+from .kernel import DiceGraph, turn_value
 from .space import StateSpace
 
 __all__ = ["score_arrays", "graph_arrays", "backward", "backward_jit"]
@@ -32,10 +33,16 @@ def _legal_bits(space: StateSpace, codes: np.ndarray) -> tuple[np.ndarray, np.nd
     legs = [space.legality(int(c)) for c in codes]
     if legs[0].table is not None:
         return np.zeros(len(codes), np.int64), np.zeros(len(codes), np.int64), legs[0].table
-    return (np.array([l.later for l in legs], dtype=np.int64), np.array([l.first for l in legs], dtype=np.int64), None)
+    return (
+        np.array([leg.later for leg in legs], dtype=np.int64),
+        np.array([leg.first for leg in legs], dtype=np.int64),
+        None,
+    )
 
 
-def score_arrays(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, progress: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def score_arrays(
+    space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, progress: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
     """(first, later) arrays (rolls, B): best value of scoring each roll now; later is None when equal."""
     model = space.model
     _, points = model.context_tables(ctx)
@@ -43,6 +50,7 @@ def score_arrays(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndar
     later_bits, first_bits, table = _legal_bits(space, codes)
     rolls = model.variant.rolls
     masks = codes & space.full
+    fs: tuple[int, ...]
     if rolls == 1:
         fs = (1,)
     elif table is None and space.same_first(ctx) and np.array_equal(later_bits, first_bits):
@@ -99,7 +107,11 @@ def _successors(space: StateSpace, values: np.ndarray, b: int, codes: np.ndarray
     return out
 
 
-def backward(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.ndarray], on_states: Callable[[int], None] | None = None) -> np.ndarray:
+def backward(
+    space: StateSpace,
+    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    on_states: Callable[[int], None] | None = None,
+) -> np.ndarray:
     """The value (expected points still to come) of every state, filled layer by layer from the end."""
     model = space.model
     values = np.full(space.size + 1, np.nan)
@@ -120,7 +132,7 @@ def backward(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.
         cuts = np.flatnonzero((np.diff(ctx_s) != 0) | (np.diff(key_s) != 0)) + 1
         for seg in np.split(order, cuts):
             for start in range(0, len(seg), BATCH):
-                part = seg[start:start + BATCH]
+                part = seg[start : start + BATCH]
                 codes, prog = layer.codes[part], layer.progress[part]
                 first, later = score_arrays(space, values, int(ctx[part[0]]), codes, prog)
                 v = turn_value(model.graph, first, later, model.variant.rolls)
@@ -137,7 +149,7 @@ def backward(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.
     return values
 
 
-def graph_arrays(graph) -> dict:
+def graph_arrays(graph: DiceGraph) -> dict[str, np.ndarray | int]:
     """The dice-multiset recursions (DiceGraph) as flat arrays for compiled kernels.
 
     Levels, +face edges, and each multiset's distinct -face edges with their count
@@ -148,20 +160,32 @@ def graph_arrays(graph) -> dict:
     add = np.zeros((n, graph.faces), dtype=np.int64)
     for s in range(graph.dice):
         add[graph.levels[s]] = graph.add_edges[s]
-    width = max(e.shape[1] for e in graph.sub_edges[1:])
+    width = max(e.shape[1] for e in cast("tuple[np.ndarray, ...]", graph.sub_edges[1:]))  # sizes >= 1 have edges
     sub = np.zeros((n, width), dtype=np.int64)
     count = np.zeros(n, dtype=np.int64)
     for s in range(1, graph.dice + 1):
-        for row, idx in zip(graph.levels[s], graph.sub_edges[s]):
+        edges = graph.sub_edges[s]
+        assert edges is not None
+        for row, idx in zip(graph.levels[s], edges, strict=False):
             distinct = sorted(set(idx.tolist()))
             count[row] = len(distinct)
             sub[row, : len(distinct)] = distinct
-    return {"levels": levels, "add_edges": add, "sub_edges": sub, "sub_count": count,
-            "roll_probs": graph.roll_probs, "faces": graph.faces, "dice": graph.dice}
+    return {
+        "levels": levels,
+        "add_edges": add,
+        "sub_edges": sub,
+        "sub_count": count,
+        "roll_probs": graph.roll_probs,
+        "faces": graph.faces,
+        "dice": graph.dice,
+    }
 
 
-def backward_jit(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                 on_states: Callable[[int], None] | None = None) -> np.ndarray:
+def backward_jit(
+    space: StateSpace,
+    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    on_states: Callable[[int], None] | None = None,
+) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
     from .jit import layer_values
 
@@ -181,28 +205,53 @@ def backward_jit(space: StateSpace, terminal: Callable[[np.ndarray, np.ndarray],
         slot_add[b, : n_slots[b]] = space.slot_add[b]
         slot_inc[b, : n_slots[b]] = space.slot_inc[b]
     common = dict(
-        slot_add=slot_add, slot_inc=slot_inc, n_slots=n_slots, base=ix.base, pmin=ix.pmin, dims=ix.dims,
-        strides=ix.strides, clo=ix.clo, chi=ix.chi, full=space.full, nb=space.nb, G=space.G, size=space.size,
-        rolls=model.variant.rolls, **graph_arrays(model.graph),
+        slot_add=slot_add,
+        slot_inc=slot_inc,
+        n_slots=n_slots,
+        base=ix.base,
+        pmin=ix.pmin,
+        dims=ix.dims,
+        strides=ix.strides,
+        clo=ix.clo,
+        chi=ix.chi,
+        full=space.full,
+        nb=space.nb,
+        G=space.G,
+        size=space.size,
+        rolls=model.variant.rolls,
+        **graph_arrays(model.graph),
     )
     for layer in reversed(space.layers[:-1]):
         ctx = model.context_of(layer.codes)
         uctx, ctx_dense = np.unique(ctx, return_inverse=True)
         # (contexts, boxes, first, rolls): contiguous over rolls for the kernel's inner loop
         points = np.ascontiguousarray(np.stack([model.context_tables(int(c))[1] for c in uctx]).transpose(0, 1, 3, 2))
-        slots = np.ascontiguousarray(np.stack([space.context_slots(int(c)) for c in uctx]).astype(np.int64).transpose(0, 1, 3, 2))
+        slots = np.ascontiguousarray(
+            np.stack([space.context_slots(int(c)) for c in uctx]).astype(np.int64).transpose(0, 1, 3, 2)
+        )
         ucodes, code_pos = np.unique(layer.codes, return_inverse=True)
         legs = [space.legality(int(c)) for c in ucodes]
-        later = np.array([l.later for l in legs], dtype=np.int64)[code_pos]
-        first = np.array([l.first for l in legs], dtype=np.int64)[code_pos]
-        tables = [l.table for l in legs if l.table is not None]
+        later = np.array([leg.later for leg in legs], dtype=np.int64)[code_pos]
+        first = np.array([leg.first for leg in legs], dtype=np.int64)[code_pos]
+        tables = [leg.table for leg in legs if leg.table is not None]
         rd_of_code = np.full(len(ucodes), -1, dtype=np.int64)
-        rd_of_code[[i for i, l in enumerate(legs) if l.table is not None]] = np.arange(len(tables))
+        rd_of_code[[i for i, leg in enumerate(legs) if leg.table is not None]] = np.arange(len(tables))
         rd_tables = np.stack(tables) if tables else np.zeros((1, model.graph.n_rolls, 2), dtype=np.int64)
         fs_both = bool(tables) or not np.array_equal(later, first) or not all(space.same_first(int(c)) for c in uctx)
-        args = dict(common, codes=layer.codes, prog=np.ascontiguousarray(layer.progress), ctxs=ctx_dense.astype(np.int64),
-                    later_bits=later, first_bits=first, rd_index=rd_of_code[code_pos], rd_tables=rd_tables,
-                    points=points, slots=slots, values=values, fs_both=fs_both)
+        args = dict(
+            common,
+            codes=layer.codes,
+            prog=np.ascontiguousarray(layer.progress),
+            ctxs=ctx_dense.astype(np.int64),
+            later_bits=later,
+            first_bits=first,
+            rd_index=rd_of_code[code_pos],
+            rd_tables=rd_tables,
+            points=points,
+            slots=slots,
+            values=values,
+            fs_both=fs_both,
+        )
         v = layer_values(args)
         if not np.isfinite(v).all():
             bad = int(np.flatnonzero(~np.isfinite(v))[0])

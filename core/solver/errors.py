@@ -18,7 +18,9 @@ class StateSpaceTooLarge(SolverError):
         self.states = states
         self.limit = limit
         if what is not None:
-            super().__init__(f"{variant_id}: {what}, beyond what the exact solver handles ({limit:,}); it was not started")
+            super().__init__(
+                f"{variant_id}: {what}, beyond what the exact solver handles ({limit:,}); it was not started"
+            )
             return
         size = f"{states:,}" if complete else f"more than {states:,}"
         super().__init__(

@@ -16,8 +16,13 @@ from .coding import ClassCoding
 __all__ = ["StateIndex", "clamp_arrays"]
 
 
-def clamp_arrays(nb: int, groups: Sequence[Sequence[int]], bounds: Sequence[tuple[int, int]],
-                 box_min: Sequence[int], box_max: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def clamp_arrays(
+    nb: int,
+    groups: Sequence[Sequence[int]],
+    bounds: Sequence[tuple[int, int]],
+    box_min: Sequence[int],
+    box_max: Sequence[int],
+) -> tuple[np.ndarray, np.ndarray]:
     """Per group and box mask: the range [lo - gmax, hi - gmin] a group total is clamped to.
 
     gmin / gmax: what the group's open boxes can still add; outside the range the

@@ -10,8 +10,11 @@ state's 462 multiset values in L1 cache and run both cores.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+numba: Any  # the module, or None where numba is not installed
 try:
     import numba
 except ImportError:  # pragma: no cover - exercised where numba is absent
@@ -26,9 +29,38 @@ W = 8  # states handled together in the dice recursions (the inner loop runs ove
 if AVAILABLE:
 
     @numba.njit(cache=True, nogil=True)
-    def _scores(i, w, codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
-                points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides, clo, chi,
-                full, nb, G, size, rolls, fs_both, sv, score, row):
+    def _scores(
+        i,
+        w,
+        codes,
+        prog,
+        ctxs,
+        later_bits,
+        first_bits,
+        rd_index,
+        rd_tables,
+        points,
+        slots,
+        slot_add,
+        slot_inc,
+        n_slots,
+        values,
+        base,
+        pmin,
+        dims,
+        strides,
+        clo,
+        chi,
+        full,
+        nb,
+        G,
+        size,
+        rolls,
+        fs_both,
+        sv,
+        score,
+        row,
+    ):
         """Fill score[f, r, w]: best points + successor value of scoring roll r (f: after the first roll).
 
         Returns False when a legal box leads to a state without a value (a search bug).
@@ -97,7 +129,9 @@ if AVAILABLE:
         return ok
 
     @numba.njit(cache=True, nogil=True)
-    def _turns(score, val, keep, best, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice, rolls, out, start, m):
+    def _turns(
+        score, val, keep, best, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice, rolls, out, start, m
+    ):
         """The turn recursions for a block of W states (columns); the first m go to out[start:start+m]."""
         n = W  # a compile-time width: the inner loops vectorise
         n_rolls = roll_probs.shape[0]
@@ -149,10 +183,41 @@ if AVAILABLE:
             out[start + w] = total[w]
 
     @numba.njit(cache=True, parallel=True)
-    def _layer(codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
-               points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides, clo, chi,
-               full, nb, G, size, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice, rolls,
-               fs_both, out):
+    def _layer(
+        codes,
+        prog,
+        ctxs,
+        later_bits,
+        first_bits,
+        rd_index,
+        rd_tables,
+        points,
+        slots,
+        slot_add,
+        slot_inc,
+        n_slots,
+        values,
+        base,
+        pmin,
+        dims,
+        strides,
+        clo,
+        chi,
+        full,
+        nb,
+        G,
+        size,
+        levels,
+        add_edges,
+        sub_edges,
+        sub_count,
+        roll_probs,
+        faces,
+        dice,
+        rolls,
+        fs_both,
+        out,
+    ):
         n = codes.shape[0]
         n_blocks = (n + W - 1) // W
         n_rows = add_edges.shape[0]
@@ -173,11 +238,55 @@ if AVAILABLE:
                     for r in range(n_rolls):
                         score[f, r, w] = 0.0
             for w in range(m):
-                ok &= _scores(start + w, w, codes, prog, ctxs, later_bits, first_bits, rd_index, rd_tables,
-                              points, slots, slot_add, slot_inc, n_slots, values, base, pmin, dims, strides,
-                              clo, chi, full, nb, G, size, rolls, fs_both, sv, score, row)
-            _turns(score, val, keep, best, levels, add_edges, sub_edges, sub_count, roll_probs, faces, dice,
-                   rolls, out, start, m)
+                ok &= _scores(
+                    start + w,
+                    w,
+                    codes,
+                    prog,
+                    ctxs,
+                    later_bits,
+                    first_bits,
+                    rd_index,
+                    rd_tables,
+                    points,
+                    slots,
+                    slot_add,
+                    slot_inc,
+                    n_slots,
+                    values,
+                    base,
+                    pmin,
+                    dims,
+                    strides,
+                    clo,
+                    chi,
+                    full,
+                    nb,
+                    G,
+                    size,
+                    rolls,
+                    fs_both,
+                    sv,
+                    score,
+                    row,
+                )
+            _turns(
+                score,
+                val,
+                keep,
+                best,
+                levels,
+                add_edges,
+                sub_edges,
+                sub_count,
+                roll_probs,
+                faces,
+                dice,
+                rolls,
+                out,
+                start,
+                m,
+            )
             if not ok:
                 for w in range(m):
                     out[start + w] = np.nan

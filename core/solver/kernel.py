@@ -60,7 +60,10 @@ class DiceGraph:
         """For sizes 0..dice-1: (n_s, faces) rows of `k + face` for each face."""
         out = []
         for s in range(self.dice):
-            rows = [[self.index[tuple(sorted(self.multisets[i] + (f,)))] for f in range(1, self.faces + 1)] for i in self.levels[s]]
+            rows = [
+                [self.index[tuple(sorted(self.multisets[i] + (f,)))] for f in range(1, self.faces + 1)]
+                for i in self.levels[s]
+            ]
             out.append(np.array(rows, dtype=np.intp).reshape(len(self.levels[s]), self.faces))
         return tuple(out)
 
@@ -118,6 +121,7 @@ class DiceGraph:
         best[self.levels[0]] = keep_values[self.levels[0]]
         for s in range(1, self.dice + 1):
             edges = self.sub_edges[s]
+            assert edges is not None  # only size 0 has no edges
             acc = best[edges[:, 0]]
             for j in range(1, edges.shape[1]):
                 np.maximum(acc, best[edges[:, j]], out=acc)
@@ -127,7 +131,9 @@ class DiceGraph:
         return best[self.levels[self.dice]]
 
 
-def turn_tables(graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray, rolls: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
+def turn_tables(
+    graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray, rolls: int
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """Per roll of the turn (1..rolls): (value of each roll on the table, value of each keep or None).
 
     `score_first` / `score_later` (rolls, B) are the best value of scoring each

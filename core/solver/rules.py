@@ -17,15 +17,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from functools import cached_property
+from typing import Any, cast
 
 import numpy as np
 
 from ..language.dice import Roll
-from ..language.model import Card, Variant
+from ..language.model import Box, Card, Variant
+from ..language.tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
 from .coding import ClassCoding
 from .errors import SolverError, StateSpaceTooLarge
 from .kernel import DiceGraph
-from ..language.tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
 
 __all__ = ["RuleModel", "Legality", "MAX_COMBOS", "SOLVER_MAX_ROLLS", "check_solvable"]
 
@@ -38,18 +39,28 @@ MAX_CLASSES = 1 << 27
 def check_solvable(variant: Variant) -> None:
     """Refuse, before any work, a variant the solver cannot model or whose size rules it out (with the size)."""
     if variant.carry_over:
-        raise SolverError(f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet")
+        raise SolverError(
+            f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet"
+        )
     if variant.implements("actions"):
-        raise SolverError(f"{variant.id}: its rules add actions of their own (announcements); the solver does not model them")
+        raise SolverError(
+            f"{variant.id}: its rules add actions of their own (announcements); the solver does not model them"
+        )
     if variant.roll_count > SOLVER_MAX_ROLLS:
         raise StateSpaceTooLarge(
-            variant.id, variant.roll_count, SOLVER_MAX_ROLLS, complete=True,
+            variant.id,
+            variant.roll_count,
+            SOLVER_MAX_ROLLS,
+            complete=True,
             what=f"{variant.dice} dice with {variant.faces} faces have {variant.roll_count:,} distinct rolls",
         )
     masks = 1 << len(variant.boxes)
     if masks > MAX_CLASSES:
         raise StateSpaceTooLarge(
-            variant.id, masks, MAX_CLASSES, complete=False,
+            variant.id,
+            masks,
+            MAX_CLASSES,
+            complete=False,
             what=f"{len(variant.boxes)} boxes make at least 2^{len(variant.boxes)} = {masks:,} card classes",
         )
 
@@ -97,7 +108,9 @@ class RuleModel(ClassCoding):
         for total in self.variant.state_totals():
             missing = [b for b in total.boxes if b not in self.bidx]
             if missing:
-                raise SolverError(f"a rule declares a total over box {missing[0]!r}, which {self.variant.id} does not have")
+                raise SolverError(
+                    f"a rule declares a total over box {missing[0]!r}, which {self.variant.id} does not have"
+                )
             groups.append(tuple(sorted(self.bidx[b] for b in total.boxes)))
             names.append(total.name)
         self.all_groups = tuple(groups)
@@ -139,23 +152,31 @@ class RuleModel(ClassCoding):
 
     def _beyond_flags(self, what: str, reads: Reads, assign: dict[int, int]) -> str:
         names = [n for n, k in reads.boxes.items() if k & VALUE and assign.get(self.bidx.get(n, -1)) == 1]
-        return (f"{what} depends on the value of box {names[0]!r} beyond the declared flag values "
-                f"{list(self.flag_values[self.bidx[names[0]]])}; declare every value the rule compares with")
+        return (
+            f"{what} depends on the value of box {names[0]!r} beyond the declared flag values "
+            f"{list(self.flag_values[self.bidx[names[0]]])}; declare every value the rule compares with"
+        )
 
-    def _check_legal_reads(self, reads: Reads, assign: dict[int, int], card_alt=None) -> None:
+    def _check_legal_reads(
+        self, reads: Reads, assign: dict[int, int], card_alt: Callable[[], bool] | None = None
+    ) -> None:
         """A legality probe may read which boxes are filled, and flagged values only (compared with them)."""
         if reads.awards or reads.values or reads.situation:
             self._check_reads(reads, assign, "a legality rule")
             if reads.values and self._other_read(reads, assign) and card_alt is not None and card_alt():
                 raise SolverError(self._beyond_flags("a legality rule", reads, assign))
 
-    def _check_reads(self, reads: Reads, assign: dict[int, int], what: str, allowed_values: frozenset[int] = frozenset()) -> list[int]:
+    def _check_reads(
+        self, reads: Reads, assign: dict[int, int], what: str, allowed_values: frozenset[int] = frozenset()
+    ) -> list[int]:
         """Boxes read (indices); refuses reads the solver's state cannot answer."""
         if reads.awards:
             raise SolverError(f"{what} reads the awards on the card, which the solver does not track")
         if reads.situation:
             fields = ", ".join(sorted(reads.situation))
-            raise SolverError(f"{what} reads the game around the card ({fields}), which the solitaire solver does not model")
+            raise SolverError(
+                f"{what} reads the game around the card ({fields}), which the solitaire solver does not model"
+            )
         out = []
         for name, kind in reads.boxes.items():
             if name == "*":
@@ -197,7 +218,14 @@ class RuleModel(ClassCoding):
                             self.score_errors[(b, r, f, dep + (i,))] = self._last_errors[i]
         out = []
         for dep, (keys, scores, points) in by_dep.items():
-            out.append((dep, np.array(keys, dtype=np.intp), np.array(scores, dtype=np.int64), np.array(points, dtype=np.float64)))
+            out.append(
+                (
+                    dep,
+                    np.array(keys, dtype=np.intp),
+                    np.array(scores, dtype=np.int64),
+                    np.array(points, dtype=np.float64),
+                )
+            )
         return out
 
     def _explore(self, box: str, b: int, roll: Roll, first: bool) -> tuple[tuple[int, ...], list[tuple[int, float]]]:
@@ -206,7 +234,7 @@ class RuleModel(ClassCoding):
         while True:
             grew = False
             for combo in itertools.product(*(range(self.ncat[d]) for d in dep)):
-                assign = {d: c for d, c in zip(dep, combo) if c}
+                assign = {d: c for d, c in zip(dep, combo, strict=False) if c}
                 key = tuple(sorted(assign.items()))
                 if key in evals:
                     continue
@@ -218,7 +246,9 @@ class RuleModel(ClassCoding):
                     except Exception as exc:  # only fatal if this situation can occur
                         out = exc
                 if "*" in reads.boxes:
-                    raise SolverError(f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes")
+                    raise SolverError(
+                        f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes"
+                    )
                 read = self._check_reads(reads, assign, f"the score of box {box!r}")
                 if reads.values and self._other_read(reads, assign):
                     with tracing():
@@ -244,7 +274,7 @@ class RuleModel(ClassCoding):
         self._last_errors = {}
         order = sorted(dep)
         for i, combo in enumerate(itertools.product(*(range(self.ncat[d]) for d in order))):
-            assign = {d: c for d, c in zip(order, combo) if c}
+            assign = {d: c for d, c in zip(order, combo, strict=False) if c}
             got = evals[tuple(sorted(assign.items()))]
             if isinstance(got, Exception):
                 self._last_errors[i] = got
@@ -287,7 +317,7 @@ class RuleModel(ClassCoding):
         """Every score each box can get (sorted), over all rolls and card situations."""
         found: list[set[int]] = [set() for _ in range(self.nb)]
         for _, keys, scores, _ in self.score_groups:
-            for (b, _, _), row in zip(keys, scores):
+            for (b, _, _), row in zip(keys, scores, strict=False):
                 found[b].update(int(s) for s in row if s != ERR)
         return [np.array(sorted(s), dtype=np.int64) for s in found]
 
@@ -319,7 +349,9 @@ class RuleModel(ClassCoding):
             if open_boxes >> int(b) & 1:
                 for (bb, rr, ff, _), exc in self.score_errors.items():
                     if (bb, rr, ff) == (b, r, f):
-                        raise SolverError(f"scoring box {self.box_ids[b]!r} with {self.rolls[r]} failed: {exc}") from exc
+                        raise SolverError(
+                            f"scoring box {self.box_ids[b]!r} with {self.rolls[r]} failed: {exc}"
+                        ) from exc
 
     # ------------------------------------------------------------------ legality
 
@@ -339,7 +371,7 @@ class RuleModel(ClassCoding):
         for first in (False, True):
             probe.asked = set()
             with tracing() as reads:
-                legal = Variant.legal_boxes(probe, card, self._traced_rolls[0], first)
+                legal = Variant.legal_boxes(cast(Variant, probe), card, self._traced_rolls[0], first)
             self._check_legal_reads(reads, assign, self._legal_differs(assign, 0, first, legal))
             if not reads.roll and not probe.asked:  # the roll played no part: one answer for every roll
                 per_f.append(self._bits(legal))
@@ -363,7 +395,7 @@ class RuleModel(ClassCoding):
                 r = int(np.argmax(pending))
                 probe.asked = set()
                 with tracing() as reads:
-                    legal = Variant.legal_boxes(probe, card, self._traced_rolls[r], first)
+                    legal = Variant.legal_boxes(cast(Variant, probe), card, self._traced_rolls[r], first)
                 self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, legal))
             per_f.append(result)
         later, first_ = per_f
@@ -375,12 +407,14 @@ class RuleModel(ClassCoding):
             return Legality(int(first_[0]), int(later[0]))
         return Legality(0, 0, np.stack([later, first_], axis=1))
 
-    def _legal_differs(self, assign: dict[int, int], r: int, first: bool, legal) -> Callable[[], bool]:
+    def _legal_differs(self, assign: dict[int, int], r: int, first: bool, legal: Sequence[str]) -> Callable[[], bool]:
         """A check (run only if needed): does the alternative 'no flag value' card change legality?"""
 
         def check() -> bool:
             with tracing():
-                return tuple(self.variant.legal_boxes(self._card(assign, alt=True), self.rolls[r], first)) != tuple(legal)
+                return tuple(self.variant.legal_boxes(self._card(assign, alt=True), self.rolls[r], first)) != tuple(
+                    legal
+                )
 
         return check
 
@@ -425,7 +459,9 @@ class RuleModel(ClassCoding):
         dims = [hi - lo + 1 for lo, hi in ranges]
         size = self.n_flagcodes * int(np.prod(dims, dtype=np.int64))
         if size > MAX_TERMINAL:
-            raise SolverError(f"{self.variant.id}: {size:,} end-of-game situations to evaluate; too many threshold groups")
+            raise SolverError(
+                f"{self.variant.id}: {size:,} end-of-game situations to evaluate; too many threshold groups"
+            )
         carriers = self._carriers()
         out = np.zeros([self.n_flagcodes] + dims)
         allowed = frozenset(b for g in self.all_groups for b in g)
@@ -434,11 +470,11 @@ class RuleModel(ClassCoding):
             cats = self.class_cats(code)
             base = {b: self.cat_value(b, c) for b, c in enumerate(cats)}
             for point in itertools.product(*(range(d) for d in dims)):
-                totals = [lo + i for (lo, _), i in zip(ranges, point)]
+                totals = [lo + i for (lo, _), i in zip(ranges, point, strict=False)]
                 values = []
                 for alt in (0, 1):
                     scores = dict(base)
-                    for gi, (g, total) in enumerate(zip(self.all_groups, totals)):
+                    for gi, (g, total) in enumerate(zip(self.all_groups, totals, strict=False)):
                         free = carriers[gi]
                         fixed = sum(scores[b] for b in g if b not in free)
                         for b in free:
@@ -447,7 +483,7 @@ class RuleModel(ClassCoding):
                     card = traced_card({self.box_ids[b]: v for b, v in scores.items()})
                     with tracing() as reads:
                         awards = self.variant.end_bonuses(card)
-                    self._check_reads(reads, {b: 1 for b in range(self.nb)}, "an end-of-game bonus", allowed)
+                    self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
                     values.append(float(sum(a.points for a in awards)))
                 if values[0] != values[1]:
                     raise SolverError(
@@ -476,7 +512,7 @@ class RuleModel(ClassCoding):
         """Per group: (lo, hi) with the end bonuses constant for totals <= lo and >= hi; None if irrelevant."""
         table = self.terminal
         out: list[tuple[int, int] | None] = []
-        for gi, (lo_p, hi_p) in enumerate(self.group_ranges):
+        for gi, (lo_p, _hi_p) in enumerate(self.group_ranges):
             axis = table.ndim - len(self.group_ranges) + gi
             t = np.moveaxis(table, axis, 0)
             n = t.shape[0]
@@ -509,15 +545,15 @@ class _ProbeVariant:
         self._real = real
         self.asked: set[tuple[str, str]] = set()
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
 
-    def combination(self, box, roll):
+    def combination(self, box: Box, roll: Roll) -> tuple[int, ...] | None:
         self.asked.add(("combination", box.id))
         with excused():
             return self._real.combination(box, roll)
 
-    def declared_score(self, box, roll):
+    def declared_score(self, box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
         self.asked.add(("declared", box.id))
         with excused():
             return self._real.declared_score(box, roll)

@@ -12,9 +12,9 @@ import numpy as np
 from ..language.model import Card, Variant
 from .dp import backward, backward_jit
 from .errors import SolverError
-from .rules import RuleModel
 from .index import StateIndex
 from .kernel import DiceGraph
+from .rules import RuleModel
 from .space import StateSpace, state_bound
 
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
@@ -33,8 +33,15 @@ class Solution:
     structures, which `model` rebuilds on demand for the fast policy).
     """
 
-    def __init__(self, variant: Variant, index: StateIndex, values: np.ndarray, states: int, seconds: float,
-                 space: StateSpace | None = None) -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        index: StateIndex,
+        values: np.ndarray,
+        states: int,
+        seconds: float,
+        space: StateSpace | None = None,
+    ) -> None:
         self.variant = variant
         self.index = index
         self.values = values
@@ -96,8 +103,12 @@ def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray
     return lookup
 
 
-def solve(variant: Variant, max_states: int | None = DEFAULT_MAX_STATES, progress: Progress | None = None,
-          kernel: str | None = None) -> Solution:
+def solve(
+    variant: Variant,
+    max_states: int | None = DEFAULT_MAX_STATES,
+    progress: Progress | None = None,
+    kernel: str | None = None,
+) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score).
 
     `kernel`: "numba" (compiled, parallel), "numpy" (vectorised reference) or
@@ -117,12 +128,14 @@ def solve(variant: Variant, max_states: int | None = DEFAULT_MAX_STATES, progres
     # an obviously small variant skips the limit checks; otherwise the search counts, and stops past the limit
     limit = None if max_states is None or state_bound(model) <= max_states else max_states
     space = StateSpace(model, limit, on_class)
+    states = space.n_states
+    assert states is not None  # counted by the search
     done = [0]
 
     def on_states(n: int) -> None:
         done[0] += n
         if progress:
-            progress("solve", done[0], space.n_states)
+            progress("solve", done[0], states)
 
     kernel = kernel or os.environ.get(KERNEL_ENV) or "auto"
     if kernel not in ("auto", "numba", "numpy"):
@@ -135,4 +148,4 @@ def solve(variant: Variant, max_states: int | None = DEFAULT_MAX_STATES, progres
         raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
     run = backward_jit if kernel == "numba" else backward
     values = run(space, terminal_values(model, space), on_states)
-    return Solution(variant, space.index, values, space.n_states, time.perf_counter() - start, space)
+    return Solution(variant, space.index, values, states, time.perf_counter() - start, space)

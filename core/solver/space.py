@@ -20,6 +20,9 @@ from .rules import ERR, Legality, RuleModel
 
 __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound"]
 
+# The progress set of a class: an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
+ProgressSet = int | set[tuple[int, ...]]
+
 MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
 
@@ -31,7 +34,7 @@ def state_bound(model: RuleModel) -> int:
     that matters, and clamping never makes more totals than the group can reach.
     """
     n = (1 << model.nb) * model.n_flagcodes
-    for (lo, hi), clamp in zip(model.group_ranges, model.clamps):
+    for (lo, hi), clamp in zip(model.group_ranges, model.clamps, strict=False):
         if clamp is not None:
             n *= hi - lo + 1
     return n
@@ -54,8 +57,13 @@ class Layer:
 class StateSpace:
     """Reachable states layer by layer, the clamp bounds, and the successor index arithmetic."""
 
-    def __init__(self, model: RuleModel, max_states: int | None, on_class: Callable[[], None] | None = None,
-                 index: StateIndex | None = None) -> None:
+    def __init__(
+        self,
+        model: RuleModel,
+        max_states: int | None,
+        on_class: Callable[[], None] | None = None,
+        index: StateIndex | None = None,
+    ) -> None:
         self.model = model
         nb = model.nb
         self.nb = nb
@@ -73,6 +81,7 @@ class StateSpace:
         self._bounds()
         self._slots()
         self.legal: dict[int, Legality] = {}
+        self.n_states: int | None  # None when loaded from the cache (no search)
         if index is not None:  # loaded from the cache: no search, legality on demand
             self.index, self.size, self.n_states = index, index.size, None
             return
@@ -91,7 +100,11 @@ class StateSpace:
         m = self.model
         self.box_min = [int(s.min()) if len(s) else 0 for s in m.box_scores]
         self.box_max = [int(s.max()) if len(s) else 0 for s in m.box_scores]
-        self.bounds = [m.clamps[i] for i in self.group_ids]
+        self.bounds: list[tuple[int, int]] = []
+        for i in self.group_ids:
+            clamp = m.clamps[i]
+            assert clamp is not None  # group_ids keeps the groups with a clamp
+            self.bounds.append(clamp)
         self.clo, self.chi = clamp_arrays(self.nb, self.groups, self.bounds, self.box_min, self.box_max)
         self.offset = [min(m.group_ranges[i][0], int(self.clo[gi].min())) for gi, i in enumerate(self.group_ids)]
 
@@ -134,7 +147,9 @@ class StateSpace:
                     pos = np.searchsorted(self.model.box_scores[b], scores[b])
                     got[b] = self.score_slot[b][np.clip(pos, 0, len(self.score_slot[b]) - 1)]
             self._ctx_slots[ctx] = got
-            self._ctx_same[ctx] = bool(np.array_equal(scores[..., 0], scores[..., 1]) and np.array_equal(points[..., 0], points[..., 1]))
+            self._ctx_same[ctx] = bool(
+                np.array_equal(scores[..., 0], scores[..., 1]) and np.array_equal(points[..., 0], points[..., 1])
+            )
         return got
 
     def same_first(self, ctx: int) -> bool:
@@ -147,19 +162,19 @@ class StateSpace:
     def _explore(self, max_states: int | None, on_class: Callable[[], None] | None) -> None:
         m = self.model
         start_p = tuple(int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G))
-        layer: dict[int, object] = {0: self._single(start_p)}
-        self.classes: list[dict[int, object]] = [layer]
+        layer: dict[int, ProgressSet] = {0: self._single(start_p)}
+        self.classes: list[dict[int, ProgressSet]] = [layer]
         total = self._count(layer[0])
-        trans_cache: dict[tuple, list] = {}
-        shift_memo: dict[tuple, object] = {}
+        trans_cache: dict[tuple[int, int, int], list[tuple[int, tuple[int, ...]]]] = {}
+        shift_memo: dict[tuple[ProgressSet, int, int, int], ProgressSet] = {}
         clo_l = self.clo[0].tolist() if self.G == 1 else []
         chi_l = self.chi[0].tolist() if self.G == 1 else []
         cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
         for _ in range(self.nb):
-            nxt: dict[int, object] = {}
+            nxt: dict[int, ProgressSet] = {}
             codes = sorted(layer)
             ctxs = m.context_of(np.array(codes, dtype=np.int64)).tolist()
-            for code, ctx in zip(codes, ctxs):
+            for code, ctx in zip(codes, ctxs, strict=False):
                 ps = layer[code]
                 if on_class:
                     on_class()
@@ -204,13 +219,17 @@ class StateSpace:
                         old = nxt.get(code2)
                         nxt[code2] = got if old is None else self._union(old, got)
                 if cap is not None and total + len(nxt) > cap:  # each class holds a state at least: stop early
+                    assert max_states is not None  # cap is set only with a limit
                     raise StateSpaceTooLarge(m.variant.id, total + len(nxt), max_states, complete=False)
             if not nxt:
-                raise SolverError(f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)")
+                raise SolverError(
+                    f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
+                )
             layer = nxt
             self.classes.append(layer)
             total += sum(self._count(ps) for ps in layer.values())
             if cap is not None and total > cap:  # too big even to count exactly
+                assert max_states is not None
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
         if max_states is not None and total > max_states:
             raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=True)
@@ -224,30 +243,35 @@ class StateSpace:
         slots = sorted(set(self.score_slot[b][pos].tolist()))
         return [(int(self.slot_add[b][k]), tuple(int(x) for x in self.slot_inc[b][k])) for k in slots]
 
-    # Progress sets: an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
+    # Progress sets (ProgressSet): an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
 
-    def _single(self, p: tuple[int, ...]) -> object:
+    def _single(self, p: tuple[int, ...]) -> ProgressSet:
         if self.G == 0:
             return 1
         if self.G == 1:
             return 1 << (p[0] - self.offset[0])
         return {p}
 
-    def _count(self, ps: object) -> int:
+    def _count(self, ps: ProgressSet) -> int:
         if self.G <= 1:
-            return ps.bit_count()  # type: ignore[union-attr]
-        return len(ps)  # type: ignore[arg-type]
+            assert isinstance(ps, int)
+            return ps.bit_count()
+        assert isinstance(ps, set)
+        return len(ps)
 
-    def _union(self, a: object, b: object) -> object:
+    def _union(self, a: ProgressSet, b: ProgressSet) -> ProgressSet:
         if self.G <= 1:
-            return a | b  # type: ignore[operator]
-        return a | b  # type: ignore[operator]
+            assert isinstance(a, int) and isinstance(b, int)
+            return a | b
+        assert isinstance(a, set) and isinstance(b, set)
+        return a | b
 
-    def _shift(self, ps: object, inc: tuple[int, ...], mask2: int) -> object:
+    def _shift(self, ps: ProgressSet, inc: tuple[int, ...], mask2: int) -> ProgressSet:
         if self.G == 0:
             return ps
         if self.G == 1:
-            bits = ps << inc[0] if inc[0] >= 0 else ps >> -inc[0]  # type: ignore[operator]
+            assert isinstance(ps, int)
+            bits = ps << inc[0] if inc[0] >= 0 else ps >> -inc[0]
             lo = int(self.clo[0][mask2]) - self.offset[0]
             hi = int(self.chi[0][mask2]) - self.offset[0]
             if bits >> (hi + 1):
@@ -255,23 +279,24 @@ class StateSpace:
             if lo > 0 and bits & ((1 << lo) - 1):
                 bits = (bits >> lo << lo) | (1 << lo)
             return bits
+        assert isinstance(ps, set)
         out = set()
-        for p in ps:  # type: ignore[union-attr]
-            out.add(tuple(
-                int(min(max(p[g] + inc[g], self.clo[g][mask2]), self.chi[g][mask2])) for g in range(self.G)
-            ))
+        for p in ps:
+            out.add(tuple(int(min(max(p[g] + inc[g], self.clo[g][mask2]), self.chi[g][mask2])) for g in range(self.G)))
         return out
 
-    def _values(self, ps: object) -> np.ndarray:
+    def _values(self, ps: ProgressSet) -> np.ndarray:
         """(n, G) the totals in a progress set."""
         if self.G == 0:
             return np.zeros((1, 0), dtype=np.int64)
         if self.G == 1:
-            bits = ps  # type: ignore[assignment]
-            raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), dtype=np.uint8)  # type: ignore[union-attr]
+            assert isinstance(ps, int)
+            bits = ps
+            raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), dtype=np.uint8)
             pos = np.flatnonzero(np.unpackbits(raw, bitorder="little"))
             return (pos + self.offset[0]).astype(np.int64).reshape(-1, 1)
-        return np.array(sorted(ps), dtype=np.int64).reshape(len(ps), self.G)  # type: ignore[arg-type]
+        assert isinstance(ps, set)
+        return np.array(sorted(ps), dtype=np.int64).reshape(len(ps), self.G)
 
     # ------------------------------------------------------------------ indexing
 
@@ -292,7 +317,11 @@ class StateSpace:
             per_layer.append(rows)
         del self.classes
         self.index = StateIndex(
-            self.model.variant, self.groups, self.bounds, self.box_min, self.box_max,
+            self.model.variant,
+            self.groups,
+            self.bounds,
+            self.box_min,
+            self.box_max,
             np.array(codes_all, dtype=np.int64),
             np.array(pmin_all, dtype=np.int64).reshape(len(codes_all), self.G),
             np.array(dims_all, dtype=np.int64).reshape(len(codes_all), self.G),
