@@ -79,7 +79,11 @@ def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     chosen = _announced(ctx)
     if chosen is not None:
-        return None if box == chosen else f"you announced {ctx.variant.box(chosen).name} ({chosen}): this turn must score it"
+        return (
+            None
+            if box == chosen
+            else f"you announced {ctx.variant.box(chosen).name} ({chosen}): this turn must score it"
+        )
     if box in _announced_boxes(ctx.variant, ctx.open_boxes):
         row = ctx.variant.box(box).row
         return f"{box} is in an announced column: announce it right after the first roll (announce {row})"

@@ -25,7 +25,9 @@ def _check_optimal(variant: Variant) -> None:
 @hookimpl
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     register("random", RandomBot, "a uniformly random legal move (a baseline, and a fuzzer for rules)")
-    register("greedy", GreedyBot, "the best points now, looking one roll ahead while it may reroll", check=GreedyBot.check)
+    register(
+        "greedy", GreedyBot, "the best points now, looking one roll ahead while it may reroll", check=GreedyBot.check
+    )
     register(
         "optimal",
         _optimal,

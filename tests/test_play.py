@@ -208,7 +208,9 @@ def test_on_change_sees_every_transition_and_bots_move_alone(engine):
     final = session.run()
     assert final.over and seen[-1] is final
     scores = [
-        a for a, b in zip(seen, seen[1:], strict=False) if sum(len(c.scores) for c in b.cards) > sum(len(c.scores) for c in a.cards)
+        a
+        for a, b in zip(seen, seen[1:], strict=False)
+        if sum(len(c.scores) for c in b.cards) > sum(len(c.scores) for c in a.cards)
     ]
     assert len(scores) == 2 * len(v.boxes)  # one transition per filled box, two players
     assert out.getvalue().count("greedy: ") == len(v.boxes)

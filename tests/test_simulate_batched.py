@@ -118,7 +118,7 @@ def test_random_policy_plays_legal_actions(engine, vid, options):
     v = engine.variant(vid, options)
     sim = Batched(v)
     states = decision_states(v, 60, seed=5)
-    for s, action in zip(states, decide_each(sim, RandomPolicy(), states)):
+    for s, action in zip(states, decide_each(sim, RandomPolicy(), states), strict=False):
         assert action in s.legal_actions()
 
 
@@ -193,7 +193,7 @@ def test_optimal_policy_takes_a_best_action(solved, vid, options):
     v, solution = solved(vid, options)
     sim = Batched(v)
     states = decision_states(v, 60, seed=11)
-    for s, action in zip(states, decide_each(sim, optimal_mod.OptimalPolicy(v), states)):
+    for s, action in zip(states, decide_each(sim, optimal_mod.OptimalPolicy(v), states), strict=False):
         options_ranked = advise_state(solution, s)
         value = {o.action: o.value for o in options_ranked}
         assert action in value, (s.card, s.dice, action)
@@ -311,6 +311,6 @@ def test_compiled_helpers_match_numpy(solved, vid):
     uniq, first, inv = unique_rows(sim.scores.facts.columns(vals, facts))
     # the same partition of the rows, whatever the group numbering
     assert len(got_uniq) == len(uniq)
-    pairs = set(zip(got_inv.tolist(), inv.tolist()))
+    pairs = set(zip(got_inv.tolist(), inv.tolist(), strict=False))
     assert len(pairs) == len(uniq)
     assert (sim.scores.facts.columns(vals[got_first], facts) == got_uniq).all()

@@ -11,7 +11,6 @@ from conftest import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
 from dicecup import hookimpl
-
 from dicecup.cli import app
 
 runner = CliRunner()

@@ -16,14 +16,13 @@ import sys
 import time
 
 import pytest
+from _solver_helpers import TINY
 
 from dicecup import Engine, TooLarge
 from dicecup.simulate import simulate
 from dicecup.solver import SolverError, StateSpaceTooLarge, solve
 from dicecup.solver.rules import RuleModel
 from dicecup.solver.space import state_bound
-
-from _solver_helpers import TINY
 
 MEMORY = 3 << 30  # bytes of address space for each command
 TIMEOUT = 60  # seconds before a command counts as hung
@@ -39,13 +38,15 @@ boxes:
   chance:   {pattern: always, score: total}
 """
 
-WIDE = "id: wide\ndice: {count: 5, faces: 20}\nboxes:\n" + "".join(
-    f"  f{f}: {{section: upper, pattern: {{kind: face, face: {f}}}, score: sum}}\n" for f in range(1, 21)
-) + """  pair:   {pattern: pairs, score: sum}
+WIDE = (
+    "id: wide\ndice: {count: 5, faces: 20}\nboxes:\n"
+    + "".join(f"  f{f}: {{section: upper, pattern: {{kind: face, face: {f}}}, score: sum}}\n" for f in range(1, 21))
+    + """  pair:   {pattern: pairs, score: sum}
   chance: {pattern: always, score: total}
 bonuses:
   up: {kind: threshold, section: upper, at_least: 200, points: 50}
 """
+)
 
 ROLLS = {"huge": "20,030,010", "wide": "42,504"}
 DICE = {"huge": "1,2,3,4,5,6,7,8,9,10", "wide": "1,2,3,4,5"}
@@ -71,8 +72,14 @@ def cli(*args: str, timeout: float = TIMEOUT) -> tuple[subprocess.CompletedProce
     """Run `python -m dicecup ARGS` capped in memory and time; (result, seconds)."""
     env = dict(os.environ, DICECUP_DISABLE_PLUGIN_AUTOLOAD="1", COLUMNS="200")
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "dicecup", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, preexec_fn=_cap)
+    done = subprocess.run(
+        [sys.executable, "-m", "dicecup", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        preexec_fn=_cap,
+    )
     return done, time.perf_counter() - start
 
 

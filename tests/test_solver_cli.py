@@ -182,7 +182,9 @@ def test_tables_from_older_code_are_removed_when_a_new_one_is_written(engine):
 
 # ----------------------------------------------------------------------------- limits and refusals
 
-LIMIT_MESSAGE = r"yacht: the state space has (more than )?[\d,]+ states, above the limit of 100; raise it with --max-states"
+LIMIT_MESSAGE = (
+    r"yacht: the state space has (more than )?[\d,]+ states, above the limit of 100; raise it with --max-states"
+)
 
 
 def test_max_states_refuses_a_cached_table_like_an_uncached_one():

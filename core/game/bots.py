@@ -14,8 +14,8 @@ from typing import Protocol
 
 from attrs import evolve
 
-from ..language.contexts import Situation
 from ..errors import TooLarge
+from ..language.contexts import Situation
 from ..language.dice import reroll_outcomes
 from ..language.model import Variant
 from ..language.tracing import tracing

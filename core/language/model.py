@@ -485,7 +485,9 @@ class Variant:
         sit = situation if situation is not None else Situation.unknown()
         comb, base = self.declared_score(box, roll)
         score = self.hooks.adjust_score(ScoreContext(self, card, box, roll, first_roll, comb, situation=sit), base)
-        found = list(self.hooks.extra_points(ScoreContext(self, card, box, roll, first_roll, comb, score, situation=sit)))
+        found = list(
+            self.hooks.extra_points(ScoreContext(self, card, box, roll, first_roll, comb, score, situation=sit))
+        )
         sheet = self.sheets.get(box.column)
         if sheet is not None:
             view = column_card(card, box.column, sheet.box_ids)
