@@ -18,6 +18,7 @@ from ..simulate import STRATEGIES, check_size, check_strategy, summarize
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 from .app import OptionOpt, VariantOpt, app, fail, load_variant
+from .solving import load_solution
 
 __all__ = ["simulate"]
 
@@ -62,33 +63,9 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
 
 def _load_solution(variant: Variant) -> None:
     """Load (or solve, with a progress bar, and cache) the optimal strategy before simulating."""
-    try:
-        from ..solver.cache import load_or_solve
-    except ImportError:
-        return  # no solver: `simulate` reports that the optimal strategy is unavailable
     from ..simulate.optimal import remember
 
-    err = Console(stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
-    tasks: dict[str, Any] = {}
-
-    def update(phase: str, done: int, total: int) -> None:
-        if phase not in tasks:
-            tasks[phase] = bar.add_task(
-                f"{variant.id}: {'exploring states' if phase == 'search' else 'solving'}", total=total or None
-            )
-        bar.update(tasks[phase], completed=done, total=total or None)
-
-    with bar:
-        solution, _ = load_or_solve(variant, progress=update, warn=lambda msg: err.print(f"warning: {msg}"))
+    solution, _ = load_solution(variant)
     remember(solution)
 
 

@@ -23,7 +23,7 @@ from .app import OptionOpt, VariantOpt, app, fail, load_variant
 if TYPE_CHECKING:  # the solver (numpy) is imported only when a command runs
     from ..solver.solve import Solution
 
-__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "prepare_optimal", "parse_card"]
+__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "load_solution", "prepare_optimal", "parse_card"]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
@@ -61,7 +61,10 @@ def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]
     return bar, update
 
 
-def _load(variant: Variant, max_states: int | None, quiet: bool, no_cache: bool) -> tuple[Solution, bool]:
+def load_solution(
+    variant: Variant, max_states: int | None = None, quiet: bool = False, no_cache: bool = False
+) -> tuple[Solution, bool]:
+    """The optimal strategy of `variant`, from the cache or solved with a progress bar on stderr; warnings as lines."""
     from ..solver import DEFAULT_MAX_STATES
     from ..solver.cache import load_or_solve
 
@@ -89,7 +92,7 @@ def solve_cmd(
     try:
         v = load_variant(variant, option)
         start = time.perf_counter()
-        solution, cached = _load(v, max_states, quiet, no_cache)
+        solution, cached = load_solution(v, max_states, quiet, no_cache)
         expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
@@ -185,7 +188,7 @@ def advise_cmd(
         if not 0 <= left <= v.rolls - 1:
             raise DicecupError(f"--rolls-left must be 0..{v.rolls - 1} ({v.id} has {v.rolls} rolls a turn), got {left}")
         the_card = parse_card(card, v)
-        solution, _ = _load(v, max_states, quiet, False)
+        solution, _ = load_solution(v, max_states, quiet, False)
         from ..solver.advice import advise
 
         start = time.perf_counter()
@@ -252,7 +255,7 @@ def prepare_optimal(variant: Variant) -> None:
     from ..solver.rules import check_solvable
 
     check_solvable(variant)
-    _load(variant, None, quiet=False, no_cache=False)
+    load_solution(variant, None, quiet=False, no_cache=False)
 
 
 def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
@@ -264,5 +267,5 @@ def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
     from ..solver.rules import check_solvable
 
     check_solvable(variant)
-    solution, _ = _load(variant, None, quiet=False, no_cache=False)
+    solution, _ = load_solution(variant, None, quiet=False, no_cache=False)
     return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
