@@ -134,3 +134,36 @@ def test_value_compared_beyond_declared_flags_is_refused(tmp_path):
     v = _load(tmp_path, text, Beyond())
     with pytest.raises(SolverError, match=r"depends on the value of box 'twos' beyond the declared flag values \[2\]"):
         solve(v)
+
+
+def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, monkeypatch):
+    """A legality rule that reads the roll only through declared patterns (the forced joker asks the
+    yahtzee box's pattern) is asked once per distinct answer of those patterns: seven calls for
+    Yahtzee (no five alike, or five of each face), not one per each of the 252 rolls."""
+    from dicecup import Variant
+    from dicecup.solver.rules import RuleModel
+
+    variant = engine.variant("yahtzee", {"joker": "forced"})
+    model = RuleModel(variant)
+    calls = []
+    real = Variant.legal_boxes
+
+    def counted(self, *args, **kwargs):
+        calls.append(args[1])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Variant, "legal_boxes", counted)
+    yahtzee_filled = 1 << model.bidx["yahtzee"]
+    legality = model.legality(yahtzee_filled)
+    assert len(calls) == 2 * (1 + variant.faces)  # after later rolls and after the first roll
+    # and the answers are the engine's own, roll by roll
+    monkeypatch.setattr(Variant, "legal_boxes", real)
+    card = model._card({model.bidx["yahtzee"]: 1})
+    for r, roll in enumerate(model.rolls):
+        for first in (False, True):
+            expected = model._bits(variant.legal_boxes(card, roll, first))
+            if legality.table is None:
+                got = legality.first if first else legality.later
+            else:
+                got = int(legality.table[r, int(first)])
+            assert got == expected, (roll, first)

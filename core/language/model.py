@@ -28,6 +28,7 @@ from .card import Award, Card, column_card
 from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
+from .tracing import pattern_read
 
 __all__ = [
     "MAX_ROLLS",
@@ -468,14 +469,11 @@ class Variant:
 
     def combination(self, box: Box, roll: Roll) -> tuple[int, ...] | None:
         """The dice forming `box`'s pattern in `roll`, or None if not met."""
-        return box.pattern.fn(roll)
+        return pattern_read("combination", box.id, box.pattern.fn, roll)  # type: ignore[no-any-return]
 
     def declared_score(self, box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
         """The pattern result and the declared scorer's points, before any rule plugin."""
-        comb = box.pattern.fn(roll)
-        if comb is None:
-            return None, 0
-        return comb, int(box.scorer.fn(comb, roll))
+        return pattern_read("declared", box.id, _declared, box, roll)  # type: ignore[no-any-return]
 
     def score(
         self, card: Card, box_id: str, roll: Roll, first_roll: bool = False, situation: Situation | None = None
@@ -669,6 +667,13 @@ class Variant:
 
     def empty_card(self) -> Card:
         return Card()
+
+
+def _declared(box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
+    comb = box.pattern.fn(roll)
+    if comb is None:
+        return None, 0
+    return comb, int(box.scorer.fn(comb, roll))
 
 
 def rows_to_boxes(rows: Sequence[Box], columns: Sequence[Column]) -> tuple[Box, ...]:

@@ -26,6 +26,7 @@ __all__ = [
     "TracingRoll",
     "excused",
     "note_situation",
+    "pattern_read",
     "tracing",
     "traced_card",
     "traced_roll",
@@ -38,7 +39,7 @@ VALUE = 2
 class Reads:
     """What one engine call read: box -> FILLED|VALUE bits, and whether it read the roll or awards."""
 
-    __slots__ = ("boxes", "roll", "awards", "values", "situation")
+    __slots__ = ("boxes", "roll", "awards", "values", "situation", "patterns")
 
     def __init__(self) -> None:
         self.boxes: dict[str, int] = {}
@@ -46,6 +47,9 @@ class Reads:
         self.awards = False
         self.values = False  # any VALUE read at all (lets callers skip checking)
         self.situation: set[str] = set()  # situation fields read (turn, rolls_left, cards, ...)
+        # declared patterns evaluated on the roll, as (kind, box id): their dice reads are not in
+        # `roll`, so one call stands for every roll on which these patterns give the same answers
+        self.patterns: set[tuple[str, str]] = set()
 
     def note(self, box: Any, kind: int) -> None:
         self.boxes[box] = self.boxes.get(box, 0) | kind
@@ -65,6 +69,22 @@ def note_situation(name: str) -> None:
     """Record that a rule read situation field `name` (called by the contexts' properties)."""
     if _stack:
         _stack[-1].situation.add(name)
+
+
+def pattern_read(kind: str, box_id: str, fn: Any, *args: Any) -> Any:
+    """`fn(*args)`: a declared pattern (`kind` of `box_id`) evaluated on a roll for a rule.
+
+    Traced, the pattern is noted in `Reads.patterns` and its own reads of the roll are
+    excused; untraced, this is a plain call (the engine's hot path).
+    """
+    if not _stack:
+        return fn(*args)
+    _stack[-1].patterns.add((kind, box_id))
+    _excused.append(True)
+    try:
+        return fn(*args)
+    finally:
+        _excused.pop()
 
 
 class _TracingScores(FrozenMap):

@@ -3,7 +3,7 @@
 Nothing here names a box, a variant or a rule: scores, awards and legality come
 from `Variant.score` / `Variant.legal_boxes`, end-of-game bonuses from
 `Variant.end_bonuses`, the state flags from `Variant.state_flags`, and the
-threshold groups from the declared bonuses of kind `threshold`.
+box groups whose totals matter from `Variant.state_totals` (the rules' own hook).
 
 A *class* is a card abstracted to what the rules may depend on: which boxes are
 filled, plus a digit per flagged box saying which declared flag value it holds
@@ -17,13 +17,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Any, cast
 
 import numpy as np
 
 from ..language.dice import Roll
-from ..language.model import Box, Card, Variant
-from ..language.tracing import VALUE, Reads, excused, traced_card, traced_roll, tracing
+from ..language.model import Card, Variant
+from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
 from .coding import ClassCoding
 from .errors import SolverError, StateSpaceTooLarge
 from .kernel import DiceGraph
@@ -367,13 +366,11 @@ class RuleModel(ClassCoding):
         card = self._card(assign)
         n = len(self.rolls)
         per_f: list[np.ndarray | int] = []
-        probe = self._probe
         for first in (False, True):
-            probe.asked = set()
             with tracing() as reads:
-                legal = Variant.legal_boxes(cast(Variant, probe), card, self._traced_rolls[0], first)
+                legal = self.variant.legal_boxes(card, self._traced_rolls[0], first)
             self._check_legal_reads(reads, assign, self._legal_differs(assign, 0, first, legal))
-            if not reads.roll and not probe.asked:  # the roll played no part: one answer for every roll
+            if not reads.roll and not reads.patterns:  # the roll played no part: one answer for every roll
                 per_f.append(self._bits(legal))
                 continue
             result = np.zeros(n, dtype=np.int64)
@@ -385,7 +382,7 @@ class RuleModel(ClassCoding):
                     match[r] = True
                 else:
                     match = pending.copy()
-                    for asked in probe.asked:
+                    for asked in reads.patterns:
                         sig = self._signature(*asked)
                         match &= sig == sig[r]
                 result[match] = self._bits(legal)
@@ -393,9 +390,8 @@ class RuleModel(ClassCoding):
                 if not pending.any():
                     break
                 r = int(np.argmax(pending))
-                probe.asked = set()
                 with tracing() as reads:
-                    legal = Variant.legal_boxes(cast(Variant, probe), card, self._traced_rolls[r], first)
+                    legal = self.variant.legal_boxes(card, self._traced_rolls[r], first)
                 self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, legal))
             per_f.append(result)
         later, first_ = per_f
@@ -417,10 +413,6 @@ class RuleModel(ClassCoding):
                 )
 
         return check
-
-    @cached_property
-    def _probe(self) -> _ProbeVariant:
-        return _ProbeVariant(self.variant)
 
     @cached_property
     def _signatures(self) -> dict:
@@ -531,29 +523,3 @@ class RuleModel(ClassCoding):
 
 
 ERR = -(2**31)
-
-
-class _ProbeVariant:
-    """The variant as rules see it during a legality probe: declared patterns asked of the roll are noted.
-
-    Everything else is the real variant's. Roll reads inside `combination` /
-    `declared_score` are excused: the answer is recorded instead, so one probe
-    stands for every roll giving the same answers.
-    """
-
-    def __init__(self, real: Variant) -> None:
-        self._real = real
-        self.asked: set[tuple[str, str]] = set()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def combination(self, box: Box, roll: Roll) -> tuple[int, ...] | None:
-        self.asked.add(("combination", box.id))
-        with excused():
-            return self._real.combination(box, roll)
-
-    def declared_score(self, box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
-        self.asked.add(("declared", box.id))
-        with excused():
-            return self._real.declared_score(box, roll)
