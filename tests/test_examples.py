@@ -324,7 +324,7 @@ def test_the_terminal_game_offers_double(double_down_path, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "double ...    make the box you score this turn count double" in out  # `?` lists the rule's verb
-    assert "You may also: double" in out and "Double down: 1 left this game (type double)" in out
+    assert "You may also double" in out and "Double down: 1 left this game (type double)" in out
     assert "you: double." in out and "you cannot double now" in out  # a second double is refused
     saved = json.loads((tmp_path / "game.json").read_text())["game"]
     roll, declared, score = saved["history"][:3]  # then the next turn's first roll

@@ -23,7 +23,21 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-BUILTIN = {"yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple"}
+BUILTIN = {
+    "yahtzee",
+    "yatzy",
+    "yacht",
+    "generala",
+    "russian",
+    "kniffel",
+    "russian-simple",
+    "maxi-yatzy",
+    "triple-yahtzee",
+    "yamb",
+    "kismet",
+    "balut",
+    "yatzy-forced",
+}
 IGNORE = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "venv", ".pytest_cache", ".hypothesis"
 )
@@ -33,8 +47,10 @@ PROBE = """\
 import json, dicecup
 from dicecup import Engine
 engine = Engine(entry_points=False)
+from importlib.metadata import version
 print(json.dumps({"file": dicecup.__file__, "ids": engine.variant_ids(),
-                  "yahtzee_boxes": len(engine.variant("yahtzee").boxes)}))
+                  "yahtzee_boxes": len(engine.variant("yahtzee").boxes),
+                  "version": dicecup.__version__, "dist_version": version("dicecup")}))
 """
 
 
@@ -107,6 +123,8 @@ def test_wheel_install(workdir):
     found = probe(python, workdir, env)
     assert Path(found["file"]).is_relative_to(workdir / "wheel-venv")
     assert set(found["ids"]) == BUILTIN and found["yahtzee_boxes"] == 13
+    assert found["dist_version"] == found["version"]  # one version, read from dicecup.__version__
+    assert wheel.name.startswith(f"dicecup-{found['version']}-")
     out = run(python.parent / "dicecup", "variants", cwd=workdir, env=env)
     assert all(v in out for v in BUILTIN)
 

@@ -161,8 +161,6 @@ def test_optimal_strategy_from_the_solver(tmp_path, monkeypatch, engine):
         ("yamb", "random", 20),  # rule actions (announcements)
         ("maxi-yatzy", "greedy", 3),  # banked rolls (GreedyBot: ~5 s a game)
         ("balut", "random", 20),  # awards in another figure (points)
-        pytest.param("triple-yahtzee", "greedy", 20, marks=pytest.mark.slow),
-        pytest.param("maxi-yatzy", "greedy", 20, marks=pytest.mark.slow),
     ],
 )
 def test_variants_the_tables_cannot_hold_are_played_by_the_engine(monkeypatch, vid, strategy, games):

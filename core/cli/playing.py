@@ -151,6 +151,10 @@ QuietOpt = Annotated[
 HintsOpt = Annotated[
     bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")
 ]
+GameJsonOpt = Annotated[
+    bool,
+    typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
+]
 
 
 @app.command()
@@ -169,10 +173,7 @@ def play(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
     hints: HintsOpt = False,
     quiet: QuietOpt = False,
-    as_json: Annotated[
-        bool,
-        typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
-    ] = False,
+    as_json: GameJsonOpt = False,
 ) -> None:
     """Play a game at the terminal: humans are prompted, bots move by themselves."""
     v = load_variant(variant, option)
@@ -193,10 +194,7 @@ def resume(
     ] = None,
     hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
     quiet: QuietOpt = False,
-    as_json: Annotated[
-        bool,
-        typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
-    ] = False,
+    as_json: GameJsonOpt = False,
 ) -> None:
     """Continue a saved game exactly where it stopped (same dice to come)."""
     saved = load_saved_game(file, get_engine())
