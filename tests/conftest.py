@@ -3,9 +3,16 @@ so results never depend on what else is installed."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from dicecup import Engine
+
+_RUN_DIR = pytest.StashKey[Path]()
 
 #: The bundled variants RULES.md defines (sections 1-5).
 BUILTIN_VARIANTS = ("yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple")
@@ -20,15 +27,23 @@ def engine() -> Engine:
     return Engine(entry_points=False)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Solver tables go to a per-session folder, never the user's ~/.cache (subprocesses inherit it).
+def pytest_configure(config: pytest.Config) -> None:
+    """Solver tables and their signing key go to a folder of this run, never the user's ~/.cache
+    or ~/.local/state; subprocesses and xdist workers inherit it, so a table is solved once a run.
 
     Set DICECUP_TEST_CACHE_DIR to reuse tables between runs while developing.
     """
-    import os
-
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # a worker: the controller has set the folders (the environment is inherited)
+    run_dir = Path(tempfile.mkdtemp(prefix="dicecup-tests-"))
+    config.stash[_RUN_DIR] = run_dir
     kept = os.environ.get("DICECUP_TEST_CACHE_DIR")
-    os.environ["DICECUP_CACHE_DIR"] = kept or str(tmp_path_factory.mktemp("dicecup-cache"))
-    # The key that signs cached tables lives beside the cache, never in the user's ~/.local/state.
-    os.environ["DICECUP_STATE_DIR"] = str(tmp_path_factory.mktemp("dicecup-state"))
+    os.environ["DICECUP_CACHE_DIR"] = kept or str(run_dir / "cache")
+    # The key that signs cached tables lives beside the cache, never inside it.
+    os.environ["DICECUP_STATE_DIR"] = str(run_dir / "state")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run_dir = config.stash.get(_RUN_DIR, None)
+    if run_dir is not None:
+        shutil.rmtree(run_dir, ignore_errors=True)

@@ -95,7 +95,8 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
         view.say(
             f"Game saved in {save_path}{resume_hint}."
             if save_path
-            else "Game stopped (it was not saved: use --save FILE to keep a game)."
+            else "Game stopped (it was not saved: use --save FILE to keep a game).",
+            soft_wrap=True,
         )
         raise typer.Exit(0) from None
     except EndOfInput as exc:

@@ -469,11 +469,11 @@ class Variant:
 
     def combination(self, box: Box, roll: Roll) -> tuple[int, ...] | None:
         """The dice forming `box`'s pattern in `roll`, or None if not met."""
-        return pattern_read("combination", box.id, box.pattern.fn, roll)  # type: ignore[no-any-return]
+        return pattern_read("combination", box.id, box.pattern.fn, roll)
 
     def declared_score(self, box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
         """The pattern result and the declared scorer's points, before any rule plugin."""
-        return pattern_read("declared", box.id, _declared, box, roll)  # type: ignore[no-any-return]
+        return pattern_read("declared", box.id, _declared, box, roll)
 
     def score(
         self, card: Card, box_id: str, roll: Roll, first_roll: bool = False, situation: Situation | None = None

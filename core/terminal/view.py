@@ -154,8 +154,9 @@ class View:
 
     # ------------------------------------------------------------------ pieces
 
-    def say(self, text: str, style: str | None = None) -> None:
-        self.console.print(Text(text, style=style or ""))  # Text: names and input are never read as markup
+    def say(self, text: str, style: str | None = None, soft_wrap: bool = False) -> None:
+        """One message; `soft_wrap` leaves long lines to the terminal (a command to copy stays whole)."""
+        self.console.print(Text(text, style=style or ""), soft_wrap=soft_wrap)  # Text: never read as markup
 
     def problem(self, text: str) -> None:
         self.console.print(Text("✗ " if self.unicode else "! ", style="bold red") + Text(text, style="red"))
