@@ -198,6 +198,15 @@ def test_unknown_variant_lists_the_known_ones():
     assert "unknown variant 'yahtzy'" in result.output
 
 
+@pytest.mark.parametrize("where", ["/dev/zero", "/tmp", "variants/yahtzee.txt"])
+def test_a_path_that_is_not_a_yaml_file_is_named_as_such(where):
+    """A device, a folder or a mistyped file name is not read, and the message says why."""
+    result = run("show", "-v", where)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    flat = " ".join(result.output.replace("│", " ").split())
+    assert f"'{where}' is not a variant id" in flat and "must end in .yaml or .yml" in flat
+
+
 def test_errors_through_the_console_entry_exit_2_without_traceback(tmp_path):
     for args in (
         ["score", "-v", "yahtzee", "1234"],

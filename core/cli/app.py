@@ -8,6 +8,7 @@ imports them all. Nothing here imports a command module, so there is no cycle.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any, TypeVar
@@ -70,6 +71,11 @@ def _check_variant(value: str) -> str:
         return value
     known = get_engine().variant_ids()
     if value not in known:
+        if os.sep in value or "/" in value or os.path.lexists(value):
+            raise typer.BadParameter(
+                f"{value!r} is not a variant id, and a variant file's name must end in .yaml or .yml; "
+                f"known variants: {', '.join(known)}"
+            )
         raise typer.BadParameter(f"unknown variant {value!r}; known variants: {', '.join(known)}")
     return value
 
