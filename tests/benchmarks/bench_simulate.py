@@ -1,6 +1,6 @@
 """Optimal-play simulation throughput: dicecup's batched simulator against yatzy-solver's own `simulate`.
 
-    /work/venv/bin/python tests/benchmarks/bench_simulate.py [--games 100000] [--repeats 3]
+    .venv/bin/python tests/benchmarks/bench_simulate.py [--games 100000] [--repeats 3]
 
 Both play Yahtzee (free joker, the published 254.59 optimum) with the optimal
 policy, in the same run, on the same machine. Building the strategies is not

@@ -1,6 +1,6 @@
 """Solver speed and memory: dicecup solving Yahtzee against the Rust solver of `yatzy-solver`, same run.
 
-    /work/venv/bin/python tests/benchmarks/bench_solver.py [--repeats 3] [--all] [--mc GAMES]
+    .venv/bin/python tests/benchmarks/bench_solver.py [--repeats 3] [--all] [--mc GAMES]
 
 Both solve Yahtzee with the free joker (the published 254.5896 optimum) from
 scratch, in memory, on the same machine; the median of `--repeats` runs is
