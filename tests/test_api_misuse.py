@@ -331,6 +331,33 @@ def test_a_huge_number_in_a_save_names_its_key(engine, states):
     refused(lambda: GameState.from_dict(_replaced(data, ("history", 0, 1, 2), HUGE), engine), SaveError, words)
 
 
+@pytest.mark.parametrize(
+    ("version", "where"),
+    [(HUGE, "'version'"), ((None, HUGE), "'version[1]'"), ([HUGE], "'version[0]'")],
+    ids=["int", "tuple", "list"],
+)
+def test_a_number_too_long_to_print_in_a_host_dict_names_its_key(engine, states, version, where):
+    """Found by the fuzz: a tuple holding an int of over 4,300 digits (which cannot be repr'd) crashed
+    the version message with ValueError; tuples are searched like lists now."""
+    data = {**states["start"].to_dict(), "version": version}
+    refused(lambda: GameState.from_dict(data, engine), SaveError, f"save file key {where} holds a number far too large")
+
+
+def test_what_json_cannot_hold_in_a_host_dict_names_its_key(engine, states):
+    """Found by the fuzz: a numpy array as the version raised numpy's ValueError on comparison."""
+    data = states["start"].to_dict()
+    refused(
+        lambda: GameState.from_dict({**data, "version": np.array([6, 6])}, engine),
+        SaveError,
+        "save file key 'version' holds a ndarray, not a JSON value",
+    )
+    refused(
+        lambda: GameState.from_dict({**data, "options": {3: "x"}}, engine),
+        SaveError,
+        "save file key 'options' has a key 3 that is not text",
+    )
+
+
 # ----------------------------------------------------------------------------- Game
 
 

@@ -16,7 +16,7 @@ from attrs import frozen
 
 from ..errors import DicecupError, SaveError
 from ..language.model import Variant
-from .actions import Action, action_from_json
+from .actions import Action, action_from_json, shown
 
 __all__ = ["SAVE_FORMAT", "SAVE_VERSION", "MAX_MOVES", "POSITION_KEYS", "Save", "read_save", "check_replay"]
 
@@ -57,7 +57,7 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str = "") ->
         raise SaveError(f"save file is missing {where}{key!r}")
     value = data[key]
     if isinstance(value, bool) and kind in (int, (int, type(None))):
-        raise SaveError(f"save file key {where}{key!r} must be a number, not {value!r}")
+        raise SaveError(f"save file key {where}{key!r} must be a number, not {shown(value)}")
     if not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise SaveError(f"save file key {where}{key!r} must be {names}, got {type(value).__name__}")
@@ -72,7 +72,9 @@ def read_save(data: Any, engine: Any) -> Save:
     if version != SAVE_VERSION:
         if version == 1:
             raise SaveError("this save was written by dicecup 0.1 without its moves; it cannot be checked or resumed")
-        raise SaveError(f"save format version {version!r} is not supported (this dicecup reads version {SAVE_VERSION})")
+        raise SaveError(
+            f"save format version {shown(version)} is not supported (this dicecup reads version {SAVE_VERSION})"
+        )
     vid = _get(data, "variant", str)
     options = _get(data, "options", dict)
     if not all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in options.items()):

@@ -45,7 +45,7 @@ MAX_SAVED_BITS = 64  # no number in a real save comes near this; a longer one is
 def _players(players: Any) -> tuple[str, ...]:
     """Player names: a count (P1, P2, ...) or a list (or tuple) of distinct non-empty strings."""
     if isinstance(players, bool):
-        raise IllegalAction(f"players must be a number of players or a list of names, got {players!r}")
+        raise IllegalAction(f"players must be a number of players or a list of names, got {shown(players)}")
     if isinstance(players, numbers.Integral):
         if not 1 <= int(players) <= MAX_PLAYERS:
             raise IllegalAction(f"a game has 1 to {MAX_PLAYERS} players, got {shown(players)}")
@@ -472,7 +472,7 @@ class GameState:
     def from_dict(cls, data: Any, engine: Any) -> GameState:
         """Rebuild a saved state by replaying its moves; SaveError names the key that is wrong."""
         _need_engine(engine, "from_dict")
-        _refuse_huge_numbers(data)
+        _refuse_unplain(data)
         save = read_save(data, engine)
         try:
             state = cls.new(save.variant, list(save.players), save.rounds)
@@ -547,17 +547,28 @@ def _need_engine(engine: Any, what: str) -> None:
         )
 
 
-def _refuse_huge_numbers(data: Any) -> None:
-    """SaveError naming the first key that holds a whole number no game has (it could not even be printed)."""
+_PLAIN = (dict, list, tuple, str, int, float, bool, type(None))
+
+
+def _refuse_unplain(data: Any) -> None:
+    """SaveError naming the first key that holds what JSON cannot: a whole number no game has (it
+    could not even be printed), an object of another type (a numpy array), a key that is not text."""
     stack: list[tuple[Any, str]] = [(data, "")]
     seen: set[int] = set()
     while stack:
         value, path = stack.pop()
+        where = path or "(top)"
+        if not isinstance(value, _PLAIN):
+            raise SaveError(f"save file key {where!r} holds a {type(value).__name__}, not a JSON value")
         if isinstance(value, int) and value.bit_length() > MAX_SAVED_BITS:
             bits = value.bit_length()
-            raise SaveError(f"save file key {path or '(top)'!r} holds a number far too large for a game ({bits} bits)")
-        if isinstance(value, (dict, list)) and id(value) not in seen:
+            raise SaveError(f"save file key {where!r} holds a number far too large for a game ({bits} bits)")
+        if isinstance(value, (dict, list, tuple)) and id(value) not in seen:  # tuples: a host's dict, not JSON
             seen.add(id(value))
+            if isinstance(value, dict):
+                bad = next((k for k in value if not isinstance(k, str)), None)
+                if bad is not None:
+                    raise SaveError(f"save file key {where!r} has a key {shown(bad, 20)} that is not text")
             items = value.items() if isinstance(value, dict) else enumerate(value)
             stack.extend((v, _key_path(path, k)) for k, v in reversed(list(items)))
 

@@ -18,6 +18,7 @@ from attrs import frozen
 
 from ..errors import SaveError
 from ..fileio import FileError, read_text, write_atomic
+from ..game.actions import shown
 from ..game.state import GameState
 from .session import HUMAN, Seat
 
@@ -99,7 +100,9 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
             raise SaveError("this is a bare game state (GameState.to_json), not a `dicecup play --save` file")
         raise SaveError(f'not a dicecup saved game (no "format": "{FORMAT}" key)')
     if data.get("version") != VERSION:
-        raise SaveError(f"saved-game version {data.get('version')!r} is not supported (this dicecup reads {VERSION})")
+        raise SaveError(
+            f"saved-game version {shown(data.get('version'))} is not supported (this dicecup reads {VERSION})"
+        )
     state = GameState.from_dict(data.get("game"), engine)
     raw = data.get("seats")
     if not isinstance(raw, list) or len(raw) != len(state.players):
@@ -115,7 +118,7 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
             seats.append(Seat(name, kind[4:]))
         else:
             known = ", ".join([HUMAN] + [f"bot:{b}" for b in engine.bot_names()])
-            raise SaveError(f"save file seats[{i}].kind is {kind!r}; expected one of {known}")
+            raise SaveError(f"save file seats[{i}].kind is {shown(kind)}; expected one of {known}")
     hints = data.get("hints", False)
     if not isinstance(hints, bool):
         raise SaveError("save file key 'hints' must be true or false")
