@@ -267,11 +267,11 @@ def test_compiled_games_total_like_the_engine(solved, vid, options):
 
 @needs_numba
 def test_compiled_results_do_not_depend_on_chunking(solved, monkeypatch):
-    from dicecup.simulate import batch
+    from dicecup.simulate import batched_run
 
     v, _ = solved("generala")
     whole = simulate(v, "optimal", 3000, seed=9)
-    monkeypatch.setattr(batch, "JIT_CHUNK", 700)
+    monkeypatch.setattr(batched_run, "JIT_CHUNK", 700)
     pieces = simulate(v, "optimal", 3000, seed=9)
     assert (whole.totals == pieces.totals).all() and (whole.boxes == pieces.boxes).all()
     assert not (simulate(v, "optimal", 3000, seed=10).totals == whole.totals).all()

@@ -96,7 +96,7 @@ def simulate(
         raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     check_size(variant, strategy)
     if method in ("auto", "batched"):
-        from .batch import simulate_batched, supports
+        from .batched_run import simulate_batched, supports
         from .tables import Untabulable
 
         why = None

@@ -10,19 +10,15 @@ simulator's, and tests check both agree.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from ..language.model import Variant
 from .dicemath import DiceMath
-from .result import SimResult, bonus_columns
+from .result import bonus_columns
 from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
-
-if TYPE_CHECKING:
-    from .optimal import JitPlay
 
 __all__ = [
     "Turn",
@@ -30,8 +26,7 @@ __all__ = [
     "GreedyPolicy",
     "RandomPolicy",
     "Batched",
-    "supports",
-    "simulate_batched",
+    "batched_for",
     "POLICIES",
     "MAX_TABLE_ROLLS",
 ]
@@ -134,23 +129,6 @@ POLICIES: dict[str, Callable[[Variant], Policy]] = {
 MAX_TABLE_ROLLS = 20_000  # the tables hold every (roll, box) per card class: beyond this they would not fit
 
 
-def supports(variant: Variant, strategy: str) -> bool:
-    """Whether the batched simulator can play this strategy on this variant (else the engine plays it)."""
-    if variant.carry_over:
-        return False  # unused rolls banked per player: not tabulated yet
-    if variant.implements("actions") or any(c.multiplier != 1 for c in variant.columns):
-        return False  # rule actions and column multipliers are played by the engine simulator
-    if variant.figures:
-        return False  # awards counted in another figure (Balut's points): the tables add every award to the score
-    if variant.roll_count > MAX_TABLE_ROLLS:
-        return False
-    if strategy == "optimal":
-        from .optimal import optimal_available
-
-        return optimal_available(variant)
-    return strategy in POLICIES
-
-
 class Batched:
     """The tables one variant needs, built once and shared by every batch of games."""
 
@@ -213,72 +191,3 @@ def batched_for(variant: Variant) -> Batched:
     if sim is None or sim.variant.hooks is not variant.hooks:
         sim = _CACHE[variant.fingerprint] = Batched(variant)
     return sim
-
-
-JIT_CHUNK = 1 << 18  # games per chunk on the compiled path
-
-
-def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
-    """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
-    from .optimal import OptimalPolicy
-
-    if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
-        return None
-    from . import jit
-
-    if not jit.AVAILABLE:
-        return None
-    from .optimal import JitPlay
-
-    return JitPlay(policy, sim)
-
-
-def make_policy(variant: Variant, strategy: str) -> Policy:
-    if strategy == "optimal":
-        from .optimal import OptimalPolicy
-
-        return OptimalPolicy(variant)
-    return POLICIES[strategy](variant)
-
-
-def simulate_batched(
-    variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None
-) -> SimResult:
-    """Play `games` games in chunks; chunk i draws from a generator seeded by (seed, i)."""
-    sim = batched_for(variant)
-    policy = make_policy(variant, strategy)
-    jitted = compiled_play(policy, sim)
-    chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
-    nb = len(variant.box_ids)
-    parts_vals, parts_awards = [], []
-    done = 0
-    for i, start in enumerate(range(0, games, chunk)):
-        n = min(chunk, games - start)
-
-        def on_turn(t: int, base: int = done, n: int = n) -> None:
-            if progress is not None:
-                progress(base + (n * t) // nb)
-
-        if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
-            vals, awards = jitted.play(n, seed, start, on_turn)
-        else:
-            vals, awards = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
-        parts_vals.append(vals)
-        parts_awards.append(awards + sim.end.points(vals, jitted.group if jitted is not None else None))
-        done += n
-    vals = np.concatenate(parts_vals)
-    awards = np.concatenate(parts_awards)
-    ids = list(sim.award_ids)
-    names = {b.id: b.name for b in variant.bonuses}
-    totals = vals.sum(axis=1) + awards.sum(axis=1)
-    return SimResult(
-        variant=variant,
-        strategy=strategy,
-        seed=seed,
-        method="batched",
-        totals=totals,
-        boxes=vals,
-        bonus_ids=tuple(ids),
-        bonus_names=tuple(names.get(i, i) for i in ids),
-        bonus_points=awards[:, : len(ids)],
-    )

@@ -1,0 +1,95 @@
+"""Batched simulation of a strategy: which strategies the tables can play, and the chunked run.
+
+Above both `batch` (the tables and the numpy policies) and `optimal` (the solver's
+strategy, numpy and compiled), so neither needs the other's dispatch.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..language.model import Variant
+from . import jit
+from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progress, batched_for
+from .optimal import JitPlay, OptimalPolicy, optimal_available
+from .result import SimResult
+
+__all__ = ["JIT_CHUNK", "simulate_batched", "supports"]
+
+
+def supports(variant: Variant, strategy: str) -> bool:
+    """Whether the batched simulator can play this strategy on this variant (else the engine plays it)."""
+    if variant.carry_over:
+        return False  # unused rolls banked per player: not tabulated yet
+    if variant.implements("actions") or any(c.multiplier != 1 for c in variant.columns):
+        return False  # rule actions and column multipliers are played by the engine simulator
+    if variant.figures:
+        return False  # awards counted in another figure (Balut's points): the tables add every award to the score
+    if variant.roll_count > MAX_TABLE_ROLLS:
+        return False
+    if strategy == "optimal":
+        return optimal_available(variant)
+    return strategy in POLICIES
+
+
+JIT_CHUNK = 1 << 18  # games per chunk on the compiled path
+
+
+def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
+    """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
+    if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
+        return None
+    if not jit.AVAILABLE:
+        return None
+    return JitPlay(policy, sim)
+
+
+def make_policy(variant: Variant, strategy: str) -> Policy:
+    if strategy == "optimal":
+        return OptimalPolicy(variant)
+    return POLICIES[strategy](variant)
+
+
+def simulate_batched(
+    variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None
+) -> SimResult:
+    """Play `games` games in chunks; chunk i draws from a generator seeded by (seed, i)."""
+    sim = batched_for(variant)
+    policy = make_policy(variant, strategy)
+    jitted = compiled_play(policy, sim)
+    chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
+    nb = len(variant.box_ids)
+    parts_vals, parts_awards = [], []
+    done = 0
+    for i, start in enumerate(range(0, games, chunk)):
+        n = min(chunk, games - start)
+
+        def on_turn(t: int, base: int = done, n: int = n) -> None:
+            if progress is not None:
+                progress(base + (n * t) // nb)
+
+        if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
+            vals, awards = jitted.play(n, seed, start, on_turn)
+        else:
+            vals, awards = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
+        parts_vals.append(vals)
+        parts_awards.append(awards + sim.end.points(vals, jitted.group if jitted is not None else None))
+        done += n
+    vals = np.concatenate(parts_vals)
+    awards = np.concatenate(parts_awards)
+    ids = list(sim.award_ids)
+    names = {b.id: b.name for b in variant.bonuses}
+    totals = vals.sum(axis=1) + awards.sum(axis=1)
+    return SimResult(
+        variant=variant,
+        strategy=strategy,
+        seed=seed,
+        method="batched",
+        totals=totals,
+        boxes=vals,
+        bonus_ids=tuple(ids),
+        bonus_names=tuple(names.get(i, i) for i in ids),
+        bonus_points=awards[:, : len(ids)],
+    )
