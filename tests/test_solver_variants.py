@@ -32,7 +32,8 @@ def test_kniffel_is_yahtzee_under_other_names(engine, yahtzee):
 
 
 # Values from an independent implementation: the Rust solver of PyPI `yatzy-solver` 1.0.0
-# (variants american+forced-joker, american+no-joker, yatzy-scandinavian), run on this machine.
+# (variants american+forced-joker, american+no-joker, yatzy-scandinavian, yatzy-scandinavian+forced),
+# run on this machine.
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("vid", "options", "peer"),
@@ -44,6 +45,11 @@ def test_kniffel_is_yahtzee_under_other_names(engine, yahtzee):
 )
 def test_agrees_with_independent_solver(engine, vid, options, peer):
     assert solve(engine.variant(vid, options)).expected_score == pytest.approx(peer, abs=1e-8)
+
+
+def test_yatzy_in_forced_order_agrees_with_independent_solver(engine):
+    """`yatzy-solver` 1.0.0, variant yatzy-scandinavian+forced, state "upper 0 | filled -": 122.55852739642387."""
+    assert solve(engine.variant("yatzy-forced")).expected_score == pytest.approx(122.55852739642387, abs=1e-8)
 
 
 @pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")

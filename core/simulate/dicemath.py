@@ -42,8 +42,8 @@ class DiceMath:
 
     @cached_property
     def _graph(self) -> tuple[Any, np.ndarray]:
-        """The solver's dice-multiset graph (solver.kernel.DiceGraph) and the graph row of each keep, on first use."""
-        from ..solver.kernel import DiceGraph
+        """The core's dice-multiset graph (numeric.dice.DiceGraph) and the graph row of each keep, on first use."""
+        from ..numeric.dice import DiceGraph
 
         graph = DiceGraph(self.dice, self.faces)
         return graph, np.array([graph.index[k] for k in self.keeps], dtype=np.intp)

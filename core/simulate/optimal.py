@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
     from .batch import Batched, Turn
     from .dicemath import DiceMath
+    from .jit import TurnStates
 
 # per decision of the turn: (value of each roll on the table, value of each keep or None after the last roll)
 TurnTables = list[tuple[np.ndarray, np.ndarray | None]]
@@ -46,8 +47,8 @@ def optimal_available(variant: Variant) -> bool:
     if variant.carry_over:
         return False
     try:
+        from ..numeric.reference import turn_tables  # noqa: F401
         from ..solver.dp import score_arrays  # noqa: F401
-        from ..solver.kernel import turn_tables  # noqa: F401
     except ImportError:
         return False
     return True
@@ -77,51 +78,19 @@ def remember(solution: Solution) -> None:
     _SOLUTIONS[solution.variant.fingerprint] = solution
 
 
-class _States:
-    """Solver states of card rows, computed with numpy from the solver's StateIndex."""
-
-    def __init__(self, solution: Solution) -> None:
-        ix = solution.index
-        self.ix = ix
-        self.nb = ix.nb
-        self.flagged = [(b, np.array(vals, dtype=np.int64), ix.radix[b]) for b, vals in ix.flag_values.items()]
-        self.group_masks = np.zeros((ix.G, ix.nb), dtype=np.int64)
-        for g, boxes in enumerate(ix.groups):
-            self.group_masks[g, list(boxes)] = 1
-        self.bits = np.int64(1) << np.arange(ix.nb, dtype=np.int64)
-
-    def of(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class codes, raw group totals [rows, G]) of card rows."""
-        filled = vals != EMPTY
-        code = (filled * self.bits).sum(axis=1)
-        flagcode = np.zeros(len(vals), dtype=np.int64)
-        for b, values, radix in self.flagged:
-            match = filled[:, b, None] & (vals[:, b, None] == values[None, :])
-            digit = np.where(match.any(axis=1), match.argmax(axis=1) + 1, 0)
-            flagcode += digit * radix
-        raw = np.where(filled, vals, 0) @ self.group_masks.T
-        return code + (flagcode << self.nb), raw.reshape(len(vals), self.ix.G)
-
-    def index(self, code: np.ndarray, raw: np.ndarray) -> np.ndarray:
-        """Position in the solver's value array (the array's last slot, NaN, when unreachable)."""
-        mask = code & self.ix.full
-        prog = self.ix.clamp(mask, raw) if self.ix.G else raw
-        return self.ix.lookup(code, prog)
-
-
 class OptimalPolicy:
     """Optimal solitaire play for the batched simulator."""
 
     chunk = 65536  # games per batch: the turn tables take ~12 KB per distinct state of a turn
 
     def __init__(self, variant: Variant) -> None:
-        from ..solver.dp import score_arrays
-        from ..solver.kernel import turn_tables
+        from ..numeric.reference import turn_tables
+        from ..solver.dp import score_arrays, successor_values
 
-        self._score_arrays, self._turn_tables = score_arrays, turn_tables
+        self._score_arrays, self._turn_tables, self._successor_values = score_arrays, turn_tables, successor_values
         self.solution = solution_for(variant)
         self.values = self.solution.values
-        self.states = _States(self.solution)
+        self.index = self.solution.index
         self.space = self.solution.space
         self.model = self.space.model
         self.graph = self.model.graph
@@ -141,60 +110,50 @@ class OptimalPolicy:
             return
         self._turn = turn
         self._keep_layout(turn.sim.dm)
-        code, raw = self.states.of(turn.vals)
-        sidx = self.states.index(code, raw)
-        if (sidx >= self.solution.index.size).any():
-            g = int(np.flatnonzero(sidx >= self.solution.index.size)[0])
+        code, prog = self.index.encode(turn.vals)
+        sidx = self.index.lookup(code, prog)
+        if (sidx >= self.index.size).any():
+            g = int(np.flatnonzero(sidx >= self.index.size)[0])
             raise DicecupError(
                 f"internal error: game {g} reached a card the solver found unreachable: {turn.vals[g].tolist()}"
             )
-        self.code, self.raw = code, raw
         uniq, first, inv = np.unique(sidx, return_index=True, return_inverse=True)
         self.state_pos = inv.reshape(-1)
-        prog = self.states.ix.clamp(code[first] & self.states.ix.full, raw[first]) if self.states.ix.G else raw[first]
-        self.now, self.keeps = self._turn_values(code[first], prog)
-        self.after = self._successors(code[first], raw[first])
+        self.now, self.keeps = self._turn_values(code[first], prog[first])
+        self.after = self.successors(code[first], prog[first])
 
     def _slots(self) -> None:
-        """Per box: its possible scores (the solver's list) grouped by the state they lead to.
+        """Per box: its possible scores mapped to the solver's successor slots (`StateSpace.score_slot`).
 
-        Slots of all boxes are numbered together (`slot_keys[k]` = (box, flag digit, group
-        increments)); `slot_map[box_off[b] + score - score_lo[b]]` is the slot of box b's score
+        Slots of all boxes are numbered together, box b's slot k as b * kmax + k;
+        `slot_map[box_off[b] + score - score_lo[b]]` is the slot of box b's score
         (-1: a score the solver never saw).
         """
-        st, model = self.states, self.model
-        self.slot_keys: list[tuple[int, int, np.ndarray]] = []  # (box, digit, group increments)
-        maps, self.score_lo, self.box_off = [], np.zeros(st.nb, dtype=np.int64), np.zeros(st.nb, dtype=np.int64)
-        self.score_hi = np.zeros(st.nb, dtype=np.int64)
+        space, model = self.space, self.model
+        nb = space.nb
+        self.kmax = max(len(a) for a in space.slot_add)
+        maps, self.score_lo, self.box_off = [], np.zeros(nb, dtype=np.int64), np.zeros(nb, dtype=np.int64)
+        self.score_hi = np.zeros(nb, dtype=np.int64)
         off = 0
-        for b in range(st.nb):
-            scores = [int(x) for x in model.box_scores[b]] or [0]
-            keys: dict[tuple, int] = {}
-            lo, hi = min(scores), max(scores)
+        for b in range(nb):
+            scores = np.asarray(model.box_scores[b], dtype=np.int64)
+            lo, hi = (int(scores.min()), int(scores.max())) if len(scores) else (0, 0)
             dense = np.full(hi - lo + 1, -1, dtype=np.int64)
-            for sc in scores:
-                digit = st.ix.digit_of(b, sc)
-                inc = tuple(int(sc * st.group_masks[g, b]) for g in range(st.ix.G))
-                if (digit,) + inc not in keys:
-                    keys[(digit,) + inc] = len(self.slot_keys)
-                    self.slot_keys.append((b, digit, np.array(inc, dtype=np.int64)))
-                dense[sc - lo] = keys[(digit,) + inc]
+            dense[scores - lo] = b * self.kmax + space.score_slot[b]
             maps.append(dense)
             self.score_lo[b], self.score_hi[b], self.box_off[b] = lo, hi, off
             off += len(dense)
         self.slot_map = np.concatenate(maps)
 
-    def _successors(self, codes: np.ndarray, raw: np.ndarray) -> np.ndarray:
-        """[slots of all boxes, states]: solver value of the state reached through each slot (NaN if filled)."""
-        if not hasattr(self, "slot_keys"):
+    def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
+        """[states, boxes * kmax]: solver value of the state each slot leads to (NaN where the box is filled)."""
+        if not hasattr(self, "slot_map"):
             self._slots()
-        st = self.states
-        out = np.empty((len(self.slot_keys), len(codes)))
-        for k, (b, digit, inc) in enumerate(self.slot_keys):
-            code2 = (codes | st.bits[b]) + ((digit * st.ix.radix[b]) << st.nb)
-            row = self.values[st.index(code2, raw + inc[None, :])]
-            row[(codes >> b) & 1 == 1] = np.nan
-            out[k] = row
+        out = np.full((len(codes), self.space.nb * self.kmax), np.nan)
+        for b in range(self.space.nb):
+            succ = self._successor_values(self.space, self.values, b, codes, prog)  # (slots of b, states)
+            succ[:, (codes >> b) & 1 == 1] = np.nan
+            out[:, b * self.kmax : b * self.kmax + len(succ)] = succ.T
         return out
 
     def _turn_values(self, codes: np.ndarray, prog: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -254,7 +213,7 @@ class OptimalPolicy:
         slot = self.slot_map[self.box_off + np.clip(score, self.score_lo, self.score_hi) - self.score_lo]
         if (ok & (~inside | (slot < 0))).any():
             raise DicecupError("internal error: a box got a score the solver never saw")
-        after = self.after[np.maximum(slot, 0), self.state_pos[idx][:, None]]
+        after = self.after[self.state_pos[idx][:, None], np.maximum(slot, 0)]
         value = np.where(ok, pts + after, -np.inf)
         box = np.argmax(value, axis=1)
         best = value[np.arange(len(idx)), box]
@@ -308,19 +267,10 @@ class JitPlay:
         self.jit = jit
         self.policy = policy
         self.sim = sim
-        self.graph = jit.graph_arrays(policy.graph)
-        if not hasattr(policy, "slot_keys"):
+        self.dice = policy.graph.arrays
+        if not hasattr(policy, "slot_map"):
             policy._slots()
         self._slot_cache: tuple | None = None
-        st = policy.states
-        flagged = st.flagged
-        width = max((len(vals) for _, vals, _ in flagged), default=1)
-        self.flag_box = np.array([b for b, _, _ in flagged], dtype=np.int64)
-        self.flag_vals = np.zeros((len(flagged), width), dtype=np.int64)
-        self.flag_n = np.array([len(vals) for _, vals, _ in flagged], dtype=np.int64)
-        for k, (_, vals, _) in enumerate(flagged):
-            self.flag_vals[k, : len(vals)] = vals
-        self.flag_radix = np.array([radix for _, _, radix in flagged], dtype=np.int64)
 
     def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """tables.unique_rows(columns of `facts`), compiled; numpy when the key range is too wide."""
@@ -330,13 +280,6 @@ class JitPlay:
         if len(inverse) != len(vals):
             return unique_rows(cf.columns(vals, facts))
         return cf.columns(vals[first], facts), first, inverse
-
-    def codes(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class codes, raw group totals) of card rows: optimal._States.of, compiled."""
-        st = self.policy.states
-        return self.jit.card_codes(
-            vals, int(EMPTY), self.flag_box, self.flag_vals, self.flag_n, self.flag_radix, st.group_masks, st.nb
-        )
 
     def _slotidx(self, scores: np.ndarray, points: np.ndarray) -> tuple:
         """Per score class, as [C, 2, boxes, rolls]: the slot (numbered over all boxes) of each tabulated
@@ -355,11 +298,36 @@ class JitPlay:
             )
         return self._slot_cache[1:]
 
+    def _states(self, ucode: np.ndarray, uprog: np.ndarray, sc: np.ndarray, same_cls: np.ndarray) -> TurnStates:
+        """The turn's distinct states as the kernel's record: legality from the solver's per-class tables."""
+        p, jit = self.policy, self.jit
+        legs = [p.space.legality(int(c)) for c in ucode.tolist()]
+        later = np.array([lg.later for lg in legs], dtype=np.int64)
+        firstb = np.array([lg.first for lg in legs], dtype=np.int64)
+        dep = [i for i, lg in enumerate(legs) if lg.table is not None]
+        rd_index = np.full(len(legs), -1, dtype=np.int64)
+        rd_index[dep] = np.arange(len(dep))
+        rd_tables = (
+            np.stack([lg.table for lg in legs if lg.table is not None]).astype(np.int64)  # the tables of `dep`
+            if dep
+            else np.zeros((1, self.sim.dm.R, 2), dtype=np.int64)
+        )
+        return jit.TurnStates(
+            sc,
+            same_cls[sc] & (later == firstb) & (rd_index < 0),
+            ucode & p.index.full,
+            later,
+            firstb,
+            rd_index,
+            rd_tables,
+            np.ascontiguousarray(p.successors(ucode, uprog)),  # [states, slots]: a state's row in cache
+        )
+
     def play(
         self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring) of `games` games; dice from streams (seed, game number)."""
-        p, sim, jit, ga = self.policy, self.sim, self.jit, self.graph
+        p, sim, jit = self.policy, self.sim, self.jit
         v = sim.variant
         nb = len(v.box_ids)
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
@@ -367,12 +335,12 @@ class JitPlay:
         rng = jit.seed_streams(seed, first_game, games)
         ids = np.arange(games)  # vals/rng rows are kept grouped by state (memory read in order): whose row is where
         errors = np.zeros(2, dtype=np.int64)
-        ix = p.states.ix
+        ix = p.index
         for t in range(nb):
             cls, tables, scores, points = sim.scores.lookup(vals, self.group)
             slot_t, points_t, same_cls = self._slotidx(scores, points)
-            code, raw = self.codes(vals)
-            sidx = p.states.index(code, raw)
+            code, prog = ix.encode(vals)
+            sidx = ix.lookup(code, prog)
             if (sidx >= ix.size).any():
                 g = int(np.flatnonzero(sidx >= ix.size)[0])
                 raise DicecupError(
@@ -380,54 +348,16 @@ class JitPlay:
                 )
             order, start = jit.group_by(sidx, ix.size)  # games grouped by state (a counting sort)
             vals, rng, ids = vals[order], rng[order], ids[order]
-            code, raw, cls = code[order], raw[order], cls[order]
+            code, prog, cls = code[order], prog[order], cls[order]
             first = start[:-1]
-            ucode, uraw = code[first], raw[first]
-            after = np.ascontiguousarray(p._successors(ucode, uraw).T)  # [states, slots]: a state's row in cache
-            legs = [p.space.legality(int(c)) for c in ucode.tolist()]
-            later = np.array([lg.later for lg in legs], dtype=np.int64)
-            firstb = np.array([lg.first for lg in legs], dtype=np.int64)
-            dep = [i for i, lg in enumerate(legs) if lg.table is not None]
-            rd_index = np.full(len(legs), -1, dtype=np.int64)
-            rd_index[dep] = np.arange(len(dep))
-            rd_tables = (
-                np.stack([lg.table for lg in legs if lg.table is not None]).astype(np.int64)  # the tables of `dep`
-                if dep
-                else np.zeros((1, sim.dm.R, 2), dtype=np.int64)
-            )
-            masks = ucode & ix.full
-            seg_state, seg_lo, seg_hi = _segments(start, SEGMENT)
-            sc = cls[first]
-            same = same_cls[sc] & (later == firstb) & (rd_index < 0)
+            states = self._states(code[first], prog[first], cls[first], same_cls)
+            segs = jit.Segments(*_segments(start, SEGMENT))
             jit.play_turn(
-                sc,
-                same,
-                masks,
-                later,
-                firstb,
-                rd_index,
-                rd_tables,
-                points_t,
-                slot_t,
-                after,
-                seg_state,
-                seg_lo,
-                seg_hi,
-                ids,
-                cls,
-                vals,
-                awards,
-                rng,
-                tables,
-                ga["levels"],
-                ga["add_edges"],
-                ga["sub_edges"],
-                ga["sub_count"],
-                ga["sub_face"],
-                ga["row_counts"],
-                ga["row_size"],
-                v.faces,
-                v.dice,
+                states,
+                jit.ScoreArrays(points_t, slot_t, tables),
+                segs,
+                jit.Games(ids, cls, vals, awards, rng),
+                self.dice,
                 v.rolls,
                 errors,
             )

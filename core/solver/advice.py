@@ -21,8 +21,8 @@ from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
 from ..language.dice import Roll, sub_multisets
 from ..language.model import Card
+from ..numeric.reference import turn_tables
 from .dp import score_arrays
-from .kernel import DiceGraph, turn_tables
 from .solve import Solution
 
 __all__ = ["Option", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
@@ -83,7 +83,9 @@ def advise(
             _LATER[key] = (weakref.ref(solution), later)
             if len(_LATER) > 64:
                 _LATER.popitem(last=False)
-        keeps = _keep_values(graph, later, rolls_left)
+        # every roll from here on scores as a later one: the keeps of a (rolls_left + 1)-roll turn
+        keeps = turn_tables(graph, later, later, rolls_left + 1)[0][1]
+        assert keeps is not None  # a decision with rolls left has keeps
         for k in sub_multisets(roll.dice):
             if len(k) < len(roll.dice):
                 options.append(Option(Keep(k), so_far + float(keeps[graph.index[k], 0])))
@@ -94,14 +96,6 @@ def advise(
 
 
 _LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card): a turn's decisions share it
-
-
-def _keep_values(graph: DiceGraph, later: np.ndarray, rolls_left: int) -> np.ndarray:
-    """Value of each keep when `rolls_left` rolls remain (every later roll scores as not-first)."""
-    value = later
-    for _ in range(1, rolls_left):
-        value = np.maximum(later, graph.best_keep(graph.expect(value)))
-    return graph.expect(value)
 
 
 def advise_state(solution: Solution, state: GameState) -> list[Option]:

@@ -32,8 +32,8 @@ import numpy as np
 from .. import fileio
 from ..fileio import FileError, write_atomic
 from ..language.model import Card, Variant
+from ..numeric.coding import StateIndex
 from .errors import StateSpaceTooLarge
-from .index import StateIndex
 from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
@@ -358,10 +358,10 @@ def _state_at(index: StateIndex, starts: np.ndarray, slot: int) -> tuple[int, np
 
 def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | None = None) -> None:
     """Check a table against the solver: the start state and `sample` random states recomputed from their
-    successors (dp.score_arrays + kernel.turn_value), and random full cards against their end bonuses
+    successors (dp.score_arrays + reference.turn_value), and random full cards against their end bonuses
     (the engine's); CacheInvalid when a value differs by more than 1e-9."""
+    from ..numeric.reference import turn_value
     from .dp import score_arrays
-    from .kernel import turn_value
     from .solve import terminal_values
 
     ix, values = solution.index, solution.values

@@ -11,15 +11,14 @@ kernel's two recursions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
 
 import numpy as np
 
+from ..numeric.reference import turn_value
 from .errors import SolverError
-from .kernel import DiceGraph, turn_value
 from .space import StateSpace
 
-__all__ = ["score_arrays", "graph_arrays", "backward", "backward_jit"]
+__all__ = ["score_arrays", "successor_values", "backward", "backward_jit"]
 
 BATCH = 2048
 NEG = -np.inf
@@ -76,7 +75,7 @@ def score_arrays(
                     continue
                 allowed = open_b
             if succ is None:
-                succ = _successors(space, values, b, codes, progress)
+                succ = successor_values(space, values, b, codes, progress)
             vs = np.where(allowed, succ, NEG)
             pts = points[b, :, f]
             if vs.shape[0] == 1:
@@ -92,8 +91,10 @@ def score_arrays(
     return first, later
 
 
-def _successors(space: StateSpace, values: np.ndarray, b: int, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
-    """(slots, B): value of the state after filling box b, for each slot of b."""
+def successor_values(
+    space: StateSpace, values: np.ndarray, b: int, codes: np.ndarray, progress: np.ndarray
+) -> np.ndarray:
+    """(slots, B): value of the state after filling box b, for each slot of b (`space.slot_add` order)."""
     adds, incs = space.slot_add[b], space.slot_inc[b]
     out = np.empty((len(adds), len(codes)))
     bit = 1 << b
@@ -149,84 +150,37 @@ def backward(
     return values
 
 
-def graph_arrays(graph: DiceGraph) -> dict[str, np.ndarray | int]:
-    """The dice-multiset recursions (DiceGraph) as flat arrays for compiled kernels.
-
-    Levels, +face edges, and each multiset's distinct -face edges with their count
-    (zeros past it); the simulator's compiled turns build on the same arrays.
-    """
-    n = len(graph.multisets)
-    levels = np.array([int(lv[0]) for lv in graph.levels] + [n], dtype=np.int64)
-    add = np.zeros((n, graph.faces), dtype=np.int64)
-    for s in range(graph.dice):
-        add[graph.levels[s]] = graph.add_edges[s]
-    width = max(e.shape[1] for e in cast("tuple[np.ndarray, ...]", graph.sub_edges[1:]))  # sizes >= 1 have edges
-    sub = np.zeros((n, width), dtype=np.int64)
-    count = np.zeros(n, dtype=np.int64)
-    for s in range(1, graph.dice + 1):
-        edges = graph.sub_edges[s]
-        assert edges is not None
-        for row, idx in zip(graph.levels[s], edges, strict=False):
-            distinct = sorted(set(idx.tolist()))
-            count[row] = len(distinct)
-            sub[row, : len(distinct)] = distinct
-    return {
-        "levels": levels,
-        "add_edges": add,
-        "sub_edges": sub,
-        "sub_count": count,
-        "roll_probs": graph.roll_probs,
-        "faces": graph.faces,
-        "dice": graph.dice,
-    }
-
-
 def backward_jit(
     space: StateSpace,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     on_states: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
-    from .jit import layer_values
+    from .jit import LayerArrays, SlotArrays, layer_values
 
     model = space.model
-    ix = space.index
     values = np.full(space.size + 1, np.nan)
     last = space.layers[-1]
     values[last.index] = terminal(last.codes, last.progress)
     if on_states:
         on_states(len(last))
     kmax = max(len(a) for a in space.slot_add)
-    slot_add = np.zeros((space.nb, kmax), dtype=np.int64)
-    slot_inc = np.zeros((space.nb, kmax, space.G), dtype=np.int64)
-    n_slots = np.zeros(space.nb, dtype=np.int64)
-    for b in range(space.nb):
-        n_slots[b] = len(space.slot_add[b])
-        slot_add[b, : n_slots[b]] = space.slot_add[b]
-        slot_inc[b, : n_slots[b]] = space.slot_inc[b]
-    common = dict(
-        slot_add=slot_add,
-        slot_inc=slot_inc,
-        n_slots=n_slots,
-        base=ix.base,
-        pmin=ix.pmin,
-        dims=ix.dims,
-        strides=ix.strides,
-        clo=ix.clo,
-        chi=ix.chi,
-        full=space.full,
-        nb=space.nb,
-        G=space.G,
-        size=space.size,
-        rolls=model.variant.rolls,
-        **graph_arrays(model.graph),
+    slots = SlotArrays(
+        np.zeros((space.nb, kmax), dtype=np.int64),
+        np.zeros((space.nb, kmax, space.G), dtype=np.int64),
+        np.array([len(a) for a in space.slot_add], dtype=np.int64),
     )
+    for b in range(space.nb):
+        slots.add[b, : slots.used[b]] = space.slot_add[b]
+        slots.inc[b, : slots.used[b]] = space.slot_inc[b]
+    states = space.index.arrays
+    dice = model.graph.arrays
     for layer in reversed(space.layers[:-1]):
         ctx = model.context_of(layer.codes)
         uctx, ctx_dense = np.unique(ctx, return_inverse=True)
         # (contexts, boxes, first, rolls): contiguous over rolls for the kernel's inner loop
         points = np.ascontiguousarray(np.stack([model.context_tables(int(c))[1] for c in uctx]).transpose(0, 1, 3, 2))
-        slots = np.ascontiguousarray(
+        slot_of = np.ascontiguousarray(
             np.stack([space.context_slots(int(c)) for c in uctx]).astype(np.int64).transpose(0, 1, 3, 2)
         )
         ucodes, code_pos = np.unique(layer.codes, return_inverse=True)
@@ -238,21 +192,19 @@ def backward_jit(
         rd_of_code[[i for i, leg in enumerate(legs) if leg.table is not None]] = np.arange(len(tables))
         rd_tables = np.stack(tables) if tables else np.zeros((1, model.graph.n_rolls, 2), dtype=np.int64)
         fs_both = bool(tables) or not np.array_equal(later, first) or not all(space.same_first(int(c)) for c in uctx)
-        args = dict(
-            common,
-            codes=layer.codes,
-            prog=np.ascontiguousarray(layer.progress),
-            ctxs=ctx_dense.astype(np.int64),
-            later_bits=later,
-            first_bits=first,
-            rd_index=rd_of_code[code_pos],
-            rd_tables=rd_tables,
-            points=points,
-            slots=slots,
-            values=values,
-            fs_both=fs_both,
+        arrays = LayerArrays(
+            layer.codes,
+            np.ascontiguousarray(layer.progress),
+            ctx_dense.astype(np.int64),
+            later,
+            first,
+            rd_of_code[code_pos],
+            rd_tables.astype(np.int64),
+            points.astype(np.float64),
+            slot_of,
+            fs_both,
         )
-        v = layer_values(args)
+        v = layer_values(arrays, slots, states, dice, values, model.variant.rolls)
         if not np.isfinite(v).all():
             bad = int(np.flatnonzero(~np.isfinite(v))[0])
             raise SolverError(

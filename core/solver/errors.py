@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import DicecupError
+from ..numeric.errors import SolverError
 
 __all__ = ["SolverError", "StateSpaceTooLarge"]
-
-
-class SolverError(DicecupError):
-    """The solver cannot handle this variant (says which rule or box, and why)."""
 
 
 class StateSpaceTooLarge(SolverError):

@@ -23,9 +23,9 @@ import numpy as np
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
-from .coding import ClassCoding
+from ..numeric.coding import ClassCoding
+from ..numeric.dice import DiceGraph
 from .errors import SolverError, StateSpaceTooLarge
-from .kernel import DiceGraph
 
 __all__ = ["RuleModel", "Legality", "MAX_COMBOS", "SOLVER_MAX_ROLLS", "check_solvable"]
 

@@ -10,10 +10,10 @@ from functools import cached_property
 import numpy as np
 
 from ..language.model import Card, Variant
+from ..numeric.coding import StateIndex
+from ..numeric.dice import DiceGraph
 from .dp import backward, backward_jit
 from .errors import SolverError
-from .index import StateIndex
-from .kernel import DiceGraph
 from .rules import RuleModel
 from .space import StateSpace, state_bound
 

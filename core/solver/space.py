@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..numeric.coding import StateIndex, clamp, clamp_arrays
 from .errors import SolverError, StateSpaceTooLarge
-from .index import StateIndex, clamp_arrays
 from .rules import ERR, Legality, RuleModel
 
 __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound"]
@@ -34,8 +34,8 @@ def state_bound(model: RuleModel) -> int:
     that matters, and clamping never makes more totals than the group can reach.
     """
     n = (1 << model.nb) * model.n_flagcodes
-    for (lo, hi), clamp in zip(model.group_ranges, model.clamps, strict=False):
-        if clamp is not None:
+    for (lo, hi), bounds in zip(model.group_ranges, model.clamps, strict=False):
+        if bounds is not None:
             n *= hi - lo + 1
     return n
 
@@ -110,10 +110,7 @@ class StateSpace:
 
     def clamp(self, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
         """Clamp (N, G) group totals for classes with these masks."""
-        out = np.empty_like(progress)
-        for g in range(self.G):
-            out[:, g] = np.clip(progress[:, g], self.clo[g][masks], self.chi[g][masks])
-        return out
+        return clamp(self.clo, self.chi, masks, progress)
 
     # ------------------------------------------------------------------ slots
 

@@ -1,7 +1,7 @@
-"""The per-turn expectimax over dice, vectorised over a batch of states with numpy.
+"""The dice of a turn as a graph: every multiset of kept dice or rolled dice, and the edges between them.
 
 Arrays have one row per dice multiset (kept dice of any size, or a full roll)
-and one column per state of the batch. Two recursions keep the work per state
+and one column per state of a batch. Two recursions keep the work per state
 near a few thousand array rows instead of the 462 x 252 keep-to-roll matrix:
 
 * expectation: the value of keeping `k` and rolling the rest is the mean, over
@@ -15,11 +15,31 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 from attrs import frozen
 
-__all__ = ["DiceGraph", "turn_value", "turn_tables"]
+__all__ = ["DiceArrays", "DiceGraph"]
+
+
+class DiceArrays(NamedTuple):
+    """The graph as flat arrays for compiled kernels (one record instead of a wall of arguments).
+
+    Rows are the multisets in `DiceGraph.multisets` order; `levels[s]:levels[s + 1]`
+    are the multisets of size s (so `levels[dice]` is the first full roll).
+    """
+
+    levels: np.ndarray  # int64 [dice + 2]
+    add_edges: np.ndarray  # int64 [rows, faces]: the row of m + face (sizes < dice; zeros past)
+    sub_edges: np.ndarray  # int64 [rows, width]: rows of m - d for each distinct die d (zeros past sub_count)
+    sub_count: np.ndarray  # int64 [rows]: how many distinct dice m holds
+    sub_face: np.ndarray  # int64 [rows, faces]: the row of m minus one die of face f + 1 (-1: none)
+    row_counts: np.ndarray  # int64 [rows, faces]: how many of each face m holds
+    row_size: np.ndarray  # int64 [rows]: |m|
+    roll_probs: np.ndarray  # float64 [full rolls]: probability of each full roll
+    faces: int
+    dice: int
 
 
 @frozen
@@ -130,35 +150,30 @@ class DiceGraph:
             best[self.levels[s]] = acc
         return best[self.levels[self.dice]]
 
-
-def turn_tables(
-    graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray, rolls: int
-) -> list[tuple[np.ndarray, np.ndarray | None]]:
-    """Per roll of the turn (1..rolls): (value of each roll on the table, value of each keep or None).
-
-    `score_first` / `score_later` (rolls, B) are the best value of scoring each
-    roll right after the first roll / after a later one. Entry i describes the
-    decision after roll i+1: rolls_left = rolls - 1 - i.
-    """
-    out: list[tuple[np.ndarray, np.ndarray | None]] = []
-    value = score_first if rolls == 1 else score_later
-    out.append((value, None))
-    for left in range(1, rolls):
-        keeps = graph.expect(value)
-        score = score_first if left == rolls - 1 else score_later
-        value = np.maximum(score, graph.best_keep(keeps))
-        out.append((value, keeps))
-    out.reverse()
-    return out
-
-
-def turn_value(graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray | None, rolls: int) -> np.ndarray:
-    """(B,): expected value of a whole turn from the first roll, played optimally."""
-    if score_later is None:
-        score_later = score_first
-    value = score_first if rolls == 1 else score_later
-    for left in range(1, rolls):
-        keeps = graph.expect(value)
-        score = score_first if left == rolls - 1 else score_later
-        value = np.maximum(score, graph.best_keep(keeps))
-    return graph.roll_probs @ value
+    @cached_property
+    def arrays(self) -> DiceArrays:
+        """The graph's edges, counts and probabilities as one record of flat arrays (see `DiceArrays`)."""
+        n = len(self.multisets)
+        levels = np.array([int(lv[0]) for lv in self.levels] + [n], dtype=np.int64)
+        add = np.zeros((n, self.faces), dtype=np.int64)
+        for s in range(self.dice):
+            add[self.levels[s]] = self.add_edges[s]
+        counts = np.zeros((n, self.faces), dtype=np.int64)
+        sub_face = np.full((n, self.faces), -1, dtype=np.int64)
+        for i, m in enumerate(self.multisets):
+            for d in m:
+                counts[i, d - 1] += 1
+            for d in set(m):
+                rest = list(m)
+                rest.remove(d)
+                sub_face[i, d - 1] = self.index[tuple(rest)]
+        width = max(1, int((counts > 0).sum(axis=1).max()))
+        sub = np.zeros((n, width), dtype=np.int64)
+        count = np.zeros(n, dtype=np.int64)
+        for i in range(n):
+            distinct = sorted(int(r) for r in sub_face[i] if r >= 0)
+            count[i] = len(distinct)
+            sub[i, : len(distinct)] = distinct
+        return DiceArrays(
+            levels, add, sub, count, sub_face, counts, counts.sum(axis=1), self.roll_probs, self.faces, self.dice
+        )

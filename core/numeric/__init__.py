@@ -1,0 +1,29 @@
+"""The numeric core: a variant's dice, states and turns as arrays, shared by the solver, advisor and simulator.
+
+- `dice`: every multiset of kept or rolled dice as a graph (`DiceGraph`, `DiceArrays`).
+- `coding`: the state coding, once: class codes, clamped threshold totals, value slots (`StateIndex`).
+- `reference`: the turn recursion in numpy (the reference, and the path without numba).
+- `turn` / `lookup`: the same recursion and state lookup compiled with numba, for kernels.
+
+Nothing here asks the rules: callers hand in the tables they learned from the
+variant's hooks. Importing this package does not import numba.
+"""
+
+from __future__ import annotations
+
+from .coding import EMPTY, ClassCoding, StateArrays, StateIndex
+from .dice import DiceArrays, DiceGraph
+from .errors import SolverError
+from .reference import turn_tables, turn_value
+
+__all__ = [
+    "EMPTY",
+    "ClassCoding",
+    "DiceArrays",
+    "DiceGraph",
+    "SolverError",
+    "StateArrays",
+    "StateIndex",
+    "turn_tables",
+    "turn_value",
+]

@@ -1,0 +1,210 @@
+"""The state coding, written once: a card's class code, its clamped threshold totals, and its value slot.
+
+A class is one bit per filled box plus a mixed-radix digit per flagged box
+telling which declared value (if any) it holds; a state adds the running totals
+of the threshold groups, clamped to where they still matter. `StateIndex` maps
+states to positions in a value array; it is rebuilt from a few small arrays
+(the cache's) without exploring the rules again. Cards come either as `Card`s or
+as `vals` rows (one int per box, `EMPTY` where open) for many games at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from ..language.model import Card, Variant
+from .errors import SolverError
+
+__all__ = ["EMPTY", "ClassCoding", "StateArrays", "StateIndex", "clamp", "clamp_arrays"]
+
+EMPTY = np.iinfo(np.int32).min  # an open box in a `vals` row
+
+
+class ClassCoding:
+    """Box positions, the rules' declared flag values, and the class code of a card."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.box_ids: tuple[str, ...] = variant.box_ids
+        self.nb = len(self.box_ids)
+        self.bidx = {b: i for i, b in enumerate(self.box_ids)}
+        values: dict[int, list[int]] = {}
+        for flag in variant.state_flags():
+            if flag.box not in self.bidx:
+                raise SolverError(f"a rule declares a state flag on box {flag.box!r}, which {variant.id} does not have")
+            vals = values.setdefault(self.bidx[flag.box], [])
+            if flag.value not in vals:
+                vals.append(int(flag.value))
+        self.flag_values: dict[int, tuple[int, ...]] = {b: tuple(v) for b, v in sorted(values.items())}
+        self.radix = [0] * self.nb
+        r = 1
+        for b, declared in self.flag_values.items():
+            self.radix[b] = r
+            r *= len(declared) + 1
+        self.n_flagcodes = r
+
+    def digit_of(self, b: int, score: int) -> int:
+        """The flag digit a box gets when filled with `score` (0: no declared value)."""
+        vals = self.flag_values.get(b)
+        if not vals or score not in vals:
+            return 0
+        return vals.index(score) + 1
+
+    def row_of(self, card: Card) -> np.ndarray:
+        """A card as a (1, boxes) `vals` row: each box's score, EMPTY where open."""
+        row = np.full((1, self.nb), EMPTY, dtype=np.int64)
+        for box, score in card.scores.items():
+            row[0, self.bidx[box]] = score
+        return row
+
+    def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
+        """The class code (filled bits, then flag digits above them) of every card row of `vals`."""
+        filled = vals != EMPTY
+        code = (filled * (np.int64(1) << np.arange(self.nb, dtype=np.int64))).sum(axis=1).astype(np.int64)
+        flagcode = np.zeros(len(vals), dtype=np.int64)
+        for b, declared in self.flag_values.items():
+            match = filled[:, b, None] & (vals[:, b, None] == np.array(declared, dtype=np.int64)[None, :])
+            flagcode += np.where(match.any(axis=1), match.argmax(axis=1) + 1, 0) * self.radix[b]
+        return code + (flagcode << self.nb)
+
+    def class_of_card(self, card: Card) -> int:
+        """The class code of a real card."""
+        return int(self.class_codes_of(self.row_of(card))[0])
+
+
+def clamp_arrays(
+    nb: int,
+    groups: Sequence[Sequence[int]],
+    bounds: Sequence[tuple[int, int]],
+    box_min: Sequence[int],
+    box_max: Sequence[int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per group and box mask: the range [lo - gmax, hi - gmin] a group total is clamped to.
+
+    gmin / gmax: what the group's open boxes can still add; outside the range the
+    end bonuses are already decided.
+    """
+    masks = np.arange(1 << nb, dtype=np.int64)
+    clo = np.zeros((len(groups), 1 << nb), dtype=np.int64)
+    chi = np.zeros((len(groups), 1 << nb), dtype=np.int64)
+    for gi, g in enumerate(groups):
+        lo, hi = bounds[gi]
+        gmin = np.zeros(len(masks), dtype=np.int64)
+        gmax = np.zeros(len(masks), dtype=np.int64)
+        for b in g:
+            open_b = ((masks >> b) & 1) == 0
+            gmin += np.where(open_b, box_min[b], 0)
+            gmax += np.where(open_b, box_max[b], 0)
+        clo[gi] = lo - gmax
+        chi[gi] = hi - gmin
+    return clo, chi
+
+
+def clamp(clo: np.ndarray, chi: np.ndarray, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
+    """Clamp (N, G) group totals into each box mask's [clo, chi] range (see `clamp_arrays`)."""
+    out = np.empty_like(progress)
+    for g in range(progress.shape[1]):
+        out[:, g] = np.clip(progress[:, g], clo[g][masks], chi[g][masks])
+    return out
+
+
+class StateArrays(NamedTuple):
+    """A `StateIndex` as flat arrays, for compiled kernels: per class code (and group) where its values start."""
+
+    base: np.ndarray  # int64 [codes]: first value slot of each class, -1 when unreachable
+    pmin: np.ndarray  # int64 [G, codes]: smallest clamped total of each group
+    dims: np.ndarray  # int64 [G, codes]: how many totals of each group
+    strides: np.ndarray  # int64 [G, codes]
+    clo: np.ndarray  # int64 [G, masks]: clamp range of each group per box mask
+    chi: np.ndarray
+    full: int  # the all-filled box mask
+    size: int  # number of values (the NaN sentinel's slot)
+
+
+class StateIndex(ClassCoding):
+    """Class codes, clamp bounds per box mask, and dense value slots per reachable class."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        groups: Sequence[Sequence[int]],
+        clamps: Sequence[tuple[int, int]],
+        box_min: Sequence[int],
+        box_max: Sequence[int],
+        codes: np.ndarray,
+        pmin: np.ndarray,
+        dims: np.ndarray,
+    ) -> None:
+        super().__init__(variant)
+        self.full = (1 << self.nb) - 1
+        self.n_codes = (1 << self.nb) * self.n_flagcodes
+        self.groups = [tuple(int(b) for b in g) for g in groups]
+        self.G = len(self.groups)
+        self.clamp_bounds = [(int(lo), int(hi)) for lo, hi in clamps]
+        self.box_min = [int(x) for x in box_min]
+        self.box_max = [int(x) for x in box_max]
+        self.clo, self.chi = clamp_arrays(self.nb, self.groups, self.clamp_bounds, self.box_min, self.box_max)
+        self.class_codes = np.asarray(codes, dtype=np.int64)
+        self.class_pmin = np.asarray(pmin, dtype=np.int64).reshape(len(self.class_codes), self.G)
+        self.class_dims = np.asarray(dims, dtype=np.int64).reshape(len(self.class_codes), self.G)
+        sizes = self.class_dims.prod(axis=1) if self.G else np.ones(len(self.class_codes), dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.size = int(sizes.sum())
+        self.base = np.full(self.n_codes, -1, dtype=np.int64)
+        self.base[self.class_codes] = starts
+        self.pmin = np.zeros((self.G, self.n_codes), dtype=np.int64)
+        self.dims = np.ones((self.G, self.n_codes), dtype=np.int64)
+        self.strides = np.ones((self.G, self.n_codes), dtype=np.int64)
+        stride = np.ones(len(self.class_codes), dtype=np.int64)
+        for g in range(self.G - 1, -1, -1):
+            self.pmin[g, self.class_codes] = self.class_pmin[:, g]
+            self.dims[g, self.class_codes] = self.class_dims[:, g]
+            self.strides[g, self.class_codes] = stride
+            stride = stride * self.class_dims[:, g]
+        self.group_masks = np.zeros((self.G, self.nb), dtype=np.int64)
+        for g, boxes in enumerate(self.groups):
+            self.group_masks[g, list(boxes)] = 1
+
+    # ------------------------------------------------------------------ cards
+
+    def encode(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class codes, clamped group totals (N, G)) of card rows `vals` (scores, EMPTY where open)."""
+        codes = self.class_codes_of(vals)
+        raw = np.where(vals != EMPTY, vals, 0) @ self.group_masks.T
+        return codes, self.clamp(codes & self.full, raw.reshape(len(vals), self.G))
+
+    def locate(self, vals: np.ndarray) -> np.ndarray:
+        """Value-array index of each card row's state (`size`, a NaN sentinel, when unreachable)."""
+        return self.lookup(*self.encode(vals))
+
+    def state_of_card(self, card: Card) -> tuple[int, np.ndarray]:
+        """(class code, (1, G) clamped group totals) of a real card."""
+        codes, prog = self.encode(self.row_of(card))
+        return int(codes[0]), prog
+
+    @property
+    def arrays(self) -> StateArrays:
+        """The index as one record of flat arrays for compiled kernels."""
+        return StateArrays(self.base, self.pmin, self.dims, self.strides, self.clo, self.chi, self.full, self.size)
+
+    # ------------------------------------------------------------------ arithmetic
+
+    def clamp(self, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
+        """Clamp (N, G) group totals for classes with these box masks."""
+        return clamp(self.clo, self.chi, masks, progress)
+
+    def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
+        """Value-array index of each (class, clamped totals); `size` (a NaN sentinel) when unknown."""
+        codes = np.asarray(codes, dtype=np.int64)
+        ok = (codes >= 0) & (codes < self.n_codes)
+        safe = np.where(ok, codes, 0)
+        base = self.base[safe]
+        idx = base.copy()
+        ok &= base >= 0
+        for g in range(self.G):
+            off = progress[:, g] - self.pmin[g][safe]
+            ok &= (off >= 0) & (off < self.dims[g][safe])
+            idx += off * self.strides[g][safe]
+        return np.where(ok, idx, self.size)

@@ -1,0 +1,34 @@
+"""`StateIndex.lookup` compiled, for one state at a time inside kernels (the numpy form is the reference)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .coding import StateArrays
+from .compiled import AVAILABLE, numba
+
+__all__ = ["state_slot"]
+
+
+def _state_slot(st: StateArrays, code: int, prog: np.ndarray, inc: np.ndarray) -> int:
+    """Value slot of class `code` with group totals prog + inc, clamped; `st.size` when unreachable."""
+    if code < 0 or code >= st.base.shape[0]:
+        return st.size
+    idx = st.base[code]
+    if idx < 0:
+        return st.size
+    mask = code & st.full
+    for g in range(prog.shape[0]):
+        p = prog[g] + inc[g]
+        if p < st.clo[g, mask]:
+            p = st.clo[g, mask]
+        if p > st.chi[g, mask]:
+            p = st.chi[g, mask]
+        off = p - st.pmin[g, code]
+        if off < 0 or off >= st.dims[g, code]:
+            return st.size
+        idx += off * st.strides[g, code]
+    return idx
+
+
+state_slot = numba.njit(cache=True, nogil=True)(_state_slot) if AVAILABLE else _state_slot

@@ -1,0 +1,111 @@
+"""The numeric core: the dice graph's arrays, and the compiled turn recursion against the numpy reference."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicecup.numeric import DiceGraph, turn_tables, turn_value
+from dicecup.numeric.turn import turn_block
+
+SHAPES = [(1, 6), (2, 3), (3, 4), (5, 6), (4, 2)]
+
+
+@pytest.mark.parametrize(("dice", "faces"), SHAPES)
+def test_dice_arrays_describe_the_multisets(dice, faces):
+    g = DiceGraph(dice, faces)
+    a = g.arrays
+    ms = g.multisets
+    assert a.levels[-1] == len(ms) and a.levels[0] == 0
+    for size in range(dice + 1):
+        rows = range(a.levels[size], a.levels[size + 1])
+        assert all(len(ms[r]) == size for r in rows)
+        assert len(rows) == math.comb(size + faces - 1, size)
+    for r, m in enumerate(ms):
+        assert a.row_size[r] == len(m)
+        assert a.row_counts[r].tolist() == [m.count(f) for f in range(1, faces + 1)]
+        for f in range(1, faces + 1):
+            if len(m) < dice:
+                assert ms[a.add_edges[r, f - 1]] == tuple(sorted(m + (f,)))
+            if f in m:
+                rest = list(m)
+                rest.remove(f)
+                assert ms[a.sub_face[r, f - 1]] == tuple(rest)
+            else:
+                assert a.sub_face[r, f - 1] == -1
+        subs = {ms[a.sub_edges[r, j]] for j in range(a.sub_count[r])}
+        assert len(subs) == a.sub_count[r] == len(set(m))
+    # the roll probabilities are the multinomial ones, counted by brute force
+    counts: dict[tuple[int, ...], int] = {}
+    for roll in itertools.product(range(1, faces + 1), repeat=dice):
+        key = tuple(sorted(roll))
+        counts[key] = counts.get(key, 0) + 1
+    full = [ms[r] for r in range(a.levels[dice], a.levels[dice + 1])]
+    assert np.allclose(a.roll_probs, [counts[m] / faces**dice for m in full])
+
+
+def _brute_turn(graph: DiceGraph, first: np.ndarray, later: np.ndarray, rolls: int) -> float:
+    """Expected value of a turn by enumerating every keep of every roll (no shared recursion)."""
+    rolls_list = [graph.multisets[r] for r in graph.levels[graph.dice]]
+    pos = {m: i for i, m in enumerate(rolls_list)}
+
+    def outcomes(kept: tuple[int, ...]):
+        n = graph.dice - len(kept)
+        for extra in itertools.product(range(1, graph.faces + 1), repeat=n):
+            yield tuple(sorted(kept + extra))
+
+    def roll_value(m: tuple[int, ...], left: int, is_first: bool) -> float:
+        best = (first if is_first else later)[pos[m]]
+        if left == 0:
+            return best
+        for size in range(len(m)):
+            for kept in set(itertools.combinations(m, size)):
+                outs = list(outcomes(kept))
+                best = max(best, sum(roll_value(o, left - 1, False) for o in outs) / len(outs))
+        return best
+
+    outs = list(outcomes(()))
+    return sum(roll_value(o, rolls - 1, True) for o in outs) / len(outs)
+
+
+@pytest.mark.parametrize(("dice", "faces", "rolls"), [(1, 6, 2), (2, 3, 3), (3, 2, 2), (2, 4, 1)])
+def test_reference_turn_value_is_the_brute_force_expectimax(dice, faces, rolls):
+    g = DiceGraph(dice, faces)
+    rng = np.random.default_rng(dice * 100 + faces * 10 + rolls)
+    first = rng.integers(0, 30, g.n_rolls).astype(float)
+    later = rng.integers(0, 30, g.n_rolls).astype(float)
+    got = turn_value(g, first[:, None], later[:, None], rolls)[0]
+    assert got == pytest.approx(_brute_turn(g, first, later, rolls), rel=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    shape=st.sampled_from(SHAPES),
+    rolls=st.integers(1, 4),
+    width=st.integers(1, 9),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_compiled_turn_recursion_matches_the_reference(shape, rolls, width, seed):
+    """turn_block (numba where installed) gives the reference's roll values and keep values, column by column."""
+    dice, faces = shape
+    g = DiceGraph(dice, faces)
+    a = g.arrays
+    rng = np.random.default_rng(seed)
+    score = rng.normal(0, 10, (2, g.n_rolls, width))
+    score[:, rng.random(g.n_rolls) < 0.1, :] = -np.inf  # rolls no box can take
+    n_rows = len(g.multisets)
+    lo = int(a.levels[dice])
+    val = np.empty((g.n_rolls, width))
+    keeps = np.empty((max(rolls - 1, 1), lo, width))
+    turn_block(score, a, rolls, val, np.empty((n_rows, width)), np.empty((n_rows, width)), keeps)
+    want = turn_tables(g, score[1], score[0], rolls)
+    assert np.allclose(val, want[0][0], equal_nan=False)
+    for stage in range(rolls - 1):
+        ref = want[stage][1]
+        assert ref is not None
+        assert np.allclose(keeps[stage], ref[:lo])
