@@ -1,10 +1,11 @@
 """The optimal policy for the batched simulator, driven by the solver's value table.
 
 Per turn, every game's solver state (class code + clamped threshold totals) is
-computed from its box scores. For each distinct state, the value of scoring a
-box is the points the engine's tables give (tables.ScoreTables) plus the
-solver's value of the state the box leads to; the value of every keep at each
-reroll follows by the solver kernel's recursions. Ties go as in the solver's
+computed from its box scores (`numeric.coding`). For each distinct state, the
+value of scoring a box is the points the engine's tables give
+(tables.ScoreTables) plus the solver's value of the state the box leads to
+(`Solution.successors`); the value of every keep at each reroll follows by the
+core's turn recursion. Only `Solution`'s public methods are used. Ties go as in the solver's
 own `Policy.choose`: score rather than keep unless a keep is better by more
 than 1e-9, the first best box in box order, the first keep within 1e-9 of the
 best in `GameState.legal_keeps` order.
@@ -18,7 +19,7 @@ fast path. Tests check both take a best action and agree in distribution.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,9 +34,6 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from .dicemath import DiceMath
     from .jit import TurnStates
 
-# per decision of the turn: (value of each roll on the table, value of each keep or None after the last roll)
-TurnTables = list[tuple[np.ndarray, np.ndarray | None]]
-
 __all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]
 
 _SOLUTIONS: dict[str, Solution] = {}
@@ -47,8 +45,7 @@ def optimal_available(variant: Variant) -> bool:
     if variant.carry_over:
         return False
     try:
-        from ..numeric.reference import turn_tables  # noqa: F401
-        from ..solver.dp import score_arrays  # noqa: F401
+        from ..solver.solve import Solution  # noqa: F401
     except ImportError:
         return False
     return True
@@ -84,16 +81,9 @@ class OptimalPolicy:
     chunk = 65536  # games per batch: the turn tables take ~12 KB per distinct state of a turn
 
     def __init__(self, variant: Variant) -> None:
-        from ..numeric.reference import turn_tables
-        from ..solver.dp import score_arrays, successor_values
-
-        self._score_arrays, self._turn_tables, self._successor_values = score_arrays, turn_tables, successor_values
         self.solution = solution_for(variant)
-        self.values = self.solution.values
         self.index = self.solution.index
-        self.space = self.solution.space
-        self.model = self.space.model
-        self.graph = self.model.graph
+        self.graph = self.solution.graph
         self.rolls = variant.rolls
         self._turn: Turn | None = None
         self.keep_rows_of: np.ndarray | None = None  # graph row of each DiceMath keep
@@ -120,41 +110,7 @@ class OptimalPolicy:
         uniq, first, inv = np.unique(sidx, return_index=True, return_inverse=True)
         self.state_pos = inv.reshape(-1)
         self.now, self.keeps = self._turn_values(code[first], prog[first])
-        self.after = self.successors(code[first], prog[first])
-
-    def _slots(self) -> None:
-        """Per box: its possible scores mapped to the solver's successor slots (`StateSpace.score_slot`).
-
-        Slots of all boxes are numbered together, box b's slot k as b * kmax + k;
-        `slot_map[box_off[b] + score - score_lo[b]]` is the slot of box b's score
-        (-1: a score the solver never saw).
-        """
-        space, model = self.space, self.model
-        nb = space.nb
-        self.kmax = max(len(a) for a in space.slot_add)
-        maps, self.score_lo, self.box_off = [], np.zeros(nb, dtype=np.int64), np.zeros(nb, dtype=np.int64)
-        self.score_hi = np.zeros(nb, dtype=np.int64)
-        off = 0
-        for b in range(nb):
-            scores = np.asarray(model.box_scores[b], dtype=np.int64)
-            lo, hi = (int(scores.min()), int(scores.max())) if len(scores) else (0, 0)
-            dense = np.full(hi - lo + 1, -1, dtype=np.int64)
-            dense[scores - lo] = b * self.kmax + space.score_slot[b]
-            maps.append(dense)
-            self.score_lo[b], self.score_hi[b], self.box_off[b] = lo, hi, off
-            off += len(dense)
-        self.slot_map = np.concatenate(maps)
-
-    def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
-        """[states, boxes * kmax]: solver value of the state each slot leads to (NaN where the box is filled)."""
-        if not hasattr(self, "slot_map"):
-            self._slots()
-        out = np.full((len(codes), self.space.nb * self.kmax), np.nan)
-        for b in range(self.space.nb):
-            succ = self._successor_values(self.space, self.values, b, codes, prog)  # (slots of b, states)
-            succ[:, (codes >> b) & 1 == 1] = np.nan
-            out[:, b * self.kmax : b * self.kmax + len(succ)] = succ.T
-        return out
+        self.after = self.solution.successors(code[first], prog[first])
 
     def _turn_values(self, codes: np.ndarray, prog: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """For decisions after roll 1, 2, ...: best value of scoring each roll now [rolls, states],
@@ -163,7 +119,7 @@ class OptimalPolicy:
         n = len(codes)
         now = [np.empty((self.graph.n_rolls, n)) for _ in range(self.rolls)]
         keeps = [np.empty((len(self.keep_rows_of), n)) for _ in range(self.rolls - 1)]
-        for part, first, later, tables in self._turns_in_groups(codes, prog):
+        for part, first, later, tables in self.solution.turn_tables(codes, prog):
             for i in range(self.rolls):
                 now[i][:, part] = first if i == 0 else later
             for i in range(self.rolls - 1):
@@ -175,30 +131,12 @@ class OptimalPolicy:
     def _keep_tables(self, codes: np.ndarray, prog: np.ndarray) -> list[np.ndarray]:
         """Per decision with rolls left (after roll 1, 2, ...): keep values [graph rows, states]."""
         out = [np.empty((len(self.graph.multisets), len(codes))) for _ in range(self.rolls - 1)]
-        for part, _first, _later, tables in self._turns_in_groups(codes, prog):
+        for part, _first, _later, tables in self.solution.turn_tables(codes, prog):
             for i in range(self.rolls - 1):
                 keep = tables[i][1]
                 assert keep is not None
                 out[i][:, part] = keep
         return out
-
-    def _turns_in_groups(
-        self, codes: np.ndarray, prog: np.ndarray
-    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, TurnTables]]:
-        """Yield (positions, first-roll scores, later scores, turn tables) for the states, 2048 at a
-        time, grouped by score context and, where legality depends on the roll, by class."""
-        model, space = self.model, self.space
-        ctx = model.context_of(codes)
-        dep = np.array([space.legality(int(c)).table is not None for c in codes.tolist()], dtype=bool)
-        key2 = np.where(dep, codes, -1)
-        order = np.lexsort((key2, ctx))
-        cuts = np.flatnonzero((np.diff(ctx[order]) != 0) | (np.diff(key2[order]) != 0)) + 1
-        for seg in np.split(order, cuts):
-            for start in range(0, len(seg), 2048):
-                part = seg[start : start + 2048]
-                first, later = self._score_arrays(space, self.values, int(ctx[part[0]]), codes[part], prog[part])
-                later = first if later is None else later
-                yield part, first, later, self._turn_tables(self.graph, first, later, self.rolls)
 
     # ------------------------------------------------------------------ decisions
 
@@ -208,10 +146,8 @@ class OptimalPolicy:
         ok = turn.allowed(idx, first, roll) & (turn.vals[idx] == EMPTY)
         sc = turn.score_class[idx]
         pts = turn.points[sc, fr, roll]  # [n, boxes]
-        score = turn.scores[sc, fr, roll]
-        inside = (score >= self.score_lo) & (score <= self.score_hi)
-        slot = self.slot_map[self.box_off + np.clip(score, self.score_lo, self.score_hi) - self.score_lo]
-        if (ok & (~inside | (slot < 0))).any():
+        slot = self.solution.slot_of_scores(turn.scores[sc, fr, roll])
+        if (ok & (slot < 0)).any():
             raise DicecupError("internal error: a box got a score the solver never saw")
         after = self.after[self.state_pos[idx][:, None], np.maximum(slot, 0)]
         value = np.where(ok, pts + after, -np.inf)
@@ -268,8 +204,6 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
-        if not hasattr(policy, "slot_map"):
-            policy._slots()
         self._slot_cache: tuple | None = None
 
     def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -285,10 +219,7 @@ class JitPlay:
         """Per score class, as [C, 2, boxes, rolls]: the slot (numbered over all boxes) of each tabulated
         score, -1 if the solver never saw it, and the points; and [C] whether first rolls score alike."""
         if self._slot_cache is None or self._slot_cache[0] is not scores:
-            p = self.policy
-            inside = (scores >= p.score_lo) & (scores <= p.score_hi)
-            idx = p.box_off + np.clip(scores, p.score_lo, p.score_hi) - p.score_lo
-            slots = np.where(inside, p.slot_map[idx], -1).astype(np.int64)
+            slots = self.policy.solution.slot_of_scores(scores)
             same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
             self._slot_cache = (
                 scores,
@@ -300,27 +231,17 @@ class JitPlay:
 
     def _states(self, ucode: np.ndarray, uprog: np.ndarray, sc: np.ndarray, same_cls: np.ndarray) -> TurnStates:
         """The turn's distinct states as the kernel's record: legality from the solver's per-class tables."""
-        p, jit = self.policy, self.jit
-        legs = [p.space.legality(int(c)) for c in ucode.tolist()]
-        later = np.array([lg.later for lg in legs], dtype=np.int64)
-        firstb = np.array([lg.first for lg in legs], dtype=np.int64)
-        dep = [i for i, lg in enumerate(legs) if lg.table is not None]
-        rd_index = np.full(len(legs), -1, dtype=np.int64)
-        rd_index[dep] = np.arange(len(dep))
-        rd_tables = (
-            np.stack([lg.table for lg in legs if lg.table is not None]).astype(np.int64)  # the tables of `dep`
-            if dep
-            else np.zeros((1, self.sim.dm.R, 2), dtype=np.int64)
-        )
-        return jit.TurnStates(
+        solution = self.policy.solution
+        later, firstb, rd_index, rd_tables = solution.legal_arrays(ucode)
+        return self.jit.TurnStates(
             sc,
             same_cls[sc] & (later == firstb) & (rd_index < 0),
-            ucode & p.index.full,
+            ucode & solution.index.full,
             later,
             firstb,
             rd_index,
             rd_tables,
-            np.ascontiguousarray(p.successors(ucode, uprog)),  # [states, slots]: a state's row in cache
+            np.ascontiguousarray(solution.successors(ucode, uprog)),  # [states, slots]: a state's row in cache
         )
 
     def play(

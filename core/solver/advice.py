@@ -19,11 +19,11 @@ from attrs import frozen
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
-from ..language.dice import Roll, sub_multisets
+from ..language.dice import sub_multisets
 from ..language.model import Card
 from ..numeric.reference import turn_tables
-from .dp import score_arrays
-from .solve import Solution
+from .errors import SolverError
+from .solve import Solution, TurnTables
 
 __all__ = ["Option", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
 
@@ -57,29 +57,20 @@ def advise(
         raise DicecupError(f"rolls left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {rolls_left}")
     first = rolls_left == v.rolls - 1 if first_roll is None else first_roll
     so_far = v.points_so_far(card)
-    future: dict[tuple[str, int, int], float] = {}
-
-    def box_value(box: str, r: Roll, is_first: bool) -> tuple[float, int]:
-        res = v.score(card, box, r, is_first)
-        key = (box, res.score, res.points)
-        if key not in future:
-            future[key] = solution.future(card.fill(box, res.score, res.awards))
-        return res.points + future[key], res.points
 
     options: list[Option] = []
-    for box in v.legal_boxes(card, roll, first):
-        val, pts = box_value(box, roll, first)
-        options.append(Option(Score(box), so_far + val, points=pts))
+    legal = v.legal_boxes(card, roll, first)
+    results = [v.score(card, box, roll, first) for box in legal]
+    after = _futures(solution, card, [(box, res.score) for box, res in zip(legal, results, strict=False)])
+    for box, res, fut in zip(legal, results, after, strict=False):
+        options.append(Option(Score(box), so_far + res.points + float(fut), points=res.points))
     if rolls_left > 0:
         graph = solution.graph
         key = (id(solution), card)
         hit = _LATER.get(key)
         later = hit[1] if hit is not None and hit[0]() is solution else None
         if later is None:  # best value of scoring each roll after a later roll: same for the whole turn
-            later = np.full((graph.n_rolls, 1), -np.inf)
-            for i, r in enumerate(v.all_rolls()):
-                for box in v.legal_boxes(card, r, False):
-                    later[i, 0] = max(later[i, 0], box_value(box, r, False)[0])
+            later = _later_scores(solution, card)
             _LATER[key] = (weakref.ref(solution), later)
             if len(_LATER) > 64:
                 _LATER.popitem(last=False)
@@ -96,6 +87,30 @@ def advise(
 
 
 _LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card): a turn's decisions share it
+
+
+def _futures(solution: Solution, card: Card, fills: list[tuple[str, int]]) -> np.ndarray:
+    """`Solution.futures`, refusing a successor the solver never reached (the card cannot arise in play)."""
+    out = solution.futures(card, fills) if fills else np.zeros(0)
+    if np.isnan(out).any():
+        raise SolverError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+    return out
+
+
+def _later_scores(solution: Solution, card: Card) -> np.ndarray:
+    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll."""
+    v = solution.variant
+    scored: list[tuple[int, str, int, int]] = []  # (roll, box, score, points)
+    for i, r in enumerate(v.all_rolls()):
+        for box in v.legal_boxes(card, r, False):
+            res = v.score(card, box, r, False)
+            scored.append((i, box, res.score, res.points))
+    fills = sorted({(box, score) for _, box, score, _ in scored})
+    after = dict(zip(fills, _futures(solution, card, fills).tolist(), strict=False))
+    later = np.full((solution.graph.n_rolls, 1), -np.inf)
+    for i, box, score, points in scored:
+        later[i, 0] = max(later[i, 0], points + after[(box, score)])
+    return later
 
 
 def advise_state(solution: Solution, state: GameState) -> list[Option]:
@@ -117,10 +132,8 @@ class Policy:
 
     def __init__(self, solution: Solution, memo: int = 4096) -> None:
         self.solution = solution
-        self.space = solution.space
-        self.model = self.space.model
-        self.graph = self.model.graph
-        self.memo: OrderedDict[tuple, list[tuple[np.ndarray, np.ndarray | None]]] = OrderedDict()
+        self.graph = solution.graph
+        self.memo: OrderedDict[tuple, TurnTables] = OrderedDict()
         self.limit = memo
 
     @classmethod
@@ -133,16 +146,13 @@ class Policy:
     def _state(self, card: Card) -> tuple[int, np.ndarray]:
         return self.solution.index.state_of_card(card)
 
-    def _tables(self, code: int, prog: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    def _tables(self, code: int, prog: np.ndarray) -> TurnTables:
         key = (code, tuple(prog[0].tolist()))
         got = self.memo.get(key)
         if got is not None:
             self.memo.move_to_end(key)
             return got
-        codes = np.array([code], dtype=np.int64)
-        ctx = int(self.model.context_of(codes)[0])
-        first, later = score_arrays(self.space, self.solution.values, ctx, codes, prog)
-        got = turn_tables(self.graph, first, first if later is None else later, self.model.variant.rolls)
+        ((_, _, _, got),) = self.solution.turn_tables(np.array([code], dtype=np.int64), prog)
         self.memo[key] = got
         if len(self.memo) > self.limit:
             self.memo.popitem(last=False)
@@ -153,7 +163,7 @@ class Policy:
             raise DicecupError(
                 "no decision now: the dice must be rolled first" if not state.over else "the game is over"
             )
-        v = self.model.variant
+        v = self.solution.variant
         card = state.card
         code, prog = self._state(card)
         roll = state.roll_now
@@ -162,13 +172,11 @@ class Policy:
         best_box, best_val = None, -np.inf
         legal = v.legal_boxes(card, roll, first)
         results = [v.score(card, box, roll, first) for box in legal]
-        succ = [self._state(card.fill(box, res.score, res.awards)) for box, res in zip(legal, results, strict=False)]
-        if succ:
-            idx = self.solution.index.lookup(np.array([c for c, _ in succ]), np.concatenate([p for _, p in succ]))
-            for box, res, i in zip(legal, results, idx, strict=False):
-                val = res.points + self.solution.values[int(i)]
-                if val > best_val:
-                    best_box, best_val = box, val
+        after = self.solution.futures(card, [(box, res.score) for box, res in zip(legal, results, strict=False)])
+        for box, res, fut in zip(legal, results, after, strict=False):
+            val = res.points + fut
+            if val > best_val:
+                best_box, best_val = box, val
         if state.rolls_left > 0:
             keeps = (
                 self._tables(code, prog)[state.rolls_used - 1][1]

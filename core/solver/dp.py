@@ -10,7 +10,7 @@ kernel's two recursions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..numeric.reference import turn_value
 from .errors import SolverError
 from .space import StateSpace
 
-__all__ = ["score_arrays", "successor_values", "backward", "backward_jit"]
+__all__ = ["batches", "score_arrays", "successor_values", "backward", "backward_jit"]
 
 BATCH = 2048
 NEG = -np.inf
@@ -121,33 +121,41 @@ def backward(
     if on_states:
         on_states(len(last))
     for layer in reversed(space.layers[:-1]):
-        ctx = model.context_of(layer.codes)
-        roll_dep = np.array([space.legal[int(c)].table is not None for c in np.unique(layer.codes)])
-        if roll_dep.any():
-            dep_codes = set(np.unique(layer.codes)[roll_dep].tolist())
-            key2 = np.array([c if c in dep_codes else -1 for c in layer.codes.tolist()], dtype=np.int64)
-        else:
-            key2 = np.full(len(layer), -1, dtype=np.int64)
-        order = np.lexsort((key2, ctx))
-        ctx_s, key_s = ctx[order], key2[order]
-        cuts = np.flatnonzero((np.diff(ctx_s) != 0) | (np.diff(key_s) != 0)) + 1
-        for seg in np.split(order, cuts):
-            for start in range(0, len(seg), BATCH):
-                part = seg[start : start + BATCH]
-                codes, prog = layer.codes[part], layer.progress[part]
-                first, later = score_arrays(space, values, int(ctx[part[0]]), codes, prog)
-                v = turn_value(model.graph, first, later, model.variant.rolls)
-                if not np.isfinite(v).all():
-                    bad = int(np.flatnonzero(~np.isfinite(v))[0])
-                    raise SolverError(
-                        f"{model.variant.id}: internal error: state (class {int(codes[bad])}, progress "
-                        f"{prog[bad].tolist()}) has no finite value (a roll with no legal box, or a successor "
-                        "the forward search did not find)"
-                    )
-                values[layer.index[part]] = v
-                if on_states:
-                    on_states(len(part))
+        for part, ctx in batches(space, layer.codes):
+            codes, prog = layer.codes[part], layer.progress[part]
+            first, later = score_arrays(space, values, ctx, codes, prog)
+            v = turn_value(model.graph, first, later, model.variant.rolls)
+            check_finite(space, codes, prog, v)
+            values[layer.index[part]] = v
+            if on_states:
+                on_states(len(part))
     return values
+
+
+def batches(space: StateSpace, codes: np.ndarray, size: int = BATCH) -> Iterator[tuple[np.ndarray, int]]:
+    """(positions, context) runs of at most `size` states that share one score context, and one class
+    where that class's legality depends on the roll: what `score_arrays` takes at once."""
+    ctx = space.model.context_of(codes)
+    ucodes, pos = np.unique(codes, return_inverse=True)
+    dep = np.array([space.legality(int(c)).table is not None for c in ucodes.tolist()], dtype=bool)[pos.reshape(-1)]
+    key2 = np.where(dep, codes, -1)
+    order = np.lexsort((key2, ctx))
+    cuts = np.flatnonzero((np.diff(ctx[order]) != 0) | (np.diff(key2[order]) != 0)) + 1
+    for seg in np.split(order, cuts):
+        for start in range(0, len(seg), size):
+            part = seg[start : start + size]
+            yield part, int(ctx[part[0]])
+
+
+def check_finite(space: StateSpace, codes: np.ndarray, prog: np.ndarray, v: np.ndarray) -> None:
+    """Refuse values that are not finite: a roll with no legal box, or a successor the search did not find."""
+    if not np.isfinite(v).all():
+        bad = int(np.flatnonzero(~np.isfinite(v))[0])
+        raise SolverError(
+            f"{space.model.variant.id}: internal error: state (class {int(codes[bad])}, progress "
+            f"{prog[bad].tolist()}) has no finite value (a roll with no legal box, or a successor "
+            "the forward search did not find)"
+        )
 
 
 def backward_jit(
@@ -183,35 +191,26 @@ def backward_jit(
         slot_of = np.ascontiguousarray(
             np.stack([space.context_slots(int(c)) for c in uctx]).astype(np.int64).transpose(0, 1, 3, 2)
         )
-        ucodes, code_pos = np.unique(layer.codes, return_inverse=True)
-        legs = [space.legality(int(c)) for c in ucodes]
-        later = np.array([leg.later for leg in legs], dtype=np.int64)[code_pos]
-        first = np.array([leg.first for leg in legs], dtype=np.int64)[code_pos]
-        tables = [leg.table for leg in legs if leg.table is not None]
-        rd_of_code = np.full(len(ucodes), -1, dtype=np.int64)
-        rd_of_code[[i for i, leg in enumerate(legs) if leg.table is not None]] = np.arange(len(tables))
-        rd_tables = np.stack(tables) if tables else np.zeros((1, model.graph.n_rolls, 2), dtype=np.int64)
-        fs_both = bool(tables) or not np.array_equal(later, first) or not all(space.same_first(int(c)) for c in uctx)
+        later, first, rd_index, rd_tables = space.legal_arrays(layer.codes)
+        fs_both = (
+            bool((rd_index >= 0).any())
+            or not np.array_equal(later, first)
+            or not all(space.same_first(int(c)) for c in uctx)
+        )
         arrays = LayerArrays(
             layer.codes,
             np.ascontiguousarray(layer.progress),
             ctx_dense.astype(np.int64),
             later,
             first,
-            rd_of_code[code_pos],
-            rd_tables.astype(np.int64),
+            rd_index,
+            rd_tables,
             points.astype(np.float64),
             slot_of,
             fs_both,
         )
         v = layer_values(arrays, slots, states, dice, values, model.variant.rolls)
-        if not np.isfinite(v).all():
-            bad = int(np.flatnonzero(~np.isfinite(v))[0])
-            raise SolverError(
-                f"{model.variant.id}: internal error: state (class {int(layer.codes[bad])}, progress "
-                f"{layer.progress[bad].tolist()}) has no finite value (a roll with no legal box, or a successor "
-                "the forward search did not find)"
-            )
+        check_finite(space, layer.codes, layer.progress, v)
         values[layer.index] = v
         if on_states:
             on_states(len(layer))

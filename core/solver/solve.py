@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -12,9 +12,10 @@ import numpy as np
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
-from .dp import backward, backward_jit
+from ..numeric.reference import turn_tables
+from .dp import backward, backward_jit, batches, score_arrays, successor_values
 from .errors import SolverError
-from .rules import RuleModel
+from .rules import Legality, RuleModel
 from .space import StateSpace, state_bound
 
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
@@ -24,6 +25,8 @@ DEFAULT_MAX_STATES = 5_000_000
 KERNEL_ENV = "DICECUP_SOLVER_KERNEL"
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+# per decision of a turn: (value of each roll on the table, value of each keep or None after the last roll)
+TurnTables = list[tuple[np.ndarray, np.ndarray | None]]
 
 
 class Solution:
@@ -82,6 +85,74 @@ class Solution:
         """Expected final total of a game continued optimally from the start of a turn on `card`."""
         so_far = self.variant.points_so_far(card)
         return so_far + self.future(card)
+
+    # ------------------------------------------------------------------ playing from the table
+
+    def legality(self, code: int) -> Legality:
+        """Where class `code` may score each roll (after the first roll and after later ones)."""
+        return self.space.legality(code)
+
+    def legal_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`StateSpace.legal_arrays`: the legality of many classes as kernel arrays."""
+        return self.space.legal_arrays(codes)
+
+    @cached_property
+    def slot_width(self) -> int:
+        """Successor slots per box in `successors` (box b's slot k is column b * slot_width + k)."""
+        return max(len(a) for a in self.space.slot_add)
+
+    @cached_property
+    def _score_slots(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lowest score, highest score, offset into the map) per box, and the dense score -> slot map."""
+        space, model = self.space, self.model
+        lo, hi, off = (np.zeros(space.nb, dtype=np.int64) for _ in range(3))
+        maps, at = [], 0
+        for b in range(space.nb):
+            scores = np.asarray(model.box_scores[b], dtype=np.int64)
+            lo[b], hi[b] = (int(scores.min()), int(scores.max())) if len(scores) else (0, 0)
+            dense = np.full(int(hi[b] - lo[b]) + 1, -1, dtype=np.int64)
+            dense[scores - lo[b]] = b * self.slot_width + space.score_slot[b]
+            maps.append(dense)
+            off[b], at = at, at + len(dense)
+        return lo, hi, off, np.concatenate(maps)
+
+    def slot_of_scores(self, scores: np.ndarray) -> np.ndarray:
+        """The successor slot (a column of `successors`) of each box score in `scores` [..., boxes];
+        -1 for a score the solver never saw in that box."""
+        lo, hi, off, dense = self._score_slots
+        inside = (scores >= lo) & (scores <= hi)
+        return np.where(inside, dense[off + np.clip(scores, lo, hi) - lo], -1).astype(np.int64)
+
+    def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
+        """[states, boxes * slot_width]: the value of the state each slot leads to (NaN where the box is filled)."""
+        space, k = self.space, self.slot_width
+        out = np.full((len(codes), space.nb * k), np.nan)
+        for b in range(space.nb):
+            succ = successor_values(space, self.values, b, codes, prog)  # (slots of b, states)
+            succ[:, (codes >> b) & 1 == 1] = np.nan
+            out[:, b * k : b * k + len(succ)] = succ.T
+        return out
+
+    def turn_tables(
+        self, codes: np.ndarray, prog: np.ndarray
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, TurnTables]]:
+        """(positions, first-roll scores, later scores, `reference.turn_tables`) for these states, a batch at
+        a time (`dp.batches`): every roll's and every keep's value at each decision of their turn."""
+        for part, ctx in batches(self.space, codes):
+            first, later = score_arrays(self.space, self.values, ctx, codes[part], prog[part])
+            later = first if later is None else later
+            yield part, first, later, turn_tables(self.graph, first, later, self.variant.rolls)
+
+    def futures(self, card: Card, fills: Sequence[tuple[str, int]]) -> np.ndarray:
+        """Expected points still to come after filling each (box, score) of `fills` on `card`, at once.
+
+        NaN where the card that results is not reachable in play (awards do not change a state).
+        """
+        ix = self.index
+        rows = np.repeat(ix.row_of(card), len(fills), axis=0)
+        for i, (box, score) in enumerate(fills):
+            rows[i, ix.bidx[box]] = score
+        return self.values[ix.locate(rows)]
 
 
 def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -94,6 +94,23 @@ class StateSpace:
             got = self.legal[code] = self.model.legality(code)
         return got
 
+    def legal_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Legality of classes `codes` as kernel arrays: (later bits, first bits, row in the per-roll tables
+        or -1, the per-roll tables (T, rolls, 2)) -- the bits hold where the roll does not matter."""
+        ucodes, pos = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
+        legs = [self.legality(int(c)) for c in ucodes.tolist()]
+        later = np.array([leg.later for leg in legs], dtype=np.int64)
+        first = np.array([leg.first for leg in legs], dtype=np.int64)
+        dep = [i for i, leg in enumerate(legs) if leg.table is not None]
+        rd_index = np.full(len(legs), -1, dtype=np.int64)
+        rd_index[dep] = np.arange(len(dep))
+        if dep:
+            rd_tables = np.stack([legs[i].table for i in dep]).astype(np.int64)  # type: ignore[misc]
+        else:
+            rd_tables = np.zeros((1, self.model.graph.n_rolls, 2), dtype=np.int64)
+        pos = pos.reshape(-1)
+        return later[pos], first[pos], rd_index[pos], rd_tables
+
     # ------------------------------------------------------------------ clamping
 
     def _bounds(self) -> None:
