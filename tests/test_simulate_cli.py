@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import struct
 import zlib
+from collections import Counter
 
 import pytest
 from conftest import BUILTIN_VARIANTS
@@ -36,13 +37,14 @@ def sim_json(*args: str) -> dict:
 def test_json_holds_every_figure(engine):
     d = sim_json("--variant", "yahtzee", "--strategy", "greedy", "--games", "50", "--seed", "3")
     assert d["variant"] == "yahtzee" and d["strategy"] == "greedy" and d["games"] == 50 and d["seed"] == 3
-    for key in ("mean", "sd", "se", "median", "mode", "min", "max"):
+    for key in ("mean", "sd", "se", "median", "mode", "mode_count", "mode_rate", "min", "max"):
         assert isinstance(d[key], (int, float)), key
     assert list(d["percentiles"]) == ["1", "5", "25", "75", "95", "99"]
     assert list(d["boxes"]) == list(engine.variant("yahtzee").box_ids)
     assert all(set(b) == {"mean", "zero_rate"} for b in d["boxes"].values())
     assert set(d["bonuses"]) == {"upper_bonus", "yahtzee_bonus"}
-    assert all(set(b) == {"name", "rate", "mean_points"} for b in d["bonuses"].values())
+    assert all(set(b) == {"name", "rate", "mean_points", "per_game", "unit", "times"} for b in d["bonuses"].values())
+    assert sum(d["scores"].values()) == 50 and d["scores"][str(d["mode"])] == d["mode_count"]
     h = d["histogram"]
     assert sum(h["counts"]) == 50 and len(h["edges"]) == len(h["counts"]) + 1
     assert h["edges"][0] <= d["min"] and d["max"] < h["edges"][-1]
@@ -75,6 +77,31 @@ def test_terminal_report_and_histogram():
     assert "standard deviation" in res.stdout and "percentile 95" in res.stdout
     assert "Histogram" in res.stdout and "│" in res.stdout and "█" in res.stdout
     assert "instant win" in res.stdout  # solitaire note RULES.md asks for
+
+
+def test_json_counts_every_final_score_and_bonus_exactly(engine):
+    """The exact tallies are those of the very games the API plays with the same seed, counted here."""
+    from dicecup.simulate import simulate
+
+    args = ("--variant", "yahtzee", "--strategy", "greedy", "--games", "600", "--seed", "3")
+    d = sim_json(*args)
+    result = simulate(engine.variant("yahtzee"), "greedy", 600, seed=3)
+    totals = Counter(result.totals.tolist())
+    assert d["scores"] == {str(t): totals[t] for t in sorted(totals)}
+    assert [int(t) for t in d["scores"]] == sorted(totals)  # ascending by value in the JSON text too
+    top = max(totals.values())
+    assert (d["mode"], d["mode_count"]) == (min(t for t, c in totals.items() if c == top), top)
+    assert d["mode_rate"] == top / 600
+    for j, bid in enumerate(result.bonus_ids):
+        points = result.bonus_points[:, j].tolist()
+        assert d["bonuses"][bid]["per_game"] == {str(p): c for p, c in sorted(Counter(points).items())}
+    upper, bonus = d["bonuses"]["upper_bonus"], d["bonuses"]["yahtzee_bonus"]
+    assert upper["unit"] == 35 and set(upper["times"]) == {"0", "1"}
+    yahtzee_points = result.bonus_points[:, result.bonus_ids.index("yahtzee_bonus")]
+    by_times = Counter((yahtzee_points // 100).tolist())
+    assert bonus["unit"] == 100
+    assert bonus["times"] == {str(k): by_times[k] for k in range(4)}  # this seed has games with 2 and 3 bonuses
+    assert bonus["times"]["2"] > 0 and bonus["times"]["3"] > 0
 
 
 def _png_chunks(data: bytes) -> list[bytes]:
