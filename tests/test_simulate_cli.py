@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
 from collections import Counter
@@ -102,6 +103,38 @@ def test_json_counts_every_final_score_and_bonus_exactly(engine):
     assert bonus["unit"] == 100
     assert bonus["times"] == {str(k): by_times[k] for k in range(4)}  # this seed has games with 2 and 3 bonuses
     assert bonus["times"]["2"] > 0 and bonus["times"]["3"] > 0
+
+
+def test_terminal_report_shows_the_mode_the_exact_totals_and_bonus_times():
+    args = ("--variant", "yahtzee", "--strategy", "greedy", "--games", "600", "--seed", "3")
+    d = sim_json(*args)
+    res = run(*args)
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert f"{d['mode']} ({d['mode_count']} games, {100 * d['mode_rate']:.1f}%)" in out
+    # the most frequent totals: ten rows, most games first, the smaller total first on ties
+    section = out.split("Most frequent totals", 1)[1]
+    assert f"of {len(d['scores'])} distinct; --scores lists every one" in section
+    rows = [(int(t), int(g)) for t, g in re.findall(r"│\s+(-?\d+) │\s+(\d+) │\s+[\d.]+% │", section)]
+    expected = sorted(((int(t), c) for t, c in d["scores"].items()), key=lambda tc: (-tc[1], tc[0]))[:10]
+    assert rows == expected
+    times = re.search(r"yahtzee_bonus\s+│\s+100 │(.*)│", out.split("games by times earned", 1)[1]).group(1)
+    assert [int(c) for c in times.split("│")] == list(d["bonuses"]["yahtzee_bonus"]["times"].values())
+
+
+def test_scores_flag_lists_every_total_with_its_cumulative_share():
+    args = ("--variant", "yacht", "--strategy", "random", "--games", "80", "--seed", "9")
+    d = sim_json(*args)
+    res = run(*args, "--scores")
+    assert res.exit_code == 0, res.output
+    section = res.stdout.split("Exact scores", 1)[1]
+    rows = re.findall(r"│\s+(-?\d+) │\s+(\d+) │\s+([\d.]+)% │\s+([\d.]+)% │", section)
+    assert [(t, int(g)) for t, g, _, _ in rows] == [(t, c) for t, c in d["scores"].items()]
+    running = 0
+    for _, games, share, at_most in rows:
+        running += int(games)
+        assert (share, at_most) == (f"{100 * int(games) / 80:.2f}", f"{100 * running / 80:.2f}")
+    assert rows[-1][3] == "100.00"
 
 
 def _png_chunks(data: bytes) -> list[bytes]:
