@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
+from collections import Counter
 
 import pytest
 from conftest import BUILTIN_VARIANTS
@@ -36,13 +38,14 @@ def sim_json(*args: str) -> dict:
 def test_json_holds_every_figure(engine):
     d = sim_json("--variant", "yahtzee", "--strategy", "greedy", "--games", "50", "--seed", "3")
     assert d["variant"] == "yahtzee" and d["strategy"] == "greedy" and d["games"] == 50 and d["seed"] == 3
-    for key in ("mean", "sd", "se", "median", "mode", "min", "max"):
+    for key in ("mean", "sd", "se", "median", "mode", "mode_count", "mode_rate", "min", "max"):
         assert isinstance(d[key], (int, float)), key
     assert list(d["percentiles"]) == ["1", "5", "25", "75", "95", "99"]
     assert list(d["boxes"]) == list(engine.variant("yahtzee").box_ids)
     assert all(set(b) == {"mean", "zero_rate"} for b in d["boxes"].values())
     assert set(d["bonuses"]) == {"upper_bonus", "yahtzee_bonus"}
-    assert all(set(b) == {"name", "rate", "mean_points"} for b in d["bonuses"].values())
+    assert all(set(b) == {"name", "rate", "mean_points", "per_game", "unit", "times"} for b in d["bonuses"].values())
+    assert sum(d["scores"].values()) == 50 and d["scores"][str(d["mode"])] == d["mode_count"]
     h = d["histogram"]
     assert sum(h["counts"]) == 50 and len(h["edges"]) == len(h["counts"]) + 1
     assert h["edges"][0] <= d["min"] and d["max"] < h["edges"][-1]
@@ -75,6 +78,63 @@ def test_terminal_report_and_histogram():
     assert "standard deviation" in res.stdout and "percentile 95" in res.stdout
     assert "Histogram" in res.stdout and "│" in res.stdout and "█" in res.stdout
     assert "instant win" in res.stdout  # solitaire note RULES.md asks for
+
+
+def test_json_counts_every_final_score_and_bonus_exactly(engine):
+    """The exact tallies are those of the very games the API plays with the same seed, counted here."""
+    from dicecup.simulate import simulate
+
+    args = ("--variant", "yahtzee", "--strategy", "greedy", "--games", "600", "--seed", "3")
+    d = sim_json(*args)
+    result = simulate(engine.variant("yahtzee"), "greedy", 600, seed=3)
+    totals = Counter(result.totals.tolist())
+    assert d["scores"] == {str(t): totals[t] for t in sorted(totals)}
+    assert [int(t) for t in d["scores"]] == sorted(totals)  # ascending by value in the JSON text too
+    top = max(totals.values())
+    assert (d["mode"], d["mode_count"]) == (min(t for t, c in totals.items() if c == top), top)
+    assert d["mode_rate"] == top / 600
+    for j, bid in enumerate(result.bonus_ids):
+        points = result.bonus_points[:, j].tolist()
+        assert d["bonuses"][bid]["per_game"] == {str(p): c for p, c in sorted(Counter(points).items())}
+    upper, bonus = d["bonuses"]["upper_bonus"], d["bonuses"]["yahtzee_bonus"]
+    assert upper["unit"] == 35 and set(upper["times"]) == {"0", "1"}
+    yahtzee_points = result.bonus_points[:, result.bonus_ids.index("yahtzee_bonus")]
+    by_times = Counter((yahtzee_points // 100).tolist())
+    assert bonus["unit"] == 100
+    assert bonus["times"] == {str(k): by_times[k] for k in range(4)}  # this seed has games with 2 and 3 bonuses
+    assert bonus["times"]["2"] > 0 and bonus["times"]["3"] > 0
+
+
+def test_terminal_report_shows_the_mode_the_exact_totals_and_bonus_times():
+    args = ("--variant", "yahtzee", "--strategy", "greedy", "--games", "600", "--seed", "3")
+    d = sim_json(*args)
+    res = run(*args)
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert f"{d['mode']} ({d['mode_count']} games, {100 * d['mode_rate']:.1f}%)" in out
+    # the most frequent totals: ten rows, most games first, the smaller total first on ties
+    section = out.split("Most frequent totals", 1)[1]
+    assert f"of {len(d['scores'])} distinct; --scores lists every one" in section
+    rows = [(int(t), int(g)) for t, g in re.findall(r"│\s+(-?\d+) │\s+(\d+) │\s+[\d.]+% │", section)]
+    expected = sorted(((int(t), c) for t, c in d["scores"].items()), key=lambda tc: (-tc[1], tc[0]))[:10]
+    assert rows == expected
+    times = re.search(r"yahtzee_bonus\s+│\s+100 │(.*)│", out.split("games by times earned", 1)[1]).group(1)
+    assert [int(c) for c in times.split("│")] == list(d["bonuses"]["yahtzee_bonus"]["times"].values())
+
+
+def test_scores_flag_lists_every_total_with_its_cumulative_share():
+    args = ("--variant", "yacht", "--strategy", "random", "--games", "80", "--seed", "9")
+    d = sim_json(*args)
+    res = run(*args, "--scores")
+    assert res.exit_code == 0, res.output
+    section = res.stdout.split("Exact scores", 1)[1]
+    rows = re.findall(r"│\s+(-?\d+) │\s+(\d+) │\s+([\d.]+)% │\s+([\d.]+)% │", section)
+    assert [(t, int(g)) for t, g, _, _ in rows] == [(t, c) for t, c in d["scores"].items()]
+    running = 0
+    for _, games, share, at_most in rows:
+        running += int(games)
+        assert (share, at_most) == (f"{100 * int(games) / 80:.2f}", f"{100 * running / 80:.2f}")
+    assert rows[-1][3] == "100.00"
 
 
 def _png_chunks(data: bytes) -> list[bytes]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dicecup.simulate import SimResult, describe, histogram, summarize
-from dicecup.simulate.stats import nice_width
+from dicecup.simulate.stats import award_counts, exact_counts, nice_width
 
 
 def test_describe_hand_computed():
@@ -89,5 +90,127 @@ def test_summarize_boxes_and_bonuses(engine):
     s = summarize(r)
     assert s["boxes"]["ones"] == {"mean": 1.25, "zero_rate": 0.5}
     assert s["boxes"]["choice"] == {"mean": 0.0, "zero_rate": 1.0}
-    assert s["bonuses"] == {"b": {"name": "A bonus", "rate": 0.25, "mean_points": 8.75}}
+    assert s["bonuses"] == {
+        "b": {
+            "name": "A bonus",
+            "rate": 0.25,
+            "mean_points": 8.75,
+            "per_game": {"0": 3, "35": 1},
+            "unit": 35,
+            "times": {"0": 3, "1": 1},
+        }
+    }
     assert s["mean"] == (0 + 37 + 3 + 0) / 4
+
+
+# ----------------------------------------------------------------------------- exact counts
+
+
+def test_mode_comes_with_its_count_and_rate():
+    d = describe(np.array([5, 2, 2, 9, 5, 5]))
+    assert (d["mode"], d["mode_count"], d["mode_rate"]) == (5, 3, 0.5)
+    d = describe(np.array([4, 4, 1, 1, 7]))  # tied: the smaller total, with the tied count
+    assert (d["mode"], d["mode_count"], d["mode_rate"]) == (1, 2, 0.4)
+
+
+def test_exact_counts_hand_computed():
+    counts = exact_counts(np.array([212, -3, 5, 212, 5, 212]))
+    assert counts == {"-3": 1, "5": 2, "212": 3}
+    assert list(counts) == ["-3", "5", "212"]  # ascending by value, not as text ("212" < "5")
+
+
+def test_exact_counts_are_exact_at_a_million_games():
+    totals = np.random.default_rng(7).binomial(1500, 0.15, size=1_000_000) + 40
+    counts = exact_counts(totals)
+    expected = Counter(totals.tolist())
+    assert counts == {str(t): expected[t] for t in sorted(expected)}
+    assert sum(counts.values()) == 1_000_000
+
+
+def test_award_counts_of_a_yahtzee_bonus():
+    a = award_counts(np.array([0, 100, 0, 300, 200, 100, 0]))
+    assert a["per_game"] == {"0": 3, "100": 2, "200": 1, "300": 1}
+    assert a["unit"] == 100
+    assert a["times"] == {"0": 3, "1": 2, "2": 1, "3": 1}
+
+
+def test_award_times_show_a_count_no_game_had():
+    a = award_counts(np.array([35, 0, 105, 35]))
+    assert (a["unit"], a["times"]) == (35, {"0": 1, "1": 2, "2": 0, "3": 1})
+
+
+def test_a_penalty_counts_in_negative_units():
+    a = award_counts(np.array([-20, 0, -10, -10]))
+    assert (a["unit"], a["times"]) == (-10, {"0": 1, "1": 2, "2": 1})
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        [0, 35, 55, 75, 55],  # Kismet's tiers: gcd 5, which no game scores
+        [0, 200, 300],  # gcd 100, but no game earned 100: the unit is not known
+        [-2, 0, 3, 1],  # both signs
+        [0, 0, 0],  # never earned
+    ],
+)
+def test_award_counts_without_a_consistent_unit(points):
+    a = award_counts(np.array(points))
+    assert (a["unit"], a["times"]) == (None, None)
+    assert a["per_game"] == {str(p): c for p, c in sorted(Counter(points).items())}
+
+
+def test_summarize_holds_scores_and_award_counts(engine):
+    v = engine.variant("yacht")
+    boxes = np.zeros((5, len(v.box_ids)), dtype=np.int64)
+    boxes[:, 0] = [3, 3, 1, 2, 3]
+    bonus = np.array([[0, 35], [100, 0], [0, 0], [200, 55], [100, 0]])
+    totals = boxes.sum(axis=1) + bonus.sum(axis=1)  # 38, 103, 1, 257, 103
+    r = SimResult(v, "greedy", 1, "engine", totals, boxes, ("y", "t"), ("Yacht bonus", "Tiered"), bonus)
+    s = summarize(r)
+    assert s["scores"] == {"1": 1, "38": 1, "103": 2, "257": 1}
+    assert (s["mode"], s["mode_count"], s["mode_rate"]) == (103, 2, 0.4)
+    assert s["bonuses"]["y"] == {
+        "name": "Yacht bonus",
+        "rate": 0.6,
+        "mean_points": 80.0,
+        "per_game": {"0": 2, "100": 2, "200": 1},
+        "unit": 100,
+        "times": {"0": 2, "1": 2, "2": 1},
+    }
+    assert s["bonuses"]["t"]["per_game"] == {"0": 3, "35": 1, "55": 1}
+    assert s["bonuses"]["t"]["times"] is None
+
+
+@given(
+    st.lists(st.integers(-50, 400), min_size=1, max_size=200),
+    st.lists(st.integers(0, 4), min_size=1, max_size=200),
+    st.sampled_from([1, 2, 35, 100, -10]),
+)
+def test_exact_counts_agree_with_a_counter(engine, totals, times, unit):
+    """Counts sum to the games, the mode is the smallest most frequent total, and times rebuild the points."""
+    n = min(len(totals), len(times))
+    totals, times = totals[:n], times[:n]
+    v = engine.variant("yacht")
+    boxes = np.zeros((n, len(v.box_ids)), dtype=np.int64)
+    points = np.array(times, dtype=np.int64)[:, None] * unit
+    s = summarize(SimResult(v, "random", 0, "engine", np.array(totals), boxes, ("b",), ("B",), points))
+
+    counter = Counter(totals)
+    assert s["scores"] == {str(t): counter[t] for t in sorted(counter)}
+    assert sum(s["scores"].values()) == n
+    assert s["mode_count"] == max(counter.values())
+    assert s["mode"] == min(t for t, c in counter.items() if c == s["mode_count"])
+    assert s["mode_rate"] == s["mode_count"] / n
+
+    b = s["bonuses"]["b"]
+    assert sum(b["per_game"].values()) == n
+    assert b["per_game"] == {str(p): c for p, c in sorted(Counter(points[:, 0].tolist()).items())}
+    if 1 in times:  # some game earned it once: the unit is found
+        assert b["unit"] == unit
+        assert b["times"] == {str(k): times.count(k) for k in range(max(times) + 1)}
+    if b["times"] is not None:  # whatever the unit, the times give back every game's points
+        assert sum(b["times"].values()) == n
+        rebuilt = Counter({k * b["unit"]: c for k, c in ((int(k), c) for k, c in b["times"].items()) if c})
+        assert rebuilt == Counter(points[:, 0].tolist())
+    else:
+        assert 1 not in times

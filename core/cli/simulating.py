@@ -1,4 +1,4 @@
-"""CLI command `simulate`: many solitaire games, their statistics, a histogram (PNG or terminal)."""
+"""CLI command `simulate`: many solitaire games, their statistics, exact counts, a histogram (PNG or terminal)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,79 @@ from .solving import load_solution
 
 __all__ = ["simulate"]
 
+#: How many of the most frequent totals the default report lists (`--scores` lists every one).
+TOP_SCORES = 10
+#: Count columns of the times-earned table: 0 .. TIMES_COLUMNS - 2, then one column for the rest.
+TIMES_COLUMNS = 6
+#: An award without a unit shows its games by points when it has at most this many point values.
+FEW_POINT_VALUES = 8
+
+
+def _games(n: int) -> str:
+    """A number of games in words: '1 game', '1,204 games'."""
+    return f"{n:,} game{'' if n == 1 else 's'}"
+
+
+def _print_scores(console: Console, s: dict[str, Any], every: bool) -> None:
+    """The exact final totals: the most frequent by default, or every one ascending with its cumulative share."""
+    games = s["games"]
+    scores = [(int(total), count) for total, count in s["scores"].items()]
+    if every or len(scores) <= TOP_SCORES:
+        console.print(f"[bold]Exact scores[/]: every total that occurred ({len(scores):,})")
+        table = Table()
+        for name in ("total", "games", "share", "at most"):
+            table.add_column(name, justify="right")
+        running = 0
+        for total, count in scores:
+            running += count
+            table.add_row(str(total), f"{count:,}", f"{100 * count / games:.2f}%", f"{100 * running / games:.2f}%")
+    else:
+        top = sorted(scores, key=lambda tc: (-tc[1], tc[0]))[:TOP_SCORES]
+        console.print(f"[bold]Most frequent totals[/] (of {len(scores):,} distinct; --scores lists every one)")
+        table = Table()
+        for name in ("total", "games", "share"):
+            table.add_column(name, justify="right")
+        for total, count in top:
+            table.add_row(str(total), f"{count:,}", f"{100 * count / games:.2f}%")
+    console.print(table)
+
+
+def _print_times(console: Console, s: dict[str, Any]) -> None:
+    """Games by how many times they earned each award; an award without a unit by its points (see award_counts)."""
+    games = s["games"]
+    rows: list[tuple[str, str, list[int]]] = []  # bonus, points each, games earning it 0, 1, 2 ... times
+    notes: list[str] = []
+    for bid, row in s["bonuses"].items():
+        times = row["times"]
+        if times is None and row["per_game"] == {"0": games}:
+            rows.append((bid, "—", [games]))  # never earned: 0 times in every game
+        elif times is None:
+            per_game = row["per_game"]
+            if len(per_game) <= FEW_POINT_VALUES:
+                notes.append(f"  {bid}  " + " · ".join(f"{points}: {count:,}" for points, count in per_game.items()))
+            else:
+                notes.append(f"  {bid}  {len(per_game)} point values (every one in --json)")
+        else:
+            rows.append((bid, str(row["unit"]), list(times.values())))
+    if rows:
+        widest = max(len(counts) for *_, counts in rows)
+        columns = min(widest, TIMES_COLUMNS)
+        console.print("[bold]Bonuses[/]: games by times earned")
+        table = Table()
+        table.add_column("bonus")
+        table.add_column("points each", justify="right")
+        for k in range(columns):
+            table.add_column(f"≥{k}×" if k == columns - 1 and widest > columns else f"{k}×", justify="right")
+        for bid, unit, counts in rows:
+            if len(counts) > columns:
+                counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
+            table.add_row(bid, unit, *(f"{c:,}" for c in counts), *([""] * (columns - len(counts))))
+        console.print(table)
+    if notes:
+        console.print("[bold]Bonuses without fixed points each[/]: games by points")
+        for note in notes:
+            console.print(note)
+
 
 def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
@@ -39,7 +112,7 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     summary.add_row("standard deviation", f"{s['sd']:.3f}")
     summary.add_row("standard error", f"{s['se']:.3f}")
     summary.add_row("median", f"{s['median']:g}")
-    summary.add_row("mode", str(s["mode"]))
+    summary.add_row("mode", f"{s['mode']} ({_games(s['mode_count'])}, {100 * s['mode_rate']:.1f}%)")
     summary.add_row("min / max", f"{s['min']} / {s['max']}")
     for p, value in s["percentiles"].items():
         summary.add_row(f"percentile {p}", f"{value:g}")
@@ -59,6 +132,7 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
         for bid, row in s["bonuses"].items():
             bonuses.add_row(f"{bid} ({row['name']})", f"{100 * row['rate']:.1f}%", f"{row['mean_points']:.2f}")
         console.print(bonuses)
+        _print_times(console, s)
 
 
 def _load_solution(variant: Variant) -> None:
@@ -108,6 +182,14 @@ def simulate(
             "--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference)."
         ),
     ] = "auto",
+    every_score: Annotated[
+        bool,
+        typer.Option(
+            "--scores",
+            help="List every final total that occurred with its games and cumulative share "
+            f"(default: the {TOP_SCORES} most frequent). --json always holds every one.",
+        ),
+    ] = False,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:
@@ -147,3 +229,4 @@ def simulate(
         console.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
         for line in terminal_histogram(coarse, s["games"]):
             console.print(line)
+    _print_scores(console, s, every_score)

@@ -3,6 +3,9 @@
 Every figure here is what `dicecup simulate --json` prints; the definitions are
 the textbook ones (sample standard deviation, linear-interpolation percentiles,
 smallest most-frequent total as the mode) so they can be checked by hand.
+Exact counts (`scores`, each award's `per_game` and `times`) come from one
+np.unique or np.bincount over the whole array, never a Python loop over games,
+so they stay exact and quick at millions of games.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 
 from .result import SimResult
 
-__all__ = ["PERCENTILES", "describe", "histogram", "nice_width", "summarize"]
+__all__ = ["PERCENTILES", "award_counts", "describe", "exact_counts", "histogram", "nice_width", "summarize"]
 
 PERCENTILES = (1, 5, 25, 75, 95, 99)
 _NICE = (1, 2, 2.5, 5)
@@ -46,8 +49,57 @@ def histogram(values: np.ndarray, target_bins: int = 60) -> dict[str, Any]:
     return {"bin_width": width, "edges": edges, "counts": [int(c) for c in counts]}
 
 
+def _tally(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct integer value, ascending, and how often it occurs (np.unique: any span, no loop over games)."""
+    return np.unique(np.asarray(values, dtype=np.int64), return_counts=True)
+
+
+def _as_json(distinct: np.ndarray, counts: np.ndarray) -> dict[str, int]:
+    """A tally as a JSON object: keys are text because JSON object keys are; order kept."""
+    return {str(v): c for v, c in zip(distinct.tolist(), counts.tolist(), strict=True)}
+
+
+def exact_counts(values: np.ndarray) -> dict[str, int]:
+    """Every integer value that occurs -> how often, ascending by value (only values that occur)."""
+    return _as_json(*_tally(values))
+
+
+def award_counts(points: np.ndarray) -> dict[str, Any]:
+    """How many games earned an award how many times, from its per-game summed points (all a result holds).
+
+    `per_game`: each per-game point sum that occurs, zero included -> its number
+    of games, ascending by points.
+    `unit`: the points of one earning, inferred from the games as g = the gcd of
+    the nonzero per-game points, carrying their sign. It is consistent, and
+    reported, only when some game earned points, all nonzero points have one
+    sign, and some game scored exactly g (earned the award once); otherwise
+    `unit` and `times` are None. That leaves out tiered or computed points
+    such as Kismet's upper bonus of 35, 55 or 75 (gcd 5, which no game scores)
+    and points of both signs.
+    `times`: k = points / unit -> the games that earned the award k times, for
+    every k from 0 to the largest (a k no game had shows 0), so a reader sees
+    second and third Yahtzee bonuses.
+    Being inferred, the unit is k times the true one when every earning game
+    happened to earn it the same k > 1 times, and points that depend on where
+    the award was earned (a column's multiplier) count as several units.
+    """
+    p = np.asarray(points, dtype=np.int64)
+    distinct, counts = _tally(p)
+    out: dict[str, Any] = {"per_game": _as_json(distinct, counts), "unit": None, "times": None}
+    nonzero = distinct[distinct != 0]
+    if nonzero.size == 0 or (nonzero[0] < 0) != (nonzero[-1] < 0):
+        return out
+    unit = int(np.gcd.reduce(np.abs(nonzero))) * (-1 if nonzero[0] < 0 else 1)
+    if unit not in nonzero:
+        return out
+    times = np.bincount(p // unit)
+    out["unit"] = unit
+    out["times"] = {str(k): int(c) for k, c in enumerate(times.tolist())}
+    return out
+
+
 def describe(values: np.ndarray) -> dict[str, Any]:
-    """Mean, sample sd, standard error, median, mode, min, max and percentiles of integer values."""
+    """Mean, sample sd, standard error, median, mode with its count and rate, min, max and percentiles of integers."""
     x = np.asarray(values, dtype=np.int64)
     n = int(x.size)
     if n == 0:
@@ -55,14 +107,17 @@ def describe(values: np.ndarray) -> dict[str, Any]:
     mean = float(x.mean())
     sd = float(x.std(ddof=1)) if n > 1 else 0.0
     lo = int(x.min())
-    counts = np.bincount(x - lo)
+    distinct, counts = _tally(x)
+    top = int(np.argmax(counts))  # argmax: the first, so the smallest, of tied totals
     return {
         "games": n,
         "mean": mean,
         "sd": sd,
         "se": sd / math.sqrt(n),
         "median": float(np.median(x)),
-        "mode": int(np.argmax(counts)) + lo,  # argmax: the smallest of tied totals
+        "mode": int(distinct[top]),
+        "mode_count": int(counts[top]),
+        "mode_rate": int(counts[top]) / n,
         "min": lo,
         "max": int(x.max()),
         "percentiles": {str(p): float(v) for p, v in zip(PERCENTILES, np.percentile(x, PERCENTILES), strict=False)},
@@ -70,7 +125,12 @@ def describe(values: np.ndarray) -> dict[str, Any]:
 
 
 def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
-    """Every figure of a simulation as a JSON-ready dict (see the CLI's `--json`)."""
+    """Every figure of a simulation as a JSON-ready dict (see the CLI's `--json`).
+
+    Beyond `describe`: each box's mean and zero rate; each award id's rate,
+    mean points and `award_counts`; the binned `histogram`; and `scores`, every
+    final total that occurred -> its number of games (`exact_counts`).
+    """
     v = result.variant
     out: dict[str, Any] = {
         "variant": v.id,
@@ -92,8 +152,10 @@ def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
             "name": name,
             "rate": float((result.bonus_points[:, j] != 0).mean()),
             "mean_points": float(result.bonus_points[:, j].mean()),
+            **award_counts(result.bonus_points[:, j]),
         }
         for j, (bid, name) in enumerate(zip(result.bonus_ids, result.bonus_names, strict=False))
     }
     out["histogram"] = histogram(result.totals, target_bins)
+    out["scores"] = exact_counts(result.totals)
     return out
