@@ -13,14 +13,16 @@ import random
 
 import numpy as np
 import pytest
+from _solver_helpers import TINY
 from conftest import BUILTIN_VARIANTS
 
-from dicecup import Award, Card, GameState, Keep, Score
+from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
 from dicecup.game.bots import GreedyBot, RandomBot
+from dicecup.language.tracing import traced_card, traced_roll, tracing
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
-from dicecup.simulate.tables import EMPTY
+from dicecup.simulate.tables import EMPTY, LegalTables, ScoreTables
 
 CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
     ("yahtzee", {"joker": "forced"}),
@@ -313,3 +315,84 @@ def test_compiled_helpers_match_numpy(solved, vid):
     pairs = set(zip(got_inv.tolist(), inv.tolist(), strict=False))
     assert len(pairs) == len(uniq)
     assert (sim.scores.facts.columns(vals[got_first], facts) == got_uniq).all()
+
+
+# ----------------------------------------------------------------------------- what the tables learn from the trace
+
+PAIR_FIRST = """
+id: tiny-pair-first
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones: {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos: {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  pair: {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+rules:
+  pair_first: {}
+"""
+
+
+class PairFirst:
+    """A pair must go in the pair box while it is open: legality that sees the roll only through a pattern."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("pair_first", {}, "a pair goes in the pair box while that box is open")
+
+    @hookimpl
+    def dicecup_legal_boxes(self, ctx):
+        if ctx.roll is None or "pair" not in ctx.open_boxes:
+            return None
+        return None if ctx.variant.combination(ctx.variant.box("pair"), ctx.roll) is None else ["pair"]
+
+
+class EmptyCardDouble:
+    """The pair box scores double on an empty card, asked by comparing the whole scores mapping."""
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        return score * 2 if ctx.box.id == "pair" and ctx.card.scores == {} else None
+
+
+def _load(tmp_path, text: str, *plugins):
+    path = tmp_path / "v.yaml"
+    path.write_text(text, encoding="utf-8")
+    return Engine(list(plugins), entry_points=False).load_file(path)
+
+
+def _every_card(v) -> np.ndarray:
+    """A card row for every fill pattern of `v`'s boxes (each filled box holding 1)."""
+    n = len(v.box_ids)
+    return np.array([[1 if m >> j & 1 else EMPTY for j in range(n)] for m in range(1 << n)], dtype=np.int64)
+
+
+def test_legality_read_through_a_declared_pattern_is_asked_roll_by_roll(tmp_path):
+    """A declared pattern's dice reads are excused from `Reads.roll`, yet its answer changes with the
+    roll: the legality tables must not take the first roll's answer for every roll."""
+    v = _load(tmp_path, PAIR_FIRST, PairFirst())
+    with tracing() as reads:  # the case under test: the rule reads the probe roll only through the pattern
+        v.legal_boxes(traced_card({}), traced_roll(v.all_rolls()[0]), False)
+    assert not reads.roll and reads.patterns
+    legal = LegalTables(v)
+    vals = _every_card(v)[:-1]  # a full card has no legal box
+    cls = legal.lookup(vals)
+    every = np.arange(legal.R)
+    for i, row in enumerate(vals):
+        for fr in (False, True):
+            allowed = legal.allowed(np.full(legal.R, cls[i]), fr, every)
+            for r, roll in enumerate(v.all_rolls()):
+                want = v.legal_boxes(legal.facts.card(row), roll, fr)
+                assert [b for j, b in enumerate(v.box_ids) if allowed[r, j]] == list(want), (row, roll, fr)
+
+
+def test_a_whole_card_comparison_keys_the_score_tables_on_every_box(tmp_path):
+    """`card.scores == {}` reads every box: no card's score is reused for another that differs anywhere."""
+    v = _load(tmp_path, TINY["threshold"], EmptyCardDouble())
+    scores = ScoreTables(v, [])
+    vals = _every_card(v)
+    cls, _, box_scores, _ = scores.lookup(vals)
+    pair = v.box_ids.index("pair")
+    for i, row in enumerate(vals):
+        card = scores.facts.card(row)
+        for r, roll in enumerate(scores.rolls):
+            assert box_scores[cls[i], 0, r, pair] == v.score(card, "pair", roll).score, (row, roll)

@@ -266,3 +266,21 @@ def test_a_rule_reading_the_situation_is_not_tabulated():
     auto = simulate(v, "random", 20, seed=1)
     assert auto.method == "engine"
     assert (auto.totals == simulate(v, "random", 20, seed=1, method="engine").totals).all()
+
+
+class AwardsSeen:
+    """The choice box scores one more once the card holds any award: a rule that reads the awards."""
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        return score + 1 if ctx.box.id == "choice" and ctx.card.awards else None
+
+
+def test_a_rule_reading_the_awards_is_not_tabulated():
+    from dicecup import DicecupError, Engine
+    from dicecup.simulate import simulate
+
+    v = Engine(plugins=[AwardsSeen()], entry_points=False).variant("yacht")
+    with pytest.raises(DicecupError, match=r"cannot play 'random' on yacht: a rule plugin reads the card's awards"):
+        simulate(v, "random", 20, seed=1, method="batched")
+    assert simulate(v, "random", 20, seed=1).method == "engine"

@@ -6,20 +6,21 @@ What makes tables affordable is that a rule usually looks at very little of the
 card (the joker asks whether the yahtzee box is filled, the Yahtzee bonus
 whether it holds 50). The card handed to the rules records which boxes were
 looked at; a result is then reused for every card that agrees on exactly those
-boxes, which is sound because the rule's code saw the same values. A card is
-described by `vals`: one int per box, `EMPTY` for an open box.
+boxes, which is sound because the rule's code saw the same values. The watching
+is `language.tracing`'s, the solver's own: each engine call is traced once. A card
+is described by `vals`: one int per box, `EMPTY` for an open box.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
 from ..errors import DicecupError
-from ..language.model import Card, FrozenMap, Variant
-from ..language.tracing import tracing
+from ..language.dice import Roll
+from ..language.model import Card, Variant
+from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
 
 __all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses", "Untabulable"]
 
@@ -28,69 +29,6 @@ EMPTY = np.iinfo(np.int32).min  # an open box in `vals`
 
 class Untabulable(DicecupError):
     """The rules need something the tables cannot hold (the game situation, the awards): the engine plays them."""
-
-
-def _asked(call: Callable[[], Any]) -> Any:
-    """Run one engine call for a table; refuse rules that read the situation (tables hold none)."""
-    with tracing() as reads:
-        out = call()
-    if reads.situation:
-        fields = ", ".join(sorted(reads.situation))
-        raise Untabulable(f"a rule reads the game around the card ({fields}), which the batched tables do not hold")
-    return out
-
-
-class _ReadAll(Exception):
-    """Raised internally when a rule reads the card in a way that cannot be tracked."""
-
-
-class _RecordingScores(FrozenMap):
-    """A card's scores that note every box a rule asks about (presence or value)."""
-
-    __slots__ = ("_log",)
-
-    def __init__(self, data: dict[str, int], log: set[tuple[str, str]]) -> None:
-        super().__init__(data)
-        self._log = log
-
-    def __contains__(self, key: object) -> bool:
-        self._log.add(("has", key))  # type: ignore[arg-type]
-        return key in self._d
-
-    def __getitem__(self, key):
-        self._log.add(("val", key))
-        return self._d[key]
-
-    def get(self, key, default=None):
-        self._log.add(("val", key))
-        return self._d.get(key, default)
-
-    def __iter__(self):
-        self._log.add(("all", ""))
-        return iter(self._d)
-
-    def __len__(self) -> int:
-        self._log.add(("all", ""))
-        return len(self._d)
-
-
-class _RecordingAwards(tuple):
-    """A card's awards that note being looked at (the tables cannot key on awards)."""
-
-    _log: set[tuple[str, str]]
-
-    def __new__(cls, log: set[tuple[str, str]]) -> _RecordingAwards:
-        obj = super().__new__(cls, ())
-        obj._log = log
-        return obj
-
-    def __iter__(self):
-        self._log.add(("awards", ""))
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self._log.add(("awards", ""))
-        return 0
 
 
 class CardFacts:
@@ -106,31 +44,27 @@ class CardFacts:
         """The real card whose boxes hold `row` (EMPTY: open)."""
         return Card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
 
-    def recording(self, row: Sequence[int] | np.ndarray) -> tuple[Card, set[tuple[str, str]]]:
-        """The card of `row`, plus the set that fills with what the rules read of it."""
-        log: set[tuple[str, str]] = set()
-        card = Card()
-        object.__setattr__(
-            card,
-            "scores",
-            _RecordingScores({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY}, log),
-        )
-        object.__setattr__(card, "awards", _RecordingAwards(log))
-        return card, log
+    def traced(self, row: Sequence[int] | np.ndarray) -> Card:
+        """The card of `row` as a traced card: what the rules read of it goes to the active `tracing()`."""
+        return traced_card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
 
-    def facts_of(self, log: set[tuple[str, str]]) -> frozenset[int]:
-        """The fact columns a read log depends on."""
+    def facts_of(self, reads: Reads) -> frozenset[int]:
+        """The fact columns one traced engine call depends on; Untabulable if it read the situation or awards."""
+        if reads.situation:  # the tables hold cards only, no game around them
+            fields = ", ".join(sorted(reads.situation))
+            raise Untabulable(f"a rule reads the game around the card ({fields}), which the batched tables do not hold")
+        if reads.awards:
+            raise Untabulable(
+                "a rule plugin reads the card's awards, which the batched simulator cannot tabulate; "
+                "use --method engine"
+            )
+        if "*" in reads.boxes:  # the set of filled boxes as a whole (iteration, len, hash, ==)
+            return frozenset(range(2 * self.n))
         out: set[int] = set()
-        for kind, key in log:
-            if kind == "awards":
-                raise Untabulable(
-                    "a rule plugin reads the card's awards, which the batched simulator cannot tabulate; "
-                    "use --method engine"
-                )
-            if kind == "all":
-                out.update(range(2 * self.n))
-            elif key in self.index:
-                out.add(self.index[key] + (self.n if kind == "val" else 0))
+        for box, kind in reads.boxes.items():
+            j = self.index.get(box)
+            if j is not None:  # the score column holds EMPTY for an open box: a value read needs no presence fact
+                out.add(self.n + j if kind & VALUE else j)
         return frozenset(out)
 
     def columns(self, vals: np.ndarray, facts: Sequence[int]) -> np.ndarray:
@@ -213,9 +147,10 @@ class Traced:
             hit = self.memo.get((e, reads, *[fv[f] for f in reads]))
             if hit is not None:
                 return hit
-        card, log = self.facts.recording(row)
-        result = np.asarray(self.evaluate(card, e), dtype=np.int64)
-        merged = tuple(sorted(self.facts.facts_of(log) | set(reads or ())))
+        card = self.facts.traced(row)
+        with tracing() as seen:  # the one trace of this engine call: what the answer depends on
+            result = np.asarray(self.evaluate(card, e), dtype=np.int64)
+        merged = tuple(sorted(self.facts.facts_of(seen) | set(reads or ())))
         self.reads[e] = merged
         self.memo[(e, merged, *[fv[f] for f in merged])] = result
         return result
@@ -271,7 +206,7 @@ class ScoreTables:
     def _score(self, card: Card, e: int) -> np.ndarray:
         fr, rest = divmod(e, self.R * self.nb)
         r, b = divmod(rest, self.nb)
-        res = _asked(lambda: self.variant.score(card, self.variant.box_ids[b], self.rolls[r], bool(fr)))
+        res = self.variant.score(card, self.variant.box_ids[b], self.rolls[r], bool(fr))
         out = np.zeros(1 + self.max_awards, dtype=np.int64)
         out[0] = res.score
         for a in res.awards:
@@ -297,25 +232,14 @@ class ScoreTables:
         return cls, self._points[1], self._points[2], self._points[3]
 
 
-class _RollProbe:
-    """Stands in for the roll to learn whether the legality rules look at the dice at all."""
-
-    def __init__(self, roll: Any) -> None:
-        object.__setattr__(self, "_roll", roll)
-        object.__setattr__(self, "touched", False)
-
-    def __getattr__(self, name: str) -> Any:
-        object.__setattr__(self, "touched", True)
-        return getattr(self._roll, name)
-
-
 class LegalTables:
     """Which boxes `Variant.legal_boxes` allows, per (first roll?, roll), for a card; cached by card.
 
     Legality reads every box's presence (open boxes), so it is keyed on the whole
     fill mask plus the scores the rules read. When the rules do not look at the
-    dice for a card, two calls (first roll or not) cover all rolls; when they do,
-    each (first roll?, roll) is asked the first time a game needs it.
+    dice for a card (neither the roll nor a declared pattern of it), two calls
+    (first roll or not) cover all rolls; when they do, each (first roll?, roll)
+    is asked the first time a game needs it.
     """
 
     def __init__(self, variant: Variant) -> None:
@@ -323,6 +247,7 @@ class LegalTables:
         self.rolls = variant.all_rolls()
         self.R, self.nb = len(self.rolls), len(variant.box_ids)
         self.facts = CardFacts(variant)
+        self._probe = traced_roll(self.rolls[0])  # reports whether the rules look at the dice
         self.reads: tuple[int, ...] = tuple(range(self.nb))
         self._reset()
 
@@ -342,10 +267,15 @@ class LegalTables:
         m[[self.facts.index[b] for b in legal]] = True
         return m
 
-    def _ask(self, row: np.ndarray, roll: Any, fr: int) -> tuple[np.ndarray, frozenset[int]]:
-        card, log = self.facts.recording(row)
-        legal = _asked(lambda: self.variant.legal_boxes(card, roll, bool(fr)))
-        return self._mask(legal), self.facts.facts_of(log)
+    def _ask(self, row: np.ndarray, roll: Roll, fr: int) -> tuple[np.ndarray, frozenset[int], bool]:
+        """Legal boxes of the card `row` for `roll`, the facts they depend on, and whether they depend on the roll.
+
+        A declared pattern evaluated on the roll (`Reads.patterns`) counts as depending on it: its
+        dice reads are excused from `Reads.roll`, yet its answer changes with the roll."""
+        card = self.facts.traced(row)
+        with tracing() as reads:
+            legal = self.variant.legal_boxes(card, roll, bool(fr))
+        return self._mask(legal), self.facts.facts_of(reads), reads.roll or bool(reads.patterns)
 
     def lookup(self, vals: np.ndarray) -> np.ndarray:
         """The legal class of every card row (see `allowed`)."""
@@ -362,10 +292,9 @@ class LegalTables:
                     seen: set[int] = set()
                     touched = False
                     for fr in (0, 1):
-                        probe = _RollProbe(self.rolls[0])
-                        simple[fr], got = self._ask(row, probe, fr)
+                        simple[fr], got, on_roll = self._ask(row, self._probe, fr)
                         seen |= got
-                        touched |= bool(probe.touched)
+                        touched |= on_roll
                     if not seen <= set(reads):
                         self.reads = tuple(sorted(seen | set(reads)))
                         self._reset()
@@ -404,7 +333,7 @@ class LegalTables:
             if missing.any():
                 cid_of_dep = {dd: c for c, dd in enumerate(self.dep_of) if dd >= 0}
                 for dd, rr in set(zip(d[missing].tolist(), r[missing].tolist(), strict=False)):
-                    mask, seen = self._ask(self.rows[cid_of_dep[dd]], self.rolls[rr], fr)
+                    mask, seen, _ = self._ask(self.rows[cid_of_dep[dd]], self.rolls[rr], fr)
                     if not seen <= set(self.reads):
                         raise DicecupError("internal error: a legality rule read a box only for some rolls")
                     self.per_roll[dd, fr, rr] = mask
@@ -425,7 +354,7 @@ class EndBonuses:
 
     def _end(self, card: Card, e: int) -> np.ndarray:
         out = np.zeros(self.width, dtype=np.int64)
-        for a in _asked(lambda: self.variant.end_bonuses(card)):
+        for a in self.variant.end_bonuses(card):
             if a.id not in self.award_ids:
                 if len(self.award_ids) >= self.width:
                     raise Untabulable("too many distinct award ids for the batched simulator")
