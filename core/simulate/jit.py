@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..numeric.coding import EMPTY
 from ..numeric.compiled import AVAILABLE, numba
 from ..numeric.turn import turn_block
 
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 TIE = 1e-9
-EMPTY_INT = np.iinfo(np.int32).min  # an open box (numeric.coding.EMPTY)
+EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
 
 

@@ -21,10 +21,9 @@ from ..errors import DicecupError
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
+from ..numeric.coding import EMPTY  # an open box in `vals`
 
 __all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses", "Untabulable"]
-
-EMPTY = np.iinfo(np.int32).min  # an open box in `vals`
 
 
 class Untabulable(DicecupError):
