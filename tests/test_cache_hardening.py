@@ -304,3 +304,52 @@ def test_plugin_instances_with_other_arguments_share_no_result_in_a_process():
 
     got_a, got_b = solution_for(ten), solution_for(twenty)  # what simulate -s optimal plays from
     assert got_b.expected_score == pytest.approx(got_a.expected_score + 10, abs=1e-9)
+
+
+def _count_verifies(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = cache.verify
+
+    def counting(solution, *args, **kwargs):
+        calls.append(1)
+        return real(solution, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "verify", counting)
+    return calls
+
+
+def test_a_table_is_checked_against_the_solver_once_not_on_every_load(engine, monkeypatch):
+    """A table the solver just wrote is recorded as verified; a table from elsewhere is checked once."""
+    v = engine.variant("yacht")
+    calls = _count_verifies(monkeypatch)
+    cache.load_or_solve(v)  # solved and written here: its values are the solver's own
+    cache.load(v, verify_values=True)
+    assert calls == []
+    (cache.state_dir() / cache.VERIFIED_FILE).unlink()  # as if the table had been copied in from elsewhere
+    cache.load(v, verify_values=True)
+    cache.load(v, verify_values=True)
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("record", [b"", b"\x00\xff garbage\n" * 50, b"z" * 64 + b"\n"])
+def test_a_garbled_verified_record_only_means_checking_again(engine, monkeypatch, record):
+    v = engine.variant("yacht")
+    cache.load_or_solve(v)
+    (cache.state_dir() / cache.VERIFIED_FILE).write_bytes(record)
+    calls = _count_verifies(monkeypatch)
+    assert cache.load(v, verify_values=True).expected_score == pytest.approx(solve(v).expected_score)
+    assert calls == [1]
+    cache.load(v, verify_values=True)
+    assert calls == [1]  # the record was rewritten whole, with this table's signature
+
+
+def test_a_verified_record_that_is_a_folder_is_ignored(engine, monkeypatch):
+    v = engine.variant("yacht")
+    cache.load_or_solve(v)
+    record = cache.state_dir() / cache.VERIFIED_FILE
+    record.unlink()
+    record.mkdir()
+    calls = _count_verifies(monkeypatch)
+    cache.load(v, verify_values=True)
+    cache.load(v, verify_values=True)
+    assert calls == [1, 1]  # cannot be recorded: checked every time, and no error

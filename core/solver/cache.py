@@ -103,6 +103,32 @@ def key_path() -> Path:
     return state_dir() / KEY_FILE
 
 
+VERIFIED_FILE = "verified-tables"
+VERIFIED_KEEP = 256  # signatures remembered (the oldest are forgotten first)
+
+
+def _verified() -> list[str]:
+    """Signatures of the tables whose values were already checked against the solver (or came from it).
+
+    Best effort: a missing, unreadable or garbled record is an empty one (the check then runs again).
+    """
+    try:
+        raw = fileio.read_bytes(state_dir() / VERIFIED_FILE, limit=VERIFIED_KEEP * 65, what="verified-tables record")
+    except (OSError, FileError):
+        return []
+    lines = raw.decode("ascii", errors="replace").split()
+    return [ln for ln in lines if len(ln) == 64 and all(c in "0123456789abcdef" for c in ln)]
+
+
+def _note_verified(mac: str) -> None:
+    """Remember that the table signed `mac` holds the solver's values, so later loads skip `verify`."""
+    known = [m for m in _verified() if m != mac][-(VERIFIED_KEEP - 1) :] + [mac]
+    try:
+        write_atomic(state_dir() / VERIFIED_FILE, ("\n".join(known) + "\n").encode("ascii"))
+    except (OSError, FileError):
+        pass  # only a cost: the next load checks the values again
+
+
 _SCORING_CORE = ("language",)  # the folders of the engine that decide scores
 
 
@@ -240,7 +266,12 @@ def _size_limit(max_states: int | None) -> int:
 def save(solution: Solution, path: Path | None = None, secret: bytes | None = None) -> Path:
     """Write the signed table atomically; returns the path (OSError, FileError or CacheUnavailable when it cannot)."""
     path = path or cache_path(solution.variant)
-    secret = secret if secret is not None else _secret()
+    _write(solution, path, secret if secret is not None else _secret())
+    return path
+
+
+def _write(solution: Solution, path: Path, secret: bytes) -> str:
+    """`save`'s work: the table written atomically, its signature returned."""
     path.parent.mkdir(parents=True, exist_ok=True)
     ix = solution.index
     arrays = {"values": solution.values, "codes": ix.class_codes, "pmin": ix.class_pmin, "dims": ix.class_dims}
@@ -270,7 +301,7 @@ def save(solution: Solution, path: Path | None = None, secret: bytes | None = No
     )
     write_atomic(path, buf.getvalue())
     _drop_stale(path, solution.variant)
-    return path
+    return str(header["hmac"])
 
 
 def load(
@@ -282,7 +313,8 @@ def load(
     verify_values: bool = False,
 ) -> Solution:
     """The cached table for `variant`, signed with this user's key; with `verify_values` (as
-    `load_or_solve` always asks) also checked against the solver (`verify`: one score exploration).
+    `load_or_solve` always asks) also checked against the solver (`verify`: one score exploration),
+    once per table: a table whose signature is in the user's verified-tables record is not checked again.
 
     Raises FileNotFoundError (no table), CacheInvalid (a table that must not be used),
     StateSpaceTooLarge (more states than `max_states`), OSError / FileError (the path
@@ -326,8 +358,9 @@ def load(
         raise
     except Exception as exc:
         raise CacheInvalid(f"inconsistent ({type(exc).__name__}: {exc})") from None
-    if verify_values:
+    if verify_values and header["hmac"] not in _verified():
         verify(solution)
+        _note_verified(header["hmac"])
     return solution
 
 
@@ -480,7 +513,7 @@ def load_or_solve(
     solution = solve(variant, max_states=max_states, progress=progress)
     if writable:
         try:
-            save(solution, path, secret)
+            _note_verified(_write(solution, path, secret))  # the solver's own values: nothing to check on load
             _remember(path, solution)
         except (OSError, FileError) as exc:
             say(f"could not write the cache ({_reason(exc)}); the result is not cached")
