@@ -15,6 +15,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -441,10 +442,18 @@ def _options(options: Any) -> Mapping[str, Any]:
     return options
 
 
+@lru_cache(maxsize=1)
+def _distributions() -> Mapping[str, list[str]]:
+    """Top-level module -> installed distributions: one scan of every installed package per process."""
+    return metadata.packages_distributions()
+
+
+@lru_cache(maxsize=64)
 def _distribution_version(modname: str) -> str:
+    """`dist==version` of the distribution that installs `modname` ("?" when none does)."""
     top = modname.split(".", 1)[0]
     try:
-        for dist in metadata.packages_distributions().get(top, []):
+        for dist in _distributions().get(top, []):
             return f"{dist}=={metadata.version(dist)}"
     except Exception:  # pragma: no cover - broken metadata: the source hash still identifies it
         pass
