@@ -1,0 +1,141 @@
+"""Advice latency from a cached table: dicecup's advisor against yatzy-solver's `option_values`, same run.
+
+    .venv/bin/python tests/benchmarks/bench_advise.py [--positions 200] [--processes 7]
+
+Both answer "what is every option worth?" for Yahtzee positions met in random
+play (cards with the yahtzee box still open, so the two rule sets agree), from a
+table on disk: dicecup's cache (solved first if missing) and the peer's table
+file (built once into the temporary directory). In process, each position is
+timed twice for dicecup: on a card it has not seen (its turn's scoring table is
+computed from the rules) and again (memoised). As a whole process, `dicecup
+advise` runs against a Python one-liner that loads the peer's table and asks
+one position, alternating the two so that drift cancels; medians and the
+median of the pairwise ratios are printed. The peer is skipped, with a note,
+when `yatzy-solver` is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from dicecup import Engine, GameState
+from dicecup.solver import advice, cache
+from dicecup.solver.advice import advise
+
+UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
+
+
+def _positions(variant, count: int, seed: int) -> list[tuple]:
+    """(card, dice, rolls left) at decisions of random solitaire games, yahtzee box open."""
+    rng = random.Random(seed)
+    out: list[tuple] = []
+    while len(out) < count:
+        state = GameState.new(variant, 1, rounds=1)
+        while not state.over and "yahtzee" not in state.card.scores and len(out) < count:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            out.append((state.card, tuple(state.dice), state.rolls_left))
+            state = state.apply(rng.choice(state.legal_actions()))
+    return out
+
+
+def _notation(variant, card, dice, rolls_left: int) -> str:
+    """A position in the peer's notation (its box names are dicecup's; listed in card order)."""
+    upper = sum(card.scores.get(b, 0) for b in UPPER)
+    filled = ",".join(b for b in variant.box_ids if b in card.scores) or "-"
+    return f"dice {' '.join(map(str, sorted(dice)))} | rolls {rolls_left} | upper {upper} | filled {filled}"
+
+
+def _per_call(fn, items) -> list[float]:
+    out = []
+    for item in items:
+        start = time.perf_counter()
+        fn(item)
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def _ms(xs: list[float]) -> str:
+    return f"{1e3 * statistics.median(xs):.3f} ms (max {1e3 * max(xs):.3f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=200, help="positions timed in process (default 200)")
+    ap.add_argument("--processes", type=int, default=7, help="whole-process runs of each command (default 7)")
+    args = ap.parse_args(argv)
+    variant = Engine().variant("yahtzee")
+    solution, _ = cache.load_or_solve(variant)
+    positions = _positions(variant, args.positions, seed=1)
+
+    def ask(pos) -> None:
+        advise(solution, *pos)
+
+    def ask_new(pos) -> None:
+        advice._LATER.clear()  # a card not seen before: its turn's scoring table is built from the rules
+        advise(solution, *pos)
+
+    cold = _per_call(ask_new, positions)
+    ask(positions[0])
+    warm = _per_call(ask, positions)
+    print(f"dicecup in process, {len(positions)} positions: new card {_ms(cold)}, same card again {_ms(warm)}")
+
+    try:
+        import yatzy_solver as ys
+    except ImportError:
+        print("yatzy-solver is not installed (pip install yatzy-solver): no peer figures")
+        return 0
+    peer_variant = ys.Variant("american")
+    table = os.path.join(tempfile.gettempdir(), f"dicecup-bench-peer-american-{ys.SOLVER_VERSION}.table")
+    if not os.path.exists(table):
+        ys.Solver.build_table(peer_variant, table)
+    peer = ys.Solver.load(table, peer_variant)
+    sits = [_notation(variant, *p) for p in positions]
+    peer_times = _per_call(peer.option_values, sits)
+    print(f"yatzy-solver in process: {_ms(peer_times)}")
+    gap = max(
+        abs(
+            advise(solution, *pos)[0].value - variant.points_so_far(pos[0]) - max(v for _, v in peer.option_values(sit))
+        )
+        for pos, sit in zip(positions, sits, strict=True)
+    )
+    print(f"largest gap between the two best values (peer table in float32): {gap:.2e}")
+    print(
+        f"ratio of medians, dicecup / peer: new card {statistics.median(cold) / statistics.median(peer_times):.0f}x, "
+        f"same card {statistics.median(warm) / statistics.median(peer_times):.0f}x"
+    )
+
+    exe = os.path.join(os.path.dirname(sys.executable), "dicecup")
+    ours = [exe, "advise", "-v", "yahtzee", "-d", "11256", "-q", "--json"]
+    theirs = [
+        sys.executable,
+        "-c",
+        "import yatzy_solver as ys; v = ys.Variant('american'); "
+        f"print(ys.Solver.load({table!r}, v).option_values({_notation(variant, positions[0][0], (1, 1, 2, 5, 6), 2)!r}))",
+    ]
+    a, b = [], []
+    for cmd in (ours, theirs):  # warm-up: file caches, numba's cache
+        subprocess.run(cmd, check=True, capture_output=True)
+    for _ in range(args.processes):
+        for cmd, into in ((ours, a), (theirs, b)):
+            start = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True)
+            into.append(time.perf_counter() - start)
+    ratios = [x / y for x, y in zip(a, b, strict=True)]
+    print(
+        f"whole process, median of {args.processes}: dicecup advise {statistics.median(a):.3f} s, "
+        f"peer {statistics.median(b):.3f} s, ratio {statistics.median(ratios):.1f}x"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
