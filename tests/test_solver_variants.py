@@ -88,3 +88,33 @@ def test_policy_and_advisor_agree_on_random_states(generala, seed, stop):
         if steps > stop:
             break
         state = state.apply(rng.choice(state.legal_actions()))  # wander off the optimal path too
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vid", ["yahtzee", "yatzy"])
+def test_float32_values_keep_the_expected_score_within_1e4(engine, vid):
+    """Values stored as float32 (computed in float64): the game's value moves by less than 1e-4."""
+    v = engine.variant(vid)
+    wide, narrow = solve(v, precision="float64"), solve(v, precision="float32")
+    assert narrow.values.dtype == np.float32 and wide.values.dtype == np.float64
+    assert abs(narrow.expected_score - wide.expected_score) < 1e-4
+    finite = np.isfinite(wide.values)
+    assert (np.isfinite(narrow.values) == finite).all()
+    assert np.abs(narrow.values[finite] - wide.values[finite]).max() < 1e-4
+
+
+def test_float32_tables_are_cached_checked_and_advised(engine, tmp_path, monkeypatch):
+    from dicecup import Card
+    from dicecup.solver import cache
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    v = engine.variant("yacht")
+    narrow = solve(v, precision="float32")
+    path = cache.save(narrow)
+    loaded = cache.load(v, path, verify_values=True)  # the check allows float32's rounding, not more
+    assert loaded.values.dtype == np.float32
+    assert loaded.expected_score == pytest.approx(solve(v).expected_score, abs=1e-4)
+    assert loaded.future(Card()) == pytest.approx(narrow.future(Card()))
+    with pytest.raises(Exception, match="precision"):
+        solve(v, precision="float16")

@@ -61,6 +61,7 @@ KEY_FILE = "cache.key"
 KEY_BYTES = 32
 SAMPLE = 16  # states recomputed on load besides the start state
 TOLERANCE = 1e-9
+TOLERANCE_FLOAT32 = 2e-7  # a float32 table: the recomputed value, rounded once, is within ~6e-8 of it
 MAX_ID_CHARS = 64  # of the variant id in a file name (the compiler caps ids at 64 too)
 _ARRAYS = ("values", "codes", "pmin", "dims")
 
@@ -351,7 +352,7 @@ def load(
         )
         if {str(b): list(v) for b, v in index.flag_values.items()} != header["flags"]:
             raise CacheInvalid("stale: the rules declare other state flags")
-        if index.size + 1 != len(arrays["values"]) or arrays["values"].dtype != np.float64:
+        if index.size + 1 != len(arrays["values"]) or arrays["values"].dtype not in (np.float64, np.float32):
             raise CacheInvalid("inconsistent: value array does not match the index")
         solution = Solution(variant, index, arrays["values"], states, float(header["seconds"]))
     except (CacheInvalid, StateSpaceTooLarge):
@@ -432,7 +433,8 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
         if at >= ix.size:
             raise CacheInvalid("inconsistent: a state of the game has no value")
         stored = float(values[at])
-        if not abs(again - stored) <= TOLERANCE * max(1.0, abs(again)):
+        tolerance = TOLERANCE if values.dtype == np.float64 else TOLERANCE_FLOAT32
+        if not abs(again - stored) <= tolerance * max(1.0, abs(again)):
             raise CacheInvalid(f"wrong values: a state holds {stored!r} where the solver computes {again!r}")
 
 

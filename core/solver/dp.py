@@ -112,10 +112,14 @@ def backward(
     space: StateSpace,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     on_states: Callable[[int], None] | None = None,
+    dtype: type = np.float64,
 ) -> np.ndarray:
-    """The value (expected points still to come) of every state, filled layer by layer from the end."""
+    """The value (expected points still to come) of every state, filled layer by layer from the end.
+
+    Each value is computed in float64 and stored as `dtype` (float32 halves the table; see `solve`).
+    """
     model = space.model
-    values = np.full(space.size + 1, np.nan)
+    values = np.full(space.size + 1, np.nan, dtype=dtype)
     last = space.layers[-1]
     values[last.index] = terminal(last.codes, last.progress)
     if on_states:
@@ -162,12 +166,13 @@ def backward_jit(
     space: StateSpace,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     on_states: Callable[[int], None] | None = None,
+    dtype: type = np.float64,
 ) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
     from .jit import LayerArrays, SlotArrays, layer_values
 
     model = space.model
-    values = np.full(space.size + 1, np.nan)
+    values = np.full(space.size + 1, np.nan, dtype=dtype)
     last = space.layers[-1]
     values[last.index] = terminal(last.codes, last.progress)
     if on_states:
