@@ -119,7 +119,7 @@ def backward(
     Each value is computed in float64 and stored as `dtype` (float32 halves the table; see `solve`).
     """
     model = space.model
-    values = np.full(space.size + 1, np.nan, dtype=dtype)
+    values: np.ndarray = np.full(space.size + 1, np.nan, dtype=dtype)
     last = space.layers[-1]
     values[last.index] = terminal(last.codes, last.progress)
     if on_states:
@@ -172,7 +172,7 @@ def backward_jit(
     from .jit import LayerArrays, SlotArrays, layer_values
 
     model = space.model
-    values = np.full(space.size + 1, np.nan, dtype=dtype)
+    values: np.ndarray = np.full(space.size + 1, np.nan, dtype=dtype)
     last = space.layers[-1]
     values[last.index] = terminal(last.codes, last.progress)
     if on_states:
