@@ -22,7 +22,7 @@ from dicecup.language.tracing import traced_card, traced_roll, tracing
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
-from dicecup.simulate.tables import EMPTY, LegalTables, ScoreTables
+from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
 
 CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
     ("yahtzee", {"joker": "forced"}),
@@ -299,7 +299,7 @@ def test_compiled_and_numpy_optimal_play_agree(solved, vid, monkeypatch):
 @pytest.mark.parametrize("vid", ["generala", "russian"])
 def test_compiled_helpers_match_numpy(solved, vid):
     from dicecup.simulate.batch import batched_for
-    from dicecup.simulate.tables import unique_rows
+    from dicecup.numeric.tables import unique_rows
 
     v, _ = solved(vid)
     sim = batched_for(v)
@@ -396,3 +396,33 @@ def test_a_whole_card_comparison_keys_the_score_tables_on_every_box(tmp_path):
         card = scores.facts.card(row)
         for r, roll in enumerate(scores.rolls):
             assert box_scores[cls[i], 0, r, pair] == v.score(card, "pair", roll).score, (row, roll)
+
+
+@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("yacht", {})])
+def test_advisor_tables_and_engine_give_the_same_later_scores(solved, vid, options):
+    """The advisor's two ways to value scoring each roll (memoised tables, the engine roll by roll) agree."""
+    from dicecup.solver import advice
+
+    v, solution = solved(vid, options)
+    for state in decision_states(v, 25, seed=23):
+        if len(state.card.scores) == len(v.box_ids) - 1 and state.rolls_left == 0:
+            continue
+        fast = advice._later_from_tables(solution, state.card)
+        slow = advice._later_from_engine(solution, state.card)
+        assert np.array_equal(fast, slow), state.card
+
+
+def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
+    from dicecup.solver import advice
+
+    v, solution = solved("generala")
+    monkeypatch.setattr(advice, "_ASKED", {})
+    used = []
+    monkeypatch.setattr(
+        advice, "_later_from_tables", lambda s, c: used.append("tables") or advice._later_from_engine(s, c)
+    )
+    for state in decision_states(v, 12, seed=5):
+        if state.rolls_left:
+            advice._LATER.clear()
+            advice.advise_state(solution, state)
+    assert used and advice._ASKED[v.fingerprint] - len(used) == advice.TABLES_AFTER - 1

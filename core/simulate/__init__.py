@@ -97,7 +97,7 @@ def simulate(
     check_size(variant, strategy)
     if method in ("auto", "batched"):
         from .batched_run import simulate_batched, supports
-        from .tables import Untabulable
+        from ..numeric.tables import Untabulable
 
         why = None
         if supports(variant, strategy):

@@ -18,7 +18,7 @@ import numpy as np
 from ..language.model import Variant
 from .dicemath import DiceMath
 from .result import bonus_columns
-from .tables import EMPTY, EndBonuses, LegalTables, ScoreTables
+from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 
 __all__ = [
     "Turn",

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from .tables import EMPTY, unique_rows
+from ..numeric.tables import EMPTY, unique_rows
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution

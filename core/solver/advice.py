@@ -21,7 +21,9 @@ from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
 from ..language.dice import sub_multisets
 from ..language.model import Card
+from ..numeric.coding import EMPTY
 from ..numeric.reference import turn_tables
+from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
 from .solve import Solution, TurnTables
 
@@ -98,7 +100,53 @@ def _futures(solution: Solution, card: Card, fills: list[tuple[str, int]]) -> np
 
 
 def _later_scores(solution: Solution, card: Card) -> np.ndarray:
-    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll."""
+    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll.
+
+    The first cards of a variant ask the engine roll by roll (no start-up cost: one
+    `dicecup advise` asks one card); from the `TABLES_AFTER`-th on, the variant's score
+    and legality tables answer (memoised on what the rules read: a one-off cost of about
+    a second for Yahtzee, then a new card costs lookups). Rules the tables cannot hold
+    always go to the engine.
+    """
+    v = solution.variant
+    asked = _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
+    if asked >= TABLES_AFTER and v.fingerprint not in _UNTABULABLE:
+        try:
+            return _later_from_tables(solution, card)
+        except Untabulable:
+            _UNTABULABLE.add(v.fingerprint)
+    return _later_from_engine(solution, card)
+
+
+TABLES_AFTER = 3
+_ASKED: dict[str, int] = {}  # cards advised per variant fingerprint in this process
+_UNTABULABLE: set[str] = set()
+_TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
+
+
+def _later_from_tables(solution: Solution, card: Card) -> np.ndarray:
+    v = solution.variant
+    got = _TABLES.get(v.fingerprint)
+    if got is None or got[0].variant.hooks is not v.hooks:
+        got = _TABLES[v.fingerprint] = (ScoreTables(v, [b.id for b in v.declared_bonuses]), LegalTables(v))
+    scores, legal = got
+    vals = solution.index.row_of(card)
+    cls, _, box_scores, points = scores.lookup(vals)
+    n_rolls = scores.R
+    ok = legal.allowed(np.repeat(legal.lookup(vals), n_rolls), False, np.arange(n_rolls)) & (vals[0] == EMPTY)
+    rolls, boxes = np.nonzero(ok)
+    got_scores = box_scores[cls[0], 0, rolls, boxes]
+    lo = int(got_scores.min()) if len(got_scores) else 0
+    span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
+    keys, which = np.unique(boxes * span + (got_scores - lo), return_inverse=True)  # one int per (box, score)
+    fills = [(v.box_ids[int(k // span)], int(k % span) + lo) for k in keys]
+    after = _futures(solution, card, fills)[which.reshape(-1)]
+    later = np.full((solution.graph.n_rolls, 1), -np.inf)
+    np.maximum.at(later[:, 0], rolls, points[cls[0], 0, rolls, boxes] + after)
+    return later
+
+
+def _later_from_engine(solution: Solution, card: Card) -> np.ndarray:
     v = solution.variant
     scored: list[tuple[int, str, int, int]] = []  # (roll, box, score, points)
     for i, r in enumerate(v.all_rolls()):

@@ -1,4 +1,4 @@
-"""Score and legality tables for the batched simulator, built from the variant's own scoring.
+"""Score and legality tables of many cards at once, learned from the variant's own hooks (simulator, advisor).
 
 Every number here comes from `Variant.score`, `Variant.legal_boxes` and
 `Variant.end_bonuses`, called on real `Card`s: nothing re-implements a rule.
@@ -21,7 +21,7 @@ from ..errors import DicecupError
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
-from ..numeric.coding import EMPTY  # an open box in `vals`
+from .coding import EMPTY  # an open box in `vals`
 
 __all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses", "Untabulable"]
 
