@@ -10,10 +10,11 @@ played through `GameState`.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY
+from _solver_helpers import TINY, tiny_variant
 from conftest import BUILTIN_VARIANTS
 
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
@@ -135,8 +136,9 @@ def _award_card(v, sim: Batched, vals_row, award_row) -> Card:
 def test_totals_are_variant_totals(engine, vid, options, policy):
     v = engine.variant(vid, options)
     sim = Batched(v)
-    vals, awards = sim.play(policy(), 60, np.random.default_rng(1))
+    vals, awards, earned = sim.play(policy(), 60, np.random.default_rng(1))
     assert (vals != EMPTY).all()
+    assert ((earned == 0) == (awards == 0)).all() and (earned >= 0).all()
     end = sim.end.points(vals)
     totals = vals.sum(axis=1) + awards.sum(axis=1) + end.sum(axis=1)
     for g in range(len(vals)):
@@ -164,6 +166,112 @@ def test_greedy_play_agrees_with_the_engine(engine):
     slow = summarize(simulate(v, "greedy", 120, seed=2, method="engine"))
     z = abs(fast["mean"] - slow["mean"]) / np.hypot(fast["se"], slow["se"])
     assert z < 4, (fast["mean"], slow["mean"], z)
+
+
+# ----------------------------------------------------------------------------- times each award was earned
+
+
+class LoadedDice(random.Random):
+    """Dice that show their top face more often (with probability `bias`, else a fair face): frequent yahtzees."""
+
+    def __init__(self, seed: float, bias: float) -> None:
+        super().__init__(seed)
+        self.bias = bias
+
+    def randint(self, a: int, b: int) -> int:
+        return b if self.random() < self.bias else super().randint(a, b)
+
+
+@pytest.fixture
+def loaded_engine_games(monkeypatch):
+    """load(bias): the engine simulator plays with loaded dice from now on; the final card of every game
+    it plays is recorded in the list returned."""
+    from dicecup.simulate import engine_sim
+
+    real = engine_sim.play_one
+
+    def load(bias: float) -> list[Card]:
+        played: list[Card] = []
+
+        def loaded(variant, bot, rng):
+            card, total = real(variant, bot, LoadedDice(rng.random(), bias))
+            played.append(card)
+            return card, total
+
+        monkeypatch.setattr(engine_sim, "play_one", loaded)
+        return played
+
+    return load
+
+
+class YahtzeeChaser:
+    """Keeps the most common face and puts yahtzees in the yahtzee boxes: a quick bot that earns further yahtzees."""
+
+    name = "chaser"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: GameState):
+        v, dice = state.variant, tuple(state.dice)
+        boxes = state.legal_boxes()
+        if len(set(dice)) == 1:
+            for b in boxes:
+                if v.box(b).row == "yahtzee":
+                    return Score(b)
+            return Score(self.rng.choice(boxes))  # every yahtzee box filled: a joker anywhere
+        if state.rolls_left > 0:
+            face = max(set(dice), key=lambda f: (dice.count(f), f))
+            return Keep((face,) * dice.count(face))
+        others = [b for b in boxes if v.box(b).row != "yahtzee"]
+        return Score(self.rng.choice(others or list(boxes)))
+
+
+def _column(result, bid: str) -> tuple[np.ndarray, np.ndarray]:
+    j = result.bonus_ids.index(bid)
+    return result.bonus_points[:, j], result.bonus_counts[:, j]
+
+
+def test_batched_and_engine_count_yahtzee_bonuses_as_their_points_say(engine, loaded_engine_games):
+    """Yahtzee's bonuses have fixed points (35 upper, 100 each further yahtzee): both simulators' recorded counts
+    times those points are every game's bonus points, and both see games with repeated bonuses."""
+    v = engine.variant("yahtzee")
+    fast = simulate(v, "greedy", 400, seed=3, method="batched")
+    loaded_engine_games(0.5)  # fair dice give a random bot's games no yahtzee bonus
+    slow = simulate(v, "random", 300, seed=3, method="engine")
+    assert (fast.method, slow.method) == ("batched", "engine")
+    for result in (fast, slow):
+        points, counts = _column(result, "yahtzee_bonus")
+        assert (counts * 100 == points).all()
+        assert counts.max() >= 2, result.method
+        times = summarize(result)["bonuses"]["yahtzee_bonus"]["times"]
+        assert times == {str(k): int((counts == k).sum()) for k in range(counts.max() + 1)}
+        points, counts = _column(result, "upper_bonus")
+        assert (counts * 35 == points).all() and set(counts.tolist()) <= {0, 1}
+
+
+def test_triple_yahtzee_counts_are_the_cards_awards_not_points_over_100(engine, loaded_engine_games):
+    """Column multipliers: a further yahtzee pays 100, 200 or 300 by the column it is scored in, so points / 100
+    is not the count; the engine's counts are the awards with nonzero points on each game's final card."""
+    from dicecup.simulate.engine_sim import simulate_engine
+
+    v = engine.variant("triple-yahtzee")
+    played = loaded_engine_games(0.25)
+    result = simulate_engine(v, "chaser", lambda _, rng: YahtzeeChaser(rng), 40, seed=1)
+    assert result.method == "engine" and len(played) == 40
+    multiplier = {c.id: c.multiplier for c in v.columns}
+    for g, card in enumerate(played):
+        every = list(card.awards) + list(v.end_bonuses(card))
+        want = Counter(a.id for a in every if a.points != 0)
+        assert {bid: int(result.bonus_counts[g, j]) for j, bid in enumerate(result.bonus_ids) if want[bid]} == want
+        assert result.bonus_counts[g].sum() == sum(want.values())
+        bonus = [a for a in card.awards if a.id == "yahtzee_bonus"]
+        points, counts = _column(result, "yahtzee_bonus")
+        assert points[g] == sum(100 * multiplier[a.column] for a in bonus) and counts[g] == len(bonus)
+    points, counts = _column(result, "yahtzee_bonus")
+    assert (counts > 0).any() and (counts * 100 != points).any()  # some bonus was scored in the x2 or x3 column
+    s = summarize(result)["bonuses"]["yahtzee_bonus"]
+    assert s["times"] == {str(k): int((counts == k).sum()) for k in range(counts.max() + 1)}
 
 
 # ----------------------------------------------------------------------------- optimal
@@ -261,12 +369,40 @@ def test_compiled_games_total_like_the_engine(solved, vid, options):
 
     v, _ = solved(vid, options)
     sim = batched_for(v)
-    vals, awards = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
+    vals, awards, earned = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
     assert (vals != EMPTY).all()
+    assert ((earned == 0) == (awards == 0)).all()  # a per-turn award is counted exactly where it scored
     end = sim.end.points(vals)
     for g in range(len(vals)):
         card = _award_card(v, sim, vals[g], awards[g])
         assert vals[g].sum() + awards[g].sum() + end[g].sum() == v.total(card)
+
+
+@needs_numba
+@pytest.mark.parametrize("options", [{}, {"joker": "forced"}])
+def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, options):
+    """tiny-flags pays 30 for every further yam: the compiled kernel's counts are where its awards are, 30 points
+    each, repeated in some games, and the numpy optimal policy counts them alike in distribution."""
+    from dicecup.simulate.batch import NO_JIT_ENV, batched_for
+
+    v = tiny_variant(tmp_path, "flags", options=options)
+    monkeypatch.setitem(optimal_mod._SOLUTIONS, v.fingerprint, solver.solve(v))
+    sim = batched_for(v)
+    vals, awards, earned = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
+    assert (vals != EMPTY).all()
+    assert ((earned == 0) == (awards == 0)).all()
+    j = sim.award_ids.index("extra_yam")
+    assert (earned[:, j] * 30 == awards[:, j]).all() and earned[:, j].max() >= 2
+    fast = simulate(v, "optimal", 20000, seed=1)
+    monkeypatch.setenv(NO_JIT_ENV, "1")
+    ref = simulate(v, "optimal", 5000, seed=2)
+    for result in (fast, ref):
+        points, counts = result.bonus_points[:, 0], result.bonus_counts[:, 0]
+        assert result.method == "batched" and result.bonus_ids[0] == "extra_yam"
+        assert (counts * 30 == points).all()
+    a, b = fast.bonus_counts[:, 0], ref.bonus_counts[:, 0]
+    z = abs(a.mean() - b.mean()) / np.hypot(a.std() / len(a) ** 0.5, b.std() / len(b) ** 0.5)
+    assert z < 4, (a.mean(), b.mean())
 
 
 @needs_numba
@@ -278,6 +414,7 @@ def test_compiled_results_do_not_depend_on_chunking(solved, monkeypatch):
     monkeypatch.setattr(batched_run, "JIT_CHUNK", 700)
     pieces = simulate(v, "optimal", 3000, seed=9)
     assert (whole.totals == pieces.totals).all() and (whole.boxes == pieces.boxes).all()
+    assert (whole.bonus_counts == pieces.bonus_counts).all()
     assert not (simulate(v, "optimal", 3000, seed=10).totals == whole.totals).all()
 
 

@@ -44,7 +44,7 @@ def test_json_holds_every_figure(engine):
     assert list(d["boxes"]) == list(engine.variant("yahtzee").box_ids)
     assert all(set(b) == {"mean", "zero_rate"} for b in d["boxes"].values())
     assert set(d["bonuses"]) == {"upper_bonus", "yahtzee_bonus"}
-    assert all(set(b) == {"name", "rate", "mean_points", "per_game", "unit", "times"} for b in d["bonuses"].values())
+    assert all(set(b) == {"name", "rate", "mean_points", "per_game", "times"} for b in d["bonuses"].values())
     assert sum(d["scores"].values()) == 50 and d["scores"][str(d["mode"])] == d["mode_count"]
     h = d["histogram"]
     assert sum(h["counts"]) == 50 and len(h["edges"]) == len(h["counts"]) + 1
@@ -96,12 +96,11 @@ def test_json_counts_every_final_score_and_bonus_exactly(engine):
     for j, bid in enumerate(result.bonus_ids):
         points = result.bonus_points[:, j].tolist()
         assert d["bonuses"][bid]["per_game"] == {str(p): c for p, c in sorted(Counter(points).items())}
+        earned = Counter(result.bonus_counts[:, j].tolist())
+        assert d["bonuses"][bid]["times"] == {str(k): earned[k] for k in range(max(earned) + 1)}
     upper, bonus = d["bonuses"]["upper_bonus"], d["bonuses"]["yahtzee_bonus"]
-    assert upper["unit"] == 35 and set(upper["times"]) == {"0", "1"}
-    yahtzee_points = result.bonus_points[:, result.bonus_ids.index("yahtzee_bonus")]
-    by_times = Counter((yahtzee_points // 100).tolist())
-    assert bonus["unit"] == 100
-    assert bonus["times"] == {str(k): by_times[k] for k in range(4)}  # this seed has games with 2 and 3 bonuses
+    assert set(upper["times"]) == {"0", "1"}
+    assert list(bonus["times"]) == ["0", "1", "2", "3"]  # this seed has games with 2 and 3 bonuses
     assert bonus["times"]["2"] > 0 and bonus["times"]["3"] > 0
 
 
@@ -120,6 +119,34 @@ def test_terminal_report_shows_the_mode_the_exact_totals_and_bonus_times():
     assert rows == expected
     times = re.search(r"yahtzee_bonus\s+│\s+100 │(.*)│", out.split("games by times earned", 1)[1]).group(1)
     assert [int(c) for c in times.split("│")] == list(d["bonuses"]["yahtzee_bonus"]["times"].values())
+
+
+def test_times_table_shows_the_recorded_counts_and_mean_points_each(engine):
+    """Column multipliers: 100, 200 or 300 a bonus. The table shows the recorded times and the mean points each."""
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from dicecup.cli.simulating import _print_times
+    from dicecup.simulate import SimResult, summarize
+
+    v = engine.variant("yacht")
+    boxes = np.zeros((4, len(v.box_ids)), dtype=np.int64)
+    points = np.array([[0, 0], [300, 0], [300, 0], [400, 0]])  # x3 once; x1 and x2; x1 twice and x2
+    earned = np.array([[0, 0], [1, 0], [2, 0], [3, 0]])
+    s = summarize(
+        SimResult(v, "random", 0, "engine", points.sum(axis=1), boxes, ("y", "n"), ("Y", "N"), points, earned)
+    )
+    out = io.StringIO()
+    _print_times(Console(file=out, width=120, highlight=False), s)
+    text = out.getvalue()
+    assert "points each (mean)" in text
+    y = re.search(r"│ y\s+│\s+(\S+) │(.*)│", text)
+    assert y.group(1) == "166.67"  # 1000 points over 6 earnings
+    assert [int(c) for c in y.group(2).split("│")] == [1, 1, 1, 1]
+    n = re.search(r"│ n\s+│\s+(\S+) │(.*)│", text)
+    assert n.group(1) == "—" and n.group(2).split("│")[0].strip() == "4"  # never earned: 0 times in every game
 
 
 def test_scores_flag_lists_every_total_with_its_cumulative_share():

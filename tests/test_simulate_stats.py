@@ -86,7 +86,8 @@ def test_summarize_boxes_and_bonuses(engine):
     boxes = np.zeros((4, len(v.box_ids)), dtype=np.int64)
     boxes[:, 0] = [0, 2, 3, 0]  # ones: mean 1.25, zero in half the games
     bonus = np.array([[0], [35], [0], [0]])
-    r = SimResult(v, "greedy", 1, "engine", boxes.sum(axis=1) + bonus[:, 0], boxes, ("b",), ("A bonus",), bonus)
+    earned = (bonus != 0).astype(np.int64)
+    r = SimResult(v, "greedy", 1, "engine", boxes.sum(axis=1) + bonus[:, 0], boxes, ("b",), ("A bonus",), bonus, earned)
     s = summarize(r)
     assert s["boxes"]["ones"] == {"mean": 1.25, "zero_rate": 0.5}
     assert s["boxes"]["choice"] == {"mean": 0.0, "zero_rate": 1.0}
@@ -96,7 +97,6 @@ def test_summarize_boxes_and_bonuses(engine):
             "rate": 0.25,
             "mean_points": 8.75,
             "per_game": {"0": 3, "35": 1},
-            "unit": 35,
             "times": {"0": 3, "1": 1},
         }
     }
@@ -128,35 +128,36 @@ def test_exact_counts_are_exact_at_a_million_games():
 
 
 def test_award_counts_of_a_yahtzee_bonus():
-    a = award_counts(np.array([0, 100, 0, 300, 200, 100, 0]))
-    assert a["per_game"] == {"0": 3, "100": 2, "200": 1, "300": 1}
-    assert a["unit"] == 100
-    assert a["times"] == {"0": 3, "1": 2, "2": 1, "3": 1}
+    a = award_counts(np.array([0, 100, 0, 300, 200, 100, 0]), np.array([0, 1, 0, 3, 2, 1, 0]))
+    assert a == {"per_game": {"0": 3, "100": 2, "200": 1, "300": 1}, "times": {"0": 3, "1": 2, "2": 1, "3": 1}}
 
 
 def test_award_times_show_a_count_no_game_had():
-    a = award_counts(np.array([35, 0, 105, 35]))
-    assert (a["unit"], a["times"]) == (35, {"0": 1, "1": 2, "2": 0, "3": 1})
-
-
-def test_a_penalty_counts_in_negative_units():
-    a = award_counts(np.array([-20, 0, -10, -10]))
-    assert (a["unit"], a["times"]) == (-10, {"0": 1, "1": 2, "2": 1})
+    a = award_counts(np.array([35, 0, 105, 35]), np.array([1, 0, 3, 1]))
+    assert a["times"] == {"0": 1, "1": 2, "2": 0, "3": 1}
 
 
 @pytest.mark.parametrize(
-    "points",
+    ("points", "counts", "times"),
     [
-        [0, 35, 55, 75, 55],  # Kismet's tiers: gcd 5, which no game scores
-        [0, 200, 300],  # gcd 100, but no game earned 100: the unit is not known
-        [-2, 0, 3, 1],  # both signs
-        [0, 0, 0],  # never earned
+        ([0, 35, 55, 75, 55], [0, 1, 1, 1, 1], {"0": 1, "1": 4}),  # Kismet's tiers: one bonus of 35, 55 or 75
+        ([0, 300, 200, 400], [0, 1, 1, 2], {"0": 1, "1": 2, "2": 1}),  # column multipliers: 100 x1, x2 or x3 each
+        ([-20, 0, -10, -10], [1, 0, 1, 1], {"0": 1, "1": 3}),  # penalties of different sizes
+        ([-2, 0, 3, 1], [1, 0, 2, 1], {"0": 1, "1": 2, "2": 1}),  # points of both signs
+        ([0, 0, 0], [0, 0, 0], {"0": 3}),  # never earned
     ],
 )
-def test_award_counts_without_a_consistent_unit(points):
-    a = award_counts(np.array(points))
-    assert (a["unit"], a["times"]) == (None, None)
-    assert a["per_game"] == {str(p): c for p, c in sorted(Counter(points).items())}
+def test_award_times_are_the_counts_whatever_the_points(points, counts, times):
+    """The times are the recorded counts: nothing is inferred from the points, which only fill `per_game`."""
+    a = award_counts(np.array(points), np.array(counts))
+    assert a == {"per_game": {str(p): c for p, c in sorted(Counter(points).items())}, "times": times}
+
+
+def test_award_counts_refuse_mismatched_or_negative_counts():
+    with pytest.raises(ValueError, match="shape"):
+        award_counts(np.array([0, 100]), np.array([0, 1, 1]))
+    with pytest.raises(ValueError, match="negative"):
+        award_counts(np.array([0, 100]), np.array([0, -1]))
 
 
 def test_summarize_holds_scores_and_award_counts(engine):
@@ -164,8 +165,9 @@ def test_summarize_holds_scores_and_award_counts(engine):
     boxes = np.zeros((5, len(v.box_ids)), dtype=np.int64)
     boxes[:, 0] = [3, 3, 1, 2, 3]
     bonus = np.array([[0, 35], [100, 0], [0, 0], [200, 55], [100, 0]])
+    earned = np.array([[0, 1], [1, 0], [0, 0], [2, 1], [1, 0]])
     totals = boxes.sum(axis=1) + bonus.sum(axis=1)  # 38, 103, 1, 257, 103
-    r = SimResult(v, "greedy", 1, "engine", totals, boxes, ("y", "t"), ("Yacht bonus", "Tiered"), bonus)
+    r = SimResult(v, "greedy", 1, "engine", totals, boxes, ("y", "t"), ("Yacht bonus", "Tiered"), bonus, earned)
     s = summarize(r)
     assert s["scores"] == {"1": 1, "38": 1, "103": 2, "257": 1}
     assert (s["mode"], s["mode_count"], s["mode_rate"]) == (103, 2, 0.4)
@@ -174,11 +176,10 @@ def test_summarize_holds_scores_and_award_counts(engine):
         "rate": 0.6,
         "mean_points": 80.0,
         "per_game": {"0": 2, "100": 2, "200": 1},
-        "unit": 100,
         "times": {"0": 2, "1": 2, "2": 1},
     }
     assert s["bonuses"]["t"]["per_game"] == {"0": 3, "35": 1, "55": 1}
-    assert s["bonuses"]["t"]["times"] is None
+    assert s["bonuses"]["t"]["times"] == {"0": 3, "1": 2}  # tiered points, one earning each
 
 
 @given(
@@ -187,13 +188,14 @@ def test_summarize_holds_scores_and_award_counts(engine):
     st.sampled_from([1, 2, 35, 100, -10]),
 )
 def test_exact_counts_agree_with_a_counter(engine, totals, times, unit):
-    """Counts sum to the games, the mode is the smallest most frequent total, and times rebuild the points."""
+    """Counts sum to the games, the mode is the smallest most frequent total, and times are the recorded counts."""
     n = min(len(totals), len(times))
     totals, times = totals[:n], times[:n]
     v = engine.variant("yacht")
     boxes = np.zeros((n, len(v.box_ids)), dtype=np.int64)
-    points = np.array(times, dtype=np.int64)[:, None] * unit
-    s = summarize(SimResult(v, "random", 0, "engine", np.array(totals), boxes, ("b",), ("B",), points))
+    earned = np.array(times, dtype=np.int64)[:, None]
+    points = earned * unit
+    s = summarize(SimResult(v, "random", 0, "engine", np.array(totals), boxes, ("b",), ("B",), points, earned))
 
     counter = Counter(totals)
     assert s["scores"] == {str(t): counter[t] for t in sorted(counter)}
@@ -205,12 +207,5 @@ def test_exact_counts_agree_with_a_counter(engine, totals, times, unit):
     b = s["bonuses"]["b"]
     assert sum(b["per_game"].values()) == n
     assert b["per_game"] == {str(p): c for p, c in sorted(Counter(points[:, 0].tolist()).items())}
-    if 1 in times:  # some game earned it once: the unit is found
-        assert b["unit"] == unit
-        assert b["times"] == {str(k): times.count(k) for k in range(max(times) + 1)}
-    if b["times"] is not None:  # whatever the unit, the times give back every game's points
-        assert sum(b["times"].values()) == n
-        rebuilt = Counter({k * b["unit"]: c for k, c in ((int(k), c) for k, c in b["times"].items()) if c})
-        assert rebuilt == Counter(points[:, 0].tolist())
-    else:
-        assert 1 not in times
+    assert b["times"] == {str(k): times.count(k) for k in range(max(times) + 1)}
+    assert sum(b["times"].values()) == n

@@ -26,8 +26,6 @@ __all__ = ["simulate"]
 TOP_SCORES = 10
 #: Count columns of the times-earned table: 0 .. TIMES_COLUMNS - 2, then one column for the rest.
 TIMES_COLUMNS = 6
-#: An award without a unit shows its games by points when it has at most this many point values.
-FEW_POINT_VALUES = 8
 
 
 def _games(n: int) -> str:
@@ -59,41 +57,36 @@ def _print_scores(console: Console, s: dict[str, Any], every: bool) -> None:
     console.print(table)
 
 
+def _points_each(row: dict[str, Any]) -> str:
+    """An award's mean points per time earned (its points over its earnings), '—' if never earned.
+
+    A mean, not a fixed value: tiers, column multipliers and computed points make earnings differ.
+    """
+    earned = sum(int(k) * c for k, c in row["times"].items())
+    if earned == 0:
+        return "—"
+    each = sum(int(p) * c for p, c in row["per_game"].items()) / earned
+    return f"{each:,.0f}" if each == int(each) else f"{each:,.2f}"
+
+
 def _print_times(console: Console, s: dict[str, Any]) -> None:
-    """Games by how many times they earned each award; an award without a unit by its points (see award_counts)."""
-    games = s["games"]
-    rows: list[tuple[str, str, list[int]]] = []  # bonus, points each, games earning it 0, 1, 2 ... times
-    notes: list[str] = []
-    for bid, row in s["bonuses"].items():
-        times = row["times"]
-        if times is None and row["per_game"] == {"0": games}:
-            rows.append((bid, "—", [games]))  # never earned: 0 times in every game
-        elif times is None:
-            per_game = row["per_game"]
-            if len(per_game) <= FEW_POINT_VALUES:
-                notes.append(f"  {bid}  " + " · ".join(f"{points}: {count:,}" for points, count in per_game.items()))
-            else:
-                notes.append(f"  {bid}  {len(per_game)} point values (every one in --json)")
-        else:
-            rows.append((bid, str(row["unit"]), list(times.values())))
-    if rows:
-        widest = max(len(counts) for *_, counts in rows)
-        columns = min(widest, TIMES_COLUMNS)
-        console.print("[bold]Bonuses[/]: games by times earned")
-        table = Table()
-        table.add_column("bonus")
-        table.add_column("points each", justify="right")
-        for k in range(columns):
-            table.add_column(f"≥{k}×" if k == columns - 1 and widest > columns else f"{k}×", justify="right")
-        for bid, unit, counts in rows:
-            if len(counts) > columns:
-                counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
-            table.add_row(bid, unit, *(f"{c:,}" for c in counts), *([""] * (columns - len(counts))))
-        console.print(table)
-    if notes:
-        console.print("[bold]Bonuses without fixed points each[/]: games by points")
-        for note in notes:
-            console.print(note)
+    """Games by how many times they earned each award, as the simulator counted them (see award_counts)."""
+    rows = [(bid, _points_each(row), list(row["times"].values())) for bid, row in s["bonuses"].items()]
+    if not rows:
+        return
+    widest = max(len(counts) for *_, counts in rows)
+    columns = min(widest, TIMES_COLUMNS)
+    console.print("[bold]Bonuses[/]: games by times earned")
+    table = Table()
+    table.add_column("bonus")
+    table.add_column("points each (mean)", justify="right")
+    for k in range(columns):
+        table.add_column(f"≥{k}×" if k == columns - 1 and widest > columns else f"{k}×", justify="right")
+    for bid, each, counts in rows:
+        if len(counts) > columns:
+            counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
+        table.add_row(bid, each, *(f"{c:,}" for c in counts), *([""] * (columns - len(counts))))
+    console.print(table)
 
 
 def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:

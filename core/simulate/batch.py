@@ -143,8 +143,9 @@ class Batched:
 
     def play(
         self, policy: Policy, games: int, rng: np.random.Generator, on_turn: Callable[[int], None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Play `games` games: (box scores [games, boxes], points of awards won when scoring [games, awards]).
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play `games` games: (box scores [games, boxes], points of awards won when scoring [games, awards],
+        times each award was won [games, awards]: the scorings that gave it nonzero points).
 
         Whole-card bonuses are not included: `self.end.points(vals)` gives them.
         """
@@ -152,6 +153,7 @@ class Batched:
         nb = len(v.box_ids)
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, self.scores.max_awards), dtype=np.int64)
+        earned = np.zeros_like(awards)
         empty_keep = np.zeros(games, dtype=np.int64)  # keep id 0: keep nothing
         rows_all = np.arange(games)
         for t in range(nb):
@@ -167,6 +169,7 @@ class Batched:
                     raise AssertionError("a policy scored a filled box")
                 vals[g, b] = got[:, 0]
                 awards[g] += got[:, 1:]
+                earned[g] += got[:, 1:] != 0
                 live, keep, roll = live[~done], keep[~done], roll[~done]
                 if live.size == 0:
                     break
@@ -175,7 +178,7 @@ class Batched:
                 raise AssertionError("a policy kept dice with no roll left")
             if on_turn is not None:
                 on_turn(t + 1)
-        return vals, awards
+        return vals, awards, earned
 
 
 _CACHE: dict[str, Batched] = {}

@@ -61,7 +61,7 @@ def simulate_batched(
     jitted = compiled_play(policy, sim)
     chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
     nb = len(variant.box_ids)
-    parts_vals, parts_awards = [], []
+    parts_vals, parts_awards, parts_earned = [], [], []
     done = 0
     for i, start in enumerate(range(0, games, chunk)):
         n = min(chunk, games - start)
@@ -71,14 +71,17 @@ def simulate_batched(
                 progress(base + (n * t) // nb)
 
         if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
-            vals, awards = jitted.play(n, seed, start, on_turn)
+            vals, awards, earned = jitted.play(n, seed, start, on_turn)
         else:
-            vals, awards = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
+            vals, awards, earned = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
+        end = sim.end.points(vals, jitted.group if jitted is not None else None)
         parts_vals.append(vals)
-        parts_awards.append(awards + sim.end.points(vals, jitted.group if jitted is not None else None))
+        parts_awards.append(awards + end)
+        parts_earned.append(earned + (end != 0))  # an end bonus with nonzero points is earned once
         done += n
     vals = np.concatenate(parts_vals)
     awards = np.concatenate(parts_awards)
+    earned = np.concatenate(parts_earned)
     ids = list(sim.award_ids)
     names = {b.id: b.name for b in variant.bonuses}
     totals = vals.sum(axis=1) + awards.sum(axis=1)
@@ -92,4 +95,5 @@ def simulate_batched(
         bonus_ids=tuple(ids),
         bonus_names=tuple(names.get(i, i) for i in ids),
         bonus_points=awards[:, : len(ids)],
+        bonus_counts=earned[:, : len(ids)],
     )

@@ -43,22 +43,28 @@ def simulate_engine(
     bot = make_bot(strategy, random.Random(f"dicecup-sim-bot:{seed}"))
     rows: list[list[int]] = []
     awards: list[dict[str, int]] = []
+    earned: list[dict[str, int]] = []
     totals: list[int] = []
     seen = []
     for g in range(games):
         card, total = play_one(variant, bot, dice_rng)
         scores, got = card_row(variant, card)
         per_id: dict[str, int] = {}
-        for a in got:
+        times: dict[str, int] = {}
+        for a in got:  # every Award with nonzero points is one earning: of a scoring or of an end bonus
             per_id[a.id] = per_id.get(a.id, 0) + a.points
+            if a.points != 0:
+                times[a.id] = times.get(a.id, 0) + 1
             seen.append(a)
         rows.append(scores)
         awards.append(per_id)
+        earned.append(times)
         totals.append(total)
         if progress is not None:
             progress(g + 1)
     ids, names = bonus_columns(variant, seen)
     bonus = np.array([[a.get(i, 0) for i in ids] for a in awards], dtype=np.int64).reshape(games, len(ids))
+    counts = np.array([[t.get(i, 0) for i in ids] for t in earned], dtype=np.int64).reshape(games, len(ids))
     return SimResult(
         variant=variant,
         strategy=strategy,
@@ -69,4 +75,5 @@ def simulate_engine(
         bonus_ids=tuple(ids),
         bonus_names=tuple(names),
         bonus_points=bonus,
+        bonus_counts=counts,
     )

@@ -71,6 +71,7 @@ class Games(NamedTuple):
     score_class: np.ndarray  # int64 [N]
     vals: np.ndarray  # int64 [N, boxes]: box scores, EMPTY where open
     awards: np.ndarray  # int64 [games, awards]
+    earned: np.ndarray  # int64 [games, awards]: times each award was won (scorings giving it nonzero points)
     rng: np.ndarray  # uint64 [N]: splitmix64 state
 
 
@@ -280,6 +281,7 @@ if AVAILABLE:
                 x = tables[c, f1, r, bb, 1 + a]
                 if x != 0:
                     gm.awards[game, a] += x
+                    gm.earned[game, a] += 1
             return
 
     @numba.njit(cache=True, parallel=True)

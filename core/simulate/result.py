@@ -1,4 +1,4 @@
-"""What a simulation produces: per-game totals, box scores and bonus points, as arrays."""
+"""What a simulation produces: per-game totals, box scores, bonus points and times earned, as arrays."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ class SimResult:
     bonus_ids: tuple[str, ...]
     bonus_names: tuple[str, ...]
     bonus_points: np.ndarray  # int64 [N, bonuses]: points of each award id (summed per game)
+    # int64 [N, bonuses]: times each award id was earned, recorded as played: every scoring that gave
+    # the id nonzero points counts once, and so does every end bonus of the id with nonzero points
+    bonus_counts: np.ndarray
 
     @property
     def games(self) -> int:

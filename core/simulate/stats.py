@@ -5,7 +5,9 @@ the textbook ones (sample standard deviation, linear-interpolation percentiles,
 smallest most-frequent total as the mode) so they can be checked by hand.
 Exact counts (`scores`, each award's `per_game` and `times`) come from one
 np.unique or np.bincount over the whole array, never a Python loop over games,
-so they stay exact and quick at millions of games.
+so they stay exact and quick at millions of games. An award's `times` are the
+counts the simulators recorded while playing (`SimResult.bonus_counts`), never
+inferred from its points.
 """
 
 from __future__ import annotations
@@ -64,38 +66,31 @@ def exact_counts(values: np.ndarray) -> dict[str, int]:
     return _as_json(*_tally(values))
 
 
-def award_counts(points: np.ndarray) -> dict[str, Any]:
-    """How many games earned an award how many times, from its per-game summed points (all a result holds).
+def award_counts(points: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
+    """How many games earned an award how many times, and for how many points, from one column of a result.
 
+    `points` is each game's summed points of the award, `counts` the times each
+    game earned it as the simulator recorded them (`SimResult.bonus_counts`:
+    every scoring that gave the award nonzero points counts once, and so does
+    every end bonus with nonzero points), so repeats, tiers, column multipliers
+    and negative points are all counted as played, not guessed from the points.
     `per_game`: each per-game point sum that occurs, zero included -> its number
     of games, ascending by points.
-    `unit`: the points of one earning, inferred from the games as g = the gcd of
-    the nonzero per-game points, carrying their sign. It is consistent, and
-    reported, only when some game earned points, all nonzero points have one
-    sign, and some game scored exactly g (earned the award once); otherwise
-    `unit` and `times` are None. That leaves out tiered or computed points
-    such as Kismet's upper bonus of 35, 55 or 75 (gcd 5, which no game scores)
-    and points of both signs.
-    `times`: k = points / unit -> the games that earned the award k times, for
-    every k from 0 to the largest (a k no game had shows 0), so a reader sees
-    second and third Yahtzee bonuses.
-    Being inferred, the unit is k times the true one when every earning game
-    happened to earn it the same k > 1 times, and points that depend on where
-    the award was earned (a column's multiplier) count as several units.
+    `times`: k -> the games that earned the award exactly k times, for every k
+    from 0 to the largest (a k no game had shows 0), so a reader sees second
+    and third Yahtzee bonuses.
     """
     p = np.asarray(points, dtype=np.int64)
-    distinct, counts = _tally(p)
-    out: dict[str, Any] = {"per_game": _as_json(distinct, counts), "unit": None, "times": None}
-    nonzero = distinct[distinct != 0]
-    if nonzero.size == 0 or (nonzero[0] < 0) != (nonzero[-1] < 0):
-        return out
-    unit = int(np.gcd.reduce(np.abs(nonzero))) * (-1 if nonzero[0] < 0 else 1)
-    if unit not in nonzero:
-        return out
-    times = np.bincount(p // unit)
-    out["unit"] = unit
-    out["times"] = {str(k): int(c) for k, c in enumerate(times.tolist())}
-    return out
+    k = np.asarray(counts, dtype=np.int64)
+    if p.shape != k.shape:
+        raise ValueError(f"points and counts differ in shape: {p.shape} and {k.shape}")
+    if k.size and int(k.min()) < 0:
+        raise ValueError("an award cannot be earned a negative number of times")
+    times = np.bincount(k, minlength=1)
+    return {
+        "per_game": _as_json(*_tally(p)),
+        "times": {str(n): int(c) for n, c in enumerate(times.tolist())},
+    }
 
 
 def describe(values: np.ndarray) -> dict[str, Any]:
@@ -127,9 +122,10 @@ def describe(values: np.ndarray) -> dict[str, Any]:
 def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
     """Every figure of a simulation as a JSON-ready dict (see the CLI's `--json`).
 
-    Beyond `describe`: each box's mean and zero rate; each award id's rate,
-    mean points and `award_counts`; the binned `histogram`; and `scores`, every
-    final total that occurred -> its number of games (`exact_counts`).
+    Beyond `describe`: each box's mean and zero rate; each award id's rate
+    (games whose points for it are nonzero), mean points and `award_counts`
+    (its `times` from the recorded `bonus_counts`); the binned `histogram`; and
+    `scores`, every final total that occurred -> its number of games (`exact_counts`).
     """
     v = result.variant
     out: dict[str, Any] = {
@@ -152,7 +148,7 @@ def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
             "name": name,
             "rate": float((result.bonus_points[:, j] != 0).mean()),
             "mean_points": float(result.bonus_points[:, j].mean()),
-            **award_counts(result.bonus_points[:, j]),
+            **award_counts(result.bonus_points[:, j], result.bonus_counts[:, j]),
         }
         for j, (bid, name) in enumerate(zip(result.bonus_ids, result.bonus_names, strict=False))
     }
