@@ -20,10 +20,10 @@ from conftest import BUILTIN_VARIANTS
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
 from dicecup.game.bots import GreedyBot, RandomBot
 from dicecup.language.tracing import traced_card, traced_roll, tracing
+from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
-from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
 
 CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
     ("yahtzee", {"joker": "forced"}),
@@ -435,8 +435,8 @@ def test_compiled_and_numpy_optimal_play_agree(solved, vid, monkeypatch):
 @needs_numba
 @pytest.mark.parametrize("vid", ["generala", "russian"])
 def test_compiled_helpers_match_numpy(solved, vid):
-    from dicecup.simulate.batch import batched_for
     from dicecup.numeric.tables import unique_rows
+    from dicecup.simulate.batch import batched_for
 
     v, _ = solved(vid)
     sim = batched_for(v)

@@ -96,8 +96,8 @@ def simulate(
         raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     check_size(variant, strategy)
     if method in ("auto", "batched"):
-        from .batched_run import simulate_batched, supports
         from ..numeric.tables import Untabulable
+        from .batched_run import simulate_batched, supports
 
         why = None
         if supports(variant, strategy):

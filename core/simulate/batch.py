@@ -16,9 +16,9 @@ from typing import Protocol
 import numpy as np
 
 from ..language.model import Variant
+from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 from .dicemath import DiceMath
 from .result import bonus_columns
-from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 
 __all__ = [
     "Turn",
