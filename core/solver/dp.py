@@ -108,6 +108,21 @@ def successor_values(
     return out
 
 
+def terminal_layer(
+    space: StateSpace,
+    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    on_states: Callable[[int], None] | None,
+    dtype: type,
+) -> np.ndarray:
+    """The value array, NaN but for the full cards (their end bonuses): where both passes start."""
+    values: np.ndarray = np.full(space.size + 1, np.nan, dtype=dtype)
+    last = space.layers[-1]
+    values[last.index] = terminal(last.codes, last.progress)
+    if on_states:
+        on_states(len(last))
+    return values
+
+
 def backward(
     space: StateSpace,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -119,11 +134,7 @@ def backward(
     Each value is computed in float64 and stored as `dtype` (float32 halves the table; see `solve`).
     """
     model = space.model
-    values: np.ndarray = np.full(space.size + 1, np.nan, dtype=dtype)
-    last = space.layers[-1]
-    values[last.index] = terminal(last.codes, last.progress)
-    if on_states:
-        on_states(len(last))
+    values = terminal_layer(space, terminal, on_states, dtype)
     for layer in reversed(space.layers[:-1]):
         for part, ctx in batches(space, layer.codes):
             codes, prog = layer.codes[part], layer.progress[part]
@@ -172,11 +183,7 @@ def backward_jit(
     from .jit import LayerArrays, SlotArrays, layer_values
 
     model = space.model
-    values: np.ndarray = np.full(space.size + 1, np.nan, dtype=dtype)
-    last = space.layers[-1]
-    values[last.index] = terminal(last.codes, last.progress)
-    if on_states:
-        on_states(len(last))
+    values = terminal_layer(space, terminal, on_states, dtype)
     kmax = max(len(a) for a in space.slot_add)
     slots = SlotArrays(
         np.zeros((space.nb, kmax), dtype=np.int64),
