@@ -136,7 +136,7 @@ def _award_card(v, sim: Batched, vals_row, award_row) -> Card:
 def test_totals_are_variant_totals(engine, vid, options, policy):
     v = engine.variant(vid, options)
     sim = Batched(v)
-    vals, awards, earned = sim.play(policy(), 60, np.random.default_rng(1))
+    vals, awards, earned, _ = sim.play(policy(), 60, np.random.default_rng(1))
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all() and (earned >= 0).all()
     end = sim.end.points(vals)
@@ -369,7 +369,7 @@ def test_compiled_games_total_like_the_engine(solved, vid, options):
 
     v, _ = solved(vid, options)
     sim = batched_for(v)
-    vals, awards, earned = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
+    vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all()  # a per-turn award is counted exactly where it scored
     end = sim.end.points(vals)
@@ -388,7 +388,7 @@ def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, 
     v = tiny_variant(tmp_path, "flags", options=options)
     monkeypatch.setitem(optimal_mod._SOLUTIONS, v.fingerprint, solver.solve(v))
     sim = batched_for(v)
-    vals, awards, earned = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
+    vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all()
     j = sim.award_ids.index("extra_yam")

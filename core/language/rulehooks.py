@@ -134,6 +134,8 @@ class RuleHooks:
                 for key, value in res.items():
                     if not isinstance(key, str) or not key:
                         raise PluginError(f"{who}: dicecup_turn_events gave event id {key!r}; ids are non-empty text")
+                    if isinstance(value, bool):
+                        raise PluginError(f"{who}: dicecup_turn_events returned {value!r}, not a whole number")
                     count = _whole(value, who, "turn_events")
                     if count < 0:
                         raise PluginError(f"{who}: dicecup_turn_events counted {key!r} {count} times; counts are >= 0")
