@@ -105,6 +105,9 @@ def test_tables_say_what_the_engine_says(engine, vid, options):
                 for a in res.awards:
                     want[a.id] = want.get(a.id, 0) + a.points
                 assert got == want
+                at = 1 + sim.scores.max_awards  # the events' columns, in sim.event_ids order
+                events = {sim.event_ids[k]: int(n) for k, n in enumerate(row[at : at + len(sim.event_ids)]) if n}
+                assert events == v.turn_events(s.card, b, s.roll_now, fr)
 
 
 @pytest.mark.parametrize("vid", ["yahtzee", "russian", "generala", "yatzy"])
