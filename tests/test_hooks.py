@@ -5,8 +5,8 @@ keeping their plugins apart, and rule hooks called only for variants that enable
 from __future__ import annotations
 
 import inspect
-import re
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path

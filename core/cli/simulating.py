@@ -107,7 +107,9 @@ def _print_events(console: Console, s: dict[str, Any]) -> None:
             counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
         label = eid if row["name"] == eid else f"{eid} ({row['name']})"
         cells = (f"{c:,}" for c in counts)
-        table.add_row(label, f"{row['mean']:.3f}", f"{100 * row['rate']:.1f}%", *cells, *([""] * (columns - len(counts))))
+        table.add_row(
+            label, f"{row['mean']:.3f}", f"{100 * row['rate']:.1f}%", *cells, *([""] * (columns - len(counts)))
+        )
     console.print(table)
 
 

@@ -130,7 +130,9 @@ class RuleHooks:
                     continue
                 who = plugin_label(self._pm, plugin)
                 if not isinstance(res, Mapping):
-                    raise PluginError(f"{who}: dicecup_turn_events returned {res!r}, not a mapping of event id to count")
+                    raise PluginError(
+                        f"{who}: dicecup_turn_events returned {res!r}, not a mapping of event id to count"
+                    )
                 for key, value in res.items():
                     if not isinstance(key, str) or not key:
                         raise PluginError(f"{who}: dicecup_turn_events gave event id {key!r}; ids are non-empty text")

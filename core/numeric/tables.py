@@ -1,6 +1,6 @@
 """Score and legality tables of many cards at once, learned from the variant's own hooks (simulator, advisor).
 
-Every number here comes from `Variant.score`, `Variant.legal_boxes` and
+Every number here comes from `Variant.score` (with `Variant.turn_events`), `Variant.legal_boxes` and
 `Variant.end_bonuses`, called on real `Card`s: nothing re-implements a rule.
 What makes tables affordable is that a rule usually looks at very little of the
 card (the joker asks whether the yahtzee box is filled, the Yahtzee bonus

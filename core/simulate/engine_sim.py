@@ -23,9 +23,7 @@ __all__ = ["play_one", "simulate_engine"]
 Progress = Callable[[int], None]
 
 
-def play_one(
-    variant: Variant, bot: Bot, rng: random.Random, events: dict[str, int] | None = None
-) -> tuple[Card, int]:
+def play_one(variant: Variant, bot: Bot, rng: random.Random, events: dict[str, int] | None = None) -> tuple[Card, int]:
     """Play one solitaire game to the end; the final card and its total.
 
     With `events`, every scoring's `Variant.turn_events` (asked as the game asks `score`) is added to it.
