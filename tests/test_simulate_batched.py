@@ -196,8 +196,8 @@ def loaded_engine_games(monkeypatch):
     def load(bias: float) -> list[Card]:
         played: list[Card] = []
 
-        def loaded(variant, bot, rng):
-            card, total = real(variant, bot, LoadedDice(rng.random(), bias))
+        def loaded(variant, bot, rng, events=None):
+            card, total = real(variant, bot, LoadedDice(rng.random(), bias), events)
             played.append(card)
             return card, total
 
@@ -275,6 +275,10 @@ def test_triple_yahtzee_counts_are_the_cards_awards_not_points_over_100(engine, 
     assert (counts > 0).any() and (counts * 100 != points).any()  # some bonus was scored in the x2 or x3 column
     s = summarize(result)["bonuses"]["yahtzee_bonus"]
     assert s["times"] == {str(k): int((counts == k).sum()) for k in range(counts.max() + 1)}
+    # every yahtzee bonus was a yahtzee rolled; the three yahtzee boxes took three more when scored 50
+    rolled = result.event_counts[:, result.event_ids.index("yahtzee_rolled")]
+    filled_50 = (result.boxes[:, [v.box_ids.index(f"{c.id}.yahtzee") for c in v.columns]] > 0).sum(axis=1)
+    assert (rolled >= counts + filled_50).all() and rolled.max() >= 2
 
 
 # ----------------------------------------------------------------------------- optimal

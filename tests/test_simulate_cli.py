@@ -271,8 +271,8 @@ def test_variants_the_tables_cannot_hold_are_played_by_the_engine(monkeypatch, v
     played = []
     real = engine_sim.play_one
 
-    def recording(variant, bot, rng):
-        card, total = real(variant, bot, rng)
+    def recording(variant, bot, rng, events=None):
+        card, total = real(variant, bot, rng, events)
         played.append((variant, card, total))
         return card, total
 
