@@ -125,7 +125,7 @@ def check_state(state: GameState, engine: Engine | None = None) -> None:
 
 
 def _ask_rules(state: GameState, card: Card, situation: Situation, traced: bool) -> tuple[Any, Any]:
-    """Everything the rules say about this decision: legal boxes, every open box's score, actions, reroll."""
+    """Everything the rules say about this decision: legal boxes, every open box's score and events, actions, reroll."""
     v = state.variant
     roll = state.roll_now
     assert roll is not None
@@ -136,6 +136,7 @@ def _ask_rules(state: GameState, card: Card, situation: Situation, traced: bool)
         answer = (
             tuple(v.legal_boxes(card, roll, state.first_roll, situation)),
             tuple((b, v.score(card, b, roll, state.first_roll, situation)) for b in v.open_boxes(card)),
+            tuple((b, v.turn_events(card, b, roll, state.first_roll, situation)) for b in v.open_boxes(card)),
             v.actions(card, roll, state.first_roll, situation),
             v.may_reroll(card, roll, state.first_roll, situation),
             v.end_bonuses(card),

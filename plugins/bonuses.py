@@ -4,7 +4,8 @@
   totals at least `at_least`; with `tiers`, the highest tier reached applies
   (Kismet's 35/55/75, Balut's score bands).
 * `event`: points each time a roll meets a box's pattern while boxes hold given
-  scores (the Yahtzee bonus).
+  scores (the Yahtzee bonus). Each scoring whose roll meets that pattern, in any
+  box, is also reported as the event `<pattern_of>_rolled` (`yahtzee_rolled`).
 * `nonzero`: points when every listed box holds a non-zero score, or per such box
   with `each: true` (Balut).
 * `spread`: (high - low) x times, once the three boxes are filled (Yamb's middle value).
@@ -313,3 +314,28 @@ def dicecup_extra_points(ctx: ScoreContext) -> list[Award]:
         if all(card.scores.get(b) == v for ref, v in p["box_holds"].items() for b in variant.boxes_of(ref)):
             out.append(Award(bonus.id, p["points"], bonus.name))
     return out
+
+
+def _event_patterns(variant: Variant) -> dict[str, Any]:
+    """The box (or row) refs whose pattern an `event` bonus watches, each once, with the box holding it."""
+    out: dict[str, Any] = {}
+    for bonus in variant.bonuses:
+        ref = bonus.params["pattern_of"] if bonus.kind == "event" else None
+        if ref is not None and ref not in out:
+            out[ref] = variant.row(ref) if ref in variant.rows else variant.box(ref)
+    return out
+
+
+@hookimpl
+def dicecup_event_names(variant: Variant) -> dict[str, str]:
+    return {f"{ref}_rolled": f"{box.name} rolled" for ref, box in _event_patterns(variant).items()}
+
+
+@hookimpl
+def dicecup_turn_events(ctx: ScoreContext) -> dict[str, int]:
+    """`<pattern_of>_rolled`: the roll scored meets an event bonus's pattern (a Yahtzee), whichever box takes it."""
+    return {
+        f"{ref}_rolled": 1
+        for ref, box in _event_patterns(ctx.variant).items()
+        if ctx.variant.combination(box, ctx.roll) is not None
+    }

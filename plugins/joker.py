@@ -6,6 +6,9 @@ forced: once the yahtzee box is filled, the upper box of the face must be used
 if open; else an open lower box (paying full points); else an open upper box.
 none: no joker scoring.
 
+Event `joker_used` (free and forced): five alike scored in a box other than the
+yahtzee box once every yahtzee box is filled, whatever the box pays.
+
 With columns, `box` and the boxes in `points` are rows: "the yahtzee box is
 filled" means in every column, and so does "the upper box of the face".
 """
@@ -110,3 +113,21 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     if allowed is None or box in allowed:
         return None
     return f"the forced joker rule sends five alike to {', '.join(allowed)}"
+
+
+@hookimpl
+def dicecup_event_names(variant: Variant) -> dict[str, str] | None:
+    if variant.params("joker")["mode"] == "none":
+        return None
+    return {"joker_used": "Joker used"}
+
+
+@hookimpl
+def dicecup_turn_events(ctx: ScoreContext) -> dict[str, int] | None:
+    """A joker is used when five alike, with every yahtzee box filled, go in another box under the rule."""
+    params = ctx.variant.params("joker")
+    if params["mode"] == "none" or ctx.box.row == params["box"]:
+        return None
+    if _joker_face(ctx.variant, ctx.card, ctx.roll, params) is None:
+        return None
+    return {"joker_used": 1}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -37,6 +38,8 @@ RULE_HOOKS = (
     "dicecup_explain",
     "dicecup_adjust_score",
     "dicecup_extra_points",
+    "dicecup_turn_events",
+    "dicecup_event_names",
     "dicecup_end_bonuses",
     "dicecup_instant_win",
     "dicecup_settle",
@@ -171,6 +174,16 @@ class Spy:
         return None
 
     @hookimpl
+    def dicecup_turn_events(self, ctx):
+        self.calls["dicecup_turn_events"] += 1
+        return {"spy_trips": 1} if ctx.box.id == "trips" and ctx.score > 0 else None
+
+    @hookimpl
+    def dicecup_event_names(self, variant):
+        self.calls["dicecup_event_names"] += 1
+        return {"spy_trips": "Trips made"}
+
+    @hookimpl
     def dicecup_end_bonuses(self, variant, card):
         self.calls["dicecup_end_bonuses"] += 1
         return [Award("spy_end", 3, "Low bonus")] if card.scores.get("low", 0) > 0 else None
@@ -210,7 +223,7 @@ def spy_engine(spy) -> Engine:
 
 
 def test_every_hookspec_is_documented():
-    assert len(HOOKS) == 20
+    assert len(HOOKS) == 22
     for name in HOOKS:
         doc = inspect.getdoc(getattr(hookspecs, name))
         assert doc and len(doc) > 80, f"{name} needs a docstring that says how it is called"
@@ -232,6 +245,7 @@ def test_the_spy_receives_every_hook(spy, spy_engine):
     v.state_totals()
     v.solitaire_notes()
     v.progress(Card())
+    assert v.event_names() == {"spy_trips": "Trips made"}
     report = check_variant(spy_engine, "spy-game", games=4, seed=2, players=(1, 2))
     assert report.rule_actions > 0 and report.contract_checks > 0
     state = play_random(GameState.new(v, 2), random.Random(5))[0]
@@ -267,6 +281,8 @@ def test_plugin_adds_pattern_scorer_rule_and_variant(spy_engine):
     assert v.legal_boxes(card, v.roll_of((6, 6, 6))) == ("trips",)
     assert [a.points for a in v.end_bonuses(Card({"low": 12}))] == [3]
     assert v.state_flags() == (BoxFlag("low", 0),)
+    assert v.turn_events(card, "trips", v.roll_of((4, 4, 4))) == {"spy_trips": 1}
+    assert v.turn_events(card, "trips", v.roll_of((4, 4, 5))) == {}
 
 
 def test_a_plugin_action_and_its_state_go_through_the_api_and_saves(spy_engine):
@@ -498,3 +514,50 @@ def test_plugin_objects_with_other_settings_give_other_variants():
     twenty = Engine(plugins=[Flat(20)], entry_points=False).variant("yacht")
     assert ten.fingerprint != twenty.fingerprint and ten != twenty
     assert Engine(plugins=[Flat(10)], entry_points=False).variant("yacht").fingerprint == ten.fingerprint
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (["joker_used"], "not a mapping of event id to count"),
+        ({"lucky": True}, "returned True, not a whole number"),
+        ({"lucky": 1.5}, "returned 1.5, not a whole number"),
+        ({"lucky": -1}, "counted 'lucky' -1 times"),
+        ({3: 1}, "gave event id 3"),
+    ],
+)
+def test_a_bad_turn_events_answer_is_a_plugin_error_naming_the_plugin(answer, message):
+    class BadEvents:
+        @hookimpl
+        def dicecup_turn_events(self, ctx):
+            return answer
+
+    engine = Engine(plugins=[BadEvents()], entry_points=False)
+    v = engine.variant("yacht")
+    with pytest.raises(PluginError, match=rf"BadEvents: dicecup_turn_events .*{re.escape(message)}"):
+        v.turn_events(Card(), v.box_ids[0], v.roll_of((1, 1, 1, 1, 1)))
+
+
+def test_bad_event_names_are_a_plugin_error_naming_the_plugin():
+    class BadNames:
+        @hookimpl
+        def dicecup_event_names(self, variant):
+            return ["lucky"]
+
+    engine = Engine(plugins=[BadNames()], entry_points=False)
+    with pytest.raises(PluginError, match="BadNames: dicecup_event_names must return a mapping"):
+        engine.variant("yacht").event_names()
+
+
+def test_built_in_events_of_yahtzee():
+    """The event bonus reports a Yahtzee in any box; the joker rule a Yahtzee in another box once it is filled."""
+    v = Engine(entry_points=False).variant("yahtzee")
+    five = v.roll_of((4, 4, 4, 4, 4))
+    assert v.event_names() == {"joker_used": "Joker used", "yahtzee_rolled": "Yahtzee rolled"}
+    assert v.turn_events(Card(), "yahtzee", five) == {"yahtzee_rolled": 1}
+    assert v.turn_events(Card(), "fours", five) == {"yahtzee_rolled": 1}  # yahtzee box open: no joker
+    assert v.turn_events(Card({"yahtzee": 0}), "chance", five) == {"yahtzee_rolled": 1, "joker_used": 1}
+    assert v.turn_events(Card({"yahtzee": 50}), "chance", v.roll_of((4, 4, 4, 4, 5))) == {}
+    off = Engine(entry_points=False).variant("yahtzee", {"joker": "none"})
+    assert "joker_used" not in off.event_names()
+    assert off.turn_events(Card({"yahtzee": 50}), "chance", five) == {"yahtzee_rolled": 1}

@@ -105,6 +105,9 @@ def test_tables_say_what_the_engine_says(engine, vid, options):
                 for a in res.awards:
                     want[a.id] = want.get(a.id, 0) + a.points
                 assert got == want
+                at = 1 + sim.scores.max_awards  # the events' columns, in sim.event_ids order
+                events = {sim.event_ids[k]: int(n) for k, n in enumerate(row[at : at + len(sim.event_ids)]) if n}
+                assert events == v.turn_events(s.card, b, s.roll_now, fr)
 
 
 @pytest.mark.parametrize("vid", ["yahtzee", "russian", "generala", "yatzy"])
@@ -136,7 +139,7 @@ def _award_card(v, sim: Batched, vals_row, award_row) -> Card:
 def test_totals_are_variant_totals(engine, vid, options, policy):
     v = engine.variant(vid, options)
     sim = Batched(v)
-    vals, awards, earned = sim.play(policy(), 60, np.random.default_rng(1))
+    vals, awards, earned, _ = sim.play(policy(), 60, np.random.default_rng(1))
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all() and (earned >= 0).all()
     end = sim.end.points(vals)
@@ -193,8 +196,8 @@ def loaded_engine_games(monkeypatch):
     def load(bias: float) -> list[Card]:
         played: list[Card] = []
 
-        def loaded(variant, bot, rng):
-            card, total = real(variant, bot, LoadedDice(rng.random(), bias))
+        def loaded(variant, bot, rng, events=None):
+            card, total = real(variant, bot, LoadedDice(rng.random(), bias), events)
             played.append(card)
             return card, total
 
@@ -272,6 +275,10 @@ def test_triple_yahtzee_counts_are_the_cards_awards_not_points_over_100(engine, 
     assert (counts > 0).any() and (counts * 100 != points).any()  # some bonus was scored in the x2 or x3 column
     s = summarize(result)["bonuses"]["yahtzee_bonus"]
     assert s["times"] == {str(k): int((counts == k).sum()) for k in range(counts.max() + 1)}
+    # every yahtzee bonus was a yahtzee rolled; the three yahtzee boxes took three more when scored 50
+    rolled = result.event_counts[:, result.event_ids.index("yahtzee_rolled")]
+    filled_50 = (result.boxes[:, [v.box_ids.index(f"{c.id}.yahtzee") for c in v.columns]] > 0).sum(axis=1)
+    assert (rolled >= counts + filled_50).all() and rolled.max() >= 2
 
 
 # ----------------------------------------------------------------------------- optimal
@@ -369,7 +376,7 @@ def test_compiled_games_total_like_the_engine(solved, vid, options):
 
     v, _ = solved(vid, options)
     sim = batched_for(v)
-    vals, awards, earned = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
+    vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all()  # a per-turn award is counted exactly where it scored
     end = sim.end.points(vals)
@@ -388,7 +395,7 @@ def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, 
     v = tiny_variant(tmp_path, "flags", options=options)
     monkeypatch.setitem(optimal_mod._SOLUTIONS, v.fingerprint, solver.solve(v))
     sim = batched_for(v)
-    vals, awards, earned = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
+    vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all()
     j = sim.award_ids.index("extra_yam")

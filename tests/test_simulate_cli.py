@@ -136,7 +136,21 @@ def test_times_table_shows_the_recorded_counts_and_mean_points_each(engine):
     points = np.array([[0, 0], [300, 0], [300, 0], [400, 0]])  # x3 once; x1 and x2; x1 twice and x2
     earned = np.array([[0, 0], [1, 0], [2, 0], [3, 0]])
     s = summarize(
-        SimResult(v, "random", 0, "engine", points.sum(axis=1), boxes, ("y", "n"), ("Y", "N"), points, earned)
+        SimResult(
+            v,
+            "random",
+            0,
+            "engine",
+            points.sum(axis=1),
+            boxes,
+            ("y", "n"),
+            ("Y", "N"),
+            points,
+            earned,
+            (),
+            (),
+            np.zeros((4, 0), dtype=np.int64),
+        )
     )
     out = io.StringIO()
     _print_times(Console(file=out, width=120, highlight=False), s)
@@ -257,8 +271,8 @@ def test_variants_the_tables_cannot_hold_are_played_by_the_engine(monkeypatch, v
     played = []
     real = engine_sim.play_one
 
-    def recording(variant, bot, rng):
-        card, total = real(variant, bot, rng)
+    def recording(variant, bot, rng, events=None):
+        card, total = real(variant, bot, rng, events)
         played.append((variant, card, total))
         return card, total
 

@@ -11,7 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dicecup.simulate import SimResult, describe, histogram, summarize
-from dicecup.simulate.stats import award_counts, exact_counts, nice_width
+from dicecup.simulate.stats import award_counts, event_counts, exact_counts, nice_width
+
+
+def NO_EVENTS(games: int) -> tuple[tuple[str, ...], tuple[str, ...], np.ndarray]:
+    """The event fields of a SimResult of `games` games whose rules report no events."""
+    return (), (), np.zeros((games, 0), dtype=np.int64)
 
 
 def test_describe_hand_computed():
@@ -87,7 +92,19 @@ def test_summarize_boxes_and_bonuses(engine):
     boxes[:, 0] = [0, 2, 3, 0]  # ones: mean 1.25, zero in half the games
     bonus = np.array([[0], [35], [0], [0]])
     earned = (bonus != 0).astype(np.int64)
-    r = SimResult(v, "greedy", 1, "engine", boxes.sum(axis=1) + bonus[:, 0], boxes, ("b",), ("A bonus",), bonus, earned)
+    r = SimResult(
+        v,
+        "greedy",
+        1,
+        "engine",
+        boxes.sum(axis=1) + bonus[:, 0],
+        boxes,
+        ("b",),
+        ("A bonus",),
+        bonus,
+        earned,
+        *NO_EVENTS(4),
+    )
     s = summarize(r)
     assert s["boxes"]["ones"] == {"mean": 1.25, "zero_rate": 0.5}
     assert s["boxes"]["choice"] == {"mean": 0.0, "zero_rate": 1.0}
@@ -167,7 +184,9 @@ def test_summarize_holds_scores_and_award_counts(engine):
     bonus = np.array([[0, 35], [100, 0], [0, 0], [200, 55], [100, 0]])
     earned = np.array([[0, 1], [1, 0], [0, 0], [2, 1], [1, 0]])
     totals = boxes.sum(axis=1) + bonus.sum(axis=1)  # 38, 103, 1, 257, 103
-    r = SimResult(v, "greedy", 1, "engine", totals, boxes, ("y", "t"), ("Yacht bonus", "Tiered"), bonus, earned)
+    r = SimResult(
+        v, "greedy", 1, "engine", totals, boxes, ("y", "t"), ("Yacht bonus", "Tiered"), bonus, earned, *NO_EVENTS(5)
+    )
     s = summarize(r)
     assert s["scores"] == {"1": 1, "38": 1, "103": 2, "257": 1}
     assert (s["mode"], s["mode_count"], s["mode_rate"]) == (103, 2, 0.4)
@@ -195,7 +214,9 @@ def test_exact_counts_agree_with_a_counter(engine, totals, times, unit):
     boxes = np.zeros((n, len(v.box_ids)), dtype=np.int64)
     earned = np.array(times, dtype=np.int64)[:, None]
     points = earned * unit
-    s = summarize(SimResult(v, "random", 0, "engine", np.array(totals), boxes, ("b",), ("B",), points, earned))
+    s = summarize(
+        SimResult(v, "random", 0, "engine", np.array(totals), boxes, ("b",), ("B",), points, earned, *NO_EVENTS(n))
+    )
 
     counter = Counter(totals)
     assert s["scores"] == {str(t): counter[t] for t in sorted(counter)}
@@ -209,3 +230,28 @@ def test_exact_counts_agree_with_a_counter(engine, totals, times, unit):
     assert b["per_game"] == {str(p): c for p, c in sorted(Counter(points[:, 0].tolist()).items())}
     assert b["times"] == {str(k): times.count(k) for k in range(max(times) + 1)}
     assert sum(b["times"].values()) == n
+
+
+def test_event_counts_hand_computed():
+    """Mean per game, the share of games with one, and games by times (a count no game had shows 0)."""
+    assert event_counts(np.array([0, 2, 0, 3])) == {
+        "mean": 1.25,
+        "rate": 0.5,
+        "games": {"0": 2, "1": 0, "2": 1, "3": 1},
+    }
+    with pytest.raises(ValueError):
+        event_counts(np.array([1, -1]))
+
+
+def test_summarize_reports_each_event(engine):
+    """Every event column of a result is in the summary under its id, with its name."""
+    v = engine.variant("yacht")
+    boxes = np.zeros((3, len(v.box_ids)), dtype=np.int64)
+    none = np.zeros((3, 0), dtype=np.int64)
+    events = np.array([[1, 0], [0, 0], [2, 1]])
+    r = SimResult(
+        v, "random", 0, "engine", boxes.sum(axis=1), boxes, (), (), none, none, ("a", "b"), ("A", "b"), events
+    )
+    s = summarize(r)
+    assert s["events"]["a"] == {"name": "A", "mean": 1.0, "rate": 2 / 3, "games": {"0": 1, "1": 1, "2": 1}}
+    assert s["events"]["b"] == {"name": "b", "mean": 1 / 3, "rate": 1 / 3, "games": {"0": 2, "1": 1}}

@@ -89,6 +89,30 @@ def _print_times(console: Console, s: dict[str, Any]) -> None:
     console.print(table)
 
 
+def _print_events(console: Console, s: dict[str, Any]) -> None:
+    """What the rules counted at scorings: mean per game, games where it happened, games by times."""
+    rows = [(eid, row, list(row["games"].values())) for eid, row in s.get("events", {}).items()]
+    if not rows:
+        return
+    widest = max(len(counts) for *_, counts in rows)
+    columns = min(widest, TIMES_COLUMNS)
+    table = Table(title="Events: games by times they happened", title_justify="left")
+    table.add_column("event")
+    table.add_column("mean per game", justify="right")
+    table.add_column("games with it", justify="right")
+    for k in range(columns):
+        table.add_column(f"≥{k}×" if k == columns - 1 and widest > columns else f"{k}×", justify="right")
+    for eid, row, counts in rows:
+        if len(counts) > columns:
+            counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
+        label = eid if row["name"] == eid else f"{eid} ({row['name']})"
+        cells = (f"{c:,}" for c in counts)
+        table.add_row(
+            label, f"{row['mean']:.3f}", f"{100 * row['rate']:.1f}%", *cells, *([""] * (columns - len(counts)))
+        )
+    console.print(table)
+
+
 def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
     console.print(
@@ -126,6 +150,7 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
             bonuses.add_row(f"{bid} ({row['name']})", f"{100 * row['rate']:.1f}%", f"{row['mean_points']:.2f}")
         console.print(bonuses)
         _print_times(console, s)
+    _print_events(console, s)
 
 
 def _load_solution(variant: Variant) -> None:

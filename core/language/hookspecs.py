@@ -164,6 +164,30 @@ def dicecup_extra_points(ctx: ScoreContext) -> Iterable[Award] | None:
 
 
 @hookspec
+def dicecup_turn_events(ctx: ScoreContext) -> Mapping[str, int] | None:
+    """Things that happen when a box is filled that are not points (a Yahtzee rolled, a joker used).
+
+    Called on all enabled plugins when a box is scored, after the score is fixed
+    (``ctx.score`` is the box's final score, as for ``dicecup_extra_points``).
+    Return ``{event id: count}`` (ids snake_case text, counts whole numbers >= 0)
+    or None for nothing; the counts of every plugin are summed per id. The
+    simulators count each id per game; name the ids in ``dicecup_event_names``.
+    For a column-scope bonus the context is one column's sheet and the ids are
+    qualified with the column (``x2.yahtzee_rolled``), as award ids are.
+    """
+
+
+@hookspec
+def dicecup_event_names(variant: Variant) -> Mapping[str, str] | None:
+    """The events this rule reports through ``dicecup_turn_events``: ``{event id: name}``. Called on all enabled plugins.
+
+    The simulators report every declared id (in declaration order, plugins in call
+    order), even one that never happens; an id reported but not declared is counted
+    under its id as its name. The first name given for an id is kept.
+    """
+
+
+@hookspec
 def dicecup_end_bonuses(variant: Variant, card: Card) -> Iterable[Award] | None:
     """Bonuses the card earns as a whole (upper-section bonus). Called on all enabled plugins.
 

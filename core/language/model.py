@@ -1,7 +1,8 @@
 """The compiled variant: frozen objects built once from YAML, and the scoring they drive.
 
 Everything that decides a score lives behind `Variant.score`, `Variant.legal_boxes`
-and `Variant.end_bonuses`: the game, the bots and the solver all call these, so
+and `Variant.end_bonuses` (and what a scoring counts besides points behind
+`Variant.turn_events`): the game, the bots and the solver all call these, so
 there is one source of truth for the rules.
 
 A card is rows x columns. A variant without `columns` has one column and its box
@@ -495,6 +496,35 @@ class Variant:
         mult = self._multiplier.get(box_id, 1)
         awards = tuple(self._count(self._tag(self, a, box.column or None), mult) for a in found)
         return ScoreResult(box_id, score, awards, mult)
+
+    def turn_events(
+        self, card: Card, box_id: str, roll: Roll, first_roll: bool = False, situation: Situation | None = None
+    ) -> dict[str, int]:
+        """What the rules say happens when `box_id` is filled with `roll` on `card`, besides points: {event id: count}.
+
+        Asked apart from `score` so that the solver's many score calls never pay for it; the box's
+        score is worked out again for `ctx.score`. A column sheet's events carry the column (`x2.id`).
+        """
+        box = self.box(box_id)
+        sit = situation if situation is not None else Situation.unknown()
+        comb, base = self.declared_score(box, roll)
+        score = self.hooks.adjust_score(ScoreContext(self, card, box, roll, first_roll, comb, situation=sit), base)
+        out = self.hooks.turn_events(ScoreContext(self, card, box, roll, first_roll, comb, score, situation=sit))
+        sheet = self.sheets.get(box.column)
+        if sheet is not None:
+            view = column_card(card, box.column, sheet.box_ids)
+            sctx = ScoreContext(sheet, view, sheet.box(box.row), roll, first_roll, comb, score, situation=sit)
+            for eid, n in sheet.hooks.turn_events(sctx).items():
+                out[f"{box.column}.{eid}"] = out.get(f"{box.column}.{eid}", 0) + n
+        return out
+
+    def event_names(self) -> dict[str, str]:
+        """Every event id the enabled rules declare, with its name, in order (sheets' ids qualified)."""
+        out = dict(self.hooks.event_names(self))
+        for col, sheet in self.sheets.items():
+            for eid, name in sheet.hooks.event_names(sheet).items():
+                out.setdefault(f"{col}.{eid}", f"{name} ({self._columns[col].name})")
+        return out
 
     def _tag(self, owner: Variant, award: Award, column: str | None, qualify: bool = False) -> Award:
         """An award with its figure (from the bonus that declares its id) and its column."""

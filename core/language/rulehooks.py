@@ -26,6 +26,8 @@ RULE_HOOKS = (
     "legal_boxes",
     "adjust_score",
     "extra_points",
+    "turn_events",
+    "event_names",
     "end_bonuses",
     "instant_win",
     "settle",
@@ -118,6 +120,46 @@ class RuleHooks:
 
     def extra_points(self, ctx: Any) -> tuple[Award, ...]:
         return tuple(_award(a, "extra_points") for res in self._all("extra_points", ctx=ctx) if res for a in res)
+
+    def turn_events(self, ctx: Any) -> dict[str, int]:
+        """Every enabled plugin's events of this scoring, summed per id; a bad result is a PluginError naming it."""
+        out: dict[str, int] = {}
+        for plugin, caller in self._per_plugin("turn_events"):
+            for res in self._guard("turn_events", plugin, caller, ctx=ctx):
+                if res is None:
+                    continue
+                who = plugin_label(self._pm, plugin)
+                if not isinstance(res, Mapping):
+                    raise PluginError(
+                        f"{who}: dicecup_turn_events returned {res!r}, not a mapping of event id to count"
+                    )
+                for key, value in res.items():
+                    if not isinstance(key, str) or not key:
+                        raise PluginError(f"{who}: dicecup_turn_events gave event id {key!r}; ids are non-empty text")
+                    if isinstance(value, bool):
+                        raise PluginError(f"{who}: dicecup_turn_events returned {value!r}, not a whole number")
+                    count = _whole(value, who, "turn_events")
+                    if count < 0:
+                        raise PluginError(f"{who}: dicecup_turn_events counted {key!r} {count} times; counts are >= 0")
+                    if count:
+                        out[key] = out.get(key, 0) + count
+        return out
+
+    def event_names(self, variant: Any) -> dict[str, str]:
+        """The event ids the enabled plugins declare, with their names (the first name given for an id)."""
+        out: dict[str, str] = {}
+        for plugin, caller in self._per_plugin("event_names"):
+            for res in self._guard("event_names", plugin, caller, variant=variant):
+                if res is None:
+                    continue
+                if not isinstance(res, Mapping) or not all(isinstance(k, str) and k for k in res):
+                    raise PluginError(
+                        f"{plugin_label(self._pm, plugin)}: dicecup_event_names must return a mapping of "
+                        f"event id (text) to name, got {res!r}"
+                    )
+                for key, name in res.items():
+                    out.setdefault(key, str(name) if name else key)
+        return out
 
     def end_bonuses(self, variant: Any, card: Any) -> tuple[Award, ...]:
         found = self._all("end_bonuses", variant=variant, card=card)

@@ -1,6 +1,6 @@
 """Score and legality tables of many cards at once, learned from the variant's own hooks (simulator, advisor).
 
-Every number here comes from `Variant.score`, `Variant.legal_boxes` and
+Every number here comes from `Variant.score` (with `Variant.turn_events`), `Variant.legal_boxes` and
 `Variant.end_bonuses`, called on real `Card`s: nothing re-implements a rule.
 What makes tables affordable is that a rule usually looks at very little of the
 card (the joker asks whether the yahtzee box is filled, the Yahtzee bonus
@@ -190,23 +190,32 @@ class Traced:
 
 
 class ScoreTables:
-    """Box scores and awards of every (first roll?, roll, box) on a card: Variant.score, tabulated."""
+    """Box scores and awards (and, when asked, events) of every (first roll?, roll, box) on a card.
 
-    def __init__(self, variant: Variant, award_ids: list[str]) -> None:
+    `Variant.score` and `Variant.turn_events`, tabulated: one traced call evaluates both, so one set
+    of reads keys the score, the awards and the events alike.
+    """
+
+    def __init__(self, variant: Variant, award_ids: list[str], event_ids: list[str] | None = None) -> None:
         self.variant = variant
         self.rolls = variant.all_rolls()
         self.R, self.nb = len(self.rolls), len(variant.box_ids)
         self.award_ids = award_ids  # grows when a plugin awards an undeclared id
         self.max_awards = len(award_ids) + 8
+        # with `event_ids`, `Variant.turn_events` fills the last columns, in the same traced call as the score
+        self.event_ids = event_ids  # grows when a plugin reports an undeclared event id
+        self.max_events = 0 if event_ids is None else len(event_ids) + 8
         self.facts = CardFacts(variant)
-        self.traced = Traced(self.facts, 2 * self.R * self.nb, 1 + self.max_awards, self._score)
+        width = 1 + self.max_awards + self.max_events
+        self.traced = Traced(self.facts, 2 * self.R * self.nb, width, self._score)
         self._points: tuple[np.ndarray, ...] | None = None
 
     def _score(self, card: Card, e: int) -> np.ndarray:
         fr, rest = divmod(e, self.R * self.nb)
         r, b = divmod(rest, self.nb)
-        res = self.variant.score(card, self.variant.box_ids[b], self.rolls[r], bool(fr))
-        out = np.zeros(1 + self.max_awards, dtype=np.int64)
+        box, roll = self.variant.box_ids[b], self.rolls[r]
+        res = self.variant.score(card, box, roll, bool(fr))
+        out = np.zeros(1 + self.max_awards + self.max_events, dtype=np.int64)
         out[0] = res.score
         for a in res.awards:
             if a.id not in self.award_ids:
@@ -214,19 +223,26 @@ class ScoreTables:
                     raise Untabulable("too many distinct award ids for the batched simulator")
                 self.award_ids.append(a.id)
             out[1 + self.award_ids.index(a.id)] += a.points
+        if self.event_ids is not None:
+            for eid, n in self.variant.turn_events(card, box, roll, bool(fr)).items():
+                if eid not in self.event_ids:
+                    if len(self.event_ids) >= self.max_events:
+                        raise Untabulable("too many distinct event ids for the batched simulator")
+                    self.event_ids.append(eid)
+                out[1 + self.max_awards + self.event_ids.index(eid)] += n
         return out
 
     def lookup(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, ...]:
-        """(class per card, tables [C, 2, R, boxes, 1 + awards], box scores [C, 2, R, boxes],
+        """(class per card, tables [C, 2, R, boxes, 1 + awards + events], box scores [C, 2, R, boxes],
         points [C, 2, R, boxes]: box score plus awards)."""
         cls, tables = self.traced.classes(vals, group)
         if self._points is None or self._points[0] is not tables:
-            shaped = tables.reshape(len(tables), 2, self.R, self.nb, 1 + self.max_awards)
+            shaped = tables.reshape(len(tables), 2, self.R, self.nb, self.traced.width)
             self._points = (
                 tables,
                 shaped,
                 np.ascontiguousarray(shaped[..., 0]),
-                shaped[..., 0] + shaped[..., 1:].sum(axis=-1),
+                shaped[..., 0] + shaped[..., 1 : 1 + self.max_awards].sum(axis=-1),
             )
         return cls, self._points[1], self._points[2], self._points[3]
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..language.model import Variant
 from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 from .dicemath import DiceMath
-from .result import bonus_columns
+from .result import bonus_columns, event_columns
 
 __all__ = [
     "Turn",
@@ -42,7 +42,8 @@ class Turn:
         self.sim = sim
         self.vals = vals
         self.turn = turn
-        # per score class: tables [C, 2, R, boxes, 1 + awards]; scores and points (score + awards) [C, 2, R, boxes]
+        # per score class: tables [C, 2, R, boxes, 1 + awards + events]; scores and points (score + awards)
+        # [C, 2, R, boxes]
         self.score_class, self.tables, self.scores, self.points = sim.scores.lookup(vals)
         self._legal: np.ndarray | None = None
 
@@ -137,15 +138,17 @@ class Batched:
         self.dm = DiceMath(variant)
         ids, _ = bonus_columns(variant)
         self.award_ids = list(ids)
-        self.scores = ScoreTables(variant, self.award_ids)
+        self.event_ids = event_columns(variant)[0]  # grows when a plugin reports an undeclared event id
+        self.scores = ScoreTables(variant, self.award_ids, self.event_ids)
         self.legal = LegalTables(variant)
         self.end = EndBonuses(variant, self.award_ids, self.scores.max_awards)
 
     def play(
         self, policy: Policy, games: int, rng: np.random.Generator, on_turn: Callable[[int], None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Play `games` games: (box scores [games, boxes], points of awards won when scoring [games, awards],
-        times each award was won [games, awards]: the scorings that gave it nonzero points).
+        times each award was won [games, awards]: the scorings that gave it nonzero points,
+        times each event happened [games, events]: summed over the scorings).
 
         Whole-card bonuses are not included: `self.end.points(vals)` gives them.
         """
@@ -154,6 +157,8 @@ class Batched:
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, self.scores.max_awards), dtype=np.int64)
         earned = np.zeros_like(awards)
+        na = self.scores.max_awards
+        events = np.zeros((games, self.scores.max_events), dtype=np.int64)
         empty_keep = np.zeros(games, dtype=np.int64)  # keep id 0: keep nothing
         rows_all = np.arange(games)
         for t in range(nb):
@@ -168,8 +173,9 @@ class Batched:
                 if np.any(vals[g, b] != EMPTY):
                     raise AssertionError("a policy scored a filled box")
                 vals[g, b] = got[:, 0]
-                awards[g] += got[:, 1:]
-                earned[g] += got[:, 1:] != 0
+                awards[g] += got[:, 1 : 1 + na]
+                earned[g] += got[:, 1 : 1 + na] != 0
+                events[g] += got[:, 1 + na :]
                 live, keep, roll = live[~done], keep[~done], roll[~done]
                 if live.size == 0:
                     break
@@ -178,7 +184,7 @@ class Batched:
                 raise AssertionError("a policy kept dice with no roll left")
             if on_turn is not None:
                 on_turn(t + 1)
-        return vals, awards, earned
+        return vals, awards, earned, events
 
 
 _CACHE: dict[str, Batched] = {}

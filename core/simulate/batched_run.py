@@ -14,7 +14,7 @@ from ..language.model import Variant
 from . import jit
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progress, batched_for
 from .optimal import JitPlay, OptimalPolicy, optimal_available
-from .result import SimResult
+from .result import SimResult, event_columns
 
 __all__ = ["JIT_CHUNK", "simulate_batched", "supports"]
 
@@ -61,7 +61,7 @@ def simulate_batched(
     jitted = compiled_play(policy, sim)
     chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
     nb = len(variant.box_ids)
-    parts_vals, parts_awards, parts_earned = [], [], []
+    parts_vals, parts_awards, parts_earned, parts_events = [], [], [], []
     done = 0
     for i, start in enumerate(range(0, games, chunk)):
         n = min(chunk, games - start)
@@ -71,17 +71,20 @@ def simulate_batched(
                 progress(base + (n * t) // nb)
 
         if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
-            vals, awards, earned = jitted.play(n, seed, start, on_turn)
+            vals, awards, earned, events = jitted.play(n, seed, start, on_turn)
         else:
-            vals, awards, earned = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
+            vals, awards, earned, events = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
         end = sim.end.points(vals, jitted.group if jitted is not None else None)
         parts_vals.append(vals)
         parts_awards.append(awards + end)
         parts_earned.append(earned + (end != 0))  # an end bonus with nonzero points is earned once
+        parts_events.append(events)
         done += n
     vals = np.concatenate(parts_vals)
     awards = np.concatenate(parts_awards)
     earned = np.concatenate(parts_earned)
+    events = np.concatenate(parts_events)
+    eids, enames = event_columns(variant, sim.event_ids)
     ids = list(sim.award_ids)
     names = {b.id: b.name for b in variant.bonuses}
     totals = vals.sum(axis=1) + awards.sum(axis=1)
@@ -96,4 +99,7 @@ def simulate_batched(
         bonus_names=tuple(names.get(i, i) for i in ids),
         bonus_points=awards[:, : len(ids)],
         bonus_counts=earned[:, : len(ids)],
+        event_ids=tuple(eids),
+        event_names=tuple(enames),
+        event_counts=events[:, [sim.event_ids.index(e) for e in eids]],
     )

@@ -12,21 +12,33 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..game.actions import Score
 from ..game.bots import Bot
 from ..game.state import GameState
 from ..language.model import Card, Variant
-from .result import SimResult, bonus_columns, card_row
+from .result import SimResult, bonus_columns, card_row, event_columns
 
 __all__ = ["play_one", "simulate_engine"]
 
 Progress = Callable[[int], None]
 
 
-def play_one(variant: Variant, bot: Bot, rng: random.Random) -> tuple[Card, int]:
-    """Play one solitaire game to the end; the final card and its total."""
+def play_one(variant: Variant, bot: Bot, rng: random.Random, events: dict[str, int] | None = None) -> tuple[Card, int]:
+    """Play one solitaire game to the end; the final card and its total.
+
+    With `events`, every scoring's `Variant.turn_events` (asked as the game asks `score`) is added to it.
+    """
     state = GameState.new(variant, 1, rounds=1)
     while not state.over:
-        state = state.roll(rng) if state.is_chance else state.apply(bot.choose(state))
+        if state.is_chance:
+            state = state.roll(rng)
+            continue
+        action = bot.choose(state)
+        if events is not None and isinstance(action, Score) and state.roll_now is not None:
+            got = variant.turn_events(state.card, action.box, state.roll_now, state.first_roll, state.situation())
+            for eid, n in got.items():
+                events[eid] = events.get(eid, 0) + n
+        state = state.apply(action)
     return state.cards[0], state.results[-1].totals[0]
 
 
@@ -45,9 +57,12 @@ def simulate_engine(
     awards: list[dict[str, int]] = []
     earned: list[dict[str, int]] = []
     totals: list[int] = []
+    happened: list[dict[str, int]] = []
     seen = []
     for g in range(games):
-        card, total = play_one(variant, bot, dice_rng)
+        events: dict[str, int] = {}
+        card, total = play_one(variant, bot, dice_rng, events)
+        happened.append(events)
         scores, got = card_row(variant, card)
         per_id: dict[str, int] = {}
         times: dict[str, int] = {}
@@ -65,6 +80,8 @@ def simulate_engine(
     ids, names = bonus_columns(variant, seen)
     bonus = np.array([[a.get(i, 0) for i in ids] for a in awards], dtype=np.int64).reshape(games, len(ids))
     counts = np.array([[t.get(i, 0) for i in ids] for t in earned], dtype=np.int64).reshape(games, len(ids))
+    eids, enames = event_columns(variant, [e for got in happened for e in got])
+    events_at = np.array([[h.get(e, 0) for e in eids] for h in happened], dtype=np.int64).reshape(games, len(eids))
     return SimResult(
         variant=variant,
         strategy=strategy,
@@ -76,4 +93,7 @@ def simulate_engine(
         bonus_names=tuple(names),
         bonus_points=bonus,
         bonus_counts=counts,
+        event_ids=tuple(eids),
+        event_names=tuple(enames),
+        event_counts=events_at,
     )

@@ -53,7 +53,7 @@ class ScoreArrays(NamedTuple):
 
     points: np.ndarray  # float64 [C, 2, boxes, rolls]: box score plus awards
     slots: np.ndarray  # int64 [C, 2, boxes, rolls]: the successor slot, -1 for a score the solver never saw
-    tables: np.ndarray  # int64 [C, 2, rolls, boxes, 1 + awards]: box score, then each award's points
+    tables: np.ndarray  # int64 [C, 2, rolls, boxes, 1 + awards + events]: box score, each award's points, events
 
 
 class Segments(NamedTuple):
@@ -72,6 +72,7 @@ class Games(NamedTuple):
     vals: np.ndarray  # int64 [N, boxes]: box scores, EMPTY where open
     awards: np.ndarray  # int64 [games, awards]
     earned: np.ndarray  # int64 [games, awards]: times each award was won (scorings giving it nonzero points)
+    events: np.ndarray  # int64 [games, events]: times each event happened (the tables' last columns)
     rng: np.ndarray  # uint64 [N]: splitmix64 state
 
 
@@ -226,7 +227,8 @@ if AVAILABLE:
     def _play(i, gm, tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors):
         """One turn of the game in row i (score class gm.score_class[i]; its state's tables now/best_box/keeps):
         roll, keep optimally, score the best box. Dice are multiset rows of the dice graph."""
-        n_awards = tables.shape[4] - 1
+        n_events = gm.events.shape[1]
+        n_awards = tables.shape[4] - 1 - n_events
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
         c = gm.score_class[i]
@@ -282,6 +284,8 @@ if AVAILABLE:
                 if x != 0:
                     gm.awards[game, a] += x
                     gm.earned[game, a] += 1
+            for e in range(n_events):
+                gm.events[game, e] += tables[c, f1, r, bb, 1 + n_awards + e]
             return
 
     @numba.njit(cache=True, parallel=True)

@@ -246,14 +246,16 @@ class JitPlay:
 
     def play(
         self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(box scores, awards won when scoring, times each was won) of `games` games; dice per (seed, game number)."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
+        dice per (seed, game number)."""
         p, sim, jit = self.policy, self.sim, self.jit
         v = sim.variant
         nb = len(v.box_ids)
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
         earned = np.zeros_like(awards)
+        events = np.zeros((games, sim.scores.max_events), dtype=np.int64)
         rng = jit.seed_streams(seed, first_game, games)
         ids = np.arange(games)  # vals/rng rows are kept grouped by state (memory read in order): whose row is where
         errors = np.zeros(2, dtype=np.int64)
@@ -278,7 +280,7 @@ class JitPlay:
                 states,
                 jit.ScoreArrays(points_t, slot_t, tables),
                 segs,
-                jit.Games(ids, cls, vals, awards, earned, rng),
+                jit.Games(ids, cls, vals, awards, earned, events, rng),
                 self.dice,
                 v.rolls,
                 errors,
@@ -291,4 +293,4 @@ class JitPlay:
                 on_turn(t + 1)
         out = np.empty_like(vals)
         out[ids] = vals
-        return out, awards, earned
+        return out, awards, earned, events

@@ -1,4 +1,4 @@
-"""What a simulation produces: per-game totals, box scores, bonus points and times earned, as arrays."""
+"""What a simulation produces: per-game totals, box scores, bonus points and times earned, events, as arrays."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from attrs import frozen
 
 from ..language.model import Award, Card, Variant
 
-__all__ = ["SimResult", "bonus_columns", "card_row"]
+__all__ = ["SimResult", "bonus_columns", "card_row", "event_columns"]
 
 
 @frozen(eq=False)
@@ -28,6 +28,10 @@ class SimResult:
     # int64 [N, bonuses]: times each award id was earned, recorded as played: every scoring that gave
     # the id nonzero points counts once, and so does every end bonus of the id with nonzero points
     bonus_counts: np.ndarray
+    # events the rules reported at scorings (`Variant.turn_events`): declared ids first, then any other
+    event_ids: tuple[str, ...]
+    event_names: tuple[str, ...]
+    event_counts: np.ndarray  # int64 [N, events]: how many times each event happened in each game
 
     @property
     def games(self) -> int:
@@ -43,6 +47,13 @@ def bonus_columns(variant: Variant, extra: Sequence[Award] = ()) -> tuple[list[s
             ids.append(a.id)
             names.append(a.name or a.id)
     return ids, names
+
+
+def event_columns(variant: Variant, seen: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """Event ids to report: every id the rules declare first, then any other id they reported."""
+    declared = variant.event_names()
+    ids = list(declared) + [e for e in dict.fromkeys(seen) if e not in declared]
+    return ids, [declared.get(e, e) for e in ids]
 
 
 def card_row(variant: Variant, card: Card) -> tuple[list[int], list[Award]]:

@@ -7,7 +7,8 @@ Exact counts (`scores`, each award's `per_game` and `times`) come from one
 np.unique or np.bincount over the whole array, never a Python loop over games,
 so they stay exact and quick at millions of games. An award's `times` are the
 counts the simulators recorded while playing (`SimResult.bonus_counts`), never
-inferred from its points.
+inferred from its points. Events (`SimResult.event_counts`) are reported the same
+way: per game, the times the rules said it happened at a scoring.
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ import numpy as np
 
 from .result import SimResult
 
-__all__ = ["PERCENTILES", "award_counts", "describe", "exact_counts", "histogram", "nice_width", "summarize"]
+__all__ = [
+    "PERCENTILES",
+    "award_counts",
+    "describe",
+    "event_counts",
+    "exact_counts",
+    "histogram",
+    "nice_width",
+    "summarize",
+]
 
 PERCENTILES = (1, 5, 25, 75, 95, 99)
 _NICE = (1, 2, 2.5, 5)
@@ -93,6 +103,24 @@ def award_counts(points: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
     }
 
 
+def event_counts(counts: np.ndarray) -> dict[str, Any]:
+    """One event's figures from its column of `SimResult.event_counts` (times it happened in each game).
+
+    `mean`: times per game; `rate`: share of games where it happened at least once;
+    `games`: k -> the games where it happened exactly k times, for every k from 0 to
+    the largest (a k no game had shows 0).
+    """
+    k = np.asarray(counts, dtype=np.int64)
+    if k.size and int(k.min()) < 0:
+        raise ValueError("an event cannot happen a negative number of times")
+    tally = np.bincount(k, minlength=1)
+    return {
+        "mean": float(k.mean()) if k.size else 0.0,
+        "rate": float((k > 0).mean()) if k.size else 0.0,
+        "games": {str(n): int(c) for n, c in enumerate(tally.tolist())},
+    }
+
+
 def describe(values: np.ndarray) -> dict[str, Any]:
     """Mean, sample sd, standard error, median, mode with its count and rate, min, max and percentiles of integers."""
     x = np.asarray(values, dtype=np.int64)
@@ -124,7 +152,8 @@ def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
 
     Beyond `describe`: each box's mean and zero rate; each award id's rate
     (games whose points for it are nonzero), mean points and `award_counts`
-    (its `times` from the recorded `bonus_counts`); the binned `histogram`; and
+    (its `times` from the recorded `bonus_counts`); each event's name and
+    `event_counts` (mean per game, rate, games by times); the binned `histogram`; and
     `scores`, every final total that occurred -> its number of games (`exact_counts`).
     """
     v = result.variant
@@ -151,6 +180,10 @@ def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
             **award_counts(result.bonus_points[:, j], result.bonus_counts[:, j]),
         }
         for j, (bid, name) in enumerate(zip(result.bonus_ids, result.bonus_names, strict=False))
+    }
+    out["events"] = {
+        eid: {"name": name, **event_counts(result.event_counts[:, j])}
+        for j, (eid, name) in enumerate(zip(result.event_ids, result.event_names, strict=True))
     }
     out["histogram"] = histogram(result.totals, target_bins)
     out["scores"] = exact_counts(result.totals)
