@@ -3,6 +3,7 @@ and refused with a precise message when they read what the solver's state does n
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from _solver_helpers import TINY, brute_force
 
@@ -146,18 +147,18 @@ def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, mon
     variant = engine.variant("yahtzee", {"joker": "forced"})
     model = RuleModel(variant)
     calls = []
-    real = Variant.legal_boxes
+    real = Variant.rules_allow
 
     def counted(self, *args, **kwargs):
         calls.append(args[1])
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Variant, "legal_boxes", counted)
+    monkeypatch.setattr(Variant, "rules_allow", counted)
     yahtzee_filled = 1 << model.bidx["yahtzee"]
     legality = model.legality(yahtzee_filled)
     assert len(calls) == 2 * (1 + variant.faces)  # after later rolls and after the first roll
     # and the answers are the engine's own, roll by roll
-    monkeypatch.setattr(Variant, "legal_boxes", real)
+    monkeypatch.setattr(Variant, "rules_allow", real)
     card = model._card({model.bidx["yahtzee"]: 1})
     for r, roll in enumerate(model.rolls):
         for first in (False, True):
@@ -167,3 +168,36 @@ def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, mon
             else:
                 got = int(legality.table[r, int(first)])
             assert got == expected, (roll, first)
+
+
+@pytest.mark.parametrize(("vid", "options"), [("yacht", {}), ("yahtzee", {"joker": "forced"})])
+def test_legality_is_reused_by_every_class_that_agrees_on_what_the_rules_read(engine, monkeypatch, vid, options):
+    """Yacht has no legality rule, and the forced joker reads only the yahtzee box while that box is open:
+    two engine calls (first roll or not) serve all those classes; every answer is the engine's own."""
+    from dicecup import Variant
+    from dicecup.solver.rules import RuleModel
+
+    variant = engine.variant(vid, options)
+    model = RuleModel(variant)
+    calls = []
+    real = Variant.rules_allow
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Variant, "rules_allow", counted)
+    spare = model.bidx.get("yahtzee", model.nb)  # classes with this box open (Yacht has none: every class)
+    classes = [code for code in range(1 << model.nb) if not code >> spare & 1]
+    got = {code: model.legality(code) for code in classes}
+    assert len(calls) == 2
+    monkeypatch.setattr(Variant, "rules_allow", real)
+    rng = np.random.default_rng(3)
+    for code in rng.choice(list(classes), 40, replace=False).tolist():
+        card = model._card({b: 1 for b in range(model.nb) if code >> b & 1})
+        for r in rng.choice(len(model.rolls), 6, replace=False).tolist():
+            for first in (False, True):
+                want = model._bits(variant.legal_boxes(card, model.rolls[r], first))
+                leg = got[code]
+                bits = leg.table[r, int(first)] if leg.table is not None else (leg.first if first else leg.later)
+                assert bits == want, (code, r, first)

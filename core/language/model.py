@@ -279,8 +279,12 @@ class TurnContext(SituationFields):
     card: Card
     roll: Roll | None
     first_roll: bool
-    open_boxes: tuple[str, ...]
     situation: Situation = field(factory=Situation.unknown, repr=False)
+
+    @property
+    def open_boxes(self) -> tuple[str, ...]:
+        """The card's open boxes, in card order (worked out when asked: a rule that does not ask reads nothing)."""
+        return self.variant.open_boxes(self.card)
 
 
 @frozen
@@ -549,13 +553,23 @@ class Variant:
 
     def _turn(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None) -> TurnContext:
         sit = situation if situation is not None else Situation.unknown()
-        return TurnContext(self, card, roll, first_roll, self.open_boxes(card), situation=sit)
+        return TurnContext(self, card, roll, first_roll, situation=sit)
 
     def legal_boxes(
         self, card: Card, roll: Roll, first_roll: bool = False, situation: Situation | None = None
     ) -> tuple[str, ...]:
         """The open boxes this roll may be scored in now (joker, order and stage rules applied)."""
         return self.hooks.legal_boxes(self._turn(card, roll, first_roll, situation))
+
+    def rules_allow(
+        self, card: Card, roll: Roll, first_roll: bool = False, situation: Situation | None = None
+    ) -> frozenset[str] | None:
+        """What the legality rules allow, before open boxes are taken into account (None: no rule restricts).
+
+        `legal_boxes` is the open boxes among these. Asking this instead lets a caller that
+        knows which boxes are open (the solver) trace only what the rules themselves read.
+        """
+        return self.hooks.allowed_boxes(self._turn(card, roll, first_roll, situation))
 
     def blocking_rules(
         self, card: Card, roll: Roll, first_roll: bool, box_id: str, situation: Situation | None = None

@@ -167,12 +167,17 @@ class RuleHooks:
 
     # ------------------------------------------------------------------ legality
 
-    def legal_boxes(self, ctx: Any) -> tuple[str, ...]:
-        allowed = set(ctx.open_boxes)
+    def allowed_boxes(self, ctx: Any) -> frozenset[str] | None:
+        """The boxes every legality rule allows (None: no rule restricts), without looking at which are open."""
+        allowed: set[str] | None = None
         for res in self._all("legal_boxes", ctx=ctx):
             if res is not None:
-                allowed &= set(res)
-        return tuple(b for b in ctx.open_boxes if b in allowed)
+                allowed = set(res) if allowed is None else allowed & set(res)
+        return None if allowed is None else frozenset(allowed)
+
+    def legal_boxes(self, ctx: Any) -> tuple[str, ...]:
+        allowed = self.allowed_boxes(ctx)
+        return tuple(b for b in ctx.open_boxes if allowed is None or b in allowed)
 
     def blocking_rules(self, ctx: Any, box: str) -> tuple[str, ...]:
         """The rules (or plugin names) whose `dicecup_legal_boxes` leaves `box` out: why it is illegal."""

@@ -15,7 +15,7 @@ filled with the box's i-th flag value.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from functools import cached_property
 
 import numpy as np
@@ -357,22 +357,58 @@ class RuleModel(ClassCoding):
     def legality(self, code: int) -> Legality:
         """Where class `code` may score each roll, after the first roll and after later ones.
 
+        The rules are asked what they allow (`Variant.rules_allow`), and the class's open
+        boxes are taken from its code, so a rule's answer is reused for every class that
+        agrees on what the rule read (for a card without legality rules: one call for all).
         One engine call answers for every roll that gives the same results to the
         declared patterns the rules asked about (through `Variant.combination` or
         `declared_score`); a rule that reads the roll itself is asked roll by roll.
         """
         cats = self.class_cats(code)
+        open_bits = ~code & ((1 << self.nb) - 1)
+        per_f = [self._allowed(cats, first) for first in (False, True)]
+        later, first_ = (a & open_bits if isinstance(a, int) else a & open_bits for a in per_f)
+        if isinstance(later, int) and isinstance(first_, int):
+            return Legality(first_, later)
+        n = len(self.rolls)
+        later = np.full(n, later, dtype=np.int64) if isinstance(later, int) else later
+        first_ = np.full(n, first_, dtype=np.int64) if isinstance(first_, int) else first_
+        if (later == later[0]).all() and (first_ == first_[0]).all():
+            return Legality(int(first_[0]), int(later[0]))
+        return Legality(0, 0, np.stack([later, first_], axis=1))
+
+    def _fact(self, cats: list[int], b: int, kind: int) -> int:
+        """What a class shows of box b to a read of this kind: filled or not, or its category."""
+        return cats[b] if kind & VALUE else int(cats[b] != 0)
+
+    def _allowed(self, cats: list[int], first: bool) -> int | np.ndarray:
+        """Boxes the legality rules allow a class (bits, or bits per roll), memoised on what they read."""
+        for known in self._allowed_reads[first]:
+            hit = self._allowed_memo.get((first, known, tuple(self._fact(cats, b, k) for b, k in known)))
+            if hit is not None:
+                return hit
         assign = {b: c for b, c in enumerate(cats) if c}
         card = self._card(assign)
         n = len(self.rolls)
-        per_f: list[np.ndarray | int] = []
-        for first in (False, True):
+        seen: dict[int, int] = {}
+
+        def ask(r: int) -> tuple[int, Reads]:
             with tracing() as reads:
-                legal = self.variant.legal_boxes(card, self._traced_rolls[0], first)
-            self._check_legal_reads(reads, assign, self._legal_differs(assign, 0, first, legal))
-            if not reads.roll and not reads.patterns:  # the roll played no part: one answer for every roll
-                per_f.append(self._bits(legal))
-                continue
+                allowed = self.variant.rules_allow(card, self._traced_rolls[r], first)
+            self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
+            for name, kind in reads.boxes.items():
+                if name == "*":
+                    for b in range(self.nb):
+                        seen[b] = seen.get(b, 0) | kind
+                elif name in self.bidx:
+                    seen[self.bidx[name]] = seen.get(self.bidx[name], 0) | kind
+            return self._full if allowed is None else self._bits(allowed), reads
+
+        bits, reads = ask(0)
+        result: int | np.ndarray
+        if not reads.roll and not reads.patterns:  # the roll played no part: one answer for every roll
+            result = bits
+        else:
             result = np.zeros(n, dtype=np.int64)
             pending = np.ones(n, dtype=bool)
             r = 0
@@ -385,32 +421,39 @@ class RuleModel(ClassCoding):
                     for asked in reads.patterns:
                         sig = self._signature(*asked)
                         match &= sig == sig[r]
-                result[match] = self._bits(legal)
+                result[match] = bits
                 pending &= ~match
                 if not pending.any():
                     break
                 r = int(np.argmax(pending))
-                with tracing() as reads:
-                    legal = self.variant.legal_boxes(card, self._traced_rolls[r], first)
-                self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, legal))
-            per_f.append(result)
-        later, first_ = per_f
-        if isinstance(later, int) and isinstance(first_, int):
-            return Legality(first_, later)
-        later = np.full(n, later, dtype=np.int64) if isinstance(later, int) else later
-        first_ = np.full(n, first_, dtype=np.int64) if isinstance(first_, int) else first_
-        if (later == later[0]).all() and (first_ == first_[0]).all():
-            return Legality(int(first_[0]), int(later[0]))
-        return Legality(0, 0, np.stack([later, first_], axis=1))
+                bits, reads = ask(r)
+        key_reads = tuple(sorted(seen.items()))
+        if key_reads not in self._allowed_reads[first]:
+            self._allowed_reads[first].append(key_reads)
+        self._allowed_memo[(first, key_reads, tuple(self._fact(cats, b, k) for b, k in key_reads))] = result
+        return result
 
-    def _legal_differs(self, assign: dict[int, int], r: int, first: bool, legal: Sequence[str]) -> Callable[[], bool]:
-        """A check (run only if needed): does the alternative 'no flag value' card change legality?"""
+    @cached_property
+    def _allowed_reads(self) -> dict[bool, list[tuple[tuple[int, int], ...]]]:
+        """Per first-roll flag, every set of (box, read kind) a legality answer was seen to depend on."""
+        return {False: [], True: []}
+
+    @cached_property
+    def _allowed_memo(self) -> dict[tuple, int | np.ndarray]:
+        return {}
+
+    @cached_property
+    def _full(self) -> int:
+        return (1 << self.nb) - 1
+
+    def _legal_differs(
+        self, assign: dict[int, int], r: int, first: bool, allowed: frozenset[str] | None
+    ) -> Callable[[], bool]:
+        """A check (run only if needed): does the alternative 'no flag value' card change what the rules allow?"""
 
         def check() -> bool:
             with tracing():
-                return tuple(self.variant.legal_boxes(self._card(assign, alt=True), self.rolls[r], first)) != tuple(
-                    legal
-                )
+                return self.variant.rules_allow(self._card(assign, alt=True), self.rolls[r], first) != allowed
 
         return check
 
@@ -429,10 +472,12 @@ class RuleModel(ClassCoding):
             self._signatures[(kind, box)] = got
         return got
 
-    def _bits(self, boxes: Sequence[str]) -> int:
+    def _bits(self, boxes: Iterable[str]) -> int:
         out = 0
         for box in boxes:
-            out |= 1 << self.bidx[box]
+            b = self.bidx.get(box)
+            if b is not None:  # a rule may name boxes this card does not have: they are not legal
+                out |= 1 << b
         return out
 
     # ------------------------------------------------------------------ end of game
