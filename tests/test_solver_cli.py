@@ -288,3 +288,10 @@ def test_optimal_value_matches_engine_games(vid):
     games = json.loads(sim.stdout)
     assert games["method"] == "engine"
     assert abs(games["mean"] - expected) < 4 * games["se"], (games["mean"], expected, games["se"])
+
+
+def test_the_documented_state_limit_is_the_solver_default():
+    from dicecup.solver import DEFAULT_MAX_STATES
+
+    out = run("solve", "--help")
+    assert f"{DEFAULT_MAX_STATES:,}" in " ".join(out.stdout.split())

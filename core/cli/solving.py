@@ -29,7 +29,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tex
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 MaxStatesOpt = Annotated[
     int | None,
-    typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 5,000,000)."),
+    typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 40,000,000)."),
 ]
 NoCacheOpt = Annotated[
     bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")

@@ -21,7 +21,7 @@ from .space import StateSpace, state_bound
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
 SOLVER_VERSION = "1"
-DEFAULT_MAX_STATES = 5_000_000
+DEFAULT_MAX_STATES = 40_000_000  # Maxi Yatzy without saved rolls (33.5 million states, ~2.3 GB) fits
 KERNEL_ENV = "DICECUP_SOLVER_KERNEL"
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 FLOAT32_FROM = 2_000_000  # "auto" stores values as float32 from this many states on (half the memory and disk)
