@@ -561,3 +561,23 @@ def test_built_in_events_of_yahtzee():
     off = Engine(entry_points=False).variant("yahtzee", {"joker": "none"})
     assert "joker_used" not in off.event_names()
     assert off.turn_events(Card({"yahtzee": 50}), "chance", five) == {"yahtzee_rolled": 1}
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda card: card.fill("chance", 0).scores.get("ones"),
+        lambda card: repr(card.scores),
+        lambda card: card.scores.without("ones"),
+        lambda card: __import__("pickle").dumps(card.scores),
+    ],
+)
+def test_whole_card_uses_are_traced_as_reading_every_box(use):
+    """A rule that copies, prints or pickles the scores depends on all of them: the tracing says so."""
+    from dicecup.language.tracing import FILLED, VALUE, traced_card, tracing
+
+    card = traced_card({"ones": 3, "twos": 4})
+    with tracing() as reads:
+        use(card)
+    assert reads.boxes.get("*", 0) == FILLED | VALUE
+    assert reads.boxes["ones"] & VALUE and reads.boxes["twos"] & VALUE

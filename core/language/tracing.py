@@ -128,6 +128,24 @@ class _TracingScores(FrozenMap):
         self._all(FILLED | VALUE)
         return isinstance(other, dict | FrozenMap) and self._d == dict(other)
 
+    # what reads the whole map at once (a copy, a text, a pickle): every box, as filled and as valued
+
+    def set(self, key: Any, value: Any) -> FrozenMap:
+        self._all(FILLED | VALUE)
+        return super().set(key, value)
+
+    def without(self, key: Any) -> FrozenMap:
+        self._all(FILLED | VALUE)
+        return super().without(key)
+
+    def __repr__(self) -> str:
+        self._all(FILLED | VALUE)
+        return super().__repr__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self._all(FILLED | VALUE)
+        return super().__reduce__()
+
 
 class _TracingAwards(tuple):
     """An awards tuple that reports being looked at."""
