@@ -73,11 +73,11 @@ def test_api_tour_runs_and_prints_what_it_says(tmp_path):
 
 @pytest.mark.slow
 def test_solver_tour_runs_and_prints_what_it_says(tmp_path):
-    """The solving section's example, in a fresh process with its own cache: each print gives its comment."""
+    """The solving section's example, in a fresh process (the run's shared cache, from conftest: the table
+    is solved once per run, whoever asks first): each print gives its comment."""
     (code,) = [b for b in blocks("python") if "load_or_solve" in b]
-    env = {**ENV, "DICECUP_CACHE_DIR": str(tmp_path / "cache"), "DICECUP_STATE_DIR": str(tmp_path / "state")}
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600
+        [sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=600
     )
     assert proc.returncode == 0, proc.stderr
     said = [line.split("  # ", 1)[1] for line in code.splitlines() if line.startswith("print(")]
