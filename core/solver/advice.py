@@ -126,6 +126,9 @@ _TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
 
 def _later_from_tables(solution: Solution, card: Card) -> np.ndarray:
     v = solution.variant
+    if v.figures or any(c.multiplier != 1 for c in v.columns):
+        # the tables hold box scores before a column's multiplier, and awards of every figure
+        raise Untabulable("columns with multipliers, or figures besides the score: the engine values these")
     got = _TABLES.get(v.fingerprint)
     if got is None or got[0].variant.hooks is not v.hooks:
         got = _TABLES[v.fingerprint] = (ScoreTables(v, [b.id for b in v.declared_bonuses]), LegalTables(v))
