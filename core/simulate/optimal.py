@@ -128,16 +128,6 @@ class OptimalPolicy:
                 keeps[i][:, part] = keep[self.keep_rows_of]
         return now, keeps
 
-    def _keep_tables(self, codes: np.ndarray, prog: np.ndarray) -> list[np.ndarray]:
-        """Per decision with rolls left (after roll 1, 2, ...): keep values [graph rows, states]."""
-        out = [np.empty((len(self.graph.multisets), len(codes))) for _ in range(self.rolls - 1)]
-        for part, _first, _later, tables in self.solution.turn_tables(codes, prog):
-            for i in range(self.rolls - 1):
-                keep = tables[i][1]
-                assert keep is not None
-                out[i][:, part] = keep
-        return out
-
     # ------------------------------------------------------------------ decisions
 
     def _best_box(self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray]:
