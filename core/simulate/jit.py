@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 TIE = 1e-9
+W = 8  # states whose turn tables are folded together (the recursion's inner loops run over them)
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
 
@@ -186,10 +187,10 @@ if AVAILABLE:
                 return int(x % np.uint64(faces)) + 1
 
     @numba.njit(cache=True, nogil=True)
-    def _tables(s, st, sc, d, rolls, now, best_box, keeps, val, keep, best, errors):
-        """State s's turn tables: now[f, r, 0] best value of scoring roll r (f = 1: first roll), best_box[f, r]
-        the first box reaching it, keeps[i, row, 0] the value of keeping multiset `row` at the decision after
-        roll i + 1 (the rest rerolled; from the core's turn recursion)."""
+    def _tables(s, w, st, sc, now, best_box, errors):
+        """State s's scoring tables in column w: now[f, r, w] the best value of scoring roll r (f = 1: first
+        roll) and best_box[w, f, r] the first box reaching it. The core's turn recursion then folds a block
+        of such columns into keeps[i, row, w], the value of keeping multiset `row` after roll i + 1."""
         n_rolls = now.shape[1]
         nb = sc.points.shape[2]
         c = st.score_class[s]
@@ -198,12 +199,12 @@ if AVAILABLE:
         for f in range(2):
             if f == 1 and st.same[s]:
                 for r in range(n_rolls):
-                    now[1, r, 0] = now[0, r, 0]
-                    best_box[1, r] = best_box[0, r]
+                    now[1, r, w] = now[0, r, w]
+                    best_box[w, 1, r] = best_box[w, 0, r]
                 break
             for r in range(n_rolls):
-                now[f, r, 0] = -np.inf
-                best_box[f, r] = -1
+                now[f, r, w] = -np.inf
+                best_box[w, f, r] = -1
             bits = st.first_bits[s] if f == 1 else st.later_bits[s]
             for b in range(nb):
                 if (mask >> b) & 1:
@@ -218,14 +219,13 @@ if AVAILABLE:
                         errors[0] += 1
                         continue
                     v = sc.points[c, f, b, r] + st.after[s, sl]
-                    if v > now[f, r, 0]:
-                        now[f, r, 0] = v
-                        best_box[f, r] = b
-        turn_block(now, d, rolls, val, keep, best, keeps)
+                    if v > now[f, r, w]:
+                        now[f, r, w] = v
+                        best_box[w, f, r] = b
 
     @numba.njit(cache=True, nogil=True)
-    def _play(i, gm, tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors):
-        """One turn of the game in row i (score class gm.score_class[i]; its state's tables now/best_box/keeps):
+    def _play(i, w, gm, tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors):
+        """One turn of the game in row i (score class gm.score_class[i]; its state's tables: column w of now/keeps):
         roll, keep optimally, score the best box. Dice are multiset rows of the dice graph."""
         n_events = gm.events.shape[1]
         n_awards = tables.shape[4] - 1 - n_events
@@ -251,7 +251,7 @@ if AVAILABLE:
                 krow = 0
                 while True:
                     if krow < lo_roll:
-                        v = keeps[stage, krow, 0]
+                        v = keeps[stage, krow, w]
                         opt_val[n_opt] = v
                         opt_row[n_opt] = krow
                         n_opt += 1
@@ -267,14 +267,14 @@ if AVAILABLE:
                         break
                     pick[f] += 1
                     krow = d.add_edges[krow, f]
-                if top > now[f1, r, 0] + TIE:
+                if top > now[f1, r, w] + TIE:
                     for j in range(n_opt):
                         if opt_val[j] >= top - TIE:
                             hand = opt_row[j]
                             break
                     continue
-            bb = best_box[f1, r]
-            if bb < 0 or vals[i, bb] != EMPTY_INT or not np.isfinite(now[f1, r, 0]):
+            bb = best_box[w, f1, r]
+            if bb < 0 or vals[i, bb] != EMPTY_INT or not np.isfinite(now[f1, r, w]):
                 errors[1] += 1
                 return
             vals[i, bb] = tables[c, f1, r, bb, 0]
@@ -297,19 +297,27 @@ if AVAILABLE:
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         n_rows = d.add_edges.shape[0]
-        per = 16  # segments per parallel task: scratch arrays are allocated once per task
+        per = 2 * W  # segments per parallel task: scratch arrays are allocated once per task
         for task in numba.prange((n_segs + per - 1) // per):
-            now = np.empty((2, n_rolls, 1))
-            best_box = np.empty((2, n_rolls), dtype=np.int64)
-            keeps = np.empty((max(rolls - 1, 1), lo_roll, 1))
-            val = np.empty((n_rolls, 1))
-            keep = np.empty((n_rows, 1))
-            best = np.empty((n_rows, 1))
+            now = np.zeros((2, n_rolls, W))  # W states' tables side by side: the turn recursion runs over them
+            best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
+            keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
+            val = np.empty((n_rolls, W))
+            keep = np.empty((n_rows, W))
+            best = np.empty((n_rows, W))
             counts = np.zeros(d.faces, dtype=np.int64)
             pick = np.zeros(d.faces, dtype=np.int64)
             opt_val = np.empty(1 << d.dice)
             opt_row = np.empty(1 << d.dice, dtype=np.int64)
-            for k in range(task * per, min(n_segs, (task + 1) * per)):
-                _tables(segs.state[k], st, sc, d, rolls, now, best_box, keeps, val, keep, best, errors)
-                for i in range(segs.lo[k], segs.hi[k]):
-                    _play(i, gm, sc.tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors)
+            end = min(n_segs, (task + 1) * per)
+            for k0 in range(task * per, end, W):
+                block = min(W, end - k0)
+                for w in range(block):
+                    _tables(segs.state[k0 + w], w, st, sc, now, best_box, errors)
+                turn_block(now, d, rolls, val, keep, best, keeps)
+                for w in range(block):
+                    k = k0 + w
+                    for i in range(segs.lo[k], segs.hi[k]):
+                        _play(
+                            i, w, gm, sc.tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors
+                        )
