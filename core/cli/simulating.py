@@ -74,19 +74,29 @@ def _print_times(console: Console, s: dict[str, Any]) -> None:
     rows = [(bid, _points_each(row), list(row["times"].values())) for bid, row in s["bonuses"].items()]
     if not rows:
         return
-    widest = max(len(counts) for *_, counts in rows)
-    columns = min(widest, TIMES_COLUMNS)
     console.print("[bold]Bonuses[/]: games by times earned")
     table = Table()
     table.add_column("bonus")
     table.add_column("points each (mean)", justify="right")
+    cells = _times_columns(table, [counts for *_, counts in rows])
+    for (bid, each, _), counted in zip(rows, cells, strict=True):
+        table.add_row(bid, each, *counted)
+    console.print(table)
+
+
+def _times_columns(table: Table, counts: list[list[int]]) -> list[list[str]]:
+    """Add the 0x, 1x, ... columns (the last one gathering the rest past TIMES_COLUMNS) and give each
+    row's cells for them."""
+    widest = max(len(c) for c in counts)
+    columns = min(widest, TIMES_COLUMNS)
     for k in range(columns):
         table.add_column(f"≥{k}×" if k == columns - 1 and widest > columns else f"{k}×", justify="right")
-    for bid, each, counts in rows:
-        if len(counts) > columns:
-            counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
-        table.add_row(bid, each, *(f"{c:,}" for c in counts), *([""] * (columns - len(counts))))
-    console.print(table)
+    out = []
+    for c in counts:
+        if len(c) > columns:
+            c = c[: columns - 1] + [sum(c[columns - 1 :])]
+        out.append([f"{n:,}" for n in c] + [""] * (columns - len(c)))
+    return out
 
 
 def _print_events(console: Console, s: dict[str, Any]) -> None:
@@ -94,22 +104,14 @@ def _print_events(console: Console, s: dict[str, Any]) -> None:
     rows = [(eid, row, list(row["games"].values())) for eid, row in s.get("events", {}).items()]
     if not rows:
         return
-    widest = max(len(counts) for *_, counts in rows)
-    columns = min(widest, TIMES_COLUMNS)
     table = Table(title="Events: games by times they happened", title_justify="left")
     table.add_column("event")
     table.add_column("mean per game", justify="right")
     table.add_column("games with it", justify="right")
-    for k in range(columns):
-        table.add_column(f"≥{k}×" if k == columns - 1 and widest > columns else f"{k}×", justify="right")
-    for eid, row, counts in rows:
-        if len(counts) > columns:
-            counts = counts[: columns - 1] + [sum(counts[columns - 1 :])]
+    cells = _times_columns(table, [counts for *_, counts in rows])
+    for (eid, row, _), counted in zip(rows, cells, strict=True):
         label = eid if row["name"] == eid else f"{eid} ({row['name']})"
-        cells = (f"{c:,}" for c in counts)
-        table.add_row(
-            label, f"{row['mean']:.3f}", f"{100 * row['rate']:.1f}%", *cells, *([""] * (columns - len(counts)))
-        )
+        table.add_row(label, f"{row['mean']:.3f}", f"{100 * row['rate']:.1f}%", *counted)
     console.print(table)
 
 
