@@ -184,7 +184,7 @@ def backward_jit(
 
     model = space.model
     values = terminal_layer(space, terminal, on_states, dtype)
-    kmax = max(len(a) for a in space.slot_add)
+    kmax = space.slot_width
     slots = SlotArrays(
         np.zeros((space.nb, kmax), dtype=np.int64),
         np.zeros((space.nb, kmax, space.G), dtype=np.int64),

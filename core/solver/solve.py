@@ -15,7 +15,7 @@ from ..numeric.dice import DiceGraph
 from ..numeric.reference import turn_tables
 from .dp import backward, backward_jit, batches, score_arrays, successor_values
 from .errors import SolverError
-from .rules import Legality, RuleModel
+from .rules import RuleModel
 from .space import StateSpace, state_bound
 
 __all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
@@ -90,18 +90,14 @@ class Solution:
 
     # ------------------------------------------------------------------ playing from the table
 
-    def legality(self, code: int) -> Legality:
-        """Where class `code` may score each roll (after the first roll and after later ones)."""
-        return self.space.legality(code)
-
     def legal_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """`StateSpace.legal_arrays`: the legality of many classes as kernel arrays."""
         return self.space.legal_arrays(codes)
 
-    @cached_property
+    @property
     def slot_width(self) -> int:
         """Successor slots per box in `successors` (box b's slot k is column b * slot_width + k)."""
-        return max(len(a) for a in self.space.slot_add)
+        return self.space.slot_width
 
     @cached_property
     def _score_slots(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -131,6 +131,11 @@ class StateSpace:
 
     # ------------------------------------------------------------------ slots
 
+    @property
+    def slot_width(self) -> int:
+        """The most successor slots any box has (the padded width of per-box slot arrays)."""
+        return max(len(a) for a in self.slot_add)
+
     def _slots(self) -> None:
         """Per box: the distinct successors its scores lead to, as (code increment, group increments)."""
         m = self.model
