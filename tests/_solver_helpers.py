@@ -74,6 +74,27 @@ boxes:
 bonuses:
   up: {kind: threshold, section: upper, at_least: 10, points: 20}
 """,
+    "banked": """
+id: tiny-banked
+dice: {count: 2, faces: 3}
+turn: {rolls: 2, carry_over: true}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 10}
+  run:    {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 7}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 8, points: 6}
+""",
+    "banked-three": """
+id: tiny-banked-three
+dice: {count: 3, faces: 2}
+turn: {rolls: 3, carry_over: true}
+boxes:
+  ones:  {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos:  {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  all:   {section: lower, pattern: {kind: of_a_kind, n: 3}, score: 12}
+""",
     "single-roll": """
 id: tiny-single-roll
 dice: {count: 3, faces: 2}
@@ -110,6 +131,7 @@ def brute_values(variant: Variant):
             state.rolls_used,
             None if state.held is None else tuple(sorted(state.held)),
             state.over,
+            state.banked,  # rolls carried over from earlier turns (variants that bank them)
         )
         got = memo.get(key)
         if got is not None:

@@ -441,9 +441,9 @@ def test_play_argument_errors(args, message):
 
 def test_hints_for_a_variant_the_solver_refuses_fail_before_the_game(tmp_path):
     banked = tmp_path / "banked.yaml"
-    banked.write_text("id: banked\nextends: yacht\nturn: {rolls: 3, carry_over: true}\n")
+    banked.write_text("id: banked\nextends: generala\nturn: {rolls: 3, carry_over: true}\n")
     message = fails("play", "-v", str(banked), "--hints", "-p", "bot:random")
-    assert "banked" in message and "carry over" in message
+    assert "first roll, and unused rolls are banked" in message
 
 
 # ---------------------------------------------------------------------------- play: humans

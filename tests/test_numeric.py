@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicecup.numeric import DiceGraph, turn_tables, turn_value
-from dicecup.numeric.turn import turn_block
+from dicecup.numeric import DiceGraph, fold, turn_tables, turn_value
+from dicecup.numeric.turn import plain_pick, turn_block
 
 SHAPES = [(1, 6), (2, 3), (3, 4), (5, 6), (4, 2)]
 
@@ -102,10 +102,39 @@ def test_compiled_turn_recursion_matches_the_reference(shape, rolls, width, seed
     lo = int(a.levels[dice])
     val = np.empty((g.n_rolls, width))
     keeps = np.empty((max(rolls - 1, 1), lo, width))
-    turn_block(score, a, rolls, val, np.empty((n_rows, width)), np.empty((n_rows, width)), keeps)
+    levels = np.empty((rolls, g.n_rolls, width))
+    turn_block(score, plain_pick(rolls), a, val, np.empty((n_rows, width)), np.empty((n_rows, width)), keeps, levels)
     want = turn_tables(g, score[1], score[0], rolls)
     assert np.allclose(val, want[0][0], equal_nan=False)
     for stage in range(rolls - 1):
         ref = want[stage][1]
         assert ref is not None
         assert np.allclose(keeps[stage], ref[:lo])
+    for stage in range(rolls):
+        assert np.allclose(levels[rolls - 1 - stage], want[stage][0])
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.sampled_from(SHAPES), rolls=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_compiled_recursion_with_a_score_row_per_rolls_left_matches_the_reference_fold(shape, rolls, seed):
+    """With banked rolls each decision scores against its own row (the bank it leaves): pick[left] = left,
+    and every decision's roll values come back in levels_out, as `reference.fold` gives them."""
+    dice, faces = shape
+    g = DiceGraph(dice, faces)
+    a = g.arrays
+    width = 3
+    rng = np.random.default_rng(seed)
+    score = rng.normal(0, 10, (rolls, g.n_rolls, width)) + np.arange(rolls)[:, None, None]  # more bank, more worth
+    n_rows = len(g.multisets)
+    lo = int(a.levels[dice])
+    val = np.empty((g.n_rolls, width))
+    keeps = np.empty((max(rolls - 1, 1), lo, width))
+    levels = np.empty((rolls, g.n_rolls, width))
+    scratch = (np.empty((n_rows, width)), np.empty((n_rows, width)))
+    turn_block(score, np.arange(rolls, dtype=np.int64), a, val, *scratch, keeps, levels)
+    want = fold(g, list(score))
+    for left in range(rolls):
+        assert np.allclose(levels[left], want[left][0])
+        if left:
+            assert np.allclose(keeps[rolls - 1 - left], want[left][1][:lo])
+    assert np.allclose(val, want[-1][0])

@@ -551,8 +551,8 @@ def test_advisor_tables_and_engine_give_the_same_later_scores(solved, vid, optio
     for state in decision_states(v, 25, seed=23):
         if len(state.card.scores) == len(v.box_ids) - 1 and state.rolls_left == 0:
             continue
-        fast = advice._later_from_tables(solution, state.card)
-        slow = advice._later_from_engine(solution, state.card)
+        fast = advice._later_from_tables(solution, state.card, 0)
+        slow = advice._later_from_engine(solution, state.card, 0)
         assert np.array_equal(fast, slow), state.card
 
 
@@ -563,7 +563,7 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
     monkeypatch.setattr(advice, "_ASKED", {})
     used = []
     monkeypatch.setattr(
-        advice, "_later_from_tables", lambda s, c: used.append("tables") or advice._later_from_engine(s, c)
+        advice, "_later_from_tables", lambda s, c, b: used.append("tables") or advice._later_from_engine(s, c, b)
     )
     for state in decision_states(v, 12, seed=5):
         if state.rolls_left:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
 import pytest
 from _solver_helpers import TINY, brute_force, brute_values, tiny_variant
 
 from dicecup import Card, GameState, Keep, Score
-from dicecup.solver import jit, solve
+from dicecup.solver import SolverError, jit, solve
 from dicecup.solver.advice import advise_state, best_action
 
 CASES = [(name, None) for name in TINY if name != "flags"] + [
@@ -27,7 +30,7 @@ def test_dp_equals_brute_force(tmp_path, name, options):
         assert solution.states > 0
 
 
-@pytest.mark.parametrize("name", ["served", "stages", "flags"])
+@pytest.mark.parametrize("name", ["served", "stages", "flags", "banked"])
 def test_advisor_values_equal_brute_force_after_each_first_roll(tmp_path, name):
     """For every first roll of a game, each option's value is the brute-force value of taking it."""
     v = tiny_variant(tmp_path, name)
@@ -57,3 +60,50 @@ def test_advisor_mid_game_matches_brute_force(tmp_path):
         assert o.value == pytest.approx(value(state.apply(o.action)), abs=1e-9)
     assert isinstance(options[0].action, (Keep, Score))
     assert solution.value(Card()) == pytest.approx(value(GameState.new(v, 1)), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["banked", "banked-three"])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_banked_rolls_every_decision_of_random_games_matches_brute_force(tmp_path, name, kernel):
+    """Unused rolls carried over: at every decision of random games (banks of every size arise), each
+    option's value, the optimal bot's choice and the start-of-turn values per bank are brute force's."""
+    v = tiny_variant(tmp_path, name)
+    solution = solve(v, kernel=kernel)
+    assert solution.banks == (v.rolls - 1) * len(v.boxes) + 1
+    value = brute_values(v)
+    rng = random.Random(7)
+    banks_seen = set()
+    for _ in range(12):
+        state = GameState.new(v, 1)
+        while not state.over:
+            if state.is_chance:
+                if state.rolls_used == 0:  # start of a turn: the table's value for the bank it carries
+                    banks_seen.add(state.banked[0])
+                    got = solution.value(state.card, state.banked[0])
+                    assert got == pytest.approx(value(state), abs=1e-9)
+                outcomes = state.chance_outcomes()
+                state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+                continue
+            options = advise_state(solution, state)
+            assert {o.action for o in options} == set(state.legal_actions())
+            for o in options:
+                assert o.value == pytest.approx(value(state.apply(o.action)), abs=1e-9)
+            assert value(state.apply(best_action(solution, state))) == pytest.approx(value(state), abs=1e-9)
+            state = state.apply(rng.choice(state.legal_actions()))  # random play reaches every bank size
+    assert max(banks_seen) >= 2, banks_seen
+
+
+def test_banked_values_grow_with_the_bank(tmp_path):
+    """More rolls banked is never worth less, and a bank the card cannot have is refused."""
+    v = tiny_variant(tmp_path, "banked")
+    solution = solve(v)
+    code, prog = solution.index.state_of_card(Card())
+    start = solution.values[solution.index.lookup(np.array([code]), prog)[0]]
+    assert np.isfinite(start[0]) and np.isnan(start[1:]).all()  # the first turn banks nothing
+    state = GameState.new(v, 1).roll(dice=(1, 2)).score("run")  # 1 roll unused
+    assert state.banked == (1,)
+    assert solution.future(state.card, 1) > solution.future(state.card, 0)
+    with pytest.raises(SolverError, match="cannot arise with 2 rolls banked"):
+        solution.future(state.card, 2)
+    with pytest.raises(SolverError, match="a game can bank 0..4"):
+        solution.future(state.card, 5)

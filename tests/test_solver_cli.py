@@ -147,6 +147,31 @@ def test_advise_errors_exit_2(args, message):
     assert "Traceback" not in out.output
 
 
+def test_advise_with_banked_rolls(tmp_path, engine):
+    """Unused rolls banked: --banked widens the rolls left, the values are the API's with that many rolls,
+    and a bank the card cannot have (or a variant that banks nothing) is refused before any solving."""
+    path = tmp_path / "yacht-banked.yaml"
+    path.write_text("id: yacht-banked\nextends: yacht\nturn: {rolls: 3, carry_over: true}\n")
+    args = ["advise", "-v", str(path), "--dice", "11256", "--card", "yacht=0", "--json", "-q"]
+    out = run(*args, "--banked", "2")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert (data["rolls_left"], data["banked"], data["first_roll"]) == (4, 2, True)
+    solution, _ = cache.load_or_solve(engine.load_file(path))
+    want = advise(solution, Card({"yacht": 0}), (1, 1, 2, 5, 6), 4)
+    assert data["best"]["expected_score"] == pytest.approx(want[0].value)
+    plain = json.loads(run(*args).stdout)  # two rolls left and nothing banked: worth less
+    assert plain["rolls_left"] == 2 and plain["best"]["expected_score"] < data["best"]["expected_score"]
+    for extra, message in [
+        (["--banked", "3"], "--banked must be 0..2 for yacht-banked (this card's turns left at most 2)"),
+        (["--banked", "1", "--rolls-left", "4"], "--rolls-left must be 0..3 (yacht-banked has 3 rolls a turn, plus 1"),
+    ]:
+        bad = run(*args, *extra)
+        assert bad.exit_code == 2 and message in bad.stderr, bad.output
+    bad = run("advise", "-v", "yacht", "--dice", "11256", "--banked", "1")
+    assert bad.exit_code == 2 and "its turns bank no unused rolls" in bad.stderr
+
+
 def test_advise_refuses_an_unreachable_card():
     """Russian stage order: a stage-2 box cannot be filled while stage 1 is open."""
     out = run("advise", "--variant", "russian", "--dice", "11256", "--card", "pair=4", "-q")
@@ -233,7 +258,12 @@ def test_commands_loading_a_cached_table_check_the_default_limit(engine, tmp_pat
 
 @pytest.mark.parametrize(
     ("vid", "reason"),
-    [("yamb", "announcements"), ("maxi-yatzy", "banked rolls"), ("triple-yahtzee", "39 boxes"), ("balut", "28 boxes")],
+    [
+        ("yamb", "announcements"),
+        ("maxi-yatzy", "above the limit of 40,000,000"),
+        ("triple-yahtzee", "39 boxes"),
+        ("balut", "28 boxes"),
+    ],
 )
 def test_variants_the_solver_cannot_model_are_refused(vid, reason):
     out = run("solve", "-v", vid, "-q")

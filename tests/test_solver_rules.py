@@ -91,11 +91,12 @@ def test_end_bonus_reading_an_untracked_box_is_refused(tmp_path):
         solve(v)
 
 
-def test_carry_over_is_refused_clearly(tmp_path):
-    text = TINY["threshold"].replace("turn: {rolls: 2}", "turn: {rolls: 2, carry_over: true}")
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_banked_rolls_with_first_roll_scoring_are_refused_clearly(tmp_path, kernel):
+    text = TINY["served"].replace("turn: {rolls: 3}", "turn: {rolls: 3, carry_over: true}")
     v = _load(tmp_path, text)
-    with pytest.raises(SolverError, match="carry over"):
-        solve(v)
+    with pytest.raises(SolverError, match="scores differently on the turn's first roll, and unused rolls are banked"):
+        solve(v, kernel=kernel)
 
 
 def test_state_limit_gives_the_size(tmp_path):

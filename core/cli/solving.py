@@ -167,11 +167,21 @@ def advise_cmd(
     dice: Annotated[str, typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 or 1,1,2,5,6.")],
     rolls_left: Annotated[
         int | None,
-        typer.Option("--rolls-left", "-r", help="Rolls still allowed this turn (default: after the first roll)."),
+        typer.Option(
+            "--rolls-left",
+            "-r",
+            help="Rolls still allowed this turn, banked ones included (default: after the first roll).",
+        ),
     ] = None,
     card: Annotated[
         str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')
     ] = None,
+    banked: Annotated[
+        int,
+        typer.Option(
+            "--banked", "-b", help="Rolls this turn began with from the bank (variants that bank unused rolls)."
+        ),
+    ] = 0,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
     top: Annotated[
@@ -184,25 +194,39 @@ def advise_cmd(
     try:
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
-        left = v.rolls - 1 if rolls_left is None else rolls_left
-        if not 0 <= left <= v.rolls - 1:
-            raise DicecupError(f"--rolls-left must be 0..{v.rolls - 1} ({v.id} has {v.rolls} rolls a turn), got {left}")
         the_card = parse_card(card, v)
+        most_banked = (v.rolls - 1) * len(the_card.scores) if v.carry_over else 0
+        if not 0 <= banked <= most_banked:
+            why = (
+                "its turns bank no unused rolls"
+                if not v.carry_over
+                else f"this card's turns left at most {most_banked}"
+            )
+            raise DicecupError(f"--banked must be 0..{most_banked} for {v.id} ({why}), got {banked}")
+        most = v.rolls - 1 + banked
+        left = most if rolls_left is None else rolls_left
+        if not 0 <= left <= most:
+            raise DicecupError(
+                f"--rolls-left must be 0..{most} ({v.id} has {v.rolls} rolls a turn"
+                + (f", plus {banked} banked" if banked else "")
+                + f"), got {left}"
+            )
         solution, _ = load_solution(v, max_states, quiet, False)
         from ..solver.advice import advise
 
         start = time.perf_counter()
-        options = advise(solution, the_card, values, left)
+        first = left == most
+        options = advise(solution, the_card, values, left, first)
         seconds = time.perf_counter() - start
     except DicecupError as exc:
         raise fail(str(exc)) from None
-    first = left == v.rolls - 1
     notes = v.solitaire_notes()
     if as_json:
         out = {
             "variant": v.id,
             "dice": list(values),
             "rolls_left": left,
+            "banked": banked,
             "first_roll": first,
             "card": dict(the_card.scores),
             "options": [_option_json(o) for o in options],
@@ -249,7 +273,7 @@ def _option_json(o: Any) -> dict[str, Any]:
 def prepare_optimal(variant: Variant) -> None:
     """Solve (or load) the variant before a game whose bot:optimal needs it, so it fails or waits up front.
 
-    A variant the solver cannot take (its size, banked rolls, rule actions) is refused at once,
+    A variant the solver cannot take (its size, rule actions) is refused at once,
     with the size, before the cache is read or a progress bar shown.
     """
     from ..solver.rules import check_solvable

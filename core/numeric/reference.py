@@ -7,32 +7,41 @@ are (rows, B): one row per dice multiset or full roll, one column per state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .dice import DiceGraph
 
-__all__ = ["turn_tables", "turn_value"]
+__all__ = ["fold", "turn_tables", "turn_value"]
+
+Decision = tuple[np.ndarray, np.ndarray | None]  # (value of each roll on the table, value of each keep or None)
 
 
-def turn_tables(
-    graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray, rolls: int
-) -> list[tuple[np.ndarray, np.ndarray | None]]:
+def fold(graph: DiceGraph, scores: Sequence[np.ndarray]) -> list[Decision]:
+    """The turn folded back from its last decision: entry `left` is the decision with `left` rolls left.
+
+    scores[left] (rolls, B) is the best value of scoring each roll at that decision
+    (after the first roll or a later one; where unused rolls are banked, with `left`
+    rolls to bank). Entry 0 has no keeps: the dice must be scored.
+    """
+    value = scores[0]
+    out: list[Decision] = [(value, None)]
+    for left in range(1, len(scores)):
+        keeps = graph.expect(value)
+        value = np.maximum(scores[left], graph.best_keep(keeps))
+        out.append((value, keeps))
+    return out
+
+
+def turn_tables(graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray, rolls: int) -> list[Decision]:
     """Per roll of the turn (1..rolls): (value of each roll on the table, value of each keep or None).
 
     `score_first` / `score_later` (rolls, B) are the best value of scoring each
     roll right after the first roll / after a later one. Entry i describes the
     decision after roll i+1: rolls_left = rolls - 1 - i.
     """
-    out: list[tuple[np.ndarray, np.ndarray | None]] = []
-    value = score_first if rolls == 1 else score_later
-    out.append((value, None))
-    for left in range(1, rolls):
-        keeps = graph.expect(value)
-        score = score_first if left == rolls - 1 else score_later
-        value = np.maximum(score, graph.best_keep(keeps))
-        out.append((value, keeps))
-    out.reverse()
-    return out
+    return fold(graph, [score_later] * (rolls - 1) + [score_first])[::-1]
 
 
 def turn_value(graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray | None, rolls: int) -> np.ndarray:

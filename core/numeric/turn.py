@@ -1,8 +1,8 @@
 """The turn recursion, compiled, written once: what every roll and every keep of a turn is worth.
 
-Given the value of scoring each full roll right now (after the first roll, and
-after a later one), a turn of `rolls` rolls is folded back one decision at a
-time: a keep is worth the mean over the next die's face of keeping one die more
+Given the value of scoring each full roll right now at each decision (after the
+first roll or a later one, or with so many rolls left where unused rolls are
+banked), a turn of `rolls` rolls is folded back one decision at a time: a keep is worth the mean over the next die's face of keeping one die more
 (`DiceArrays.add_edges`, rolling n dice = one die, then n - 1); a roll is worth
 the best of scoring it and of its best proper keep, which is the best over one
 die removed (`sub_edges`). The solver folds it for every state of a layer, the
@@ -17,26 +17,38 @@ import numpy as np
 from .compiled import AVAILABLE, numba
 from .dice import DiceArrays
 
-__all__ = ["AVAILABLE", "turn_block"]
+__all__ = ["AVAILABLE", "turn_block", "plain_pick"]
+
+
+def plain_pick(rolls: int) -> np.ndarray:
+    """`pick` for a turn without banked rolls: row 1 of `score` after the first roll, row 0 after a later one."""
+    pick = np.zeros(rolls, dtype=np.int64)
+    pick[rolls - 1] = 1
+    return pick
 
 
 def _turn_block(
     score: np.ndarray,
+    pick: np.ndarray,
     d: DiceArrays,
-    rolls: int,
     val: np.ndarray,
     keep: np.ndarray,
     best: np.ndarray,
     keeps_out: np.ndarray,
+    levels_out: np.ndarray,
 ) -> None:
-    """Fold one turn for the W states (columns) of a block, in place.
+    """Fold one turn of len(pick) decisions for the W states (columns) of a block, in place.
 
-    score (2, rolls of the graph, W): the best value of scoring each roll now, [1] right
-    after the first roll, [0] after a later one. On return val (rolls, W) holds the value
-    of each roll on the table at the decision after the first roll; keeps_out (stages,
-    keeps, W), when it has stages, gets the value of every keep (the rest rerolled) at
-    the decision after roll stage + 1. keep and best (rows, W) are scratch.
+    score (S, rolls of the graph, W): best values of scoring each roll now; the decision
+    with `left` rolls left uses row pick[left] (`plain_pick`: the first roll's row and a
+    later one's; with banked rolls, row `left`, since the bank scoring leaves is `left`).
+    On return val (rolls, W) holds the value of each roll on the table at the decision
+    after the first roll. keeps_out (stages, keeps, W), when it has stages, gets the
+    value of every keep (the rest rerolled) at the decision after roll stage + 1;
+    levels_out (decisions, rolls, W), when it has rows, the roll values at the decision
+    with each number of rolls left. keep and best (rows, W) are scratch.
     """
+    rolls = pick.shape[0]
     n = score.shape[2]
     levels, add_edges, sub_edges, sub_count = d.levels, d.add_edges, d.sub_edges, d.sub_count
     faces, dice = d.faces, d.dice
@@ -45,10 +57,15 @@ def _turn_block(
     store = keeps_out.shape[0] > 0
     for r in range(n_rolls):
         for w in range(n):
-            val[r, w] = score[1, r, w] if rolls == 1 else score[0, r, w]
+            val[r, w] = score[pick[0], r, w]
+    store_levels = levels_out.shape[0] > 0
+    if store_levels:
+        for r in range(n_rolls):
+            for w in range(n):
+                levels_out[0, r, w] = val[r, w]
     inv = 1.0 / faces
     for left in range(1, rolls):
-        fl = 1 if left == rolls - 1 else 0
+        fl = pick[left]
         for r in range(n_rolls):
             for w in range(n):
                 keep[lo_roll + r, w] = val[r, w]
@@ -86,6 +103,10 @@ def _turn_block(
                 src = sub_edges[row, j]
                 for w in range(n):
                     val[r, w] = max(val[r, w], best[src, w])
+        if store_levels:
+            for r in range(n_rolls):
+                for w in range(n):
+                    levels_out[left, r, w] = val[r, w]
 
 
 turn_block = numba.njit(cache=True, nogil=True)(_turn_block) if AVAILABLE else _turn_block

@@ -22,7 +22,7 @@ __all__ = ["JIT_CHUNK", "simulate_batched", "supports"]
 def supports(variant: Variant, strategy: str) -> bool:
     """Whether the batched simulator can play this strategy on this variant (else the engine plays it)."""
     if variant.carry_over:
-        return False  # unused rolls banked per player: not tabulated yet
+        return False  # unused rolls banked per player: the batched games carry no bank (the engine plays them)
     if variant.implements("actions") or any(c.multiplier != 1 for c in variant.columns):
         return False  # rule actions and column multipliers are played by the engine simulator
     if variant.figures:

@@ -41,9 +41,7 @@ TIE = 1e-9
 
 
 def optimal_available(variant: Variant) -> bool:
-    """Whether the solver is installed (and the variant has no banked rolls, which it does not solve)."""
-    if variant.carry_over:
-        return False
+    """Whether the solver is installed."""
     try:
         from ..solver.solve import Solution  # noqa: F401
     except ImportError:

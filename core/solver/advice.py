@@ -22,7 +22,7 @@ from ..game.state import GameState
 from ..language.dice import sub_multisets
 from ..language.model import Card
 from ..numeric.coding import EMPTY
-from ..numeric.reference import turn_tables
+from ..numeric.reference import fold
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
 from .solve import Solution, TurnTables
@@ -55,29 +55,27 @@ def advise(
     roll = v.roll_of(dice)
     if len(card.scores) >= len(v.boxes):
         raise DicecupError("the card is full: the game is over")
-    if not 0 <= rolls_left <= v.rolls - 1:
-        raise DicecupError(f"rolls left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {rolls_left}")
+    most = v.rolls - 1 + (solution.banks > 1) * (v.rolls - 1) * len(card.scores)
+    if not 0 <= rolls_left <= most:
+        banked = f", with up to {most - v.rolls + 1} banked" if solution.banks > 1 else ""
+        raise DicecupError(
+            f"rolls left must be 0..{most} for {v.id} on this card ({v.rolls} rolls a turn{banked}), got {rolls_left}"
+        )
     first = rolls_left == v.rolls - 1 if first_roll is None else first_roll
     so_far = v.points_so_far(card)
 
     options: list[Option] = []
     legal = v.legal_boxes(card, roll, first)
     results = [v.score(card, box, roll, first) for box in legal]
-    after = _futures(solution, card, [(box, res.score) for box, res in zip(legal, results, strict=False)])
+    fills = [(box, res.score) for box, res in zip(legal, results, strict=False)]
+    after = _futures(solution, card, fills, solution.bank_after(rolls_left))
     for box, res, fut in zip(legal, results, after, strict=False):
         options.append(Option(Score(box), so_far + res.points + float(fut), points=res.points))
     if rolls_left > 0:
         graph = solution.graph
-        key = (id(solution), card)
-        hit = _LATER.get(key)
-        later = hit[1] if hit is not None and hit[0]() is solution else None
-        if later is None:  # best value of scoring each roll after a later roll: same for the whole turn
-            later = _later_scores(solution, card)
-            _LATER[key] = (weakref.ref(solution), later)
-            if len(_LATER) > 64:
-                _LATER.popitem(last=False)
-        # every roll from here on scores as a later one: the keeps of a (rolls_left + 1)-roll turn
-        keeps = turn_tables(graph, later, later, rolls_left + 1)[0][1]
+        # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
+        rows = [_later_cached(solution, card, solution.bank_after(left)) for left in range(rolls_left)]
+        keeps = fold(graph, rows + rows[-1:])[-1][1]
         assert keeps is not None  # a decision with rolls left has keeps
         for k in sub_multisets(roll.dice):
             if len(k) < len(roll.dice):
@@ -88,19 +86,33 @@ def advise(
     return options
 
 
-_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card): a turn's decisions share it
+_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card, bank): a turn's decisions share it
 
 
-def _futures(solution: Solution, card: Card, fills: list[tuple[str, int]]) -> np.ndarray:
+def _later_cached(solution: Solution, card: Card, bank: int) -> np.ndarray:
+    """`_later_scores`, remembered for the last few (solution, card, bank): one turn asks the same ones."""
+    key = (id(solution), card, bank)
+    hit = _LATER.get(key)
+    later = hit[1] if hit is not None and hit[0]() is solution else None
+    if later is None:
+        later = _later_scores(solution, card, bank)
+        _LATER[key] = (weakref.ref(solution), later)
+        if len(_LATER) > 64:
+            _LATER.popitem(last=False)
+    return later
+
+
+def _futures(solution: Solution, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:
     """`Solution.futures`, refusing a successor the solver never reached (the card cannot arise in play)."""
-    out = solution.futures(card, fills) if fills else np.zeros(0)
+    out = solution.futures(card, fills, bank) if fills else np.zeros(0)
     if np.isnan(out).any():
         raise SolverError("this card cannot arise in play under the variant's rules (its state is not reachable)")
     return out
 
 
-def _later_scores(solution: Solution, card: Card) -> np.ndarray:
-    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll.
+def _later_scores(solution: Solution, card: Card, bank: int = 0) -> np.ndarray:
+    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll,
+    leaving `bank` rolls banked.
 
     The first cards of a variant ask the engine roll by roll (no start-up cost: one
     `dicecup advise` asks one card); from the `TABLES_AFTER`-th on, the variant's score
@@ -112,10 +124,10 @@ def _later_scores(solution: Solution, card: Card) -> np.ndarray:
     asked = _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
     if asked >= TABLES_AFTER and v.fingerprint not in _UNTABULABLE:
         try:
-            return _later_from_tables(solution, card)
+            return _later_from_tables(solution, card, bank)
         except Untabulable:
             _UNTABULABLE.add(v.fingerprint)
-    return _later_from_engine(solution, card)
+    return _later_from_engine(solution, card, bank)
 
 
 TABLES_AFTER = 3
@@ -124,7 +136,7 @@ _UNTABULABLE: set[str] = set()
 _TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
 
 
-def _later_from_tables(solution: Solution, card: Card) -> np.ndarray:
+def _later_from_tables(solution: Solution, card: Card, bank: int) -> np.ndarray:
     v = solution.variant
     if v.figures or any(c.multiplier != 1 for c in v.columns):
         # the tables hold box scores before a column's multiplier, and awards of every figure
@@ -143,13 +155,13 @@ def _later_from_tables(solution: Solution, card: Card) -> np.ndarray:
     span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
     keys, which = np.unique(boxes * span + (got_scores - lo), return_inverse=True)  # one int per (box, score)
     fills = [(v.box_ids[int(k // span)], int(k % span) + lo) for k in keys]
-    after = _futures(solution, card, fills)[which.reshape(-1)]
+    after = _futures(solution, card, fills, bank)[which.reshape(-1)]
     later = np.full((solution.graph.n_rolls, 1), -np.inf)
     np.maximum.at(later[:, 0], rolls, points[cls[0], 0, rolls, boxes] + after)
     return later
 
 
-def _later_from_engine(solution: Solution, card: Card) -> np.ndarray:
+def _later_from_engine(solution: Solution, card: Card, bank: int) -> np.ndarray:
     v = solution.variant
     scored: list[tuple[int, str, int, int]] = []  # (roll, box, score, points)
     for i, r in enumerate(v.all_rolls()):
@@ -157,7 +169,7 @@ def _later_from_engine(solution: Solution, card: Card) -> np.ndarray:
             res = v.score(card, box, r, False)
             scored.append((i, box, res.score, res.points))
     fills = sorted({(box, score) for _, box, score, _ in scored})
-    after = dict(zip(fills, _futures(solution, card, fills).tolist(), strict=False))
+    after = dict(zip(fills, _futures(solution, card, fills, bank).tolist(), strict=False))
     later = np.full((solution.graph.n_rolls, 1), -np.inf)
     for i, box, score, points in scored:
         later[i, 0] = max(later[i, 0], points + after[(box, score)])
@@ -197,13 +209,13 @@ class Policy:
     def _state(self, card: Card) -> tuple[int, np.ndarray]:
         return self.solution.index.state_of_card(card)
 
-    def _tables(self, code: int, prog: np.ndarray) -> TurnTables:
-        key = (code, tuple(prog[0].tolist()))
+    def _tables(self, code: int, prog: np.ndarray, bank: int) -> TurnTables:
+        key = (code, tuple(prog[0].tolist()), bank)
         got = self.memo.get(key)
         if got is not None:
             self.memo.move_to_end(key)
             return got
-        ((_, _, _, got),) = self.solution.turn_tables(np.array([code], dtype=np.int64), prog)
+        ((_, _, _, got),) = self.solution.turn_tables(np.array([code], dtype=np.int64), prog, bank)
         self.memo[key] = got
         if len(self.memo) > self.limit:
             self.memo.popitem(last=False)
@@ -223,19 +235,18 @@ class Policy:
         best_box, best_val = None, -np.inf
         legal = v.legal_boxes(card, roll, first)
         results = [v.score(card, box, roll, first) for box in legal]
-        after = self.solution.futures(card, [(box, res.score) for box, res in zip(legal, results, strict=False)])
+        fills = [(box, res.score) for box, res in zip(legal, results, strict=False)]
+        after = self.solution.futures(card, fills, self.solution.bank_after(state.rolls_left))
         for box, res, fut in zip(legal, results, after, strict=False):
             val = res.points + fut
             if val > best_val:
                 best_box, best_val = box, val
         if state.rolls_left > 0:
-            keeps = (
-                self._tables(code, prog)[state.rolls_used - 1][1]
-                if v.rolls - state.rolls_left == state.rolls_used
-                else None
-            )
-            if keeps is None:  # rolls used do not match the variant's turn (e.g. banked rolls): ask the engine
+            bank = state.rolls_used + state.rolls_left - v.rolls  # rolls this turn took from the bank
+            if not 0 <= bank < self.solution.banks:  # not a turn of the variant's: ask the engine
                 return _best(advise_state(self.solution, state))
+            keeps = self._tables(code, prog, bank)[state.rolls_used - 1][1]
+            assert keeps is not None  # a decision with rolls left has keeps
             best_keep, keep_val = None, -np.inf
             for k in sub_multisets(state.dice):
                 if len(k) < len(state.dice):

@@ -36,6 +36,7 @@ from ..numeric.coding import StateIndex
 from .errors import StateSpaceTooLarge
 from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
+from .space import bank_sizes
 
 __all__ = [
     "cache_dir",
@@ -352,7 +353,10 @@ def load(
         )
         if {str(b): list(v) for b, v in index.flag_values.items()} != header["flags"]:
             raise CacheInvalid("stale: the rules declare other state flags")
-        if index.size + 1 != len(arrays["values"]) or arrays["values"].dtype not in (np.float64, np.float32):
+        values = arrays["values"]
+        banks = bank_sizes(variant)
+        shape = (index.size + 1,) if banks == 1 else (index.size + 1, banks)
+        if values.shape != shape or values.dtype not in (np.float64, np.float32):
             raise CacheInvalid("inconsistent: value array does not match the index")
         solution = Solution(variant, index, arrays["values"], states, float(header["seconds"]))
     except (CacheInvalid, StateSpaceTooLarge):
@@ -394,17 +398,17 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
     """Check a table against the solver: the start state and `sample` random states recomputed from their
     successors (dp.score_arrays + reference.turn_value), and random full cards against their end bonuses
     (the engine's); CacheInvalid when a value differs by more than 1e-9."""
-    from ..numeric.reference import turn_value
-    from .dp import score_arrays
+    from .dp import state_values
     from .solve import terminal_values
 
     ix, values = solution.index, solution.values
+    at_start = solution.column(0)  # every reachable state can be reached with nothing banked
     rng = rng or np.random.default_rng()  # fresh entropy: which states are checked cannot be known beforehand
     starts = _slot_starts(ix)
     full_class = (ix.class_codes & ix.full) == ix.full
     inner, ends = [ix.state_of_card(Card())], []
     for slot in rng.integers(0, ix.size, size=8 * sample) if ix.size else []:
-        if not np.isfinite(values[int(slot)]):
+        if not np.isfinite(at_start[int(slot)]):
             continue  # a total the class never reaches
         code, prog = _state_at(ix, starts, int(slot))
         if code & ix.full != ix.full and len(inner) <= sample:
@@ -413,29 +417,33 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
         [np.arange(a, a + n) for a, n in zip(starts[full_class], _class_sizes(ix)[full_class], strict=False)]
     )
     for slot in rng.choice(full_slots, size=min(len(full_slots), sample), replace=False) if len(full_slots) else []:
-        if np.isfinite(values[int(slot)]):
+        if np.isfinite(at_start[int(slot)]):
             ends.append(_state_at(ix, starts, int(slot)))
     space = solution.space
     model = space.model
-    checks: list[tuple[int, float]] = []
+    checks: list[tuple[int, np.ndarray]] = []
     for code, prog in inner:
         codes = np.array([code], dtype=np.int64)
-        first, later = score_arrays(space, values, int(model.context_of(codes)[0]), codes, prog)
-        checks.append(
-            (int(ix.lookup(codes, prog)[0]), float(turn_value(model.graph, first, later, model.variant.rolls)[0]))
-        )
+        again = state_values(space, values, int(model.context_of(codes)[0]), codes, prog)
+        checks.append((int(ix.lookup(codes, prog)[0]), again[0]))
     if ends:
         codes = np.array([c for c, _ in ends], dtype=np.int64)
         prog = np.concatenate([p for _, p in ends]).reshape(len(ends), ix.G)
         bonus = terminal_values(model, space)(codes, prog)
-        checks += [(int(at), float(v)) for at, v in zip(ix.lookup(codes, prog), bonus, strict=False)]
+        checks += [
+            (int(at), np.full(values.shape[1:], v)) for at, v in zip(ix.lookup(codes, prog), bonus, strict=False)
+        ]
+    tolerance = TOLERANCE if values.dtype == np.float64 else TOLERANCE_FLOAT32
     for at, again in checks:
         if at >= ix.size:
             raise CacheInvalid("inconsistent: a state of the game has no value")
-        stored = float(values[at])
-        tolerance = TOLERANCE if values.dtype == np.float64 else TOLERANCE_FLOAT32
-        if not abs(again - stored) <= tolerance * max(1.0, abs(again)):
-            raise CacheInvalid(f"wrong values: a state holds {stored!r} where the solver computes {again!r}")
+        stored = np.asarray(values[at], dtype=np.float64)
+        known = np.isfinite(again)  # banks the card cannot carry stay NaN
+        bad = ~(np.abs(again - stored) <= tolerance * np.maximum(1.0, np.abs(again))) & known
+        if bad.any() or np.isfinite(stored[~known]).any():
+            i = int(np.flatnonzero(bad | (np.isfinite(stored) & ~known))[0]) if stored.ndim else 0
+            want, got = (float(again), float(stored)) if stored.ndim == 0 else (float(again[i]), float(stored[i]))
+            raise CacheInvalid(f"wrong values: a state holds {got!r} where the solver computes {want!r}")
 
 
 # ---------------------------------------------------------------------- the one entry point

@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..numeric.reference import turn_value
+from ..numeric.reference import fold, turn_value
+from ..numeric.turn import plain_pick
 from .errors import SolverError
 from .space import StateSpace
 
-__all__ = ["batches", "score_arrays", "successor_values", "backward", "backward_jit"]
+__all__ = ["batches", "score_arrays", "banked_scores", "state_values", "successor_values", "backward", "backward_jit"]
 
 BATCH = 2048
 NEG = -np.inf
@@ -114,12 +115,18 @@ def terminal_layer(
     on_states: Callable[[int], None] | None,
     dtype: type,
 ) -> np.ndarray:
-    """The value array, NaN but for the full cards (their end bonuses): where both passes start."""
-    values: np.ndarray = np.full(space.size + 1, np.nan, dtype=dtype)
+    """The value array, NaN but for the full cards (their end bonuses): where both passes start.
+
+    (states,), or (states, bank sizes) where unused rolls are banked: a full card's
+    value is the same whatever it banked.
+    """
+    shape = (space.size + 1,) if space.banks == 1 else (space.size + 1, space.banks)
+    values: np.ndarray = np.full(shape, np.nan, dtype=dtype)
     last = space.layers[-1]
-    values[last.index] = terminal(last.codes, last.progress)
+    bonus = terminal(last.codes, last.progress)
+    values[last.index] = bonus if space.banks == 1 else bonus[:, None]
     if on_states:
-        on_states(len(last))
+        on_states(len(last) * space.banks_in(space.nb))
     return values
 
 
@@ -133,18 +140,61 @@ def backward(
 
     Each value is computed in float64 and stored as `dtype` (float32 halves the table; see `solve`).
     """
-    model = space.model
     values = terminal_layer(space, terminal, on_states, dtype)
-    for layer in reversed(space.layers[:-1]):
+    for filled in range(space.nb - 1, -1, -1):
+        layer = space.layers[filled]
         for part, ctx in batches(space, layer.codes):
             codes, prog = layer.codes[part], layer.progress[part]
-            first, later = score_arrays(space, values, ctx, codes, prog)
-            v = turn_value(model.graph, first, later, model.variant.rolls)
-            check_finite(space, codes, prog, v)
+            v = state_values(space, values, ctx, codes, prog)
             values[layer.index[part]] = v
             if on_states:
-                on_states(len(part))
+                on_states(len(part) * space.banks_in(filled))
     return values
+
+
+def state_values(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
+    """The values of a batch of states of one layer and context from their successors' (the backward step).
+
+    (B,), or (B, bank sizes) where unused rolls are banked: one fold serves every bank,
+    since a turn begun with b rolls banked is the decision with rolls - 1 + b left (NaN
+    past the bank sizes this many filled boxes can leave). Refuses values that are not finite.
+    """
+    graph, rolls = space.model.graph, space.model.variant.rolls
+    if space.banks == 1:
+        first, later = score_arrays(space, values, ctx, codes, prog)
+        v = turn_value(graph, first, later, rolls)
+        check_finite(space, codes, prog, v)
+        return v
+    banks = space.banks_in(int(codes[0] & space.full).bit_count())
+    levels = fold(graph, banked_scores(space, values, ctx, codes, prog, rolls + banks - 1))
+    v = np.full((len(codes), space.banks), np.nan)
+    for b in range(banks):
+        v[:, b] = graph.roll_probs @ levels[rolls - 1 + b][0]
+    check_finite(space, codes, prog, v[:, :banks])
+    return v
+
+
+def banked_scores(
+    space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, progress: np.ndarray, decisions: int
+) -> list[np.ndarray]:
+    """Where unused rolls are banked: per number of rolls left (0..decisions - 1), the best value of
+    scoring each roll (rolls, B), the successors carrying that many rolls banked."""
+    out = []
+    for left in range(decisions):
+        first, later = score_arrays(space, values[:, left], ctx, codes, progress)
+        if later is not None:
+            raise served_with_bank(space)
+        out.append(first)
+    return out
+
+
+def served_with_bank(space: StateSpace) -> SolverError:
+    """The refusal of a variant whose boxes score differently on the first roll and that banks rolls."""
+    return SolverError(
+        f"{space.model.variant.id}: some box scores differently on the turn's first roll, and unused rolls "
+        "are banked (so a decision's rolls left does not say whether it is the first); the solver does not "
+        "handle the two together"
+    )
 
 
 def batches(space: StateSpace, codes: np.ndarray, size: int = BATCH) -> Iterator[tuple[np.ndarray, int]]:
@@ -165,7 +215,7 @@ def batches(space: StateSpace, codes: np.ndarray, size: int = BATCH) -> Iterator
 def check_finite(space: StateSpace, codes: np.ndarray, prog: np.ndarray, v: np.ndarray) -> None:
     """Refuse values that are not finite: a roll with no legal box, or a successor the search did not find."""
     if not np.isfinite(v).all():
-        bad = int(np.flatnonzero(~np.isfinite(v))[0])
+        bad = int(np.flatnonzero(~np.isfinite(v).reshape(len(v), -1).all(axis=1))[0])
         raise SolverError(
             f"{space.model.variant.id}: internal error: state (class {int(codes[bad])}, progress "
             f"{prog[bad].tolist()}) has no finite value (a roll with no legal box, or a successor "
@@ -195,7 +245,9 @@ def backward_jit(
         slots.inc[b, : slots.used[b]] = space.slot_inc[b]
     states = space.index.arrays
     dice = model.graph.arrays
-    for layer in reversed(space.layers[:-1]):
+    rolls = model.variant.rolls
+    for filled in range(space.nb - 1, -1, -1):
+        layer, banks = space.layers[filled], space.banks_in(filled)
         ctx = model.context_of(layer.codes)
         uctx, ctx_dense = np.unique(ctx, return_inverse=True)
         # (contexts, boxes, first, rolls): contiguous over rolls for the kernel's inner loop
@@ -209,6 +261,9 @@ def backward_jit(
             or not np.array_equal(later, first)
             or not all(space.same_first(int(c)) for c in uctx)
         )
+        banked = space.banks > 1
+        if banked and fs_both:
+            raise served_with_bank(space)
         arrays = LayerArrays(
             layer.codes,
             np.ascontiguousarray(layer.progress),
@@ -220,10 +275,12 @@ def backward_jit(
             points.astype(np.float64),
             slot_of,
             fs_both,
+            np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls),
+            banked,
         )
-        v = layer_values(arrays, slots, states, dice, values, model.variant.rolls)
-        check_finite(space, layer.codes, layer.progress, v)
+        v = layer_values(arrays, slots, states, dice, values, rolls)
+        check_finite(space, layer.codes, layer.progress, v[:, :banks] if banked else v)
         values[layer.index] = v
         if on_states:
-            on_states(len(layer))
+            on_states(len(layer) * banks)
     return values

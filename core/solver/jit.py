@@ -47,53 +47,77 @@ class LayerArrays(NamedTuple):
     points: np.ndarray  # float64 [contexts, boxes, 2, rolls]: points of scoring each roll in each box
     slots: np.ndarray  # int64 [contexts, boxes, 2, rolls]: the successor slot each score leads to
     fs_both: bool  # whether first-roll scoring differs anywhere in the layer
+    pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
+    banked: bool  # unused rolls are banked: a score row per rolls left, a value per bank
+
+
+def _best_row(layer, i, ff, bank, nb, sv, row):
+    """row[r] = the best points + successor value (successors with `bank` rolls banked) of scoring roll r
+    after the first roll (ff = 1) or a later one. Returns False when a legal box's successor has no value."""
+    code = layer.codes[i]
+    mask = code & ((1 << nb) - 1)
+    ctx = layer.ctxs[i]
+    n_rolls = row.shape[0]
+    for r in range(n_rolls):
+        row[r] = -np.inf
+    ok = True
+    rd = layer.rd_index[i]
+    bits = layer.first_bits[i] if ff == 1 else layer.later_bits[i]
+    for b in range(nb):
+        if (mask >> b) & 1:
+            continue
+        if rd < 0 and not (bits >> b) & 1:
+            continue
+        pts = layer.points[ctx, b, ff]
+        slots = layer.slots[ctx, b, ff]
+        svb = sv[b, :, bank]
+        if rd < 0:  # the same boxes for every roll: a branch-free loop
+            for r in range(n_rolls):
+                v = pts[r] + svb[slots[r]]
+                ok &= v == v
+                row[r] = max(row[r], v)
+        else:
+            for r in range(n_rolls):
+                if (layer.rd_tables[rd, r, ff] >> b) & 1:
+                    v = pts[r] + svb[slots[r]]
+                    ok &= v == v
+                    row[r] = max(row[r], v)
+    return ok
 
 
 def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
-    """Fill score[f, r, w] for state i: best points + successor value of scoring roll r (f: after the first roll).
+    """Fill score[q, r, w] for state i: the best value of scoring roll r at the decisions that use row q.
 
+    Without banked rolls row 1 is after the first roll and row 0 after a later one; with
+    them (`layer.banked`) row q is a later roll's with q rolls left, which scoring banks.
     Returns False when a legal box leads to a state without a value (a search bug).
     """
     code = layer.codes[i]
     mask = code & st.full
-    ctx = layer.ctxs[i]
     prog = layer.prog[i]
-    for b in range(nb):  # value of each successor slot
+    n_banks = sv.shape[2]
+    for b in range(nb):  # value of each successor slot, for every bank it may be left with
         if (mask >> b) & 1:
             continue
         for k in range(sl.used[b]):
             code2 = (code | (1 << b)) + (sl.add[b, k] - (1 << b))
-            sv[b, k] = values[state_slot(st, code2, prog, sl.inc[b, k])]
+            at = state_slot(st, code2, prog, sl.inc[b, k])
+            for q in range(n_banks):
+                sv[b, k, q] = values[at, q]
     n_rolls = score.shape[1]
     ok = True
+    if layer.banked:
+        for q in range(score.shape[0]):
+            ok &= _best_row(layer, i, 0, q, nb, sv, row)
+            for r in range(n_rolls):
+                score[q, r, w] = row[r]
+        return ok
     fs_both = layer.fs_both
     for f in range(2):
         if f == 0 and rolls == 1:
             continue  # a one-roll turn only scores right after its first roll
         ff = f if fs_both else (1 if rolls == 1 else 0)
-        for r in range(n_rolls):
-            row[r] = -np.inf
-        rd = layer.rd_index[i]
-        bits = layer.first_bits[i] if ff == 1 else layer.later_bits[i]
-        for b in range(nb):
-            if (mask >> b) & 1:
-                continue
-            if rd < 0 and not (bits >> b) & 1:
-                continue
-            pts = layer.points[ctx, b, ff]
-            slots = layer.slots[ctx, b, ff]
-            svb = sv[b]
-            if rd < 0:  # the same boxes for every roll: a branch-free loop
-                for r in range(n_rolls):
-                    v = pts[r] + svb[slots[r]]
-                    ok &= v == v
-                    row[r] = max(row[r], v)
-            else:
-                for r in range(n_rolls):
-                    if (layer.rd_tables[rd, r, ff] >> b) & 1:
-                        v = pts[r] + svb[slots[r]]
-                        ok &= v == v
-                        row[r] = max(row[r], v)
+        ok &= _best_row(layer, i, ff, 0, nb, sv, row)
         for r in range(n_rolls):
             score[f, r, w] = row[r]
         if not fs_both:
@@ -104,34 +128,48 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
 
 
 def _layer(layer, sl, st, d, values, nb, rolls, out):
-    """Every state's value: blocks of W states, each scored, folded by the turn recursion, then averaged."""
+    """Every state's value: blocks of W states, each scored, folded by the turn recursion, then averaged.
+
+    values and out are (states, banks); without banked rolls one bank. With them, the
+    turn of a state banking b rolls is the same recursion's decision with rolls - 1 + b
+    rolls left, so one fold (len(layer.pick) decisions) gives every bank at once.
+    """
     n = layer.codes.shape[0]
     n_blocks = (n + W - 1) // W
     n_rows = d.add_edges.shape[0]
     kmax = sl.add.shape[1]
     n_rolls = d.roll_probs.shape[0]
+    decisions = layer.pick.shape[0]
+    banks = decisions - rolls + 1 if layer.banked else 1
     for c in numba.prange(n_blocks):
-        sv = np.empty((nb, kmax))
+        sv = np.empty((nb, kmax, decisions if layer.banked else 1))
         row = np.empty(n_rolls)
-        score = np.zeros((2, n_rolls, W))  # padding columns of the last block stay harmless zeros
+        # padding columns of the last block stay harmless zeros
+        score = np.zeros((decisions if layer.banked else 2, n_rolls, W))
         val = np.empty((n_rolls, W))
         keep = np.empty((n_rows, W))
         best = np.empty((n_rows, W))
         no_keeps = np.empty((0, 0, W))
+        levels = np.empty((decisions if layer.banked else 0, n_rolls, W))
         start = c * W
         m = min(W, n - start)
         ok = True
         for w in range(m):
             ok &= _scores(start + w, w, layer, sl, st, values, nb, rolls, sv, score, row)
-        turn_block(score, d, rolls, val, keep, best, no_keeps)
+        turn_block(score, layer.pick, d, val, keep, best, no_keeps, levels)
         for w in range(m):
-            total = 0.0
-            for r in range(n_rolls):
-                total += d.roll_probs[r] * val[r, w]
-            out[start + w] = total if ok else np.nan
+            for q in range(out.shape[1]):
+                if q >= banks:
+                    out[start + w, q] = np.nan  # more banked rolls than this many turns can save
+                    continue
+                total = 0.0
+                for r in range(n_rolls):
+                    total += d.roll_probs[r] * (levels[rolls - 1 + q, r, w] if layer.banked else val[r, w])
+                out[start + w, q] = total if ok else np.nan
 
 
 if AVAILABLE:
+    _best_row = numba.njit(cache=True, nogil=True)(_best_row)
     _scores = numba.njit(cache=True, nogil=True)(_scores)
     _layer = numba.njit(cache=True, parallel=True)(_layer)
 
@@ -139,7 +177,9 @@ if AVAILABLE:
 def layer_values(
     layer: LayerArrays, slots: SlotArrays, st: StateArrays, dice: DiceArrays, values: np.ndarray, rolls: int
 ) -> np.ndarray:
-    """Run the compiled kernel on one layer: the value of each of its states (NaN: a search bug)."""
-    out = np.empty(len(layer.codes))
-    _layer(layer, slots, st, dice, values, int(slots.add.shape[0]), rolls, out)
-    return out
+    """Run the compiled kernel on one layer: the value of each of its states, per bank where unused
+    rolls are banked (NaN: a search bug, or more banked rolls than the turns played can leave)."""
+    table = values if values.ndim == 2 else values.reshape(-1, 1)
+    out = np.empty((len(layer.codes), table.shape[1]))
+    _layer(layer, slots, st, dice, table, int(slots.add.shape[0]), rolls, out)
+    return out if values.ndim == 2 else out[:, 0]

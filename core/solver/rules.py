@@ -37,10 +37,6 @@ MAX_CLASSES = 1 << 27
 
 def check_solvable(variant: Variant) -> None:
     """Refuse, before any work, a variant the solver cannot model or whose size rules it out (with the size)."""
-    if variant.carry_over:
-        raise SolverError(
-            f"{variant.id}: unused rolls carry over to later turns; the solver does not handle banked rolls yet"
-        )
     if variant.implements("actions"):
         raise SolverError(
             f"{variant.id}: its rules add actions of their own (announcements); the solver does not model them"

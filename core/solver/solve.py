@@ -12,8 +12,8 @@ import numpy as np
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
-from ..numeric.reference import turn_tables
-from .dp import backward, backward_jit, batches, score_arrays, successor_values
+from ..numeric.reference import fold, turn_tables
+from .dp import backward, backward_jit, banked_scores, batches, score_arrays, successor_values
 from .errors import SolverError
 from .rules import RuleModel
 from .space import StateSpace, state_bound
@@ -35,7 +35,9 @@ class Solution:
     """Expected points still to come from the start of a turn, for every reachable state of a variant.
 
     Built by `solve`, or loaded from the cache (then without the search
-    structures, which `model` rebuilds on demand for the fast policy).
+    structures, which `model` rebuilds on demand for the fast policy). `values` is
+    (states,), or (states, bank sizes) where unused rolls are banked: a state's value
+    for each number of rolls it carries into its next turn.
     """
 
     def __init__(
@@ -70,23 +72,48 @@ class Solution:
         """The dice multisets of this variant (for the turn recursions)."""
         return DiceGraph(self.variant.dice, self.variant.faces)
 
+    @property
+    def banks(self) -> int:
+        """Bank sizes a value is kept for: 1, or where unused rolls are banked 0 .. (rolls - 1) x boxes."""
+        return 1 if self.values.ndim == 1 else int(self.values.shape[1])
+
+    def bank_after(self, rolls_left: int) -> int:
+        """The bank a box scored with `rolls_left` rolls left carries on: those rolls where they are banked."""
+        return rolls_left if self.banks > 1 else 0
+
+    def column(self, bank: int = 0) -> np.ndarray:
+        """Every state's value when it carries `bank` banked rolls into its next turn (states,)."""
+        if not 0 <= bank < self.banks:
+            most = self.banks - 1
+            raise SolverError(
+                f"{self.variant.id}: {bank} banked rolls; "
+                + ("this variant banks no rolls" if most == 0 else f"a game can bank 0..{most}")
+            )
+        return self.values if self.values.ndim == 1 else self.values[:, bank]
+
     @cached_property
     def expected_score(self) -> float:
         """The optimal expected final score of a whole game."""
         return self.value(Card())
 
-    def future(self, card: Card) -> float:
-        """Expected points still to come (boxes, awards and end bonuses) from the start of a turn on `card`."""
+    def future(self, card: Card, bank: int = 0) -> float:
+        """Expected points still to come (boxes, awards and end bonuses) from the start of a turn on `card`,
+        with `bank` rolls banked from earlier turns."""
         code, prog = self.index.state_of_card(card)
-        value = self.values[int(self.index.lookup(np.array([code]), prog)[0])]
+        value = self.column(bank)[int(self.index.lookup(np.array([code]), prog)[0])]
         if np.isnan(value):
-            raise SolverError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+            raise SolverError(
+                "this card cannot arise in play under the variant's rules (its state is not reachable)"
+                if bank == 0
+                else f"this card cannot arise with {bank} rolls banked (each turn leaves at most "
+                f"{self.variant.rolls - 1} unused)"
+            )
         return float(value)
 
-    def value(self, card: Card) -> float:
+    def value(self, card: Card, bank: int = 0) -> float:
         """Expected final total of a game continued optimally from the start of a turn on `card`."""
         so_far = self.variant.points_so_far(card)
-        return so_far + self.future(card)
+        return so_far + self.future(card, bank)
 
     # ------------------------------------------------------------------ playing from the table
 
@@ -126,23 +153,34 @@ class Solution:
         space, k = self.space, self.slot_width
         out = np.full((len(codes), space.nb * k), np.nan)
         for b in range(space.nb):
-            succ = successor_values(space, self.values, b, codes, prog)  # (slots of b, states)
+            succ = successor_values(space, self.column(), b, codes, prog)  # (slots of b, states)
             succ[:, (codes >> b) & 1 == 1] = np.nan
             out[:, b * k : b * k + len(succ)] = succ.T
         return out
 
     def turn_tables(
-        self, codes: np.ndarray, prog: np.ndarray
+        self, codes: np.ndarray, prog: np.ndarray, bank: int = 0
     ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, TurnTables]]:
         """(positions, first-roll scores, later scores, `reference.turn_tables`) for these states, a batch at
-        a time (`dp.batches`): every roll's and every keep's value at each decision of their turn."""
-        for part, ctx in batches(self.space, codes):
-            first, later = score_arrays(self.space, self.values, ctx, codes[part], prog[part])
-            later = first if later is None else later
-            yield part, first, later, turn_tables(self.graph, first, later, self.variant.rolls)
+        a time (`dp.batches`): every roll's and every keep's value at each decision of their turn.
 
-    def futures(self, card: Card, fills: Sequence[tuple[str, int]]) -> np.ndarray:
-        """Expected points still to come after filling each (box, score) of `fills` on `card`, at once.
+        With `bank` rolls banked the turn has that many rolls more, and each decision scores
+        against the bank it leaves (first and later are then the first decision's scores).
+        """
+        rolls = self.variant.rolls + bank
+        for part, ctx in batches(self.space, codes):
+            if self.banks == 1:
+                self.column(bank)  # refuses a bank where none is kept
+                first, later = score_arrays(self.space, self.values, ctx, codes[part], prog[part])
+                later = first if later is None else later
+                yield part, first, later, turn_tables(self.graph, first, later, rolls)
+            else:
+                rows = banked_scores(self.space, self.values, ctx, codes[part], prog[part], rolls)
+                yield part, rows[-1], rows[-1], fold(self.graph, rows)[::-1]
+
+    def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray:
+        """Expected points still to come after filling each (box, score) of `fills` on `card`, at once,
+        `bank` rolls banked (`bank_after`).
 
         NaN where the card that results is not reachable in play (awards do not change a state).
         """
@@ -150,7 +188,7 @@ class Solution:
         rows = np.repeat(ix.row_of(card), len(fills), axis=0)
         for i, (box, score) in enumerate(fills):
             rows[i, ix.bidx[box]] = score
-        return self.values[ix.locate(rows)]
+        return self.column(bank)[ix.locate(rows)]
 
 
 def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -14,11 +14,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..language.model import Variant
 from ..numeric.coding import StateIndex, clamp, clamp_arrays
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
 
-__all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound"]
+__all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes"]
 
 # The progress set of a class: an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
 ProgressSet = int | set[tuple[int, ...]]
@@ -27,13 +28,24 @@ MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
 
 
+def bank_sizes(variant: Variant) -> int:
+    """How many bank sizes a value is kept for: 1, or where unused rolls are banked 0..(rolls - 1) x boxes.
+
+    Every turn fills one box and leaves at most rolls - 1 rolls unused, so a card with
+    k boxes filled is reached with at most (rolls - 1) x k rolls banked.
+    """
+    v = variant
+    return (v.rolls - 1) * len(v.boxes) + 1 if v.carry_over and v.rolls > 1 else 1
+
+
 def state_bound(model: RuleModel) -> int:
-    """A cheap upper bound on the state count: every class code times each relevant group's range of totals.
+    """A cheap upper bound on the state count: every class code times each relevant group's range of totals
+    (times the bank sizes, where unused rolls are banked).
 
     A class holds at most one state per distinct clamped total of each threshold group
     that matters, and clamping never makes more totals than the group can reach.
     """
-    n = (1 << model.nb) * model.n_flagcodes
+    n = (1 << model.nb) * model.n_flagcodes * bank_sizes(model.variant)
     for (lo, hi), bounds in zip(model.group_ranges, model.clamps, strict=False):
         if bounds is not None:
             n *= hi - lo + 1
@@ -78,6 +90,7 @@ class StateSpace:
         self.group_ids = keep  # positions in model.all_groups of the groups that matter
         self.groups = [model.all_groups[i] for i in keep]
         self.G = len(keep)
+        self.banks = bank_sizes(model.variant)
         self._bounds()
         self._slots()
         self.legal: dict[int, Legality] = {}
@@ -87,6 +100,10 @@ class StateSpace:
             return
         self._explore(max_states, on_class)
         self._index()
+
+    def banks_in(self, filled: int) -> int:
+        """Bank sizes a card with `filled` boxes can carry: 1 without banked rolls."""
+        return 1 if self.banks == 1 else (self.model.variant.rolls - 1) * filled + 1
 
     def legality(self, code: int) -> Legality:
         got = self.legal.get(code)
@@ -189,8 +206,9 @@ class StateSpace:
         clo_l = self.clo[0].tolist() if self.G == 1 else []
         chi_l = self.chi[0].tolist() if self.G == 1 else []
         cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
-        for _ in range(self.nb):
+        for filled in range(1, self.nb + 1):
             nxt: dict[int, ProgressSet] = {}
+            per = self.banks_in(filled)  # a state per class, progress and bank size
             codes = sorted(layer)
             ctxs = m.context_of(np.array(codes, dtype=np.int64)).tolist()
             for code, ctx in zip(codes, ctxs, strict=False):
@@ -237,16 +255,16 @@ class StateSpace:
                             got = self._shift(ps, inc, mask2)
                         old = nxt.get(code2)
                         nxt[code2] = got if old is None else self._union(old, got)
-                if cap is not None and total + len(nxt) > cap:  # each class holds a state at least: stop early
+                if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
                     assert max_states is not None  # cap is set only with a limit
-                    raise StateSpaceTooLarge(m.variant.id, total + len(nxt), max_states, complete=False)
+                    raise StateSpaceTooLarge(m.variant.id, total + len(nxt) * per, max_states, complete=False)
             if not nxt:
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
             layer = nxt
             self.classes.append(layer)
-            total += sum(self._count(ps) for ps in layer.values())
+            total += sum(self._count(ps) for ps in layer.values()) * per
             if cap is not None and total > cap:  # too big even to count exactly
                 assert max_states is not None
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
