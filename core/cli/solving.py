@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -62,7 +63,11 @@ def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]
 
 
 def load_solution(
-    variant: Variant, max_states: int | None = None, quiet: bool = False, no_cache: bool = False
+    variant: Variant,
+    max_states: int | None = None,
+    quiet: bool = False,
+    no_cache: bool = False,
+    workdir: Path | None = None,
 ) -> tuple[Solution, bool]:
     """The optimal strategy of `variant`, from the cache or solved with a progress bar on stderr; warnings as lines."""
     from ..solver import DEFAULT_MAX_STATES
@@ -76,6 +81,7 @@ def load_solution(
             update,
             use_cache=not no_cache,
             warn=lambda msg: typer.echo(f"warning: {msg}", err=True),
+            workdir=workdir,
         )
 
 
@@ -87,16 +93,29 @@ def solve_cmd(
     max_states: MaxStatesOpt = None,
     quiet: QuietOpt = False,
     no_cache: NoCacheOpt = False,
+    work_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--work-dir",
+            help="Keep the table in this folder while solving (for tables larger than memory should hold); "
+            "an interrupted solve run again with the same folder resumes after its last finished layer.",
+        ),
+    ] = None,
 ) -> None:
     """Solve a variant exactly: the optimal expected final score of solitaire play."""
     try:
         v = load_variant(variant, option)
         start = time.perf_counter()
-        solution, cached = load_solution(v, max_states, quiet, no_cache)
+        solution, cached = load_solution(v, max_states, quiet, no_cache, work_dir)
         expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
         raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        if work_dir is None:
+            raise
+        typer.echo(f"interrupted: run the same command again to resume from the layers kept in {work_dir}", err=True)
+        raise typer.Exit(130) from None
     if as_json:
         typer.echo(
             json.dumps({"variant": v.id, "expected_score": expected, "states": solution.states, "seconds": seconds})

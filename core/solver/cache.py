@@ -479,25 +479,31 @@ def load_or_solve(
     *,
     use_cache: bool = True,
     warn: Callable[[str], None] | None = None,
+    workdir: str | os.PathLike | None = None,
 ) -> tuple[Solution, bool]:
     """(solution, whether it came from the cache), `max_states` enforced either way.
 
     A variant the solver refuses is refused before the cache is touched. A bad table is
     reported, deleted and rebuilt; a cache that cannot be used is reported and skipped.
+    A solve keeps its table in `workdir` while it runs (`solve`), and resumes there.
     """
     check_solvable(variant)
     say = warn or (lambda message: None)
+
+    def solve_it() -> Solution:
+        return solve(variant, max_states=max_states, progress=progress, workdir=workdir)
+
     if not use_cache:
-        return solve(variant, max_states=max_states, progress=progress), False
+        return solve_it(), False
     try:
         secret = _secret()
     except CacheUnavailable as exc:
         say(f"the strategy-table cache is not used: {exc}")
-        return solve(variant, max_states=max_states, progress=progress), False
+        return solve_it(), False
     path = cache_path(variant)
     if path.parent.exists() and not path.parent.is_dir():
         say(f"the strategy-table cache is not used: {path.parent} is not a folder")
-        return solve(variant, max_states=max_states, progress=progress), False
+        return solve_it(), False
     recent = _RECENT.get(str(path))
     if recent is not None and recent[0] == _stamp(path) and recent[1].variant.hooks is variant.hooks:
         if recent[1].states > max_states:
@@ -520,7 +526,7 @@ def load_or_solve(
     except (OSError, FileError) as exc:
         say(f"the strategy-table cache is not used: {_reason(exc)}")
         writable = False
-    solution = solve(variant, max_states=max_states, progress=progress)
+    solution = solve_it()
     if writable:
         try:
             _note_verified(_write(solution, path, secret))  # the solver's own values: nothing to check on load

@@ -18,8 +18,18 @@ from ..numeric.reference import fold, turn_value
 from ..numeric.turn import plain_pick
 from .errors import SolverError
 from .space import StateSpace
+from .workdir import WorkDir
 
-__all__ = ["batches", "score_arrays", "banked_scores", "state_values", "successor_values", "backward", "backward_jit"]
+__all__ = [
+    "batches",
+    "score_arrays",
+    "banked_scores",
+    "state_values",
+    "successor_values",
+    "backward",
+    "backward_jit",
+    "value_shape",
+]
 
 BATCH = 2048
 NEG = -np.inf
@@ -109,25 +119,47 @@ def successor_values(
     return out
 
 
+def value_shape(space: StateSpace) -> tuple[int, ...]:
+    """(states + 1,), or (states + 1, bank sizes) where unused rolls are banked (the last slot: unreachable)."""
+    return (space.size + 1,) if space.banks == 1 else (space.size + 1, space.banks)
+
+
 def terminal_layer(
     space: StateSpace,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     on_states: Callable[[int], None] | None,
     dtype: type,
+    work: WorkDir | None = None,
 ) -> np.ndarray:
     """The value array, NaN but for the full cards (their end bonuses): where both passes start.
 
-    (states,), or (states, bank sizes) where unused rolls are banked: a full card's
-    value is the same whatever it banked.
+    A full card's value is the same whatever it banked. With `work` the array is the
+    work folder's table, and a layer it already finished is kept.
     """
-    shape = (space.size + 1,) if space.banks == 1 else (space.size + 1, space.banks)
-    values: np.ndarray = np.full(shape, np.nan, dtype=dtype)
+    values: np.ndarray = np.full(value_shape(space), np.nan, dtype=dtype) if work is None else work.values
     last = space.layers[-1]
-    bonus = terminal(last.codes, last.progress)
-    values[last.index] = bonus if space.banks == 1 else bonus[:, None]
+    if not _finished(space, work, space.nb):
+        bonus = terminal(last.codes, last.progress)
+        values[last.index] = bonus if space.banks == 1 else bonus[:, None]
+        _finish(space, work, space.nb)
     if on_states:
         on_states(len(last) * space.banks_in(space.nb))
     return values
+
+
+def _span(space: StateSpace, filled: int) -> tuple[int, int]:
+    """The value slots [lo, hi) of a layer: classes are numbered layer by layer, each class's slots together."""
+    index = space.layers[filled].index
+    return (int(index.min()), int(index.max()) + 1) if len(index) else (0, 0)
+
+
+def _finished(space: StateSpace, work: WorkDir | None, filled: int) -> bool:
+    return work is not None and work.check(filled, *_span(space, filled))
+
+
+def _finish(space: StateSpace, work: WorkDir | None, filled: int) -> None:
+    if work is not None:
+        work.finish(filled, *_span(space, filled))
 
 
 def backward(
@@ -135,20 +167,27 @@ def backward(
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     on_states: Callable[[int], None] | None = None,
     dtype: type = np.float64,
+    work: WorkDir | None = None,
 ) -> np.ndarray:
     """The value (expected points still to come) of every state, filled layer by layer from the end.
 
-    Each value is computed in float64 and stored as `dtype` (float32 halves the table; see `solve`).
+    Each value is computed in float64 and stored as `dtype` (float32 halves the table; see
+    `solve`). With `work`, layers finished by an earlier run are kept, and each new one recorded.
     """
-    values = terminal_layer(space, terminal, on_states, dtype)
+    values = terminal_layer(space, terminal, on_states, dtype, work)
     for filled in range(space.nb - 1, -1, -1):
         layer = space.layers[filled]
+        if _finished(space, work, filled):
+            if on_states:
+                on_states(len(layer) * space.banks_in(filled))
+            continue
         for part, ctx in batches(space, layer.codes):
             codes, prog = layer.codes[part], layer.progress[part]
             v = state_values(space, values, ctx, codes, prog)
             values[layer.index[part]] = v
             if on_states:
                 on_states(len(part) * space.banks_in(filled))
+        _finish(space, work, filled)
     return values
 
 
@@ -228,12 +267,13 @@ def backward_jit(
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     on_states: Callable[[int], None] | None = None,
     dtype: type = np.float64,
+    work: WorkDir | None = None,
 ) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
     from .jit import LayerArrays, SlotArrays, layer_values
 
     model = space.model
-    values = terminal_layer(space, terminal, on_states, dtype)
+    values = terminal_layer(space, terminal, on_states, dtype, work)
     kmax = space.slot_width
     slots = SlotArrays(
         np.zeros((space.nb, kmax), dtype=np.int64),
@@ -248,6 +288,10 @@ def backward_jit(
     rolls = model.variant.rolls
     for filled in range(space.nb - 1, -1, -1):
         layer, banks = space.layers[filled], space.banks_in(filled)
+        if _finished(space, work, filled):
+            if on_states:
+                on_states(len(layer) * banks)
+            continue
         ctx = model.context_of(layer.codes)
         uctx, ctx_dense = np.unique(ctx, return_inverse=True)
         # (contexts, boxes, first, rolls): contiguous over rolls for the kernel's inner loop
@@ -281,6 +325,7 @@ def backward_jit(
         v = layer_values(arrays, slots, states, dice, values, rolls)
         check_finite(space, layer.codes, layer.progress, v[:, :banks] if banked else v)
         values[layer.index] = v
+        _finish(space, work, filled)
         if on_states:
             on_states(len(layer) * banks)
     return values

@@ -13,7 +13,7 @@ from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
 from ..numeric.reference import fold, turn_tables
-from .dp import backward, backward_jit, banked_scores, batches, score_arrays, successor_values
+from .dp import backward, backward_jit, banked_scores, batches, score_arrays, successor_values, value_shape
 from .errors import SolverError
 from .rules import RuleModel
 from .space import StateSpace, state_bound
@@ -216,6 +216,7 @@ def solve(
     progress: Progress | None = None,
     kernel: str | None = None,
     precision: str = "auto",
+    workdir: str | os.PathLike | None = None,
 ) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score).
 
@@ -225,6 +226,9 @@ def solve(
     FLOAT32_FROM states on). Every value is computed in float64 from its successors;
     float32 storage rounds each one (~6e-8 relative), which keeps Yahtzee's and
     Yatzy's expected scores within 1e-5 of float64 (tests/test_solver_variants.py).
+    `workdir`: a folder that holds the table on disk while solving (`workdir.WorkDir`):
+    memory holds what the OS pages in, and a solve interrupted there resumes after
+    its last finished layer when run again with the same folder.
     """
     if precision not in ("auto", *PRECISIONS):
         raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
@@ -263,5 +267,20 @@ def solve(
     run = backward_jit if kernel == "numba" else backward
     if precision == "auto":
         precision = "float32" if states >= FLOAT32_FROM else "float64"
-    values = run(space, terminal_values(model, space), on_states, PRECISIONS[precision])
+    dtype = PRECISIONS[precision]
+    work = None
+    if workdir is not None:
+        from .workdir import WorkDir
+
+        signature = {
+            "variant": variant.id,
+            "fingerprint": variant.fingerprint,
+            "solver": SOLVER_VERSION,
+            "states": states,
+            "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
+        }
+        work = WorkDir(workdir, signature, value_shape(space), dtype)
+    values = run(space, terminal_values(model, space), on_states, dtype, work)
+    if work is not None:
+        values = np.asarray(values)  # the memory-mapped table, read-only from here on
     return Solution(variant, space.index, values, states, time.perf_counter() - start, space)

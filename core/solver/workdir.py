@@ -1,0 +1,151 @@
+"""A solve kept on disk while it runs: the value table memory-mapped in a folder, finished layer by layer.
+
+For tables larger than memory should hold (Maxi Yatzy with saved rolls: 6 GB of
+float32), `solve(..., workdir=DIR)` keeps the values in `DIR/values.npy`, so the
+operating system pages layers in and out, and after each layer of the backward
+pass flushes it and records it in `DIR/progress.json` with its SHA-256. Run again
+with the same folder, an interrupted solve checks the finished layers and goes on
+below them; a folder holding another solve's work, or a layer whose bytes changed
+since they were recorded, is refused (never silently reused).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import fileio
+from .errors import SolverError
+
+__all__ = ["WorkDir", "WorkDirError"]
+
+VALUES = "values.npy"
+PROGRESS = "progress.json"
+PROGRESS_LIMIT = 1 << 20  # a progress record is a few KB: anything larger is not ours
+
+
+class WorkDirError(SolverError):
+    """The work folder cannot be used: not a folder, another solve's work, or damaged."""
+
+
+class WorkDir:
+    """The on-disk value table of one solve and the layers of it already finished."""
+
+    def __init__(self, folder: str | os.PathLike, signature: dict[str, Any], shape: tuple[int, ...], dtype: type):
+        self.folder = Path(folder)
+        self.signature = signature
+        self.shape = shape
+        self.dtype = np.dtype(dtype)
+        self.done: dict[int, str] = {}  # filled boxes of a finished layer -> SHA-256 of its slots
+        self._check_folder()
+        self.values = self._open()
+
+    # ------------------------------------------------------------------ opening
+
+    def _check_folder(self) -> None:
+        try:
+            st = os.stat(self.folder)
+        except FileNotFoundError:
+            try:
+                self.folder.mkdir(parents=True)
+            except OSError as exc:
+                raise WorkDirError(f"{self.folder}: cannot create the work folder ({exc.strerror})") from None
+            return
+        except OSError as exc:
+            raise WorkDirError(f"{self.folder}: cannot use it as the work folder ({exc.strerror})") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise WorkDirError(f"{self.folder}: is not a folder; give --work-dir a folder (it is created if missing)")
+
+    def _read_progress(self) -> dict[str, Any] | None:
+        path = self.folder / PROGRESS
+        if not path.exists():
+            return None
+        text = fileio.read_text(path, limit=PROGRESS_LIMIT, what="progress record")
+        try:
+            record = json.loads(text)
+            done = {int(k): str(v) for k, v in record["done"].items()}
+            signature = record["signature"]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise self._damaged("its progress record is not one this solver wrote") from None
+        if signature != self.signature:
+            theirs = signature.get("variant", "?") if isinstance(signature, dict) else "?"
+            raise WorkDirError(
+                f"{self.folder}: holds the work of another solve ({theirs}, or other rules, options or "
+                "solver version); give another --work-dir, or delete this folder to start over"
+            )
+        self.done = done
+        return record
+
+    def _open(self) -> np.memmap:
+        path = self.folder / VALUES
+        record = self._read_progress()
+        if record is None or not path.exists():
+            self.done = {}
+            return self._create(path)
+        try:
+            values = np.lib.format.open_memmap(path, mode="r+")
+        except (ValueError, OSError) as exc:
+            raise self._damaged(f"{VALUES} cannot be read as the value table ({exc})") from None
+        if values.shape != self.shape or values.dtype != self.dtype:
+            raise self._damaged(
+                f"{VALUES} has shape {values.shape} of {values.dtype}, not {self.shape} of {self.dtype}"
+            )
+        return values
+
+    def _create(self, path: Path) -> np.memmap:
+        need = int(np.prod(self.shape)) * self.dtype.itemsize
+        try:
+            free = os.statvfs(self.folder).f_bavail * os.statvfs(self.folder).f_frsize
+        except (OSError, AttributeError):
+            free = None
+        if free is not None and need > free:
+            raise WorkDirError(
+                f"{self.folder}: the value table needs {need / 2**30:.1f} GiB and the disk has "
+                f"{free / 2**30:.1f} GiB free; free some space or give another --work-dir"
+            )
+        try:
+            (self.folder / PROGRESS).unlink(missing_ok=True)
+            values = np.lib.format.open_memmap(path, mode="w+", dtype=self.dtype, shape=self.shape)
+        except OSError as exc:
+            raise WorkDirError(f"{self.folder}: cannot write the value table ({exc.strerror or exc})") from None
+        values[:] = np.nan
+        self._record()
+        return values
+
+    def _damaged(self, why: str) -> WorkDirError:
+        return WorkDirError(f"{self.folder}: the work there is damaged ({why}); delete the folder to start over")
+
+    # ------------------------------------------------------------------ layers
+
+    def check(self, filled: int, lo: int, hi: int) -> bool:
+        """Whether the layer with `filled` boxes is finished, its slots [lo, hi) unchanged since recorded."""
+        want = self.done.get(filled)
+        if want is None:
+            return False
+        if _digest(self.values[lo:hi]) != want:
+            raise self._damaged(f"the values of the layer with {filled} boxes filled changed since they were written")
+        return True
+
+    def finish(self, filled: int, lo: int, hi: int) -> None:
+        """Flush the layer's slots [lo, hi) to disk, then record it as finished."""
+        self.values.flush()
+        self.done[filled] = _digest(self.values[lo:hi])
+        self._record()
+
+    def _record(self) -> None:
+        record = {"signature": self.signature, "done": {str(k): v for k, v in sorted(self.done.items())}}
+        fileio.write_atomic(self.folder / PROGRESS, json.dumps(record, indent=1))
+
+
+def _digest(values: np.ndarray) -> str:
+    h = hashlib.sha256()
+    step = 1 << 22  # rows at a time: hashing a large layer does not copy it whole
+    for start in range(0, len(values), step):
+        h.update(np.ascontiguousarray(values[start : start + step]).tobytes())
+    return h.hexdigest()
