@@ -95,6 +95,15 @@ boxes:
   twos:  {section: upper, pattern: {kind: face, face: 2}, score: sum}
   all:   {section: lower, pattern: {kind: of_a_kind, n: 3}, score: 12}
 """,
+    "banked-served": """
+id: tiny-banked-served
+dice: {count: 2, faces: 3}
+turn: {rolls: 2, carry_over: true}
+boxes:
+  ones:  {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  pair:  {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 6, first_roll: {add: 9}}
+  run:   {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 5, first_roll: {multiply: 3}}
+""",
     "single-roll": """
 id: tiny-single-roll
 dice: {count: 3, faces: 2}

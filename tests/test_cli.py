@@ -440,10 +440,8 @@ def test_play_argument_errors(args, message):
 
 
 def test_hints_for_a_variant_the_solver_refuses_fail_before_the_game(tmp_path):
-    banked = tmp_path / "banked.yaml"
-    banked.write_text("id: banked\nextends: generala\nturn: {rolls: 3, carry_over: true}\n")
-    message = fails("play", "-v", str(banked), "--hints", "-p", "bot:random")
-    assert "first roll, and unused rolls are banked" in message
+    message = fails("play", "-v", "triple-yahtzee", "--hints", "-p", "bot:random")
+    assert "39 boxes make at least 2^39" in message
 
 
 # ---------------------------------------------------------------------------- play: humans

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicecup.numeric import DiceGraph, fold, turn_tables, turn_value
-from dicecup.numeric.turn import plain_pick, turn_block
+from dicecup.numeric import DiceGraph, first_values, fold, turn_tables, turn_value
+from dicecup.numeric.reference import plain_pick
+from dicecup.numeric.turn import turn_block
 
 SHAPES = [(1, 6), (2, 3), (3, 4), (5, 6), (4, 2)]
 
@@ -103,7 +104,8 @@ def test_compiled_turn_recursion_matches_the_reference(shape, rolls, width, seed
     val = np.empty((g.n_rolls, width))
     keeps = np.empty((max(rolls - 1, 1), lo, width))
     levels = np.empty((rolls, g.n_rolls, width))
-    turn_block(score, plain_pick(rolls), a, val, np.empty((n_rows, width)), np.empty((n_rows, width)), keeps, levels)
+    pick = plain_pick(rolls)
+    turn_block(score, pick, pick, a, val, np.empty((n_rows, width)), np.empty((n_rows, width)), keeps, levels)
     want = turn_tables(g, score[1], score[0], rolls)
     assert np.allclose(val, want[0][0], equal_nan=False)
     for stage in range(rolls - 1):
@@ -131,10 +133,37 @@ def test_compiled_recursion_with_a_score_row_per_rolls_left_matches_the_referenc
     keeps = np.empty((max(rolls - 1, 1), lo, width))
     levels = np.empty((rolls, g.n_rolls, width))
     scratch = (np.empty((n_rows, width)), np.empty((n_rows, width)))
-    turn_block(score, np.arange(rolls, dtype=np.int64), a, val, *scratch, keeps, levels)
+    pick = np.arange(rolls, dtype=np.int64)
+    turn_block(score, pick, pick, a, val, *scratch, keeps, levels)
     want = fold(g, list(score))
     for left in range(rolls):
         assert np.allclose(levels[left], want[left][0])
         if left:
             assert np.allclose(keeps[rolls - 1 - left], want[left][1][:lo])
     assert np.allclose(val, want[-1][0])
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=st.sampled_from(SHAPES), rolls=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_first_roll_rows_beside_banked_rows_match_the_reference(shape, rolls, seed):
+    """Banked rolls and first-roll scoring together: the fold goes on with the later rows (pick), and
+    levels_out holds each decision's values as a turn's first (first_pick), as `first_values` gives them."""
+    dice, faces = shape
+    g = DiceGraph(dice, faces)
+    a = g.arrays
+    width = 2
+    rng = np.random.default_rng(seed)
+    score = rng.normal(0, 10, (2 * rolls, g.n_rolls, width))
+    n_rows = len(g.multisets)
+    lo = int(a.levels[dice])
+    val = np.empty((g.n_rolls, width))
+    keeps = np.empty((max(rolls - 1, 1), lo, width))
+    levels = np.empty((rolls, g.n_rolls, width))
+    scratch = (np.empty((n_rows, width)), np.empty((n_rows, width)))
+    later = np.arange(rolls, dtype=np.int64)
+    turn_block(score, later, later + rolls, a, val, *scratch, keeps, levels)
+    decisions = fold(g, list(score[:rolls]))
+    firsts = first_values(g, decisions, list(score[rolls:]))
+    for left in range(rolls):
+        assert np.allclose(levels[left], firsts[left])
+    assert np.allclose(val, decisions[-1][0])

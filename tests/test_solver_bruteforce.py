@@ -62,7 +62,7 @@ def test_advisor_mid_game_matches_brute_force(tmp_path):
     assert solution.value(Card()) == pytest.approx(value(GameState.new(v, 1)), abs=1e-9)
 
 
-@pytest.mark.parametrize("name", ["banked", "banked-three"])
+@pytest.mark.parametrize("name", ["banked", "banked-three", "banked-served"])
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_banked_rolls_every_decision_of_random_games_matches_brute_force(tmp_path, name, kernel):
     """Unused rolls carried over: at every decision of random games (banks of every size arise), each

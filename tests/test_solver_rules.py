@@ -92,11 +92,15 @@ def test_end_bonus_reading_an_untracked_box_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("kernel", ["numpy", "numba"])
-def test_banked_rolls_with_first_roll_scoring_are_refused_clearly(tmp_path, kernel):
+def test_banked_rolls_with_first_roll_scoring_solve_the_same_in_both_kernels(tmp_path, kernel):
+    """A first-roll bonus and banked rolls together: the first decision of a turn begun with b rolls banked
+    has rolls - 1 + b left, and its scores are the first roll's (brute force: test_solver_bruteforce.py)."""
     text = TINY["served"].replace("turn: {rolls: 3}", "turn: {rolls: 3, carry_over: true}")
     v = _load(tmp_path, text)
-    with pytest.raises(SolverError, match="scores differently on the turn's first roll, and unused rolls are banked"):
-        solve(v, kernel=kernel)
+    plain = solve(_load(tmp_path, TINY["served"].replace("tiny-served", "tiny-served-plain")))
+    banked = solve(v, kernel=kernel)
+    assert banked.expected_score > plain.expected_score  # spare rolls are worth something
+    assert banked.expected_score == pytest.approx(solve(v, kernel="numpy").expected_score, abs=1e-9)
 
 
 def test_state_limit_gives_the_size(tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from .coding import EMPTY, ClassCoding, StateArrays, StateIndex
 from .dice import DiceArrays, DiceGraph
 from .errors import SolverError
-from .reference import fold, turn_tables, turn_value
+from .reference import first_values, fold, turn_tables, turn_value
 
 __all__ = [
     "EMPTY",
@@ -24,6 +24,7 @@ __all__ = [
     "SolverError",
     "StateArrays",
     "StateIndex",
+    "first_values",
     "fold",
     "turn_tables",
     "turn_value",

@@ -13,7 +13,7 @@ import numpy as np
 
 from .dice import DiceGraph
 
-__all__ = ["fold", "turn_tables", "turn_value"]
+__all__ = ["first_values", "fold", "plain_pick", "turn_tables", "turn_value"]
 
 Decision = tuple[np.ndarray, np.ndarray | None]  # (value of each roll on the table, value of each keep or None)
 
@@ -32,6 +32,28 @@ def fold(graph: DiceGraph, scores: Sequence[np.ndarray]) -> list[Decision]:
         value = np.maximum(scores[left], graph.best_keep(keeps))
         out.append((value, keeps))
     return out
+
+
+def first_values(graph: DiceGraph, decisions: Sequence[Decision], firsts: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per decision of a `fold`: each roll's value were that decision the turn's first, scoring from
+    firsts[left] (boxes that score differently on the first roll, where banked rolls make any number
+    of rolls left a first decision). The keeps are the fold's: later rolls score as later ones."""
+    out = [firsts[0]]
+    for left in range(1, len(decisions)):
+        keeps = decisions[left][1]
+        assert keeps is not None  # every decision with rolls left has keeps
+        out.append(np.maximum(firsts[left], graph.best_keep(keeps)))
+    return out
+
+
+def plain_pick(rolls: int) -> np.ndarray:
+    """The score row of each decision (by rolls left) without banked rolls: 1 after the first roll, else 0.
+
+    What `turn.turn_block` takes as `pick`; with banked rolls the row is the rolls left.
+    """
+    pick = np.zeros(rolls, dtype=np.int64)
+    pick[rolls - 1] = 1
+    return pick
 
 
 def turn_tables(graph: DiceGraph, score_first: np.ndarray, score_later: np.ndarray, rolls: int) -> list[Decision]:

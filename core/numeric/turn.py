@@ -17,19 +17,13 @@ import numpy as np
 from .compiled import AVAILABLE, numba
 from .dice import DiceArrays
 
-__all__ = ["AVAILABLE", "turn_block", "plain_pick"]
-
-
-def plain_pick(rolls: int) -> np.ndarray:
-    """`pick` for a turn without banked rolls: row 1 of `score` after the first roll, row 0 after a later one."""
-    pick = np.zeros(rolls, dtype=np.int64)
-    pick[rolls - 1] = 1
-    return pick
+__all__ = ["AVAILABLE", "turn_block"]
 
 
 def _turn_block(
     score: np.ndarray,
     pick: np.ndarray,
+    first_pick: np.ndarray,
     d: DiceArrays,
     val: np.ndarray,
     keep: np.ndarray,
@@ -40,13 +34,16 @@ def _turn_block(
     """Fold one turn of len(pick) decisions for the W states (columns) of a block, in place.
 
     score (S, rolls of the graph, W): best values of scoring each roll now; the decision
-    with `left` rolls left uses row pick[left] (`plain_pick`: the first roll's row and a
-    later one's; with banked rolls, row `left`, since the bank scoring leaves is `left`).
+    with `left` rolls left uses row pick[left] (`reference.plain_pick`: the first roll's
+    row and a later one's; with banked rolls, row `left`, the bank scoring leaves).
     On return val (rolls, W) holds the value of each roll on the table at the decision
     after the first roll. keeps_out (stages, keeps, W), when it has stages, gets the
     value of every keep (the rest rerolled) at the decision after roll stage + 1;
     levels_out (decisions, rolls, W), when it has rows, the roll values at the decision
-    with each number of rolls left. keep and best (rows, W) are scratch.
+    with each number of rolls left were it the turn's first, scoring from row
+    first_pick[left] (with banked rolls, a turn begun with b banked first decides with
+    rolls - 1 + b left; the fold itself goes on with pick's rows). keep and best (rows,
+    W) are scratch.
     """
     rolls = pick.shape[0]
     n = score.shape[2]
@@ -62,7 +59,7 @@ def _turn_block(
     if store_levels:
         for r in range(n_rolls):
             for w in range(n):
-                levels_out[0, r, w] = val[r, w]
+                levels_out[0, r, w] = score[first_pick[0], r, w]
     inv = 1.0 / faces
     for left in range(1, rolls):
         fl = pick[left]
@@ -97,16 +94,18 @@ def _turn_block(
                         best[row, w] = max(best[row, w], best[src, w])
         for r in range(n_rolls):
             row = lo_roll + r
-            for w in range(n):
-                val[r, w] = score[fl, r, w]
+            for w in range(n):  # the best proper keep of this roll, then the best of it and scoring
+                val[r, w] = -np.inf
             for j in range(sub_count[row]):
                 src = sub_edges[row, j]
                 for w in range(n):
                     val[r, w] = max(val[r, w], best[src, w])
-        if store_levels:
-            for r in range(n_rolls):
+            if store_levels:
+                ff = first_pick[left]
                 for w in range(n):
-                    levels_out[left, r, w] = val[r, w]
+                    levels_out[left, r, w] = max(score[ff, r, w], val[r, w])
+            for w in range(n):
+                val[r, w] = max(score[fl, r, w], val[r, w])
 
 
 turn_block = numba.njit(cache=True, nogil=True)(_turn_block) if AVAILABLE else _turn_block

@@ -309,7 +309,7 @@ if AVAILABLE:
             pick = np.zeros(d.faces, dtype=np.int64)
             opt_val = np.empty(1 << d.dice)
             opt_row = np.empty(1 << d.dice, dtype=np.int64)
-            rows_of = np.zeros(rolls, dtype=np.int64)  # `turn.plain_pick`: the first roll's row, then later ones'
+            rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
             rows_of[rolls - 1] = 1
             no_levels = np.empty((0, n_rolls, W))
             end = min(n_segs, (task + 1) * per)
@@ -317,7 +317,7 @@ if AVAILABLE:
                 block = min(W, end - k0)
                 for w in range(block):
                     _tables(segs.state[k0 + w], w, st, sc, now, best_box, errors)
-                turn_block(now, rows_of, d, val, keep, best, keeps, no_levels)
+                turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
                 for w in range(block):
                     k = k0 + w
                     for i in range(segs.lo[k], segs.hi[k]):

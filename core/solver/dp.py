@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..numeric.reference import fold, turn_value
-from ..numeric.turn import plain_pick
+from ..numeric.reference import first_values, fold, plain_pick, turn_value
 from .errors import SolverError
 from .space import StateSpace
 from .workdir import WorkDir
@@ -205,35 +204,28 @@ def state_values(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndar
         check_finite(space, codes, prog, v)
         return v
     banks = space.banks_in(int(codes[0] & space.full).bit_count())
-    levels = fold(graph, banked_scores(space, values, ctx, codes, prog, rolls + banks - 1))
+    laters, served = banked_scores(space, values, ctx, codes, prog, rolls + banks - 1)
+    decisions = fold(graph, laters)
+    firsts = [value for value, _ in decisions] if served is None else first_values(graph, decisions, served)
     v = np.full((len(codes), space.banks), np.nan)
-    for b in range(banks):
-        v[:, b] = graph.roll_probs @ levels[rolls - 1 + b][0]
+    for b in range(banks):  # a turn begun with b banked first decides with rolls - 1 + b left
+        v[:, b] = graph.roll_probs @ firsts[rolls - 1 + b]
     check_finite(space, codes, prog, v[:, :banks])
     return v
 
 
 def banked_scores(
     space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, progress: np.ndarray, decisions: int
-) -> list[np.ndarray]:
+) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
     """Where unused rolls are banked: per number of rolls left (0..decisions - 1), the best value of
-    scoring each roll (rolls, B), the successors carrying that many rolls banked."""
-    out = []
+    scoring each roll (rolls, B) after a later roll, and after the first (None when no box scores
+    differently there), the successors carrying that many rolls banked."""
+    later, first = [], []
     for left in range(decisions):
-        first, later = score_arrays(space, values[:, left], ctx, codes, progress)
-        if later is not None:
-            raise served_with_bank(space)
-        out.append(first)
-    return out
-
-
-def served_with_bank(space: StateSpace) -> SolverError:
-    """The refusal of a variant whose boxes score differently on the first roll and that banks rolls."""
-    return SolverError(
-        f"{space.model.variant.id}: some box scores differently on the turn's first roll, and unused rolls "
-        "are banked (so a decision's rolls left does not say whether it is the first); the solver does not "
-        "handle the two together"
-    )
+        f, lt = score_arrays(space, values[:, left], ctx, codes, progress)
+        later.append(f if lt is None else lt)
+        first.append(f)
+    return later, None if all(f is lt for f, lt in zip(first, later, strict=True)) else first
 
 
 def batches(space: StateSpace, codes: np.ndarray, size: int = BATCH) -> Iterator[tuple[np.ndarray, int]]:
@@ -306,8 +298,7 @@ def backward_jit(
             or not all(space.same_first(int(c)) for c in uctx)
         )
         banked = space.banks > 1
-        if banked and fs_both:
-            raise served_with_bank(space)
+        pick = np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls)
         arrays = LayerArrays(
             layer.codes,
             np.ascontiguousarray(layer.progress),
@@ -319,7 +310,8 @@ def backward_jit(
             points.astype(np.float64),
             slot_of,
             fs_both,
-            np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls),
+            pick,
+            pick + len(pick) if banked and fs_both else pick,
             banked,
         )
         v = layer_values(arrays, slots, states, dice, values, rolls)

@@ -48,6 +48,7 @@ class LayerArrays(NamedTuple):
     slots: np.ndarray  # int64 [contexts, boxes, 2, rolls]: the successor slot each score leads to
     fs_both: bool  # whether first-roll scoring differs anywhere in the layer
     pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
+    first_pick: np.ndarray  # int64 [decisions]: ... were that decision the turn's first (banked rolls)
     banked: bool  # unused rolls are banked: a score row per rolls left, a value per bank
 
 
@@ -89,7 +90,8 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
     """Fill score[q, r, w] for state i: the best value of scoring roll r at the decisions that use row q.
 
     Without banked rolls row 1 is after the first roll and row 0 after a later one; with
-    them (`layer.banked`) row q is a later roll's with q rolls left, which scoring banks.
+    them (`layer.banked`) row q < D is a later roll's with q rolls left, which scoring
+    banks, and row D + q the first roll's (when the layer's first-roll scoring differs).
     Returns False when a legal box leads to a state without a value (a search bug).
     """
     code = layer.codes[i]
@@ -106,9 +108,10 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
                 sv[b, k, q] = values[at, q]
     n_rolls = score.shape[1]
     ok = True
-    if layer.banked:
+    if layer.banked:  # rows 0..D-1 after a later roll, then (where the first roll differs) D..2D-1 after the first
+        decisions = sv.shape[2]
         for q in range(score.shape[0]):
-            ok &= _best_row(layer, i, 0, q, nb, sv, row)
+            ok &= _best_row(layer, i, 1 if q >= decisions else 0, q % decisions, nb, sv, row)
             for r in range(n_rolls):
                 score[q, r, w] = row[r]
         return ok
@@ -145,7 +148,7 @@ def _layer(layer, sl, st, d, values, nb, rolls, out):
         sv = np.empty((nb, kmax, decisions if layer.banked else 1))
         row = np.empty(n_rolls)
         # padding columns of the last block stay harmless zeros
-        score = np.zeros((decisions if layer.banked else 2, n_rolls, W))
+        score = np.zeros((decisions * (1 + layer.fs_both) if layer.banked else 2, n_rolls, W))
         val = np.empty((n_rolls, W))
         keep = np.empty((n_rows, W))
         best = np.empty((n_rows, W))
@@ -156,7 +159,7 @@ def _layer(layer, sl, st, d, values, nb, rolls, out):
         ok = True
         for w in range(m):
             ok &= _scores(start + w, w, layer, sl, st, values, nb, rolls, sv, score, row)
-        turn_block(score, layer.pick, d, val, keep, best, no_keeps, levels)
+        turn_block(score, layer.pick, layer.first_pick, d, val, keep, best, no_keeps, levels)
         for w in range(m):
             for q in range(out.shape[1]):
                 if q >= banks:

@@ -175,8 +175,8 @@ class Solution:
                 later = first if later is None else later
                 yield part, first, later, turn_tables(self.graph, first, later, rolls)
             else:
-                rows = banked_scores(self.space, self.values, ctx, codes[part], prog[part], rolls)
-                yield part, rows[-1], rows[-1], fold(self.graph, rows)[::-1]
+                laters, firsts = banked_scores(self.space, self.values, ctx, codes[part], prog[part], rolls)
+                yield part, (firsts or laters)[-1], laters[-1], fold(self.graph, laters)[::-1]
 
     def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray:
         """Expected points still to come after filling each (box, score) of `fills` on `card`, at once,
