@@ -7,11 +7,13 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import DicecupError
 
-__all__ = ["FileError", "MissingFile", "read_bytes", "read_text", "write_atomic", "TEMP_SUFFIX"]
+__all__ = ["FileError", "MissingFile", "read_bytes", "read_text", "write_atomic", "write_atomic_with", "TEMP_SUFFIX"]
 
 #: Temporary files are named `.NAME.PID.TOKEN.dicecup-tmp` next to their destination.
 TEMP_SUFFIX = ".dicecup-tmp"
@@ -143,8 +145,16 @@ def _decode(path: str | os.PathLike, data: bytes, what: str) -> str:
 
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
-    """Replace `path` with `data` (str is written as UTF-8) all at once: readers see the old file or the new.
+    """Replace `path` with `data` (str is written as UTF-8) all at once (`write_atomic_with`)."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    write_atomic_with(path, lambda fh: fh.write(payload))
 
+
+def write_atomic_with(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
+    """Replace `path` with what `write(file)` writes, all at once: readers see the old file or the new.
+
+    The writer streams into a temporary file beside `path` (a large table is never held
+    twice in memory).
     A symlink's target is replaced and the symlink kept; the old file's permission bits are
     kept. The temporary file is named after this process, removed on any error, and the stale
     temporary files of dead writers of the same destination are removed first. A destination
@@ -163,7 +173,6 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise FileError(path, f"is {_kind(st.st_mode)}; it was not replaced")
     _remove_stale(target)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666  # a new file gets 0o666 less the umask
     try:
@@ -171,7 +180,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             if st is not None and hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)  # exactly the old bits, whatever the umask
-            fh.write(payload)
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -102,10 +102,10 @@ def test_a_read_only_cache_folder(engine, tmp_path, monkeypatch, yacht_value):
             folder.chmod(0o755)
     else:  # root writes anywhere: make the write itself fail as a read-only folder would
 
-        def refuse(path, data):
+        def refuse(path, write):
             raise PermissionError(13, "Permission denied", str(path))
 
-        monkeypatch.setattr(cache, "write_atomic", refuse)
+        monkeypatch.setattr(cache, "write_atomic_with", refuse)
         warnings: list[str] = []
         solution, cached = cache.load_or_solve(engine.variant("yacht"), warn=warnings.append)
         assert not cached and solution.expected_score == yacht_value

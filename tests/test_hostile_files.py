@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from dicecup import GameState, SaveError, VariantError
-from dicecup.fileio import TEMP_SUFFIX, FileError, read_text, write_atomic
+from dicecup.fileio import TEMP_SUFFIX, FileError, read_text, write_atomic, write_atomic_with
 from dicecup.terminal import savefile
 from dicecup.terminal.session import Seat
 
@@ -724,3 +724,18 @@ def test_validate_refuses_more_combinations_than_its_cap(engine, tmp_path):
     assert next(option_combinations(specs[:10])) == {s.name: "a" for s in specs[:10]}  # the defaults first
     err = cli_fails("validate", str(path))
     assert "2,048 option combinations; validate checks up to 1,024" in err
+
+
+def test_write_atomic_with_a_writer_that_fails_halfway_keeps_the_old_file(tmp_path):
+    """A streamed write (a large table) that fails midway leaves the old file whole and no temporary file."""
+    path = tmp_path / "table.npz"
+    write_atomic_with(path, lambda fh: fh.write(b"old table"))
+
+    def half(fh):
+        fh.write(b"half of a new ")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        write_atomic_with(path, half)
+    assert path.read_bytes() == b"old table"
+    assert [p.name for p in tmp_path.iterdir()] == ["table.npz"]

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import fileio
-from ..fileio import FileError, write_atomic
+from ..fileio import FileError, write_atomic, write_atomic_with
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from .errors import StateSpaceTooLarge
@@ -253,7 +253,7 @@ def _mac(secret: bytes, header: dict, arrays: dict[str, np.ndarray]) -> str:
     for name in _ARRAYS:
         a = np.ascontiguousarray(arrays[name])
         h.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
-        h.update(a.tobytes())
+        h.update(a.reshape(-1).view(np.uint8).data)  # the bytes in place: a large table is not copied
     return h.hexdigest()
 
 
@@ -292,16 +292,13 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
         "flags": {str(b): list(v) for b, v in ix.flag_values.items()},
     }
     header["hmac"] = _mac(secret, header, arrays)
-    buf = io.BytesIO()
-    np.savez(
-        buf,
-        header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
-        values=arrays["values"],
-        codes=arrays["codes"],
-        pmin=arrays["pmin"],
-        dims=arrays["dims"],
+    head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    write_atomic_with(  # streamed to the file, never held whole in memory
+        path,
+        lambda fh: np.savez(
+            fh, header=head, values=arrays["values"], codes=arrays["codes"], pmin=arrays["pmin"], dims=arrays["dims"]
+        ),
     )
-    write_atomic(path, buf.getvalue())
     _drop_stale(path, solution.variant)
     return str(header["hmac"])
 
