@@ -50,7 +50,12 @@ class Option:
 def advise(
     solution: Solution, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool | None = None
 ) -> list[Option]:
-    """Every option (each distinct keep, each legal box) ranked by expected final score, best first."""
+    """Every option (each distinct keep, each legal box) ranked by expected final score, best first.
+
+    `rolls_left` counts banked rolls too where unused rolls are banked (scoring now banks
+    them); `first_roll` defaults to rolls_left == rolls - 1, a turn begun with nothing
+    banked: pass it for a first roll with rolls banked.
+    """
     v = solution.variant
     roll = v.roll_of(dice)
     if len(card.scores) >= len(v.boxes):
