@@ -84,6 +84,19 @@ def test_reference_turn_value_is_the_brute_force_expectimax(dice, faces, rolls):
     assert got == pytest.approx(_brute_turn(g, first, later, rolls), rel=1e-12)
 
 
+def _run_block(g: DiceGraph, score: np.ndarray, pick: np.ndarray, first_pick: np.ndarray):
+    """turn_block on `score` with fresh output and scratch arrays: (val, keeps [stage], levels [left], lo)."""
+    width, rolls = score.shape[2], len(pick)
+    a = g.arrays
+    lo = int(a.levels[g.dice])
+    val = np.empty((g.n_rolls, width))
+    keeps = np.empty((max(rolls - 1, 1), lo, width))
+    levels = np.empty((rolls, g.n_rolls, width))
+    scratch = (np.empty((len(g.multisets), width)), np.empty((len(g.multisets), width)))
+    turn_block(score, pick, first_pick, a, val, *scratch, keeps, levels)
+    return val, keeps, levels, lo
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     shape=st.sampled_from(SHAPES),
@@ -93,19 +106,11 @@ def test_reference_turn_value_is_the_brute_force_expectimax(dice, faces, rolls):
 )
 def test_compiled_turn_recursion_matches_the_reference(shape, rolls, width, seed):
     """turn_block (numba where installed) gives the reference's roll values and keep values, column by column."""
-    dice, faces = shape
-    g = DiceGraph(dice, faces)
-    a = g.arrays
+    g = DiceGraph(*shape)
     rng = np.random.default_rng(seed)
     score = rng.normal(0, 10, (2, g.n_rolls, width))
     score[:, rng.random(g.n_rolls) < 0.1, :] = -np.inf  # rolls no box can take
-    n_rows = len(g.multisets)
-    lo = int(a.levels[dice])
-    val = np.empty((g.n_rolls, width))
-    keeps = np.empty((max(rolls - 1, 1), lo, width))
-    levels = np.empty((rolls, g.n_rolls, width))
-    pick = plain_pick(rolls)
-    turn_block(score, pick, pick, a, val, np.empty((n_rows, width)), np.empty((n_rows, width)), keeps, levels)
+    val, keeps, levels, lo = _run_block(g, score, plain_pick(rolls), plain_pick(rolls))
     want = turn_tables(g, score[1], score[0], rolls)
     assert np.allclose(val, want[0][0], equal_nan=False)
     for stage in range(rolls - 1):
@@ -121,20 +126,11 @@ def test_compiled_turn_recursion_matches_the_reference(shape, rolls, width, seed
 def test_compiled_recursion_with_a_score_row_per_rolls_left_matches_the_reference_fold(shape, rolls, seed):
     """With banked rolls each decision scores against its own row (the bank it leaves): pick[left] = left,
     and every decision's roll values come back in levels_out, as `reference.fold` gives them."""
-    dice, faces = shape
-    g = DiceGraph(dice, faces)
-    a = g.arrays
-    width = 3
+    g = DiceGraph(*shape)
     rng = np.random.default_rng(seed)
-    score = rng.normal(0, 10, (rolls, g.n_rolls, width)) + np.arange(rolls)[:, None, None]  # more bank, more worth
-    n_rows = len(g.multisets)
-    lo = int(a.levels[dice])
-    val = np.empty((g.n_rolls, width))
-    keeps = np.empty((max(rolls - 1, 1), lo, width))
-    levels = np.empty((rolls, g.n_rolls, width))
-    scratch = (np.empty((n_rows, width)), np.empty((n_rows, width)))
+    score = rng.normal(0, 10, (rolls, g.n_rolls, 3)) + np.arange(rolls)[:, None, None]  # more bank, more worth
     pick = np.arange(rolls, dtype=np.int64)
-    turn_block(score, pick, pick, a, val, *scratch, keeps, levels)
+    val, keeps, levels, lo = _run_block(g, score, pick, pick)
     want = fold(g, list(score))
     for left in range(rolls):
         assert np.allclose(levels[left], want[left][0])
@@ -148,20 +144,11 @@ def test_compiled_recursion_with_a_score_row_per_rolls_left_matches_the_referenc
 def test_first_roll_rows_beside_banked_rows_match_the_reference(shape, rolls, seed):
     """Banked rolls and first-roll scoring together: the fold goes on with the later rows (pick), and
     levels_out holds each decision's values as a turn's first (first_pick), as `first_values` gives them."""
-    dice, faces = shape
-    g = DiceGraph(dice, faces)
-    a = g.arrays
-    width = 2
+    g = DiceGraph(*shape)
     rng = np.random.default_rng(seed)
-    score = rng.normal(0, 10, (2 * rolls, g.n_rolls, width))
-    n_rows = len(g.multisets)
-    lo = int(a.levels[dice])
-    val = np.empty((g.n_rolls, width))
-    keeps = np.empty((max(rolls - 1, 1), lo, width))
-    levels = np.empty((rolls, g.n_rolls, width))
-    scratch = (np.empty((n_rows, width)), np.empty((n_rows, width)))
+    score = rng.normal(0, 10, (2 * rolls, g.n_rolls, 2))
     later = np.arange(rolls, dtype=np.int64)
-    turn_block(score, later, later + rolls, a, val, *scratch, keeps, levels)
+    val, _, levels, _ = _run_block(g, score, later, later + rolls)
     decisions = fold(g, list(score[:rolls]))
     firsts = first_values(g, decisions, list(score[rolls:]))
     for left in range(rolls):
