@@ -257,7 +257,9 @@ class StateSpace:
                         nxt[code2] = got if old is None else self._union(old, got)
                 if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
                     assert max_states is not None  # cap is set only with a limit
-                    raise StateSpaceTooLarge(m.variant.id, total + len(nxt) * per, max_states, complete=False)
+                    raise StateSpaceTooLarge(
+                        m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
+                    )
             if not nxt:
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
@@ -267,9 +269,9 @@ class StateSpace:
             total += sum(self._count(ps) for ps in layer.values()) * per
             if cap is not None and total > cap:  # too big even to count exactly
                 assert max_states is not None
-                raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False)
+                raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False, banked=self.banks > 1)
         if max_states is not None and total > max_states:
-            raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=True)
+            raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=True, banked=self.banks > 1)
         self.n_states = total
 
     def _moves(self, b: int, scores: np.ndarray, ctx: int) -> list[tuple[int, tuple[int, ...]]]:
