@@ -101,7 +101,8 @@ class WorkDir:
     def _create(self, path: Path) -> np.memmap:
         need = int(np.prod(self.shape)) * self.dtype.itemsize
         try:
-            free = os.statvfs(self.folder).f_bavail * os.statvfs(self.folder).f_frsize
+            fs = os.statvfs(self.folder)
+            free = fs.f_bavail * fs.f_frsize
         except (OSError, AttributeError):
             free = None
         if free is not None and need > free:
