@@ -214,14 +214,12 @@ def advise_cmd(
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
         the_card = parse_card(card, v)
-        most_banked = (v.rolls - 1) * len(the_card.scores) if v.carry_over else 0
-        if not 0 <= banked <= most_banked:
-            why = (
-                "its turns bank no unused rolls"
-                if not v.carry_over
-                else f"this card's turns left at most {most_banked}"
-            )
-            raise DicecupError(f"--banked must be 0..{most_banked} for {v.id} ({why}), got {banked}")
+        from ..solver.space import most_banked
+
+        bank_max = most_banked(v, len(the_card.scores))
+        if not 0 <= banked <= bank_max:
+            why = "its turns bank no unused rolls" if not v.carry_over else f"this card's turns left at most {bank_max}"
+            raise DicecupError(f"--banked must be 0..{bank_max} for {v.id} ({why}), got {banked}")
         most = v.rolls - 1 + banked
         left = most if rolls_left is None else rolls_left
         if not 0 <= left <= most:

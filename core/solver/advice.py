@@ -26,6 +26,7 @@ from ..numeric.reference import fold
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
 from .solve import Solution, TurnTables
+from .space import most_banked
 
 __all__ = ["Option", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
 
@@ -60,7 +61,7 @@ def advise(
     roll = v.roll_of(dice)
     if len(card.scores) >= len(v.boxes):
         raise DicecupError("the card is full: the game is over")
-    most = v.rolls - 1 + (solution.banks > 1) * (v.rolls - 1) * len(card.scores)
+    most = v.rolls - 1 + most_banked(v, len(card.scores))
     if not 0 <= rolls_left <= most:
         banked = f", with up to {most - v.rolls + 1} banked" if solution.banks > 1 else ""
         raise DicecupError(

@@ -19,7 +19,7 @@ from ..numeric.coding import StateIndex, clamp, clamp_arrays
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
 
-__all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes"]
+__all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "most_banked"]
 
 # The progress set of a class: an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
 ProgressSet = int | set[tuple[int, ...]]
@@ -36,6 +36,11 @@ def bank_sizes(variant: Variant) -> int:
     """
     v = variant
     return (v.rolls - 1) * len(v.boxes) + 1 if v.carry_over and v.rolls > 1 else 1
+
+
+def most_banked(variant: Variant, filled: int) -> int:
+    """The most rolls a card with `filled` boxes can carry into its next turn (0 without banked rolls)."""
+    return (variant.rolls - 1) * filled if variant.carry_over else 0
 
 
 def state_bound(model: RuleModel) -> int:
@@ -103,7 +108,7 @@ class StateSpace:
 
     def banks_in(self, filled: int) -> int:
         """Bank sizes a card with `filled` boxes can carry: 1 without banked rolls."""
-        return 1 if self.banks == 1 else (self.model.variant.rolls - 1) * filled + 1
+        return most_banked(self.model.variant, filled) + 1
 
     def legality(self, code: int) -> Legality:
         got = self.legal.get(code)
