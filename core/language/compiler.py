@@ -451,6 +451,7 @@ def compile_variant(
     hooks_for: Callable[[Mapping[str, Any]], Any],
     identity: Callable[[Mapping[str, Any], set[tuple[str, str]]], Any] = lambda enabled, used: None,
     rebuild: Any = None,
+    derive: Any = None,
 ) -> Variant:
     """Check every key of a resolved document and build the frozen Variant.
 
@@ -658,6 +659,7 @@ def compile_variant(
         document=plain_doc,
         hooks=hooks_for(enabled),
         rebuild=rebuild,
+        deriver=derive,
     )
     # Rule-specific checks run on the compiled variant (e.g. a box id a rule names exists);
     # a column-scope bonus is checked on a column's sheet, where its box names are row ids.

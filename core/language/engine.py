@@ -29,7 +29,7 @@ from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import resolve
 from .model import Variant
 from .rulehooks import RULE_HOOKS, RuleHooks, plugin_label
-from .yamlsource import load_yaml, read_variant
+from .yamlsource import load_yaml, merge, read_variant
 
 __all__ = ["Engine", "RuleDecl", "BotDecl", "VariantEntry", "BUILTIN_PLUGINS", "AUTOLOAD_ENV", "REQUIRED"]
 
@@ -363,7 +363,13 @@ class Engine:
             hooks_for=self._hooks_for,
             identity=self._identity,
             rebuild=rebuild,
+            derive=self._derive,
         )
+
+    def _derive(self, variant: Variant, overlay: Mapping[str, Any]) -> Variant:
+        """`Variant.derive`: the variant's resolved document with `overlay` merged on, compiled here."""
+        document = merge(variant.document, _plain(overlay))
+        return self._compile(document, f"{variant.source} (derived)", dict(variant.options), variant.option_specs)
 
     def _hooks_for(self, enabled: Mapping[str, Any]) -> RuleHooks:
         key = frozenset(enabled)
@@ -513,6 +519,15 @@ def _unpickle_variant(
     if variant.fingerprint != fp:
         raise DicecupError(f"variant {variant.id!r} cannot be unpickled: its rules or plugins differ in this process")
     return variant
+
+
+def _plain(value: Any) -> Any:
+    """An overlay as the plain dicts and lists `merge` and the compiler read (any Mapping or list nested)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _plugin_name(plugin: Any) -> str:

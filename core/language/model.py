@@ -24,7 +24,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from ..errors import IllegalAction, TooLarge
+from ..errors import DicecupError, IllegalAction, TooLarge
 from .card import Award, Card, column_card
 from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
@@ -329,6 +329,7 @@ class Variant:
     document: Any = field(default=None, eq=False, repr=False)  # the resolved YAML, for hashing/showing
     hooks: Any = field(default=None, eq=False, repr=False)  # rulehooks.RuleHooks
     rebuild: Any = field(default=None, eq=False, repr=False)  # how to compile it again (pickling)
+    deriver: Any = field(default=None, eq=False, repr=False)  # (variant, overlay) -> Variant, from the engine
 
     # ------------------------------------------------------------------ copying and pickling
 
@@ -344,6 +345,15 @@ class Variant:
 
             raise pickle.PicklingError(f"variant {self.id!r} was not compiled by an Engine; it cannot be pickled")
         return self.rebuild(self)
+
+    def derive(self, overlay: Mapping[str, Any]) -> Variant:
+        """A variant compiled from this one's resolved document with `overlay` merged on, as `extends`
+        merges (a `null` value deletes a key): how a relaxed or partial game is built from a real one."""
+        if self.deriver is None:
+            raise DicecupError(f"variant {self.id!r} was not compiled by an Engine; it cannot be derived from")
+        if not isinstance(overlay, Mapping):
+            raise DicecupError(f"an overlay must be a mapping of variant keys, got {type(overlay).__name__}")
+        return self.deriver(self, overlay)
 
     # ------------------------------------------------------------------ lookups
 
