@@ -12,23 +12,27 @@ import random
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
-from ..language.dice import sub_multisets
-from ..language.model import Card
+from ..language.contexts import Situation
+from ..language.dice import Roll, sub_multisets
+from ..language.model import Card, Variant
+from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY
+from ..numeric.dice import DiceGraph
 from ..numeric.reference import fold
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
 from .solve import Solution, TurnTables
 from .space import most_banked
 
-__all__ = ["Option", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
+__all__ = ["Option", "Values", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
 
 
 @frozen
@@ -48,14 +52,36 @@ class Option:
         return f"keep {kept}"
 
 
+class Values(Protocol):
+    """What the advisor needs of a table of values: an exact `Solution`, or an estimate of one
+    (`relax.Relaxation`, the strong strategy's sum of exactly solved parts)."""
+
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def graph(self) -> DiceGraph: ...
+    @property
+    def banks(self) -> int: ...
+    def bank_after(self, rolls_left: int) -> int: ...
+    def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray: ...
+    def row_of(self, card: Card) -> np.ndarray: ...
+
+
 def advise(
-    solution: Solution, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool | None = None
+    solution: Values,
+    card: Card,
+    dice: Sequence[int],
+    rolls_left: int,
+    first_roll: bool | None = None,
+    situation: Situation | None = None,
 ) -> list[Option]:
     """Every option (each distinct keep, each legal box) ranked by expected final score, best first.
 
     `rolls_left` counts banked rolls too where unused rolls are banked (scoring now banks
     them); `first_roll` defaults to rolls_left == rolls - 1, a turn begun with nothing
-    banked: pass it for a first roll with rolls banked.
+    banked: pass it for a first roll with rolls banked. `situation` is the game around the
+    card when the rules read it (an announcement in the rules' turn state); every later roll
+    of the turn is asked with the situation after the next roll.
     """
     v = solution.variant
     roll = v.roll_of(dice)
@@ -71,16 +97,17 @@ def advise(
     so_far = v.points_so_far(card)
 
     options: list[Option] = []
-    legal = v.legal_boxes(card, roll, first)
-    results = [v.score(card, box, roll, first) for box in legal]
+    legal = v.legal_boxes(card, roll, first, situation)
+    results = [v.score(card, box, roll, first, situation) for box in legal]
     fills = [(box, res.score) for box, res in zip(legal, results, strict=False)]
     after = _futures(solution, card, fills, solution.bank_after(rolls_left))
     for box, res, fut in zip(legal, results, after, strict=False):
         options.append(Option(Score(box), so_far + res.points + float(fut), points=res.points))
     if rolls_left > 0:
         graph = solution.graph
+        later = _after_roll(situation)
         # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
-        rows = [_later_cached(solution, card, solution.bank_after(left)) for left in range(rolls_left)]
+        rows = [_later_cached(solution, card, solution.bank_after(left), later) for left in range(rolls_left)]
         keeps = fold(graph, rows + rows[-1:])[-1][1]
         assert keeps is not None  # a decision with rolls left has keeps
         for k in sub_multisets(roll.dice):
@@ -92,23 +119,30 @@ def advise(
     return options
 
 
-_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card, bank): a turn's decisions share it
+def _after_roll(situation: Situation | None) -> Situation | None:
+    """The situation after one more roll of this turn (what every later roll is asked with)."""
+    if situation is None:
+        return None
+    return evolve(situation, rolls_used=situation.rolls_used + 1, rolls_left=max(0, situation.rolls_left - 1))
 
 
-def _later_cached(solution: Solution, card: Card, bank: int) -> np.ndarray:
-    """`_later_scores`, remembered for the last few (solution, card, bank): one turn asks the same ones."""
-    key = (id(solution), card, bank)
+_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card, bank, situation): a turn's decisions share it
+
+
+def _later_cached(solution: Values, card: Card, bank: int, situation: Situation | None = None) -> np.ndarray:
+    """`_later_scores`, remembered for the last few (solution, card, bank, situation): one turn asks the same."""
+    key = (id(solution), card, bank, situation)
     hit = _LATER.get(key)
     later = hit[1] if hit is not None and hit[0]() is solution else None
     if later is None:
-        later = _later_scores(solution, card, bank)
+        later = _later_scores(solution, card, bank, situation)
         _LATER[key] = (weakref.ref(solution), later)
         if len(_LATER) > 64:
             _LATER.popitem(last=False)
     return later
 
 
-def _futures(solution: Solution, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:
+def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:
     """`Solution.futures`, refusing a successor the solver never reached (the card cannot arise in play)."""
     out = solution.futures(card, fills, bank) if fills else np.zeros(0)
     if np.isnan(out).any():
@@ -116,7 +150,7 @@ def _futures(solution: Solution, card: Card, fills: list[tuple[str, int]], bank:
     return out
 
 
-def _later_scores(solution: Solution, card: Card, bank: int = 0) -> np.ndarray:
+def _later_scores(solution: Values, card: Card, bank: int = 0, situation: Situation | None = None) -> np.ndarray:
     """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll,
     leaving `bank` rolls banked.
 
@@ -124,55 +158,86 @@ def _later_scores(solution: Solution, card: Card, bank: int = 0) -> np.ndarray:
     `dicecup advise` asks one card); from the `TABLES_AFTER`-th on, the variant's score
     and legality tables answer (memoised on what the rules read: a one-off cost of about
     a second for Yahtzee, then a new card costs lookups). Rules the tables cannot hold
-    always go to the engine.
+    always go to the engine. With a `situation`, legality is the engine's, asked per roll.
     """
     v = solution.variant
     asked = _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
     if asked >= TABLES_AFTER and v.fingerprint not in _UNTABULABLE:
         try:
-            return _later_from_tables(solution, card, bank)
+            return _later_from_tables(solution, card, bank, situation)
         except Untabulable:
             _UNTABULABLE.add(v.fingerprint)
-    return _later_from_engine(solution, card, bank)
+    return _later_from_engine(solution, card, bank, situation)
 
 
 TABLES_AFTER = 3
 _ASKED: dict[str, int] = {}  # cards advised per variant fingerprint in this process
 _UNTABULABLE: set[str] = set()
 _TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
+_SITUATED: set[str] = set()  # variants whose legality reads the situation: the engine answers it per roll
 
 
-def _later_from_tables(solution: Solution, card: Card, bank: int) -> np.ndarray:
+def _later_from_tables(solution: Values, card: Card, bank: int, situation: Situation | None = None) -> np.ndarray:
     v = solution.variant
-    if v.figures or any(c.multiplier != 1 for c in v.columns):
-        # the tables hold box scores before a column's multiplier, and awards of every figure
-        raise Untabulable("columns with multipliers, or figures besides the score: the engine values these")
     got = _TABLES.get(v.fingerprint)
     if got is None or got[0].variant.hooks is not v.hooks:
         got = _TABLES[v.fingerprint] = (ScoreTables(v, [b.id for b in v.declared_bonuses]), LegalTables(v))
     scores, legal = got
-    vals = solution.index.row_of(card)
-    cls, _, box_scores, points = scores.lookup(vals)
+    vals = solution.row_of(card)
+    cls, shaped, box_scores, _ = scores.lookup(vals)
+    if len(scores.award_ids) > len(v.declared_bonuses):
+        raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know: the engine values it")
     n_rolls = scores.R
-    ok = legal.allowed(np.repeat(legal.lookup(vals), n_rolls), False, np.arange(n_rolls)) & (vals[0] == EMPTY)
+    ok = None
+    if situation is None or v.fingerprint not in _SITUATED:
+        try:
+            ok = legal.allowed(np.repeat(legal.lookup(vals), n_rolls), False, np.arange(n_rolls))
+        except Untabulable:  # legality reads the game around the card (an announcement)
+            if situation is None:
+                raise
+            _SITUATED.add(v.fingerprint)
+    if ok is None:
+        assert situation is not None
+        ok = _legal_in(v, card, scores.rolls, situation)
+    ok &= vals[0] == EMPTY
     rolls, boxes = np.nonzero(ok)
     got_scores = box_scores[cls[0], 0, rolls, boxes]
+    # what a box adds to the score: its score times its column's multiplier, plus the score-figure awards
+    counted = np.array([b.figure == "score" for b in v.declared_bonuses], dtype=np.int64)
+    mult = np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64)
+    awards = shaped[cls[0], 0, rolls, boxes, 1 : 1 + len(counted)] @ counted
+    points = got_scores * mult[boxes] + awards
     lo = int(got_scores.min()) if len(got_scores) else 0
     span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
     keys, which = np.unique(boxes * span + (got_scores - lo), return_inverse=True)  # one int per (box, score)
     fills = [(v.box_ids[int(k // span)], int(k % span) + lo) for k in keys]
     after = _futures(solution, card, fills, bank)[which.reshape(-1)]
     later = np.full((solution.graph.n_rolls, 1), -np.inf)
-    np.maximum.at(later[:, 0], rolls, points[cls[0], 0, rolls, boxes] + after)
+    np.maximum.at(later[:, 0], rolls, points + after)
     return later
 
 
-def _later_from_engine(solution: Solution, card: Card, bank: int) -> np.ndarray:
+def _legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation) -> np.ndarray:
+    """[rolls, boxes] legal boxes from the engine with the game around the card: one call stands for every
+    roll when the rules were not seen to look at the dice (neither the roll nor a declared pattern)."""
+    index = {b: i for i, b in enumerate(v.box_ids)}
+    ok = np.zeros((len(rolls), len(v.box_ids)), dtype=bool)
+    with tracing() as reads:
+        legal = v.legal_boxes(card, traced_roll(rolls[0]), False, situation)
+    if not (reads.roll or reads.patterns):
+        ok[:, [index[b] for b in legal]] = True
+        return ok
+    for r, roll in enumerate(rolls):
+        ok[r, [index[b] for b in v.legal_boxes(card, roll, False, situation)]] = True
+    return ok
+
+
+def _later_from_engine(solution: Values, card: Card, bank: int, situation: Situation | None = None) -> np.ndarray:
     v = solution.variant
     scored: list[tuple[int, str, int, int]] = []  # (roll, box, score, points)
     for i, r in enumerate(v.all_rolls()):
-        for box in v.legal_boxes(card, r, False):
-            res = v.score(card, box, r, False)
+        for box in v.legal_boxes(card, r, False, situation):
+            res = v.score(card, box, r, False, situation)
             scored.append((i, box, res.score, res.points))
     fills = sorted({(box, score) for _, box, score, _ in scored})
     after = dict(zip(fills, _futures(solution, card, fills, bank).tolist(), strict=False))

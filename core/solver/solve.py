@@ -178,6 +178,10 @@ class Solution:
                 laters, firsts = banked_scores(self.space, self.values, ctx, codes[part], prog[part], rolls)
                 yield part, (firsts or laters)[-1], laters[-1], fold(self.graph, laters)[::-1]
 
+    def row_of(self, card: Card) -> np.ndarray:
+        """A card as a (1, boxes) row of box scores, `EMPTY` where open (the advisor's tables read it)."""
+        return self.index.row_of(card)
+
     def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray:
         """Expected points still to come after filling each (box, score) of `fills` on `card`, at once,
         `bank` rolls banked (`bank_after`).
