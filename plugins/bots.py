@@ -1,4 +1,4 @@
-"""The built-in computer players, registered like any third party's: random, greedy and optimal."""
+"""The built-in computer players, registered like any third party's: random, greedy, optimal and strong."""
 
 from __future__ import annotations
 
@@ -13,6 +13,20 @@ def _optimal(rng: random.Random) -> Bot:
     from dicecup.solver import OptimalBot
 
     return OptimalBot(rng)
+
+
+def _strong(rng: random.Random) -> Bot:
+    """Each turn's best move with the rest of the card valued by its parts' exact solves (imported on first use)."""
+    from dicecup.solver.relax import StrongBot
+
+    return StrongBot(rng)
+
+
+def _check_strong(variant: Variant) -> None:
+    """What the strong strategy refuses at once (a card with nothing to split, banked rolls)."""
+    from dicecup.solver.relax import check_relaxable
+
+    check_relaxable(variant)
 
 
 def _check_optimal(variant: Variant) -> None:
@@ -33,4 +47,11 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
         _optimal,
         "the exact solver's strategy: the highest expected final score (solitaire)",
         check=_check_optimal,
+    )
+    register(
+        "strong",
+        _strong,
+        "for games beyond the exact solver: each turn played exactly against the sum of the card's parts "
+        "(columns or sections), each part solved exactly",
+        check=_check_strong,
     )

@@ -269,8 +269,57 @@ def test_variants_the_solver_cannot_model_are_refused(vid, reason):
     out = run("solve", "-v", vid, "-q")
     assert out.exit_code == 2 and reason in out.stderr, out.output
     assert "Traceback" not in out.output
-    hint = run("advise", "-v", vid, "--dice", "1,2,3,4,5" + (",6" if vid == "maxi-yatzy" else ""), "-q")
+    dice = "1,2,3,4,5" + (",6" if vid == "maxi-yatzy" else "")
+    hint = run("advise", "-v", vid, "--dice", dice, "-q", "--strategy", "optimal")
     assert hint.exit_code == 2 and reason in hint.stderr, hint.output
+
+
+TWO_COLUMNS = """
+id: two-columns
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+columns:
+  a: {name: A}
+  b: {name: B, multiplier: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+"""
+
+
+def test_advise_with_the_strong_strategy(tmp_path):
+    path = tmp_path / "two-columns.yaml"
+    path.write_text(TWO_COLUMNS, encoding="utf-8")
+    out = run("advise", "-v", str(path), "--dice", "33", "--card", "a.threes=6", "--json", "-q", "-s", "strong")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["strategy"] == "strong"
+    boxes = {o["box"] for o in data["options"] if o["action"] == "score"}
+    assert boxes == {"a.ones", "a.pair", "b.ones", "b.threes", "b.pair"}  # the filled box is not offered
+    assert data["best"] == data["options"][0]
+    text = run("advise", "-v", str(path), "--dice", "33", "-q", "-s", "strong")
+    assert text.exit_code == 0 and "bot strong" in text.stdout, text.output
+    bad = run("advise", "-v", str(path), "--dice", "33", "-q", "-s", "best")
+    assert bad.exit_code == 2 and "unknown strategy 'best'" in bad.stderr
+    single = tmp_path / "one-part.yaml"  # one column, one section: nothing to split
+    single.write_text(
+        TWO_COLUMNS.replace("id: two-columns", "id: one-part").split("columns:")[0]
+        + (
+            "boxes:\n  ones: {pattern: {kind: face, face: 1}, score: sum}\n  pair: {pattern: {kind: of_a_kind, n: 2}, score: 8}\n"
+        ),
+        encoding="utf-8",
+    )
+    one = run("advise", "-v", str(single), "--dice", "12", "-q", "-s", "strong")
+    assert one.exit_code == 2 and "columns or sections" in one.stderr, one.output
+
+
+@pytest.mark.slow
+def test_advise_falls_back_to_strong_where_the_solver_refuses():
+    out = run("advise", "-v", "triple-yahtzee", "--dice", "66653", "--card", "x1.yahtzee=50", "--json", "-q")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["strategy"] == "strong" and data["best"]["keep"] == [6, 6, 6]
 
 
 class RollsLeft:

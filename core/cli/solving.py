@@ -180,6 +180,23 @@ def _possible(variant: Variant, card: Card, box: str) -> set[int]:
     return out
 
 
+def _auto_strategy(variant: Variant) -> str:
+    """optimal where the exact solver takes the variant at once, strong where it refuses and the card splits."""
+    from ..solver import SolverError, check_solvable
+
+    try:
+        check_solvable(variant)
+    except SolverError:
+        from ..solver.relax import check_relaxable
+
+        try:
+            check_relaxable(variant)
+        except SolverError:
+            return "optimal"  # neither: the solver's refusal is the error to show
+        return "strong"
+    return "optimal"
+
+
 @app.command("advise")
 def advise_cmd(
     variant: VariantOpt,
@@ -208,6 +225,15 @@ def advise_cmd(
     ] = 12,
     max_states: MaxStatesOpt = None,
     quiet: QuietOpt = False,
+    strategy: Annotated[
+        str,
+        typer.Option(
+            "--strategy",
+            "-s",
+            help="optimal (the exact solver's table), strong (the card's parts solved exactly: for games "
+            "beyond the solver) or auto (optimal where the solver takes the variant, else strong).",
+        ),
+    ] = "auto",
 ) -> None:
     """Rank every option (each distinct keep, each box to score now) by expected final score."""
     try:
@@ -228,8 +254,20 @@ def advise_cmd(
                 + (f", plus {banked} banked" if banked else "")
                 + f"), got {left}"
             )
-        solution, _ = load_solution(v, max_states, quiet, False)
-        from ..solver.advice import advise
+        if strategy not in ("auto", "optimal", "strong"):
+            raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
+        if strategy == "auto":
+            strategy = _auto_strategy(v)
+        from ..solver.advice import Values, advise
+
+        solution: Values
+        if strategy == "strong":
+            from ..solver.relax import Relaxation, check_relaxable
+
+            check_relaxable(v)
+            solution = Relaxation.of(v)
+        else:
+            solution, _ = load_solution(v, max_states, quiet, False)
 
         start = time.perf_counter()
         first = left == most
@@ -242,6 +280,7 @@ def advise_cmd(
         out = {
             "variant": v.id,
             "dice": list(values),
+            "strategy": strategy,
             "rolls_left": left,
             "banked": banked,
             "first_roll": first,
@@ -257,7 +296,12 @@ def advise_cmd(
     title = f"{v.name}: dice {' '.join(map(str, values))}, {left} roll{'s' * (left != 1)} left" + (
         " (first roll)" if first else ""
     )
-    table = Table(title=title, caption=f"expected final score if played optimally afterwards; {seconds * 1000:.0f} ms")
+    after = (
+        "played optimally afterwards"
+        if strategy == "optimal"
+        else "played afterwards against the card's parts, each solved exactly (bot strong)"
+    )
+    table = Table(title=title, caption=f"expected final score if {after}; {seconds * 1000:.0f} ms")
     table.add_column("", no_wrap=True)
     table.add_column("option")
     table.add_column("scores now", justify="right")

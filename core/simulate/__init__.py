@@ -33,7 +33,7 @@ __all__ = [
     "check_size",
 ]
 
-STRATEGIES = ("optimal", "greedy", "random")
+STRATEGIES = ("optimal", "strong", "greedy", "random")
 METHODS = ("auto", "batched", "engine")
 
 Progress = Callable[[int], None]
@@ -50,7 +50,8 @@ def check_size(variant: Variant, strategy: str) -> None:
     """Refuse at once, with the size, a strategy whose work explodes on this variant (nothing is started).
 
     `greedy` looks one roll ahead over every distinct roll; `optimal` needs the exact solver's
-    table, whose own limits (`solver.rules.check_solvable`) apply. `random` never enumerates rolls.
+    table, whose own limits (`solver.rules.check_solvable`) apply; `strong` needs a card it can
+    split into parts (`solver.relax.check_relaxable`). `random` never enumerates rolls.
     """
     if strategy == "greedy":
         GreedyBot.check(variant)
@@ -60,6 +61,10 @@ def check_size(variant: Variant, strategy: str) -> None:
         except ImportError:  # pragma: no cover - the solver ships with dicecup
             return
         check_solvable(variant)
+    if strategy == "strong":
+        from ..solver.relax import check_relaxable
+
+        check_relaxable(variant)
 
 
 def _make_bot(strategy: str, rng: random.Random) -> Any:
@@ -72,6 +77,10 @@ def _make_bot(strategy: str, rng: random.Random) -> Any:
                 "the optimal strategy needs the solver (dicecup.solver), which is not available"
             ) from None
         return OptimalBot(rng)
+    if strategy == "strong":
+        from ..solver.relax import StrongBot
+
+        return StrongBot(rng)
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
 
 

@@ -1,0 +1,294 @@
+"""The strong strategy for games beyond exact reach: the card split into parts, each solved exactly.
+
+A `Relaxation` values the rest of a card as the sum of its parts' exact values:
+each column of a column game, or each section of a one-column card, becomes a
+variant of its own (`Variant.derive`), solved by the exact solver. Where a part
+still holds what the solver cannot model (a fill order with announcements, a
+bonus that reads box values, too many threshold groups), that is left out of
+the part, and `Part.dropped` says what. Playing every part on its own, a turn
+given to one part decided before the roll, is a strategy of the real game
+wherever no rule crosses parts, so the sum is then the value of a real
+strategy, and choosing each turn's best move against it (`StrongBot`, through
+the advisor's own turn recursion) does at least as well as that strategy.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from attrs import frozen
+
+from ..errors import DicecupError, VariantError
+from ..game.actions import Action
+from ..game.state import GameState
+from ..language.model import Card, Variant
+from ..numeric.coding import EMPTY
+from ..numeric.dice import DiceGraph
+from .advice import advise
+from .errors import SolverError
+from .solve import Solution
+
+__all__ = ["Part", "Relaxation", "StrongBot", "PART_MAX_STATES", "check_relaxable"]
+
+#: A part is solved only when it is this small (parts are solved on first use, and cached like any table).
+PART_MAX_STATES = 4_000_000
+_MAX_ATTEMPTS = 64  # derivations tried while leaving out what a part cannot hold
+
+
+@frozen
+class Part:
+    """One exactly solved piece of a card: `boxes[i]` is the full card's box of the part's box i."""
+
+    name: str
+    solution: Solution
+    boxes: tuple[int, ...]
+    weight: int  # the column's multiplier: the part is solved with multiplier 1
+    dropped: tuple[str, ...]  # what of the real rules the part leaves out
+
+    @property
+    def variant(self) -> Variant:
+        return self.solution.variant
+
+
+Solver = Callable[[Variant], Solution]
+
+
+def _load(variant: Variant) -> Solution:
+    from .cache import load_or_solve
+
+    return load_or_solve(variant, max_states=PART_MAX_STATES)[0]
+
+
+class Relaxation:
+    """The value of the rest of a card as the sum of its parts' exact values; `advise` takes it in
+    place of a `Solution` (it has the same `futures`, `graph`, `banks` and `row_of`)."""
+
+    banks = 1
+
+    def __init__(self, variant: Variant, parts: Sequence[Part]) -> None:
+        self.variant = variant
+        self.parts = tuple(parts)
+        self.ids = variant.box_ids
+        self.index = {b: i for i, b in enumerate(self.ids)}
+
+    @classmethod
+    def of(cls, variant: Variant, solver: Solver = _load) -> Relaxation:
+        """Split `variant` into parts (its columns, else its sections) and solve each (`solver`)."""
+        check_relaxable(variant)
+        made: dict[str, tuple[Solution, tuple[str, ...]]] = {}  # parts alike (columns that differ by name) once
+        parts = []
+        for name, overlay, boxes, weight in _split(variant):
+            key = json.dumps(overlay, sort_keys=True)
+            if key not in made:
+                made[key] = _part(variant, name, overlay, solver)
+            solution, dropped = made[key]
+            if len(solution.variant.box_ids) != len(boxes):
+                raise SolverError(f"{variant.id}: its part {name!r} has {len(solution.variant.box_ids)} boxes")
+            parts.append(Part(name, solution, boxes, weight, dropped))
+        return cls(variant, parts)
+
+    @cached_property
+    def graph(self) -> DiceGraph:
+        return DiceGraph(self.variant.dice, self.variant.faces)
+
+    def bank_after(self, rolls_left: int) -> int:
+        return 0
+
+    def row_of(self, card: Card) -> np.ndarray:
+        """A card as a (1, boxes) row of box scores, `EMPTY` where open."""
+        row = np.full((1, len(self.ids)), EMPTY, dtype=np.int64)
+        for box, score in card.scores.items():
+            row[0, self.index[box]] = score
+        return row
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        """The estimated points to come from the start of a turn, for card rows (rows, boxes).
+
+        A part's state its own rules never reach (a real rule let a box be filled its
+        part's rules would not) counts as the worst value that part has among `rows`."""
+        total = np.zeros(len(rows))
+        for part in self.parts:
+            sol = part.solution
+            got = sol.column(0)[sol.index.locate(rows[:, part.boxes])]
+            bad = np.isnan(got)
+            if bad.any():
+                got[bad] = np.nanmin(got) if not bad.all() else 0.0
+            total += part.weight * got
+        return total
+
+    def future(self, card: Card, bank: int = 0) -> float:
+        return float(self.values(self.row_of(card))[0])
+
+    def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray:
+        """The estimate after filling each (box, score) of `fills` on `card`, at once."""
+        rows = np.repeat(self.row_of(card), len(fills), axis=0)
+        for i, (box, score) in enumerate(fills):
+            rows[i, self.index[box]] = score
+        return self.values(rows) if len(fills) else np.zeros(0)
+
+    @property
+    def expected_score(self) -> float:
+        """What playing the parts one by one is worth from the empty card (a floor under `StrongBot`'s mean
+        wherever no rule crosses parts)."""
+        return self.future(Card())
+
+    def describe(self) -> list[str]:
+        """A line per part: its boxes, weight, states, value and what it leaves out."""
+        out = []
+        for p in self.parts:
+            left = f"; leaves out {', '.join(p.dropped)}" if p.dropped else ""
+            out.append(
+                f"{p.name}: {len(p.boxes)} boxes x{p.weight}, {p.solution.states:,} states, "
+                f"worth {p.weight * p.solution.expected_score:.4f}{left}"
+            )
+        return out
+
+
+def check_relaxable(variant: Variant) -> None:
+    """Refuse at once a variant the strong strategy cannot split (one part only, or banked rolls)."""
+    if variant.carry_over:
+        raise SolverError(f"{variant.id}: bot strong does not value banked rolls; the exact solver does (bot optimal)")
+    if len(_split(variant)) < 2:
+        raise SolverError(
+            f"{variant.id}: bot strong splits a card into columns or sections, and this card has one of each"
+        )
+
+
+def _split(variant: Variant) -> list[tuple[str, dict[str, Any], tuple[int, ...], int]]:
+    """(name, overlay, full-card box indexes, weight) of each part: a column each, else a section each."""
+    ids = variant.box_ids
+    if len(variant.columns) > 1:
+        out = []
+        for col in variant.columns:
+            spec: dict[str, Any] = {"name": "one column"}
+            if col.order != "any":
+                spec["order"] = col.order
+            # one column left, named alike in every part: columns that differ only in name share one solve
+            overlay = {"columns": {**{c.id: None for c in variant.columns}, "part": spec}}
+            boxes = tuple(ids.index(b.id) for b in variant.boxes if b.column == col.id)
+            out.append((col.id, overlay, boxes, col.multiplier))
+        return out
+    sections = list(dict.fromkeys(b.section for b in variant.boxes))
+    out = []
+    for sec in sections:
+        drop: dict[str, Any] = {b.row or b.id: None for b in variant.boxes if b.section != sec}
+        boxes = tuple(i for i, b in enumerate(variant.boxes) if b.section == sec)
+        out.append((sec, {"boxes": drop}, boxes, 1))
+    return out if len(out) > 1 else []
+
+
+def _part(variant: Variant, name: str, overlay: dict[str, Any], solver: Solver) -> tuple[Solution, tuple[str, ...]]:
+    """The part `overlay` describes, solved; what its derivation or its solve refuses is left out, one
+    key at a time (a bonus or rule that names a box of another part; then what the solver refuses)."""
+    overlay = {**overlay, "id": f"{variant.id}-part", "name": f"{variant.name}: one part"}
+    dropped: list[str] = []
+    for _ in range(_MAX_ATTEMPTS):
+        try:
+            part = variant.derive(overlay)
+            break
+        except VariantError as exc:
+            key = tuple(exc.path[:2])
+            if len(key) < 2 or key[0] not in ("bonuses", "rules") or f"{key[0]}.{key[1]}" in dropped:
+                raise SolverError(f"{variant.id}: its part {name!r} cannot be built: {exc}") from None
+            overlay = _without(overlay, key)
+            dropped.append(f"{key[0]}.{key[1]}")
+    else:
+        raise SolverError(f"{variant.id}: its part {name!r} cannot be built")
+    solution, more = _solvable(part, overlay, variant, name, solver)
+    return solution, tuple(dropped + more)
+
+
+def _without(overlay: Mapping[str, Any], key: tuple[Any, ...]) -> dict[str, Any]:
+    """`overlay` that also deletes `key` (a (section, name) pair such as ('bonuses', 'upper_bonus'))."""
+    head, name = key
+    inner = dict(overlay.get(head) or {})
+    inner[name] = None
+    return {**overlay, head: inner}
+
+
+def _solvable(
+    part: Variant, overlay: dict[str, Any], variant: Variant, name: str, solver: Solver
+) -> tuple[Solution, list[str]]:
+    """The part solved, leaving out what the solver refuses: bonuses first (each dropped in turn until it
+    solves, then each put back that it can hold), and only if that is not enough the column's fill order."""
+    try:
+        return solver(part), []
+    except SolverError as exc:
+        last: Exception = exc
+    cols = overlay.get("columns") or {}
+    tries: list[tuple[dict[str, Any], list[str]]] = [(overlay, [])]
+    if "order" in (cols.get("part") or {}):
+        free = {k: v for k, v in cols["part"].items() if k != "order"}
+        tries.append(({**overlay, "columns": {**cols, "part": free}}, ["its fill order"]))
+    for base, dropped in tries:
+        bonus_ids = list((variant.derive(base).document or {}).get("bonuses") or {})
+        left: list[str] = []
+        solution = None
+        for bid in bonus_ids:
+            left.append(bid)
+            try:
+                solution = solver(variant.derive(_drop_bonuses(base, left)))
+                break
+            except SolverError as exc:
+                last = exc
+        if solution is None:
+            continue
+        for bid in list(left):  # put back each bonus the part can hold with the others left out
+            fewer = [b for b in left if b != bid]
+            try:
+                solution = solver(variant.derive(_drop_bonuses(base, fewer)))
+                left = fewer
+            except SolverError:
+                pass
+        return solution, dropped + [f"bonuses.{b}" for b in left]
+    raise SolverError(f"{variant.id}: its part {name!r} cannot be solved even without its bonuses: {last}")
+
+
+def _drop_bonuses(overlay: dict[str, Any], ids: Sequence[str]) -> dict[str, Any]:
+    out = overlay
+    for bid in ids:
+        out = _without(out, ("bonuses", bid))
+    return out
+
+
+class StrongBot:
+    """Each turn's best move with the rest of the card valued by a `Relaxation` (bot `strong`): the advisor's
+    turn recursion on the real rules, the parts' exact values as what comes after."""
+
+    name = "strong"
+
+    def __init__(self, rng: random.Random | None = None, solver: Solver = _load) -> None:
+        self.rng = rng
+        self.solver = solver
+        self._relaxations: dict[str, Relaxation] = {}
+
+    def relaxation(self, variant: Variant) -> Relaxation:
+        got = self._relaxations.get(variant.fingerprint)
+        if got is None or got.variant.hooks is not variant.hooks:
+            got = self._relaxations[variant.fingerprint] = Relaxation.of(variant, self.solver)
+        return got
+
+    def _best(self, rel: Relaxation, state: GameState) -> tuple[float, Action] | None:
+        options = advise(rel, state.card, state.dice, state.rolls_left, state.first_roll, state.situation())
+        return (options[0].value, options[0].action) if options else None
+
+    def choose(self, state: GameState) -> Action:
+        if state.is_chance or state.over:
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
+        rel = self.relaxation(state.variant)
+        best = self._best(rel, state)
+        for rule_action in state.rule_actions():  # an announcement: the turn after it, valued alike
+            after = state.act(rule_action)
+            got = None if after.is_chance or after.over else self._best(rel, after)
+            if got is not None and (best is None or got[0] > best[0] + 1e-9):
+                best = (got[0], rule_action)
+        if best is None:  # nothing legal scores: any legal move
+            return (self.rng or random.Random(0)).choice(state.legal_actions())
+        return best[1]

@@ -1,0 +1,108 @@
+"""How good `bot:strong` is: against greedy on the games beyond exact reach, against the optimum where it is known.
+
+    .venv/bin/python tests/benchmarks/bench_strong.py [--games 400] [--greedy-games 100] [--processes 2]
+
+Column games (Triple Yahtzee, Yamb, Balut): strong and greedy each play their
+games through the game engine (`dicecup simulate --method engine`); the table
+gives the mean final score with its standard error, Balut's points too (it ranks
+by them), and the strong bot's floor (its parts' summed value, a real strategy's
+value where no rule crosses parts). Calibration (Yahtzee, Yatzy): the same
+method, with the card split by sections in place of the exact table, against
+the exact optimum the solver computes; the target is within 1%.
+Games are split over `--processes` workers, each with its own seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from dicecup import Engine
+from dicecup.simulate import simulate
+
+COLUMN_GAMES = ("triple-yahtzee", "yamb", "balut")
+CALIBRATION = ("yahtzee", "yatzy")
+
+
+def _play(job: tuple[str, str, int, int]) -> tuple[list[int], list[int]]:
+    """(scores, points figure per game) of `games` games of one strategy with one seed."""
+    variant_id, strategy, games, seed = job
+    v = Engine(entry_points=False).variant(variant_id)
+    res = simulate(v, strategy, games, seed, method="engine")
+    figure = {b.id: b.figure for b in v.declared_bonuses}
+    cols = [i for i, b in enumerate(res.bonus_ids) if figure.get(b) == "points"]
+    points = res.bonus_points[:, cols].sum(axis=1) if cols else np.zeros(res.games, dtype=np.int64)
+    return res.totals.tolist(), points.tolist()
+
+
+def _run(pool: ProcessPoolExecutor, variant_id: str, strategy: str, games: int, workers: int, seed: int):
+    share = [games // workers + (1 if w < games % workers else 0) for w in range(workers)]
+    jobs = [(variant_id, strategy, n, seed * 1000 + w) for w, n in enumerate(share) if n]
+    start = time.perf_counter()
+    scores: list[int] = []
+    points: list[int] = []
+    for s, p in pool.map(_play, jobs):
+        scores += s
+        points += p
+    return np.array(scores), np.array(points), time.perf_counter() - start
+
+
+def _mean_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=400, help="strong games per variant (default 400)")
+    ap.add_argument("--greedy-games", type=int, default=100, help="greedy games per column game (default 100)")
+    ap.add_argument("--calibration-games", type=int, default=2000, help="strong games on Yahtzee and Yatzy")
+    ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--variants", nargs="*", default=[*COLUMN_GAMES, *CALIBRATION])
+    args = ap.parse_args(argv)
+    from dicecup.solver.cache import load_or_solve
+    from dicecup.solver.relax import Relaxation
+
+    engine = Engine(entry_points=False)
+    for vid in args.variants:  # parts solved (and cached) once, before the workers start
+        Relaxation.of(engine.variant(vid))
+    print(f"{'variant':15} {'strategy':8} {'games':>6} {'mean':>9} {'± SE':>6} {'points':>12} {'s/game':>7}  note")
+    with ProcessPoolExecutor(args.processes) as pool:
+        for vid in args.variants:
+            v = engine.variant(vid)
+            rel = Relaxation.of(v)
+            runs = [("strong", args.games if vid in COLUMN_GAMES else args.calibration_games)]
+            if vid in COLUMN_GAMES:
+                runs.append(("greedy", args.greedy_games))
+            means = {}
+            for strategy, games in runs:
+                if games <= 0:
+                    continue
+                scores, points, secs = _run(pool, vid, strategy, games, args.processes, args.seed)
+                m, se = _mean_se(scores)
+                means[strategy] = (m, se)
+                pts = f"{_mean_se(points)[0]:.2f}±{_mean_se(points)[1]:.2f}" if v.figures else ""
+                note = ""
+                if strategy == "strong":
+                    note = f"floor {rel.expected_score:.2f} ({len(rel.parts)} parts)"
+                    if vid in CALIBRATION:
+                        best = load_or_solve(v)[0].expected_score
+                        note += f"; optimum {best:.4f}: {100 * (m / best - 1):+.2f}% ({(m - best) / se:+.1f} SE)"
+                print(
+                    f"{vid:15} {strategy:8} {games:6d} {m:9.2f} {se:6.2f} {pts:>12} {secs * args.processes / games:7.2f}  {note}",
+                    flush=True,
+                )
+            if "greedy" in means:
+                (ms, ss), (mg, sg) = means["strong"], means["greedy"]
+                print(
+                    f"{'':15} strong - greedy: {ms - mg:+.2f} ± {math.hypot(ss, sg):.2f} ({100 * (ms / mg - 1):+.1f}%)"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,257 @@
+"""The strong strategy (`bot:strong`): a card split into parts solved exactly, and each turn played against
+their sum. Checked against an exact policy evaluation on small games, and by its values' own definition."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _solver_helpers import brute_force
+
+from dicecup import Card, DicecupError, Engine, GameState, RandomBot, Variant, VariantError
+from dicecup.game.actions import Score
+from dicecup.solver import SolverError, solve
+from dicecup.solver.relax import Relaxation, StrongBot, check_relaxable
+
+# Two columns, nothing crossing them: playing each part alone is a strategy of the real game.
+TWO_COLUMNS = """
+id: tiny-two-columns
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+columns:
+  a: {name: A}
+  b: {name: B, multiplier: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 4, points: 5}
+"""
+
+
+def _solver(variant: Variant):
+    return solve(variant, max_states=1_000_000, kernel="numpy")
+
+
+def _two_columns(tmp_path: Path, engine: Engine) -> Variant:
+    path = tmp_path / "two-columns.yaml"
+    path.write_text(TWO_COLUMNS, encoding="utf-8")
+    return engine.load_file(path)
+
+
+def policy_value(variant: Variant, bot: StrongBot) -> float:
+    """The exact expected final total of the bot's play from the start: expectimax with the bot's choice
+    in place of the max (plain recursion over GameState, memoised on the state)."""
+    memo: dict[tuple, float] = {}
+
+    def value(state: GameState) -> float:
+        key = (state.card, tuple(sorted(state.dice)), state.rolls_used, state.held, state.over, state.turn_state)
+        got = memo.get(key)
+        if got is None:
+            if state.over:
+                got = float(state.totals()[0])
+            elif state.is_chance:
+                got = sum(float(p) * value(state.apply(a)) for a, p in state.chance_outcomes())
+            else:
+                got = value(state.apply(bot.choose(state)))
+            memo[key] = got
+        return got
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        return value(GameState.new(variant, 1))
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+# ---------------------------------------------------------------- deriving a part from a variant
+
+
+def test_derive_keeps_one_column_as_a_game_of_its_own(engine: Engine) -> None:
+    triple = engine.variant("triple-yahtzee")
+    part = triple.derive({"id": "x1-only", "columns": {"x2": None, "x3": None}})
+    assert part.id == "x1-only"
+    assert part.box_ids == engine.variant("yahtzee").box_ids  # one column: the rows are the boxes
+    assert [c.id for c in part.columns] == ["x1"]
+    assert triple.box_ids[0] == "x1.ones"  # the variant derived from is unchanged
+
+
+def test_derive_reports_a_bad_overlay_with_its_key_path(engine: Engine) -> None:
+    yahtzee = engine.variant("yahtzee")
+    with pytest.raises(VariantError) as err:
+        yahtzee.derive({"boxes": {b: None for b in yahtzee.box_ids if b != "chance"}})
+    assert err.value.path[:2] == ("bonuses", "upper_bonus") or err.value.path[:1] == ("bonuses",)
+    with pytest.raises(VariantError, match="dice -> count"):
+        yahtzee.derive({"dice": {"count": "five"}})
+    with pytest.raises(DicecupError, match="overlay must be a mapping"):
+        yahtzee.derive(["dice"])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- the parts and their values
+
+
+def test_sections_are_the_parts_of_a_one_column_card(engine: Engine) -> None:
+    rel = Relaxation.of(engine.variant("yahtzee"), _solver)
+    upper, lower = rel.parts
+    assert (upper.name, lower.name) == ("upper", "lower")
+    assert [rel.ids[i] for i in upper.boxes] == list(upper.variant.box_ids)
+    assert set(upper.variant.box_ids) == {"ones", "twos", "threes", "fours", "fives", "sixes"}
+    # what names a box of the other part is left out, and said
+    assert "bonuses.yahtzee_bonus" in upper.dropped and "bonuses.upper_bonus" in lower.dropped
+    assert rel.expected_score == pytest.approx(upper.solution.expected_score + lower.solution.expected_score)
+    assert any("leaves out" in line for line in rel.describe())
+
+
+def test_columns_alike_but_for_the_multiplier_share_one_solve(tmp_path: Path, engine: Engine) -> None:
+    variant = _two_columns(tmp_path, engine)
+    rel = Relaxation.of(variant, _solver)
+    a, b = rel.parts
+    assert a.solution is b.solution and (a.weight, b.weight) == (1, 2)
+    assert [variant.box_ids[i] for i in b.boxes] == ["b.ones", "b.threes", "b.pair"]
+    assert rel.expected_score == pytest.approx(3 * a.solution.expected_score)
+
+
+def test_futures_are_the_parts_values_summed(engine: Engine) -> None:
+    """At every decision of random games, each successor's estimate is the weighted sum of each part's
+    exact value on its own boxes (asked through `Solution.future`, card by card)."""
+    variant = engine.variant("yahtzee")
+    rel = Relaxation.of(variant, _solver)
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(3):
+        state = GameState.new(variant, 1)
+        bot = RandomBot(rng)
+        while not state.over:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            fills = [
+                (b, variant.score(state.card, b, state.roll_now, state.first_roll).score) for b in state.legal_boxes()
+            ]
+            got = rel.futures(state.card, fills)
+            for (box, score), value in zip(fills, got, strict=True):
+                after = state.card.fill(box, score)
+                want = sum(
+                    p.weight
+                    * p.solution.future(
+                        Card(
+                            {
+                                p.variant.box_ids[j]: after.scores[rel.ids[i]]
+                                for j, i in enumerate(p.boxes)
+                                if rel.ids[i] in after.scores
+                            }
+                        )
+                    )
+                    for p in rel.parts
+                )
+                assert value == pytest.approx(want, abs=1e-9)
+                checked += 1
+            state = state.apply(bot.choose(state))
+    assert checked > 50
+
+
+# ---------------------------------------------------------------- the bot
+
+
+def test_strong_play_lies_between_its_floor_and_the_optimum(tmp_path: Path, engine: Engine) -> None:
+    """Exactly, on a two-column game where no rule crosses the columns: the bot's expected score (policy
+    evaluation by brute force) is at least the parts' sum (policy improvement) and at most the optimum."""
+    variant = _two_columns(tmp_path, engine)
+    bot = StrongBot(random.Random(0), solver=_solver)
+    floor = bot.relaxation(variant).expected_score
+    played = policy_value(variant, bot)
+    best = brute_force(variant)
+    assert floor - 1e-9 <= played <= best + 1e-9
+    assert played > floor + 0.01  # choosing the column after the roll is worth something here
+    assert solve(variant, kernel="numpy").expected_score == pytest.approx(best, abs=1e-9)
+
+
+def test_strong_bot_plays_whole_games_with_legal_moves(engine: Engine) -> None:
+    variant = engine.variant("yatzy")
+    bot = StrongBot(random.Random(1), solver=_solver)
+    rng = random.Random(2)
+    for _ in range(2):
+        state = GameState.new(variant, 1)
+        while not state.over:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            action = bot.choose(state)
+            if isinstance(action, Score):
+                assert action.box in state.legal_boxes()
+            state = state.apply(action)
+        assert state.totals()[0] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant_id", ["triple-yahtzee", "yamb", "balut"])
+def test_strong_bot_plays_the_column_games(engine: Engine, variant_id: str) -> None:
+    """A whole game of each game beyond exact reach; in Yamb, announcements are among its moves."""
+    variant = engine.variant(variant_id)
+    bot = StrongBot(random.Random(3))
+    rel = bot.relaxation(variant)
+    assert len(rel.parts) == len(variant.columns)
+    rng = random.Random(5)
+    state = GameState.new(variant, 1)
+    actions = []
+    while not state.over:
+        if state.is_chance:
+            state = state.roll(rng)
+            continue
+        action = bot.choose(state)
+        actions.append(action)
+        state = state.apply(action)
+    assert len(state.card.scores) == len(variant.boxes)
+    if variant_id == "yamb":
+        assert any(not isinstance(a, Score) and type(a).__name__ not in ("Keep",) for a in actions)
+        names = {p.name: p.dropped for p in rel.parts}
+        assert "its fill order" in names["announce"] and "its fill order" not in names["down"]
+
+
+def test_a_card_with_nothing_to_split_is_refused_at_once(tmp_path: Path, engine: Engine) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text(
+        "id: one-part\ndice: {count: 2, faces: 3}\nturn: {rolls: 2}\n"
+        "boxes:\n  ones: {pattern: {kind: face, face: 1}, score: sum}\n"
+        "  twos: {pattern: {kind: face, face: 2}, score: sum}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(SolverError, match="columns or sections"):
+        check_relaxable(engine.load_file(path))
+    with pytest.raises(SolverError, match="banked rolls"):
+        check_relaxable(engine.variant("maxi-yatzy"))
+    with pytest.raises(DicecupError, match="unknown bot"):
+        engine.check_bot("stronger", engine.variant("yahtzee"))
+    engine.check_bot("strong", engine.variant("yamb"))
+
+
+def test_advisor_tables_agree_with_the_engine_on_multiplied_columns_and_figures(tmp_path: Path, engine: Engine) -> None:
+    """The advisor's score tables apply a column's multiplier and count only score-figure awards, as
+    `Variant.score` does: the best value of every later roll matches the engine's, on the exact table."""
+    from dicecup.solver import advice
+
+    awards = (
+        "figures:\n  stars: {name: Stars}\nbonuses:\n"
+        "  star: {kind: event, scope: card, figure: stars, pattern_of: a.pair, box_holds: {a.pair: 8}, points: 3}\n"
+        "  more: {kind: event, scope: card, pattern_of: b.pair, box_holds: {b.pair: 8}, points: 5}"
+    )
+    text = TWO_COLUMNS.replace("bonuses:", awards)
+    path = tmp_path / "figures.yaml"
+    path.write_text(text, encoding="utf-8")
+    for variant in (_two_columns(tmp_path, engine), engine.load_file(path)):
+        solution = _solver(variant)
+        cards = (
+            Card(),
+            Card({"a.ones": 2, "b.pair": 8}),
+            Card({"a.pair": 8, "b.ones": 2}),
+            Card({"b.threes": 3, "a.pair": 0}),
+        )
+        for card in cards:
+            tables = advice._later_from_tables(solution, card, 0)
+            direct = advice._later_from_engine(solution, card, 0)
+            assert np.allclose(tables, direct, atol=1e-9)
