@@ -28,6 +28,7 @@ from dicecup import (
     RuleAction,
     SaveError,
     Score,
+    VariantError,
 )
 from dicecup.testing import turn
 
@@ -532,3 +533,38 @@ def test_actions_built_from_garbage_are_typed_errors():
     refused(lambda: RollDice([HUGE]), DiceError, "out of range")
     refused(lambda: Score(None), IllegalAction, "a box id is a string such as 'full_house', got NoneType None")
     assert Keep(np.array([3, 1])) == Keep([1, 3])
+
+
+def _deep_overlay(levels: int) -> dict:
+    out: dict = {}
+    inner = out
+    for _ in range(levels):
+        inner["a"] = {}
+        inner = inner["a"]
+    return out
+
+
+loop: dict = {}
+loop["boxes"] = loop  # refers to itself: refused by depth, never a RecursionError
+
+
+@pytest.mark.parametrize(
+    ("overlay", "message"),
+    [
+        ({"dice": {1, 2}}, "at dice: a value must be what YAML can write"),
+        ({"name": object()}, "at name: a value must be what YAML can write"),
+        ({(1, 2): "x"}, "a key must be a plain value, got tuple"),
+        ({"bonuses": {"upper_bonus": {"points": 10**20}}}, "is out of range"),
+        ({"boxes": {"ones": {"score": float("nan")}}}, "nan is not a finite number"),
+        (_deep_overlay(100), "nested more than 64 levels"),
+        (loop, "nested more than 64 levels"),
+        ({"turn": {"rolls": "three"}}, "at turn -> rolls"),
+        ({"dice": {"sides": 6}}, "unknown key"),
+    ],
+)
+def test_derive_refuses_what_a_variant_file_could_not_hold(engine, overlay, message):
+    """`Variant.derive` takes an overlay from code: each bad one is one VariantError saying where."""
+    with pytest.raises(VariantError, match=message.replace("(", r"\(")):
+        engine.variant("yahtzee").derive(overlay)
+    with pytest.raises(DicecupError, match="overlay must be a mapping"):
+        engine.variant("yahtzee").derive("dice: 5")  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ __all__ = [
     "option_combinations",
     "MAX_COMBINATIONS",
     "MAX_EXTENDS",
+    "check_numbers",
 ]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -63,7 +64,7 @@ def resolve(doc: Any, source: str, options: Mapping[str, Any], entries: Mapping[
         if overlay:
             resolved = merge(resolved, overlay)
     resolved = _substitute(resolved, chosen, source, (), [MAX_CHARS])
-    _check_numbers(resolved, (), (source, None))
+    check_numbers(resolved, (), (source, None))
     for k in ("extends", "options"):
         if isinstance(resolved, dict):
             resolved.pop(k, None)
@@ -297,16 +298,16 @@ class _TooLong(Exception):
     """Substitution went past its character budget."""
 
 
-def _check_numbers(value: Any, path: tuple, loc: tuple[str | None, int | None]) -> None:
+def check_numbers(value: Any, path: tuple, loc: tuple[str | None, int | None]) -> None:
     """Refuse any integer or float beyond ±NUMBER_LIMIT, and infinities and NaN, where it is written."""
     if isinstance(value, dict):
         for k, v in value.items():
             at = where(value, k) or loc
             _check_number(k, path + (k,), at)
-            _check_numbers(v, path + (k,), at)
+            check_numbers(v, path + (k,), at)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            _check_numbers(v, path + (i,), where(value, i) or loc)
+            check_numbers(v, path + (i,), where(value, i) or loc)
     else:
         _check_number(value, path, loc)
 

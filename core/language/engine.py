@@ -26,10 +26,10 @@ from attrs import frozen
 from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
-from .documents import resolve
+from .documents import check_numbers, resolve
 from .model import Variant
 from .rulehooks import RULE_HOOKS, RuleHooks, plugin_label
-from .yamlsource import load_yaml, merge, read_variant
+from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
 
 __all__ = ["Engine", "RuleDecl", "BotDecl", "VariantEntry", "BUILTIN_PLUGINS", "AUTOLOAD_ENV", "REQUIRED"]
 
@@ -367,9 +367,12 @@ class Engine:
         )
 
     def _derive(self, variant: Variant, overlay: Mapping[str, Any]) -> Variant:
-        """`Variant.derive`: the variant's resolved document with `overlay` merged on, compiled here."""
-        document = merge(variant.document, _plain(overlay))
-        return self._compile(document, f"{variant.source} (derived)", dict(variant.options), variant.option_specs)
+        """`Variant.derive`: the variant's resolved document with `overlay` merged on, compiled here
+        (the overlay held to what a YAML file may hold: plain values, numbers within the limit)."""
+        source = f"{variant.source} (derived)"
+        plain = _plain(overlay, (), source)
+        check_numbers(plain, (), (source, None))
+        return self._compile(merge(variant.document, plain), source, dict(variant.options), variant.option_specs)
 
     def _hooks_for(self, enabled: Mapping[str, Any]) -> RuleHooks:
         key = frozenset(enabled)
@@ -521,13 +524,28 @@ def _unpickle_variant(
     return variant
 
 
-def _plain(value: Any) -> Any:
-    """An overlay as the plain dicts and lists `merge` and the compiler read (any Mapping or list nested)."""
+def _plain(value: Any, path: tuple[Any, ...], source: str) -> Any:
+    """An overlay as the plain dicts and lists `merge` and the compiler read; a value YAML cannot
+    write (an object, a set, bytes) is refused where it is, and so is nesting past MAX_DEPTH."""
+    if len(path) > MAX_DEPTH:
+        raise VariantError(f"nested more than {MAX_DEPTH} levels", source=source, path=path[:8])
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, (str, int, float, bool)):
+                raise VariantError(f"a key must be a plain value, got {type(k).__name__}", source=source, path=path)
+            out[k] = _plain(v, (*path, k), source)
+        return out
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+        return [_plain(v, (*path, i), source) for i, v in enumerate(value)]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise VariantError(
+        f"a value must be what YAML can write (text, a number, true/false, null, a list or a mapping), "
+        f"got {type(value).__name__}",
+        source=source,
+        path=path,
+    )
 
 
 def _plugin_name(plugin: Any) -> str:
