@@ -17,7 +17,7 @@ def _optimal(rng: random.Random) -> Bot:
 
 def _strong(rng: random.Random) -> Bot:
     """Each turn's best move with the rest of the card valued by its parts' exact solves (imported on first use)."""
-    from dicecup.solver.relax import StrongBot
+    from dicecup.solver.strong import StrongBot
 
     return StrongBot(rng)
 

@@ -3,6 +3,7 @@ their sum. Checked against an exact policy evaluation on small games, and by its
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from pathlib import Path
@@ -13,8 +14,10 @@ from _solver_helpers import brute_force
 
 from dicecup import Card, DicecupError, Engine, GameState, RandomBot, Variant, VariantError
 from dicecup.game.actions import Score
-from dicecup.solver import SolverError, solve
-from dicecup.solver.relax import Relaxation, StrongBot, check_relaxable
+from dicecup.solver import SolverError, cache, correction, solve
+from dicecup.solver.advice import turn_start_value
+from dicecup.solver.relax import Relaxation, check_relaxable
+from dicecup.solver.strong import StrongBot, strong_values
 
 # Two columns, nothing crossing them: playing each part alone is a strategy of the real game.
 TWO_COLUMNS = """
@@ -159,21 +162,73 @@ def test_futures_are_the_parts_values_summed(engine: Engine) -> None:
 
 
 def test_strong_play_lies_between_its_floor_and_the_optimum(tmp_path: Path, engine: Engine) -> None:
-    """Exactly, on a two-column game where no rule crosses the columns: the bot's expected score (policy
-    evaluation by brute force) is at least the parts' sum (policy improvement) and at most the optimum."""
+    """Exactly, on a two-column game where no rule crosses the columns: the plain-sum bot's expected score
+    (policy evaluation by brute force) is at least the parts' sum (policy improvement) and at most the
+    optimum; the corrected bot is at most the optimum too, and here better than the plain sum."""
     variant = _two_columns(tmp_path, engine)
-    bot = StrongBot(random.Random(0), solver=_solver)
-    floor = bot.relaxation(variant).expected_score
-    played = policy_value(variant, bot)
     best = brute_force(variant)
+    plain = StrongBot(random.Random(0), solver=_solver, fitted=False)
+    floor = plain.relaxation(variant).floor
+    played = policy_value(variant, plain)
     assert floor - 1e-9 <= played <= best + 1e-9
     assert played > floor + 0.01  # choosing the column after the roll is worth something here
+    fitted = StrongBot(random.Random(0), solver=_solver, store=False)
+    better = policy_value(variant, fitted)
+    assert floor < better <= best + 1e-9
     assert solve(variant, kernel="numpy").expected_score == pytest.approx(best, abs=1e-9)
+
+
+def test_one_turn_against_exact_values_gives_them_back(engine: Engine) -> None:
+    """`turn_start_value` is one Bellman step: on the solver's own table it returns the table's value
+    (Generala's first-roll bonuses included)."""
+    for vid in ("yacht", "generala"):
+        solution = _solver(engine.variant(vid))
+        for card in (Card(), Card({solution.variant.box_ids[0]: 2, solution.variant.box_ids[-1]: 0})):
+            assert turn_start_value(solution, card) == pytest.approx(solution.future(card), abs=1e-9)
+
+
+def test_the_correction_vanishes_where_only_one_part_is_open(tmp_path: Path, engine: Engine) -> None:
+    """With one part left the real game is that part alone, which its exact value already is: the fitted
+    correction there is zero; with boxes open in both it is positive (the choice after the roll)."""
+    variant = _two_columns(tmp_path, engine)
+    rel = Relaxation.of(variant, _solver)
+    table = correction.fit(rel, games=40).reshape(rel.shape)
+    assert table[0, 0] == 0.0
+    assert np.allclose(table[1:, 0], 0.0, atol=1e-9) and np.allclose(table[0, 1:], 0.0, atol=1e-9)
+    assert (table[1:, 1:] > 0).all()
+
+
+def test_the_fitted_correction_is_recorded_and_a_bad_record_refitted(
+    tmp_path: Path, engine: Engine, monkeypatch
+) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    variant = _two_columns(tmp_path, engine)
+    first = strong_values(variant, _solver)
+    path = cache.record_path(variant, correction.RECORD_KIND)
+    assert path.is_file() and first.correction is not None
+    fits = []
+    real_fit = correction.fit
+    monkeypatch.setattr(correction, "fit", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+    again = strong_values(variant, _solver)
+    assert fits == [] and np.array_equal(again.correction, first.correction)  # read back, not fitted
+    text = path.read_text()
+    path.write_text(text.replace('"values": [0.0', '"values": [5.0'))  # a value changed, the signature kept
+    warned: list[str] = []
+    got = correction.load_or_fit(Relaxation.of(variant, _solver), warn=warned.append)
+    assert fits == [1] and np.array_equal(got.correction, first.correction)
+    assert any("damaged or not ours" in w for w in warned)
+    path.unlink()
+    os.mkfifo(path)  # a FIFO in its place: never opened for reading, reported, fitted again
+    warned.clear()
+    got = correction.load_or_fit(Relaxation.of(variant, _solver), warn=warned.append)
+    assert fits == [1, 1] and np.array_equal(got.correction, first.correction)
+    assert any("not used" in w or "not kept" in w for w in warned)
 
 
 def test_strong_bot_plays_whole_games_with_legal_moves(engine: Engine) -> None:
     variant = engine.variant("yatzy")
-    bot = StrongBot(random.Random(1), solver=_solver)
+    bot = StrongBot(random.Random(1), solver=_solver, fitted=False)
     rng = random.Random(2)
     for _ in range(2):
         state = GameState.new(variant, 1)
@@ -193,7 +248,7 @@ def test_strong_bot_plays_whole_games_with_legal_moves(engine: Engine) -> None:
 def test_strong_bot_plays_the_column_games(engine: Engine, variant_id: str) -> None:
     """A whole game of each game beyond exact reach; in Yamb, announcements are among its moves."""
     variant = engine.variant(variant_id)
-    bot = StrongBot(random.Random(3))
+    bot = StrongBot(random.Random(3), fitted=False)  # fitting the column games takes minutes: see bench_strong
     rel = bot.relaxation(variant)
     assert len(rel.parts) == len(variant.columns)
     rng = random.Random(5)

@@ -262,10 +262,18 @@ def advise_cmd(
 
         solution: Values
         if strategy == "strong":
-            from ..solver.relax import Relaxation, check_relaxable
+            from ..solver.relax import check_relaxable
+            from ..solver.strong import strong_values
 
             check_relaxable(v)
-            solution = Relaxation.of(v)
+            told = [quiet]
+
+            def fitting(phase: str, done: int, total: int) -> None:
+                if not told[0]:
+                    told[0] = True
+                    typer.echo(f"{v.id}: fitting bot strong's correction (first use; it is then cached)", err=True)
+
+            solution = strong_values(v, progress=fitting, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
         else:
             solution, _ = load_solution(v, max_states, quiet, False)
 

@@ -78,7 +78,7 @@ def _make_bot(strategy: str, rng: random.Random) -> Any:
             ) from None
         return OptimalBot(rng)
     if strategy == "strong":
-        from ..solver.relax import StrongBot
+        from ..solver.strong import StrongBot
 
         return StrongBot(rng)
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)

@@ -26,13 +26,13 @@ from ..language.model import Card, Variant
 from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
-from ..numeric.reference import fold
+from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
 from .solve import Solution, TurnTables
 from .space import most_banked
 
-__all__ = ["Option", "Values", "advise", "advise_state", "best_action", "Policy", "OptimalBot"]
+__all__ = ["Option", "Values", "advise", "turn_start_value", "advise_state", "best_action", "Policy", "OptimalBot"]
 
 
 @frozen
@@ -129,13 +129,16 @@ def _after_roll(situation: Situation | None) -> Situation | None:
 _LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card, bank, situation): a turn's decisions share it
 
 
-def _later_cached(solution: Values, card: Card, bank: int, situation: Situation | None = None) -> np.ndarray:
-    """`_later_scores`, remembered for the last few (solution, card, bank, situation): one turn asks the same."""
-    key = (id(solution), card, bank, situation)
+def _later_cached(
+    solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
+) -> np.ndarray:
+    """`_later_scores`, remembered for the last few (solution, card, bank, situation, first): one turn asks
+    the same."""
+    key = (id(solution), card, bank, situation, first)
     hit = _LATER.get(key)
     later = hit[1] if hit is not None and hit[0]() is solution else None
     if later is None:
-        later = _later_scores(solution, card, bank, situation)
+        later = _later_scores(solution, card, bank, situation, first)
         _LATER[key] = (weakref.ref(solution), later)
         if len(_LATER) > 64:
             _LATER.popitem(last=False)
@@ -150,9 +153,11 @@ def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: i
     return out
 
 
-def _later_scores(solution: Values, card: Card, bank: int = 0, situation: Situation | None = None) -> np.ndarray:
-    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll,
-    leaving `bank` rolls banked.
+def _later_scores(
+    solution: Values, card: Card, bank: int = 0, situation: Situation | None = None, first: bool = False
+) -> np.ndarray:
+    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll
+    (`first`: after the turn's first roll), leaving `bank` rolls banked.
 
     The first cards of a variant ask the engine roll by roll (no start-up cost: one
     `dicecup advise` asks one card); from the `TABLES_AFTER`-th on, the variant's score
@@ -164,10 +169,10 @@ def _later_scores(solution: Values, card: Card, bank: int = 0, situation: Situat
     asked = _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
     if asked >= TABLES_AFTER and v.fingerprint not in _UNTABULABLE:
         try:
-            return _later_from_tables(solution, card, bank, situation)
+            return _later_from_tables(solution, card, bank, situation, first)
         except Untabulable:
             _UNTABULABLE.add(v.fingerprint)
-    return _later_from_engine(solution, card, bank, situation)
+    return _later_from_engine(solution, card, bank, situation, first)
 
 
 TABLES_AFTER = 3
@@ -177,7 +182,9 @@ _TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
 _SITUATED: set[str] = set()  # variants whose legality reads the situation: the engine answers it per roll
 
 
-def _later_from_tables(solution: Values, card: Card, bank: int, situation: Situation | None = None) -> np.ndarray:
+def _later_from_tables(
+    solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
+) -> np.ndarray:
     v = solution.variant
     got = _TABLES.get(v.fingerprint)
     if got is None or got[0].variant.hooks is not v.hooks:
@@ -191,21 +198,22 @@ def _later_from_tables(solution: Values, card: Card, bank: int, situation: Situa
     ok = None
     if situation is None or v.fingerprint not in _SITUATED:
         try:
-            ok = legal.allowed(np.repeat(legal.lookup(vals), n_rolls), False, np.arange(n_rolls))
+            ok = legal.allowed(np.repeat(legal.lookup(vals), n_rolls), first, np.arange(n_rolls))
         except Untabulable:  # legality reads the game around the card (an announcement)
             if situation is None:
                 raise
             _SITUATED.add(v.fingerprint)
     if ok is None:
         assert situation is not None
-        ok = _legal_in(v, card, scores.rolls, situation)
+        ok = _legal_in(v, card, scores.rolls, situation, first)
     ok &= vals[0] == EMPTY
     rolls, boxes = np.nonzero(ok)
-    got_scores = box_scores[cls[0], 0, rolls, boxes]
+    fr = int(first)
+    got_scores = box_scores[cls[0], fr, rolls, boxes]
     # what a box adds to the score: its score times its column's multiplier, plus the score-figure awards
     counted = np.array([b.figure == "score" for b in v.declared_bonuses], dtype=np.int64)
     mult = np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64)
-    awards = shaped[cls[0], 0, rolls, boxes, 1 : 1 + len(counted)] @ counted
+    awards = shaped[cls[0], fr, rolls, boxes, 1 : 1 + len(counted)] @ counted
     points = got_scores * mult[boxes] + awards
     lo = int(got_scores.min()) if len(got_scores) else 0
     span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
@@ -217,27 +225,29 @@ def _later_from_tables(solution: Values, card: Card, bank: int, situation: Situa
     return later
 
 
-def _legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation) -> np.ndarray:
+def _legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation, first: bool) -> np.ndarray:
     """[rolls, boxes] legal boxes from the engine with the game around the card: one call stands for every
     roll when the rules were not seen to look at the dice (neither the roll nor a declared pattern)."""
     index = {b: i for i, b in enumerate(v.box_ids)}
     ok = np.zeros((len(rolls), len(v.box_ids)), dtype=bool)
     with tracing() as reads:
-        legal = v.legal_boxes(card, traced_roll(rolls[0]), False, situation)
+        legal = v.legal_boxes(card, traced_roll(rolls[0]), first, situation)
     if not (reads.roll or reads.patterns):
         ok[:, [index[b] for b in legal]] = True
         return ok
     for r, roll in enumerate(rolls):
-        ok[r, [index[b] for b in v.legal_boxes(card, roll, False, situation)]] = True
+        ok[r, [index[b] for b in v.legal_boxes(card, roll, first, situation)]] = True
     return ok
 
 
-def _later_from_engine(solution: Values, card: Card, bank: int, situation: Situation | None = None) -> np.ndarray:
+def _later_from_engine(
+    solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
+) -> np.ndarray:
     v = solution.variant
     scored: list[tuple[int, str, int, int]] = []  # (roll, box, score, points)
     for i, r in enumerate(v.all_rolls()):
-        for box in v.legal_boxes(card, r, False, situation):
-            res = v.score(card, box, r, False, situation)
+        for box in v.legal_boxes(card, r, first, situation):
+            res = v.score(card, box, r, first, situation)
             scored.append((i, box, res.score, res.points))
     fills = sorted({(box, score) for _, box, score, _ in scored})
     after = dict(zip(fills, _futures(solution, card, fills, bank).tolist(), strict=False))
@@ -245,6 +255,15 @@ def _later_from_engine(solution: Values, card: Card, bank: int, situation: Situa
     for i, box, score, points in scored:
         later[i, 0] = max(later[i, 0], points + after[(box, score)])
     return later
+
+
+def turn_start_value(solution: Values, card: Card) -> float:
+    """Expected points still to come from the start of a turn on `card` (nothing banked), this turn played
+    best against `solution` as the value of what follows it: one Bellman step over its values."""
+    v = solution.variant
+    first = _later_cached(solution, card, 0, None, True)
+    later = _later_cached(solution, card, 0) if v.rolls > 1 else first
+    return float(turn_value(solution.graph, first, later, v.rolls)[0])
 
 
 def advise_state(solution: Solution, state: GameState) -> list[Option]:

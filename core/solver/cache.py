@@ -53,6 +53,9 @@ __all__ = [
     "CACHE_ENV",
     "STATE_ENV",
     "FORMAT",
+    "load_record",
+    "save_record",
+    "record_path",
 ]
 
 CACHE_ENV = "DICECUP_CACHE_DIR"
@@ -364,6 +367,91 @@ def load(
         verify(solution)
         _note_verified(header["hmac"])
     return solution
+
+
+# ---------------------------------------------------------------------- small signed records
+
+RECORD_FORMAT = "dicecup/record-1"
+RECORD_LIMIT = 4 << 20  # a record is a few kB to a few hundred kB of JSON
+
+
+def record_path(variant: Variant, kind: str) -> Path:
+    """Where a small record of `kind` about `variant` lives: beside its table, `<stem>-<key>.<kind>.json`."""
+    safe = "".join(c for c in kind if c.isalnum() or c == "-")[:32] or "record"
+    return cache_dir() / f"{_stem(variant)}-{cache_key(variant)}.{safe}.json"
+
+
+def _record_mac(secret: bytes, record: dict) -> str:
+    body = json.dumps({k: v for k, v in record.items() if k != "hmac"}, sort_keys=True).encode()
+    return hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def load_record(variant: Variant, kind: str, warn: Callable[[str], None] | None = None) -> dict | None:
+    """The payload of the record of `kind` for `variant` (what `save_record` wrote), or None when there is
+    none, or it cannot be used: unsigned, tampered with, stale, not a regular file (a FIFO, a folder),
+    too big, garbled. A bad file is deleted; the caller then computes the payload again."""
+    path = record_path(variant, kind)
+    say = warn or (lambda message: None)
+    try:
+        secret = _secret()
+        raw = fileio.read_bytes(path, limit=RECORD_LIMIT, what=f"{kind} record")
+    except FileNotFoundError:
+        return None
+    except FileError as exc:
+        if not path.exists():
+            return None
+        say(f"the {kind} record is not used: {exc}")
+        return None
+    except (OSError, CacheUnavailable) as exc:
+        say(f"the {kind} record is not used: {exc}")
+        return None
+    try:
+        record = json.loads(raw.decode("utf-8"))
+        ok = (
+            isinstance(record, dict)
+            and record.get("format") == RECORD_FORMAT
+            and isinstance(record.get("hmac"), str)
+            and hmac.compare_digest(record["hmac"], _record_mac(secret, record))
+            and record.get("kind") == kind
+            and record.get("key") == cache_key(variant)
+            and record.get("fingerprint") == variant.fingerprint
+            and isinstance(record.get("payload"), dict)
+        )
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        ok = False
+    if not ok:
+        say(f"the {kind} record {path} is damaged or not ours; it is removed and made again")
+        try:
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+        except OSError:
+            pass
+        return None
+    payload: dict = record["payload"]
+    return payload
+
+
+def save_record(variant: Variant, kind: str, payload: dict, warn: Callable[[str], None] | None = None) -> None:
+    """Sign and write (atomically) a small JSON record about `variant`; where the cache cannot be used,
+    a warning, and nothing is kept. Records of the same variant made by other code are removed."""
+    path = record_path(variant, kind)
+    try:
+        secret = _secret()
+        record = {
+            "format": RECORD_FORMAT,
+            "kind": kind,
+            "key": cache_key(variant),
+            "fingerprint": variant.fingerprint,
+            "payload": payload,
+        }
+        record["hmac"] = _record_mac(secret, record)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(record).encode("utf-8"))
+        for old in path.parent.glob(f"{_stem(variant)}-*.{path.name.rsplit('.', 2)[-2]}.json"):
+            if old != path and old.is_file() and not old.is_symlink():
+                old.unlink(missing_ok=True)
+    except (OSError, FileError, CacheUnavailable) as exc:
+        (warn or (lambda message: None))(f"the {kind} record is not kept: {exc}")
 
 
 # ---------------------------------------------------------------------- checking values

@@ -29,11 +29,11 @@ from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
-from .advice import advise
+from .advice import Values, advise
 from .errors import SolverError
 from .solve import Solution
 
-__all__ = ["Part", "Relaxation", "StrongBot", "PART_MAX_STATES", "check_relaxable"]
+__all__ = ["Part", "Relaxation", "PART_MAX_STATES", "best_move", "check_relaxable", "load_part", "profile_cells"]
 
 #: A part is solved only when it is this small (parts are solved on first use, and cached like any table).
 PART_MAX_STATES = 4_000_000
@@ -58,7 +58,7 @@ class Part:
 Solver = Callable[[Variant], Solution]
 
 
-def _load(variant: Variant) -> Solution:
+def load_part(variant: Variant) -> Solution:
     from .cache import load_or_solve
 
     return load_or_solve(variant, max_states=PART_MAX_STATES)[0]
@@ -70,14 +70,27 @@ class Relaxation:
 
     banks = 1
 
-    def __init__(self, variant: Variant, parts: Sequence[Part]) -> None:
+    def __init__(self, variant: Variant, parts: Sequence[Part], correction: np.ndarray | None = None) -> None:
         self.variant = variant
         self.parts = tuple(parts)
         self.ids = variant.box_ids
         self.index = {b: i for i, b in enumerate(self.ids)}
+        self.shape = tuple(len(p.boxes) + 1 for p in self.parts)  # open boxes per part: 0 .. all
+        if correction is not None and correction.shape != (profile_cells(self.shape),):
+            raise SolverError(f"{variant.id}: a correction of {correction.shape} for {self.shape} open-box counts")
+        self.correction = correction  # added by open boxes per part (`correction.fit`), or None
+
+    def corrected(self, correction: np.ndarray | None) -> Relaxation:
+        """The same parts with another correction (None: the plain sum)."""
+        return Relaxation(self.variant, self.parts, correction)
+
+    def profiles(self, rows: np.ndarray) -> np.ndarray:
+        """The cell of each card row in the correction's table: its open boxes counted part by part."""
+        counts = np.stack([(rows[:, p.boxes] == EMPTY).sum(axis=1) for p in self.parts])
+        return np.ravel_multi_index(tuple(counts), self.shape)
 
     @classmethod
-    def of(cls, variant: Variant, solver: Solver = _load) -> Relaxation:
+    def of(cls, variant: Variant, solver: Solver = load_part) -> Relaxation:
         """Split `variant` into parts (its columns, else its sections) and solve each (`solver`)."""
         check_relaxable(variant)
         made: dict[str, tuple[Solution, tuple[str, ...]]] = {}  # parts alike (columns that differ by name) once
@@ -87,8 +100,9 @@ class Relaxation:
             if key not in made:
                 made[key] = _part(variant, name, overlay, solver)
             solution, dropped = made[key]
-            if len(solution.variant.box_ids) != len(boxes):
-                raise SolverError(f"{variant.id}: its part {name!r} has {len(solution.variant.box_ids)} boxes")
+            rows = tuple(variant.boxes[i].row or variant.boxes[i].id for i in boxes)
+            if solution.variant.box_ids != rows:  # the part must hold these boxes, in this order
+                raise SolverError(f"{variant.id}: its part {name!r} holds {solution.variant.box_ids}, not {rows}")
             parts.append(Part(name, solution, boxes, weight, dropped))
         return cls(variant, parts)
 
@@ -107,11 +121,12 @@ class Relaxation:
         return row
 
     def values(self, rows: np.ndarray) -> np.ndarray:
-        """The estimated points to come from the start of a turn, for card rows (rows, boxes).
+        """The estimated points to come from the start of a turn, for card rows (rows, boxes): the parts'
+        values weighted, plus the correction of the rows' open-box counts.
 
         A part's state its own rules never reach (a real rule let a box be filled its
         part's rules would not) counts as the worst value that part has among `rows`."""
-        total = np.zeros(len(rows))
+        total = np.zeros(len(rows)) if self.correction is None else self.correction[self.profiles(rows)]
         for part in self.parts:
             sol = part.solution
             got = sol.column(0)[sol.index.locate(rows[:, part.boxes])]
@@ -133,9 +148,14 @@ class Relaxation:
 
     @property
     def expected_score(self) -> float:
-        """What playing the parts one by one is worth from the empty card (a floor under `StrongBot`'s mean
-        wherever no rule crosses parts)."""
+        """The estimate from the empty card (with the correction: what the strong bot expects to score)."""
         return self.future(Card())
+
+    @property
+    def floor(self) -> float:
+        """What playing the parts one by one is worth from the empty card: a real strategy's mean wherever
+        no rule crosses parts, and so a floor under the uncorrected bot's."""
+        return self.corrected(None).future(Card())
 
     def describe(self) -> list[str]:
         """A line per part: its boxes, weight, states, value and what it leaves out."""
@@ -147,6 +167,10 @@ class Relaxation:
                 f"worth {p.weight * p.solution.expected_score:.4f}{left}"
             )
         return out
+
+
+def profile_cells(shape: Sequence[int]) -> int:
+    return int(np.prod(np.array(shape, dtype=np.int64)))
 
 
 def check_relaxable(variant: Variant) -> None:
@@ -256,39 +280,23 @@ def _drop_bonuses(overlay: dict[str, Any], ids: Sequence[str]) -> dict[str, Any]
     return out
 
 
-class StrongBot:
-    """Each turn's best move with the rest of the card valued by a `Relaxation` (bot `strong`): the advisor's
-    turn recursion on the real rules, the parts' exact values as what comes after."""
+def best_move(values: Values, state: GameState, rng: random.Random | None = None) -> Action:
+    """The move at a decision that is best against `values` as the worth of what follows the turn: the
+    advisor's ranking with the game's situation, and each rule action (an announcement) valued by the best
+    move after it. With nothing legal to score, any legal move (`rng`)."""
+    if state.is_chance or state.over:
+        raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
 
-    name = "strong"
-
-    def __init__(self, rng: random.Random | None = None, solver: Solver = _load) -> None:
-        self.rng = rng
-        self.solver = solver
-        self._relaxations: dict[str, Relaxation] = {}
-
-    def relaxation(self, variant: Variant) -> Relaxation:
-        got = self._relaxations.get(variant.fingerprint)
-        if got is None or got.variant.hooks is not variant.hooks:
-            got = self._relaxations[variant.fingerprint] = Relaxation.of(variant, self.solver)
-        return got
-
-    def _best(self, rel: Relaxation, state: GameState) -> tuple[float, Action] | None:
-        options = advise(rel, state.card, state.dice, state.rolls_left, state.first_roll, state.situation())
+    def best(at: GameState) -> tuple[float, Action] | None:
+        options = advise(values, at.card, at.dice, at.rolls_left, at.first_roll, at.situation())
         return (options[0].value, options[0].action) if options else None
 
-    def choose(self, state: GameState) -> Action:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
-        rel = self.relaxation(state.variant)
-        best = self._best(rel, state)
-        for rule_action in state.rule_actions():  # an announcement: the turn after it, valued alike
-            after = state.act(rule_action)
-            got = None if after.is_chance or after.over else self._best(rel, after)
-            if got is not None and (best is None or got[0] > best[0] + 1e-9):
-                best = (got[0], rule_action)
-        if best is None:  # nothing legal scores: any legal move
-            return (self.rng or random.Random(0)).choice(state.legal_actions())
-        return best[1]
+    found = best(state)
+    for rule_action in state.rule_actions():
+        after = state.act(rule_action)
+        got = None if after.is_chance or after.over else best(after)
+        if got is not None and (found is None or got[0] > found[0] + 1e-9):
+            found = (got[0], rule_action)
+    if found is None:
+        return (rng or random.Random(0)).choice(state.legal_actions())
+    return found[1]

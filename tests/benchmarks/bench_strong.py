@@ -5,8 +5,8 @@
 Column games (Triple Yahtzee, Yamb, Balut): strong and greedy each play their
 games through the game engine (`dicecup simulate --method engine`); the table
 gives the mean final score with its standard error, Balut's points too (it ranks
-by them), and the strong bot's floor (its parts' summed value, a real strategy's
-value where no rule crosses parts). Calibration (Yahtzee, Yatzy): the same
+by them), the parts' summed value (the floor: a real strategy's value where no
+rule crosses parts) and the corrected estimate the bot plays against. Calibration (Yahtzee, Yatzy): the same
 method, with the card split by sections in place of the exact table, against
 the exact optimum the solver computes; the target is within 1%.
 Games are split over `--processes` workers, each with its own seed.
@@ -65,16 +65,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", nargs="*", default=[*COLUMN_GAMES, *CALIBRATION])
     args = ap.parse_args(argv)
     from dicecup.solver.cache import load_or_solve
-    from dicecup.solver.relax import Relaxation
+    from dicecup.solver.strong import strong_values
 
     engine = Engine(entry_points=False)
-    for vid in args.variants:  # parts solved (and cached) once, before the workers start
-        Relaxation.of(engine.variant(vid))
+    made = {}
+    for vid in args.variants:  # parts solved and the correction fitted (and cached) before the workers start
+        start = time.perf_counter()
+        made[vid] = strong_values(engine.variant(vid))
+        print(f"{vid}: parts and correction ready in {time.perf_counter() - start:.1f} s", flush=True)
     print(f"{'variant':15} {'strategy':8} {'games':>6} {'mean':>9} {'± SE':>6} {'points':>12} {'s/game':>7}  note")
     with ProcessPoolExecutor(args.processes) as pool:
         for vid in args.variants:
             v = engine.variant(vid)
-            rel = Relaxation.of(v)
+            rel = made[vid]
             runs = [("strong", args.games if vid in COLUMN_GAMES else args.calibration_games)]
             if vid in COLUMN_GAMES:
                 runs.append(("greedy", args.greedy_games))
@@ -88,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 pts = f"{_mean_se(points)[0]:.2f}±{_mean_se(points)[1]:.2f}" if v.figures else ""
                 note = ""
                 if strategy == "strong":
-                    note = f"floor {rel.expected_score:.2f} ({len(rel.parts)} parts)"
+                    note = f"floor {rel.floor:.2f}, estimate {rel.expected_score:.2f} ({len(rel.parts)} parts)"
                     if vid in CALIBRATION:
                         best = load_or_solve(v)[0].expected_score
                         note += f"; optimum {best:.4f}: {100 * (m / best - 1):+.2f}% ({(m - best) / se:+.1f} SE)"

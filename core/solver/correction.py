@@ -1,0 +1,118 @@
+"""What the parts' sum misses: the worth of choosing the part after the roll, fitted by open boxes per part.
+
+A `Relaxation` values the rest of a card as if each turn were given to one part
+before its roll. The real game chooses after, and that freedom is worth more the
+more boxes are open in several parts. `fit` learns it as one number per profile
+(the open boxes of each part), by Bellman backups: cards met in the strong bot's
+own games, taken from the fewest open boxes up, each get the value of one turn
+played against the corrected estimate of what follows (`advice.turn_start_value`);
+a profile's number is the mean gap between that value and the parts' sum. The
+table is kept beside the parts' tables as a signed record (`cache.save_record`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from ..game.state import GameState
+from ..language.model import Card
+from ..numeric.coding import EMPTY
+from .advice import turn_start_value
+from .relax import Relaxation, best_move, profile_cells
+
+__all__ = ["fit", "load_or_fit", "FIT_VERSION", "FIT_STATES", "MAX_CELLS", "RECORD_KIND"]
+
+FIT_VERSION = 1
+FIT_STATES = 2000  # turn starts sampled: games enough for about this many (at least 20 games, at most 200)
+MAX_CELLS = 1_000_000  # profiles in a table: beyond this the plain sum is used
+RECORD_KIND = "strong-correction"
+FIT_SEED = 2026
+
+Progress = Callable[[str, int, int], None]
+
+
+def games_for(rel: Relaxation) -> int:
+    """Self-play games to sample: about FIT_STATES turn starts."""
+    return max(20, min(200, math.ceil(FIT_STATES / len(rel.ids))))
+
+
+def fit(
+    rel: Relaxation, games: int | None = None, seed: int = FIT_SEED, progress: Progress | None = None
+) -> np.ndarray:
+    """The correction table of `rel` (one float per profile), fitted on `games` games of its plain-sum play."""
+    base = rel.corrected(None)
+    games = games_for(rel) if games is None else games
+    rng = random.Random(seed)
+    rows = []
+    for g in range(games):
+        state = GameState.new(rel.variant, 1)
+        while not state.over:
+            if state.is_chance:
+                if state.rolls_used == 0:
+                    rows.append(base.row_of(state.card)[0])
+                state = state.roll(rng)
+            else:
+                state = state.apply(best_move(base, state, rng))
+        if progress:
+            progress("sample", g + 1, games)
+    vals = np.array(rows)
+    cells = base.profiles(vals)
+    plain = base.values(vals)
+    open_boxes = (vals == EMPTY).sum(axis=1)
+    table = np.zeros(profile_cells(rel.shape))
+    level_of = np.array([sum(k) for k in np.ndindex(*rel.shape)])  # open boxes of each profile
+    for k in range(1, len(rel.ids) + 1):
+        now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
+        sel = np.flatnonzero(open_boxes == k)
+        gap = np.array([turn_start_value(now, _card(base, vals[i])) for i in sel]) - plain[sel]
+        total = np.bincount(cells[sel], weights=gap, minlength=len(table))
+        count = np.bincount(cells[sel], minlength=len(table))
+        seen = count > 0
+        table[seen] = total[seen] / count[seen]
+        unseen = (level_of == k) & ~seen  # a profile play never met: the mean of its level
+        table[unseen] = gap.mean() if len(gap) else 0.0
+        if progress:
+            progress("fit", k, len(rel.ids))
+    return table
+
+
+def _card(rel: Relaxation, row: np.ndarray) -> Card:
+    return Card({rel.ids[b]: int(x) for b, x in enumerate(row) if x != EMPTY})
+
+
+def load_or_fit(
+    rel: Relaxation, *, progress: Progress | None = None, warn: Callable[[str], None] | None = None, store: bool = True
+) -> Relaxation:
+    """`rel` with its correction: from its signed record, else fitted and recorded (`store`). A card with
+    more profiles than MAX_CELLS keeps the plain sum."""
+    if profile_cells(rel.shape) > MAX_CELLS:
+        return rel.corrected(None)
+    from .cache import load_record, save_record
+
+    want = {"version": FIT_VERSION, "games": games_for(rel), "seed": FIT_SEED, "shape": list(rel.shape)}
+    if store:
+        got = load_record(rel.variant, RECORD_KIND, warn)
+        table = _table(got, want, profile_cells(rel.shape))
+        if table is not None:
+            return rel.corrected(table)
+    table = fit(rel, games_for(rel), FIT_SEED, progress)
+    if store:
+        save_record(rel.variant, RECORD_KIND, {**want, "values": table.tolist()}, warn)
+    return rel.corrected(table)
+
+
+def _table(payload: dict | None, want: dict, cells: int) -> np.ndarray | None:
+    """The table a record holds, if it was made as `want` says and holds `cells` finite numbers."""
+    if payload is None or any(payload.get(k) != v for k, v in want.items()):
+        return None
+    values = payload.get("values")
+    if not isinstance(values, list) or len(values) != cells:
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in values):
+        return None
+    table = np.array(values, dtype=np.float64)
+    return table if np.isfinite(table).all() and np.abs(table).max(initial=0.0) < 1e9 else None

@@ -1,0 +1,54 @@
+"""`bot:strong`: each turn played best against the card's parts, solved exactly, and the fitted correction."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ..game.actions import Action
+from ..game.state import GameState
+from ..language.model import Variant
+from .correction import Progress, load_or_fit
+from .relax import Relaxation, Solver, best_move, load_part
+
+__all__ = ["StrongBot", "strong_values"]
+
+
+def strong_values(
+    variant: Variant,
+    solver: Solver = load_part,
+    *,
+    fitted: bool = True,
+    store: bool = True,
+    progress: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Relaxation:
+    """What bot strong plays against: `variant`'s parts solved (`solver`), with the fitted correction
+    (`fitted`; from its record, or fitted and recorded when `store`; `progress` hears of a fit)."""
+    rel = Relaxation.of(variant, solver)
+    return load_or_fit(rel, store=store, progress=progress, warn=warn) if fitted else rel
+
+
+class StrongBot:
+    """Plays `best_move` against `strong_values` of the variant (made on first use, then cached)."""
+
+    name = "strong"
+
+    def __init__(
+        self, rng: random.Random | None = None, solver: Solver = load_part, *, fitted: bool = True, store: bool = True
+    ) -> None:
+        self.rng = rng
+        self.solver = solver
+        self.fitted = fitted
+        self.store = store
+        self._values: dict[str, Relaxation] = {}
+
+    def relaxation(self, variant: Variant) -> Relaxation:
+        got = self._values.get(variant.fingerprint)
+        if got is None or got.variant.hooks is not variant.hooks:
+            got = strong_values(variant, self.solver, fitted=self.fitted, store=self.store)
+            self._values[variant.fingerprint] = got
+        return got
+
+    def choose(self, state: GameState) -> Action:
+        return best_move(self.relaxation(state.variant), state, self.rng)
