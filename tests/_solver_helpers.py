@@ -114,6 +114,19 @@ boxes:
   all:   {section: lower, pattern: {kind: of_a_kind, n: 3}, score: 12}
 bonuses:
   up: {kind: threshold, boxes: [ones, twos], at_least: 5, points: 4}
+""",  # two columns, the second scoring double, nothing crossing them (bot strong's parts)
+    "two-columns": """id: tiny-two-columns
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+columns:
+  a: {name: A}
+  b: {name: B, multiplier: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 4, points: 5}
 """,
 }
 

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from _solver_helpers import TINY
 from typer.testing import CliRunner
 
 from dicecup import Card, Engine, hookimpl
@@ -274,18 +275,7 @@ def test_variants_the_solver_cannot_model_are_refused(vid, reason):
     assert hint.exit_code == 2 and reason in hint.stderr, hint.output
 
 
-TWO_COLUMNS = """
-id: two-columns
-dice: {count: 2, faces: 3}
-turn: {rolls: 2}
-columns:
-  a: {name: A}
-  b: {name: B, multiplier: 2}
-boxes:
-  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
-  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
-  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
-"""
+TWO_COLUMNS = TINY["two-columns"]
 
 
 def test_advise_with_the_strong_strategy(tmp_path):
@@ -304,7 +294,7 @@ def test_advise_with_the_strong_strategy(tmp_path):
     assert bad.exit_code == 2 and "unknown strategy 'best'" in bad.stderr
     single = tmp_path / "one-part.yaml"  # one column, one section: nothing to split
     single.write_text(
-        TWO_COLUMNS.replace("id: two-columns", "id: one-part").split("columns:")[0]
+        TWO_COLUMNS.replace("id: tiny-two-columns", "id: one-part").split("columns:")[0]
         + (
             "boxes:\n  ones: {pattern: {kind: face, face: 1}, score: sum}\n  pair: {pattern: {kind: of_a_kind, n: 2}, score: 8}\n"
         ),

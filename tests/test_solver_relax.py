@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _solver_helpers import brute_force
+from _solver_helpers import TINY, brute_force
 
 from dicecup import Card, DicecupError, Engine, GameState, RandomBot, Variant, VariantError
 from dicecup.game.actions import Score
@@ -20,20 +20,7 @@ from dicecup.solver.relax import Relaxation, check_relaxable
 from dicecup.solver.strong import StrongBot, strong_values
 
 # Two columns, nothing crossing them: playing each part alone is a strategy of the real game.
-TWO_COLUMNS = """
-id: tiny-two-columns
-dice: {count: 2, faces: 3}
-turn: {rolls: 2}
-columns:
-  a: {name: A}
-  b: {name: B, multiplier: 2}
-boxes:
-  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
-  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
-  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
-bonuses:
-  up: {kind: threshold, section: upper, at_least: 4, points: 5}
-"""
+TWO_COLUMNS = TINY["two-columns"]
 
 
 def _solver(variant: Variant):
