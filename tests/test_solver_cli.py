@@ -364,3 +364,17 @@ def test_the_documented_state_limit_is_the_solver_default():
 
     out = run("solve", "--help")
     assert f"{DEFAULT_MAX_STATES:,}" in " ".join(out.stdout.split())
+
+
+def test_simulate_with_the_strong_strategy(tmp_path):
+    path = tmp_path / "two-columns.yaml"
+    path.write_text(TWO_COLUMNS, encoding="utf-8")
+    out = run("simulate", "-v", str(path), "-s", "strong", "-n", "30", "--seed", "3", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["strategy"] == "strong" and data["games"] == 30 and data["method"] == "engine"
+    assert "fitting bot strong's correction" in out.stderr  # first use; then it comes from the cache
+    again = run("simulate", "-v", str(path), "-s", "strong", "-n", "30", "--seed", "3", "--json")
+    assert json.loads(again.stdout)["mean"] == data["mean"] and "fitting" not in again.stderr
+    refused = run("simulate", "-v", "maxi-yatzy", "-s", "strong", "-n", "3")
+    assert refused.exit_code == 2 and "banked rolls" in refused.stderr, refused.output

@@ -18,7 +18,7 @@ from ..simulate import STRATEGIES, check_size, check_strategy, summarize
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 from .app import OptionOpt, VariantOpt, app, fail, load_variant
-from .solving import load_solution
+from .solving import load_solution, load_strong
 
 __all__ = ["simulate"]
 
@@ -224,6 +224,8 @@ def simulate(
         check_size(v, strategy)  # a strategy whose work explodes is refused before any table or game
         if strategy == "optimal":
             _load_solution(v)
+        if strategy == "strong":
+            load_strong(v)  # parts solved and the correction fitted before the games (then cached)
         bar, advance = _progress(games)
         start = time.perf_counter()
         with bar:

@@ -21,7 +21,8 @@ from ..language.dice import parse_dice
 from ..language.model import Card, Variant
 from .app import OptionOpt, VariantOpt, app, fail, load_variant
 
-if TYPE_CHECKING:  # the solver (numpy) is imported only when a command runs
+if TYPE_CHECKING:
+    from ..solver.relax import Relaxation  # the solver (numpy) is imported only when a command runs
     from ..solver.solve import Solution
 
 __all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "load_solution", "prepare_optimal", "parse_card"]
@@ -83,6 +84,21 @@ def load_solution(
             warn=lambda msg: typer.echo(f"warning: {msg}", err=True),
             workdir=workdir,
         )
+
+
+def load_strong(variant: Variant, quiet: bool = False) -> Relaxation:
+    """What bot strong plays against (its parts' tables and its correction), saying so on stderr when the
+    correction is fitted (the first time: it takes seconds to minutes, then it is cached)."""
+    from ..solver.strong import strong_values
+
+    told = [quiet]
+
+    def fitting(phase: str, done: int, total: int) -> None:
+        if not told[0]:
+            told[0] = True
+            typer.echo(f"{variant.id}: fitting bot strong's correction (first use; it is then cached)", err=True)
+
+    return strong_values(variant, progress=fitting, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
 
 
 @app.command("solve")
@@ -263,17 +279,9 @@ def advise_cmd(
         solution: Values
         if strategy == "strong":
             from ..solver.relax import check_relaxable
-            from ..solver.strong import strong_values
 
             check_relaxable(v)
-            told = [quiet]
-
-            def fitting(phase: str, done: int, total: int) -> None:
-                if not told[0]:
-                    told[0] = True
-                    typer.echo(f"{v.id}: fitting bot strong's correction (first use; it is then cached)", err=True)
-
-            solution = strong_values(v, progress=fitting, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
+            solution = load_strong(v, quiet)
         else:
             solution, _ = load_solution(v, max_states, quiet, False)
 
