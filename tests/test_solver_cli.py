@@ -304,12 +304,31 @@ def test_advise_with_the_strong_strategy(tmp_path):
     assert one.exit_code == 2 and "columns or sections" in one.stderr, one.output
 
 
-@pytest.mark.slow
-def test_advise_falls_back_to_strong_where_the_solver_refuses():
-    out = run("advise", "-v", "triple-yahtzee", "--dice", "66653", "--card", "x1.yahtzee=50", "--json", "-q")
+ANNOUNCED = """
+id: tiny-announced
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+columns:
+  free: {name: Free}
+  call: {name: Announce, order: announced}
+boxes:
+  ones:  {pattern: {kind: face, face: 1}, score: sum}
+  threes: {pattern: {kind: face, face: 3}, score: sum}
+  pair:  {pattern: {kind: of_a_kind, n: 2}, score: 8}
+"""
+
+
+def test_advise_falls_back_to_strong_where_the_solver_refuses(tmp_path):
+    """Announcements put a game beyond the solver: `advise` (auto) answers with bot strong instead."""
+    path = tmp_path / "announced.yaml"
+    path.write_text(ANNOUNCED, encoding="utf-8")
+    out = run("advise", "-v", str(path), "--dice", "33", "--json", "-q")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert data["strategy"] == "strong" and data["best"]["keep"] == [6, 6, 6]
+    assert data["strategy"] == "strong"
+    assert {o["box"] for o in data["options"] if o["action"] == "score"} == {"free.ones", "free.threes", "free.pair"}
+    refused = run("advise", "-v", str(path), "--dice", "33", "-q", "-s", "optimal")
+    assert refused.exit_code == 2 and "announcements" in refused.stderr
 
 
 class RollsLeft:

@@ -249,10 +249,15 @@ def _solvable(
     if "order" in (cols.get("part") or {}):
         free = {k: v for k, v in cols["part"].items() if k != "order"}
         tries.append(({**overlay, "columns": {**cols, "part": free}}, ["its fill order"]))
-    for base, dropped in tries:
+    for n, (base, dropped) in enumerate(tries):
+        solution = None
+        if n:  # the part as it is was tried above; a later try first goes without bonuses dropped
+            try:
+                return solver(variant.derive(base)), dropped
+            except SolverError as exc:
+                last = exc
         bonus_ids = list((variant.derive(base).document or {}).get("bonuses") or {})
         left: list[str] = []
-        solution = None
         for bid in bonus_ids:
             left.append(bid)
             try:
