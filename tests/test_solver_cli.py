@@ -397,3 +397,13 @@ def test_simulate_with_the_strong_strategy(tmp_path):
     assert json.loads(again.stdout)["mean"] == data["mean"] and "fitting" not in again.stderr
     refused = run("simulate", "-v", "maxi-yatzy", "-s", "strong", "-n", "3")
     assert refused.exit_code == 2 and "banked rolls" in refused.stderr, refused.output
+
+
+def test_play_with_bot_strong(tmp_path):
+    path = tmp_path / "two-columns.yaml"
+    path.write_text(TWO_COLUMNS, encoding="utf-8")
+    out = run("play", "-v", str(path), "-p", "bot:strong", "-p", "bot:greedy", "--seed", "1", "--json")
+    assert out.exit_code == 0, out.output
+    assert "fitting bot strong's correction" in out.stderr  # made before the game starts
+    data = json.loads(out.stdout)
+    assert len(data["players"]) == 2, data

@@ -20,7 +20,7 @@ from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
 from .app import OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
-from .solving import hint_advisor, prepare_optimal
+from .solving import hint_advisor, load_strong, prepare_optimal
 
 __all__ = ["play", "resume", "result_json"]
 
@@ -66,6 +66,8 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
             engine.check_bot(seat.kind, state.variant)  # refuse at once what a bot cannot play
     if any(s.kind == "optimal" for s in seats):
         prepare_optimal(state.variant)
+    if any(s.kind == "strong" for s in seats):
+        load_strong(state.variant)  # its parts and correction made before the game (on first use)
     advisor = hint_advisor(state.variant) if saved.hints else None
 
     def on_change(new: GameState) -> None:
