@@ -6,7 +6,9 @@ more boxes are open in several parts. `fit` learns it as one number per profile
 (the open boxes of each part), by Bellman backups: cards met in the strong bot's
 own games, taken from the fewest open boxes up, each get the value of one turn
 played against the corrected estimate of what follows (`advice.turn_start_value`);
-a profile's number is the mean gap between that value and the parts' sum. The
+a profile's number is the mean gap between that value and the parts' sum, and
+a profile the games never met keeps zero (the plain sum, a real strategy's value
+where no rule crosses parts: no freedom is counted that play did not show). The
 table is kept beside the parts' tables as a signed record (`cache.save_record`).
 """
 
@@ -26,7 +28,7 @@ from .relax import Relaxation, best_move, profile_cells
 
 __all__ = ["fit", "load_or_fit", "FIT_VERSION", "FIT_STATES", "MAX_CELLS", "RECORD_KIND"]
 
-FIT_VERSION = 2  # 2: profiles never met take their nearest met neighbours, not their level's mean
+FIT_VERSION = 3  # 3: profiles never met keep zero (2: their nearest met neighbours; 1: their level's mean)
 FIT_STATES = 2000  # turn starts sampled: games enough for about this many (at least 20 games, at most 200)
 MAX_CELLS = 1_000_000  # profiles in a table: beyond this the plain sum is used
 RECORD_KIND = "strong-correction"
@@ -64,8 +66,6 @@ def fit(
     plain = base.values(vals)
     open_boxes = (vals == EMPTY).sum(axis=1)
     table = np.zeros(profile_cells(rel.shape))
-    profiles = np.array(list(np.ndindex(*rel.shape)), dtype=np.int64)  # open boxes per part, cell by cell
-    level_of = profiles.sum(axis=1)
     for k in range(1, len(rel.ids) + 1):
         now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
         sel = np.flatnonzero(open_boxes == k)
@@ -74,23 +74,11 @@ def fit(
         count = np.bincount(cells[sel], minlength=len(table))
         seen = count > 0
         table[seen] = total[seen] / count[seen]
-        _fill_unseen(table, profiles, (level_of == k) & ~seen, (level_of == k) & seen)
+        # a profile play never met keeps zero: the plain sum, a real strategy's value where no rule
+        # crosses parts, so no freedom is counted that the games did not show
         if progress:
             progress("fit", k, len(rel.ids))
     return table
-
-
-def _fill_unseen(table: np.ndarray, profiles: np.ndarray, unseen: np.ndarray, seen: np.ndarray) -> None:
-    """Profiles play never met: zero where at most one part is open (that part alone is what its exact
-    value already says), else the mean of the nearest met profiles of the same level (open boxes moved
-    between parts, fewest moves first); zero when none was met."""
-    met = profiles[seen]
-    for cell in np.flatnonzero(unseen):
-        if (profiles[cell] > 0).sum() <= 1 or not len(met):
-            table[cell] = 0.0
-            continue
-        dist = np.abs(met - profiles[cell]).sum(axis=1)
-        table[cell] = table[np.flatnonzero(seen)[dist == dist.min()]].mean()
 
 
 def _card(rel: Relaxation, row: np.ndarray) -> Card:
