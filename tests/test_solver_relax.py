@@ -297,3 +297,22 @@ def test_advisor_tables_agree_with_the_engine_on_multiplied_columns_and_figures(
             tables = advice._later_from_tables(solution, card, 0)
             direct = advice._later_from_engine(solution, card, 0)
             assert np.allclose(tables, direct, atol=1e-9)
+
+
+def test_score_tables_past_their_memory_bound_give_way_to_the_engine(
+    tmp_path: Path, engine: Engine, monkeypatch
+) -> None:
+    """Where the rules tell card classes apart without end (Triple Yahtzee), the advisor's tables stop at
+    MAX_TABLE_BYTES and the engine answers, the same values."""
+    from dicecup.solver import advice
+
+    variant = _two_columns(tmp_path, engine)
+    solution = _solver(variant)
+    monkeypatch.setattr(advice, "MAX_TABLE_BYTES", 1)
+    monkeypatch.setattr(advice, "_ASKED", {})
+    monkeypatch.setattr(advice, "_UNTABULABLE", set())
+    cards = [Card(), Card({"a.ones": 2}), Card({"b.pair": 8}), Card({"a.threes": 3, "b.ones": 1})]
+    for card in cards:
+        got = advice._later_scores(solution, card, 0)
+        assert np.allclose(got, advice._later_from_engine(solution, card, 0), atol=1e-9)
+    assert variant.fingerprint in advice._UNTABULABLE and variant.fingerprint not in advice._TABLES

@@ -176,6 +176,9 @@ def _later_scores(
 
 
 TABLES_AFTER = 3
+#: Score tables kept per variant at most. Each card class the rules tell apart holds a whole table (Triple
+#: Yahtzee's bonus and joker read a dozen boxes: classes keep coming, about 2 MB each); past this, the engine.
+MAX_TABLE_BYTES = 256 << 20
 _ASKED: dict[str, int] = {}  # cards advised per variant fingerprint in this process
 _UNTABULABLE: set[str] = set()
 _TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
@@ -192,6 +195,9 @@ def _later_from_tables(
     scores, legal = got
     vals = solution.row_of(card)
     cls, shaped, box_scores, _ = scores.lookup(vals)
+    if shaped.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
+        del _TABLES[v.fingerprint]
+        raise Untabulable(f"the score tables grew past {MAX_TABLE_BYTES >> 20} MiB; the engine answers from here on")
     if len(scores.award_ids) > len(v.declared_bonuses):
         raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know: the engine values it")
     n_rolls = scores.R
