@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..game.state import GameState
-from ..language.model import Card
 from ..numeric.coding import EMPTY
+from ..numeric.tables import CardFacts
 from .advice import turn_start_value
 from .relax import Relaxation, best_move, profile_cells
 
@@ -66,10 +66,11 @@ def fit(
     plain = base.values(vals)
     open_boxes = (vals == EMPTY).sum(axis=1)
     table = np.zeros(profile_cells(rel.shape))
+    facts = CardFacts(rel.variant)  # a row back to its Card
     for k in range(1, len(rel.ids) + 1):
         now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
         sel = np.flatnonzero(open_boxes == k)
-        gap = np.array([turn_start_value(now, _card(base, vals[i])) for i in sel]) - plain[sel]
+        gap = np.array([turn_start_value(now, facts.card(vals[i])) for i in sel]) - plain[sel]
         total = np.bincount(cells[sel], weights=gap, minlength=len(table))
         count = np.bincount(cells[sel], minlength=len(table))
         seen = count > 0
@@ -79,10 +80,6 @@ def fit(
         if progress:
             progress("fit", k, len(rel.ids))
     return table
-
-
-def _card(rel: Relaxation, row: np.ndarray) -> Card:
-    return Card({rel.ids[b]: int(x) for b, x in enumerate(row) if x != EMPTY})
 
 
 def load_or_fit(
