@@ -21,4 +21,6 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
     folder = resources.files("dicecup.variants")
     for item in sorted(folder.iterdir(), key=lambda p: _order(p.name)):
         if item.name.endswith(".yaml"):
-            register(text=item.read_text(encoding="utf-8"), source=f"dicecup/variants/{item.name}")
+            # each file's name is its id: parsed when that variant is first asked for
+            text = item.read_text(encoding="utf-8")
+            register(text=text, source=f"dicecup/variants/{item.name}", id=item.name.rsplit(".", 1)[0])

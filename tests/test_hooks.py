@@ -434,6 +434,44 @@ def test_names_registered_twice_are_errors():
         Engine(plugins=[ClashRule()], entry_points=False)
 
 
+def test_a_variant_registered_with_its_id_is_parsed_when_first_used():
+    """`register(text=..., id=...)` defers the parse: a broken file does not stop the engine, and the
+    error comes, with its file and line, when that variant is asked for (or its id does not match)."""
+
+    class Lazy:
+        @hookimpl
+        def dicecup_register_variants(self, register):
+            game = "id: {id}\ndice: {{count: 1}}\nboxes: {{a: {{pattern: always, score: 1}}}}\n"
+            register(text=game.format(id="lazy-ok"), source="ok.yaml", id="lazy-ok")
+            register(text="id: lazy-bad\nboxes: [unclosed\n", source="bad.yaml", id="lazy-bad")
+            register(text=game.format(id="something-else"), source="named.yaml", id="lazy-named")
+
+    engine = Engine(plugins=[Lazy()], entry_points=False)  # nothing above is parsed yet
+    assert {"lazy-ok", "lazy-bad", "lazy-named"} <= set(engine.variant_ids())
+    assert engine.variant("lazy-ok").box_ids == ("a",)
+    with pytest.raises(VariantError, match=r"bad\.yaml.*line \d") as bad:
+        engine.variant("lazy-bad")
+    assert "lazy-ok" not in str(bad.value)
+    with pytest.raises(VariantError, match=r"declares id 'something-else' but was registered as 'lazy-named'"):
+        engine.variant("lazy-named")
+
+    class Clash:
+        @hookimpl
+        def dicecup_register_variants(self, register):
+            register(text="never parsed", source="mine.yaml", id="yahtzee")
+
+    with pytest.raises(PluginError, match="variant id 'yahtzee' from mine.yaml is already registered"):
+        Engine(plugins=[Clash()], entry_points=False)
+
+    class BadId:
+        @hookimpl
+        def dicecup_register_variants(self, register):
+            register(text="id: x\n", id=7)
+
+    with pytest.raises(PluginError, match="a variant id must be a non-empty string, got 7"):
+        Engine(plugins=[BadId()], entry_points=False)
+
+
 # ----------------------------------------------------------------------------- calling through pluggy
 
 

@@ -77,14 +77,44 @@ class BotDecl:
     check: Callable[[Variant], None] | None = None
 
 
-@frozen
 class VariantEntry:
-    """A variant document known to the engine: parsed YAML and where it came from."""
+    """A variant document known to the engine: its id, where it came from, and its parsed YAML.
 
-    id: str
-    doc: Any
-    source: str
-    origin: str  # the registering plugin's name, or "file"
+    An entry registered with its id (`register(..., id=...)`, as the bundled files are)
+    is parsed when first used, so an engine with many variants starts without reading
+    them all; the document must then declare that id.
+    """
+
+    __slots__ = ("id", "source", "origin", "_doc", "_text")
+
+    def __init__(self, id: str, doc: Any, source: str, origin: str, *, text: str | None = None) -> None:
+        self.id, self.source, self.origin = id, source, origin  # origin: the registering plugin's name, or "file"
+        self._doc, self._text = doc, text
+
+    @property
+    def doc(self) -> Any:
+        """The parsed document (parsed now if it was registered unparsed)."""
+        if self._text is not None:
+            vid, doc = _parse_document(self._text, self.source)
+            if vid != self.id:
+                raise VariantError(
+                    f"the file declares id {vid!r} but was registered as {self.id!r}",
+                    source=self.source,
+                    hint="make the id in the file and the one its plugin registers the same",
+                )
+            self._doc, self._text = doc, None
+        return self._doc
+
+    def __repr__(self) -> str:
+        return f"VariantEntry({self.id!r}, source={self.source!r}, origin={self.origin!r})"
+
+
+def _parse_document(text: str, source: str) -> tuple[str, Any]:
+    """(declared id, parsed document) of a variant's YAML text (VariantError with a line when it is bad)."""
+    doc = load_yaml(text, source)
+    node = Node(doc, (), source=source)
+    node.mapping(what="a variant mapping")
+    return node.get("id").string(), doc
 
 
 class Engine:
@@ -239,14 +269,26 @@ class Engine:
 
     def _variant_registrar(self, origin: str) -> Callable[..., None]:
         def register(
-            path: str | os.PathLike[str] | None = None, *, text: str | None = None, source: str | None = None
+            path: str | os.PathLike[str] | None = None,
+            *,
+            text: str | None = None,
+            source: str | None = None,
+            id: str | None = None,
         ) -> None:
             if path is not None:
                 text = read_variant(path)
                 source = source or str(path)
             if text is None:
                 raise PluginError("register a variant with a path or with text=...")
-            entry = self._parse_entry(text, source or "<variant>", origin)
+            if id is not None and (not isinstance(id, str) or not id):
+                raise PluginError(f"a variant id must be a non-empty string, got {id!r}")
+            source = source or "<variant>"
+            # with its id given, the document is parsed when first used (then checked to declare that id)
+            entry = (
+                self._parse_entry(text, source, origin)
+                if id is None
+                else VariantEntry(id, None, source, origin, text=text)
+            )
             if entry.id in self._entries:
                 raise PluginError(
                     f"variant id {entry.id!r} from {entry.source} is already registered by {self._entries[entry.id].source}"
@@ -257,10 +299,7 @@ class Engine:
 
     @staticmethod
     def _parse_entry(text: str, source: str, origin: str) -> VariantEntry:
-        doc = load_yaml(text, source)
-        node = Node(doc, (), source=source)
-        node.mapping(what="a variant mapping")
-        vid = node.get("id").string()
+        vid, doc = _parse_document(text, source)
         return VariantEntry(vid, doc, source, origin)
 
     # ------------------------------------------------------------------ catalogue
@@ -451,6 +490,9 @@ def _options(options: Any) -> Mapping[str, Any]:
     return options
 
 
+_OWN = __name__.split(".", 1)[0]
+
+
 @lru_cache(maxsize=1)
 def _distributions() -> Mapping[str, list[str]]:
     """Top-level module -> installed distributions: one scan of every installed package per process."""
@@ -461,6 +503,10 @@ def _distributions() -> Mapping[str, list[str]]:
 def _distribution_version(modname: str) -> str:
     """`dist==version` of the distribution that installs `modname` ("?" when none does)."""
     top = modname.split(".", 1)[0]
+    if top == _OWN:  # the built-in plugins: dicecup's own version, without scanning every installed package
+        from .. import __version__
+
+        return f"{_OWN}=={__version__}"
     try:
         for dist in _distributions().get(top, []):
             return f"{dist}=={metadata.version(dist)}"

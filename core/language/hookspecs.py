@@ -103,7 +103,9 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
     """Add variant files. Called once per engine, on every plugin.
 
     ``register(path)`` for a YAML file, or ``register(text=..., source=...)``
-    for YAML held in memory. Ids must be unique across all plugins.
+    for YAML held in memory. Ids must be unique across all plugins. With
+    ``id=...`` (the id the file declares) the file is parsed only when that
+    variant is first used, which keeps start-up fast with many files.
     """
 
 
