@@ -8,48 +8,122 @@ pluggy plugins; games are immutable states with explicit chance.
     >>> game = Game.new(engine.variant("yahtzee"), ["ann", "bob"], seed=1)
 """
 
-from .errors import (
-    DicecupError,
-    DiceError,
-    IllegalAction,
-    ParameterError,
-    PluginError,
-    SaveError,
-    TooLarge,
-    UnknownVariant,
-    VariantError,
-)
-from .game.actions import Action, Keep, RollDice, RoundResult, Score
-from .game.bots import Bot, GreedyBot, RandomBot
-from .game.handle import Game
-from .game.state import GameState
-from .language.card import Award, Card
-from .language.compiler import REQUIRED
-from .language.contexts import PatternContext, PatternFn, ScorerFn, Situation
-from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
-from .language.engine import Engine, RuleDecl
-from .language.frozen import FrozenMap
-from .language.hookspecs import hookimpl, hookspec
-from .language.model import (
-    UNCHANGED,
-    Bonus,
-    Box,
-    BoxFlag,
-    BoxTotal,
-    Column,
-    Figure,
-    FirstRoll,
-    MatchSpec,
-    OptionSpec,
-    Progress,
-    RuleAction,
-    ScoreContext,
-    ScoreResult,
-    Spec,
-    StateUpdate,
-    TurnContext,
-    Variant,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below, for type checkers; at run time each module loads on first use
+    from .errors import (
+        DicecupError,
+        DiceError,
+        IllegalAction,
+        ParameterError,
+        PluginError,
+        SaveError,
+        TooLarge,
+        UnknownVariant,
+        VariantError,
+    )
+    from .game.actions import Action, Keep, RollDice, RoundResult, Score
+    from .game.bots import Bot, GreedyBot, RandomBot
+    from .game.handle import Game
+    from .game.state import GameState
+    from .language.card import Award, Card
+    from .language.compiler import REQUIRED
+    from .language.contexts import PatternContext, PatternFn, ScorerFn, Situation
+    from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
+    from .language.engine import Engine, RuleDecl
+    from .language.frozen import FrozenMap
+    from .language.hookspecs import hookimpl, hookspec
+    from .language.model import (
+        UNCHANGED,
+        Bonus,
+        Box,
+        BoxFlag,
+        BoxTotal,
+        Column,
+        Figure,
+        FirstRoll,
+        MatchSpec,
+        OptionSpec,
+        Progress,
+        RuleAction,
+        ScoreContext,
+        ScoreResult,
+        Spec,
+        StateUpdate,
+        TurnContext,
+        Variant,
+    )
+
+#: where each public name lives: `import dicecup` loads none of them, so a command that needs
+#: the rules alone does not pay for the game, the solver or the simulator
+_WHERE: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "DicecupError",
+            "DiceError",
+            "IllegalAction",
+            "ParameterError",
+            "PluginError",
+            "SaveError",
+            "TooLarge",
+            "UnknownVariant",
+            "VariantError",
+        ),
+        ".errors",
+    ),
+    **dict.fromkeys(("Action", "Keep", "RollDice", "RoundResult", "Score"), ".game.actions"),
+    **dict.fromkeys(("Bot", "GreedyBot", "RandomBot"), ".game.bots"),
+    **dict.fromkeys(("Game",), ".game.handle"),
+    **dict.fromkeys(("GameState",), ".game.state"),
+    **dict.fromkeys(("Award", "Card"), ".language.card"),
+    **dict.fromkeys(("REQUIRED",), ".language.compiler"),
+    **dict.fromkeys(("PatternContext", "PatternFn", "ScorerFn", "Situation"), ".language.contexts"),
+    **dict.fromkeys(("Roll", "all_rolls", "parse_dice", "reroll_outcomes", "sub_multisets"), ".language.dice"),
+    **dict.fromkeys(("Engine", "RuleDecl"), ".language.engine"),
+    **dict.fromkeys(("FrozenMap",), ".language.frozen"),
+    **dict.fromkeys(("hookimpl", "hookspec"), ".language.hookspecs"),
+    **dict.fromkeys(
+        (
+            "UNCHANGED",
+            "Bonus",
+            "Box",
+            "BoxFlag",
+            "BoxTotal",
+            "Column",
+            "Figure",
+            "FirstRoll",
+            "MatchSpec",
+            "OptionSpec",
+            "Progress",
+            "RuleAction",
+            "ScoreContext",
+            "ScoreResult",
+            "Spec",
+            "StateUpdate",
+            "TurnContext",
+            "Variant",
+        ),
+        ".language.model",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name's module on first use (PEP 562)."""
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'dicecup' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __version__ = "0.2.0"
 

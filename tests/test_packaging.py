@@ -158,3 +158,45 @@ def test_editable_install(workdir):
         (src / "variants" / "zz-probe.yaml").unlink()
     out = run(python.parent / "dicecup", "variants", cwd=workdir, env=env)
     assert all(v in out for v in BUILTIN)
+
+
+LOADED = """\
+import sys, dicecup
+assert dicecup.__version__
+before = sorted(m for m in sys.modules if m.startswith("dicecup."))
+engine = dicecup.Engine(entry_points=False)  # resolved on first use
+try:
+    dicecup.NoSuchThing
+except AttributeError as exc:
+    missing = str(exc)
+everything = all(getattr(dicecup, name) is not None for name in dicecup.__all__)
+print(before, missing, everything, sep="|")
+"""
+
+
+def test_import_dicecup_loads_no_layer_until_a_name_is_used(tmp_path):
+    """Embedders pay only for what they use: `import dicecup` loads no layer; each public name loads its
+    module on first use, an unknown one is an AttributeError, and every name in `__all__` resolves."""
+    before, missing, everything = run(sys.executable, "-c", LOADED, cwd=tmp_path).strip().split("|")
+    assert before == "[]"
+    assert missing == "module 'dicecup' has no attribute 'NoSuchThing'"
+    assert everything == "True"
+
+
+ADVISE = """\
+import sys
+from dicecup.cli import main
+try:
+    main(["advise", "-v", "yacht", "-d", "11256", "-q"])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print("|", sorted(m for m in ("numba", "dicecup.simulate.engine_sim", "dicecup.solver.jit") if m in sys.modules))
+"""
+
+
+def test_advise_from_a_cached_table_imports_no_compiler(tmp_path):
+    """`dicecup advise` with the table cached imports neither numba nor the simulator (its start-up time)."""
+    env = {**os.environ, "DICECUP_CACHE_DIR": str(tmp_path)}
+    run(sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q", cwd=tmp_path, env=env)
+    out = run(sys.executable, "-c", ADVISE, cwd=tmp_path, env=env)
+    assert out.rsplit("|", 1)[1].strip() == "[]"

@@ -15,9 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DicecupError
-from ..game.bots import GreedyBot, RandomBot
 from ..language.model import Variant
-from .engine_sim import simulate_engine
 from .result import SimResult
 from .stats import describe, histogram, summarize
 
@@ -54,6 +52,8 @@ def check_size(variant: Variant, strategy: str) -> None:
     split into parts (`solver.relax.check_relaxable`). `random` never enumerates rolls.
     """
     if strategy == "greedy":
+        from ..game.bots import GreedyBot  # the game layer loads only where a game is played
+
         GreedyBot.check(variant)
     if strategy == "optimal":
         try:
@@ -81,6 +81,8 @@ def _make_bot(strategy: str, rng: random.Random) -> Any:
         from ..solver.strong import StrongBot
 
         return StrongBot(rng)
+    from ..game.bots import GreedyBot, RandomBot
+
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
 
 
@@ -118,4 +120,6 @@ def simulate(
             raise DicecupError(
                 f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet")
             )
+    from .engine_sim import simulate_engine
+
     return simulate_engine(variant, strategy, _make_bot, games, seed, progress)
