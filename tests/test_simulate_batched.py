@@ -553,7 +553,30 @@ def test_advisor_tables_and_engine_give_the_same_later_scores(solved, vid, optio
             continue
         fast = advice._later_from_tables(solution, state.card, 0)
         slow = advice._later_from_engine(solution, state.card, 0)
-        assert np.array_equal(fast, slow), state.card
+        for got, want in ((fast.legal, slow.legal), (fast.points, slow.points), (fast.after, slow.after)):
+            assert np.array_equal(got, want), state.card
+
+
+@pytest.mark.parametrize("vid", ["generala", "yacht"])
+def test_advice_is_the_same_from_the_engine_and_from_the_tables(solved, vid, monkeypatch):
+    """Each option's action, value and points now, and the ranking, do not depend on who scored the roll on
+    the table: the engine asked for that roll alone (the first cards) or the memoised tables (later ones);
+    Generala's first-roll bonuses included."""
+    from dicecup.solver import advice
+
+    v, solution = solved(vid)
+    states = list(decision_states(v, 30, seed=7))
+    answers = []
+    for after in (10**9, 1):  # never the tables, then always
+        monkeypatch.setattr(advice, "TABLES_AFTER", after)
+        monkeypatch.setattr(advice, "_ASKED", {})
+        monkeypatch.setattr(advice, "_TABLES", {})
+        advice._LATER.clear()
+        answers.append([advice.advise_state(solution, state) for state in states])
+    assert advice._TABLES  # the second pass did use them
+    for engine_side, tables_side in zip(*answers, strict=True):
+        assert [(o.label, o.points, o.best) for o in engine_side] == [(o.label, o.points, o.best) for o in tables_side]
+        assert np.allclose([o.value for o in engine_side], [o.value for o in tables_side], atol=1e-9)
 
 
 def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):

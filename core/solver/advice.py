@@ -1,9 +1,11 @@
 """The advisor and the optimal policy: every option of a decision with its expected final score.
 
-`advise` asks the engine directly (`Variant.legal_boxes` / `Variant.score`) on
-the real card, so it needs only the state values (a cached table answers in
-milliseconds). `Policy` serves bots and simulation: it plays from the rule
-tables the solver built, one turn table per state, memoised.
+`advise` needs only the state values (a cached table): a variant's first cards
+are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
+the table alone where that is all a decision asks; later ones by memoised score
+tables. A card's scored rolls and its keeps' values are memoised, so the next
+decision of the same turn is a lookup. `Policy` serves bots and simulation: it
+plays from the rule tables the solver built, one turn table per state, memoised.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from __future__ import annotations
 import random
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any, Protocol
 
 import numpy as np
 from attrs import evolve, frozen
@@ -95,28 +98,64 @@ def advise(
         )
     first = rolls_left == v.rolls - 1 if first_roll is None else first_roll
     so_far = v.points_so_far(card)
-
-    options: list[Option] = []
-    legal = v.legal_boxes(card, roll, first, situation)
-    results = [v.score(card, box, roll, first, situation) for box in legal]
-    fills = [(box, res.score) for box, res in zip(legal, results, strict=False)]
-    after = _futures(solution, card, fills, solution.bank_after(rolls_left))
-    for box, res, fut in zip(legal, results, after, strict=False):
-        options.append(Option(Score(box), so_far + res.points + float(fut), points=res.points))
+    graph = solution.graph
+    r = graph.index[roll.dice] - int(graph.roll_rows[0])  # its row among the rolls (the last level)
+    # this roll's boxes: the row of the turn's scoring table (memoised per card), as every later roll is
+    now = _scored_now(solution, card, r, solution.bank_after(rolls_left), situation, first)
+    options = [
+        Option(_SCORE[box], so_far + int(now.points[r, b]) + float(now.after[r, b]), points=int(now.points[r, b]))
+        for b, box in enumerate(v.box_ids)
+        if now.legal[r, b]
+    ]
     if rolls_left > 0:
-        graph = solution.graph
-        later = _after_roll(situation)
-        # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
-        rows = [_later_cached(solution, card, solution.bank_after(left), later) for left in range(rolls_left)]
-        keeps = fold(graph, rows + rows[-1:])[-1][1]
-        assert keeps is not None  # a decision with rolls left has keeps
-        for k in sub_multisets(roll.dice):
-            if len(k) < len(roll.dice):
-                options.append(Option(Keep(k), so_far + float(keeps[graph.index[k], 0])))
+        keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
+        options += [Option(keep, so_far + float(keeps[k, 0])) for keep, k in _keep_options(graph, roll.dice)]
     options.sort(key=lambda o: (-o.value, isinstance(o.action, Keep)))
     if options:
         options[0] = Option(options[0].action, options[0].value, True, options[0].points)
     return options
+
+
+class _BoxScores(dict[str, Score]):
+    """`Score(box)` actions, made once per box id (they are immutable)."""
+
+    def __missing__(self, box: str) -> Score:
+        got = self[box] = Score(box)
+        return got
+
+
+_SCORE = _BoxScores()
+
+
+@lru_cache(maxsize=4096)
+def _keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> list[tuple[Keep, int]]:
+    """(Keep action, keep index in `graph`) for every distinct proper sub-multiset of a roll's dice."""
+    return [(Keep(k), graph.index[k]) for k in sub_multisets(dice) if len(k) < len(dice)]
+
+
+@frozen
+class Scored:
+    """Every roll of a decision with its legal boxes: what each box adds now, and what follows it.
+
+    `legal`, `points` (box score times its column's multiplier plus score-figure awards) and
+    `after` (expected points to come once it is filled, -inf where illegal) are [rolls, boxes].
+    """
+
+    legal: np.ndarray
+    points: np.ndarray
+    after: np.ndarray
+
+    @classmethod
+    def empty(cls, rolls: int, boxes: int) -> Scored:
+        return cls(
+            np.zeros((rolls, boxes), dtype=bool),
+            np.zeros((rolls, boxes), dtype=np.int64),
+            np.full((rolls, boxes), -np.inf),
+        )
+
+    def best(self) -> np.ndarray:
+        """(rolls, 1): the best value (points now + points to come) of scoring each roll."""
+        return np.max(self.points + self.after, axis=1, initial=-np.inf, keepdims=True)
 
 
 def _after_roll(situation: Situation | None) -> Situation | None:
@@ -126,23 +165,72 @@ def _after_roll(situation: Situation | None) -> Situation | None:
     return evolve(situation, rolls_used=situation.rolls_used + 1, rolls_left=max(0, situation.rolls_left - 1))
 
 
-_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (solution, card, bank, situation): a turn's decisions share it
+_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (what, solution, card, bank, situation): one turn asks the same
+
+
+def _memo_peek(key: tuple, solution: Values) -> Any:
+    """What `_memo` holds for `key` and this `solution`, or None."""
+    hit = _LATER.get((id(solution), *key))
+    return hit[1] if hit is not None and hit[0]() is solution else None
+
+
+def _memo(key: tuple, solution: Values, make: Callable[[], Any]) -> Any:
+    """`make()`, remembered for the last few keys of a live `solution` (a turn's decisions share them)."""
+    got = _memo_peek(key, solution)
+    key = (id(solution), *key)
+    if got is None:
+        got = make()
+        _LATER[key] = (weakref.ref(solution), got)
+        if len(_LATER) > 64:
+            _LATER.popitem(last=False)
+    return got
+
+
+def _scored_cached(
+    solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
+) -> Scored:
+    """`_later_scores`, memoised."""
+    return _memo(
+        ("scored", card, bank, situation, first),
+        solution,
+        lambda: _later_scores(solution, card, bank, situation, first),
+    )
+
+
+def _scored_now(solution: Values, card: Card, r: int, bank: int, situation: Situation | None, first: bool) -> Scored:
+    """The decision's own roll `r` scored (its row of the result): the memoised table once the tables
+    answer; before that the engine asked for this one roll (a single `dicecup advise` scores one roll)."""
+    fp = solution.variant.fingerprint
+    key = ("scored", card, bank, situation, first)
+    tables = fp in _TABLES or _ASKED.get(fp, 0) + 1 >= TABLES_AFTER
+    if _memo_peek(key, solution) is not None or (tables and fp not in _UNTABULABLE):
+        return _scored_cached(solution, card, bank, situation, first)
+    return _memo((*key, r), solution, lambda: _later_from_engine(solution, card, bank, situation, first, only=r))
 
 
 def _later_cached(
     solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
 ) -> np.ndarray:
-    """`_later_scores`, remembered for the last few (solution, card, bank, situation, first): one turn asks
-    the same."""
-    key = (id(solution), card, bank, situation, first)
-    hit = _LATER.get(key)
-    later = hit[1] if hit is not None and hit[0]() is solution else None
-    if later is None:
-        later = _later_scores(solution, card, bank, situation, first)
-        _LATER[key] = (weakref.ref(solution), later)
-        if len(_LATER) > 64:
-            _LATER.popitem(last=False)
-    return later
+    """(rolls, 1): the best value of scoring each roll after a later roll (`first`: the first), memoised."""
+    return _memo(
+        ("best", card, bank, situation, first),
+        solution,
+        lambda: _scored_cached(solution, card, bank, situation, first).best(),
+    )
+
+
+def _keeps_cached(solution: Values, card: Card, rolls_left: int, later: Situation | None) -> np.ndarray:
+    """(keeps, 1): each keep's value with `rolls_left` rolls left on `card`, memoised; `later` is the
+    situation every later roll is asked with."""
+
+    def make() -> np.ndarray:
+        # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
+        rows = [_later_cached(solution, card, solution.bank_after(left), later) for left in range(rolls_left)]
+        keeps = fold(solution.graph, rows + rows[-1:])[-1][1]
+        assert keeps is not None  # a decision with rolls left has keeps
+        return keeps
+
+    return _memo(("keeps", card, rolls_left, later), solution, make)
 
 
 def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:
@@ -155,9 +243,9 @@ def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: i
 
 def _later_scores(
     solution: Values, card: Card, bank: int = 0, situation: Situation | None = None, first: bool = False
-) -> np.ndarray:
-    """(rolls, 1): the best value (points now + points to come) of scoring each roll after a later roll
-    (`first`: after the turn's first roll), leaving `bank` rolls banked.
+) -> Scored:
+    """Every roll's legal boxes scored after a later roll (`first`: after the turn's first roll), each
+    leaving `bank` rolls banked.
 
     The first cards of a variant ask the engine roll by roll (no start-up cost: one
     `dicecup advise` asks one card); from the `TABLES_AFTER`-th on, the variant's score
@@ -187,7 +275,7 @@ _SITUATED: set[str] = set()  # variants whose legality reads the situation: the 
 
 def _later_from_tables(
     solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
-) -> np.ndarray:
+) -> Scored:
     v = solution.variant
     got = _TABLES.get(v.fingerprint)
     if got is None or got[0].variant.hooks is not v.hooks:
@@ -225,10 +313,11 @@ def _later_from_tables(
     span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
     keys, which = np.unique(boxes * span + (got_scores - lo), return_inverse=True)  # one int per (box, score)
     fills = [(v.box_ids[int(k // span)], int(k % span) + lo) for k in keys]
-    after = _futures(solution, card, fills, bank)[which.reshape(-1)]
-    later = np.full((solution.graph.n_rolls, 1), -np.inf)
-    np.maximum.at(later[:, 0], rolls, points + after)
-    return later
+    out = Scored.empty(solution.graph.n_rolls, len(v.box_ids))
+    out.legal[rolls, boxes] = True
+    out.points[rolls, boxes] = points
+    out.after[rolls, boxes] = _futures(solution, card, fills, bank)[which.reshape(-1)]
+    return out
 
 
 def _legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation, first: bool) -> np.ndarray:
@@ -247,20 +336,29 @@ def _legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situatio
 
 
 def _later_from_engine(
-    solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
-) -> np.ndarray:
+    solution: Values,
+    card: Card,
+    bank: int,
+    situation: Situation | None = None,
+    first: bool = False,
+    only: int | None = None,
+) -> Scored:
+    """`Scored` from the engine, roll by roll (`only`: that roll's row alone, the others left illegal)."""
     v = solution.variant
+    index = {b: i for i, b in enumerate(v.box_ids)}
     scored: list[tuple[int, str, int, int]] = []  # (roll, box, score, points)
-    for i, r in enumerate(v.all_rolls()):
+    rolls = v.all_rolls()
+    for i, r in enumerate(rolls) if only is None else [(only, rolls[only])]:
         for box in v.legal_boxes(card, r, first, situation):
             res = v.score(card, box, r, first, situation)
             scored.append((i, box, res.score, res.points))
     fills = sorted({(box, score) for _, box, score, _ in scored})
     after = dict(zip(fills, _futures(solution, card, fills, bank).tolist(), strict=False))
-    later = np.full((solution.graph.n_rolls, 1), -np.inf)
+    out = Scored.empty(solution.graph.n_rolls, len(v.box_ids))
     for i, box, score, points in scored:
-        later[i, 0] = max(later[i, 0], points + after[(box, score)])
-    return later
+        b = index[box]
+        out.legal[i, b], out.points[i, b], out.after[i, b] = True, points, after[(box, score)]
+    return out
 
 
 def turn_start_value(solution: Values, card: Card) -> float:
