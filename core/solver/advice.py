@@ -133,7 +133,7 @@ def _keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> list[tuple[Keep, i
     return [(Keep(k), graph.index[k]) for k in sub_multisets(dice) if len(k) < len(dice)]
 
 
-@frozen
+@frozen(eq=False)  # arrays: compared by identity
 class Scored:
     """Every roll of a decision with its legal boxes: what each box adds now, and what follows it.
 
@@ -165,7 +165,8 @@ def _after_roll(situation: Situation | None) -> Situation | None:
     return evolve(situation, rolls_used=situation.rolls_used + 1, rolls_left=max(0, situation.rolls_left - 1))
 
 
-_LATER: OrderedDict[tuple, tuple] = OrderedDict()  # per (what, solution, card, bank, situation): one turn asks the same
+#: per (what, solution, card, bank, situation): one turn's decisions ask the same (first in, first out)
+_LATER: OrderedDict[tuple, tuple] = OrderedDict()
 
 
 def _memo_peek(key: tuple, solution: Values) -> Any:
