@@ -584,12 +584,14 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
 
     v, solution = solved("generala")
     monkeypatch.setattr(advice, "_ASKED", {})
+    monkeypatch.setattr(advice, "_TABLES", {})  # none built yet in this process
     used = []
-    monkeypatch.setattr(
-        advice, "_later_from_tables", lambda *args: used.append("tables") or advice._later_from_engine(*args)
+    monkeypatch.setattr(  # which whole turns (not single rolls: `only`) the tables scored
+        advice, "_later_from_tables", lambda *args: used.append(args[5]) or advice._later_from_engine(*args)
     )
     for state in decision_states(v, 12, seed=5):
         if state.rolls_left:
             advice._LATER.clear()
             advice.advise_state(solution, state)
-    assert used and advice._ASKED[v.fingerprint] - len(used) == advice.TABLES_AFTER - 1
+    whole = [u for u in used if u is None]
+    assert whole and advice._ASKED[v.fingerprint] - len(whole) == advice.TABLES_AFTER - 1

@@ -66,6 +66,11 @@ class CardFacts:
                 out.add(self.n + j if kind & VALUE else j)
         return frozenset(out)
 
+    def key(self, row: Sequence[int], facts: Sequence[int]) -> tuple[int, ...]:
+        """The values of `facts` for one card row, as plain ints (what a class is keyed on)."""
+        n = self.n
+        return tuple(int(row[f] != EMPTY) if f < n else int(row[f - n]) for f in facts)
+
     def columns(self, vals: np.ndarray, facts: Sequence[int]) -> np.ndarray:
         """The values of `facts` for every card row of `vals` (int64 [rows, len(facts)])."""
         out = np.empty((vals.shape[0], len(facts)), dtype=np.int64)
@@ -159,6 +164,24 @@ class Traced:
         fv = self.facts.columns(row[None, :], range(2 * self.facts.n))[0].tolist()
         return np.stack([self._entry(e, row, fv) for e in range(self.entries)])
 
+    def class_of_row(self, row: np.ndarray) -> int:
+        """The class of one card row (its table is `tables[class]`): a dict lookup once the class is known,
+        with no grouping and no stacking (the advisor asks one card at a time)."""
+        while True:
+            keyed = self.keyed
+            key = self.facts.key(row.tolist(), keyed)
+            cid = self.class_of.get(key)
+            if cid is not None:
+                return cid
+            table = self.table(row)
+            union = tuple(sorted(set().union(*(r for r in self.reads if r))))
+            if union != self.keyed:  # a rule read something new: key the classes on it from now on
+                self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
+                continue
+            cid = self.class_of[key] = len(self.tables)
+            self.tables.append(table)
+            return cid
+
     def classes(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(class id per card row, tables [classes, entries, width]) for many cards.
 
@@ -209,6 +232,7 @@ class ScoreTables:
         width = 1 + self.max_awards + self.max_events
         self.traced = Traced(self.facts, 2 * self.R * self.nb, width, self._score)
         self._points: tuple[np.ndarray, ...] | None = None
+        self._cards: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # per class, for `card`
 
     def _score(self, card: Card, e: int) -> np.ndarray:
         fr, rest = divmod(e, self.R * self.nb)
@@ -231,6 +255,20 @@ class ScoreTables:
                     self.event_ids.append(eid)
                 out[1 + self.max_awards + self.event_ids.index(eid)] += n
         return out
+
+    def card(self, row: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        """(class, table [2, R, boxes, 1 + awards + events], box scores [2, R, boxes]) of one card row."""
+        cid = self.traced.class_of_row(row)
+        got = self._cards.get(cid)
+        if got is None or got[0] is not self.traced.tables[cid]:  # classes are renumbered when keyed anew
+            shaped = self.traced.tables[cid].reshape(2, self.R, self.nb, self.traced.width)
+            got = self._cards[cid] = (self.traced.tables[cid], shaped, np.ascontiguousarray(shaped[..., 0]))
+        return cid, got[1], got[2]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the class tables hold (twice: the box scores are kept apart too)."""
+        return 2 * sum(t.nbytes for t in self.traced.tables)
 
     def lookup(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, ...]:
         """(class per card, tables [C, 2, R, boxes, 1 + awards + events], box scores [C, 2, R, boxes],
@@ -294,6 +332,10 @@ class LegalTables:
 
     def lookup(self, vals: np.ndarray) -> np.ndarray:
         """The legal class of every card row (see `allowed`)."""
+        if len(vals) == 1 and self._simple is not None:  # one card of a known class: a dict lookup
+            cid = self.class_of.get(self.facts.key(vals[0].tolist(), self.reads))
+            if cid is not None and cid < len(self._simple):
+                return np.array([cid], dtype=np.int64)
         while True:
             reads = self.reads
             uniq, first, inverse = unique_rows(self.facts.columns(vals, reads))

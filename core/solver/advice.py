@@ -101,15 +101,16 @@ def advise(
     graph = solution.graph
     r = graph.index[roll.dice] - int(graph.roll_rows[0])  # its row among the rolls (the last level)
     # this roll's boxes: the row of the turn's scoring table (memoised per card), as every later roll is
+    options = []
+    if rolls_left > 0:  # first: it memoises the turn's later rolls, which a later decision's own roll is
+        keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
+        options = [Option(keep, so_far + float(keeps[k, 0])) for keep, k in _keep_options(graph, roll.dice)]
     now = _scored_now(solution, card, r, solution.bank_after(rolls_left), situation, first)
-    options = [
+    options += [
         Option(_SCORE[box], so_far + int(now.points[r, b]) + float(now.after[r, b]), points=int(now.points[r, b]))
         for b, box in enumerate(v.box_ids)
         if now.legal[r, b]
     ]
-    if rolls_left > 0:
-        keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
-        options += [Option(keep, so_far + float(keeps[k, 0])) for keep, k in _keep_options(graph, roll.dice)]
     options.sort(key=lambda o: (-o.value, isinstance(o.action, Keep)))
     if options:
         options[0] = Option(options[0].action, options[0].value, True, options[0].points)
@@ -199,14 +200,13 @@ def _scored_cached(
 
 
 def _scored_now(solution: Values, card: Card, r: int, bank: int, situation: Situation | None, first: bool) -> Scored:
-    """The decision's own roll `r` scored (its row of the result): the memoised table once the tables
-    answer; before that the engine asked for this one roll (a single `dicecup advise` scores one roll)."""
-    fp = solution.variant.fingerprint
+    """The decision's own roll `r` scored (its row of the result): the turn's table when it is memoised
+    already, else that roll alone (from the tables or the engine: a single `dicecup advise` scores one roll)."""
     key = ("scored", card, bank, situation, first)
-    tables = fp in _TABLES or _ASKED.get(fp, 0) + 1 >= TABLES_AFTER
-    if _memo_peek(key, solution) is not None or (tables and fp not in _UNTABULABLE):
-        return _scored_cached(solution, card, bank, situation, first)
-    return _memo((*key, r), solution, lambda: _later_from_engine(solution, card, bank, situation, first, only=r))
+    full = _memo_peek(key, solution)
+    if full is not None:
+        return full
+    return _memo((*key, r), solution, lambda: _later_scores(solution, card, bank, situation, first, only=r))
 
 
 def _later_cached(
@@ -243,10 +243,15 @@ def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: i
 
 
 def _later_scores(
-    solution: Values, card: Card, bank: int = 0, situation: Situation | None = None, first: bool = False
+    solution: Values,
+    card: Card,
+    bank: int = 0,
+    situation: Situation | None = None,
+    first: bool = False,
+    only: int | None = None,
 ) -> Scored:
     """Every roll's legal boxes scored after a later roll (`first`: after the turn's first roll), each
-    leaving `bank` rolls banked.
+    leaving `bank` rolls banked (`only`: that roll's row alone, the others left illegal).
 
     The first cards of a variant ask the engine roll by roll (no start-up cost: one
     `dicecup advise` asks one card); from the `TABLES_AFTER`-th on, the variant's score
@@ -255,13 +260,20 @@ def _later_scores(
     always go to the engine. With a `situation`, legality is the engine's, asked per roll.
     """
     v = solution.variant
-    asked = _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
-    if asked >= TABLES_AFTER and v.fingerprint not in _UNTABULABLE:
+    if only is None:
+        _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
+    if _tables_answer(v):
         try:
-            return _later_from_tables(solution, card, bank, situation, first)
+            return _later_from_tables(solution, card, bank, situation, first, only)
         except Untabulable:
             _UNTABULABLE.add(v.fingerprint)
-    return _later_from_engine(solution, card, bank, situation, first)
+    return _later_from_engine(solution, card, bank, situation, first, only)
+
+
+def _tables_answer(v: Variant) -> bool:
+    """Whether the score tables answer for `v` now: built already, or this is the `TABLES_AFTER`-th card."""
+    fp = v.fingerprint
+    return fp not in _UNTABULABLE and (fp in _TABLES or _ASKED.get(fp, 0) >= TABLES_AFTER)
 
 
 TABLES_AFTER = 3
@@ -275,7 +287,12 @@ _SITUATED: set[str] = set()  # variants whose legality reads the situation: the 
 
 
 def _later_from_tables(
-    solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
+    solution: Values,
+    card: Card,
+    bank: int,
+    situation: Situation | None = None,
+    first: bool = False,
+    only: int | None = None,
 ) -> Scored:
     v = solution.variant
     got = _TABLES.get(v.fingerprint)
@@ -283,8 +300,8 @@ def _later_from_tables(
         got = _TABLES[v.fingerprint] = (ScoreTables(v, [b.id for b in v.declared_bonuses]), LegalTables(v))
     scores, legal = got
     vals = solution.row_of(card)
-    cls, shaped, box_scores, _ = scores.lookup(vals)
-    if shaped.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
+    _, shaped, box_scores = scores.card(vals[0])
+    if scores.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
         del _TABLES[v.fingerprint]
         raise Untabulable(f"the score tables grew past {MAX_TABLE_BYTES >> 20} MiB; the engine answers from here on")
     if len(scores.award_ids) > len(v.declared_bonuses):
@@ -302,13 +319,15 @@ def _later_from_tables(
         assert situation is not None
         ok = _legal_in(v, card, scores.rolls, situation, first)
     ok &= vals[0] == EMPTY
+    if only is not None:  # that roll's row alone
+        ok[:only] = ok[only + 1 :] = False
     rolls, boxes = np.nonzero(ok)
     fr = int(first)
-    got_scores = box_scores[cls[0], fr, rolls, boxes]
+    got_scores = box_scores[fr, rolls, boxes]
     # what a box adds to the score: its score times its column's multiplier, plus the score-figure awards
     counted = np.array([b.figure == "score" for b in v.declared_bonuses], dtype=np.int64)
     mult = np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64)
-    awards = shaped[cls[0], fr, rolls, boxes, 1 : 1 + len(counted)] @ counted
+    awards = shaped[fr, rolls, boxes, 1 : 1 + len(counted)] @ counted
     points = got_scores * mult[boxes] + awards
     lo = int(got_scores.min()) if len(got_scores) else 0
     span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
