@@ -110,6 +110,30 @@ def test_tables_say_what_the_engine_says(engine, vid, options):
                 assert events == v.turn_events(s.card, b, s.roll_now, fr)
 
 
+@pytest.mark.parametrize("vid", ["yahtzee", "generala", "kniffel"])
+def test_one_card_at_a_time_gets_the_tables_many_cards_get(engine, vid):
+    """`ScoreTables.card` (one row, a dict lookup on its class, the advisor's way) and `LegalTables.lookup`
+    of one row give what the many-row lookups give, asked in either order on fresh tables."""
+    v = engine.variant(vid)
+    states = decision_states(v, 120, seed=3)
+    rows = Batched(v)
+    vals, _ = as_rows(rows, states)
+    one, many = ScoreTables(v, [b.id for b in v.declared_bonuses]), ScoreTables(v, [b.id for b in v.declared_bonuses])
+    legal_one, legal_many = LegalTables(v), LegalTables(v)
+    singles = [one.card(vals[i]) for i in range(len(vals))]  # one card at a time first, on its own tables
+    cls, shaped, box_scores, _ = many.lookup(vals)
+    for i, (_, got_shaped, got_scores) in enumerate(singles):
+        assert np.array_equal(got_shaped, shaped[cls[i]]) and np.array_equal(got_scores, box_scores[cls[i]])
+    lc = legal_many.lookup(vals)
+    legal_one.lookup(vals[:1])
+    for i in range(len(vals)):
+        mine = legal_one.lookup(vals[i : i + 1])
+        every = np.arange(legal_one.R)
+        for fr in (False, True):
+            got = legal_one.allowed(np.repeat(mine, len(every)), fr, every)
+            assert np.array_equal(got, legal_many.allowed(np.repeat(lc[i : i + 1], len(every)), fr, every))
+
+
 @pytest.mark.parametrize("vid", ["yahtzee", "russian", "generala", "yatzy"])
 def test_greedy_policy_is_greedybot(engine, vid):
     v = engine.variant(vid)
