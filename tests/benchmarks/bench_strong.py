@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -74,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         made[vid] = strong_values(engine.variant(vid))
         print(f"{vid}: parts and correction ready in {time.perf_counter() - start:.1f} s", flush=True)
     print(f"{'variant':15} {'strategy':8} {'games':>6} {'mean':>9} {'± SE':>6} {'points':>12} {'s/game':>7}  note")
-    with ProcessPoolExecutor(args.processes) as pool:
+    # spawned workers: this process may have solved the parts with numba's OpenMP threads, which fork() breaks
+    with ProcessPoolExecutor(args.processes, mp_context=multiprocessing.get_context("spawn")) as pool:
         for vid in args.variants:
             v = engine.variant(vid)
             rel = made[vid]
