@@ -317,3 +317,42 @@ def test_score_tables_past_their_memory_bound_give_way_to_the_engine(
         got = advice._later_scores(solution, card, 0).best()
         assert np.allclose(got, advice._later_from_engine(solution, card, 0).best(), atol=1e-9)
     assert variant.fingerprint in advice._UNTABULABLE and variant.fingerprint not in advice._TABLES
+
+
+ANNOUNCED = """
+id: tiny-announced
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+columns:
+  free: {name: Free}
+  call: {name: Announce, order: announced}
+boxes:
+  ones:  {pattern: {kind: face, face: 1}, score: sum}
+  threes: {pattern: {kind: face, face: 3}, score: sum}
+  pair:  {pattern: {kind: of_a_kind, n: 2}, score: 8}
+"""
+
+
+def test_strong_plays_only_legal_moves_where_the_rules_forbid_a_reroll(tmp_path: Path, engine: Engine) -> None:
+    """With only announced boxes left and none announced, the rules forbid another roll: bot strong announces
+    or scores then, never keeps (rerolling a bad roll looks best by the dice alone: Yamb's games met it). The
+    fitted correction stays finite there, though one turn's recursion cannot value those cards (it does not
+    announce)."""
+    path = tmp_path / "announced.yaml"
+    path.write_text(ANNOUNCED, encoding="utf-8")
+    variant = engine.load_file(path)
+    bot = StrongBot(random.Random(0), solver=_solver, store=False)
+    fitted = bot.relaxation(variant).correction
+    assert fitted is not None and np.isfinite(fitted).all()
+    state = GameState.new(variant, 1)
+    for box, dice in (("free.ones", (1, 3)), ("free.threes", (3, 1)), ("free.pair", (2, 2))):
+        state = state.roll(dice=dice).score(box)  # the free column full: only the announced one is left
+    state = state.roll(dice=(1, 2))  # a poor first roll, a roll still left
+    assert state.rolls_left and not state.may_reroll()
+    action = bot.choose(state)
+    assert action in state.legal_actions(), action
+    rng = random.Random(4)
+    for _ in range(6):  # and whole games: every move legal
+        state = GameState.new(variant, 1)
+        while not state.over:
+            state = state.roll(rng) if state.is_chance else state.apply(bot.choose(state))

@@ -28,7 +28,7 @@ from .relax import Relaxation, best_move, profile_cells
 
 __all__ = ["fit", "load_or_fit", "FIT_VERSION", "FIT_STATES", "MAX_CELLS", "RECORD_KIND"]
 
-FIT_VERSION = 3  # 3: profiles never met keep zero (2: their nearest met neighbours; 1: their level's mean)
+FIT_VERSION = 4  # 4: turns without a finite value left out (3: profiles never met keep zero; 2: nearest met)
 FIT_STATES = 2000  # turn starts sampled: games enough for about this many (at least 20 games, at most 200)
 MAX_CELLS = 1_000_000  # profiles in a table: beyond this the plain sum is used
 RECORD_KIND = "strong-correction"
@@ -71,6 +71,10 @@ def fit(
         now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
         sel = np.flatnonzero(open_boxes == k)
         gap = np.array([turn_start_value(now, facts.card(vals[i])) for i in sel]) - plain[sel]
+        # a turn the recursion cannot play (only announced boxes left: the announcement is a rule action it
+        # does not model) gives no target: such states are left out, as if play had not met them
+        met = np.isfinite(gap)
+        sel, gap = sel[met], gap[met]
         total = np.bincount(cells[sel], weights=gap, minlength=len(table))
         count = np.bincount(cells[sel], minlength=len(table))
         seen = count > 0

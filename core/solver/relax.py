@@ -24,7 +24,7 @@ import numpy as np
 from attrs import frozen
 
 from ..errors import DicecupError, VariantError
-from ..game.actions import Action
+from ..game.actions import Action, Keep
 from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY
@@ -294,6 +294,8 @@ def best_move(values: Values, state: GameState, rng: random.Random | None = None
 
     def best(at: GameState) -> tuple[float, Action] | None:
         options = advise(values, at.card, at.dice, at.rolls_left, at.first_roll, at.situation())
+        if not at.may_reroll():  # the advisor values keeps by the dice alone; the rules forbid a roll now
+            options = [o for o in options if not isinstance(o.action, Keep)]
         return (options[0].value, options[0].action) if options else None
 
     found = best(state)
