@@ -131,6 +131,21 @@ bonuses:
 }
 
 
+# A free column and an announced one: beyond the solver (announcements), bot strong's ground (not in TINY,
+# whose games the solver takes).
+ANNOUNCED = """id: tiny-announced
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+columns:
+  free: {name: Free}
+  call: {name: Announce, order: announced}
+boxes:
+  ones:  {pattern: {kind: face, face: 1}, score: sum}
+  threes: {pattern: {kind: face, face: 3}, score: sum}
+  pair:  {pattern: {kind: of_a_kind, n: 2}, score: 8}
+"""
+
+
 def tiny_variant(tmp_path: Path, name: str, engine: Engine | None = None, options: dict | None = None) -> Variant:
     """Compile one of the TINY variants from a file in tmp_path."""
     path = tmp_path / f"tiny-{name}.yaml"

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY
+from _solver_helpers import ANNOUNCED, TINY
 from typer.testing import CliRunner
 
 from dicecup import Card, Engine, hookimpl
@@ -302,20 +302,6 @@ def test_advise_with_the_strong_strategy(tmp_path):
     )
     one = run("advise", "-v", str(single), "--dice", "12", "-q", "-s", "strong")
     assert one.exit_code == 2 and "columns or sections" in one.stderr, one.output
-
-
-ANNOUNCED = """
-id: tiny-announced
-dice: {count: 2, faces: 3}
-turn: {rolls: 2}
-columns:
-  free: {name: Free}
-  call: {name: Announce, order: announced}
-boxes:
-  ones:  {pattern: {kind: face, face: 1}, score: sum}
-  threes: {pattern: {kind: face, face: 3}, score: sum}
-  pair:  {pattern: {kind: of_a_kind, n: 2}, score: 8}
-"""
 
 
 def test_advise_falls_back_to_strong_where_the_solver_refuses(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY, brute_force
+from _solver_helpers import ANNOUNCED, TINY, brute_force
 
 from dicecup import Card, DicecupError, Engine, GameState, RandomBot, Variant, VariantError
 from dicecup.game.actions import Score
@@ -317,20 +317,6 @@ def test_score_tables_past_their_memory_bound_give_way_to_the_engine(
         got = advice._later_scores(solution, card, 0).best()
         assert np.allclose(got, advice._later_from_engine(solution, card, 0).best(), atol=1e-9)
     assert variant.fingerprint in advice._UNTABULABLE and variant.fingerprint not in advice._TABLES
-
-
-ANNOUNCED = """
-id: tiny-announced
-dice: {count: 2, faces: 3}
-turn: {rolls: 2}
-columns:
-  free: {name: Free}
-  call: {name: Announce, order: announced}
-boxes:
-  ones:  {pattern: {kind: face, face: 1}, score: sum}
-  threes: {pattern: {kind: face, face: 3}, score: sum}
-  pair:  {pattern: {kind: of_a_kind, n: 2}, score: 8}
-"""
 
 
 def test_strong_plays_only_legal_moves_where_the_rules_forbid_a_reroll(tmp_path: Path, engine: Engine) -> None:
