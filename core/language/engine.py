@@ -503,12 +503,9 @@ def _distributions() -> Mapping[str, list[str]]:
 def _distribution_version(modname: str) -> str:
     """`dist==version` of the distribution that installs `modname` ("?" when none does)."""
     top = modname.split(".", 1)[0]
-    if top == _OWN:  # the built-in plugins: dicecup's own version, without scanning every installed package
-        from .. import __version__
-
-        return f"{_OWN}=={__version__}"
     try:
-        for dist in _distributions().get(top, []):
+        # the built-in plugins: dicecup's own distribution, asked by name rather than by scanning every package
+        for dist in [_OWN] if top == _OWN else _distributions().get(top, []):
             return f"{dist}=={metadata.version(dist)}"
     except Exception:  # pragma: no cover - broken metadata: the source hash still identifies it
         pass

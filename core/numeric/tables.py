@@ -168,19 +168,24 @@ class Traced:
         """The class of one card row (its table is `tables[class]`): a dict lookup once the class is known,
         with no grouping and no stacking (the advisor asks one card at a time)."""
         while True:
-            keyed = self.keyed
-            key = self.facts.key(row.tolist(), keyed)
+            key = self.facts.key(row.tolist(), self.keyed)
             cid = self.class_of.get(key)
+            if cid is None:
+                cid = self._new_class(key, row)
             if cid is not None:
                 return cid
-            table = self.table(row)
-            union = tuple(sorted(set().union(*(r for r in self.reads if r))))
-            if union != self.keyed:  # a rule read something new: key the classes on it from now on
-                self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
-                continue
-            cid = self.class_of[key] = len(self.tables)
-            self.tables.append(table)
-            return cid
+
+    def _new_class(self, key: tuple, row: np.ndarray) -> int | None:
+        """Add the class of card `row` (keyed `key`) with its table; None when a rule read something new:
+        the classes so far were keyed too coarsely, and are dropped to be keyed on it."""
+        table = self.table(row)
+        union = tuple(sorted(set().union(*(r for r in self.reads if r))))
+        if union != self.keyed:
+            self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
+            return None
+        cid = self.class_of[key] = len(self.tables)
+        self.tables.append(table)
+        return cid
 
     def classes(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(class id per card row, tables [classes, entries, width]) for many cards.
@@ -197,14 +202,9 @@ class Traced:
                 key = tuple(uniq[u].tolist())
                 cid = self.class_of.get(key)
                 if cid is None:
-                    table = self.table(vals[first[u]])
-                    union = tuple(sorted(set().union(*(r for r in self.reads if r))))
-                    if union != self.keyed:
-                        # a rule read something new: the classes so far were keyed too coarsely
-                        self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
+                    cid = self._new_class(key, vals[first[u]])
+                    if cid is None:  # keyed anew: group again
                         break
-                    cid = self.class_of[key] = len(self.tables)
-                    self.tables.append(table)
                 ids[u] = cid
             else:
                 if self._stacked is None or len(self._stacked) != len(self.tables):

@@ -100,11 +100,11 @@ def advise(
     so_far = v.points_so_far(card)
     graph = solution.graph
     r = graph.index[roll.dice] - int(graph.roll_rows[0])  # its row among the rolls (the last level)
-    # this roll's boxes: the row of the turn's scoring table (memoised per card), as every later roll is
     options = []
     if rolls_left > 0:  # first: it memoises the turn's later rolls, which a later decision's own roll is
         keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
         options = [Option(keep, so_far + float(keeps[k, 0])) for keep, k in _keep_options(graph, roll.dice)]
+    # this roll's boxes: its row of the turn's scoring table
     now = _scored_now(solution, card, r, solution.bank_after(rolls_left), situation, first)
     options += [
         Option(_SCORE[box], so_far + int(now.points[r, b]) + float(now.after[r, b]), points=int(now.points[r, b]))
