@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _solver_helpers import ANNOUNCED, TINY, brute_force
+from _solver_helpers import ANNOUNCED, TINY, brute_force, tiny_variant
 
 from dicecup import Card, DicecupError, Engine, GameState, RandomBot, Variant, VariantError
 from dicecup.game.actions import Score
+from dicecup.numeric.coding import EMPTY
 from dicecup.solver import SolverError, cache, correction, solve
 from dicecup.solver.advice import turn_start_value
-from dicecup.solver.relax import Relaxation, check_relaxable
+from dicecup.solver.relax import Relaxation, check_relaxable, progress_levels
 from dicecup.solver.strong import StrongBot, strong_values
 
 # Two columns, nothing crossing them: playing each part alone is a strategy of the real game.
@@ -165,6 +166,24 @@ def test_strong_play_lies_between_its_floor_and_the_optimum(tmp_path: Path, engi
     assert solve(variant, kernel="numpy").expected_score == pytest.approx(best, abs=1e-9)
 
 
+@pytest.mark.slow
+def test_progress_keyed_play_lies_between_its_floor_and_the_optimum(tmp_path: Path, engine: Engine) -> None:
+    """Exactly, on a one-column game whose upper section has a threshold bonus the lower section cannot see:
+    the bot with a correction keyed on the upper total's progress scores at least the parts' sum played
+    alone (here a real strategy: the bonus lies in one part) and at most the optimum, and its estimate is
+    finite and nearer the optimum than the floor is."""
+    variant = tiny_variant(tmp_path, "threshold", engine)
+    best = brute_force(variant)
+    bot = StrongBot(random.Random(0), solver=_solver, store=False)
+    rel = bot.relaxation(variant)
+    assert rel.steps > 0 and rel.tracks == ((0, 0),) and rel.correction is not None
+    assert np.isfinite(rel.correction).all()
+    floor = rel.floor
+    played = policy_value(variant, bot)
+    assert floor - 1e-9 <= played <= best + 1e-9
+    assert abs(rel.expected_score - best) < best - floor
+
+
 def test_one_turn_against_exact_values_gives_them_back(engine: Engine) -> None:
     """`turn_start_value` is one Bellman step: on the solver's own table it returns the table's value
     (Generala's first-roll bonuses included)."""
@@ -176,13 +195,57 @@ def test_one_turn_against_exact_values_gives_them_back(engine: Engine) -> None:
 
 def test_the_correction_vanishes_where_only_one_part_is_open(tmp_path: Path, engine: Engine) -> None:
     """With one part left the real game is that part alone, which its exact value already is: the fitted
-    correction there is zero; with boxes open in both it is positive (the choice after the roll)."""
+    correction there is zero, whatever the thresholds' progress; with boxes open in both it is positive (the
+    choice after the roll), and it is told apart by progress (each column's upper total against its bonus)."""
     variant = _two_columns(tmp_path, engine)
     rel = Relaxation.of(variant, _solver)
+    assert rel.steps > 0 and rel.shape == rel.profile_shape + (rel.steps + 2,) * 2
     table = correction.fit(rel, games=40).reshape(rel.shape)
-    assert table[0, 0] == 0.0
-    assert np.allclose(table[1:, 0], 0.0, atol=1e-9) and np.allclose(table[0, 1:], 0.0, atol=1e-9)
+    assert np.isfinite(table).all()
+    assert np.allclose(table[0], 0.0, atol=1e-9) and np.allclose(table[:, 0], 0.0, atol=1e-9)
     assert (table[1:, 1:] > 0).all()
+    both_open = table[1:, 1:].reshape(-1, (rel.steps + 2) ** 2)
+    assert (both_open.max(axis=1) - both_open.min(axis=1) > 1e-6).any()  # progress changes the freedom's worth
+
+
+def test_progress_levels_tell_won_lost_and_undecided_thresholds_apart(engine: Engine) -> None:
+    """On every card of Yatzy's upper part: level 0 where the bonus is out of reach or the part full, the
+    top level where it is won with boxes still open, a middle level otherwise, rising with the total."""
+    rel = Relaxation.of(engine.variant("yatzy"), _solver)
+    upper = rel.parts[0]
+    assert rel.tracks == ((0, 0),) and upper.name == "upper"
+    steps = rel.steps
+    assert upper.variant.box_ids == ("ones", "twos", "threes", "fours", "fives", "sixes")
+    faces = np.arange(1, 7)
+    rng = np.random.default_rng(0)
+    rows = np.where(rng.random((4000, 6)) < 0.5, EMPTY, rng.integers(0, 6, (4000, 6)) * faces)
+    levels = progress_levels(upper.solution.index, rows, 0, steps)
+    filled = rows != EMPTY
+    total = np.where(filled, rows, 0).sum(axis=1)
+    most = total + (~filled * 5 * faces).sum(axis=1)
+    full = filled.all(axis=1)
+    assert ((0 <= levels) & (levels <= steps + 1)).all()
+    assert (levels[full] == 0).all() and (levels[~full & (most < 63)] == 0).all()
+    assert (levels[~full & (total >= 63)] == steps + 1).all()
+    middle = ~full & (total < 63) & (most >= 63)
+    assert middle.any() and ((levels[middle] >= 1) & (levels[middle] <= steps)).all()
+    masks = filled @ (1 << np.arange(6))
+    for m in np.unique(masks[middle]):  # one set of filled boxes: the level never falls as the total rises
+        at = middle & (masks == m)
+        order = np.argsort(total[at], kind="stable")
+        assert (np.diff(levels[at][order]) >= 0).all()
+
+
+def test_a_card_with_many_profiles_keeps_profiles_alone(engine: Engine) -> None:
+    """The progress levels multiply the table's cells: where that passes PROGRESS_CELLS (Triple Yahtzee's
+    three columns), the table is keyed by open boxes per part alone."""
+    from dicecup.solver import relax
+
+    assert relax.progress_steps(70, 1) == relax.PROGRESS_STEPS[0]
+    assert relax.progress_steps(14**3, 3) == 0 and relax.progress_steps(70, 0) == 0
+    for profiles, tracks in ((70, 1), (16, 2), (2744, 1), (500, 2)):
+        steps = relax.progress_steps(profiles, tracks)
+        assert steps == 0 or profiles * (steps + 2) ** tracks <= relax.PROGRESS_CELLS
 
 
 def test_the_fitted_correction_is_recorded_and_a_bad_record_refitted(

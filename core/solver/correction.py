@@ -1,15 +1,19 @@
-"""What the parts' sum misses: the worth of choosing the part after the roll, fitted by open boxes per part.
+"""What the parts' sum misses: the worth of choosing the part after the roll, fitted by open boxes per part
+and threshold progress.
 
 A `Relaxation` values the rest of a card as if each turn were given to one part
 before its roll. The real game chooses after, and that freedom is worth more the
-more boxes are open in several parts. `fit` learns it as one number per profile
-(the open boxes of each part), by Bellman backups: cards met in the strong bot's
-own games, taken from the fewest open boxes up, each get the value of one turn
-played against the corrected estimate of what follows (`advice.turn_start_value`);
-a profile's number is the mean gap between that value and the parts' sum, and
-a profile the games never met keeps zero (the plain sum, a real strategy's value
-where no rule crosses parts: no freedom is counted that play did not show). The
-table is kept beside the parts' tables as a signed record (`cache.save_record`).
+more boxes are open in several parts, and more or less as a part's threshold
+(Yatzy's upper total against 63) is still undecided. `fit` learns it as one
+number per cell (`Relaxation.cells`: the open boxes of each part, and where each
+part's threshold stands, where the table stays small), by Bellman backups: cards
+met in the strong bot's own games, taken from the fewest open boxes up, each get
+the value of one turn played against the corrected estimate of what follows
+(`advice.turn_start_value`); a cell's number is the mean gap between that value
+and the parts' sum, a cell the games never met takes its profile's mean, and a
+profile they never met keeps zero (the plain sum, a real strategy's value where
+no rule crosses parts: no freedom is counted that play did not show). The table
+is kept beside the parts' tables as a signed record (`cache.save_record`).
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from .relax import Relaxation, best_move, profile_cells
 
 __all__ = ["fit", "load_or_fit", "FIT_VERSION", "FIT_STATES", "MAX_CELLS", "RECORD_KIND"]
 
-FIT_VERSION = 4  # 4: turns without a finite value left out (3: profiles never met keep zero; 2: nearest met)
+FIT_VERSION = 5  # 5: cells keyed also on threshold progress; 4: turns without a finite value left out (3: profiles never met keep zero; 2: nearest met)
 FIT_STATES = 2000  # turn starts sampled: games enough for about this many (at least 20 games, at most 200)
+PROGRESS_SAMPLES = 3  # a table keyed on threshold progress too has more cells: this many times the turn starts
 MAX_CELLS = 1_000_000  # profiles in a table: beyond this the plain sum is used
 RECORD_KIND = "strong-correction"
 FIT_SEED = 2026
@@ -38,8 +43,10 @@ Progress = Callable[[str, int, int], None]
 
 
 def games_for(rel: Relaxation) -> int:
-    """Self-play games to sample: about FIT_STATES turn starts."""
-    return max(20, min(200, math.ceil(FIT_STATES / len(rel.ids))))
+    """Self-play games to sample: about FIT_STATES turn starts, PROGRESS_SAMPLES times that for a table
+    keyed on threshold progress too (Yatzy: 400 games; its cells are too many for fewer, see bench_strong)."""
+    times = PROGRESS_SAMPLES if rel.steps else 1
+    return max(20, min(200 * times, math.ceil(times * FIT_STATES / len(rel.ids))))
 
 
 def fit(
@@ -62,10 +69,12 @@ def fit(
         if progress:
             progress("sample", g + 1, games)
     vals = np.array(rows)
-    cells = base.profiles(vals)
+    cells = base.cells(vals)
     plain = base.values(vals)
     open_boxes = (vals == EMPTY).sum(axis=1)
     table = np.zeros(profile_cells(rel.shape))
+    profiles = profile_cells(rel.profile_shape)
+    per_profile = len(table) // profiles  # progress cells of one profile (profiles are the table's major axis)
     facts = CardFacts(rel.variant)  # a row back to its Card
     for k in range(1, len(rel.ids) + 1):
         now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
@@ -77,10 +86,16 @@ def fit(
         sel, gap = sel[met], gap[met]
         total = np.bincount(cells[sel], weights=gap, minlength=len(table))
         count = np.bincount(cells[sel], minlength=len(table))
+        # a cell play never met takes its profile's mean over the progress met; a profile never met keeps
+        # zero: the plain sum, a real strategy's value where no rule crosses parts, so no freedom is
+        # counted that the games did not show
+        by_profile = np.arange(len(table)) // per_profile
+        p_total = np.bincount(by_profile, weights=total, minlength=profiles)[by_profile]
+        p_count = np.bincount(by_profile, weights=count, minlength=profiles)[by_profile]
         seen = count > 0
+        near = ~seen & (p_count > 0)
         table[seen] = total[seen] / count[seen]
-        # a profile play never met keeps zero: the plain sum, a real strategy's value where no rule
-        # crosses parts, so no freedom is counted that the games did not show
+        table[near] = p_total[near] / p_count[near]
         if progress:
             progress("fit", k, len(rel.ids))
     return table

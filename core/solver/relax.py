@@ -27,16 +27,28 @@ from ..errors import DicecupError, VariantError
 from ..game.actions import Action, Keep
 from ..game.state import GameState
 from ..language.model import Card, Variant
-from ..numeric.coding import EMPTY
+from ..numeric.coding import EMPTY, StateIndex
 from ..numeric.dice import DiceGraph
 from .advice import Values, advise
 from .errors import SolverError
 from .solve import Solution
 
-__all__ = ["Part", "Relaxation", "PART_MAX_STATES", "best_move", "check_relaxable", "load_part", "profile_cells"]
+__all__ = [
+    "Part",
+    "Relaxation",
+    "PART_MAX_STATES",
+    "best_move",
+    "check_relaxable",
+    "load_part",
+    "profile_cells",
+    "progress_levels",
+]
 
 #: A part is solved only when it is this small (parts are solved on first use, and cached like any table).
 PART_MAX_STATES = 4_000_000
+#: Threshold progress levels tried (finest first), and the most cells a correction table may have with them.
+PROGRESS_STEPS = (12, 8, 4, 2, 1)
+PROGRESS_CELLS = 20_000
 _MAX_ATTEMPTS = 64  # derivations tried while leaving out what a part cannot hold
 
 
@@ -75,19 +87,34 @@ class Relaxation:
         self.parts = tuple(parts)
         self.ids = variant.box_ids
         self.index = {b: i for i, b in enumerate(self.ids)}
-        self.shape = tuple(len(p.boxes) + 1 for p in self.parts)  # open boxes per part: 0 .. all
+        self.profile_shape = tuple(len(p.boxes) + 1 for p in self.parts)  # open boxes per part: 0 .. all
+        # each threshold group of each part (the upper total against 63): where it stands, in `steps` levels
+        self.tracks = tuple((n, g) for n, p in enumerate(self.parts) for g in range(p.solution.index.G))
+        self.steps = progress_steps(profile_cells(self.profile_shape), len(self.tracks))
+        self.shape = self.profile_shape + ((self.steps + 2,) * len(self.tracks) if self.steps else ())
         if correction is not None and correction.shape != (profile_cells(self.shape),):
-            raise SolverError(f"{variant.id}: a correction of {correction.shape} for {self.shape} open-box counts")
-        self.correction = correction  # added by open boxes per part (`correction.fit`), or None
+            raise SolverError(f"{variant.id}: a correction of {correction.shape} for {self.shape} cells")
+        self.correction = correction  # added by open boxes per part and threshold progress (`correction.fit`), or None
 
     def corrected(self, correction: np.ndarray | None) -> Relaxation:
         """The same parts with another correction (None: the plain sum)."""
         return Relaxation(self.variant, self.parts, correction)
 
     def profiles(self, rows: np.ndarray) -> np.ndarray:
-        """The cell of each card row in the correction's table: its open boxes counted part by part."""
+        """The profile of each card row: its open boxes counted part by part, as a cell of `profile_shape`."""
         counts = np.stack([(rows[:, p.boxes] == EMPTY).sum(axis=1) for p in self.parts])
-        return np.ravel_multi_index(tuple(counts), self.shape)
+        return np.ravel_multi_index(tuple(counts), self.profile_shape)
+
+    def cells(self, rows: np.ndarray) -> np.ndarray:
+        """The cell of each card row in the correction's table: its profile, then where each threshold
+        group stands (`progress_levels`); a table of profiles alone where `steps` is 0."""
+        cell = self.profiles(rows)
+        if not self.steps:
+            return cell
+        for n, g in self.tracks:
+            part = self.parts[n]
+            cell = cell * (self.steps + 2) + progress_levels(part.solution.index, rows[:, part.boxes], g, self.steps)
+        return cell
 
     @classmethod
     def of(cls, variant: Variant, solver: Solver = load_part) -> Relaxation:
@@ -122,11 +149,11 @@ class Relaxation:
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         """The estimated points to come from the start of a turn, for card rows (rows, boxes): the parts'
-        values weighted, plus the correction of the rows' open-box counts.
+        values weighted, plus the correction of the rows' cells (open boxes per part, threshold progress).
 
         A part's state its own rules never reach (a real rule let a box be filled its
         part's rules would not) counts as the worst value that part has among `rows`."""
-        total = np.zeros(len(rows)) if self.correction is None else self.correction[self.profiles(rows)]
+        total = np.zeros(len(rows)) if self.correction is None else self.correction[self.cells(rows)]
         for part in self.parts:
             sol = part.solution
             got = sol.column(0)[sol.index.locate(rows[:, part.boxes])]
@@ -171,6 +198,27 @@ class Relaxation:
 
 def profile_cells(shape: Sequence[int]) -> int:
     return int(np.prod(np.array(shape, dtype=np.int64)))
+
+
+def progress_steps(profiles: int, tracks: int) -> int:
+    """How finely the correction tells threshold progress apart: the most of PROGRESS_STEPS whose table
+    (`profiles` x (steps + 2) per track) stays within PROGRESS_CELLS; 0 (profiles alone) if none does."""
+    for steps in PROGRESS_STEPS:
+        if tracks and profiles * (steps + 2) ** tracks <= PROGRESS_CELLS:
+            return steps
+    return 0
+
+
+def progress_levels(index: StateIndex, rows: np.ndarray, group: int, steps: int) -> np.ndarray:
+    """Where threshold `group` stands on the part's card rows, 0 .. steps + 1: 0 where its bonus is out of
+    reach or the part is full (nothing left to decide), steps + 1 where it is won, and between, the
+    clamped total's place in its undecided range (`coding.clamp_arrays`) in `steps` equal steps."""
+    codes, totals = index.encode(rows)
+    masks = codes & index.full
+    lo, hi, at = index.clo[group][masks], index.chi[group][masks], totals[:, group]
+    place = 1 + np.minimum((steps * (at - lo)) // np.maximum(hi - lo, 1), steps - 1)
+    level = np.where(at >= hi, steps + 1, np.where(at <= lo, 0, place))
+    return np.where(masks == index.full, 0, level)
 
 
 def check_relaxable(variant: Variant) -> None:

@@ -1,6 +1,7 @@
 """How good `bot:strong` is: against greedy on the games beyond exact reach, against the optimum where it is known.
 
-    .venv/bin/python tests/benchmarks/bench_strong.py [--games 400] [--greedy-games 100] [--processes 2]
+    .venv/bin/python tests/benchmarks/bench_strong.py [--games 400] [--greedy-games 100] [--regret-games 300]
+        [--processes 2] [--variants yatzy yahtzee]
 
 Column games (Triple Yahtzee, Yamb, Balut): strong and greedy each play their
 games through the game engine (`dicecup simulate --method engine`); the table
@@ -8,7 +9,10 @@ gives the mean final score with its standard error, Balut's points too (it ranks
 by them), the parts' summed value (the floor: a real strategy's value where no
 rule crosses parts) and the corrected estimate the bot plays against. Calibration (Yahtzee, Yatzy): the same
 method, with the card split by sections in place of the exact table, against
-the exact optimum the solver computes; the target is within 1%.
+the exact optimum the solver computes; the target is within 1%. There the
+loss of each of the bot's moves is also read from the exact table (`--regret-games`):
+its sum per game has a far smaller spread than the score, so it judges the 1% with
+fewer games.
 Games are split over `--processes` workers, each with its own seed.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
+import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -40,6 +45,35 @@ def _play(job: tuple[str, str, int, int]) -> tuple[list[int], list[int]]:
     return res.totals.tolist(), points.tolist()
 
 
+def _regret(job: tuple[str, int, int]) -> list[float]:
+    """Per game of bot strong on a calibration game: the points its moves give up against the optimum, each
+    move's loss read from the exact table (`advise`). Their mean is the optimum less the bot's mean, with a
+    far smaller spread than the scores'."""
+    from dicecup.game.state import GameState
+    from dicecup.solver.advice import advise
+    from dicecup.solver.cache import load_or_solve
+    from dicecup.solver.relax import best_move
+    from dicecup.solver.strong import strong_values
+
+    variant_id, games, seed = job
+    v = Engine(entry_points=False).variant(variant_id)
+    exact, rel = load_or_solve(v)[0], strong_values(v)
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        state, lost = GameState.new(v, 1), 0.0
+        while not state.over:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            action = best_move(rel, state, rng)
+            options = advise(exact, state.card, state.dice, state.rolls_left, state.first_roll, state.situation())
+            lost += options[0].value - next(o.value for o in options if o.action == action)
+            state = state.apply(action)
+        out.append(lost)
+    return out
+
+
 def _run(pool: ProcessPoolExecutor, variant_id: str, strategy: str, games: int, workers: int, seed: int):
     share = [games // workers + (1 if w < games % workers else 0) for w in range(workers)]
     jobs = [(variant_id, strategy, n, seed * 1000 + w) for w, n in enumerate(share) if n]
@@ -61,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=400, help="strong games per variant (default 400)")
     ap.add_argument("--greedy-games", type=int, default=100, help="greedy games per column game (default 100)")
     ap.add_argument("--calibration-games", type=int, default=2000, help="strong games on Yahtzee and Yatzy")
+    ap.add_argument(
+        "--regret-games", type=int, default=300, help="games on Yahtzee and Yatzy with each move's loss read exactly"
+    )
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variants", nargs="*", default=[*COLUMN_GAMES, *CALIBRATION])
@@ -99,6 +136,20 @@ def main(argv: list[str] | None = None) -> int:
                         note += f"; optimum {best:.4f}: {100 * (m / best - 1):+.2f}% ({(m - best) / se:+.1f} SE)"
                 print(
                     f"{vid:15} {strategy:8} {games:6d} {m:9.2f} {se:6.2f} {pts:>12} {secs * args.processes / games:7.2f}  {note}",
+                    flush=True,
+                )
+            if vid in CALIBRATION and args.regret_games > 0:
+                share = [
+                    args.regret_games // args.processes + (w < args.regret_games % args.processes)
+                    for w in range(args.processes)
+                ]
+                jobs = [(vid, n, args.seed * 1000 + w) for w, n in enumerate(share) if n]
+                lost = np.array([x for part in pool.map(_regret, jobs) for x in part])
+                m, se = _mean_se(lost)
+                best = load_or_solve(v)[0].expected_score
+                print(
+                    f"{'':15} moves' exact loss over {len(lost)} games: {m:.2f} ± {se:.2f} points a game, "
+                    f"so {best - m:.2f} ({-100 * m / best:+.2f}% ± {100 * se / best:.2f}%)",
                     flush=True,
                 )
             if "greedy" in means:
