@@ -276,6 +276,22 @@ def test_the_fitted_correction_is_recorded_and_a_bad_record_refitted(
     assert any("not used" in w or "not kept" in w for w in warned)
 
 
+def test_a_record_of_the_profile_table_is_refitted_with_progress(tmp_path: Path, engine: Engine, monkeypatch) -> None:
+    """A correction recorded before progress keyed the table (a signed record, version 4, one number per
+    profile) is not read as the new table: it is fitted again, to the cells the card has now."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    variant = _two_columns(tmp_path, engine)
+    rel = Relaxation.of(variant, _solver)
+    old = np.ones(int(np.prod(rel.profile_shape)))
+    for version, shape in ((4, rel.profile_shape), (correction.FIT_VERSION, rel.profile_shape)):
+        payload = {"version": version, "games": correction.games_for(rel), "seed": correction.FIT_SEED}
+        cache.save_record(variant, correction.RECORD_KIND, {**payload, "shape": list(shape), "values": old.tolist()})
+        got = correction.load_or_fit(rel)
+        assert got.correction is not None and got.correction.shape == (int(np.prod(rel.shape)),)
+        assert np.isfinite(got.correction).all() and not np.allclose(got.correction[: len(old)], 1.0)
+
+
 def test_strong_bot_plays_whole_games_with_legal_moves(engine: Engine) -> None:
     variant = engine.variant("yatzy")
     bot = StrongBot(random.Random(1), solver=_solver, fitted=False)
