@@ -1,27 +1,50 @@
-"""The `dicecup` command line: one module per group of commands, all on the app of `cli.app`.
+"""The `dicecup` command line: one module per group of commands, all on the app of `cli.base`.
 
 `main()` is the console script: any `DicecupError` that escapes a command is one
-`error: ...` line on stderr and exit status 2.
+`error: ...` line on stderr and exit status 2. It imports only the command module its
+command line names (`dicecup advise` needs neither the simulator nor the game's terminal);
+anything else (`--help`, no command, an unknown one) gets the whole app, `cli.app`.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+import types
 from typing import Any
-
-import typer
-
-from ..errors import DicecupError
-from . import catalogue, playing, simulating, solving  # noqa: F401  (they add their commands to `app`)
-from .app import app
 
 __all__ = ["app", "main"]
 
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: DicecupError -> one line on stderr and exit 2."""
+    import typer
+
+    from ..errors import DicecupError
+    from .base import COMMAND_MODULES, app
+
+    args = sys.argv[1:] if argv is None else argv
+    module = COMMAND_MODULES.get(args[0]) if args else None
+    importlib.import_module(f".{module}" if module else ".app", __name__)
     try:
-        return app(args=argv, standalone_mode=True)
+        # a group even when one module adds one command (the app alone would make it the whole program)
+        return typer.main.get_group(app)(args=args, standalone_mode=True, prog_name="dicecup")
     except DicecupError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+
+
+class _Package(types.ModuleType):
+    """`dicecup.cli.app` the name is the whole typer app, loaded on first use; the submodule of that
+    name, which holds it, is bound here by the import system too, and must not replace it."""
+
+    @property
+    def app(self) -> Any:
+        return importlib.import_module(".app", __name__).app
+
+    @app.setter
+    def app(self, module: Any) -> None:
+        pass  # the import system binding the submodule `cli.app`: the name keeps meaning the app
+
+
+sys.modules[__name__].__class__ = _Package

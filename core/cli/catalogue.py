@@ -20,7 +20,7 @@ from ..language.describe import options_text, row_info, variant_info
 from ..language.dice import parse_dice
 from ..language.documents import option_combinations
 from ..language.model import Card, Variant
-from .app import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+from .base import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
 
 __all__ = ["variants", "show", "score", "validate", "empty_card_scores"]
 

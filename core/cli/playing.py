@@ -19,7 +19,7 @@ from ..terminal.savefile import load as load_saved_game
 from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
-from .app import OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+from .base import OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
 from .solving import hint_advisor, load_strong, prepare_optimal
 
 __all__ = ["play", "resume", "result_json"]

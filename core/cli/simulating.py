@@ -17,7 +17,7 @@ from ..language.model import Variant
 from ..simulate import STRATEGIES, check_size, check_strategy, summarize
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
-from .app import OptionOpt, VariantOpt, app, fail, load_variant
+from .base import OptionOpt, VariantOpt, app, fail, load_variant
 from .solving import load_solution, load_strong
 
 __all__ = ["simulate"]

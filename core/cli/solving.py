@@ -6,6 +6,7 @@ the rest of the CLI starts fast. Both commands share the strategy-table cache.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -13,13 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ..errors import DicecupError
 from ..language.dice import parse_dice
 from ..language.model import Card, Variant
-from .app import OptionOpt, VariantOpt, app, fail, load_variant
+from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
 
 if TYPE_CHECKING:
     from ..solver.relax import Relaxation  # the solver (numpy) is imported only when a command runs
@@ -39,7 +38,10 @@ NoCacheOpt = Annotated[
 
 
 def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
-    """A rich progress bar on stderr (off when stderr is not a terminal or with --quiet)."""
+    """A rich progress bar on stderr (off when stderr is not a terminal or with --quiet: then no rich at all)."""
+    if quiet:
+        return contextlib.nullcontext(), None
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     err = Console(stderr=True)
@@ -213,7 +215,7 @@ def _auto_strategy(variant: Variant) -> str:
     return "optimal"
 
 
-@app.command("advise")
+@app.command("advise", cls=QuickCommand)
 def advise_cmd(
     variant: VariantOpt,
     dice: Annotated[str, typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 or 1,1,2,5,6.")],
@@ -308,6 +310,9 @@ def advise_cmd(
         }
         typer.echo(json.dumps(out))
         return
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(highlight=False)
     title = f"{v.name}: dice {' '.join(map(str, values))}, {left} roll{'s' * (left != 1)} left" + (
         " (first roll)" if first else ""

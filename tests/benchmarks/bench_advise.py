@@ -10,8 +10,8 @@ timed twice for dicecup: on a card it has not seen (its turn's scoring table is
 computed from the rules) and again (memoised). As a whole process, `dicecup
 advise` runs against a Python one-liner that loads the peer's table and asks
 one position, alternating the two so that drift cancels; medians and the
-median of the pairwise ratios are printed. The peer is skipped, with a note,
-when `yatzy-solver` is not installed.
+median of the pairwise ratios are printed (bytecode caches allowed, written by a
+warm-up run). The peer is skipped, with a note, when `yatzy-solver` is not installed.
 """
 
 from __future__ import annotations
@@ -121,13 +121,15 @@ def main(argv: list[str] | None = None) -> int:
         "import yatzy_solver as ys; v = ys.Variant('american'); "
         f"print(ys.Solver.load({table!r}, v).option_values({_notation(variant, positions[0][0], (1, 1, 2, 5, 6), 2)!r}))",
     ]
+    # bytecode caches allowed (the warm-up writes them), as an installed package has them
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     a, b = [], []
-    for cmd in (ours, theirs):  # warm-up: file caches, numba's cache
-        subprocess.run(cmd, check=True, capture_output=True)
+    for cmd in (ours, theirs):  # warm-up: file caches, bytecode caches
+        subprocess.run(cmd, check=True, capture_output=True, env=env)
     for _ in range(args.processes):
         for cmd, into in ((ours, a), (theirs, b)):
             start = time.perf_counter()
-            subprocess.run(cmd, check=True, capture_output=True)
+            subprocess.run(cmd, check=True, capture_output=True, env=env)
             into.append(time.perf_counter() - start)
     ratios = [x / y for x, y in zip(a, b, strict=True)]
     print(
