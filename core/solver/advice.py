@@ -15,7 +15,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from attrs import evolve, frozen
@@ -38,9 +38,11 @@ from .space import most_banked
 __all__ = ["Option", "Values", "advise", "turn_start_value", "advise_state", "best_action", "Policy", "OptimalBot"]
 
 
-@frozen
-class Option:
-    """One choice at a decision: keep these dice and reroll the rest, or score a box; and its worth."""
+class Option(NamedTuple):
+    """One choice at a decision: keep these dice and reroll the rest, or score a box; and its worth.
+
+    Immutable, compared and hashed by its fields (a named tuple: a decision makes a few dozen, and the
+    advice of a known card is a few of these away)."""
 
     action: Keep | Score
     value: float  # expected final total of the game after this choice, played optimally
@@ -100,21 +102,26 @@ def advise(
     so_far = v.points_so_far(card)
     graph = solution.graph
     r = graph.index[roll.dice] - int(graph.roll_rows[0])  # its row among the rolls (the last level)
-    options = []
+    actions: list[Keep | Score] = []
+    values: list[float] = []
+    points: list[int | None] = []
     if rolls_left > 0:  # first: it memoises the turn's later rolls, which a later decision's own roll is
         keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
-        options = [Option(keep, so_far + float(keeps[k, 0])) for keep, k in _keep_options(graph, roll.dice)]
+        kept, rows = _keep_options(graph, roll.dice)
+        actions += kept
+        values += [so_far + x for x in keeps[rows, 0].tolist()]
+        points += [None] * len(kept)
     # this roll's boxes: its row of the turn's scoring table
     now = _scored_now(solution, card, r, solution.bank_after(rolls_left), situation, first)
-    options += [
-        Option(_SCORE[box], so_far + int(now.points[r, b]) + float(now.after[r, b]), points=int(now.points[r, b]))
-        for b, box in enumerate(v.box_ids)
-        if now.legal[r, b]
-    ]
-    options.sort(key=lambda o: (-o.value, isinstance(o.action, Keep)))
-    if options:
-        options[0] = Option(options[0].action, options[0].value, True, options[0].points)
-    return options
+    legal, now_points, after = now.legal[r].tolist(), now.points[r].tolist(), now.after[r].tolist()
+    for b, box in enumerate(v.box_ids):
+        if legal[b]:
+            actions.append(_SCORE[box])
+            values.append(so_far + now_points[b] + after[b])
+            points.append(now_points[b])
+    # best first; on a tie a box before a keep, else as listed (keeps, then boxes in card order)
+    order = sorted(zip([-x for x in values], [p is None for p in points], range(len(values)), strict=True))
+    return [Option(actions[i], values[i], n == 0, points[i]) for n, (_, _, i) in enumerate(order)]
 
 
 class _BoxScores(dict[str, Score]):
@@ -129,9 +136,10 @@ _SCORE = _BoxScores()
 
 
 @lru_cache(maxsize=4096)
-def _keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> list[tuple[Keep, int]]:
-    """(Keep action, keep index in `graph`) for every distinct proper sub-multiset of a roll's dice."""
-    return [(Keep(k), graph.index[k]) for k in sub_multisets(dice) if len(k) < len(dice)]
+def _keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
+    """(Keep actions, their keep indices in `graph`) for every distinct proper sub-multiset of a roll's dice."""
+    kept = [k for k in sub_multisets(dice) if len(k) < len(dice)]
+    return [Keep(k) for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
 
 
 @frozen(eq=False)  # arrays: compared by identity
@@ -227,19 +235,52 @@ def _keeps_cached(solution: Values, card: Card, rolls_left: int, later: Situatio
     def make() -> np.ndarray:
         # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
         rows = [_later_cached(solution, card, solution.bank_after(left), later) for left in range(rolls_left)]
-        keeps = fold(solution.graph, rows + rows[-1:])[-1][1]
-        assert keeps is not None  # a decision with rolls left has keeps
-        return keeps
+        return _fold_keeps(solution, rows + rows[-1:])
 
     return _memo(("keeps", card, rolls_left, later), solution, make)
+
+
+def _fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
+    """(keeps, 1): every keep's value at the decision with len(rows) - 1 rolls left, rows[left] (rolls, 1) the
+    best value of scoring each roll with `left` rolls left: the turn recursion, compiled where numba is
+    installed and this process has advised enough cards of the variant to earn its import (`_tables_answer`),
+    else its numpy twin (the same sums in the same order: the same values)."""
+    v = solution.variant
+    if not (_tables_answer(v) and _compiled()):
+        keeps = fold(solution.graph, rows)[-1][1]
+        assert keeps is not None  # a decision with rolls left has keeps
+        return keeps
+    from ..numeric.turn import turn_block
+
+    d = solution.graph.arrays
+    n_rows, n_keeps = d.add_edges.shape[0], int(d.levels[d.dice])
+    pick = np.arange(len(rows), dtype=np.int64)  # decision `left` scores from rows[left]
+    keeps = np.empty((len(rows) - 1, n_keeps, 1))  # per stage: the decision with len(rows) - 1 - stage rolls left
+    scratch = np.empty((n_rows, 1)), np.empty((n_rows, 1))
+    turn_block(np.stack(rows), pick, pick, d, np.empty((d.roll_probs.shape[0], 1)), *scratch, keeps, _NO_LEVELS)
+    return keeps[0]
+
+
+_NO_LEVELS = np.empty((0, 0, 1))  # `turn_block` stores no per-decision roll values for the advisor
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> bool:
+    """Whether the compiled turn recursion can run (numba installed), asked without importing numba."""
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
 
 
 def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:
     """`Solution.futures`, refusing a successor the solver never reached (the card cannot arise in play)."""
     out = solution.futures(card, fills, bank) if fills else np.zeros(0)
     if np.isnan(out).any():
-        raise SolverError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+        raise SolverError(_UNREACHABLE)
     return out
+
+
+_UNREACHABLE = "this card cannot arise in play under the variant's rules (its state is not reachable)"
 
 
 def _later_scores(
@@ -282,7 +323,7 @@ TABLES_AFTER = 3
 MAX_TABLE_BYTES = 256 << 20
 _ASKED: dict[str, int] = {}  # cards advised per variant fingerprint in this process
 _UNTABULABLE: set[str] = set()
-_TABLES: dict[str, tuple[ScoreTables, LegalTables]] = {}
+_TABLES: dict[str, tuple[ScoreTables, LegalTables, np.ndarray]] = {}  # and each box's multiplier
 _SITUATED: set[str] = set()  # variants whose legality reads the situation: the engine answers it per roll
 
 
@@ -297,8 +338,12 @@ def _later_from_tables(
     v = solution.variant
     got = _TABLES.get(v.fingerprint)
     if got is None or got[0].variant.hooks is not v.hooks:
-        got = _TABLES[v.fingerprint] = (ScoreTables(v, [b.id for b in v.declared_bonuses]), LegalTables(v))
-    scores, legal = got
+        got = _TABLES[v.fingerprint] = (
+            ScoreTables(v, [b.id for b in v.declared_bonuses]),
+            LegalTables(v),
+            np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64),
+        )
+    scores, legal, mult = got
     vals = solution.row_of(card)
     _, shaped, box_scores = scores.card(vals[0])
     if scores.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
@@ -306,37 +351,62 @@ def _later_from_tables(
         raise Untabulable(f"the score tables grew past {MAX_TABLE_BYTES >> 20} MiB; the engine answers from here on")
     if len(scores.award_ids) > len(v.declared_bonuses):
         raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know: the engine values it")
-    n_rolls = scores.R
+    asked = np.arange(scores.R) if only is None else np.array([only])  # the rolls scored: all, or the one
     ok = None
     if situation is None or v.fingerprint not in _SITUATED:
         try:
-            ok = legal.allowed(np.repeat(legal.lookup(vals), n_rolls), first, np.arange(n_rolls))
+            ok = legal.allowed(np.repeat(legal.lookup(vals), len(asked)), first, asked)
         except Untabulable:  # legality reads the game around the card (an announcement)
             if situation is None:
                 raise
             _SITUATED.add(v.fingerprint)
     if ok is None:
         assert situation is not None
-        ok = _legal_in(v, card, scores.rolls, situation, first)
+        ok = _legal_in(v, card, [scores.rolls[r] for r in asked.tolist()], situation, first)
     ok &= vals[0] == EMPTY
-    if only is not None:  # that roll's row alone
-        ok[:only] = ok[only + 1 :] = False
-    rolls, boxes = np.nonzero(ok)
     fr = int(first)
-    got_scores = box_scores[fr, rolls, boxes]
+    rows = slice(None) if only is None else slice(only, only + 1)
+    got_scores = box_scores[fr, rows]  # [asked rolls, boxes], legal or not: dense arrays, few numpy calls
     # what a box adds to the score: its score times its column's multiplier, plus the score-figure awards
-    counted = np.array([b.figure == "score" for b in v.declared_bonuses], dtype=np.int64)
-    mult = np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64)
-    awards = shaped[fr, rolls, boxes, 1 : 1 + len(counted)] @ counted
-    points = got_scores * mult[boxes] + awards
-    lo = int(got_scores.min()) if len(got_scores) else 0
-    span = int(got_scores.max()) - lo + 1 if len(got_scores) else 1
-    keys, which = np.unique(boxes * span + (got_scores - lo), return_inverse=True)  # one int per (box, score)
-    fills = [(v.box_ids[int(k // span)], int(k % span) + lo) for k in keys]
+    points = got_scores * mult
+    for a, bonus in enumerate(v.declared_bonuses):
+        if bonus.figure == "score":
+            points += shaped[fr, rows, :, 1 + a]
+    after = np.full(ok.shape, -np.inf)
+    if ok.any():
+        lo = int(got_scores.min())
+        span = int(got_scores.max()) - lo + 1
+        distinct, which = _distinct((np.arange(len(v.box_ids)) * span + (got_scores - lo))[ok])  # one per (box, score)
+        after[ok] = _futures_at(solution, card, distinct // span, distinct % span + lo, bank)[which]
+    if only is None:
+        return Scored(ok, np.where(ok, points, 0), after)
     out = Scored.empty(solution.graph.n_rolls, len(v.box_ids))
-    out.legal[rolls, boxes] = True
-    out.points[rolls, boxes] = points
-    out.after[rolls, boxes] = _futures(solution, card, fills, bank)[which.reshape(-1)]
+    out.legal[only], out.points[only], out.after[only] = ok[0], np.where(ok[0], points[0], 0), after[0]
+    return out
+
+
+def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values of small non-negative ints `keys`, ascending; each key's place among them)."""
+    size = int(keys.max()) + 1
+    if size > 1 << 20:
+        distinct, which = np.unique(keys, return_inverse=True)
+        return distinct, which.reshape(-1)
+    seen = np.zeros(size, dtype=bool)
+    seen[keys] = True
+    return np.flatnonzero(seen), (np.cumsum(seen) - 1)[keys]
+
+
+def _futures_at(solution: Values, card: Card, boxes: np.ndarray, scores: np.ndarray, bank: int) -> np.ndarray:
+    """`_futures` of the fills (box position, score) given as arrays (a `Solution` takes them as they are)."""
+    at = getattr(solution, "futures_at", None)
+    if at is None:
+        ids = solution.variant.box_ids
+        return _futures(
+            solution, card, [(ids[b], s) for b, s in zip(boxes.tolist(), scores.tolist(), strict=True)], bank
+        )
+    out = at(card, boxes, scores, bank)
+    if np.isnan(out).any():
+        raise SolverError(_UNREACHABLE)
     return out
 
 

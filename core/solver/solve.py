@@ -188,10 +188,14 @@ class Solution:
 
         NaN where the card that results is not reachable in play (awards do not change a state).
         """
+        boxes = np.array([self.index.bidx[box] for box, _ in fills], dtype=np.int64)
+        return self.futures_at(card, boxes, np.array([score for _, score in fills], dtype=np.int64), bank)
+
+    def futures_at(self, card: Card, boxes: np.ndarray, scores: np.ndarray, bank: int = 0) -> np.ndarray:
+        """`futures` with the fills as arrays: each box's position (in `variant.box_ids`) and its score."""
         ix = self.index
-        rows = np.repeat(ix.row_of(card), len(fills), axis=0)
-        for i, (box, score) in enumerate(fills):
-            rows[i, ix.bidx[box]] = score
+        rows = np.repeat(ix.row_of(card), len(boxes), axis=0)
+        rows[np.arange(len(boxes)), boxes] = scores
         return self.column(bank)[ix.locate(rows)]
 
 

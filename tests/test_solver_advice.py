@@ -1,0 +1,134 @@
+"""The advisor's quick paths: a new card scored from the tables and folded by the compiled turn recursion
+gives the engine's advice, and `dicecup advise` reads its options as typer would."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from dicecup import GameState
+from dicecup.cli.base import QuickCommand
+from dicecup.solver import advice, solve
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _solver_helpers import tiny_variant
+
+
+def _decisions(variant, count: int, seed: int) -> list[GameState]:
+    """Decision states met in random solitaire play."""
+    rng = random.Random(seed)
+    out: list[GameState] = []
+    while len(out) < count:
+        state = GameState.new(variant, 1)
+        while not state.over and len(out) < count:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            out.append(state)
+            state = state.apply(rng.choice(state.legal_actions()))
+    return out
+
+
+@pytest.mark.parametrize("name", ["threshold", "served", "flags", "banked", "banked-served", "eight-faces"])
+def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, name):
+    """Every decision asked on a card never seen: scored by the engine and folded in numpy (what one
+    `dicecup advise` does), or from the tables and the compiled fold (a process past its first cards),
+    gives the same options in the same order, the same points, values to 1e-9."""
+    v = tiny_variant(tmp_path, name)
+    solution = solve(v)
+    states = _decisions(v, 60, seed=11)
+    answers = []
+    for after in (10**9, 1):  # never the tables nor the compiled fold, then always
+        monkeypatch.setattr(advice, "TABLES_AFTER", after)
+        monkeypatch.setattr(advice, "_ASKED", {})
+        monkeypatch.setattr(advice, "_TABLES", {})
+        got = []
+        for state in states:
+            advice._LATER.clear()  # each card new
+            got.append(advice.advise_state(solution, state))
+        answers.append(got)
+    for slow, fast in zip(*answers, strict=True):
+        assert [(o.label, o.points, o.best) for o in slow] == [(o.label, o.points, o.best) for o in fast]
+        assert np.allclose([o.value for o in slow], [o.value for o in fast], rtol=0, atol=1e-9)
+
+
+@pytest.mark.skipif(not advice._compiled(), reason="numba is not installed")
+@pytest.mark.parametrize(("dice", "faces"), [(5, 6), (3, 3), (2, 8)])
+def test_compiled_fold_gives_the_numpy_folds_keeps_exactly(dice, faces):
+    """The compiled turn recursion and its numpy twin sum the same terms in the same order: equal bits."""
+    from dicecup.numeric.dice import DiceGraph
+
+    class Table:  # what `_fold_keeps` reads of a table of values
+        graph = DiceGraph(dice, faces)
+        variant = None
+
+    rng = np.random.default_rng(5)
+    n_keeps = int(Table.graph.arrays.levels[dice])
+    for left in (1, 2, 3):
+        rows = [rng.normal(50, 20, (Table.graph.n_rolls, 1)) for _ in range(left + 1)]
+        want = advice.fold(Table.graph, rows)[-1][1]
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(advice, "_tables_answer", lambda v: True)
+            got = advice._fold_keeps(Table, rows)  # type: ignore[arg-type]
+        assert want is not None and got.shape == (n_keeps, 1)
+        assert np.array_equal(got, want[:n_keeps])
+
+
+def test_one_roll_scored_alone_is_its_row_of_the_whole_table(tmp_path):
+    """`_later_from_tables(only=r)`: roll r's row of the whole table, every other roll left illegal."""
+    v = tiny_variant(tmp_path, "served")
+    solution = solve(v)
+    for state in _decisions(v, 20, seed=3):
+        for first in (False, True):
+            whole = advice._later_from_tables(solution, state.card, 0, first=first)
+            for r in (0, solution.graph.n_rolls // 2, solution.graph.n_rolls - 1):
+                one = advice._later_from_tables(solution, state.card, 0, first=first, only=r)
+                assert np.array_equal(one.legal[r], whole.legal[r])
+                assert np.array_equal(one.points[r], whole.points[r])
+                assert np.array_equal(one.after[r], whole.after[r])
+                assert one.legal.sum() == whole.legal[r].sum()
+
+
+def _apps():
+    """The same options on a `QuickCommand` and on a plain typer command; each prints what it was given."""
+
+    def show(
+        n: Annotated[int, typer.Option("--n", min=1)] = 3,
+        m: Annotated[int | None, typer.Option("--m", max=99)] = None,
+        s: Annotated[str, typer.Option("--s")] = "x",
+        o: Annotated[list[str] | None, typer.Option("--o")] = None,
+        flag: Annotated[bool, typer.Option("--flag")] = False,
+    ) -> None:
+        typer.echo(repr((n, m, s, o, flag)))
+
+    quick, plain = typer.Typer(), typer.Typer()
+    quick.command(cls=QuickCommand)(show)
+    plain.command()(show)
+    return quick, plain
+
+
+_QUICK, _PLAIN = _apps()
+_VALUE = st.one_of(
+    st.from_regex(r"[-+ ]?[0-9_]{0,22} ?", fullmatch=True),
+    st.integers(-(10**20), 10**20).map(str),
+    st.text(max_size=6),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(option=st.sampled_from(["--n", "--m", "--s", "--o"]), value=_VALUE, flag=st.booleans())
+def test_quick_command_reads_options_as_typer_does(option, value, flag):
+    """Whatever an option's value, the quick command gives typer's result: the same value or the same error."""
+    args = [option, value] + (["--flag"] if flag else [])
+    want = CliRunner().invoke(_PLAIN, args)
+    got = CliRunner().invoke(_QUICK, args)
+    assert (got.exit_code, got.output) == (want.exit_code, want.output)
