@@ -377,7 +377,7 @@ def _later_from_tables(
         lo = int(got_scores.min())
         span = int(got_scores.max()) - lo + 1
         distinct, which = _distinct((np.arange(len(v.box_ids)) * span + (got_scores - lo))[ok])  # one per (box, score)
-        after[ok] = _futures_at(solution, card, distinct // span, distinct % span + lo, bank)[which]
+        after[ok] = _after_fills(solution, card, bank, distinct // span, distinct % span + lo)[which]
     if only is None:
         return Scored(ok, np.where(ok, points, 0), after)
     out = Scored.empty(solution.graph.n_rolls, len(v.box_ids))
@@ -394,6 +394,28 @@ def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     seen = np.zeros(size, dtype=bool)
     seen[keys] = True
     return np.flatnonzero(seen), (np.cumsum(seen) - 1)[keys]
+
+
+def _after_fills(solution: Values, card: Card, bank: int, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """`_futures_at` of fills (box positions, scores; sorted, distinct) on `card`, memoised per card and bank: a
+    decision's own roll, scored after the turn's later rolls were, asks mostly the fills they asked."""
+    wanted = (boxes.astype(np.int64) << 32) | (scores.astype(np.int64) + (1 << 31))  # box-major, then score
+    memo = _memo_peek(("after", card, bank), solution)
+    if memo is None:
+        values = _futures_at(solution, card, boxes, scores, bank)
+        _memo(("after", card, bank), solution, lambda: (wanted, values))
+        return values
+    keys, values = memo
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    new = keys[at] != wanted
+    if new.any():  # a few fills more: their successors looked up, the memo kept sorted
+        keys = np.concatenate([keys, wanted[new]])
+        values = np.concatenate([values, _futures_at(solution, card, boxes[new], scores[new], bank)])
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+        _LATER[(id(solution), "after", card, bank)] = (weakref.ref(solution), (keys, values))
+        at = np.searchsorted(keys, wanted)
+    return values[at]
 
 
 def _futures_at(solution: Values, card: Card, boxes: np.ndarray, scores: np.ndarray, bank: int) -> np.ndarray:

@@ -7,7 +7,8 @@ play (cards with the yahtzee box still open, so the two rule sets agree), from a
 table on disk: dicecup's cache (solved first if missing) and the peer's table
 file (built once into the temporary directory). In process, each position is
 timed twice for dicecup: on a card it has not seen (its turn's scoring table is
-computed from the rules) and again (memoised). As a whole process, `dicecup
+computed from the rules) and again (memoised); and the next decision of a turn
+after its first. As a whole process, `dicecup
 advise` runs against a Python one-liner that loads the peer's table and asks
 one position, alternating the two so that drift cancels; medians and the
 median of the pairwise ratios are printed (bytecode caches allowed, written by a
@@ -86,7 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     cold = _per_call(ask_new, positions)
     ask(positions[0])
     warm = _per_call(ask, positions)
-    print(f"dicecup in process, {len(positions)} positions: new card {_ms(cold)}, same card again {_ms(warm)}")
+    nexts = []  # the next decision of a turn, its card's first decision asked just before
+    for before, pos in zip(positions, positions[1:], strict=False):
+        if pos[0] == before[0] and pos[2] < before[2]:
+            ask_new(before)
+            nexts += _per_call(ask, [pos])
+    print(
+        f"dicecup in process, {len(positions)} positions: new card {_ms(cold)}, same card again {_ms(warm)}, "
+        f"next decision of the turn {_ms(nexts)} ({len(nexts)} of them)"
+    )
 
     try:
         import yatzy_solver as ys
