@@ -3,8 +3,10 @@
 `advise` needs only the state values (a cached table): a variant's first cards
 are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
 the table alone where that is all a decision asks; later ones by memoised score
-tables. A card's scored rolls and its keeps' values are memoised, so the next
-decision of the same turn is a lookup. `Policy` serves bots and simulation: it
+tables, which from then on work with the compiled turn recursion (numba, imported
+then; a one-card `dicecup advise` folds with its numpy twin and imports no
+compiler). A card's scored rolls, its successors' values and its keeps' values
+are memoised, so the next decision of the same turn is a lookup. `Policy` serves bots and simulation: it
 plays from the rule tables the solver built, one turn table per state, memoised.
 """
 
