@@ -3,7 +3,6 @@ gives the engine's advice, and `dicecup advise` reads its options as typer would
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -15,27 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dicecup import GameState
 from dicecup.cli.base import QuickCommand
 from dicecup.solver import advice, solve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import tiny_variant
-
-
-def _decisions(variant, count: int, seed: int) -> list[GameState]:
-    """Decision states met in random solitaire play."""
-    rng = random.Random(seed)
-    out: list[GameState] = []
-    while len(out) < count:
-        state = GameState.new(variant, 1)
-        while not state.over and len(out) < count:
-            if state.is_chance:
-                state = state.roll(rng)
-                continue
-            out.append(state)
-            state = state.apply(rng.choice(state.legal_actions()))
-    return out
+from test_simulate_batched import decision_states
 
 
 @pytest.mark.parametrize("name", ["threshold", "served", "flags", "banked", "banked-served", "eight-faces"])
@@ -45,7 +29,7 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
     gives the same options in the same order, the same points, values to 1e-9."""
     v = tiny_variant(tmp_path, name)
     solution = solve(v)
-    states = _decisions(v, 60, seed=11)
+    states = decision_states(v, 60, seed=11)
     answers = []
     for after in (10**9, 1):  # never the tables nor the compiled fold, then always
         monkeypatch.setattr(advice, "TABLES_AFTER", after)
@@ -87,7 +71,7 @@ def test_one_roll_scored_alone_is_its_row_of_the_whole_table(tmp_path):
     """`_later_from_tables(only=r)`: roll r's row of the whole table, every other roll left illegal."""
     v = tiny_variant(tmp_path, "served")
     solution = solve(v)
-    for state in _decisions(v, 20, seed=3):
+    for state in decision_states(v, 20, seed=3):
         for first in (False, True):
             whole = advice._later_from_tables(solution, state.card, 0, first=first)
             for r in (0, solution.graph.n_rolls // 2, solution.graph.n_rolls - 1):
