@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> Any:
     importlib.import_module(f".{module}" if module else ".app", __name__)
     try:
         # a group even when one module adds one command (the app alone would make it the whole program)
-        return typer.main.get_group(app)(args=args, standalone_mode=True, prog_name="dicecup")
+        return typer.main.get_group(app)(args=args, standalone_mode=True)
     except DicecupError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
