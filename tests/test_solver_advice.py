@@ -116,3 +116,17 @@ def test_quick_command_reads_options_as_typer_does(option, value, flag):
     want = CliRunner().invoke(_PLAIN, args)
     got = CliRunner().invoke(_QUICK, args)
     assert (got.exit_code, got.output) == (want.exit_code, want.output)
+
+
+def test_every_command_is_found_where_main_looks_for_it():
+    """`cli.main` imports only the module `COMMAND_MODULES` names for a command: it must be the one adding it,
+    and every command of the whole app must be listed (else main would load the whole app for it)."""
+    from dicecup.cli.app import app
+    from dicecup.cli.base import COMMAND_MODULES
+
+    added = {
+        (info.name or info.callback.__name__.replace("_", "-")): info.callback.__module__.rsplit(".", 1)[1]
+        for info in app.registered_commands
+        if info.callback is not None
+    }
+    assert added == COMMAND_MODULES
