@@ -13,7 +13,7 @@ from conftest import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
 from dicecup import hookimpl
-from dicecup.cli import app
+from dicecup.cli.app import app
 
 runner = CliRunner()
 

@@ -20,7 +20,7 @@ from _solver_helpers import tiny_variant
 from typer.testing import CliRunner
 
 from dicecup import Engine, GameState, RandomBot, Score, hookimpl, solver
-from dicecup.cli import app
+from dicecup.cli.app import app
 from dicecup.simulate import jit, simulate, summarize
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate.batch import NO_JIT_ENV

@@ -3,17 +3,17 @@
 `main()` is the console script: any `DicecupError` that escapes a command is one
 `error: ...` line on stderr and exit status 2. It imports only the command module its
 command line names (`dicecup advise` needs neither the simulator nor the game's terminal);
-anything else (`--help`, no command, an unknown one) gets the whole app, `cli.app`.
+anything else (`--help`, no command, an unknown one) gets the whole app, `cli.app`, which is
+also where a program that wants the typer app itself imports it (`from dicecup.cli.app import app`).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-import types
 from typing import Any
 
-__all__ = ["app", "main"]
+__all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> Any:
@@ -32,19 +32,3 @@ def main(argv: list[str] | None = None) -> Any:
     except DicecupError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-
-
-class _Package(types.ModuleType):
-    """`dicecup.cli.app` the name is the whole typer app, loaded on first use; the submodule of that
-    name, which holds it, is bound here by the import system too, and must not replace it."""
-
-    @property
-    def app(self) -> Any:
-        return importlib.import_module(".app", __name__).app
-
-    @app.setter
-    def app(self, module: Any) -> None:
-        pass  # the import system binding the submodule `cli.app`: the name keeps meaning the app
-
-
-sys.modules[__name__].__class__ = _Package
