@@ -130,7 +130,18 @@ class RuleModel(ClassCoding):
 
     def _card(self, assign: dict[int, int], alt: bool = False) -> Card:
         """A traced card with these categories; `alt`: another value for 'filled, no flag value'."""
-        return traced_card({self.box_ids[b]: self._value(b, c, alt) for b, c in sorted(assign.items()) if c})
+        key = (tuple(sorted(assign.items())), alt)
+        card = self._cards.get(key)
+        if card is None:
+            card = self._cards[key] = traced_card(
+                {self.box_ids[b]: self._value(b, c, alt) for b, c in sorted(assign.items()) if c}
+            )
+        return card
+
+    @cached_property
+    def _cards(self) -> dict[tuple, Card]:
+        """Traced cards by categories (a traced card is immutable; its reads go to whoever traces)."""
+        return {}
 
     def _value(self, b: int, cat: int, alt: bool) -> int:
         if alt and cat == 1 and b in self.flag_values:
@@ -197,35 +208,68 @@ class RuleModel(ClassCoding):
         points (n, combos)) where combos enumerate the categories of D (mixed
         radix, D[0] fastest). A combo whose evaluation raised holds score
         -2**31 (and its error is kept in `score_errors`).
+
+        The rules are asked on a traced roll: where no call of an exploration read the
+        dice themselves, only declared patterns (the box's own among them), its answer
+        holds for every roll those patterns treat alike, so a box is explored once per
+        distinct declared result rather than once per roll.
         """
         by_dep: dict[tuple[int, ...], list] = {}
         self.score_errors: dict[tuple[int, int, int, tuple], Exception] = {}
+        n = len(self.rolls)
         for b, box in enumerate(self.box_ids):
-            for r, roll in enumerate(self.rolls):
-                for f in (0, 1):
-                    dep, results = self._explore(box, b, roll, bool(f))
-                    entry = by_dep.setdefault(dep, [[], [], []])
-                    entry[0].append((b, r, f))
-                    entry[1].append([s for s, _ in results])
-                    entry[2].append([p for _, p in results])
+            for f in (0, 1):
+                pending = np.ones(n, dtype=bool)
+                while pending.any():
+                    r = int(np.argmax(pending))
+                    dep, results, reads = self._explore(box, b, r, bool(f))
+                    if reads.roll:
+                        match = np.zeros(n, dtype=bool)
+                        match[r] = True
+                    else:
+                        match = pending.copy()
+                        for asked in reads.patterns:
+                            sig = self._signature(*asked)
+                            match &= sig == sig[r]
+                    pending &= ~match
+                    rolls = np.flatnonzero(match)
+                    by_dep.setdefault(dep, []).append((b, f, rolls, results))
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
-                            self.score_errors[(b, r, f, dep + (i,))] = self._last_errors[i]
+                            for rr in rolls.tolist():
+                                self.score_errors[(b, rr, f, dep + (i,))] = self._last_errors[i]
         out = []
-        for dep, (keys, scores, points) in by_dep.items():
-            out.append(
-                (
-                    dep,
-                    np.array(keys, dtype=np.intp),
-                    np.array(scores, dtype=np.int64),
-                    np.array(points, dtype=np.float64),
-                )
-            )
+        for dep, found in by_dep.items():
+            counts = [len(rolls) for _, _, rolls, _ in found]
+            keys = np.empty((sum(counts), 3), dtype=np.intp)
+            keys[:, 0] = np.repeat([b for b, *_ in found], counts)
+            keys[:, 1] = np.concatenate([rolls for _, _, rolls, _ in found])
+            keys[:, 2] = np.repeat([f for _, f, *_ in found], counts)
+            rows = np.repeat(np.arange(len(found)), counts)
+            scores = np.array([[s for s, _ in res] for *_, res in found], dtype=np.int64)[rows]
+            points = np.array([[p for _, p in res] for *_, res in found], dtype=np.float64)[rows]
+            out.append((dep, keys, scores, points))
         return out
 
-    def _explore(self, box: str, b: int, roll: Roll, first: bool) -> tuple[tuple[int, ...], list[tuple[int, float]]]:
+    def _score(self, card: Card, box: str, r: int, first: bool, reads: Reads) -> tuple[int, float] | Exception:
+        """The engine's score (and award points) of `box` on a traced card and roll; its reads go into `reads`."""
+        with tracing() as got:
+            try:
+                res = self.variant.score(card, box, self._traced_rolls[r], first)
+                out: tuple[int, float] | Exception = (int(res.score), float(res.points))
+            except Exception as exc:  # only fatal if this situation can occur
+                out = exc
+        reads.roll |= got.roll
+        reads.patterns |= got.patterns
+        self._last_reads = got
+        return out
+
+    def _explore(self, box: str, b: int, r: int, first: bool) -> tuple[tuple[int, ...], list[tuple[int, float]], Reads]:
+        """The boxes the score of `box` with roll `r` depends on, its result for each of their categories,
+        and what all those calls read of the roll (`Reads.roll`, `Reads.patterns`)."""
         dep: list[int] = []
         evals: dict[tuple, tuple[int, float] | Exception] = {}
+        seen = Reads()
         while True:
             grew = False
             for combo in itertools.product(*(range(self.ncat[d]) for d in dep)):
@@ -233,25 +277,15 @@ class RuleModel(ClassCoding):
                 key = tuple(sorted(assign.items()))
                 if key in evals:
                     continue
-                card = self._card(assign)
-                with tracing() as reads:
-                    try:
-                        res = self.variant.score(card, box, roll, first)
-                        out: tuple[int, float] | Exception = (int(res.score), float(res.points))
-                    except Exception as exc:  # only fatal if this situation can occur
-                        out = exc
+                out = self._score(self._card(assign), box, r, first, seen)
+                reads = self._last_reads
                 if "*" in reads.boxes:
                     raise SolverError(
                         f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes"
                     )
                 read = self._check_reads(reads, assign, f"the score of box {box!r}")
                 if reads.values and self._other_read(reads, assign):
-                    with tracing():
-                        try:
-                            res = self.variant.score(self._card(assign, alt=True), box, roll, first)
-                            alt: tuple[int, float] | Exception = (int(res.score), float(res.points))
-                        except Exception as exc:
-                            alt = exc
+                    alt = self._score(self._card(assign, alt=True), box, r, first, seen)
                     if alt != out and not (isinstance(alt, Exception) and isinstance(out, Exception)):
                         raise SolverError(self._beyond_flags(f"the score of box {box!r}", reads, assign))
                 evals[key] = out
@@ -276,7 +310,7 @@ class RuleModel(ClassCoding):
                 results.append((ERR, 0.0))
             else:
                 results.append(got)
-        return tuple(order), results
+        return tuple(order), results, seen
 
     @cached_property
     def context_boxes(self) -> tuple[int, ...]:
