@@ -385,38 +385,95 @@ class RuleModel(ClassCoding):
     # ------------------------------------------------------------------ legality
 
     def legality(self, code: int) -> Legality:
-        """Where class `code` may score each roll, after the first roll and after later ones.
+        """Where class `code` may score each roll, after the first roll and after later ones (`legal_arrays`)."""
+        later, first, index, tables = self.legal_arrays(np.array([code], dtype=np.int64))
+        if index[0] < 0:
+            return Legality(int(first[0]), int(later[0]))
+        return Legality(0, 0, tables[int(index[0])])
 
-        The rules are asked what they allow (`Variant.rules_allow`), and the class's open
+    def legal_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Where classes `codes` may score: (later bits, first bits, row in the per-roll tables or -1,
+        the per-roll tables (T, rolls, 2) [later, first]); the bits hold where the roll does not matter.
+
+        The rules are asked what they allow (`Variant.rules_allow`), and each class's open
         boxes are taken from its code, so a rule's answer is reused for every class that
         agrees on what the rule read (for a card without legality rules: one call for all).
         One engine call answers for every roll that gives the same results to the
         declared patterns the rules asked about (through `Variant.combination` or
         `declared_score`); a rule that reads the roll itself is asked roll by roll.
         """
-        cats = self.class_cats(code)
-        open_bits = ~code & ((1 << self.nb) - 1)
-        per_f = [self._allowed(cats, first) for first in (False, True)]
-        later, first_ = (a & open_bits if isinstance(a, int) else a & open_bits for a in per_f)
-        if isinstance(later, int) and isinstance(first_, int):
-            return Legality(first_, later)
+        codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+        open_bits = ~codes & self._full
+        ids = [self._answer_ids(codes, first) for first in (False, True)]
+        flat = np.array([a if isinstance(a, int) else -1 for a in self._answers], dtype=np.int64)
+        later, first = (np.where(flat[i] >= 0, flat[i], 0) & open_bits for i in ids)
+        index = np.full(len(codes), -1, dtype=np.int64)
+        dep = np.flatnonzero((flat[ids[0]] < 0) | (flat[ids[1]] < 0))
         n = len(self.rolls)
-        later = np.full(n, later, dtype=np.int64) if isinstance(later, int) else later
-        first_ = np.full(n, first_, dtype=np.int64) if isinstance(first_, int) else first_
-        if (later == later[0]).all() and (first_ == first_[0]).all():
-            return Legality(int(first_[0]), int(later[0]))
-        return Legality(0, 0, np.stack([later, first_], axis=1))
+        if not len(dep):
+            return later, first, index, np.zeros((0, n, 2), dtype=np.int64)
+        per_roll = np.stack([np.full(n, a, dtype=np.int64) if isinstance(a, int) else a for a in self._answers])
+        tables = np.stack([per_roll[ids[0][dep]], per_roll[ids[1][dep]]], axis=2) & open_bits[dep, None, None]
+        same = (tables == tables[:, :1, :]).all(axis=(1, 2))
+        later[dep[same]], first[dep[same]] = tables[same, 0, 0], tables[same, 0, 1]
+        varies = dep[~same]
+        index[varies] = np.arange(len(varies))
+        return later, first, index, tables[~same]
 
     def _fact(self, cats: list[int], b: int, kind: int) -> int:
         """What a class shows of box b to a read of this kind: filled or not, or its category."""
         return cats[b] if kind & VALUE else int(cats[b] != 0)
 
-    def _allowed(self, cats: list[int], first: bool) -> int | np.ndarray:
-        """Boxes the legality rules allow a class (bits, or bits per roll), memoised on what they read."""
-        for known in self._allowed_reads[first]:
-            hit = self._allowed_memo.get((first, known, tuple(self._fact(cats, b, k) for b, k in known)))
-            if hit is not None:
-                return hit
+    def _fact_key(self, cats: list[int], known: tuple[tuple[int, int], ...]) -> int:
+        """The facts a class shows to the reads `known`, packed into one int (mixed radix)."""
+        key = 0
+        for b, kind in known:
+            key = key * self.ncat[b] + self._fact(cats, b, kind)
+        return key
+
+    def _fact_keys(self, codes: np.ndarray, known: tuple[tuple[int, int], ...]) -> np.ndarray:
+        """`_fact_key` of many class codes at once."""
+        key = np.zeros(len(codes), dtype=np.int64)
+        for b, kind in known:
+            fact = self._cats_vec(codes, b) if kind & VALUE else (codes >> b) & 1
+            key = key * self.ncat[b] + fact
+        return key
+
+    def _answer_ids(self, codes: np.ndarray, first: bool) -> np.ndarray:
+        """Per class, the id (in `_answers`) of what the legality rules allow it: memoised answers where the
+        class agrees with an earlier one on what the rules read, the engine asked for the others."""
+        ids = np.full(len(codes), -1, dtype=np.int64)
+        groups: dict[tuple, dict[int, np.ndarray]] = {}  # per read set: fact key -> positions in codes
+
+        def resolve(known: tuple[tuple[int, int], ...], key: int | None = None) -> None:
+            by_key = groups.get(known)
+            if by_key is None:
+                keys = self._fact_keys(codes, known)
+                uniq, inv = np.unique(keys, return_inverse=True)
+                order = np.argsort(inv, kind="stable")
+                splits = np.split(order, np.cumsum(np.bincount(inv.reshape(-1), minlength=len(uniq)))[:-1])
+                by_key = groups[known] = dict(zip(uniq.tolist(), splits, strict=True))
+            memo = self._allowed_memo.get((first, known), {})
+            for k in by_key if key is None else (key,):
+                got = memo.get(k)
+                if got is not None:
+                    at = by_key[k]
+                    ids[at[ids[at] < 0]] = got
+
+        for known in list(self._allowed_reads[first]):
+            resolve(known)
+        unresolved = np.flatnonzero(ids < 0).tolist()
+        for i in unresolved:
+            if ids[i] >= 0:
+                continue
+            known, key = self._ask_allowed(self.class_cats(int(codes[i])), first)
+            ids[i] = self._allowed_memo[(first, known)][key]
+            resolve(known, key)
+        return ids
+
+    def _ask_allowed(self, cats: list[int], first: bool) -> tuple[tuple[tuple[int, int], ...], int]:
+        """Ask the legality rules about one class (every roll); memoise the answer on what they read:
+        (the reads, the class's fact key under them)."""
         assign = {b: c for b, c in enumerate(cats) if c}
         card = self._card(assign)
         n = len(self.rolls)
@@ -457,11 +514,20 @@ class RuleModel(ClassCoding):
                     break
                 r = int(np.argmax(pending))
                 bits, reads = ask(r)
-        key_reads = tuple(sorted(seen.items()))
-        if key_reads not in self._allowed_reads[first]:
-            self._allowed_reads[first].append(key_reads)
-        self._allowed_memo[(first, key_reads, tuple(self._fact(cats, b, k) for b, k in key_reads))] = result
-        return result
+            if (result == result[0]).all():
+                result = int(result[0])
+        known = tuple(sorted(seen.items()))
+        if known not in self._allowed_reads[first]:
+            self._allowed_reads[first].append(known)
+        key = self._fact_key(cats, known)
+        self._allowed_memo.setdefault((first, known), {})[key] = len(self._answers)
+        self._answers.append(result)
+        return known, key
+
+    @cached_property
+    def _answers(self) -> list[int | np.ndarray]:
+        """Every distinct legality answer asked: allowed boxes as bits, or bits per roll."""
+        return []
 
     @cached_property
     def _allowed_reads(self) -> dict[bool, list[tuple[tuple[int, int], ...]]]:
@@ -469,7 +535,8 @@ class RuleModel(ClassCoding):
         return {False: [], True: []}
 
     @cached_property
-    def _allowed_memo(self) -> dict[tuple, int | np.ndarray]:
+    def _allowed_memo(self) -> dict[tuple, dict[int, int]]:
+        """(first, reads) -> fact key -> answer id."""
         return {}
 
     @cached_property

@@ -11,6 +11,7 @@ its reachable progress range, so a successor's index is arithmetic.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 
@@ -21,11 +22,9 @@ from .rules import ERR, Legality, RuleModel
 
 __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "most_banked"]
 
-# The progress set of a class: an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
-ProgressSet = int | set[tuple[int, ...]]
-
 MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
+CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
 
 def bank_sizes(variant: Variant) -> int:
@@ -98,7 +97,7 @@ class StateSpace:
         self.banks = bank_sizes(model.variant)
         self._bounds()
         self._slots()
-        self.legal: dict[int, Legality] = {}
+        self._legal: tuple[np.ndarray, ...] | None = None  # the search's legality of every class it met
         self.n_states: int | None  # None when loaded from the cache (no search)
         if index is not None:  # loaded from the cache: no search, legality on demand
             self.index, self.size, self.n_states = index, index.size, None
@@ -111,27 +110,30 @@ class StateSpace:
         return most_banked(self.model.variant, filled) + 1
 
     def legality(self, code: int) -> Legality:
-        got = self.legal.get(code)
-        if got is None:
-            got = self.legal[code] = self.model.legality(code)
-        return got
+        later, first, index, tables = self.legal_arrays(np.array([code], dtype=np.int64))
+        if index[0] < 0:
+            return Legality(int(first[0]), int(later[0]))
+        return Legality(0, 0, tables[int(index[0])])
 
     def legal_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Legality of classes `codes` as kernel arrays: (later bits, first bits, row in the per-roll tables
-        or -1, the per-roll tables (T, rolls, 2)) -- the bits hold where the roll does not matter."""
-        ucodes, pos = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
-        legs = [self.legality(int(c)) for c in ucodes.tolist()]
-        later = np.array([leg.later for leg in legs], dtype=np.int64)
-        first = np.array([leg.first for leg in legs], dtype=np.int64)
-        dep = [i for i, leg in enumerate(legs) if leg.table is not None]
-        rd_index = np.full(len(legs), -1, dtype=np.int64)
-        rd_index[dep] = np.arange(len(dep))
-        if dep:
-            rd_tables = np.stack([legs[i].table for i in dep]).astype(np.int64)  # type: ignore[misc]
-        else:
-            rd_tables = np.zeros((1, self.model.graph.n_rolls, 2), dtype=np.int64)
-        pos = pos.reshape(-1)
-        return later[pos], first[pos], rd_index[pos], rd_tables
+        or -1, the per-roll tables (T, rolls, 2)) -- the bits hold where the roll does not matter.
+
+        Classes the search met are answered from what it found; others are asked of the rules model.
+        """
+        codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+        known = self._legal
+        found = None
+        if known is not None:
+            at = np.searchsorted(known[0], codes)
+            hit = at < len(known[0])
+            hit[hit] = known[0][at[hit]] == codes[hit]
+            if hit.all():
+                found = (known[1][at], known[2][at], known[3][at], known[4])
+        later, first, index, tables = found if found is not None else self.model.legal_arrays(codes)
+        if not len(tables):
+            tables = np.zeros((1, self.model.graph.n_rolls, 2), dtype=np.int64)
+        return later, first, index, tables
 
     # ------------------------------------------------------------------ clamping
 
@@ -182,16 +184,28 @@ class StateSpace:
         got = self._ctx_slots.get(ctx)
         if got is None:
             scores, points = self.model.context_tables(ctx)
-            got = np.zeros(scores.shape, dtype=np.intp)
-            for b in range(self.nb):
-                if len(self.model.box_scores[b]):
-                    pos = np.searchsorted(self.model.box_scores[b], scores[b])
-                    got[b] = self.score_slot[b][np.clip(pos, 0, len(self.score_slot[b]) - 1)]
+            keys, start, count, slot_of = self._slot_search
+            boxes = np.arange(self.nb, dtype=np.int64)[:, None, None]
+            pos = np.searchsorted(keys, (boxes << 40) + scores + (1 << 39)) - start[:, None, None]
+            pos = np.clip(pos, 0, np.maximum(count - 1, 0)[:, None, None])  # a failed score: the lowest slot
+            got = np.where(count[:, None, None] > 0, slot_of[start[:, None, None] + pos], 0).astype(np.intp)
             self._ctx_slots[ctx] = got
             self._ctx_same[ctx] = bool(
                 np.array_equal(scores[..., 0], scores[..., 1]) and np.array_equal(points[..., 0], points[..., 1])
             )
         return got
+
+    @cached_property
+    def _slot_search(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every box's scores as one sorted key array ((box << 40) + score + 2**39), where each box's keys
+        start, how many it has, and the slot of each key: a whole context's slots in one search."""
+        scores = self.model.box_scores
+        count = np.array([len(a) for a in scores], dtype=np.int64)
+        start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
+        none = [np.zeros(0, dtype=np.int64)]
+        keys = np.concatenate([(np.int64(b) << 40) + a + (1 << 39) for b, a in enumerate(scores)] + none)
+        slot_of = np.concatenate([*self.score_slot, *none])
+        return keys.astype(np.int64), start, count, np.append(slot_of.astype(np.int64), 0)
 
     def same_first(self, ctx: int) -> bool:
         """Whether scores and points in this context ignore the first roll."""
@@ -201,181 +215,300 @@ class StateSpace:
     # ------------------------------------------------------------------ forward search
 
     def _explore(self, max_states: int | None, on_class: Callable[[], None] | None) -> None:
+        """Every reachable state, layer by layer from the empty card (`classes`: per layer, the sorted class
+        codes and their totals: a (classes, W) boolean row per class when G <= 1, else (class, totals) rows)."""
         m = self.model
-        start_p = tuple(int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G))
-        layer: dict[int, ProgressSet] = {0: self._single(start_p)}
-        self.classes: list[dict[int, ProgressSet]] = [layer]
-        total = self._count(layer[0])
-        trans_cache: dict[tuple[int, int, int], list[tuple[int, tuple[int, ...]]]] = {}
-        shift_memo: dict[tuple[ProgressSet, int, int, int], ProgressSet] = {}
-        clo_l = self.clo[0].tolist() if self.G == 1 else []
-        chi_l = self.chi[0].tolist() if self.G == 1 else []
+        start = np.array([int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G)], dtype=np.int64)
+        codes = np.zeros(1, dtype=np.int64)
+        if self.G <= 1:
+            self.width = int(self.chi[0].max()) - self.offset[0] + 1 if self.G else 1
+            up = max([int(x) for a in self.slot_inc for x in a.reshape(-1)] + [0])
+            self.words = -(-(self.width + up) // 64)  # a shifted row never runs off its words
+            first = np.zeros((1, self.words * 64), dtype=bool)
+            first[0, start[0] - self.offset[0] if self.G else 0] = True
+            prog: np.ndarray | tuple[np.ndarray, np.ndarray] = _pack(first)
+        else:
+            prog = (np.zeros(1, dtype=np.int64), start.reshape(1, self.G))
+        self.classes: list[tuple[np.ndarray, np.ndarray | tuple[np.ndarray, np.ndarray]]] = [(codes, prog)]
+        legal: list[tuple[np.ndarray, ...]] = []
+        total = self._count(prog)
         cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
         for filled in range(1, self.nb + 1):
-            nxt: dict[int, ProgressSet] = {}
             per = self.banks_in(filled)  # a state per class, progress and bank size
-            codes = sorted(layer)
-            ctxs = m.context_of(np.array(codes, dtype=np.int64)).tolist()
-            for code, ctx in zip(codes, ctxs, strict=False):
-                ps = layer[code]
-                if on_class:
+            if on_class:
+                for _ in range(len(codes)):
                     on_class()
-                mask = code & self.full
-                leg = m.legality(code)
-                self.legal[code] = leg
-                scores, _ = m.context_tables(ctx)
-                if leg.table is None:
-                    later = leg.later if m.variant.rolls > 1 else 0
-                    todo = (later | leg.first) & ~mask
-                else:
-                    todo = self.full & ~mask
-                while todo:
-                    low = todo & -todo
-                    todo ^= low
-                    b = low.bit_length() - 1
-                    if leg.table is None:
-                        which = (later >> b & 1) | (leg.first >> b & 1) << 1
-                        key = (ctx, b, which)
-                        moves = trans_cache.get(key)
-                        if moves is None:
-                            cols = [f for f in (0, 1) if which >> f & 1]
-                            moves = trans_cache[key] = self._moves(b, scores[b][:, cols], ctx)
-                    else:
-                        rows = (leg.table >> b) & 1
-                        if m.variant.rolls == 1:
-                            rows[:, 0] = 0
-                        picked = scores[b][rows.astype(bool)]
-                        if not len(picked):
-                            continue
-                        moves = self._moves(b, picked, ctx)
-                    for add, inc in moves:
-                        code2 = code + add
-                        mask2 = code2 & self.full
-                        if self.G == 1:  # many classes share a progress set: memoise the shift
-                            skey = (ps, inc[0], clo_l[mask2], chi_l[mask2])
-                            got = shift_memo.get(skey)
-                            if got is None:
-                                got = shift_memo[skey] = self._shift(ps, inc, mask2)
-                        else:
-                            got = self._shift(ps, inc, mask2)
-                        old = nxt.get(code2)
-                        nxt[code2] = got if old is None else self._union(old, got)
-                if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
-                    assert max_states is not None  # cap is set only with a limit
-                    raise StateSpaceTooLarge(
-                        m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
-                    )
-            if not nxt:
+            src, dest, inc, leg = self._successors(codes)
+            legal.append(leg)
+            if not len(dest):
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
-            layer = nxt
-            self.classes.append(layer)
-            total += sum(self._count(ps) for ps in layer.values()) * per
+            nxt = np.unique(dest)
+            if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
+                assert max_states is not None  # cap is set only with a limit
+                raise StateSpaceTooLarge(
+                    m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
+                )
+            prog = self._advance(prog, src, dest, inc, nxt)
+            codes = nxt
+            self.classes.append((codes, prog))
+            total += self._count(prog) * per
             if cap is not None and total > cap:  # too big even to count exactly
                 assert max_states is not None
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False, banked=self.banks > 1)
         if max_states is not None and total > max_states:
             raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=True, banked=self.banks > 1)
         self.n_states = total
+        self._keep_legality(legal)
 
-    def _moves(self, b: int, scores: np.ndarray, ctx: int) -> list[tuple[int, tuple[int, ...]]]:
-        uniq = np.unique(scores)
-        if (uniq == ERR).any():
-            self.model.check_context(ctx, self.model.context_tables(ctx)[0], 1 << b)
-        pos = np.searchsorted(self.model.box_scores[b], uniq)
-        slots = sorted(set(self.score_slot[b][pos].tolist()))
-        return [(int(self.slot_add[b][k]), tuple(int(x) for x in self.slot_inc[b][k])) for k in slots]
+    def _keep_legality(self, legal: list[tuple[np.ndarray, ...]]) -> None:
+        """What the search learnt of every non-full class's legality, sorted by code for `legal_arrays`."""
+        codes = np.concatenate([leg[0] for leg in legal])
+        order = np.argsort(codes, kind="stable")
+        tables, index, at = [], [], 0
+        for leg in legal:
+            index.append(np.where(leg[3] >= 0, leg[3] + at, -1))
+            tables.append(leg[4])
+            at += len(leg[4])
+        table = np.concatenate(tables) if at else np.zeros((0, self.model.graph.n_rolls, 2), dtype=np.int64)
+        self._legal = (
+            codes[order],
+            np.concatenate([leg[1] for leg in legal])[order],
+            np.concatenate([leg[2] for leg in legal])[order],
+            np.concatenate(index)[order],
+            table,
+        )
 
-    # Progress sets (ProgressSet): an int bitset (bit i = total offset+i) when G <= 1, else a set of tuples.
+    @property
+    def _slot_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(boxes, slot width) code increments and (boxes, slot width, G) group increments of each slot."""
+        k = self.slot_width
+        add = np.zeros((self.nb, k), dtype=np.int64)
+        inc = np.zeros((self.nb, k, self.G), dtype=np.int64)
+        for b in range(self.nb):
+            add[b, : len(self.slot_add[b])] = self.slot_add[b]
+            inc[b, : len(self.slot_add[b])] = self.slot_inc[b]
+        return add, inc
 
-    def _single(self, p: tuple[int, ...]) -> ProgressSet:
+    def _successors(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+        """Every move out of classes `codes`: (source position, successor code, group increments (T, G)),
+        and the classes' legality (codes, later bits, first bits, table row or -1, tables)."""
+        m = self.model
+        nb, k = self.nb, self.slot_width
+        later, first, index, tables = m.legal_arrays(codes)
+        legality = (codes, later, first, index, tables)
+        if m.variant.rolls == 1:  # the first roll is the only one
+            later = np.zeros_like(later)
+            tables = tables.copy()
+            tables[:, :, 0] = 0
+        ctx = m.context_of(codes)
+        uctx, cinv = np.unique(ctx, return_inverse=True)
+        cinv = cinv.reshape(-1)
+        reach = [self._reach(c) for c in uctx.tolist()]
+        present = np.stack([r[0] for r in reach])  # slot reached by some roll, per [later, first]
+        err = np.stack([r[1] for r in reach])  # some roll's score failed
+        bi = np.arange(nb)[:, None, None]
+        bits = np.int64(1) << np.arange(nb, dtype=np.int64)
+        lb = (later[:, None] & bits) != 0
+        fb = (first[:, None] & bits) != 0
+        bad = (lb & err[cinv, :, 0]) | (fb & err[cinv, :, 1])
+        if bad.any():
+            i, b = (int(x) for x in np.argwhere(bad)[0])
+            m.check_context(int(uctx[cinv[i]]), m.context_tables(int(uctx[cinv[i]]))[0], 1 << b)
+        ok = (lb[:, :, None] & present[cinv, :, 0, :]) | (fb[:, :, None] & present[cinv, :, 1, :])
+        for i in np.flatnonzero(index >= 0).tolist():  # legality that depends on the roll: class by class
+            c = int(uctx[cinv[i]])
+            legal = (tables[index[i]][None, :, :] & bits[:, None, None]) != 0  # (boxes, rolls, 2)
+            if (m.context_tables(c)[0] == ERR)[legal].any():
+                b = int(np.argwhere(legal & (m.context_tables(c)[0] == ERR))[0][0])
+                m.check_context(c, m.context_tables(c)[0], 1 << b)
+            row = np.zeros((nb, k), dtype=bool)
+            row[np.broadcast_to(bi, legal.shape)[legal], self.context_slots(c)[legal]] = True
+            ok[i] = row
+        src, box, slot = np.nonzero(ok)
+        add, inc = self._slot_arrays
+        return src, codes[src] + add[box, slot], inc[box, slot], legality
+
+    def _reach(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
+        """In a context: (boxes, 2, slot width) which slots some roll leads to, per [later, first] roll, and
+        (boxes, 2) whether some roll's score failed."""
+        got = self._reached.get(ctx)
+        if got is None:
+            slots = self.context_slots(ctx)
+            present = np.zeros((self.nb, 2, self.slot_width), dtype=bool)
+            present[np.arange(self.nb)[:, None, None], np.arange(2)[None, None, :], slots] = True
+            got = self._reached[ctx] = (present, (self.model.context_tables(ctx)[0] == ERR).any(axis=1))
+        return got
+
+    @cached_property
+    def _reached(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        return {}
+
+    def _count(self, prog: np.ndarray | tuple[np.ndarray, np.ndarray]) -> int:
+        """States in a layer's progress (see `_explore`)."""
+        return int(_unpack(prog).sum()) if isinstance(prog, np.ndarray) else len(prog[0])
+
+    def _advance(
+        self,
+        prog: np.ndarray | tuple[np.ndarray, np.ndarray],
+        src: np.ndarray,
+        dest: np.ndarray,
+        inc: np.ndarray,
+        nxt: np.ndarray,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """The next layer's progress: every move's totals shifted by its increments, clamped, merged per class."""
+        if isinstance(prog, np.ndarray):
+            return self._advance_rows(prog, src, dest, inc, nxt)
+        return self._advance_states(prog, src, dest, inc, nxt)
+
+    def _advance_rows(
+        self, prog: np.ndarray, src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
+    ) -> np.ndarray:
+        """G <= 1: a row of 64-bit words per class (bit i: total offset + i), wide enough for any increment."""
+        out = np.zeros((len(nxt), prog.shape[1]), dtype=np.uint64)
+        pos = np.searchsorted(nxt, dest)
         if self.G == 0:
-            return 1
-        if self.G == 1:
-            return 1 << (p[0] - self.offset[0])
-        return {p}
-
-    def _count(self, ps: ProgressSet) -> int:
-        if self.G <= 1:
-            assert isinstance(ps, int)
-            return ps.bit_count()
-        assert isinstance(ps, set)
-        return len(ps)
-
-    def _union(self, a: ProgressSet, b: ProgressSet) -> ProgressSet:
-        if self.G <= 1:
-            assert isinstance(a, int) and isinstance(b, int)
-            return a | b
-        assert isinstance(a, set) and isinstance(b, set)
-        return a | b
-
-    def _shift(self, ps: ProgressSet, inc: tuple[int, ...], mask2: int) -> ProgressSet:
-        if self.G == 0:
-            return ps
-        if self.G == 1:
-            assert isinstance(ps, int)
-            bits = ps << inc[0] if inc[0] >= 0 else ps >> -inc[0]
-            lo = int(self.clo[0][mask2]) - self.offset[0]
-            hi = int(self.chi[0][mask2]) - self.offset[0]
-            if bits >> (hi + 1):
-                bits = (bits & ((1 << (hi + 1)) - 1)) | (1 << hi)
-            if lo > 0 and bits & ((1 << lo) - 1):
-                bits = (bits >> lo << lo) | (1 << lo)
-            return bits
-        assert isinstance(ps, set)
-        out = set()
-        for p in ps:
-            out.add(tuple(int(min(max(p[g] + inc[g], self.clo[g][mask2]), self.chi[g][mask2])) for g in range(self.G)))
+            out[pos, 0] = 1
+            return out
+        mask2 = dest & self.full
+        lo = self.clo[0][mask2] - self.offset[0]
+        hi = self.chi[0][mask2] - self.offset[0]
+        above, below, bit = self._masks
+        step = max(1, CHUNK // prog.shape[1])
+        for a in range(0, len(src), step):
+            part = slice(a, a + step)
+            rows = prog[src[part]]
+            d = inc[part, 0]
+            moved = np.zeros_like(rows)
+            bottom = np.zeros(len(rows), dtype=bool)  # a total shifted below the row: below any clamp
+            for dv in np.unique(d).tolist():
+                sel = np.flatnonzero(d == dv)
+                moved[sel], lost = _shifted(rows[sel], dv)
+                bottom[sel] = lost
+            h, low = hi[part], lo[part]
+            top = (moved & above[h]).any(axis=1)
+            moved &= ~above[h]
+            moved[top] |= bit[h[top]]
+            bottom |= (moved & below[low]).any(axis=1)
+            moved &= ~below[low]
+            moved[bottom] |= bit[low[bottom]]
+            p = pos[part]
+            order = np.argsort(p, kind="stable")
+            ps = p[order]
+            starts = np.flatnonzero(np.concatenate([[True], ps[1:] != ps[:-1]]))
+            out[ps[starts]] |= np.bitwise_or.reduceat(moved[order], starts, axis=0)
         return out
 
-    def _values(self, ps: ProgressSet) -> np.ndarray:
-        """(n, G) the totals in a progress set."""
-        if self.G == 0:
-            return np.zeros((1, 0), dtype=np.int64)
-        if self.G == 1:
-            assert isinstance(ps, int)
-            bits = ps
-            raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), dtype=np.uint8)
-            pos = np.flatnonzero(np.unpackbits(raw, bitorder="little"))
-            return (pos + self.offset[0]).astype(np.int64).reshape(-1, 1)
-        assert isinstance(ps, set)
-        return np.array(sorted(ps), dtype=np.int64).reshape(len(ps), self.G)
+    @cached_property
+    def _masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per position h of a progress row, as words: the bits above h, the bits below h, and bit h."""
+        n = self.words * 64
+        pos = np.arange(n)
+        at = np.arange(self.width)[:, None]
+        return _pack(pos[None, :] > at), _pack(pos[None, :] < at), _pack(pos[None, :] == at)
+
+    def _advance_states(
+        self, prog: tuple[np.ndarray, np.ndarray], src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """G >= 2: explicit (class position, totals) rows, sorted, without repeats."""
+        cls, tot = prog
+        n_cls = int(src.max()) + 1 if len(src) else 0
+        n_cls = max(n_cls, int(cls.max()) + 1 if len(cls) else 0)
+        moves_of = np.bincount(src, minlength=n_cls)
+        move_start = np.concatenate([[0], np.cumsum(moves_of)[:-1]])  # src is sorted (np.nonzero order)
+        rep = moves_of[cls]
+        state = np.repeat(np.arange(len(cls)), rep)
+        within = np.arange(len(state)) - np.repeat(np.cumsum(rep) - rep, rep)
+        move = move_start[cls][state] + within
+        code2 = dest[move]
+        mask2 = code2 & self.full
+        tot2 = tot[state] + inc[move]
+        for g in range(self.G):
+            tot2[:, g] = np.clip(tot2[:, g], self.clo[g][mask2], self.chi[g][mask2])
+        pos = np.searchsorted(nxt, code2)
+        rows = np.unique(np.column_stack([pos, tot2]), axis=0)
+        return rows[:, 0].copy(), np.ascontiguousarray(rows[:, 1:])
 
     # ------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
         """The StateIndex of the reachable classes, and per-layer state arrays."""
-        codes_all, pmin_all, dims_all = [], [], []
-        per_layer = []
-        for layer in self.classes:
-            rows = []
-            for code in sorted(layer):
-                vals = self._values(layer[code])
-                lo = vals.min(axis=0) if self.G else np.zeros(0, dtype=np.int64)
-                hi = vals.max(axis=0) if self.G else np.zeros(0, dtype=np.int64)
-                codes_all.append(code)
-                pmin_all.append(lo)
-                dims_all.append(hi - lo + 1)
-                rows.append((code, vals))
-            per_layer.append(rows)
+        codes_all, pmin_all, dims_all, per_layer = [], [], [], []
+        for codes, prog in self.classes:
+            if isinstance(prog, np.ndarray):
+                prog = _unpack(prog)[:, : self.width]
+                at, col = np.nonzero(prog)
+                if self.G:
+                    first = prog.argmax(axis=1)
+                    last = prog.shape[1] - 1 - prog[:, ::-1].argmax(axis=1)
+                    pmin = (first + self.offset[0]).reshape(-1, 1)
+                    dims = (last - first + 1).reshape(-1, 1)
+                    vals = (col + self.offset[0]).reshape(-1, 1)
+                else:
+                    pmin = dims = vals = np.zeros((len(codes), 0), dtype=np.int64)
+            else:
+                at, vals = prog
+                starts = np.flatnonzero(np.concatenate([[True], at[1:] != at[:-1]]))
+                pmin = np.minimum.reduceat(vals, starts, axis=0)
+                dims = np.maximum.reduceat(vals, starts, axis=0) - pmin + 1
+            codes_all.append(codes)
+            pmin_all.append(pmin.astype(np.int64))
+            dims_all.append(dims.astype(np.int64))
+            per_layer.append((codes[at], vals.astype(np.int64).reshape(len(at), self.G)))
         del self.classes
+        codes = np.concatenate(codes_all)
         self.index = StateIndex(
             self.model.variant,
             self.groups,
             self.bounds,
             self.box_min,
             self.box_max,
-            np.array(codes_all, dtype=np.int64),
-            np.array(pmin_all, dtype=np.int64).reshape(len(codes_all), self.G),
-            np.array(dims_all, dtype=np.int64).reshape(len(codes_all), self.G),
+            codes,
+            np.concatenate(pmin_all).reshape(len(codes), self.G),
+            np.concatenate(dims_all).reshape(len(codes), self.G),
         )
         self.size = self.index.size
-        self.layers: list[Layer] = []
-        for rows in per_layer:
-            codes = np.concatenate([np.full(len(v), c, dtype=np.int64) for c, v in rows])
-            prog = np.concatenate([v for _, v in rows]).reshape(len(codes), self.G)
-            self.layers.append(Layer(codes, prog, self.index.lookup(codes, prog)))
+        self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
 
     def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
         return self.index.lookup(codes, progress)
+
+
+def _pack(rows: np.ndarray) -> np.ndarray:
+    """Boolean rows (n, 64k) as rows of k 64-bit words (bit i of a row: column i)."""
+    packed = np.packbits(rows, axis=1, bitorder="little")
+    return np.ascontiguousarray(packed).view("<u8").astype(np.uint64)
+
+
+def _unpack(words: np.ndarray) -> np.ndarray:
+    """`_pack` undone: (n, 64k) booleans."""
+    raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8)
+    return np.unpackbits(raw, axis=1, bitorder="little").astype(bool)
+
+
+def _shifted(rows: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Word rows shifted d bits up (down for d < 0), and which rows lost a bit below bit 0."""
+    n = rows.shape[1] * 64
+    out = np.zeros_like(rows)
+    lost = np.zeros(len(rows), dtype=bool)
+    if d == 0:
+        return rows, lost
+    q, r = divmod(abs(d), 64)
+    if d > 0:  # the row is wide enough: nothing runs off the top
+        if q < rows.shape[1]:
+            out[:, q:] = rows[:, : rows.shape[1] - q]
+        if r:
+            carry = np.zeros_like(out)
+            carry[:, 1:] = out[:, :-1] >> np.uint64(64 - r)
+            out = (out << np.uint64(r)) | carry
+        return out, lost
+    low = _pack((np.arange(n) < abs(d))[None, :])[0]
+    lost = (rows & low).any(axis=1)
+    if q < rows.shape[1]:
+        out[:, : rows.shape[1] - q] = rows[:, q:]
+    if r:
+        carry = np.zeros_like(out)
+        carry[:, :-1] = out[:, 1:] << np.uint64(64 - r)
+        out = (out >> np.uint64(r)) | carry
+    return out, lost
