@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -68,6 +69,19 @@ class Layer:
 
     def __len__(self) -> int:
         return len(self.codes)
+
+
+class Progress(NamedTuple):
+    """The totals reached by a layer's classes, as rows sorted by (class, totals of every group but the last):
+    each row holds the last group's totals as bits (bit i: total offset + i) in 64-bit words."""
+
+    pos: np.ndarray  # (M,) position of the row's class in the layer's codes
+    head: np.ndarray  # (M, G - 1) the other groups' totals
+    words: np.ndarray  # (M, words) uint64
+
+    def count(self) -> int:
+        """The states these rows hold."""
+        return int(_unpack(self.words).sum())
 
 
 class StateSpace:
@@ -184,16 +198,20 @@ class StateSpace:
         got = self._ctx_slots.get(ctx)
         if got is None:
             scores, points = self.model.context_tables(ctx)
-            keys, start, count, slot_of = self._slot_search
-            boxes = np.arange(self.nb, dtype=np.int64)[:, None, None]
-            pos = np.searchsorted(keys, (boxes << 40) + scores + (1 << 39)) - start[:, None, None]
-            pos = np.clip(pos, 0, np.maximum(count - 1, 0)[:, None, None])  # a failed score: the lowest slot
-            got = np.where(count[:, None, None] > 0, slot_of[start[:, None, None] + pos], 0).astype(np.intp)
+            got = self._slots_of(np.arange(self.nb)[:, None, None], scores).astype(np.intp)
             self._ctx_slots[ctx] = got
             self._ctx_same[ctx] = bool(
                 np.array_equal(scores[..., 0], scores[..., 1]) and np.array_equal(points[..., 0], points[..., 1])
             )
         return got
+
+    def _slots_of(self, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """The slot of each score of these boxes (broadcast together); a failed score: the box's lowest."""
+        keys, start, count, slot_of = self._slot_search
+        first = start[boxes]
+        pos = np.searchsorted(keys, (boxes.astype(np.int64) << 40) + scores + (1 << 39)) - first
+        pos = np.clip(pos, 0, np.maximum(count[boxes] - 1, 0))
+        return np.where(count[boxes] > 0, slot_of[first + pos], 0)
 
     @cached_property
     def _slot_search(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -216,22 +234,21 @@ class StateSpace:
 
     def _explore(self, max_states: int | None, on_class: Callable[[], None] | None) -> None:
         """Every reachable state, layer by layer from the empty card (`classes`: per layer, the sorted class
-        codes and their totals: a (classes, W) boolean row per class when G <= 1, else (class, totals) rows)."""
+        codes and their `Progress`)."""
         m = self.model
-        start = np.array([int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G)], dtype=np.int64)
+        start = [int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G)]
         codes = np.zeros(1, dtype=np.int64)
-        if self.G <= 1:
-            self.width = int(self.chi[0].max()) - self.offset[0] + 1 if self.G else 1
-            up = max([int(x) for a in self.slot_inc for x in a.reshape(-1)] + [0])
-            self.words = -(-(self.width + up) // 64)  # a shifted row never runs off its words
-            first = np.zeros((1, self.words * 64), dtype=bool)
-            first[0, start[0] - self.offset[0] if self.G else 0] = True
-            prog: np.ndarray | tuple[np.ndarray, np.ndarray] = _pack(first)
-        else:
-            prog = (np.zeros(1, dtype=np.int64), start.reshape(1, self.G))
-        self.classes: list[tuple[np.ndarray, np.ndarray | tuple[np.ndarray, np.ndarray]]] = [(codes, prog)]
+        last = self.G - 1
+        self.width = int(self.chi[last].max()) - self.offset[last] + 1 if self.G else 1
+        up = max([int(x) for a in self.slot_inc for x in a[:, last:].reshape(-1)] + [0]) if self.G else 0
+        self.words = -(-(self.width + up) // 64)  # a shifted row never runs off its words
+        row = np.zeros((1, self.words * 64), dtype=bool)
+        row[0, start[last] - self.offset[last] if self.G else 0] = True
+        head = np.array(start[:last], dtype=np.int64).reshape(1, max(self.G - 1, 0))
+        prog = Progress(np.zeros(1, dtype=np.int64), head, _pack(row))
+        self.classes: list[tuple[np.ndarray, Progress]] = [(codes, prog)]
         legal: list[tuple[np.ndarray, ...]] = []
-        total = self._count(prog)
+        total = prog.count()
         cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
         for filled in range(1, self.nb + 1):
             per = self.banks_in(filled)  # a state per class, progress and bank size
@@ -250,10 +267,10 @@ class StateSpace:
                 raise StateSpaceTooLarge(
                     m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
                 )
-            prog = self._advance(prog, src, dest, inc, nxt)
+            prog = self._advance(prog, codes, src, dest, inc, nxt)
             codes = nxt
             self.classes.append((codes, prog))
-            total += self._count(prog) * per
+            total += prog.count() * per
             if cap is not None and total > cap:  # too big even to count exactly
                 assert max_states is not None
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False, banked=self.banks > 1)
@@ -302,23 +319,24 @@ class StateSpace:
             later = np.zeros_like(later)
             tables = tables.copy()
             tables[:, :, 0] = 0
-        ctx = m.context_of(codes)
-        uctx, cinv = np.unique(ctx, return_inverse=True)
-        cinv = cinv.reshape(-1)
-        reach = [self._reach(c) for c in uctx.tolist()]
-        present = np.stack([r[0] for r in reach])  # slot reached by some roll, per [later, first]
-        err = np.stack([r[1] for r in reach])  # some roll's score failed
+        present = np.zeros((len(codes), nb, 2, k), dtype=bool)  # slot reached by some roll, per [later, first]
+        err = np.zeros((len(codes), nb, 2), dtype=bool)  # some roll's score failed
+        for dep, reach, failed in self._group_reach:
+            combo = self._combos(codes, dep)
+            present |= reach[combo]
+            err |= failed[combo]
         bi = np.arange(nb)[:, None, None]
         bits = np.int64(1) << np.arange(nb, dtype=np.int64)
         lb = (later[:, None] & bits) != 0
         fb = (first[:, None] & bits) != 0
-        bad = (lb & err[cinv, :, 0]) | (fb & err[cinv, :, 1])
+        bad = (lb & err[:, :, 0]) | (fb & err[:, :, 1])
         if bad.any():
             i, b = (int(x) for x in np.argwhere(bad)[0])
-            m.check_context(int(uctx[cinv[i]]), m.context_tables(int(uctx[cinv[i]]))[0], 1 << b)
-        ok = (lb[:, :, None] & present[cinv, :, 0, :]) | (fb[:, :, None] & present[cinv, :, 1, :])
+            c = int(m.context_of(codes[i : i + 1])[0])
+            m.check_context(c, m.context_tables(c)[0], 1 << b)
+        ok = (lb[:, :, None] & present[:, :, 0, :]) | (fb[:, :, None] & present[:, :, 1, :])
         for i in np.flatnonzero(index >= 0).tolist():  # legality that depends on the roll: class by class
-            c = int(uctx[cinv[i]])
+            c = int(m.context_of(codes[i : i + 1])[0])
             legal = (tables[index[i]][None, :, :] & bits[:, None, None]) != 0  # (boxes, rolls, 2)
             if (m.context_tables(c)[0] == ERR)[legal].any():
                 b = int(np.argwhere(legal & (m.context_tables(c)[0] == ERR))[0][0])
@@ -330,62 +348,73 @@ class StateSpace:
         add, inc = self._slot_arrays
         return src, codes[src] + add[box, slot], inc[box, slot], legality
 
-    def _reach(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
-        """In a context: (boxes, 2, slot width) which slots some roll leads to, per [later, first] roll, and
-        (boxes, 2) whether some roll's score failed."""
-        got = self._reached.get(ctx)
-        if got is None:
-            slots = self.context_slots(ctx)
-            present = np.zeros((self.nb, 2, self.slot_width), dtype=bool)
-            present[np.arange(self.nb)[:, None, None], np.arange(2)[None, None, :], slots] = True
-            got = self._reached[ctx] = (present, (self.model.context_tables(ctx)[0] == ERR).any(axis=1))
-        return got
-
     @cached_property
-    def _reached(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        return {}
+    def _group_reach(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
+        """Per group of scores by the boxes they depend on (`RuleModel.score_groups`): for each category
+        combination of those boxes, (combos, boxes, 2, slot width) which slots some roll of the group leads
+        to, per [later, first] roll, and (combos, boxes, 2) whether some roll's score failed."""
+        out = []
+        for dep, keys, scores, _ in self.model.score_groups:
+            combos = scores.shape[1]
+            slots = self._slots_of(keys[:, :1], scores)
+            reach = np.zeros((combos, self.nb, 2, self.slot_width), dtype=bool)
+            at = np.arange(combos)[None, :]
+            reach[at, keys[:, :1], keys[:, 2:3], slots] = True
+            failed = np.zeros((combos, self.nb, 2), dtype=bool)
+            row, col = np.nonzero(scores == ERR)
+            failed[col, keys[row, 0], keys[row, 2]] = True
+            out.append((dep, reach, failed))
+        return out
 
-    def _count(self, prog: np.ndarray | tuple[np.ndarray, np.ndarray]) -> int:
-        """States in a layer's progress (see `_explore`)."""
-        return int(_unpack(prog).sum()) if isinstance(prog, np.ndarray) else len(prog[0])
+    def _combos(self, codes: np.ndarray, dep: tuple[int, ...]) -> np.ndarray:
+        """The column of `score_groups` (category combination of boxes `dep`, the last fastest) of each class."""
+        combo = np.zeros(len(codes), dtype=np.int64)
+        for d in dep:
+            combo = combo * self.model.ncat[d] + self.model._cats_vec(codes, d)
+        return combo
 
     def _advance(
-        self,
-        prog: np.ndarray | tuple[np.ndarray, np.ndarray],
-        src: np.ndarray,
-        dest: np.ndarray,
-        inc: np.ndarray,
-        nxt: np.ndarray,
-    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-        """The next layer's progress: every move's totals shifted by its increments, clamped, merged per class."""
-        if isinstance(prog, np.ndarray):
-            return self._advance_rows(prog, src, dest, inc, nxt)
-        return self._advance_states(prog, src, dest, inc, nxt)
-
-    def _advance_rows(
-        self, prog: np.ndarray, src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
-    ) -> np.ndarray:
-        """G <= 1: a row of 64-bit words per class (bit i: total offset + i), wide enough for any increment."""
-        out = np.zeros((len(nxt), prog.shape[1]), dtype=np.uint64)
-        pos = np.searchsorted(nxt, dest)
-        if self.G == 0:
-            out[pos, 0] = 1
-            return out
-        mask2 = dest & self.full
-        lo = self.clo[0][mask2] - self.offset[0]
-        hi = self.chi[0][mask2] - self.offset[0]
+        self, prog: Progress, codes: np.ndarray, src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
+    ) -> Progress:
+        """The next layer's progress: every row's totals moved by each move of its class (the explicit totals
+        added and clamped, the last group's bits shifted and clamped), merged per (class, explicit totals)."""
+        G, last = self.G, self.G - 1
+        moves_of = np.bincount(src, minlength=len(codes))
+        move_start = np.concatenate([[0], np.cumsum(moves_of)[:-1]])  # src is sorted (np.nonzero order)
+        rep = moves_of[prog.pos]
+        row = np.repeat(np.arange(len(prog.pos)), rep)
+        move = move_start[prog.pos][row] + (np.arange(len(row)) - np.repeat(np.cumsum(rep) - rep, rep))
+        code2 = dest[move]
+        mask2 = code2 & self.full
+        head = prog.head[row] + inc[move, : max(G - 1, 0)]
+        for g in range(G - 1):
+            head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
+        keys, inverse = _group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
+        out = np.zeros((len(keys), prog.words.shape[1]), dtype=np.uint64)
+        if G == 0:
+            out[:, 0] = 1
+            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
+        d = inc[move, last]
+        lo = self.clo[last][mask2] - self.offset[last]
+        hi = self.chi[last][mask2] - self.offset[last]
+        mask1 = codes[prog.pos[row]] & self.full
+        # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
+        same = (d == 0) & (self.clo[last][mask1] == self.clo[last][mask2])
+        same &= self.chi[last][mask1] == self.chi[last][mask2]
+        _merge(out, inverse[same], prog.words[row[same]])
+        keep = ~same
+        row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
         above, below, bit = self._masks
-        step = max(1, CHUNK // prog.shape[1])
-        for a in range(0, len(src), step):
+        step = max(1, CHUNK // out.shape[1])
+        for a in range(0, len(row), step):
             part = slice(a, a + step)
-            rows = prog[src[part]]
-            d = inc[part, 0]
+            rows = prog.words[row[part]]
+            dd = d[part]
             moved = np.zeros_like(rows)
             bottom = np.zeros(len(rows), dtype=bool)  # a total shifted below the row: below any clamp
-            for dv in np.unique(d).tolist():
-                sel = np.flatnonzero(d == dv)
-                moved[sel], lost = _shifted(rows[sel], dv)
-                bottom[sel] = lost
+            for dv in np.unique(dd).tolist():
+                sel = np.flatnonzero(dd == dv)
+                moved[sel], bottom[sel] = _shifted(rows[sel], dv)
             h, low = hi[part], lo[part]
             top = (moved & above[h]).any(axis=1)
             moved &= ~above[h]
@@ -393,12 +422,8 @@ class StateSpace:
             bottom |= (moved & below[low]).any(axis=1)
             moved &= ~below[low]
             moved[bottom] |= bit[low[bottom]]
-            p = pos[part]
-            order = np.argsort(p, kind="stable")
-            ps = p[order]
-            starts = np.flatnonzero(np.concatenate([[True], ps[1:] != ps[:-1]]))
-            out[ps[starts]] |= np.bitwise_or.reduceat(moved[order], starts, axis=0)
-        return out
+            _merge(out, inverse[part], moved)
+        return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
 
     @cached_property
     def _masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -408,54 +433,31 @@ class StateSpace:
         at = np.arange(self.width)[:, None]
         return _pack(pos[None, :] > at), _pack(pos[None, :] < at), _pack(pos[None, :] == at)
 
-    def _advance_states(
-        self, prog: tuple[np.ndarray, np.ndarray], src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """G >= 2: explicit (class position, totals) rows, sorted, without repeats."""
-        cls, tot = prog
-        n_cls = int(src.max()) + 1 if len(src) else 0
-        n_cls = max(n_cls, int(cls.max()) + 1 if len(cls) else 0)
-        moves_of = np.bincount(src, minlength=n_cls)
-        move_start = np.concatenate([[0], np.cumsum(moves_of)[:-1]])  # src is sorted (np.nonzero order)
-        rep = moves_of[cls]
-        state = np.repeat(np.arange(len(cls)), rep)
-        within = np.arange(len(state)) - np.repeat(np.cumsum(rep) - rep, rep)
-        move = move_start[cls][state] + within
-        code2 = dest[move]
-        mask2 = code2 & self.full
-        tot2 = tot[state] + inc[move]
-        for g in range(self.G):
-            tot2[:, g] = np.clip(tot2[:, g], self.clo[g][mask2], self.chi[g][mask2])
-        pos = np.searchsorted(nxt, code2)
-        rows = np.unique(np.column_stack([pos, tot2]), axis=0)
-        return rows[:, 0].copy(), np.ascontiguousarray(rows[:, 1:])
-
     # ------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
         """The StateIndex of the reachable classes, and per-layer state arrays."""
+        G = self.G
         codes_all, pmin_all, dims_all, per_layer = [], [], [], []
         for codes, prog in self.classes:
-            if isinstance(prog, np.ndarray):
-                prog = _unpack(prog)[:, : self.width]
-                at, col = np.nonzero(prog)
-                if self.G:
-                    first = prog.argmax(axis=1)
-                    last = prog.shape[1] - 1 - prog[:, ::-1].argmax(axis=1)
-                    pmin = (first + self.offset[0]).reshape(-1, 1)
-                    dims = (last - first + 1).reshape(-1, 1)
-                    vals = (col + self.offset[0]).reshape(-1, 1)
-                else:
-                    pmin = dims = vals = np.zeros((len(codes), 0), dtype=np.int64)
+            bits = _unpack(prog.words)[:, : self.width]
+            at, col = np.nonzero(bits)
+            starts = np.flatnonzero(np.concatenate([[True], prog.pos[1:] != prog.pos[:-1]]))
+            if G:
+                first = bits.argmax(axis=1)
+                last = self.width - 1 - bits[:, ::-1].argmax(axis=1)
+                lo = np.column_stack([prog.head, first + self.offset[G - 1]])
+                hi = np.column_stack([prog.head, last + self.offset[G - 1]])
+                pmin = np.minimum.reduceat(lo, starts, axis=0)
+                dims = np.maximum.reduceat(hi, starts, axis=0) - pmin + 1
+                vals = np.column_stack([prog.head[at], col + self.offset[G - 1]])
             else:
-                at, vals = prog
-                starts = np.flatnonzero(np.concatenate([[True], at[1:] != at[:-1]]))
-                pmin = np.minimum.reduceat(vals, starts, axis=0)
-                dims = np.maximum.reduceat(vals, starts, axis=0) - pmin + 1
+                pmin = dims = np.zeros((len(codes), 0), dtype=np.int64)
+                vals = np.zeros((len(at), 0), dtype=np.int64)
             codes_all.append(codes)
             pmin_all.append(pmin.astype(np.int64))
             dims_all.append(dims.astype(np.int64))
-            per_layer.append((codes[at], vals.astype(np.int64).reshape(len(at), self.G)))
+            per_layer.append((codes[prog.pos[at]], vals.astype(np.int64).reshape(len(at), G)))
         del self.classes
         codes = np.concatenate(codes_all)
         self.index = StateIndex(
@@ -465,8 +467,8 @@ class StateSpace:
             self.box_min,
             self.box_max,
             codes,
-            np.concatenate(pmin_all).reshape(len(codes), self.G),
-            np.concatenate(dims_all).reshape(len(codes), self.G),
+            np.concatenate(pmin_all).reshape(len(codes), G),
+            np.concatenate(dims_all).reshape(len(codes), G),
         )
         self.size = self.index.size
         self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
@@ -485,6 +487,27 @@ def _unpack(words: np.ndarray) -> np.ndarray:
     """`_pack` undone: (n, 64k) booleans."""
     raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8)
     return np.unpackbits(raw, axis=1, bitorder="little").astype(bool)
+
+
+def _group_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of an int64 matrix, sorted, and the position of each row among them."""
+    order = np.lexsort(cols.T[::-1])
+    ranked = cols[order]
+    new = np.ones(len(ranked), dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    inverse = np.empty(len(cols), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ranked[new], inverse
+
+
+def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
+    """OR each word row into row `pos` of `out` (positions may repeat)."""
+    if not len(pos):
+        return
+    order = np.argsort(pos, kind="stable")
+    ps = pos[order]
+    starts = np.flatnonzero(np.concatenate([[True], ps[1:] != ps[:-1]]))
+    out[ps[starts]] |= np.bitwise_or.reduceat(rows[order], starts, axis=0)
 
 
 def _shifted(rows: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
