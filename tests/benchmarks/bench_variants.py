@@ -12,19 +12,23 @@ is the child's whole life (interpreter, numba and the warm-up included); the
 warm-up. Seconds are the median of the timed solves (wall clock, `solve` from
 the rules to the values, numba kernel by default); "DP s" is the part after
 the rules are modelled and the states found (from `solve`'s first "solve"
-progress report on). The table size is that of the signed file
+progress report on); "model s" and "search s" time those two steps on their
+own, as `solve` runs them (`RuleModel` with its scores and clamps, then
+`StateSpace`), in the same child before each timed solve. The table size is that of the signed file
 `dicecup.solver.cache.save` writes (into a temporary folder, signed with a
 throw-away key: neither the user's cache nor their key is touched).
 
-1. Every built-in variant: states, seconds, peak RSS, expected score, table
-   bytes; a variant the solver refuses (`check_solvable`) or whose state count
-   is above `--max-states` is a row saying why.
+1. Every built-in variant (and Yahtzee's other joker modes, Maxi Yatzy without
+   saved rolls and tests/variants/seven.yaml): states, seconds, peak RSS,
+   expected score, table bytes; a variant the solver refuses (`check_solvable`)
+   or whose state count is above `--max-states` is a row saying why.
 2. Growing cards written as variant YAML (temporary files): (a) dice 2..6 (6
    faces) and (b) faces 4..10 (5 dice) on one small card, fitted as a power law
    seconds ~ a * multisets^k with multisets = C(dice + faces, dice); (c) 4..13
    boxes of the Yahtzee card without bonuses (2^boxes states) and (d) 6..13 of
    them with its upper bonus, each fitted as log(seconds) against boxes: a
-   growth factor per added box.
+   growth factor per added box; (e) 8..13 of them with the upper bonus and a
+   second threshold bonus on three and four of a kind (two groups of totals).
 
 The default run takes about 4 minutes on 2 busy cores; `--quick` (a lower
 state limit for the built-ins, fewer card sizes, one solve per card) about 2.
@@ -79,14 +83,26 @@ def small_card(dice: int) -> list[tuple[str, str]]:
 
 
 UPPER_BONUS = "  upper_bonus: {name: Upper bonus, kind: threshold, section: upper, at_least: 63, points: 35}"
+KINDS_BONUS = (
+    "  kinds_bonus: {name: Kinds bonus, kind: threshold, boxes: [three_of_a_kind, four_of_a_kind], "
+    "at_least: 45, points: 20}"
+)
+# rows of table 1 besides the built-in variants at their defaults: (variant or file, options)
+EXTRA = [
+    ("yahtzee", {"joker": "forced"}),
+    ("yahtzee", {"joker": "none"}),
+    ("maxi-yatzy", {"saved_rolls": False}),
+    (str(Path(__file__).resolve().parents[1] / "variants" / "seven.yaml"), {}),
+]
 
 
-def variant_yaml(vid: str, dice: int, faces: int, boxes: list[tuple[str, str]], bonus: bool = False) -> str:
-    """A variant file: these dice and boxes, three rolls a turn; `bonus`: Yahtzee's upper bonus (35 at 63)."""
+def variant_yaml(vid: str, dice: int, faces: int, boxes: list[tuple[str, str]], bonus: int = 0) -> str:
+    """A variant file: these dice and boxes, three rolls a turn; `bonus` 1: Yahtzee's upper bonus (35 at 63),
+    2: that and a second threshold bonus on three and four of a kind (20 at 45)."""
     lines = [f"id: {vid}", f"name: {vid}", f"dice: {{count: {dice}, faces: {faces}}}", "turn: {rolls: 3}", "boxes:"]
     lines += [f"  {bid}: {body}" for bid, body in boxes]
     if bonus:
-        lines += ["bonuses:", UPPER_BONUS]
+        lines += ["bonuses:", UPPER_BONUS] + ([KINDS_BONUS] if bonus > 1 else [])
     return "\n".join(lines) + "\n"
 
 
@@ -116,10 +132,16 @@ def child(spec: dict[str, Any], out: dict[str, Any]) -> None:
 
     from dicecup import Engine
     from dicecup.solver import SolverError, StateSpaceTooLarge, cache, check_solvable, solve
+    from dicecup.solver.rules import RuleModel
+    from dicecup.solver.space import StateSpace, state_bound
 
     out["stage"] = "compile"
     engine = Engine(entry_points=False)
-    variant = engine.load_file(spec["path"]) if "path" in spec else engine.variant(spec["variant"])
+    options = spec.get("options") or None
+    if "path" in spec:
+        variant = engine.load_file(spec["path"], options=options)
+    else:
+        variant = engine.variant(spec["variant"], options=options)
     out.update(dice=variant.dice, faces=variant.faces, boxes=len(variant.boxes))
     kernel = spec["kernel"]
 
@@ -150,7 +172,22 @@ def child(spec: dict[str, Any], out: dict[str, Any]) -> None:
         if phase == "solve" and not dp_start:
             dp_start.append(time.perf_counter())
 
+    model_times, search_times = [], []
     for _ in range(spec["repeats"]):
+        try:  # the two steps before the DP, on their own, as `solve` runs them
+            start = time.perf_counter()
+            model = RuleModel(variant)
+            model.score_groups  # noqa: B018
+            model.clamps  # noqa: B018
+            model_times.append(time.perf_counter() - start)
+            limit = spec["max_states"]
+            start = time.perf_counter()
+            StateSpace(model, None if state_bound(model) <= limit else limit)
+            search_times.append(time.perf_counter() - start)
+            del model
+        except SolverError as exc:
+            refuse(exc)
+            return
         dp_start.clear()
         start = time.perf_counter()
         try:
@@ -164,6 +201,7 @@ def child(spec: dict[str, Any], out: dict[str, Any]) -> None:
     if kernel == "numba":
         out["jit_timed"] = _jit_counts()
     out.update(times=times, dp_times=dp_times, states=solution.states, expected=solution.expected_score)
+    out.update(model_times=model_times, search_times=search_times)
     if spec.get("table", True):
         out["stage"] = "save"
         with tempfile.TemporaryDirectory(prefix="bench-table-") as tmp:
@@ -279,24 +317,42 @@ def _peak(r: dict[str, Any]) -> str:
     return "-" if r.get("stage") in ("compile", "check") and "error" not in r else _mib(r["peak_kib"])
 
 
-def builtin_table(ids: list[str], args: argparse.Namespace) -> None:
+def _label(vid: str, options: dict[str, Any]) -> str:
+    name = Path(vid).name if vid.endswith(".yaml") else vid
+    return name + "".join(f" {k}={str(v).lower()}" for k, v in options.items())
+
+
+def _phases(r: dict[str, Any]) -> str:
+    """Median seconds of the rules model and of the state search, and whether together they beat the DP."""
+    model, search = statistics.median(r["model_times"]), statistics.median(r["search_times"])
+    mark = "<" if model + search < statistics.median(r["dp_times"]) else ">="
+    return f"{model:7.3f} {search:8.3f} {mark:>3}"
+
+
+def builtin_table(ids: list[str], args: argparse.Namespace, extra: bool = True) -> None:
     print(f"\n1. Built-in variants (kernel {args.kernel}, median of {args.repeats}, limit {args.max_states:,} states)")
     print(
-        f"{'variant':16} {'states':>10} {'seconds':>8} {'DP s':>7} {'peak MiB':>8} {'+MiB':>6} "
-        f"{'expected':>10} {'table bytes':>11}  JIT"
+        f"{'variant':28} {'states':>10} {'seconds':>8} {'model s':>7} {'search s':>8} {'<DP':>3} {'DP s':>7} "
+        f"{'peak MiB':>8} {'+MiB':>6} {'expected':>10} {'table bytes':>11}  JIT"
     )
-    for vid in ids:
-        spec = {"variant": vid, "repeats": args.repeats, "max_states": args.max_states, "kernel": args.kernel}
-        r = run_child(spec, args.timeout)
+    rows: list[tuple[str, dict[str, Any]]] = [(vid, {}) for vid in ids] + (EXTRA if extra else [])
+    for vid, options in rows:
+        key = "path" if vid.endswith(".yaml") else "variant"
+        spec = {key: vid, "options": options, "repeats": args.repeats, "max_states": args.max_states}
+        r = run_child({**spec, "kernel": args.kernel}, args.timeout)
+        label = _label(vid, options)
         if "times" not in r:
             dash = "-"
-            print(f"{vid:16} {dash:>10} {dash:>8} {dash:>7} {_peak(r):>8} {dash:>6} {dash:>10} {dash:>11}  {_why(r)}")
+            print(
+                f"{label:28} {dash:>10} {dash:>8} {dash:>7} {dash:>8} {dash:>3} {dash:>7} {_peak(r):>8} {dash:>6} "
+                f"{dash:>10} {dash:>11}  {_why(r)}"
+            )
             continue
         grew = max(0, r["peak_kib"] - r["rss_warm_kib"])
         print(
-            f"{vid:16} {r['states']:>10,} {statistics.median(r['times']):8.2f} {statistics.median(r['dp_times']):7.2f} "
-            f"{_mib(r['peak_kib']):>8} {_mib(grew):>6} {r['expected']:10.4f} {r.get('table_bytes', 0):>11,}  "
-            f"{_jit_note(r)}",
+            f"{label:28} {r['states']:>10,} {statistics.median(r['times']):8.2f} {_phases(r)} "
+            f"{statistics.median(r['dp_times']):7.2f} {_mib(r['peak_kib']):>8} {_mib(grew):>6} {r['expected']:10.4f} "
+            f"{r.get('table_bytes', 0):>11,}  {_jit_note(r)}",
             flush=True,
         )
 
@@ -332,16 +388,17 @@ def scaling_series(
     cards: list[tuple[int, int, list[tuple[str, str]]]],
     args: argparse.Namespace,
     tmp: str,
-    bonus: bool = False,
+    bonus: int = 0,
 ) -> list[Point]:
     """Solve each (dice, faces, boxes) card in a child and print its row; the cards solved."""
     print(f"\n{title}")
     print(
-        f"{'dice':>4} {'faces':>5} {'boxes':>5} {'multisets':>9} {'states':>8} {'seconds':>8} {'DP s':>7} {'peak MiB':>8}"
+        f"{'dice':>4} {'faces':>5} {'boxes':>5} {'multisets':>9} {'states':>8} {'seconds':>8} {'model s':>7} "
+        f"{'search s':>8} {'<DP':>3} {'DP s':>7} {'peak MiB':>8}"
     )
     solved = []
     for dice, faces, boxes in cards:
-        vid = f"scale-d{dice}-f{faces}-b{len(boxes)}{'-bonus' if bonus else ''}"
+        vid = f"scale-d{dice}-f{faces}-b{len(boxes)}{'-bonus' * bonus}"
         path = os.path.join(tmp, vid + ".yaml")
         lead = f"{dice:>4} {faces:>5} {len(boxes):>5} {math.comb(dice + faces, dice):>9,}"
         try:
@@ -352,10 +409,10 @@ def scaling_series(
         spec = {"path": path, "repeats": args.scaling_repeats, "max_states": args.max_states, "kernel": args.kernel}
         r = run_child({**spec, "table": False}, args.timeout)
         if "times" not in r:
-            print(f"{lead} {'-':>8} {'-':>8} {'-':>7} {_peak(r):>8}  {_why(r)}")
+            print(f"{lead} {'-':>8} {'-':>8} {'-':>7} {'-':>8} {'-':>3} {'-':>7} {_peak(r):>8}  {_why(r)}")
             continue
         p = Point(dice, faces, len(boxes), r["states"], statistics.median(r["times"]), statistics.median(r["dp_times"]))
-        print(f"{lead} {p.states:>8,} {p.seconds:8.2f} {p.dp:7.2f} {_mib(r['peak_kib']):>8}", flush=True)
+        print(f"{lead} {p.states:>8,} {p.seconds:8.2f} {_phases(r)} {p.dp:7.2f} {_mib(r['peak_kib']):>8}", flush=True)
         solved.append(p)
     return solved
 
@@ -402,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernel", choices=["numba", "numpy"], default="numba", help="the solver's kernel (numba)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before a child is killed (900)")
     ap.add_argument("--only", choices=["variants", "scaling"], help="run one of the two parts")
+    ap.add_argument("--variants", nargs="+", metavar="ID", help="table 1 for these variants only (no extra rows)")
     ap.add_argument("--child", metavar="JSON", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child is not None:
@@ -419,12 +477,13 @@ def main(argv: list[str] | None = None) -> int:
         f"dicecup bench_variants: Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f} at the start"
     )
     if args.only != "scaling":
-        builtin_table(Engine(entry_points=False).variant_ids(), args)
+        builtin_table(args.variants or Engine(entry_points=False).variant_ids(), args, extra=not args.variants)
     if args.only != "variants":
         dice = [2, 4, 6] if args.quick else [2, 3, 4, 5, 6]
         faces = [4, 7, 10] if args.quick else [4, 5, 6, 7, 8, 9, 10]
         boxes = [4, 7, 10, 13] if args.quick else list(range(4, 14))
         bonus_boxes = [9, 11, 13] if args.quick else list(range(6, 14))
+        two_boxes = [8, 10, 13] if args.quick else list(range(8, 14))
         print(
             f"\n2. Scaling: one child per card, median of {args.scaling_repeats}; the cards are variant YAML "
             "(temporary files), no bonus but in (d)"
@@ -450,13 +509,21 @@ def main(argv: list[str] | None = None) -> int:
                 [(5, 6, CARD[:n]) for n in bonus_boxes],
                 args,
                 tmp,
-                bonus=True,
+                bonus=1,
+            )
+            by_bonuses = scaling_series(
+                "(e) boxes as in (d), 8 or more, with a second threshold bonus (three and four of a kind, 20 at 45)",
+                [(5, 6, CARD[:n]) for n in two_boxes],
+                args,
+                tmp,
+                bonus=2,
             )
         print("\nFits (numpy.polyfit on logs; multisets = C(dice + faces, dice)):")
         power_fit("dice", by_dice)
         power_fit("faces", by_faces)
         box_fit("boxes", by_boxes)
         box_fit("boxes + bonus", by_bonus)
+        box_fit("boxes + two bonuses", by_bonuses)
 
     try:
         numba_version = importlib.metadata.version("numba")
