@@ -1,0 +1,135 @@
+"""The solver's rules model and state search against plain oracles: every score it reuses across rolls is the
+engine's own, and the layer-at-a-time search finds exactly the states a state-by-state walk finds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _solver_helpers import TINY, brute_force
+
+from dicecup import Engine, Variant
+from dicecup.solver import SolverError, solve
+from dicecup.solver.rules import RuleModel
+from dicecup.solver.space import StateSpace
+
+TWO_GROUPS = """
+id: tiny-two-groups
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos:   {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: sum}
+  run:    {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 5}
+bonuses:
+  low_faces: {kind: threshold, boxes: [ones, twos], at_least: 4, points: 9}
+  high:      {kind: threshold, boxes: [threes, pair], at_least: 9, points: 7}
+"""
+
+
+def _variant(engine: Engine, tmp_path, text: str) -> Variant:
+    path = tmp_path / "v.yaml"
+    path.write_text(text)
+    return engine.load_file(path)
+
+
+def walk(model: RuleModel, space: StateSpace) -> list[set[tuple[int, tuple[int, ...]]]]:
+    """Every reachable (class, clamped totals), layer by layer, one state, box, roll and first-roll flag at a
+    time from the engine's answers (the oracle the vectorised search must agree with)."""
+    start = tuple(int(np.clip(0, space.clo[g][0], space.chi[g][0])) for g in range(space.G))
+    layer = {(0, start)}
+    found = [layer]
+    for _ in range(model.nb):
+        nxt = set()
+        for code, prog in layer:
+            leg = model.legality(code)
+            scores, _ = model.context_tables(int(model.context_of(np.array([code]))[0]))
+            for b in range(model.nb):
+                if code >> b & 1:
+                    continue
+                for r in range(len(model.rolls)):
+                    for f in (0, 1) if model.variant.rolls > 1 else (1,):
+                        bits = int(leg.table[r, f]) if leg.table is not None else (leg.first if f else leg.later)
+                        if not bits >> b & 1:
+                            continue
+                        s = int(scores[b, r, f])
+                        code2 = code + (1 << b) + ((model.digit_of(b, s) * model.radix[b]) << model.nb)
+                        mask2 = code2 & space.full
+                        p2 = tuple(
+                            int(np.clip(prog[g] + (s if b in group else 0), space.clo[g][mask2], space.chi[g][mask2]))
+                            for g, group in enumerate(space.groups)
+                        )
+                        nxt.add((code2, p2))
+        layer = nxt
+        found.append(layer)
+    return found
+
+
+CARDS = [*(text for name, text in TINY.items() if not name.startswith("banked")), TWO_GROUPS]
+
+
+@pytest.mark.parametrize("text", CARDS, ids=lambda t: t.split("id: ")[1].split()[0])
+def test_the_search_finds_exactly_the_states_a_state_by_state_walk_finds(engine, tmp_path, text):
+    variant = _variant(engine, tmp_path, text)
+    try:
+        model = RuleModel(variant)
+        model.score_groups  # noqa: B018
+        space = StateSpace(model, None)
+    except SolverError:
+        pytest.skip("the solver refuses this variant")
+    want = walk(model, space)
+    assert len(space.layers) == len(want)
+    for layer, states in zip(space.layers, want, strict=True):
+        got = set(zip(layer.codes.tolist(), map(tuple, layer.progress.tolist()), strict=True))
+        assert got == states
+        assert len(got) == len(layer)  # no state twice
+    assert space.n_states == sum(len(s) for s in want)
+
+
+def test_two_threshold_groups_solve_to_the_brute_force_value(engine, tmp_path):
+    variant = _variant(engine, tmp_path, TWO_GROUPS)
+    solution = solve(variant)
+    assert len(solution.space.groups) == 2  # both groups matter: the search keeps two totals
+    assert solution.expected_score == pytest.approx(brute_force(variant), abs=1e-9)
+
+
+@pytest.mark.parametrize(("vid", "options"), [("yacht", {}), ("yahtzee", {"joker": "free"})])
+def test_scores_are_asked_once_per_distinct_declared_result(engine, monkeypatch, vid, options):
+    """A box's score is explored once per distinct declared result (and card situation), not once per roll."""
+    variant = engine.variant(vid, options)
+    calls = []
+    real = Variant.score
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Variant, "score", counted)
+    model = RuleModel(variant)
+    model.score_groups  # noqa: B018
+    per_roll = len(variant.boxes) * len(model.rolls) * 2
+    assert len(calls) < per_roll / 3
+
+
+@pytest.mark.parametrize(
+    ("vid", "options"), [("yahtzee", {"joker": "free"}), ("yahtzee", {"joker": "forced"}), ("kniffel", {})]
+)
+def test_every_reused_score_is_the_engines_own(engine, vid, options):
+    """For random classes, every box, roll and first-roll flag: the model's score and points are what
+    `Variant.score` gives on that class's card."""
+    variant = engine.variant(vid, options)
+    model = RuleModel(variant)
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        cats = [int(rng.integers(0, n)) for n in model.ncat]
+        code = sum(1 << b for b, c in enumerate(cats) if c)
+        code += sum(((c - 1) * model.radix[b]) << model.nb for b, c in enumerate(cats) if c > 1)
+        assert model.class_cats(code) == cats
+        scores, points = model.context_tables(int(model.context_of(np.array([code]))[0]))
+        card = model._card({b: c for b, c in enumerate(cats) if c})
+        for r in rng.choice(len(model.rolls), 25, replace=False).tolist():
+            for b, box in enumerate(model.box_ids):
+                for f in (0, 1):
+                    res = variant.score(card, box, model.rolls[r], bool(f))
+                    assert (int(scores[b, r, f]), float(points[b, r, f])) == (res.score, res.points)
