@@ -79,7 +79,7 @@ class Progress(NamedTuple):
     head: np.ndarray  # (M, G - 1) the other groups' totals
     words: np.ndarray  # (M, words) uint64
 
-    def count(self) -> int:
+    def states(self) -> int:
         """The states these rows hold."""
         return int(_unpack(self.words).sum())
 
@@ -248,7 +248,7 @@ class StateSpace:
         prog = Progress(np.zeros(1, dtype=np.int64), head, _pack(row))
         self.classes: list[tuple[np.ndarray, Progress]] = [(codes, prog)]
         legal: list[tuple[np.ndarray, ...]] = []
-        total = prog.count()
+        total = prog.states()
         cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
         for filled in range(1, self.nb + 1):
             per = self.banks_in(filled)  # a state per class, progress and bank size
@@ -270,7 +270,7 @@ class StateSpace:
             prog = self._advance(prog, codes, src, dest, inc, nxt)
             codes = nxt
             self.classes.append((codes, prog))
-            total += prog.count() * per
+            total += prog.states() * per
             if cap is not None and total > cap:  # too big even to count exactly
                 assert max_states is not None
                 raise StateSpaceTooLarge(m.variant.id, total, max_states, complete=False, banked=self.banks > 1)
