@@ -74,6 +74,20 @@ boxes:
 bonuses:
   up: {kind: threshold, section: upper, at_least: 10, points: 20}
 """,
+    "two-groups": """
+id: tiny-two-groups
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos:   {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: sum}
+  run:    {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 5}
+bonuses:
+  low_faces: {kind: threshold, boxes: [ones, twos], at_least: 4, points: 9}
+  high:      {kind: threshold, boxes: [threes, pair], at_least: 9, points: 7}
+""",  # two threshold groups on different boxes: the search keeps two totals
     "banked": """
 id: tiny-banked
 dice: {count: 2, faces: 3}

@@ -5,33 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY, brute_force
+from _solver_helpers import TINY, brute_force, tiny_variant
 
-from dicecup import Engine, Variant
+from dicecup import Variant
 from dicecup.solver import SolverError, solve
 from dicecup.solver.rules import RuleModel
 from dicecup.solver.space import StateSpace
-
-TWO_GROUPS = """
-id: tiny-two-groups
-dice: {count: 2, faces: 3}
-turn: {rolls: 2}
-boxes:
-  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
-  twos:   {section: upper, pattern: {kind: face, face: 2}, score: sum}
-  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
-  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: sum}
-  run:    {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 5}
-bonuses:
-  low_faces: {kind: threshold, boxes: [ones, twos], at_least: 4, points: 9}
-  high:      {kind: threshold, boxes: [threes, pair], at_least: 9, points: 7}
-"""
-
-
-def _variant(engine: Engine, tmp_path, text: str) -> Variant:
-    path = tmp_path / "v.yaml"
-    path.write_text(text)
-    return engine.load_file(path)
 
 
 def walk(model: RuleModel, space: StateSpace) -> list[set[tuple[int, tuple[int, ...]]]]:
@@ -66,12 +45,9 @@ def walk(model: RuleModel, space: StateSpace) -> list[set[tuple[int, tuple[int, 
     return found
 
 
-CARDS = [*(text for name, text in TINY.items() if not name.startswith("banked")), TWO_GROUPS]
-
-
-@pytest.mark.parametrize("text", CARDS, ids=lambda t: t.split("id: ")[1].split()[0])
-def test_the_search_finds_exactly_the_states_a_state_by_state_walk_finds(engine, tmp_path, text):
-    variant = _variant(engine, tmp_path, text)
+@pytest.mark.parametrize("name", [name for name in TINY if not name.startswith("banked")])
+def test_the_search_finds_exactly_the_states_a_state_by_state_walk_finds(engine, tmp_path, name):
+    variant = tiny_variant(tmp_path, name, engine)
     try:
         model = RuleModel(variant)
         model.score_groups  # noqa: B018
@@ -88,7 +64,7 @@ def test_the_search_finds_exactly_the_states_a_state_by_state_walk_finds(engine,
 
 
 def test_two_threshold_groups_solve_to_the_brute_force_value(engine, tmp_path):
-    variant = _variant(engine, tmp_path, TWO_GROUPS)
+    variant = tiny_variant(tmp_path, "two-groups", engine)
     solution = solve(variant)
     assert len(solution.space.groups) == 2  # both groups matter: the search keeps two totals
     assert solution.expected_score == pytest.approx(brute_force(variant), abs=1e-9)

@@ -223,14 +223,7 @@ class RuleModel(ClassCoding):
                 while pending.any():
                     r = int(np.argmax(pending))
                     dep, results, reads = self._explore(box, b, r, bool(f))
-                    if reads.roll:
-                        match = np.zeros(n, dtype=bool)
-                        match[r] = True
-                    else:
-                        match = pending.copy()
-                        for asked in reads.patterns:
-                            sig = self._signature(*asked)
-                            match &= sig == sig[r]
+                    match = self._same_answer(reads, r, pending)
                     pending &= ~match
                     rolls = np.flatnonzero(match)
                     by_dep.setdefault(dep, []).append((b, f, rolls, results))
@@ -500,14 +493,7 @@ class RuleModel(ClassCoding):
             pending = np.ones(n, dtype=bool)
             r = 0
             while True:
-                if reads.roll:
-                    match = np.zeros(n, dtype=bool)
-                    match[r] = True
-                else:
-                    match = pending.copy()
-                    for asked in reads.patterns:
-                        sig = self._signature(*asked)
-                        match &= sig == sig[r]
+                match = self._same_answer(reads, r, pending)
                 result[match] = bits
                 pending &= ~match
                 if not pending.any():
@@ -553,6 +539,19 @@ class RuleModel(ClassCoding):
                 return self.variant.rules_allow(self._card(assign, alt=True), self.rolls[r], first) != allowed
 
         return check
+
+    def _same_answer(self, reads: Reads, r: int, pending: np.ndarray) -> np.ndarray:
+        """The pending rolls an answer asked on roll r holds for: r alone if the rules read the dice,
+        else every roll the declared patterns they asked about treat as they treat r."""
+        if reads.roll:
+            match = np.zeros(len(pending), dtype=bool)
+            match[r] = True
+            return match
+        match = pending.copy()
+        for asked in reads.patterns:
+            sig = self._signature(*asked)
+            match &= sig == sig[r]
+        return match
 
     @cached_property
     def _signatures(self) -> dict:
