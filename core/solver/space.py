@@ -112,6 +112,7 @@ class StateSpace:
         self._bounds()
         self._slots()
         self._legal: tuple[np.ndarray, ...] | None = None  # the search's legality of every class it met
+        self._legal_rows: dict[int, int] | None = None  # class code -> row of `_legal`, built when first asked
         self.n_states: int | None  # None when loaded from the cache (no search)
         if index is not None:  # loaded from the cache: no search, legality on demand
             self.index, self.size, self.n_states = index, index.size, None
@@ -124,6 +125,15 @@ class StateSpace:
         return most_banked(self.model.variant, filled) + 1
 
     def legality(self, code: int) -> Legality:
+        """Where class `code` may score (`legal_arrays` for one class; a dict look-up for a class the search met)."""
+        known = self._legal
+        if known is not None:
+            if self._legal_rows is None:
+                self._legal_rows = dict(zip(known[0].tolist(), range(len(known[0])), strict=True))
+            row = self._legal_rows.get(code)
+            if row is not None:
+                at = int(known[3][row])
+                return Legality(int(known[2][row]), int(known[1][row])) if at < 0 else Legality(0, 0, known[4][at])
         later, first, index, tables = self.legal_arrays(np.array([code], dtype=np.int64))
         if index[0] < 0:
             return Legality(int(first[0]), int(later[0]))
