@@ -389,17 +389,25 @@ class StateSpace:
         """The next layer's progress: every row's totals moved by each move of its class (the explicit totals
         added and clamped, the last group's bits shifted and clamped), merged per (class, explicit totals)."""
         G, last = self.G, self.G - 1
-        moves_of = np.bincount(src, minlength=len(codes))
-        move_start = np.concatenate([[0], np.cumsum(moves_of)[:-1]])  # src is sorted (np.nonzero order)
-        rep = moves_of[prog.pos]
-        row = np.repeat(np.arange(len(prog.pos)), rep)
-        move = move_start[prog.pos][row] + (np.arange(len(row)) - np.repeat(np.cumsum(rep) - rep, rep))
-        code2 = dest[move]
-        mask2 = code2 & self.full
-        head = prog.head[row] + inc[move, : max(G - 1, 0)]
-        for g in range(G - 1):
-            head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
-        keys, inverse = _group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
+        if G <= 1:  # a row per class (rows in class order): a move's row is its class, its class in nxt its key
+            row, move = src, np.arange(len(src))
+            inverse = np.searchsorted(nxt, dest)
+            keys = np.arange(len(nxt), dtype=np.int64).reshape(-1, 1)
+            mask2 = dest & self.full
+        else:
+            moves_of = np.bincount(src, minlength=len(codes))
+            move_start = np.concatenate([[0], np.cumsum(moves_of)[:-1]])  # src is sorted (np.nonzero order)
+            rep = moves_of[prog.pos]
+            row = np.repeat(np.arange(len(prog.pos)), rep)
+            move = move_start[prog.pos][row] + (np.arange(len(row)) - np.repeat(np.cumsum(rep) - rep, rep))
+            code2 = dest[move]
+            mask2 = code2 & self.full
+            head = prog.head[row] + inc[move, : G - 1]
+            for g in range(G - 1):
+                head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
+            keys, inverse = _group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
+        order = np.argsort(inverse, kind="stable")  # rows merged into the same next row lie together
+        row, move, inverse, mask2 = row[order], move[order], inverse[order], mask2[order]
         out = np.zeros((len(keys), prog.words.shape[1]), dtype=np.uint64)
         if G == 0:
             out[:, 0] = 1
@@ -511,13 +519,11 @@ def _group_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
-    """OR each word row into row `pos` of `out` (positions may repeat)."""
+    """OR each word row into row `pos` of `out` (sorted positions, which may repeat)."""
     if not len(pos):
         return
-    order = np.argsort(pos, kind="stable")
-    ps = pos[order]
-    starts = np.flatnonzero(np.concatenate([[True], ps[1:] != ps[:-1]]))
-    out[ps[starts]] |= np.bitwise_or.reduceat(rows[order], starts, axis=0)
+    starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
+    out[pos[starts]] |= np.bitwise_or.reduceat(rows, starts, axis=0)
 
 
 def _shifted(rows: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
