@@ -337,11 +337,10 @@ class RuleModel(ClassCoding):
     @cached_property
     def box_scores(self) -> list[np.ndarray]:
         """Every score each box can get (sorted), over all rolls and card situations."""
-        found: list[set[int]] = [set() for _ in range(self.nb)]
-        for _, keys, scores, _ in self.score_groups:
-            for (b, _, _), row in zip(keys, scores, strict=False):
-                found[b].update(int(s) for s in row if s != ERR)
-        return [np.array(sorted(s), dtype=np.int64) for s in found]
+        boxes = np.concatenate([np.repeat(keys[:, 0], scores.shape[1]) for _, keys, scores, _ in self.score_groups])
+        scores = np.concatenate([scores.reshape(-1) for _, _, scores, _ in self.score_groups])
+        pairs = np.unique(np.stack([boxes, scores])[:, scores != ERR], axis=1)
+        return [pairs[1, pairs[0] == b].astype(np.int64) for b in range(self.nb)]
 
     def context_tables(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores int64, points float64), each (boxes, rolls, 2) with axis 2 = [later, first]."""
