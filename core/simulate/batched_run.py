@@ -41,7 +41,7 @@ def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
     """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
     if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
         return None
-    if not jit.AVAILABLE:
+    if not jit.AVAILABLE or jit.move_flag(sim.variant.dice, len(sim.variant.box_ids)) is None:
         return None
     return JitPlay(policy, sim)
 

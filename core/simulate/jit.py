@@ -1,11 +1,16 @@
-"""Compiled (numba) kernel for batched optimal play: per state, its turn tables, then whole turns of its games.
+"""Compiled (numba) kernels for batched optimal play: best-move rows per state, then whole games.
 
 Same arithmetic and tie rules as the numpy path in `optimal.py` (which stays the
 reference, and the fallback when numba is missing): the value of scoring each
 roll is the best, over legal open boxes, of the engine-table points plus the
 solver's value after; keeps come from the numeric core's one turn recursion
-(`numeric.turn`). Dice come from a per-game splitmix64 stream, so a game's dice
-depend only on (seed, game number), not on how games are batched.
+(`numeric.turn`). A state's turn is folded once into a compact row of best moves
+(`fill_moves`: per roll on the table and decision, the dice kept or the box
+scored); `play_games` then plays each game turn after turn, coding its card into
+its solver state as boxes fill (`numeric.lookup`), and stops a game only where a
+row or a score class is still missing. Dice come from a per-game splitmix64
+stream, so a game's dice depend only on (seed, game number), not on how games
+are batched or how many threads play them.
 """
 
 from __future__ import annotations
@@ -16,17 +21,21 @@ import numpy as np
 
 from ..numeric.coding import EMPTY
 from ..numeric.compiled import AVAILABLE, numba
+from ..numeric.lookup import state_slot
 from ..numeric.turn import turn_block
 
 __all__ = [
     "AVAILABLE",
+    "Classes",
+    "Coding",
     "Games",
     "ScoreArrays",
-    "Segments",
     "TurnStates",
-    "group_by",
+    "class_slots",
+    "fill_moves",
     "group_facts",
-    "play_turn",
+    "move_flag",
+    "play_games",
     "seed_streams",
 ]
 
@@ -57,24 +66,43 @@ class ScoreArrays(NamedTuple):
     tables: np.ndarray  # int64 [C, 2, rolls, boxes, 1 + awards + events]: box score, each award's points, events
 
 
-class Segments(NamedTuple):
-    """Work items: a state and a run lo:hi of its games' rows."""
+class Coding(NamedTuple):
+    """The solver's state coding (`numeric.coding.StateIndex`) as arrays a kernel updates box by box."""
 
-    state: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
+    flag_vals: np.ndarray  # int64 [boxes, K]: the declared flag values of each box (first flag_n[b] used)
+    flag_n: np.ndarray  # int64 [boxes]
+    radix: np.ndarray  # int64 [boxes]: the weight of each box's flag digit (above the filled bits)
+    groups: np.ndarray  # int64 [G, boxes]: 1 where a box counts towards a threshold group's total
+
+
+class Classes(NamedTuple):
+    """The score classes known so far (`tables.Traced`): their keys in an open-addressing hash, and tables."""
+
+    facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
+    keys: np.ndarray  # int64 [C, F]: each class's fact values
+    slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
+    tables: np.ndarray  # int64 [C, 2, rolls, boxes, 1 + awards + events]: box score, award points, events
 
 
 class Games(NamedTuple):
-    """The games of a batch, row by row (rows grouped by state; `ids` says whose row is where)."""
+    """The games of a batch, one row each, with their solver state kept up to date as boxes fill."""
 
-    ids: np.ndarray  # int64 [N]: game number of each row (its row of `awards`)
-    score_class: np.ndarray  # int64 [N]
     vals: np.ndarray  # int64 [N, boxes]: box scores, EMPTY where open
-    awards: np.ndarray  # int64 [games, awards]
-    earned: np.ndarray  # int64 [games, awards]: times each award was won (scorings giving it nonzero points)
-    events: np.ndarray  # int64 [games, events]: times each event happened (the tables' last columns)
+    awards: np.ndarray  # int64 [N, awards]
+    earned: np.ndarray  # int64 [N, awards]: times each award was won (scorings giving it nonzero points)
+    events: np.ndarray  # int64 [N, events]: times each event happened (the tables' last columns)
     rng: np.ndarray  # uint64 [N]: splitmix64 state
+    code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
+    prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
+
+
+def move_flag(dice: int, boxes: int) -> tuple[type, int] | None:
+    """(dtype, flag bit) of a best-move entry: a keep as a mask of the sorted dice, or flag | box;
+    None when the dice or boxes do not fit the widest entry."""
+    for dtype, bits in ((np.uint8, 8), (np.uint16, 16), (np.uint32, 32)):
+        if dice < bits and boxes < (1 << (bits - 1)) - 1:
+            return dtype, 1 << (bits - 1)
+    return None
 
 
 def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
@@ -144,31 +172,6 @@ if AVAILABLE:
         return firsts[:groups].copy(), inverse
 
     @numba.njit(cache=True, nogil=True)
-    def group_by(keys, n_keys):
-        """A stable counting sort of keys in 0..n_keys-1: (order, start of each distinct key in order)."""
-        count = np.zeros(n_keys + 1, dtype=np.int64)
-        for k in keys:
-            count[k + 1] += 1
-        distinct = 0
-        for k in range(n_keys):
-            if count[k + 1]:
-                distinct += 1
-            count[k + 1] += count[k]
-        order = np.empty(keys.shape[0], dtype=np.int64)
-        at = count[:n_keys].copy()
-        for i in range(keys.shape[0]):
-            order[at[keys[i]]] = i
-            at[keys[i]] += 1
-        start = np.empty(distinct + 1, dtype=np.int64)
-        j = 0
-        for k in range(n_keys):
-            if count[k + 1] > count[k]:
-                start[j] = count[k]
-                j += 1
-        start[distinct] = keys.shape[0]
-        return order, start
-
-    @numba.njit(cache=True, nogil=True)
     def _next(state, g):
         """splitmix64: advance game g's stream, return 64 random bits."""
         state[g] += np.uint64(0x9E3779B97F4A7C15)
@@ -224,81 +227,66 @@ if AVAILABLE:
                         best_box[w, f, r] = b
 
     @numba.njit(cache=True, nogil=True)
-    def _play(i, w, gm, tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors):
-        """One turn of the game in row i (score class gm.score_class[i]; its state's tables: column w of now/keeps):
-        roll, keep optimally, score the best box. Dice are multiset rows of the dice graph."""
-        n_events = gm.events.shape[1]
-        n_awards = tables.shape[4] - 1 - n_events
-        faces, dice = d.faces, d.dice
-        lo_roll = d.levels[dice]
-        c = gm.score_class[i]
-        vals = gm.vals
-        hand = 0  # the empty multiset
-        for used in range(1, rolls + 1):
-            for _ in range(dice - d.row_size[hand]):
-                hand = d.add_edges[hand, _die(gm.rng, i, faces) - 1]
-            r = hand - lo_roll
-            f1 = 1 if used == 1 else 0
-            if used < rolls:
-                stage = used - 1
-                # keeps in GameState.legal_keeps order (an odometer, the last face fastest);
-                # the first one within TIE of the best value is taken
-                for f in range(faces):
-                    counts[f] = d.row_counts[hand, f]
-                    pick[f] = 0
-                n_opt = 0
-                top = -np.inf
-                krow = 0
-                while True:
-                    if krow < lo_roll:
-                        v = keeps[stage, krow, w]
-                        opt_val[n_opt] = v
-                        opt_row[n_opt] = krow
-                        n_opt += 1
-                        if v > top:
-                            top = v
-                    f = faces - 1
-                    while f >= 0 and pick[f] == counts[f]:
-                        for _ in range(pick[f]):
-                            krow = d.sub_face[krow, f]
-                        pick[f] = 0
-                        f -= 1
-                    if f < 0:
-                        break
-                    pick[f] += 1
-                    krow = d.add_edges[krow, f]
-                if top > now[f1, r, w] + TIE:
-                    for j in range(n_opt):
-                        if opt_val[j] >= top - TIE:
-                            hand = opt_row[j]
-                            break
-                    continue
-            bb = best_box[w, f1, r]
-            if bb < 0 or vals[i, bb] != EMPTY_INT or not np.isfinite(now[f1, r, w]):
-                errors[1] += 1
-                return
-            vals[i, bb] = tables[c, f1, r, bb, 0]
-            game = gm.ids[i]
-            for a in range(n_awards):
-                x = tables[c, f1, r, bb, 1 + a]
-                if x != 0:
-                    gm.awards[game, a] += x
-                    gm.earned[game, a] += 1
-            for e in range(n_events):
-                gm.events[game, e] += tables[c, f1, r, bb, 1 + n_awards + e]
-            return
+    def _best_keep(stage, hand, w, keeps, now, d, counts, pick, opt_val, opt_row):
+        """The keep taken at decision `stage` (after roll stage + 1) with `hand` on the table, or -1 to score:
+        keeps in GameState.legal_keeps order (an odometer, the last face fastest), the first within TIE
+        of the best, taken when better than scoring (worth `now`) by more than TIE."""
+        faces = d.faces
+        lo_roll = d.levels[d.dice]
+        for f in range(faces):
+            counts[f] = d.row_counts[hand, f]
+            pick[f] = 0
+        n_opt = 0
+        top = -np.inf
+        krow = 0
+        while True:
+            if krow < lo_roll:
+                v = keeps[stage, krow, w]
+                opt_val[n_opt] = v
+                opt_row[n_opt] = krow
+                n_opt += 1
+                if v > top:
+                    top = v
+            f = faces - 1
+            while f >= 0 and pick[f] == counts[f]:
+                for _ in range(pick[f]):
+                    krow = d.sub_face[krow, f]
+                pick[f] = 0
+                f -= 1
+            if f < 0:
+                break
+            pick[f] += 1
+            krow = d.add_edges[krow, f]
+        if top > now + TIE:
+            for j in range(n_opt):
+                if opt_val[j] >= top - TIE:
+                    return opt_row[j]
+        return -1
+
+    @numba.njit(cache=True, nogil=True)
+    def _mask_of(hand, keep, d):
+        """Keep row `keep` of `hand` as a mask over hand's dice in sorted order (each face's first dice)."""
+        mask = 0
+        pos = 0
+        for f in range(d.faces):
+            k = d.row_counts[keep, f]
+            for j in range(d.row_counts[hand, f]):
+                if j < k:
+                    mask |= 1 << pos
+                pos += 1
+        return mask
 
     @numba.njit(cache=True, parallel=True)
-    def play_turn(st, sc, segs, gm, d, rolls, errors):
-        """One turn of every game. Per work segment (a state and a run of its rows), in parallel: the state's
-        turn tables, then the turn of each of those games while the tables are in cache. A state with many
-        games is split over several segments (its tables recomputed)."""
-        n_segs = segs.state.shape[0]
+    def fill_moves(st, sc, rows, moves, flag, d, rolls, errors):
+        """The best-move rows of states st (row rows[s] of `moves`, [rows, rolls of the graph, decisions]):
+        per roll on the table and decision, a keep (a mask of the sorted dice) or flag | the box to score
+        (flag | (flag - 1) where no legal box could be valued). Folded W states at a time, in parallel."""
+        n_states = rows.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         n_rows = d.add_edges.shape[0]
-        per = 2 * W  # segments per parallel task: scratch arrays are allocated once per task
-        for task in numba.prange((n_segs + per - 1) // per):
+        invalid = flag | (flag - 1)
+        for task in numba.prange((n_states + W - 1) // W):
             now = np.zeros((2, n_rolls, W))  # W states' tables side by side: the turn recursion runs over them
             best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
             keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
@@ -312,15 +300,147 @@ if AVAILABLE:
             rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
             rows_of[rolls - 1] = 1
             no_levels = np.empty((0, n_rolls, W))
-            end = min(n_segs, (task + 1) * per)
-            for k0 in range(task * per, end, W):
-                block = min(W, end - k0)
-                for w in range(block):
-                    _tables(segs.state[k0 + w], w, st, sc, now, best_box, errors)
-                turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
-                for w in range(block):
-                    k = k0 + w
-                    for i in range(segs.lo[k], segs.hi[k]):
-                        _play(
-                            i, w, gm, sc.tables, now, best_box, keeps, d, rolls, counts, pick, opt_val, opt_row, errors
-                        )
+            k0 = task * W
+            block = min(W, n_states - k0)
+            for w in range(block):
+                _tables(k0 + w, w, st, sc, now, best_box, errors)
+            turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
+            for w in range(block):
+                row = rows[k0 + w]
+                for r in range(n_rolls):
+                    hand = lo_roll + r
+                    for stage in range(rolls):
+                        f1 = 1 if stage == 0 else 0
+                        if stage < rolls - 1:
+                            krow = _best_keep(stage, hand, w, keeps, now[f1, r, w], d, counts, pick, opt_val, opt_row)
+                            if krow >= 0:
+                                moves[row, r, stage] = _mask_of(hand, krow, d)
+                                continue
+                        bb = best_box[w, f1, r]
+                        if bb < 0 or not np.isfinite(now[f1, r, w]):
+                            moves[row, r, stage] = invalid
+                        else:
+                            moves[row, r, stage] = flag | bb
+
+    @numba.njit(cache=True, nogil=True)
+    def _hash(x, h):
+        """One more value into an FNV-style hash."""
+        return (h ^ np.uint64(x + (1 << 40))) * np.uint64(0x100000001B3)
+
+    @numba.njit(cache=True, nogil=True)
+    def class_slots(keys, size):
+        """The hash slots of classes with these keys ([C, F]): class at each slot, -1 empty (size: a power of 2)."""
+        slots = np.full(size, -1, dtype=np.int64)
+        for c in range(keys.shape[0]):
+            h = np.uint64(0xCBF29CE484222325)
+            for k in range(keys.shape[1]):
+                h = _hash(keys[c, k], h)
+            j = np.int64(h & np.uint64(size - 1))
+            while slots[j] >= 0:
+                j = (j + 1) & (size - 1)
+            slots[j] = c
+        return slots
+
+    @numba.njit(cache=True, nogil=True)
+    def _fact(vals, i, f, nb):
+        """`CardFacts`' fact f of row i: box f filled (f < nb), else the score in box f - nb."""
+        if f < nb:
+            return 1 if vals[i, f] != EMPTY_INT else 0
+        return vals[i, f - nb]
+
+    @numba.njit(cache=True, nogil=True)
+    def _class_of(vals, i, cl):
+        """The score class of row i's card, -1 when no class with its key is known yet."""
+        nb = vals.shape[1]
+        nf = cl.facts.shape[0]
+        h = np.uint64(0xCBF29CE484222325)
+        for k in range(nf):
+            h = _hash(_fact(vals, i, cl.facts[k], nb), h)
+        size = cl.slots.shape[0]
+        j = np.int64(h & np.uint64(size - 1))
+        while True:
+            c = cl.slots[j]
+            if c < 0:
+                return -1
+            same = True
+            for k in range(nf):
+                if cl.keys[c, k] != _fact(vals, i, cl.facts[k], nb):
+                    same = False
+                    break
+            if same:
+                return c
+            j = (j + 1) & (size - 1)
+
+    @numba.njit(cache=True, nogil=True)
+    def _advance(i, gm, cod, sa, cl, row_of, moves, flag, d, rolls, zero, errors):
+        """Play game i's turns while its score class and its state's best moves are known: -1 when its card
+        is full (or on an error, counted in `errors`), -2 when its class is unknown, else its state's slot."""
+        vals = gm.vals
+        nb = vals.shape[1]
+        n_events = gm.events.shape[1]
+        n_awards = gm.awards.shape[1]
+        faces, dice = d.faces, d.dice
+        lo_roll = d.levels[dice]
+        full = sa.full
+        while True:
+            code = gm.code[i]
+            if (code & full) == full:
+                return -1
+            c = _class_of(vals, i, cl)
+            if c < 0:
+                return -2
+            slot = state_slot(sa, code, gm.prog[i], zero)
+            if slot >= sa.size:
+                errors[2] += 1
+                return -1
+            row = row_of[slot]
+            if row < 0:
+                return slot
+            hand = 0  # the empty multiset
+            for used in range(1, rolls + 1):
+                for _ in range(dice - d.row_size[hand]):
+                    hand = d.add_edges[hand, _die(gm.rng, i, faces) - 1]
+                r = hand - lo_roll
+                x = np.int64(moves[row, r, used - 1])
+                if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                    kept = 0
+                    pos = 0
+                    for f in range(faces):
+                        for _ in range(d.row_counts[hand, f]):
+                            if (x >> pos) & 1:
+                                kept = d.add_edges[kept, f]
+                            pos += 1
+                    hand = kept
+                    continue
+                b = x & (flag - 1)
+                if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
+                    errors[1] += 1
+                    return -1
+                f1 = 1 if used == 1 else 0
+                score = cl.tables[c, f1, r, b, 0]
+                vals[i, b] = score
+                for a in range(n_awards):
+                    y = cl.tables[c, f1, r, b, 1 + a]
+                    if y != 0:
+                        gm.awards[i, a] += y
+                        gm.earned[i, a] += 1
+                for e in range(n_events):
+                    gm.events[i, e] += cl.tables[c, f1, r, b, 1 + n_awards + e]
+                digit = 0
+                for k in range(cod.flag_n[b]):
+                    if cod.flag_vals[b, k] == score:
+                        digit = k + 1
+                        break
+                gm.code[i] = code | (1 << b) | ((digit * cod.radix[b]) << nb)
+                for g in range(cod.groups.shape[0]):
+                    if cod.groups[g, b]:
+                        gm.prog[i, g] += score
+                break
+
+    @numba.njit(cache=True, parallel=True)
+    def play_games(active, gm, cod, sa, cl, row_of, moves, flag, d, rolls, pending, errors):
+        """Play games `active` (rows of gm) in parallel, each turn after turn until its card is full or it
+        needs what only Python can add (`_advance`'s answer, in pending)."""
+        zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
+        for k in numba.prange(active.shape[0]):
+            pending[k] = _advance(active[k], gm, cod, sa, cl, row_of, moves, flag, d, rolls, zero, errors)

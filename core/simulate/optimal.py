@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
     from .batch import Batched, Turn
     from .dicemath import DiceMath
-    from .jit import TurnStates
+    from .jit import Classes, TurnStates
 
 __all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]
 
@@ -168,22 +168,52 @@ class OptimalPolicy:
         return box, np.where(keep, choice, -1)
 
 
-SEGMENT = 256  # at most this many games of one state per parallel work item
+MOVES_BYTES = 1 << 28  # best-move rows kept per solution between runs; past this they are dropped and refilled
 
 
-def _segments(start: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(state, lo, hi) work items: state s's games start[s]:start[s + 1], cut in runs of at most `size`."""
-    n = np.diff(start)
-    pieces = np.maximum(1, -(-n // size))
-    state = np.repeat(np.arange(len(n)), pieces)
-    k = np.arange(len(state)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
-    lo = start[state] + k * size
-    hi = np.minimum(lo + size, start[state + 1])
-    return state, lo, hi
+class Moves:
+    """Best-move rows (`jit.fill_moves`) of the states games have reached, one per solver state slot,
+    kept between runs of a solution: a row depends on nothing but the state."""
+
+    def __init__(self, solution: Solution, dtype: type, flag: int) -> None:
+        self.solution = solution
+        self.dtype, self.flag = dtype, flag
+        graph = solution.graph
+        self.shape = (graph.n_rolls, solution.variant.rolls)
+        self.row_of = np.full(solution.index.size + 1, -1, dtype=np.int64)  # the last: the unreachable sentinel
+        self.rows = np.empty((0, *self.shape), dtype=dtype)
+        self.used = 0
+        self.limit = max(1, MOVES_BYTES // (np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]))
+
+    def reserve(self, n: int) -> np.ndarray:
+        """Row numbers for n new states (dropping every row first when the memo would pass its limit)."""
+        if self.used + n > self.limit:
+            self.row_of[:] = -1
+            self.used = 0
+        if self.used + n > len(self.rows):
+            size = min(max(self.used + n, 2 * len(self.rows), 1024), max(self.limit, n))
+            grown = np.empty((size, *self.shape), dtype=self.dtype)
+            grown[: self.used] = self.rows[: self.used]
+            self.rows = grown
+        out = np.arange(self.used, self.used + n, dtype=np.int64)
+        self.used += n
+        return out
+
+
+_MOVES: dict[str, Moves] = {}
+
+
+def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
+    """The best-move memo of a solution (one per fingerprint: a new solution of it starts a new memo)."""
+    got = _MOVES.get(solution.variant.fingerprint)
+    if got is None or got.solution is not solution or got.dtype is not dtype:
+        got = _MOVES[solution.variant.fingerprint] = Moves(solution, dtype, flag)
+    return got
 
 
 class JitPlay:
-    """Batched optimal play with the compiled kernel (`jit.py`): whole turns per game, in parallel."""
+    """Batched optimal play with the compiled kernels (`jit.py`): each game turn after turn from best-move rows,
+    in parallel; between passes Python adds the rows and score classes games reached that were missing."""
 
     def __init__(self, policy: OptimalPolicy, sim: Batched) -> None:
         from . import jit
@@ -192,7 +222,22 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
+        v = sim.variant
+        fit = jit.move_flag(v.dice, len(v.box_ids))
+        if fit is None:
+            raise DicecupError(f"{v.id}: too many dice or boxes for the compiled simulator")
+        self.moves = moves_for(policy.solution, *fit)
+        ix = policy.index
+        self.state_arrays = ix.arrays
+        width = max([len(x) for x in ix.flag_values.values()], default=0)
+        flag_vals = np.zeros((ix.nb, max(width, 1)), dtype=np.int64)
+        flag_n = np.zeros(ix.nb, dtype=np.int64)
+        for b, declared in ix.flag_values.items():
+            flag_vals[b, : len(declared)] = declared
+            flag_n[b] = len(declared)
+        self.coding = jit.Coding(flag_vals, flag_n, np.asarray(ix.radix, dtype=np.int64), ix.group_masks)
         self._slot_cache: tuple | None = None
+        self._classes: tuple | None = None
 
     def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """tables.unique_rows(columns of `facts`), compiled; numpy when the key range is too wide."""
@@ -218,7 +263,7 @@ class JitPlay:
         return self._slot_cache[1:]
 
     def _states(self, ucode: np.ndarray, uprog: np.ndarray, sc: np.ndarray, same_cls: np.ndarray) -> TurnStates:
-        """The turn's distinct states as the kernel's record: legality from the solver's per-class tables."""
+        """States as the kernel's record: legality from the solver's per-class tables."""
         solution = self.policy.solution
         later, firstb, rd_index, rd_tables = solution.legal_arrays(ucode)
         return self.jit.TurnStates(
@@ -232,53 +277,98 @@ class JitPlay:
             np.ascontiguousarray(solution.successors(ucode, uprog)),  # [states, slots]: a state's row in cache
         )
 
+    def _known_classes(self) -> Classes:
+        """The score classes found so far, hashed for the kernel (rebuilt when a class was added or re-keyed)."""
+        traced = self.sim.scores.traced
+        key = (traced.keyed, len(traced.tables), id(traced.class_of))
+        if self._classes is None or self._classes[0] != key:
+            n, nf = len(traced.tables), len(traced.keyed)
+            keys = np.zeros((n, nf), dtype=np.int64)
+            for k, c in traced.class_of.items():
+                keys[c] = k
+            size = 1 << max(4, (2 * n).bit_length())
+            s = self.sim.scores
+            tables = (
+                np.stack(traced.tables).reshape(n, 2, s.R, s.nb, traced.width)
+                if n
+                else np.zeros((0, 2, s.R, s.nb, traced.width), dtype=np.int64)
+            )
+            facts = np.array(traced.keyed, dtype=np.int64)
+            self._classes = (key, self.jit.Classes(facts, keys, self.jit.class_slots(keys, size), tables))
+        return self._classes[1]
+
+    def _learn(self, vals: np.ndarray, games: np.ndarray) -> None:
+        """Add the score classes and best-move rows games `games` are missing (their cards: `vals` rows)."""
+        p, jit, moves = self.policy, self.jit, self.moves
+        ix = p.index
+        rows = vals[games]
+        cls, tables, scores, points = self.sim.scores.lookup(rows, self.group)  # new classes from the engine
+        code, prog = ix.encode(rows)
+        sidx = ix.lookup(code, prog)
+        if (sidx >= ix.size).any():
+            g = int(np.flatnonzero(sidx >= ix.size)[0])
+            raise DicecupError(
+                f"internal error: a game reached a card the solver found unreachable: {rows[g].tolist()}"
+            )
+        need = np.flatnonzero(moves.row_of[sidx] < 0)
+        if not need.size:
+            return
+        uniq, first = np.unique(sidx[need], return_index=True)
+        at = need[first]
+        slot_t, points_t, same_cls = self._slotidx(scores, points)
+        states = self._states(code[at], prog[at], cls[at], same_cls)
+        new = moves.reserve(len(uniq))
+        errors = np.zeros(1, dtype=np.int64)
+        jit.fill_moves(
+            states, jit.ScoreArrays(points_t, slot_t, tables), new, moves.rows, moves.flag, self.dice, p.rolls, errors
+        )
+        if errors.any():
+            raise DicecupError("internal error: a box got a score the solver never saw")
+        moves.row_of[uniq] = new
+
     def play(
         self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
-        dice per (seed, game number)."""
-        p, sim, jit = self.policy, self.sim, self.jit
-        v = sim.variant
-        nb = len(v.box_ids)
+        dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns)."""
+        sim, jit, moves = self.sim, self.jit, self.moves
+        nb = len(sim.variant.box_ids)
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
-        earned = np.zeros_like(awards)
-        events = np.zeros((games, sim.scores.max_events), dtype=np.int64)
-        rng = jit.seed_streams(seed, first_game, games)
-        ids = np.arange(games)  # vals/rng rows are kept grouped by state (memory read in order): whose row is where
-        errors = np.zeros(2, dtype=np.int64)
-        ix = p.index
-        for t in range(nb):
-            cls, tables, scores, points = sim.scores.lookup(vals, self.group)
-            slot_t, points_t, same_cls = self._slotidx(scores, points)
-            code, prog = ix.encode(vals)
-            sidx = ix.lookup(code, prog)
-            if (sidx >= ix.size).any():
-                g = int(np.flatnonzero(sidx >= ix.size)[0])
-                raise DicecupError(
-                    f"internal error: game {g} reached a card the solver found unreachable: {vals[g].tolist()}"
-                )
-            order, start = jit.group_by(sidx, ix.size)  # games grouped by state (a counting sort)
-            vals, rng, ids = vals[order], rng[order], ids[order]
-            code, prog, cls = code[order], prog[order], cls[order]
-            first = start[:-1]
-            states = self._states(code[first], prog[first], cls[first], same_cls)
-            segs = jit.Segments(*_segments(start, SEGMENT))
-            jit.play_turn(
-                states,
-                jit.ScoreArrays(points_t, slot_t, tables),
-                segs,
-                jit.Games(ids, cls, vals, awards, earned, events, rng),
+        gm = jit.Games(
+            vals,
+            awards,
+            np.zeros_like(awards),
+            np.zeros((games, sim.scores.max_events), dtype=np.int64),
+            jit.seed_streams(seed, first_game, games),
+            np.zeros(games, dtype=np.int64),
+            np.zeros((games, self.policy.index.G), dtype=np.int64),
+        )
+        active = np.arange(games, dtype=np.int64)
+        errors = np.zeros(3, dtype=np.int64)
+        while active.size:
+            pending = np.empty(len(active), dtype=np.int64)
+            jit.play_games(
+                active,
+                gm,
+                self.coding,
+                self.state_arrays,
+                self._known_classes(),
+                moves.row_of,
+                moves.rows,
+                moves.flag,
                 self.dice,
-                v.rolls,
+                self.policy.rolls,
+                pending,
                 errors,
             )
+            if errors[2]:
+                raise DicecupError("internal error: a game reached a card the solver found unreachable")
             if errors.any():
-                raise DicecupError(
-                    "internal error: a box got a score the solver never saw, or no legal box could be valued"
-                )
+                raise DicecupError("internal error: no legal box could be valued")
             if on_turn is not None:
-                on_turn(t + 1)
-        out = np.empty_like(vals)
-        out[ids] = vals
-        return out, awards, earned, events
+                on_turn(int(np.count_nonzero(vals != EMPTY)) // max(games, 1))
+            active = active[pending != -1]
+            if active.size:
+                self._learn(vals, active)
+        return vals, gm.awards, gm.earned, gm.events
