@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from _solver_helpers import TINY, tiny_variant
 from conftest import BUILTIN_VARIANTS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
 from dicecup.game.bots import GreedyBot, RandomBot
@@ -483,6 +485,125 @@ def test_compiled_helpers_match_numpy(solved, vid):
     pairs = set(zip(got_inv.tolist(), inv.tolist(), strict=False))
     assert len(pairs) == len(uniq)
     assert (sim.scores.facts.columns(vals[got_first], facts) == got_uniq).all()
+
+
+def _replay(v, sim, games: int, seed: int):
+    """Games played with the numpy optimal policy (`OptimalPolicy.decide`, the reference) on the dice of the
+    compiled player's per-game streams: what the compiled player must produce game for game."""
+    policy, dm = optimal_mod.OptimalPolicy(v), sim.dm
+    nb, na = len(v.box_ids), sim.scores.max_awards
+    vals = np.full((games, nb), EMPTY, dtype=np.int64)
+    awards = np.zeros((games, na), dtype=np.int64)
+    earned = np.zeros_like(awards)
+    events = np.zeros((games, sim.scores.max_events), dtype=np.int64)
+    streams = jit.seed_streams(seed, 0, games)
+    roll_id = {r: i for i, r in enumerate(dm.rolls)}
+    for t in range(nb):
+        turn = Turn(sim, vals, t)
+        kept: list[tuple[int, ...]] = [()] * games
+        live = np.arange(games)
+        for used in range(1, v.rolls + 1):
+            dice = [kept[g] + tuple(jit._die(streams, g, v.faces) for _ in range(v.dice - len(kept[g]))) for g in live]
+            roll = np.array([roll_id[tuple(sorted(d))] for d in dice], dtype=np.int64)
+            box, keep = policy.decide(turn, live, roll, used == 1, v.rolls - used, np.random.default_rng(0))
+            done = box >= 0
+            g, b = live[done], box[done]
+            got = turn.tables[turn.score_class[g], int(used == 1), roll[done], b]
+            vals[g, b] = got[:, 0]
+            awards[g] += got[:, 1 : 1 + na]
+            earned[g] += got[:, 1 : 1 + na] != 0
+            events[g] += got[:, 1 + na :]
+            for j in np.flatnonzero(~done).tolist():
+                kept[int(live[j])] = dm.keeps[int(keep[j])]
+            live = live[~done]
+    return vals, awards, earned, events
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    ("vid", "options"),
+    [
+        ("generala", {}),
+        ("russian", {}),
+        ("yacht", {}),
+        ("yatzy-forced", {}),
+        pytest.param("yatzy", {}, marks=pytest.mark.slow),
+        pytest.param("kismet", {}, marks=pytest.mark.slow),
+        pytest.param("yahtzee", {}, marks=pytest.mark.slow),
+    ],
+)
+def test_compiled_play_is_the_numpy_policy_game_for_game(solved, vid, options):
+    """Same dice, same decisions: the best-move rows the kernel plays from say what the numpy reference
+    decides, roll by roll, and every box score, award and event follows."""
+    from dicecup.simulate.batch import batched_for
+
+    v, _ = solved(vid, options)
+    sim = batched_for(v)
+    fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(150, seed=21, first_game=0)
+    ref = _replay(v, sim, 150, seed=21)
+    for got, want in zip(fast, ref, strict=True):
+        assert (got == want).all()
+
+
+@needs_numba
+def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monkeypatch):
+    """Decisions are a function of the state and dice of the game's own stream: one thread or two, a fresh
+    memo or one dropped again and again when full, the games are the same."""
+    from dicecup.numeric.compiled import numba
+
+    v, solution = solved("generala")
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = simulate(v, "optimal", 3000, seed=4)
+    finally:
+        numba.set_num_threads(threads)
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    two = simulate(v, "optimal", 3000, seed=4)
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    row_bytes = solution.graph.n_rolls * v.rolls  # one byte per roll and decision (5 dice: uint8 rows)
+    monkeypatch.setattr(optimal_mod, "MOVES_BYTES", 200 * row_bytes)
+    small = simulate(v, "optimal", 3000, seed=4)
+    assert optimal_mod._MOVES[v.fingerprint].limit == 200
+    for r in (two, small):
+        assert (r.boxes == one.boxes).all() and (r.bonus_counts == one.bonus_counts).all()
+        assert (r.event_counts == one.event_counts).all() and (r.totals == one.totals).all()
+
+
+@needs_numba
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.integers(0, 40), games=st.integers(1, 25), seed=st.integers(0, 2**40))
+def test_a_compiled_game_is_the_same_in_any_batch(solved, first, games, seed):
+    """Game k of a run is the same game whether played alone, in a batch from game 0, or from game `first`."""
+    from dicecup.simulate.batch import batched_for
+
+    v, _ = solved("russian")
+    play = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
+    part = play.play(games, seed, first)
+    whole = play.play(first + games, seed, 0)
+    for got, want in zip(part, whole, strict=True):
+        assert (got == want[first:]).all()
+
+
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(
+    keys=st.lists(
+        st.lists(st.sampled_from([int(EMPTY), -3, 0, 1, 2, 50, 1 << 20]), min_size=3, max_size=3),
+        max_size=40,
+        unique_by=tuple,
+    ),
+    probe=st.lists(st.sampled_from([int(EMPTY), -3, 0, 1, 2, 50, 1 << 20, 7]), min_size=3, max_size=3),
+)
+def test_class_hash_finds_each_known_key_and_nothing_else(keys, probe):
+    """The kernel's score-class lookup: every known key gives its class, any other card -1."""
+    facts = np.array([3, 4, 5], dtype=np.int64)  # the scores of boxes 0..2 of a 3-box card
+    arr = np.array(keys, dtype=np.int64).reshape(len(keys), 3)
+    slots = jit.class_slots(arr, 1 << max(4, (2 * len(keys)).bit_length()))
+    for c, k in enumerate(keys):
+        assert jit._class_of(np.array([k], dtype=np.int64), 0, facts, arr, slots) == c
+    want = keys.index(probe) if probe in keys else -1
+    assert jit._class_of(np.array([probe], dtype=np.int64), 0, facts, arr, slots) == want
 
 
 # ----------------------------------------------------------------------------- what the tables learn from the trace

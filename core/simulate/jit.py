@@ -46,7 +46,7 @@ MASK64 = (1 << 64) - 1
 
 
 class TurnStates(NamedTuple):
-    """The distinct solver states of a turn's games: where they may score and what each successor is worth."""
+    """Solver states whose best moves are wanted: where they may score and what each successor is worth."""
 
     score_class: np.ndarray  # int64 [S]: the state's class of the score tables
     same: np.ndarray  # bool [S]: the first roll scores like a later one
@@ -59,11 +59,10 @@ class TurnStates(NamedTuple):
 
 
 class ScoreArrays(NamedTuple):
-    """The engine's score tables per score class, with the slot each score leads to."""
+    """The engine's points per score class, with the successor slot each score leads to."""
 
     points: np.ndarray  # float64 [C, 2, boxes, rolls]: box score plus awards
     slots: np.ndarray  # int64 [C, 2, boxes, rolls]: the successor slot, -1 for a score the solver never saw
-    tables: np.ndarray  # int64 [C, 2, rolls, boxes, 1 + awards + events]: box score, each award's points, events
 
 
 class Coding(NamedTuple):
@@ -81,7 +80,9 @@ class Classes(NamedTuple):
     facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
     keys: np.ndarray  # int64 [C, F]: each class's fact values
     slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
-    tables: np.ndarray  # int64 [C, 2, rolls, boxes, 1 + awards + events]: box score, award points, events
+    scores: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score (the score tables' first column)
+    extra: np.ndarray  # int32 [C, 2, rolls, boxes]: the row of `extras` where awards or events are won, else -1
+    extras: np.ndarray  # int64 [E, awards + events]: award points and events (the tables' other columns)
 
 
 class Games(NamedTuple):
@@ -171,7 +172,7 @@ if AVAILABLE:
             inverse[i] = slot[key]
         return firsts[:groups].copy(), inverse
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _next(state, g):
         """splitmix64: advance game g's stream, return 64 random bits."""
         state[g] += np.uint64(0x9E3779B97F4A7C15)
@@ -180,7 +181,7 @@ if AVAILABLE:
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _die(state, g, faces):
         """A uniform face 1..faces (rejection sampling on 32 bits: no modulo bias)."""
         limit = np.uint64((1 << 32) - ((1 << 32) % faces))
@@ -195,7 +196,8 @@ if AVAILABLE:
         roll) and best_box[w, f, r] the first box reaching it. The core's turn recursion then folds a block
         of such columns into keeps[i, row, w], the value of keeping multiset `row` after roll i + 1."""
         n_rolls = now.shape[1]
-        nb = sc.points.shape[2]
+        points, slots, after, rd_tables = sc.points, sc.slots, st.after, st.rd_tables  # once: no refcounts per read
+        nb = points.shape[2]
         c = st.score_class[s]
         rd = st.rd_index[s]
         mask = st.masks[s]
@@ -215,26 +217,27 @@ if AVAILABLE:
                 if rd < 0 and not (bits >> b) & 1:
                     continue
                 for r in range(n_rolls):
-                    if rd >= 0 and not (st.rd_tables[rd, r, f] >> b) & 1:
+                    if rd >= 0 and not (rd_tables[rd, r, f] >> b) & 1:
                         continue
-                    sl = sc.slots[c, f, b, r]
+                    sl = slots[c, f, b, r]
                     if sl < 0:
                         errors[0] += 1
                         continue
-                    v = sc.points[c, f, b, r] + st.after[s, sl]
+                    v = points[c, f, b, r] + after[s, sl]
                     if v > now[f, r, w]:
                         now[f, r, w] = v
                         best_box[w, f, r] = b
 
     @numba.njit(cache=True, nogil=True)
-    def _best_keep(stage, hand, w, keeps, now, d, counts, pick, opt_val, opt_row):
+    def _best_keep(
+        stage, hand, w, keeps, now, row_counts, sub_face, add_edges, lo_roll, counts, pick, opt_val, opt_row
+    ):
         """The keep taken at decision `stage` (after roll stage + 1) with `hand` on the table, or -1 to score:
         keeps in GameState.legal_keeps order (an odometer, the last face fastest), the first within TIE
         of the best, taken when better than scoring (worth `now`) by more than TIE."""
-        faces = d.faces
-        lo_roll = d.levels[d.dice]
+        faces = counts.shape[0]
         for f in range(faces):
-            counts[f] = d.row_counts[hand, f]
+            counts[f] = row_counts[hand, f]
             pick[f] = 0
         n_opt = 0
         top = -np.inf
@@ -250,31 +253,53 @@ if AVAILABLE:
             f = faces - 1
             while f >= 0 and pick[f] == counts[f]:
                 for _ in range(pick[f]):
-                    krow = d.sub_face[krow, f]
+                    krow = sub_face[krow, f]
                 pick[f] = 0
                 f -= 1
             if f < 0:
                 break
             pick[f] += 1
-            krow = d.add_edges[krow, f]
+            krow = add_edges[krow, f]
         if top > now + TIE:
             for j in range(n_opt):
                 if opt_val[j] >= top - TIE:
                     return opt_row[j]
         return -1
 
-    @numba.njit(cache=True, nogil=True)
-    def _mask_of(hand, keep, d):
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _mask_of(hand, keep, row_counts):
         """Keep row `keep` of `hand` as a mask over hand's dice in sorted order (each face's first dice)."""
         mask = 0
         pos = 0
-        for f in range(d.faces):
-            k = d.row_counts[keep, f]
-            for j in range(d.row_counts[hand, f]):
+        for f in range(row_counts.shape[1]):
+            k = row_counts[keep, f]
+            for j in range(row_counts[hand, f]):
                 if j < k:
                     mask |= 1 << pos
                 pos += 1
         return mask
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _merge(v, r, top):
+        """Fold (value, row) into top = [best value, its row, the best value of another row, that row]."""
+        if r == top[1]:
+            return
+        if v > top[0]:
+            top[2], top[3] = top[0], top[1]
+            top[0], top[1] = v, r
+        elif v > top[2]:
+            top[2], top[3] = v, r
+
+    @numba.njit(cache=True, nogil=True)
+    def _top_two(stage, w, keeps, sub_edges, sub_count, lo_roll, two):
+        """two[row] = the best two distinct keeps within every keep row (itself and its sub-multisets), at
+        decision `stage`: [value, row, value, row]. Children come first (rows are ordered by size)."""
+        for row in range(lo_roll):
+            two[row, 0], two[row, 1], two[row, 2], two[row, 3] = keeps[stage, row, w], row, -np.inf, -1
+            for j in range(sub_count[row]):
+                ch = sub_edges[row, j]
+                _merge(two[ch, 0], two[ch, 1], two[row])
+                _merge(two[ch, 2], two[ch, 3], two[row])
 
     @numba.njit(cache=True, parallel=True)
     def fill_moves(st, sc, rows, moves, flag, d, rolls, errors):
@@ -300,21 +325,48 @@ if AVAILABLE:
             rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
             rows_of[rolls - 1] = 1
             no_levels = np.empty((0, n_rolls, W))
+            two = np.empty((lo_roll, 4))
+            top = np.empty(4)
             k0 = task * W
             block = min(W, n_states - k0)
             for w in range(block):
                 _tables(k0 + w, w, st, sc, now, best_box, errors)
             turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
+            row_counts, sub_face, add_edges = d.row_counts, d.sub_face, d.add_edges
+            sub_edges, sub_count = d.sub_edges, d.sub_count
             for w in range(block):
                 row = rows[k0 + w]
-                for r in range(n_rolls):
-                    hand = lo_roll + r
-                    for stage in range(rolls):
-                        f1 = 1 if stage == 0 else 0
+                for stage in range(rolls):
+                    f1 = 1 if stage == 0 else 0
+                    if stage < rolls - 1:
+                        _top_two(stage, w, keeps, sub_edges, sub_count, lo_roll, two)
+                    for r in range(n_rolls):
+                        hand = lo_roll + r
                         if stage < rolls - 1:
-                            krow = _best_keep(stage, hand, w, keeps, now[f1, r, w], d, counts, pick, opt_val, opt_row)
-                            if krow >= 0:
-                                moves[row, r, stage] = _mask_of(hand, krow, d)
+                            top[0], top[1], top[2], top[3] = -np.inf, -1, -np.inf, -1
+                            for j in range(sub_count[hand]):  # the best two proper keeps of the hand
+                                ch = sub_edges[hand, j]
+                                _merge(two[ch, 0], two[ch, 1], top)
+                                _merge(two[ch, 2], two[ch, 3], top)
+                            if top[0] > now[f1, r, w] + TIE:
+                                krow = np.int64(top[1])
+                                if top[2] >= top[0] - TIE:  # a near tie: the first in GameState.legal_keeps order
+                                    krow = _best_keep(
+                                        stage,
+                                        hand,
+                                        w,
+                                        keeps,
+                                        now[f1, r, w],
+                                        row_counts,
+                                        sub_face,
+                                        add_edges,
+                                        lo_roll,
+                                        counts,
+                                        pick,
+                                        opt_val,
+                                        opt_row,
+                                    )
+                                moves[row, r, stage] = _mask_of(hand, krow, row_counts)
                                 continue
                         bb = best_box[w, f1, r]
                         if bb < 0 or not np.isfinite(now[f1, r, w]):
@@ -322,7 +374,7 @@ if AVAILABLE:
                         else:
                             moves[row, r, stage] = flag | bb
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _hash(x, h):
         """One more value into an FNV-style hash."""
         return (h ^ np.uint64(x + (1 << 40))) * np.uint64(0x100000001B3)
@@ -341,106 +393,119 @@ if AVAILABLE:
             slots[j] = c
         return slots
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _fact(vals, i, f, nb):
         """`CardFacts`' fact f of row i: box f filled (f < nb), else the score in box f - nb."""
         if f < nb:
             return 1 if vals[i, f] != EMPTY_INT else 0
         return vals[i, f - nb]
 
-    @numba.njit(cache=True, nogil=True)
-    def _class_of(vals, i, cl):
-        """The score class of row i's card, -1 when no class with its key is known yet."""
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _class_of(vals, i, facts, keys, slots):
+        """The score class of row i's card (`Classes`), -1 when no class with its key is known yet."""
         nb = vals.shape[1]
-        nf = cl.facts.shape[0]
+        nf = facts.shape[0]
         h = np.uint64(0xCBF29CE484222325)
         for k in range(nf):
-            h = _hash(_fact(vals, i, cl.facts[k], nb), h)
-        size = cl.slots.shape[0]
+            h = _hash(_fact(vals, i, facts[k], nb), h)
+        size = slots.shape[0]
         j = np.int64(h & np.uint64(size - 1))
         while True:
-            c = cl.slots[j]
+            c = slots[j]
             if c < 0:
                 return -1
             same = True
             for k in range(nf):
-                if cl.keys[c, k] != _fact(vals, i, cl.facts[k], nb):
+                if keys[c, k] != _fact(vals, i, facts[k], nb):
                     same = False
                     break
             if same:
                 return c
             j = (j + 1) & (size - 1)
 
-    @numba.njit(cache=True, nogil=True)
-    def _advance(i, gm, cod, sa, cl, row_of, moves, flag, d, rolls, zero, errors):
-        """Play game i's turns while its score class and its state's best moves are known: -1 when its card
-        is full (or on an error, counted in `errors`), -2 when its class is unknown, else its state's slot."""
-        vals = gm.vals
+    @numba.njit(cache=True, parallel=True)
+    def play_games(active, gm, cod, sa, cl, row_of, moves, flag, d, rolls, pending, cls, errors):
+        """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
+        state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
+        `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
+        game's class)."""
+        # every array once into a local: a record's field read in a loop costs a reference count each time
+        vals, awards, earned, events, rng, codes, progs = gm
+        flag_vals, flag_n, radix, groups = cod
+        facts, keys, slots, scores, extra, extras = cl
+        add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
+        zero = np.zeros(groups.shape[0], dtype=np.int64)
+        full, size = sa.full, sa.size
         nb = vals.shape[1]
-        n_events = gm.events.shape[1]
-        n_awards = gm.awards.shape[1]
+        n_groups = groups.shape[0]
+        n_events = events.shape[1]
+        n_awards = awards.shape[1]
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
-        full = sa.full
-        while True:
-            code = gm.code[i]
-            if (code & full) == full:
-                return -1
-            c = _class_of(vals, i, cl)
-            if c < 0:
-                return -2
-            slot = state_slot(sa, code, gm.prog[i], zero)
-            if slot >= sa.size:
-                errors[2] += 1
-                return -1
-            row = row_of[slot]
-            if row < 0:
-                return slot
-            hand = 0  # the empty multiset
-            for used in range(1, rolls + 1):
-                for _ in range(dice - d.row_size[hand]):
-                    hand = d.add_edges[hand, _die(gm.rng, i, faces) - 1]
-                r = hand - lo_roll
-                x = np.int64(moves[row, r, used - 1])
-                if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
-                    kept = 0
-                    pos = 0
-                    for f in range(faces):
-                        for _ in range(d.row_counts[hand, f]):
-                            if (x >> pos) & 1:
-                                kept = d.add_edges[kept, f]
-                            pos += 1
-                    hand = kept
-                    continue
-                b = x & (flag - 1)
-                if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
-                    errors[1] += 1
-                    return -1
-                f1 = 1 if used == 1 else 0
-                score = cl.tables[c, f1, r, b, 0]
-                vals[i, b] = score
-                for a in range(n_awards):
-                    y = cl.tables[c, f1, r, b, 1 + a]
-                    if y != 0:
-                        gm.awards[i, a] += y
-                        gm.earned[i, a] += 1
-                for e in range(n_events):
-                    gm.events[i, e] += cl.tables[c, f1, r, b, 1 + n_awards + e]
-                digit = 0
-                for k in range(cod.flag_n[b]):
-                    if cod.flag_vals[b, k] == score:
-                        digit = k + 1
-                        break
-                gm.code[i] = code | (1 << b) | ((digit * cod.radix[b]) << nb)
-                for g in range(cod.groups.shape[0]):
-                    if cod.groups[g, b]:
-                        gm.prog[i, g] += score
-                break
-
-    @numba.njit(cache=True, parallel=True)
-    def play_games(active, gm, cod, sa, cl, row_of, moves, flag, d, rolls, pending, errors):
-        """Play games `active` (rows of gm) in parallel, each turn after turn until its card is full or it
-        needs what only Python can add (`_advance`'s answer, in pending)."""
-        zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
         for k in numba.prange(active.shape[0]):
-            pending[k] = _advance(active[k], gm, cod, sa, cl, row_of, moves, flag, d, rolls, zero, errors)
+            i = active[k]
+            out = -1
+            while True:
+                code = codes[i]
+                if (code & full) == full:
+                    break
+                c = _class_of(vals, i, facts, keys, slots)
+                if c < 0:
+                    out = -2
+                    break
+                slot = state_slot(sa, code, progs[i], zero)
+                if slot >= size:
+                    errors[2] += 1
+                    break
+                row = np.int64(row_of[slot])
+                if row < 0:
+                    out = slot
+                    cls[k] = c
+                    break
+                hand = 0  # the empty multiset
+                b = -1
+                for used in range(1, rolls + 1):
+                    for _ in range(dice - row_size[hand]):
+                        hand = add_edges[hand, _die(rng, i, faces) - 1]
+                    r = hand - lo_roll
+                    x = np.int64(moves[row, r, used - 1])
+                    if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                        kept = 0
+                        pos = 0
+                        for f in range(faces):
+                            for _ in range(row_counts[hand, f]):
+                                if (x >> pos) & 1:
+                                    kept = add_edges[kept, f]
+                                pos += 1
+                        hand = kept
+                        continue
+                    b = x & (flag - 1)
+                    if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
+                        b = -1
+                        break
+                    f1 = 1 if used == 1 else 0
+                    score = np.int64(scores[c, f1, r, b])
+                    vals[i, b] = score
+                    x = extra[c, f1, r, b]
+                    if x >= 0:
+                        for a in range(n_awards):
+                            y = extras[x, a]
+                            if y != 0:
+                                awards[i, a] += y
+                                earned[i, a] += 1
+                        for e in range(n_events):
+                            events[i, e] += extras[x, n_awards + e]
+                    digit = 0
+                    for j in range(flag_n[b]):
+                        if flag_vals[b, j] == score:
+                            digit = j + 1
+                            break
+                    codes[i] = code | (1 << b) | ((digit * radix[b]) << nb)
+                    for g in range(n_groups):
+                        if groups[g, b]:
+                            progs[i, g] += score
+                    break
+                if b < 0:
+                    errors[1] += 1
+                    break
+            pending[k] = out

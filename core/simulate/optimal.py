@@ -20,13 +20,13 @@ fast path. Tests check both take a best action and agree in distribution.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..numeric.tables import EMPTY, unique_rows
+from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
@@ -180,7 +180,7 @@ class Moves:
         self.dtype, self.flag = dtype, flag
         graph = solution.graph
         self.shape = (graph.n_rolls, solution.variant.rolls)
-        self.row_of = np.full(solution.index.size + 1, -1, dtype=np.int64)  # the last: the unreachable sentinel
+        self.row_of = np.full(solution.index.size + 1, -1, dtype=np.int32)  # the last: the unreachable sentinel
         self.rows = np.empty((0, *self.shape), dtype=dtype)
         self.used = 0
         self.limit = max(1, MOVES_BYTES // (np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]))
@@ -201,6 +201,74 @@ class Moves:
 
 
 _MOVES: dict[str, Moves] = {}
+
+
+class ClassArrays:
+    """The score classes of a `tables.Traced` as the kernels read them, appended as the tables learn them
+    (all rebuilt when the tables are keyed anew): for play, keys hashed and box scores apart from the rare
+    entries that win awards or events; for filling best moves, points and successor slots per box."""
+
+    def __init__(self, tables: ScoreTables, solution: Solution) -> None:
+        self.traced, self.solution = tables.traced, solution
+        self.shape = (2, tables.R, tables.nb)
+        self.awards = tables.max_awards
+        self.width = self.traced.width - 1
+        self.class_of: dict | None = None
+        self._arrays: Classes | None = None
+
+    def _reset(self) -> None:
+        self.class_of, self.n, self.extras, self.n_extras = self.traced.class_of, 0, [], 0
+        self.scores = np.zeros((0, *self.shape), dtype=np.int32)  # small: read on every scoring
+        self.extra = np.zeros((0, *self.shape), dtype=np.int32)
+        self.points_t = np.zeros((0, 2, self.shape[2], self.shape[1]))
+        self.slots_t = np.zeros((0, 2, self.shape[2], self.shape[1]), dtype=np.int64)
+        self.same = np.zeros(0, dtype=bool)
+
+    def arrays(self, jit: Any) -> Classes:
+        """The record for the classes known now (`score_arrays` gives the rest)."""
+        t = self.traced
+        if self.class_of is not t.class_of:  # keyed anew: every class is new
+            self._reset()
+        if self._arrays is not None and self.n == len(t.tables):
+            return self._arrays
+        new = [t.tables[c].reshape(*self.shape, self.width + 1) for c in range(self.n, len(t.tables))]
+        if new:
+            tables = np.stack(new)
+            scores = tables[..., 0]
+            extra = np.full(scores.shape, -1, dtype=np.int32)
+            at = np.nonzero((tables[..., 1:] != 0).any(axis=-1))
+            extra[at] = self.n_extras + np.arange(len(at[0]))
+            self.extras.append(tables[..., 1:][at])
+            self.n_extras += len(at[0])
+            points = scores + tables[..., 1 : 1 + self.awards].sum(axis=-1)
+            slots = self.solution.slot_of_scores(scores)
+            same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
+            if np.abs(scores).max(initial=0) >= 1 << 31:
+                raise Untabulable("a box score too large for the compiled simulator's tables")
+            self.scores = np.concatenate([self.scores, scores.astype(np.int32)])
+            self.extra = np.concatenate([self.extra, extra])
+            self.points_t = np.concatenate([self.points_t, points.transpose(0, 1, 3, 2).astype(np.float64)])
+            self.slots_t = np.concatenate([self.slots_t, slots.transpose(0, 1, 3, 2)])
+            self.same = np.concatenate([self.same, same])
+        self.n = len(t.tables)
+        keys = np.zeros((self.n, len(t.keyed)), dtype=np.int64)
+        for key, c in t.class_of.items():
+            keys[c] = key
+        extras = np.concatenate(self.extras) if self.extras else np.zeros((0, self.width), dtype=np.int64)
+        slots_hash = jit.class_slots(keys, 1 << max(4, (2 * self.n).bit_length()))
+        self._arrays = jit.Classes(np.array(t.keyed, dtype=np.int64), keys, slots_hash, self.scores, self.extra, extras)
+        return self._arrays
+
+
+_CLASSES: dict[int, ClassArrays] = {}
+
+
+def class_arrays(tables: ScoreTables, solution: Solution) -> ClassArrays:
+    """The kernels' view of a score table's classes, one per table and solution, kept between runs."""
+    got = _CLASSES.get(id(tables))
+    if got is None or got.traced is not tables.traced or got.solution is not solution:
+        got = _CLASSES[id(tables)] = ClassArrays(tables, solution)
+    return got
 
 
 def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
@@ -227,6 +295,7 @@ class JitPlay:
         if fit is None:
             raise DicecupError(f"{v.id}: too many dice or boxes for the compiled simulator")
         self.moves = moves_for(policy.solution, *fit)
+        self.classes = class_arrays(sim.scores, policy.solution)
         ix = policy.index
         self.state_arrays = ix.arrays
         width = max([len(x) for x in ix.flag_values.values()], default=0)
@@ -237,7 +306,6 @@ class JitPlay:
             flag_n[b] = len(declared)
         self.coding = jit.Coding(flag_vals, flag_n, np.asarray(ix.radix, dtype=np.int64), ix.group_masks)
         self._slot_cache: tuple | None = None
-        self._classes: tuple | None = None
 
     def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """tables.unique_rows(columns of `facts`), compiled; numpy when the key range is too wide."""
@@ -247,20 +315,6 @@ class JitPlay:
         if len(inverse) != len(vals):
             return unique_rows(cf.columns(vals, facts))
         return cf.columns(vals[first], facts), first, inverse
-
-    def _slotidx(self, scores: np.ndarray, points: np.ndarray) -> tuple:
-        """Per score class, as [C, 2, boxes, rolls]: the slot (numbered over all boxes) of each tabulated
-        score, -1 if the solver never saw it, and the points; and [C] whether first rolls score alike."""
-        if self._slot_cache is None or self._slot_cache[0] is not scores:
-            slots = self.policy.solution.slot_of_scores(scores)
-            same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
-            self._slot_cache = (
-                scores,
-                np.ascontiguousarray(slots.transpose(0, 1, 3, 2)),
-                np.ascontiguousarray(points.transpose(0, 1, 3, 2)).astype(np.float64),
-                same,
-            )
-        return self._slot_cache[1:]
 
     def _states(self, ucode: np.ndarray, uprog: np.ndarray, sc: np.ndarray, same_cls: np.ndarray) -> TurnStates:
         """States as the kernel's record: legality from the solver's per-class tables."""
@@ -277,54 +331,35 @@ class JitPlay:
             np.ascontiguousarray(solution.successors(ucode, uprog)),  # [states, slots]: a state's row in cache
         )
 
-    def _known_classes(self) -> Classes:
-        """The score classes found so far, hashed for the kernel (rebuilt when a class was added or re-keyed)."""
-        traced = self.sim.scores.traced
-        key = (traced.keyed, len(traced.tables), id(traced.class_of))
-        if self._classes is None or self._classes[0] != key:
-            n, nf = len(traced.tables), len(traced.keyed)
-            keys = np.zeros((n, nf), dtype=np.int64)
-            for k, c in traced.class_of.items():
-                keys[c] = k
-            size = 1 << max(4, (2 * n).bit_length())
-            s = self.sim.scores
-            tables = (
-                np.stack(traced.tables).reshape(n, 2, s.R, s.nb, traced.width)
-                if n
-                else np.zeros((0, 2, s.R, s.nb, traced.width), dtype=np.int64)
-            )
-            facts = np.array(traced.keyed, dtype=np.int64)
-            self._classes = (key, self.jit.Classes(facts, keys, self.jit.class_slots(keys, size), tables))
-        return self._classes[1]
-
-    def _learn(self, vals: np.ndarray, games: np.ndarray) -> None:
-        """Add the score classes and best-move rows games `games` are missing (their cards: `vals` rows)."""
-        p, jit, moves = self.policy, self.jit, self.moves
+    def _learn(self, vals: np.ndarray, games: np.ndarray, pending: np.ndarray, cls: np.ndarray) -> None:
+        """Add what games `games` (rows of `vals`) stopped for: the best-move rows of the states `pending`
+        names (games of known class `cls`), then the score classes of games whose class was unknown."""
+        p, jit, moves, ca = self.policy, self.jit, self.moves, self.classes
         ix = p.index
-        rows = vals[games]
-        cls, tables, scores, points = self.sim.scores.lookup(rows, self.group)  # new classes from the engine
-        code, prog = ix.encode(rows)
-        sidx = ix.lookup(code, prog)
-        if (sidx >= ix.size).any():
-            g = int(np.flatnonzero(sidx >= ix.size)[0])
-            raise DicecupError(
-                f"internal error: a game reached a card the solver found unreachable: {rows[g].tolist()}"
-            )
-        need = np.flatnonzero(moves.row_of[sidx] < 0)
-        if not need.size:
-            return
-        uniq, first = np.unique(sidx[need], return_index=True)
-        at = need[first]
-        slot_t, points_t, same_cls = self._slotidx(scores, points)
-        states = self._states(code[at], prog[at], cls[at], same_cls)
-        new = moves.reserve(len(uniq))
-        errors = np.zeros(1, dtype=np.int64)
-        jit.fill_moves(
-            states, jit.ScoreArrays(points_t, slot_t, tables), new, moves.rows, moves.flag, self.dice, p.rolls, errors
-        )
-        if errors.any():
-            raise DicecupError("internal error: a box got a score the solver never saw")
-        moves.row_of[uniq] = new
+        missing = np.flatnonzero(pending >= 0)
+        if missing.size:
+            uniq, first = np.unique(pending[missing], return_index=True)
+            at = games[missing[first]]
+            code, prog = ix.encode(vals[at])
+            if (ix.lookup(code, prog) != uniq).any():
+                raise DicecupError("internal error: the compiled state coding disagrees with the solver's")
+            c = cls[missing[first]]
+            ca.arrays(jit)
+            states = self._states(code, prog, c, ca.same)
+            new = moves.reserve(len(uniq))
+            errors = np.zeros(1, dtype=np.int64)
+            sc = jit.ScoreArrays(ca.points_t, ca.slots_t)
+            jit.fill_moves(states, sc, new, moves.rows, moves.flag, self.dice, p.rolls, errors)
+            if errors.any():
+                raise DicecupError("internal error: a box got a score the solver never saw")
+            moves.row_of[uniq] = new
+        unknown = games[pending == -2]
+        if unknown.size:  # new score classes from the engine (the next pass finds them)
+            traced = self.sim.scores.traced
+            rows = vals[unknown]
+            _, first, _ = self.group(rows, traced.keyed)
+            for g in first.tolist():
+                traced.class_of_row(rows[g])
 
     def play(
         self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
@@ -348,18 +383,20 @@ class JitPlay:
         errors = np.zeros(3, dtype=np.int64)
         while active.size:
             pending = np.empty(len(active), dtype=np.int64)
+            cls = np.empty(len(active), dtype=np.int64)
             jit.play_games(
                 active,
                 gm,
                 self.coding,
                 self.state_arrays,
-                self._known_classes(),
+                self.classes.arrays(jit),
                 moves.row_of,
                 moves.rows,
                 moves.flag,
                 self.dice,
                 self.policy.rolls,
                 pending,
+                cls,
                 errors,
             )
             if errors[2]:
@@ -368,7 +405,8 @@ class JitPlay:
                 raise DicecupError("internal error: no legal box could be valued")
             if on_turn is not None:
                 on_turn(int(np.count_nonzero(vals != EMPTY)) // max(games, 1))
-            active = active[pending != -1]
+            stopped = pending != -1
+            active, pending, cls = active[stopped], pending[stopped], cls[stopped]
             if active.size:
-                self._learn(vals, active)
+                self._learn(vals, active, pending, cls)
         return vals, gm.awards, gm.earned, gm.events
