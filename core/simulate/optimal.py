@@ -181,7 +181,7 @@ class Moves:
         graph = solution.graph
         self.shape = (graph.n_rolls, solution.variant.rolls)
         self.row_of = np.full(solution.index.size + 1, -1, dtype=np.int32)  # the last: the unreachable sentinel
-        self.rows = np.empty((0, *self.shape), dtype=dtype)
+        self.rows: np.ndarray = np.empty((0, *self.shape), dtype=dtype)
         self.used = 0
         self.limit = max(1, MOVES_BYTES // (np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]))
 
@@ -192,7 +192,7 @@ class Moves:
             self.used = 0
         if self.used + n > len(self.rows):
             size = min(max(self.used + n, 2 * len(self.rows), 1024), max(self.limit, n))
-            grown = np.empty((size, *self.shape), dtype=self.dtype)
+            grown: np.ndarray = np.empty((size, *self.shape), dtype=self.dtype)
             grown[: self.used] = self.rows[: self.used]
             self.rows = grown
         out = np.arange(self.used, self.used + n, dtype=np.int64)
@@ -217,7 +217,8 @@ class ClassArrays:
         self._arrays: Classes | None = None
 
     def _reset(self) -> None:
-        self.class_of, self.n, self.extras, self.n_extras = self.traced.class_of, 0, [], 0
+        self.class_of, self.n, self.n_extras = self.traced.class_of, 0, 0
+        self.extras: list[np.ndarray] = []
         self.scores = np.zeros((0, *self.shape), dtype=np.int32)  # small: read on every scoring
         self.extra = np.zeros((0, *self.shape), dtype=np.int32)
         self.points_t = np.zeros((0, 2, self.shape[2], self.shape[1]))
