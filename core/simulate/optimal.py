@@ -13,8 +13,11 @@ best in `GameState.legal_keeps` order.
 Two implementations: `OptimalPolicy.decide` (numpy, one decision for many
 games at a time; legality from tables.LegalTables) is the reference, and
 `JitPlay` (numba, `jit.py`; legality from the solver's own per-class tables,
-which come from the same `Variant.legal_boxes`) plays whole turns and is the
-fast path. Tests check both take a best action and agree in distribution.
+which come from the same `Variant.legal_boxes`) is the fast path: each state's
+turn is folded once into a row of best moves (`Moves`, kept per solution
+between runs, up to MOVES_BYTES), and games are played whole from those rows.
+Tests check both take a best action, and that on the same dice they play the
+same games.
 """
 
 from __future__ import annotations
