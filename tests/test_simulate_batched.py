@@ -571,6 +571,30 @@ def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monk
 
 
 @needs_numba
+def test_threads_of_a_host_simulate_at_once_as_one_after_the_other(solved, monkeypatch):
+    """The best-move and score-class memos are one per process: two threads of an embedding program that
+    simulate the same variant at once, both starting from empty memos, get the games a lone run gets."""
+    import threading
+
+    v, _ = solved("russian")
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    monkeypatch.setattr(optimal_mod, "_CLASSES", {})
+    got: dict[int, object] = {}
+
+    def run(seed: int) -> None:
+        got[seed] = simulate(v, "optimal", 1500, seed=seed)
+
+    threads = [threading.Thread(target=run, args=(seed,)) for seed in (21, 22)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for seed in (21, 22):
+        alone = simulate(v, "optimal", 1500, seed=seed)
+        assert (got[seed].boxes == alone.boxes).all() and (got[seed].totals == alone.totals).all()  # type: ignore[attr-defined]
+
+
+@needs_numba
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=st.integers(0, 40), games=st.integers(1, 25), seed=st.integers(0, 2**40))
 def test_a_compiled_game_is_the_same_in_any_batch(solved, first, games, seed):

@@ -22,6 +22,7 @@ same games.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -204,6 +205,8 @@ class Moves:
 
 
 _MOVES: dict[str, Moves] = {}
+#: the memos above and the score tables are shared by every run in the process: one run at a time adds to them
+_PLAYING = threading.Lock()
 
 
 class ClassArrays:
@@ -370,7 +373,7 @@ class JitPlay:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
         dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns)."""
-        sim, jit, moves = self.sim, self.jit, self.moves
+        sim, jit = self.sim, self.jit
         nb = len(sim.variant.box_ids)
         vals = np.full((games, nb), EMPTY, dtype=np.int64)
         awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
@@ -383,6 +386,15 @@ class JitPlay:
             np.zeros(games, dtype=np.int64),
             np.zeros((games, self.policy.index.G), dtype=np.int64),
         )
+        with _PLAYING:  # threads of an embedding program may simulate at once; the memos are one per process
+            return self._play(vals, gm, on_turn)
+
+    def _play(
+        self, vals: np.ndarray, gm: Any, on_turn: Callable[[int], None] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`play`'s passes over the games until none stops for a missing row or class."""
+        jit, moves = self.jit, self.moves
+        games = len(vals)
         active = np.arange(games, dtype=np.int64)
         errors = np.zeros(3, dtype=np.int64)
         while active.size:
