@@ -17,7 +17,37 @@ import numpy as np
 from .compiled import AVAILABLE, numba
 from .dice import DiceArrays
 
-__all__ = ["AVAILABLE", "turn_block"]
+__all__ = ["AVAILABLE", "W", "turn_block"]
+
+W = 8
+"""States folded side by side: the last axis of every array `turn_block` takes (one AVX-512 register of
+float64; the lanes are spelled out below so that the compiler keeps them in registers, not memory)."""
+
+
+def _lanes(a: np.ndarray, i: int) -> tuple[float, ...]:
+    """Row i of an (rows, W) array as W values (held in registers: loads, then no stores in between)."""
+    return (a[i, 0], a[i, 1], a[i, 2], a[i, 3], a[i, 4], a[i, 5], a[i, 6], a[i, 7])
+
+
+def _store(a: np.ndarray, i: int, x: tuple[float, ...]) -> None:
+    """a[i, :] = x."""
+    a[i, 0], a[i, 1], a[i, 2], a[i, 3] = x[0], x[1], x[2], x[3]
+    a[i, 4], a[i, 5], a[i, 6], a[i, 7] = x[4], x[5], x[6], x[7]
+
+
+def _add(x: tuple[float, ...], y: tuple[float, ...]) -> tuple[float, ...]:
+    return (x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5], x[6] + y[6], x[7] + y[7])
+
+
+def _max(x: tuple[float, ...], y: tuple[float, ...]) -> tuple[float, ...]:
+    return (
+        max(x[0], y[0]), max(x[1], y[1]), max(x[2], y[2]), max(x[3], y[3]),
+        max(x[4], y[4]), max(x[5], y[5]), max(x[6], y[6]), max(x[7], y[7]),
+    )  # fmt: skip
+
+
+def _scale(x: tuple[float, ...], c: float) -> tuple[float, ...]:
+    return (x[0] * c, x[1] * c, x[2] * c, x[3] * c, x[4] * c, x[5] * c, x[6] * c, x[7] * c)
 
 
 def _turn_block(
@@ -43,69 +73,67 @@ def _turn_block(
     with each number of rolls left were it the turn's first, scoring from row
     first_pick[left] (with banked rolls, a turn begun with b banked first decides with
     rolls - 1 + b left; the fold itself goes on with pick's rows). keep and best (rows,
-    W) are scratch.
+    W) are scratch. Every array's last axis is W (`W` lanes; the values are the same
+    as the numpy reference's, sums taken face by face in the same order).
     """
+    for a in (score[0], val, keep, best):
+        if a.shape[1] != W:
+            raise ValueError("turn_block: the arrays must have W (numeric.turn.W) columns, one per state")
+    if (keeps_out.shape[0] > 0 and keeps_out.shape[2] != W) or (levels_out.shape[0] > 0 and levels_out.shape[2] != W):
+        raise ValueError("turn_block: the arrays must have W (numeric.turn.W) columns, one per state")
     rolls = pick.shape[0]
-    n = score.shape[2]
     levels, add_edges, sub_edges, sub_count = d.levels, d.add_edges, d.sub_edges, d.sub_count
     faces, dice = d.faces, d.dice
     n_rolls = levels[dice + 1] - levels[dice]
     lo_roll = levels[dice]
     store = keeps_out.shape[0] > 0
-    for r in range(n_rolls):
-        for w in range(n):
-            val[r, w] = score[pick[0], r, w]
     store_levels = levels_out.shape[0] > 0
+    first = score[pick[0]]
+    for r in range(n_rolls):
+        _store(val, r, _lanes(first, r))
     if store_levels:
+        first = score[first_pick[0]]
+        lv = levels_out[0]
         for r in range(n_rolls):
-            for w in range(n):
-                levels_out[0, r, w] = score[first_pick[0], r, w]
+            _store(lv, r, _lanes(first, r))
     inv = 1.0 / faces
     for left in range(1, rolls):
-        fl = pick[left]
+        now = score[pick[left]]
         for r in range(n_rolls):
-            for w in range(n):
-                keep[lo_roll + r, w] = val[r, w]
+            _store(keep, lo_roll + r, _lanes(val, r))
         for s in range(dice - 1, -1, -1):  # expectation: keep k is the mean of keeping k + face
             for row in range(levels[s], levels[s + 1]):
-                for w in range(n):
-                    keep[row, w] = 0.0
-                for j in range(faces):
-                    src = add_edges[row, j]
-                    for w in range(n):
-                        keep[row, w] += keep[src, w]
-                for w in range(n):
-                    keep[row, w] *= inv
+                acc = _lanes(keep, add_edges[row, 0])
+                for j in range(1, faces):
+                    acc = _add(acc, _lanes(keep, add_edges[row, j]))
+                _store(keep, row, _scale(acc, inv))
         if store:
-            stage = rolls - 1 - left
+            ko = keeps_out[rolls - 1 - left]
             for row in range(lo_roll):
-                for w in range(n):
-                    keeps_out[stage, row, w] = keep[row, w]
+                _store(ko, row, _lanes(keep, row))
         for row in range(levels[0], levels[1]):  # best keep: the best over one die removed
-            for w in range(n):
-                best[row, w] = keep[row, w]
+            _store(best, row, _lanes(keep, row))
         for s in range(1, dice):
             for row in range(levels[s], levels[s + 1]):
-                for w in range(n):
-                    best[row, w] = keep[row, w]
+                acc = _lanes(keep, row)
                 for j in range(sub_count[row]):
-                    src = sub_edges[row, j]
-                    for w in range(n):
-                        best[row, w] = max(best[row, w], best[src, w])
+                    acc = _max(acc, _lanes(best, sub_edges[row, j]))
+                _store(best, row, acc)
+        if store_levels:
+            ff = score[first_pick[left]]
+            lv = levels_out[left]
         for r in range(n_rolls):
             row = lo_roll + r
-            for w in range(n):  # the best proper keep of this roll, then the best of it and scoring
-                val[r, w] = -np.inf
-            for j in range(sub_count[row]):
-                src = sub_edges[row, j]
-                for w in range(n):
-                    val[r, w] = max(val[r, w], best[src, w])
+            acc = _lanes(best, sub_edges[row, 0])  # the best proper keep of this roll, then the best of it and scoring
+            for j in range(1, sub_count[row]):
+                acc = _max(acc, _lanes(best, sub_edges[row, j]))
             if store_levels:
-                ff = first_pick[left]
-                for w in range(n):
-                    levels_out[left, r, w] = max(score[ff, r, w], val[r, w])
-            for w in range(n):
-                val[r, w] = max(score[fl, r, w], val[r, w])
+                _store(lv, r, _max(_lanes(ff, r), acc))
+            _store(val, r, _max(_lanes(now, r), acc))
 
 
-turn_block = numba.njit(cache=True, nogil=True)(_turn_block) if AVAILABLE else _turn_block
+if AVAILABLE:
+    _lanes, _store, _add, _max, _scale = (numba.njit(inline="always")(f) for f in (_lanes, _store, _add, _max, _scale))
+    turn_block = numba.njit(cache=True, nogil=True)(_turn_block)
+else:
+    turn_block = _turn_block
