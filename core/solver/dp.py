@@ -254,6 +254,43 @@ def check_finite(space: StateSpace, codes: np.ndarray, prog: np.ndarray, v: np.n
         )
 
 
+class _ContextRows:
+    """The score tables of contexts as distinct rows, for the kernel: contexts differ in a few boxes'
+    categories, so most share each box's row of points and of successor slots. Each distinct row is
+    kept once (a Yahtzee solve: kilobytes, not a 20 MB table per layer) and named by an index."""
+
+    def __init__(self, space: StateSpace) -> None:
+        self.space = space
+        self.points: dict[bytes, int] = {}
+        self.slots: dict[bytes, int] = {}
+        self.point_list: list[np.ndarray] = []
+        self.slot_list: list[np.ndarray] = []
+
+    def _id(self, seen: dict[bytes, int], rows: list[np.ndarray], row: np.ndarray) -> int:
+        key = row.tobytes()
+        at = seen.get(key)
+        if at is None:
+            at = seen[key] = len(rows)
+            rows.append(row)
+        return at
+
+    def layer(self, uctx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(points float64 [P, rolls], slots int32 [S, rolls], reach int64 [S]: the bits of the slots a row
+        holds, point row and slot row int32 [contexts, boxes, first] of each of these contexts)."""
+        space = self.space
+        point_row = np.empty((len(uctx), space.nb, 2), dtype=np.int32)
+        slot_row = np.empty((len(uctx), space.nb, 2), dtype=np.int32)
+        for i, c in enumerate(uctx.tolist()):
+            points, slots = space.model.context_tables(c)[1], space.context_slots(c)
+            for b in range(space.nb):
+                for f in range(2):
+                    point_row[i, b, f] = self._id(self.points, self.point_list, np.ascontiguousarray(points[b, :, f]))
+                    slot_row[i, b, f] = self._id(self.slots, self.slot_list, slots[b, :, f].astype(np.int32))
+        slots_all = np.array(self.slot_list)
+        reach = np.bitwise_or.reduce(np.left_shift(1, slots_all, dtype=np.int64), axis=1)
+        return np.array(self.point_list), slots_all, reach, point_row, slot_row
+
+
 def backward_jit(
     space: StateSpace,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -278,6 +315,7 @@ def backward_jit(
     states = space.index.arrays
     dice = model.graph.arrays
     rolls = model.variant.rolls
+    context_rows = _ContextRows(space)
     for filled in range(space.nb - 1, -1, -1):
         layer, banks = space.layers[filled], space.banks_in(filled)
         if _finished(space, work, filled):
@@ -286,11 +324,7 @@ def backward_jit(
             continue
         ctx = model.context_of(layer.codes)
         uctx, ctx_dense = np.unique(ctx, return_inverse=True)
-        # (contexts, boxes, first, rolls): contiguous over rolls for the kernel's inner loop
-        points = np.ascontiguousarray(np.stack([model.context_tables(int(c))[1] for c in uctx]).transpose(0, 1, 3, 2))
-        slot_of = np.ascontiguousarray(
-            np.stack([space.context_slots(int(c)) for c in uctx]).astype(np.int64).transpose(0, 1, 3, 2)
-        )
+        points, slot_of, reach, point_row, slot_row = context_rows.layer(uctx)
         later, first, rd_index, rd_tables = space.legal_arrays(layer.codes)
         fs_both = (
             bool((rd_index >= 0).any())
@@ -307,8 +341,11 @@ def backward_jit(
             first,
             rd_index,
             rd_tables,
-            points.astype(np.float64),
+            points,
             slot_of,
+            reach,
+            point_row,
+            slot_row,
             fs_both,
             pick,
             pick + len(pick) if banked and fs_both else pick,

@@ -1,4 +1,4 @@
-"""The solver's layer kernel compiled with numba: blocks of states spread over the cores.
+"""The solver's layer kernel compiled with numba: blocks of states spread over the cores by threads.
 
 Same arithmetic as `dp.score_arrays` + `reference.turn_value` (which remain the
 reference and the fallback when numba is not installed): per state, the value
@@ -11,19 +11,20 @@ multiset values in L1 cache and run both cores.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 
 from ..numeric.coding import StateArrays
 from ..numeric.compiled import AVAILABLE, numba
-from ..numeric.dice import DiceArrays
+from ..numeric.dice import DiceArrays, DiceGraph
 from ..numeric.lookup import state_slot
-from ..numeric.turn import turn_block
+from ..numeric.reference import plain_pick
+from ..numeric.turn import W, turn_block
 
-__all__ = ["AVAILABLE", "LayerArrays", "SlotArrays", "layer_values"]
-
-W = 8  # states folded together in the turn recursion (its inner loops run over them: SIMD)
+__all__ = ["AVAILABLE", "LayerArrays", "SlotArrays", "compile_ahead", "layer_values", "threads"]
 
 
 class SlotArrays(NamedTuple):
@@ -39,13 +40,16 @@ class LayerArrays(NamedTuple):
 
     codes: np.ndarray  # int64 [N]: class code of each state
     prog: np.ndarray  # int64 [N, G]: clamped group totals
-    ctxs: np.ndarray  # int64 [N]: dense context of each state (row of points/slots)
+    ctxs: np.ndarray  # int64 [N]: dense context of each state (row of point_row / slot_row)
     later_bits: np.ndarray  # int64 [N]: boxes legal after a later roll (when the roll does not matter)
     first_bits: np.ndarray  # int64 [N]: ... after the first roll
     rd_index: np.ndarray  # int64 [N]: row of rd_tables when legality depends on the roll, else -1
     rd_tables: np.ndarray  # int64 [T, rolls, 2]: legal-box bits per roll (and first roll?)
-    points: np.ndarray  # float64 [contexts, boxes, 2, rolls]: points of scoring each roll in each box
-    slots: np.ndarray  # int64 [contexts, boxes, 2, rolls]: the successor slot each score leads to
+    points: np.ndarray  # float64 [P, rolls]: distinct rows of the points of scoring each roll in a box
+    slots: np.ndarray  # int32 [S, rolls]: distinct rows of the successor slot each score leads to
+    reach: np.ndarray  # int64 [S]: bit k set where the slot row holds slot k
+    point_row: np.ndarray  # int32 [contexts, boxes, 2]: the row of points of each box, later/first roll
+    slot_row: np.ndarray  # int32 [contexts, boxes, 2]: the row of slots ...
     fs_both: bool  # whether first-roll scoring differs anywhere in the layer
     pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
     first_pick: np.ndarray  # int64 [decisions]: ... were that decision the turn's first (banked rolls)
@@ -69,14 +73,25 @@ def _best_row(layer, i, ff, bank, nb, sv, row):
             continue
         if rd < 0 and not (bits >> b) & 1:
             continue
-        pts = layer.points[ctx, b, ff]
-        slots = layer.slots[ctx, b, ff]
-        svb = sv[b, :, bank]
-        if rd < 0:  # the same boxes for every roll: a branch-free loop
-            for r in range(n_rolls):
-                v = pts[r] + svb[slots[r]]
-                ok &= v == v
-                row[r] = max(row[r], v)
+        pts = layer.points[layer.point_row[ctx, b, ff]]
+        slot_at = layer.slot_row[ctx, b, ff]
+        slots = layer.slots[slot_at]
+        svb = sv[b, bank]
+        if rd < 0:  # the same boxes for every roll: the slots this context reaches must have values
+            reach = layer.reach[slot_at]
+            for k in range(svb.shape[0]):
+                if (reach >> k) & 1:
+                    ok &= svb[k] == svb[k]
+            if reach & (reach - 1) == 0:  # one successor for every roll: a broadcast add (SIMD)
+                s = svb[slots[0]]
+                for r in range(n_rolls):
+                    row[r] = max(row[r], pts[r] + s)
+            else:  # one SIMD pass per slot reached (a gather would be scalar)
+                for k in range(svb.shape[0]):
+                    if (reach >> k) & 1:
+                        s = svb[k]
+                        for r in range(n_rolls):
+                            row[r] = max(row[r], pts[r] + s if slots[r] == k else -np.inf)
         else:
             for r in range(n_rolls):
                 if (layer.rd_tables[rd, r, ff] >> b) & 1:
@@ -97,7 +112,7 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
     code = layer.codes[i]
     mask = code & st.full
     prog = layer.prog[i]
-    n_banks = sv.shape[2]
+    n_banks = sv.shape[1]
     for b in range(nb):  # value of each successor slot, for every bank it may be left with
         if (mask >> b) & 1:
             continue
@@ -105,11 +120,11 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
             code2 = (code | (1 << b)) + (sl.add[b, k] - (1 << b))
             at = state_slot(st, code2, prog, sl.inc[b, k])
             for q in range(n_banks):
-                sv[b, k, q] = values[at, q]
+                sv[b, q, k] = values[at, q]
     n_rolls = score.shape[1]
     ok = True
     if layer.banked:  # rows 0..D-1 after a later roll, then (where the first roll differs) D..2D-1 after the first
-        decisions = sv.shape[2]
+        decisions = sv.shape[1]
         for q in range(score.shape[0]):
             ok &= _best_row(layer, i, 1 if q >= decisions else 0, q % decisions, nb, sv, row)
             for r in range(n_rolls):
@@ -120,7 +135,7 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
         if f == 0 and rolls == 1:
             continue  # a one-roll turn only scores right after its first roll
         ff = f if fs_both else (1 if rolls == 1 else 0)
-        ok &= _best_row(layer, i, ff, 0, nb, sv, row)
+        ok &= _best_row(layer, i, ff, np.int64(0), nb, sv, row)  # typed as the banked call's: one compile
         for r in range(n_rolls):
             score[f, r, w] = row[r]
         if not fs_both:
@@ -130,30 +145,29 @@ def _scores(i, w, layer, sl, st, values, nb, rolls, sv, score, row):
     return ok
 
 
-def _layer(layer, sl, st, d, values, nb, rolls, out):
-    """Every state's value: blocks of W states, each scored, folded by the turn recursion, then averaged.
+def _layer(layer, sl, st, d, values, nb, rolls, lo, hi, out):
+    """The values of blocks lo..hi-1 of W states: each block scored, folded by the turn recursion, averaged.
 
     values and out are (states, banks); without banked rolls one bank. With them, the
     turn of a state banking b rolls is the same recursion's decision with rolls - 1 + b
     rolls left, so one fold (len(layer.pick) decisions) gives every bank at once.
     """
     n = layer.codes.shape[0]
-    n_blocks = (n + W - 1) // W
     n_rows = d.add_edges.shape[0]
     kmax = sl.add.shape[1]
     n_rolls = d.roll_probs.shape[0]
     decisions = layer.pick.shape[0]
     banks = decisions - rolls + 1 if layer.banked else 1
-    for c in numba.prange(n_blocks):
-        sv = np.empty((nb, kmax, decisions if layer.banked else 1))
-        row = np.empty(n_rolls)
-        # padding columns of the last block stay harmless zeros
-        score = np.zeros((decisions * (1 + layer.fs_both) if layer.banked else 2, n_rolls, W))
-        val = np.empty((n_rolls, W))
-        keep = np.empty((n_rows, W))
-        best = np.empty((n_rows, W))
-        no_keeps = np.empty((0, 0, W))
-        levels = np.empty((decisions if layer.banked else 0, n_rolls, W))
+    sv = np.empty((nb, decisions if layer.banked else 1, kmax))
+    row = np.empty(n_rolls)
+    # padding columns of the last block stay harmless zeros
+    score = np.zeros((decisions * (1 + layer.fs_both) if layer.banked else 2, n_rolls, W))
+    val = np.empty((n_rolls, W))
+    keep = np.empty((n_rows, W))
+    best = np.empty((n_rows, W))
+    no_keeps = np.empty((0, 0, W))
+    levels = np.empty((decisions if layer.banked else 0, n_rolls, W))
+    for c in range(lo, hi):
         start = c * W
         m = min(W, n - start)
         ok = True
@@ -174,15 +188,60 @@ def _layer(layer, sl, st, d, values, nb, rolls, out):
 if AVAILABLE:
     _best_row = numba.njit(cache=True, nogil=True)(_best_row)
     _scores = numba.njit(cache=True, nogil=True)(_scores)
-    _layer = numba.njit(cache=True, parallel=True)(_layer)
+    _layer = numba.njit(cache=True, nogil=True)(_layer)
+
+
+def threads() -> int:
+    """Threads a layer is spread over: numba's thread count ($NUMBA_NUM_THREADS, else the cores)."""
+    return max(1, int(numba.config.NUMBA_NUM_THREADS)) if AVAILABLE else 1
 
 
 def layer_values(
     layer: LayerArrays, slots: SlotArrays, st: StateArrays, dice: DiceArrays, values: np.ndarray, rolls: int
 ) -> np.ndarray:
     """Run the compiled kernel on one layer: the value of each of its states, per bank where unused
-    rolls are banked (NaN: a search bug, or more banked rolls than the turns played can leave)."""
+    rolls are banked (NaN: a search bug, or more banked rolls than the turns played can leave).
+
+    The blocks are split into chunks that threads take in turn (the kernel releases the GIL): plain
+    threads rather than numba's parallel loops, which cost seconds more to compile on a first run.
+    Every state's value is computed alone, so the split does not change a bit of the result.
+    """
     table = values if values.ndim == 2 else values.reshape(-1, 1)
     out = np.empty((len(layer.codes), table.shape[1]))
-    _layer(layer, slots, st, dice, table, int(slots.add.shape[0]), rolls, out)
+    nb = int(slots.add.shape[0])
+    n_blocks = (len(layer.codes) + W - 1) // W
+    workers = min(threads(), n_blocks)
+    if workers <= 1:
+        _layer(layer, slots, st, dice, table, nb, rolls, 0, n_blocks, out)
+    else:
+        step = max(1, -(-n_blocks // (8 * workers)))  # a few chunks per thread: a slow one does not hold the rest
+        with ThreadPoolExecutor(workers) as pool:
+            jobs = [
+                pool.submit(_layer, layer, slots, st, dice, table, nb, rolls, lo, min(lo + step, n_blocks), out)
+                for lo in range(0, n_blocks, step)
+            ]
+            for job in jobs:
+                job.result()
     return out if values.ndim == 2 else out[:, 0]
+
+
+def _compile_turn() -> None:
+    """Compile (or load from numba's cache) the turn recursion for the argument types `_layer` gives it:
+    any dice graph's arrays have the same types, so a two-faced die's stands in."""
+    graph = DiceGraph(1, 2)
+    rolls, rows = graph.n_rolls, len(graph.multisets)
+    pick = plain_pick(2)
+    scratch = (np.empty((rolls, W)), np.empty((rows, W)), np.empty((rows, W)))
+    turn_block(
+        np.zeros((2, rolls, W)), pick, pick, graph.arrays, *scratch, np.empty((0, 0, W)), np.empty((0, rolls, W))
+    )
+
+
+def compile_ahead() -> threading.Thread:
+    """Start compiling the turn recursion in a thread, while the caller builds the rules model and searches
+    the states (its compiler spends most of its time in LLVM, which releases the GIL): on a first run
+    after an install, a part of the compile hides behind the search. The layer kernel, which calls it,
+    waits for it through numba's compiler lock when it compiles in turn."""
+    thread = threading.Thread(target=_compile_turn, name="dicecup-compile", daemon=True)
+    thread.start()
+    return thread

@@ -241,6 +241,18 @@ def solve(
     if precision not in ("auto", *PRECISIONS):
         raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
     start = time.perf_counter()
+    kernel = kernel or os.environ.get(KERNEL_ENV) or "auto"
+    if kernel not in ("auto", "numba", "numpy"):
+        raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
+    from . import jit  # numba is imported only when solving (the advisor does not need it)
+
+    if kernel == "auto":
+        kernel = "numba" if jit.AVAILABLE else "numpy"
+    if kernel == "numba" and not jit.AVAILABLE:
+        raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
+    run = backward_jit if kernel == "numba" else backward
+    if kernel == "numba":
+        jit.compile_ahead()  # while the rules model and the search run
     model = RuleModel(variant)
     model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
     model.clamps  # noqa: B018
@@ -263,16 +275,6 @@ def solve(
         if progress:
             progress("solve", done[0], states)
 
-    kernel = kernel or os.environ.get(KERNEL_ENV) or "auto"
-    if kernel not in ("auto", "numba", "numpy"):
-        raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
-    from . import jit  # numba is imported only when solving (the advisor does not need it)
-
-    if kernel == "auto":
-        kernel = "numba" if jit.AVAILABLE else "numpy"
-    if kernel == "numba" and not jit.AVAILABLE:
-        raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
-    run = backward_jit if kernel == "numba" else backward
     if precision == "auto":
         precision = "float32" if states >= FLOAT32_FROM else "float64"
     dtype = PRECISIONS[precision]
