@@ -1,6 +1,6 @@
 """Solver speed and memory: dicecup solving Yahtzee against the Rust solver of `yatzy-solver`, same run.
 
-    .venv/bin/python tests/benchmarks/bench_solver.py [--repeats 3] [--all] [--mc GAMES]
+    .venv/bin/python tests/benchmarks/bench_solver.py [--repeats 3] [--cold N] [--all] [--mc GAMES]
 
 Both solve Yahtzee with the free joker (the published 254.5896 optimum) from
 scratch, in memory, on the same machine, in turn (ours, theirs, ours, ...) so
@@ -10,6 +10,11 @@ compiling the kernel when its on-disk cache is cold). The peer is skipped, with
 a note, when the package is not installed: `pip install yatzy-solver`.
 Peak memory: tracemalloc (numpy arrays and Python objects) during one extra
 solve, and the process's peak RSS before the peer runs.
+
+`--cold N` also times N first runs after an install: each a fresh process
+solving Yahtzee with numba's cache in a new empty folder (so the kernels compile),
+paired with a fresh process of the peer, in turn; whole-process seconds (start-up
+included) and the median of the pairwise ratios, and each dicecup process's peak RSS.
 
 `--all` also times every built-in variant and option; `--mc GAMES` plays GAMES
 games of each through the real GameState engine with the optimal policy and
@@ -23,7 +28,9 @@ import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 import zlib
@@ -74,9 +81,53 @@ def monte_carlo(engine: Engine, games: int) -> bool:
     return ok
 
 
+COLD_OURS = """
+import resource
+from dicecup import Engine
+from dicecup.solver import solve
+print(solve(Engine(entry_points=False).variant("yahtzee")).expected_score)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+COLD_PEER = """
+import yatzy_solver
+yatzy_solver.Solver.build(yatzy_solver.Variant("american"))
+"""
+
+
+def _process(code: str, env: dict[str, str]) -> tuple[float, list[str]]:
+    """Whole-process seconds of `python -c code` (start-up included), and the lines it printed."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start, done.stdout.split()
+
+
+def cold_runs(pairs: int, peer: bool) -> None:
+    """First runs after an install: numba's cache in a new empty folder each time, paired with the peer."""
+    ours, theirs, peaks = [], [], []
+    for _ in range(pairs):
+        with tempfile.TemporaryDirectory(prefix="dicecup-cold-") as folder:
+            env = dict(os.environ, NUMBA_CACHE_DIR=folder, DICECUP_CACHE_DIR=folder)
+            seconds, out = _process(COLD_OURS, env)
+        ours.append(seconds)
+        peaks.append(int(out[-1]) / 1024)
+        if peer:
+            theirs.append(_process(COLD_PEER, dict(os.environ))[0])
+    print(
+        f"dicecup first run after install (fresh process, cold numba cache): median {statistics.median(ours):.2f} s "
+        f"over {pairs} ({', '.join(f'{t:.2f}' for t in ours)}); peak RSS median {statistics.median(peaks):.0f} MiB"
+    )
+    if peer:
+        ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+        print(
+            f"peer, fresh process: median {statistics.median(theirs):.2f} s; ratio dicecup first run / peer, median of "
+            f"the {pairs} pairs: {statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3, help="timed solves per solver; the median is compared")
+    ap.add_argument("--cold", type=int, default=0, metavar="N", help="also time N first runs in a cold numba cache")
     ap.add_argument("--all", action="store_true", help="also time every built-in variant and option")
     ap.add_argument("--mc", type=int, default=0, metavar="GAMES", help="Monte-Carlo check with GAMES games per variant")
     args = ap.parse_args(argv)
@@ -125,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             f"({', '.join(f'{r:.2f}' for r in ratios)}; below 1 is faster than the peer)"
         )
 
+    if args.cold:
+        cold_runs(args.cold, yatzy_solver is not None)
     if args.all:
         print(f"\n{'variant':40} {'expected':>11} {'states':>10} {'seconds':>8}")
         for vid, options in CONFIGS:
