@@ -22,7 +22,7 @@ import numpy as np
 from ..numeric.coding import EMPTY
 from ..numeric.compiled import AVAILABLE, numba
 from ..numeric.lookup import state_slot
-from ..numeric.turn import turn_block
+from ..numeric.turn import W, turn_block
 
 __all__ = [
     "AVAILABLE",
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 TIE = 1e-9
-W = 8  # states whose turn tables are folded together (the recursion's inner loops run over them)
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
 

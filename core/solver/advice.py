@@ -252,18 +252,18 @@ def _fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
         keeps = fold(solution.graph, rows)[-1][1]
         assert keeps is not None  # a decision with rolls left has keeps
         return keeps
-    from ..numeric.turn import turn_block
+    from ..numeric.turn import W, turn_block
 
     d = solution.graph.arrays
     n_rows, n_keeps = d.add_edges.shape[0], int(d.levels[d.dice])
     pick = np.arange(len(rows), dtype=np.int64)  # decision `left` scores from rows[left]
-    keeps = np.empty((len(rows) - 1, n_keeps, 1))  # per stage: the decision with len(rows) - 1 - stage rolls left
-    scratch = np.empty((n_rows, 1)), np.empty((n_rows, 1))
-    turn_block(np.stack(rows), pick, pick, d, np.empty((d.roll_probs.shape[0], 1)), *scratch, keeps, _NO_LEVELS)
-    return keeps[0]
-
-
-_NO_LEVELS = np.empty((0, 0, 1))  # `turn_block` stores no per-decision roll values for the advisor
+    score = np.zeros((len(rows), d.roll_probs.shape[0], W))  # the kernel folds W states: this card is lane 0
+    score[:, :, 0] = np.stack(rows)[:, :, 0]
+    keeps = np.empty((len(rows) - 1, n_keeps, W))  # per stage: the decision with len(rows) - 1 - stage rolls left
+    scratch = np.empty((n_rows, W)), np.empty((n_rows, W))
+    no_levels = np.empty((0, 0, W))  # no per-decision roll values for the advisor
+    turn_block(score, pick, pick, d, np.empty((d.roll_probs.shape[0], W)), *scratch, keeps, no_levels)
+    return keeps[0][:, :1].copy()
 
 
 @lru_cache(maxsize=1)
