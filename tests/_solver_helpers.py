@@ -21,6 +21,33 @@ boxes:
 bonuses:
   up: {kind: threshold, section: upper, at_least: 7, points: 9}
 """,
+    "sym-chance": """
+id: tiny-sym-chance
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  c1:   {section: lower, pattern: always, score: total}
+  c2:   {section: lower, pattern: always, score: total}
+  c3:   {section: lower, pattern: always, score: total}
+  ones: {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos: {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  pair: {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 4, points: 5}
+""",
+    "sym-upper": """
+id: tiny-sym-upper
+dice: {count: 3, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  twos_a: {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  twos_b: {section: upper, pattern: {kind: face, face: 2}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 12, points: 9}
+""",
     "served": """
 id: tiny-served
 dice: {count: 3, faces: 3}

@@ -1,7 +1,10 @@
 """The state coding, written once: a card's class code, its clamped threshold totals, and its value slot.
 
 A class is one bit per filled box plus a mixed-radix digit per flagged box
-telling which declared value (if any) it holds; a state adds the running totals
+telling which declared value (if any) it holds. Boxes the rules model proved
+interchangeable (`symmetric` groups) are counted, not enumerated: a card with j
+of a group's boxes filled has the class of the card with the group's first j
+filled (its canonical class). A state adds the running totals
 of the threshold groups, clamped to where they still matter. `StateIndex` maps
 states to positions in a value array; it is rebuilt from a few small arrays
 (the cache's) without exploring the rules again. Cards come either as `Card`s or
@@ -26,7 +29,9 @@ EMPTY = np.iinfo(np.int32).min  # an open box in a `vals` row
 class ClassCoding:
     """Box positions, the rules' declared flag values, and the class code of a card."""
 
-    def __init__(self, variant: Variant) -> None:
+    symmetric: tuple[tuple[int, ...], ...] = ()  # groups of interchangeable boxes (ascending positions)
+
+    def __init__(self, variant: Variant, symmetric: Sequence[Sequence[int]] = ()) -> None:
         self.box_ids: tuple[str, ...] = variant.box_ids
         self.nb = len(self.box_ids)
         self.bidx = {b: i for i, b in enumerate(self.box_ids)}
@@ -44,6 +49,40 @@ class ClassCoding:
             self.radix[b] = r
             r *= len(declared) + 1
         self.n_flagcodes = r
+        if symmetric:
+            self.symmetric = self._checked_groups(symmetric)
+
+    def _checked_groups(self, symmetric: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], ...]:
+        """Symmetric groups as sorted tuples, refused unless disjoint, of unflagged boxes, two or more each."""
+        out = tuple(tuple(sorted(int(b) for b in g)) for g in symmetric)
+        seen: set[int] = set()
+        for g in out:
+            if len(g) < 2 or len(set(g)) != len(g) or any(not 0 <= b < self.nb or b in self.flag_values for b in g):
+                raise SolverError(f"invalid group of interchangeable boxes {list(g)}")
+            if seen & set(g):
+                raise SolverError("groups of interchangeable boxes overlap")
+            seen |= set(g)
+        return out
+
+    def canonical(self, codes: np.ndarray) -> np.ndarray:
+        """Class codes with each symmetric group's filled boxes moved to its first ones (the count kept)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        for g in self.symmetric:
+            bits = np.array([1 << b for b in g], dtype=np.int64)
+            count = ((codes[..., None] & bits) != 0).sum(axis=-1)
+            first = np.concatenate([[0], np.cumsum(bits)])  # first[j]: the group's first j boxes
+            codes = (codes & ~np.int64(first[-1])) | first[count]
+        return codes
+
+    def first_open(self, bits: np.ndarray) -> np.ndarray:
+        """Box bitmasks with each symmetric group's boxes cut to its lowest one (where the canonical class
+        fills next): scoring any other of them leads to a card of the same canonical class."""
+        bits = np.asarray(bits, dtype=np.int64)
+        for g in self.symmetric:
+            mask = np.int64(sum(1 << b for b in g))
+            sel = bits & mask
+            bits = (bits & ~mask) | (sel & -sel)
+        return bits
 
     def digit_of(self, b: int, score: int) -> int:
         """The flag digit a box gets when filled with `score` (0: no declared value)."""
@@ -60,14 +99,14 @@ class ClassCoding:
         return row
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
-        """The class code (filled bits, then flag digits above them) of every card row of `vals`."""
+        """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
         filled = vals != EMPTY
         code = (filled * (np.int64(1) << np.arange(self.nb, dtype=np.int64))).sum(axis=1).astype(np.int64)
         flagcode = np.zeros(len(vals), dtype=np.int64)
         for b, declared in self.flag_values.items():
             match = filled[:, b, None] & (vals[:, b, None] == np.array(declared, dtype=np.int64)[None, :])
             flagcode += np.where(match.any(axis=1), match.argmax(axis=1) + 1, 0) * self.radix[b]
-        return code + (flagcode << self.nb)
+        return self.canonical(code) + (flagcode << self.nb)
 
     def class_of_card(self, card: Card) -> int:
         """The class code of a real card."""
@@ -136,8 +175,9 @@ class StateIndex(ClassCoding):
         codes: np.ndarray,
         pmin: np.ndarray,
         dims: np.ndarray,
+        symmetric: Sequence[Sequence[int]] = (),
     ) -> None:
-        super().__init__(variant)
+        super().__init__(variant, symmetric)
         self.full = (1 << self.nb) - 1
         self.n_codes = (1 << self.nb) * self.n_flagcodes
         self.groups = [tuple(int(b) for b in g) for g in groups]

@@ -294,6 +294,8 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
         "box_max": ix.box_max,
         "flags": {str(b): list(v) for b, v in ix.flag_values.items()},
     }
+    if ix.symmetric:  # interchangeable boxes counted (absent otherwise: such tables are unchanged)
+        header["symmetric"] = [list(g) for g in ix.symmetric]
     header["hmac"] = _mac(secret, header, arrays)
     head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     write_atomic_with(  # streamed to the file, never held whole in memory
@@ -350,6 +352,7 @@ def load(
             arrays["codes"],
             arrays["pmin"],
             arrays["dims"],
+            header.get("symmetric", ()),
         )
         if {str(b): list(v) for b, v in index.flag_values.items()} != header["flags"]:
             raise CacheInvalid("stale: the rules declare other state flags")

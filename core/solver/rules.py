@@ -10,6 +10,10 @@ filled, plus a digit per flagged box saying which declared flag value it holds
 (0: none of them). It is packed into an int: `mask | flagcode << n_boxes`.
 A box's *category* on a card: 0 open, 1 filled with no flagged value, 2+i
 filled with the box's i-th flag value.
+
+Boxes proven interchangeable (`RuleModel.symmetric`) are counted, not enumerated:
+classes are canonical (see `numeric.coding`) and of such a group only its first
+open box is offered, which leads to the same canonical class as any other.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..errors import DicecupError
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
@@ -33,6 +38,9 @@ MAX_COMBOS = 4096  # card situations explored for one (box, roll) before giving 
 MAX_TERMINAL = 2_000_000
 SOLVER_MAX_ROLLS = 20_000  # the turn recursion visits every kept-dice multiset per state
 MAX_CLASSES = 1 << 27
+DETECT_SYMMETRY = True  # count interchangeable boxes (off: enumerate every box, to compare against)
+# hooks that may treat boxes apart in ways the model does not trace for every class in advance
+UNTRACED_HOOKS = ("legal_boxes", "may_reroll", "actions", "apply_action")
 
 
 def check_solvable(variant: Variant) -> None:
@@ -56,8 +64,24 @@ def check_solvable(variant: Variant) -> None:
             masks,
             MAX_CLASSES,
             complete=False,
-            what=f"{len(variant.boxes)} boxes make at least 2^{len(variant.boxes)} = {masks:,} card classes",
+            what=f"{len(variant.boxes)} boxes make at least 2^{len(variant.boxes)} = {masks:,} card classes"
+            + _counted_note(variant),
         )
+
+
+def _counted_note(variant: Variant) -> str:
+    """How many classes remain with interchangeable boxes counted (for a refusal), or '' if none are proven."""
+    try:
+        model = RuleModel(variant, checked=False)
+        if not model.symmetric:
+            return ""
+        sizes = "+".join(str(len(g)) for g in model.symmetric)
+        return (
+            f" ({model.counted_classes:,} with its interchangeable boxes ({sizes}) counted; "
+            "the index still spans every box bit)"
+        )
+    except DicecupError:  # the refusal stands without the note
+        return ""
 
 
 class Legality:
@@ -74,8 +98,9 @@ class Legality:
 class RuleModel(ClassCoding):
     """The compiled variant seen by the solver: score tables per context, legality, end bonuses."""
 
-    def __init__(self, variant: Variant) -> None:
-        check_solvable(variant)
+    def __init__(self, variant: Variant, checked: bool = True) -> None:
+        if checked:  # (unchecked: only to prove symmetry for a refusal's message)
+            check_solvable(variant)
         self.variant = variant
         super().__init__(variant)
         self.rolls: tuple[Roll, ...] = variant.all_rolls()
@@ -395,6 +420,13 @@ class RuleModel(ClassCoding):
         `declared_score`); a rule that reads the roll itself is asked roll by roll.
         """
         codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+        later, first, index, tables = self._allowed_arrays(codes)
+        if not self.symmetric:
+            return later, first, index, tables
+        return self.first_open(later), self.first_open(first), index, self.first_open(tables)
+
+    def _allowed_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`legal_arrays` before symmetric groups are cut to their first open box."""
         open_bits = ~codes & self._full
         ids = [self._answer_ids(codes, first) for first in (False, True)]
         flat = np.array([a if isinstance(a, int) else -1 for a in self._answers], dtype=np.int64)
@@ -574,6 +606,58 @@ class RuleModel(ClassCoding):
             if b is not None:  # a rule may name boxes this card does not have: they are not legal
                 out |= 1 << b
         return out
+
+    # ------------------------------------------------------------------ symmetry
+
+    @cached_property
+    def symmetric(self) -> tuple[tuple[int, ...], ...]:  # type: ignore[override]
+        """Groups of two or more boxes proven interchangeable: any card and the card with two of them swapped
+        have the same future, so a class counts a group's filled boxes instead of naming them.
+
+        Proven, box by box, from what the rules model learnt: the same multiplier, the same declared
+        pattern results and the same score and award points for every roll (first or not) in every
+        situation of the boxes the score reads; no score reads any of them, none carries a state flag,
+        and they lie in the same threshold groups (end bonuses see only the groups' totals, `terminal`).
+        Legality and reroll rules are not traced for every class in advance (`UNTRACED_HOOKS`), so a
+        variant with any is never counted.
+        """
+        v = self.variant
+        sheets = list(v.sheets.values())
+        if not DETECT_SYMMETRY or any(x.implements(h) for x in [v, *sheets] for h in UNTRACED_HOOKS):
+            return ()
+        tables: list[list[tuple]] = [[] for _ in range(self.nb)]
+        read = set()
+        for dep, keys, scores, points in self.score_groups:
+            read |= set(dep)
+            for b in np.unique(keys[:, 0]).tolist():
+                sel = np.flatnonzero(keys[:, 0] == b)
+                sel = sel[np.lexsort((keys[sel, 2], keys[sel, 1]))]
+                tables[b].append((dep, keys[sel, 1:].tobytes(), scores[sel].tobytes(), points[sel].tobytes()))
+        by_key: dict[tuple, list[int]] = {}
+        for b, box in enumerate(self.box_ids):
+            if b in read or b in self.flag_values:
+                continue
+            member = tuple(gi for gi, g in enumerate(self.all_groups) if b in g)
+            by_key.setdefault((v.multiplier(box), member, tuple(sorted(tables[b]))), []).append(b)
+        out: list[tuple[int, ...]] = []
+        for alike in (g for g in by_key.values() if len(g) > 1):  # the declared patterns last: the dearest
+            by_pattern: dict[tuple, list[int]] = {}
+            for b in alike:
+                spec = v.box(self.box_ids[b])
+                key = tuple((v.combination(spec, r), v.declared_score(spec, r)) for r in self.rolls)
+                by_pattern.setdefault(key, []).append(b)
+            out.extend(tuple(g) for g in by_pattern.values() if len(g) > 1)
+        return tuple(sorted(out))
+
+    @property
+    def counted_classes(self) -> int:
+        """How many classes there can be: 2 masks per box, k + 1 per symmetric group of k boxes (counted),
+        times the flag codes."""
+        grouped = sum(len(g) for g in self.symmetric)
+        n = 1 << (self.nb - grouped)
+        for g in self.symmetric:
+            n *= len(g) + 1
+        return n * self.n_flagcodes
 
     # ------------------------------------------------------------------ end of game
 

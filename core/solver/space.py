@@ -47,10 +47,11 @@ def state_bound(model: RuleModel) -> int:
     """A cheap upper bound on the state count: every class code times each relevant group's range of totals
     (times the bank sizes, where unused rolls are banked).
 
-    A class holds at most one state per distinct clamped total of each threshold group
-    that matters, and clamping never makes more totals than the group can reach.
+    Interchangeable boxes are counted (`RuleModel.counted_classes`). A class holds at most one state
+    per distinct clamped total of each threshold group that matters, and clamping never makes more
+    totals than the group can reach.
     """
-    n = (1 << model.nb) * model.n_flagcodes * bank_sizes(model.variant)
+    n = model.counted_classes * bank_sizes(model.variant)
     for (lo, hi), bounds in zip(model.group_ranges, model.clamps, strict=False):
         if bounds is not None:
             n *= hi - lo + 1
@@ -115,6 +116,8 @@ class StateSpace:
         self._legal_rows: dict[int, int] | None = None  # class code -> row of `_legal`, built when first asked
         self.n_states: int | None  # None when loaded from the cache (no search)
         if index is not None:  # loaded from the cache: no search, legality on demand
+            if index.symmetric != model.symmetric:
+                raise SolverError(f"{model.variant.id}: the table counts other interchangeable boxes than the rules")
             self.index, self.size, self.n_states = index, index.size, None
             return
         self._explore(max_states, on_class)
@@ -487,6 +490,7 @@ class StateSpace:
             codes,
             np.concatenate(pmin_all).reshape(len(codes), G),
             np.concatenate(dims_all).reshape(len(codes), G),
+            self.model.symmetric,
         )
         self.size = self.index.size
         self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
