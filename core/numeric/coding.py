@@ -91,6 +91,20 @@ class ClassCoding:
             return 0
         return vals.index(score) + 1
 
+    def spread_symmetric(self, codes: np.ndarray, per_box: np.ndarray) -> np.ndarray:
+        """(states, boxes, k) per-box rows of canonical classes `codes`, with each symmetric group's boxes all
+        given the row of its first open box (where filling any open box of the group leads), so a card
+        filled out of the canonical order finds its real open boxes there."""
+        n = len(codes)
+        for g in self.symmetric:
+            j = sum((codes >> b) & 1 for b in g)
+            open_ = j < len(g)
+            first = np.array(g, dtype=np.int64)[np.minimum(j, len(g) - 1)]
+            row = per_box[np.arange(n), first][open_]
+            for b in g:
+                per_box[open_, b] = row
+        return per_box
+
     def row_of(self, card: Card) -> np.ndarray:
         """A card as a (1, boxes) `vals` row: each box's score, EMPTY where open."""
         row = np.full((1, self.nb), EMPTY, dtype=np.int64)

@@ -149,14 +149,15 @@ class Solution:
         return np.where(inside, dense[off + np.clip(scores, lo, hi) - lo], -1).astype(np.int64)
 
     def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
-        """[states, boxes * slot_width]: the value of the state each slot leads to (NaN where the box is filled)."""
+        """[states, boxes * slot_width]: the value of the state each slot leads to (NaN where the box is filled;
+        interchangeable boxes: see `ClassCoding.spread_symmetric`)."""
         space, k = self.space, self.slot_width
         out = np.full((len(codes), space.nb * k), np.nan)
         for b in range(space.nb):
             succ = successor_values(space, self.column(), b, codes, prog)  # (slots of b, states)
             succ[:, (codes >> b) & 1 == 1] = np.nan
             out[:, b * k : b * k + len(succ)] = succ.T
-        return out
+        return self.index.spread_symmetric(codes, out.reshape(len(codes), space.nb, k)).reshape(len(codes), -1)
 
     def turn_tables(
         self, codes: np.ndarray, prog: np.ndarray, bank: int = 0
