@@ -39,7 +39,7 @@ BUILTIN = {
     "yatzy-forced",
 }
 IGNORE = shutil.ignore_patterns(
-    ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "venv", ".pytest_cache", ".hypothesis"
+    ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "venv", ".pytest_cache", ".hypothesis", "_kernels*"
 )
 BIN = "Scripts" if os.name == "nt" else "bin"
 
@@ -116,12 +116,18 @@ def test_wheel_install(workdir):
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"dicecup/variants/{v}.yaml" for v in BUILTIN} <= set(names)
     assert "dicecup/plugins/joker.py" in names and "dicecup/testing.py" in names
+    built = {n for n in names if n.startswith("dicecup/numeric/_kernels")}
+    if shutil.which("cc"):  # the kernels built ahead of time travel in the wheel, with the CPU they need
+        assert "dicecup/numeric/_kernels_cpu.py" in built and any(n.endswith((".so", ".pyd")) for n in built)
     assert not [n for n in names if n.startswith(("core/", "plugins/", "variants/", "tests/"))]
 
     python, env = fresh_venv(workdir, "wheel-venv")
     run(python, "-m", "pip", "install", "--no-deps", "--no-index", wheel, cwd=workdir, env=env)
     found = probe(python, workdir, env)
     assert Path(found["file"]).is_relative_to(workdir / "wheel-venv")
+    if built:
+        mode = run(python, "-c", "from dicecup.numeric import compiled; print(compiled.MODE)", cwd=workdir, env=env)
+        assert mode.strip() == "aot"
     assert set(found["ids"]) == BUILTIN and found["yahtzee_boxes"] == 13
     assert found["dist_version"] == found["version"]  # one version, read from dicecup.__version__
     assert wheel.name.startswith(f"dicecup-{found['version']}-")
@@ -132,6 +138,7 @@ def test_wheel_install(workdir):
 def test_editable_install(workdir):
     src = workdir / "src"
     python, env = fresh_venv(workdir, "editable-venv")
+    env = {**env, "DICECUP_BUILD_KERNELS": "0"}  # the wheel test builds them; this one is about the layout
     run(
         python,
         "-m",

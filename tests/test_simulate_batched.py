@@ -549,7 +549,9 @@ def test_compiled_play_is_the_numpy_policy_game_for_game(solved, vid, options):
 def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monkeypatch):
     """Decisions are a function of the state and dice of the game's own stream: one thread or two, a fresh
     memo or one dropped again and again when full, the games are the same."""
-    from dicecup.numeric.compiled import numba
+    from dicecup.numeric.compiled import numba_module
+
+    numba = numba_module()
 
     v, solution = solved("generala")
     threads = numba.get_num_threads()

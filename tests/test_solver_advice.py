@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dicecup.cli.base import QuickCommand
+from dicecup.numeric import compiled
 from dicecup.solver import advice, solve
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -45,7 +46,7 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
         assert np.allclose([o.value for o in slow], [o.value for o in fast], rtol=0, atol=1e-9)
 
 
-@pytest.mark.skipif(not advice._compiled(), reason="numba is not installed")
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="no compiled kernels: numba is not installed")
 @pytest.mark.parametrize(("dice", "faces"), [(5, 6), (3, 3), (2, 8)])
 def test_compiled_fold_gives_the_numpy_folds_keeps_exactly(dice, faces):
     """The compiled turn recursion and its numpy twin sum the same terms in the same order: equal bits."""
@@ -61,7 +62,7 @@ def test_compiled_fold_gives_the_numpy_folds_keeps_exactly(dice, faces):
         rows = [rng.normal(50, 20, (Table.graph.n_rolls, 1)) for _ in range(left + 1)]
         want = advice.fold(Table.graph, rows)[-1][1]
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(advice, "_tables_answer", lambda v: True)
+            mp.setattr(advice, "_compiled", lambda v: True)
             got = advice._fold_keeps(Table, rows)  # type: ignore[arg-type]
         assert want is not None and got.shape == (n_keeps, 1)
         assert np.array_equal(got, want[:n_keeps])

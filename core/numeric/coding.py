@@ -14,12 +14,12 @@ as `vals` rows (one int per box, `EMPTY` where open) for many games at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 
 from ..language.model import Card, Variant
 from .errors import SolverError
+from .records import StateArrays
 
 __all__ = ["EMPTY", "ClassCoding", "StateArrays", "StateIndex", "clamp", "clamp_arrays"]
 
@@ -161,19 +161,6 @@ def clamp(clo: np.ndarray, chi: np.ndarray, masks: np.ndarray, progress: np.ndar
     for g in range(progress.shape[1]):
         out[:, g] = np.clip(progress[:, g], clo[g][masks], chi[g][masks])
     return out
-
-
-class StateArrays(NamedTuple):
-    """A `StateIndex` as flat arrays, for compiled kernels: per class code (and group) where its values start."""
-
-    base: np.ndarray  # int64 [codes]: first value slot of each class, -1 when unreachable
-    pmin: np.ndarray  # int64 [G, codes]: smallest clamped total of each group
-    dims: np.ndarray  # int64 [G, codes]: how many totals of each group
-    strides: np.ndarray  # int64 [G, codes]
-    clo: np.ndarray  # int64 [G, masks]: clamp range of each group per box mask
-    chi: np.ndarray
-    full: int  # the all-filled box mask
-    size: int  # number of values (the NaN sentinel's slot)
 
 
 class StateIndex(ClassCoding):

@@ -1,30 +1,152 @@
-"""numba, where it is installed: the compiled kernels' one import point.
+"""How the kernels run in this process: built ahead of time, compiled now by numba, or as numpy-level Python.
 
-`AVAILABLE` says whether they exist; without numba the numpy reference runs
-(slower, same values). Kernels are cached on disk (`cache=True`), so a process
-after the first finds them compiled.
+The kernels (`turn.py`, `lookup.py`, `layer.py`) are plain Python functions over the
+records of `records.py`, written once. An install builds them ahead of time into the
+extension module `dicecup.numeric._kernels` (`aot.py`, run by setup.py; it needs
+numba and a C compiler at build time only), so a process that solves or advises
+imports neither numba nor LLVM and compiles nothing. Where that module is missing,
+does not load, or was built for a CPU with instructions this one lacks, numba
+compiles the same functions on first use (cached on disk); without numba the
+numpy reference runs (slower, same values). `MODE` says which, decided without
+importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one.
 
-numba leaves LLVM's SLP vectoriser off by default; the turn recursion (`turn.py`)
-spells its W lanes out so that this pass packs them into one vector register, so
-it is switched on here (for the kernels this process compiles), unless
-$NUMBA_SLP_VECTORIZE says otherwise. It changes no value: the lanes are
-independent states, each added and compared in the same order.
+numba leaves LLVM's SLP vectoriser off by default; the turn recursion spells its W
+lanes out so that this pass packs them into one vector register, so it is
+switched on (for both builds) unless $NUMBA_SLP_VECTORIZE says otherwise. It
+changes no value: the lanes are independent states, each added and compared in
+the same order.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
+from collections.abc import Callable
+from functools import cache
+from types import ModuleType
 from typing import Any
 
-numba: Any  # the module, or None where numba is not installed
-try:
-    import numba
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    numba = None
+import numpy as np
 
-__all__ = ["AVAILABLE", "numba"]
+__all__ = [
+    "AOT_MODULE",
+    "AVAILABLE",
+    "MODE",
+    "MODES",
+    "NUMBA",
+    "aot_kernel",
+    "aot_module",
+    "cpu_flags",
+    "jit",
+    "numba_module",
+]
 
-AVAILABLE = numba is not None
+MODES = ("aot", "jit", "numpy")
+AOT_MODULE = "dicecup.numeric._kernels"
+MODE_ENV = "DICECUP_KERNELS"
 
-if AVAILABLE and "NUMBA_SLP_VECTORIZE" not in os.environ:
-    numba.config.SLP_VECTORIZE = 1
+
+def cpu_flags() -> frozenset[str]:
+    """The instruction-set flags this CPU reports (/proc/cpuinfo); empty where the file is not there."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+@cache
+def aot_module() -> ModuleType | None:
+    """The ahead-of-time build, when it is installed, loads, and needs no instruction this CPU lacks."""
+    try:
+        module = importlib.import_module(AOT_MODULE)
+        built_for = frozenset(importlib.import_module(AOT_MODULE + "_cpu").FLAGS)  # the build machine's, beside it
+    except (ImportError, OSError, AttributeError, TypeError):
+        return None
+    have = cpu_flags()
+    if built_for and (not have or not built_for <= have):  # built with -march=native elsewhere: not safe to run here
+        return None
+    return module
+
+
+def _mode() -> str:
+    """`aot`, `jit` or `numpy`: $DICECUP_KERNELS, else the best this install can run."""
+    asked = os.environ.get(MODE_ENV, "")
+    if asked == "numpy" or (asked == "jit" and NUMBA):
+        return asked
+    if aot_module() is not None:
+        return "aot"
+    return "jit" if NUMBA else "numpy"
+
+
+NUMBA = importlib.util.find_spec("numba") is not None
+"""Whether numba is installed (asked without importing it)."""
+MODE = _mode()
+AVAILABLE = MODE != "numpy"
+"""Whether compiled kernels run here (ahead of time or by numba)."""
+
+
+def aot_kernel(name: str) -> Callable[..., Any]:
+    """The ahead-of-time build's function `name` (only in the `aot` mode), behind a check of its arguments.
+
+    Compiled for one signature (`aot.signatures`), it would read an array of another dtype, rank or
+    memory layout as if it had that one (numba's dispatcher would compile another version instead):
+    the check turns that into a TypeError.
+    """
+    kernel = getattr(aot_module(), name)
+    examples: list[tuple[Any, ...]] = []
+
+    def call(*args: Any) -> Any:
+        if not examples:
+            from .aot import signatures
+
+            examples.append(signatures()[name])
+        if len(args) != len(examples[0]):
+            raise TypeError(f"{name}: {len(args)} arguments, expected {len(examples[0])}")
+        for i, (arg, like) in enumerate(zip(args, examples[0], strict=True)):
+            _check_like(arg, like, f"{name} argument {i}")
+        return kernel(*args)
+
+    call.__doc__ = kernel.__doc__
+    return call
+
+
+def _check_like(arg: Any, like: Any, where: str) -> None:
+    """Raise TypeError unless `arg` has the kernel type of `like` (recursing into records)."""
+    if isinstance(like, np.ndarray):
+        if not isinstance(arg, np.ndarray) or arg.dtype != like.dtype or arg.ndim != like.ndim:
+            got = f"{arg.dtype}, {arg.ndim}-d" if isinstance(arg, np.ndarray) else type(arg).__name__
+            raise TypeError(f"{where}: expected a {like.ndim}-d {like.dtype} array, got {got}")
+        if not arg.flags.c_contiguous:
+            raise TypeError(f"{where}: the array must be C-contiguous (np.ascontiguousarray)")
+    elif isinstance(like, tuple):
+        if type(arg) is not type(like):
+            raise TypeError(f"{where}: expected {type(like).__name__}, got {type(arg).__name__}")
+        for field, a, b in zip(getattr(like, "_fields", range(len(like))), arg, like, strict=True):
+            _check_like(a, b, f"{where}.{field}")
+    elif isinstance(like, bool | np.bool_):
+        if not isinstance(arg, bool | np.bool_):
+            raise TypeError(f"{where}: expected a bool, got {type(arg).__name__}")
+    elif isinstance(arg, bool | np.bool_) or not isinstance(arg, int | np.integer):
+        raise TypeError(f"{where}: expected an integer, got {type(arg).__name__}")
+
+
+@cache
+def numba_module() -> Any:
+    """numba, imported on first use (only the `jit` mode and the simulator's own kernels need it)."""
+    numba: Any = importlib.import_module("numba")
+    if "NUMBA_SLP_VECTORIZE" not in os.environ:
+        numba.config.SLP_VECTORIZE = 1
+    return numba
+
+
+def jit(fn: Callable[..., Any], inline: bool = False) -> Any:
+    """`fn` compiled by numba (cached on disk, releasing the GIL; inlined into its callers when `inline`)."""
+    nb = numba_module()
+    if inline:
+        return nb.njit(inline="always")(fn)
+    return nb.njit(cache=True, nogil=True)(fn)

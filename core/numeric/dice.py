@@ -15,31 +15,13 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cached_property
-from typing import NamedTuple
 
 import numpy as np
 from attrs import frozen
 
+from .records import DiceArrays
+
 __all__ = ["DiceArrays", "DiceGraph"]
-
-
-class DiceArrays(NamedTuple):
-    """The graph as flat arrays for compiled kernels (one record instead of a wall of arguments).
-
-    Rows are the multisets in `DiceGraph.multisets` order; `levels[s]:levels[s + 1]`
-    are the multisets of size s (so `levels[dice]` is the first full roll).
-    """
-
-    levels: np.ndarray  # int64 [dice + 2]
-    add_edges: np.ndarray  # int64 [rows, faces]: the row of m + face (sizes < dice; zeros past)
-    sub_edges: np.ndarray  # int64 [rows, width]: rows of m - d for each distinct die d (zeros past sub_count)
-    sub_count: np.ndarray  # int64 [rows]: how many distinct dice m holds
-    sub_face: np.ndarray  # int64 [rows, faces]: the row of m minus one die of face f + 1 (-1: none)
-    row_counts: np.ndarray  # int64 [rows, faces]: how many of each face m holds
-    row_size: np.ndarray  # int64 [rows]: |m|
-    roll_probs: np.ndarray  # float64 [full rolls]: probability of each full roll
-    faces: int
-    dice: int
 
 
 @frozen

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .coding import StateArrays
-from .compiled import AVAILABLE, numba
+from . import compiled
+from .records import StateArrays
 
-__all__ = ["state_slot"]
+__all__ = ["jitted", "state_slot"]
 
 
 def _state_slot(st: StateArrays, code: int, prog: np.ndarray, inc: np.ndarray) -> int:
@@ -31,4 +33,13 @@ def _state_slot(st: StateArrays, code: int, prog: np.ndarray, inc: np.ndarray) -
     return idx
 
 
-state_slot = numba.njit(cache=True, nogil=True)(_state_slot) if AVAILABLE else _state_slot
+def jitted() -> Any:
+    """`state_slot` compiled by numba, for numba kernels (built ahead of time, it is inlined into theirs)."""
+    g = globals()
+    if not hasattr(g["_state_slot"], "py_func"):
+        g["_state_slot"] = compiled.jit(_state_slot)
+    return g["_state_slot"]
+
+
+state_slot: Any = _state_slot
+"""For Python callers and the numpy paths: one state at a time (kernels call `jitted()`)."""

@@ -7,17 +7,21 @@ banked), a turn of `rolls` rolls is folded back one decision at a time: a keep i
 the best of scoring it and of its best proper keep, which is the best over one
 die removed (`sub_edges`). The solver folds it for every state of a layer, the
 simulator and the advisor read the keeps it leaves. `reference.turn_tables` is
-the numpy twin the tests hold it to.
+the numpy twin the tests hold it to. `turn_block` is what Python calls (built ahead
+of time, or compiled by numba: `compiled.MODE`); `jitted()` is numba's, for other
+numba kernels to call.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from .compiled import AVAILABLE, numba
-from .dice import DiceArrays
+from . import compiled
+from .records import DiceArrays
 
-__all__ = ["AVAILABLE", "W", "turn_block"]
+__all__ = ["W", "jitted", "turn_block"]
 
 W = 8
 """States folded side by side: the last axis of every array `turn_block` takes (one AVX-512 register of
@@ -132,8 +136,19 @@ def _turn_block(
             _store(val, r, _max(_lanes(now, r), acc))
 
 
-if AVAILABLE:
-    _lanes, _store, _add, _max, _scale = (numba.njit(inline="always")(f) for f in (_lanes, _store, _add, _max, _scale))
-    turn_block = numba.njit(cache=True, nogil=True)(_turn_block)
-else:
-    turn_block = _turn_block
+def jitted() -> Any:
+    """The fold compiled by numba (its lane helpers inlined), for numba kernels and the `jit` mode."""
+    g = globals()
+    if not hasattr(g["_turn_block"], "py_func"):
+        for name in ("_lanes", "_store", "_add", "_max", "_scale"):
+            g[name] = compiled.jit(g[name], inline=True)
+        g["_turn_block"] = compiled.jit(_turn_block)
+    return g["_turn_block"]
+
+
+turn_block: Any = _turn_block
+"""The fold for Python callers, as this process runs kernels (`compiled.MODE`)."""
+if compiled.MODE == "aot":
+    turn_block = compiled.aot_kernel("turn_block")
+elif compiled.MODE == "jit":
+    turn_block = jitted()

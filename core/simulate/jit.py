@@ -19,10 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..numeric import compiled, lookup, turn
 from ..numeric.coding import EMPTY
-from ..numeric.compiled import AVAILABLE, numba
-from ..numeric.lookup import state_slot
-from ..numeric.turn import W, turn_block
+from ..numeric.turn import W
 
 __all__ = [
     "AVAILABLE",
@@ -112,7 +111,13 @@ def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
         return base + np.arange(first_game, first_game + games, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
 
 
+AVAILABLE = compiled.AVAILABLE and compiled.NUMBA
+"""The simulator's kernels are compiled by numba where it is installed (they are not built ahead of time)."""
+
 if AVAILABLE:
+    numba = compiled.numba_module()
+    turn_block = turn.jitted()
+    state_slot = lookup.jitted()
 
     @numba.njit(cache=True, nogil=True)
     def group_facts(vals, facts, nb, empty, max_size):

@@ -3,9 +3,9 @@
 `advise` needs only the state values (a cached table): a variant's first cards
 are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
 the table alone where that is all a decision asks; later ones by memoised score
-tables, which from then on work with the compiled turn recursion (numba, imported
-then; a one-card `dicecup advise` folds with its numpy twin and imports no
-compiler). A card's scored rolls, its successors' values and its keeps' values
+tables. Keeps are folded by the compiled turn recursion where it is built ahead of
+time; where numba would compile it, a one-card `dicecup advise` folds with its
+numpy twin and imports no compiler. A card's scored rolls, its successors' values and its keeps' values
 are memoised, so the next decision of the same turn is a lookup. `Policy` serves bots and simulation: it
 plays from the rule tables the solver built, one turn table per state, memoised.
 """
@@ -244,11 +244,10 @@ def _keeps_cached(solution: Values, card: Card, rolls_left: int, later: Situatio
 
 def _fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
     """(keeps, 1): every keep's value at the decision with len(rows) - 1 rolls left, rows[left] (rolls, 1) the
-    best value of scoring each roll with `left` rolls left: the turn recursion, compiled where numba is
-    installed and this process has advised enough cards of the variant to earn its import (`_tables_answer`),
-    else its numpy twin (the same sums in the same order: the same values)."""
+    best value of scoring each roll with `left` rolls left: the turn recursion, compiled (`_compiled`), else
+    its numpy twin (the same sums in the same order: the same values)."""
     v = solution.variant
-    if not (_tables_answer(v) and _compiled()):
+    if not _compiled(v):
         keeps = fold(solution.graph, rows)[-1][1]
         assert keeps is not None  # a decision with rolls left has keeps
         return keeps
@@ -266,12 +265,12 @@ def _fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
     return keeps[0][:, :1].copy()
 
 
-@lru_cache(maxsize=1)
-def _compiled() -> bool:
-    """Whether the compiled turn recursion can run (numba installed), asked without importing numba."""
-    import importlib.util
+def _compiled(v: Variant) -> bool:
+    """Whether to fold with the compiled turn recursion: always where it is built ahead of time; where numba
+    would compile it, once this process has advised enough cards of `v` to earn that (`_tables_answer`)."""
+    from ..numeric import compiled
 
-    return importlib.util.find_spec("numba") is not None
+    return compiled.MODE == "aot" or (compiled.MODE == "jit" and _tables_answer(v))
 
 
 def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:

@@ -1,0 +1,113 @@
+"""The kernels built ahead of time: `dicecup.numeric._kernels`, an extension module that needs no numba to run.
+
+setup.py runs `build` when the package is installed (numba and a C compiler are
+needed then, not after). It compiles the very functions the `jit` mode compiles
+(`turn._turn_block`, `layer._layer` with the functions they call) with numba's
+ahead-of-time compiler, for the argument types the solver and the advisor pass,
+with the GIL released so that the solver's threads run them on every core. The
+code is tuned for the CPU it is built on; the CPU's flags are written beside the
+module (`_kernels_cpu.py`) and checked before it is loaded elsewhere.
+
+    python -m dicecup.numeric.aot OUTPUT_DIR   # (re)build by hand
+
+It imports only numpy, numba and this folder's kernel modules (not the engine),
+so that it can run in a build environment holding just those two packages.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import compiled, layer, turn
+from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
+
+__all__ = ["MODULE", "build", "signatures"]
+
+MODULE = "_kernels"
+
+
+def _i8(*shape: int) -> np.ndarray:
+    return np.zeros(shape, dtype=np.int64)
+
+
+def _f8(*shape: int) -> np.ndarray:
+    return np.zeros(shape)
+
+
+def signatures() -> dict[str, tuple[Any, ...]]:
+    """Per exported name, example arguments of the types its callers pass (C-contiguous arrays, int64 counts)."""
+    dice = DiceArrays(_i8(3), _i8(1, 1), _i8(1, 1), _i8(1), _i8(1, 1), _i8(1, 1), _i8(1), _f8(1), 1, 1)
+    st = StateArrays(_i8(1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), 1, 1)
+    i4 = np.zeros((1, 1, 1), dtype=np.int32)
+    lay = LayerArrays(
+        _i8(1), _i8(1, 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1), i4[0], _i8(1), i4, i4, False,
+        _i8(1), _i8(1), False,
+    )  # fmt: skip
+    slots = SlotArrays(_i8(1, 1), _i8(1, 1, 1), _i8(1))
+    w = turn.W
+    fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
+    one = np.int64(1)
+    return {
+        "turn_block": fold,
+        "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, one, one, _f8(1, 1)),
+        "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, one, one, _f8(1, 1)),
+    }
+
+
+def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
+    """Compile the kernels into `output_dir`/_kernels.<ext> and write `_kernels_cpu.py`; returns the module's path."""
+    nb = compiled.numba_module()
+    types: Any = importlib.import_module("numba.core.types")
+    signature = importlib.import_module("numba.core.typing").signature
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba marks its ahead-of-time compiler as pending deprecation
+        pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
+        cc_class: Any = importlib.import_module("numba.pycc").CC
+
+    class _NoGil(pycc_compiler.Flags):
+        """Exported functions release the GIL (the solver runs blocks of a layer on threads)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    kernels = {"turn_block": turn.jitted(), "layer_f8": layer.jitted(), "layer_f4": layer.jitted()}
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="dicecup-aot-") as tmp:
+        cc = cc_class(MODULE, source_module=layer)
+        cc.output_dir = tmp
+        cc.target_cpu = target_cpu
+        for name, args in signatures().items():
+            sig = signature(types.void, *(nb.typeof(a) for a in args))
+            cc.export(name, sig)(kernels[name].py_func)
+        saved, pycc_compiler.Flags = pycc_compiler.Flags, _NoGil
+        try:
+            cc.compile()
+        finally:
+            pycc_compiler.Flags = saved
+        (built,) = Path(tmp).glob(MODULE + ".*")
+        target = out / built.name
+        shutil.copyfile(built, target)
+    flags = sorted(compiled.cpu_flags()) if target_cpu == "host" else []
+    (out / (MODULE + "_cpu.py")).write_text(
+        '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for."""\n\n'
+        f"FLAGS = {flags!r}\n",
+        encoding="ascii",
+    )
+    return target
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m dicecup.numeric.aot OUTPUT_DIR")
+    print(build(sys.argv[1]))

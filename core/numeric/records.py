@@ -1,0 +1,75 @@
+"""The records compiled kernels take: flat numpy arrays grouped by what they describe (numpy only).
+
+They live apart from the classes that build them (`dice.DiceGraph`, `coding.StateIndex`,
+the solver's layer tables) so that the kernels' ahead-of-time build (`aot.py`) can type
+them with nothing but numpy and numba installed.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["DiceArrays", "LayerArrays", "SlotArrays", "StateArrays"]
+
+
+class DiceArrays(NamedTuple):
+    """The dice graph as flat arrays for compiled kernels (one record instead of a wall of arguments).
+
+    Rows are the multisets in `DiceGraph.multisets` order; `levels[s]:levels[s + 1]`
+    are the multisets of size s (so `levels[dice]` is the first full roll).
+    """
+
+    levels: np.ndarray  # int64 [dice + 2]
+    add_edges: np.ndarray  # int64 [rows, faces]: the row of m + face (sizes < dice; zeros past)
+    sub_edges: np.ndarray  # int64 [rows, width]: rows of m - d for each distinct die d (zeros past sub_count)
+    sub_count: np.ndarray  # int64 [rows]: how many distinct dice m holds
+    sub_face: np.ndarray  # int64 [rows, faces]: the row of m minus one die of face f + 1 (-1: none)
+    row_counts: np.ndarray  # int64 [rows, faces]: how many of each face m holds
+    row_size: np.ndarray  # int64 [rows]: |m|
+    roll_probs: np.ndarray  # float64 [full rolls]: probability of each full roll
+    faces: int
+    dice: int
+
+
+class StateArrays(NamedTuple):
+    """A `StateIndex` as flat arrays, for compiled kernels: per class code (and group) where its values start."""
+
+    base: np.ndarray  # int64 [codes]: first value slot of each class, -1 when unreachable
+    pmin: np.ndarray  # int64 [G, codes]: smallest clamped total of each group
+    dims: np.ndarray  # int64 [G, codes]: how many totals of each group
+    strides: np.ndarray  # int64 [G, codes]
+    clo: np.ndarray  # int64 [G, masks]: clamp range of each group per box mask
+    chi: np.ndarray
+    full: int  # the all-filled box mask
+    size: int  # number of values (the NaN sentinel's slot)
+
+
+class SlotArrays(NamedTuple):
+    """Per box, the distinct successors its scores lead to (`StateSpace.slot_add` / `slot_inc`), padded."""
+
+    add: np.ndarray  # int64 [boxes, kmax]: class-code increment of each slot
+    inc: np.ndarray  # int64 [boxes, kmax, G]: group-total increments
+    used: np.ndarray  # int64 [boxes]: slots in use
+
+
+class LayerArrays(NamedTuple):
+    """One layer of the solver's states and the score tables of their contexts."""
+
+    codes: np.ndarray  # int64 [N]: class code of each state
+    prog: np.ndarray  # int64 [N, G]: clamped group totals
+    ctxs: np.ndarray  # int64 [N]: dense context of each state (row of point_row / slot_row)
+    later_bits: np.ndarray  # int64 [N]: boxes legal after a later roll (when the roll does not matter)
+    first_bits: np.ndarray  # int64 [N]: ... after the first roll
+    rd_index: np.ndarray  # int64 [N]: row of rd_tables when legality depends on the roll, else -1
+    rd_tables: np.ndarray  # int64 [T, rolls, 2]: legal-box bits per roll (and first roll?)
+    points: np.ndarray  # float64 [P, rolls]: distinct rows of the points of scoring each roll in a box
+    slots: np.ndarray  # int32 [S, rolls]: distinct rows of the successor slot each score leads to
+    reach: np.ndarray  # int64 [S]: bit k set where the slot row holds slot k
+    point_row: np.ndarray  # int32 [contexts, boxes, 2]: the row of points of each box, later/first roll
+    slot_row: np.ndarray  # int32 [contexts, boxes, 2]: the row of slots ...
+    fs_both: bool  # whether first-roll scoring differs anywhere in the layer
+    pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
+    first_pick: np.ndarray  # int64 [decisions]: ... were that decision the turn's first (banked rolls)
+    banked: bool  # unused rolls are banked: a score row per rolls left, a value per bank

@@ -1,0 +1,139 @@
+"""The kernels built ahead of time at install (`numeric.aot`), and how a process picks its kernels.
+
+The install of the README builds `dicecup.numeric._kernels`; a process that solves or
+advises then runs it without importing numba, and gets the same bits as numba's
+compile of the same functions and as the numpy reference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from _solver_helpers import tiny_variant
+
+from dicecup.numeric import compiled
+from dicecup.numeric.dice import DiceGraph
+from dicecup.numeric.reference import plain_pick
+from dicecup.numeric.turn import W
+
+needs_aot = pytest.mark.skipif(compiled.MODE != "aot", reason="the kernels were not built ahead of time here")
+
+
+def _fold_args(dice: int = 2, faces: int = 3) -> tuple:
+    graph = DiceGraph(dice, faces)
+    rolls, rows = graph.n_rolls, len(graph.multisets)
+    pick = plain_pick(2)
+    rng = np.random.default_rng(1)
+    return (
+        rng.normal(size=(2, rolls, W)), pick, pick, graph.arrays, np.empty((rolls, W)), np.empty((rows, W)),
+        np.empty((rows, W)), np.empty((0, 0, W)), np.empty((0, rolls, W)),
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(
+    shutil.which("cc") is None or os.environ.get(compiled.MODE_ENV, "") not in ("", "aot"),
+    reason="no C compiler to build the kernels with, or a kernel mode forced",
+)
+def test_the_install_built_the_kernels_and_uses_them():
+    """Where the install could build them (a C compiler), this process runs them: nothing to compile."""
+    assert compiled.aot_module() is not None
+    assert compiled.MODE == "aot"
+
+
+@needs_aot
+def test_a_solve_and_advice_import_neither_numba_nor_llvm(tmp_path):
+    """What made a first run slow and a solve 90 MB larger is not loaded at all."""
+    tiny_variant(tmp_path, "threshold")
+    path = tmp_path / "tiny-threshold.yaml"
+    code = f"""
+import json, sys
+from dicecup import Engine, GameState
+from dicecup.solver import advise_state, solve
+v = Engine(entry_points=False).load_file({str(path)!r})
+solution = solve(v)
+state = GameState.new(v, ["a"]).roll(dice=[1] * v.dice)
+advise_state(solution, state)
+print(json.dumps([m for m in ("numba", "llvmlite") if m in sys.modules]))
+"""
+    env = dict(os.environ, DICECUP_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+
+
+@needs_aot
+@pytest.mark.parametrize("name", ["threshold", "banked", "flags"])
+def test_ahead_of_time_and_numba_kernels_give_the_same_bits(tmp_path, name):
+    """The same functions, compiled twice (at install, and by numba now): equal value tables."""
+    tiny_variant(tmp_path, name)
+    path = tmp_path / f"tiny-{name}.yaml"
+    code = f"""
+import sys
+import numpy as np
+from dicecup import Engine
+from dicecup.numeric import compiled
+from dicecup.solver import solve
+assert compiled.MODE == sys.argv[1], compiled.MODE
+np.save(sys.argv[2], np.asarray(solve(Engine(entry_points=False).load_file({str(path)!r}), kernel="numba").values))
+"""
+    tables = {}
+    for mode in ("aot", "jit"):
+        env = dict(os.environ, DICECUP_CACHE_DIR=str(tmp_path / f"cache-{mode}"), DICECUP_KERNELS=mode)
+        out = tmp_path / f"{mode}.npy"
+        subprocess.run([sys.executable, "-c", code, mode, str(out)], env=env, check=True, capture_output=True)
+        tables[mode] = np.load(out)
+    assert tables["aot"].tobytes() == tables["jit"].tobytes()
+
+
+@needs_aot
+def test_wrong_arrays_are_refused_before_they_reach_the_built_kernel():
+    """A built kernel has one signature: another dtype, rank or layout is a TypeError, not a crash."""
+    turn_block = compiled.aot_kernel("turn_block")
+    good = _fold_args()
+    turn_block(*good)  # the right types pass
+    cases = {
+        0: good[0].astype(np.float32),  # dtype
+        1: good[1].reshape(1, -1),  # rank
+        4: np.empty((good[4].shape[0], 2 * W))[:, ::2],  # not contiguous
+        3: tuple(good[3]),  # a plain tuple for the record
+        5: "rows",
+    }
+    for at, bad in cases.items():
+        args = list(good)
+        args[at] = bad
+        with pytest.raises(TypeError, match=f"turn_block argument {at}"):
+            turn_block(*args)
+    with pytest.raises(TypeError, match="arguments"):
+        turn_block(*good[:-1])
+
+
+def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
+    """The module is tuned for the CPU it was built on: where this one lacks one of its flags, numba compiles."""
+    if compiled.aot_module() is None:
+        pytest.skip("the kernels were not built ahead of time here")
+    try:
+        compiled.aot_module.cache_clear()
+        monkeypatch.setattr(compiled, "cpu_flags", lambda: frozenset({"fpu"}))
+        assert compiled.aot_module() is None
+    finally:
+        monkeypatch.undo()
+        compiled.aot_module.cache_clear()
+    assert compiled.aot_module() is not None
+
+
+@pytest.mark.parametrize(("asked", "numba_here", "built", "mode"), [
+    ("", True, True, "aot"), ("", True, False, "jit"), ("", False, False, "numpy"), ("", False, True, "aot"),
+    ("jit", True, True, "jit"), ("jit", False, True, "aot"), ("numpy", True, True, "numpy"),
+    ("aot", True, False, "jit"), ("nonsense", True, True, "aot"),
+])  # fmt: skip
+def test_the_kernel_mode_a_process_picks(monkeypatch, asked, numba_here, built, mode):
+    """$DICECUP_KERNELS forces a mode that can run; otherwise the build, then numba, then numpy."""
+    monkeypatch.setenv(compiled.MODE_ENV, asked)
+    monkeypatch.setattr(compiled, "NUMBA", numba_here)
+    monkeypatch.setattr(compiled, "aot_module", lambda: object() if built else None)
+    assert compiled._mode() == mode
