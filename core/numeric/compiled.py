@@ -19,9 +19,11 @@ the same order.
 
 from __future__ import annotations
 
+import collections
 import importlib
 import importlib.util
 import os
+import threading
 from collections.abc import Callable
 from functools import cache
 from types import ModuleType
@@ -105,14 +107,39 @@ def aot_kernel(name: str) -> Callable[..., Any]:
             from .aot import signatures
 
             examples.append(signatures()[name])
-        if len(args) != len(examples[0]):
-            raise TypeError(f"{name}: {len(args)} arguments, expected {len(examples[0])}")
-        for i, (arg, like) in enumerate(zip(args, examples[0], strict=True)):
-            _check_like(arg, like, f"{name} argument {i}")
+        if len(args) != len(examples[0]) or not all(map(_fits, args, examples[0])):
+            if len(args) != len(examples[0]):
+                raise TypeError(f"{name}: {len(args)} arguments, expected {len(examples[0])}")
+            for i, (arg, like) in enumerate(zip(args, examples[0], strict=True)):
+                _check_like(arg, like, f"{name} argument {i}")
         return kernel(*args)
 
     call.__doc__ = kernel.__doc__
     return call
+
+
+_RECORDS: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=8)
+"""The last small records that passed `_fits` (immutable tuples of arrays, such as the dice graph's: checked
+once, not on every call)."""
+
+
+def _fits(arg: Any, like: Any) -> bool:
+    """Whether `arg` has the kernel type of `like` (the quick test; `_check_like` says what is wrong)."""
+    if type(like) is np.ndarray:
+        return (
+            isinstance(arg, np.ndarray) and arg.dtype == like.dtype and arg.ndim == like.ndim and arg.flags.c_contiguous
+        )
+    if isinstance(like, tuple):
+        if any(arg is seen for seen in _RECORDS):  # a record passed again (the same dice graph, layer, ...)
+            return True
+        if type(arg) is not type(like) or not all(map(_fits, arg, like)):
+            return False
+        if sum(a.nbytes for a in arg if isinstance(a, np.ndarray)) < 1 << 20:
+            _RECORDS.append(arg)  # held (so its id cannot be reused by another object): small ones only
+        return True
+    if isinstance(like, bool | np.bool_):
+        return isinstance(arg, bool | np.bool_)
+    return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
 
 
 def _check_like(arg: Any, like: Any, where: str) -> None:
@@ -142,6 +169,10 @@ def numba_module() -> Any:
     if "NUMBA_SLP_VECTORIZE" not in os.environ:
         numba.config.SLP_VECTORIZE = 1
     return numba
+
+
+JIT_LOCK = threading.RLock()
+"""Held while a kernel module swaps its functions for numba's (`jitted()`): the solver's threads may ask at once."""
 
 
 def jit(fn: Callable[..., Any], inline: bool = False) -> Any:

@@ -157,13 +157,14 @@ def _layer(layer, sl, st, d, values, nb, rolls, lo, hi, out):
 def jitted() -> Any:
     """The layer kernel compiled by numba, with what it calls (the `jit` mode, and the ahead-of-time build)."""
     g = globals()
-    if not hasattr(g["_layer"], "py_func"):
-        from . import lookup, turn
+    with compiled.JIT_LOCK:
+        if not hasattr(g["_layer"], "py_func"):
+            from . import lookup, turn
 
-        g["turn_block"] = turn.jitted()
-        g["state_slot"] = lookup.jitted()
-        for name in ("_best_row", "_scores", "_layer"):
-            g[name] = compiled.jit(g[name])
+            g["turn_block"] = turn.jitted()
+            g["state_slot"] = lookup.jitted()
+            for name in ("_best_row", "_scores", "_layer"):
+                g[name] = compiled.jit(g[name])
     return g["_layer"]
 
 

@@ -36,8 +36,9 @@ def _state_slot(st: StateArrays, code: int, prog: np.ndarray, inc: np.ndarray) -
 def jitted() -> Any:
     """`state_slot` compiled by numba, for numba kernels (built ahead of time, it is inlined into theirs)."""
     g = globals()
-    if not hasattr(g["_state_slot"], "py_func"):
-        g["_state_slot"] = compiled.jit(_state_slot)
+    with compiled.JIT_LOCK:
+        if not hasattr(g["_state_slot"], "py_func"):
+            g["_state_slot"] = compiled.jit(_state_slot)
     return g["_state_slot"]
 
 

@@ -139,10 +139,11 @@ def _turn_block(
 def jitted() -> Any:
     """The fold compiled by numba (its lane helpers inlined), for numba kernels and the `jit` mode."""
     g = globals()
-    if not hasattr(g["_turn_block"], "py_func"):
-        for name in ("_lanes", "_store", "_add", "_max", "_scale"):
-            g[name] = compiled.jit(g[name], inline=True)
-        g["_turn_block"] = compiled.jit(_turn_block)
+    with compiled.JIT_LOCK:
+        if not hasattr(g["_turn_block"], "py_func"):
+            for name in ("_lanes", "_store", "_add", "_max", "_scale"):
+                g[name] = compiled.jit(g[name], inline=True)
+            g["_turn_block"] = compiled.jit(_turn_block)
     return g["_turn_block"]
 
 

@@ -6,8 +6,8 @@ Compiles `numeric.turn`'s kernel twice in this process, with LLVM's SLP vectoris
 on (as dicecup compiles it) and off (numba's default), counts the floating-point
 arithmetic instructions of each one's machine code by kind (packed in ymm/zmm
 registers, or scalar), checks both give the numpy reference's values bit for bit,
-and times a block of W states folded through a whole turn, alternating the two
-(CPU seconds; the median of `--repeats`).
+and times a block of W states folded through a whole turn, alternating them and
+the fold an install built ahead of time (CPU seconds; the median of `--repeats`).
 """
 
 from __future__ import annotations
@@ -20,20 +20,23 @@ import time
 
 import numpy as np
 
-from dicecup.numeric.compiled import AVAILABLE, numba
+from dicecup.numeric import compiled as modes
+from dicecup.numeric import turn
 from dicecup.numeric.dice import DiceGraph
 from dicecup.numeric.reference import plain_pick, turn_tables
-from dicecup.numeric.turn import W, _turn_block
+from dicecup.numeric.turn import W
 
 ARITH = re.compile(r"^\s*(v(?:add|sub|mul|div|max|min)[ps]d|vfn?m(?:add|sub)\w*[ps]d)\s+(.*)$")
 
 
 def compiled(slp: bool):
     """A fresh (uncached) compile of the kernel, the SLP vectoriser on or off."""
+    numba = modes.numba_module()
+    source = turn.jitted().py_func  # the fold, its lane helpers compiled (inlined)
     saved = numba.config.SLP_VECTORIZE
     numba.config.SLP_VECTORIZE = int(slp)
     try:
-        kernel = numba.njit(nogil=True)(_turn_block)
+        kernel = numba.njit(nogil=True)(source)
         kernel.compile(_signature())
     finally:
         numba.config.SLP_VECTORIZE = saved
@@ -52,7 +55,7 @@ def _arguments():
 
 def _signature():
     _, args = _arguments()
-    return tuple(numba.typeof(a) for a in args)
+    return tuple(modes.numba_module().typeof(a) for a in args)
 
 
 def instructions(kernel) -> dict[str, int]:
@@ -76,17 +79,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blocks", type=int, default=20000, help="blocks of W states folded per timing")
     ap.add_argument("--repeats", type=int, default=5, help="timings of each kernel (alternating)")
     args = ap.parse_args(argv)
-    if not AVAILABLE:
+    if not modes.NUMBA:
         print("numba is not installed: nothing to measure")
         return 0
     graph, call = _arguments()
     want = turn_tables(graph, call[0][1], call[0][0], 3)[0][0]
     kernels = {"SLP on (dicecup)": compiled(True), "SLP off (numba's default)": compiled(False)}
+    if modes.aot_module() is not None:  # what an install runs: the same fold, built ahead of time
+        kernels["built at install (SLP on)"] = modes.aot_kernel("turn_block")
     times: dict[str, list[float]] = {name: [] for name in kernels}
     for name, kernel in kernels.items():
+        call[4][:] = 0
         kernel(*call)
         same = np.array_equal(call[4], want)
-        print(f"{name}: {instructions(kernel)}; values equal to the numpy reference bit for bit: {same}")
+        counts = instructions(kernel) if hasattr(kernel, "inspect_asm") else "machine code not inspected"
+        print(f"{name}: {counts}; values equal to the numpy reference bit for bit: {same}")
         if not same:
             return 1
     for _ in range(args.repeats):
@@ -99,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name}: median {statistics.median(ts):.2f} us CPU per block of {W} states ({', '.join(f'{t:.2f}' for t in ts)})"
         )
-    on, off = (statistics.median(ts) for ts in times.values())
+    on, off = (statistics.median(ts) for ts in list(times.values())[:2])
     print(f"speed-up of the packed kernel: {off / on:.2f}x")
     return 0
 
