@@ -120,6 +120,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("solve", "advise"), "solving"),
     **dict.fromkeys(("play", "resume"), "playing"),
     "simulate": "simulating",
+    "review": "reviewing",
 }
 
 

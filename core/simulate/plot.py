@@ -1,4 +1,5 @@
-"""Histograms of simulated totals: a PNG file (matplotlib, written atomically) or unicode bars."""
+"""Histograms of simulated totals: a PNG file (matplotlib, written atomically) or unicode bars; and the
+PNG plumbing other commands' plots share (`pyplot`, `save_png`, `check_plot_path`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from ..errors import DicecupError
 
-__all__ = ["check_plot_path", "terminal_histogram", "write_png"]
+__all__ = ["check_plot_path", "pyplot", "save_png", "terminal_histogram", "write_png"]
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -28,7 +29,8 @@ def check_plot_path(path: Path) -> Path:
     return path
 
 
-def _pyplot() -> Any:
+def pyplot(without: str = "for a terminal histogram") -> Any:
+    """matplotlib's pyplot on the file-only Agg backend; DicecupError saying how to install it (or do `without`)."""
     try:
         import matplotlib
 
@@ -36,14 +38,32 @@ def _pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise DicecupError(
-            "--plot needs matplotlib: pip install 'dicecup[plot]' (or run without --plot for a terminal histogram)"
+            f"--plot needs matplotlib: pip install 'dicecup[plot]' (or run without --plot {without})"
         ) from None
     return plt
 
 
+def save_png(fig: Any, path: Path) -> None:
+    """Write a matplotlib figure as a PNG atomically (the old file or the new, never half of one)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+        try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # like a plain open(), not mkstemp's 0600
+            with os.fdopen(fd, "wb") as fh:
+                fig.savefig(fh, format="png")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise DicecupError(f"cannot write the plot {str(path)!r}: {exc.strerror or exc}") from None
+
+
 def write_png(path: Path, summary: dict[str, Any]) -> None:
     """Draw the histogram of `summary` (from `stats.summarize`) with mean and percentiles, atomically."""
-    plt = _pyplot()
+    plt = pyplot()
     hist = summary["histogram"]
     edges, counts, width = hist["edges"], hist["counts"], hist["bin_width"]
     games = summary["games"]
@@ -77,19 +97,7 @@ def write_png(path: Path, summary: dict[str, Any]) -> None:
         ax.grid(axis="y", alpha=0.3)
         ax.legend(frameon=False)
         fig.tight_layout()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-        try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # like a plain open(), not mkstemp's 0600
-            with os.fdopen(fd, "wb") as fh:
-                fig.savefig(fh, format="png")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise DicecupError(f"cannot write the plot {str(path)!r}: {exc.strerror or exc}") from None
+        save_png(fig, path)
     finally:
         plt.close(fig)
 

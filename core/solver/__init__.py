@@ -15,22 +15,28 @@ from __future__ import annotations
 from .advice import OptimalBot, Option, Policy, advise, advise_state, best_action
 from .cache import load_or_solve
 from .errors import SolverError, StateSpaceTooLarge
+from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
 from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 
 __all__ = [
     "DEFAULT_MAX_STATES",
+    "Decision",
     "SOLVER_VERSION",
     "OptimalBot",
     "Option",
     "Policy",
+    "Review",
+    "ReviewNeedsSolver",
     "Solution",
     "SolverError",
     "StateSpaceTooLarge",
     "advise",
     "advise_state",
     "best_action",
+    "check_reviewable",
     "check_solvable",
     "load_or_solve",
+    "review",
     "solve",
 ]

@@ -1,0 +1,228 @@
+"""CLI command `review`: a saved game (finished or not) replayed move by move against the exact solver.
+
+Every decision's expected loss against the optimal move, each player's total, the
+worst moves, and (`--plot`) each player's expected final score over the game. The
+analysis is the engine's (`dicecup.solver.review`); this module reads the save,
+loads the solver's table and presents the result as tables, JSON or a PNG.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..terminal.savefile import load as load_saved_game
+from .base import app, cli_errors, console, get_engine
+from .solving import _option_json, load_solution
+
+if TYPE_CHECKING:
+    from ..solver.review import Decision, Review
+    from ..terminal.session import Seat
+
+__all__ = ["review_cmd", "review_json", "write_review_png", "WORST"]
+
+#: How many of the costliest moves the report singles out.
+WORST = 3
+
+
+def _decision_json(d: Decision) -> dict[str, Any]:
+    """One reviewed decision as JSON-ready data."""
+    return {
+        "move": d.move,
+        "player": d.name,
+        "seat": d.player,
+        "round": d.round,
+        "turn": d.turn,
+        "dice": list(d.dice),
+        "rolls_left": d.rolls_left,
+        "played": _option_json(d.chosen),
+        "best": _option_json(d.best),
+        "loss": d.loss,
+        "expected_before": d.expected_before,
+        "expected_after": d.expected_after,
+    }
+
+
+def review_json(result: Review, seats: Sequence[Seat], scores: Sequence[int]) -> dict[str, Any]:
+    """The review as JSON-ready data (`review --json`; its schema is cli/schemas/review.json)."""
+    v = result.variant
+    players = []
+    for i, seat in enumerate(seats):
+        mine = result.of(i)
+        players.append(
+            {
+                "name": seat.name,
+                "kind": seat.spec,
+                "decisions": len(mine),
+                "optimal": sum(d.optimal for d in mine),
+                "total_loss": result.total_loss(i),
+                "score": scores[i],
+            }
+        )
+    return {
+        "variant": v.id,
+        "options": dict(v.options),
+        "over": result.over,
+        "start_expected_score": result.start,
+        "players": players,
+        "decisions": [_decision_json(d) for d in result.decisions],
+        "worst": [_decision_json(d) for d in result.worst(WORST)],
+    }
+
+
+def _move_cells(d: Decision, rounds: bool) -> list[str]:
+    """A decision's table cells: where, the dice, the rolls left, what was played, what was best, the loss."""
+    where = [str(d.round)] if rounds else []
+    return [
+        d.name,
+        *where,
+        str(d.turn),
+        " ".join(map(str, d.dice)),
+        str(d.rolls_left),
+        d.chosen.label,
+        "" if d.optimal else d.best.label,
+        f"{d.expected_after:.2f}",
+        "" if d.optimal else f"-{d.loss:.3f}",
+    ]
+
+
+def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], every: bool) -> None:
+    """The review as rich tables: each move (or only the costly ones), each player's total, the worst moves."""
+    from rich.table import Table
+
+    out = console()
+    v = result.variant
+    opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
+    state = "finished" if result.over else "in progress"
+    out.print(
+        f"[bold]{v.name}[/] ({v.id}{'; ' + opts if opts else ''}), game {state}: {len(result.decisions)} decisions "
+        f"reviewed against the optimal strategy (expected final score at the start {result.start:.2f})"
+    )
+    rounds = any(d.round > 1 for d in result.decisions)
+
+    def moves_table(title: str, rows: Sequence[Decision]) -> Any:
+        table = Table(
+            title=title,
+            title_justify="left",
+            caption="expected: the expected final score after the move (optimal play from then on); "
+            "loss: expected points given away against the best move",
+            caption_justify="left",
+        )
+        for name in ["player", *(["game"] if rounds else []), "turn", "dice", "rolls", "played", "best"]:
+            numeric = name in ("game", "turn", "rolls")
+            table.add_column(name, justify="right" if numeric else "left", no_wrap=name not in ("played", "best"))
+        table.add_column("expected", justify="right", no_wrap=True)
+        table.add_column("loss", justify="right", no_wrap=True)
+        for d in rows:
+            table.add_row(*_move_cells(d, rounds))
+        return table
+
+    shown = result.decisions if every else tuple(d for d in result.decisions if not d.optimal)
+    if shown:
+        title = "Every decision" if every else "Decisions that cost points (--all lists every one)"
+        out.print(moves_table(title, shown))
+    players = Table(title="Expected points lost against optimal play", title_justify="left")
+    for name in ("player", "kind", "decisions", "optimal", "total loss", "score"):
+        players.add_column(name, justify="left" if name in ("player", "kind") else "right")
+    for i, seat in enumerate(seats):
+        mine = result.of(i)
+        optimal = sum(d.optimal for d in mine)
+        players.add_row(
+            seat.name, seat.spec, str(len(mine)), str(optimal), f"{result.total_loss(i):.3f}", str(scores[i])
+        )
+    out.print(players)
+    worst = result.worst(WORST)
+    if worst:
+        out.print(moves_table(f"The {len(worst)} costliest move{'s' * (len(worst) != 1)}", worst))
+    else:
+        out.print("Every decision was optimal.")
+
+
+def write_review_png(path: Path, result: Review) -> None:
+    """Plot each player's expected final score after each of their decisions (from the game's start value)."""
+    from ..simulate.plot import pyplot, save_png
+
+    plt = pyplot("for the tables alone")
+    fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
+    try:
+        worst = {d.move for d in result.worst(WORST)}
+        for i, name in enumerate(result.players):
+            xs: list[float] = [0]
+            ys: list[float] = [result.start]
+            marks: list[tuple[int, float, float]] = []
+            game = 1
+            for n, d in enumerate(result.of(i), start=1):
+                if d.round != game:  # a new game of the match starts from the start value again
+                    game = d.round
+                    xs += [float("nan"), n - 1]
+                    ys += [float("nan"), result.start]
+                xs.append(n)
+                ys.append(d.expected_after)
+                if d.move in worst:
+                    marks.append((n, d.expected_after, d.loss))
+            ax.plot(xs, ys, marker=".", linewidth=1.5, label=f"{name} (lost {result.total_loss(i):.2f})")
+            for x, y, loss in marks:
+                ax.plot([x], [y], marker="o", markersize=9, fillstyle="none", color="#c44e52")
+                ax.annotate(f"-{loss:.1f}", (x, y), textcoords="offset points", xytext=(4, 6), color="#c44e52")
+        ax.axhline(result.start, color="grey", linewidth=0.8, linestyle=":", label=f"start {result.start:.2f}")
+        ax.set_xlabel("each player's decisions (0: the game's start)")
+        ax.set_ylabel("expected final score after the decision")
+        v = result.variant
+        opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
+        ax.set_title(
+            f"{v.id}{f' ({opts})' if opts else ''}: expected final score over the game "
+            f"(circled: the {WORST} costliest moves)"
+        )
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False)
+        fig.tight_layout()
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
+
+
+@app.command("review")
+@cli_errors
+def review_cmd(
+    save: Annotated[Path, typer.Argument(help="A file written by `dicecup play --save` (a finished or running game).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON instead of tables.")] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Write each player's expected final score over the game as a PNG to this file."),
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="List every decision (default: the ones that cost points).")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar while the strategy table is solved.")
+    ] = False,
+) -> None:
+    """Review a saved game move by move: each decision's expected loss against the optimal move."""
+    from ..solver.errors import SolverError
+    from ..solver.review import check_reviewable, needs_solver, review
+
+    if plot is not None:
+        from ..simulate.plot import check_plot_path
+
+        check_plot_path(plot)
+    saved = load_saved_game(save, get_engine())
+    state = saved.state
+    check_reviewable(state.variant)  # before the table is read or solved
+    try:
+        solution, _ = load_solution(state.variant, quiet=quiet)
+    except SolverError as exc:  # beyond the solver only once explored (its size)
+        raise needs_solver(state.variant, exc) from None
+    result = review(solution, state)
+    scores = state.match_totals()
+    if plot is not None:
+        write_review_png(plot, result)
+    if as_json:
+        typer.echo(json.dumps(review_json(result, saved.seats, scores), ensure_ascii=False))
+        return
+    _print_review(result, saved.seats, scores, every)
+    if plot is not None:
+        console().print(f"plot written to {plot}")

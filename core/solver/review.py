@@ -1,0 +1,161 @@
+"""A played game reviewed move by move against the exact solver: what each decision cost in expected points.
+
+`review(solution, state)` replays the moves of `state` (its `history`: every roll is
+there as a chance move, so each decision is met again with its own dice) and asks the
+advisor (`advise_state`) at each decision for every option's expected final score. A
+decision's loss is the best option's value minus the chosen one's: 0 for an optimal
+move, and the points a player gives away on average by any other. Values are those of
+solitaire play on the player's own card (the solver's game), so a match of several
+players is reviewed one card at a time.
+
+    >>> from dicecup import Engine, GameState
+    >>> from dicecup.solver import load_or_solve, review
+    >>> state = GameState.new(Engine().variant("yacht"), 1).roll(dice=[6, 6, 6, 6, 6]).score("chance")
+    >>> solution, _ = load_or_solve(state.variant)
+    >>> review(solution, state).decisions[0].loss > 0  # 50 points for a yacht, 30 in chance
+    True
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from ..errors import DicecupError
+from ..game.actions import Action, Keep, RollDice, Score
+from ..game.state import GameState
+from ..language.model import Variant
+from .advice import Option, advise_state
+from .errors import SolverError
+from .rules import check_solvable
+from .solve import Solution
+
+__all__ = ["Decision", "Review", "ReviewNeedsSolver", "check_reviewable", "review"]
+
+#: Losses below this are rounding, not a mistake (the values are sums of thousands of products).
+TOLERANCE = 1e-9
+
+
+class ReviewNeedsSolver(SolverError):
+    """A review asked of a variant the exact solver does not take: a review compares moves with its table."""
+
+
+def check_reviewable(variant: Variant) -> None:
+    """Refuse, before any work, a variant whose games cannot be reviewed (the exact solver refuses it), saying why."""
+    try:
+        check_solvable(variant)
+    except SolverError as exc:
+        raise needs_solver(variant, exc) from None
+
+
+def needs_solver(variant: Variant, exc: DicecupError) -> ReviewNeedsSolver:
+    """The refusal of a review of `variant`, given the solver's own refusal `exc` (its reason)."""
+    return ReviewNeedsSolver(
+        f"a review of a {variant.id} game needs the exact solver's table of every position's value, "
+        f"and the solver does not take {variant.id}: {exc}"
+    )
+
+
+@frozen
+class Decision:
+    """One decision of the game: where it was taken, what was chosen, what was best, and the difference."""
+
+    move: int  # its place in the game's history (GameState.history), from 0
+    player: int  # the seat, from 0
+    name: str  # the player's name
+    round: int  # the game of the match, from 1
+    turn: int  # the player's turn in that game, from 1
+    dice: tuple[int, ...]  # the dice on the table, sorted
+    rolls_left: int  # rolls still allowed this turn (banked ones included)
+    chosen: Option  # the move made, with its expected final score
+    best: Option  # the advisor's best move at that position
+
+    @property
+    def loss(self) -> float:
+        """Expected points given away by this move against the best (0 for an optimal move)."""
+        loss = self.best.value - self.chosen.value
+        return 0.0 if loss < TOLERANCE else loss
+
+    @property
+    def expected_before(self) -> float:
+        """The player's expected final score at this decision, played optimally from here."""
+        return self.best.value
+
+    @property
+    def expected_after(self) -> float:
+        """The player's expected final score once this move is made, played optimally afterwards."""
+        return self.chosen.value
+
+    @property
+    def optimal(self) -> bool:
+        return self.loss == 0.0
+
+
+@frozen
+class Review:
+    """Every decision of a game (in play order) with its loss, and the sums and rankings made of them."""
+
+    variant: Variant
+    players: tuple[str, ...]
+    decisions: tuple[Decision, ...]
+    start: float  # the expected final score of a game's start under optimal play (the same for every card)
+    over: bool  # whether the game reviewed is finished (else: reviewed up to its last move)
+
+    def total_loss(self, player: int) -> float:
+        """The expected points seat `player` gave away over the whole match."""
+        return sum(d.loss for d in self.decisions if d.player == player)
+
+    def totals(self) -> dict[str, float]:
+        """Every player's total loss, by name, in seat order."""
+        return {name: self.total_loss(i) for i, name in enumerate(self.players)}
+
+    def of(self, player: int) -> tuple[Decision, ...]:
+        """Seat `player`'s decisions, in order."""
+        return tuple(d for d in self.decisions if d.player == player)
+
+    def worst(self, n: int = 3) -> tuple[Decision, ...]:
+        """The `n` costliest moves, costliest first (earlier first on a tie); optimal moves are left out."""
+        lost = [d for d in self.decisions if d.loss > 0]
+        return tuple(sorted(lost, key=lambda d: -d.loss)[:n])
+
+
+def review(solution: Solution, state: GameState) -> Review:
+    """Replay `state`'s moves and value every decision with the advisor (`advise_state`) against `solution`."""
+    if not isinstance(state, GameState):
+        raise DicecupError(f"review takes a GameState, got {type(state).__name__}")
+    v = state.variant
+    if solution.variant.fingerprint != v.fingerprint:
+        raise DicecupError(
+            f"the solution is of {solution.variant.id}, the game of {v.id} (or of other rules under that id): "
+            "review it against its own variant's solution"
+        )
+    check_reviewable(v)
+    now = GameState.new(v, list(state.players), state.rounds - state.replays)
+    decisions: list[Decision] = []
+    for i, move in enumerate(state.history):
+        if not isinstance(move, RollDice):
+            decisions.append(_decision(solution, now, move, i))
+        now = now.apply(move)
+    if now != state:
+        raise DicecupError("the state's moves do not lead to it (it was changed without a move); nothing to review")
+    return Review(v, state.players, tuple(decisions), solution.expected_score, state.over)
+
+
+def _decision(solution: Solution, state: GameState, move: Action, index: int) -> Decision:
+    """The decision `move` taken at `state`, valued against every option the advisor lists there."""
+    if not isinstance(move, Keep | Score):
+        raise SolverError(f"move {index} ({move!r}) is a rule's own action, which the solver does not value")
+    options = advise_state(solution, state)
+    chosen = next((o for o in options if o.action == move), None)
+    if chosen is None:  # the rules allowed it, so the solver's model of them must list it
+        raise SolverError(f"move {index} ({move!r}) is not among the solver's options at that position")
+    return Decision(
+        move=index,
+        player=state.current,
+        name=state.player,
+        round=state.round,
+        turn=state.turn,
+        dice=tuple(sorted(state.dice)),
+        rolls_left=state.rolls_left,
+        chosen=chosen,
+        best=options[0],
+    )
