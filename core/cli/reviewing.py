@@ -71,6 +71,7 @@ def review_json(result: Review, seats: Sequence[Seat], scores: Sequence[int]) ->
         "players": players,
         "decisions": [_decision_json(d) for d in result.decisions],
         "worst": [_decision_json(d) for d in result.worst(WORST)],
+        "notes": list(v.solitaire_notes()),
     }
 
 
@@ -140,6 +141,8 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
         out.print(moves_table(f"The {len(worst)} costliest move{'s' * (len(worst) != 1)}", worst))
     else:
         out.print("Every decision was optimal.")
+    for note in v.solitaire_notes():
+        out.print(f"note: {note}")
 
 
 def write_review_png(path: Path, result: Review) -> None:
