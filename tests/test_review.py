@@ -154,6 +154,8 @@ def test_a_review_refuses_another_variants_solution_and_a_state_its_moves_do_not
         review(threshold[1], evolve(final, round=2))  # a position no move made
     with pytest.raises(DicecupError, match="review takes a GameState, got str"):
         review(threshold[1], "game.json")  # type: ignore[arg-type]
+    with pytest.raises(ReviewNeedsSolver, match="needs the exact solver's Solution .*, got dict"):
+        review({"expected_score": 1.0}, final)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- the command on real games

@@ -91,6 +91,11 @@ def _move_cells(d: Decision, rounds: bool) -> list[str]:
     ]
 
 
+def _count(n: int) -> str:
+    """A number of decisions in words: '1 decision', '26 decisions'."""
+    return f"{n} decision{'s' * (n != 1)}"
+
+
 def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], every: bool) -> None:
     """The review as rich tables: each move (or only the costly ones), each player's total, the worst moves."""
     from rich.table import Table
@@ -100,19 +105,19 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
     state = "finished" if result.over else "in progress"
     out.print(
-        f"[bold]{v.name}[/] ({v.id}{'; ' + opts if opts else ''}), game {state}: {len(result.decisions)} decisions "
+        f"[bold]{v.name}[/] ({v.id}{'; ' + opts if opts else ''}), game {state}: {_count(len(result.decisions))} "
         f"reviewed against the optimal strategy (expected final score at the start {result.start:.2f})"
     )
     rounds = any(d.round > 1 for d in result.decisions)
 
+    legend = [  # the first table of moves says what its columns mean
+        "expected: the expected final score after the move (optimal play from then on); "
+        "loss: expected points given away against the best move"
+    ]
+
     def moves_table(title: str, rows: Sequence[Decision]) -> Any:
-        table = Table(
-            title=title,
-            title_justify="left",
-            caption="expected: the expected final score after the move (optimal play from then on); "
-            "loss: expected points given away against the best move",
-            caption_justify="left",
-        )
+        table = Table(title=title, title_justify="left", caption=legend.pop() if legend else None)
+        table.caption_justify = "left"
         for name in ["player", *(["game"] if rounds else []), "turn", "dice", "rolls", "played", "best"]:
             numeric = name in ("game", "turn", "rolls")
             table.add_column(name, justify="right" if numeric else "left", no_wrap=name not in ("played", "best"))
@@ -191,7 +196,10 @@ def write_review_png(path: Path, result: Review) -> None:
 @app.command("review")
 @cli_errors
 def review_cmd(
-    save: Annotated[Path, typer.Argument(help="A file written by `dicecup play --save` (a finished or running game).")],
+    save: Annotated[
+        Path,
+        typer.Argument(metavar="SAVE", help="A file written by `dicecup play --save` (a finished or running game)."),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON instead of tables.")] = False,
     plot: Annotated[
         Path | None,

@@ -123,6 +123,10 @@ def review(solution: Solution, state: GameState) -> Review:
     if not isinstance(state, GameState):
         raise DicecupError(f"review takes a GameState, got {type(state).__name__}")
     v = state.variant
+    if not isinstance(solution, Solution):  # an estimate (bot strong's) would make its own errors look like losses
+        raise ReviewNeedsSolver(
+            f"a review needs the exact solver's Solution (dicecup.solver.load_or_solve), got {type(solution).__name__}"
+        )
     if solution.variant.fingerprint != v.fingerprint:
         raise DicecupError(
             f"the solution is of {solution.variant.id}, the game of {v.id} (or of other rules under that id): "
