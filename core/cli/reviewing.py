@@ -120,7 +120,13 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
         table.caption_justify = "left"
         for name in ["player", *(["game"] if rounds else []), "turn", "dice", "rolls", "played", "best"]:
             numeric = name in ("game", "turn", "rolls")
-            table.add_column(name, justify="right" if numeric else "left", no_wrap=name not in ("played", "best"))
+            wraps = name in ("played", "best")  # a long box id folds rather than lose its end
+            table.add_column(
+                name,
+                justify="right" if numeric else "left",
+                no_wrap=not wraps,
+                overflow="fold" if wraps else "ellipsis",
+            )
         table.add_column("expected", justify="right", no_wrap=True)
         table.add_column("loss", justify="right", no_wrap=True)
         for d in rows:
