@@ -332,3 +332,15 @@ def test_the_review_of_a_keep_names_the_dice(yahtzee):
     (d,) = got.decisions
     assert d.chosen.action == Keep(()) and d.best.action == Keep((6, 6, 6, 6)) and d.loss > 5
     assert not got.over and got.worst() == (d,)
+
+
+def test_the_engines_review_imports_no_front_end_nor_the_simulator(tmp_path):
+    """`dicecup.solver.review` is embeddable: it needs neither the CLI, the terminal game, the simulator nor
+    matplotlib (the plot is the command's)."""
+    code = (
+        "import sys, dicecup.solver.review\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('dicecup.cli', 'dicecup.terminal', "
+        "'dicecup.simulate', 'matplotlib', 'rich'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
