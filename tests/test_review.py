@@ -344,3 +344,12 @@ def test_the_engines_review_imports_no_front_end_nor_the_simulator(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
+
+
+def test_the_modules_example_runs(yahtzee):
+    """The usage example in `dicecup.solver.review`'s docstring (on the table the fixture cached)."""
+    import doctest
+
+    module = sys.modules["dicecup.solver.review"]  # the attribute `dicecup.solver.review` is the function
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted >= 5

@@ -10,10 +10,11 @@ players is reviewed one card at a time.
 
     >>> from dicecup import Engine, GameState
     >>> from dicecup.solver import load_or_solve, review
-    >>> state = GameState.new(Engine().variant("yacht"), 1).roll(dice=[6, 6, 6, 6, 6]).score("chance")
+    >>> state = GameState.new(Engine().variant("yahtzee"), 1).roll(dice=[6, 6, 6, 6, 6]).score("chance")
     >>> solution, _ = load_or_solve(state.variant)
-    >>> review(solution, state).decisions[0].loss > 0  # 50 points for a yacht, 30 in chance
-    True
+    >>> (move,) = review(solution, state).decisions  # 30 points in chance, where the yahtzee box gave 50
+    >>> move.best.label, move.loss > 20
+    ('score yahtzee', True)
 """
 
 from __future__ import annotations
