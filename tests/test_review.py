@@ -353,3 +353,13 @@ def test_the_modules_example_runs(yahtzee):
     module = sys.modules["dicecup.solver.review"]  # the attribute `dicecup.solver.review` is the function
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted >= 5
+
+
+def test_plot_without_matplotlib_is_refused_before_any_work(tmp_path, monkeypatch):
+    """Said before the save is even read (a missing one here), let alone a table solved."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails as where it is not installed
+    line = one_error("review", str(tmp_path / "no-such-save.json"), "--plot", str(tmp_path / "out.png"))
+    assert line == (
+        "error: --plot needs matplotlib: pip install 'dicecup[plot]' (or run without --plot for the review's tables alone)"
+    )
+    assert not (tmp_path / "out.png").exists()

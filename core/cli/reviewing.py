@@ -27,6 +27,8 @@ __all__ = ["review_cmd", "review_json", "write_review_png", "WORST"]
 
 #: How many of the costliest moves the report singles out.
 WORST = 3
+#: What the review gives without matplotlib (said when --plot cannot be drawn).
+_WITHOUT_PLOT = "for the review's tables alone"
 
 
 def _decision_json(d: Decision) -> dict[str, Any]:
@@ -160,7 +162,7 @@ def write_review_png(path: Path, result: Review) -> None:
     """Plot each player's expected final score after each of their decisions (from the game's start value)."""
     from ..simulate.plot import pyplot, save_png
 
-    plt = pyplot("for the tables alone")
+    plt = pyplot(_WITHOUT_PLOT)
     fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
     try:
         worst = {d.move for d in result.worst(WORST)}
@@ -222,10 +224,11 @@ def review_cmd(
     from ..solver.errors import SolverError
     from ..solver.review import check_reviewable, needs_solver, review
 
-    if plot is not None:
-        from ..simulate.plot import check_plot_path
+    if plot is not None:  # before the save is replayed or a table solved: the path, and matplotlib
+        from ..simulate.plot import check_plot_path, pyplot
 
         check_plot_path(plot)
+        pyplot(_WITHOUT_PLOT)
     saved = load_saved_game(save, get_engine())
     state = saved.state
     check_reviewable(state.variant)  # before the table is read or solved
