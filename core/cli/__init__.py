@@ -1,6 +1,6 @@
 """The `dicecup` command line: one module per group of commands, all on the app of `cli.base`.
 
-`main()` is the console script: any `DicecupError` that escapes a command is one
+`main()` is the console script: any usage error or `DicecupError` that escapes a command is one
 `error: ...` line on stderr and exit status 2. It imports only the command module its
 command line names (`dicecup advise` needs neither the simulator nor the game's terminal);
 anything else (`--help`, no command, an unknown one) gets the whole app, `cli.app`, which is
@@ -17,18 +17,13 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point: DicecupError -> one line on stderr and exit 2."""
+    """Console-script entry point: every error (a usage error or a DicecupError) is one line on stderr, exit 2
+    (`base.QuickGroup.main`)."""
     import typer
 
-    from ..errors import DicecupError
     from .base import COMMAND_MODULES, app
 
     args = sys.argv[1:] if argv is None else argv
     module = COMMAND_MODULES.get(args[0]) if args else None
     importlib.import_module(f".{module}" if module else ".app", __name__)
-    try:
-        # a group even when one module adds one command (the app alone would make it the whole program)
-        return typer.main.get_group(app)(args=args, standalone_mode=True)
-    except DicecupError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    return typer.main.get_command(app)(args=args, prog_name="dicecup", standalone_mode=True)

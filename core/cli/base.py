@@ -12,13 +12,16 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+from typer._click import exceptions as click_errors  # the click typer ships: its usage errors
 
-from ..errors import DicecupError
+from .. import __version__
+from ..errors import DicecupError, UnknownVariant
 from ..language.engine import Engine
 from ..language.model import Variant
 
@@ -29,6 +32,7 @@ __all__ = [
     "COMMAND_MODULES",
     "app",
     "cli_errors",
+    "check_choice",
     "console",
     "fail",
     "get_engine",
@@ -37,10 +41,15 @@ __all__ = [
     "JsonOpt",
     "OptionOpt",
     "QuickCommand",
+    "QuietOpt",
     "VariantOpt",
 ]
 
 _DIGITS = re.compile(r"-?[0-9]{1,18}")
+_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")  # what int() reads (typer's coercion takes the rest of these)
+
+#: The width piped output is laid out in: wide enough that rich never wraps a table or a line of help.
+UNWRAPPED = 10_000
 
 
 class _PlainValue:
@@ -69,6 +78,11 @@ class _PlainValue:
             number = int(value)  # a default (an int) or digits
             if (self.low is None or number >= self.low) and (self.high is None or number <= self.high):
                 return number
+            if self.low is not None and number < self.low:
+                raise click_errors.BadParameter(f"must be at least {self.low}, got {number}")
+            raise click_errors.BadParameter(f"must be at most {self.high}, got {number}")
+        if kind in (int, int | None) and isinstance(value, str) and not _NUMBER.fullmatch(value):
+            raise click_errors.BadParameter(f"{value!r} is not a whole number")
         return self
 
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
@@ -88,30 +102,139 @@ def _plain_values(command: Any, ctx: Any) -> None:
             param._runtime_param = _PlainValue(param.type_descriptor.annotation, info)
 
 
+def _no_value(ctx: Any) -> None:
+    """A flag's value type in --help: none (`--json`, not `--json <bool>`)."""
+    return None
+
+
+def _help(command: Any, ctx: Any, render: Callable[[Any], str]) -> str:
+    """`command`'s help: its flags without a value type; piped, as plain text that is never wrapped."""
+    for param in command.get_params(ctx):
+        if getattr(param, "is_flag", False) and getattr(param, "display_type_rich", None) is not _no_value:
+            param.display_type_rich = _no_value
+    if sys.stdout.isatty():
+        return render(ctx)
+    ctx.terminal_width = ctx.max_content_width = UNWRAPPED
+    mode, command.rich_markup_mode = command.rich_markup_mode, None  # click's plain formatter, at that width
+    try:
+        return render(ctx)
+    finally:
+        command.rich_markup_mode = mode
+
+
 class QuickCommand(typer.core.TyperCommand):
-    """A typer command whose plain option values skip pydantic (`_PlainValue`)."""
+    """A typer command whose plain option values skip pydantic (`_PlainValue`) and whose help follows `_help`."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _plain_values(self, ctx)
         return super().parse_args(ctx, args)
+
+    def get_help(self, ctx: Any) -> str:
+        return _help(self, ctx, super().get_help)
+
+
+def usage_message(exc: Any) -> str:
+    """A click usage error as the one line every dicecup error is: what was wrong, then where to look."""
+    param = getattr(exc, "param", None)
+    if (
+        isinstance(exc, click_errors.BadParameter)
+        and not isinstance(exc, click_errors.MissingParameter)
+        and param is not None
+    ):
+        names = [o for o in getattr(param, "opts", ()) if o.startswith("--")] or [param.human_readable_name]
+        text = f"{names[0]}: {exc.message}"
+    elif isinstance(exc, click_errors.NoSuchOption):
+        close = sorted(exc.possibilities or ())
+        text = f"no such option: {exc.option_name}" + (f"; did you mean {' or '.join(close)}?" if close else "")
+    else:
+        text = exc.format_message()
+        if len(text) > 1 and text[0].isupper() and text[1].islower():
+            text = text[0].lower() + text[1:]
+    text = " ".join(text.replace("\n", " ").split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click_errors.UsageError) and ctx is not None:
+        text += f" (see `{ctx.command_path} --help`)"
+    return text
 
 
 class QuickGroup(typer.core.TyperGroup):
-    """The typer group of the commands, its own `--help` coerced as `QuickCommand`'s options are."""
+    """The group of the commands: its `--help` as `QuickCommand`'s, and every error one `error:` line, exit 2.
+
+    Usage errors (an unknown flag, a missing argument, a value that does not parse) and the
+    project's own `DicecupError` end the same way, with no usage box.
+    """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _plain_values(self, ctx)
         return super().parse_args(ctx, args)
 
+    def get_help(self, ctx: Any) -> str:
+        return _help(self, ctx, super().get_help)
 
-app = typer.Typer(
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except click_errors.NoArgsIsHelpError as exc:  # `dicecup` alone: the help, as --help gives it
+            typer.echo(exc.ctx.get_help())
+            sys.exit(0)
+        except click_errors.ClickException as exc:
+            _exit_error(usage_message(exc))
+        except DicecupError as exc:
+            _exit_error(str(exc))
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _exit_error(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+class DicecupApp(typer.Typer):
+    """The app: every command a `QuickCommand` unless it asks for another class."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("cls") is None:
+            kwargs["cls"] = QuickCommand
+        return super().command(*args, **kwargs)
+
+
+app = DicecupApp(
     name="dicecup",
     help="Play, score, solve and analyse the Yahtzee family of dice games.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     cls=QuickGroup,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"dicecup {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Play, score, solve and analyse the Yahtzee family of dice games."""
 
 
 #: the module of `cli` that adds each command (`cli.main` imports only the one a command line names)
@@ -121,6 +244,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("play", "resume"), "playing"),
     "simulate": "simulating",
     "review": "reviewing",
+    "odds": "chances",
 }
 
 
@@ -148,17 +272,24 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
 
 
 def _check_variant(value: str) -> str:
-    """Typer callback: an unknown variant id lists the known ones (exit 2)."""
+    """Typer callback: an unknown variant id is the engine's own error, listing the known ones (exit 2)."""
     if value is None or value.endswith((".yaml", ".yml")):
         return value
     known = get_engine().variant_ids()
     if value not in known:
         if os.sep in value or "/" in value or os.path.lexists(value):
-            raise typer.BadParameter(
-                f"{value!r} is not a variant id, and a variant file's name must end in .yaml or .yml; "
+            raise DicecupError(
+                f"--variant: {value!r} is not a variant id, and a variant file's name must end in .yaml or .yml; "
                 f"known variants: {', '.join(known)}"
             )
-        raise typer.BadParameter(f"unknown variant {value!r}; known variants: {', '.join(known)}")
+        raise UnknownVariant(value, known)
+    return value
+
+
+def check_choice(flag: str, value: str, choices: Sequence[str]) -> str:
+    """`value` when it is one of `choices`, else a DicecupError naming the flag and listing them."""
+    if value not in choices:
+        raise DicecupError(f"{flag}: unknown value {value!r}; choose one of: {', '.join(choices)}")
     return value
 
 
@@ -185,11 +316,13 @@ def load_variant(variant: str, options: list[str] | None = None) -> Variant:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def console() -> Console:
-    """Rich output to the current stdout (looked up per call, so test runners capture it)."""
+def console(stderr: bool = False) -> Console:
+    """Rich output to the current stdout (looked up per call, so test runners capture it); piped, it is
+    laid out without a width limit, so no table or line is wrapped or cut at 80 columns."""
     from rich.console import Console
 
-    return Console(highlight=False)
+    out = Console(highlight=False, stderr=stderr)
+    return out if out.is_terminal else Console(highlight=False, stderr=stderr, width=UNWRAPPED)
 
 
 def cli_errors(fn: F) -> F:
@@ -206,3 +339,6 @@ def cli_errors(fn: F) -> F:
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print only the result: no notes (with --json, nothing but the JSON).")
+]
