@@ -80,7 +80,7 @@ def dicecup(
 def test_entry_point_plugin_is_picked_up(plugin_path):
     proc = dicecup(plugin_path, "variants", "--json")
     assert proc.returncode == 0, proc.stderr
-    rows = {r["id"]: r for r in json.loads(proc.stdout)}
+    rows = {r["id"]: r for r in json.loads(proc.stdout)["variants"]}
     house = rows["yahtzee-house"]
     assert house["origin"] == "plugin:house_rules"
     assert house["name"] == "Yahtzee (house rules)"
@@ -95,7 +95,7 @@ def test_entry_point_plugin_is_picked_up(plugin_path):
 def test_autoload_can_be_switched_off(plugin_path):
     proc = dicecup(plugin_path, "variants", "--json", autoload=False)
     assert proc.returncode == 0, proc.stderr
-    assert "yahtzee-house" not in {r["id"] for r in json.loads(proc.stdout)}
+    assert "yahtzee-house" not in {r["id"] for r in json.loads(proc.stdout)["variants"]}
 
 
 def test_house_rule_scores_a_scratch_below_zero(plugin_path):
@@ -348,4 +348,4 @@ def test_show_describes_yahtzee_double(double_down_path):
     data = json.loads(dicecup(double_down_path, "show", "-v", "yahtzee-double", "-o", "doubles=2", "--json").stdout)
     assert data["rules"]["double_down"] == {"times": 2}
     proc = dicecup(double_down_path, "variants", "--json")
-    assert {r["id"]: r["origin"] for r in json.loads(proc.stdout)}["yahtzee-double"] == "plugin:double_down"
+    assert {r["id"]: r["origin"] for r in json.loads(proc.stdout)["variants"]}["yahtzee-double"] == "plugin:double_down"

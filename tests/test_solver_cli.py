@@ -37,8 +37,9 @@ def test_solve_json_shape_then_cached(tmp_path):
     first = run("solve", "--variant", "yacht", "--json", "--quiet")
     assert first.exit_code == 0, first.output
     data = json.loads(first.stdout)
-    assert list(data) == ["variant", "expected_score", "states", "seconds"]
+    assert list(data) == ["variant", "options", "expected_score", "states", "seconds", "cached", "notes"]
     assert data["variant"] == "yacht" and data["states"] == 2**12  # no bonus, no flags: one state per filled set
+    assert data["cached"] is False and data["notes"] == []
     again = run("solve", "--variant", "yacht")
     assert again.exit_code == 0
     assert "loaded from the cache" in again.stdout
@@ -92,7 +93,7 @@ def test_advise_json_ranks_every_option():
     out = run("advise", "--variant", "yacht", "--dice", "11256", "--rolls-left", "2", "--json", "--quiet")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    opts = data["options"]
+    opts = data["moves"]
     keeps = [tuple(o["keep"]) for o in opts if o["action"] == "keep"]
     boxes = [o["box"] for o in opts if o["action"] == "score"]
     assert (
@@ -120,8 +121,8 @@ def test_advise_card_and_last_roll():
     )
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert all(o["action"] == "score" for o in data["options"])
-    by_box = {o["box"]: o for o in data["options"]}
+    assert all(o["action"] == "score" for o in data["moves"])
+    by_box = {o["box"]: o for o in data["moves"]}
     assert "sixes" not in by_box and "yahtzee" not in by_box
     # RULES.md joker (free): the upper box of the face is filled, so large straight pays 40, +100 bonus
     assert by_box["large_straight"]["points"] == 140
@@ -285,9 +286,9 @@ def test_advise_with_the_strong_strategy(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["strategy"] == "strong"
-    boxes = {o["box"] for o in data["options"] if o["action"] == "score"}
+    boxes = {o["box"] for o in data["moves"] if o["action"] == "score"}
     assert boxes == {"a.ones", "a.pair", "b.ones", "b.threes", "b.pair"}  # the filled box is not offered
-    assert data["best"] == data["options"][0]
+    assert data["best"] == data["moves"][0]
     text = run("advise", "-v", str(path), "--dice", "33", "-q", "-s", "strong")
     assert text.exit_code == 0 and "bot strong" in text.stdout, text.output
     bad = run("advise", "-v", str(path), "--dice", "33", "-q", "-s", "best")
@@ -312,7 +313,7 @@ def test_advise_falls_back_to_strong_where_the_solver_refuses(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["strategy"] == "strong"
-    assert {o["box"] for o in data["options"] if o["action"] == "score"} == {"free.ones", "free.threes", "free.pair"}
+    assert {o["box"] for o in data["moves"] if o["action"] == "score"} == {"free.ones", "free.threes", "free.pair"}
     refused = run("advise", "-v", str(path), "--dice", "33", "-q", "-s", "optimal")
     assert refused.exit_code == 2 and "announcements" in refused.stderr
 

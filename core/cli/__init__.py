@@ -24,6 +24,9 @@ def main(argv: list[str] | None = None) -> Any:
     from .base import COMMAND_MODULES, app
 
     args = sys.argv[1:] if argv is None else argv
-    module = COMMAND_MODULES.get(args[0]) if args else None
+    at = 0
+    while at < len(args) and (args[at] == "--plugin" or args[at].startswith("--plugin=")):
+        at += 1 if "=" in args[at] else 2  # the global --plugin FILE.py flags come before the command
+    module = COMMAND_MODULES.get(args[at]) if at < len(args) else None
     importlib.import_module(f".{module}" if module else ".app", __name__)
     return typer.main.get_command(app)(args=args, prog_name="dicecup", standalone_mode=True)

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = [
+    "BOTS",
     "COMMAND_MODULES",
     "app",
     "cli_errors",
@@ -36,7 +38,9 @@ __all__ = [
     "console",
     "fail",
     "get_engine",
+    "json_schema",
     "load_variant",
+    "number",
     "parse_options",
     "JsonOpt",
     "OptionOpt",
@@ -107,11 +111,18 @@ def _no_value(ctx: Any) -> None:
     return None
 
 
+#: in an option's help, stands for the bots the engine has (`play --help` lists what `bot:` takes)
+BOTS = "{bots}"
+
+
 def _help(command: Any, ctx: Any, render: Callable[[Any], str]) -> str:
-    """`command`'s help: its flags without a value type; piped, as plain text that is never wrapped."""
+    """`command`'s help: its flags without a value type, the engine's bots where it names them; piped,
+    as plain text that is never wrapped."""
     for param in command.get_params(ctx):
         if getattr(param, "is_flag", False) and getattr(param, "display_type_rich", None) is not _no_value:
             param.display_type_rich = _no_value
+        if BOTS in (getattr(param, "help", None) or ""):
+            param.help = param.help.replace(BOTS, ", ".join(f"bot:{b}" for b in get_engine().bot_names()))
     if sys.stdout.isatty():
         return render(ctx)
     ctx.terminal_width = ctx.max_content_width = UNWRAPPED
@@ -233,8 +244,23 @@ def _root(
         bool,
         typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
     ] = False,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--plugin",
+            metavar="FILE.py",
+            help="Load a dicecup plugin from this Python file, without installing it (repeatable; "
+            "before the command: dicecup --plugin house.py play ...).",
+        ),
+    ] = None,
 ) -> None:
     """Play, score, solve and analyse the Yahtzee family of dice games."""
+    files = tuple(plugin or ())
+    if files != _PLUGIN_FILES[0]:
+        _PLUGIN_FILES[0] = files
+        get_engine.cache_clear()
+    if files:
+        get_engine()  # a broken plugin file is one error now, before the command starts
 
 
 #: the module of `cli` that adds each command (`cli.main` imports only the one a command line names)
@@ -248,10 +274,14 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
+#: the plugin files `--plugin` named (one slot, replaced per command line)
+_PLUGIN_FILES: list[tuple[str, ...]] = [()]
+
+
 @lru_cache(maxsize=1)
 def get_engine() -> Engine:
-    """The CLI's engine (built-in plugins plus installed entry-point plugins)."""
-    return Engine()
+    """The CLI's engine: built-in plugins, installed entry-point plugins and the `--plugin` files."""
+    return Engine(plugin_files=_PLUGIN_FILES[0])
 
 
 def fail(message: str) -> typer.Exit:
@@ -314,6 +344,23 @@ def load_variant(variant: str, options: list[str] | None = None) -> Variant:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def json_schema(command: str) -> dict[str, Any]:
+    """The JSON Schema of `dicecup COMMAND --json` (package data: dicecup/cli/schemas/COMMAND.json)."""
+    import json
+    from importlib import resources
+
+    file = resources.files(__package__ or "dicecup.cli") / "schemas" / f"{command}.json"
+    if not file.is_file():
+        raise DicecupError(f"no JSON schema for command {command!r}")
+    loaded: dict[str, Any] = json.loads(file.read_text(encoding="utf-8"))
+    return loaded
+
+
+def number(value: Fraction) -> int | float:
+    """An exact amount as a JSON number: whole numbers as integers, the rest as the nearest float."""
+    return int(value) if value.denominator == 1 else float(value)
 
 
 def console(stderr: bool = False) -> Console:

@@ -22,7 +22,7 @@ from ..language.documents import option_combinations
 from ..language.model import Card, Variant
 from .base import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
 
-__all__ = ["variants", "show", "score", "validate", "empty_card_scores"]
+__all__ = ["variants", "show", "show_json", "score", "validate", "empty_card_scores"]
 
 BUILTIN_ORIGIN = "dicecup.plugins.builtin_variants"
 
@@ -54,8 +54,8 @@ def variants(as_json: JsonOpt = False) -> None:
                 options={s.name: {"default": s.default, "choices": list(s.choices)} for s in v.option_specs},
             )
         rows.append(row)
-    if as_json:
-        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    if as_json:  # the envelope every --json has: no one variant here
+        typer.echo(json.dumps({"variant": None, "options": {}, "variants": rows}, indent=2, ensure_ascii=False))
         return
     table = Table(title="dicecup variants", caption="* the default choice; pick one with --option KEY=VALUE")
     table.add_column("id", no_wrap=True)
@@ -89,6 +89,13 @@ def _flat(value: Any) -> str:
     return str(value)
 
 
+def show_json(v: Variant, info: dict[str, Any]) -> dict[str, Any]:
+    """`show --json`: the envelope (`variant`, the chosen `options`), then the card; the options' choices
+    and meanings as `option_specs`."""
+    rest = {k: val for k, val in info.items() if k != "options"}
+    return {"variant": v.id, "options": dict(v.options), **rest, "option_specs": info["options"]}
+
+
 @app.command()
 @cli_errors
 def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
@@ -96,7 +103,7 @@ def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False
     v = load_variant(variant, option)
     info = variant_info(v)
     if as_json:
-        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(show_json(v, info), indent=2, ensure_ascii=False))
         return
     out = console()
     out.print(f"[bold]{v.name}[/bold] ({v.id})" + (f" - {v.description}" if v.description else ""))
@@ -201,7 +208,8 @@ def score(
     values = parse_dice(dice, v.dice, v.faces)
     scores = empty_card_scores(v, values, first_roll)
     if as_json:
-        typer.echo(json.dumps({"variant": v.id, "dice": list(values), "first_roll": first_roll, "scores": scores}))
+        out = {"variant": v.id, "options": dict(v.options), "dice": list(values), "first_roll": first_roll}
+        typer.echo(json.dumps({**out, "scores": scores}))
         return
     title = f"{v.name}: {' '.join(map(str, values))}" + (" (first roll)" if first_roll else "")
     opts = options_text(v)

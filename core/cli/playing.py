@@ -19,7 +19,7 @@ from ..terminal.savefile import load as load_saved_game
 from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
-from .base import OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
 from .solving import hint_advisor, load_strong, prepare_optimal
 
 __all__ = ["play", "resume", "result_json"]
@@ -46,7 +46,7 @@ def result_json(state: GameState, seats: Sequence[Seat]) -> dict[str, Any]:
         "final_cards": {n: card_rows(v, c) for n, c in zip(names, state.cards, strict=True)},
         "match_totals": dict(zip(names, state.match_totals(), strict=True)),
         "winners": list(state.winners()),
-        "settlement": None if settle is None else {n: str(amount) for n, amount in settle.items()},
+        "settlement": None if settle is None else {n: number(amount) for n, amount in settle.items()},
     }
     if v.figures:  # ranked by more than the score: the figures summed over the match, and the order
         out["match_figures"] = {f.id: dict(zip(names, state.match_totals(f.id), strict=True)) for f in v.figures}
@@ -143,7 +143,7 @@ PlayerOpt = Annotated[
     typer.Option(
         "--player",
         "-p",
-        help="A player (repeatable, in turn order): a name for a human, or bot:random / bot:greedy "
+        help=f"A player (repeatable, in turn order): a name for a human, or a bot: {BOTS} "
         "(bot:KIND:NAME to name a bot). Default: one human called 'you'.",
     ),
 ]

@@ -14,10 +14,10 @@ from rich.table import Table
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..simulate import STRATEGIES, check_size, check_strategy, summarize
+from ..simulate import STRATEGIES, check_run, check_size, summarize
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
-from .base import OptionOpt, VariantOpt, app, fail, load_variant
+from .base import OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
 from .solving import load_solution, load_strong
 
 __all__ = ["simulate"]
@@ -155,16 +155,16 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     _print_events(console, s)
 
 
-def _load_solution(variant: Variant) -> None:
+def _load_solution(variant: Variant, quiet: bool) -> None:
     """Load (or solve, with a progress bar, and cache) the optimal strategy before simulating."""
     from ..simulate.optimal import remember
 
-    solution, _ = load_solution(variant)
+    solution, _ = load_solution(variant, quiet=quiet)
     remember(solution)
 
 
-def _progress(games: int) -> tuple[Progress, Any]:
-    """A rich progress bar on stderr; disabled when stderr is not a terminal."""
+def _progress(games: int, quiet: bool) -> tuple[Progress, Any]:
+    """A rich progress bar on stderr; disabled with --quiet or when stderr is not a terminal."""
     err = Console(stderr=True)
     bar = Progress(
         TextColumn("simulating"),
@@ -174,7 +174,7 @@ def _progress(games: int) -> tuple[Progress, Any]:
         TimeRemainingColumn(),
         console=err,
         transient=True,
-        disable=not err.is_terminal,
+        disable=quiet or not err.is_terminal,
     )
     task = bar.add_task("games", total=games)
     return bar, lambda done: bar.update(task, completed=done)
@@ -210,23 +210,29 @@ def simulate(
             f"(default: the {TOP_SCORES} most frequent). --json always holds every one.",
         ),
     ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
-    try:
-        check_strategy(strategy)
+    try:  # every argument is checked before the strategy's tables are made (they can take minutes)
         if games < 1:
             raise DicecupError(f"--games must be at least 1, got {games}")
-        if seed is not None and seed < 0:
-            raise DicecupError(f"--seed must be >= 0, got {seed}")
+        if seed is not None and not 0 <= seed < 2**63:
+            raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {seed}")
+        check_run(strategy, games, seed, method)  # the strategy, the method
         if plot is not None:
             check_plot_path(plot)
         v = load_variant(variant, option)
         check_size(v, strategy)  # a strategy whose work explodes is refused before any table or game
+        if method == "batched":
+            from ..simulate.batched_run import supports
+
+            if not supports(v, strategy):
+                raise DicecupError(f"--method batched: the batched simulator cannot play {strategy!r} on {v.id} yet")
         if strategy == "optimal":
-            _load_solution(v)
+            _load_solution(v, quiet)
         if strategy == "strong":
-            load_strong(v)  # parts solved and the correction fitted before the games (then cached)
-        bar, advance = _progress(games)
+            load_strong(v, quiet)  # parts solved and the correction fitted before the games (then cached)
+        bar, advance = _progress(games, quiet)
         start = time.perf_counter()
         with bar:
             result = run_simulation(v, strategy, games, seed, method=method, progress=advance)
@@ -240,15 +246,15 @@ def simulate(
     if as_json:
         typer.echo(json.dumps(s, indent=2))
         return
-    console = Console(highlight=False)
-    _print_report(console, s, seconds)
+    out = console()
+    _print_report(out, s, seconds)
     if plot is not None:
-        console.print(f"histogram written to {plot}")
+        out.print(f"histogram written to {plot}")
     else:
         from ..simulate.stats import histogram
 
         coarse = histogram(result.totals, target_bins=24)
-        console.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
+        out.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
         for line in terminal_histogram(coarse, s["games"]):
-            console.print(line)
-    _print_scores(console, s, every_score)
+            out.print(line)
+    _print_scores(out, s, every_score)

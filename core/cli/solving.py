@@ -83,7 +83,7 @@ def load_solution(
             max_states or DEFAULT_MAX_STATES,
             update,
             use_cache=not no_cache,
-            warn=lambda msg: typer.echo(f"warning: {msg}", err=True),
+            warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
             workdir=workdir,
         )
 
@@ -135,11 +135,9 @@ def solve_cmd(
         typer.echo(f"interrupted: run the same command again to resume from the layers kept in {work_dir}", err=True)
         raise typer.Exit(130) from None
     if as_json:
-        typer.echo(
-            json.dumps({"variant": v.id, "expected_score": expected, "states": solution.states, "seconds": seconds})
-        )
-        for note in v.solitaire_notes():
-            typer.echo(f"note: {note}", err=True)
+        out = {"variant": v.id, "options": dict(v.options), "expected_score": expected, "states": solution.states}
+        out.update(seconds=seconds, cached=cached, notes=list(v.solitaire_notes()))
+        typer.echo(json.dumps(out))
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
     where = (
@@ -297,16 +295,17 @@ def advise_cmd(
     if as_json:
         out = {
             "variant": v.id,
+            "options": dict(v.options),
             "dice": list(values),
             "strategy": strategy,
             "rolls_left": left,
             "banked": banked,
             "first_roll": first,
             "card": dict(the_card.scores),
-            "options": [_option_json(o) for o in options],
+            "moves": [_option_json(o) for o in options],
             "best": _option_json(options[0]) if options else None,
             "seconds": seconds,
-            "notes": notes,
+            "notes": list(notes),
         }
         typer.echo(json.dumps(out))
         return

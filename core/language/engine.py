@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import os
 import random
@@ -31,7 +32,16 @@ from .model import Variant
 from .rulehooks import RULE_HOOKS, RuleHooks, plugin_label
 from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
 
-__all__ = ["Engine", "RuleDecl", "BotDecl", "VariantEntry", "BUILTIN_PLUGINS", "AUTOLOAD_ENV", "REQUIRED"]
+__all__ = [
+    "Engine",
+    "RuleDecl",
+    "BotDecl",
+    "VariantEntry",
+    "BUILTIN_PLUGINS",
+    "AUTOLOAD_ENV",
+    "REQUIRED",
+    "load_plugin_file",
+]
 
 AUTOLOAD_ENV = "DICECUP_DISABLE_PLUGIN_AUTOLOAD"
 
@@ -117,8 +127,70 @@ def _parse_document(text: str, source: str) -> tuple[str, Any]:
     return node.get("id").string(), doc
 
 
+_FILE_ATTR = "__dicecup_plugin_file__"  # set on a module `load_plugin_file` imported: its file's path
+_FILE_REF = "file:"  # how `_plugin_ref` names such a module
+
+
+def load_plugin_file(path: str | os.PathLike[str]) -> Any:
+    """Import a plugin module from a `.py` file that is not installed (`Engine(plugin_files=...)`,
+    `dicecup --plugin FILE.py`): PluginError when it is missing, does not compile or import, or
+    implements no dicecup hook.
+
+    The module is imported under a name made from the file's path, so the same file gives the
+    same module again and two files of one name do not clash.
+    """
+    file = Path(path)
+    if file.suffix != ".py":
+        raise PluginError(f"plugin file {str(file)!r}: a plugin file is a Python module, its name must end in .py")
+    if not file.is_file():
+        raise PluginError(f"plugin file {str(file)!r} does not exist (or is not a file)")
+    resolved = file.resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    name = f"dicecup_plugin_file_{''.join(c if c.isalnum() else '_' for c in file.stem)}_{digest}"
+    known = sys.modules.get(name)
+    if known is not None:
+        return known
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
+        raise PluginError(f"plugin file {str(file)!r} cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    setattr(module, _FILE_ATTR, str(resolved))
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[name]
+        raise PluginError(f"plugin file {file}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except Exception as exc:
+        del sys.modules[name]
+        where = _traceback_line(exc, str(resolved))
+        raise PluginError(f"plugin file {file}{where}: importing it failed: {type(exc).__name__}: {exc}") from None
+    if not any(n.startswith(f"{hookspecs.PROJECT}_") and callable(getattr(module, n)) for n in dir(module)):
+        del sys.modules[name]
+        raise PluginError(
+            f"plugin file {file} implements no dicecup hook: define functions such as dicecup_register_variants, "
+            "each marked @dicecup.hookimpl"
+        )
+    return module
+
+
+def _traceback_line(exc: BaseException, filename: str) -> str:
+    """`:LINE` of the innermost frame of `exc` in `filename` ("" when none is)."""
+    line = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = f":{tb.tb_lineno}"
+        tb = tb.tb_next
+    return line
+
+
 class Engine:
-    """A plugin manager, its pattern/scorer/rule/bot registries and its variants."""
+    """A plugin manager, its pattern/scorer/rule/bot registries and its variants.
+
+    `plugins` are plugin modules or objects registered after the built-in and installed ones;
+    `plugin_files` are `.py` files of plugins that are not installed (`load_plugin_file`).
+    """
 
     def __init__(
         self,
@@ -126,9 +198,13 @@ class Engine:
         *,
         entry_points: bool | None = None,
         builtins: bool = True,
+        plugin_files: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         if isinstance(plugins, (str, bytes)) or not isinstance(plugins, Sequence):
             raise PluginError(f"plugins must be a list of plugin modules or objects, got {type(plugins).__name__}")
+        if isinstance(plugin_files, (str, bytes)) or not isinstance(plugin_files, Sequence):
+            raise PluginError(f"plugin_files must be a list of paths, got {type(plugin_files).__name__}")
+        plugins = [*plugins, *(load_plugin_file(p) for p in plugin_files)]
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         if builtins:
@@ -515,6 +591,9 @@ def _distribution_version(modname: str) -> str:
 def _plugin_ref(plugin: Any) -> str | None:
     """How an explicit plugin is found again by name (for pickling variants), or None."""
     if inspect.ismodule(plugin):
+        origin = getattr(plugin, _FILE_ATTR, None)
+        if origin is not None:  # a plugin file: imported again from its path
+            return f"{_FILE_REF}{origin}"
         return plugin.__name__ if sys.modules.get(plugin.__name__) is plugin and plugin.__name__ != "__main__" else None
     module = getattr(type(plugin), "__module__", None) if not inspect.isclass(plugin) else plugin.__module__
     qual = getattr(plugin if inspect.isclass(plugin) else type(plugin), "__qualname__", "")
@@ -544,6 +623,9 @@ def _engine_from_spec(spec: tuple[Any, ...]) -> Engine:
         builtins, entry_points, refs = spec
         plugins: list[Any] = []
         for ref in refs:
+            if ref.startswith(_FILE_REF):
+                plugins.append(load_plugin_file(ref.removeprefix(_FILE_REF)))
+                continue
             modname, _, qual = ref.partition(":")
             obj: Any = importlib.import_module(modname)
             if qual:

@@ -27,6 +27,7 @@ __all__ = [
     "histogram",
     "simulate",
     "summarize",
+    "check_run",
     "check_strategy",
     "check_size",
 ]
@@ -42,6 +43,17 @@ def check_strategy(strategy: str) -> str:
     if strategy not in STRATEGIES:
         raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}")
     return strategy
+
+
+def check_run(strategy: str, games: int, seed: int | None, method: str) -> None:
+    """Refuse at once every argument of `simulate` but the variant (a caller checks them before any work)."""
+    check_strategy(strategy)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise DicecupError(f"the number of games must be a whole number >= 1, got {games!r}")
+    if method not in METHODS:
+        raise DicecupError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+        raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
 
 
 def check_size(variant: Variant, strategy: str) -> None:
@@ -96,15 +108,9 @@ def simulate(
     progress: Progress | None = None,
 ) -> SimResult:
     """Play `games` solitaire games of `variant` with `strategy`; same seed, same games."""
-    check_strategy(strategy)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise DicecupError(f"the number of games must be a whole number >= 1, got {games!r}")
-    if method not in METHODS:
-        raise DicecupError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
+    check_run(strategy, games, seed, method)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     check_size(variant, strategy)
     if method in ("auto", "batched"):
         from ..numeric.tables import Untabulable
