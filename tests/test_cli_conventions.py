@@ -90,14 +90,24 @@ def test_version():
     assert run("--version").stdout == proc.stdout
 
 
+def in_bash(*args: str, home: Path) -> subprocess.CompletedProcess:
+    """`dicecup ARGS` run from bash (typer finds the shell to complete for from the parent process)."""
+    line = " ".join([sys.executable, "-m", "dicecup", *args]) + "; exit $?"
+    env = {**os.environ, **ENV, "HOME": str(home), "SHELL": "/bin/bash"}
+    return subprocess.run(["bash", "--norc", "-c", line], capture_output=True, text=True, env=env, timeout=120)
+
+
 def test_completion_script_and_protocol(tmp_path):
-    shown = cli("--show-completion", "bash")
-    assert shown.returncode == 0 and "_DICECUP_COMPLETE" in shown.stdout and "complete " in shown.stdout
+    shown = in_bash("--show-completion", home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "_DICECUP_COMPLETE" in shown.stdout and "complete " in shown.stdout
     words = cli(env={"_DICECUP_COMPLETE": "complete_bash", "COMP_WORDS": "dicecup si", "COMP_CWORD": "1"})
     assert words.stdout.split() == ["simulate"]
     flags = cli(env={"_DICECUP_COMPLETE": "complete_bash", "COMP_WORDS": "dicecup odds --ro", "COMP_CWORD": "2"})
     assert flags.stdout.split() == ["--rolls-left"]
-    installed = cli("--install-completion", "bash", env={"HOME": str(tmp_path), "SHELL": "/bin/bash"})
+    ids = cli(env={"_DICECUP_COMPLETE": "complete_bash", "COMP_WORDS": "dicecup odds -v yat", "COMP_CWORD": "3"})
+    assert ids.stdout.split() == [v for v in get_engine().variant_ids() if v.startswith("yat")] != []
+    installed = in_bash("--install-completion", home=tmp_path)
     assert installed.returncode == 0, installed.stderr
     assert "_DICECUP_COMPLETE" in (tmp_path / ".bash_completions" / "dicecup.sh").read_text()
     assert ".bash_completions/dicecup.sh" in (tmp_path / ".bashrc").read_text()

@@ -323,6 +323,11 @@ def check_choice(flag: str, value: str, choices: Sequence[str]) -> str:
     return value
 
 
+def _complete_variant(incomplete: str) -> list[str]:
+    """Shell completion of --variant: the variant ids that start with what is typed."""
+    return [vid for vid in get_engine().variant_ids() if vid.startswith(incomplete)]
+
+
 VariantOpt = Annotated[
     str,
     typer.Option(
@@ -330,6 +335,7 @@ VariantOpt = Annotated[
         "-v",
         help="Variant id (see `dicecup variants`) or a path to a variant .yaml file.",
         callback=_check_variant,
+        autocompletion=_complete_variant,
     ),
 ]
 OptionOpt = Annotated[
