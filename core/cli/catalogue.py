@@ -213,7 +213,7 @@ def score(
         return
     title = f"{v.name}: {' '.join(map(str, values))}" + (" (first roll)" if first_roll else "")
     opts = options_text(v)
-    table = Table(title=title + (f" [{opts}]" if opts else ""))
+    table = Table(title=Text(title + (f" [{opts}]" if opts else "")))  # Text: the [options] are not markup
     for col in ("#", "box", "name", "score"):
         table.add_column(col, justify="right" if col in ("#", "score") else "left")
     for i, box in enumerate(v.boxes, 1):

@@ -123,7 +123,7 @@ def _print_table(result: Any, quiet: bool) -> None:
         if dice is not None
         else f"a turn of {left} roll{'s' * (left != 1)}"
     )
-    table = Table(title=f"{v.name}{f' [{opts}]' if opts else ''}: {where}")
+    table = Table(title=Text(f"{v.name}{f' [{opts}]' if opts else ''}: {where}"))  # Text: [..] is not markup
     table.add_column("row", no_wrap=True)
     table.add_column("name")
     if dice is not None:
