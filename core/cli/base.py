@@ -50,7 +50,6 @@ __all__ = [
 ]
 
 _DIGITS = re.compile(r"-?[0-9]{1,18}")
-_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")  # what int() reads (typer's coercion takes the rest of these)
 
 #: The width piped output is laid out in: wide enough that rich never wraps a table or a line of help.
 UNWRAPPED = 10_000
@@ -82,19 +81,31 @@ class _PlainValue:
             number = int(value)  # a default (an int) or digits
             if (self.low is None or number >= self.low) and (self.high is None or number <= self.high):
                 return number
-            if self.low is not None and number < self.low:
-                raise click_errors.BadParameter(f"must be at least {self.low}, got {number}")
-            raise click_errors.BadParameter(f"must be at most {self.high}, got {number}")
-        if kind in (int, int | None) and isinstance(value, str) and not _NUMBER.fullmatch(value):
-            raise click_errors.BadParameter(f"{value!r} is not a whole number")
+            raise self._out_of_range(number)  # typer refuses it too, in pydantic's words
         return self
+
+    def _out_of_range(self, number: int) -> Exception:
+        if self.low is not None and number < self.low:
+            return click_errors.BadParameter(f"must be at least {self.low}, got {number}")
+        return click_errors.BadParameter(f"must be at most {self.high}, got {number}")
 
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
         got = self.quick(value, param) if self.plain else self
         if got is not self:
             return got
         param._runtime_param = None  # typer's own coercion, built now: its value or its error
-        return param.get_runtime_param().coerce(value, param=param, ctx=ctx)
+        try:
+            return param.get_runtime_param().coerce(value, param=param, ctx=ctx)
+        except click_errors.BadParameter:
+            if self.annotation not in (int, int | None) or not isinstance(value, str):
+                raise
+            try:  # a whole number typer refuses: say why in the CLI's words
+                number = int(value)
+            except ValueError:
+                raise click_errors.BadParameter(f"{value!r} is not a whole number") from None
+            if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+                raise self._out_of_range(number) from None
+            raise
 
 
 def _plain_values(command: Any, ctx: Any) -> None:
