@@ -456,7 +456,7 @@ def turns(n: int, start: int = 1) -> str:
 
 
 def test_scripted_human_game_with_wrong_input():
-    script = "xyz\nk 9\nkeep 7\ns 99\n?\n" + turns(15)
+    script = "xyz\nk 9\nkeep 7\ns 99\n?\nc\n" + turns(15)  # c: the whole card
     result = run("play", "-v", "yatzy", "-p", "ann", "--seed", "1", input=script)
     assert result.exit_code == 0, result.output
     out = result.stdout
@@ -471,12 +471,12 @@ def test_scripted_human_game_with_wrong_input():
 
 
 def test_human_against_a_bot_and_end_of_input():
-    result = run("play", "-v", "yacht", "-p", "[b]ann", "-p", "bot:greedy", "--seed", "3", input=turns(4))
+    result = run("play", "-v", "yacht", "-p", "[b]ann", "-p", "bot:greedy", "--seed", "3", input="c\n" + turns(4))
     assert result.exit_code == 2
     assert result.stderr.strip() == "error: input ended before the game did"
     assert "Traceback" not in result.output
     assert result.stdout.count("greedy: ") == 4  # the bot played its four turns in between
-    assert "[b]ann scores" in result.stdout and "now ([b]ann)" in result.stdout  # names are not markup
+    assert "You score" in result.stdout and "now ([b]ann)" in result.stdout  # names are not markup
 
 
 def test_quit_without_save():

@@ -148,7 +148,7 @@ def test_human_turn_with_mistakes_then_keep_and_score(engine):
     for problem in ("I don't understand 'hello'", "no die at position 7", "you have only 3 6s", "no box 99"):
         assert problem in text
     assert text.count("✗") == 4
-    assert f"ann scores {sum(dice_now)} in Chance." in text
+    assert f"You score {sum(dice_now)} in Chance." in text
 
 
 def test_scratch_asks_first_and_no_keeps_the_turn(engine):

@@ -110,10 +110,10 @@ def finish(state: GameState, dice_of: dict[str, list[int]]) -> GameState:
 def test_yamb_turn_with_four_columns_for_three_players(engine):
     """A whole human turn: the card is rows x 4 columns with what each box scores now, the others summarised."""
     state = GameState.new(engine.variant("yamb"), ["ann", "bob", "carla"]).roll(dice=[5, 2, 3, 5, 2])
-    s, script, out = session(engine, state, ["k 1 2 4 5", "s full"], dice=[5])
+    s, script, out = session(engine, state, ["k 1 2 4 5", "c", "s full"], dice=[5])  # c: the whole card
     s.step()  # keep 2 2 5 5
     s.step()  # the reroll: a five
-    s.step()  # s full: only the Free column may take a Full now (Down wants ones, Up yamb, Announce an announcement)
+    s.step()  # c, then s full: only the Free column may take a Full now (Down wants ones, Up yamb, Announce an announcement)
     text = out.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines())
     header = next(line for line in text.splitlines() if "Down ↓" in line)
@@ -121,23 +121,23 @@ def test_yamb_turn_with_four_columns_for_three_players(engine):
     assert cells(text, "Full") == ["11", "Full", "-", "-", "49", "-"]  # 22555: sum + 30, only Free allowed
     assert cells(text, "Ones") == ["1", "Ones", "0", "-", "0", "-"]
     assert "others: bob 0, carla 0" in text
-    assert "ann scores 49 in Full (Free)." in text
+    assert "You score 49 in Full (Free)." in text
     assert s.state.cards[0].scores == {"free.full": 49}
     assert s.state.player == "bob"
 
 
 def test_triple_yahtzee_card_multiplies_and_names_columns(engine):
     state = GameState.new(engine.variant("triple-yahtzee"), ["ann", "bob"]).roll(dice=[6, 6, 6, 2, 3])
-    s, _, out = session(engine, state, ["s chance", "s 13 x2"])
+    s, _, out = session(engine, state, ["c", "s chance", "s 13 x2"])
     s.step()
     text = out.getvalue()
     flat = said(out)
-    header = next(line for line in text.splitlines() if "x1" in line and "row" in line)
+    header = next(line for line in text.splitlines() if "x1" in line and line.strip().startswith("#"))
     assert [c.strip() for c in header.split("│")] == ["#", "row", "x1", "x2", "x3"]  # not "x2 x2"
     assert cells(text, "Chance")[2:] == ["23", "46", "69"]
     assert "Chance can go in x1 (23), x2 (46) or x3 (69): say which, e.g. s chance x1" in flat
     assert s.state.cards[0].scores == {"x2.chance": 23}
-    assert "ann scores 46 in Chance (x2)." in flat
+    assert "You score 46 in Chance (x2)." in flat
 
 
 @pytest.mark.parametrize(
@@ -215,7 +215,7 @@ def test_announcement_offered_typed_shown_and_enforced(engine):
     state = GameState.new(v, ["ann", "bob"]).roll(dice=[2, 2, 3, 5, 5])
     assert parse_command("announce full", state).action == RuleAction("announced", "announce", "announce.full")
     assert parse_command("announce announce.full", state) == parse_command("announce 11", state)
-    answers = ["?", "announce full", "s free.full", "announce ones", "k 1 2 4 5", "s"]
+    answers = ["?", "announce full", "s free.full", "announce ones", "k 1 2 4 5", "c", "s"]
     s, script, out = session(engine, state, answers, dice=[5])
     s.step()  # ? then announce full
     assert s.state.turn_state["announced"] == "announce.full"
@@ -226,14 +226,14 @@ def test_announcement_offered_typed_shown_and_enforced(engine):
     flat = said(out)
     assert "You may also announce a box of the Announce column: ones, twos, threes," in flat
     assert "  announce ...  announce the box of an announced column" in text  # `?` lists the verb
-    assert "ann: announce Full (Announce)." in flat
+    assert "You announce Full (Announce)." in flat
     assert "Announced: Full (Announce column, announce.full); this turn scores it" in flat
     assert "Full (Free) cannot be scored now: you announced Full (announce.full): this turn must score it" in flat
     assert "you cannot announce now (Announced: Full (Announce column, announce.full); this turn scores it)" in flat
     assert "(k 1 3 keep, r reroll all, s scores Full, ? help)" in script.prompts[-1]
     assert cells(text, "Full")[2:] == ["-", "-", "-", "49"]  # only the announced box can be scored
     assert s.state.cards[0].scores == {"announce.full": 49}
-    assert "ann scores 49 in Full (Announce)." in flat
+    assert "You score 49 in Full (Announce)." in flat
 
 
 def test_announcement_only_right_after_the_first_roll(engine):
@@ -329,7 +329,7 @@ def test_many_dice_wrap_into_rows_that_fit(engine, tmp_path):
 
 def test_balut_card_has_a_points_column_and_the_points_row(engine):
     state = GameState.new(engine.variant("balut"), ["ann", "bob"]).roll(dice=[4, 4, 4, 5, 5])
-    s, _, out = session(engine, state, ["s full house a"])
+    s, _, out = session(engine, state, ["c", "s full house a"])
     s.step()
     text = out.getvalue()
     header = next(line for line in text.splitlines() if "Points" in line and "row" in line)
@@ -532,7 +532,7 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout) == json.loads(whole.stdout)
     # What the player sees from there on is the same screen for screen: the announced turn, then the rest.
-    marker = "ann: announce Fives (Announce).\n"
+    marker = "You announce Fives (Announce).\n"
     assert whole.stderr.count(marker) == 1
     assert resumed.stderr == whole.stderr.split(marker, 1)[1]
     assert "Announced: Fives (Announce column, announce.fives); this turn scores it" in resumed.stderr.split("> ", 1)[0]

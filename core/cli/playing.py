@@ -55,11 +55,19 @@ def result_json(state: GameState, seats: Sequence[Seat]) -> dict[str, Any]:
     return out
 
 
-def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool) -> None:
-    """Play a (new or resumed) game to its end, saving after every action when asked."""
+def _run(
+    saved: SavedGame,
+    save_path: Path | None,
+    *,
+    quiet: bool,
+    as_json: bool,
+    coach: bool = False,
+    pace: float = 0.0,
+) -> None:
+    """Play a (new or resumed) game to its end, saving after every action when asked; offer a rematch."""
     console = Console(highlight=False, stderr=as_json)  # with --json, stdout holds only the JSON
     view = View(console)
-    state, seats, rng = saved.state, saved.seats, saved.rng
+    state, seats = saved.state, saved.seats
     engine = get_engine()
     for seat in seats:
         if not seat.is_human:
@@ -69,6 +77,51 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
     if any(s.kind == "strong" for s in seats):
         load_strong(state.variant)  # its parts and correction made before the game (on first use)
     advisor = hint_advisor(state.variant) if saved.hints else None
+    if coach and advisor is None:
+        try:
+            advisor = hint_advisor(state.variant)
+        except DicecupError as exc:  # beyond the exact solver: play on, say why once
+            view.say(f"Coaching is unavailable for {state.variant.id}: {exc}", "yellow")
+            coach = False
+    while True:
+        final = _play_one(saved, save_path, view, advisor, quiet=quiet, as_json=as_json, coach=coach, pace=pace)
+        if final is None:
+            return
+        if as_json or not final.rematch():
+            return
+        rng = random.Random(saved.rng.getrandbits(64))  # a new seed, drawn from the last game's dice
+        rounds = final.state.rounds - final.state.replays
+        saved = SavedGame(GameState.new(state.variant, list(state.players), rounds), seats, rng, saved.hints)
+        if save_path is not None:
+            save_path = _next_free(save_path)
+            view.say(f"The rematch is saved in {save_path}.", soft_wrap=True)
+
+
+def _next_free(path: Path) -> Path:
+    """`game-2.json`, `game-3.json`, ...: a rematch's save, next to the finished game's (kept for review)."""
+    stem = path.stem
+    base, _, number = stem.rpartition("-")
+    start, stem = (int(number) + 1, base) if base and number.isdigit() else (2, stem)
+    k = start
+    while (path.with_name(f"{stem}-{k}{path.suffix}")).exists():
+        k += 1
+    return path.with_name(f"{stem}-{k}{path.suffix}")
+
+
+def _play_one(
+    saved: SavedGame,
+    save_path: Path | None,
+    view: View,
+    advisor: Any,
+    *,
+    quiet: bool,
+    as_json: bool,
+    coach: bool,
+    pace: float,
+) -> Session | None:
+    """One game to its end (its session, for the rematch question); None when the player quit."""
+    state, seats, rng = saved.state, saved.seats, saved.rng
+    console = view.console
 
     def on_change(new: GameState) -> None:
         if save_path is not None:
@@ -86,6 +139,10 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
         ask=lambda prompt: console.input(Text(prompt)),  # Text: `[y/N]` is not markup
         on_change=on_change,
         advisor=advisor,
+        hints=saved.hints,
+        coach=coach,
+        pace=pace,
+        saved=save_path is not None,
         narrate_bots=not (quiet or as_json),
         make_bot=get_engine().make_bot,
         verbs=get_engine().action_verbs(state.variant),
@@ -115,6 +172,7 @@ def _run(saved: SavedGame, save_path: Path | None, *, quiet: bool, as_json: bool
         view.final(final)  # with --json this goes to stderr, next to the game
     if as_json:
         typer.echo(json.dumps(result_json(final, seats), ensure_ascii=False))
+    return session
 
 
 def _check_save_target(path: Path, overwrite: bool) -> None:
@@ -154,6 +212,18 @@ QuietOpt = Annotated[
 HintsOpt = Annotated[
     bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")
 ]
+CoachOpt = Annotated[
+    bool,
+    typer.Option(
+        "--coach",
+        help="After each of your keeps and scores, say what it cost against the best move "
+        "(in expected final points; 0 means it was the best). Needs the solver.",
+    ),
+]
+PaceOpt = Annotated[
+    float,
+    typer.Option("--pace", min=0, help="Seconds to wait after each bot move, so you can follow the bots' turns."),
+]
 GameJsonOpt = Annotated[
     bool,
     typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
@@ -175,6 +245,8 @@ def play(
     ] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
     hints: HintsOpt = False,
+    coach: CoachOpt = False,
+    pace: PaceOpt = 0.0,
     quiet: QuietOpt = False,
     as_json: GameJsonOpt = False,
 ) -> None:
@@ -185,7 +257,9 @@ def play(
     if save is not None:
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)
-    _run(SavedGame(state, seats, random.Random(seed), hints), save, quiet=quiet, as_json=as_json)
+    _run(
+        SavedGame(state, seats, random.Random(seed), hints), save, quiet=quiet, as_json=as_json, coach=coach, pace=pace
+    )
 
 
 @app.command()
@@ -196,6 +270,8 @@ def resume(
         str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")
     ] = None,
     hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
+    coach: CoachOpt = False,
+    pace: PaceOpt = 0.0,
     quiet: QuietOpt = False,
     as_json: GameJsonOpt = False,
 ) -> None:
@@ -212,4 +288,4 @@ def resume(
             View(console()).final(saved.state)
             typer.echo(f"This game is already over ({file}).")
         return
-    _run(saved, file, quiet=quiet, as_json=as_json)
+    _run(saved, file, quiet=quiet, as_json=as_json, coach=coach, pace=pace)

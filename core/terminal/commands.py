@@ -13,7 +13,7 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from attrs import frozen
+from attrs import field, frozen
 
 from ..errors import DicecupError
 from ..game.state import GameState
@@ -37,9 +37,10 @@ __all__ = [
 
 @frozen
 class KeepDice:
-    """Keep these dice (face values) and reroll the others."""
+    """Keep these dice (face values) and reroll the others; `positions` (1-based) when typed by position."""
 
     dice: tuple[int, ...]
+    positions: tuple[int, ...] | None = field(default=None, eq=False)
 
 
 @frozen
@@ -102,9 +103,16 @@ _HELP_END = (
         "alone: score the only box the rules allow now, when there is just one "
         "(an announced box, the next box in card order)",
     ),
-    ("c", "show the scorecard again"),
+    ("c", "show the whole scorecard (every player, every box)"),
     ("hint", "the advisor's best move (games started with --hints)"),
-    ("q", "quit (a game played with --save FILE can be resumed later)"),
+    (
+        "undo",
+        "take back your last score or announcement: back to the dice you had then, your card as it was. "
+        "The dice to come stay the same (undo never gives new dice), moves of other players since then "
+        "are played again as they were, and a keep cannot be taken back once its dice are rolled "
+        "(that would be a free reroll)",
+    ),
+    ("q", "quit (asks first unless the game is saved: a game played with --save FILE can be resumed later)"),
     ("?", "this help"),
 )
 
@@ -119,6 +127,8 @@ _SAY = {
     "exit": "quit",
     "hint": "hint",
     "hints": "hint",
+    "u": "undo",
+    "undo": "undo",
 }
 
 
@@ -178,16 +188,23 @@ def _numbers(args: list[str], what: str, split_digits: bool) -> list[int]:
     return out
 
 
-def _positions(args: list[str], dice: Sequence[int]) -> list[int]:
+def _positions(args: list[str], dice: Sequence[int], faces: int = 6) -> list[int]:
+    """Die positions typed after `k` or `r`; a mistake that reads like faces (`k 55`) points to `keep 5 5`."""
     picks = _numbers(args, "die position", split_digits=len(dice) < 10)
     n = len(dice)
+    by_face = f"; to keep dice by their faces type keep {' '.join(map(str, picks))}" if _faces_fit(picks, faces) else ""
     for p in picks:
         if not 1 <= p <= n:
-            raise InputProblem(f"there is no die at position {p}: the dice are numbered 1 to {n}")
+            raise InputProblem(f"there is no die at position {p}: the dice are numbered 1 to {n}{by_face}")
     dup = [p for p, c in Counter(picks).items() if c > 1]
     if dup:
-        raise InputProblem(f"position {dup[0]} is given twice; each die can be picked once")
+        raise InputProblem(f"position {dup[0]} is given twice; each die can be picked once{by_face}")
     return picks
+
+
+def _faces_fit(picks: Sequence[int], faces: int) -> bool:
+    """Whether typed numbers could be faces to keep (`55`): each a face of the dice."""
+    return bool(picks) and all(1 <= p <= faces for p in picks)
 
 
 def _norm(text: str) -> str:
@@ -269,7 +286,9 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
     elif _column_of(row_text, variant) is not None:
         first = variant.rows[0]
         raise InputProblem(f"say the row too, e.g. s {first} {_column_of(row_text, variant)} (or s 1 {row_text})")
-    rows = _row_of(row_text, variant, [variant.box(b).row for b in candidates])
+    # Abbreviations match rows open where the box would go: in the column named, else in any column.
+    open_rows = [variant.box(b).row for b in candidates if column is None or variant.box(b).column == column]
+    rows = _row_of(row_text, variant, open_rows)
     if not rows and column is None and len(words) >= 2:
         cols = ", ".join(c.id for c in variant.columns)
         raise InputProblem(
@@ -374,7 +393,8 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
     if head == "k":
         if not args:
             raise InputProblem("say which dice to keep, e.g. k 1 3 (positions), or r to reroll them all")
-        return KeepDice(tuple(sorted(dice[p - 1] for p in _positions(args, dice))))
+        picks = _positions(args, dice, state.variant.faces)
+        return KeepDice(tuple(sorted(dice[p - 1] for p in picks)), tuple(sorted(picks)))
     if head == "keep":
         if not args:
             raise InputProblem("say which faces to keep, e.g. keep 6 6, or r to reroll every die")
@@ -389,8 +409,9 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
     if head in ("r", "roll", "reroll"):
         if not args:
             return KeepDice(())
-        drop = set(_positions(args, dice))
-        return KeepDice(tuple(sorted(d for i, d in enumerate(dice, 1) if i not in drop)))
+        drop = set(_positions(args, dice, state.variant.faces))
+        kept = [i for i in range(1, len(dice) + 1) if i not in drop]
+        return KeepDice(tuple(sorted(dice[i - 1] for i in kept)), tuple(kept))
     if head in ("s", "score"):
         if not args:
             legal = state.legal_boxes()

@@ -11,13 +11,18 @@ plugins add are offered and narrated like any other move.
 from __future__ import annotations
 
 import random
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from attrs import evolve, frozen
+from rich.text import Text
 
 from ..errors import DicecupError, IllegalAction
 from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
+from ..game.handle import Game
 from ..game.state import GameState
 from ..language.model import Variant
 from .commands import (
@@ -118,8 +123,60 @@ def parse_seats(specs: Sequence[str] | None, bots: Sequence[str]) -> tuple[Seat,
 # ---------------------------------------------------------------------------- the loop
 
 
+@frozen
+class _Decision:
+    """A human's decision as it was taken: where to go back to on `undo` (the undo stack's depth,
+    the dice generator, the dice as laid out on the table)."""
+
+    seat: int
+    action: Action
+    depth: int
+    rng: Any
+    slots: tuple[int, ...] | None
+    kept: frozenset[int]
+
+
+def _rng_state(rng: Any) -> Any:
+    """The dice generator's state, to rewind it on undo (None for a generator that cannot say)."""
+    get = getattr(rng, "getstate", None)
+    return get() if callable(get) else None
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    """`1 box`, `2 boxes`: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def place_dice(
+    slots: Sequence[int] | None,
+    held: Sequence[int],
+    drawn: Sequence[int],
+    positions: Sequence[int] | None = None,
+) -> tuple[tuple[int, ...], frozenset[int]]:
+    """The dice on the table after a roll, and the places (0-based) of the dice kept.
+
+    Kept dice stay where they lay: at `positions` (1-based) when the player named them, else on
+    the first places showing their faces; the rolled dice fill the other places, lowest first.
+    The first roll of a turn (nothing held, or no layout known) is laid out sorted.
+    """
+    if not held or slots is None or len(slots) != len(held) + len(drawn) or Counter(held) - Counter(slots):
+        return tuple(sorted([*held, *drawn])), frozenset()
+    keep: set[int] = set()
+    if positions is not None and sorted(slots[p - 1] for p in positions if 0 < p <= len(slots)) == sorted(held):
+        keep = {p - 1 for p in positions}
+    else:
+        for face in held:
+            keep.add(next(i for i, d in enumerate(slots) if d == face and i not in keep))
+    new = iter(sorted(drawn))
+    return tuple(slots[i] if i in keep else next(new) for i in range(len(slots))), frozenset(keep)
+
+
 class Session:
-    """Runs a game to its end: rolls the dice, asks humans, lets bots move, narrates."""
+    """Runs a game to its end: rolls the dice, asks humans, lets bots move, narrates.
+
+    The moves go through a `Game` handle, whose undo stack `undo` uses; the dice generator
+    is saved at each human decision, so an undo brings back the same dice to come.
+    """
 
     def __init__(
         self,
@@ -135,16 +192,25 @@ class Session:
         bots: dict[int, Bot] | None = None,
         make_bot: Callable[[str, random.Random], Bot] | None = None,
         verbs: dict[str, str] | None = None,
+        hints: bool | None = None,
+        coach: bool = False,
+        pace: float = 0.0,
+        saved: bool = False,
     ) -> None:
         if len(seats) != len(state.players) or any(s.name != p for s, p in zip(seats, state.players, strict=True)):
             raise DicecupError("the seats do not match the game's players")
-        self.state = state
+        self.game = Game(state)  # its undo stack; the dice come from `rng`, drawn here
         self.seats = tuple(seats)
         self.rng = rng
         self.view = view
         self.ask = ask or (lambda prompt: input(prompt))
         self.on_change = on_change
         self.advisor = advisor
+        self.hints = advisor is not None if hints is None else hints  # show the advice at every decision
+        self.coach = coach and advisor is not None  # after each decision, what it cost
+        self.pace = pace  # seconds between bot moves, so a human can follow them
+        self.sleep: Callable[[float], None] = time.sleep
+        self.saved = saved  # saved after every action: quitting loses nothing
         self.narrate_bots = narrate_bots
         self.verbs = dict(verbs or {})  # action verbs the variant's rules declare -> their help
         if bots is None:
@@ -154,6 +220,18 @@ class Session:
         self.bots = bots
         self._log: list[str] = []
         self.any_human = any(s.is_human for s in self.seats)
+        self._slots: tuple[int, ...] | None = None  # the dice as laid out on the table (positions fixed)
+        self._kept: frozenset[int] = frozenset()  # places of the dice kept from the last roll
+        self._keep_at: tuple[int, ...] | None = None  # places the human named for the pending roll
+        self._decisions: list[_Decision] = []  # the humans' decisions, for undo
+        self._no_reroll = -1  # undo depth at which dice already seen forbid a reroll
+        self._open_line = False  # a bot's turn is being narrated on the current line
+        self._advice: tuple[Any, list[tuple[Action, float]]] | None = None
+
+    @property
+    def state(self) -> GameState:
+        """The position on the table."""
+        return self.game.state
 
     # -- driving -------------------------------------------------------------------
 
@@ -161,6 +239,7 @@ class Session:
         """Play until the match is over; raises QuitGame or EndOfInput when a human stops."""
         while not self.state.over:
             self.step()
+        self._end_line()
         return self.state
 
     def step(self) -> None:
@@ -169,56 +248,102 @@ class Session:
         if st.is_chance:
             # Draw the dice here and hand them to the engine, so the narration knows them
             # even when the roll ends the game (an instant win clears the table).
-            n = st.variant.dice - len(st.held)  # type: ignore[arg-type]
+            held = st.held or ()
+            n = st.variant.dice - len(held)
             drawn = tuple(self.rng.randint(1, st.variant.faces) for _ in range(n))
-            self._advance(st.roll(dice=drawn), None, rolled=tuple(sorted(st.held + drawn)))  # type: ignore[operator]
+            self._slots, self._kept = place_dice(self._slots if held else None, held, drawn, self._keep_at)
+            self._keep_at = None
+            self._advance(self.game.roll(dice=drawn), None, rolled=tuple(sorted(held + drawn)))
             return
         i = st.current
-        action = self.bots[i].choose(st) if i in self.bots else self._human(st)
-        self._advance(st.apply(action), action)
+        if i in self.bots:
+            action = self.bots[i].choose(st)
+            self._advance(self.game.apply(action), action)
+            return
+        chosen = self._human(st)
+        if chosen is None:  # undone: the position changed
+            return
+        action, shown = chosen
+        note = self._coach_note(shown, action)
+        self._decisions.append(
+            _Decision(i, action, len(self.game.history), _rng_state(self.rng), self._slots, self._kept)
+        )
+        self._no_reroll = -1
+        self._advance(self.game.apply(action), action)
+        if note:
+            self.view.say(note, "magenta")
 
     def _advance(self, new: GameState, action: Action | None, rolled: tuple[int, ...] = ()) -> None:
-        old = self.state
-        self.state = new
+        old = self.game.history[-1]
         seat = self.seats[old.current]
         v = old.variant
+        bot = not seat.is_human
         if action is None:  # a roll
-            self._log.append(_compact(rolled, v.faces))
+            said = _compact(rolled, v.faces)
+            self._log.append(said)
+            if bot and self.narrate_bots:
+                self._bot_says(
+                    said if not self._open_line else " → " + said, first=not self._open_line, label=seat.label
+                )
         elif isinstance(action, Keep):
             kept = _compact(action.dice, v.faces) if action.dice else "nothing"
-            if seat.is_human:
+            if not bot:
                 n = v.dice - len(action.dice)
-                self.view.say(f"{seat.name} keeps {kept} and rolls {n} {'die' if n == 1 else 'dice'}.", "dim")
+                self.view.say(f"You keep {kept} and roll {_plural(n, 'die', 'dice')}.", "dim")
+            elif self.narrate_bots:
+                self._bot_says(f" → keep {kept}" if action.dice else " → reroll all")
             self._log.append(f"keep {kept}")
         elif isinstance(action, RuleAction):
             said = _action_text(action, v)
-            if seat.is_human:
-                self.view.say(f"{seat.name}: {said}.", "bold")
+            if not bot:
+                self.view.say(f"You {said}.", "bold")
+            elif self.narrate_bots:
+                self._bot_says(f" → {said}")
             self._log.append(said)
         elif isinstance(action, Score):
             res = old.score_preview(action.box)
             extra = "".join(f", {a.name or a.id} {a.points:+d}" for a in res.awards)
             name = _box_name(old, action.box)
-            if seat.is_human:
-                self.view.say(f"{seat.name} scores {res.written} in {name}{extra}.", "bold")
+            if not bot:
+                self.view.say(f"You score {res.written} in {name}{extra}.", "bold")
             elif self.narrate_bots:
-                self.view.say(f"{seat.label}: " + " → ".join([*self._log, f"{name} {res.written}{extra}"]))
+                self._bot_says(f" → {name} {res.written}{extra}")
+                self._end_line()
             self._log = []
         if self.on_change is not None:
             self.on_change(new)
         if len(new.results) > len(old.results):
             self._round_over(old, new, action)
 
+    def _bot_says(self, text: str, first: bool = False, label: str = "") -> None:
+        """A bot's move, added to its turn's line as it happens (with `pace` seconds after it)."""
+        if first:
+            self._end_line()
+            text = f"{label}: {text}"
+        self.view.console.print(Text(text), end="", soft_wrap=True)
+        self._open_line = True
+        if self.pace > 0:
+            self.view.console.file.flush()
+            self.sleep(self.pace)
+
+    def _end_line(self) -> None:
+        """End a bot's turn line before anything else is printed."""
+        if self._open_line:
+            self.view.console.print()
+            self._open_line = False
+
     def _round_over(self, old: GameState, new: GameState, action: Action | None) -> None:
+        self._end_line()
         result = new.results[-1]
         k = len(new.results)
         v = self.view
         if result.instant_winner is not None:
             who = self.seats[result.instant_winner]
-            if self.narrate_bots or self.any_human:
+            if (self.narrate_bots or self.any_human) and not (not who.is_human and self.narrate_bots):
                 v.say(f"{who.label}: " + " → ".join(self._log))
             v.instant_win(new, result.instant_winner, result.won_by or "a winning roll")
             self._log = []
+        self._slots, self._kept = None, frozenset()
         if new.over:
             return
         if self.any_human:
@@ -265,7 +390,7 @@ class Session:
         """Whose turn, which turn, which roll, and the banked rolls where unused rolls carry over."""
         v = st.variant
         left = len(v.boxes) - len(st.card.scores)
-        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({left} {'box' if left == 1 else 'boxes'} to go), "
+        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({_plural(left, 'box', 'boxes')} to go), "
         head += f"roll {st.rolls_used} of {st.rolls_available}"
         if v.carry_over:
             banked = st.banked[st.current]
@@ -274,12 +399,25 @@ class Session:
             head = f"Round {st.round} of {st.rounds} · " + head
         return head
 
-    def show(self, st: GameState) -> None:
-        """The decision screen: whose turn, the card with what each open box scores now, the rules' notes, the dice."""
+    def show(self, st: GameState, full: bool = False) -> None:
+        """The decision screen: whose turn, the card (compact, or `full` with every player), the rules'
+        notes, the dice (kept ones marked), and the advice when hints are on.
+
+        The compact screen fits 80 x 24 with several players and card columns.
+        """
         v = self.view
+        self._end_line()
         v.heading(self.heading(st))
-        v.console.print(v.scorecard(st))
-        v.notes(v.card_notes(st) + v.progress(st), "dim")
+        if full:
+            v.console.print(v.scorecard(st))
+            v.notes(v.card_notes(st) + v.progress(st), "dim")
+        else:
+            if len(st.players) > 1:
+                for standing in v.standings(st):
+                    v.console.print(standing)
+            for row in v.compact_card(st):
+                v.console.print(row, overflow="crop", no_wrap=True)
+            v.notes(v.progress(st) if len(st.variant.columns) == 1 else [], "dim")
         for line in st.turn_status():
             v.say(line, "yellow")
         actions = st.rule_actions()
@@ -291,19 +429,24 @@ class Session:
             )
         if st.variant.carry_over and st.rolls_left > 0:
             n = st.rolls_left
-            v.say(
-                f"Unused rolls are banked: scoring now keeps {n} {'roll' if n == 1 else 'rolls'} for later turns.",
-                "dim",
-            )
-        v.console.print(v.dice(sorted(st.dice), st.variant))
-        if self.advisor is not None:
+            v.say(f"Unused rolls are banked: scoring now keeps {_plural(n, 'roll', 'rolls')} for later turns.", "dim")
+        v.console.print(v.dice(st.dice, st.variant, self._kept if tuple(st.dice) == self._slots else ()))
+        if self.hints:
             self._hint(st)
+
+    def _advise(self, st: GameState) -> list[tuple[Action, float]]:
+        """The advisor's options for this decision, best first (asked once per position)."""
+        assert self.advisor is not None
+        key = (st.round, len(st.history), tuple(sorted(st.dice)))
+        if self._advice is None or self._advice[0] != key:
+            self._advice = (key, sorted(self.advisor(st), key=lambda av: -av[1]))
+        return self._advice[1]
 
     def _hint(self, st: GameState) -> None:
         if self.advisor is None:
             self.view.problem("hints are off; start the game with --hints")
             return
-        ranked = sorted(self.advisor(st), key=lambda av: -av[1])
+        ranked = self._advise(st)
         if not ranked:
             return
         best = ranked[0][1]
@@ -313,9 +456,31 @@ class Session:
         ]
         self.view.say("hint: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else ""), "yellow")
 
-    def _human(self, st: GameState) -> Action:
-        # Show dice sorted: positions typed by the player refer to this order.
-        st = evolve(st, dice=tuple(sorted(st.dice)))
+    def _coach_note(self, st: GameState, action: Action) -> str:
+        """With --coach: what a keep or a score cost against the best move, in expected final points."""
+        if not self.coach or not isinstance(action, Keep | Score):
+            return ""
+        ranked = self._advise(st)
+        value = next((val for a, val in ranked if a == action), None)
+        if not ranked or value is None:
+            return ""
+        best_action, best = ranked[0]
+        lost = max(0.0, best - value)
+        if lost < 0.005:
+            return f"coach: {_action_text(action)} is optimal (expected {value:.2f}; 0.00 lost)"
+        return (
+            f"coach: {_action_text(action)} cost {lost:.2f} expected points; "
+            f"best was {_action_text(best_action)} (expected {best:.2f}, yours {value:.2f})"
+        )
+
+    def _human(self, st: GameState) -> tuple[Action, GameState] | None:
+        """The human's next action (and the position as shown), or None when `undo` changed the position."""
+        # Dice as laid out on the table: positions typed by the player refer to this order.
+        slots = self._slots if self._slots is not None and sorted(self._slots) == sorted(st.dice) else None
+        if slots is None:
+            slots, self._kept = tuple(sorted(st.dice)), frozenset()
+        self._slots = slots
+        st = evolve(st, dice=slots)
         self.show(st)
         while True:
             try:
@@ -324,12 +489,61 @@ class Session:
                 raise EndOfInput("input ended before the game did") from None
             try:
                 cmd = parse_command(text, st, self.verbs)
+                if cmd == Say("undo"):
+                    self._undo(st)
+                    return None
                 action = self._check(cmd, st)
             except InputProblem as exc:
                 self.view.problem(str(exc))
                 continue
             if action is not None:
-                return action
+                if isinstance(cmd, KeepDice):
+                    self._keep_at = cmd.positions
+                return action, st
+
+    def _undo(self, st: GameState) -> None:
+        """Take back the human's own last score or rule action (see the help for what is fair)."""
+        me = st.current
+        mine = [k for k, d in enumerate(self._decisions) if d.seat == me]
+        if not mine:
+            raise InputProblem(
+                "nothing to undo: you have made no move this game"
+                + ("" if not st.history else " since it was started or resumed here")
+            )
+        k = mine[-1]
+        last = self._decisions[k]
+        others = {self.seats[d.seat].name for d in self._decisions[k + 1 :] if d.seat != me}
+        if others:
+            raise InputProblem(
+                f"{', '.join(sorted(others))} moved since your last move; undo takes back only your own moves"
+            )
+        if isinstance(last.action, Keep):
+            raise InputProblem(
+                "a keep cannot be taken back once its dice are rolled: that would be a free reroll "
+                "(undo takes back a score or an announcement)"
+            )
+        seen = False
+        while len(self.game.history) > last.depth:
+            self.game.undo()
+            seen = seen or self.game.state.is_chance
+        if last.rng is not None:
+            self.rng.setstate(last.rng)
+        self._slots, self._kept, self._keep_at = last.slots, last.kept, None
+        self._no_reroll = last.depth if seen else -1
+        del self._decisions[k:]
+        self._log = []
+        back = self.state
+        what = _action_text(last.action, back.variant)
+        if isinstance(last.action, Score):
+            what = f"your {back.score_preview(last.action.box).written} in {_box_name(back, last.action.box)}"
+        again = (
+            " (the other players' moves since then will be played again as they were)"
+            if back.current != len(self.seats) and any(not s.is_human for s in self.seats)
+            else ""
+        )
+        self.view.say(f"Undone: {what}. The dice are as they were{again}.", "yellow")
+        if self.on_change is not None:
+            self.on_change(back)
 
     def _check(self, cmd: Command, st: GameState) -> Action | None:
         """Turn a command into a legal action, or explain why it cannot be done (InputProblem)."""
@@ -337,11 +551,13 @@ class Session:
             if cmd.what == "help":
                 self.view.say(help_text(st.variant, self.verbs, self.view.console.width))
             elif cmd.what == "card":
-                self.show(st)
+                self.show(st, full=True)
             elif cmd.what == "hint":
                 self._hint(st)
             elif cmd.what == "quit":
-                raise QuitGame()
+                if self.saved or self._ask_yes("Quit? This game is not saved and cannot be resumed. [y/N] ", True):
+                    raise QuitGame()
+                self.view.say("Not quit; the game goes on.", "dim")
             return None
         if isinstance(cmd, DoAction):
             return cmd.action
@@ -355,6 +571,10 @@ class Session:
             if not st.may_reroll():
                 status = "; ".join(st.turn_status()) or "the rules allow no other roll now"
                 raise InputProblem(f"no reroll now: {status}")
+            if self._no_reroll == len(self.game.history):
+                raise InputProblem(
+                    "after an undo you cannot reroll here: the dice that would come have been seen; score a box"
+                )
             try:
                 st.keep(cmd.dice)
             except IllegalAction as exc:
@@ -377,11 +597,20 @@ class Session:
                 return None
         return Score(box)
 
-    def _ask_yes(self, prompt: str) -> bool:
+    def _ask_yes(self, prompt: str, at_end: bool | None = None) -> bool:
+        """A yes/no question; `at_end` is the answer when input has ended (else EndOfInput)."""
         try:
             return self.ask(prompt).strip().lower() in ("y", "yes")
         except EOFError:
+            if at_end is not None:
+                return at_end
             raise EndOfInput("input ended before the game did") from None
+
+    def rematch(self) -> bool:
+        """After a finished game: whether the human wants another with the same players (no when input ended)."""
+        if not self.any_human:
+            return False
+        return self._ask_yes("Rematch with the same players and new dice? [y/N] ", False)
 
 
 def _box_name(st: GameState, box: str) -> str:

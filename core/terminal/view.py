@@ -8,7 +8,7 @@ variant, every progress text from the rule plugins (`Variant.progress`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -45,15 +45,18 @@ def dice_line(dice: Sequence[int], faces: int, unicode: bool = True) -> str:
     return " ".join(str(d) for d in dice)
 
 
-def _big_die(value: int, faces: int, unicode: bool) -> list[str]:
-    """Five text rows drawing one die with pips (a number for dice with more than six faces)."""
+def _big_die(value: int, faces: int, unicode: bool, kept: bool = False) -> list[str]:
+    """Five text rows drawing one die with pips (a number for dice with more than six faces).
+
+    A kept die says so in its top edge, so it reads without colour too.
+    """
     if not unicode:
-        return ["+-----+", "|     |", f"|{value:^5}|", "|     |", "+-----+"]
+        return ["+kept-+" if kept else "+-----+", "|     |", f"|{value:^5}|", "|     |", "+-----+"]
     if faces > 6:
-        return ["╭─────╮", "│     │", f"│{value:^5}│", "│     │", "╰─────╯"]
+        return ["╭kept─╮" if kept else "╭─────╮", "│     │", f"│{value:^5}│", "│     │", "╰─────╯"]
     cells = ["●" if i in _PIPS[value] else " " for i in range(9)]
     rows = [" ".join(cells[r * 3 : r * 3 + 3]) for r in range(3)]
-    return ["╭───────╮"] + [f"│ {row} │" for row in rows] + ["╰───────╯"]
+    return ["╭─kept──╮" if kept else "╭───────╮"] + [f"│ {row} │" for row in rows] + ["╰───────╯"]
 
 
 def _die_style(variant: Variant, face: int) -> str:
@@ -164,16 +167,20 @@ class View:
     def line(self, dice: Sequence[int], faces: int) -> str:
         return dice_line(dice, faces, self.unicode)
 
-    def dice(self, dice: Sequence[int], variant: Variant) -> Text:
+    def dice(self, dice: Sequence[int], variant: Variant, kept: Collection[int] = ()) -> Text:
         """The dice drawn large, with their position numbers (and face attributes, coloured) underneath.
 
-        Dice that would not fit the console's width are drawn in several rows.
+        `kept` are the positions (0-based) of dice kept from the last roll: marked `kept` and
+        drawn in another colour. Dice that would not fit the console's width are drawn in several rows.
         """
         faces = variant.faces
-        drawn = [_big_die(d, faces, self.unicode) for d in dice]
+        drawn = [_big_die(d, faces, self.unicode, i in kept) for i, d in enumerate(dice)]
         width = len(drawn[0][0]) if drawn else 0
         per_row = max(1, (self.console.width + 1) // (width + 1)) if width else 1
-        styles = [_die_style(variant, d) for d in dice]
+        styles = [
+            (_die_style(variant, d) or ("yellow" if i in kept else "cyan")) + (" bold" if i in kept else "")
+            for i, d in enumerate(dice)
+        ]
         out = Text()
         for start in range(0, len(dice), per_row):
             chunk = range(start, min(start + per_row, len(dice)))
@@ -197,6 +204,100 @@ class View:
 
     def heading(self, text: str) -> None:
         self.console.rule(Text(text, style="bold"))
+
+    # ------------------------------------------------------------------ compact view
+
+    def standings(self, state: GameState) -> list[Text]:
+        """Every player's total on as few lines as fit (the player to move in bold): `ann 45 · bob 60`."""
+        out: list[Text] = []
+        width = self.console.width
+        for i in range(len(state.players)):
+            part = Text(self.result_text(state, i), style="bold" if i == state.current else "")
+            if out and out[-1].cell_len + 3 + part.cell_len <= width:
+                out[-1].append(" · ")
+                out[-1].append_text(part)
+            else:
+                out.append(part)
+        return out
+
+    def compact_card(self, state: GameState) -> list[Text]:
+        """The player to move's card in few lines: every box with its score, or what it would score now.
+
+        Boxes run in two halves side by side when they fit the width. With one card column a
+        box shows its score under `card` and what the dice would score under `now`; with several
+        columns each cell holds a score, `(n)` for what the dice would score there, `-` where the
+        rules do not allow it now.
+        """
+        v = state.variant
+        card = state.card
+        live = not state.over and state.held is None and bool(state.dice)
+        legal, best = self._now(state) if live else (set(), None)
+        columns = len(v.columns) > 1
+        names = [v.row(r).name for r in v.rows] if columns else [b.name for b in v.boxes]
+        extra = [(name, text) for _, name, text, _ in bonus_cells(v, card, final=False)]
+        if columns:
+            extra = []  # the column totals line says more, per column
+        name_w = max([len(n) for n in names] + [len(n) for n, _ in extra] + [5])
+        cell_w = 6
+        fixed = 3 + (len(v.columns) * cell_w if columns else 11)
+        width = self.console.width
+        halves = 2 if 2 * (fixed + min(name_w, 10)) + 3 <= width else 1
+        name_w = max(4, min(name_w, (width - 3 * (halves - 1)) // halves - fixed))
+
+        def cut(name: str) -> str:
+            return name if len(name) <= name_w else name[: name_w - 1] + ("…" if self.unicode else ".")
+
+        def now(box: str, cw: int) -> Text:
+            if box in card.scores or not live:
+                return Text(" " * cw)
+            cell = self._now_cell(state, box, legal, best)
+            text = cell.plain if (not columns or cell.plain in ("", "-")) else f"({cell.plain})"
+            return Text(text.rjust(cw), style=cell.style)
+
+        lines: list[Text] = []
+        if columns:
+            head = Text(f"{'':>2} {'row':<{name_w}}" + "".join(f"{c.id[: cell_w - 1]:>{cell_w}}" for c in v.columns))
+            for i, row in enumerate(v.rows, 1):
+                line = Text(f"{i:>2} {cut(names[i - 1]):<{name_w}}")
+                for col in v.columns:
+                    box = f"{col.id}.{row}"
+                    val = card.scores.get(box)
+                    line.append_text(
+                        Text(f"{v.written(box, val):>{cell_w}}", style="bold") if val is not None else now(box, cell_w)
+                    )
+                lines.append(line)
+            totals = v.column_totals(card)
+            lines.append(
+                Text(f"{'':>2} {'total':<{name_w}}" + "".join(f"{totals[c.id]:>{cell_w}}" for c in v.columns), "bold")
+            )
+        else:
+            head = Text(f"{'':>2} {'box':<{name_w}} {'card':>4} {'now':>5}")
+            for i, b in enumerate(v.boxes, 1):
+                val = card.scores.get(b.id)
+                filled = "" if val is None else str(v.written(b.id, val))
+                line = Text(f"{i:>2} {cut(b.name):<{name_w}} {filled:>4} ")
+                line.append_text(now(b.id, 5))
+                lines.append(line)
+            for name, text in extra:
+                lines.append(Text(f"{'':>2} {cut(name):<{name_w}} {text:>4} {'':>5}", style="dim"))
+        lines.append(Text(f"{'':>2} {'TOTAL':<{name_w}} " + f"{v.total(card)}", style="bold"))
+        head.stylize("dim")
+        if halves == 1:
+            return [head, *lines]
+        split = (len(lines) + 1) // 2
+        left, right = lines[:split], lines[split:]
+        pad = max(t.cell_len for t in [head, *left])
+        bar = " │ " if self.unicode else " | "
+        out = [Text.assemble(head, " " * (pad - head.cell_len), bar, head if right else "")]
+        for k, line in enumerate(left):
+            joined_line = Text.assemble(line, " " * (pad - line.cell_len))
+            if k < len(right):
+                joined_line.append(bar)
+                joined_line.append_text(right[k])
+            out.append(joined_line)
+        for t in out:
+            t.rstrip()
+        return out
 
     # ------------------------------------------------------------------ scorecard
 
