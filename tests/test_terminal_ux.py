@@ -68,6 +68,7 @@ def test_undo_takes_back_a_score_to_the_same_dice_and_the_same_dice_to_come(engi
     s.step()  # undo
     assert s.state == before and s.state.dice == before.dice  # back to the dice that were scored
     assert "Undone: your " in out.getvalue() and "in Choice" in out.getvalue()
+    assert "bots' turns" not in out.getvalue()  # a solo game: nobody else moved
     s.step()  # s sixes (a scratch, confirmed)
     assert s.state.cards[0].scores.keys() == {"sixes"}
     s.step()  # the next turn's roll: the same dice as before the undo (the generator went back too)
@@ -94,6 +95,7 @@ def test_undo_replays_the_bots_moves_as_they_were(engine):
     assert s.state.cards[0].scores.keys() == {"ones"}
     assert s.state.cards[1:] == bots_then  # the bots played exactly the same turns
     assert out.getvalue().count("greedy: ") == 2
+    assert "the bots' turns since then will be played again as they were" in " ".join(out.getvalue().split())
 
 
 def test_undo_refuses_a_keep_a_reroll_after_undo_and_other_humans_moves(engine):

@@ -108,9 +108,9 @@ _HELP_END = (
     (
         "undo",
         "take back your last score or announcement: back to the dice you had then, your card as it was. "
-        "The dice to come stay the same (undo never gives new dice), moves of other players since then "
-        "are played again as they were, and a keep cannot be taken back once its dice are rolled "
-        "(that would be a free reroll)",
+        "Fair by design: the dice to come stay the same (undo never gives new dice), so once you have seen "
+        "them you score instead of rerolling; the bots' turns since are played again as they were; "
+        "another human's move, and a keep whose dice are rolled (a free reroll), are never taken back",
     ),
     ("q", "quit (asks first unless the game is saved: a game played with --save FILE can be resumed later)"),
     ("?", "this help"),

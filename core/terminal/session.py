@@ -522,10 +522,11 @@ class Session:
                 "a keep cannot be taken back once its dice are rolled: that would be a free reroll "
                 "(undo takes back a score or an announcement)"
             )
-        seen = False
+        seen = bots = False
         while len(self.game.history) > last.depth:
             self.game.undo()
-            seen = seen or self.game.state.is_chance
+            seen = seen or self.game.state.is_chance  # dice were rolled after the decision: they have been seen
+            bots = bots or self.game.state.current != me
         if last.rng is not None:
             self.rng.setstate(last.rng)
         self._slots, self._kept, self._keep_at = last.slots, last.kept, None
@@ -536,11 +537,7 @@ class Session:
         what = _action_text(last.action, back.variant)
         if isinstance(last.action, Score):
             what = f"your {back.score_preview(last.action.box).written} in {_box_name(back, last.action.box)}"
-        again = (
-            " (the other players' moves since then will be played again as they were)"
-            if back.current != len(self.seats) and any(not s.is_human for s in self.seats)
-            else ""
-        )
+        again = " (the bots' turns since then will be played again as they were)" if bots else ""
         self.view.say(f"Undone: {what}. The dice are as they were{again}.", "yellow")
         if self.on_change is not None:
             self.on_change(back)
