@@ -359,10 +359,27 @@ def test_prefixes_match_open_boxes_only(engine):
 def test_keep_by_position_mistakes_hint_keep_by_face(engine):
     state = GameState.new(engine.variant("yahtzee"), ["ann"]).roll(dice=[1, 2, 5, 5, 6])
     for typed, hint in (("k 55", "keep 5 5"), ("k 66", "keep 6 6")):
-        with pytest.raises(InputProblem, match=f"to keep dice by their faces type {hint}"):
+        with pytest.raises(InputProblem, match=rf"\({hint} keeps dice by their faces; k takes positions\)"):
             parse_command(typed, state)
     with pytest.raises(InputProblem) as err:
         parse_command("k 9", state)
     assert "by their faces" not in str(err.value)  # 9 is no face of these dice
     assert parse_command("keep 5 5", state) == KeepDice((5, 5))
     assert parse_command("k 3 4", state).positions == (3, 4)
+
+
+def test_bot_turn_lines_break_between_moves_on_a_terminal(engine):
+    """On a terminal a long bot turn continues on the next line, never breaking a move in two."""
+    v = engine.variant("triple-yahtzee")
+    seats = parse_seats(["bot:greedy:a-bot-with-a-long-name", "bot:random"], BOTS)
+    out = io.StringIO()
+    view = View(Console(file=out, width=60, color_system=None, force_terminal=True), unicode=True)
+    s = Session(
+        GameState.new(v, [x.name for x in seats]), seats, rng=random.Random(4), view=view, make_bot=engine.make_bot
+    )
+    for _ in range(60):
+        s.step()
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    assert all(len(line) <= 60 for line in lines)
+    assert any(line.startswith("  → ") for line in lines)  # some turns took two lines
+    assert all(line.startswith(("a-bot-with-a-long-name (bot:greedy): ", "random: ", "  → ")) for line in lines)

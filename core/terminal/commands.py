@@ -192,7 +192,8 @@ def _positions(args: list[str], dice: Sequence[int], faces: int = 6) -> list[int
     """Die positions typed after `k` or `r`; a mistake that reads like faces (`k 55`) points to `keep 5 5`."""
     picks = _numbers(args, "die position", split_digits=len(dice) < 10)
     n = len(dice)
-    by_face = f"; to keep dice by their faces type keep {' '.join(map(str, picks))}" if _faces_fit(picks, faces) else ""
+    typed = " ".join(map(str, picks))
+    by_face = f" (keep {typed} keeps dice by their faces; k takes positions)" if _faces_fit(picks, faces) else ""
     for p in picks:
         if not 1 <= p <= n:
             raise InputProblem(f"there is no die at position {p}: the dice are numbered 1 to {n}{by_face}")

@@ -226,6 +226,7 @@ class Session:
         self._decisions: list[_Decision] = []  # the humans' decisions, for undo
         self._no_reroll = -1  # undo depth at which dice already seen forbid a reroll
         self._open_line = False  # a bot's turn is being narrated on the current line
+        self._column = 0  # how much of that line is written
         self._advice: tuple[Any, list[tuple[Action, float]]] | None = None
 
     @property
@@ -317,10 +318,16 @@ class Session:
 
     def _bot_says(self, text: str, first: bool = False, label: str = "") -> None:
         """A bot's move, added to its turn's line as it happens (with `pace` seconds after it)."""
+        console = self.view.console
         if first:
             self._end_line()
             text = f"{label}: {text}"
-        self.view.console.print(Text(text), end="", soft_wrap=True)
+        elif console.is_terminal and self._column + len(text) > console.width:
+            console.print()  # a move never breaks across lines on a terminal: the next line takes it
+            text = "  " + text.lstrip()
+            self._column = 0
+        console.print(Text(text), end="", soft_wrap=True)
+        self._column += len(text)
         self._open_line = True
         if self.pace > 0:
             self.view.console.file.flush()
@@ -331,6 +338,7 @@ class Session:
         if self._open_line:
             self.view.console.print()
             self._open_line = False
+        self._column = 0
 
     def _round_over(self, old: GameState, new: GameState, action: Action | None) -> None:
         self._end_line()
