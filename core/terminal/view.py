@@ -238,8 +238,8 @@ class View:
         if columns:
             extra = []  # the column totals line says more, per column
         name_w = max([len(n) for n in names] + [len(n) for n, _ in extra] + [5])
-        cell_w = 6
-        fixed = 3 + (len(v.columns) * cell_w if columns else 11)
+        widths = [max(6, min(len(c.id), 8) + 1) for c in v.columns]  # a column's id shown whole up to 8 letters
+        fixed = 3 + (sum(widths) if columns else 11)
         width = self.console.width
         halves = 2 if 2 * (fixed + min(name_w, 10)) + 3 <= width else 1
         name_w = max(4, min(name_w, (width - 3 * (halves - 1)) // halves - fixed))
@@ -256,19 +256,20 @@ class View:
 
         lines: list[Text] = []
         if columns:
-            head = Text(f"{'':>2} {'row':<{name_w}}" + "".join(f"{c.id[: cell_w - 1]:>{cell_w}}" for c in v.columns))
+            cols = list(zip(v.columns, widths, strict=True))
+            head = Text(f"{'':>2} {'row':<{name_w}}" + "".join(f"{c.id[: w - 1]:>{w}}" for c, w in cols))
             for i, row in enumerate(v.rows, 1):
                 line = Text(f"{i:>2} {cut(names[i - 1]):<{name_w}}")
-                for col in v.columns:
+                for col, w in cols:
                     box = f"{col.id}.{row}"
                     val = card.scores.get(box)
                     line.append_text(
-                        Text(f"{v.written(box, val):>{cell_w}}", style="bold") if val is not None else now(box, cell_w)
+                        Text(f"{v.written(box, val):>{w}}", style="bold") if val is not None else now(box, w)
                     )
                 lines.append(line)
             totals = v.column_totals(card)
             lines.append(
-                Text(f"{'':>2} {'total':<{name_w}}" + "".join(f"{totals[c.id]:>{cell_w}}" for c in v.columns), "bold")
+                Text(f"{'':>2} {'total':<{name_w}}" + "".join(f"{totals[c.id]:>{w}}" for c, w in cols), "bold")
             )
         else:
             head = Text(f"{'':>2} {'box':<{name_w}} {'card':>4} {'now':>5}")
