@@ -383,3 +383,15 @@ def test_bot_turn_lines_break_between_moves_on_a_terminal(engine):
     assert all(len(line) <= 60 for line in lines)
     assert any(line.startswith("  → ") for line in lines)  # some turns took two lines
     assert all(line.startswith(("a-bot-with-a-long-name (bot:greedy): ", "random: ", "  → ")) for line in lines)
+
+
+def test_undo_is_saved_and_resume_continues_from_it(tmp_path, cli_engine):
+    """A --save game is rewritten after an undo: the save holds the position before the score, its dice."""
+    save = tmp_path / "g.json"
+    result = run("play", "-v", "yacht", "-p", "ann", "--seed", "6", "--save", str(save), input="s choice\nundo\n")
+    assert result.exit_code == 2 and "Undone: your " in result.stdout
+    saved = json.loads(save.read_text())["game"]
+    assert saved["cards"][0]["scores"] == {} and len(saved["history"]) == 1  # the first roll only
+    resumed = run("resume", str(save), input="s choice\nq\n")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(save.read_text())["game"]["cards"][0]["scores"].keys() == {"choice"}
