@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from ..errors import DicecupError
@@ -65,8 +64,8 @@ def _run(
     pace: float = 0.0,
 ) -> None:
     """Play a (new or resumed) game to its end, saving after every action when asked; offer a rematch."""
-    console = Console(highlight=False, stderr=as_json)  # with --json, stdout holds only the JSON
-    view = View(console)
+    out = console(stderr=as_json)  # with --json, stdout holds only the JSON; piped, nothing is wrapped
+    view = View(out)
     state, seats = saved.state, saved.seats
     engine = get_engine()
     for seat in seats:
