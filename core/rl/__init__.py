@@ -1,0 +1,34 @@
+"""Environments for learning agents: a gymnasium environment (one player) and a PettingZoo AEC one (several).
+
+Both play any variant through the engine's `GameState` (legal actions, apply, seeded rolls) and share
+one encoding (`Encoding`): a fixed discrete action space of keeps, boxes and rule actions with an
+action mask, and an observation as a documented vector or a dict of named parts. Needs the optional
+extra: `pip install 'dicecup[rl]'` (gymnasium and pettingzoo); nothing in the engine imports this package.
+
+    >>> import gymnasium, dicecup.rl
+    >>> env = gymnasium.make("dicecup/Dicecup-v0", variant="yatzy")
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from ..errors import DicecupError
+
+__all__ = ["MissingExtra", "DicecupEnv", "DicecupAECEnv", "Encoding", "EncodingError", "ENV_ID"]
+
+
+class MissingExtra(DicecupError, ImportError):
+    """`dicecup.rl` imported without the packages of its extra (gymnasium, pettingzoo)."""
+
+
+_missing = [name for name in ("gymnasium", "pettingzoo") if importlib.util.find_spec(name) is None]
+if _missing:
+    raise MissingExtra(
+        f"dicecup.rl needs {' and '.join(_missing)}, which {'is' if len(_missing) == 1 else 'are'} not installed; "
+        "install the extra with: pip install 'dicecup[rl]'"
+    )
+
+from .aec import DicecupAECEnv  # noqa: E402  (after the check, so a missing extra gives the one error above)
+from .encoding import Encoding, EncodingError  # noqa: E402
+from .env import ENV_ID, DicecupEnv  # noqa: E402

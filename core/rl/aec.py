@@ -1,0 +1,147 @@
+"""The PettingZoo AEC environment: several players share one game, each acting in turn.
+
+    >>> env = DicecupAECEnv(variant="yahtzee", players=2)
+    >>> env.reset(seed=1)
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, terminated, truncated, info = env.last()
+    ...     env.step(None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"]))
+
+Agents are `player_0`, `player_1`, ... in seat order. Each observation is a dict with the
+`observation` vector (`dicecup.rl.encoding`, from that player's seat: their card, the other
+players' totals, whether they are to act) and the `action_mask` (all 0 for a player not to act);
+the mask is also in the acting agent's info. Actions are those of the gymnasium environment.
+Rewards: at each step every player receives the points their total changed by, so an agent's
+return over the episode is its final total. All agents terminate when the game ends (every card
+full, or an instant win); one episode is one game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from ..errors import DicecupError
+from ..game.state import MAX_PLAYERS, GameState
+from ..language.engine import Engine
+from .encoding import Encoding
+from .env import render_text
+from .table import Table, resolve_variant, whole_number_from
+
+__all__ = ["DicecupAECEnv"]
+
+
+class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
+    """A game of a dicecup variant between `players` agents (see the module docstring)."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi"],
+        "render_fps": 4,
+        "name": "dicecup_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        variant: Any = "yahtzee",
+        players: int = 2,
+        options: Mapping[str, Any] | None = None,
+        engine: Engine | None = None,
+        illegal: str = "penalise",
+        penalty: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        count = whole_number_from(players, "players", 1, MAX_PLAYERS)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise DicecupError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        compiled, engine = resolve_variant(variant, options, engine)
+        self.table = Table(compiled, engine, count, illegal, penalty)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(count)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        space = gymnasium.spaces.Dict(
+            {
+                "observation": self.encoding.vector_space,
+                "action_mask": gymnasium.spaces.Box(0, 1, shape=(self.encoding.size,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self.encoding.action_space)
+        self.agents: list[str] = []
+        self._seed: int | None = None
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.table.encoding
+
+    @property
+    def game(self) -> GameState:
+        """The engine's state of the game."""
+        return self.table.state
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The agent's observation space (the same object every time, as PettingZoo asks)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The agent's action space (the same object every time)."""
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation vector and its action mask (0s unless it is to act)."""
+        seat = self._seat[agent]
+        acting = not self.table.ended and self.table.state.current == seat
+        mask = self.table.mask() if acting else np.zeros(self.encoding.size, dtype=np.int8)
+        return {"observation": self.table.observe(seat), "action_mask": mask}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game; its rolls come from a generator seeded from `seed`."""
+        if seed is not None:
+            self._seed = seed
+        rng = np.random.default_rng(self._seed)
+        self._seed = int(rng.integers(2**63))  # the next unseeded reset plays another game
+        self.table.reset(self._seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._select()
+
+    def _select(self) -> None:
+        """Point `agent_selection` at the player to act, with the mask in its info."""
+        self.agent_selection = self.possible_agents[self.table.state.current]
+        self.infos = {a: {} for a in self.agents}
+        self.infos[self.agent_selection] = {"action_mask": self.table.mask()}
+
+    def step(self, action: Any) -> None:
+        """The selected agent takes action index `action` (None once it is terminated)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        rewards, refused = self.table.step(action)
+        self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
+        if self.table.ended:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.infos = {a: {"totals": list(self.table.totals())} for a in self.agents}
+        else:
+            self._select()
+            if refused is not None:
+                self.infos[agent]["illegal"] = refused
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The acting player's card and the dice, as text (render mode "ansi")."""
+        if self.render_mode != "ansi":
+            return None
+        return render_text(self.table.state, self.table.state.current)
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,122 @@
+"""The gymnasium environment: one player plays one game of any variant, one decision per step.
+
+    >>> env = DicecupEnv(variant="yahtzee")
+    >>> obs, info = env.reset(seed=1)
+    >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
+
+Registered as `dicecup/Dicecup-v0` (keyword arguments as below), so
+`gymnasium.make("dicecup.rl:dicecup/Dicecup-v0", variant="yamb")` imports and builds it.
+
+* Actions, mask and observation: `dicecup.rl.encoding` (a `Discrete` space of keeps by position in the
+  sorted dice, boxes and rule actions; `info["action_mask"]` and `action_masks()`; a float32 vector,
+  or with `observation="dict"` a dict of named parts).
+* Reward: the points the step adds to the player's total (end-of-game bonuses included once they
+  count), so an episode's return is the game's final total. The episode terminates when the card
+  is full; it is truncated only after `max_illegal` illegal actions in a row.
+* Illegal actions: see `dicecup.rl.table` (`illegal="penalise"` with `penalty`, or `"raise"`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..errors import DicecupError
+from ..game.state import GameState
+from ..language.engine import Engine
+from .encoding import Encoding
+from .table import Table, resolve_variant, whole_number_from
+
+__all__ = ["DicecupEnv", "ENV_ID", "render_text"]
+
+ENV_ID = "dicecup/Dicecup-v0"
+OBSERVATIONS = ("vector", "dict")
+
+
+class DicecupEnv(gymnasium.Env[Any, np.int64]):
+    """One player's game of a dicecup variant as a gymnasium environment (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        variant: Any = "yahtzee",
+        options: Mapping[str, Any] | None = None,
+        engine: Engine | None = None,
+        observation: str = "vector",
+        illegal: str = "penalise",
+        penalty: float = -1.0,
+        max_illegal: int = 100,
+        render_mode: str | None = None,
+    ) -> None:
+        if observation not in OBSERVATIONS:
+            raise DicecupError(f"observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise DicecupError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.max_illegal = whole_number_from(max_illegal, "max_illegal", 1, 2**31)
+        compiled, engine = resolve_variant(variant, options, engine)
+        self.table = Table(compiled, engine, 1, illegal, penalty)
+        self.observation_kind = observation
+        self.render_mode = render_mode
+        self.action_space = self.encoding.action_space
+        self.observation_space = self.encoding.dict_space if observation == "dict" else self.encoding.vector_space
+        self._illegal_run = 0
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.table.encoding
+
+    @property
+    def state(self) -> GameState:
+        """The engine's state of the game (a decision state until the game is over)."""
+        return self.table.state
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, as a 0/1 array over the action space (what maskable learners ask for)."""
+        return self.table.mask()
+
+    def _observation(self) -> Any:
+        vector = self.table.observe(0)
+        return self.encoding.as_dict(vector) if self.observation_kind == "dict" else vector
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """A new game; its rolls come from a generator seeded from `seed` (the env's np_random)."""
+        super().reset(seed=seed)
+        self.table.reset(int(self.np_random.integers(2**63)))
+        self._illegal_run = 0
+        return self._observation(), {"action_mask": self.table.mask()}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Take action index `action`; the reward is the points it adds to the total."""
+        rewards, refused = self.table.step(action)
+        info: dict[str, Any] = {"action_mask": self.table.mask()}
+        if refused is not None:
+            info["illegal"] = refused
+            self._illegal_run += 1
+        else:
+            self._illegal_run = 0
+        truncated = self._illegal_run >= self.max_illegal
+        return self._observation(), rewards[0], self.table.ended, truncated, info
+
+    def render(self) -> str | None:
+        """The game as text (render mode "ansi"): the dice, the rolls left and the card."""
+        if self.render_mode != "ansi":
+            return None
+        return render_text(self.state, 0)
+
+
+def render_text(state: GameState, player: int) -> str:
+    """A player's card and the dice on the table, as a few lines of text."""
+    card = state.breakdown(player)
+    lines = [f"{state.variant.name}: {card['player']}, total {card['total']}"]
+    if not state.over:
+        lines.append(f"{state.player} to play: dice {' '.join(map(str, state.dice))}, {state.rolls_left} rolls left")
+    lines.extend(f"  {box:<20} {'' if value is None else value}" for box, value in card["boxes"].items())
+    lines.extend(f"  {a['name'] or a['id']:<20} {a['points']}" for a in card["awards"] + card["bonuses"])
+    return "\n".join(lines) + "\n"
+
+
+gymnasium.register(id=ENV_ID, entry_point="dicecup.rl.env:DicecupEnv")

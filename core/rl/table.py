@@ -1,0 +1,168 @@
+"""One game played by action indices: what the gymnasium and the PettingZoo environments share.
+
+The table holds the engine's `GameState` and a `random.Random` that rolls its dice, so the
+environments only ever sit at decision states: after a keep the dice are rolled at once, and after
+a box is scored the next player's first roll is. An episode is one game: the state is made with one
+round, and a variant that replays a full tie plays one game here all the same.
+
+Illegal actions (an index the mask marks 0): with `illegal="penalise"` (the default) the state does
+not change, the acting player's reward is `penalty`, and the engine's message says why; with
+`illegal="raise"` the engine's `IllegalAction` is raised (the state unchanged). Penalising is the
+default because gymnasium's own checker and learners that do not read masks sample the whole space.
+"""
+
+from __future__ import annotations
+
+import numbers
+import random
+from typing import Any
+
+import numpy as np
+
+from ..errors import DicecupError, IllegalAction
+from ..game.actions import Keep
+from ..game.state import GameState
+from ..language.engine import Engine
+from ..language.model import Variant
+from .encoding import Encoding
+
+__all__ = ["Table", "ILLEGAL_MODES", "resolve_variant"]
+
+ILLEGAL_MODES = ("penalise", "raise")
+
+
+def resolve_variant(variant: Any, options: Any, engine: Engine | None) -> tuple[Variant, Engine]:
+    """The compiled variant an environment plays (an id, a file, or a Variant) and the engine it comes from."""
+    if engine is not None and not isinstance(engine, Engine):
+        raise DicecupError(f"engine must be a dicecup.Engine, got {type(engine).__name__}")
+    engine = engine if engine is not None else Engine()
+    if isinstance(variant, Variant):
+        if options:
+            raise DicecupError("options apply to a variant named by id; a compiled Variant has its options already")
+        return variant, engine
+    if not isinstance(variant, str):
+        raise DicecupError(
+            f"variant must be a variant id (such as 'yahtzee') or a Variant, got {type(variant).__name__}"
+        )
+    return engine.resolve(variant, options), engine
+
+
+class Table:
+    """A game of `players` played by action indices, rolled with a seeded `random.Random`."""
+
+    def __init__(
+        self, variant: Variant, engine: Engine, players: int, illegal: str = "penalise", penalty: float = -1.0
+    ) -> None:
+        if illegal not in ILLEGAL_MODES:
+            raise DicecupError(f"illegal must be one of {', '.join(ILLEGAL_MODES)}, got {illegal!r}")
+        self.penalty = finite_number(penalty, "penalty")
+        if variant.match.replay_ties and players > 1:
+            variant = variant.derive({"match": {"replay_ties": False}})  # one episode is one game
+        self.variant = variant
+        self.players = players
+        self.encoding = Encoding(variant, engine, players)
+        self.illegal = illegal
+        self.rng = random.Random(0)
+        self.state = GameState.new(variant, players, rounds=1)
+        self._cards: list[np.ndarray] = []
+        self._mask: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def ended(self) -> bool:
+        """Whether the game is over (every card full, or an instant win)."""
+        return bool(self.state.results)
+
+    def totals(self) -> tuple[int, ...]:
+        """Each player's total score now (the final totals once the game is over)."""
+        if self.state.results:
+            return self.state.results[0].totals
+        return tuple(self.encoding.total(c) for c in self._cards)
+
+    def mask(self) -> np.ndarray:
+        """The action mask of the state on the table (a copy the caller may keep)."""
+        if self._mask is None:
+            self._mask = self.encoding.mask(self.state)
+        return self._mask.copy()
+
+    def observe(self, player: int) -> np.ndarray:
+        """Player `player`'s observation vector (see `dicecup.rl.encoding`)."""
+        return self.encoding.vector(self.state, player, self._cards)
+
+    # ------------------------------------------------------------------ moves
+
+    def reset(self, seed: int) -> None:
+        """A new game, its dice rolled from `seed`: the first player's first roll is on the table."""
+        self.rng = random.Random(seed)
+        self.state = GameState.new(self.variant, self.players, rounds=1).roll(self.rng)
+        self._cards = [self.encoding.card_block(c) for c in self.state.cards]
+        self._mask = None
+
+    def step(self, index: Any) -> tuple[list[float], str | None]:
+        """Take action `index` for the player to act: (reward per player, why it was refused or None)."""
+        if self.ended:
+            raise IllegalAction("the game is over: reset the environment to play another")
+        i = _index(index, self.encoding.size)
+        if self._mask is None:
+            self._mask = self.encoding.mask(self.state)
+        if not self._mask[i]:
+            why = self._refusal(i)
+            if self.illegal == "raise":
+                raise IllegalAction(why)
+            rewards = [0.0] * self.players
+            rewards[self.state.current] = self.penalty
+            return rewards, why
+        before = self.totals()
+        acting = self.state.current
+        state = self.state.apply(self.encoding.decode(i, self.state))
+        scored = len(state.cards[acting].scores) != len(self.state.cards[acting].scores)
+        if state.is_chance:
+            state = state.roll(self.rng)
+        self.state = state
+        self._mask = None
+        if scored:
+            self._cards[acting] = self.encoding.card_block(state.cards[acting])
+        after = self.totals()
+        return [float(a - b) for a, b in zip(after, before, strict=True)], None
+
+    def _refusal(self, index: int) -> str:
+        """Why index `index` is not legal now, in the engine's words where it has them."""
+        what = f"action {index} ({self.encoding.label(index)})"
+        try:
+            action = self.encoding.decode(index, self.state)
+            self.state.apply(action)  # raises IllegalAction with the engine's reason
+        except DicecupError as exc:
+            return f"{what} is not legal now: {exc}"
+        if isinstance(action, Keep):
+            same = self.encoding.encode(action, self.state)
+            return (
+                f"{what} is not legal now: it keeps the same faces as action {same}, the legal index for them "
+                "(of equal dice, the leftmost are kept)"
+            )
+        return f"{what} is not legal now"
+
+
+def finite_number(value: object, what: str) -> float:
+    """`value` as a float when it is a finite real number (bool not); DicecupError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
+        raise DicecupError(f"{what} must be a finite number, got {value!r:.60}")
+    return float(value)
+
+
+def whole_number_from(value: object, what: str, low: int, high: int) -> int:
+    """`value` as an int from `low` to `high` (numpy integers too, bool not); DicecupError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
+        raise DicecupError(f"{what} must be a whole number from {low} to {high}, got {value!r:.60}")
+    return int(value)
+
+
+def _index(index: Any, size: int) -> int:
+    """`index` as an int in 0..size-1 (numpy integers and 0-d arrays too); IllegalAction otherwise."""
+    if isinstance(index, np.ndarray) and index.shape == ():
+        index = index.item()
+    if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+        raise IllegalAction(f"an action is an index from 0 to {size - 1}, got {type(index).__name__} {index!r:.60}")
+    if not 0 <= int(index) < size:
+        raise IllegalAction(f"action {int(index)} is outside the action space: indices run from 0 to {size - 1}")
+    return int(index)
