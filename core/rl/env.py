@@ -5,7 +5,9 @@
     >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
 
 Registered as `dicecup/Dicecup-v0` (keyword arguments as below), so
-`gymnasium.make("dicecup.rl:dicecup/Dicecup-v0", variant="yamb")` imports and builds it.
+`gymnasium.make("dicecup.rl:dicecup/Dicecup-v0", variant="yamb")` imports and builds it. `make`
+deep-copies its keyword arguments, which an `Engine` does not allow: through `make`, name the
+variant by id or pass a compiled `Variant` (a copy of one is itself) and leave `engine` out.
 
 * Actions, mask and observation: `dicecup.rl.encoding` (a `Discrete` space of keeps by position in the
   sorted dice, boxes and rule actions; `info["action_mask"]` and `action_masks()`; a float32 vector,

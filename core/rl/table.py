@@ -3,7 +3,8 @@
 The table holds the engine's `GameState` and a `random.Random` that rolls its dice, so the
 environments only ever sit at decision states: after a keep the dice are rolled at once, and after
 a box is scored the next player's first roll is. An episode is one game: the state is made with one
-round, and a variant that replays a full tie plays one game here all the same.
+round. (A variant that replays a full tie starts another game after one; the episode ends all
+the same, with the tied totals, and its last observation shows the new game's empty cards.)
 
 Illegal actions (an index the mask marks 0): with `illegal="penalise"` (the default) the state does
 not change, the acting player's reward is `penalty`, and the engine's message says why; with
@@ -56,8 +57,6 @@ class Table:
         if illegal not in ILLEGAL_MODES:
             raise DicecupError(f"illegal must be one of {', '.join(ILLEGAL_MODES)}, got {illegal!r}")
         self.penalty = finite_number(penalty, "penalty")
-        if variant.match.replay_ties and players > 1:
-            variant = variant.derive({"match": {"replay_ties": False}})  # one episode is one game
         self.variant = variant
         self.players = players
         self.encoding = Encoding(variant, engine, players)
@@ -82,6 +81,8 @@ class Table:
 
     def mask(self) -> np.ndarray:
         """The action mask of the state on the table (a copy the caller may keep)."""
+        if self.ended:
+            return np.zeros(self.encoding.size, dtype=np.int8)
         if self._mask is None:
             self._mask = self.encoding.mask(self.state)
         return self._mask.copy()
@@ -121,7 +122,9 @@ class Table:
             state = state.roll(self.rng)
         self.state = state
         self._mask = None
-        if scored:
+        if state.results:  # the game is over (with a full tie replayed, the cards are the next game's)
+            self._cards = [self.encoding.card_block(c) for c in state.cards]
+        elif scored:
             self._cards[acting] = self.encoding.card_block(state.cards[acting])
         after = self.totals()
         return [float(a - b) for a, b in zip(after, before, strict=True)], None
