@@ -138,10 +138,7 @@ class Encoding:
             self.layout[name] = slice(start, start + count)
             start += count
         self.length = start
-        self._dice_end = lay_end = self.layout["face_counts"].stop
-        if "attributes" in self.layout:
-            self._dice_end = lay_end = self.layout["attributes"].stop
-        self._rolls = lay_end
+        self._rolls = self._dice_end = self.layout["rolls_used"].start  # dice, face counts, attributes come first
         card_parts = [
             p
             for p in ("open", "scores", "group_totals", "flags", "column_totals", "total", "figures")
@@ -164,7 +161,7 @@ class Encoding:
     # ------------------------------------------------------------------ actions
 
     def label(self, index: int) -> str:
-        """What action `index` does, in words (`keep 2 5 of the sorted dice`, `score ones`, `announce x.ones`)."""
+        """What action `index` does, in words (`keep sorted dice 1,2,5`, `score ones`, `announce down.ones`)."""
         if 0 <= index < self.keep_count:
             kept = [i for i in range(self.variant.dice) if index >> i & 1]
             return "reroll every die" if not kept else "keep sorted dice " + ",".join(str(i + 1) for i in kept)
