@@ -267,8 +267,9 @@ def test_action_space_layout_and_labels(engine):
     assert yamb.label(31 + 52 + 1) == "announce down.ones"
     yahtzee = Encoding(engine.variant("yahtzee"), engine)
     assert yahtzee.rule_slots == () and "turn_actions" not in yahtzee.layout and "attributes" not in yahtzee.layout
-    assert yahtzee.length == 5 + 6 + 3 + 13 + 13 + 1 + 1 + 1
+    assert yahtzee.length == 5 + 6 + 2 + 13 + 13 + 1 + 1 + 1  # no banked rolls: no carry-over
     assert Encoding(engine.variant("kismet"), engine).layout["attributes"] == slice(11, 14)
+    assert Encoding(engine.variant("maxi-yatzy"), engine).layout["banked"] == slice(6 + 6 + 2, 6 + 6 + 3)
     assert np.all(yahtzee.scale >= 1) and yahtzee.scale.shape == (yahtzee.length,)
 
 

@@ -17,26 +17,26 @@ The mask marks exactly the engine's legal actions (`GameState.legal_actions()`),
 Observation: a float32 vector made of these named parts in this order (the dict form has the
 same parts as separate arrays; a part with no entries for the variant is left out of both):
 
-==============  ==============================  ==================================================
-part            entries                         value
-==============  ==============================  ==================================================
-dice            dice                            the dice on the table sorted by value (0: none)
-face_counts     faces                           how many dice show face 1, 2, ...
-attributes      one per value of each attribute  how many dice show it (Kismet: black, red, green)
-rolls_used      1                               rolls used this turn
-rolls_left      1                               rolls left this turn (banked ones included)
-banked          1                               rolls banked for later turns (variants with carry-over)
-open            boxes                           1 when the box is still open
-scores          boxes                           the box's score as written (column multiplier applied), 0 when open
-group_totals    one per bonus group             running total of the boxes a bonus counts (63 for Yahtzee's upper bonus)
-flags           one per card fact rules read    1 when the box holds that value (the Yahtzee box holds 50)
-column_totals   columns (when more than one)    each column's score (its bonuses included)
-total           1                               the player's total score now
-figures         other ranked figures            Balut's points
-turn_actions    rule-action indices             1 for each rule action taken this turn (an announcement)
-others_totals   players - 1 (several players)   the other players' totals, in seat order after this player
-to_act          1 (several players)             1 when this player is the one to act
-==============  ==============================  ==================================================
+=============  ============================  ====================================================================
+part           entries                       value
+=============  ============================  ====================================================================
+dice           dice                          the dice on the table sorted by value (0: none)
+face_counts    faces                         how many dice show face 1, 2, ...
+attributes     each value of each attribute  how many dice show it (Kismet's colours: black, red, green)
+rolls_used     1                             rolls used this turn
+rolls_left     1                             rolls left this turn (banked ones included)
+banked         1 (with carry-over)           rolls banked for later turns
+open           boxes                         1 while the box is open
+scores         boxes                         the box's score as written (column multiplier applied), 0 while open
+group_totals   each bonus group              running total of the boxes a bonus counts (Yahtzee's upper section)
+flags          each card fact rules read     1 when the box holds that value (the Yahtzee box holds 50)
+column_totals  columns (if more than one)    each column's score (its bonuses included)
+total          1                             the player's total score now
+figures        each other figure             other results players are ranked by (Balut's points)
+turn_actions   rule-action indices           1 for each rule action taken this turn (an announcement)
+others_totals  players - 1                   the other players' totals, in seat order after this player
+to_act         1 (several players)           1 when this player is the one to act
+=============  ============================  ====================================================================
 
 The parts describe the observing player's card; dice, rolls and turn actions are the turn on the
 table (the acting player's). A one-player game has no `others_totals` and `to_act`, so the
@@ -119,7 +119,7 @@ class Encoding:
             ("attributes", len(self._attr_values), 0, n),
             ("rolls_used", 1, 0, max_rolls),
             ("rolls_left", 1, 0, max_rolls),
-            ("banked", 1, 0, max_rolls),
+            ("banked", 1 if variant.carry_over else 0, 0, max_rolls),
             ("open", len(self.box_ids), 0, 1),
             ("scores", len(self.box_ids), -s, s),
             ("group_totals", len(self.groups), -s, s),
