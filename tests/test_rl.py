@@ -139,6 +139,7 @@ def test_random_masked_agent_returns_the_engines_final_total(variant, engine):
             assert np.array_equal(env.action_masks(), info["action_mask"])
             check_mask(info["action_mask"], state, enc)
             check_observation(np.concatenate(list(obs.values())), state, 0, enc)
+            assert obs in env.observation_space
             obs, reward, terminated, truncated, info = env.step(random_masked(info["action_mask"], rng))
             assert not truncated and "illegal" not in info
             episode_return += reward
