@@ -9,7 +9,8 @@ logit per action, goes through a softmax over the legal actions (the action mask
 REINFORCE: each decision's log-probability is pushed up in proportion to the points that followed
 it (discounted by `--gamma` per decision, which keeps the signal close to the turn that earned it),
 less a baseline (their running mean at the same stage of the game), with Adam steps after every
-`--batch` games, which `--workers` processes play.
+`--batch` games, which `--workers` processes play; the step size falls linearly to a tenth of
+`--lr` over the training time.
 
 At the end the trained agent plays `--games` games choosing its most likely action, and the
 engine's simulator plays as many with the strategies of `bot:greedy` and `bot:optimal` (the exact
@@ -190,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
                 for w in range(args.workers)
             ]
             episodes = [e for part in pool.map(play, jobs) for e in part]
+            done = (time.monotonic() - start) / max(args.minutes * 60, 1e-9)
+            adam.lr = args.lr * max(0.1, 1 - done)  # smaller steps as training ends
             adam.step(params, gradient(params, episodes, baseline, args.gamma))
             batch_no += 1
             games += len(episodes)
