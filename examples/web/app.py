@@ -248,6 +248,7 @@ def variant_view(v: Variant) -> dict[str, Any]:
         "rows": [{"id": r, "name": v.row(r).name, "section": v.row(r).section} for r in v.rows],
         "columns": [{"id": c.id, "name": c.name, "multiplier": c.multiplier, "order": c.order} for c in v.columns],
         "attributes": {name: list(values[1:]) for name, values in v.attributes.items()},
+        "figures": {f.id: f.name for f in v.figures},
         "carry_over": v.carry_over,
     }
 
@@ -473,7 +474,8 @@ def create_app(engine: Engine | None = None, files: list[Path] | None = None) ->
     async def page(request: Request) -> Response:
         return FileResponse(HERE / "static" / "index.html")
 
-    async def not_found(request: Request, exc: Exception) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
+        """No such page, a method a route does not take, or a failure: one JSON message, never a traceback."""
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         where = f"{request.method} {request.url.path}"
         text = {404: f"nothing at {where}", 405: f"{where}: method not allowed"}.get(status, f"{where} failed")
@@ -490,7 +492,7 @@ def create_app(engine: Engine | None = None, files: list[Path] | None = None) ->
             Route("/api/games/{game}/save", guarded(save)),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
-        exception_handlers={HTTPException: not_found, Exception: not_found},
+        exception_handlers={HTTPException: http_error, Exception: http_error},
     )
 
 

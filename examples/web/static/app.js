@@ -43,6 +43,15 @@ async function loadCatalogue() {
   }
   $("variant").addEventListener("change", pickVariant);
   pickVariant();
+  const id = new URLSearchParams(location.search).get("game");
+  if (id) {
+    try {
+      game = await api(`/api/games/${encodeURIComponent(id)}`);
+      showGame();
+    } catch (error) {
+      say(error.message, true);
+    }
+  }
 }
 
 function chosenVariant() {
@@ -91,19 +100,29 @@ async function startGame() {
   } finally {
     $("start").disabled = false;
   }
+  say("");
+  showGame();
+}
+
+function showGame() {
+  // The address names the game, so a reload (or another tab) shows it again.
+  history.replaceState(null, "", `?variant=${encodeURIComponent(game.variant.id)}&game=${game.id}`);
   $("table").insertBefore($("message"), $("advice"));
-  history.replaceState(null, "", `?variant=${encodeURIComponent(v.id)}`);
   $("setup").hidden = true;
   $("game").hidden = false;
   $("new-game").hidden = false;
-  say("");
   draw();
+}
+
+function newGame() {
+  location.search = `?variant=${encodeURIComponent(game.variant.id)}`;
 }
 
 // ---------------------------------------------------------------------------- playing
 
 async function play(move) {
   $("advice").replaceChildren();
+  say("…"); // the server plays the bots' turns before it answers
   try {
     game = await api(`/api/games/${game.id}/move`, {move});
     kept.clear();
@@ -154,6 +173,7 @@ function draw() {
       onclick: () => { kept.has(i) ? kept.delete(i) : kept.add(i); draw(); },
     }, String(face));
   }));
+  $("dice").hidden = game.over;
   $("controls").hidden = !game.your_turn;
   $("keep").title = game.may_reroll ? "" : "the engine will say why not";
   $("keep").className = game.may_reroll ? "" : "dim";
@@ -218,7 +238,7 @@ function playerCard() {
   const bonuses = bonusRows(game.players, (id) => game.players.map((p) =>
     el("td", {class: "bonus"}, (p.bonuses.find((b) => b.id === id) || {text: ""}).text)));
   const figures = Object.keys(game.players[0].figures || {}).filter((f) => f !== "score").map((f) =>
-    el("tr", {class: "total"}, el("th", {class: "row"}, f), ...game.players.map((p) => el("td", {}, String(p.figures[f])))));
+    el("tr", {class: "total"}, el("th", {class: "row"}, v.figures[f]), ...game.players.map((p) => el("td", {}, String(p.figures[f])))));
   const total = el("tr", {class: "total"}, el("th", {class: "row"}, "Total"),
     ...game.players.map((p) => el("td", {"data-total": p.name}, String(p.total))));
   return el("table", {class: "card current"}, el("thead", {}, head), el("tbody", {}, ...rows, ...bonuses, ...figures, total));
@@ -251,19 +271,19 @@ function columnCard(player) {
       perColumn.get(short).cells[col] = b.text;
     } else whole.push(b);
   }
-  const blank = v.columns.slice(1).map(() => el("td", {}));
+  const across = v.columns.length; // a line of the whole card fills the width of its columns
   const bonusLines = [
     ...[...perColumn.values()].map((b) => el("tr", {}, el("th", {class: "row"}, b.name),
       ...v.columns.map((c) => el("td", {class: "bonus"}, b.cells[c.id] || "")))),
-    ...whole.map((b) => el("tr", {}, el("th", {class: "row"}, b.name), ...blank.map((n) => n.cloneNode()),
-      el("td", {class: "bonus"}, b.text))),
+    ...whole.map((b) => el("tr", {}, el("th", {class: "row"}, b.name),
+      el("td", {class: "bonus", colspan: across}, b.text))),
   ];
   const columnTotals = el("tr", {class: "total"}, el("th", {class: "row"}, "Column total"),
     ...v.columns.map((c) => el("td", {}, String(p.columns[c.id]))));
   const figures = Object.entries(p.figures || {}).filter(([f]) => f !== "score").map(([f, n]) =>
-    el("tr", {class: "total"}, el("th", {class: "row"}, f), ...blank.map((x) => x.cloneNode()), el("td", {}, String(n))));
-  const total = el("tr", {class: "total"}, el("th", {class: "row"}, "Total"), ...blank.map((n) => n.cloneNode()),
-    el("td", {"data-total": p.name}, String(p.total)));
+    el("tr", {class: "total"}, el("th", {class: "row"}, v.figures[f]), el("td", {colspan: across}, String(n))));
+  const total = el("tr", {class: "total"}, el("th", {class: "row"}, "Total"),
+    el("td", {colspan: across, "data-total": p.name}, String(p.total)));
   return el("table", {class: player === game.current && !game.over ? "card current" : "card"},
     el("caption", {}, caption), el("thead", {}, head),
     el("tbody", {}, ...rows, ...bonusLines, columnTotals, ...figures, total));
@@ -284,11 +304,11 @@ function drawResult() {
     `${k + 1}: ${t.join(" – ")}`).join("; ")) : null;
   const winners = result.winners.length > 1 ? `Tie: ${result.winners.join(", ")}` : `Winner: ${result.winners[0]}`;
   $("result").replaceChildren(...[el("p", {class: "winner"}, winners), el("table", {id: "ranking"}, head, ...rows), games,
-    el("button", {onclick: () => location.reload()}, "Play again")].filter(Boolean));
+    el("button", {onclick: newGame}, "Play again")].filter(Boolean));
 }
 
 $("start").addEventListener("click", startGame);
 $("keep").addEventListener("click", () => play(["keep", [...kept].map((i) => game.dice[i])]));
 $("hint").addEventListener("click", showHint);
-$("new-game").addEventListener("click", () => location.reload());
+$("new-game").addEventListener("click", newGame);
 loadCatalogue().catch((error) => say(error.message, true));
