@@ -29,7 +29,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from dicecup import DicecupError, Engine, Game, GameState, Keep, RuleAction, Score, UnknownVariant, Variant
+from dicecup import DicecupError, Engine, Game, GameState, Keep, RollDice, RuleAction, Score, UnknownVariant, Variant
 from dicecup.game.actions import Action, action_from_json, action_to_json
 from dicecup.terminal.view import bonus_cells
 
@@ -145,6 +145,7 @@ class Table:
         self.lock = threading.Lock()
 
     def say(self, line: str) -> None:
+        """Add a line to the narration the page shows (the last MAX_LOG lines are kept)."""
         self.log.append(line)
         del self.log[:-MAX_LOG]
 
@@ -165,7 +166,8 @@ class Table:
             state = self.game.state
             if state.is_chance:
                 rolled = self.game.roll().history[-1]  # the RollDice move: known even when it ends the game
-                dice = sorted((state.held or ()) + rolled.dice)  # type: ignore[union-attr]
+                assert isinstance(rolled, RollDice) and state.held is not None
+                dice = sorted(state.held + rolled.dice)
                 self.say(f"{state.player}: roll {' '.join(map(str, dice))}")
                 self._after(state)
             elif self.kinds[state.current] != HUMAN:
