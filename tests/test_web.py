@@ -323,15 +323,24 @@ def click_move(page: Any, move: list[Any]) -> dict[str, Any]:
 def test_a_whole_game_against_bot_optimal_with_hints_in_chromium(page, server, engine, tmp_path):
     game = start(page, server, "tiny", opponents=1, bot="optimal", hints=True)
     assert page.inner_text("#title") == "Tiny"
-    refused = False
+    refused, rerolls = False, 0
     for _ in range(20):
         if page.locator("#result").is_visible():
             break
         page.click("#hint")
         move = json.loads(page.wait_for_selector("#advice button.best").get_attribute("data-move"))
         assert page.locator("#advice li").count() >= 1
+        before = page.locator("#dice .die").all_inner_texts()
         answer = click_move(page, move)
         assert "error" not in answer, answer
+        if move[0] == "keep" and answer["your_turn"]:  # rerolled: the kept dice stay where they were, marked
+            held = page.locator("#dice .die.held")
+            assert sorted(int(d) for d in held.all_inner_texts()) == move[1]
+            for i in (int(x) for x in page.eval_on_selector_all("#dice .die.held", "ds => ds.map(d => d.dataset.die)")):
+                assert page.locator("#dice .die").nth(i).inner_text() == before[i]
+            shown = sorted(int(d) for d in page.locator("#dice .die").all_inner_texts())
+            assert shown == sorted(answer["dice"])
+            rerolls += 1
         if move[0] == "score" and not refused and not answer["over"]:
             # an illegal click: the filled box again; the engine refuses it, and the page says why
             state = saved(server, game["id"], engine)
@@ -340,7 +349,7 @@ def test_a_whole_game_against_bot_optimal_with_hints_in_chromium(page, server, e
             assert page.inner_text("#message") == engine_message(state, Score(move[1]))
             assert saved(server, game["id"], engine).history == state.history
             refused = True
-    assert refused
+    assert refused and rerolls  # the seed gives both (the same seed, the same game)
     final = saved(server, game["id"], engine)
     assert final.over
     page.wait_for_selector("#result .winner")

@@ -7,6 +7,8 @@ const $ = (id) => document.getElementById(id);
 let catalogue = [];
 let game = null;
 const kept = new Set(); // positions of the dice the player has picked to keep
+let shown = []; // the dice as drawn: after a reroll the kept dice stay where they were
+const held = new Set(); // positions of the dice kept at the last reroll (marked)
 
 async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -43,6 +45,7 @@ async function loadCatalogue() {
   }
   $("variant").addEventListener("change", pickVariant);
   pickVariant();
+  $("start").disabled = false; // a game can be chosen now
   const id = new URLSearchParams(location.search).get("game");
   if (id) {
     try {
@@ -65,9 +68,11 @@ function pickVariant() {
     el("select", {"data-option": o.name}, ...o.choices.map((c) => el("option", {
       value: JSON.stringify(c), selected: c === o.default,
     }, String(c)))))));
-  // bot:strong fits a correction the first time it plays a variant (minutes): offered, not the default
-  const best = ["optimal", "greedy"].find((b) => v.bots.includes(b)) || v.bots[0];
-  const notes = {strong: " (slow to prepare the first time)"};
+  // bot:optimal solves the variant and bot:strong fits a correction the first time they play it (from
+  // seconds to many minutes, then cached): offered, not the default
+  const best = v.bots.includes("greedy") ? "greedy" : v.bots[0];
+  const notes = {optimal: " (the first game solves the variant: can take minutes)",
+    strong: " (the first game prepares it: can take many minutes)"};
   $("bot").replaceChildren(...v.bots.map((b) => el("option", {value: b, selected: b === best},
     `bot:${b}${notes[b] || ""}`)));
   $("hints").disabled = !v.hints;
@@ -121,16 +126,41 @@ function newGame() {
 // ---------------------------------------------------------------------------- playing
 
 async function play(move) {
+  const before = {dice: shown, picked: [...kept], rollsLeft: game.rolls_left};
   $("advice").replaceChildren();
   say("…"); // the server plays the bots' turns before it answers
   try {
     game = await api(`/api/games/${game.id}/move`, {move});
+    arrange(before, move);
     kept.clear();
     say("");
   } catch (error) {
     say(error.message, true); // the engine's own words; the game is as it was
   }
   draw();
+}
+
+function arrange(before, move) {
+  // The server lists the kept dice first, then the new ones. After a reroll of this turn, draw the
+  // kept dice where they were (the ones picked, or any showing the kept values) and the new ones around them.
+  held.clear();
+  const n = move[0] === "keep" ? move[1].length : 0;
+  const sameTurn = n > 0 && game.your_turn && game.rolls_left === before.rollsLeft - 1;
+  if (!sameTurn || game.dice.length !== before.dice.length) return;
+  const want = [...move[1]];
+  for (const i of [...before.picked, ...before.dice.keys()]) {
+    const k = want.indexOf(before.dice[i]);
+    if (k >= 0 && !held.has(i)) {
+      want.splice(k, 1);
+      held.add(i);
+    }
+  }
+  const rolled = game.dice.slice(n);
+  shown = before.dice.map((face, i) => (held.has(i) ? face : rolled.shift()));
+}
+
+function sorted(dice) {
+  return [...dice].sort((a, b) => a - b).join();
 }
 
 async function showHint() {
@@ -165,10 +195,15 @@ function draw() {
   $("turn").textContent = game.over ? "Game over" :
     `${who.name} to play${round} · ${game.rolls_left} roll${game.rolls_left === 1 ? "" : "s"} left${banked}`;
 
-  $("dice").replaceChildren(...game.dice.map((face, i) => {
+  if (sorted(shown) !== sorted(game.dice)) {
+    shown = game.dice; // a new turn (or another player's dice): as the server lists them
+    held.clear();
+  }
+  $("dice").replaceChildren(...shown.map((face, i) => {
     const colour = dieColour(face);
     return el("button", {
-      class: kept.has(i) ? "die kept" : "die", "data-die": i, title: "click to keep or release",
+      class: `die${kept.has(i) ? " kept" : ""}${held.has(i) ? " held" : ""}`, "data-die": i,
+      title: held.has(i) ? "kept at the last roll; click to keep again" : "click to keep or release",
       style: colour ? `color: ${colour}` : null, disabled: !game.your_turn,
       onclick: () => { kept.has(i) ? kept.delete(i) : kept.add(i); draw(); },
     }, String(face));
@@ -308,7 +343,7 @@ function drawResult() {
 }
 
 $("start").addEventListener("click", startGame);
-$("keep").addEventListener("click", () => play(["keep", [...kept].map((i) => game.dice[i])]));
+$("keep").addEventListener("click", () => play(["keep", [...kept].map((i) => shown[i])]));
 $("hint").addEventListener("click", showHint);
 $("new-game").addEventListener("click", newGame);
 loadCatalogue().catch((error) => say(error.message, true));
