@@ -284,12 +284,20 @@ class Lobby:
 
     def __init__(self, engine: Engine, files: list[Path]) -> None:
         self.engine = engine
-        self.files = {engine.load_file(f).id: f for f in files}  # extra variant files, by their ids
+        self.files: dict[str, Path] = {}  # extra variant files, by their ids
+        for path in files:
+            vid = engine.load_file(path).id
+            if vid in engine.variant_ids() or vid in self.files:
+                raise DicecupError(
+                    f"--variant-file {path}: a variant {vid!r} is already offered; give the file another id"
+                )
+            self.files[vid] = path
         self.games: OrderedDict[str, Table] = OrderedDict()
         self.lock = threading.Lock()
         self._catalogue: list[dict[str, Any]] | None = None
 
     def variant(self, vid: Any, options: Any) -> Variant:
+        """The variant a request names, with its options; Refused (4xx) saying what is wrong."""
         if not isinstance(vid, str):
             raise Refused(400, f"'variant' must be a variant id such as 'yahtzee', got {json.dumps(vid)[:40]}")
         if options is not None and (
@@ -306,6 +314,7 @@ class Lobby:
             raise Refused(400, str(exc)) from None
 
     def ids(self) -> list[str]:
+        """Every variant on offer: the engine's (built-in and from plugins), then the extra files'."""
         return [*self.engine.variant_ids(), *self.files]
 
     def catalogue(self) -> list[dict[str, Any]]:
@@ -377,6 +386,7 @@ class Lobby:
         return table
 
     def table(self, game_id: str) -> Table:
+        """The game `game_id`, now the most recently played; Refused (404) when there is none."""
         with self.lock:
             table = self.games.get(game_id)
             if table is None:
@@ -386,7 +396,7 @@ class Lobby:
 
 
 async def read_json(request: Request) -> dict[str, Any]:
-    """The request body as a JSON object, read at most MAX_BODY bytes far; Refused (4xx) for anything else."""
+    """The request body as a JSON object, reading no more than MAX_BODY bytes of it; Refused (4xx) otherwise."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
         raise Refused(413, f"the request body is {int(declared):,} bytes; at most {MAX_BODY:,} are accepted")

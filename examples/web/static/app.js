@@ -68,11 +68,11 @@ function pickVariant() {
     el("select", {"data-option": o.name}, ...o.choices.map((c) => el("option", {
       value: JSON.stringify(c), selected: c === o.default,
     }, String(c)))))));
-  // bot:optimal solves the variant and bot:strong fits a correction the first time they play it (from
-  // seconds to many minutes, then cached): offered, not the default
+  // bot:optimal solves the variant (seconds for most) and bot:strong fits a correction (many minutes)
+  // the first time they play it, then the tables are cached: offered, not the default
   const best = v.bots.includes("greedy") ? "greedy" : v.bots[0];
-  const notes = {optimal: " (the first game solves the variant: can take minutes)",
-    strong: " (the first game prepares it: can take many minutes)"};
+  const notes = {optimal: " (its first game solves the variant)",
+    strong: " (its first game prepares it: can take many minutes)"};
   $("bot").replaceChildren(...v.bots.map((b) => el("option", {value: b, selected: b === best},
     `bot:${b}${notes[b] || ""}`)));
   $("hints").disabled = !v.hints;
