@@ -150,6 +150,17 @@ def test_variants_pickle_and_copy(variants, protocol):
         assert copy.copy(v) is v and copy.deepcopy(v) is v  # immutable: a copy is the same variant
 
 
+def test_every_built_in_variant_pickles_and_derives(engine):
+    """The stored document keeps its keys as written (Russian's `rounds: {1: 1, 2: 1, ...}` by player count), so
+    compiling it again, to unpickle or to derive a variant, gives the same rules."""
+    for vid in engine.variant_ids():
+        v = engine.variant(vid)
+        back = pickle.loads(pickle.dumps(v))
+        assert back == v and back.fingerprint == v.fingerprint, vid
+        derived = v.derive({"description": "the same game"})
+        assert derived.box_ids == v.box_ids and derived.match == v.match, vid
+
+
 def test_a_pickled_multi_column_variant_keeps_its_sheets(variants):
     v = variants["triple-yahtzee"]
     back = pickle.loads(pickle.dumps(v))

@@ -166,18 +166,19 @@ def _describe(v: Any) -> str:
     return f"{type(v).__name__} {text}"
 
 
-def _plain(value: Any) -> Any:
-    """Strip location types so the document can be hashed and stored."""
+def _plain(value: Any, str_keys: bool = False) -> Any:
+    """Strip location types so the document can be stored (keys as written: `rounds: {2: 1}` has a number,
+    which compiling the stored document again, to pickle or derive a variant, must see) or hashed (`str_keys`)."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {(str(k) if str_keys else k): _plain(v, str_keys) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, str_keys) for v in value]
     return value
 
 
 def fingerprint(document: Any) -> str:
     """A stable hash of a resolved variant document (cache keys, save-file checks)."""
-    text = json.dumps(_plain(document), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(_plain(document, str_keys=True), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -291,7 +292,7 @@ class _Compiling:
             self.current.pop()
         if not callable(fn):
             raise node.error(f"the {what} {kind!r} did not compile to a function (a plugin bug)")
-        frozen_p = frozen_params(_plain(params))
+        frozen_p = frozen_params(_plain(params, str_keys=True))
         text = ""
         if maker.text is not None:
             try:
@@ -704,7 +705,7 @@ def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any]) -> dict[str, Any
         default = decl.params[key]
         if default is not REQUIRED and default is not None and not _same_type(default, value):
             raise node.child(key).error(f"expected {_type_name(default)} for {decl.name}.{key}, got {_describe(value)}")
-        out[key] = _plain(value)
+        out[key] = _plain(value, str_keys=True)
     for key, default in decl.params.items():
         if key in out:
             continue
