@@ -26,6 +26,12 @@ class FrozenMap(Mapping[Any, Any]):
     def __getitem__(self, key: Any) -> Any:
         return self._d[key]
 
+    def __contains__(self, key: object) -> bool:  # the dict's own test: Mapping's goes through __getitem__
+        return key in self._d
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._d.get(key, default)
+
     def __iter__(self) -> Iterator[Any]:
         return iter(self._d)
 
