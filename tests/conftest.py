@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,17 @@ FAMILY_VARIANTS = ("maxi-yatzy", "triple-yahtzee", "yamb", "kismet", "balut", "y
 def engine() -> Engine:
     """An engine with the built-in plugins only."""
     return Engine(entry_points=False)
+
+
+@pytest.fixture
+def cli_builtins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The CLI's engine with the built-in plugins only, built anew for the test (use it in CLI tests)."""
+    from dicecup.cli.base import get_engine
+
+    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
+    get_engine.cache_clear()
+    yield
+    get_engine.cache_clear()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -49,12 +49,7 @@ def dicecup_register_bots(register):
 '''
 
 
-@pytest.fixture(autouse=True)
-def builtin_only(monkeypatch):
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
+pytestmark = pytest.mark.usefixtures("cli_builtins")  # the CLI's engine: built-in plugins only
 
 
 def run(*args: str):

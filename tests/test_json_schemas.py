@@ -42,12 +42,7 @@ SCHEMAS = _schemas()
 REGISTRY = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values())
 
 
-@pytest.fixture(autouse=True)
-def builtin_only(monkeypatch):
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
+pytestmark = pytest.mark.usefixtures("cli_builtins")  # the CLI's engine: built-in plugins only
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dicecup.cli.app import app, get_engine
+from dicecup.cli.app import app
 from dicecup.errors import DicecupError, DiceError
 from dicecup.solver.odds import meets_table, odds
 
@@ -284,12 +284,7 @@ def test_bad_positions_are_refused(engine):
 # ----------------------------------------------------------------------------- the command
 
 
-@pytest.fixture(autouse=True)
-def builtin_only(monkeypatch):
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
+pytestmark = pytest.mark.usefixtures("cli_builtins")  # the CLI's engine: built-in plugins only
 
 
 def run(*args: str):

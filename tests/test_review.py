@@ -33,13 +33,7 @@ from dicecup.terminal.session import Seat
 ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
 
 
-@pytest.fixture(autouse=True)
-def builtin_only(monkeypatch):
-    """The CLI's engine without installed entry-point plugins (rebuilt per test)."""
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
+pytestmark = pytest.mark.usefixtures("cli_builtins")  # the CLI's engine: built-in plugins only
 
 
 def run(*args: str):

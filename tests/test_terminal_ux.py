@@ -42,14 +42,6 @@ def session(engine, state: GameState, answers, seats=None, **kw) -> tuple[Sessio
     return s, script, out
 
 
-@pytest.fixture
-def cli_engine(monkeypatch):
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
-
-
 def run(*args: str, input: str | None = None):
     return CliRunner().invoke(app, list(args), input=input, env=ENV)
 
@@ -145,7 +137,7 @@ def turns(n: int) -> str:
     return "".join(f"s {k}\ny\n" for k in range(1, n + 1))
 
 
-def test_rematch_same_players_new_dice_saved_next_to_the_game(tmp_path, cli_engine):
+def test_rematch_same_players_new_dice_saved_next_to_the_game(tmp_path, cli_builtins):
     save = tmp_path / "g.json"
     result = run(
         "play", "-v", "yacht", "-p", "ann", "-p", "bot:greedy", "--seed", "2", "--save", str(save),
@@ -222,7 +214,7 @@ def dice_output(monkeypatch, no_color: bool, tty: bool) -> str:
     return out.getvalue()
 
 
-def test_dice_in_colour_on_a_terminal_plain_with_no_color_or_piped(monkeypatch, cli_engine):
+def test_dice_in_colour_on_a_terminal_plain_with_no_color_or_piped(monkeypatch, cli_builtins):
     colour = re.compile(r"\x1b\[[0-9;]*3[0-9](;[0-9]+)*m|\x1b\[[0-9;]*9[0-7]m")
     assert colour.search(dice_output(monkeypatch, no_color=False, tty=True))
     assert not colour.search(dice_output(monkeypatch, no_color=True, tty=True))
@@ -312,7 +304,7 @@ def test_coach_says_what_each_decision_cost(tmp_path, engine, monkeypatch):
         assert "hint:" not in out.getvalue()  # coaching alone shows no hints
 
 
-def test_coach_is_unavailable_beyond_the_exact_solver(cli_engine):
+def test_coach_is_unavailable_beyond_the_exact_solver(cli_builtins):
     result = run("play", "-v", "triple-yahtzee", "--coach", "-p", "ann", "-p", "bot:greedy", input="q\ny\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.count("Coaching is unavailable for triple-yahtzee: ") == 1
@@ -385,7 +377,7 @@ def test_bot_turn_lines_break_between_moves_on_a_terminal(engine):
     assert all(line.startswith(("a-bot-with-a-long-name (bot:greedy): ", "random: ", "  → ")) for line in lines)
 
 
-def test_undo_is_saved_and_resume_continues_from_it(tmp_path, cli_engine):
+def test_undo_is_saved_and_resume_continues_from_it(tmp_path, cli_builtins):
     """A --save game is rewritten after an undo: the save holds the position before the score, its dice."""
     save = tmp_path / "g.json"
     result = run("play", "-v", "yacht", "-p", "ann", "--seed", "6", "--save", str(save), input="s choice\nundo\n")
