@@ -3,7 +3,8 @@
 setup.py runs `build` when the package is installed (numba and a C compiler are
 needed then, not after). It compiles the very functions the `jit` mode compiles
 (`turn._turn_block`, `layer._layer` with the functions they call) with numba's
-ahead-of-time compiler, for the argument types the solver and the advisor pass,
+ahead-of-time compiler, for the argument types the solver and the advisor pass
+(`records.signatures`),
 with the GIL released so that the solver's threads run them on every core. The
 code is tuned for the CPU it is built on; the CPU's flags are written beside the
 module (`_kernels_cpu.py`) and checked before it is loaded elsewhere.
@@ -25,42 +26,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from . import compiled, layer, turn
-from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
+from .records import signatures
 
-__all__ = ["MODULE", "build", "signatures"]
+__all__ = ["MODULE", "build"]
 
 MODULE = "_kernels"
-
-
-def _i8(*shape: int) -> np.ndarray:
-    return np.zeros(shape, dtype=np.int64)
-
-
-def _f8(*shape: int) -> np.ndarray:
-    return np.zeros(shape)
-
-
-def signatures() -> dict[str, tuple[Any, ...]]:
-    """Per exported name, example arguments of the types its callers pass (C-contiguous arrays, int64 counts)."""
-    dice = DiceArrays(_i8(3), _i8(1, 1), _i8(1, 1), _i8(1), _i8(1, 1), _i8(1, 1), _i8(1), _f8(1), 1, 1)
-    st = StateArrays(_i8(1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), 1, 1)
-    i4 = np.zeros((1, 1, 1), dtype=np.int32)
-    lay = LayerArrays(
-        _i8(1), _i8(1, 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1), i4[0], _i8(1), i4, i4, False,
-        _i8(1), _i8(1), False,
-    )  # fmt: skip
-    slots = SlotArrays(_i8(1, 1), _i8(1, 1, 1), _i8(1))
-    w = turn.W
-    fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
-    one = np.int64(1)
-    return {
-        "turn_block": fold,
-        "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, one, one, _f8(1, 1)),
-        "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, one, one, _f8(1, 1)),
-    }
 
 
 def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:

@@ -95,7 +95,7 @@ AVAILABLE = MODE != "numpy"
 def aot_kernel(name: str) -> Callable[..., Any]:
     """The ahead-of-time build's function `name` (only in the `aot` mode), behind a check of its arguments.
 
-    Compiled for one signature (`aot.signatures`), it would read an array of another dtype, rank or
+    Compiled for one signature (`records.signatures`), it would read an array of another dtype, rank or
     memory layout as if it had that one (numba's dispatcher would compile another version instead):
     the check turns that into a TypeError.
     """
@@ -104,7 +104,7 @@ def aot_kernel(name: str) -> Callable[..., Any]:
 
     def call(*args: Any) -> Any:
         if not examples:
-            from .aot import signatures
+            from .records import signatures
 
             examples.append(signatures()[name])
         if len(args) != len(examples[0]) or not all(map(_fits, args, examples[0])):

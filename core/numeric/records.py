@@ -7,11 +7,15 @@ them with nothing but numpy and numba installed.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["DiceArrays", "LayerArrays", "SlotArrays", "StateArrays"]
+__all__ = ["W", "DiceArrays", "LayerArrays", "SlotArrays", "StateArrays", "signatures"]
+
+W = 8
+"""States folded side by side: the last axis of every array `turn.turn_block` takes (one AVX-512 register of
+float64; the lanes are spelled out in `turn.py` so that the compiler keeps them in registers, not memory)."""
 
 
 class DiceArrays(NamedTuple):
@@ -73,3 +77,32 @@ class LayerArrays(NamedTuple):
     pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
     first_pick: np.ndarray  # int64 [decisions]: ... were that decision the turn's first (banked rolls)
     banked: bool  # unused rolls are banked: a score row per rolls left, a value per bank
+
+
+def _i8(*shape: int) -> np.ndarray:
+    return np.zeros(shape, dtype=np.int64)
+
+
+def _f8(*shape: int) -> np.ndarray:
+    return np.zeros(shape)
+
+
+def signatures() -> dict[str, tuple[Any, ...]]:
+    """Per kernel built ahead of time (`aot.py`), example arguments of the types its callers pass (C-contiguous
+    arrays, int64 counts): what it is compiled for, and what `compiled.aot_kernel` checks each call against."""
+    dice = DiceArrays(_i8(3), _i8(1, 1), _i8(1, 1), _i8(1), _i8(1, 1), _i8(1, 1), _i8(1), _f8(1), 1, 1)
+    st = StateArrays(_i8(1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), 1, 1)
+    i4 = np.zeros((1, 1, 1), dtype=np.int32)
+    lay = LayerArrays(
+        _i8(1), _i8(1, 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1), i4[0], _i8(1), i4, i4, False,
+        _i8(1), _i8(1), False,
+    )  # fmt: skip
+    slots = SlotArrays(_i8(1, 1), _i8(1, 1, 1), _i8(1))
+    w = W
+    fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
+    one = np.int64(1)
+    return {
+        "turn_block": fold,
+        "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, one, one, _f8(1, 1)),
+        "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, one, one, _f8(1, 1)),
+    }

@@ -19,13 +19,9 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .records import DiceArrays
+from .records import DiceArrays, W
 
 __all__ = ["W", "jitted", "turn_block"]
-
-W = 8
-"""States folded side by side: the last axis of every array `turn_block` takes (one AVX-512 register of
-float64; the lanes are spelled out below so that the compiler keeps them in registers, not memory)."""
 
 
 def _lanes(a: np.ndarray, i: int) -> tuple[float, ...]:
