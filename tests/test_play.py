@@ -10,9 +10,10 @@ import pytest
 from rich.console import Console
 
 from dicecup import DicecupError, Engine, GameState, Keep, Score
+from dicecup.language.describe import bonus_cells
 from dicecup.terminal.commands import InputProblem, KeepDice, Say, ScoreBox, parse_command, resolve_box
 from dicecup.terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
-from dicecup.terminal.view import View, bonus_cells, dice_line
+from dicecup.terminal.view import View, dice_line
 
 BOTS = ("random", "greedy", "optimal")
 

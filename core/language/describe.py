@@ -1,4 +1,5 @@
-"""Plain-words descriptions of a compiled variant, shared by `show`, `variants` and play.
+"""Plain-words descriptions of a compiled variant and of a card's bonuses, shared by `show`, `variants`, play
+and the front ends (the terminal game, the web example).
 
 What a pattern needs and what a scorer gives is said by the plugin that
 registered it (`register(name, factory, text=...)`); a kind without a text falls
@@ -10,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .card import Card
 from .model import Box, Variant
 
-__all__ = ["box_info", "row_info", "variant_info", "options_text", "plain"]
+__all__ = ["bonus_cells", "box_info", "row_info", "variant_info", "options_text", "plain"]
 
 
 def plain(value: Any) -> Any:
@@ -95,3 +97,25 @@ def variant_info(v: Variant) -> dict[str, Any]:
 def options_text(v: Variant) -> str:
     """`joker=free` style summary of the chosen options (empty when the variant has none)."""
     return ", ".join(f"{k}={val}" for k, val in v.options.items())
+
+
+def bonus_cells(variant: Variant, card: Card, final: bool) -> list[tuple[str, str, str, int]]:
+    """Bonus rows of one card: (id, name, shown text, points earned so far).
+
+    Declared bonuses come first, in order (per-column ones as `column.bonus`);
+    awards a plugin adds under other ids follow. Before the end, a bonus not yet
+    earned shows the progress its plugin reports (`42/63`).
+    """
+    earned: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for a in list(card.awards) + list(variant.end_bonuses(card)):
+        earned[a.id] = earned.get(a.id, 0) + a.points
+        names.setdefault(a.id, a.name or a.id)
+    cells = {} if final else {p.id: p.cell for p in variant.progress(card) if p.cell}
+    rows: list[tuple[str, str, str, int]] = []
+    for bonus in variant.declared_bonuses:
+        pts = earned.pop(bonus.id, 0)
+        text = cells.get(bonus.id, str(pts)) if not pts else str(pts)
+        rows.append((bonus.id, bonus.name, text, pts))
+    rows.extend((aid, names[aid], str(pts), pts) for aid, pts in earned.items())
+    return rows

@@ -22,9 +22,10 @@ from rich.text import Text
 
 from ..game.state import GameState
 from ..language.card import Card
+from ..language.describe import bonus_cells
 from ..language.model import Column, Variant
 
-__all__ = ["View", "SMALL_FACES", "dice_line", "bonus_cells", "card_rows", "fmt_amount", "joined"]
+__all__ = ["View", "SMALL_FACES", "dice_line", "card_rows", "fmt_amount", "joined"]
 
 SMALL_FACES = "⚀⚁⚂⚃⚄⚅"
 # Pip grid (3 x 3, row-major) for faces 1..6.
@@ -112,28 +113,6 @@ def fmt_amount(value: Fraction) -> str:
     if value.denominator == 1:
         return f"{int(value):+d}"
     return f"{float(value):+.2f}"
-
-
-def bonus_cells(variant: Variant, card: Card, final: bool) -> list[tuple[str, str, str, int]]:
-    """Bonus rows of one card: (id, name, shown text, points earned so far).
-
-    Declared bonuses come first, in order (per-column ones as `column.bonus`);
-    awards a plugin adds under other ids follow. Before the end, a bonus not yet
-    earned shows the progress its plugin reports (`42/63`).
-    """
-    earned: dict[str, int] = {}
-    names: dict[str, str] = {}
-    for a in list(card.awards) + list(variant.end_bonuses(card)):
-        earned[a.id] = earned.get(a.id, 0) + a.points
-        names.setdefault(a.id, a.name or a.id)
-    cells = {} if final else {p.id: p.cell for p in variant.progress(card) if p.cell}
-    rows: list[tuple[str, str, str, int]] = []
-    for bonus in variant.declared_bonuses:
-        pts = earned.pop(bonus.id, 0)
-        text = cells.get(bonus.id, str(pts)) if not pts else str(pts)
-        rows.append((bonus.id, bonus.name, text, pts))
-    rows.extend((aid, names[aid], str(pts), pts) for aid, pts in earned.items())
-    return rows
 
 
 def card_rows(variant: Variant, card: Card) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 
 from dicecup import DicecupError, Engine, Game, GameState, Keep, RollDice, RuleAction, Score, UnknownVariant, Variant
 from dicecup.game.actions import Action, action_from_json, action_to_json
-from dicecup.terminal.view import bonus_cells
+from dicecup.language.describe import bonus_cells
 
 HERE = Path(__file__).resolve().parent
 HUMAN = "human"
