@@ -17,6 +17,7 @@ from rich import box as boxes
 from rich.color import Color, ColorParseError
 from rich.console import Console, Group
 from rich.markup import escape
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
@@ -182,7 +183,9 @@ class View:
             self.say(line, style)
 
     def heading(self, text: str) -> None:
-        self.console.rule(Text(text, style="bold"))
+        """A rule across the terminal; piped (where nothing is wrapped, so the width is unbounded), 80 columns."""
+        width = self.console.width if self.console.is_terminal else min(self.console.width, 80)
+        self.console.print(Rule(Text(text, style="bold")), width=width)
 
     # ------------------------------------------------------------------ compact view
 
