@@ -294,3 +294,5 @@ def test_a_bad_plugin_file_is_one_precise_error(tmp_path, name, text, message):
     assert want in str(caught.value)
     result = run("--plugin", str(path), "variants")
     assert result.exit_code == 2 and want in one_error_line(result.stderr)
+    # the broken file does not stay behind for the process's next engine
+    assert "yahtzee" in get_engine().variant_ids()

@@ -271,7 +271,12 @@ def _root(
         _PLUGIN_FILES[0] = files
         get_engine.cache_clear()
     if files:
-        get_engine()  # a broken plugin file is one error now, before the command starts
+        try:
+            get_engine()  # a broken plugin file is one error now, before the command starts
+        except BaseException:
+            _PLUGIN_FILES[0] = ()  # and it does not stay for the process's next command line
+            get_engine.cache_clear()
+            raise
 
 
 #: the module of `cli` that adds each command (`cli.main` imports only the one a command line names)
