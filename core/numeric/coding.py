@@ -225,6 +225,19 @@ class StateIndex(ClassCoding):
         codes, prog = self.encode(self.row_of(card))
         return int(codes[0]), prog
 
+    def states(self) -> tuple[np.ndarray, np.ndarray]:
+        """(class code, clamped group totals (size, G)) of every value slot, in slot order: the inverse of
+        `lookup` (a class's slots run over its groups' totals, the last group fastest)."""
+        sizes = self.class_dims.prod(axis=1) if self.G else np.ones(len(self.class_codes), dtype=np.int64)
+        codes = np.repeat(self.class_codes, sizes)
+        k = np.arange(self.size, dtype=np.int64) - np.repeat(self.base[self.class_codes], sizes)
+        prog = np.zeros((self.size, self.G), dtype=np.int64)
+        for g in range(self.G - 1, -1, -1):
+            dims = np.repeat(self.class_dims[:, g], sizes)
+            prog[:, g] = np.repeat(self.class_pmin[:, g], sizes) + k % dims
+            k //= dims
+        return codes, prog
+
     @property
     def arrays(self) -> StateArrays:
         """The index as one record of flat arrays for compiled kernels."""

@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 from attrs import frozen
 
+from ..language.dice import sub_multisets
 from .records import DiceArrays
 
 __all__ = ["DiceArrays", "DiceGraph"]
@@ -131,6 +132,22 @@ class DiceGraph:
                 np.maximum(acc, keep_values[self.levels[s]], out=acc)
             best[self.levels[s]] = acc
         return best[self.levels[self.dice]]
+
+    @cached_property
+    def keep_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per full roll, its proper keeps in the game's order (`GameState.legal_keeps`): (rows [rolls, K] of
+        the kept multisets, padded with 0; how many [rolls]; each keep as a mask of the roll's sorted dice,
+        each face's first dice kept [rolls, K]). What a policy chooses among, with ties to the first."""
+        rolls = [self.multisets[r] for r in self.roll_rows]
+        keeps = [[k for k in sub_multisets(roll) if len(k) < len(roll)] for roll in rolls]
+        width = max(len(k) for k in keeps)
+        rows = np.zeros((len(rolls), width), dtype=np.int64)
+        masks = np.zeros((len(rolls), width), dtype=np.int64)
+        for i, (roll, kept) in enumerate(zip(rolls, keeps, strict=True)):
+            for j, k in enumerate(kept):
+                rows[i, j] = self.index[k]
+                masks[i, j] = sum(1 << (roll.index(face) + n) for face in set(k) for n in range(k.count(face)))
+        return rows, np.array([len(k) for k in keeps], dtype=np.int64), masks
 
     @cached_property
     def arrays(self) -> DiceArrays:
