@@ -668,9 +668,20 @@ class RuleModel(ClassCoding):
         maxs = [int(s.max()) if len(s) else 0 for s in self.box_scores]
         return [(sum(mins[b] for b in g), sum(maxs[b] for b in g)) for g in self.all_groups]
 
-    @cached_property
+    @property
     def terminal(self) -> np.ndarray:
         """End bonuses of a full card: array (flagcodes, *group ranges) of points, from the engine."""
+        return self._terminal_tables[0]
+
+    @property
+    def terminal_awards(self) -> dict[str, np.ndarray] | None:
+        """`terminal` per award id (an id missing: no points anywhere); None where an award's points (not
+        only their sum) depend on how a threshold group's total is split between its boxes."""
+        return self._terminal_tables[1]
+
+    @cached_property
+    def _terminal_tables(self) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
+        """`terminal` and `terminal_awards`, from the same engine calls."""
         ranges = self.group_ranges
         dims = [hi - lo + 1 for lo, hi in ranges]
         size = self.n_flagcodes * int(np.prod(dims, dtype=np.int64))
@@ -680,6 +691,7 @@ class RuleModel(ClassCoding):
             )
         carriers = self._carriers()
         out = np.zeros([self.n_flagcodes] + dims)
+        per_award: dict[str, np.ndarray] | None = {}
         allowed = frozenset(b for g in self.all_groups for b in g)
         for flagcode in range(self.n_flagcodes):
             code = ((1 << self.nb) - 1) | (flagcode << self.nb)
@@ -688,6 +700,7 @@ class RuleModel(ClassCoding):
             for point in itertools.product(*(range(d) for d in dims)):
                 totals = [lo + i for (lo, _), i in zip(ranges, point, strict=False)]
                 values = []
+                by_id: list[dict[str, int]] = [{}, {}]
                 for alt in (0, 1):
                     scores = dict(base)
                     for gi, (g, total) in enumerate(zip(self.all_groups, totals, strict=False)):
@@ -701,13 +714,20 @@ class RuleModel(ClassCoding):
                         awards = self.variant.end_bonuses(card)
                     self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
                     values.append(float(sum(a.points for a in awards)))
+                    for a in awards:
+                        by_id[alt][a.id] = by_id[alt].get(a.id, 0) + a.points
                 if values[0] != values[1]:
                     raise SolverError(
                         f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
                         "split between its boxes; the solver tracks only the total"
                     )
                 out[(flagcode,) + point] = values[0]
-        return out
+                if per_award is not None and by_id[0] != by_id[1]:
+                    per_award = None
+                if per_award is not None:
+                    for aid, pts in by_id[0].items():
+                        per_award.setdefault(aid, np.zeros(out.shape))[(flagcode,) + point] = pts
+        return out, per_award
 
     def _carriers(self) -> list[list[int]]:
         """For each group, the boxes that may hold its total (in no other group, no flag)."""

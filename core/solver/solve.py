@@ -148,6 +148,38 @@ class Solution:
         inside = (scores >= lo) & (scores <= hi)
         return np.where(inside, dense[off + np.clip(scores, lo, hi) - lo], -1).astype(np.int64)
 
+    def score_contexts(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The score tables of many classes, by context (classes whose boxes score alike share one):
+        (context of each code [N]; points [C, 2, boxes, rolls], a box's score plus awards after a later
+        roll (0) or the first (1); the `successors` column each score leads to, -1 for none; whether the
+        first roll scores like a later one [C]). What a policy over every state needs, from the rules model."""
+        space, model = self.space, self.model
+        raw = model.context_of(codes)
+        ids, ctx = np.unique(raw, return_inverse=True)
+        n_rolls = self.graph.n_rolls
+        points = np.zeros((len(ids), 2, space.nb, n_rolls))
+        slots = np.zeros((len(ids), 2, space.nb, n_rolls), dtype=np.int64)
+        same = np.zeros(len(ids), dtype=bool)
+        for c, raw_id in enumerate(ids.tolist()):
+            scores, pts = model.context_tables(raw_id)  # (boxes, rolls, [later, first])
+            points[c] = pts.transpose(2, 0, 1)
+            slots[c] = self.slot_of_scores(scores.transpose(2, 1, 0)).transpose(0, 2, 1)
+            same[c] = space.same_first(raw_id)
+        return ctx.reshape(-1), points, slots, same
+
+    def end_awards(self, vals: np.ndarray) -> dict[str, np.ndarray] | None:
+        """The end bonuses of full cards (rows of box scores), per award id, from the tables the solver
+        built from the engine; None where an award's points depend on more than the state the solver keeps."""
+        model, space = self.model, self.space
+        tables = model.terminal_awards
+        if tables is None:
+            return None
+        untracked = [1 + gi for gi in range(len(model.all_groups)) if gi not in space.group_ids]
+        if any(np.ptp(t, axis=axis).any() for t in tables.values() for axis in untracked):
+            return None
+        at = _terminal_index(model, space, *self.index.encode(vals))
+        return {aid: t[at].astype(np.int64) for aid, t in tables.items()}
+
     def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
         """[states, boxes * slot_width]: the value of the state each slot leads to (NaN where the box is filled;
         interchangeable boxes: see `ClassCoding.spread_symmetric`)."""
@@ -200,21 +232,24 @@ class Solution:
         return self.column(bank)[ix.locate(rows)]
 
 
+def _terminal_index(model: RuleModel, space: StateSpace, codes: np.ndarray, progress: np.ndarray) -> tuple:
+    """Where full-card states (codes, clamped totals) sit in `model.terminal`'s axes (a group the space
+    does not track changes no end bonus: its first total stands for all)."""
+    index: list[np.ndarray] = [codes >> model.nb]
+    for gi in range(len(model.all_groups)):
+        if gi in space.group_ids:
+            index.append(progress[:, space.group_ids.index(gi)] - model.group_ranges[gi][0])
+        else:
+            index.append(np.zeros(len(codes), dtype=np.int64))
+    return tuple(index)
+
+
 def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """The value of full-card states (their end bonuses, from the engine), looked up by (codes, clamped totals)."""
     table = model.terminal
-    ranges = model.group_ranges
 
     def lookup(codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
-        flagcodes = codes >> model.nb
-        index: list[np.ndarray] = [flagcodes]
-        for gi in range(len(model.all_groups)):
-            if gi in space.group_ids:
-                col = space.group_ids.index(gi)
-                index.append(progress[:, col] - ranges[gi][0])
-            else:
-                index.append(np.zeros(len(codes), dtype=np.int64))
-        return table[tuple(index)]
+        return table[_terminal_index(model, space, codes, progress)]
 
     return lookup
 
