@@ -496,14 +496,15 @@ def _replay(v, sim, games: int, seed: int):
     awards = np.zeros((games, na), dtype=np.int64)
     earned = np.zeros_like(awards)
     events = np.zeros((games, sim.scores.max_events), dtype=np.int64)
-    streams = jit.seed_streams(seed, 0, games)
+    streams = jit.DiceStreams(seed, games, v.faces)
     roll_id = {r: i for i, r in enumerate(dm.rolls)}
     for t in range(nb):
         turn = Turn(sim, vals, t)
+        streams.new_turn()
         kept: list[tuple[int, ...]] = [()] * games
         live = np.arange(games)
         for used in range(1, v.rolls + 1):
-            dice = [kept[g] + tuple(jit._die(streams, g, v.faces) for _ in range(v.dice - len(kept[g]))) for g in live]
+            dice = [kept[g] + streams.roll(int(g), v.dice - len(kept[g])) for g in live]
             roll = np.array([roll_id[tuple(sorted(d))] for d in dice], dtype=np.int64)
             box, keep = policy.decide(turn, live, roll, used == 1, v.rolls - used, np.random.default_rng(0))
             done = box >= 0
@@ -570,6 +571,52 @@ def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monk
     for r in (two, small):
         assert (r.boxes == one.boxes).all() and (r.bonus_counts == one.bonus_counts).all()
         assert (r.event_counts == one.event_counts).all() and (r.totals == one.totals).all()
+
+
+@needs_numba
+@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("yahtzee", {"joker": "forced"})])
+def test_the_whole_move_table_is_the_rows_games_reach(solved, monkeypatch, vid, options):
+    """Filled at once from the solver's score tables by context, every state's best-move row is the row
+    filled from the engine's score classes when a game first reaches the state; and games played from
+    the whole table are the games played from rows filled as they go."""
+    from dicecup.simulate.batch import batched_for
+
+    v, _ = solved(vid, options)
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", float("inf"))  # rows only as games reach states
+    lazy = simulate(v, "optimal", 400, seed=8)
+    memo = optimal_mod._MOVES[v.fingerprint]
+    assert not memo.complete
+    reached = np.flatnonzero(memo.row_of >= 0)
+    assert len(reached) > 50
+    whole = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    whole.moves = optimal_mod.moves_for(whole.policy.solution, memo.dtype, memo.flag)
+    whole.complete()
+    assert whole.moves.complete
+    assert (whole.moves.rows[reached] == memo.rows[memo.row_of[reached]]).all()
+    monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", 0.0)  # the whole table before the first game
+    full = simulate(v, "optimal", 400, seed=8)
+    assert optimal_mod._MOVES[v.fingerprint].complete
+    for a, b in ((full.boxes, lazy.boxes), (full.bonus_points, lazy.bonus_points), (full.totals, lazy.totals)):
+        assert (a == b).all()
+
+
+@needs_numba
+@pytest.mark.parametrize("vid", ["yahtzee", "yatzy", "russian", "generala"])
+def test_end_bonuses_from_the_solver_tables_are_the_engines(solved, vid):
+    """The compiled player reads a full card's end bonuses, award by award, from the solver's end-of-game
+    tables: what the engine's own `end_bonuses` give those cards (`EndBonuses`, which asks it)."""
+    from dicecup.simulate.batch import batched_for
+
+    v, _ = solved(vid)
+    sim = batched_for(v)
+    cards = simulate(v, "optimal", 300, seed=2).boxes
+    fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).end_points(cards)
+    assert fast is not None
+    assert (fast == sim.end.points(cards)).all()
+    if vid in ("yahtzee", "yatzy"):
+        assert fast[:, sim.award_ids.index("upper_bonus")].any()  # an award that is won in some games
 
 
 @needs_numba

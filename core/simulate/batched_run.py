@@ -16,7 +16,7 @@ from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progr
 from .optimal import JitPlay, OptimalPolicy, optimal_available
 from .result import SimResult, event_columns
 
-__all__ = ["JIT_CHUNK", "simulate_batched", "supports"]
+__all__ = ["JIT_CHUNK", "prepare_batched", "simulate_batched", "supports"]
 
 
 def supports(variant: Variant, strategy: str) -> bool:
@@ -52,6 +52,14 @@ def make_policy(variant: Variant, strategy: str) -> Policy:
     return POLICIES[strategy](variant)
 
 
+def prepare_batched(variant: Variant, strategy: str) -> None:
+    """Build what the batched simulator plays this strategy from: the optimal strategy's solver table and,
+    where it fits, every state's best-move row (else rows are added as games reach states)."""
+    jitted = compiled_play(make_policy(variant, strategy), batched_for(variant))
+    if jitted is not None and jitted.moves.full_fits:
+        jitted.complete()
+
+
 def simulate_batched(
     variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None
 ) -> SimResult:
@@ -74,7 +82,9 @@ def simulate_batched(
             vals, awards, earned, events = jitted.play(n, seed, start, on_turn)
         else:
             vals, awards, earned, events = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
-        end = sim.end.points(vals, jitted.group if jitted is not None else None)
+        end = jitted.end_points(vals) if jitted is not None else None
+        if end is None:
+            end = sim.end.points(vals, jitted.group if jitted is not None else None)
         parts_vals.append(vals)
         parts_awards.append(awards + end)
         parts_earned.append(earned + (end != 0))  # an end bonus with nonzero points is earned once

@@ -27,8 +27,10 @@ __all__ = [
     "AVAILABLE",
     "Classes",
     "Coding",
+    "DiceStreams",
     "Games",
     "ScoreArrays",
+    "score_arrays",
     "TurnStates",
     "class_slots",
     "fill_moves",
@@ -39,6 +41,7 @@ __all__ = [
 ]
 
 TIE = 1e-9
+GROUP = 16  # games a thread of `play_games` plays in step
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
 
@@ -61,6 +64,13 @@ class ScoreArrays(NamedTuple):
 
     points: np.ndarray  # float64 [C, 2, boxes, rolls]: box score plus awards
     slots: np.ndarray  # int64 [C, 2, boxes, rolls]: the successor slot, -1 for a score the solver never saw
+    slot_lo: np.ndarray  # int64 [C, 2, boxes]: the lowest slot over the rolls (-1 when some score has none)
+    slot_hi: np.ndarray  # int64 [C, 2, boxes]: the highest
+
+
+def score_arrays(points: np.ndarray, slots: np.ndarray) -> ScoreArrays:
+    """The record for points and slots [C, 2, boxes, rolls], with each box's range of slots."""
+    return ScoreArrays(points, slots, slots.min(axis=3), slots.max(axis=3))
 
 
 class Coding(NamedTuple):
@@ -81,6 +91,8 @@ class Classes(NamedTuple):
     scores: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score (the score tables' first column)
     extra: np.ndarray  # int32 [C, 2, rolls, boxes]: the row of `extras` where awards or events are won, else -1
     extras: np.ndarray  # int64 [E, awards + events]: award points and events (the tables' other columns)
+    after: np.ndarray  # int64 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
+    after_lo: int
 
 
 class Games(NamedTuple):
@@ -185,22 +197,64 @@ if AVAILABLE:
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))
 
+    @numba.njit(cache=True, nogil=True)
+    def _face_table(faces):
+        """`_die`'s face per byte: byte % faces + 1, and 0 past the largest multiple of faces below 256."""
+        table = np.zeros(256, dtype=np.int64)
+        if faces <= 16:
+            for x in range(256 - 256 % faces):
+                table[x] = x % faces + 1
+        return table
+
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _die(state, g, faces):
-        """A uniform face 1..faces (rejection sampling on 32 bits: no modulo bias)."""
-        limit = np.uint64((1 << 32) - ((1 << 32) % faces))
+    def _die(state, g, buf, left, q, faces, table):
+        """A uniform face 1..faces from game g's stream, drawn a chunk of bits at a time from buf[q] (left[q]
+        chunks left in it; a new 64-bit word when none): a byte where faces <= 16, looked up in `table` (0 for
+        the bytes past the largest multiple of faces, drawn again: no modulo bias), else 32 bits."""
         while True:
-            x = _next(state, g) >> np.uint64(32)
-            if x < limit:
-                return int(x % np.uint64(faces)) + 1
+            if left[q] == 0:
+                buf[q] = _next(state, g)
+                left[q] = 8 if faces <= 16 else 2
+            left[q] -= 1
+            if faces <= 16:
+                x = buf[q] & np.uint64(0xFF)
+                buf[q] >>= np.uint64(8)
+                f = table[x]
+                if f > 0:
+                    return f
+            else:
+                x = buf[q] & np.uint64(0xFFFFFFFF)
+                buf[q] >>= np.uint64(32)
+                if x < np.uint64((1 << 32) - ((1 << 32) % faces)):
+                    return int(x % np.uint64(faces)) + 1
+
+    class DiceStreams:
+        """The dice `play_games` draws, game by game, for a reference player to replay the compiled
+        player's games on the same dice (tests): a turn's dice start from a fresh word of the stream."""
+
+        def __init__(self, seed: int, games: int, faces: int) -> None:
+            self.state = seed_streams(seed, 0, games)
+            self.buf = np.zeros(games, dtype=np.uint64)
+            self.left = np.zeros(games, dtype=np.int64)
+            self.faces, self.table = faces, _face_table(faces)
+
+        def new_turn(self) -> None:
+            self.left[:] = 0
+
+        def roll(self, g: int, n: int) -> tuple[int, ...]:
+            """n dice of game g."""
+            return tuple(int(_die(self.state, g, self.buf, self.left, g, self.faces, self.table)) for _ in range(n))
 
     @numba.njit(cache=True, nogil=True)
-    def _tables(s, w, st, sc, now, best_box, errors):
+    def _tables(s, w, st, sc, now, best_box, row, arg, errors):
         """State s's scoring tables in column w: now[f, r, w] the best value of scoring roll r (f = 1: first
         roll) and best_box[w, f, r] the first box reaching it. The core's turn recursion then folds a block
-        of such columns into keeps[i, row, w], the value of keeping multiset `row` after roll i + 1."""
+        of such columns into keeps[i, row, w], the value of keeping multiset `row` after roll i + 1.
+        A box whose legality ignores the roll is one vector pass per successor slot its scores reach
+        (`ScoreArrays.slot_lo`/`slot_hi`): the slot is a broadcast, not a gather per roll."""
         n_rolls = now.shape[1]
         points, slots, after, rd_tables = sc.points, sc.slots, st.after, st.rd_tables  # once: no refcounts per read
+        slot_lo, slot_hi = sc.slot_lo, sc.slot_hi
         nb = points.shape[2]
         c = st.score_class[s]
         rd = st.rd_index[s]
@@ -212,166 +266,108 @@ if AVAILABLE:
                     best_box[w, 1, r] = best_box[w, 0, r]
                 break
             for r in range(n_rolls):
-                now[f, r, w] = -np.inf
-                best_box[w, f, r] = -1
+                row[r] = -np.inf
+                arg[r] = -1
             bits = st.first_bits[s] if f == 1 else st.later_bits[s]
             for b in range(nb):
                 if (mask >> b) & 1:
                     continue
-                if rd < 0 and not (bits >> b) & 1:
+                pts = points[c, f, b]
+                sls = slots[c, f, b]
+                if rd < 0:
+                    if not (bits >> b) & 1:
+                        continue
+                    lo = slot_lo[c, f, b]
+                    if lo < 0:
+                        errors[0] += 1
+                        continue
+                    for k in range(lo, slot_hi[c, f, b] + 1):
+                        a = after[s, k]
+                        for r in range(n_rolls):
+                            v = pts[r] + a
+                            better = (sls[r] == k) & (v > row[r])
+                            row[r] = v if better else row[r]
+                            arg[r] = b if better else arg[r]
                     continue
                 for r in range(n_rolls):
-                    if rd >= 0 and not (rd_tables[rd, r, f] >> b) & 1:
+                    if not (rd_tables[rd, r, f] >> b) & 1:
                         continue
-                    sl = slots[c, f, b, r]
+                    sl = sls[r]
                     if sl < 0:
                         errors[0] += 1
                         continue
-                    v = points[c, f, b, r] + after[s, sl]
-                    if v > now[f, r, w]:
-                        now[f, r, w] = v
-                        best_box[w, f, r] = b
+                    v = pts[r] + after[s, sl]
+                    if v > row[r]:
+                        row[r] = v
+                        arg[r] = b
+            for r in range(n_rolls):
+                now[f, r, w] = row[r]
+                best_box[w, f, r] = arg[r]
 
     @numba.njit(cache=True, nogil=True)
-    def _best_keep(
-        stage, hand, w, keeps, now, row_counts, sub_face, add_edges, lo_roll, counts, pick, opt_val, opt_row
-    ):
-        """The keep taken at decision `stage` (after roll stage + 1) with `hand` on the table, or -1 to score:
-        keeps in GameState.legal_keeps order (an odometer, the last face fastest), the first within TIE
-        of the best, taken when better than scoring (worth `now`) by more than TIE."""
-        faces = counts.shape[0]
-        for f in range(faces):
-            counts[f] = row_counts[hand, f]
-            pick[f] = 0
-        n_opt = 0
-        top = -np.inf
-        krow = 0
-        while True:
-            if krow < lo_roll:
-                v = keeps[stage, krow, w]
-                opt_val[n_opt] = v
-                opt_row[n_opt] = krow
-                n_opt += 1
-                if v > top:
-                    top = v
-            f = faces - 1
-            while f >= 0 and pick[f] == counts[f]:
-                for _ in range(pick[f]):
-                    krow = sub_face[krow, f]
-                pick[f] = 0
-                f -= 1
-            if f < 0:
-                break
-            pick[f] += 1
-            krow = add_edges[krow, f]
-        if top > now + TIE:
-            for j in range(n_opt):
-                if opt_val[j] >= top - TIE:
-                    return opt_row[j]
-        return -1
-
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _mask_of(hand, keep, row_counts):
-        """Keep row `keep` of `hand` as a mask over hand's dice in sorted order (each face's first dice)."""
-        mask = 0
-        pos = 0
-        for f in range(row_counts.shape[1]):
-            k = row_counts[keep, f]
-            for j in range(row_counts[hand, f]):
-                if j < k:
-                    mask |= 1 << pos
-                pos += 1
-        return mask
-
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _merge(v, r, top):
-        """Fold (value, row) into top = [best value, its row, the best value of another row, that row]."""
-        if r == top[1]:
-            return
-        if v > top[0]:
-            top[2], top[3] = top[0], top[1]
-            top[0], top[1] = v, r
-        elif v > top[2]:
-            top[2], top[3] = v, r
-
-    @numba.njit(cache=True, nogil=True)
-    def _top_two(stage, w, keeps, sub_edges, sub_count, lo_roll, two):
-        """two[row] = the best two distinct keeps within every keep row (itself and its sub-multisets), at
-        decision `stage`: [value, row, value, row]. Children come first (rows are ordered by size)."""
-        for row in range(lo_roll):
-            two[row, 0], two[row, 1], two[row, 2], two[row, 3] = keeps[stage, row, w], row, -np.inf, -1
-            for j in range(sub_count[row]):
-                ch = sub_edges[row, j]
-                _merge(two[ch, 0], two[ch, 1], two[row])
-                _merge(two[ch, 2], two[ch, 3], two[row])
+    def _choose(stage, f1, r, keeps, now, best_box, order, top, pick, block):
+        """The move of each of a block's states (lanes) with roll r on the table at decision `stage`: the first
+        of the roll's proper keeps (`DiceGraph.keep_order`, the game's order) within TIE of the best, taken
+        when better than scoring by more than TIE (pick[w] = its position; -1: score best_box[w, f1, r])."""
+        ko = keeps[stage]
+        rows_k, n_k = order
+        for w in range(W):
+            top[w] = -np.inf
+            pick[w] = -1
+        n = n_k[r]
+        for j in range(n):  # the best keep: one pass over the keeps, all lanes at once
+            kr = rows_k[r, j]
+            for w in range(W):
+                top[w] = max(top[w], ko[kr, w])
+        for j in range(n - 1, -1, -1):  # the first within TIE of it: a backward pass keeps the earliest
+            kr = rows_k[r, j]
+            for w in range(W):
+                pick[w] = j if ko[kr, w] >= top[w] - TIE else pick[w]
+        for w in range(block):
+            if not top[w] > now[f1, r, w] + TIE:
+                pick[w] = -1
 
     @numba.njit(cache=True, parallel=True)
-    def fill_moves(st, sc, rows, moves, flag, d, rolls, errors):
+    def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors):
         """The best-move rows of states st (row rows[s] of `moves`, [rows, rolls of the graph, decisions]):
         per roll on the table and decision, a keep (a mask of the sorted dice) or flag | the box to score
-        (flag | (flag - 1) where no legal box could be valued). Folded W states at a time, in parallel."""
+        (flag | (flag - 1) where no legal box could be valued). Folded W states at a time, in parallel;
+        `order` is the dice graph's `keep_order` (rows, counts, masks)."""
         n_states = rows.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         n_rows = d.add_edges.shape[0]
         invalid = flag | (flag - 1)
+        rows_k, n_k, masks_k = order
         for task in numba.prange((n_states + W - 1) // W):
             now = np.zeros((2, n_rolls, W))  # W states' tables side by side: the turn recursion runs over them
             best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
+            row_now = np.empty(n_rolls)
+            row_arg = np.empty(n_rolls, dtype=np.int64)
             keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
             val = np.empty((n_rolls, W))
             keep = np.empty((n_rows, W))
             best = np.empty((n_rows, W))
-            counts = np.zeros(d.faces, dtype=np.int64)
-            pick = np.zeros(d.faces, dtype=np.int64)
-            opt_val = np.empty(1 << d.dice)
-            opt_row = np.empty(1 << d.dice, dtype=np.int64)
             rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
             rows_of[rolls - 1] = 1
             no_levels = np.empty((0, n_rolls, W))
-            two = np.empty((lo_roll, 4))
-            top = np.empty(4)
+            top = np.empty(W)
+            pick = np.empty(W, dtype=np.int64)
             k0 = task * W
             block = min(W, n_states - k0)
             for w in range(block):
-                _tables(k0 + w, w, st, sc, now, best_box, errors)
+                _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
             turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
-            row_counts, sub_face, add_edges = d.row_counts, d.sub_face, d.add_edges
-            sub_edges, sub_count = d.sub_edges, d.sub_count
-            for w in range(block):
-                row = rows[k0 + w]
-                for stage in range(rolls):
-                    f1 = 1 if stage == 0 else 0
+            for stage in range(rolls):
+                f1 = 1 if stage == 0 else 0
+                for r in range(n_rolls):
                     if stage < rolls - 1:
-                        _top_two(stage, w, keeps, sub_edges, sub_count, lo_roll, two)
-                    for r in range(n_rolls):
-                        hand = lo_roll + r
-                        if stage < rolls - 1:
-                            top[0], top[1], top[2], top[3] = -np.inf, -1, -np.inf, -1
-                            for j in range(sub_count[hand]):  # the best two proper keeps of the hand
-                                ch = sub_edges[hand, j]
-                                _merge(two[ch, 0], two[ch, 1], top)
-                                _merge(two[ch, 2], two[ch, 3], top)
-                            if top[0] > now[f1, r, w] + TIE:
-                                krow = np.int64(top[1])
-                                if top[2] >= top[0] - TIE:  # a near tie: the first in GameState.legal_keeps order
-                                    krow = _best_keep(
-                                        stage,
-                                        hand,
-                                        w,
-                                        keeps,
-                                        now[f1, r, w],
-                                        row_counts,
-                                        sub_face,
-                                        add_edges,
-                                        lo_roll,
-                                        counts,
-                                        pick,
-                                        opt_val,
-                                        opt_row,
-                                    )
-                                moves[row, r, stage] = _mask_of(hand, krow, row_counts)
-                                continue
+                        _choose(stage, f1, r, keeps, now, best_box, (rows_k, n_k), top, pick, block)
+                    for w in range(block):
+                        row = rows[k0 + w]
+                        if stage < rolls - 1 and pick[w] >= 0:
+                            moves[row, r, stage] = masks_k[r, pick[w]]
+                            continue
                         bb = best_box[w, f1, r]
                         if bb < 0 or not np.isfinite(now[f1, r, w]):
                             moves[row, r, stage] = invalid
@@ -427,89 +423,150 @@ if AVAILABLE:
                 return c
             j = (j + 1) & (size - 1)
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _score(i, c, f1, r, b, gm, cod, cl):
+        """Write the score of roll r (f1: the first roll) in box b of game i's card (class c), with the awards
+        and events it wins, and move the game's class code and group totals on."""
+        vals, awards, earned, events, _, codes, progs = gm
+        flag_vals, flag_n, radix, groups = cod
+        scores, extra, extras = cl.scores, cl.extra, cl.extras
+        n_awards = awards.shape[1]
+        score = np.int64(scores[c, f1, r, b])
+        vals[i, b] = score
+        x = extra[c, f1, r, b]
+        if x >= 0:
+            for a in range(n_awards):
+                y = extras[x, a]
+                if y != 0:
+                    awards[i, a] += y
+                    earned[i, a] += 1
+            for e in range(events.shape[1]):
+                events[i, e] += extras[x, n_awards + e]
+        digit = 0
+        for j in range(flag_n[b]):
+            if flag_vals[b, j] == score:
+                digit = j + 1
+                break
+        codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << vals.shape[1])
+        for g in range(groups.shape[0]):
+            if groups[g, b]:
+                progs[i, g] += score
+
     @numba.njit(cache=True, parallel=True)
-    def play_games(active, gm, cod, sa, cl, row_of, moves, flag, d, rolls, pending, cls, errors):
+    def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, rolls, pending, cls, errors):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
         state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
         `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
-        game's class)."""
+        game's class). `direct`: every state has its row, at its own slot (row_of is not read).
+
+        A thread plays GROUP games in step, one decision of every game at a time: their look-ups (class,
+        state, best move) do not depend on each other, so the processor has them in flight together
+        instead of waiting for each miss in turn. Each game's dice come from its own stream, in the
+        order a game played alone draws them."""
         # every array once into a local: a record's field read in a loop costs a reference count each time
         vals, awards, earned, events, rng, codes, progs = gm
-        flag_vals, flag_n, radix, groups = cod
-        facts, keys, slots, scores, extra, extras = cl
+        facts, keys, slots, nxt, nxt_lo = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo
+        n_next = nxt.shape[2]
         add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
-        zero = np.zeros(groups.shape[0], dtype=np.int64)
+        zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
         full, size = sa.full, sa.size
         nb = vals.shape[1]
-        n_groups = groups.shape[0]
-        n_events = events.shape[1]
-        n_awards = awards.shape[1]
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
-        for k in numba.prange(active.shape[0]):
-            i = active[k]
-            out = -1
-            while True:
-                code = codes[i]
-                if (code & full) == full:
-                    break
-                c = _class_of(vals, i, facts, keys, slots)
-                if c < 0:
-                    out = -2
-                    break
-                slot = state_slot(sa, code, progs[i], zero)
-                if slot >= size:
-                    errors[2] += 1
-                    break
-                row = np.int64(row_of[slot])
-                if row < 0:
-                    out = slot
-                    cls[k] = c
-                    break
-                hand = 0  # the empty multiset
-                b = -1
-                for used in range(1, rolls + 1):
-                    for _ in range(dice - row_size[hand]):
-                        hand = add_edges[hand, _die(rng, i, faces) - 1]
-                    r = hand - lo_roll
-                    x = np.int64(moves[row, r, used - 1])
-                    if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
-                        kept = 0
-                        pos = 0
-                        for f in range(faces):
-                            for _ in range(row_counts[hand, f]):
-                                if (x >> pos) & 1:
-                                    kept = add_edges[kept, f]
-                                pos += 1
-                        hand = kept
+        table = _face_table(faces)
+        n = active.shape[0]
+        for t in numba.prange((n + GROUP - 1) // GROUP):
+            k0 = t * GROUP
+            live = np.empty(GROUP, dtype=np.int64)  # positions (in `active`) of the group's games still playing
+            c_of = np.empty(GROUP, dtype=np.int64)
+            row = np.empty(GROUP, dtype=np.int64)
+            hand = np.empty(GROUP, dtype=np.int64)
+            move = np.empty(GROUP, dtype=np.int64)
+            open_ = np.empty(GROUP, dtype=np.bool_)  # the turn goes on (no box scored yet)
+            buf = np.zeros(GROUP, dtype=np.uint64)  # each game's random bits not used yet this turn
+            left = np.zeros(GROUP, dtype=np.int64)
+            n_live = min(GROUP, n - k0)
+            ok = np.empty(GROUP, dtype=np.bool_)  # no error in the turn
+            for q in range(n_live):
+                live[q] = k0 + q
+                pending[k0 + q] = -1
+                c_of[q] = _class_of(vals, active[k0 + q], facts, keys, slots)  # then from the memo, turn by turn
+            while n_live > 0:
+                kept = 0
+                for q in range(n_live):  # each game's class, state and row; a full or stopped game leaves
+                    k = live[q]
+                    i = active[k]
+                    code = codes[i]
+                    if (code & full) == full:
                         continue
-                    b = x & (flag - 1)
-                    if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
-                        b = -1
-                        break
+                    c = c_of[q]
+                    if c < 0:
+                        pending[k] = -2
+                        continue
+                    slot = state_slot(sa, code, progs[i], zero)
+                    if slot >= size:
+                        errors[2] += 1
+                        continue
+                    r0 = slot if direct else np.int64(row_of[slot])
+                    if r0 < 0:
+                        pending[k] = slot
+                        cls[k] = c
+                        continue
+                    live[kept] = k
+                    c_of[kept] = c
+                    row[kept] = r0
+                    hand[kept] = 0  # the empty multiset
+                    ok[kept] = True
+                    left[kept] = 0  # a turn's dice start from a fresh word of the stream
+                    open_[kept] = True
+                    kept += 1
+                n_live = kept
+                for used in range(1, rolls + 1):
                     f1 = 1 if used == 1 else 0
-                    score = np.int64(scores[c, f1, r, b])
-                    vals[i, b] = score
-                    x = extra[c, f1, r, b]
-                    if x >= 0:
-                        for a in range(n_awards):
-                            y = extras[x, a]
-                            if y != 0:
-                                awards[i, a] += y
-                                earned[i, a] += 1
-                        for e in range(n_events):
-                            events[i, e] += extras[x, n_awards + e]
-                    digit = 0
-                    for j in range(flag_n[b]):
-                        if flag_vals[b, j] == score:
-                            digit = j + 1
-                            break
-                    codes[i] = code | (1 << b) | ((digit * radix[b]) << nb)
-                    for g in range(n_groups):
-                        if groups[g, b]:
-                            progs[i, g] += score
-                    break
-                if b < 0:
-                    errors[1] += 1
-                    break
-            pending[k] = out
+                    for q in range(n_live):  # roll the dice not kept, and look the move up
+                        if open_[q]:
+                            i = active[live[q]]
+                            h = hand[q]
+                            for _ in range(dice - row_size[h]):
+                                h = add_edges[h, _die(rng, i, buf, left, q, faces, table) - 1]
+                            hand[q] = h
+                            move[q] = np.int64(moves[row[q], h - lo_roll, used - 1])
+                    for q in range(n_live):
+                        if not open_[q]:
+                            continue
+                        i = active[live[q]]
+                        h = hand[q]
+                        x = move[q]
+                        if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                            kept_row = 0
+                            pos = 0
+                            for f in range(faces):
+                                for _ in range(row_counts[h, f]):
+                                    if (x >> pos) & 1:
+                                        kept_row = add_edges[kept_row, f]
+                                    pos += 1
+                            hand[q] = kept_row
+                            continue
+                        open_[q] = False
+                        b = x & (flag - 1)
+                        if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
+                            errors[1] += 1
+                            ok[q] = False  # leaves the group below
+                            continue
+                        c = c_of[q]
+                        _score(i, c, f1, h - lo_roll, b, gm, cod, cl)
+                        v = vals[i, b] - nxt_lo
+                        memo = 0 <= v < n_next
+                        nc = nxt[c, b, v] if memo else -1
+                        if nc < 0:
+                            nc = _class_of(vals, i, facts, keys, slots)
+                            if memo and nc >= 0:
+                                nxt[c, b, v] = nc  # threads may race here: they write the same class
+                        c_of[q] = nc
+                kept = 0
+                for q in range(n_live):  # games that hit an error stop here
+                    if ok[q]:
+                        live[kept] = live[q]
+                        c_of[kept] = c_of[q]
+                        kept += 1
+                n_live = kept

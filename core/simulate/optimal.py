@@ -173,11 +173,16 @@ class OptimalPolicy:
 
 
 MOVES_BYTES = 1 << 28  # best-move rows kept per solution between runs; past this they are dropped and refilled
+FULL_BYTES = 1 << 29  # a table of every state's row up to this size (Yahtzee: 292 MiB) once runs reach as many turns
+COMPLETE_AFTER = 1.0  # turns played per state by a solution's runs before its whole table is filled
+FILL_CHUNK = 1 << 14  # states whose successor values are gathered at once when the whole table is filled
 
 
 class Moves:
     """Best-move rows (`jit.fill_moves`) of the states games have reached, one per solver state slot,
-    kept between runs of a solution: a row depends on nothing but the state."""
+    kept between runs of a solution: a row depends on nothing but the state. Once the runs of a solution
+    have played as many turns as it has states, every state's row is filled at once (`JitPlay.complete`),
+    where that table fits FULL_BYTES: a game then never stops for a missing row."""
 
     def __init__(self, solution: Solution, dtype: type, flag: int) -> None:
         self.solution = solution
@@ -187,7 +192,19 @@ class Moves:
         self.row_of = np.full(solution.index.size + 1, -1, dtype=np.int32)  # the last: the unreachable sentinel
         self.rows: np.ndarray = np.empty((0, *self.shape), dtype=dtype)
         self.used = 0
-        self.limit = max(1, MOVES_BYTES // (np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]))
+        row_bytes = np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]
+        self.limit = max(1, MOVES_BYTES // row_bytes)
+        self.complete = False
+        self.full_fits = (solution.index.size + 1) * row_bytes <= FULL_BYTES
+        self.turns = 0  # turns played by this solution's runs so far
+
+    def make_complete(self) -> np.ndarray:
+        """Every state's row, in slot order (rows to fill: the caller fills them all)."""
+        self.rows = np.empty((len(self.row_of), *self.shape), dtype=self.dtype)
+        self.row_of[:] = np.arange(len(self.row_of), dtype=np.int32)
+        self.used = len(self.row_of)
+        self.complete = True
+        return self.rows
 
     def reserve(self, n: int) -> np.ndarray:
         """Row numbers for n new states (dropping every row first when the memo would pass its limit)."""
@@ -205,6 +222,7 @@ class Moves:
 
 
 _MOVES: dict[str, Moves] = {}
+NEXT_CLASS_CELLS = 1 << 22  # the class-after-scoring memo of the compiled player, at most (else it hashes each turn)
 #: the memos above and the score tables are shared by every run in the process: one run at a time adds to them
 _PLAYING = threading.Lock()
 
@@ -263,7 +281,12 @@ class ClassArrays:
             keys[c] = key
         extras = np.concatenate(self.extras) if self.extras else np.zeros((0, self.width), dtype=np.int64)
         slots_hash = jit.class_slots(keys, 1 << max(4, (2 * self.n).bit_length()))
-        self._arrays = jit.Classes(np.array(t.keyed, dtype=np.int64), keys, slots_hash, self.scores, self.extra, extras)
+        lo, hi = (int(self.scores.min()), int(self.scores.max())) if self.n else (0, -1)
+        span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
+        after = np.full((self.n, self.shape[2], span), -1, dtype=np.int64)  # learnt again by the kernel
+        self._arrays = jit.Classes(
+            np.array(t.keyed, dtype=np.int64), keys, slots_hash, self.scores, self.extra, extras, after, lo
+        )
         return self._arrays
 
 
@@ -297,6 +320,7 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
+        self.order = policy.graph.keep_order
         v = sim.variant
         fit = jit.move_flag(v.dice, len(v.box_ids))
         if fit is None:
@@ -355,8 +379,8 @@ class JitPlay:
             states = self._states(code, prog, c, ca.same)
             new = moves.reserve(len(uniq))
             errors = np.zeros(1, dtype=np.int64)
-            sc = jit.ScoreArrays(ca.points_t, ca.slots_t)
-            jit.fill_moves(states, sc, new, moves.rows, moves.flag, self.dice, p.rolls, errors)
+            sc = jit.score_arrays(ca.points_t, ca.slots_t)
+            jit.fill_moves(states, sc, new, moves.rows, moves.flag, self.dice, self.order, p.rolls, errors)
             if errors.any():
                 raise DicecupError("internal error: a box got a score the solver never saw")
             moves.row_of[uniq] = new
@@ -367,6 +391,57 @@ class JitPlay:
             _, first, _ = self.group(rows, traced.keyed)
             for g in first.tolist():
                 traced.class_of_row(rows[g])
+
+    def end_points(self, vals: np.ndarray) -> np.ndarray | None:
+        """Award points [rows, awards] of the end bonuses of full cards, from the solver's end-of-game tables
+        (no engine call per new card); None where those tables cannot tell the awards apart."""
+        got = self.policy.solution.end_awards(vals)
+        if got is None:
+            return None
+        ids, width = self.sim.award_ids, self.sim.scores.max_awards
+        out = np.zeros((len(vals), width), dtype=np.int64)
+        for aid, points in got.items():
+            if aid not in ids:
+                if len(ids) >= width:
+                    return None  # the engine's tables say why (`EndBonuses`)
+                ids.append(aid)
+            out[:, ids.index(aid)] += points
+        return out
+
+    def complete(self) -> None:
+        """Fill the best-move row of every state at once, from the solver's score tables by context (no game
+        needs to reach a state first): the same rows as filling them one by one, in fewer, larger passes."""
+        with _PLAYING:
+            self._complete()
+
+    def _complete(self) -> None:
+        moves, jit, solution = self.moves, self.jit, self.policy.solution
+        if moves.complete:
+            return
+        ix = solution.index
+        codes, prog = ix.states()
+        live = np.flatnonzero(np.isfinite(solution.column()[: ix.size]) & ((codes & ix.full) != ix.full))
+        ctx, points, slots, same = solution.score_contexts(codes[live])
+        sc = jit.score_arrays(points, slots)
+        rows = moves.make_complete()
+        errors = np.zeros(1, dtype=np.int64)
+        for lo in range(0, len(live), FILL_CHUNK):
+            part = live[lo : lo + FILL_CHUNK]
+            later, firstb, rd_index, rd_tables = solution.legal_arrays(codes[part])
+            c = ctx[lo : lo + FILL_CHUNK]
+            states = jit.TurnStates(
+                c,
+                same[c] & (later == firstb) & (rd_index < 0),
+                codes[part] & ix.full,
+                later,
+                firstb,
+                rd_index,
+                rd_tables,
+                np.ascontiguousarray(solution.successors(codes[part], prog[part])),
+            )
+            jit.fill_moves(states, sc, part, rows, moves.flag, self.dice, self.order, self.policy.rolls, errors)
+        if errors.any():
+            raise DicecupError("internal error: a box got a score the solver never saw")
 
     def play(
         self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
@@ -387,6 +462,10 @@ class JitPlay:
             np.zeros((games, self.policy.index.G), dtype=np.int64),
         )
         with _PLAYING:  # threads of an embedding program may simulate at once; the memos are one per process
+            moves = self.moves
+            moves.turns += games * nb
+            if moves.full_fits and moves.turns >= COMPLETE_AFTER * len(moves.row_of):
+                self._complete()
             return self._play(vals, gm, on_turn)
 
     def _play(
@@ -407,6 +486,7 @@ class JitPlay:
                 self.state_arrays,
                 self.classes.arrays(jit),
                 moves.row_of,
+                moves.complete,
                 moves.rows,
                 moves.flag,
                 self.dice,

@@ -1,16 +1,17 @@
 """Optimal-play simulation throughput: dicecup's batched simulator against yatzy-solver's own `simulate`.
 
-    .venv/bin/python tests/benchmarks/bench_simulate.py [--games 100000] [--repeats 3] [--no-peer]
+    .venv/bin/python tests/benchmarks/bench_simulate.py [--games 100000] [--repeats 3] [--no-peer] [--lazy]
 
 Both play Yahtzee (free joker, the published 254.59 optimum) with the optimal
 policy, in the same run, on the same machine, timed runs alternating (dicecup,
 peer, dicecup, ...) so both see the same load. Building the strategies is not
-timed (dicecup: the solver's table, loaded from the cache or solved; the peer:
-`Solver.build`), nor is dicecup's first run, which builds the score tables from
-the engine and the best-move rows of the states its games reach, and is reported
-on its own line; the timed runs (other seeds) add the rows of the states they
-reach first. The peer is skipped, with a note, when the package is not
-installed (`pip install yatzy-solver`) or with --no-peer.
+timed but reported (dicecup: the solver's table, loaded from the cache or
+solved, then `simulate.prepare`: every state's best-move row; the peer:
+`Solver.build`), nor is dicecup's first run, which learns the score tables from
+the engine, and is reported on its own line. With --lazy dicecup skips
+`prepare`: a run adds the rows of the states its games reach first (what one
+short run in a fresh process does). The peer is skipped, with a note, when the
+package is not installed (`pip install yatzy-solver`) or with --no-peer.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 import time
 
 from dicecup import Engine
-from dicecup.simulate import simulate, summarize
+from dicecup.simulate import prepare, simulate, summarize
 from dicecup.simulate.optimal import solution_for
 
 
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=100_000, help="games per timed run (default 100000)")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per simulator; the median is reported")
     ap.add_argument("--no-peer", action="store_true", help="time dicecup only")
+    ap.add_argument("--lazy", action="store_true", help="no `prepare`: rows are filled as games reach states")
     args = ap.parse_args(argv)
     n, reps = args.games, args.repeats
     print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; {n:,} games x {reps} runs")
@@ -47,10 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"dicecup: solver table ready in {time.perf_counter() - start:.2f} s (expected score {solution.expected_score:.4f})"
     )
+    if not args.lazy:
+        start = time.perf_counter()
+        prepare(variant, "optimal")
+        print(f"dicecup: prepare (every state's best-move row) in {time.perf_counter() - start:.2f} s")
     start = time.perf_counter()
     warm = simulate(variant, "optimal", n, seed=10_000)
     cold = time.perf_counter() - start
-    print(f"dicecup: first run (score tables from the engine, first best-move rows) {n / cold:,.0f} games/s")
+    print(f"dicecup: first run (score tables from the engine) {n / cold:,.0f} games/s")
 
     peer = None
     if not args.no_peer:
