@@ -158,3 +158,25 @@ def test_first_roll_rows_beside_banked_rows_match_the_reference(shape, rolls, se
     for left in range(rolls):
         assert np.allclose(levels[left], firsts[left])
     assert np.allclose(val, decisions[-1][0])
+
+
+@given(st.integers(1, 5), st.integers(2, 6), st.data())
+@settings(max_examples=40, deadline=None)
+def test_keep_order_is_the_games_and_kept_rows_undo_its_masks(dice, faces, data):
+    """A roll's proper keeps come in the order the game lists them (`GameState.legal_keeps` takes them from
+    `sub_multisets`), each as a mask of the roll's sorted dice that keeps exactly it, and `kept_rows`
+    maps every mask back to the multiset it keeps."""
+    from dicecup.language.dice import sub_multisets
+
+    g = DiceGraph(dice, faces)
+    rows, counts, masks = g.keep_order
+    i = data.draw(st.integers(0, g.n_rolls - 1))
+    roll = g.multisets[int(g.roll_rows[i])]
+    want = [k for k in sub_multisets(roll) if len(k) < len(roll)]
+    assert [g.multisets[int(r)] for r in rows[i, : counts[i]]] == want
+    assert len(set(masks[i, : counts[i]].tolist())) == counts[i]
+    for j, k in enumerate(want):
+        assert tuple(d for b, d in enumerate(roll) if masks[i, j] >> b & 1) == k
+    mask = data.draw(st.integers(0, (1 << dice) - 1))
+    kept = tuple(d for b, d in enumerate(roll) if mask >> b & 1)
+    assert g.kept_rows[i, mask] == g.index[kept]

@@ -150,6 +150,20 @@ class DiceGraph:
         return rows, np.array([len(k) for k in keeps], dtype=np.int64), masks
 
     @cached_property
+    def kept_rows(self) -> np.ndarray:
+        """[rolls, 2 ** dice]: the multiset kept from each full roll by each mask of its sorted dice (the
+        form `keep_order` gives keeps in); empty (width 0) past 2 ** 20 cells, where a kernel counts instead."""
+        width = 1 << self.dice
+        if self.n_rolls * width > 1 << 20:
+            return np.zeros((self.n_rolls, 0), dtype=np.int64)
+        out = np.zeros((self.n_rolls, width), dtype=np.int64)
+        for i, r in enumerate(self.roll_rows.tolist()):
+            roll = self.multisets[r]
+            for mask in range(width):
+                out[i, mask] = self.index[tuple(d for j, d in enumerate(roll) if mask >> j & 1)]
+        return out
+
+    @cached_property
     def arrays(self) -> DiceArrays:
         """The graph's edges, counts and probabilities as one record of flat arrays (see `DiceArrays`)."""
         n = len(self.multisets)

@@ -453,11 +453,12 @@ if AVAILABLE:
                 progs[i, g] += score
 
     @numba.njit(cache=True, parallel=True)
-    def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, rolls, pending, cls, errors):
+    def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, rolls, pending, cls, errors):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
         state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
         `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
-        game's class). `direct`: every state has its row, at its own slot (row_of is not read).
+        game's class). `direct`: every state has its row, at its own slot (row_of is not read). `kept_rows`:
+        the dice graph's, the multiset a keep mask leaves (width 0: counted die by die).
 
         A thread plays GROUP games in step, one decision of every game at a time: their look-ups (class,
         state, best move) do not depend on each other, so the processor has them in flight together
@@ -538,6 +539,9 @@ if AVAILABLE:
                         h = hand[q]
                         x = move[q]
                         if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                            if kept_rows.shape[1] > 0:
+                                hand[q] = kept_rows[h - lo_roll, x]
+                                continue
                             kept_row = 0
                             pos = 0
                             for f in range(faces):

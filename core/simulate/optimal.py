@@ -321,6 +321,7 @@ class JitPlay:
         self.sim = sim
         self.dice = policy.graph.arrays
         self.order = policy.graph.keep_order
+        self.kept_rows = policy.graph.kept_rows
         v = sim.variant
         fit = jit.move_flag(v.dice, len(v.box_ids))
         if fit is None:
@@ -490,6 +491,7 @@ class JitPlay:
                 moves.rows,
                 moves.flag,
                 self.dice,
+                self.kept_rows,
                 self.policy.rolls,
                 pending,
                 cls,
