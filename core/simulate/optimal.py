@@ -174,7 +174,7 @@ class OptimalPolicy:
 
 MOVES_BYTES = 1 << 28  # best-move rows kept per solution between runs; past this they are dropped and refilled
 FULL_BYTES = 1 << 29  # a table of every state's row up to this size (Yahtzee: 292 MiB) once runs reach as many turns
-COMPLETE_AFTER = 1.0  # turns played per state by a solution's runs before its whole table is filled
+COMPLETE_AFTER = 4.0  # turns played per state by a solution's runs before its whole table is filled (a short run fills fewer rows lazily)
 FILL_CHUNK = 1 << 14  # states whose successor values are gathered at once when the whole table is filled
 
 
