@@ -88,8 +88,8 @@ class Classes(NamedTuple):
     facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
     keys: np.ndarray  # int64 [C, F]: each class's fact values
     slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
-    scores: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score (the score tables' first column)
-    extra: np.ndarray  # int32 [C, 2, rolls, boxes]: the row of `extras` where awards or events are won, else -1
+    cells: np.ndarray  # int32 [C, 2, rolls, boxes, 2]: the box score (the score tables' first column), and the
+    # row of `extras` where awards or events are won, else -1 (side by side: one cache line per scoring)
     extras: np.ndarray  # int64 [E, awards + events]: award points and events (the tables' other columns)
     after: np.ndarray  # int64 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
     after_lo: int
@@ -199,7 +199,7 @@ if AVAILABLE:
 
     @numba.njit(cache=True, nogil=True)
     def _face_table(faces):
-        """`_die`'s face per byte: byte % faces + 1, and 0 past the largest multiple of faces below 256."""
+        """`_draw`'s face per byte: byte % faces + 1, and 0 past the largest multiple of faces below 256."""
         table = np.zeros(256, dtype=np.int64)
         if faces <= 16:
             for x in range(256 - 256 % faces):
@@ -207,26 +207,27 @@ if AVAILABLE:
         return table
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _die(state, g, buf, left, q, faces, table):
-        """A uniform face 1..faces from game g's stream, drawn a chunk of bits at a time from buf[q] (left[q]
-        chunks left in it; a new 64-bit word when none): a byte where faces <= 16, looked up in `table` (0 for
-        the bytes past the largest multiple of faces, drawn again: no modulo bias), else 32 bits."""
+    def _draw(state, g, buf, left, faces, table):
+        """(face, buf, left): a uniform face 1..faces from game g's stream, a chunk of the bits `buf` holds
+        at a time (`left` chunks; a new 64-bit word when none): a byte where faces <= 16, looked up in
+        `table` (0 for the bytes past the largest multiple of faces, drawn again: no modulo bias), else
+        32 bits. Held in locals, not arrays, so that a roll's dice stay in registers."""
         while True:
-            if left[q] == 0:
-                buf[q] = _next(state, g)
-                left[q] = 8 if faces <= 16 else 2
-            left[q] -= 1
+            if left == 0:
+                buf = _next(state, g)
+                left = 8 if faces <= 16 else 2
+            left -= 1
             if faces <= 16:
-                x = buf[q] & np.uint64(0xFF)
-                buf[q] >>= np.uint64(8)
+                x = buf & np.uint64(0xFF)
+                buf >>= np.uint64(8)
                 f = table[x]
                 if f > 0:
-                    return f
+                    return f, buf, left
             else:
-                x = buf[q] & np.uint64(0xFFFFFFFF)
-                buf[q] >>= np.uint64(32)
+                x = buf & np.uint64(0xFFFFFFFF)
+                buf >>= np.uint64(32)
                 if x < np.uint64((1 << 32) - ((1 << 32) % faces)):
-                    return int(x % np.uint64(faces)) + 1
+                    return int(x % np.uint64(faces)) + 1, buf, left
 
     class DiceStreams:
         """The dice `play_games` draws, game by game, for a reference player to replay the compiled
@@ -243,7 +244,12 @@ if AVAILABLE:
 
         def roll(self, g: int, n: int) -> tuple[int, ...]:
             """n dice of game g."""
-            return tuple(int(_die(self.state, g, self.buf, self.left, g, self.faces, self.table)) for _ in range(n))
+            out = []
+            for _ in range(n):
+                face, buf, left = _draw(self.state, g, self.buf[g], self.left[g], self.faces, self.table)
+                self.buf[g], self.left[g] = buf, left
+                out.append(int(face))
+            return tuple(out)
 
     @numba.njit(cache=True, nogil=True)
     def _tables(s, w, st, sc, now, best_box, row, arg, errors):
@@ -429,11 +435,11 @@ if AVAILABLE:
         and events it wins, and move the game's class code and group totals on."""
         vals, awards, earned, events, _, codes, progs = gm
         flag_vals, flag_n, radix, groups = cod
-        scores, extra, extras = cl.scores, cl.extra, cl.extras
+        cells, extras = cl.cells, cl.extras
         n_awards = awards.shape[1]
-        score = np.int64(scores[c, f1, r, b])
+        score = np.int64(cells[c, f1, r, b, 0])
         vals[i, b] = score
-        x = extra[c, f1, r, b]
+        x = cells[c, f1, r, b, 1]
         if x >= 0:
             for a in range(n_awards):
                 y = extras[x, a]
@@ -528,9 +534,12 @@ if AVAILABLE:
                         if open_[q]:
                             i = active[live[q]]
                             h = hand[q]
+                            bits, n_left = buf[q], left[q]
                             for _ in range(dice - row_size[h]):
-                                h = add_edges[h, _die(rng, i, buf, left, q, faces, table) - 1]
+                                face, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
+                                h = add_edges[h, face - 1]
                             hand[q] = h
+                            buf[q], left[q] = bits, n_left
                             move[q] = np.int64(moves[row[q], h - lo_roll, used - 1])
                     for q in range(n_live):
                         if not open_[q]:

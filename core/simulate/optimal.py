@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from .dicemath import DiceMath
     from .jit import Classes, TurnStates
 
-__all__ = ["optimal_available", "OptimalPolicy", "remember", "solution_for"]
+__all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for"]
 
 _SOLUTIONS: dict[str, Solution] = {}
 TIE = 1e-9
@@ -285,7 +285,13 @@ class ClassArrays:
         span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
         after = np.full((self.n, self.shape[2], span), -1, dtype=np.int64)  # learnt again by the kernel
         self._arrays = jit.Classes(
-            np.array(t.keyed, dtype=np.int64), keys, slots_hash, self.scores, self.extra, extras, after, lo
+            np.array(t.keyed, dtype=np.int64),
+            keys,
+            slots_hash,
+            np.stack([self.scores, self.extra], axis=-1),
+            extras,
+            after,
+            lo,
         )
         return self._arrays
 
@@ -307,6 +313,40 @@ def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
     if got is None or got.solution is not solution or got.dtype is not dtype:
         got = _MOVES[solution.variant.fingerprint] = Moves(solution, dtype, flag)
     return got
+
+
+def fill_rows(
+    solution: Solution, codes: np.ndarray, prog: np.ndarray, at: np.ndarray, out: np.ndarray, flag: int
+) -> None:
+    """out[at[s]] = the best-move row of state s (class codes, clamped totals) as `bot:optimal` plays it:
+    per roll and decision, a keep as a mask of the sorted dice (`DiceGraph.keep_order`) or flag | the box
+    (flag | (flag - 1) where no legal box could be valued); `out` is [rows, rolls of the graph, decisions]
+    of the width `jit.move_flag` gives. From the solver's score tables by context (`Solution.score_contexts`),
+    a chunk of states at a time: the policy and its tie rules are `jit.fill_moves`', written once."""
+    from . import jit
+
+    ctx, points, slots, same = solution.score_contexts(codes)
+    sc = jit.score_arrays(points, slots)
+    graph, full = solution.graph, solution.index.full
+    errors = np.zeros(1, dtype=np.int64)
+    for lo in range(0, len(codes), FILL_CHUNK):
+        part = slice(lo, lo + FILL_CHUNK)
+        later, first, rd_index, rd_tables = solution.legal_arrays(codes[part])
+        c = ctx[part]
+        states = jit.TurnStates(
+            c,
+            same[c] & (later == first) & (rd_index < 0),
+            codes[part] & full,
+            later,
+            first,
+            rd_index,
+            rd_tables,
+            np.ascontiguousarray(solution.successors(codes[part], prog[part])),
+        )
+        rows = np.ascontiguousarray(at[part], dtype=np.int64)
+        jit.fill_moves(states, sc, rows, out, flag, graph.arrays, graph.keep_order, solution.variant.rolls, errors)
+    if errors.any():
+        raise DicecupError("internal error: a box got a score the solver never saw")
 
 
 class JitPlay:
@@ -416,33 +456,13 @@ class JitPlay:
             self._complete()
 
     def _complete(self) -> None:
-        moves, jit, solution = self.moves, self.jit, self.policy.solution
+        moves, solution = self.moves, self.policy.solution
         if moves.complete:
             return
         ix = solution.index
         codes, prog = ix.states()
         live = np.flatnonzero(np.isfinite(solution.column()[: ix.size]) & ((codes & ix.full) != ix.full))
-        ctx, points, slots, same = solution.score_contexts(codes[live])
-        sc = jit.score_arrays(points, slots)
-        rows = moves.make_complete()
-        errors = np.zeros(1, dtype=np.int64)
-        for lo in range(0, len(live), FILL_CHUNK):
-            part = live[lo : lo + FILL_CHUNK]
-            later, firstb, rd_index, rd_tables = solution.legal_arrays(codes[part])
-            c = ctx[lo : lo + FILL_CHUNK]
-            states = jit.TurnStates(
-                c,
-                same[c] & (later == firstb) & (rd_index < 0),
-                codes[part] & ix.full,
-                later,
-                firstb,
-                rd_index,
-                rd_tables,
-                np.ascontiguousarray(solution.successors(codes[part], prog[part])),
-            )
-            jit.fill_moves(states, sc, part, rows, moves.flag, self.dice, self.order, self.policy.rolls, errors)
-        if errors.any():
-            raise DicecupError("internal error: a box got a score the solver never saw")
+        fill_rows(solution, codes[live], prog[live], live, moves.make_complete(), moves.flag)
 
     def play(
         self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
