@@ -27,7 +27,9 @@ __all__ = ["jitted", "layer_block"]
 
 def _best_row(layer, i, ff, bank, nb, sv, row):
     """row[r] = the best points + successor value (successors with `bank` rolls banked) of scoring roll r
-    after the first roll (ff = 1) or a later one. Returns False when a legal box's successor has no value."""
+    after the first roll (ff = 1) or a later one; where `layer.product` (a risk objective, `objective.py`)
+    the points rows hold factors and the leaf is factor x successor value. Returns False when a legal box's
+    successor has no value."""
     code = layer.codes[i]
     mask = code & ((1 << nb) - 1)
     ctx = layer.ctxs[i]
@@ -35,6 +37,7 @@ def _best_row(layer, i, ff, bank, nb, sv, row):
     for r in range(n_rolls):
         row[r] = -np.inf
     ok = True
+    product = layer.product
     rd = layer.rd_index[i]
     bits = layer.first_bits[i] if ff == 1 else layer.later_bits[i]
     for b in range(nb):
@@ -53,18 +56,26 @@ def _best_row(layer, i, ff, bank, nb, sv, row):
                     ok &= svb[k] == svb[k]
             if reach & (reach - 1) == 0:  # one successor for every roll: a broadcast add (SIMD)
                 s = svb[slots[0]]
-                for r in range(n_rolls):
-                    row[r] = max(row[r], pts[r] + s)
+                if product:
+                    for r in range(n_rolls):
+                        row[r] = max(row[r], pts[r] * s)
+                else:
+                    for r in range(n_rolls):
+                        row[r] = max(row[r], pts[r] + s)
             else:  # one SIMD pass per slot reached (a gather would be scalar)
                 for k in range(svb.shape[0]):
                     if (reach >> k) & 1:
                         s = svb[k]
-                        for r in range(n_rolls):
-                            row[r] = max(row[r], pts[r] + s if slots[r] == k else -np.inf)
+                        if product:
+                            for r in range(n_rolls):
+                                row[r] = max(row[r], pts[r] * s if slots[r] == k else -np.inf)
+                        else:
+                            for r in range(n_rolls):
+                                row[r] = max(row[r], pts[r] + s if slots[r] == k else -np.inf)
         else:
             for r in range(n_rolls):
                 if (layer.rd_tables[rd, r, ff] >> b) & 1:
-                    v = pts[r] + svb[slots[r]]
+                    v = pts[r] * svb[slots[r]] if product else pts[r] + svb[slots[r]]
                     ok &= v == v
                     row[r] = max(row[r], v)
     return ok

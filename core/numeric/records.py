@@ -77,6 +77,7 @@ class LayerArrays(NamedTuple):
     pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
     first_pick: np.ndarray  # int64 [decisions]: ... were that decision the turn's first (banked rolls)
     banked: bool  # unused rolls are banked: a score row per rolls left, a value per bank
+    product: bool  # a risk objective: `points` holds exp(theta * points) and a leaf is factor x value
 
 
 def _i8(*shape: int) -> np.ndarray:
@@ -95,7 +96,7 @@ def signatures() -> dict[str, tuple[Any, ...]]:
     i4 = np.zeros((1, 1, 1), dtype=np.int32)
     lay = LayerArrays(
         _i8(1), _i8(1, 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1), i4[0], _i8(1), i4, i4, False,
-        _i8(1), _i8(1), False,
+        _i8(1), _i8(1), False, False,
     )  # fmt: skip
     slots = SlotArrays(_i8(1, 1), _i8(1, 1, 1), _i8(1))
     w = W

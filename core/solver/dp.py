@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import first_values, fold, plain_pick, turn_value
 from .errors import SolverError
 from .space import StateSpace
@@ -50,9 +51,16 @@ def _legal_bits(space: StateSpace, codes: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def score_arrays(
-    space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, progress: np.ndarray
+    space: StateSpace,
+    values: np.ndarray,
+    ctx: int,
+    codes: np.ndarray,
+    progress: np.ndarray,
+    objective: Objective = MEAN,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """(first, later) arrays (rolls, B): best value of scoring each roll now; later is None when equal."""
+    """(first, later) arrays (rolls, B): best value of scoring each roll now; later is None when equal.
+
+    A leaf is points + successor value, or for a risk objective exp(theta * points) x successor value."""
     model = space.model
     _, points = model.context_tables(ctx)
     slots = space.context_slots(ctx)
@@ -87,12 +95,15 @@ def score_arrays(
             if succ is None:
                 succ = successor_values(space, values, b, codes, progress)
             vs = np.where(allowed, succ, NEG)
-            pts = points[b, :, f]
+            pts = objective.factors(points[b, :, f])
             if vs.shape[0] == 1:
-                cand = np.add.outer(pts, vs[0])
+                cand = (np.multiply if objective.product else np.add).outer(pts, vs[0])
             else:
                 cand = vs[slots[b, :, f]]
-                cand += pts[:, None]
+                if objective.product:
+                    cand *= pts[:, None]
+                else:
+                    cand += pts[:, None]
             if rows is not None:
                 cand[~rows] = NEG
             np.maximum(out[f], cand, out=out[f])
@@ -167,11 +178,13 @@ def backward(
     on_states: Callable[[int], None] | None = None,
     dtype: type = np.float64,
     work: WorkDir | None = None,
+    objective: Objective = MEAN,
 ) -> np.ndarray:
     """The value (expected points still to come) of every state, filled layer by layer from the end.
 
     Each value is computed in float64 and stored as `dtype` (float32 halves the table; see
     `solve`). With `work`, layers finished by an earlier run are kept, and each new one recorded.
+    `objective`: the leaf of a risk objective (`terminal` then gives its full cards' stored values).
     """
     values = terminal_layer(space, terminal, on_states, dtype, work)
     for filled in range(space.nb - 1, -1, -1):
@@ -182,7 +195,7 @@ def backward(
             continue
         for part, ctx in batches(space, layer.codes):
             codes, prog = layer.codes[part], layer.progress[part]
-            v = state_values(space, values, ctx, codes, prog)
+            v = state_values(space, values, ctx, codes, prog, objective)
             values[layer.index[part]] = v
             if on_states:
                 on_states(len(part) * space.banks_in(filled))
@@ -190,7 +203,14 @@ def backward(
     return values
 
 
-def state_values(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
+def state_values(
+    space: StateSpace,
+    values: np.ndarray,
+    ctx: int,
+    codes: np.ndarray,
+    prog: np.ndarray,
+    objective: Objective = MEAN,
+) -> np.ndarray:
     """The values of a batch of states of one layer and context from their successors' (the backward step).
 
     (B,), or (B, bank sizes) where unused rolls are banked: one fold serves every bank,
@@ -199,12 +219,12 @@ def state_values(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndar
     """
     graph, rolls = space.model.graph, space.model.variant.rolls
     if space.banks == 1:
-        first, later = score_arrays(space, values, ctx, codes, prog)
+        first, later = score_arrays(space, values, ctx, codes, prog, objective)
         v = turn_value(graph, first, later, rolls)
         check_finite(space, codes, prog, v)
         return v
     banks = space.banks_in(int(codes[0] & space.full).bit_count())
-    laters, served = banked_scores(space, values, ctx, codes, prog, rolls + banks - 1)
+    laters, served = banked_scores(space, values, ctx, codes, prog, rolls + banks - 1, objective)
     decisions = fold(graph, laters)
     firsts = [value for value, _ in decisions] if served is None else first_values(graph, decisions, served)
     v = np.full((len(codes), space.banks), np.nan)
@@ -215,14 +235,20 @@ def state_values(space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndar
 
 
 def banked_scores(
-    space: StateSpace, values: np.ndarray, ctx: int, codes: np.ndarray, progress: np.ndarray, decisions: int
+    space: StateSpace,
+    values: np.ndarray,
+    ctx: int,
+    codes: np.ndarray,
+    progress: np.ndarray,
+    decisions: int,
+    objective: Objective = MEAN,
 ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
     """Where unused rolls are banked: per number of rolls left (0..decisions - 1), the best value of
     scoring each roll (rolls, B) after a later roll, and after the first (None when no box scores
     differently there), the successors carrying that many rolls banked."""
     later, first = [], []
     for left in range(decisions):
-        f, lt = score_arrays(space, values[:, left], ctx, codes, progress)
+        f, lt = score_arrays(space, values[:, left], ctx, codes, progress, objective)
         later.append(f if lt is None else lt)
         first.append(f)
     return later, None if all(f is lt for f, lt in zip(first, later, strict=True)) else first
@@ -259,8 +285,9 @@ class _ContextRows:
     categories, so most share each box's row of points and of successor slots. Each distinct row is
     kept once (a Yahtzee solve: kilobytes, not a 20 MB table per layer) and named by an index."""
 
-    def __init__(self, space: StateSpace) -> None:
+    def __init__(self, space: StateSpace, objective: Objective = MEAN) -> None:
         self.space = space
+        self.objective = objective
         self.points: dict[bytes, int] = {}
         self.slots: dict[bytes, int] = {}
         self.point_list: list[np.ndarray] = []
@@ -275,8 +302,9 @@ class _ContextRows:
         return at
 
     def layer(self, uctx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(points float64 [P, rolls], slots int32 [S, rolls], reach int64 [S]: the bits of the slots a row
-        holds, point row and slot row int32 [contexts, boxes, first] of each of these contexts)."""
+        """(points float64 [P, rolls] (a risk objective's factors exp(theta * points)), slots int32 [S, rolls],
+        reach int64 [S]: the bits of the slots a row holds, point row and slot row int32 [contexts, boxes, first]
+        of each of these contexts)."""
         space = self.space
         point_row = np.empty((len(uctx), space.nb, 2), dtype=np.int32)
         slot_row = np.empty((len(uctx), space.nb, 2), dtype=np.int32)
@@ -288,7 +316,8 @@ class _ContextRows:
                     slot_row[i, b, f] = self._id(self.slots, self.slot_list, slots[b, :, f].astype(np.int32))
         slots_all = np.array(self.slot_list)
         reach = np.bitwise_or.reduce(np.left_shift(1, slots_all, dtype=np.int64), axis=1)
-        return np.array(self.point_list), slots_all, reach, point_row, slot_row
+        points_all = self.objective.factors(np.array(self.point_list))
+        return np.ascontiguousarray(points_all, dtype=np.float64), slots_all, reach, point_row, slot_row
 
 
 def backward_jit(
@@ -297,6 +326,7 @@ def backward_jit(
     on_states: Callable[[int], None] | None = None,
     dtype: type = np.float64,
     work: WorkDir | None = None,
+    objective: Objective = MEAN,
 ) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
     from .jit import LayerArrays, SlotArrays, layer_values
@@ -315,7 +345,7 @@ def backward_jit(
     states = space.index.arrays
     dice = model.graph.arrays
     rolls = model.variant.rolls
-    context_rows = _ContextRows(space)
+    context_rows = _ContextRows(space, objective)
     for filled in range(space.nb - 1, -1, -1):
         layer, banks = space.layers[filled], space.banks_in(filled)
         if _finished(space, work, filled):
@@ -350,6 +380,7 @@ def backward_jit(
             pick,
             pick + len(pick) if banked and fs_both else pick,
             banked,
+            objective.product,
         )
         v = layer_values(arrays, slots, states, dice, values, rolls)
         check_finite(space, layer.codes, layer.progress, v[:, :banks] if banked else v)

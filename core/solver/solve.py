@@ -12,13 +12,14 @@ import numpy as np
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
+from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import fold, turn_tables
 from .dp import backward, backward_jit, banked_scores, batches, score_arrays, successor_values, value_shape
 from .errors import SolverError
-from .rules import RuleModel
+from .rules import ERR, RuleModel
 from .space import StateSpace, state_bound
 
-__all__ = ["solve", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
+__all__ = ["solve", "score_bounds", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
 SOLVER_VERSION = "1"
 DEFAULT_MAX_STATES = 40_000_000  # Maxi Yatzy without saved rolls (33.5 million states, ~2.3 GB) fits
@@ -38,6 +39,12 @@ class Solution:
     structures, which `model` rebuilds on demand for the fast policy). `values` is
     (states,), or (states, bank sizes) where unused rolls are banked: a state's value
     for each number of rolls it carries into its next turn.
+
+    `objective` is what the table maximises (`numeric.objective`): for a risk objective
+    `values` holds sign(theta) * E[exp(theta * points to come)], and every method that
+    returns values (`future`, `futures`, `successors`, `turn_tables`) returns them as
+    points, their certainty equivalents (`Objective.shown`), so that callers compare and
+    add points whatever the objective.
     """
 
     def __init__(
@@ -48,8 +55,10 @@ class Solution:
         states: int,
         seconds: float,
         space: StateSpace | None = None,
+        objective: Objective = MEAN,
     ) -> None:
         self.variant = variant
+        self.objective = objective
         self.index = index
         self.values = values
         self.states = states
@@ -93,12 +102,12 @@ class Solution:
 
     @cached_property
     def expected_score(self) -> float:
-        """The optimal expected final score of a whole game."""
+        """The optimal expected final score of a whole game (a risk objective: its certainty equivalent)."""
         return self.value(Card())
 
     def future(self, card: Card, bank: int = 0) -> float:
         """Expected points still to come (boxes, awards and end bonuses) from the start of a turn on `card`,
-        with `bank` rolls banked from earlier turns."""
+        with `bank` rolls banked from earlier turns (a risk objective: their certainty equivalent)."""
         code, prog = self.index.state_of_card(card)
         value = self.column(bank)[int(self.index.lookup(np.array([code]), prog)[0])]
         if np.isnan(value):
@@ -108,7 +117,7 @@ class Solution:
                 else f"this card cannot arise with {bank} rolls banked (each turn leaves at most "
                 f"{self.variant.rolls - 1} unused)"
             )
-        return float(value)
+        return float(self.objective.shown(value))
 
     def value(self, card: Card, bank: int = 0) -> float:
         """Expected final total of a game continued optimally from the start of a turn on `card`."""
@@ -186,7 +195,7 @@ class Solution:
         space, k = self.space, self.slot_width
         out = np.full((len(codes), space.nb * k), np.nan)
         for b in range(space.nb):
-            succ = successor_values(space, self.column(), b, codes, prog)  # (slots of b, states)
+            succ = self.objective.shown(successor_values(space, self.column(), b, codes, prog))  # (slots, states)
             succ[:, (codes >> b) & 1 == 1] = np.nan
             out[:, b * k : b * k + len(succ)] = succ.T
         return self.index.spread_symmetric(codes, out.reshape(len(codes), space.nb, k)).reshape(len(codes), -1)
@@ -199,17 +208,24 @@ class Solution:
 
         With `bank` rolls banked the turn has that many rolls more, and each decision scores
         against the bank it leaves (first and later are then the first decision's scores).
+        Folded on the stored values, returned as points (`Objective.shown`).
         """
         rolls = self.variant.rolls + bank
+        ob = self.objective
         for part, ctx in batches(self.space, codes):
             if self.banks == 1:
                 self.column(bank)  # refuses a bank where none is kept
-                first, later = score_arrays(self.space, self.values, ctx, codes[part], prog[part])
+                first, later = score_arrays(self.space, self.values, ctx, codes[part], prog[part], ob)
                 later = first if later is None else later
-                yield part, first, later, turn_tables(self.graph, first, later, rolls)
+                tables = turn_tables(self.graph, first, later, rolls)
             else:
-                laters, firsts = banked_scores(self.space, self.values, ctx, codes[part], prog[part], rolls)
-                yield part, (firsts or laters)[-1], laters[-1], fold(self.graph, laters)[::-1]
+                laters, firsts = banked_scores(self.space, self.values, ctx, codes[part], prog[part], rolls, ob)
+                first, later = (firsts or laters)[-1], laters[-1]
+                tables = fold(self.graph, laters)[::-1]
+            if not ob.is_mean:
+                first, later = ob.shown(first), ob.shown(later)
+                tables = [(ob.shown(v), None if k is None else ob.shown(k)) for v, k in tables]
+            yield part, first, later, tables
 
     def row_of(self, card: Card) -> np.ndarray:
         """A card as a (1, boxes) row of box scores, `EMPTY` where open (the advisor's tables read it)."""
@@ -217,7 +233,7 @@ class Solution:
 
     def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray:
         """Expected points still to come after filling each (box, score) of `fills` on `card`, at once,
-        `bank` rolls banked (`bank_after`).
+        `bank` rolls banked (`bank_after`); a risk objective: their certainty equivalents.
 
         NaN where the card that results is not reachable in play (awards do not change a state).
         """
@@ -229,7 +245,7 @@ class Solution:
         ix = self.index
         rows = np.repeat(ix.row_of(card), len(boxes), axis=0)
         rows[np.arange(len(boxes)), boxes] = scores
-        return self.column(bank)[ix.locate(rows)]
+        return self.objective.shown(self.column(bank)[ix.locate(rows)])
 
 
 def _terminal_index(model: RuleModel, space: StateSpace, codes: np.ndarray, progress: np.ndarray) -> tuple:
@@ -254,6 +270,23 @@ def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray
     return lookup
 
 
+def score_bounds(model: RuleModel) -> tuple[float, float]:
+    """(lowest, highest) final score a game can reach, bounded by each box's lowest and highest points
+    (with their awards) and the end bonuses: what a risk objective's range is checked against."""
+    lo, hi = np.zeros(model.nb), np.zeros(model.nb)
+    seen = np.zeros(model.nb, dtype=bool)
+    for _, keys, scores, points in model.score_groups:
+        ok = scores != ERR
+        for b in np.unique(keys[:, 0]).tolist():
+            got = points[keys[:, 0] == b][ok[keys[:, 0] == b]]
+            if len(got):
+                lo[b] = min(lo[b], float(got.min())) if seen[b] else float(got.min())
+                hi[b] = max(hi[b], float(got.max())) if seen[b] else float(got.max())
+                seen[b] = True
+    terminal = model.terminal
+    return float(lo.sum() + terminal.min(initial=0.0)), float(hi.sum() + terminal.max(initial=0.0))
+
+
 def solve(
     variant: Variant,
     max_states: int | None = DEFAULT_MAX_STATES,
@@ -261,8 +294,9 @@ def solve(
     kernel: str | None = None,
     precision: str = "auto",
     workdir: str | os.PathLike | None = None,
+    objective: Objective = MEAN,
 ) -> Solution:
-    """Solve `variant` exactly (solitaire, maximising the expected final score).
+    """Solve `variant` exactly (solitaire, maximising the expected final score, or `objective`).
 
     `kernel`: "numba" (compiled, parallel), "numpy" (vectorised reference) or
     "auto" (numba when installed); $DICECUP_SOLVER_KERNEL sets the default.
@@ -273,6 +307,9 @@ def solve(
     `workdir`: a folder that holds the table on disk while solving (`workdir.WorkDir`):
     memory holds what the OS pages in, and a solve interrupted there resumes after
     its last finished layer when run again with the same folder.
+    `objective`: a risk objective (`numeric.objective`) is solved on the same states, stored in
+    float64 (its values span far more than float32's range; `precision` float32 is refused), and
+    refused before the search when exp(theta * score) leaves float64 for this variant's scores.
     """
     if precision not in ("auto", *PRECISIONS):
         raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
@@ -292,6 +329,13 @@ def solve(
     model = RuleModel(variant)
     model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
     model.clamps  # noqa: B018
+    if not objective.is_mean:
+        if precision == "float32":
+            raise SolverError(
+                f"a risk objective's table is stored in float64 (its values span exp(theta x score)); "
+                f"precision float32 cannot hold {objective.id}"
+            )
+        objective.check_range(variant.id, *score_bounds(model))
     counter = [0]
 
     def on_class() -> None:
@@ -312,7 +356,7 @@ def solve(
             progress("solve", done[0], states)
 
     if precision == "auto":
-        precision = "float32" if states >= FLOAT32_FROM else "float64"
+        precision = "float32" if states >= FLOAT32_FROM and objective.is_mean else "float64"
     dtype = PRECISIONS[precision]
     work = None
     if workdir is not None:
@@ -325,8 +369,15 @@ def solve(
             "states": states,
             "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
         }
+        if not objective.is_mean:
+            signature["objective"] = objective.id
         work = WorkDir(workdir, signature, value_shape(space), dtype)
-    values = run(space, terminal_values(model, space), on_states, dtype, work)
+    bonus = terminal_values(model, space)
+
+    def terminal(codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
+        return objective.terminal(bonus(codes, prog))
+
+    values = run(space, terminal, on_states, dtype, work, objective)
     if work is not None:
         values = np.asarray(values)  # the memory-mapped table, read-only from here on
-    return Solution(variant, space.index, values, states, time.perf_counter() - start, space)
+    return Solution(variant, space.index, values, states, time.perf_counter() - start, space, objective)
