@@ -1,11 +1,15 @@
-"""The built-in computer players, registered like any third party's: random, greedy, optimal and strong."""
+"""The built-in computer players, registered like any third party's: random, greedy, optimal, strong and risk."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from dicecup import Bot, GreedyBot, RandomBot, Variant, hookimpl
+
+if TYPE_CHECKING:  # numpy is imported when a risk bot is asked for, not when the plugin loads
+    from dicecup.numeric.objective import Objective
 
 
 def _optimal(rng: random.Random) -> Bot:
@@ -27,6 +31,29 @@ def _check_strong(variant: Variant) -> None:
     from dicecup.solver.relax import check_relaxable
 
     check_relaxable(variant)
+
+
+def _risk_theta(text: str) -> Objective:
+    """bot:risk:THETA's argument: a finite number (bot:risk:0 plays the mean)."""
+    from dicecup.numeric.objective import risk_objective
+
+    return risk_objective(text, f"bot:risk:{text}")
+
+
+def _risk(rng: random.Random, objective: Objective) -> Bot:
+    """The exact solver's policy for an exponential utility of the final score (imported on first use)."""
+    from dicecup.solver import OptimalBot
+
+    return OptimalBot(rng, objective)
+
+
+def _check_risk(variant: Variant, objective: Objective) -> None:
+    """The exact solver's refusals, and a theta whose values leave float64 for this variant (with the numbers)."""
+    from dicecup.solver import check_solvable
+    from dicecup.solver.solve import check_objective
+
+    check_solvable(variant)
+    check_objective(variant, objective)
 
 
 def _check_optimal(variant: Variant) -> None:
@@ -54,4 +81,13 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
         "for games beyond the exact solver: each turn played exactly against the sum of the card's parts "
         "(columns or sections), each part solved exactly",
         check=_check_strong,
+    )
+    register(
+        "risk",
+        _risk,
+        "the exact solver's strategy for a taste for risk: it maximises E[exp(THETA x final score)], "
+        "bold for THETA > 0, careful for THETA < 0 (e.g. bot:risk:0.05, bot:risk:-0.03)",
+        check=_check_risk,
+        argument="THETA",
+        parse=_risk_theta,
     )

@@ -133,7 +133,7 @@ def _help(command: Any, ctx: Any, render: Callable[[Any], str]) -> str:
         if getattr(param, "is_flag", False) and getattr(param, "display_type_rich", None) is not _no_value:
             param.display_type_rich = _no_value
         if BOTS in (getattr(param, "help", None) or ""):
-            param.help = param.help.replace(BOTS, ", ".join(f"bot:{b}" for b in get_engine().bot_names()))
+            param.help = param.help.replace(BOTS, ", ".join(f"bot:{b}" for b in get_engine().bot_usage()))
     if sys.stdout.isatty():
         return render(ctx)
     ctx.terminal_width = ctx.max_content_width = UNWRAPPED

@@ -73,6 +73,8 @@ def _run(
             engine.check_bot(seat.kind, state.variant)  # refuse at once what a bot cannot play
     if any(s.kind == "optimal" for s in seats):
         prepare_optimal(state.variant)
+    for kind in sorted({s.kind for s in seats if not s.is_human and s.kind.startswith("risk:")}):
+        prepare_optimal(state.variant, engine.bot_spec(kind)[1])  # each theta's table before the game
     if any(s.kind == "strong" for s in seats):
         load_strong(state.variant)  # its parts and correction made before the game (on first use)
     advisor = hint_advisor(state.variant) if saved.hints else None
@@ -252,7 +254,7 @@ def play(
     """Play a game at the terminal: humans are prompted, bots move by themselves."""
     v = load_variant(variant, option)
     engine = get_engine()
-    seats = parse_seats(player, engine.bot_names())
+    seats = parse_seats(player, engine.bot_usage(), engine.bot_spec)
     if save is not None:
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)

@@ -163,6 +163,15 @@ def _load_solution(variant: Variant, quiet: bool) -> None:
     remember(solution)
 
 
+def _load_risk(variant: Variant, strategy: str, quiet: bool) -> None:
+    """Load (or solve, with a progress bar, and cache) a risk strategy's table before simulating."""
+    from ..numeric.objective import risk_objective
+    from ..simulate.risk import remember_risk
+
+    solution, _ = load_solution(variant, quiet=quiet, objective=risk_objective(strategy[5:], "--strategy"))
+    remember_risk(solution)
+
+
 def _progress(games: int, quiet: bool) -> tuple[Progress, Any]:
     """A rich progress bar on stderr; disabled with --quiet or when stderr is not a terminal."""
     err = Console(stderr=True)
@@ -185,7 +194,13 @@ def simulate(
     variant: VariantOpt,
     option: OptionOpt = None,
     strategy: Annotated[
-        str, typer.Option("--strategy", "-s", help=f"How the games are played: {', '.join(STRATEGIES)}.")
+        str,
+        typer.Option(
+            "--strategy",
+            "-s",
+            help=f"How the games are played: {', '.join(STRATEGIES)}, or risk:THETA (the exact solver's strategy "
+            "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful).",
+        ),
     ] = "optimal",
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play (>= 1).")] = 1000,
     seed: Annotated[
@@ -230,6 +245,8 @@ def simulate(
                 raise DicecupError(f"--method batched: the batched simulator cannot play {strategy!r} on {v.id} yet")
         if strategy == "optimal":
             _load_solution(v, quiet)
+        if strategy.startswith("risk:"):
+            _load_risk(v, strategy, quiet)
         if strategy == "strong":
             load_strong(v, quiet)  # parts solved and the correction fitted before the games (then cached)
         bar, advance = _progress(games, quiet)

@@ -21,6 +21,7 @@ from ..language.model import Card, Variant
 from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
 
 if TYPE_CHECKING:
+    from ..numeric.objective import Objective
     from ..solver.relax import Relaxation  # the solver (numpy) is imported only when a command runs
     from ..solver.solve import Solution
 
@@ -35,6 +36,27 @@ MaxStatesOpt = Annotated[
 NoCacheOpt = Annotated[
     bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")
 ]
+ObjectiveOpt = Annotated[
+    str,
+    typer.Option(
+        "--objective",
+        help="What the strategy maximises: mean (the expected final score) or risk:THETA, the exponential "
+        "utility E[exp(THETA x score)] shown as its certainty equivalent: THETA > 0 bold, < 0 careful "
+        "(e.g. risk:0.05, risk:-0.03).",
+    ),
+]
+
+
+def read_objective(text: str) -> Objective:
+    """`--objective` as an Objective (a one-line DicecupError for a bad one)."""
+    from ..numeric.objective import parse_objective
+
+    return parse_objective(text)
+
+
+def _value_fields(objective: Objective, value: float) -> dict[str, Any]:
+    """A value in JSON: "expected_score" for the mean, "certainty_equivalent" for a risk objective."""
+    return {"expected_score" if objective.is_mean else "certainty_equivalent": value}
 
 
 def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
@@ -71,10 +93,21 @@ def load_solution(
     quiet: bool = False,
     no_cache: bool = False,
     workdir: Path | None = None,
+    objective: Objective | None = None,
 ) -> tuple[Solution, bool]:
-    """The optimal strategy of `variant`, from the cache or solved with a progress bar on stderr; warnings as lines."""
+    """The optimal strategy of `variant` (for `objective`, default the mean), from the cache or solved with a
+    progress bar on stderr; warnings as lines."""
+    from ..numeric.objective import MEAN
     from ..solver import DEFAULT_MAX_STATES
     from ..solver.cache import load_or_solve
+    from ..solver.solve import check_objective
+
+    objective = objective or MEAN
+    if not objective.is_mean:
+        from ..solver.rules import check_solvable
+
+        check_solvable(variant)
+        check_objective(variant, objective)  # before the cache or a progress bar
 
     bar, update = _progress(quiet)
     with bar:
@@ -85,6 +118,7 @@ def load_solution(
             use_cache=not no_cache,
             warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
             workdir=workdir,
+            objective=objective,
         )
 
 
@@ -119,12 +153,14 @@ def solve_cmd(
             "an interrupted solve run again with the same folder resumes after its last finished layer.",
         ),
     ] = None,
+    objective: ObjectiveOpt = "mean",
 ) -> None:
-    """Solve a variant exactly: the optimal expected final score of solitaire play."""
+    """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's)."""
     try:
+        goal = read_objective(objective)
         v = load_variant(variant, option)
         start = time.perf_counter()
-        solution, cached = load_solution(v, max_states, quiet, no_cache, work_dir)
+        solution, cached = load_solution(v, max_states, quiet, no_cache, work_dir, goal)
         expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
@@ -135,8 +171,11 @@ def solve_cmd(
         typer.echo(f"interrupted: run the same command again to resume from the layers kept in {work_dir}", err=True)
         raise typer.Exit(130) from None
     if as_json:
-        out = {"variant": v.id, "options": dict(v.options), "expected_score": expected, "states": solution.states}
-        out.update(seconds=seconds, cached=cached, notes=list(v.solitaire_notes()))
+        out = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
+        if not goal.is_mean:
+            out["theta"] = goal.theta
+        out.update(_value_fields(goal, expected))
+        out.update(states=solution.states, seconds=seconds, cached=cached, notes=list(v.solitaire_notes()))
         typer.echo(json.dumps(out))
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
@@ -146,7 +185,10 @@ def solve_cmd(
         else f"solved in {seconds:.2f} s"
     )
     typer.echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
-    typer.echo(f"optimal expected score: {expected:.4f}")
+    if goal.is_mean:
+        typer.echo(f"optimal expected score: {expected:.4f}")
+    else:
+        typer.echo(f"objective {goal.id}: {goal.describe()}, played optimally: {expected:.4f}")
     typer.echo(f"states: {solution.states:,}; {where}")
     for note in v.solitaire_notes():
         typer.echo(f"note: {note}")
@@ -250,9 +292,12 @@ def advise_cmd(
             "beyond the solver) or auto (optimal where the solver takes the variant, else strong).",
         ),
     ] = "auto",
+    objective: ObjectiveOpt = "mean",
 ) -> None:
-    """Rank every option (each distinct keep, each box to score now) by expected final score."""
+    """Rank every option (each distinct keep, each box to score now) by expected final score (or by a risk
+    objective's certainty equivalent)."""
     try:
+        goal = read_objective(objective)
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
         the_card = parse_card(card, v)
@@ -273,7 +318,12 @@ def advise_cmd(
         if strategy not in ("auto", "optimal", "strong"):
             raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
         if strategy == "auto":
-            strategy = _auto_strategy(v)
+            strategy = "optimal" if not goal.is_mean else _auto_strategy(v)
+        if strategy == "strong" and not goal.is_mean:
+            raise DicecupError(
+                f"--objective {goal.id} needs the exact solver's table (--strategy optimal); "
+                "bot strong's estimate values the mean only"
+            )
         from ..solver.advice import Values, advise
 
         solution: Values
@@ -283,7 +333,7 @@ def advise_cmd(
             check_relaxable(v)
             solution = load_strong(v, quiet)
         else:
-            solution, _ = load_solution(v, max_states, quiet, False)
+            solution, _ = load_solution(v, max_states, quiet, False, objective=goal)
 
         start = time.perf_counter()
         first = left == most
@@ -298,12 +348,13 @@ def advise_cmd(
             "options": dict(v.options),
             "dice": list(values),
             "strategy": strategy,
+            "objective": goal.id,
             "rolls_left": left,
             "banked": banked,
             "first_roll": first,
             "card": dict(the_card.scores),
-            "moves": [_option_json(o) for o in options],
-            "best": _option_json(options[0]) if options else None,
+            "moves": [_option_json(o, goal) for o in options],
+            "best": _option_json(options[0], goal) if options else None,
             "seconds": seconds,
             "notes": list(notes),
         }
@@ -321,11 +372,12 @@ def advise_cmd(
         if strategy == "optimal"
         else "played afterwards against the card's parts, each solved exactly (bot strong)"
     )
-    table = Table(title=title, caption=f"expected final score if {after}; {seconds * 1000:.0f} ms")
+    what = goal.describe()
+    table = Table(title=title, caption=f"{what} if {after}; {seconds * 1000:.0f} ms")
     table.add_column("", no_wrap=True)
     table.add_column("option")
     table.add_column("scores now", justify="right")
-    table.add_column("expected final", justify="right")
+    table.add_column("expected final" if goal.is_mean else "certainty equiv.", justify="right")
     table.add_column("loss", justify="right")
     best = options[0].value if options else 0.0
     for o in options[:top]:
@@ -343,16 +395,19 @@ def advise_cmd(
         console.print(f"note: {note}")
 
 
-def _option_json(o: Any) -> dict[str, Any]:
+def _option_json(o: Any, objective: Objective) -> dict[str, Any]:
     from ..game.actions import Score
 
     if isinstance(o.action, Score):
-        return {"action": "score", "box": o.action.box, "points": o.points, "expected_score": o.value, "best": o.best}
-    return {"action": "keep", "keep": list(o.action.dice), "expected_score": o.value, "best": o.best}
+        return {"action": "score", "box": o.action.box, "points": o.points, **_value_fields(objective, o.value)} | {
+            "best": o.best
+        }
+    return {"action": "keep", "keep": list(o.action.dice), **_value_fields(objective, o.value), "best": o.best}
 
 
-def prepare_optimal(variant: Variant) -> None:
-    """Solve (or load) the variant before a game whose bot:optimal needs it, so it fails or waits up front.
+def prepare_optimal(variant: Variant, objective: Objective | None = None) -> None:
+    """Solve (or load) the variant before a game whose bot:optimal (or bot:risk:THETA, for `objective`) needs
+    it, so it fails or waits up front.
 
     A variant the solver cannot take (its size, rule actions) is refused at once,
     with the size, before the cache is read or a progress bar shown.
@@ -360,7 +415,7 @@ def prepare_optimal(variant: Variant) -> None:
     from ..solver.rules import check_solvable
 
     check_solvable(variant)
-    load_solution(variant, None, quiet=False, no_cache=False)
+    load_solution(variant, None, quiet=False, no_cache=False, objective=objective)
 
 
 def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:

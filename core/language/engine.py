@@ -78,13 +78,24 @@ class RuleDecl:
 
 @frozen
 class BotDecl:
-    """A computer player a plugin provides: `factory(rng)` makes one; `check(variant)` refuses what it cannot play."""
+    """A computer player a plugin provides: `factory(rng)` makes one; `check(variant)` refuses what it cannot play.
+
+    A bot with an `argument` (its label, e.g. THETA) is written `bot:NAME:ARG`: `parse(text)` reads the
+    argument (a DicecupError saying what is wrong), and `factory(rng, value)` / `check(variant, value)` take it.
+    """
 
     name: str
-    factory: Callable[[random.Random], Any]
+    factory: Callable[..., Any]
     doc: str
     plugin: Any
-    check: Callable[[Variant], None] | None = None
+    check: Callable[..., None] | None = None
+    argument: str | None = None
+    parse: Callable[[str], Any] | None = None
+
+    @property
+    def usage(self) -> str:
+        """How players write it after `bot:` ("greedy", "risk:THETA")."""
+        return self.name if self.argument is None else f"{self.name}:{self.argument}"
 
 
 class VariantEntry:
@@ -330,16 +341,22 @@ class Engine:
     def _bot_registrar(self, plugin: Any) -> Callable[..., None]:
         def register(
             name: str,
-            factory: Callable[[random.Random], Any],
+            factory: Callable[..., Any],
             doc: str = "",
             *,
-            check: Callable[[Variant], None] | None = None,
+            check: Callable[..., None] | None = None,
+            argument: str | None = None,
+            parse: Callable[[str], Any] | None = None,
         ) -> None:
             if not isinstance(name, str) or not name or ":" in name:
                 raise PluginError(f"a bot name must be a non-empty string without ':', got {name!r}")
             if name in self.bots:
                 raise PluginError(f"bot {name!r} is registered twice")
-            self.bots[name] = BotDecl(name, factory, doc, plugin, check)
+            if argument is not None and (not isinstance(argument, str) or not argument or ":" in argument):
+                raise PluginError(f"bot {name!r}: its argument's label must be a word without ':', got {argument!r}")
+            if parse is not None and argument is None:
+                raise PluginError(f"bot {name!r}: parse is given but no argument")
+            self.bots[name] = BotDecl(name, factory, doc, plugin, check, argument, parse)
 
         return register
 
@@ -413,23 +430,39 @@ class Engine:
     # ------------------------------------------------------------------ bots
 
     def bot_names(self) -> list[str]:
-        """Every registered bot, as players write it after `bot:`."""
+        """Every registered bot's name (a bot with an argument is written `NAME:ARG` after `bot:`)."""
         return list(self.bots)
+
+    def bot_usage(self) -> list[str]:
+        """Every registered bot as players write it after `bot:`, its argument named ("risk:THETA")."""
+        return [d.usage for d in self.bots.values()]
+
+    def bot_spec(self, spec: str) -> tuple[BotDecl, Any]:
+        """(declaration, parsed argument or None) of a bot as written after `bot:` ("greedy", "risk:0.05");
+        a DicecupError saying what is wrong (unknown bot, a missing, unexpected or bad argument)."""
+        name, colon, arg = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+        decl = self.bots.get(name)
+        if decl is None:
+            raise DicecupError(f"unknown bot {spec!r}; bots: {', '.join(self.bot_usage())}")
+        if decl.argument is None:
+            if colon:
+                raise DicecupError(f"bot {decl.name} takes no argument, got {spec!r}; write bot:{decl.name}")
+            return decl, None
+        if not arg.strip():
+            raise DicecupError(f"bot {decl.name} needs its {decl.argument}: write bot:{decl.usage}")
+        return decl, (decl.parse(arg.strip()) if decl.parse is not None else arg.strip())
 
     def check_bot(self, name: str, variant: Variant) -> None:
         """Refuse at once (a DicecupError with the reason) a bot that cannot play this variant."""
-        decl = self.bots.get(name) if isinstance(name, str) else None
-        if decl is None:
-            raise DicecupError(f"unknown bot {name!r}; bots: {', '.join(self.bots)}")
+        decl, arg = self.bot_spec(name)
         if decl.check is not None:
-            decl.check(variant)
+            decl.check(variant) if decl.argument is None else decl.check(variant, arg)
 
     def make_bot(self, name: str, rng: random.Random | None = None) -> Any:
         """A new bot of this kind (DicecupError listing the bots when there is none)."""
-        decl = self.bots.get(name) if isinstance(name, str) else None
-        if decl is None:
-            raise DicecupError(f"unknown bot {name!r}; bots: {', '.join(self.bots)}")
-        return decl.factory(rng if rng is not None else random.Random())
+        decl, arg = self.bot_spec(name)
+        rng = rng if rng is not None else random.Random()
+        return decl.factory(rng) if decl.argument is None else decl.factory(rng, arg)
 
     def action_verbs(self, variant: Variant) -> dict[str, str]:
         """The actions the variant's rules add (verb -> help), as their plugins declared them."""

@@ -118,6 +118,10 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
     ``random.Random``); ``check(variant)``, if given, raises a DicecupError at once
     for a variant the bot cannot play (too large, rules it does not model), so a
     game is refused before it starts. Players write ``bot:NAME``.
+
+    A bot with a parameter adds ``argument="LABEL"`` (and ``parse=fn``, reading the
+    text into a value or raising a DicecupError): players write ``bot:NAME:ARG``, and
+    ``factory(rng, value)`` and ``check(variant, value)`` take the parsed argument.
     """
 
 

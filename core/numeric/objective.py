@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import DicecupError
 
-__all__ = ["MEAN", "EXP_LIMIT", "Objective", "ObjectiveError", "parse_objective"]
+__all__ = ["MEAN", "EXP_LIMIT", "Objective", "ObjectiveError", "parse_objective", "risk_objective"]
 
 EXP_LIMIT = 700.0
 """|theta| x the widest score a variant can reach must stay below this: exp(709.78) is float64's largest number
@@ -134,13 +134,18 @@ def parse_objective(text: str) -> Objective:
         raise ObjectiveError(f"objective {text!r}: mean takes no parameter; write 'mean'")
     if name != "risk":
         raise ObjectiveError(f"unknown objective {text!r}; objectives: {KNOWN}")
-    arg = arg.strip()
-    if not arg:
+    if not arg.strip():
         raise ObjectiveError(f"objective {text!r}: risk needs its theta, e.g. risk:0.05 (bold) or risk:-0.03 (careful)")
+    return risk_objective(arg, f"objective {text!r}")
+
+
+def risk_objective(theta: str, where: str) -> Objective:
+    """The risk objective of a theta written as text (risk:0 is the mean); ObjectiveError naming `where`."""
+    arg = theta.strip()
     try:
-        theta = float(arg)
+        value = float(arg)
     except ValueError:
-        raise ObjectiveError(f"objective {text!r}: theta must be a number (e.g. 0.05 or -0.03), got {arg!r}") from None
-    if not math.isfinite(theta):
-        raise ObjectiveError(f"objective {text!r}: theta must be a finite number, got {arg!r}")
-    return Objective(theta + 0.0)  # -0.0 is 0.0: the mean
+        raise ObjectiveError(f"{where}: theta must be a number (e.g. 0.05 or -0.03), got {arg!r}") from None
+    if not math.isfinite(value):
+        raise ObjectiveError(f"{where}: theta must be a finite number, got {arg!r}")
+    return Objective(value + 0.0)  # -0.0 is 0.0: the mean

@@ -1,6 +1,6 @@
 """Simulation: many solitaire games under one strategy, and the statistics of their scores.
 
-`simulate(variant, "optimal" | "greedy" | "random", games, seed)` returns a
+`simulate(variant, "optimal" | "strong" | "greedy" | "random" | "risk:THETA", games, seed)` returns a
 `SimResult` (per-game arrays); `summarize` turns it into every reported figure.
 Two simulators share that result type: `batched` plays thousands of games at
 once with numpy tables built from the variant's own scoring, `engine` plays
@@ -40,9 +40,15 @@ Progress = Callable[[int], None]
 
 
 def check_strategy(strategy: str) -> str:
-    """The strategy name, or a DicecupError listing the known ones."""
+    """The strategy name, or a DicecupError listing the known ones (`risk:THETA`: the exact solver's strategy
+    for that exponential utility, its theta read here)."""
+    if isinstance(strategy, str) and strategy.startswith("risk:"):
+        from ..numeric.objective import risk_objective
+
+        risk_objective(strategy[5:], f"strategy {strategy!r}")
+        return strategy
     if strategy not in STRATEGIES:
-        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}")
+        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
     return strategy
 
 
@@ -68,12 +74,17 @@ def check_size(variant: Variant, strategy: str) -> None:
         from ..game.bots import GreedyBot  # the game layer loads only where a game is played
 
         GreedyBot.check(variant)
-    if strategy == "optimal":
+    if strategy == "optimal" or strategy.startswith("risk:"):
         try:
             from ..solver.rules import check_solvable
         except ImportError:  # pragma: no cover - the solver ships with dicecup
             return
         check_solvable(variant)
+        if strategy.startswith("risk:"):  # a theta whose values leave float64 for this variant's scores
+            from ..numeric.objective import risk_objective
+            from ..solver.solve import check_objective
+
+            check_objective(variant, risk_objective(strategy[5:], f"strategy {strategy!r}"))
     if strategy == "strong":
         from ..solver.relax import check_relaxable
 
@@ -94,6 +105,11 @@ def _make_bot(strategy: str, rng: random.Random) -> Any:
         from ..solver.strong import StrongBot
 
         return StrongBot(rng)
+    if strategy.startswith("risk:"):
+        from ..numeric.objective import risk_objective
+        from ..solver import OptimalBot
+
+        return OptimalBot(rng, risk_objective(strategy[5:], f"strategy {strategy!r}"))
     from ..game.bots import GreedyBot, RandomBot
 
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)

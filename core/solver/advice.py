@@ -31,6 +31,7 @@ from ..language.model import Card, Variant
 from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
+from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
@@ -219,14 +220,20 @@ def _scored_now(solution: Values, card: Card, r: int, bank: int, situation: Situ
     return _memo((*key, r), solution, lambda: _later_scores(solution, card, bank, situation, first, only=r))
 
 
+def _objective(solution: Values) -> Objective:
+    """What the table maximises (`Solution.objective`; estimates of the mean's table have none)."""
+    return getattr(solution, "objective", MEAN)
+
+
 def _later_cached(
     solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
 ) -> np.ndarray:
-    """(rolls, 1): the best value of scoring each roll after a later roll (`first`: the first), memoised."""
+    """(rolls, 1): the best value of scoring each roll after a later roll (`first`: the first), memoised;
+    as the turn recursion folds it (a risk objective's utility, not points: `Objective.utility`)."""
     return _memo(
         ("best", card, bank, situation, first),
         solution,
-        lambda: _scored_cached(solution, card, bank, situation, first).best(),
+        lambda: _objective(solution).utility(_scored_cached(solution, card, bank, situation, first).best()),
     )
 
 
@@ -237,7 +244,7 @@ def _keeps_cached(solution: Values, card: Card, rolls_left: int, later: Situatio
     def make() -> np.ndarray:
         # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
         rows = [_later_cached(solution, card, solution.bank_after(left), later) for left in range(rolls_left)]
-        return _fold_keeps(solution, rows + rows[-1:])
+        return _objective(solution).shown(_fold_keeps(solution, rows + rows[-1:]))  # as points
 
     return _memo(("keeps", card, rolls_left, later), solution, make)
 
@@ -480,7 +487,7 @@ def turn_start_value(solution: Values, card: Card) -> float:
     v = solution.variant
     first = _later_cached(solution, card, 0, None, True)
     later = _later_cached(solution, card, 0) if v.rolls > 1 else first
-    return float(turn_value(solution.graph, first, later, v.rolls)[0])
+    return float(_objective(solution).shown(turn_value(solution.graph, first, later, v.rolls))[0])
 
 
 def advise_state(solution: Solution, state: GameState) -> list[Option]:
@@ -572,12 +579,16 @@ def _best(options: list[Option]) -> Action:
 
 
 class OptimalBot:
-    """Plays the solver's optimal solitaire strategy (solves or loads the variant on first use)."""
+    """Plays the solver's optimal solitaire strategy (solves or loads the variant on first use); with a risk
+    `objective`, the strategy that maximises it (`bot:risk:THETA`)."""
 
     name = "optimal"
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, objective: Objective = MEAN) -> None:
         self.rng = rng
+        self.objective = objective
+        if not objective.is_mean:
+            self.name = objective.id
         self._policies: dict[str, Policy] = {}
 
     def choose(self, state: GameState) -> Action:
@@ -586,6 +597,6 @@ class OptimalBot:
         if policy is None or policy.solution.variant.hooks is not v.hooks:  # same code, another engine
             from .cache import load_or_solve
 
-            solution, _ = load_or_solve(v)
+            solution, _ = load_or_solve(v, objective=self.objective)
             policy = self._policies[v.fingerprint] = Policy.of(solution)
         return policy.choose(state)

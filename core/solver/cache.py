@@ -33,6 +33,7 @@ from .. import fileio
 from ..fileio import FileError, write_atomic, write_atomic_with
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
+from ..numeric.objective import MEAN, Objective
 from .errors import StateSpaceTooLarge
 from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
@@ -163,10 +164,12 @@ def _rules_digest() -> str:
     return h.hexdigest()
 
 
-def cache_key(variant: Variant) -> str:
+def cache_key(variant: Variant, objective: Objective = MEAN) -> str:
     """Hash of the compiled variant (options and the plugins implementing it: its fingerprint),
-    the rules' code and the solver version."""
-    text = json.dumps([variant.id, variant.fingerprint, SOLVER_VERSION, _rules_digest()])
+    the rules' code, the solver version and the objective (a risk table is another table than the mean's;
+    the mean's key is the one it had before objectives)."""
+    parts = [variant.id, variant.fingerprint, SOLVER_VERSION, _rules_digest()]
+    text = json.dumps(parts if objective.is_mean else [*parts, objective.id])
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -176,15 +179,20 @@ def _stem(variant: Variant) -> str:
     return f"{safe}-{variant.fingerprint[:16]}"
 
 
-def cache_path(variant: Variant) -> Path:
-    """The table's file: `<id>-<fingerprint>-<key>.npz` in the cache folder (under 120 characters)."""
-    return cache_dir() / f"{_stem(variant)}-{cache_key(variant)}.npz"
+def cache_path(variant: Variant, objective: Objective = MEAN) -> Path:
+    """The table's file: `<id>-<fingerprint>-<key>.npz` in the cache folder (under 120 characters); a risk
+    objective's `<id>-<fingerprint>-risk-<key>.npz`."""
+    kind = "" if objective.is_mean else "risk-"
+    return cache_dir() / f"{_stem(variant)}-{kind}{cache_key(variant, objective)}.npz"
 
 
 def _drop_stale(path: Path, variant: Variant) -> None:
-    """Delete tables of the same variant and options made by other code (their key differs)."""
+    """Delete tables of the same variant and options made by other code (their key differs); risk tables
+    (one per theta) are left alone."""
     try:
         for old in path.parent.glob(f"{_stem(variant)}-*.npz"):
+            if old.name.startswith(f"{_stem(variant)}-risk-"):
+                continue
             if old != path and old.is_file() and not old.is_symlink():
                 old.unlink(missing_ok=True)
     except OSError:
@@ -270,7 +278,7 @@ def _size_limit(max_states: int | None) -> int:
 
 def save(solution: Solution, path: Path | None = None, secret: bytes | None = None) -> Path:
     """Write the signed table atomically; returns the path (OSError, FileError or CacheUnavailable when it cannot)."""
-    path = path or cache_path(solution.variant)
+    path = path or cache_path(solution.variant, solution.objective)
     _write(solution, path, secret if secret is not None else _secret())
     return path
 
@@ -282,7 +290,7 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
     arrays = {"values": solution.values, "codes": ix.class_codes, "pmin": ix.class_pmin, "dims": ix.class_dims}
     header = {
         "format": FORMAT,
-        "key": cache_key(solution.variant),
+        "key": cache_key(solution.variant, solution.objective),
         "variant": solution.variant.id,
         "fingerprint": solution.variant.fingerprint,
         "solver_version": SOLVER_VERSION,
@@ -296,6 +304,8 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
     }
     if ix.symmetric:  # interchangeable boxes counted (absent otherwise: such tables are unchanged)
         header["symmetric"] = [list(g) for g in ix.symmetric]
+    if not solution.objective.is_mean:  # absent for the mean: its tables are unchanged
+        header["objective"] = solution.objective.id
     header["hmac"] = _mac(secret, header, arrays)
     head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     write_atomic_with(  # streamed to the file, never held whole in memory
@@ -304,7 +314,8 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
             fh, header=head, values=arrays["values"], codes=arrays["codes"], pmin=arrays["pmin"], dims=arrays["dims"]
         ),
     )
-    _drop_stale(path, solution.variant)
+    if solution.objective.is_mean:
+        _drop_stale(path, solution.variant)
     return str(header["hmac"])
 
 
@@ -315,6 +326,7 @@ def load(
     secret: bytes | None = None,
     max_states: int | None = None,
     verify_values: bool = False,
+    objective: Objective = MEAN,
 ) -> Solution:
     """The cached table for `variant`, signed with this user's key; with `verify_values` (as
     `load_or_solve` always asks) also checked against the solver (`verify`: one score exploration),
@@ -324,7 +336,7 @@ def load(
     StateSpaceTooLarge (more states than `max_states`), OSError / FileError (the path
     cannot be read: a folder, a FIFO, no permission) or CacheUnavailable (no key).
     """
-    path = path or cache_path(variant)
+    path = path or cache_path(variant, objective)
     secret = secret if secret is not None else _secret()
     raw = fileio.read_bytes(path, limit=_size_limit(max_states), what="strategy table")
     try:
@@ -337,8 +349,10 @@ def load(
         raise CacheInvalid("not a dicecup strategy table of this version")
     if not isinstance(header.get("hmac"), str) or not hmac.compare_digest(header["hmac"], _mac(secret, header, arrays)):
         raise CacheInvalid("its signature does not match this user's key (damaged, or not written by dicecup here)")
-    if header.get("key") != cache_key(variant) or header.get("fingerprint") != variant.fingerprint:
+    if header.get("key") != cache_key(variant, objective) or header.get("fingerprint") != variant.fingerprint:
         raise CacheInvalid("stale: made for other rules, plugins or another solver version")
+    if header.get("objective", "mean") != objective.id:
+        raise CacheInvalid(f"made for objective {header.get('objective', 'mean')}, not {objective.id}")
     try:
         states = int(header["states"])
         if max_states is not None and states > max_states:
@@ -361,7 +375,9 @@ def load(
         shape = (index.size + 1,) if banks == 1 else (index.size + 1, banks)
         if values.shape != shape or values.dtype not in (np.float64, np.float32):
             raise CacheInvalid("inconsistent: value array does not match the index")
-        solution = Solution(variant, index, arrays["values"], states, float(header["seconds"]))
+        if not objective.is_mean and values.dtype != np.float64:
+            raise CacheInvalid("inconsistent: a risk table must be float64")
+        solution = Solution(variant, index, arrays["values"], states, float(header["seconds"]), objective=objective)
     except (CacheInvalid, StateSpaceTooLarge):
         raise
     except Exception as exc:
@@ -485,7 +501,8 @@ def _state_at(index: StateIndex, starts: np.ndarray, slot: int) -> tuple[int, np
 def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | None = None) -> None:
     """Check a table against the solver: the start state and `sample` random states recomputed from their
     successors (dp.score_arrays + reference.turn_value), and random full cards against their end bonuses
-    (the engine's); CacheInvalid when a value differs by more than 1e-9."""
+    (the engine's); CacheInvalid when a value differs by more than 1e-9 (relative for a risk objective,
+    whose values may be far below 1)."""
     from .dp import state_values
     from .solve import terminal_values
 
@@ -512,12 +529,12 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
     checks: list[tuple[int, np.ndarray]] = []
     for code, prog in inner:
         codes = np.array([code], dtype=np.int64)
-        again = state_values(space, values, int(model.context_of(codes)[0]), codes, prog)
+        again = state_values(space, values, int(model.context_of(codes)[0]), codes, prog, solution.objective)
         checks.append((int(ix.lookup(codes, prog)[0]), again[0]))
     if ends:
         codes = np.array([c for c, _ in ends], dtype=np.int64)
         prog = np.concatenate([p for _, p in ends]).reshape(len(ends), ix.G)
-        bonus = terminal_values(model, space)(codes, prog)
+        bonus = solution.objective.terminal(terminal_values(model, space)(codes, prog))
         checks += [
             (int(at), np.full(values.shape[1:], v)) for at, v in zip(ix.lookup(codes, prog), bonus, strict=False)
         ]
@@ -527,7 +544,8 @@ def verify(solution: Solution, sample: int = SAMPLE, rng: np.random.Generator | 
             raise CacheInvalid("inconsistent: a state of the game has no value")
         stored = np.asarray(values[at], dtype=np.float64)
         known = np.isfinite(again)  # banks the card cannot carry stay NaN
-        bad = ~(np.abs(again - stored) <= tolerance * np.maximum(1.0, np.abs(again))) & known
+        scale = np.abs(again) if not solution.objective.is_mean else np.maximum(1.0, np.abs(again))
+        bad = ~(np.abs(again - stored) <= tolerance * scale) & known
         if bad.any() or np.isfinite(stored[~known]).any():
             i = int(np.flatnonzero(bad | (np.isfinite(stored) & ~known))[0]) if stored.ndim else 0
             want, got = (float(again), float(stored)) if stored.ndim == 0 else (float(again[i]), float(stored[i]))
@@ -568,18 +586,20 @@ def load_or_solve(
     use_cache: bool = True,
     warn: Callable[[str], None] | None = None,
     workdir: str | os.PathLike | None = None,
+    objective: Objective = MEAN,
 ) -> tuple[Solution, bool]:
     """(solution, whether it came from the cache), `max_states` enforced either way.
 
     A variant the solver refuses is refused before the cache is touched. A bad table is
     reported, deleted and rebuilt; a cache that cannot be used is reported and skipped.
     A solve keeps its table in `workdir` while it runs (`solve`), and resumes there.
+    `objective`: the table of a risk objective (kept in the cache beside the mean's, one per theta).
     """
     check_solvable(variant)
     say = warn or (lambda message: None)
 
     def solve_it() -> Solution:
-        return solve(variant, max_states=max_states, progress=progress, workdir=workdir)
+        return solve(variant, max_states=max_states, progress=progress, workdir=workdir, objective=objective)
 
     if not use_cache:
         return solve_it(), False
@@ -588,7 +608,7 @@ def load_or_solve(
     except CacheUnavailable as exc:
         say(f"the strategy-table cache is not used: {exc}")
         return solve_it(), False
-    path = cache_path(variant)
+    path = cache_path(variant, objective)
     if path.parent.exists() and not path.parent.is_dir():
         say(f"the strategy-table cache is not used: {path.parent} is not a folder")
         return solve_it(), False
@@ -599,7 +619,7 @@ def load_or_solve(
         return recent[1], True
     writable = True
     try:
-        solution = load(variant, path, secret=secret, max_states=max_states, verify_values=True)
+        solution = load(variant, path, secret=secret, max_states=max_states, verify_values=True, objective=objective)
         _remember(path, solution)
         return solution, True
     except FileNotFoundError:

@@ -19,7 +19,7 @@ from .errors import SolverError
 from .rules import ERR, RuleModel
 from .space import StateSpace, state_bound
 
-__all__ = ["solve", "score_bounds", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
+__all__ = ["solve", "check_objective", "score_bounds", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
 SOLVER_VERSION = "1"
 DEFAULT_MAX_STATES = 40_000_000  # Maxi Yatzy without saved rolls (33.5 million states, ~2.3 GB) fits
@@ -287,6 +287,12 @@ def score_bounds(model: RuleModel) -> tuple[float, float]:
     return float(lo.sum() + terminal.min(initial=0.0)), float(hi.sum() + terminal.max(initial=0.0))
 
 
+def check_objective(variant: Variant, objective: Objective, model: RuleModel | None = None) -> None:
+    """Refuse at once an objective whose values leave float64 for this variant's scores (with the numbers)."""
+    if not objective.is_mean:
+        objective.check_range(variant.id, *score_bounds(model or RuleModel(variant)))
+
+
 def solve(
     variant: Variant,
     max_states: int | None = DEFAULT_MAX_STATES,
@@ -335,7 +341,7 @@ def solve(
                 f"a risk objective's table is stored in float64 (its values span exp(theta x score)); "
                 f"precision float32 cannot hold {objective.id}"
             )
-        objective.check_range(variant.id, *score_bounds(model))
+        check_objective(variant, objective, model)
     counter = [0]
 
     def on_class() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from attrs import frozen
 
-from ..errors import SaveError
+from ..errors import DicecupError, SaveError
 from ..fileio import FileError, read_text, write_atomic
 from ..game.actions import shown
 from ..game.state import GameState
@@ -114,15 +114,24 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
         kind = item.get("kind")
         if kind == HUMAN:
             seats.append(Seat(name))
-        elif isinstance(kind, str) and kind.startswith("bot:") and kind[4:] in engine.bot_names():
+        elif isinstance(kind, str) and kind.startswith("bot:") and _known_bot(engine, kind[4:]):
             seats.append(Seat(name, kind[4:]))
         else:
-            known = ", ".join([HUMAN] + [f"bot:{b}" for b in engine.bot_names()])
+            known = ", ".join([HUMAN] + [f"bot:{b}" for b in engine.bot_usage()])
             raise SaveError(f"save file seats[{i}].kind is {shown(kind)}; expected one of {known}")
     hints = data.get("hints", False)
     if not isinstance(hints, bool):
         raise SaveError("save file key 'hints' must be true or false")
     return SavedGame(state, tuple(seats), make_rng(data.get("rng")), hints)
+
+
+def _known_bot(engine: Any, spec: str) -> bool:
+    """Whether the engine has this bot, its argument (`risk:0.05`) read without error."""
+    try:
+        engine.bot_spec(spec)
+    except DicecupError:
+        return False
+    return True
 
 
 def load(path: str | os.PathLike, engine: Any) -> SavedGame:

@@ -86,28 +86,43 @@ class Seat:
         return self.name if self.is_human or self.name == self.kind else f"{self.name} (bot:{self.kind})"
 
 
-def parse_seats(specs: Sequence[str] | None, bots: Sequence[str]) -> tuple[Seat, ...]:
-    """Read `--player` values: `NAME` (a human), `bot:KIND` or `bot:KIND:NAME` (a bot of a kind in `bots`)."""
+def parse_seats(
+    specs: Sequence[str] | None, bots: Sequence[str], check: Callable[[str], object] | None = None
+) -> tuple[Seat, ...]:
+    """Read `--player` values: `NAME` (a human), `bot:KIND` or `bot:KIND:NAME` (a bot of a kind in `bots`).
+
+    A kind listed with an argument (`risk:THETA`, `Engine.bot_usage`) is written `bot:KIND:ARG` or
+    `bot:KIND:ARG:NAME`; `check(kind)` (`Engine.bot_spec`) refuses a bad argument at once.
+    """
     if not specs:
         return (Seat("you"),)
     seats: list[Seat] = []
     used: set[str] = set()
+    takes = {b.partition(":")[0] for b in bots if ":" in b}
     for raw in specs:
         text = raw.strip()
         if text.lower().startswith("bot:"):
             kind, _, name = text[4:].partition(":")
             kind = kind.strip().lower()
-            if kind not in bots:
+            if kind not in {b.partition(":")[0] for b in bots}:
                 raise DicecupError(
                     f"--player {raw!r}: no bot {kind!r}; bots: {', '.join('bot:' + b for b in bots)} "
                     "(a human player is just a name)"
                 )
+            if kind in takes:  # bot:KIND:ARG[:NAME]
+                arg, _, name = name.partition(":")
+                kind = f"{kind}:{arg.strip()}"
+                if check is not None:
+                    try:
+                        check(kind)
+                    except DicecupError as exc:
+                        raise DicecupError(f"--player {raw!r}: {exc}") from None
             name = name.strip()
             if not name:  # unnamed bots of one kind are numbered: greedy, greedy2, ...
                 name, n = kind, 1
                 while name in used:
                     n += 1
-                    name = f"{kind}{n}"
+                    name = f"{kind}#{n}" if ":" in kind else f"{kind}{n}"  # risk:0.05#2, not risk:0.052
             seat = Seat(name, kind)
         else:
             if not text:
