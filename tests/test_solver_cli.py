@@ -37,7 +37,7 @@ def test_solve_json_shape_then_cached(tmp_path):
     first = run("solve", "--variant", "yacht", "--json", "--quiet")
     assert first.exit_code == 0, first.output
     data = json.loads(first.stdout)
-    assert list(data) == ["variant", "options", "expected_score", "states", "seconds", "cached", "notes"]
+    assert list(data) == ["variant", "options", "objective", "expected_score", "states", "seconds", "cached", "notes"]
     assert data["variant"] == "yacht" and data["states"] == 2**12  # no bonus, no flags: one state per filled set
     assert data["cached"] is False and data["notes"] == []
     again = run("solve", "--variant", "yacht")

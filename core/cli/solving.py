@@ -171,7 +171,7 @@ def solve_cmd(
         typer.echo(f"interrupted: run the same command again to resume from the layers kept in {work_dir}", err=True)
         raise typer.Exit(130) from None
     if as_json:
-        out = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
+        out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
         if not goal.is_mean:
             out["theta"] = goal.theta
         out.update(_value_fields(goal, expected))
@@ -395,12 +395,19 @@ def advise_cmd(
         console.print(f"note: {note}")
 
 
-def _option_json(o: Any, objective: Objective) -> dict[str, Any]:
+def _option_json(o: Any, objective: Objective | None = None) -> dict[str, Any]:
     from ..game.actions import Score
+    from ..numeric.objective import MEAN
+
+    objective = objective or MEAN
 
     if isinstance(o.action, Score):
-        return {"action": "score", "box": o.action.box, "points": o.points, **_value_fields(objective, o.value)} | {
-            "best": o.best
+        return {
+            "action": "score",
+            "box": o.action.box,
+            "points": o.points,
+            **_value_fields(objective, o.value),
+            "best": o.best,
         }
     return {"action": "keep", "keep": list(o.action.dice), **_value_fields(objective, o.value), "best": o.best}
 

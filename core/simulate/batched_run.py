@@ -14,8 +14,8 @@ from ..language.model import Variant
 from . import jit
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progress, batched_for
 from .optimal import JitPlay, OptimalPolicy, optimal_available
-from .risk import RiskPolicy, strategy_objective
 from .result import SimResult, event_columns
+from .risk import RiskPolicy, strategy_objective
 
 __all__ = ["JIT_CHUNK", "prepare_batched", "simulate_batched", "supports"]
 
