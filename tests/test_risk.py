@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from dicecup import Card, Engine, GameState
+from dicecup import Engine, GameState
 from dicecup.cli.app import app, get_engine
 from dicecup.errors import DicecupError
 from dicecup.numeric.objective import MEAN, Objective, ObjectiveError, parse_objective
@@ -398,4 +398,14 @@ def test_cli_play_and_simulate_with_the_risk_bot(tmp_path):
     data = json.loads(sim.stdout)
     assert data["strategy"] == "risk:0.2" and data["method"] == "batched" and data["games"] == 300
     _schema("simulate").validate(data)
-    assert Card() is not None
+
+
+def test_a_risk_solve_on_disk_equals_the_one_in_memory_and_is_not_the_means_work(tmp_path):
+    from dicecup.solver.workdir import WorkDirError
+
+    v = tiny_variant(tmp_path, "banked")
+    bold = parse_objective("risk:0.1")
+    on_disk = solve(v, workdir=tmp_path / "work", objective=bold)
+    np.testing.assert_array_equal(on_disk.values, solve(v, objective=bold).values)
+    with pytest.raises(WorkDirError, match="holds the work of another solve"):
+        solve(v, workdir=tmp_path / "work")  # the mean's solve does not resume a risk table's layers

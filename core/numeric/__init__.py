@@ -4,6 +4,8 @@
 - `coding`: the state coding, once: class codes, clamped threshold totals, value slots (`StateIndex`).
 - `reference`: the turn recursion in numpy (the reference, and the path without numba).
 - `turn` / `lookup`: the same recursion and state lookup compiled with numba, for kernels.
+- `objective`: what is maximised, the mean or an exponential utility (`risk:THETA`): the leaf the
+  recursion folds (points + value, or exp(theta x points) x value) and how a value is shown.
 
 Nothing here asks the rules: callers hand in the tables they learned from the
 variant's hooks. Importing this package does not import numba.

@@ -4,6 +4,10 @@
 declared state flags, clamped threshold-bonus progress) using the variant's
 own scoring (`Variant.score`, `legal_boxes`, `end_bonuses`, `state_flags`).
 
+`solve(variant, objective=parse_objective("risk:0.05"))` maximises E[exp(0.05 x final
+score)] instead (`numeric.objective`): the same states and recursion, values shown as
+certainty equivalents.
+
     >>> from dicecup import Engine, Card
     >>> from dicecup.solver import solve, advise
     >>> solution = solve(Engine().variant("yacht"))
