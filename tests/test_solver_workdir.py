@@ -37,9 +37,9 @@ def _layers_computed(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = dp.state_values
 
-    def counting(space, values, ctx, codes, prog):
+    def counting(space, values, ctx, codes, prog, *objective):
         calls.append(int(codes[0] & space.full).bit_count())
-        return real(space, values, ctx, codes, prog)
+        return real(space, values, ctx, codes, prog, *objective)
 
     monkeypatch.setattr(dp, "state_values", counting)
     return calls
