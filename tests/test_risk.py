@@ -303,6 +303,11 @@ def test_batched_and_engine_simulators_play_the_same_risk_strategy(tmp_path):
         se = math.sqrt(a.var() / len(a) + b.var() / len(b))
         assert abs(a.mean() - b.mean()) < 4 * se, (theta, a.mean(), b.mean(), se)
         sd[theta] = a.std()
+        # the games' own certainty equivalent is the solver's (delta method for its sampling error)
+        u = np.exp(theta * a)
+        ce, ce_se = math.log(u.mean()) / theta, u.std() / math.sqrt(len(u)) / (abs(theta) * u.mean())
+        promised = solve(v, objective=parse_objective(f"risk:{theta}")).expected_score
+        assert abs(ce - promised) < 4 * ce_se, (theta, ce, promised, ce_se)
     assert sd[0.3] > sd[-0.3] + 1, sd
 
 
