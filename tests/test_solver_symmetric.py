@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from dicecup import Card, Engine, GameState, Keep, Score
 from dicecup.game.bots import RandomBot
 from dicecup.numeric.coding import EMPTY
+from dicecup.numeric.objective import MEAN
 from dicecup.solver import cache, rules
 from dicecup.solver.advice import advise, advise_state
 from dicecup.solver.errors import SolverError
@@ -247,11 +248,11 @@ def test_optimal_bot_and_simulator_play_the_counted_variant(tmp_path):
 
     v = tiny_variant(tmp_path, "sym-upper")
     s = solve(v, max_states=None)
-    optimal_mod._SOLUTIONS[v.fingerprint] = s
+    optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id] = s
     try:
         got = summarize(simulate(v, "optimal", 20000, seed=5))
     finally:
-        del optimal_mod._SOLUTIONS[v.fingerprint]
+        del optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id]
     assert abs(got["mean"] - s.expected_score) < 4 * got["se"], (got["mean"], s.expected_score)
     bot = OptimalBot()
     from dicecup.solver.advice import Policy
@@ -277,7 +278,7 @@ def test_the_batched_optimal_policy_takes_a_best_action_on_any_fill_order(tmp_pa
 
     v = tiny_variant(tmp_path, "sym-chance")
     s = solve(v, max_states=None)
-    optimal_mod._SOLUTIONS[v.fingerprint] = s
+    optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id] = s
     try:
         sim, policy = Batched(v), optimal_mod.OptimalPolicy(v)
         states = _states(v, 6, seed=4)
@@ -301,4 +302,4 @@ def test_the_batched_optimal_policy_takes_a_best_action_on_any_fill_order(tmp_pa
             assert value[action] >= ranked[0].value - 1e-6, (st_.card, st_.dice, action, ranked[:3])
         assert swapped
     finally:
-        del optimal_mod._SOLUTIONS[v.fingerprint]
+        del optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id]

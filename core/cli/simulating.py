@@ -166,10 +166,10 @@ def _load_solution(variant: Variant, quiet: bool) -> None:
 def _load_risk(variant: Variant, strategy: str, quiet: bool) -> None:
     """Load (or solve, with a progress bar, and cache) a risk strategy's table before simulating."""
     from ..numeric.objective import risk_objective
-    from ..simulate.risk import remember_risk
+    from ..simulate.optimal import remember
 
     solution, _ = load_solution(variant, quiet=quiet, objective=risk_objective(strategy[5:], "--strategy"))
-    remember_risk(solution)
+    remember(solution)
 
 
 def _progress(games: int, quiet: bool) -> tuple[Progress, Any]:

@@ -13,9 +13,8 @@ import numpy as np
 from ..language.model import Variant
 from . import jit
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progress, batched_for
-from .optimal import JitPlay, OptimalPolicy, optimal_available
+from .optimal import JitPlay, OptimalPolicy, optimal_available, strategy_objective
 from .result import SimResult, event_columns
-from .risk import RiskPolicy, strategy_objective
 
 __all__ = ["JIT_CHUNK", "prepare_batched", "simulate_batched", "supports"]
 
@@ -30,7 +29,7 @@ def supports(variant: Variant, strategy: str) -> bool:
         return False  # awards counted in another figure (Balut's points): the tables add every award to the score
     if variant.roll_count > MAX_TABLE_ROLLS:
         return False
-    if strategy == "optimal" or strategy_objective(strategy) is not None:
+    if strategy_objective(strategy) is not None:
         return optimal_available(variant)
     return strategy in POLICIES
 
@@ -40,7 +39,9 @@ JIT_CHUNK = 1 << 18  # games per chunk on the compiled path
 
 def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
     """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
-    if not isinstance(policy, OptimalPolicy) or isinstance(policy, RiskPolicy) or os.environ.get(NO_JIT_ENV):
+    if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
+        return None
+    if not policy.solution.objective.is_mean:
         return None  # the compiled player folds the mean's leaf: a risk table plays on the numpy policy
     if not jit.AVAILABLE or jit.move_flag(sim.variant.dice, len(sim.variant.box_ids)) is None:
         return None
@@ -48,11 +49,9 @@ def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
 
 
 def make_policy(variant: Variant, strategy: str) -> Policy:
-    if strategy == "optimal":
-        return OptimalPolicy(variant)
     objective = strategy_objective(strategy)
     if objective is not None:
-        return RiskPolicy(variant, objective)
+        return OptimalPolicy(variant, objective)
     return POLICIES[strategy](variant)
 
 

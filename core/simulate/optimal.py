@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
+from ..numeric.objective import MEAN, Objective, risk_objective
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
@@ -38,9 +39,9 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from .dicemath import DiceMath
     from .jit import Classes, TurnStates
 
-__all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for"]
+__all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
 
-_SOLUTIONS: dict[str, Solution] = {}
+_SOLUTIONS: dict[tuple[str, str], Solution] = {}
 TIE = 1e-9
 
 
@@ -53,28 +54,37 @@ def optimal_available(variant: Variant) -> bool:
     return True
 
 
-def solution_for(variant: Variant) -> Solution:
-    """The solver's Solution for `variant`: from the user's cache when there, else solved (and cached).
+def strategy_objective(strategy: str) -> Objective | None:
+    """The solver objective a strategy plays: the mean for `optimal`, that exponential utility for
+    `risk:THETA` (ObjectiveError for a bad theta), None for a strategy the solver does not play."""
+    if strategy == "optimal":
+        return MEAN
+    if not isinstance(strategy, str) or not strategy.startswith("risk:"):
+        return None
+    return risk_objective(strategy[5:], f"strategy {strategy!r}")
 
-    One remembered per fingerprint, used only for a variant of the same engine (the same rule hooks).
-    """
-    got = _SOLUTIONS.get(variant.fingerprint)
+
+def solution_for(variant: Variant, objective: Objective = MEAN) -> Solution:
+    """The solver's Solution for `variant` and `objective`: from the user's cache when there, else solved
+    (and cached). One remembered per (fingerprint, objective), used only for a variant of the same engine."""
+    key = (variant.fingerprint, objective.id)
+    got = _SOLUTIONS.get(key)
     if got is None or got.variant.hooks is not variant.hooks:
         try:
             from ..solver.cache import load_or_solve
         except ImportError:  # a solver without a cache
             from ..solver import solve
 
-            got = solve(variant)
+            got = solve(variant, objective=objective)
         else:
-            got, _ = load_or_solve(variant)
-        _SOLUTIONS[variant.fingerprint] = got
+            got, _ = load_or_solve(variant, objective=objective)
+        _SOLUTIONS[key] = got
     return got
 
 
 def remember(solution: Solution) -> None:
-    """Use this Solution for its variant from now on (e.g. one the CLI loaded with a progress bar)."""
-    _SOLUTIONS[solution.variant.fingerprint] = solution
+    """Use this Solution for its variant and objective from now on (e.g. one the CLI loaded with a progress bar)."""
+    _SOLUTIONS[(solution.variant.fingerprint, solution.objective.id)] = solution
 
 
 class OptimalPolicy:
@@ -82,8 +92,9 @@ class OptimalPolicy:
 
     chunk = 65536  # games per batch: the turn tables take ~12 KB per distinct state of a turn
 
-    def __init__(self, variant: Variant) -> None:
-        self.solution = solution_for(variant)
+    def __init__(self, variant: Variant, objective: Objective = MEAN) -> None:
+        # a risk table's Solution answers in points (certainty equivalents): the same decisions play it
+        self.solution = solution_for(variant, objective)
         self.index = self.solution.index
         self.graph = self.solution.graph
         self.rolls = variant.rolls
