@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dicecup.cli.base import QuickCommand
+from dicecup.numeric import card as card_kernel
 from dicecup.numeric import compiled
 from dicecup.solver import advice, solve
 
@@ -45,6 +46,36 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
     for slow, fast in zip(*answers, strict=True):
         assert [(o.label, o.points, o.best) for o in slow] == [(o.label, o.points, o.best) for o in fast]
         assert np.allclose([o.value for o in slow], [o.value for o in fast], rtol=0, atol=1e-9)
+
+
+@pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")
+@pytest.mark.parametrize(
+    "name", ["threshold", "served", "flags", "banked", "banked-three", "sym-chance", "sym-upper", "two-columns"]
+)
+def test_the_card_kernel_gives_the_numpy_tables_advice_bit_for_bit(tmp_path, monkeypatch, name):
+    """A card's turn in one compiled call (`numeric.card`) against the same tables scored and folded in numpy:
+    the same options with equal bits, on new cards and on the later decisions of a turn (read from the
+    fold of its first), first rolls and banked rolls included."""
+    v = tiny_variant(tmp_path, name)
+    solution = solve(v)
+    monkeypatch.setattr(advice, "TABLES_AFTER", 1)
+    states = decision_states(v, 50, seed=7)
+    used = []
+    real = advice._card_turn
+    monkeypatch.setattr(advice, "_card_turn", lambda *a: used.append(1) or real(*a))
+    answers = []
+    for fast in (True, False):
+        monkeypatch.setattr(card_kernel, "AVAILABLE", fast)
+        got = []
+        for state in states:
+            advice._LATER.clear()
+            most = state.rolls_left
+            for left in range(most, -1, -1):  # this decision, then the turn's later ones on the same card
+                first = state.first_roll and left == most
+                got.append(advice.advise(solution, state.card, state.dice, left, first))
+        answers.append(got)
+    assert used, "the card kernel was not asked"
+    assert answers[0] == answers[1]  # named tuples: labels, points, order, and values to the last bit
 
 
 @pytest.mark.skipif(not compiled.AVAILABLE, reason="no compiled kernels: numba is not installed")

@@ -2,7 +2,7 @@
 
 setup.py runs `build` when the package is installed (numba and a C compiler are
 needed then, not after). It compiles the very functions the `jit` mode compiles
-(`turn._turn_block`, `layer._layer` with the functions they call) with numba's
+(`turn._turn_block`, `layer._layer`, `card._card_turn` with the functions they call) with numba's
 ahead-of-time compiler, for the argument types the solver and the advisor pass
 (`records.signatures`),
 with the GIL released so that the solver's threads run them on every core. The
@@ -26,7 +26,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import compiled, layer, turn
+from . import card, compiled, layer, turn
 from .records import signatures
 
 __all__ = ["MODULE", "build"]
@@ -52,6 +52,7 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
             self.release_gil = True
 
     kernels = {"turn_block": turn.jitted(), "layer_f8": layer.jitted(), "layer_f4": layer.jitted()}
+    kernels.update(card_f8=card.jitted(), card_f4=card.jitted())
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dicecup-aot-") as tmp:

@@ -14,6 +14,7 @@ as `vals` rows (one int per box, `EMPTY` where open) for many games at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -238,9 +239,10 @@ class StateIndex(ClassCoding):
             k //= dims
         return codes, prog
 
-    @property
+    @cached_property
     def arrays(self) -> StateArrays:
-        """The index as one record of flat arrays for compiled kernels."""
+        """The index as one record of flat arrays for compiled kernels (made once: a kernel checks a record
+        it saw before by identity)."""
         return StateArrays(self.base, self.pmin, self.dims, self.strides, self.clo, self.chi, self.full, self.size)
 
     # ------------------------------------------------------------------ arithmetic

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["W", "DiceArrays", "LayerArrays", "SlotArrays", "StateArrays", "signatures"]
+__all__ = ["W", "CardArrays", "DiceArrays", "LayerArrays", "SlotArrays", "StateArrays", "signatures"]
 
 W = 8
 """States folded side by side: the last axis of every array `turn.turn_block` takes (one AVX-512 register of
@@ -80,6 +80,16 @@ class LayerArrays(NamedTuple):
     product: bool  # a risk objective: `points` holds exp(theta * points) and a leaf is factor x value
 
 
+class CardArrays(NamedTuple):
+    """One card at a decision, for the advisor's kernel (`card.py`): its state, and the scoring row of
+    each decision its turn folds."""
+
+    code: int  # the card's class code (canonical)
+    prog: np.ndarray  # int64 [G]: its clamped group totals
+    ff: np.ndarray  # int64 [decisions]: decision q scores after the first roll (1) or a later one (0)
+    bank: np.ndarray  # int64 [decisions]: ... leaving this many rolls banked (a column of the values)
+
+
 def _i8(*shape: int) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
@@ -102,8 +112,12 @@ def signatures() -> dict[str, tuple[Any, ...]]:
     w = W
     fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
     one = np.int64(1)
+    card = (CardArrays(1, _i8(1), _i8(1), _i8(1)), slots, lay, st, dice)
+    scratch = (one, _f8(1, 1, 1), _f8(1, 1, w), _f8(1, 1, w), _i8(1))
     return {
         "turn_block": fold,
         "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, one, one, _f8(1, 1)),
         "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, one, one, _f8(1, 1)),
+        "card_f8": (*card, _f8(1, 1), *scratch),
+        "card_f4": (*card, np.zeros((1, 1), np.float32), *scratch),
     }

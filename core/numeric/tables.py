@@ -377,6 +377,10 @@ class LegalTables:
                     self._dep = np.array(self.dep_of, dtype=np.int64)
                 return ids[inverse]
 
+    def depends_on_roll(self, cid: int) -> bool:
+        """Whether the legal boxes of cards of class `cid` (from `lookup`) change with the roll."""
+        return self.dep_of[cid] >= 0
+
     def allowed(self, cls: np.ndarray, first: bool, roll: np.ndarray) -> np.ndarray:
         """[rows, boxes] legal boxes of cards of legal classes `cls` holding rolls `roll`."""
         fr = int(first)

@@ -32,6 +32,7 @@ from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
+from ..numeric.records import LayerArrays, SlotArrays, W
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
@@ -108,6 +109,18 @@ def advise(
     actions: list[Keep | Score] = []
     values: list[float] = []
     points: list[int | None] = []
+    fast = _card_turn_cached(solution, card, rolls_left, situation)
+    if fast is not None:  # the card's turn in one compiled call (`_CardTurn`)
+        if rolls_left > 0:
+            kept, rows = _keep_options(graph, roll.dice)
+            actions += kept
+            values += [so_far + x for x in fast.keeps[fast.stages - rolls_left][rows, 0].tolist()]
+            points += [None] * len(kept)
+        for box, now_points, after in fast.own(r, int(first), solution.bank_after(rolls_left)):
+            actions.append(_SCORE[box])
+            values.append(so_far + now_points + after)
+            points.append(now_points)
+        return _ranked(actions, values, points)
     if rolls_left > 0:  # first: it memoises the turn's later rolls, which a later decision's own roll is
         keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
         kept, rows = _keep_options(graph, roll.dice)
@@ -122,7 +135,11 @@ def advise(
             actions.append(_SCORE[box])
             values.append(so_far + now_points[b] + after[b])
             points.append(now_points[b])
-    # best first; on a tie a box before a keep, else as listed (keeps, then boxes in card order)
+    return _ranked(actions, values, points)
+
+
+def _ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
+    """The options best first; on a tie a box before a keep, else as listed (keeps, then boxes in card order)."""
     order = sorted(zip([-x for x in values], [p is None for p in points], range(len(values)), strict=True))
     return [Option(actions[i], values[i], n == 0, points[i]) for n, (_, _, i) in enumerate(order)]
 
@@ -280,6 +297,165 @@ def _compiled(v: Variant) -> bool:
     return compiled.MODE == "aot" or (compiled.MODE == "jit" and _tables_answer(v))
 
 
+class _ClassArrays(NamedTuple):
+    """What every card of one score class and one legal class scores, as the card kernel's records: a
+    one-state layer (a row of points and of successor slots per box and first roll or not, the legal boxes)
+    and the successors of each box's scores (`numeric.card`); for a decision's own roll, the same as
+    [2 (first roll?), rolls, boxes] arrays."""
+
+    layer: LayerArrays
+    slots: SlotArrays
+    points: np.ndarray  # int64 [2, rolls, boxes]: what scoring adds now
+    slot_of: np.ndarray  # int64 [2, rolls, boxes]: the successor slot of the box's score
+    legal: np.ndarray  # bool [2, rolls, boxes] (open boxes only)
+
+
+#: box slots the card kernel takes at most (its layer marks the slots a row reaches in an int64's bits)
+MAX_SLOTS = 62
+
+
+def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> _ClassArrays | None:
+    """The `_ClassArrays` of the card row vals[0] from the score and legality tables, memoised per pair of
+    classes; None where a box has more distinct scores than `MAX_SLOTS`. Raises Untabulable as they do."""
+    scores, legal, mult = _tables_of(v)
+    cid, shaped, box_scores = _class_of(v, scores, vals)
+    lcid = int(legal.lookup(vals)[0])
+    memo = _CLASSES.get(v.fingerprint)
+    if memo is None or memo[0] is not scores:
+        memo = _CLASSES[v.fingerprint] = (scores, {})
+    hit = memo[1].get((cid, lcid))
+    if hit is not None and hit[0] is scores.traced.tables[cid] and hit[1] is legal.simple[lcid]:
+        return hit[2]
+    nb, n_rolls = len(v.box_ids), scores.R
+    ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
+    ok &= vals[0] == EMPTY
+    distinct = [np.unique(box_scores[..., b]) for b in range(nb)]
+    kmax = max(len(k) for k in distinct)
+    if kmax > MAX_SLOTS:
+        return None
+    slot_of = np.stack([np.searchsorted(distinct[b], box_scores[..., b]) for b in range(nb)], axis=-1)
+    ix = solution.index
+    add, inc = np.zeros((nb, kmax), dtype=np.int64), np.zeros((nb, kmax, max(ix.G, 1)), dtype=np.int64)
+    for b, k in enumerate(distinct):
+        add[b, : len(k)] = [(1 << b) + (ix.digit_of(b, int(x)) * ix.radix[b] << nb) for x in k.tolist()]
+        inc[b, : len(k), : ix.G] = ix.group_masks[:, b][None, :] * k[:, None]
+    points = _box_points(v, box_scores, shaped, mult)
+    bits = (ok * (np.int64(1) << np.arange(nb, dtype=np.int64))).sum(axis=-1)  # [2, rolls]
+    rows = np.arange(2 * nb).reshape(nb, 2).astype(np.int32)  # box b's row after a later roll, then the first
+    point_rows = points.transpose(2, 0, 1).reshape(2 * nb, n_rolls).astype(np.float64)
+    slot_rows = slot_of.transpose(2, 0, 1).reshape(2 * nb, n_rolls).astype(np.int32)
+    reach = np.array([sum(1 << k for k in set(row)) for row in slot_rows.tolist()], dtype=np.int64)
+    filled = int(sum(1 << b for b in range(nb) if vals[0, b] != EMPTY))
+    one = np.zeros(1, dtype=np.int64)
+    per_roll = legal.depends_on_roll(lcid)
+    layer = LayerArrays(
+        np.array([filled], dtype=np.int64), np.zeros((1, max(ix.G, 1)), dtype=np.int64), one,
+        bits[0, :1].copy(), bits[1, :1].copy(), one - 1 if not per_roll else one,
+        np.ascontiguousarray(bits.T[None, :, :]), point_rows, slot_rows, reach, rows[None], rows[None].copy(),
+        False, one, one, False,
+    )  # fmt: skip
+    got = _ClassArrays(layer, SlotArrays(add, inc, np.array([len(k) for k in distinct], dtype=np.int64)), points,
+                       slot_of, ok)  # fmt: skip
+    memo[1][(cid, lcid)] = (scores.traced.tables[cid], legal.simple[lcid], got)
+    return got
+
+
+_CLASSES: dict[str, tuple[ScoreTables, dict[tuple[int, int], tuple[np.ndarray, np.ndarray, _ClassArrays]]]] = {}
+
+
+class _CardTurn(NamedTuple):
+    """One card's turn from the card kernel: the keeps' values at each decision it folded, and the value of
+    where each box's scores lead."""
+
+    cls: _ClassArrays
+    sv: np.ndarray  # [boxes, banks, slots]: the value of the state (box, slot) leads to, per bank
+    keeps: np.ndarray  # [stages, keeps, W]: lane 0, the keeps' values with stages - stage rolls left
+    stages: int
+    box_ids: tuple[str, ...]
+
+    def own(self, r: int, ff: int, bank: int) -> list[tuple[str, int, float]]:
+        """(box, points now, expected points after) of each legal box for roll `r`, after the first
+        roll (ff = 1) or a later one, leaving `bank` rolls banked; SolverError where one leads nowhere."""
+        c = self.cls
+        legal, pts, slot = c.legal[ff, r].tolist(), c.points[ff, r].tolist(), c.slot_of[ff, r].tolist()
+        sv = self.sv
+        out = []
+        for b, box in enumerate(self.box_ids):
+            if legal[b]:
+                after = float(sv[b, bank, slot[b]])
+                if after != after:
+                    raise SolverError(_UNREACHABLE)
+                out.append((box, pts[b], after))
+        return out
+
+
+def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: Situation | None) -> _CardTurn | None:
+    """The card's turn from the card kernel with at least `rolls_left` rolls left (memoised: the turn's next
+    decisions are lookups); None where it does not serve: no compiled kernels, score tables not answering
+    yet, a game situation, an estimate of the values (not a `Solution`)."""
+    v = solution.variant
+    if situation is not None or not isinstance(solution, Solution) or not _compiled(v) or not _tables_answer(v):
+        return None
+    from ..numeric import card as kernel
+
+    if not kernel.AVAILABLE:
+        return None
+    got = _memo_peek(("turn", card), solution)
+    if isinstance(got, _CardTurn) and got.stages >= rolls_left:
+        return got
+    try:
+        made = _card_turn(solution, card, rolls_left)
+    except Untabulable:
+        _UNTABULABLE.add(v.fingerprint)
+        return None
+    _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
+    if made is not None:
+        _LATER[(id(solution), "turn", card)] = (weakref.ref(solution), made)
+        _LATER.move_to_end((id(solution), "turn", card))
+        if len(_LATER) > 64:
+            _LATER.popitem(last=False)
+    return made
+
+
+def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | None:
+    """`card_turn` for `card`: every keep's value at the decisions with rolls_left, rolls_left - 1, ... 1 rolls
+    left (the turn's later rolls scored as `_later_cached` scores them), and its successors' values."""
+    from ..numeric.card import CardArrays, card_turn
+
+    v = solution.variant
+    vals = solution.row_of(card)
+    cls = _class_arrays(v, solution, vals)
+    if cls is None:
+        return None
+    codes, prog = solution.index.encode(vals)
+    banks = [solution.bank_after(left) for left in range(rolls_left)]
+    banks += banks[-1:]  # the fold's top decision (its own roll is scored apart)
+    n = len(banks)
+    arrays = CardArrays(int(codes[0]), prog[0], np.zeros(n, dtype=np.int64), np.array(banks, dtype=np.int64))
+    d = solution.graph.arrays
+    nb, kmax = cls.slots.add.shape
+    values = solution.values.reshape(solution.values.shape[0], -1)
+    sv = np.empty((nb, values.shape[1], kmax))
+    score = np.zeros((n, d.roll_probs.shape[0], W))
+    keeps = np.empty((rolls_left, int(d.levels[d.dice]), W) if rolls_left > 0 else (0, 0, W))
+    ok = np.ones(1, dtype=np.int64)
+    slots = cls.slots
+    ix = solution.index
+    if ix.symmetric:  # a group's open box fills where its canonical class fills next: its first open box
+        nxt = int(ix.first_open(np.array(ix.full & ~int(codes[0]), dtype=np.int64)))
+        fill = [1 << b for b in range(nb)]
+        for group in ix.symmetric:
+            at = [x for x in group if (nxt >> x) & 1]
+            for b in group:
+                fill[b] = 1 << at[0] if at else 0
+        shift = np.array(fill, dtype=np.int64) - (np.int64(1) << np.arange(nb, dtype=np.int64))
+        slots = SlotArrays(slots.add + shift[:, None], slots.inc, slots.used)
+    card_turn(arrays, slots, cls.layer, ix.arrays, d, values, nb, sv, score, keeps, ok)
+    if not ok[0]:
+        raise SolverError(_UNREACHABLE)
+    return _CardTurn(cls, sv, keeps, rolls_left, v.box_ids)
+
+
 def _futures(solution: Values, card: Card, fills: list[tuple[str, int]], bank: int = 0) -> np.ndarray:
     """`Solution.futures`, refusing a successor the solver never reached (the card cannot arise in play)."""
     out = solution.futures(card, fills, bank) if fills else np.zeros(0)
@@ -344,21 +520,9 @@ def _later_from_tables(
     only: int | None = None,
 ) -> Scored:
     v = solution.variant
-    got = _TABLES.get(v.fingerprint)
-    if got is None or got[0].variant.hooks is not v.hooks:
-        got = _TABLES[v.fingerprint] = (
-            ScoreTables(v, [b.id for b in v.declared_bonuses]),
-            LegalTables(v),
-            np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64),
-        )
-    scores, legal, mult = got
+    scores, legal, mult = _tables_of(v)
     vals = solution.row_of(card)
-    _, shaped, box_scores = scores.card(vals[0])
-    if scores.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
-        del _TABLES[v.fingerprint]
-        raise Untabulable(f"the score tables grew past {MAX_TABLE_BYTES >> 20} MiB; the engine answers from here on")
-    if len(scores.award_ids) > len(v.declared_bonuses):
-        raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know: the engine values it")
+    _, shaped, box_scores = _class_of(v, scores, vals)
     asked = np.arange(scores.R) if only is None else np.array([only])  # the rolls scored: all, or the one
     ok = None
     if situation is None or v.fingerprint not in _SITUATED:
@@ -375,11 +539,7 @@ def _later_from_tables(
     fr = int(first)
     rows = slice(None) if only is None else slice(only, only + 1)
     got_scores = box_scores[fr, rows]  # [asked rolls, boxes], legal or not: dense arrays, few numpy calls
-    # what a box adds to the score: its score times its column's multiplier, plus the score-figure awards
-    points = got_scores * mult
-    for a, bonus in enumerate(v.declared_bonuses):
-        if bonus.figure == "score":
-            points += shaped[fr, rows, :, 1 + a]
+    points = _box_points(v, got_scores, shaped[fr, rows], mult)
     after = np.full(ok.shape, -np.inf)
     if ok.any():
         lo = int(got_scores.min())
@@ -391,6 +551,39 @@ def _later_from_tables(
     out = Scored.empty(solution.graph.n_rolls, len(v.box_ids))
     out.legal[only], out.points[only], out.after[only] = ok[0], np.where(ok[0], points[0], 0), after[0]
     return out
+
+
+def _box_points(v: Variant, box_scores: np.ndarray, shaped: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """What scoring a box adds (`box_scores` [..., boxes]; `shaped` the score tables' rows [..., boxes, columns]):
+    its score times its column's multiplier, plus the score-figure awards."""
+    points = box_scores * mult
+    for a, bonus in enumerate(v.declared_bonuses):
+        if bonus.figure == "score":
+            points += shaped[..., 1 + a]
+    return points
+
+
+def _tables_of(v: Variant) -> tuple[ScoreTables, LegalTables, np.ndarray]:
+    """The variant's score and legality tables (made empty at first use) and each box's multiplier."""
+    got = _TABLES.get(v.fingerprint)
+    if got is None or got[0].variant.hooks is not v.hooks:
+        got = _TABLES[v.fingerprint] = (
+            ScoreTables(v, [b.id for b in v.declared_bonuses]),
+            LegalTables(v),
+            np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64),
+        )
+    return got
+
+
+def _class_of(v: Variant, scores: ScoreTables, vals: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """`ScoreTables.card` of the card row vals[0]; Untabulable where the tables cannot answer for `v`."""
+    got = scores.card(vals[0])
+    if scores.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
+        del _TABLES[v.fingerprint]
+        raise Untabulable(f"the score tables grew past {MAX_TABLE_BYTES >> 20} MiB; the engine answers from here on")
+    if len(scores.award_ids) > len(v.declared_bonuses):
+        raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know: the engine values it")
+    return got
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

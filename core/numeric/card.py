@@ -1,0 +1,103 @@
+"""The advisor's kernel: one card's turn, from the state values to every keep's value, in one compiled call.
+
+The advisor used to build a card's scoring table with some sixty numpy calls (successor
+lookups, best of each roll, the fold), a few microseconds each: most of a new card's
+cost. Here the same steps run compiled: each open box's successors are looked up
+(`lookup.state_slot`), each decision's best score per roll is the solver's own
+`layer._best_row` over a one-state `LayerArrays`, and the keeps are folded by the
+one turn recursion (`turn.turn_block`). Same sums in the same order as the solver and
+the numpy path: the same bits. `card_turn` is what Python calls (built ahead of time
+per value dtype, or compiled by numba, or plain Python: `compiled.MODE`).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from . import compiled
+from .layer import _best_row
+from .lookup import state_slot
+from .records import CardArrays, DiceArrays, LayerArrays, SlotArrays, StateArrays
+from .turn import W, turn_block
+
+__all__ = ["AVAILABLE", "CardArrays", "card_turn", "jitted"]
+
+
+def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out):
+    """sv[b, q, k] = the value (bank q) of the state box b's slot k leads to, for each open box of the card
+    (`layer.codes[0]`'s low bits: its filled boxes; `sl.add` the class-code increment, `sl.inc` the group
+    totals'); score[q, :, 0] = the best of scoring each roll at decision q (`_best_row`, rows of `layer` for
+    state 0); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the turn folded
+    from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state without a value."""
+    mask = layer.codes[0] & ((1 << nb) - 1)
+    for b in range(nb):
+        if (mask >> b) & 1:
+            continue
+        for k in range(sl.used[b]):
+            at = state_slot(st, card.code + sl.add[b, k], card.prog, sl.inc[b, k])
+            for q in range(sv.shape[1]):
+                sv[b, q, k] = values[at, q]
+    n_rolls = score.shape[1]
+    row = np.empty(n_rolls)
+    ok = True
+    for q in range(score.shape[0]):
+        ok &= _best_row(layer, 0, card.ff[q], card.bank[q], nb, sv, row)
+        for r in range(n_rolls):
+            score[q, r, 0] = row[r]
+    ok_out[0] = 1 if ok else 0
+    if keeps_out.shape[0] > 0:
+        n_rows = d.add_edges.shape[0]
+        pick = np.arange(score.shape[0])
+        turn_block(
+            score, pick, pick, d, np.empty((n_rolls, W)), np.empty((n_rows, W)), np.empty((n_rows, W)),
+            keeps_out, np.empty((0, 0, W)),
+        )  # fmt: skip
+
+
+def jitted() -> Any:
+    """The card kernel compiled by numba, with what it calls (the `jit` mode, and the ahead-of-time build)."""
+    g = globals()
+    with compiled.JIT_LOCK:
+        if not hasattr(g["_card_turn"], "py_func"):
+            from . import layer, lookup, turn
+
+            layer.jitted()  # compiles `_best_row` in place
+            g["_best_row"] = vars(layer)["_best_row"]
+            g["state_slot"] = lookup.jitted()
+            g["turn_block"] = turn.jitted()
+            g["_card_turn"] = compiled.jit(g["_card_turn"])
+    return g["_card_turn"]
+
+
+AVAILABLE = compiled.MODE == "jit" or (compiled.MODE == "aot" and hasattr(compiled.aot_module(), "card_f8"))
+"""Whether the kernel runs compiled here (an ahead-of-time build from before it was written lacks it)."""
+
+
+@cache
+def _aot(name: str) -> Any:
+    """The ahead-of-time build of `name`, behind its argument check (made once)."""
+    return compiled.aot_kernel(name)
+
+
+def card_turn(
+    card: CardArrays,
+    sl: SlotArrays,
+    layer: LayerArrays,
+    st: StateArrays,
+    d: DiceArrays,
+    values: np.ndarray,
+    nb: int,
+    sv: np.ndarray,
+    score: np.ndarray,
+    keeps_out: np.ndarray,
+    ok_out: np.ndarray,
+) -> None:
+    """`_card_turn` by the kernel this process runs (values (states + 1, banks), float64 or float32)."""
+    args = (card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
+    if compiled.MODE == "aot":
+        _aot("card_f4" if values.dtype == np.float32 else "card_f8")(*args)
+    else:
+        (jitted() if compiled.MODE == "jit" else _card_turn)(*args)
