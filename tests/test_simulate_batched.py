@@ -807,6 +807,8 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
     monkeypatch.setattr(  # which whole turns (not single rolls: `only`) the tables scored
         advice, "_later_from_tables", lambda *args: used.append(args[5]) or advice._later_from_engine(*args)
     )
+    card_turn = advice._card_turn  # a whole turn from the tables in one compiled call
+    monkeypatch.setattr(advice, "_card_turn", lambda *args: used.append(None) or card_turn(*args))
     for state in decision_states(v, 12, seed=5):
         if state.rolls_left:
             advice._LATER.clear()

@@ -324,7 +324,7 @@ def advise_cmd(
                 f"--objective {goal.id} needs the exact solver's table (--strategy optimal); "
                 "bot strong's estimate values the mean only"
             )
-        from ..solver.advice import Values, advise
+        from ..solver.advice import Values, advise, keep_tables, recall_tables
 
         solution: Values
         if strategy == "strong":
@@ -335,10 +335,17 @@ def advise_cmd(
         else:
             solution, _ = load_solution(v, max_states, quiet, False, objective=goal)
 
+        def warn(msg: str) -> None:
+            typer.echo(f"warning: {msg}", err=True)
+
         start = time.perf_counter()
+        if strategy == "optimal":  # the score tables kept beside the table: the card needs no engine call
+            recall_tables(solution, warn)
         first = left == most
         options = advise(solution, the_card, values, left, first)
         seconds = time.perf_counter() - start
+        if strategy == "optimal":
+            keep_tables(solution, warn)
     except DicecupError as exc:
         raise fail(str(exc)) from None
     notes = v.solitaire_notes()

@@ -187,6 +187,43 @@ class Traced:
         self.tables.append(table)
         return cid
 
+    def state(self, width: int) -> dict[str, np.ndarray]:
+        """What was learned, as arrays (the first `width` columns of each table): every entry's reads, the
+        facts classes are keyed on, each class's key and table. `restore` takes it back (the memo of single
+        entries is not kept: a class met later asks the engine again, entry by entry)."""
+        lens = np.array([-1 if r is None else len(r) for r in self.reads], dtype=np.int64)
+        flat = np.array([f for r in self.reads if r for f in r], dtype=np.int64)
+        keys = sorted(self.class_of.items(), key=lambda kv: kv[1])
+        n = len(self.tables)
+        stacked = np.stack([t[:, :width] for t in self.tables]) if n else np.zeros((0, self.entries, width), int)
+        if n and np.abs(stacked).max() < 1 << 31:
+            stacked = stacked.astype(np.int32)  # half the bytes to read back
+        return {
+            "reads_len": lens,
+            "reads": flat,
+            "keyed": np.array(self.keyed, dtype=np.int64),
+            "keys": np.array([k for k, _ in keys], dtype=np.int64).reshape(n, len(self.keyed)),
+            "tables": stacked,
+        }
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Take back what `state` gave (of tables for the same rules); ValueError where the arrays do not fit."""
+        lens, flat, keyed, keys, tables = (arrays[k] for k in ("reads_len", "reads", "keyed", "keys", "tables"))
+        n = len(tables)
+        if lens.shape != (self.entries,) or int(lens[lens > 0].sum()) != len(flat) or keys.shape != (n, len(keyed)):
+            raise ValueError("the learned tables do not fit these rules")
+        if tables.ndim != 3 or tables.shape[1] != self.entries or tables.shape[2] > self.width:
+            raise ValueError("the learned tables do not fit these rules")
+        at, reads = 0, []
+        for k in lens.tolist():
+            reads.append(None if k < 0 else tuple(flat[at : at + k].tolist()))
+            at += max(k, 0)
+        full = np.zeros((n, self.entries, self.width), dtype=np.int64)
+        full[:, :, : tables.shape[2]] = tables
+        self.reads, self.memo, self.keyed = reads, {}, tuple(keyed.tolist())
+        self.class_of = {tuple(k): c for c, k in enumerate(keys.tolist())}
+        self.tables, self._stacked = list(full), None
+
     def classes(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(class id per card row, tables [classes, entries, width]) for many cards.
 
@@ -264,6 +301,24 @@ class ScoreTables:
             shaped = self.traced.tables[cid].reshape(2, self.R, self.nb, self.traced.width)
             got = self._cards[cid] = (self.traced.tables[cid], shaped, np.ascontiguousarray(shaped[..., 0]))
         return cid, got[1], got[2]
+
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(award ids, arrays): what was learned, to keep beside the solver's table (`restore` takes it
+        back). Only the score and award columns in use are kept; tables with events are not kept."""
+        if self.event_ids is not None:
+            raise Untabulable("score tables with events are not kept")
+        return {"award_ids": list(self.award_ids)}, self.traced.state(1 + len(self.award_ids))
+
+    def restore(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        """Take back `state` (made for the same rules); ValueError where it does not fit."""
+        ids = meta.get("award_ids")
+        if not isinstance(ids, list) or not all(isinstance(a, str) for a in ids) or len(ids) > self.max_awards:
+            raise ValueError("the learned award ids do not fit these rules")
+        if ids[: len(self.award_ids)] != self.award_ids or arrays["tables"].shape[-1:] != (1 + len(ids),):
+            raise ValueError("the learned award ids do not fit these rules")
+        self.traced.restore(arrays)
+        self.award_ids[:] = ids
+        self._points, self._cards = None, {}
 
     @property
     def nbytes(self) -> int:
@@ -376,6 +431,50 @@ class LegalTables:
                     self._simple = np.stack(self.simple)
                     self._dep = np.array(self.dep_of, dtype=np.int64)
                 return ids[inverse]
+
+    def state(self) -> dict[str, np.ndarray]:
+        """What was learned, as arrays: the facts classes are keyed on, each class's key, a card of it, its
+        legal boxes where the roll does not matter, and the per-roll answers asked so far. `restore` takes
+        it back."""
+        keys = sorted(self.class_of.items(), key=lambda kv: kv[1])
+        n = len(self.simple)
+        return {
+            "reads": np.array(self.reads, dtype=np.int64),
+            "keys": np.array([k for k, _ in keys], dtype=np.int64).reshape(n, len(self.reads)),
+            "rows": np.array(self.rows, dtype=np.int64).reshape(n, self.nb),
+            "simple": np.array(self.simple, dtype=bool).reshape(n, 2, self.nb),
+            "dep_of": np.array(self.dep_of, dtype=np.int64),
+            "per_roll": self.per_roll[: self.n_dep].copy(),
+            "known": self.known[: self.n_dep].copy(),
+        }
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Take back what `state` gave (for the same rules); ValueError where the arrays do not fit."""
+        reads, keys, rows, simple, dep_of, per_roll, known = (
+            arrays[k] for k in ("reads", "keys", "rows", "simple", "dep_of", "per_roll", "known")
+        )
+        n, n_dep = len(keys), len(per_roll)
+        fits = (
+            keys.shape == (n, len(reads))
+            and rows.shape == (n, self.nb)
+            and simple.shape == (n, 2, self.nb)
+            and dep_of.shape == (n,)
+            and per_roll.shape == (n_dep, 2, self.R, self.nb)
+            and known.shape == (n_dep, 2, self.R)
+            and sorted(dep_of[dep_of >= 0].tolist()) == list(range(n_dep))
+            and bool((dep_of >= -1).all())
+        )
+        if not fits:
+            raise ValueError("the learned legal tables do not fit these rules")
+        self.reads = tuple(reads.tolist())
+        self._reset()
+        self.class_of = {tuple(k): c for c, k in enumerate(keys.tolist())}
+        self.rows = list(rows)
+        self.simple = list(simple.astype(bool))
+        self.dep_of = dep_of.tolist()
+        self.per_roll, self.known, self.n_dep = per_roll.astype(bool), known.astype(bool), n_dep
+        if n:
+            self._simple, self._dep = np.stack(self.simple), np.array(self.dep_of, dtype=np.int64)
 
     def depends_on_roll(self, cid: int) -> bool:
         """Whether the legal boxes of cards of class `cid` (from `lookup`) change with the roll."""

@@ -3,11 +3,16 @@
 `advise` needs only the state values (a cached table): a variant's first cards
 are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
 the table alone where that is all a decision asks; later ones by memoised score
-tables. Keeps are folded by the compiled turn recursion where it is built ahead of
-time; where numba would compile it, a one-card `dicecup advise` folds with its
-numpy twin and imports no compiler. A card's scored rolls, its successors' values and its keeps' values
-are memoised, so the next decision of the same turn is a lookup. `Policy` serves bots and simulation: it
-plays from the rule tables the solver built, one turn table per state, memoised.
+tables. The score tables can be kept beside the cached table (`keep_tables`,
+signed as the table is) and read back by the next process (`recall_tables`,
+what `dicecup advise` does), whose first card then needs no engine call. Where
+the kernels are compiled, a card's turn from the tables (successors, best score
+of each roll, the keeps) is one call of `numeric.card`; elsewhere keeps are
+folded by the compiled turn recursion where it is built ahead of time, or its
+numpy twin (no compiler imported for a one-card `dicecup advise`): the same bits
+every way. A card's turn is memoised, so the next decision of the same turn is a
+lookup. `Policy` serves bots and simulation: it plays from the rule tables the
+solver built, one turn table per state, memoised.
 """
 
 from __future__ import annotations
@@ -39,7 +44,18 @@ from .errors import SolverError
 from .solve import Solution, TurnTables
 from .space import most_banked
 
-__all__ = ["Option", "Values", "advise", "turn_start_value", "advise_state", "best_action", "Policy", "OptimalBot"]
+__all__ = [
+    "Option",
+    "Values",
+    "advise",
+    "turn_start_value",
+    "advise_state",
+    "best_action",
+    "Policy",
+    "OptimalBot",
+    "recall_tables",
+    "keep_tables",
+]
 
 
 class Option(NamedTuple):
@@ -291,10 +307,11 @@ def _fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
 
 def _compiled(v: Variant) -> bool:
     """Whether to fold with the compiled turn recursion: always where it is built ahead of time; where numba
-    would compile it, once this process has advised enough cards of `v` to earn that (`_tables_answer`)."""
+    would compile it, once this process has advised `TABLES_AFTER` cards of `v` (a one-card process does not
+    wait for a compiler)."""
     from ..numeric import compiled
 
-    return compiled.MODE == "aot" or (compiled.MODE == "jit" and _tables_answer(v))
+    return compiled.MODE == "aot" or (compiled.MODE == "jit" and _ASKED.get(v.fingerprint, 0) >= TABLES_AFTER)
 
 
 class _ClassArrays(NamedTuple):
@@ -329,7 +346,7 @@ def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> _ClassArr
     nb, n_rolls = len(v.box_ids), scores.R
     ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
     ok &= vals[0] == EMPTY
-    distinct = [np.unique(box_scores[..., b]) for b in range(nb)]
+    distinct = [_sorted_distinct(box_scores[..., b]) for b in range(nb)]
     kmax = max(len(k) for k in distinct)
     if kmax > MAX_SLOTS:
         return None
@@ -358,6 +375,12 @@ def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> _ClassArr
                        slot_of, ok)  # fmt: skip
     memo[1][(cid, lcid)] = (scores.traced.tables[cid], legal.simple[lcid], got)
     return got
+
+
+def _sorted_distinct(a: np.ndarray) -> np.ndarray:
+    """The distinct values of `a`, ascending (np.unique would import numpy.ma: 15 ms of a one-card process)."""
+    flat = np.sort(a, axis=None)
+    return flat[np.concatenate([[True], flat[1:] != flat[:-1]])]
 
 
 _CLASSES: dict[str, tuple[ScoreTables, dict[tuple[int, int], tuple[np.ndarray, np.ndarray, _ClassArrays]]]] = {}
@@ -408,8 +431,8 @@ def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: 
     except Untabulable:
         _UNTABULABLE.add(v.fingerprint)
         return None
-    _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
-    if made is not None:
+    if made is not None:  # (else the path it falls back to counts the card)
+        _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
         _LATER[(id(solution), "turn", card)] = (weakref.ref(solution), made)
         _LATER.move_to_end((id(solution), "turn", card))
         if len(_LATER) > 64:
@@ -573,6 +596,72 @@ def _tables_of(v: Variant) -> tuple[ScoreTables, LegalTables, np.ndarray]:
             np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64),
         )
     return got
+
+
+TABLES_KIND = "advice-tables"
+TABLES_LAYOUT = 1  # of what `keep_tables` writes: a file of another layout is refused
+
+
+def _learned(v: Variant) -> tuple[int, int, int]:
+    """How much the variant's tables hold (score classes, legal classes, per-roll answers): what grows."""
+    got = _TABLES.get(v.fingerprint)
+    if got is None:
+        return (0, 0, 0)
+    scores, legal, _ = got
+    return len(scores.traced.tables), len(legal.simple), int(legal.known[: legal.n_dep].sum())
+
+
+#: per variant fingerprint: `_learned` when its tables were last read from or written to the cache
+_KEPT: dict[str, tuple[int, int, int]] = {}
+
+
+def recall_tables(solution: Values, warn: Callable[[str], None] | None = None) -> bool:
+    """Read the score and legality tables kept beside `solution`'s cached table (`keep_tables`), so that the
+    process's first card needs no engine call; True when they were there and fit. Where they are not,
+    the tables are learned from the first card on (no engine-scored first cards): `keep_tables` then keeps
+    them. A file that fails its signature, is stale or does not fit is deleted (`cache.load_arrays`)."""
+    from . import cache
+
+    v = solution.variant
+    got = cache.load_arrays(v, TABLES_KIND, warn)
+    scores, legal, _ = _tables_of(v)  # made: the tables answer from the first card (`_tables_answer`)
+    if got is None or len(scores.traced.tables) or len(legal.simple):
+        return False
+    meta, arrays = got
+    try:
+        if meta.get("layout") != TABLES_LAYOUT:
+            raise ValueError("another layout")
+        score_arrays = {k[2:]: a for k, a in arrays.items() if k.startswith("s_")}
+        scores.restore(meta.get("scores", {}), score_arrays)
+        legal.restore({k[2:]: a for k, a in arrays.items() if k.startswith("l_")})
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        del _TABLES[v.fingerprint]  # half restored: start empty
+        (warn or (lambda message: None))(f"the kept {TABLES_KIND} do not fit ({exc}); they are made again")
+        try:
+            cache.arrays_path(v, TABLES_KIND).unlink(missing_ok=True)
+        except OSError:
+            pass
+        return False
+    _KEPT[v.fingerprint] = _learned(v)
+    return True
+
+
+def keep_tables(solution: Values, warn: Callable[[str], None] | None = None) -> None:
+    """Keep the variant's score and legality tables beside its cached table (signed as it is) when they
+    learned something since they were read or kept; nothing where the tables do not answer for it."""
+    from . import cache
+
+    v = solution.variant
+    if v.fingerprint not in _TABLES or v.fingerprint in _UNTABULABLE or _learned(v) == _KEPT.get(v.fingerprint):
+        return
+    scores, legal, _ = _TABLES[v.fingerprint]
+    try:
+        meta, score_arrays = scores.state()
+    except Untabulable:
+        return
+    arrays = {f"s_{k}": a for k, a in score_arrays.items()} | {f"l_{k}": a for k, a in legal.state().items()}
+    cache.save_arrays(v, TABLES_KIND, {"layout": TABLES_LAYOUT, "scores": meta}, arrays, warn)
+    _KEPT[v.fingerprint] = _learned(v)
 
 
 def _class_of(v: Variant, scores: ScoreTables, vals: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +58,9 @@ __all__ = [
     "load_record",
     "save_record",
     "record_path",
+    "save_arrays",
+    "load_arrays",
+    "arrays_path",
 ]
 
 CACHE_ENV = "DICECUP_CACHE_DIR"
@@ -257,11 +261,11 @@ def _secret() -> bytes:
         raise CacheUnavailable(f"cannot create the key file {path}: {exc}") from None
 
 
-def _mac(secret: bytes, header: dict, arrays: dict[str, np.ndarray]) -> str:
+def _mac(secret: bytes, header: dict, arrays: dict[str, np.ndarray], names: Iterable[str] = _ARRAYS) -> str:
     """HMAC-SHA256 of the header (without its MAC) and every array's name, type, shape and bytes."""
     h = hmac.new(secret, digestmod=hashlib.sha256)
     h.update(json.dumps({k: v for k, v in header.items() if k != "hmac"}, sort_keys=True).encode())
-    for name in _ARRAYS:
+    for name in names:
         a = np.ascontiguousarray(arrays[name])
         h.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
         h.update(a.reshape(-1).view(np.uint8).data)  # the bytes in place: a large table is not copied
@@ -471,6 +475,100 @@ def save_record(variant: Variant, kind: str, payload: dict, warn: Callable[[str]
                 old.unlink(missing_ok=True)
     except (OSError, FileError, CacheUnavailable) as exc:
         (warn or (lambda message: None))(f"the {kind} record is not kept: {exc}")
+
+
+# ---------------------------------------------------------------------- signed arrays beside the table
+
+ARRAYS_FORMAT = "dicecup/arrays-1"
+ARRAYS_LIMIT = 64 << 20  # what is kept beside a table: the advisor's score tables, a few hundred kB to MBs
+
+
+def arrays_path(variant: Variant, kind: str) -> Path:
+    """Where the arrays of `kind` about `variant` live: beside its table, `<stem>-<key>.<kind>.npz`."""
+    safe = "".join(c for c in kind if c.isalnum() or c == "-")[:32] or "arrays"
+    return cache_dir() / f"{_stem(variant)}-{cache_key(variant)}.{safe}.npz"
+
+
+def save_arrays(
+    variant: Variant, kind: str, meta: dict, arrays: dict[str, np.ndarray], warn: Callable[[str], None] | None = None
+) -> None:
+    """Sign (as a table is signed: the cache key, the variant's fingerprint, every array's bytes) and write
+    atomically named arrays of `kind` about `variant` with a small JSON `meta`; where the cache cannot be used
+    or they are over `ARRAYS_LIMIT`, nothing is kept (a warning). Older ones of the same variant are removed."""
+    path = arrays_path(variant, kind)
+    say = warn or (lambda message: None)
+    names = sorted(arrays)
+    if sum(a.nbytes for a in arrays.values()) > ARRAYS_LIMIT:
+        say(f"the {kind} arrays are not kept: over {ARRAYS_LIMIT >> 20} MiB")
+        return
+    try:
+        secret = _secret()
+        header = {
+            "format": ARRAYS_FORMAT,
+            "kind": kind,
+            "key": cache_key(variant),
+            "fingerprint": variant.fingerprint,
+            "names": names,
+            "meta": meta,
+        }
+        header["hmac"] = _mac(secret, header, arrays, names)
+        head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        named: dict[str, Any] = {"header": head} | {f"a_{n}": arrays[n] for n in names}
+        write_atomic_with(path, lambda fh: np.savez(fh, **named))
+        for old in path.parent.glob(f"{_stem(variant)}-*.{path.name.rsplit('.', 2)[-2]}.npz"):
+            if old != path and old.is_file() and not old.is_symlink():
+                old.unlink(missing_ok=True)
+    except (OSError, FileError, CacheUnavailable) as exc:
+        say(f"the {kind} arrays are not kept: {_reason(exc)}")
+
+
+def load_arrays(
+    variant: Variant, kind: str, warn: Callable[[str], None] | None = None
+) -> tuple[dict, dict[str, np.ndarray]] | None:
+    """(meta, arrays) that `save_arrays` wrote for `variant`, or None when there are none or they cannot be
+    trusted: not signed with this user's key, tampered with, stale (other rules, plugins or solver version),
+    garbled, too big, not a regular file. A bad file is deleted (said through `warn`); the caller computes
+    the arrays again."""
+    path = arrays_path(variant, kind)
+    say = warn or (lambda message: None)
+    try:
+        secret = _secret()
+        raw = fileio.read_bytes(path, limit=ARRAYS_LIMIT + (1 << 20), what=f"{kind} arrays")
+    except FileNotFoundError:
+        return None
+    except (OSError, FileError, CacheUnavailable) as exc:
+        if isinstance(exc, FileError) and not path.exists():
+            return None
+        say(f"the {kind} arrays are not used: {_reason(exc)}")
+        return None
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            header = json.loads(bytes(data["header"]).decode())
+            names = header["names"]
+            arrays = {n: data[f"a_{n}"] for n in names}
+        ok = (
+            isinstance(header, dict)
+            and header.get("format") == ARRAYS_FORMAT
+            and isinstance(header.get("hmac"), str)
+            and hmac.compare_digest(header["hmac"], _mac(secret, header, arrays, names))
+            and header.get("kind") == kind
+            and header.get("key") == cache_key(variant)
+            and header.get("fingerprint") == variant.fingerprint
+            and isinstance(header.get("meta"), dict)
+        )
+    except Exception:  # garbled: not an npz, no header, a missing array, a bad name
+        ok = False
+    if not ok:
+        say(f"the {kind} arrays {path} are damaged, stale or not ours; they are removed and made again")
+        try:
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+        except OSError:
+            pass
+        return None
+    meta: dict = header["meta"]
+    return meta, arrays
 
 
 # ---------------------------------------------------------------------- checking values

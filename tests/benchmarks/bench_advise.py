@@ -11,8 +11,11 @@ computed from the rules) and again (memoised); and the next decision of a turn
 after its first. As a whole process, `dicecup
 advise` runs against a Python one-liner that loads the peer's table and asks
 one position, alternating the two so that drift cancels; medians and the
-median of the pairwise ratios are printed (bytecode caches allowed, written by a
-warm-up run). The peer is skipped, with a note, when `yatzy-solver` is not installed.
+median of the pairwise ratios are printed, of wall time and of the processes' CPU
+time (user + system: less swayed by a busy machine), with the load average
+(bytecode caches allowed, and the advisor's score tables kept beside its table,
+both written by a warm-up run). The peer is skipped, with a note, when
+`yatzy-solver` is not installed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -100,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         if pos[0] == before[0] and pos[2] < before[2]:
             ask_new(before)
             nexts += _per_call(ask, [pos])
+    print(f"load average {os.getloadavg()[0]:.2f} (2 cores shared)" if hasattr(os, "getloadavg") else "")
     print(
         f"dicecup in process, {len(positions)} positions: new card {_ms(cold)}, same card again {_ms(warm)}, "
         f"next decision of the turn {_ms(nexts)} ({len(nexts)} of them)"
@@ -125,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         for pos, sit in zip(positions, sits, strict=True)
     )
     print(f"largest gap between the two best values (peer table in float32): {gap:.2e}")
+    peer_ms = statistics.median(peer_times)
     print(
-        f"ratio of medians, dicecup / peer: new card {statistics.median(cold) / statistics.median(peer_times):.0f}x, "
-        f"same card {statistics.median(warm) / statistics.median(peer_times):.0f}x"
+        f"ratio of medians, dicecup / peer: new card {statistics.median(cold) / peer_ms:.1f}x, "
+        f"same card {statistics.median(warm) / peer_ms:.1f}x, next decision {statistics.median(nexts) / peer_ms:.1f}x"
     )
 
     exe = os.path.join(os.path.dirname(sys.executable), "dicecup")
@@ -140,20 +146,31 @@ def main(argv: list[str] | None = None) -> int:
     ]
     # bytecode caches allowed (the warm-up writes them), as an installed package has them
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    a, b = [], []
-    for cmd in (ours, theirs):  # warm-up: file caches, bytecode caches
+    a, b, a_cpu, b_cpu = [], [], [], []
+    for cmd in (ours, theirs):  # warm-up: file caches, bytecode caches, the advisor's kept score tables
         subprocess.run(cmd, check=True, capture_output=True, env=env)
     for _ in range(args.processes):
-        for cmd, into in ((ours, a), (theirs, b)):
+        for cmd, into, cpu in ((ours, a, a_cpu), (theirs, b, b_cpu)):
+            used = _children_cpu()
             start = time.perf_counter()
             subprocess.run(cmd, check=True, capture_output=True, env=env)
             into.append(time.perf_counter() - start)
+            cpu.append(_children_cpu() - used)
     ratios = [x / y for x, y in zip(a, b, strict=True)]
+    cpu_ratios = [x / y for x, y in zip(a_cpu, b_cpu, strict=True)]
     print(
         f"whole process, median of {args.processes}: dicecup advise {statistics.median(a):.3f} s, "
-        f"peer {statistics.median(b):.3f} s, ratio {statistics.median(ratios):.1f}x"
+        f"peer {statistics.median(b):.3f} s, ratio {statistics.median(ratios):.1f}x; CPU time "
+        f"{statistics.median(a_cpu):.3f} s against {statistics.median(b_cpu):.3f} s, "
+        f"ratio {statistics.median(cpu_ratios):.1f}x (load average {os.getloadavg()[0]:.2f})"
     )
     return 0
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children so far."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
 
 
 if __name__ == "__main__":

@@ -1,0 +1,174 @@
+"""The advisor's score and legality tables kept beside the solver's table: a new process advises its first
+card from them without asking the engine, and a kept file that is tampered with, stale or of another
+layout is refused, deleted and made again, never trusted.
+
+Every test has its own cache folder and key folder, and starts with the advisor knowing no tables.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dicecup.language.model import Variant
+from dicecup.solver import advice, cache
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _solver_helpers import tiny_variant
+from test_simulate_batched import decision_states
+
+
+def _forget() -> None:
+    """What a new process knows of the advisor's tables: nothing."""
+    for memo in (advice._TABLES, advice._ASKED, advice._KEPT, advice._CLASSES, advice._LATER):
+        memo.clear()
+    advice._UNTABULABLE.clear()
+
+
+@pytest.fixture(autouse=True)
+def private_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    monkeypatch.setattr(cache, "_RECENT", {})
+    _forget()
+    yield
+    _forget()
+
+
+def _no_engine(monkeypatch) -> None:
+    """Any score or legality asked of the engine from here on fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the engine was asked")
+
+    monkeypatch.setattr(Variant, "score", refuse)
+    monkeypatch.setattr(Variant, "legal_boxes", refuse)
+
+
+def _ask(solution, states) -> list:
+    return [advice.advise(solution, s.card, s.dice, s.rolls_left, s.first_roll) for s in states]
+
+
+def _engine_answers(solution, states, monkeypatch) -> list:
+    """The advice scored by the engine (the tables never answer): the reference."""
+    with monkeypatch.context() as mp:
+        mp.setattr(advice, "TABLES_AFTER", 10**9)
+        out = []
+        for s in states:
+            advice._LATER.clear()
+            out += _ask(solution, [s])
+    _forget()
+    return out
+
+
+@pytest.mark.parametrize("name", ["flags", "threshold", "banked"])
+def test_kept_tables_advise_a_new_process_without_the_engine(tmp_path, monkeypatch, name):
+    """A first process learns the tables (`recall_tables` finds none) and keeps them; the next one reads them
+    back and advises the same cards, with the engine never asked, giving the engine-scored advice."""
+    v = tiny_variant(tmp_path, name)
+    solution, _ = cache.load_or_solve(v)
+    states = decision_states(v, 30, seed=4)
+    want = _engine_answers(solution, states, monkeypatch)
+    assert advice.recall_tables(solution) is False
+    assert _ask(solution, states) == want
+    advice.keep_tables(solution)
+    path = cache.arrays_path(v, advice.TABLES_KIND)
+    assert path.is_file()
+    _forget()
+    assert advice.recall_tables(solution) is True
+    with monkeypatch.context() as mp:
+        _no_engine(mp)
+        got = []
+        for s in states:
+            advice._LATER.clear()
+            got += _ask(solution, [s])
+    assert got == want
+
+
+def _kept(tmp_path, name: str = "flags"):
+    """A solved tiny variant with its tables kept; (variant, solution, states, engine advice, file)."""
+    v = tiny_variant(tmp_path, name)
+    solution, _ = cache.load_or_solve(v)
+    states = decision_states(v, 12, seed=5)
+    advice.recall_tables(solution)
+    _ask(solution, states)
+    advice.keep_tables(solution)
+    _forget()
+    return v, solution, states, cache.arrays_path(v, advice.TABLES_KIND)
+
+
+def _rewrite(path: Path, change) -> None:
+    """Write the kept file again with `change(header, arrays)` applied and the old signature left as it was."""
+    with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as data:
+        header = json.loads(bytes(data["header"]).decode())
+        arrays = {k: data[k] for k in data.files if k != "header"}
+    change(header, arrays)
+    head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    with open(path, "wb") as fh:
+        np.savez(fh, header=head, **arrays)
+
+
+def _refused(v, solution, states, path, monkeypatch) -> None:
+    """The kept file is refused with a warning and deleted; the advice is the engine's; the tables are kept again."""
+    want = _engine_answers(solution, states, monkeypatch)
+    said: list[str] = []
+    assert advice.recall_tables(solution, said.append) is False
+    assert said and not path.exists()
+    assert _ask(solution, states) == want
+    advice.keep_tables(solution)
+    _forget()
+    assert advice.recall_tables(solution) is True
+
+
+def test_tampered_tables_are_refused_and_made_again(tmp_path, monkeypatch):
+    """One score changed in the kept file (its signature left as it was): refused, never used."""
+    v, solution, states, path = _kept(tmp_path)
+
+    def change(header, arrays):
+        tables = arrays["a_s_tables"]
+        tables[0, 0, 0] += 1
+
+    _rewrite(path, change)
+    _refused(v, solution, states, path, monkeypatch)
+
+
+def test_tables_signed_with_another_key_are_refused(tmp_path, monkeypatch):
+    """A file signed with another user's key (or written by someone else) is not trusted."""
+    v, solution, states, path = _kept(tmp_path)
+    raw = path.read_bytes()
+    (tmp_path / "state" / cache.KEY_FILE).unlink()  # a new key: the file's signature no longer matches
+    path.write_bytes(raw)
+    _refused(v, solution, states, path, monkeypatch)
+
+
+def test_stale_tables_are_refused(tmp_path, monkeypatch):
+    """Tables made for other rules (another cache key: rules code, plugins, solver version) are refused even
+    where they sit under this key's name, signature and all."""
+    v, solution, states, path = _kept(tmp_path)
+    with monkeypatch.context() as mp:
+        mp.setattr(cache, "cache_key", lambda variant: "0" * 24)
+        old = cache.arrays_path(v, advice.TABLES_KIND)
+        advice.recall_tables(solution)
+        _ask(solution, states)
+        advice.keep_tables(solution)  # signed properly, for the other key
+        _forget()
+    path.unlink(missing_ok=True)  # removed already: the other key's file replaced it
+    old.rename(path)
+    _refused(v, solution, states, path, monkeypatch)
+
+
+def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
+    """A properly signed file of another layout of the tables (an older dicecup's) is deleted and made again."""
+    v, solution, states, path = _kept(tmp_path)
+    with monkeypatch.context() as mp:
+        mp.setattr(advice, "TABLES_LAYOUT", advice.TABLES_LAYOUT + 1)
+        advice.recall_tables(solution)
+        _ask(solution, states)
+        advice.keep_tables(solution)
+        _forget()
+    _refused(v, solution, states, path, monkeypatch)
