@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -172,3 +174,40 @@ def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
         advice.keep_tables(solution)
         _forget()
     _refused(v, solution, states, path, monkeypatch)
+
+
+ADVISE_NO_ENGINE = """\
+import sys
+from dicecup.cli import main
+from dicecup.language.model import Variant
+
+def refuse(*args, **kwargs):
+    raise AssertionError("the engine was asked")
+
+if sys.argv[1] == "kept":
+    Variant.score = Variant.legal_boxes = refuse
+try:
+    main(["advise", "-v", "yacht", "-d", "11256", "-q", "--json", "-r", "1"])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+"""
+
+
+def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_path):
+    """The first `dicecup advise` after a solve learns and keeps the tables; the next one, in a new process,
+    advises with every engine score and legality call refused, and says the same."""
+    env = {**os.environ, cache.CACHE_ENV: str(tmp_path / "cache"), cache.STATE_ENV: str(tmp_path / "state")}
+    subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True)
+
+    def run(mode: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", ADVISE_NO_ENGINE, mode], env=env, capture_output=True, text=True, cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        del out["seconds"]
+        return out
+
+    first = run("learn")
+    assert list((tmp_path / "cache").glob(f"*.{advice.TABLES_KIND}.npz"))
+    assert run("kept") == first
