@@ -76,13 +76,13 @@ def test_kept_tables_advise_a_new_process_without_the_engine(tmp_path, monkeypat
     solution, _ = cache.load_or_solve(v)
     states = decision_states(v, 30, seed=4)
     want = _engine_answers(solution, states, monkeypatch)
-    assert advice.recall_tables(solution) is False
+    assert advice.recall_tables(solution.variant) is False
     assert _ask(solution, states) == want
-    advice.keep_tables(solution)
+    advice.keep_tables(solution.variant)
     path = cache.arrays_path(v, advice.TABLES_KIND)
     assert path.is_file()
     _forget()
-    assert advice.recall_tables(solution) is True
+    assert advice.recall_tables(solution.variant) is True
     with monkeypatch.context() as mp:
         _no_engine(mp)
         got = []
@@ -97,9 +97,9 @@ def _kept(tmp_path, name: str = "flags"):
     v = tiny_variant(tmp_path, name)
     solution, _ = cache.load_or_solve(v)
     states = decision_states(v, 12, seed=5)
-    advice.recall_tables(solution)
+    advice.recall_tables(solution.variant)
     _ask(solution, states)
-    advice.keep_tables(solution)
+    advice.keep_tables(solution.variant)
     _forget()
     return v, solution, states, cache.arrays_path(v, advice.TABLES_KIND)
 
@@ -119,12 +119,12 @@ def _refused(v, solution, states, path, monkeypatch) -> None:
     """The kept file is refused with a warning and deleted; the advice is the engine's; the tables are kept again."""
     want = _engine_answers(solution, states, monkeypatch)
     said: list[str] = []
-    assert advice.recall_tables(solution, said.append) is False
+    assert advice.recall_tables(solution.variant, said.append) is False
     assert said and not path.exists()
     assert _ask(solution, states) == want
-    advice.keep_tables(solution)
+    advice.keep_tables(solution.variant)
     _forget()
-    assert advice.recall_tables(solution) is True
+    assert advice.recall_tables(solution.variant) is True
 
 
 def test_tampered_tables_are_refused_and_made_again(tmp_path, monkeypatch):
@@ -155,9 +155,9 @@ def test_stale_tables_are_refused(tmp_path, monkeypatch):
     with monkeypatch.context() as mp:
         mp.setattr(cache, "cache_key", lambda variant: "0" * 24)
         old = cache.arrays_path(v, advice.TABLES_KIND)
-        advice.recall_tables(solution)
+        advice.recall_tables(solution.variant)
         _ask(solution, states)
-        advice.keep_tables(solution)  # signed properly, for the other key
+        advice.keep_tables(solution.variant)  # signed properly, for the other key
         _forget()
     path.unlink(missing_ok=True)  # removed already: the other key's file replaced it
     old.rename(path)
@@ -169,9 +169,9 @@ def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
     v, solution, states, path = _kept(tmp_path)
     with monkeypatch.context() as mp:
         mp.setattr(advice, "TABLES_LAYOUT", advice.TABLES_LAYOUT + 1)
-        advice.recall_tables(solution)
+        advice.recall_tables(solution.variant)
         _ask(solution, states)
-        advice.keep_tables(solution)
+        advice.keep_tables(solution.variant)
         _forget()
     _refused(v, solution, states, path, monkeypatch)
 
@@ -187,7 +187,7 @@ def refuse(*args, **kwargs):
 if sys.argv[1] == "kept":
     Variant.score = Variant.legal_boxes = refuse
 try:
-    main(["advise", "-v", "yacht", "-d", "11256", "-q", "--json", "-r", "1"])
+    main(["advise", "-v", "yacht", "-d", "11256", "-q", "--json", "-r", "1", "-c", "ones=3,sixes=24"])
 except SystemExit as exc:
     assert not exc.code, exc.code
 """
@@ -195,7 +195,7 @@ except SystemExit as exc:
 
 def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_path):
     """The first `dicecup advise` after a solve learns and keeps the tables; the next one, in a new process,
-    advises with every engine score and legality call refused, and says the same."""
+    checks its --card and advises with every engine score and legality call refused, and says the same."""
     env = {**os.environ, cache.CACHE_ENV: str(tmp_path / "cache"), cache.STATE_ENV: str(tmp_path / "state")}
     subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True)
 

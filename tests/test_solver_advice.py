@@ -50,14 +50,21 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
 
 @pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")
 @pytest.mark.parametrize(
-    "name", ["threshold", "served", "flags", "banked", "banked-three", "sym-chance", "sym-upper", "two-columns"]
+    ("name", "precision"),
+    [
+        *((name, "float64") for name in ("threshold", "served", "flags", "banked", "banked-three", "sym-chance")),
+        *((name, "float64") for name in ("sym-upper", "two-columns")),
+        ("threshold", "float32"),
+        ("banked", "float32"),
+    ],
 )
-def test_the_card_kernel_gives_the_numpy_tables_advice_bit_for_bit(tmp_path, monkeypatch, name):
+def test_the_card_kernel_gives_the_numpy_tables_advice_bit_for_bit(tmp_path, monkeypatch, name, precision):
     """A card's turn in one compiled call (`numeric.card`) against the same tables scored and folded in numpy:
     the same options with equal bits, on new cards and on the later decisions of a turn (read from the
-    fold of its first), first rolls and banked rolls included."""
+    fold of its first), first rolls and banked rolls included, from float64 and float32 tables."""
     v = tiny_variant(tmp_path, name)
-    solution = solve(v)
+    solution = solve(v, precision=precision)
+    assert solution.values.dtype == np.dtype(precision)
     monkeypatch.setattr(advice, "TABLES_AFTER", 1)
     states = decision_states(v, 50, seed=7)
     used = []

@@ -194,8 +194,11 @@ def solve_cmd(
         typer.echo(f"note: {note}")
 
 
-def parse_card(text: str | None, variant: Variant) -> Card:
-    """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors)."""
+def parse_card(
+    text: str | None, variant: Variant, known: Callable[[Variant, Card, str], set[int] | None] | None = None
+) -> Card:
+    """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors). `known(variant,
+    card, box)` may tell the scores a box can get on a card from tables learned before (None: the engine)."""
     if not text or not text.strip():
         return Card()
     scores: dict[str, int] = {}
@@ -220,19 +223,26 @@ def parse_card(text: str | None, variant: Variant) -> Card:
         raise DicecupError("--card: every box is filled; the game is over, there is nothing to advise")
     card = Card(scores)
     for box, value in scores.items():
-        if value not in _possible(variant, card, box):
+        if value not in _possible(variant, card, box, known):
             raise DicecupError(f"--card: box {box!r} cannot hold {value} (no roll scores that there)")
     return card
 
 
-def _possible(variant: Variant, card: Card, box: str) -> set[int]:
-    """Scores `box` can get on an empty card, or on this card without it (rules may depend on the card)."""
+def _possible(
+    variant: Variant, card: Card, box: str, known: Callable[[Variant, Card, str], set[int] | None] | None = None
+) -> set[int]:
+    """Scores `box` can get on an empty card, or on this card without it (rules may depend on the card);
+    from `known` where it knows them, else from the engine."""
     out: set[int] = set()
     rest = Card({b: s for b, s in card.scores.items() if b != box})
     for base in (Card(), rest):
-        for roll in variant.all_rolls():
-            for first in (False, True):
-                out.add(variant.score(base, box, roll, first).score)
+        got = known(variant, base, box) if known is not None else None
+        if got is not None:
+            out |= got
+        else:
+            for roll in variant.all_rolls():
+                for first in (False, True):
+                    out.add(variant.score(base, box, roll, first).score)
         if card.scores[box] in out:
             break
     return out
@@ -300,7 +310,24 @@ def advise_cmd(
         goal = read_objective(objective)
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
-        the_card = parse_card(card, v)
+        if strategy not in ("auto", "optimal", "strong"):
+            raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
+        if strategy == "auto":
+            strategy = "optimal" if not goal.is_mean else _auto_strategy(v)
+        if strategy == "strong" and not goal.is_mean:
+            raise DicecupError(
+                f"--objective {goal.id} needs the exact solver's table (--strategy optimal); "
+                "bot strong's estimate values the mean only"
+            )
+
+        def warn(msg: str) -> None:
+            typer.echo(f"warning: {msg}", err=True)
+
+        from ..solver.advice import Values, advise, keep_tables, known_scores, recall_tables
+
+        if strategy == "optimal":  # the score tables kept beside the table: the card is checked and advised
+            recall_tables(v, warn)  # without asking the engine
+        the_card = parse_card(card, v, known_scores)
         from ..solver.space import most_banked
 
         bank_max = most_banked(v, len(the_card.scores))
@@ -315,17 +342,6 @@ def advise_cmd(
                 + (f", plus {banked} banked" if banked else "")
                 + f"), got {left}"
             )
-        if strategy not in ("auto", "optimal", "strong"):
-            raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
-        if strategy == "auto":
-            strategy = "optimal" if not goal.is_mean else _auto_strategy(v)
-        if strategy == "strong" and not goal.is_mean:
-            raise DicecupError(
-                f"--objective {goal.id} needs the exact solver's table (--strategy optimal); "
-                "bot strong's estimate values the mean only"
-            )
-        from ..solver.advice import Values, advise, keep_tables, recall_tables
-
         solution: Values
         if strategy == "strong":
             from ..solver.relax import check_relaxable
@@ -335,17 +351,12 @@ def advise_cmd(
         else:
             solution, _ = load_solution(v, max_states, quiet, False, objective=goal)
 
-        def warn(msg: str) -> None:
-            typer.echo(f"warning: {msg}", err=True)
-
         start = time.perf_counter()
-        if strategy == "optimal":  # the score tables kept beside the table: the card needs no engine call
-            recall_tables(solution, warn)
         first = left == most
         options = advise(solution, the_card, values, left, first)
         seconds = time.perf_counter() - start
         if strategy == "optimal":
-            keep_tables(solution, warn)
+            keep_tables(v, warn)
     except DicecupError as exc:
         raise fail(str(exc)) from None
     notes = v.solitaire_notes()

@@ -6,6 +6,7 @@
 - `turn` / `lookup`: the same recursion and state lookup compiled with numba, for kernels.
 - `objective`: what is maximised, the mean or an exponential utility (`risk:THETA`): the leaf the
   recursion folds (points + value, or exp(theta x points) x value) and how a value is shown.
+- `card`: the advisor's kernel, one card's turn (successors, best score per roll, keeps) in one call.
 
 Nothing here asks the rules: callers hand in the tables they learned from the
 variant's hooks. Importing this package does not import numba.

@@ -50,6 +50,9 @@ class ClassCoding:
             self.radix[b] = r
             r *= len(declared) + 1
         self.n_flagcodes = r
+        self._box_bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)  # box b's bit of a class code
+        # per flagged box: its declared values, and each one's digit (a card's box holds at most one of them)
+        self._flag_digits = {b: (np.array(d, dtype=np.int64), np.arange(1, len(d) + 1)) for b, d in values.items()}
         if symmetric:
             self.symmetric = self._checked_groups(symmetric)
 
@@ -116,11 +119,11 @@ class ClassCoding:
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
         filled = vals != EMPTY
-        code = (filled * (np.int64(1) << np.arange(self.nb, dtype=np.int64))).sum(axis=1).astype(np.int64)
+        code = filled @ self._box_bits  # few numpy calls: the advisor encodes one card at a time
         flagcode = np.zeros(len(vals), dtype=np.int64)
-        for b, declared in self.flag_values.items():
-            match = filled[:, b, None] & (vals[:, b, None] == np.array(declared, dtype=np.int64)[None, :])
-            flagcode += np.where(match.any(axis=1), match.argmax(axis=1) + 1, 0) * self.radix[b]
+        for b, (declared, digits) in self._flag_digits.items():
+            match = (vals[:, b, None] == declared[None, :]) & filled[:, b, None]
+            flagcode += (match @ digits) * self.radix[b]
         return self.canonical(code) + (flagcode << self.nb)
 
     def class_of_card(self, card: Card) -> int:

@@ -118,9 +118,10 @@ def aot_kernel(name: str) -> Callable[..., Any]:
     return call
 
 
-_RECORDS: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=8)
-"""The last small records that passed `_fits` (immutable tuples of arrays, such as the dice graph's: checked
-once, not on every call)."""
+_RECORDS: collections.OrderedDict[int, tuple[Any, ...]] = collections.OrderedDict()
+"""The last small records that passed `_fits`, by id (immutable tuples of arrays, such as the dice graph's:
+checked once, not on every call; each held, so that its id cannot be reused by another object)."""
+RECORDS_KEPT = 64
 
 
 def _fits(arg: Any, like: Any) -> bool:
@@ -130,12 +131,14 @@ def _fits(arg: Any, like: Any) -> bool:
             isinstance(arg, np.ndarray) and arg.dtype == like.dtype and arg.ndim == like.ndim and arg.flags.c_contiguous
         )
     if isinstance(like, tuple):
-        if any(arg is seen for seen in _RECORDS):  # a record passed again (the same dice graph, layer, ...)
+        if _RECORDS.get(id(arg)) is arg:  # a record passed again (the same dice graph, layer, ...)
             return True
         if type(arg) is not type(like) or not all(map(_fits, arg, like)):
             return False
-        if sum(a.nbytes for a in arg if isinstance(a, np.ndarray)) < 1 << 20:
-            _RECORDS.append(arg)  # held (so its id cannot be reused by another object): small ones only
+        if sum(a.nbytes for a in arg if isinstance(a, np.ndarray)) < 1 << 20:  # small ones only
+            _RECORDS[id(arg)] = arg
+            if len(_RECORDS) > RECORDS_KEPT:
+                _RECORDS.popitem(last=False)
         return True
     if isinstance(like, bool | np.bool_):
         return isinstance(arg, bool | np.bool_)

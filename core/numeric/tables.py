@@ -175,6 +175,10 @@ class Traced:
             if cid is not None:
                 return cid
 
+    def known_class(self, row: np.ndarray) -> int | None:
+        """The class of one card row where it is known already, else None (nothing is asked of the rules)."""
+        return self.class_of.get(self.facts.key(row.tolist(), self.keyed))
+
     def _new_class(self, key: tuple, row: np.ndarray) -> int | None:
         """Add the class of card `row` (keyed `key`) with its table; None when a rule read something new:
         the classes so far were keyed too coarsely, and are dropped to be keyed on it."""
@@ -320,6 +324,14 @@ class ScoreTables:
         self.award_ids[:] = ids
         self._points, self._cards = None, {}
 
+    def known_scores(self, row: np.ndarray, b: int) -> set[int] | None:
+        """Every score box position `b` gets on the card `row` (any roll, first roll or not) where the card's
+        class is known already, else None (nothing is asked of the rules)."""
+        cid = self.traced.known_class(row)
+        if cid is None:
+            return None
+        return set(self.traced.tables[cid].reshape(2, self.R, self.nb, self.traced.width)[:, :, b, 0].ravel().tolist())
+
     @property
     def nbytes(self) -> int:
         """Bytes the class tables hold (twice: the box scores are kept apart too)."""
@@ -367,8 +379,9 @@ class LegalTables:
         self.per_roll = np.zeros((0, 2, self.R, self.nb), dtype=bool)  # rows 0..n_dep-1 in use
         self.known = np.zeros((0, 2, self.R), dtype=bool)  # which per-roll entries were asked already
         self.n_dep = 0
-        self._simple: np.ndarray | None = None
+        self._simple: np.ndarray | None = None  # [capacity, 2, boxes]: rows 0.._stacked-1 in use
         self._dep: np.ndarray | None = None
+        self._stacked = 0
 
     def _mask(self, legal: Sequence[str]) -> np.ndarray:
         m = np.zeros(self.nb, dtype=bool)
@@ -389,11 +402,19 @@ class LegalTables:
         """The legal class of every card row (see `allowed`)."""
         if len(vals) == 1 and self._simple is not None:  # one card of a known class: a dict lookup
             cid = self.class_of.get(self.facts.key(vals[0].tolist(), self.reads))
-            if cid is not None and cid < len(self._simple):
+            if cid is not None and cid < self._stacked:
                 return np.array([cid], dtype=np.int64)
         while True:
             reads = self.reads
-            uniq, first, inverse = unique_rows(self.facts.columns(vals, reads))
+            if len(vals) == 1:  # one card (the advisor's): its key as it is, no grouping
+                key1 = self.facts.key(vals[0].tolist(), reads)
+                uniq, first, inverse = (
+                    np.array([key1], dtype=np.int64).reshape(1, -1),
+                    np.zeros(1, np.int64),
+                    np.zeros(1, np.int64),
+                )
+            else:
+                uniq, first, inverse = unique_rows(self.facts.columns(vals, reads))
             ids = np.empty(len(uniq), dtype=np.int64)
             for u in range(len(uniq)):
                 key = tuple(uniq[u].tolist())
@@ -427,10 +448,24 @@ class LegalTables:
                         self.dep_of.append(-1)
                 ids[u] = cid
             else:
-                if self._simple is None or len(self._simple) != len(self.simple):
-                    self._simple = np.stack(self.simple)
-                    self._dep = np.array(self.dep_of, dtype=np.int64)
+                self._stack()
                 return ids[inverse]
+
+    def _stack(self) -> None:
+        """`_simple` and `_dep` as arrays over the classes so far, grown by doubling (cards come one at a time
+        to the advisor: restacking every class for each new one would be quadratic)."""
+        n, have = len(self.simple), self._stacked
+        if self._simple is None or len(self._simple) < n:
+            size = max(16, 2 * n)
+            simple, dep = np.zeros((size, 2, self.nb), dtype=bool), np.full(size, -1, dtype=np.int64)
+            if self._simple is not None and self._dep is not None:
+                simple[:have], dep[:have] = self._simple[:have], self._dep[:have]
+            self._simple, self._dep = simple, dep
+        assert self._dep is not None
+        if n > have:
+            self._simple[have:n] = self.simple[have:n]
+            self._dep[have:n] = self.dep_of[have:n]
+            self._stacked = n
 
     def state(self) -> dict[str, np.ndarray]:
         """What was learned, as arrays: the facts classes are keyed on, each class's key, a card of it, its
@@ -473,8 +508,7 @@ class LegalTables:
         self.simple = list(simple.astype(bool))
         self.dep_of = dep_of.tolist()
         self.per_roll, self.known, self.n_dep = per_roll.astype(bool), known.astype(bool), n_dep
-        if n:
-            self._simple, self._dep = np.stack(self.simple), np.array(self.dep_of, dtype=np.int64)
+        self._stack()
 
     def depends_on_roll(self, cid: int) -> bool:
         """Whether the legal boxes of cards of class `cid` (from `lookup`) change with the roll."""

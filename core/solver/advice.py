@@ -22,6 +22,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -37,7 +38,7 @@ from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
-from ..numeric.records import LayerArrays, SlotArrays, W
+from ..numeric.records import CardArrays, LayerArrays, SlotArrays, W
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from .errors import SolverError
@@ -55,6 +56,7 @@ __all__ = [
     "OptimalBot",
     "recall_tables",
     "keep_tables",
+    "known_scores",
 ]
 
 
@@ -309,9 +311,16 @@ def _compiled(v: Variant) -> bool:
     """Whether to fold with the compiled turn recursion: always where it is built ahead of time; where numba
     would compile it, once this process has advised `TABLES_AFTER` cards of `v` (a one-card process does not
     wait for a compiler)."""
-    from ..numeric import compiled
+    mode = _kernels()[0].MODE
+    return mode == "aot" or (mode == "jit" and _ASKED.get(v.fingerprint, 0) >= TABLES_AFTER)
 
-    return compiled.MODE == "aot" or (compiled.MODE == "jit" and _ASKED.get(v.fingerprint, 0) >= TABLES_AFTER)
+
+@lru_cache(maxsize=1)
+def _kernels() -> tuple[ModuleType, ModuleType]:
+    """`numeric.compiled` and `numeric.card`, imported at first use (loading the built kernels)."""
+    from ..numeric import card, compiled
+
+    return compiled, card
 
 
 class _ClassArrays(NamedTuple):
@@ -332,20 +341,36 @@ MAX_SLOTS = 62
 
 
 def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> _ClassArrays | None:
-    """The `_ClassArrays` of the card row vals[0] from the score and legality tables, memoised per pair of
-    classes; None where a box has more distinct scores than `MAX_SLOTS`. Raises Untabulable as they do."""
+    """The `_ClassArrays` of the card row vals[0] from the score and legality tables: what its score class
+    scores (memoised per class: the costly part), with what its legal class allows (memoised per legal
+    class: every set of filled boxes is one); None where a box has more distinct scores than `MAX_SLOTS`.
+    Raises Untabulable as the tables do."""
     scores, legal, mult = _tables_of(v)
     cid, shaped, box_scores = _class_of(v, scores, vals)
     lcid = int(legal.lookup(vals)[0])
     memo = _CLASSES.get(v.fingerprint)
-    if memo is None or memo[0] is not scores:
-        memo = _CLASSES[v.fingerprint] = (scores, {})
-    hit = memo[1].get((cid, lcid))
-    if hit is not None and hit[0] is scores.traced.tables[cid] and hit[1] is legal.simple[lcid]:
-        return hit[2]
-    nb, n_rolls = len(v.box_ids), scores.R
-    ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
-    ok &= vals[0] == EMPTY
+    if memo is None or memo[0] is not scores or memo[1] is not legal:
+        memo = _CLASSES[v.fingerprint] = (scores, legal, {}, {})
+    table = scores.traced.tables[cid]
+    hit = memo[2].get(cid)
+    if hit is None or hit[0] is not table:
+        made = _score_class(v, solution, box_scores, shaped, mult)
+        if made is None:
+            return None
+        hit = memo[2][cid] = (table, made)
+    allowed = legal.simple[lcid]
+    got = memo[3].get((cid, lcid))
+    if got is None or got[0] is not allowed:
+        got = memo[3][(cid, lcid)] = (allowed, _with_legal(hit[1], legal, lcid, vals))
+    return got[1]
+
+
+def _score_class(
+    v: Variant, solution: Solution, box_scores: np.ndarray, shaped: np.ndarray, mult: np.ndarray
+) -> _ClassArrays | None:
+    """The `_ClassArrays` of a score class, every box legal (`_with_legal` says which are): rows of points and
+    successor slots per (box, first roll?), and where each slot leads; None past `MAX_SLOTS`."""
+    nb, n_rolls = len(v.box_ids), box_scores.shape[1]
     distinct = [_sorted_distinct(box_scores[..., b]) for b in range(nb)]
     kmax = max(len(k) for k in distinct)
     if kmax > MAX_SLOTS:
@@ -357,24 +382,34 @@ def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> _ClassArr
         add[b, : len(k)] = [(1 << b) + (ix.digit_of(b, int(x)) * ix.radix[b] << nb) for x in k.tolist()]
         inc[b, : len(k), : ix.G] = ix.group_masks[:, b][None, :] * k[:, None]
     points = _box_points(v, box_scores, shaped, mult)
-    bits = (ok * (np.int64(1) << np.arange(nb, dtype=np.int64))).sum(axis=-1)  # [2, rolls]
     rows = np.arange(2 * nb).reshape(nb, 2).astype(np.int32)  # box b's row after a later roll, then the first
     point_rows = points.transpose(2, 0, 1).reshape(2 * nb, n_rolls).astype(np.float64)
     slot_rows = slot_of.transpose(2, 0, 1).reshape(2 * nb, n_rolls).astype(np.int32)
     reach = np.array([sum(1 << k for k in set(row)) for row in slot_rows.tolist()], dtype=np.int64)
-    filled = int(sum(1 << b for b in range(nb) if vals[0, b] != EMPTY))
     one = np.zeros(1, dtype=np.int64)
-    per_roll = legal.depends_on_roll(lcid)
     layer = LayerArrays(
-        np.array([filled], dtype=np.int64), np.zeros((1, max(ix.G, 1)), dtype=np.int64), one,
-        bits[0, :1].copy(), bits[1, :1].copy(), one - 1 if not per_roll else one,
-        np.ascontiguousarray(bits.T[None, :, :]), point_rows, slot_rows, reach, rows[None], rows[None].copy(),
-        False, one, one, False,
+        one, np.zeros((1, max(ix.G, 1)), dtype=np.int64), one, one, one, one - 1, np.zeros((1, n_rolls, 2), np.int64),
+        point_rows, slot_rows, reach, rows[None], rows[None].copy(), False, one, one, False,
     )  # fmt: skip
-    got = _ClassArrays(layer, SlotArrays(add, inc, np.array([len(k) for k in distinct], dtype=np.int64)), points,
-                       slot_of, ok)  # fmt: skip
-    memo[1][(cid, lcid)] = (scores.traced.tables[cid], legal.simple[lcid], got)
-    return got
+    used = np.array([len(k) for k in distinct], dtype=np.int64)
+    return _ClassArrays(layer, SlotArrays(add, inc, used), points, slot_of, np.ones(points.shape, dtype=bool))
+
+
+def _with_legal(cls: _ClassArrays, legal: LegalTables, lcid: int, vals: np.ndarray) -> _ClassArrays:
+    """A score class's arrays with the boxes legal class `lcid` allows (of card row vals[0]'s open boxes)."""
+    n_rolls, nb = cls.points.shape[1:]
+    ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
+    ok &= vals[0] == EMPTY
+    bits = ok @ (np.int64(1) << np.arange(nb, dtype=np.int64))  # [2, rolls]
+    filled = int(sum(1 << b for b in range(nb) if vals[0, b] != EMPTY))
+    layer = cls.layer._replace(
+        codes=np.array([filled], dtype=np.int64),
+        later_bits=bits[0, :1].copy(),
+        first_bits=bits[1, :1].copy(),
+        rd_index=np.array([0 if legal.depends_on_roll(lcid) else -1], dtype=np.int64),
+        rd_tables=np.ascontiguousarray(bits.T[None, :, :]),
+    )
+    return cls._replace(layer=layer, legal=ok)
 
 
 def _sorted_distinct(a: np.ndarray) -> np.ndarray:
@@ -383,7 +418,8 @@ def _sorted_distinct(a: np.ndarray) -> np.ndarray:
     return flat[np.concatenate([[True], flat[1:] != flat[:-1]])]
 
 
-_CLASSES: dict[str, tuple[ScoreTables, dict[tuple[int, int], tuple[np.ndarray, np.ndarray, _ClassArrays]]]] = {}
+#: per variant fingerprint: (the score tables, the legal tables, arrays per score class, per pair of classes)
+_CLASSES: dict[str, tuple[ScoreTables, LegalTables, dict[int, tuple], dict[tuple[int, int], tuple]]] = {}
 
 
 class _CardTurn(NamedTuple):
@@ -419,9 +455,7 @@ def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: 
     v = solution.variant
     if situation is not None or not isinstance(solution, Solution) or not _compiled(v) or not _tables_answer(v):
         return None
-    from ..numeric import card as kernel
-
-    if not kernel.AVAILABLE:
+    if not _kernels()[1].AVAILABLE:
         return None
     got = _memo_peek(("turn", card), solution)
     if isinstance(got, _CardTurn) and got.stages >= rolls_left:
@@ -443,8 +477,7 @@ def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: 
 def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | None:
     """`card_turn` for `card`: every keep's value at the decisions with rolls_left, rolls_left - 1, ... 1 rolls
     left (the turn's later rolls scored as `_later_cached` scores them), and its successors' values."""
-    from ..numeric.card import CardArrays, card_turn
-
+    card_turn = _kernels()[1].card_turn
     v = solution.variant
     vals = solution.row_of(card)
     cls = _class_arrays(v, solution, vals)
@@ -615,14 +648,27 @@ def _learned(v: Variant) -> tuple[int, int, int]:
 _KEPT: dict[str, tuple[int, int, int]] = {}
 
 
-def recall_tables(solution: Values, warn: Callable[[str], None] | None = None) -> bool:
-    """Read the score and legality tables kept beside `solution`'s cached table (`keep_tables`), so that the
+def known_scores(v: Variant, card: Card, box: str) -> set[int] | None:
+    """Every score `box` can get on `card` (any roll, first roll or not), from the variant's score tables where
+    they know the card's class (kept beside the table and recalled, or learned in this process); None where
+    they do not (nothing is learned here: the caller asks the engine)."""
+    got = _TABLES.get(v.fingerprint)
+    if got is None or got[0].variant.hooks is not v.hooks:
+        return None
+    scores = got[0]
+    row = np.full(len(v.box_ids), EMPTY, dtype=np.int64)
+    for b, score in card.scores.items():
+        row[scores.facts.index[b]] = score
+    return scores.known_scores(row, scores.facts.index[box])
+
+
+def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool:
+    """Read the score and legality tables kept beside the variant's cached table (`keep_tables`), so that the
     process's first card needs no engine call; True when they were there and fit. Where they are not,
     the tables are learned from the first card on (no engine-scored first cards): `keep_tables` then keeps
     them. A file that fails its signature, is stale or does not fit is deleted (`cache.load_arrays`)."""
     from . import cache
 
-    v = solution.variant
     got = cache.load_arrays(v, TABLES_KIND, warn)
     scores, legal, _ = _tables_of(v)  # made: the tables answer from the first card (`_tables_answer`)
     if got is None or len(scores.traced.tables) or len(legal.simple):
@@ -646,12 +692,11 @@ def recall_tables(solution: Values, warn: Callable[[str], None] | None = None) -
     return True
 
 
-def keep_tables(solution: Values, warn: Callable[[str], None] | None = None) -> None:
+def keep_tables(v: Variant, warn: Callable[[str], None] | None = None) -> None:
     """Keep the variant's score and legality tables beside its cached table (signed as it is) when they
     learned something since they were read or kept; nothing where the tables do not answer for it."""
     from . import cache
 
-    v = solution.variant
     if v.fingerprint not in _TABLES or v.fingerprint in _UNTABULABLE or _learned(v) == _KEPT.get(v.fingerprint):
         return
     scores, legal, _ = _TABLES[v.fingerprint]

@@ -493,14 +493,14 @@ def save_arrays(
     variant: Variant, kind: str, meta: dict, arrays: dict[str, np.ndarray], warn: Callable[[str], None] | None = None
 ) -> None:
     """Sign (as a table is signed: the cache key, the variant's fingerprint, every array's bytes) and write
-    atomically named arrays of `kind` about `variant` with a small JSON `meta`; where the cache cannot be used
-    or they are over `ARRAYS_LIMIT`, nothing is kept (a warning). Older ones of the same variant are removed."""
+    atomically named arrays of `kind` about `variant` with a small JSON `meta`; where the cache cannot be used,
+    nothing is kept (a warning), nor where they are over `ARRAYS_LIMIT`. Older ones of the same variant are
+    removed."""
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     names = sorted(arrays)
     if sum(a.nbytes for a in arrays.values()) > ARRAYS_LIMIT:
-        say(f"the {kind} arrays are not kept: over {ARRAYS_LIMIT >> 20} MiB")
-        return
+        return  # only a cost (they are made again); not worth a warning on every run
     try:
         secret = _secret()
         header = {
