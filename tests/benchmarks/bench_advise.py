@@ -137,19 +137,32 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     exe = os.path.join(os.path.dirname(sys.executable), "dicecup")
+    # bytecode caches allowed (the warm-up writes them), as an installed package has them
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    mid_game = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "three_of_a_kind": 21, "chance": 23, "full_house": 25}
+    for card in ({}, mid_game):
+        _whole_process(variant, exe, table, card, env, args.processes)
+    return 0
+
+
+def _whole_process(variant, exe: str, table: str, scores: dict, env: dict, runs: int) -> None:
+    """`dicecup advise` against the peer's one-liner for the roll 11256 with two rolls left on the card `scores`,
+    alternated; medians of wall and CPU time and of their pairwise ratios printed."""
+    from dicecup import Card
+
     ours = [exe, "advise", "-v", "yahtzee", "-d", "11256", "-q", "--json"]
+    if scores:
+        ours += ["-c", ",".join(f"{b}={s}" for b, s in scores.items())]
     theirs = [
         sys.executable,
         "-c",
         "import yatzy_solver as ys; v = ys.Variant('american'); "
-        f"print(ys.Solver.load({table!r}, v).option_values({_notation(variant, positions[0][0], (1, 1, 2, 5, 6), 2)!r}))",
+        f"print(ys.Solver.load({table!r}, v).option_values({_notation(variant, Card(scores), (1, 1, 2, 5, 6), 2)!r}))",
     ]
-    # bytecode caches allowed (the warm-up writes them), as an installed package has them
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     a, b, a_cpu, b_cpu = [], [], [], []
     for cmd in (ours, theirs):  # warm-up: file caches, bytecode caches, the advisor's kept score tables
         subprocess.run(cmd, check=True, capture_output=True, env=env)
-    for _ in range(args.processes):
+    for _ in range(runs):
         for cmd, into, cpu in ((ours, a, a_cpu), (theirs, b, b_cpu)):
             used = _children_cpu()
             start = time.perf_counter()
@@ -159,12 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     ratios = [x / y for x, y in zip(a, b, strict=True)]
     cpu_ratios = [x / y for x, y in zip(a_cpu, b_cpu, strict=True)]
     print(
-        f"whole process, median of {args.processes}: dicecup advise {statistics.median(a):.3f} s, "
+        f"whole process, {len(scores)} boxes filled, median of {runs}: dicecup advise {statistics.median(a):.3f} s, "
         f"peer {statistics.median(b):.3f} s, ratio {statistics.median(ratios):.1f}x; CPU time "
         f"{statistics.median(a_cpu):.3f} s against {statistics.median(b_cpu):.3f} s, "
         f"ratio {statistics.median(cpu_ratios):.1f}x (load average {os.getloadavg()[0]:.2f})"
     )
-    return 0
 
 
 def _children_cpu() -> float:
