@@ -326,7 +326,10 @@ def advise_cmd(
         from ..solver.advice import Values, advise, keep_tables, known_scores, recall_tables
 
         if strategy == "optimal":  # the score tables kept beside the table: the card is checked and advised
-            recall_tables(v, warn)  # without asking the engine
+            from ..solver.rules import check_solvable  # without asking the engine
+
+            check_solvable(v)  # (a variant the solver refuses is refused first, with its size)
+            recall_tables(v, warn)
         the_card = parse_card(card, v, known_scores)
         from ..solver.space import most_banked
 

@@ -398,15 +398,22 @@ def _score_class(
 def _with_legal(cls: _ClassArrays, legal: LegalTables, lcid: int, vals: np.ndarray) -> _ClassArrays:
     """A score class's arrays with the boxes legal class `lcid` allows (of card row vals[0]'s open boxes)."""
     n_rolls, nb = cls.points.shape[1:]
-    ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
-    ok &= vals[0] == EMPTY
-    bits = ok @ (np.int64(1) << np.arange(nb, dtype=np.int64))  # [2, rolls]
+    box_bits = np.int64(1) << np.arange(nb, dtype=np.int64)
+    per_roll = legal.depends_on_roll(lcid)
+    if per_roll:
+        ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
+        ok &= vals[0] == EMPTY
+        bits = ok @ box_bits  # [2, rolls]
+    else:  # the same boxes for every roll (most cards): one row per first roll or not
+        once = legal.simple[lcid] & (vals[0] == EMPTY)
+        ok = np.broadcast_to(once[:, None, :], (2, n_rolls, nb))
+        bits = (once @ box_bits)[:, None]  # [2, 1]: `_best_row` reads no per-roll bits for such a class
     filled = int(sum(1 << b for b in range(nb) if vals[0, b] != EMPTY))
     layer = cls.layer._replace(
         codes=np.array([filled], dtype=np.int64),
         later_bits=bits[0, :1].copy(),
         first_bits=bits[1, :1].copy(),
-        rd_index=np.array([0 if legal.depends_on_roll(lcid) else -1], dtype=np.int64),
+        rd_index=np.array([0 if per_roll else -1], dtype=np.int64),
         rd_tables=np.ascontiguousarray(bits.T[None, :, :]),
     )
     return cls._replace(layer=layer, legal=ok)
