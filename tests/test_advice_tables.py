@@ -211,3 +211,25 @@ def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_pat
     first = run("learn")
     assert list((tmp_path / "cache").glob(f"*.{advice.TABLES_KIND}.npz"))
     assert run("kept") == first
+
+
+@pytest.mark.parametrize("name", ["flags", "served", "threshold"])
+def test_known_scores_are_the_engines(tmp_path, name):
+    """What the tables tell `dicecup advise --card` a box can score on a card is what the engine scores there,
+    for every card whose class they know; nothing where they do not know it."""
+    v = tiny_variant(tmp_path, name)
+    solution, _ = cache.load_or_solve(v)
+    states = decision_states(v, 25, seed=6)
+    assert advice.known_scores(v, states[0].card, v.box_ids[0]) is None  # no tables yet
+    advice.recall_tables(v)
+    _ask(solution, states)
+    checked = 0
+    for s in states:
+        for box in v.box_ids:
+            got = advice.known_scores(v, s.card, box)
+            if got is None:
+                continue
+            rolls = v.all_rolls()
+            assert got == {v.score(s.card, box, r, first).score for r in rolls for first in (False, True)}
+            checked += 1
+    assert checked >= len(states)

@@ -44,6 +44,10 @@ def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
     row = np.empty(n_rolls)
     ok = True
     for q in range(score.shape[0]):
+        if q > 0 and card.ff[q] == card.ff[q - 1] and card.bank[q] == card.bank[q - 1]:
+            for r in range(n_rolls):  # the same scoring as the decision before (rolls banked nowhere): a copy
+                score[q, r, 0] = score[q - 1, r, 0]
+            continue
         ok &= _best_row(layer, 0, card.ff[q], card.bank[q], nb, sv, row)
         for r in range(n_rolls):
             score[q, r, 0] = row[r]
