@@ -389,7 +389,7 @@ def _score_class(
     one = np.zeros(1, dtype=np.int64)
     layer = LayerArrays(
         one, np.zeros((1, max(ix.G, 1)), dtype=np.int64), one, one, one, one - 1, np.zeros((1, n_rolls, 2), np.int64),
-        point_rows, slot_rows, reach, rows[None], rows[None].copy(), False, one, one, False,
+        point_rows, slot_rows, reach, rows[None], rows[None].copy(), False, one, one, False, False,
     )  # fmt: skip
     used = np.array([len(k) for k in distinct], dtype=np.int64)
     return _ClassArrays(layer, SlotArrays(add, inc, used), points, slot_of, np.ones(points.shape, dtype=bool))
@@ -458,9 +458,12 @@ class _CardTurn(NamedTuple):
 def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: Situation | None) -> _CardTurn | None:
     """The card's turn from the card kernel with at least `rolls_left` rolls left (memoised: the turn's next
     decisions are lookups); None where it does not serve: no compiled kernels, score tables not answering
-    yet, a game situation, an estimate of the values (not a `Solution`)."""
+    yet, a game situation, an estimate of the values (not a `Solution`), a table of another objective than
+    the mean (its values are utilities: the numpy path turns them into points)."""
     v = solution.variant
     if situation is not None or not isinstance(solution, Solution) or not _compiled(v) or not _tables_answer(v):
+        return None
+    if not solution.objective.is_mean:
         return None
     if not _kernels()[1].AVAILABLE:
         return None
