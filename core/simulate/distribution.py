@@ -1,0 +1,602 @@
+"""The exact distribution of the final score under optimal (mean-maximising) play, by probability propagation.
+
+The policy is the solver's, decision for decision and ties included: every state's best-move row comes from
+the simulator's `jit.fill_moves` (the one `bot:optimal` plays from), fed the solver's own score contexts, so
+the distribution is the one a long simulation of `bot:optimal` samples. No value is recomputed here.
+
+Direction: backward. The points still to come from the start of a turn depend only on the solver state
+(class, clamped threshold totals): the points of a turn and its successor follow from the state and the dice,
+and the end bonuses from the full card's state. So each state carries the distribution of its *remaining*
+points, D(s) = sum over the turn's outcomes (box, successor s', points p) of P(outcome) * D(s') shifted by p,
+from the full cards (a point mass at their end bonus) down to the empty card, one layer of filled boxes at a
+time: only two layers' vectors live at once, each state's vector is written by one thread (a pull, no
+scatter), and every position (a card, or dice on the table mid-turn) reads its answer off the layer after it,
+shifted by the points already on its card. A forward pass would carry score-so-far vectors, no smaller, and
+would have to scatter into successors and be rerun per starting position.
+
+Within a turn the probabilities go forward: the first roll's multinomial probabilities, then at each decision
+the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
+die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
+roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
+of points its outcomes reach (every entry inside is computed, none is dropped).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from attrs import field, frozen
+
+from ..errors import DicecupError
+from ..language.model import Card
+from ..numeric import compiled
+
+if TYPE_CHECKING:
+    from ..solver.solve import Solution
+
+__all__ = ["AVAILABLE", "MAX_BYTES", "Distribution", "best_moves", "distribution", "estimate_bytes"]
+
+MAX_BYTES = 4 << 30
+"""The most memory (bytes) the score vectors of two neighbouring layers may take, by the estimate made before
+starting; a variant past it is refused with the estimate."""
+CHUNK = 8192  # states whose best-move rows and turn outcomes are held at once
+
+AVAILABLE = compiled.NUMBA
+"""The propagation is compiled by numba (as the simulator's kernels are); without numba it is refused."""
+
+
+@frozen(eq=False)
+class Distribution:
+    """The exact distribution of a game's final score from a position, under the solver's optimal play.
+
+    `probs[i]` is the probability of a final score of `low + i` (every whole score from the lowest
+    possible to the highest; exact up to float64 rounding, never sampled).
+    """
+
+    variant_id: str
+    low: int
+    probs: np.ndarray = field(repr=False)
+    expected: float  # the solver's expected final score from the same position (the mean must match it)
+    seconds: float
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The score each entry of `probs` belongs to."""
+        return np.arange(self.low, self.low + len(self.probs), dtype=np.int64)
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.probs) - 1
+
+    @property
+    def total(self) -> float:
+        """The sum of the probabilities (1 up to rounding)."""
+        return float(math.fsum(self.probs.tolist()))
+
+    @property
+    def mean(self) -> float:
+        return float(math.fsum((self.probs * self.scores).tolist()))
+
+    @property
+    def sd(self) -> float:
+        d = self.scores - self.mean
+        return math.sqrt(max(math.fsum((self.probs * d * d).tolist()), 0.0))
+
+    @property
+    def mode(self) -> int:
+        """The most likely score (the lowest of equally likely ones)."""
+        return int(self.low + int(np.argmax(self.probs)))
+
+    @property
+    def median(self) -> int:
+        return self.quantile(0.5)
+
+    def cdf(self) -> np.ndarray:
+        """P(score <= s) for every s of `scores`."""
+        return np.cumsum(self.probs)
+
+    def quantile(self, q: float) -> int:
+        """The smallest score s with P(score <= s) >= q (q in (0, 1])."""
+        if not 0 < q <= 1:
+            raise DicecupError(f"a quantile must be in (0, 1], got {q}")
+        cdf = self.cdf()
+        i = int(np.searchsorted(cdf, q * cdf[-1] - 1e-12))
+        return int(self.low + min(i, len(cdf) - 1))
+
+    def percentiles(self, ps: Sequence[float] = (1, 5, 10, 25, 50, 75, 90, 95, 99)) -> dict[str, int]:
+        return {f"{p:g}": self.quantile(p / 100) for p in ps}
+
+    def at_least(self, t: int) -> float:
+        """P(final score >= t)."""
+        i = max(0, t - self.low)
+        return float(math.fsum(self.probs[i:].tolist())) if i < len(self.probs) else 0.0
+
+    def tail(self) -> np.ndarray:
+        """P(score >= s) for every s of `scores`."""
+        return np.cumsum(self.probs[::-1])[::-1]
+
+    def summary(self) -> dict[str, Any]:
+        """The headline figures (mean, sd, median, mode, percentiles, range) as plain numbers."""
+        return {
+            "mean": self.mean,
+            "sd": self.sd,
+            "median": self.median,
+            "mode": self.mode,
+            "min": self.low,
+            "max": self.high,
+            "percentiles": self.percentiles(),
+        }
+
+
+# ---------------------------------------------------------------------------------------------- kernels
+
+BLOCK = 32  # states a kernel task takes at once (its scratch arrays allocated once)
+
+if AVAILABLE:
+    numba = compiled.numba_module()
+    from ..numeric import lookup as _lookup
+
+    _state_slot = _lookup.jitted()
+
+    @numba.njit(cache=True, parallel=True)
+    def _successor_slots(codes, progs, slot_add, slot_inc, used, sym, st, values, succ, after):
+        """succ[i, b * kmax + k]: the value slot of the state box b's slot k leads to from state i (st.size where
+        the box is filled or the slot unused), and after[i, ...] its value (NaN there): `Solution.successors`
+        compiled (interchangeable boxes: the canonical class fills its group's first open box)."""
+        n = codes.shape[0]
+        nb, kmax = slot_add.shape[0], slot_add.shape[1]
+        G = progs.shape[1]
+        for t in numba.prange((n + BLOCK - 1) // BLOCK):
+            inc = np.empty(G, dtype=np.int64)
+            for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
+                code = codes[i]
+                for b in range(nb):
+                    bit = np.int64(1) << b
+                    filled = (code & bit) != 0
+                    if sym[b] != 0:
+                        free = sym[b] & ~code
+                        bit = free & -free
+                    for k in range(kmax):
+                        j = b * kmax + k
+                        if filled or k >= used[b]:
+                            succ[i, j] = st.size
+                            after[i, j] = np.nan
+                            continue
+                        code2 = (code | bit) + (slot_add[b, k] - (np.int64(1) << b))
+                        for g in range(G):
+                            inc[g] = slot_inc[b, k, g]
+                        x = _state_slot(st, code2, progs[i], inc)
+                        succ[i, j] = x
+                        after[i, j] = values[x]
+
+    @numba.njit(cache=True, parallel=True)
+    def _outcomes(moves, flag, rolls, ctx_of, oid, out_box, out_slot, kmax, kept_of, d, stage0, mass0, succ, acc, nxt):
+        """Per state i of a chunk: acc[i, o], the probability that its turn ends in outcome o of its context
+        (a box, a successor slot, the points), starting from roll distribution mass0 at decision stage0, and
+        nxt[i, o] the value slot of the state it leads to (where acc > 0). kept_of[roll, mask]: the row of the
+        dice a keep mask keeps."""
+        n = ctx_of.shape[0]
+        lo_roll = d.levels[d.dice]
+        n_rolls = d.levels[d.dice + 1] - lo_roll
+        n_rows = d.add_edges.shape[0]
+        faces = d.faces
+        inv = 1.0 / faces
+        width = acc.shape[1]
+        for t in numba.prange((n + BLOCK - 1) // BLOCK):
+            m = np.zeros(n_rows)
+            keep = np.zeros(n_rows)
+            for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
+                c = ctx_of[i]
+                for r in range(n_rolls):
+                    m[lo_roll + r] = mass0[r]
+                for o in range(width):
+                    acc[i, o] = 0.0
+                for stage in range(stage0, rolls):
+                    f1 = 1 if stage == 0 else 0
+                    any_keep = False
+                    for r in range(n_rolls):
+                        p = m[lo_roll + r]
+                        if p == 0.0:
+                            continue
+                        m[lo_roll + r] = 0.0
+                        x = np.int64(moves[i, r, stage])
+                        if (x & flag) == 0 and stage < rolls - 1:
+                            keep[kept_of[r, x]] += p
+                            any_keep = True
+                            continue
+                        acc[i, oid[c, f1, x & (flag - 1), r]] += p  # every box is a legal one (`_check_moves`)
+                    if not any_keep:
+                        break
+                    for lev in range(d.dice):  # the kept dice's mass spreads over each rerolled die in turn
+                        for row in range(d.levels[lev], d.levels[lev + 1]):
+                            p = keep[row]
+                            if p == 0.0:
+                                continue
+                            keep[row] = 0.0
+                            q = p * inv
+                            for fc in range(faces):
+                                to = d.add_edges[row, fc]
+                                if to >= lo_roll:
+                                    m[to] += q
+                                else:
+                                    keep[to] += q
+                    for r in range(lo_roll, lo_roll + n_rolls):  # a keep of every die (rerolling none) stays
+                        if keep[r] != 0.0:
+                            m[r] += keep[r]
+                            keep[r] = 0.0
+                for o in range(width):
+                    nxt[i, o] = -1
+                    if acc[i, o] != 0.0:
+                        nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]]
+
+    @numba.njit(cache=True, parallel=True)
+    def _windows(acc, nxt, ctx_of, out_pts, lo, ln, wlo, wln, errors):
+        """The window [wlo, wlo + wln) of remaining points each state's outcomes reach."""
+        size = lo.shape[0] - 1
+        for i in numba.prange(acc.shape[0]):
+            a = np.int64(2**62)
+            z = -np.int64(2**62)
+            c = ctx_of[i]
+            for o in range(acc.shape[1]):
+                if acc[i, o] == 0.0:
+                    continue
+                s = nxt[i, o]
+                if s < 0 or s >= size or ln[s] <= 0:
+                    errors[0] += 1
+                    continue
+                p = out_pts[c, o]
+                a = min(a, p + lo[s])
+                z = max(z, p + lo[s] + ln[s] - 1)
+            if z < a:
+                errors[1] += 1
+                wlo[i], wln[i] = 0, 1
+            else:
+                wlo[i], wln[i] = a, z - a + 1
+
+    @numba.njit(cache=True, parallel=True)
+    def _convolve(acc, nxt, ctx_of, out_pts, lo, ln, off, vec, wlo, woff, out):
+        """out[woff[i] + j] = P(remaining points = wlo[i] + j): each outcome's successor vector, shifted by its
+        points and weighted by its probability, summed."""
+        size = lo.shape[0] - 1
+        for i in numba.prange(acc.shape[0]):
+            c = ctx_of[i]
+            base = woff[i] - wlo[i]
+            for o in range(acc.shape[1]):
+                q = acc[i, o]
+                if q == 0.0:
+                    continue
+                s = nxt[i, o]
+                if s < 0 or s >= size:
+                    continue
+                start = base + out_pts[c, o] + lo[s]
+                n = ln[s]
+                dst = out[start : start + n]  # views: the loop below is then vectorised (no index wrap-around)
+                src = vec[off[s] : off[s] + n]
+                for j in range(n):
+                    dst[j] += q * src[j]
+
+
+# ---------------------------------------------------------------------------------------------- policy
+
+
+class _Tables:
+    """The solver's score contexts as the kernels read them (context numbers dense, in `uctx` order): for
+    `fill_moves`, points and successor slots per (context, first roll?, box, roll); for the propagation, each
+    distinct (box, successor slot, points) of a context numbered as an outcome."""
+
+    def __init__(self, solution: Solution, uctx: np.ndarray) -> None:
+        space, model = solution.space, solution.model
+        nb, k = space.nb, space.slot_width
+        n_rolls = solution.graph.n_rolls
+        C = len(uctx)
+        self.uctx = uctx
+        self.points = np.zeros((C, 2, nb, n_rolls))
+        self.slots = np.zeros((C, 2, nb, n_rolls), dtype=np.int64)
+        self.same = np.zeros(C, dtype=bool)
+        self.oid = np.full((C, 2, nb, n_rolls), -1, dtype=np.int64)
+        found: list[np.ndarray] = []
+        for i, ctx in enumerate(uctx.tolist()):
+            _, pts = model.context_tables(ctx)
+            sl = space.context_slots(ctx).transpose(2, 0, 1)
+            self.points[i] = pts.transpose(2, 0, 1)
+            self.slots[i] = np.arange(nb)[None, :, None] * k + sl
+            self.same[i] = space.same_first(ctx)
+            finite = np.isfinite(pts)
+            whole = np.where(finite, np.rint(pts), 0)
+            if not np.array_equal(whole[finite], pts[finite]) or np.abs(whole).max(initial=0) >= 2**40:
+                raise DicecupError(f"{solution.variant.id}: a box scores a fractional (or huge) number of points")
+            key = (self.slots[i] << 42) + whole.transpose(2, 0, 1).astype(np.int64) + (1 << 41)
+            uniq, inv = np.unique(key.reshape(-1), return_inverse=True)
+            self.oid[i] = inv.reshape(2, nb, n_rolls)
+            found.append(uniq)
+        width = max(len(u) for u in found)
+        self.out_box = np.zeros((C, width), dtype=np.int64)
+        self.out_slot = np.zeros((C, width), dtype=np.int64)
+        self.out_pts = np.zeros((C, width), dtype=np.int64)
+        for i, u in enumerate(found):
+            sl = u >> 42
+            self.out_box[i, : len(u)], self.out_slot[i, : len(u)] = sl // k, sl % k
+            self.out_pts[i, : len(u)] = (u & ((1 << 42) - 1)) - (1 << 41)
+
+    def dense(self, solution: Solution, codes: np.ndarray) -> np.ndarray:
+        """The dense context number of each class code."""
+        return np.searchsorted(self.uctx, solution.model.context_of(codes)).astype(np.int64)
+
+
+def best_moves(solution: Solution, codes: np.ndarray, ctx_of: np.ndarray, after: np.ndarray, tables: _Tables) -> Any:
+    """The best-move rows of states `codes` as `bot:optimal` plays them ([states, rolls, decisions]: a keep as
+    a mask of the sorted dice, or flag | box) and the flag: the simulator's `jit.fill_moves`, given the
+    solver's own score contexts and each state's successor values `after` (`Solution.successors`). A thin
+    wrapper: the policy and its tie rules are written once, there."""
+    from . import jit
+
+    v = solution.variant
+    fit = jit.move_flag(v.dice, len(v.box_ids))
+    if fit is None:
+        raise DicecupError(f"{v.id}: too many dice or boxes for the compiled policy")
+    dtype, flag = fit
+    later, first, rd_index, rd_tables = solution.legal_arrays(codes)
+    states = jit.TurnStates(
+        ctx_of,
+        tables.same[ctx_of] & (later == first) & (rd_index < 0),
+        codes & solution.index.full,
+        later,
+        first,
+        rd_index,
+        rd_tables,
+        after,
+    )
+    moves = np.empty((len(codes), solution.graph.n_rolls, v.rolls), dtype=dtype)
+    errors = np.zeros(1, dtype=np.int64)
+    sc = jit.ScoreArrays(tables.points, tables.slots)
+    jit.fill_moves(states, sc, np.arange(len(codes), dtype=np.int64), moves, flag, solution.graph.arrays, v.rolls, errors)
+    invalid = flag | (flag - 1)
+    if errors.any() or (moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any():
+        raise DicecupError("internal error: a roll with no legal box the solver can value")
+    return moves, flag
+
+
+def _kept_rows(solution: Solution) -> np.ndarray:
+    """[roll, mask]: the dice row a keep mask (over the roll's sorted dice) keeps."""
+    graph = solution.graph
+    dice = graph.dice
+    if graph.n_rolls << dice > 1 << 26:
+        raise DicecupError(f"{solution.variant.id}: too many dice for the exact score distribution")
+    rolls = [graph.multisets[int(r)] for r in graph.roll_rows]
+    out = np.zeros((len(rolls), 1 << dice), dtype=np.int64)
+    for i, hand in enumerate(rolls):
+        for mask in range(1 << dice):
+            out[i, mask] = graph.index[tuple(x for j, x in enumerate(hand) if mask >> j & 1)]
+    return out
+
+
+def _check(solution: Solution) -> None:
+    v = solution.variant
+    if not AVAILABLE:
+        raise DicecupError("the exact score distribution needs numba (pip install numba)")
+    if solution.banks > 1:
+        raise DicecupError(f"{v.id}: score distributions of variants that bank unused rolls are not supported")
+
+
+def _box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
+    """Per box the lowest and highest points scoring it can give (awards included), over every context."""
+    model = solution.model
+    lo = np.full(solution.index.nb, np.inf)
+    hi = np.full(solution.index.nb, -np.inf)
+    for ctx in range(int(np.prod([model.ncat[b] for b in model.context_boxes], dtype=np.int64))):
+        _, pts = model.context_tables(ctx)
+        lo = np.minimum(lo, pts.min(axis=(1, 2)))
+        hi = np.maximum(hi, pts.max(axis=(1, 2)))
+    return lo, hi
+
+
+Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _layers_from(solution: Solution, mask: int = 0) -> Layers:
+    """Per number of filled boxes, the reachable states (codes, clamped totals, value slots) whose filled boxes
+    include `mask` (all a card with those boxes filled can reach), read off the state index and the values
+    (a cached solution has no search structures)."""
+    ix = solution.index
+    values = solution.column()
+    keep = (ix.class_codes & mask) == mask
+    codes = ix.class_codes[keep]
+    dims = ix.class_dims[keep]
+    pmin = ix.class_pmin[keep]
+    sizes = dims.prod(axis=1) if ix.G else np.ones(len(codes), dtype=np.int64)
+    cls = np.repeat(np.arange(len(codes)), sizes)
+    within = np.arange(len(cls)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    progs = np.zeros((len(cls), ix.G), dtype=np.int64)
+    rest = within.copy()
+    for g in range(ix.G - 1, -1, -1):  # the last group varies fastest (`StateIndex` strides)
+        progs[:, g] = pmin[cls, g] + rest % dims[cls, g]
+        rest //= dims[cls, g]
+    state_codes = codes[cls]
+    slots = ix.lookup(state_codes, progs)
+    ok = slots < ix.size
+    ok[ok] = np.isfinite(values[slots[ok]])
+    state_codes, progs, slots = state_codes[ok], progs[ok], slots[ok]
+    filled = np.array([int(x).bit_count() for x in (state_codes & ix.full).tolist()], dtype=np.int64)
+    return [
+        (state_codes[filled == k], np.ascontiguousarray(progs[filled == k]), slots[filled == k])
+        for k in range(ix.nb + 1)
+    ]
+
+
+def estimate_bytes(solution: Solution, layers: Layers | None = None) -> int:
+    """An upper bound on the memory the score vectors of the two largest neighbouring layers take (each
+    state's window at most the spread of what its open boxes and the end bonuses can still give)."""
+    layers = _layers_from(solution) if layers is None else layers
+    nb = solution.index.nb
+    lo, hi = _box_ranges(solution)
+    ends = solution.column()[layers[-1][2]]
+    spread = hi - lo
+    per_layer = []
+    for codes, _, _ in layers:
+        open_ = ((codes[:, None] >> np.arange(nb)) & 1) == 0
+        width = (open_ * spread[None, :]).sum(axis=1) + (np.max(ends) - np.min(ends) if len(ends) else 0) + 1
+        per_layer.append(int(width.sum()) * 8)
+    return max((a + b for a, b in zip(per_layer, per_layer[1:], strict=False)), default=per_layer[0])
+
+
+class _Pass:
+    """The backward pass's running state: the score vectors of the last layer done, addressed by value slot."""
+
+    def __init__(self, solution: Solution, codes: np.ndarray) -> None:
+        self.solution = solution
+        size = solution.index.size
+        self.lo = np.zeros(size + 1, dtype=np.int64)
+        self.ln = np.zeros(size + 1, dtype=np.int64)  # 0: no vector (not in the layer after)
+        self.off = np.zeros(size + 1, dtype=np.int64)
+        self.vec = np.zeros(0)
+        space = solution.space
+        k = space.slot_width
+        self.slot_add = np.zeros((space.nb, k), dtype=np.int64)
+        self.slot_inc = np.zeros((space.nb, k, space.G), dtype=np.int64)
+        self.used = np.array([len(a) for a in space.slot_add], dtype=np.int64)
+        for b in range(space.nb):
+            self.slot_add[b, : self.used[b]] = space.slot_add[b]
+            self.slot_inc[b, : self.used[b]] = space.slot_inc[b]
+        self.sym = np.zeros(space.nb, dtype=np.int64)
+        for g in solution.index.symmetric:
+            for b in g:
+                self.sym[b] = sum(1 << x for x in g)
+        self.tables = _Tables(solution, np.unique(solution.model.context_of(codes)))
+        self.kept = _kept_rows(solution)
+        self.values = np.ascontiguousarray(solution.column(), dtype=np.float64)
+        self.states = solution.index.arrays
+
+    def terminal(self, index: np.ndarray) -> None:
+        """The full cards: a point mass at their end bonus."""
+        ends = self.solution.column()[index]
+        if not np.isfinite(ends).all() or not np.array_equal(ends, np.rint(ends)):
+            raise DicecupError(f"{self.solution.variant.id}: an end bonus is not a whole number of points")
+        self.ln[:] = 0
+        self.lo[index] = np.rint(ends).astype(np.int64)
+        self.ln[index] = 1
+        self.off[index] = np.arange(len(index))
+        self.vec = np.ones(len(index))
+
+    def turn(
+        self, codes: np.ndarray, progs: np.ndarray, stage0: int = 0, mass0: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(window starts, window lengths, offsets, vectors) of the remaining points from these states (a
+        turn's start, or decision stage0 with roll distribution mass0), from the layer after's vectors."""
+        sol, tables = self.solution, self.tables
+        graph = sol.graph
+        if mass0 is None:
+            mass0 = np.ascontiguousarray(graph.arrays.roll_probs, dtype=np.float64)
+        ctx_of = tables.dense(sol, codes)
+        n = len(codes)
+        nb, kmax = self.slot_add.shape
+        wlo = np.zeros(n, dtype=np.int64)
+        wln = np.zeros(n, dtype=np.int64)
+        parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        errors = np.zeros(2, dtype=np.int64)
+        width = tables.out_box.shape[1]
+        for a in range(0, n, CHUNK):
+            part = slice(a, min(n, a + CHUNK))
+            c, p, cx = codes[part], progs[part], ctx_of[part]
+            m = len(c)
+            succ = np.empty((m, nb * kmax), dtype=np.int64)
+            after = np.empty((m, nb * kmax))
+            _successor_slots(c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after)
+            moves, flag = best_moves(sol, c, cx, after, tables)
+            acc = np.empty((m, width))
+            nxt = np.empty((m, width), dtype=np.int64)
+            _outcomes(
+                moves, flag, sol.variant.rolls, cx, tables.oid, tables.out_box, tables.out_slot, kmax, self.kept,
+                graph.arrays, stage0, mass0, succ, acc, nxt,
+            )  # fmt: skip
+            _windows(acc, nxt, cx, tables.out_pts, self.lo, self.ln, wlo[part], wln[part], errors)
+            if errors.any():
+                raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
+            parts.append((a, acc, nxt, cx))
+        woff = np.concatenate([[0], np.cumsum(wln)[:-1]]).astype(np.int64)
+        out = np.zeros(int(wln.sum()))
+        for a, acc, nxt, cx in parts:
+            part = slice(a, a + len(acc))
+            _convolve(acc, nxt, cx, tables.out_pts, self.lo, self.ln, self.off, self.vec, wlo[part], woff[part], out)
+        return wlo, wln, woff, out
+
+    def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray) -> None:
+        """Replace the vectors by those of a whole layer (its states' remaining points)."""
+        wlo, wln, woff, out = self.turn(codes, progs)
+        self.ln[:] = 0
+        self.lo[index], self.ln[index], self.off[index] = wlo, wln, woff
+        self.vec = out
+
+
+def distribution(
+    solution: Solution,
+    card: Card | None = None,
+    dice: Sequence[int] | None = None,
+    rolls_left: int | None = None,
+    max_bytes: int = MAX_BYTES,
+) -> Distribution:
+    """The exact distribution of the final score when `solution`'s optimal policy plays on from a position:
+    the start of a game, the start of a turn on `card`, or `dice` on the table with `rolls_left` rolls left
+    (default: after the turn's first roll). Refuses a variant whose score vectors would pass `max_bytes`
+    (by the estimate, before starting), and variants that bank unused rolls.
+    """
+    start = time.perf_counter()
+    _check(solution)
+    v = solution.variant
+    card = card if card is not None else Card()
+    if rolls_left is not None and dice is None:
+        raise DicecupError("rolls_left is given without dice: say which dice are on the table")
+    ix = solution.index
+    code, prog = ix.state_of_card(card)
+    slot = int(ix.lookup(np.array([code]), prog)[0])
+    if slot >= ix.size or not np.isfinite(solution.column()[slot]):
+        raise DicecupError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+    filled = len(card.scores)
+    if filled >= len(v.box_ids):
+        raise DicecupError("every box of the card is filled: the game is over")
+    stage0, mass0 = 0, None
+    if dice is not None:
+        roll = tuple(sorted(int(x) for x in dice))
+        if len(roll) != v.dice or not all(1 <= x <= v.faces for x in roll):
+            raise DicecupError(f"{v.id}: the dice must be {v.dice} faces from 1 to {v.faces}, got {list(dice)}")
+        left = v.rolls - 1 if rolls_left is None else rolls_left
+        if isinstance(left, bool) or not 0 <= left <= v.rolls - 1:
+            raise DicecupError(f"rolls_left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {left}")
+        graph = solution.graph
+        stage0 = v.rolls - 1 - left
+        mass0 = np.zeros(graph.n_rolls)
+        mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0
+    mask = int(code) & ix.full
+    layers = _layers_from(solution, mask)
+    need = estimate_bytes(solution, layers)
+    if need > max_bytes:
+        raise DicecupError(
+            f"{v.id}: the score distributions of two neighbouring layers could take up to {need / 2**30:.1f} GiB, "
+            f"above the limit of {max_bytes / 2**30:.1f} GiB"
+        )
+    run = _Pass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]))
+    run.terminal(layers[-1][2])
+    for k in range(len(layers) - 2, filled, -1):
+        codes, progs, index = layers[k]
+        run.layer(codes, progs, index)
+    codes = np.array([code], dtype=np.int64)
+    progs = np.ascontiguousarray(prog.reshape(1, -1).astype(np.int64))
+    wlo, wln, woff, out = run.turn(codes, progs, stage0, mass0)
+    so_far = int(v.points_so_far(card))
+    expected = _expected(solution, card, dice, rolls_left)
+    return Distribution(v.id, int(wlo[0]) + so_far, out.copy(), expected, time.perf_counter() - start)
+
+
+def _expected(solution: Solution, card: Card, dice: Sequence[int] | None, rolls_left: int | None) -> float:
+    """The solver's expected final score from the position (the advisor's best option mid-turn)."""
+    if dice is None:
+        return solution.value(card)
+    from ..solver.advice import advise
+
+    v = solution.variant
+    left = v.rolls - 1 if rolls_left is None else rolls_left
+    options = advise(solution, card, tuple(int(x) for x in dice), left, left == v.rolls - 1)
+    return float(options[0].value)

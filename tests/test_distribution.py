@@ -1,0 +1,272 @@
+"""The exact score distribution of optimal play: against an independent brute force on tiny variants, its
+invariants (probabilities sum to 1, the mean is the solver's value), and Yahtzee against a long simulation."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+
+import numpy as np
+import pytest
+from _solver_helpers import TINY, tiny_variant
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dicecup import Card, Engine, GameState
+from dicecup.errors import DicecupError
+from dicecup.simulate import distribution as dist_mod
+from dicecup.solver import solve
+from dicecup.solver.advice import best_action
+
+pytestmark = pytest.mark.skipif(not dist_mod.AVAILABLE, reason="the distribution needs numba")
+
+# every tiny variant the distribution takes (banked rolls are refused, tested below)
+CASES = [n for n in TINY if not n.startswith("banked")]
+
+
+def brute_distribution(variant, solution, state: GameState) -> dict[int, float]:
+    """The final score's distribution from `state` when every decision is the advisor's best action: a plain
+    recursion over GameState's own chance outcomes, memoised, sharing no code with the propagation."""
+    memo: dict[tuple, dict[int, float]] = {}
+
+    def walk(s: GameState) -> dict[int, float]:
+        key = (s.card, tuple(sorted(s.dice)), s.rolls_used, None if s.held is None else tuple(sorted(s.held)), s.over)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        out: dict[int, float] = {}
+        if s.over:
+            out = {int(s.totals()[0]): 1.0}
+        elif s.is_chance:
+            for action, p in s.chance_outcomes():
+                for score, q in walk(s.apply(action)).items():
+                    out[score] = out.get(score, 0.0) + float(p) * q
+        else:
+            out = walk(s.apply(best_action(solution, s)))
+        memo[key] = out
+        return out
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        return walk(state)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def as_dict(d) -> dict[int, float]:
+    return {int(s): float(p) for s, p in zip(d.scores, d.probs, strict=True) if p != 0.0}
+
+
+def assert_same(got: dict[int, float], want: dict[int, float]) -> None:
+    assert set(got) == set(want)
+    for score, p in want.items():
+        assert got[score] == pytest.approx(p, abs=1e-13, rel=1e-11), score
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_whole_game_equals_brute_force(tmp_path, name):
+    v = tiny_variant(tmp_path, name)
+    solution = solve(v)
+    d = dist_mod.distribution(solution)
+    assert_same(as_dict(d), brute_distribution(v, solution, GameState.new(v, 1)))
+    assert d.total == pytest.approx(1.0, abs=1e-12)
+    assert d.mean == pytest.approx(solution.expected_score, abs=1e-9)
+    assert d.expected == pytest.approx(solution.expected_score, abs=1e-12)
+
+
+@pytest.mark.parametrize("joker", ["free", "forced", "none"])
+def test_flags_every_joker_mode_equals_brute_force(tmp_path, joker):
+    v = tiny_variant(tmp_path, "flags", options={"joker": joker})
+    solution = solve(v)
+    d = dist_mod.distribution(solution)
+    assert_same(as_dict(d), brute_distribution(v, solution, GameState.new(v, 1)))
+
+
+def _random_position(v, seed: int) -> GameState:
+    """A decision or turn start reached by random legal play (stopping at a random point)."""
+    rng = random.Random(seed)
+    state = GameState.new(v, 1)
+    stops = rng.randrange(1, 3 * len(v.boxes) * v.rolls)
+    for _ in range(stops):
+        if state.is_chance:
+            outcomes = state.chance_outcomes()
+            state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+        else:
+            nxt = state.apply(rng.choice(state.legal_actions()))
+            if nxt.over:
+                break
+            state = nxt
+    if state.is_chance and state.held:  # dice held between rolls: roll them (a position has dice on the table)
+        outcomes = state.chance_outcomes()
+        state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+    return state
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(CASES), seed=st.integers(0, 10**6))
+def test_any_position_equals_brute_force(tmp_path_factory, name, seed):
+    """From a random position (a card mid-game, or dice on the table with some rolls left): the same
+    distribution as brute force, summing to 1, with the solver's expected score as its mean."""
+    v = tiny_variant(tmp_path_factory.mktemp("v"), name)
+    solution = _solved(v)
+    state = _random_position(v, seed)
+    if state.is_chance:  # the start of a turn: the position is the card
+        d = dist_mod.distribution(solution, card=state.card)
+    else:
+        d = dist_mod.distribution(solution, card=state.card, dice=state.dice, rolls_left=state.rolls_left)
+    assert_same(as_dict(d), brute_distribution(v, solution, state))
+    assert d.total == pytest.approx(1.0, abs=1e-12)
+    assert d.mean == pytest.approx(d.expected, abs=1e-9)
+
+
+_SOLVED: dict[str, object] = {}
+
+
+def _solved(v):
+    got = _SOLVED.get(v.fingerprint)
+    if got is None:
+        got = _SOLVED[v.fingerprint] = solve(v)
+    return got
+
+
+def test_summary_figures_from_the_probabilities():
+    """mean, sd, median, mode, quantiles and tails read off `probs` as their definitions say."""
+    d = dist_mod.Distribution("x", 10, np.array([0.1, 0.0, 0.5, 0.4]), 11.9, 0.0)
+    assert d.scores.tolist() == [10, 11, 12, 13]
+    assert d.mean == pytest.approx(0.1 * 10 + 0.5 * 12 + 0.4 * 13)
+    var = 0.1 * 10**2 + 0.5 * 12**2 + 0.4 * 13**2 - d.mean**2
+    assert d.sd == pytest.approx(math.sqrt(var))
+    assert (d.mode, d.median, d.quantile(0.1), d.quantile(0.11), d.quantile(1.0)) == (12, 12, 10, 12, 13)
+    assert d.at_least(13) == pytest.approx(0.4) and d.at_least(9) == pytest.approx(1.0) and d.at_least(14) == 0.0
+    assert d.tail().tolist() == pytest.approx([1.0, 0.9, 0.9, 0.4])
+    with pytest.raises(DicecupError, match="quantile"):
+        d.quantile(0)
+
+
+def test_refusals(tmp_path):
+    v = tiny_variant(tmp_path, "threshold")
+    solution = solve(v)
+    with pytest.raises(DicecupError, match="without dice"):
+        dist_mod.distribution(solution, rolls_left=1)
+    with pytest.raises(DicecupError, match="rolls_left must be 0..1"):
+        dist_mod.distribution(solution, dice=(1, 2), rolls_left=2)
+    with pytest.raises(DicecupError, match="dice must be 2 faces from 1 to 3"):
+        dist_mod.distribution(solution, dice=(1, 4))
+    with pytest.raises(DicecupError, match="every box"):
+        dist_mod.distribution(solution, card=Card({"ones": 1, "twos": 2, "threes": 3, "pair": 8}))
+    with pytest.raises(DicecupError, match="not reachable"):
+        dist_mod.distribution(solution, card=Card({"ones": 5}))
+    need = dist_mod.estimate_bytes(solution)
+    with pytest.raises(DicecupError, match=r"could take up to .* GiB, above the limit"):
+        dist_mod.distribution(solution, max_bytes=need - 1)
+    banked = solve(tiny_variant(tmp_path, "banked"))
+    with pytest.raises(DicecupError, match="bank unused rolls"):
+        dist_mod.distribution(banked)
+
+
+def test_estimate_bounds_the_memory_used(tmp_path):
+    """The refusal's estimate is an upper bound: no two neighbouring layers' vectors take more."""
+    v = tiny_variant(tmp_path, "two-groups")
+    solution = solve(v)
+    used: list[int] = []
+    original = dist_mod._Pass.layer
+
+    def spy(self, codes, progs, index):
+        original(self, codes, progs, index)
+        used.append(self.vec.nbytes)
+
+    dist_mod._Pass.layer = spy
+    try:
+        dist_mod.distribution(solution)
+    finally:
+        dist_mod._Pass.layer = original
+    pairs = [a + b for a, b in zip(used, used[1:], strict=False)] or used
+    assert max(pairs) <= dist_mod.estimate_bytes(solution)
+
+
+def test_successor_slots_match_the_solver(tmp_path):
+    """The compiled successor values equal `Solution.successors` (symmetric boxes included)."""
+    for name in ("sym-upper", "flags", "two-groups"):
+        v = tiny_variant(tmp_path, name)
+        solution = solve(v)
+        layers = dist_mod._layers_from(solution)
+        codes = np.concatenate([layer[0] for layer in layers[:-1]])
+        progs = np.ascontiguousarray(np.concatenate([layer[1] for layer in layers[:-1]]))
+        run = dist_mod._Pass(solution, codes)
+        nb, k = run.slot_add.shape
+        succ = np.empty((len(codes), nb * k), dtype=np.int64)
+        after = np.empty((len(codes), nb * k))
+        dist_mod._successor_slots(
+            codes, progs, run.slot_add, run.slot_inc, run.used, run.sym, run.states, run.values, succ, after
+        )
+        want = solution.successors(codes, progs)
+        filled = np.repeat((codes[:, None] >> np.arange(nb)) & 1 == 1, k, axis=1)
+        # a filled box has no successor (the solver's table repeats its group's row there: never legal)
+        assert np.isnan(after[filled]).all(), name
+        np.testing.assert_array_equal(after[~filled], want[~filled], err_msg=name)
+
+
+# ------------------------------------------------------------------ Yahtzee, against a long simulation
+
+
+@pytest.fixture(scope="module")
+def yahtzee():
+    v = Engine().variant("yahtzee")
+    from dicecup.solver import load_or_solve
+
+    solution, _ = load_or_solve(v)
+    return v, solution, dist_mod.distribution(solution)
+
+
+@pytest.mark.slow
+def test_yahtzee_figures(yahtzee, snapshot):
+    """Mean equal to the solver's value; the summary figures (median 248 and mode 266 are published)."""
+    _, solution, d = yahtzee
+    assert d.mean == pytest.approx(solution.expected_score, abs=1e-9)
+    assert d.total == pytest.approx(1.0, abs=1e-12)
+    assert (d.median, d.mode) == (248, 266)
+    figures = d.summary()
+    figures["mean"] = round(figures["mean"], 6)
+    figures["sd"] = round(figures["sd"], 6)
+    figures["p_at_least"] = {t: round(d.at_least(t), 9) for t in (200, 250, 300, 400, 500)}
+    assert figures == snapshot
+
+
+@pytest.mark.slow
+def test_yahtzee_against_a_million_simulated_games(yahtzee):
+    """bot:optimal's scores over 10^6 games: mean and sd within 4 standard errors, and a chi-square test of
+    the counts (scores pooled into bins of at least 50 expected games) at the 10^-4 level."""
+    v, _, d = yahtzee
+    from dicecup.simulate import simulate
+
+    games = 1_000_000
+    totals = simulate(v, "optimal", games, seed=20261202).totals
+    assert totals.min() >= d.low and totals.max() <= d.high
+    counts = np.bincount(totals - d.low, minlength=len(d.probs))
+    se = d.sd / math.sqrt(games)
+    assert abs(totals.mean() - d.mean) < 4 * se
+    assert abs(totals.std() - d.sd) < 4 * d.sd / math.sqrt(2 * games)  # sd's standard error (near normal)
+    chi2, dof = chi_square(counts, d.probs * games, least=50)
+    # Wilson-Hilferty: (chi2 / dof) ** (1/3) is near normal; z > 3.72 is p < 1e-4
+    z = ((chi2 / dof) ** (1 / 3) - (1 - 2 / (9 * dof))) / math.sqrt(2 / (9 * dof))
+    assert z < 3.72, (chi2, dof)
+    for q in (0.05, 0.25, 0.5, 0.75, 0.95):  # each simulated quantile within a few points of the exact one
+        assert abs(float(np.quantile(totals, q)) - d.quantile(q)) <= 3, q
+
+
+def chi_square(counts: np.ndarray, expected: np.ndarray, least: float) -> tuple[float, int]:
+    """Pearson's statistic over consecutive scores pooled until each bin expects at least `least` games (the
+    tail's remainder joins the last bin), and its degrees of freedom."""
+    bins: list[list[float]] = []
+    c = e = 0.0
+    for got, want in zip(counts.tolist(), expected.tolist(), strict=True):
+        c += got
+        e += want
+        if e >= least:
+            bins.append([c, e])
+            c = e = 0.0
+    bins[-1][0] += c
+    bins[-1][1] += e
+    return sum((c - e) ** 2 / e for c, e in bins), len(bins) - 1
