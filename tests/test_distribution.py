@@ -98,7 +98,7 @@ def _random_position(v, seed: int) -> GameState:
             if nxt.over:
                 break
             state = nxt
-    if state.is_chance and state.held:  # dice held between rolls: roll them (a position has dice on the table)
+    if state.is_chance and state.rolls_used > 0:  # between rolls: roll (a position has dice on the table)
         outcomes = state.chance_outcomes()
         state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
     return state
@@ -112,7 +112,8 @@ def test_any_position_equals_brute_force(tmp_path_factory, name, seed):
     v = tiny_variant(tmp_path_factory.mktemp("v"), name)
     solution = _solved(v)
     state = _random_position(v, seed)
-    if state.is_chance:  # the start of a turn: the position is the card
+    if state.is_chance:  # the start of a turn (`_random_position`): the position is the card
+        assert state.rolls_used == 0
         d = dist_mod.distribution(solution, card=state.card)
     else:
         d = dist_mod.distribution(solution, card=state.card, dice=state.dice, rolls_left=state.rolls_left)
@@ -270,3 +271,57 @@ def chi_square(counts: np.ndarray, expected: np.ndarray, least: float) -> tuple[
     bins[-1][0] += c
     bins[-1][1] += e
     return sum((c - e) ** 2 / e for c, e in bins), len(bins) - 1
+
+
+# ------------------------------------------------------------------ the command
+
+
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from dicecup.cli.app import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_cli_reports_the_same_figures_as_the_api(tmp_path):
+    import json
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY["threshold"], encoding="utf-8")
+    v = Engine(entry_points=False).load_file(path)
+    d = dist_mod.distribution(solve(v), dice=(1, 2), rolls_left=1)
+    out = _cli("distribution", "-v", str(path), "-d", "12", "-r", "1", "--json", "-q")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert (data["mean"], data["median"], data["mode"]) == (pytest.approx(d.mean, abs=1e-12), d.median, d.mode)
+    assert [row["probability"] for row in data["scores"]] == pytest.approx(d.probs.tolist(), abs=1e-15)
+    text = _cli("distribution", "-v", str(path), "--plot", str(tmp_path / "d.png"))
+    assert text.exit_code == 0, text.output
+    assert "median" in text.stdout and "P(score >= t)" in text.stdout and (tmp_path / "d.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-r", "1"], "--rolls-left needs --dice"),
+        (["-d", "12", "-r", "5"], "--rolls-left must be 0..1"),
+        (["-d", "1"], "expected 2 dice"),
+        (["-c", "ones=7"], "cannot hold 7"),
+        (["--plot", "x.txt"], "ending in .png"),
+    ],
+)
+def test_cli_errors_are_one_line(tmp_path, args, message):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY["threshold"], encoding="utf-8")
+    out = _cli("distribution", "-v", str(path), *args)
+    assert out.exit_code == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], out.stderr
+
+
+def test_cli_refuses_banked_rolls_before_solving(tmp_path):
+    path = tmp_path / "banked.yaml"
+    path.write_text(TINY["banked"], encoding="utf-8")
+    out = _cli("distribution", "-v", str(path))
+    assert out.exit_code == 2 and "bank unused rolls" in out.stderr

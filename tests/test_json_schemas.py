@@ -153,6 +153,16 @@ def test_odds(tiny):
     assert {r["row"]: r["turn"] for r in fresh["rows"]}["yahtzee"] == pytest.approx(0.0460286, abs=1e-7)
 
 
+def test_distribution(tiny):
+    whole = json_of("distribution", "-v", tiny)
+    check("distribution", whole)
+    assert whole["dice"] is None and whole["rolls_left"] is None and whole["card"] == {}
+    assert sum(row["probability"] for row in whole["scores"]) == pytest.approx(1.0, abs=1e-12)
+    mid = json_of("distribution", "-v", tiny, "-c", "fours=4", "-d", "114", "-r", "1")
+    check("distribution", mid)
+    assert (mid["dice"], mid["rolls_left"], mid["card"]) == ([1, 1, 4], 1, {"fours": 4})
+
+
 def test_the_schemas_refuse_the_old_shapes():
     """A fraction string where a number belongs, a missing envelope: the schemas are not blank checks."""
     data = json_of("play", "-v", "russian", "-p", "bot:random", "-p", "bot:random:Vera", "--seed", "2")

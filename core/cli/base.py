@@ -287,6 +287,7 @@ COMMAND_MODULES: dict[str, str] = {
     "simulate": "simulating",
     "review": "reviewing",
     "odds": "chances",
+    "distribution": "distributing",
 }
 
 

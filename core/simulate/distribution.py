@@ -32,13 +32,21 @@ import numpy as np
 from attrs import field, frozen
 
 from ..errors import DicecupError
-from ..language.model import Card
+from ..language.model import Card, Variant
 from ..numeric import compiled
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
 
-__all__ = ["AVAILABLE", "MAX_BYTES", "Distribution", "best_moves", "distribution", "estimate_bytes"]
+__all__ = [
+    "AVAILABLE",
+    "MAX_BYTES",
+    "Distribution",
+    "best_moves",
+    "check_variant",
+    "distribution",
+    "estimate_bytes",
+]
 
 MAX_BYTES = 4 << 30
 """The most memory (bytes) the score vectors of two neighbouring layers may take, by the estimate made before
@@ -350,10 +358,12 @@ def best_moves(solution: Solution, codes: np.ndarray, ctx_of: np.ndarray, after:
         rd_tables,
         after,
     )
-    moves = np.empty((len(codes), solution.graph.n_rolls, v.rolls), dtype=dtype)
+    moves: np.ndarray = np.empty((len(codes), solution.graph.n_rolls, v.rolls), dtype=dtype)
     errors = np.zeros(1, dtype=np.int64)
     sc = jit.ScoreArrays(tables.points, tables.slots)
-    jit.fill_moves(states, sc, np.arange(len(codes), dtype=np.int64), moves, flag, solution.graph.arrays, v.rolls, errors)
+    jit.fill_moves(
+        states, sc, np.arange(len(codes), dtype=np.int64), moves, flag, solution.graph.arrays, v.rolls, errors
+    )
     invalid = flag | (flag - 1)
     if errors.any() or (moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any():
         raise DicecupError("internal error: a roll with no legal box the solver can value")
@@ -374,12 +384,12 @@ def _kept_rows(solution: Solution) -> np.ndarray:
     return out
 
 
-def _check(solution: Solution) -> None:
-    v = solution.variant
+def check_variant(variant: Variant) -> None:
+    """Refuse at once (before any solving) what the distribution cannot do: no numba, banked rolls."""
     if not AVAILABLE:
         raise DicecupError("the exact score distribution needs numba (pip install numba)")
-    if solution.banks > 1:
-        raise DicecupError(f"{v.id}: score distributions of variants that bank unused rolls are not supported")
+    if variant.carry_over and variant.rolls > 1:
+        raise DicecupError(f"{variant.id}: score distributions of variants that bank unused rolls are not supported")
 
 
 def _box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
@@ -504,7 +514,9 @@ class _Pass:
             m = len(c)
             succ = np.empty((m, nb * kmax), dtype=np.int64)
             after = np.empty((m, nb * kmax))
-            _successor_slots(c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after)
+            _successor_slots(
+                c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after
+            )
             moves, flag = best_moves(sol, c, cx, after, tables)
             acc = np.empty((m, width))
             nxt = np.empty((m, width), dtype=np.int64)
@@ -544,7 +556,7 @@ def distribution(
     (by the estimate, before starting), and variants that bank unused rolls.
     """
     start = time.perf_counter()
-    _check(solution)
+    check_variant(solution.variant)
     v = solution.variant
     card = card if card is not None else Card()
     if rolls_left is not None and dice is None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import DicecupError
 
-__all__ = ["check_plot_path", "pyplot", "save_png", "terminal_histogram", "write_png"]
+__all__ = ["check_plot_path", "pyplot", "save_png", "terminal_histogram", "write_distribution_png", "write_png"]
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -96,6 +96,37 @@ def write_png(path: Path, summary: dict[str, Any]) -> None:
         )
         ax.grid(axis="y", alpha=0.3)
         ax.legend(frameon=False)
+        fig.tight_layout()
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def write_distribution_png(path: Path, dist: Any, title: str) -> None:
+    """Draw an exact score distribution (`distribution.Distribution`): each score's probability, with its
+    mean, median, mode and 5th-95th percentiles, and P(score >= t) on a second axis; atomically."""
+    plt = pyplot("for the tables alone")
+    lo, hi = dist.quantile(0.001), dist.quantile(0.999)
+    keep = (dist.scores >= lo) & (dist.scores <= hi)
+    fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
+    try:
+        ax.bar(dist.scores[keep], 100.0 * dist.probs[keep], width=1.0, color="#4c72b0", label="probability")
+        ax.axvline(dist.mean, color="#c44e52", linewidth=1.8, label=f"mean {dist.mean:.2f} (sd {dist.sd:.2f})")
+        ax.axvline(dist.median, color="#dd8452", linewidth=1.4, linestyle="--", label=f"median {dist.median}")
+        ax.axvline(dist.mode, color="#8172b3", linewidth=1.2, linestyle="-.", label=f"mode {dist.mode}")
+        p5, p95 = dist.quantile(0.05), dist.quantile(0.95)
+        for x in (p5, p95):
+            ax.axvline(x, color="#55a868", linewidth=1.2, linestyle=":")
+        ax.plot([], [], color="#55a868", linestyle=":", label=f"5th-95th percentile {p5} to {p95}")
+        ax.set_xlabel(f"final score (0.1th to 99.9th percentile: {lo} to {hi})")
+        ax.set_ylabel("probability (%)")
+        tail = ax.twinx()
+        tail.plot(dist.scores[keep], 100.0 * dist.tail()[keep], color="#937860", linewidth=1.2)
+        tail.set_ylabel("P(score >= t) (%)", color="#937860")
+        tail.set_ylim(0, 100)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(frameon=False, loc="upper left")
         fig.tight_layout()
         save_png(fig, path)
     finally:

@@ -1,0 +1,153 @@
+"""CLI command `distribution`: the exact distribution of the final score under optimal play, from a position."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..errors import DicecupError
+from ..language.describe import options_text
+from ..language.dice import parse_dice
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .solving import load_solution, parse_card
+
+if TYPE_CHECKING:
+    from ..simulate.distribution import Distribution
+
+__all__ = ["distribution_cmd", "distribution_json"]
+
+#: the tail probabilities P(score >= t) the text report lists: every multiple of this between p1 and p99
+TAIL_STEP = 25
+
+
+def distribution_json(d: Distribution, variant: Any, card: Any, dice: Any, rolls_left: int | None) -> dict[str, Any]:
+    """A `Distribution` as `distribution --json` prints it: the headline figures, then every score from the
+    lowest to the highest possible with its probability and P(score >= it)."""
+    tail = d.tail()
+    return {
+        "variant": variant.id,
+        "options": dict(variant.options),
+        "card": dict(card.scores),
+        "dice": None if dice is None else list(dice),
+        "rolls_left": rolls_left,
+        "strategy": "optimal",
+        "expected_score": d.expected,
+        **d.summary(),
+        "scores": [
+            {"score": int(s), "probability": float(p), "at_least": float(t)}
+            for s, p, t in zip(d.scores.tolist(), d.probs.tolist(), tail.tolist(), strict=True)
+        ],
+        "seconds": d.seconds,
+        "notes": list(variant.solitaire_notes()),
+    }
+
+
+@app.command("distribution")
+def distribution_cmd(
+    variant: VariantOpt,
+    option: OptionOpt = None,
+    card: Annotated[
+        str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')
+    ] = None,
+    dice: Annotated[
+        str | None,
+        typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 (default: the start of a turn)."),
+    ] = None,
+    rolls_left: Annotated[
+        int | None,
+        typer.Option(
+            "--rolls-left", "-r", help="With --dice: rolls still allowed this turn (default: after the first)."
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Write the distribution as a PNG image to this file.")
+    ] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """The exact distribution of the final score when the solver's optimal strategy plays on (no sampling):
+    every score's probability, mean, sd, median, mode, percentiles and P(score >= t)."""
+    try:  # every argument is checked before the solver's table is loaded (or solved)
+        from ..simulate.distribution import check_variant, distribution
+        from ..simulate.plot import check_plot_path, pyplot
+
+        if plot is not None:  # before any work: a path that cannot be written, matplotlib missing
+            check_plot_path(plot)
+            pyplot("for the tables alone")
+        v = load_variant(variant, option)
+        the_card = parse_card(card, v)
+        values = parse_dice(dice, v.dice, v.faces) if dice is not None else None
+        if rolls_left is not None and values is None:
+            raise DicecupError("--rolls-left needs --dice (the dice on the table)")
+        if rolls_left is not None and not 0 <= rolls_left <= v.rolls - 1:
+            raise DicecupError(
+                f"--rolls-left must be 0..{v.rolls - 1} ({v.id} has {v.rolls} rolls a turn), got {rolls_left}"
+            )
+        check_variant(v)
+        from ..solver.rules import check_solvable
+
+        check_solvable(v)
+        solution, _ = load_solution(v, quiet=quiet)
+        left = None if values is None else (v.rolls - 1 if rolls_left is None else rolls_left)
+        d = distribution(solution, the_card, values, left)
+        if plot is not None:
+            from ..simulate.plot import write_distribution_png
+
+            write_distribution_png(plot, d, _title(v, the_card, values, left))
+    except DicecupError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(distribution_json(d, v, the_card, values, left)))
+        return
+    _print_report(d, v, the_card, values, left, quiet)
+    if plot is not None:
+        console().print(f"plot written to {plot}")
+
+
+def _title(v: Any, card: Any, dice: Any, left: int | None) -> str:
+    opts = options_text(v)
+    where = "from the start" if not card.scores else f"from a card with {len(card.scores)} boxes filled"
+    if dice is not None:
+        where += f", dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left"
+    return f"{v.name}{f' [{opts}]' if opts else ''}: optimal play {where}"
+
+
+def _ordinal(n: str) -> str:
+    """1st, 2nd, 3rd, 5th, 11th, ... of a whole number written as text."""
+    if not n.isdigit():
+        return f"{n}th"
+    k = int(n)
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _print_report(d: Distribution, v: Any, card: Any, dice: Any, left: int | None, quiet: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    out = console()
+    s = d.summary()
+    figures = Table(title=Text(_title(v, card, dice, left)), caption=f"exact, computed in {d.seconds:.2f} s")
+    figures.add_column("figure")
+    figures.add_column("value", justify="right")
+    figures.add_row("mean", f"{s['mean']:.4f}")
+    figures.add_row("sd", f"{s['sd']:.4f}")
+    figures.add_row("median", str(s["median"]))
+    figures.add_row("mode", f"{s['mode']} ({100 * float(d.probs[s['mode'] - d.low]):.3f}%)")
+    figures.add_row("lowest / highest", f"{s['min']} / {s['max']}")
+    for p, score in s["percentiles"].items():
+        figures.add_row(f"{_ordinal(p)} percentile", str(score))
+    out.print(figures)
+    tails = Table(title="P(score >= t)")
+    tails.add_column("t", justify="right")
+    tails.add_column("chance", justify="right")
+    lo, hi = d.quantile(0.01), d.quantile(0.99)
+    for t in range((lo // TAIL_STEP + 1) * TAIL_STEP, hi + 1, TAIL_STEP):
+        tails.add_row(str(t), f"{100 * d.at_least(t):.3f}%")
+    out.print(tails)
+    if not quiet:
+        for note in v.solitaire_notes():
+            out.print(f"note: {note}")
