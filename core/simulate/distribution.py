@@ -242,23 +242,20 @@ if AVAILABLE:
                         nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]]
 
     @numba.njit(cache=True, parallel=True)
-    def _windows(acc, nxt, ctx_of, out_pts, lo, ln, wlo, wln, errors):
-        """The window [wlo, wlo + wln) of remaining points each state's outcomes reach."""
+    def _windows(start, nxt, pts, lo, ln, wlo, wln, errors):
+        """The window [wlo, wlo + wln) of remaining points each state's outcomes reach (state i's outcomes:
+        entries start[i] .. start[i + 1] - 1 of nxt, their successors' value slots, and pts, their points)."""
         size = lo.shape[0] - 1
-        for i in numba.prange(acc.shape[0]):
+        for i in numba.prange(start.shape[0] - 1):
             a = np.int64(2**62)
             z = -np.int64(2**62)
-            c = ctx_of[i]
-            for o in range(acc.shape[1]):
-                if acc[i, o] == 0.0:
-                    continue
-                s = nxt[i, o]
+            for o in range(start[i], start[i + 1]):
+                s = nxt[o]
                 if s < 0 or s >= size or ln[s] <= 0:
                     errors[0] += 1
                     continue
-                p = out_pts[c, o]
-                a = min(a, p + lo[s])
-                z = max(z, p + lo[s] + ln[s] - 1)
+                a = min(a, pts[o] + lo[s])
+                z = max(z, pts[o] + lo[s] + ln[s] - 1)
             if z < a:
                 errors[1] += 1
                 wlo[i], wln[i] = 0, 1
@@ -266,24 +263,18 @@ if AVAILABLE:
                 wlo[i], wln[i] = a, z - a + 1
 
     @numba.njit(cache=True, parallel=True)
-    def _convolve(acc, nxt, ctx_of, out_pts, lo, ln, off, vec, wlo, woff, out):
+    def _convolve(start, prob, nxt, pts, lo, ln, off, vec, wlo, woff, out):
         """out[woff[i] + j] = P(remaining points = wlo[i] + j): each outcome's successor vector, shifted by its
         points and weighted by its probability, summed."""
-        size = lo.shape[0] - 1
-        for i in numba.prange(acc.shape[0]):
-            c = ctx_of[i]
+        for i in numba.prange(start.shape[0] - 1):
             base = woff[i] - wlo[i]
-            for o in range(acc.shape[1]):
-                q = acc[i, o]
-                if q == 0.0:
-                    continue
-                s = nxt[i, o]
-                if s < 0 or s >= size:
-                    continue
-                start = base + out_pts[c, o] + lo[s]
+            for o in range(start[i], start[i + 1]):
+                s = nxt[o]
+                at = base + pts[o] + lo[s]
                 n = ln[s]
-                dst = out[start : start + n]  # views: the loop below is then vectorised (no index wrap-around)
+                dst = out[at : at + n]  # views: the loop below is then vectorised (no index wrap-around)
                 src = vec[off[s] : off[s] + n]
+                q = prob[o]
                 for j in range(n):
                     dst[j] += q * src[j]
 
@@ -505,7 +496,7 @@ class _Pass:
         nb, kmax = self.slot_add.shape
         wlo = np.zeros(n, dtype=np.int64)
         wln = np.zeros(n, dtype=np.int64)
-        parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         errors = np.zeros(2, dtype=np.int64)
         width = tables.out_box.shape[1]
         for a in range(0, n, CHUNK):
@@ -524,15 +515,20 @@ class _Pass:
                 moves, flag, sol.variant.rolls, cx, tables.oid, tables.out_box, tables.out_slot, kmax, self.kept,
                 graph.arrays, stage0, mass0, succ, acc, nxt,
             )  # fmt: skip
-            _windows(acc, nxt, cx, tables.out_pts, self.lo, self.ln, wlo[part], wln[part], errors)
+            del moves, succ, after
+            hit = acc > 0  # the outcomes a state's turn can end in, kept compactly (rows of a few dozen)
+            start = np.concatenate([[0], np.cumsum(hit.sum(axis=1))]).astype(np.int64)
+            pts = tables.out_pts[cx][hit]
+            prob, nxt = acc[hit], nxt[hit]
+            _windows(start, nxt, pts, self.lo, self.ln, wlo[part], wln[part], errors)
             if errors.any():
                 raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
-            parts.append((a, acc, nxt, cx))
+            parts.append((a, start, prob, nxt, pts))
         woff = np.concatenate([[0], np.cumsum(wln)[:-1]]).astype(np.int64)
         out = np.zeros(int(wln.sum()))
-        for a, acc, nxt, cx in parts:
-            part = slice(a, a + len(acc))
-            _convolve(acc, nxt, cx, tables.out_pts, self.lo, self.ln, self.off, self.vec, wlo[part], woff[part], out)
+        for a, start, prob, nxt, pts in parts:
+            part = slice(a, a + len(start) - 1)
+            _convolve(start, prob, nxt, pts, self.lo, self.ln, self.off, self.vec, wlo[part], woff[part], out)
         return wlo, wln, woff, out
 
     def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray) -> None:
