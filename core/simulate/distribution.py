@@ -18,7 +18,12 @@ Within a turn the probabilities go forward: the first roll's multinomial probabi
 the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
 die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
 roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
-of points its outcomes reach (every entry inside is computed, none is dropped).
+of points its outcomes reach (every entry inside is computed, none is dropped); a layer's outcomes are kept
+as compact rows (a few dozen per state). Memory is bounded before starting: `estimate_bytes` bounds the two
+neighbouring layers' vectors, and a variant past `max_bytes` is refused with the estimate.
+
+It lives beside the simulator because it plays the simulator's policy (the solver does not import the
+simulator); it reads the solver only through `Solution`'s public methods and arrays.
 """
 
 from __future__ import annotations
