@@ -292,28 +292,22 @@ class _Tables:
     `fill_moves`, points and successor slots per (context, first roll?, box, roll); for the propagation, each
     distinct (box, successor slot, points) of a context numbered as an outcome."""
 
-    def __init__(self, solution: Solution, uctx: np.ndarray) -> None:
-        space, model = solution.space, solution.model
+    def __init__(self, solution: Solution, codes: np.ndarray) -> None:
+        space = solution.space
         nb, k = space.nb, space.slot_width
         n_rolls = solution.graph.n_rolls
-        C = len(uctx)
-        self.uctx = uctx
-        self.points = np.zeros((C, 2, nb, n_rolls))
-        self.slots = np.zeros((C, 2, nb, n_rolls), dtype=np.int64)
-        self.same = np.zeros(C, dtype=bool)
+        self.uctx = np.unique(solution.model.context_of(codes))  # what `Solution.score_contexts` numbers densely
+        _, self.points, self.slots, self.same = solution.score_contexts(codes)
+        C = len(self.uctx)
         self.oid = np.full((C, 2, nb, n_rolls), -1, dtype=np.int64)
         found: list[np.ndarray] = []
-        for i, ctx in enumerate(uctx.tolist()):
-            _, pts = model.context_tables(ctx)
-            sl = space.context_slots(ctx).transpose(2, 0, 1)
-            self.points[i] = pts.transpose(2, 0, 1)
-            self.slots[i] = np.arange(nb)[None, :, None] * k + sl
-            self.same[i] = space.same_first(ctx)
+        for i in range(C):
+            pts = self.points[i]
             finite = np.isfinite(pts)
             whole = np.where(finite, np.rint(pts), 0)
             if not np.array_equal(whole[finite], pts[finite]) or np.abs(whole).max(initial=0) >= 2**40:
                 raise DicecupError(f"{solution.variant.id}: a box scores a fractional (or huge) number of points")
-            key = (self.slots[i] << 42) + whole.transpose(2, 0, 1).astype(np.int64) + (1 << 41)
+            key = (self.slots[i] << 42) + whole.astype(np.int64) + (1 << 41)
             uniq, inv = np.unique(key.reshape(-1), return_inverse=True)
             self.oid[i] = inv.reshape(2, nb, n_rolls)
             found.append(uniq)
@@ -331,53 +325,24 @@ class _Tables:
         return np.searchsorted(self.uctx, solution.model.context_of(codes)).astype(np.int64)
 
 
-def best_moves(solution: Solution, codes: np.ndarray, ctx_of: np.ndarray, after: np.ndarray, tables: _Tables) -> Any:
-    """The best-move rows of states `codes` as `bot:optimal` plays them ([states, rolls, decisions]: a keep as
-    a mask of the sorted dice, or flag | box) and the flag: the simulator's `jit.fill_moves`, given the
-    solver's own score contexts and each state's successor values `after` (`Solution.successors`). A thin
-    wrapper: the policy and its tie rules are written once, there."""
-    from . import jit
+def best_moves(solution: Solution, codes: np.ndarray, progs: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, int]:
+    """The best-move rows of states (codes, progs) as `bot:optimal` plays them ([states, rolls, decisions]: a
+    keep as a mask of the sorted dice, or flag | box) and the flag: `optimal.fill_rows`, given each state's
+    successor values `after` (`Solution.successors`), so the policy and its tie rules are written once."""
+    from .jit import move_flag
+    from .optimal import fill_rows
 
     v = solution.variant
-    fit = jit.move_flag(v.dice, len(v.box_ids))
+    fit = move_flag(v.dice, len(v.box_ids))
     if fit is None:
         raise DicecupError(f"{v.id}: too many dice or boxes for the compiled policy")
     dtype, flag = fit
-    later, first, rd_index, rd_tables = solution.legal_arrays(codes)
-    states = jit.TurnStates(
-        ctx_of,
-        tables.same[ctx_of] & (later == first) & (rd_index < 0),
-        codes & solution.index.full,
-        later,
-        first,
-        rd_index,
-        rd_tables,
-        after,
-    )
     moves: np.ndarray = np.empty((len(codes), solution.graph.n_rolls, v.rolls), dtype=dtype)
-    errors = np.zeros(1, dtype=np.int64)
-    sc = jit.ScoreArrays(tables.points, tables.slots)
-    jit.fill_moves(
-        states, sc, np.arange(len(codes), dtype=np.int64), moves, flag, solution.graph.arrays, v.rolls, errors
-    )
+    fill_rows(solution, codes, progs, np.arange(len(codes), dtype=np.int64), moves, flag, after)
     invalid = flag | (flag - 1)
-    if errors.any() or (moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any():
+    if (moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any():
         raise DicecupError("internal error: a roll with no legal box the solver can value")
     return moves, flag
-
-
-def _kept_rows(solution: Solution) -> np.ndarray:
-    """[roll, mask]: the dice row a keep mask (over the roll's sorted dice) keeps."""
-    graph = solution.graph
-    dice = graph.dice
-    if graph.n_rolls << dice > 1 << 26:
-        raise DicecupError(f"{solution.variant.id}: too many dice for the exact score distribution")
-    rolls = [graph.multisets[int(r)] for r in graph.roll_rows]
-    out = np.zeros((len(rolls), 1 << dice), dtype=np.int64)
-    for i, hand in enumerate(rolls):
-        for mask in range(1 << dice):
-            out[i, mask] = graph.index[tuple(x for j, x in enumerate(hand) if mask >> j & 1)]
-    return out
 
 
 def check_variant(variant: Variant) -> None:
@@ -471,8 +436,10 @@ class _Pass:
         for g in solution.index.symmetric:
             for b in g:
                 self.sym[b] = sum(1 << x for x in g)
-        self.tables = _Tables(solution, np.unique(solution.model.context_of(codes)))
-        self.kept = _kept_rows(solution)
+        self.tables = _Tables(solution, codes)
+        self.kept = solution.graph.kept_rows
+        if self.kept.shape[1] == 0:
+            raise DicecupError(f"{solution.variant.id}: too many dice for the exact score distribution")
         self.values = np.ascontiguousarray(solution.column(), dtype=np.float64)
         self.states = solution.index.arrays
 
@@ -513,7 +480,7 @@ class _Pass:
             _successor_slots(
                 c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after
             )
-            moves, flag = best_moves(sol, c, cx, after, tables)
+            moves, flag = best_moves(sol, c, p, after)
             acc = np.empty((m, width))
             nxt = np.empty((m, width), dtype=np.int64)
             _outcomes(

@@ -327,13 +327,20 @@ def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
 
 
 def fill_rows(
-    solution: Solution, codes: np.ndarray, prog: np.ndarray, at: np.ndarray, out: np.ndarray, flag: int
+    solution: Solution,
+    codes: np.ndarray,
+    prog: np.ndarray,
+    at: np.ndarray,
+    out: np.ndarray,
+    flag: int,
+    after: np.ndarray | None = None,
 ) -> None:
     """out[at[s]] = the best-move row of state s (class codes, clamped totals) as `bot:optimal` plays it:
     per roll and decision, a keep as a mask of the sorted dice (`DiceGraph.keep_order`) or flag | the box
     (flag | (flag - 1) where no legal box could be valued); `out` is [rows, rolls of the graph, decisions]
     of the width `jit.move_flag` gives. From the solver's score tables by context (`Solution.score_contexts`),
-    a chunk of states at a time: the policy and its tie rules are `jit.fill_moves`', written once."""
+    a chunk of states at a time: the policy and its tie rules are `jit.fill_moves`', written once. `after`:
+    the states' `Solution.successors`, where the caller has them already."""
     from . import jit
 
     ctx, points, slots, same = solution.score_contexts(codes)
@@ -352,7 +359,7 @@ def fill_rows(
             first,
             rd_index,
             rd_tables,
-            np.ascontiguousarray(solution.successors(codes[part], prog[part])),
+            np.ascontiguousarray(solution.successors(codes[part], prog[part]) if after is None else after[part]),
         )
         rows = np.ascontiguousarray(at[part], dtype=np.int64)
         jit.fill_moves(states, sc, rows, out, flag, graph.arrays, graph.keep_order, solution.variant.rolls, errors)
