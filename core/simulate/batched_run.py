@@ -72,31 +72,32 @@ def simulate_batched(
     jitted = compiled_play(policy, sim)
     chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
     nb = len(variant.box_ids)
-    parts_vals, parts_awards, parts_earned, parts_events = [], [], [], []
-    done = 0
+    na, ne = sim.scores.max_awards, sim.scores.max_events
+    # the whole run's arrays, each chunk played into its rows: no copy of the results at the end
+    vals = np.empty((games, nb), dtype=np.int64)
+    awards = np.empty((games, na), dtype=np.int64)
+    earned = np.empty((games, na), dtype=np.int64)
+    events = np.empty((games, ne), dtype=np.int64)
     for i, start in enumerate(range(0, games, chunk)):
         n = min(chunk, games - start)
+        rows = slice(start, start + n)
 
-        def on_turn(t: int, base: int = done, n: int = n) -> None:
+        def on_turn(t: int, base: int = start, n: int = n) -> None:
             if progress is not None:
                 progress(base + (n * t) // nb)
 
         if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
-            vals, awards, earned, events = jitted.play(n, seed, start, on_turn)
+            out = (vals[rows], awards[rows], earned[rows], events[rows])
+            jitted.play(n, seed, start, on_turn if progress is not None else None, out=out)
         else:
-            vals, awards, earned, events = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
-        end = jitted.end_points(vals) if jitted is not None else None
+            got = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
+            for whole, part in zip((vals, awards, earned, events), got, strict=True):
+                whole[rows] = part
+        end = jitted.end_points(vals[rows]) if jitted is not None else None
         if end is None:
-            end = sim.end.points(vals, jitted.group if jitted is not None else None)
-        parts_vals.append(vals)
-        parts_awards.append(awards + end)
-        parts_earned.append(earned + (end != 0))  # an end bonus with nonzero points is earned once
-        parts_events.append(events)
-        done += n
-    vals = np.concatenate(parts_vals)
-    awards = np.concatenate(parts_awards)
-    earned = np.concatenate(parts_earned)
-    events = np.concatenate(parts_events)
+            end = sim.end.points(vals[rows], jitted.group if jitted is not None else None)
+        awards[rows] += end
+        earned[rows] += end != 0  # an end bonus with nonzero points is earned once
     eids, enames = event_columns(variant, sim.event_ids)
     ids = list(sim.award_ids)
     names = {b.id: b.name for b in variant.bonuses}

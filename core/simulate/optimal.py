@@ -483,19 +483,32 @@ class JitPlay:
         fill_rows(solution, codes[live], prog[live], live, moves.make_complete(), moves.flag)
 
     def play(
-        self, games: int, seed: int, first_game: int, on_turn: Callable[[int], None] | None = None
+        self,
+        games: int,
+        seed: int,
+        first_game: int,
+        on_turn: Callable[[int], None] | None = None,
+        out: tuple[np.ndarray, ...] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
-        dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns)."""
+        dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns).
+        `out`: the four arrays to play into (C-contiguous rows of the caller's; made here when None)."""
         sim, jit = self.sim, self.jit
         nb = len(sim.variant.box_ids)
-        vals = np.full((games, nb), EMPTY, dtype=np.int64)
-        awards = np.zeros((games, sim.scores.max_awards), dtype=np.int64)
+        if out is None:
+            out = tuple(
+                np.empty((games, w), dtype=np.int64)
+                for w in (nb, sim.scores.max_awards, sim.scores.max_awards, sim.scores.max_events)
+            )
+        vals, awards, earned, events = out
+        vals.fill(EMPTY)
+        for a in (awards, earned, events):
+            a.fill(0)
         gm = jit.Games(
             vals,
             awards,
-            np.zeros_like(awards),
-            np.zeros((games, sim.scores.max_events), dtype=np.int64),
+            earned,
+            events,
             jit.seed_streams(seed, first_game, games),
             np.zeros(games, dtype=np.int64),
             np.zeros((games, self.policy.index.G), dtype=np.int64),
