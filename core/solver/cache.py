@@ -443,15 +443,20 @@ def load_record(variant: Variant, kind: str, warn: Callable[[str], None] | None 
     except (UnicodeDecodeError, ValueError, RecursionError):
         ok = False
     if not ok:
-        say(f"the {kind} record {path} is damaged or not ours; it is removed and made again")
-        try:
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-        except OSError:
-            pass
+        _discard(path, say, f"the {kind} record {path} is damaged or not ours; it is removed and made again")
         return None
     payload: dict = record["payload"]
     return payload
+
+
+def _discard(path: Path, say: Callable[[str], None], why: str) -> None:
+    """Say why a cache file is not used and remove it (a regular file only: never what a link points at)."""
+    say(why)
+    try:
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+    except OSError:
+        pass
 
 
 def save_record(variant: Variant, kind: str, payload: dict, warn: Callable[[str], None] | None = None) -> None:
@@ -560,12 +565,7 @@ def load_arrays(
     except Exception:  # garbled: not an npz, no header, a missing array, a bad name
         ok = False
     if not ok:
-        say(f"the {kind} arrays {path} are damaged, stale or not ours; they are removed and made again")
-        try:
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-        except OSError:
-            pass
+        _discard(path, say, f"the {kind} arrays {path} are damaged, stale or not ours; they are removed and made again")
         return None
     meta: dict = header["meta"]
     return meta, arrays
