@@ -540,7 +540,8 @@ if AVAILABLE:
                                 h = add_edges[h, face - 1]
                             hand[q] = h
                             buf[q], left[q] = bits, n_left
-                            move[q] = np.int64(moves[row[q], h - lo_roll, used - 1])
+                    for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
+                        move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
                     for q in range(n_live):
                         if not open_[q]:
                             continue
