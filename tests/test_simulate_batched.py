@@ -603,6 +603,28 @@ def test_the_whole_move_table_is_the_rows_games_reach(solved, monkeypatch, vid, 
 
 
 @needs_numba
+def test_prepare_fills_the_whole_table_and_changes_no_game(solved, monkeypatch):
+    """`simulate.prepare` builds every state's row before any game (so runs after it only play), and the
+    games are the ones a fresh process plays; a strategy the tables cannot take is refused at once."""
+    from dicecup.errors import DicecupError
+    from dicecup.simulate import prepare
+
+    v, _ = solved("generala")
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", float("inf"))
+    lazy = simulate(v, "optimal", 500, seed=12)
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    prepare(v, "optimal")
+    memo = optimal_mod._MOVES[v.fingerprint]
+    assert memo.complete and memo.turns == 0  # filled before any game was played
+    full = simulate(v, "optimal", 500, seed=12)
+    assert (full.boxes == lazy.boxes).all() and (full.totals == lazy.totals).all()
+    prepare(v, "greedy")  # nothing to build: no error
+    with pytest.raises(DicecupError, match="unknown strategy"):
+        prepare(v, "nope")
+
+
+@needs_numba
 @pytest.mark.parametrize("vid", ["yahtzee", "yatzy", "russian", "generala"])
 def test_end_bonuses_from_the_solver_tables_are_the_engines(solved, vid):
     """The compiled player reads a full card's end bonuses, award by award, from the solver's end-of-game
