@@ -837,3 +837,15 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
             advice.advise_state(solution, state)
     whole = [u for u in used if u is None]
     assert whole and advice._ASKED[v.fingerprint] - len(whole) == advice.TABLES_AFTER - 1
+
+
+@pytest.mark.parametrize("vid", ["generala", "yahtzee", "russian"])
+def test_every_state_of_an_index_looks_up_to_its_own_slot(solved, vid):
+    """`StateIndex.states` lists each value slot's (class code, clamped totals), in slot order: looking them
+    up gives every slot back, once, and each is a class the index holds."""
+    _, solution = solved(vid)
+    ix = solution.index
+    codes, prog = ix.states()
+    assert len(codes) == ix.size and prog.shape == (ix.size, ix.G)
+    assert (ix.lookup(codes, prog) == np.arange(ix.size)).all()
+    assert set(np.unique(codes).tolist()) == set(ix.class_codes.tolist())
