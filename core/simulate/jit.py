@@ -530,7 +530,7 @@ if AVAILABLE:
                 n_live = kept
                 for used in range(1, rolls + 1):
                     f1 = 1 if used == 1 else 0
-                    for q in range(n_live):  # roll the dice not kept, and look the move up
+                    for q in range(n_live):  # roll the dice not kept
                         if open_[q]:
                             i = active[live[q]]
                             h = hand[q]
