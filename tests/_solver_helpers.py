@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from dicecup import Engine, GameState, Variant
@@ -194,8 +196,9 @@ def tiny_variant(tmp_path: Path, name: str, engine: Engine | None = None, option
     return (engine or Engine(entry_points=False)).load_file(path, options)
 
 
-def brute_values(variant: Variant):
-    """The brute-force value function: expected final total of optimal solitaire play from a state.
+def brute_values(variant: Variant, final: Callable[[int], float] = float):
+    """The brute-force value function: expected final total of optimal solitaire play from a state (or, with
+    `final`, the expected final(total) of the play that maximises it).
 
     Plain recursion over GameState's own actions and chance outcomes (memoised
     on the card, the sorted dice and the roll count), sharing no code with the solver.
@@ -215,7 +218,7 @@ def brute_values(variant: Variant):
         if got is not None:
             return got
         if state.over:
-            got = float(state.totals()[0])
+            got = final(state.totals()[0])
         elif state.is_chance:
             got = sum(float(p) * value(state.apply(a)) for a, p in state.chance_outcomes())
         else:
@@ -224,6 +227,25 @@ def brute_values(variant: Variant):
         return got
 
     return value
+
+
+def draw_outcome(state: GameState, rng: random.Random) -> GameState:
+    """The state after one of a chance node's outcomes, drawn with its probability."""
+    outcomes = state.chance_outcomes()
+    return state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+
+
+def random_decisions(variant: Variant, games: int, seed: int) -> Iterator[GameState]:
+    """Every decision of `games` solitaire games played at random (dice drawn with their probabilities)."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = GameState.new(variant, 1)
+        while not state.over:
+            if state.is_chance:
+                state = draw_outcome(state, rng)
+                continue
+            yield state
+            state = state.apply(rng.choice(state.legal_actions()))
 
 
 def brute_force(variant: Variant) -> float:

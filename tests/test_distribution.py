@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY, tiny_variant
+from _solver_helpers import TINY, draw_outcome, tiny_variant
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,16 +91,14 @@ def _random_position(v, seed: int) -> GameState:
     stops = rng.randrange(1, 3 * len(v.boxes) * v.rolls)
     for _ in range(stops):
         if state.is_chance:
-            outcomes = state.chance_outcomes()
-            state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+            state = draw_outcome(state, rng)
         else:
             nxt = state.apply(rng.choice(state.legal_actions()))
             if nxt.over:
                 break
             state = nxt
     if state.is_chance and state.rolls_used > 0:  # between rolls: roll (a position has dice on the table)
-        outcomes = state.chance_outcomes()
-        state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+        state = draw_outcome(state, rng)
     return state
 
 

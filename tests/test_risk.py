@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import sys
 
 import numpy as np
 import pytest
-from _solver_helpers import brute_values, tiny_variant
+from _solver_helpers import brute_values, random_decisions, tiny_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -34,30 +33,8 @@ THETAS = [0.15, -0.15]
 def brute_utility(variant, theta: float):
     """sign(theta) * E[exp(theta * final total)] of the best play from a state: plain expectimax over GameState's
     actions and chance outcomes (every policy's value is at most this; it is the best one's)."""
-    memo: dict[tuple, float] = {}
     sign = 1.0 if theta > 0 else -1.0
-
-    def value(state: GameState) -> float:
-        key = (
-            state.card,
-            tuple(sorted(state.dice)),
-            state.rolls_used,
-            None if state.held is None else tuple(sorted(state.held)),
-            state.over,
-            state.banked,
-        )
-        got = memo.get(key)
-        if got is None:
-            if state.over:
-                got = sign * math.exp(theta * state.totals()[0])
-            elif state.is_chance:
-                got = sum(float(p) * value(state.apply(a)) for a, p in state.chance_outcomes())
-            else:
-                got = max(value(state.apply(a)) for a in state.legal_actions())
-            memo[key] = got
-        return got
-
-    return value
+    return brute_values(variant, lambda total: sign * math.exp(theta * total))
 
 
 def points(u: float, theta: float) -> float:
@@ -103,24 +80,16 @@ def test_advisor_and_bot_match_brute_force_along_random_games(tmp_path, name, th
     solution = solve(v, objective=parse_objective(f"risk:{theta}"))
     value = brute_utility(v, theta)
     bot = Engine(entry_points=False).make_bot(f"risk:{theta}")
-    rng = random.Random(3)
     decisions = 0
-    for _ in range(6):
-        state = GameState.new(v, 1)
-        while not state.over:
-            if state.is_chance:
-                outcomes = state.chance_outcomes()
-                state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
-                continue
-            options = advise_state(solution, state)
-            for o in options:
-                assert o.value == pytest.approx(points(value(state.apply(o.action)), theta), abs=1e-8)
-            best = points(value(state), theta)
-            assert options[0].value == pytest.approx(best, abs=1e-8)
-            assert points(value(state.apply(best_action(solution, state))), theta) == pytest.approx(best, abs=1e-8)
-            assert points(value(state.apply(bot.choose(state))), theta) == pytest.approx(best, abs=1e-8)
-            decisions += 1
-            state = state.apply(rng.choice(state.legal_actions()))
+    for state in random_decisions(v, 6, seed=3):
+        options = advise_state(solution, state)
+        for o in options:
+            assert o.value == pytest.approx(points(value(state.apply(o.action)), theta), abs=1e-8)
+        best = points(value(state), theta)
+        assert options[0].value == pytest.approx(best, abs=1e-8)
+        assert points(value(state.apply(best_action(solution, state))), theta) == pytest.approx(best, abs=1e-8)
+        assert points(value(state.apply(bot.choose(state))), theta) == pytest.approx(best, abs=1e-8)
+        decisions += 1
     assert decisions > 10
 
 
@@ -132,18 +101,10 @@ def test_risk_changes_the_strategy_both_ways(tmp_path):
     differs = {}
     for theta in (0.3, -0.3):
         solution = solve(v, objective=parse_objective(f"risk:{theta}"))
-        rng = random.Random(1)
-        count = 0
-        for _ in range(8):
-            state = GameState.new(v, 1)
-            while not state.over:
-                if state.is_chance:
-                    outcomes = state.chance_outcomes()
-                    state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
-                    continue
-                count += mean(state.apply(best_action(solution, state))) < mean(state) - 1e-9
-                state = state.apply(rng.choice(state.legal_actions()))
-        differs[theta] = count
+        differs[theta] = sum(
+            mean(state.apply(best_action(solution, state))) < mean(state) - 1e-9
+            for state in random_decisions(v, 8, seed=1)
+        )
     assert differs[0.3] > 0 and differs[-0.3] > 0, differs
 
 

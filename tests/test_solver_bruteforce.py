@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY, brute_force, brute_values, tiny_variant
+from _solver_helpers import TINY, brute_force, brute_values, draw_outcome, tiny_variant
 
 from dicecup import Card, GameState, Keep, Score
 from dicecup.solver import SolverError, jit, solve
@@ -81,8 +81,7 @@ def test_banked_rolls_every_decision_of_random_games_matches_brute_force(tmp_pat
                     banks_seen.add(state.banked[0])
                     got = solution.value(state.card, state.banked[0])
                     assert got == pytest.approx(value(state), abs=1e-9)
-                outcomes = state.chance_outcomes()
-                state = state.apply(rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0])
+                state = draw_outcome(state, rng)
                 continue
             options = advise_state(solution, state)
             assert {o.action for o in options} == set(state.legal_actions())
