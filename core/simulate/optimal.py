@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
     from .batch import Batched, Turn
     from .dicemath import DiceMath
-    from .jit import Classes, TurnStates
+    from .jit import Classes, ScoreArrays
 
 __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
 
@@ -344,13 +344,31 @@ def fill_rows(
     from . import jit
 
     ctx, points, slots, same = solution.score_contexts(codes)
-    sc = jit.score_arrays(points, slots)
+    fill_rows_of(solution, codes, prog, ctx, jit.score_arrays(points, slots), same, at, out, flag, after)
+
+
+def fill_rows_of(
+    solution: Solution,
+    codes: np.ndarray,
+    prog: np.ndarray,
+    cls: np.ndarray,
+    sc: ScoreArrays,
+    same: np.ndarray,
+    at: np.ndarray,
+    out: np.ndarray,
+    flag: int,
+    after: np.ndarray | None = None,
+) -> None:
+    """`fill_rows` with the score tables given: state s scores as class cls[s] of `sc` (the solver's contexts,
+    or the engine's classes that games met), whose first roll scores like a later one where same[cls[s]]."""
+    from . import jit
+
     graph, full = solution.graph, solution.index.full
     errors = np.zeros(1, dtype=np.int64)
     for lo in range(0, len(codes), FILL_CHUNK):
         part = slice(lo, lo + FILL_CHUNK)
         later, first, rd_index, rd_tables = solution.legal_arrays(codes[part])
-        c = ctx[part]
+        c = cls[part]
         states = jit.TurnStates(
             c,
             same[c] & (later == first) & (rd_index < 0),
@@ -378,7 +396,6 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
-        self.order = policy.graph.keep_order
         self.kept_rows = policy.graph.kept_rows
         v = sim.variant
         fit = jit.move_flag(v.dice, len(v.box_ids))
@@ -406,21 +423,6 @@ class JitPlay:
             return unique_rows(cf.columns(vals, facts))
         return cf.columns(vals[first], facts), first, inverse
 
-    def _states(self, ucode: np.ndarray, uprog: np.ndarray, sc: np.ndarray, same_cls: np.ndarray) -> TurnStates:
-        """States as the kernel's record: legality from the solver's per-class tables."""
-        solution = self.policy.solution
-        later, firstb, rd_index, rd_tables = solution.legal_arrays(ucode)
-        return self.jit.TurnStates(
-            sc,
-            same_cls[sc] & (later == firstb) & (rd_index < 0),
-            ucode & solution.index.full,
-            later,
-            firstb,
-            rd_index,
-            rd_tables,
-            np.ascontiguousarray(solution.successors(ucode, uprog)),  # [states, slots]: a state's row in cache
-        )
-
     def _learn(self, vals: np.ndarray, games: np.ndarray, pending: np.ndarray, cls: np.ndarray) -> None:
         """Add what games `games` (rows of `vals`) stopped for: the best-move rows of the states `pending`
         names (games of known class `cls`), then the score classes of games whose class was unknown."""
@@ -433,15 +435,10 @@ class JitPlay:
             code, prog = ix.encode(vals[at])
             if (ix.lookup(code, prog) != uniq).any():
                 raise DicecupError("internal error: the compiled state coding disagrees with the solver's")
-            c = cls[missing[first]]
             ca.arrays(jit)
-            states = self._states(code, prog, c, ca.same)
             new = moves.reserve(len(uniq))
-            errors = np.zeros(1, dtype=np.int64)
             sc = jit.score_arrays(ca.points_t, ca.slots_t)
-            jit.fill_moves(states, sc, new, moves.rows, moves.flag, self.dice, self.order, p.rolls, errors)
-            if errors.any():
-                raise DicecupError("internal error: a box got a score the solver never saw")
+            fill_rows_of(p.solution, code, prog, cls[missing[first]], sc, ca.same, new, moves.rows, moves.flag)
             moves.row_of[uniq] = new
         unknown = games[pending == -2]
         if unknown.size:  # new score classes from the engine (the next pass finds them)
