@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import struct
 import zlib
 from collections import Counter
@@ -227,6 +229,16 @@ def test_plot_path_that_is_a_directory_exits_2(tmp_path):
     folder.mkdir()
     res = run("--variant", "yacht", "--strategy", "random", "--games", "5", "--plot", str(folder))
     assert res.exit_code == 2 and "is a directory" in res.output
+
+
+@pytest.mark.parametrize("command", [["simulate", "--strategy", "random", "--games", "5"], ["distribution"]])
+def test_plot_path_that_is_a_pipe_exits_2_and_stays(tmp_path, command):
+    """A named pipe as --plot is refused before any work, and left as it was (not replaced by a PNG)."""
+    fifo = tmp_path / "x.png"
+    os.mkfifo(fifo)
+    res = CliRunner().invoke(app, [command[0], "--variant", "yacht", *command[1:], "--plot", str(fifo)])
+    assert res.exit_code == 2 and "not a regular file" in res.output and "Traceback" not in res.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 def test_unknown_variant_exits_2():

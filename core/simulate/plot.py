@@ -4,11 +4,11 @@ PNG plumbing other commands' plots share (`pyplot`, `save_png`, `check_plot_path
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..errors import DicecupError
+from ..fileio import write_atomic_with
 
 __all__ = ["check_plot_path", "pyplot", "save_png", "terminal_histogram", "write_distribution_png", "write_png"]
 
@@ -21,6 +21,8 @@ def check_plot_path(path: Path) -> Path:
         raise DicecupError(f"--plot writes a PNG image; give a file name ending in .png, not {str(path)!r}")
     if path.is_dir():
         raise DicecupError(f"--plot {str(path)!r} is a directory; give a file name ending in .png")
+    if path.exists() and not path.is_file():  # a pipe or a device: the plot would replace it
+        raise DicecupError(f"--plot {str(path)!r} is not a regular file; give a new or plain .png file name")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise DicecupError(f"cannot write the plot {str(path)!r}: folder {str(folder)!r} does not exist")
@@ -44,19 +46,10 @@ def pyplot(without: str = "for a terminal histogram") -> Any:
 
 
 def save_png(fig: Any, path: Path) -> None:
-    """Write a matplotlib figure as a PNG atomically (the old file or the new, never half of one)."""
+    """Write a matplotlib figure as a PNG atomically (the old file or the new, never half of one; never in
+    place of what is not a regular file): `fileio.write_atomic_with`, as every other file dicecup writes."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-        try:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # like a plain open(), not mkstemp's 0600
-            with os.fdopen(fd, "wb") as fh:
-                fig.savefig(fh, format="png")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic_with(path, lambda fh: fig.savefig(fh, format="png"))
     except OSError as exc:
         raise DicecupError(f"cannot write the plot {str(path)!r}: {exc.strerror or exc}") from None
 
