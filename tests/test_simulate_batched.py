@@ -549,7 +549,7 @@ def test_compiled_play_is_the_numpy_policy_game_for_game(solved, vid, options):
 @needs_numba
 def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monkeypatch):
     """Decisions are a function of the state and dice of the game's own stream: one thread or two, a fresh
-    memo or one dropped again and again when full, the games are the same."""
+    memo, one dropped again and again when full, or the whole table filled instead, the games are the same."""
     from dicecup.numeric.compiled import numba_module
 
     numba = numba_module()
@@ -566,9 +566,16 @@ def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monk
     monkeypatch.setattr(optimal_mod, "_MOVES", {})
     row_bytes = solution.graph.n_rolls * v.rolls  # one byte per roll and decision (5 dice: uint8 rows)
     monkeypatch.setattr(optimal_mod, "MOVES_BYTES", 200 * row_bytes)
+    full_bytes = optimal_mod.FULL_BYTES
+    monkeypatch.setattr(optimal_mod, "FULL_BYTES", 0)  # no whole table to fall back on: the memo is dropped
     small = simulate(v, "optimal", 3000, seed=4)
     assert optimal_mod._MOVES[v.fingerprint].limit == 200
-    for r in (two, small):
+    assert not optimal_mod._MOVES[v.fingerprint].complete
+    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    monkeypatch.setattr(optimal_mod, "FULL_BYTES", full_bytes)  # a memo that would pass its limit fills it all
+    whole = simulate(v, "optimal", 3000, seed=4)
+    assert optimal_mod._MOVES[v.fingerprint].complete
+    for r in (two, small, whole):
         assert (r.boxes == one.boxes).all() and (r.bonus_counts == one.bonus_counts).all()
         assert (r.event_counts == one.event_counts).all() and (r.totals == one.totals).all()
 

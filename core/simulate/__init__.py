@@ -117,9 +117,9 @@ def _make_bot(strategy: str, rng: random.Random) -> Any:
 
 def prepare(variant: Variant, strategy: str = "optimal") -> None:
     """Build now what `strategy` plays from on `variant`, so that later runs only play: the solver's table and
-    the whole best-move table where it fits (Yahtzee: about 3 s and 290 MB), which a run otherwise fills
-    only once its runs have played as many turns as the variant has states. For a program that simulates
-    many small runs in one process; nothing changes in the games."""
+    the whole best-move table where it fits (Yahtzee: about 3 s and 290 MB), whose rows runs otherwise fill
+    as their games reach states. For a program that simulates many runs in one process (a single run is
+    faster without it); nothing changes in the games."""
     check_strategy(strategy)
     check_size(variant, strategy)
     from .batched_run import prepare_batched, supports

@@ -185,15 +185,18 @@ class OptimalPolicy:
 
 MOVES_BYTES = 1 << 28  # best-move rows kept per solution between runs; past this they are dropped and refilled
 FULL_BYTES = 1 << 29  # a table of every state's row up to this size (Yahtzee: 292 MiB) once runs reach as many turns
-COMPLETE_AFTER = 4.0  # turns played per state by a solution's runs before its whole table is filled (a short run fills fewer rows lazily)
+COMPLETE_AFTER = (
+    40.0  # turns per state a solution's runs play before its whole table is filled (one run fills rows lazily: cheaper)
+)
 FILL_CHUNK = 1 << 14  # states whose successor values are gathered at once when the whole table is filled
 
 
 class Moves:
     """Best-move rows (`jit.fill_moves`) of the states games have reached, one per solver state slot,
     kept between runs of a solution: a row depends on nothing but the state. Once the runs of a solution
-    have played as many turns as it has states, every state's row is filled at once (`JitPlay.complete`),
-    where that table fits FULL_BYTES: a game then never stops for a missing row."""
+    have played COMPLETE_AFTER turns per state, or the rows would pass MOVES_BYTES, every state's row is
+    filled at once (`JitPlay.complete`), where that table fits FULL_BYTES: a game then never stops for a
+    missing row."""
 
     def __init__(self, solution: Solution, dtype: type, flag: int) -> None:
         self.solution = solution
@@ -435,6 +438,9 @@ class JitPlay:
             code, prog = ix.encode(vals[at])
             if (ix.lookup(code, prog) != uniq).any():
                 raise DicecupError("internal error: the compiled state coding disagrees with the solver's")
+            if moves.full_fits and moves.used + len(uniq) > moves.limit:
+                self._complete()  # rather than drop every row and fill them again: the whole table fits
+                return
             ca.arrays(jit)
             new = moves.reserve(len(uniq))
             sc = jit.score_arrays(ca.points_t, ca.slots_t)
