@@ -287,3 +287,24 @@ def test_an_engine_that_pickles_builds_its_plugins_again_by_name(variants):
     back = pickle.loads(pickle.dumps(variants["plugin"]))
     assert back.box("low").pattern.kind == "low_total"
     assert back.score(back.empty_card(), "low", back.roll_of([1, 2, 3, 2, 1])).score == 9
+
+
+def test_an_engine_copies_as_itself_and_pickles_as_how_it_was_built(engine):
+    """copy and deepcopy share the engine (its registries are fixed); a pickle builds one the same way,
+    which compiles the same variants, in this process and in a fresh one."""
+    assert copy.copy(engine) is engine and copy.deepcopy(engine) is engine
+    for protocol in PROTOCOLS:
+        back = pickle.loads(pickle.dumps(engine, protocol))
+        assert back.variant_ids() == engine.variant_ids()
+        assert back.variant("yahtzee").fingerprint == engine.variant("yahtzee").fingerprint
+    code = "import pickle, sys; e = pickle.loads(sys.stdin.buffer.read()); print(e.variant('yatzy').fingerprint)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(engine), capture_output=True, check=True
+    ).stdout.decode()
+    assert out.strip() == engine.variant("yatzy").fingerprint
+
+
+@pytest.mark.parametrize("make_engine", [_local_plugin_engine, _unlisted_module_engine])
+def test_an_engine_with_an_unnamed_plugin_refuses_to_pickle_and_says_why(make_engine):
+    with pytest.raises(pickle.PicklingError, match="cannot be imported by name, so it cannot be pickled"):
+        pickle.dumps(make_engine())

@@ -223,6 +223,7 @@ class Engine:
                 self.pm.register(importlib.import_module(modname), name=modname)
         if entry_points is None:
             entry_points = not os.environ.get(AUTOLOAD_ENV)
+        self._plugins = tuple(plugins)
         self._spec = (bool(builtins), bool(entry_points), tuple(_plugin_ref(p) for p in plugins))
         try:
             if entry_points:
@@ -243,6 +244,27 @@ class Engine:
         self._hooks: dict[frozenset[str], RuleHooks] = {}
         self._identities: dict[int, list[str]] = {}
         self._collect()
+
+    # ------------------------------------------------------------------ copying and pickling
+
+    def __copy__(self) -> Engine:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Engine:
+        return self  # its registries are fixed when it is built; what it caches is shared safely
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as how it was built (built-ins, entry points, each plugin's import name): loading builds
+        an engine the same way, so that an embedder can ship one to a worker process."""
+        unnamed = [p for p, ref in zip(self._plugins, self._spec[2], strict=True) if ref is None]
+        if unnamed:
+            import pickle
+
+            raise pickle.PicklingError(
+                f"this engine holds plugin {_plugin_name(unnamed[0])}, which cannot be imported by name, so it "
+                "cannot be pickled; put the plugin in an importable module (or a file given as plugin_files)"
+            )
+        return (_engine_from_spec, (self._spec,))
 
     # ------------------------------------------------------------------ registration
 
