@@ -161,7 +161,7 @@ def test_scratch_asks_first_and_no_keeps_the_turn(engine):
     session = Session(state, [Seat("ann")], rng=random.Random(1), view=view, ask=answers)
     session.step()
     assert session.state.cards[0].scores == {"yahtzee": 0}
-    assert sum("Scratch yahtzee? [y/N]" in p for p in answers.prompts) == 2
+    assert sum(p == "1 2 3 5 5 is not a Yahtzee. Scratch it for 0? [y/N] " for p in answers.prompts) == 2
     assert "Not scored; choose again." in out.getvalue()
 
 

@@ -308,6 +308,7 @@ def test_coach_is_unavailable_beyond_the_exact_solver(cli_builtins):
     result = run("play", "-v", "triple-yahtzee", "--coach", "-p", "ann", "-p", "bot:greedy", input="q\ny\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.count("Coaching is unavailable for triple-yahtzee: ") == 1
+    assert result.stdout.count("triple-yahtzee") == 1  # the variant named once, not again by the solver's reason
     assert "39 boxes" in " ".join(result.stdout.split())
 
 
@@ -346,6 +347,26 @@ def test_prefixes_match_open_boxes_only(engine):
     assert parse_command("s four x1", filled("triple-yahtzee", ["x1.fours"])).box == "x1.four_of_a_kind"
     with pytest.raises(InputProblem, match="could be four_of_a_kind, fours"):
         parse_command("s four", filled("yahtzee", []))
+    with pytest.raises(InputProblem) as err:  # a start naming only a filled box says so, and lists the open ones
+        parse_command("s lar", filled("yahtzee", ["large_straight", "ones"]))
+    said = str(err.value)
+    assert "large_straight is already filled; open boxes: twos, threes," in said, said
+    assert said.count("large_straight") == 1 and "ones," not in said
+
+
+@pytest.mark.parametrize(
+    ("variant", "box", "where"),
+    [("kismet", "full_house_same_colour", ""), ("triple-yahtzee", "x3.three_of_a_kind", " in x3")],
+)
+def test_the_scratch_question_fits_an_80_column_line(engine, variant, box, where):
+    """Scoring nothing asks first, in a line short enough for the longest box names (and a column's)."""
+    state = GameState.new(engine.variant(variant), ["annabelle"]).roll(dice=[1, 2, 3, 4, 6])
+    s, script, _ = session(engine, state, [f"s {box}", "n", "q", "y"])
+    with pytest.raises(QuitGame):
+        s.step()
+    question = next(p for p in script.prompts if "[y/N]" in p and "Quit" not in p)
+    assert question.startswith("1 2 3 4 6 is not a ") and f". Scratch it{where} for 0? [y/N] " in question
+    assert len(question) + 1 <= 80, question  # the answer fits on the line too
 
 
 def test_keep_by_position_mistakes_hint_keep_by_face(engine):

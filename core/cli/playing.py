@@ -82,7 +82,8 @@ def _run(
         try:
             advisor = hint_advisor(state.variant)
         except DicecupError as exc:  # beyond the exact solver: play on, say why once
-            view.say(f"Coaching is unavailable for {state.variant.id}: {exc}", "yellow")
+            why = str(exc).removeprefix(f"{state.variant.id}: ")  # the variant is named once
+            view.say(f"Coaching is unavailable for {state.variant.id}: {why}", "yellow")
             coach = False
     while True:
         final = _play_one(saved, save_path, view, advisor, quiet=quiet, as_json=as_json, coach=coach, pace=pace)

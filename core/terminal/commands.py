@@ -271,7 +271,11 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
         return found[0]
     if found:
         raise InputProblem(f"{token!r} could be {', '.join(found)}; type more of the name")
-    raise InputProblem(f"no open box {token!r}; the boxes are {', '.join(ids)} (or their numbers 1 to {len(ids)})")
+    filled = [i for i in ids if i not in candidates and (i.startswith(t) or _norm(variant.box(i).name).startswith(t))]
+    if filled:  # what was typed names boxes already filled: say so, not "no box"
+        were = f"{', '.join(filled)} {'is' if len(filled) == 1 else 'are'} already filled"
+        raise InputProblem(f"no open box {token!r}: {were}; open boxes: {', '.join(candidates)}")
+    raise InputProblem(f"no open box {token!r}; open boxes: {', '.join(candidates)} (or their numbers on the card)")
 
 
 def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> str:

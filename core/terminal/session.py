@@ -610,8 +610,10 @@ class Session:
             raise InputProblem(_why_not_here(st, box))
         res = st.score_preview(box)
         if v.combination(v.box(box), st.roll_now) is None and res.points <= 0:  # type: ignore[arg-type]
+            # Short enough for an 80-column line with the longest box names (Kismet's, a column's).
             dice = " ".join(map(str, st.dice))
-            prompt = f"{dice} is not a {v.box(box).name}: it scores {res.points} there. Scratch {box}? [y/N] "
+            where = f" in {v.column(v.box(box).column).name}" if len(v.columns) > 1 else ""
+            prompt = f"{dice} is not a {v.box(box).name}. Scratch it{where} for {res.points}? [y/N] "
             if not self._ask_yes(prompt):
                 self.view.say("Not scored; choose again.", "dim")
                 return None
