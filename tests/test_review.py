@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from importlib.resources import files
@@ -216,7 +217,8 @@ def test_scoring_chance_with_a_yahtzee_open_is_the_worst_move(yahtzee, tmp_path)
 
     text = ok("review", str(path))
     assert "game in progress" in text and "score chance" in text and "score yahtzee" in text
-    assert f"-{bad['loss']:.3f}" in text
+    assert f" {bad['loss']:.3f} │" in text and f"-{bad['loss']:.3f}" not in text  # a loss is positive, as its total
+    assert "rolls left" in text and re.search(r"^The costliest move *$", text, re.M)  # the one move that cost points
 
 
 def test_a_match_of_two_games_and_its_plot(oracles, tmp_path):

@@ -89,7 +89,7 @@ def _move_cells(d: Decision, rounds: bool) -> list[str]:
         d.chosen.label,
         "" if d.optimal else d.best.label,
         f"{d.expected_after:.2f}",
-        "" if d.optimal else f"-{d.loss:.3f}",
+        "" if d.optimal else f"{d.loss:.3f}",  # a positive loss, as the players' total loss
     ]
 
 
@@ -120,8 +120,8 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
     def moves_table(title: str, rows: Sequence[Decision]) -> Any:
         table = Table(title=title, title_justify="left", caption=legend.pop() if legend else None)
         table.caption_justify = "left"
-        for name in ["player", *(["game"] if rounds else []), "turn", "dice", "rolls", "played", "best"]:
-            numeric = name in ("game", "turn", "rolls")
+        for name in ["player", *(["game"] if rounds else []), "turn", "dice", "rolls left", "played", "best"]:
+            numeric = name in ("game", "turn", "rolls left")
             wraps = name in ("played", "best")  # a long box id folds rather than lose its end
             table.add_column(
                 name,
@@ -151,7 +151,7 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
     out.print(players)
     worst = result.worst(WORST)
     if worst:
-        out.print(moves_table(f"The {len(worst)} costliest move{'s' * (len(worst) != 1)}", worst))
+        out.print(moves_table(f"The {len(worst)} costliest moves" if len(worst) > 1 else "The costliest move", worst))
     else:
         out.print("Every decision was optimal.")
     for note in v.solitaire_notes():
