@@ -157,6 +157,10 @@ USAGE_ERRORS = [
     (("simulate", "-v", "yacht", "-s", "best"), "error: unknown strategy 'best'; strategies: "),
     (("simulate", "-v", "yacht", "--method", "nope"), "error: unknown method 'nope'; methods: auto, batched, engine"),
     (("advise", "-v", "yacht", "-d", "11111", "-s", "nope"), "error: unknown strategy 'nope'; strategies: "),
+    (("play", "-v", "yacht", "--pace", "-1"), "error: --pace: must be at least 0, got -1"),
+    (("play", "-v", "yacht", "--pace", "soon"), "error: --pace: 'soon' is not a number"),
+    (("play", "-v", "yacht", "--pace", "nan"), "error: --pace: 'nan' is not a number"),
+    (("play", "-v", "yacht", "--pace", "inf"), "error: --pace: must be at most 60, got inf"),  # no sleep forever
     (("frobnicate",), "error: no such command 'frobnicate' (see `dicecup --help`)"),
     (("show", "-v", "yacht", "extra"), "error: got unexpected extra argument(s) (extra)"),
 ]

@@ -84,7 +84,7 @@ class _PlainValue:
             raise self._out_of_range(number)  # typer refuses it too, in pydantic's words
         return self
 
-    def _out_of_range(self, number: int) -> Exception:
+    def _out_of_range(self, number: float) -> Exception:
         if self.low is not None and number < self.low:
             return click_errors.BadParameter(f"must be at least {self.low}, got {number}")
         return click_errors.BadParameter(f"must be at most {self.high}, got {number}")
@@ -97,14 +97,17 @@ class _PlainValue:
         try:
             return param.get_runtime_param().coerce(value, param=param, ctx=ctx)
         except click_errors.BadParameter:
-            if self.annotation not in (int, int | None) or not isinstance(value, str):
+            whole = self.annotation in (int, int | None)
+            if not (whole or self.annotation in (float, float | None)) or not isinstance(value, str):
                 raise
-            try:  # a whole number typer refuses: say why in the CLI's words
-                number = int(value)
+            try:  # a number typer refuses: say why in the CLI's words (not pydantic's "Input should be ...")
+                number: float = int(value) if whole else float(value)
+                if number != number:  # nan
+                    raise ValueError(value)
             except ValueError:
-                raise click_errors.BadParameter(f"{value!r} is not a whole number") from None
+                raise click_errors.BadParameter(f"{value!r} is not a {'whole ' if whole else ''}number") from None
             if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
-                raise self._out_of_range(number) from None
+                raise self._out_of_range(int(number) if float(number).is_integer() else number) from None
             raise
 
 

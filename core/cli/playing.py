@@ -224,7 +224,9 @@ CoachOpt = Annotated[
 ]
 PaceOpt = Annotated[
     float,
-    typer.Option("--pace", min=0, help="Seconds to wait after each bot move, so you can follow the bots' turns."),
+    typer.Option(
+        "--pace", min=0, max=60, help="Seconds to wait after each bot move, so you can follow the bots' turns."
+    ),
 ]
 GameJsonOpt = Annotated[
     bool,
