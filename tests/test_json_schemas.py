@@ -93,20 +93,20 @@ def test_every_command_with_json_has_a_schema():
 
 
 def test_variants():
-    data = json_of("variants", quiet=False)
+    data = json_of("variants")
     check("variants", data)
     assert data["variant"] is None and any(v["id"] == "yahtzee" for v in data["variants"])
 
 
 @pytest.mark.parametrize("variant", ["generala", "triple-yahtzee", "balut", "yamb"])
 def test_show(variant):
-    data = json_of("show", "-v", variant, quiet=False)
+    data = json_of("show", "-v", variant)
     check("show", data)
     assert data["variant"] == variant and data["options"] == dict(get_engine().variant(variant).options)
 
 
 def test_score():
-    check("score", json_of("score", "-v", "generala", "--first-roll", "12345", quiet=False))
+    check("score", json_of("score", "-v", "generala", "--first-roll", "12345"))
 
 
 def test_solve_and_advise(tiny):

@@ -20,7 +20,7 @@ from ..language.describe import options_text, row_info, variant_info
 from ..language.dice import parse_dice
 from ..language.documents import option_combinations
 from ..language.model import Card, Variant
-from .base import JsonOpt, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
 
 __all__ = ["variants", "show", "show_json", "score", "validate", "empty_card_scores"]
 
@@ -36,7 +36,7 @@ def _origin(name: str) -> str:
 
 @app.command()
 @cli_errors
-def variants(as_json: JsonOpt = False) -> None:
+def variants(as_json: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """List the variants: built-in ones and those installed plugins add."""
     engine = get_engine()
     rows = []
@@ -57,7 +57,8 @@ def variants(as_json: JsonOpt = False) -> None:
     if as_json:  # the envelope every --json has: no one variant here
         typer.echo(json.dumps({"variant": None, "options": {}, "variants": rows}, indent=2, ensure_ascii=False))
         return
-    table = Table(title="dicecup variants", caption="* the default choice; pick one with --option KEY=VALUE")
+    caption = None if quiet else "* the default choice; pick one with --option KEY=VALUE"
+    table = Table(title="dicecup variants", caption=caption)
     table.add_column("id", no_wrap=True)
     table.add_column("name")
     table.add_column("origin")
@@ -98,7 +99,12 @@ def show_json(v: Variant, info: dict[str, Any]) -> dict[str, Any]:
 
 @app.command()
 @cli_errors
-def show(variant: VariantOpt, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
+def show(
+    variant: VariantOpt,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,  # the card is the whole result: accepted, like every command with --json
+) -> None:
     """Print the scorecard of a variant: every box, what it needs and what it scores."""
     v = load_variant(variant, option)
     info = variant_info(v)
@@ -202,6 +208,7 @@ def score(
         bool, typer.Option("--first-roll", help="The dice are the turn's first roll (served).")
     ] = False,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,  # the table is the whole result: accepted, like every command with --json
 ) -> None:
     """Score dice in every box of an empty card."""
     v = load_variant(variant, option)
