@@ -240,7 +240,7 @@ def plugin_file(tmp_path) -> Path:
 def test_a_plugin_file_adds_its_variant_and_bot(plugin_file):
     data = json.loads(run("--plugin", str(plugin_file), "variants", "--json").stdout)
     row = next(v for v in data["variants"] if v["id"] == "local-tiny")
-    assert row["origin"].startswith("plugin:")
+    assert row["origin"] == f"plugin file {plugin_file.resolve()}"  # the file, not the module name made to import it
     assert "bot:cautious" in run("--plugin", str(plugin_file), "play", "--help").stdout
     played = run(
         "--plugin", str(plugin_file), "play", "-v", "local-tiny", "-p", "bot:cautious", "--seed", "1", "--json"

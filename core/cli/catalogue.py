@@ -31,7 +31,12 @@ BUILTIN_ORIGIN = "dicecup.plugins.builtin_variants"
 
 
 def _origin(name: str) -> str:
-    return "built-in" if name == BUILTIN_ORIGIN else f"plugin:{name}"
+    """Where a variant comes from: `built-in`, `plugin:NAME` (an installed plugin) or `plugin file PATH`
+    (a `--plugin FILE.py`: its file, not the module name made up to import it)."""
+    if name == BUILTIN_ORIGIN:
+        return "built-in"
+    file = getattr(get_engine().pm.get_plugin(name), "__dicecup_plugin_file__", None)
+    return f"plugin file {file}" if file else f"plugin:{name}"
 
 
 @app.command()
