@@ -336,7 +336,7 @@ def test_cli_solve_and_advise_with_a_risk_objective(tmp_path):
         (("advise", "-v", "yacht", "-d", "11111", "--objective", "risk:"), "error: objective 'risk:': risk needs"),
         (
             ("advise", "-v", "yacht", "-d", "11111", "--objective", "risk:0.1", "-s", "strong"),
-            "error: --objective risk:0.1 needs the exact solver's table",
+            "error: objective risk:0.1 needs the exact solver's table",
         ),
         (("simulate", "-v", "yacht", "-s", "risk:x"), "error: strategy 'risk:x': theta must be a number"),
         (("simulate", "-v", "yahtzee", "-s", "risk:-2"), "error: yahtzee: risk theta -2 is too large"),

@@ -55,8 +55,9 @@ def read_objective(text: str) -> Objective:
 
 
 def _value_fields(objective: Objective, value: float) -> dict[str, Any]:
-    """A value in JSON: "expected_score" for the mean, "certainty_equivalent" for a risk objective."""
-    return {"expected_score" if objective.is_mean else "certainty_equivalent": value}
+    """A value in JSON under its objective's key ("expected_score" for the mean, "certainty_equivalent" for
+    a risk objective)."""
+    return {objective.value_key: value}
 
 
 def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
@@ -265,6 +266,41 @@ def _auto_strategy(variant: Variant) -> str:
     return "optimal"
 
 
+ObjectivesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--objective",
+        help="What the moves are ranked by: mean (the expected final score, the default) or risk:THETA (the "
+        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful). "
+        "Several side by side: repeat the flag or separate them by commas (--objective mean,risk:-0.03); "
+        "the first orders the rows.",
+    ),
+]
+
+
+def read_objectives(texts: list[str] | None) -> list[Any]:
+    """`--objective` given once or more, each a comma list (default: the mean), in order; a one-line error."""
+    from ..numeric.objective import parse_objectives
+
+    return parse_objectives(texts or ["mean"])
+
+
+def make_advisors(variant: Variant, goals: list[Any], strategy: str, max_states: int | None, quiet: bool) -> list[Any]:
+    """Each objective's advisor (`solver.rankings`), its tables loaded or made with one progress bar on stderr."""
+    from ..solver.rankings import Asking, make_advisor
+
+    bar, update = _progress(quiet)
+    asking = Asking(
+        strategy,
+        max_states,
+        update,
+        warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
+        say=None if quiet else lambda msg: typer.echo(msg, err=True),
+    )
+    with bar:
+        return [make_advisor(variant, goal, asking) for goal in goals]
+
+
 @app.command("advise", cls=QuickCommand)
 def advise_cmd(
     variant: VariantOpt,
@@ -302,28 +338,23 @@ def advise_cmd(
             "beyond the solver) or auto (optimal where the solver takes the variant, else strong).",
         ),
     ] = "auto",
-    objective: ObjectiveOpt = "mean",
+    objective: ObjectivesOpt = None,
 ) -> None:
-    """Rank every option (each distinct keep, each box to score now) by expected final score (or by a risk
-    objective's certainty equivalent)."""
+    """Rank every option (each distinct keep, each box to score now) by expected final score, or by other
+    objectives side by side (--objective)."""
     try:
-        goal = read_objective(objective)
+        goals = read_objectives(objective)
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
         if strategy not in ("auto", "optimal", "strong"):
             raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
         if strategy == "auto":
-            strategy = "optimal" if not goal.is_mean else _auto_strategy(v)
-        if strategy == "strong" and not goal.is_mean:
-            raise DicecupError(
-                f"--objective {goal.id} needs the exact solver's table (--strategy optimal); "
-                "bot strong's estimate values the mean only"
-            )
+            strategy = "optimal" if any(not getattr(g, "is_mean", False) for g in goals) else _auto_strategy(v)
 
         def warn(msg: str) -> None:
             typer.echo(f"warning: {msg}", err=True)
 
-        from ..solver.advice import Values, advise, keep_tables, known_scores, recall_tables
+        from ..solver.advice import keep_tables, known_scores, recall_tables
 
         if strategy == "optimal":  # the score tables kept beside the table: the card is checked and advised
             from ..solver.rules import check_solvable  # without asking the engine
@@ -345,47 +376,59 @@ def advise_cmd(
                 + (f", plus {banked} banked" if banked else "")
                 + f"), got {left}"
             )
-        solution: Values
-        if strategy == "strong":
-            from ..solver.relax import check_relaxable
-
-            check_relaxable(v)
-            solution = load_strong(v, quiet)
-        else:
-            solution, _ = load_solution(v, max_states, quiet, False, objective=goal)
+        advisors = make_advisors(v, goals, strategy, max_states, quiet)
 
         start = time.perf_counter()
         first = left == most
-        options = advise(solution, the_card, values, left, first)
+        rankings = [a.options(the_card, values, left, first) for a in advisors]
         seconds = time.perf_counter() - start
         if strategy == "optimal":
             keep_tables(v, warn)
     except DicecupError as exc:
         raise fail(str(exc)) from None
+    from ..solver.rankings import side_by_side
+
+    rows = side_by_side(rankings)
     notes = v.solitaire_notes()
     if as_json:
+        moves = [_row_json(r, goals) for r in rows]
         out = {
             "variant": v.id,
             "options": dict(v.options),
             "dice": list(values),
             "strategy": strategy,
-            "objective": goal.id,
+            "objective": goals[0].id,
+            "objectives": [g.id for g in goals],
             "rolls_left": left,
             "banked": banked,
             "first_roll": first,
             "card": dict(the_card.scores),
-            "moves": [_option_json(o, goal) for o in options],
-            "best": _option_json(options[0], goal) if options else None,
+            "moves": moves,
+            "best": moves[0] if moves else None,
+            "picks": [
+                {"objective": g.id, "move": next(m for m, r in zip(moves, rows, strict=True) if r.places[i].best)}
+                for i, g in enumerate(goals)
+                if rows
+            ],
             "seconds": seconds,
             "notes": list(notes),
         }
         typer.echo(json.dumps(out))
         return
+    _print_advice(v, goals, rows, values, left, first, strategy, seconds, top)
+    for note in notes:
+        typer.echo(f"note: {note}")
+
+
+def _print_advice(
+    v: Variant, goals: list[Any], rows: list[Any], dice: Any, left: int, first: bool, strategy: str, secs: float, top: int
+) -> None:
+    """The ranking as a table: per objective its value of each move, and (several objectives) its rank."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console(highlight=False)
-    title = f"{v.name}: dice {' '.join(map(str, values))}, {left} roll{'s' * (left != 1)} left" + (
+    title = f"{v.name}: dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left" + (
         " (first roll)" if first else ""
     )
     after = (
@@ -393,35 +436,55 @@ def advise_cmd(
         if strategy == "optimal"
         else "played afterwards against the card's parts, each solved exactly (bot strong)"
     )
-    what = goal.describe()
-    table = Table(title=title, caption=f"{what} if {after}; {seconds * 1000:.0f} ms")
+    what = "; ".join(f"{g.label}: {g.describe()}" for g in goals) if len(goals) > 1 else goals[0].describe()
+    table = Table(title=title, caption=f"{what}, if {after}; {secs * 1000:.0f} ms")
     table.add_column("", no_wrap=True)
     table.add_column("option")
     table.add_column("scores now", justify="right")
-    table.add_column("expected final" if goal.is_mean else "certainty equiv.", justify="right")
-    table.add_column("loss", justify="right")
-    best = options[0].value if options else 0.0
-    for o in options[:top]:
-        table.add_row(
-            "best" if o.best else "",
-            o.label,
-            "" if o.points is None else str(o.points),
-            f"{o.value:.3f}",
-            "" if o.best else f"-{best - o.value:.3f}",
-        )
+    single = len(goals) == 1
+    for g in goals:
+        table.add_column(_value_header(g) if single else g.label, justify="right")
+        table.add_column("loss" if single else "#", justify="right")
+    bests = [next(r.places[i].value for r in rows if r.places[i].best) for i in range(len(goals))] if rows else []
+    shown = rows[:top]
+    for extra in rows[top:]:  # each objective's pick is shown, whatever its place under the first
+        if any(p.best for p in extra.places) and not single:
+            shown.append(extra)
+    for r in shown:
+        mark = "best" if r.places[0].best else ""
+        if not single and any(p.best for p in r.places[1:]):
+            mark = "pick" if not mark else mark
+        cells: list[str] = []
+        for g, place, best_value in zip(goals, r.places, bests, strict=True):
+            cells.append(_format_value(g, place.value))
+            cells.append(("" if place.best else f"-{best_value - place.value:.3f}") if single else str(place.rank))
+        table.add_row(mark, r.label, "" if r.points is None else str(r.points), *cells)
     console.print(table)
-    if len(options) > top:
-        console.print(f"(and {len(options) - top} more options; --top N shows more)")
-    for note in notes:
-        console.print(f"note: {note}")
+    if len(rows) > len(shown):
+        console.print(f"(and {len(rows) - len(shown)} more options; --top N shows more)")
+    if not single:
+        console.print("# is each move's rank under that objective; pick: another objective's best move")
+
+
+#: the value column's header of a single objective, by its JSON key (other kinds: their label)
+VALUE_HEADERS = {"expected_score": "expected final", "certainty_equivalent": "certainty equiv."}
+
+
+def _value_header(goal: Any) -> str:
+    return VALUE_HEADERS.get(goal.value_key, goal.label)
+
+
+def _format_value(goal: Any, value: float) -> str:
+    """A value in its objective's unit: points with three decimals, a probability as a percentage."""
+    return f"{100 * value:.2f}%" if goal.unit == "probability" else f"{value:.3f}"
 
 
 def _option_json(o: Any, objective: Objective | None = None) -> dict[str, Any]:
+    """One advisor `Option` in JSON (the review's moves): the move and its value under its objective's key."""
     from ..game.actions import Score
     from ..numeric.objective import MEAN
 
     objective = objective or MEAN
-
     if isinstance(o.action, Score):
         return {
             "action": "score",
@@ -431,6 +494,28 @@ def _option_json(o: Any, objective: Objective | None = None) -> dict[str, Any]:
             "best": o.best,
         }
     return {"action": "keep", "keep": list(o.action.dice), **_value_fields(objective, o.value), "best": o.best}
+
+
+def _row_json(row: Any, goals: list[Any]) -> dict[str, Any]:
+    """A move in JSON: the first objective's value under its key (as before several objectives), and every
+    objective's value and rank."""
+    from ..game.actions import Score
+
+    first = row.places[0]
+    what: dict[str, Any] = (
+        {"action": "score", "box": row.action.box, "points": row.points}
+        if isinstance(row.action, Score)
+        else {"action": "keep", "keep": list(row.action.dice)}
+    )
+    return {
+        **what,
+        goals[0].value_key: first.value,
+        "best": first.best,
+        "ranks": [
+            {"objective": g.id, "value": p.value, "rank": p.rank, "best": p.best}
+            for g, p in zip(goals, row.places, strict=True)
+        ],
+    }
 
 
 def prepare_optimal(variant: Variant, objective: Objective | None = None) -> None:

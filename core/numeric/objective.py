@@ -12,28 +12,62 @@ A value V is shown to people as its certainty equivalent log(|V|) / theta: the s
 number of points worth as much as the gamble (for the mean, the value itself), so the
 advisor and bots compare points on both objectives. Risk tables are stored in float64:
 exp(theta * score) spans hundreds of orders of magnitude, beyond float32's range.
+
+Objectives are written NAME or NAME:ARG and read through one registry (`register_objective`,
+`parse_objective`, `parse_objectives`): a new objective (a target score, winning) adds its kind here
+and its advisor in `solver.rankings`; the CLI names none of them. What the views need of an objective
+object is `ObjectiveView`: its id, a short label, the JSON key and unit of its values, a description.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import DicecupError
 
-__all__ = ["MEAN", "EXP_LIMIT", "Objective", "ObjectiveError", "parse_objective", "risk_objective"]
+__all__ = [
+    "MEAN",
+    "EXP_LIMIT",
+    "KINDS",
+    "Objective",
+    "ObjectiveError",
+    "ObjectiveKind",
+    "ObjectiveView",
+    "known_objectives",
+    "parse_objective",
+    "parse_objectives",
+    "register_objective",
+    "risk_objective",
+]
 
 EXP_LIMIT = 700.0
 """|theta| x the widest score a variant can reach must stay below this: exp(709.78) is float64's largest number
 (and exp(-708) about its smallest normal one); the margin keeps sums and products of values in range."""
 
-KNOWN = "mean, risk:THETA (e.g. risk:0.05 bold, risk:-0.03 careful)"
-
 
 class ObjectiveError(DicecupError):
     """An objective that cannot be read, or whose values do not fit float64 for a variant (says why)."""
+
+
+class ObjectiveView(Protocol):
+    """What the rankings and figures read of any objective (`Objective` here; later kinds alike)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def value_key(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    def describe(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -46,6 +80,26 @@ class Objective:
     def id(self) -> str:
         """How it is written (`--objective`, cache keys, JSON): "mean" or "risk:THETA"."""
         return "mean" if self.is_mean else f"risk:{self.theta!r}"
+
+    @property
+    def kind(self) -> str:
+        """The registered kind it was read as (`KINDS`): "mean" or "risk"."""
+        return "mean" if self.is_mean else "risk"
+
+    @property
+    def label(self) -> str:
+        """A column header of a few characters: "mean", "risk -0.03"."""
+        return "mean" if self.is_mean else f"risk {self.theta:g}"
+
+    @property
+    def value_key(self) -> str:
+        """The JSON key of a value: "expected_score", or "certainty_equivalent" (a risk objective)."""
+        return "expected_score" if self.is_mean else "certainty_equivalent"
+
+    @property
+    def unit(self) -> str:
+        """What a shown value is measured in: points (both the mean and a certainty equivalent)."""
+        return "points"
 
     @property
     def is_mean(self) -> bool:
@@ -122,21 +176,77 @@ MEAN = Objective()
 """The expected final score: what `solve` maximises unless told otherwise."""
 
 
-def parse_objective(text: str) -> Objective:
-    """`mean` or `risk:THETA` (a finite number; risk:0 is the mean) as an Objective; ObjectiveError otherwise."""
+@dataclass(frozen=True)
+class ObjectiveKind:
+    """A kind of objective as players write it: NAME, or NAME:ARG when it takes an `argument` (its label, e.g.
+    THETA); `parse(arg, where)` reads the argument (None when it takes none) into an objective, or raises an
+    ObjectiveError naming `where`."""
+
+    name: str
+    parse: Callable[[str | None, str], Any]
+    help: str
+    argument: str | None = None
+
+    @property
+    def usage(self) -> str:
+        """How it is written: "mean", "risk:THETA"."""
+        return self.name if self.argument is None else f"{self.name}:{self.argument}"
+
+
+#: every objective kind, by name, in the order `--help` lists them
+KINDS: dict[str, ObjectiveKind] = {}
+
+
+def register_objective(kind: ObjectiveKind) -> None:
+    """Add an objective kind (`parse_objective` then reads NAME or NAME:ARG); a name is registered once."""
+    if not kind.name or ":" in kind.name or kind.name != kind.name.lower():
+        raise ValueError(f"an objective's name must be a lower-case word without ':', got {kind.name!r}")
+    if kind.name in KINDS:
+        raise ValueError(f"objective {kind.name!r} is registered twice")
+    KINDS[kind.name] = kind
+
+
+def known_objectives() -> str:
+    """Every kind as written, with its help: what an error about an objective lists."""
+    return "; ".join(f"{k.usage} ({k.help})" for k in KINDS.values())
+
+
+def parse_objective(text: str) -> Any:
+    """An objective written NAME or NAME:ARG (`mean`, `risk:0.05`; risk:0 is the mean), read by its kind's
+    parser; ObjectiveError saying what is wrong (an unknown name lists the known ones)."""
     if not isinstance(text, str):
         raise ObjectiveError(f"an objective must be text like 'mean' or 'risk:0.05', got {text!r}")
     name, colon, arg = text.strip().partition(":")
-    name = name.strip().lower()
-    if name == "mean" and not colon:
-        return MEAN
-    if name == "mean":
-        raise ObjectiveError(f"objective {text!r}: mean takes no parameter; write 'mean'")
-    if name != "risk":
-        raise ObjectiveError(f"unknown objective {text!r}; objectives: {KNOWN}")
+    kind = KINDS.get(name.strip().lower())
+    if kind is None:
+        raise ObjectiveError(f"unknown objective {text!r}; objectives: {', '.join(k.usage for k in KINDS.values())}")
+    if kind.argument is None:
+        if colon:
+            raise ObjectiveError(f"objective {text!r}: {kind.name} takes no parameter; write '{kind.name}'")
+        return kind.parse(None, f"objective {text!r}")
     if not arg.strip():
-        raise ObjectiveError(f"objective {text!r}: risk needs its theta, e.g. risk:0.05 (bold) or risk:-0.03 (careful)")
-    return risk_objective(arg, f"objective {text!r}")
+        raise ObjectiveError(f"objective {text!r}: {kind.name} needs its {kind.argument.lower()}, e.g. {kind.help}")
+    return kind.parse(arg.strip(), f"objective {text!r}")
+
+
+def parse_objectives(texts: str | Iterable[str]) -> list[Any]:
+    """Several objectives, each text a comma-separated list and texts repeatable (`--objective mean,risk:-0.03`
+    is `--objective mean --objective risk:-0.03`), in the order given; one twice, or none, is an error."""
+    items = [texts] if isinstance(texts, str) else list(texts)
+    out: list[Any] = []
+    for text in items:
+        if not isinstance(text, str):
+            raise ObjectiveError(f"an objective must be text like 'mean' or 'risk:0.05', got {text!r}")
+        for part in text.split(","):
+            if not part.strip():
+                raise ObjectiveError(f"empty objective in {text!r}: separate objectives by single commas")
+            got = parse_objective(part)
+            if any(o.id == got.id for o in out):
+                raise ObjectiveError(f"objective {got.id} is given twice")
+            out.append(got)
+    if not out:
+        raise ObjectiveError("no objective given; objectives: " + ", ".join(k.usage for k in KINDS.values()))
+    return out
 
 
 def risk_objective(theta: str, where: str) -> Objective:
@@ -149,3 +259,24 @@ def risk_objective(theta: str, where: str) -> Objective:
     if not math.isfinite(value):
         raise ObjectiveError(f"{where}: theta must be a finite number, got {arg!r}")
     return Objective(value + 0.0)  # -0.0 is 0.0: the mean
+
+
+def _mean(arg: str | None, where: str) -> Objective:
+    return MEAN
+
+
+def _risk(arg: str | None, where: str) -> Objective:
+    assert arg is not None  # the registry hands a kind with an argument its text
+    return risk_objective(arg, where)
+
+
+register_objective(ObjectiveKind("mean", _mean, "the expected final score"))
+register_objective(
+    ObjectiveKind(
+        "risk",
+        _risk,
+        "risk:0.05 bold, risk:-0.03 careful: the exponential utility E[exp(THETA x score)], shown as its "
+        "certainty equivalent",
+        "THETA",
+    )
+)
