@@ -19,7 +19,7 @@ from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
 from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
-from .solving import hint_advisor, load_strong, prepare_optimal
+from .solving import ObjectivesOpt, hint_advisor, hint_ranking, load_strong, prepare_optimal, read_objectives
 
 __all__ = ["play", "resume", "result_json"]
 
@@ -62,8 +62,10 @@ def _run(
     as_json: bool,
     coach: bool = False,
     pace: float = 0.0,
+    objectives: list[str] | None = None,
 ) -> None:
-    """Play a (new or resumed) game to its end, saving after every action when asked; offer a rematch."""
+    """Play a (new or resumed) game to its end, saving after every action when asked; offer a rematch.
+    `objectives` (--objective): the hints rank by them side by side (and the game shows hints)."""
     out = console(stderr=as_json)  # with --json, stdout holds only the JSON; piped, nothing is wrapped
     view = View(out)
     state, seats = saved.state, saved.seats
@@ -77,7 +79,13 @@ def _run(
         prepare_optimal(state.variant, engine.bot_spec(kind)[1])  # each theta's table before the game
     if any(s.kind == "strong" for s in seats):
         load_strong(state.variant)  # its parts and correction made before the game (on first use)
-    advisor = hint_advisor(state.variant) if saved.hints else None
+    goals = read_objectives(objectives) if objectives else None  # before any table is made
+    ranking = None
+    if goals is not None:
+        saved = SavedGame(saved.state, saved.seats, saved.rng, True)
+        advisor, ranking = hint_ranking(state.variant, goals)
+    else:
+        advisor = hint_advisor(state.variant) if saved.hints else None
     if coach and advisor is None:
         try:
             advisor = hint_advisor(state.variant)
@@ -86,7 +94,9 @@ def _run(
             view.say(f"Coaching is unavailable for {state.variant.id}: {why}", "yellow")
             coach = False
     while True:
-        final = _play_one(saved, save_path, view, advisor, quiet=quiet, as_json=as_json, coach=coach, pace=pace)
+        final = _play_one(
+            saved, save_path, view, advisor, quiet=quiet, as_json=as_json, coach=coach, pace=pace, ranking=ranking
+        )
         if final is None:
             return
         if as_json or not final.rematch():
@@ -120,6 +130,7 @@ def _play_one(
     as_json: bool,
     coach: bool,
     pace: float,
+    ranking: Any = None,
 ) -> Session | None:
     """One game to its end (its session, for the rematch question); None when the player quit."""
     state, seats, rng = saved.state, saved.seats, saved.rng
@@ -142,6 +153,7 @@ def _play_one(
         on_change=on_change,
         advisor=advisor,
         hints=saved.hints,
+        ranking=ranking,
         coach=coach,
         pace=pace,
         saved=save_path is not None,
@@ -212,7 +224,18 @@ QuietOpt = Annotated[
     typer.Option("--quiet", "-q", help="Do not narrate the bots' turns (with --json: print nothing but the JSON)."),
 ]
 HintsOpt = Annotated[
-    bool, typer.Option("--hints", help="Show the advisor's best move at every decision (needs the solver).")
+    bool,
+    typer.Option(
+        "--hints", help="Show the advisor's best moves at every decision, by expected final score (needs the solver)."
+    ),
+]
+HintObjectivesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--objective",
+        help="Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA; several side by "
+        "side (at most 4): repeat the flag or separate them by commas (--objective mean,risk:-0.03).",
+    ),
 ]
 CoachOpt = Annotated[
     bool,
@@ -249,6 +272,7 @@ def play(
     ] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
     hints: HintsOpt = False,
+    objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
     pace: PaceOpt = 0.0,
     quiet: QuietOpt = False,
@@ -262,7 +286,13 @@ def play(
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)
     _run(
-        SavedGame(state, seats, random.Random(seed), hints), save, quiet=quiet, as_json=as_json, coach=coach, pace=pace
+        SavedGame(state, seats, random.Random(seed), hints),
+        save,
+        quiet=quiet,
+        as_json=as_json,
+        coach=coach,
+        pace=pace,
+        objectives=objective,
     )
 
 
@@ -274,6 +304,7 @@ def resume(
         str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")
     ] = None,
     hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
+    objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
     pace: PaceOpt = 0.0,
     quiet: QuietOpt = False,
@@ -292,4 +323,4 @@ def resume(
             View(console()).final(saved.state)
             typer.echo(f"This game is already over ({file}).")
         return
-    _run(saved, file, quiet=quiet, as_json=as_json, coach=coach, pace=pace)
+    _run(saved, file, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective)

@@ -542,3 +542,32 @@ def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
     check_solvable(variant)
     solution, _ = load_solution(variant, None, quiet=False, no_cache=False)
     return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
+
+
+def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], list[tuple[Any, float]]], Any]:
+    """Advisor and side-by-side ranking for `dicecup play --hints --objective A,B`: the first objective's options
+    with their values (the hint line, and --coach), and with several objectives a `terminal.session.Ranking`
+    of them all (None for one). Each objective's tables are loaded or made first, with a progress bar; more
+    objectives than the 80-column view holds are refused before that."""
+    from ..solver.rankings import side_by_side
+    from ..terminal.session import Ranking
+    from ..terminal.view import HINT_OBJECTIVES
+
+    if len(goals) > HINT_OBJECTIVES:
+        raise DicecupError(
+            f"--objective: the game's hints show at most {HINT_OBJECTIVES} objectives side by side in 80 columns, "
+            f"got {len(goals)}; `dicecup advise` takes more"
+        )
+    advisors = make_advisors(variant, goals, "optimal", None, quiet=False)
+
+    def first(state: Any) -> list[tuple[Any, float]]:
+        return [(o.action, o.value) for o in advisors[0].options_at(state)]
+
+    if len(goals) == 1:
+        return first, None
+
+    def rank(state: Any) -> list[tuple[Any, list[tuple[float, int]]]]:
+        rows = side_by_side([a.options_at(state) for a in advisors])
+        return [(r.action, [(p.value, p.rank) for p in r.places]) for r in rows]
+
+    return first, Ranking([g.label for g in goals], [g.unit for g in goals], rank)

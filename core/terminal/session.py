@@ -14,7 +14,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from attrs import evolve, frozen
 from rich.text import Text
@@ -36,7 +36,7 @@ from .commands import (
     parse_command,
     why_not,
 )
-from .view import View
+from .view import View, ranking_lines
 
 __all__ = [
     "HUMAN",
@@ -45,6 +45,7 @@ __all__ = [
     "QuitGame",
     "EndOfInput",
     "Advisor",
+    "Ranking",
     "Session",
 ]
 
@@ -52,6 +53,15 @@ HUMAN = "human"
 
 #: `advise(state) -> [(action, expected final score), ...]`, e.g. from the solver (the CLI builds one).
 Advisor = Callable[[GameState], Sequence[tuple[Action, float]]]
+
+
+class Ranking(NamedTuple):
+    """Hints by several objectives side by side: their column labels and units ("points", "probability"),
+    and `rank(state)`: every move, ordered by the first objective, with its (value, rank) under each."""
+
+    labels: Sequence[str]
+    units: Sequence[str]
+    rank: Callable[[GameState], Sequence[tuple[Action, Sequence[tuple[float, int]]]]]
 
 
 class QuitGame(Exception):
@@ -208,6 +218,7 @@ class Session:
         make_bot: Callable[[str, random.Random], Bot] | None = None,
         verbs: dict[str, str] | None = None,
         hints: bool | None = None,
+        ranking: Ranking | None = None,
         coach: bool = False,
         pace: float = 0.0,
         saved: bool = False,
@@ -222,6 +233,7 @@ class Session:
         self.on_change = on_change
         self.advisor = advisor
         self.hints = advisor is not None if hints is None else hints  # show the advice at every decision
+        self.ranking = ranking  # hints by several objectives side by side (else the advisor's line)
         self.coach = coach and advisor is not None  # after each decision, what it cost
         self.pace = pace  # seconds between bot moves, so a human can follow them
         self.sleep: Callable[[float], None] = time.sleep
@@ -243,6 +255,7 @@ class Session:
         self._open_line = False  # a bot's turn is being narrated on the current line
         self._column = 0  # how much of that line is written
         self._advice: tuple[Any, list[tuple[Action, float]]] | None = None
+        self._table: tuple[Any, list[str]] | None = None  # the side-by-side hint of the last position
 
     @property
     def state(self) -> GameState:
@@ -468,6 +481,13 @@ class Session:
     def _hint(self, st: GameState) -> None:
         if self.advisor is None:
             self.view.problem("hints are off; start the game with --hints")
+            return
+        if self.ranking is not None and len(self.ranking.labels) > 1:
+            key = (st.round, len(st.history), tuple(sorted(st.dice)))
+            if self._table is None or self._table[0] != key:
+                self._table = (key, ranking_lines(self.ranking, self.ranking.rank(st), _action_text))
+            for line in self._table[1]:
+                self.view.say(line, "yellow")
             return
         ranked = self._advise(st)
         if not ranked:

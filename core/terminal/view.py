@@ -597,3 +597,36 @@ class View:
         for i, (name, total) in enumerate(zip(state.players, state.results[-1].totals, strict=True)):
             table.add_row(Text(name), str(total), Text("wins", style="bold green") if i == winner else "")
         self.console.print(table)
+
+
+#: the terminal's width the side-by-side hints fit, its move label's width, and one objective's column
+HINT_WIDTH, HINT_LABEL, HINT_COLUMN = 80, 22, 14
+#: objectives side by side that fit HINT_WIDTH, and moves shown (each objective's pick is added when below)
+HINT_OBJECTIVES = (HINT_WIDTH - HINT_LABEL) // HINT_COLUMN
+HINT_MOVES = 4
+
+
+def _hint_value(value: float, rank: int, unit: str) -> str:
+    """One cell: the rank and the value, in points (one decimal) or as a percentage."""
+    shown = "-" if value == float("-inf") else f"{100 * value:.1f}%" if unit == "probability" else f"{value:.1f}"
+    return f"#{rank} {shown}"
+
+
+def ranking_lines(ranking: Any, rows: Sequence[tuple[Any, Sequence[tuple[float, int]]]], text: Any) -> list[str]:
+    """The side-by-side hint: a header of the objectives, then the first HINT_MOVES moves by the first one and
+    any other objective's pick below them, each with its rank and value per objective; lines of at most
+    HINT_WIDTH characters. `text(action)` names a move."""
+    if not rows:
+        return []
+    shown = list(rows[:HINT_MOVES])
+    for row in rows[HINT_MOVES:]:
+        if any(rank == 1 for _, rank in row[1]):
+            shown.append(row)
+    labels = [lab[: HINT_COLUMN - 1] for lab in ranking.labels]
+    lines = ["hint".ljust(HINT_LABEL) + "".join(lab.ljust(HINT_COLUMN) for lab in labels)]
+    for action, places in shown:
+        name = text(action)
+        name = name if len(name) < HINT_LABEL - 1 else name[: HINT_LABEL - 2] + "…"
+        cells = [_hint_value(v, r, u).ljust(HINT_COLUMN) for (v, r), u in zip(places, ranking.units, strict=True)]
+        lines.append(("  " + name).ljust(HINT_LABEL) + "".join(cells))
+    return [line.rstrip()[:HINT_WIDTH] for line in lines]
