@@ -291,6 +291,7 @@ COMMAND_MODULES: dict[str, str] = {
     "review": "reviewing",
     "odds": "chances",
     "distribution": "distributing",
+    "risk": "risking",
 }
 
 

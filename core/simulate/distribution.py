@@ -1,4 +1,8 @@
-"""The exact distribution of the final score under optimal (mean-maximising) play, by probability propagation.
+"""The exact distribution of the final score under optimal play, by probability propagation.
+
+Optimal for the objective the solution maximises: the mean, or a risk objective (whose policy folds its rolls
+as utilities: `jit.fill_moves`' theta). Values are read as points throughout (`points_column`: the mean's
+values, a risk table's certainty equivalents), so one propagation serves both.
 
 The policy is the solver's, decision for decision and ties included: every state's best-move row comes from
 the simulator's `jit.fill_moves` (the one `bot:optimal` plays from), fed the solver's own score contexts, so
@@ -51,6 +55,7 @@ __all__ = [
     "check_variant",
     "distribution",
     "estimate_bytes",
+    "points_column",
 ]
 
 MAX_BYTES = 4 << 30
@@ -73,8 +78,17 @@ class Distribution:
     variant_id: str
     low: int
     probs: np.ndarray = field(repr=False)
-    expected: float  # the solver's expected final score from the same position (the mean must match it)
+    expected: float  # the solver's value from the same position: the expected final score (the mean must match
+    # it), or for a risk objective its certainty equivalent (`certainty_equivalent(theta)` must match it)
     seconds: float
+
+    def certainty_equivalent(self, theta: float) -> float:
+        """log(E[exp(theta x score)]) / theta of this distribution (the mean for theta 0), summed stably."""
+        if theta == 0:
+            return self.mean
+        x = theta * self.scores.astype(np.float64)
+        top = float(x[self.probs > 0].max())
+        return (top + math.log(float(np.sum(self.probs * np.exp(x - top))))) / theta
 
     @property
     def scores(self) -> np.ndarray:
@@ -353,6 +367,11 @@ def check_variant(variant: Variant) -> None:
         raise DicecupError(f"{variant.id}: score distributions of variants that bank unused rolls are not supported")
 
 
+def points_column(solution: Solution) -> np.ndarray:
+    """The solution's state values as points (float64): the mean's values, a risk table's certainty equivalents."""
+    return np.ascontiguousarray(solution.objective.shown(solution.column()), dtype=np.float64)
+
+
 def _box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
     """Per box the lowest and highest points scoring it can give (awards included), over every context."""
     model = solution.model
@@ -404,7 +423,7 @@ def estimate_bytes(solution: Solution, layers: Layers | None = None) -> int:
     layers = _layers_from(solution) if layers is None else layers
     nb = solution.index.nb
     lo, hi = _box_ranges(solution)
-    ends = solution.column()[layers[-1][2]]
+    ends = points_column(solution)[layers[-1][2]]
     spread = hi - lo
     per_layer = []
     for codes, _, _ in layers:
@@ -440,13 +459,13 @@ class _Pass:
         self.kept = solution.graph.kept_rows
         if self.kept.shape[1] == 0:
             raise DicecupError(f"{solution.variant.id}: too many dice for the exact score distribution")
-        self.values = np.ascontiguousarray(solution.column(), dtype=np.float64)
+        self.values = points_column(solution)
         self.states = solution.index.arrays
 
     def terminal(self, index: np.ndarray) -> None:
         """The full cards: a point mass at their end bonus."""
-        ends = self.solution.column()[index]
-        if not np.isfinite(ends).all() or not np.array_equal(ends, np.rint(ends)):
+        ends = self.values[index]  # a risk table's: log(exp(theta x bonus)) / theta, the bonus up to rounding
+        if not np.isfinite(ends).all() or not np.allclose(ends, np.rint(ends), rtol=0, atol=1e-6):
             raise DicecupError(f"{self.solution.variant.id}: an end bonus is not a whole number of points")
         self.ln[:] = 0
         self.lo[index] = np.rint(ends).astype(np.int64)

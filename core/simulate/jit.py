@@ -334,11 +334,14 @@ if AVAILABLE:
                 pick[w] = -1
 
     @numba.njit(cache=True, parallel=True)
-    def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors):
+    def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors, theta=0.0):
         """The best-move rows of states st (row rows[s] of `moves`, [rows, rolls of the graph, decisions]):
         per roll on the table and decision, a keep (a mask of the sorted dice) or flag | the box to score
         (flag | (flag - 1) where no legal box could be valued). Folded W states at a time, in parallel;
-        `order` is the dice graph's `keep_order` (rows, counts, masks)."""
+        `order` is the dice graph's `keep_order` (rows, counts, masks). `theta` != 0: a risk objective's
+        policy (`numeric.objective`), with st.after its certainty equivalents: scoring adds points to them
+        as for the mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps
+        compared as certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
         n_states = rows.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
@@ -363,7 +366,22 @@ if AVAILABLE:
             block = min(W, n_states - k0)
             for w in range(block):
                 _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
+            if theta != 0.0:
+                points = now.copy()
+                sign = 1.0 if theta > 0.0 else -1.0
+                for f in range(2):
+                    for r in range(n_rolls):
+                        for w in range(W):
+                            x = now[f, r, w]
+                            now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
             turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
+            if theta != 0.0:
+                now[:] = points
+                for i in range(keeps.shape[0]):
+                    for kr in range(keeps.shape[1]):
+                        for w in range(W):
+                            x = keeps[i, kr, w]
+                            keeps[i, kr, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
             for stage in range(rolls):
                 f1 = 1 if stage == 0 else 0
                 for r in range(n_rolls):

@@ -367,6 +367,7 @@ def fill_rows_of(
     from . import jit
 
     graph, full = solution.graph, solution.index.full
+    theta = float(solution.objective.theta)  # a risk table's policy folds its rolls as utilities
     errors = np.zeros(1, dtype=np.int64)
     for lo in range(0, len(codes), FILL_CHUNK):
         part = slice(lo, lo + FILL_CHUNK)
@@ -383,7 +384,9 @@ def fill_rows_of(
             np.ascontiguousarray(solution.successors(codes[part], prog[part]) if after is None else after[part]),
         )
         rows = np.ascontiguousarray(at[part], dtype=np.int64)
-        jit.fill_moves(states, sc, rows, out, flag, graph.arrays, graph.keep_order, solution.variant.rolls, errors)
+        jit.fill_moves(
+            states, sc, rows, out, flag, graph.arrays, graph.keep_order, solution.variant.rolls, errors, theta
+        )
     if errors.any():
         raise DicecupError("internal error: a box got a score the solver never saw")
 

@@ -10,7 +10,15 @@ from typing import Any
 from ..errors import DicecupError
 from ..fileio import write_atomic_with
 
-__all__ = ["check_plot_path", "pyplot", "save_png", "terminal_histogram", "write_distribution_png", "write_png"]
+__all__ = [
+    "check_plot_path",
+    "pyplot",
+    "save_png",
+    "terminal_histogram",
+    "write_distribution_png",
+    "write_png",
+    "write_risk_png",
+]
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -120,6 +128,34 @@ def write_distribution_png(path: Path, dist: Any, title: str) -> None:
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(frameon=False, loc="upper left")
+        fig.tight_layout()
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def write_risk_png(path: Path, rows: list[dict[str, Any]], title: str) -> None:
+    """Draw `dicecup risk`'s figures against theta: the mean with a band of one sd either side, the median,
+    the 5th and 95th percentiles and the certainty equivalent; atomically."""
+    plt = pyplot("for the table alone")
+    x = [r["theta"] for r in rows]
+    mean = [r["mean"] for r in rows]
+    sd = [r["sd"] for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
+    try:
+        ax.fill_between(x, [m - s for m, s in zip(mean, sd, strict=True)], [m + s for m, s in zip(mean, sd, strict=True)],
+                        color="#4c72b0", alpha=0.15, label="mean ± sd")  # fmt: skip
+        ax.plot(x, mean, color="#4c72b0", marker="o", linewidth=1.8, label="mean")
+        ax.plot(x, [r["percentiles"]["50"] for r in rows], color="#dd8452", linestyle="--", label="median")
+        for key, name in (("5", "5th percentile"), ("95", "95th percentile")):
+            ax.plot(x, [r["percentiles"][key] for r in rows], color="#55a868", linestyle=":", marker=".", label=name)
+        ax.plot(x, [r["certainty_equivalent"] for r in rows], color="#8172b3", linewidth=1.0, label="certainty equiv.")
+        ax.axvline(0, color="#999999", linewidth=0.8)
+        ax.set_xlabel("theta (< 0 careful, > 0 bold)")
+        ax.set_ylabel("final score")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False)
         fig.tight_layout()
         save_png(fig, path)
     finally:
