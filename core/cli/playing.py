@@ -19,7 +19,7 @@ from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
 from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
-from .solving import ObjectivesOpt, hint_advisor, hint_ranking, load_strong, prepare_optimal, read_objectives
+from .solving import hint_advisor, hint_ranking, load_strong, prepare_optimal, read_objectives
 
 __all__ = ["play", "resume", "result_json"]
 
@@ -69,6 +69,7 @@ def _run(
     out = console(stderr=as_json)  # with --json, stdout holds only the JSON; piped, nothing is wrapped
     view = View(out)
     state, seats = saved.state, saved.seats
+    goals = read_objectives(objectives) if objectives else None  # before any table is made
     engine = get_engine()
     for seat in seats:
         if not seat.is_human:
@@ -79,8 +80,8 @@ def _run(
         prepare_optimal(state.variant, engine.bot_spec(kind)[1])  # each theta's table before the game
     if any(s.kind == "strong" for s in seats):
         load_strong(state.variant)  # its parts and correction made before the game (on first use)
-    goals = read_objectives(objectives) if objectives else None  # before any table is made
     ranking = None
+    advisor: Any = None
     if goals is not None:
         saved = SavedGame(saved.state, saved.seats, saved.rng, True)
         advisor, ranking = hint_ranking(state.variant, goals)

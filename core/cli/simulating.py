@@ -14,10 +14,10 @@ from rich.table import Table
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..simulate import STRATEGIES, check_run, check_size, summarize
+from ..simulate import STRATEGIES, check_run, check_size, strategy_name, summarize
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
-from .base import OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .base import BOTS, OptionOpt, QuietOpt, VariantOpt, app, console, fail, get_engine, load_variant
 from .solving import load_solution, load_strong
 
 __all__ = ["simulate"]
@@ -198,8 +198,10 @@ def simulate(
         typer.Option(
             "--strategy",
             "-s",
-            help=f"How the games are played: {', '.join(STRATEGIES)}, or risk:THETA (the exact solver's strategy "
-            "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful).",
+            help=f"How the games are played: {', '.join(STRATEGIES)}, risk:THETA (the exact solver's strategy "
+            "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
+            f"bot: prefix: {BOTS}. Bots the batched simulator does not know play game by game (slower; a run "
+            "longer than an hour by its first games is refused).",
         ),
     ] = "optimal",
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play (>= 1).")] = 1000,
@@ -233,11 +235,13 @@ def simulate(
             raise DicecupError(f"--games must be at least 1, got {games}")
         if seed is not None and not 0 <= seed < 2**63:
             raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {seed}")
-        check_run(strategy, games, seed, method)  # the strategy, the method
+        engine = get_engine()
+        check_run(strategy, games, seed, method, engine)  # the strategy, the method
+        strategy = strategy_name(strategy)
         if plot is not None:
             check_plot_path(plot)
         v = load_variant(variant, option)
-        check_size(v, strategy)  # a strategy whose work explodes is refused before any table or game
+        check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
         if method == "batched":
             from ..simulate.batched_run import supports
 
@@ -252,7 +256,7 @@ def simulate(
         bar, advance = _progress(games, quiet)
         start = time.perf_counter()
         with bar:
-            result = run_simulation(v, strategy, games, seed, method=method, progress=advance)
+            result = run_simulation(v, strategy, games, seed, method=method, progress=advance, engine=engine)
         seconds = time.perf_counter() - start
         s = summarize(result)
         s["notes"] = list(v.solitaire_notes())

@@ -421,7 +421,15 @@ def advise_cmd(
 
 
 def _print_advice(
-    v: Variant, goals: list[Any], rows: list[Any], dice: Any, left: int, first: bool, strategy: str, secs: float, top: int
+    v: Variant,
+    goals: list[Any],
+    rows: list[Any],
+    dice: Any,
+    left: int,
+    first: bool,
+    strategy: str,
+    secs: float,
+    top: int,
 ) -> None:
     """The ranking as a table: per objective its value of each move, and (several objectives) its rank."""
     from rich.console import Console

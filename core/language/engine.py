@@ -91,6 +91,7 @@ class BotDecl:
     check: Callable[..., None] | None = None
     argument: str | None = None
     parse: Callable[[str], Any] | None = None
+    solitaire: bool = True  # False: it plays against the others at the table (solitaire simulation refuses it)
 
     @property
     def usage(self) -> str:
@@ -369,6 +370,7 @@ class Engine:
             check: Callable[..., None] | None = None,
             argument: str | None = None,
             parse: Callable[[str], Any] | None = None,
+            solitaire: bool = True,
         ) -> None:
             if not isinstance(name, str) or not name or ":" in name:
                 raise PluginError(f"a bot name must be a non-empty string without ':', got {name!r}")
@@ -378,7 +380,7 @@ class Engine:
                 raise PluginError(f"bot {name!r}: its argument's label must be a word without ':', got {argument!r}")
             if parse is not None and argument is None:
                 raise PluginError(f"bot {name!r}: parse is given but no argument")
-            self.bots[name] = BotDecl(name, factory, doc, plugin, check, argument, parse)
+            self.bots[name] = BotDecl(name, factory, doc, plugin, check, argument, parse, bool(solitaire))
 
         return register
 

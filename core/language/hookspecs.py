@@ -122,6 +122,8 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
     A bot with a parameter adds ``argument="LABEL"`` (and ``parse=fn``, reading the
     text into a value or raising a DicecupError): players write ``bot:NAME:ARG``, and
     ``factory(rng, value)`` and ``check(variant, value)`` take the parsed argument.
+    A bot whose play depends on the other players (it plays to win) adds ``solitaire=False``:
+    ``dicecup simulate``, which plays solitaire games, then refuses it.
     """
 
 

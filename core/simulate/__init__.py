@@ -1,7 +1,10 @@
 """Simulation: many solitaire games under one strategy, and the statistics of their scores.
 
 `simulate(variant, "optimal" | "strong" | "greedy" | "random" | "risk:THETA", games, seed)` returns a
-`SimResult` (per-game arrays); `summarize` turns it into every reported figure.
+`SimResult` (per-game arrays); `summarize` turns it into every reported figure. Any other bot the
+engine registers plays too (`bot:NAME` or `NAME`), through the engine simulator, unless it is not a
+solitaire player; a run the engine simulator would take too long for is refused after timing its
+first game (`MAX_ENGINE_SECONDS`).
 Two simulators share that result type: `batched` plays thousands of games at
 once with numpy tables built from the variant's own scoring, `engine` plays
 game by game through `GameState` (the reference the batched one is tested
@@ -31,30 +34,70 @@ __all__ = [
     "check_strategy",
     "check_size",
     "prepare",
+    "strategy_name",
+    "MAX_ENGINE_SECONDS",
 ]
 
 STRATEGIES = ("optimal", "strong", "greedy", "random")
+MAX_ENGINE_SECONDS = 3600.0
+"""A run the engine simulator would take longer than this for (by its first game's time) is refused."""
 METHODS = ("auto", "batched", "engine")
 
 Progress = Callable[[int], None]
 
 
-def check_strategy(strategy: str) -> str:
-    """The strategy name, or a DicecupError listing the known ones (`risk:THETA`: the exact solver's strategy
-    for that exponential utility, its theta read here)."""
-    if isinstance(strategy, str) and strategy.startswith("risk:"):
+def strategy_name(strategy: str) -> str:
+    """A strategy as results name it: `bot:NAME` is NAME (`bot:optimal` is `optimal`)."""
+    return strategy[4:] if isinstance(strategy, str) and strategy.startswith("bot:") else strategy
+
+
+def _fast(strategy: str) -> bool:
+    """Whether the simulator plays this (named) strategy itself, without asking the bot registry."""
+    return strategy in STRATEGIES or strategy.startswith("risk:")
+
+
+def _engine(engine: Any) -> Any:
+    """The engine whose bots a strategy names: the one given, else one with the installed plugins."""
+    if engine is not None:
+        return engine
+    from ..language.engine import Engine
+
+    return Engine()
+
+
+def check_strategy(strategy: str, engine: Any = None) -> str:
+    """The strategy's name (`strategy_name`), or a DicecupError saying what is wrong: `risk:THETA` (the exact
+    solver's strategy for that exponential utility) has its theta read; any other name must be a bot of the
+    engine's registry that plays solitaire."""
+    if not isinstance(strategy, str):
+        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
+    name = strategy_name(strategy)
+    if name.startswith("risk:"):
         from ..numeric.objective import risk_objective
 
-        risk_objective(strategy[5:], f"strategy {strategy!r}")
-        return strategy
-    if strategy not in STRATEGIES:
-        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
-    return strategy
+        risk_objective(name[5:], f"strategy {strategy!r}")
+        return name
+    if name in STRATEGIES:
+        return name
+    eng = _engine(engine)
+    try:
+        decl, _ = eng.bot_spec(name)
+    except DicecupError:
+        bots = ", ".join(f"bot:{b}" for b in eng.bot_usage())
+        raise DicecupError(
+            f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA, or a bot: {bots}"
+        ) from None
+    if not decl.solitaire:
+        raise DicecupError(
+            f"strategy {strategy!r}: bot {decl.name} plays against the others at the table, and simulate plays "
+            "solitaire games; pit it against other bots with `dicecup play` instead"
+        )
+    return name
 
 
-def check_run(strategy: str, games: int, seed: int | None, method: str) -> None:
+def check_run(strategy: str, games: int, seed: int | None, method: str, engine: Any = None) -> None:
     """Refuse at once every argument of `simulate` but the variant (a caller checks them before any work)."""
-    check_strategy(strategy)
+    check_strategy(strategy, engine)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise DicecupError(f"the number of games must be a whole number >= 1, got {games!r}")
     if method not in METHODS:
@@ -63,13 +106,18 @@ def check_run(strategy: str, games: int, seed: int | None, method: str) -> None:
         raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
 
 
-def check_size(variant: Variant, strategy: str) -> None:
+def check_size(variant: Variant, strategy: str, engine: Any = None) -> None:
     """Refuse at once, with the size, a strategy whose work explodes on this variant (nothing is started).
 
     `greedy` looks one roll ahead over every distinct roll; `optimal` needs the exact solver's
     table, whose own limits (`solver.rules.check_solvable`) apply; `strong` needs a card it can
-    split into parts (`solver.relax.check_relaxable`). `random` never enumerates rolls.
+    split into parts (`solver.relax.check_relaxable`). `random` never enumerates rolls. Any other
+    bot: its own check (`Engine.check_bot`).
     """
+    strategy = strategy_name(strategy)
+    if not _fast(strategy):
+        _engine(engine).check_bot(strategy, variant)
+        return
     if strategy == "greedy":
         from ..game.bots import GreedyBot  # the game layer loads only where a game is played
 
@@ -91,8 +139,11 @@ def check_size(variant: Variant, strategy: str) -> None:
         check_relaxable(variant)
 
 
-def _make_bot(strategy: str, rng: random.Random) -> Any:
-    """A bot for the engine simulator: the tables-free ones from the game, the optimal one from the solver."""
+def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
+    """A bot for the engine simulator: the tables-free ones from the game, the optimal one from the solver,
+    any other from the engine's registry."""
+    if not _fast(strategy):
+        return _engine(engine).make_bot(strategy, rng)
     if strategy == "optimal":
         try:
             from ..solver import OptimalBot
@@ -120,7 +171,7 @@ def prepare(variant: Variant, strategy: str = "optimal") -> None:
     the whole best-move table where it fits (Yahtzee: about 3 s and 290 MB), whose rows runs otherwise fill
     as their games reach states. For a program that simulates many runs in one process (a single run is
     faster without it); nothing changes in the games."""
-    check_strategy(strategy)
+    strategy = check_strategy(strategy)
     check_size(variant, strategy)
     from .batched_run import prepare_batched, supports
 
@@ -136,12 +187,19 @@ def simulate(
     *,
     method: str = "auto",
     progress: Progress | None = None,
+    engine: Any = None,
+    max_seconds: float = MAX_ENGINE_SECONDS,
 ) -> SimResult:
-    """Play `games` solitaire games of `variant` with `strategy`; same seed, same games."""
-    check_run(strategy, games, seed, method)
+    """Play `games` solitaire games of `variant` with `strategy` (a name of `STRATEGIES`, risk:THETA, or any
+    solitaire bot of `engine`'s registry, `bot:` or not); same seed, same games. A run the engine simulator
+    would take more than `max_seconds` for, by its first game, is refused then (TooLarge, with the estimate)."""
+    check_run(strategy, games, seed, method, engine)
+    strategy = strategy_name(strategy)
+    if not _fast(strategy):
+        engine = _engine(engine)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    check_size(variant, strategy)
+    check_size(variant, strategy, engine)
     if method in ("auto", "batched"):
         from ..numeric.tables import Untabulable
         from .batched_run import simulate_batched, supports
@@ -158,4 +216,6 @@ def simulate(
             )
     from .engine_sim import simulate_engine
 
-    return simulate_engine(variant, strategy, _make_bot, games, seed, progress)
+    return simulate_engine(
+        variant, strategy, lambda name, rng: _make_bot(name, rng, engine), games, seed, progress, max_seconds
+    )

@@ -8,10 +8,12 @@ simulator is checked against it.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import TooLarge
 from ..game.actions import Score
 from ..game.bots import Bot
 from ..game.state import GameState
@@ -49,8 +51,11 @@ def simulate_engine(
     games: int,
     seed: int,
     progress: Progress | None = None,
+    max_seconds: float | None = None,
 ) -> SimResult:
-    """Play `games` games with the named bot; dice and bot draw from generators seeded by `seed`."""
+    """Play `games` games with the named bot; dice and bot draw from generators seeded by `seed`. With
+    `max_seconds`, the second game is timed (the first may make the bot's tables) and a run that would take
+    longer is refused then (TooLarge, with the estimate)."""
     dice_rng = random.Random(f"dicecup-sim-dice:{seed}")
     bot = make_bot(strategy, random.Random(f"dicecup-sim-bot:{seed}"))
     rows: list[list[int]] = []
@@ -59,9 +64,21 @@ def simulate_engine(
     totals: list[int] = []
     happened: list[dict[str, int]] = []
     seen = []
+    start = second = time.perf_counter()
     for g in range(games):
         events: dict[str, int] = {}
         card, total = play_one(variant, bot, dice_rng, events)
+        if g == 1 and max_seconds is not None and games > 2:  # the second game: the first made the bot's tables
+            took = time.perf_counter() - second
+            guess = second - start + took * (games - 1)
+            if guess > max_seconds:
+                raise TooLarge(
+                    f"{variant.id}: bot {strategy} took {took:.2f} s for a game, so {games:,} games would take about "
+                    f"{guess:,.0f} s, above the limit of {max_seconds:,.0f} s; ask for at most "
+                    f"{max(2, int((max_seconds - (second - start)) / max(took, 1e-9))):,} games"
+                )
+        if g == 0:
+            second = time.perf_counter()
         happened.append(events)
         scores, got = card_row(variant, card)
         per_id: dict[str, int] = {}

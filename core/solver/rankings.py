@@ -95,7 +95,9 @@ class TableAdvisor:
 
     def options_at(self, state: GameState) -> list[Option]:
         if state.is_chance or state.over:
-            raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
         return self.options(state.card, state.dice, state.rolls_left, state.first_roll)
 
 

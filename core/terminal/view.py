@@ -626,7 +626,8 @@ def ranking_lines(ranking: Any, rows: Sequence[tuple[Any, Sequence[tuple[float, 
     lines = ["hint".ljust(HINT_LABEL) + "".join(lab.ljust(HINT_COLUMN) for lab in labels)]
     for action, places in shown:
         name = text(action)
-        name = name if len(name) < HINT_LABEL - 1 else name[: HINT_LABEL - 2] + "…"
+        most = HINT_LABEL - 3  # two spaces before it, at least one after
+        name = name if len(name) <= most else name[: most - 1] + "…"
         cells = [_hint_value(v, r, u).ljust(HINT_COLUMN) for (v, r), u in zip(places, ranking.units, strict=True)]
         lines.append(("  " + name).ljust(HINT_LABEL) + "".join(cells))
     return [line.rstrip()[:HINT_WIDTH] for line in lines]
