@@ -287,3 +287,47 @@ def test_risk_command_refuses_bad_input_at_once(args, message):
     out = run("risk", "-v", "yahtzee", *args)
     assert out.exit_code == 2 and out.stderr.startswith(message), out.stderr
     assert out.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("theta", [-0.1, 0.08])
+def test_risk_distribution_equals_brute_force(tmp_path, theta):
+    """Every score's probability under the risk-optimal play, against plain expectimax over GameState that
+    plays the move of the highest expected utility and carries the distribution of the final total along."""
+    import math
+    import sys
+
+    from _solver_helpers import brute_values, tiny_variant
+
+    from dicecup.numeric.objective import parse_objective
+    from dicecup.simulate.distribution import distribution
+    from dicecup.solver import solve
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    v = tiny_variant(tmp_path, "threshold")
+    sign = 1.0 if theta > 0 else -1.0
+    value = brute_values(v, lambda total: sign * math.exp(theta * total))
+    memo: dict[tuple, dict[int, float]] = {}
+
+    def dist(state: GameState) -> dict[int, float]:
+        held = None if state.held is None else tuple(sorted(state.held))
+        key = (state.card, tuple(sorted(state.dice)), state.rolls_used, held, state.over)
+        if key in memo:
+            return memo[key]
+        if state.over:
+            got = {state.totals()[0]: 1.0}
+        elif state.is_chance:
+            got = {}
+            for a, p in state.chance_outcomes():
+                for s, q in dist(state.apply(a)).items():
+                    got[s] = got.get(s, 0.0) + float(p) * q
+        else:
+            got = dist(max((state.apply(a) for a in state.legal_actions()), key=value))
+        memo[key] = got
+        return got
+
+    want = dist(GameState.new(v, 1))
+    d = distribution(solve(v, objective=parse_objective(f"risk:{theta}")))
+    got = {int(s): float(p) for s, p in zip(d.scores, d.probs, strict=True) if p > 0}
+    assert set(got) == set(want)
+    for s, p in want.items():
+        assert got[s] == pytest.approx(p, abs=1e-12)
