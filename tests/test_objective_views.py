@@ -331,3 +331,26 @@ def test_risk_distribution_equals_brute_force(tmp_path, theta):
     assert set(got) == set(want)
     for s, p in want.items():
         assert got[s] == pytest.approx(p, abs=1e-12)
+
+
+def test_a_single_objective_names_the_hint_line():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from dicecup.terminal.view import View
+
+    state = GameState.new(Engine().variant("yacht"), ["ann"]).roll(dice=[2, 3, 6, 6, 6])
+    rows = [(Keep((6, 6, 6)), [(21.25, 1)]), (Score("sixes"), [(20.0, 2)])]
+    buf = StringIO()
+    answers = iter(["s sixes"])
+    Session(
+        state,
+        [Seat("ann")],
+        rng=random.Random(1),
+        view=View(Console(file=buf, width=80, force_terminal=False)),
+        ask=lambda prompt: next(answers),
+        advisor=lambda st: [(a, p[0][0]) for a, p in rows],
+        ranking=Ranking(["risk -0.03"], ["points"], lambda st: rows),
+    ).step()
+    assert "hint (risk -0.03): best keep 666 (21.2); then score sixes -1.2" in buf.getvalue()

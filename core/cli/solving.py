@@ -553,9 +553,9 @@ def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
 
 
 def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], list[tuple[Any, float]]], Any]:
-    """Advisor and side-by-side ranking for `dicecup play --hints --objective A,B`: the first objective's options
-    with their values (the hint line, and --coach), and with several objectives a `terminal.session.Ranking`
-    of them all (None for one). Each objective's tables are loaded or made first, with a progress bar; more
+    """Advisor and ranking for `dicecup play --objective A,B`: the first objective's options with their values
+    (the hint line, and --coach), and a `terminal.session.Ranking` of them all (side by side where several;
+    for one, its label names the hint line). Each objective's tables are loaded or made first, with a progress bar; more
     objectives than the 80-column view holds are refused before that."""
     from ..solver.rankings import side_by_side
     from ..terminal.session import Ranking
@@ -570,9 +570,6 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
 
     def first(state: Any) -> list[tuple[Any, float]]:
         return [(o.action, o.value) for o in advisors[0].options_at(state)]
-
-    if len(goals) == 1:
-        return first, None
 
     def rank(state: Any) -> list[tuple[Any, list[tuple[float, int]]]]:
         rows = side_by_side([a.options_at(state) for a in advisors])

@@ -497,7 +497,10 @@ class Session:
             f"{_action_text(a)} ({val:.1f})" if i == 0 else f"{_action_text(a)} -{best - val:.1f}"
             for i, (a, val) in enumerate(ranked[:5])
         ]
-        self.view.say("hint: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else ""), "yellow")
+        by = f" ({self.ranking.labels[0]})" if self.ranking is not None and self.ranking.labels[0] != "mean" else ""
+        self.view.say(
+            f"hint{by}: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else ""), "yellow"
+        )
 
     def _coach_note(self, st: GameState, action: Action) -> str:
         """With --coach: what a keep or a score cost against the best move, in expected final points."""
