@@ -487,10 +487,12 @@ def test_compiled_helpers_match_numpy(solved, vid):
     assert (sim.scores.facts.columns(vals[got_first], facts) == got_uniq).all()
 
 
-def _replay(v, sim, games: int, seed: int):
-    """Games played with the numpy optimal policy (`OptimalPolicy.decide`, the reference) on the dice of the
-    compiled player's per-game streams: what the compiled player must produce game for game."""
-    policy, dm = optimal_mod.OptimalPolicy(v), sim.dm
+def _replay(v, sim, games: int, seed: int, objective=None):
+    """Games played with the numpy optimal policy (`OptimalPolicy.decide`, the reference; of `objective`, default
+    the mean) on the dice of the compiled player's per-game streams: what the compiled player must produce game
+    for game."""
+    policy = optimal_mod.OptimalPolicy(v) if objective is None else optimal_mod.OptimalPolicy(v, objective)
+    dm = sim.dm
     nb, na = len(v.box_ids), sim.scores.max_awards
     vals = np.full((games, nb), EMPTY, dtype=np.int64)
     awards = np.zeros((games, na), dtype=np.int64)
@@ -542,6 +544,24 @@ def test_compiled_play_is_the_numpy_policy_game_for_game(solved, vid, options):
     sim = batched_for(v)
     fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(150, seed=21, first_game=0)
     ref = _replay(v, sim, 150, seed=21)
+    for got, want in zip(fast, ref, strict=True):
+        assert (got == want).all()
+
+
+@needs_numba
+@pytest.mark.parametrize("theta", [-0.05, 0.04])
+@pytest.mark.parametrize("vid", ["yacht", "generala"])
+def test_compiled_risk_play_is_the_numpy_policy_game_for_game(vid, theta):
+    """A risk table's compiled best-move rows (`jit.fill_moves` folding rolls as utilities) decide as the numpy
+    policy does on the solver's own turn tables, game for game."""
+    from dicecup.numeric.objective import parse_objective
+    from dicecup.simulate.batch import batched_for
+
+    v = Engine().variant(vid)
+    goal = parse_objective(f"risk:{theta}")
+    sim = batched_for(v)
+    fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v, goal), sim).play(150, seed=23, first_game=0)
+    ref = _replay(v, sim, 150, seed=23, objective=goal)
     for got, want in zip(fast, ref, strict=True):
         assert (got == want).all()
 

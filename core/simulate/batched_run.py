@@ -41,8 +41,6 @@ def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
     """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
     if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
         return None
-    if not policy.solution.objective.is_mean:
-        return None  # the compiled player folds the mean's leaf: a risk table plays on the numpy policy
     if not jit.AVAILABLE or jit.move_flag(sim.variant.dice, len(sim.variant.box_ids)) is None:
         return None
     return JitPlay(policy, sim)

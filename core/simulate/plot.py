@@ -147,15 +147,15 @@ def write_risk_png(path: Path, rows: list[dict[str, Any]], title: str) -> None:
                         color="#4c72b0", alpha=0.15, label="mean ± sd")  # fmt: skip
         ax.plot(x, mean, color="#4c72b0", marker="o", linewidth=1.8, label="mean")
         ax.plot(x, [r["percentiles"]["50"] for r in rows], color="#dd8452", linestyle="--", label="median")
-        for key, name in (("5", "5th percentile"), ("95", "95th percentile")):
-            ax.plot(x, [r["percentiles"][key] for r in rows], color="#55a868", linestyle=":", marker=".", label=name)
+        for key, name, color in (("95", "95th percentile", "#55a868"), ("5", "5th percentile", "#c44e52")):
+            ax.plot(x, [r["percentiles"][key] for r in rows], color=color, linestyle=":", marker=".", label=name)
         ax.plot(x, [r["certainty_equivalent"] for r in rows], color="#8172b3", linewidth=1.0, label="certainty equiv.")
         ax.axvline(0, color="#999999", linewidth=0.8)
         ax.set_xlabel("theta (< 0 careful, > 0 bold)")
         ax.set_ylabel("final score")
         ax.set_title(title)
         ax.grid(alpha=0.3)
-        ax.legend(frameon=False)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the lines, never on them
         fig.tight_layout()
         save_png(fig, path)
     finally:
