@@ -498,9 +498,7 @@ class Session:
             for i, (a, val) in enumerate(ranked[:5])
         ]
         by = f" ({self.ranking.labels[0]})" if self.ranking is not None and self.ranking.labels[0] != "mean" else ""
-        self.view.say(
-            f"hint{by}: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else ""), "yellow"
-        )
+        self.view.say(f"hint{by}: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else ""), "yellow")
 
     def _coach_note(self, st: GameState, action: Action) -> str:
         """With --coach: what a keep or a score cost against the best move, in expected final points."""
