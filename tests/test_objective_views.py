@@ -354,3 +354,24 @@ def test_a_single_objective_names_the_hint_line():
         ranking=Ranking(["risk -0.03"], ["points"], lambda st: rows),
     ).step()
     assert "hint (risk -0.03): best keep 666 (21.2); then score sixes -1.2" in buf.getvalue()
+
+
+def test_the_hint_objectives_are_saved_and_resumed(tmp_path):
+    save = tmp_path / "game.json"
+    out = CliRunner().invoke(
+        app, ["play", "-v", "yacht", "--seed", "1", "--objective", "mean,risk:0.1", "--save", str(save)], input="q\n"
+    )
+    assert out.exit_code == 0, out.output
+    assert "hint                  mean          risk 0.1" in out.stdout
+    assert json.loads(save.read_text())["hint_objectives"] == ["mean", "risk:0.1"]
+    again = CliRunner().invoke(app, ["resume", str(save)], input="q\n")
+    assert again.exit_code == 0 and "hint                  mean          risk 0.1" in again.stdout, again.output
+    plain = CliRunner().invoke(app, ["resume", str(save), "--no-hints"], input="q\n")
+    assert plain.exit_code == 0 and "risk 0.1" not in plain.stdout, plain.output
+    assert "hint_objectives" not in json.loads(save.read_text())
+
+
+def test_simulate_cli_refuses_a_long_engine_run_with_its_estimate(tiny):
+    out = run("simulate", "-v", tiny, "-s", "greedy", "--method", "engine", "-n", "100000000", "--max-seconds", "1")
+    assert out.exit_code == 2 and out.stderr.count("\n") == 1, out.output
+    assert "tiny: bot greedy took" in out.stderr and "100,000,000 games would take about" in out.stderr

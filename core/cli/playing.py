@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from attrs import evolve
 from rich.text import Text
 
 from ..errors import DicecupError
@@ -69,6 +70,7 @@ def _run(
     out = console(stderr=as_json)  # with --json, stdout holds only the JSON; piped, nothing is wrapped
     view = View(out)
     state, seats = saved.state, saved.seats
+    objectives = objectives or list(saved.objectives)  # resume: the saved ones unless others are given
     goals = read_objectives(objectives) if objectives else None  # before any table is made
     engine = get_engine()
     for seat in seats:
@@ -83,7 +85,7 @@ def _run(
     ranking = None
     advisor: Any = None
     if goals is not None:
-        saved = SavedGame(saved.state, saved.seats, saved.rng, True)
+        saved = evolve(saved, hints=True, objectives=tuple(g.id for g in goals))
         advisor, ranking = hint_ranking(state.variant, goals)
     else:
         advisor = hint_advisor(state.variant) if saved.hints else None
@@ -104,7 +106,7 @@ def _run(
             return
         rng = random.Random(saved.rng.getrandbits(64))  # a new seed, drawn from the last game's dice
         rounds = final.state.rounds - final.state.replays
-        saved = SavedGame(GameState.new(state.variant, list(state.players), rounds), seats, rng, saved.hints)
+        saved = evolve(saved, state=GameState.new(state.variant, list(state.players), rounds), rng=rng)
         if save_path is not None:
             save_path = _next_free(save_path)
             view.say(f"The rematch is saved in {save_path}.", soft_wrap=True)
@@ -140,7 +142,7 @@ def _play_one(
     def on_change(new: GameState) -> None:
         if save_path is not None:
             try:
-                save_game(save_path, SavedGame(new, seats, rng, saved.hints))
+                save_game(save_path, evolve(saved, state=new))
             except OSError as exc:
                 raise DicecupError(f"cannot save the game to {save_path}: {exc.strerror or exc}") from None
 
@@ -316,7 +318,7 @@ def resume(
     if variant is not None and variant != saved.state.variant.id:
         raise DicecupError(f"{file} holds a {saved.state.variant.id} game, not {variant}; nothing was changed")
     if hints is not None:
-        saved = SavedGame(saved.state, saved.seats, saved.rng, hints)
+        saved = evolve(saved, hints=hints, objectives=saved.objectives if hints else ())
     if saved.state.over:
         if as_json:
             typer.echo(json.dumps(result_json(saved.state, saved.seats), ensure_ascii=False))

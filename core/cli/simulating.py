@@ -14,7 +14,7 @@ from rich.table import Table
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..simulate import STRATEGIES, check_run, check_size, strategy_name, summarize
+from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, strategy_name, summarize
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 from .base import BOTS, OptionOpt, QuietOpt, VariantOpt, app, console, fail, get_engine, load_variant
@@ -201,7 +201,7 @@ def simulate(
             help=f"How the games are played: {', '.join(STRATEGIES)}, risk:THETA (the exact solver's strategy "
             "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
             f"bot: prefix: {BOTS}. Bots the batched simulator does not know play game by game (slower; a run "
-            "longer than an hour by its first games is refused).",
+            "longer than --max-seconds by its second game is refused).",
         ),
     ] = "optimal",
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play (>= 1).")] = 1000,
@@ -228,6 +228,14 @@ def simulate(
         ),
     ] = False,
     quiet: QuietOpt = False,
+    max_seconds: Annotated[
+        float,
+        typer.Option(
+            "--max-seconds",
+            min=1,
+            help="Refuse a run the game-by-game simulator would take longer than this for, by its second game.",
+        ),
+    ] = MAX_ENGINE_SECONDS,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
@@ -256,7 +264,9 @@ def simulate(
         bar, advance = _progress(games, quiet)
         start = time.perf_counter()
         with bar:
-            result = run_simulation(v, strategy, games, seed, method=method, progress=advance, engine=engine)
+            result = run_simulation(
+                v, strategy, games, seed, method=method, progress=advance, engine=engine, max_seconds=max_seconds
+            )
         seconds = time.perf_counter() - start
         s = summarize(result)
         s["notes"] = list(v.solitaire_notes())

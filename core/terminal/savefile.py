@@ -48,6 +48,7 @@ class SavedGame:
     seats: tuple[Seat, ...]
     rng: random.Random
     hints: bool = False
+    objectives: tuple[str, ...] = ()  # what the hints rank by (`play --objective`), as written; () the mean
 
 
 def rng_state(rng: random.Random) -> list[Any]:
@@ -89,6 +90,7 @@ def to_dict(saved: SavedGame) -> dict[str, Any]:
         "seats": [{"name": s.name, "kind": s.spec} for s in saved.seats],
         "rng": rng_state(saved.rng),
         "hints": saved.hints,
+        **({"hint_objectives": list(saved.objectives)} if saved.objectives else {}),
         "game": game,
     }
 
@@ -122,7 +124,10 @@ def from_dict(data: Any, engine: Any) -> SavedGame:
     hints = data.get("hints", False)
     if not isinstance(hints, bool):
         raise SaveError("save file key 'hints' must be true or false")
-    return SavedGame(state, tuple(seats), make_rng(data.get("rng")), hints)
+    objectives = data.get("hint_objectives", [])
+    if not isinstance(objectives, list) or not all(isinstance(o, str) and o for o in objectives):
+        raise SaveError('save file key \'hint_objectives\' must be a list of objectives like "mean", "risk:0.05"')
+    return SavedGame(state, tuple(seats), make_rng(data.get("rng")), hints, tuple(objectives))
 
 
 def _known_bot(engine: Any, spec: str) -> bool:
