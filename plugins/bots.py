@@ -1,4 +1,5 @@
-"""The built-in computer players, registered like any third party's: random, greedy, optimal, strong and risk."""
+"""The built-in computer players, registered like any third party's: random, greedy, optimal, strong, risk and
+win."""
 
 from __future__ import annotations
 
@@ -63,6 +64,20 @@ def _check_optimal(variant: Variant) -> None:
     check_solvable(variant)
 
 
+def _win(rng: random.Random) -> Bot:
+    """Each turn played for the best chance of finishing first against the other cards (imported on first use)."""
+    from dicecup.simulate.win import WinBot
+
+    return WinBot(rng)
+
+
+def _check_win(variant: Variant) -> None:
+    """What bot win refuses at once (the solver's refusals, banked rolls, a ranking not by score, no numba)."""
+    from dicecup.simulate.win import check_win
+
+    check_win(variant)
+
+
 @hookimpl
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     register("random", RandomBot, "a uniformly random legal move (a baseline, and a fuzzer for rules)")
@@ -90,4 +105,11 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
         check=_check_risk,
         argument="THETA",
         parse=_risk_theta,
+    )
+    register(
+        "win",
+        _win,
+        "plays each turn for the best chance of finishing first, from the exact score distributions of every "
+        "player's position (games of two or more players; alone, use bot:optimal)",
+        check=_check_win,
     )

@@ -495,16 +495,21 @@ def arrays_path(variant: Variant, kind: str) -> Path:
 
 
 def save_arrays(
-    variant: Variant, kind: str, meta: dict, arrays: dict[str, np.ndarray], warn: Callable[[str], None] | None = None
+    variant: Variant,
+    kind: str,
+    meta: dict,
+    arrays: dict[str, np.ndarray],
+    warn: Callable[[str], None] | None = None,
+    limit: int = ARRAYS_LIMIT,
 ) -> None:
     """Sign (as a table is signed: the cache key, the variant's fingerprint, every array's bytes) and write
     atomically named arrays of `kind` about `variant` with a small JSON `meta`; where the cache cannot be used,
-    nothing is kept (a warning), nor where they are over `ARRAYS_LIMIT`. Older ones of the same variant are
+    nothing is kept (a warning), nor where they are over `limit` bytes. Older ones of the same variant are
     removed."""
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     names = sorted(arrays)
-    if sum(a.nbytes for a in arrays.values()) > ARRAYS_LIMIT:
+    if sum(a.nbytes for a in arrays.values()) > limit:
         return  # only a cost (they are made again); not worth a warning on every run
     try:
         secret = _secret()
@@ -529,17 +534,17 @@ def save_arrays(
 
 
 def load_arrays(
-    variant: Variant, kind: str, warn: Callable[[str], None] | None = None
+    variant: Variant, kind: str, warn: Callable[[str], None] | None = None, limit: int = ARRAYS_LIMIT
 ) -> tuple[dict, dict[str, np.ndarray]] | None:
     """(meta, arrays) that `save_arrays` wrote for `variant`, or None when there are none or they cannot be
     trusted: not signed with this user's key, tampered with, stale (other rules, plugins or solver version),
-    garbled, too big, not a regular file. A bad file is deleted (said through `warn`); the caller computes
-    the arrays again."""
+    garbled, over `limit` bytes, not a regular file. A bad file is deleted (said through `warn`); the caller
+    computes the arrays again."""
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     try:
         secret = _secret()
-        raw = fileio.read_bytes(path, limit=ARRAYS_LIMIT + (1 << 20), what=f"{kind} arrays")
+        raw = fileio.read_bytes(path, limit=limit + (1 << 20), what=f"{kind} arrays")
     except FileNotFoundError:
         return None
     except (OSError, FileError, CacheUnavailable) as exc:

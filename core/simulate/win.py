@@ -1,0 +1,616 @@
+"""Playing to win: every turn-start state's distribution of remaining points, and `bot:win`, which scores each
+turn's outcomes by the probability of finishing first against the opponents' cards.
+
+The idea is Pawlewicz's for multi-player Yahtzee (J. Pawlewicz, "Nearly optimal computer play in
+multi-player Yahtzee", Computers and Games 2010): a player's final score from the start of a turn is its
+points so far plus a random remainder whose law depends only on its solver state, so the law of each
+opponent's final score is a shifted per-state distribution, the opponents' are independent, and the chance
+that the best of them stays below a score is the product of their CDFs. This module's code is its own.
+
+The table (`RemainingTable`): the backward pass of `distribution` kept for every layer (not two), each
+state's vector over the window of points its mean-optimal play can still reach, stored as float32; its
+memory bounded before starting (`table_bytes`), cached beside the solver table, signed like it and checked
+on load (`remaining_table`).
+
+A decision (`WinPlanner.moves`): the opponents at turn start give a curve V(s), the expected share of the
+win (ties shared, as `GameState.winners` settles them) of finishing on s; each outcome of the mover's turn
+(box, points p, successor s') is worth sum_x D_s'(x) V(so_far + p + x), a few dozen dot products per turn;
+the turn is then folded over those leaf values by the simulator's own best-move kernel (`optimal.fill_rows_of`,
+on the core's one turn recursion) with the outcome as the "slot" and the leaf value as what follows it.
+Later turns are assumed played for the mean (that is what D_s' describes): a one-turn look-ahead, exact for
+the last turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from attrs import field, frozen
+
+from ..errors import DicecupError, TooLarge
+from ..game.actions import Action, Keep, Score
+from ..game.state import GameState
+from ..language.model import Card, Variant
+from ..numeric import compiled
+from . import distribution as dist
+
+if TYPE_CHECKING:
+    from ..solver.solve import Solution
+
+__all__ = [
+    "MAX_TABLE_BYTES",
+    "RemainingTable",
+    "WinBot",
+    "WinPlanner",
+    "build_table",
+    "check_win",
+    "remaining_table",
+    "table_bytes",
+    "win_curve",
+]
+
+MAX_TABLE_BYTES = 3 << 30
+"""The most memory (bytes) the whole table may take while built (float32 vectors of every state, float64
+vectors of two neighbouring layers), by the estimate made before starting."""
+TABLE_KIND = "remaining"
+TABLE_LAYOUT = 1
+CACHE_LIMIT = 4 << 30  # the table file's size that is kept and read back at most
+CHECK_SAMPLE = 64  # states whose vectors are checked against the solver's values on load
+
+_CODE_DIGEST = hashlib.sha256(
+    b"".join(Path(f).read_bytes() for f in (dist.__file__, __file__) if f and Path(f).exists())
+).hexdigest()[:16]  # the code that makes the table: a table made by other code is not used
+
+
+# ---------------------------------------------------------------------------------------------- table
+
+
+@frozen(eq=False)
+class RemainingTable:
+    """P(points still to come = lo[s] + j) = vec[off[s] + j] for j < ln[s], for every turn-start state (value
+    slot s) of a variant under mean-optimal play; ln[s] = 0 for a slot no play reaches (and the sentinel)."""
+
+    variant_id: str
+    lo: np.ndarray = field(repr=False)  # int64 [size + 1]
+    ln: np.ndarray = field(repr=False)  # int64 [size + 1]
+    off: np.ndarray = field(repr=False)  # int64 [size + 1]
+    vec: np.ndarray = field(repr=False)  # float32
+
+    def at(self, slot: int) -> tuple[int, np.ndarray]:
+        """(lowest points to come, their probabilities from there) of state `slot`."""
+        n = int(self.ln[slot])
+        if n <= 0:
+            raise DicecupError(f"state {slot} has no score distribution (it is not reachable)")
+        a = int(self.off[slot])
+        return int(self.lo[slot]), self.vec[a : a + n]
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.lo.nbytes + self.ln.nbytes + self.off.nbytes + self.vec.nbytes)
+
+
+def table_bytes(solution: Solution, layers: dist.Layers | None = None) -> int:
+    """An upper bound on the memory building the table takes: every state's float32 window (at most the
+    spread of what its open boxes and the end bonuses can still give) and the pass's two float64 layers."""
+    layers = dist._layers_from(solution) if layers is None else layers
+    nb = solution.index.nb
+    lo, hi = dist._box_ranges(solution)
+    ends = solution.column()[layers[-1][2]]
+    spread = hi - lo
+    total = 0
+    for codes, _, _ in layers:
+        open_ = ((codes[:, None] >> np.arange(nb)) & 1) == 0
+        width = (open_ * spread[None, :]).sum(axis=1) + (np.max(ends) - np.min(ends) if len(ends) else 0) + 1
+        total += int(width.sum()) * 4
+    return total + dist.estimate_bytes(solution, layers) + 24 * (solution.index.size + 1)
+
+
+def check_win(variant: Variant) -> None:
+    """Refuse at once what the table and `bot:win` cannot do (no numba, banked rolls, a ranking not by score,
+    and everything the solver refuses)."""
+    from ..solver import check_solvable
+
+    check_solvable(variant)
+    dist.check_variant(variant)
+    if tuple(variant.rank_by) != ("score",):
+        raise DicecupError(
+            f"{variant.id}: bot win plays for the highest score, and this variant ranks players by "
+            f"{', '.join(variant.rank_by)}"
+        )
+
+
+def build_table(solution: Solution, max_bytes: int = MAX_TABLE_BYTES) -> RemainingTable:
+    """Every reachable turn-start state's distribution of remaining points (one backward pass, all layers
+    kept); refused with the estimate, before any work, past `max_bytes`."""
+    v = solution.variant
+    dist.check_variant(v)
+    layers = dist._layers_from(solution)
+    need = table_bytes(solution, layers)
+    if need > max_bytes:
+        raise TooLarge(
+            f"{v.id}: the remaining-score table could take up to {need / 2**30:.1f} GiB while built, above the "
+            f"limit of {max_bytes / 2**30:.1f} GiB; nothing was started"
+        )
+    size = solution.index.size
+    lo = np.zeros(size + 1, dtype=np.int64)
+    ln = np.zeros(size + 1, dtype=np.int64)
+    off = np.zeros(size + 1, dtype=np.int64)
+    parts: list[np.ndarray] = []
+    at = 0
+    run = dist._Pass(solution, np.concatenate([layer[0] for layer in layers[:-1]]))
+
+    def keep(index: np.ndarray) -> None:
+        nonlocal at
+        lo[index], ln[index], off[index] = run.lo[index], run.ln[index], run.off[index] + at
+        parts.append(run.vec.astype(np.float32))
+        at += len(run.vec)
+
+    run.terminal(layers[-1][2])
+    keep(layers[-1][2])
+    for k in range(len(layers) - 2, -1, -1):
+        codes, progs, index = layers[k]
+        if len(codes):
+            run.layer(codes, progs, index)
+            keep(index)
+    vec = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return RemainingTable(v.id, lo, ln, off, vec)
+
+
+def _check_table(solution: Solution, table: RemainingTable, rng: np.random.Generator) -> str | None:
+    """Why a table read back cannot be this solution's (shapes, windows, probabilities, a sample of states'
+    means against the solver's values), or None."""
+    size = solution.index.size
+    lo, ln, off, vec = table.lo, table.ln, table.off, table.vec
+    if any(a.dtype != np.int64 or a.shape != (size + 1,) for a in (lo, ln, off)) or vec.dtype != np.float32:
+        return "its arrays have the wrong shape or type"
+    if vec.ndim != 1 or (ln < 0).any() or (off < 0).any() or (off + ln > len(vec)).any() or ln[size] != 0:
+        return "a window lies outside its vectors"
+    if np.abs(lo).max(initial=0) > 1 << 40:
+        return "a window starts at an impossible score"
+    if not np.isfinite(vec).all() or (vec < 0).any() or (vec > 1).any():
+        return "a probability is not in [0, 1]"
+    values = solution.column()
+    live = np.flatnonzero(np.isfinite(values[:size]))
+    if (ln[live] <= 0).any() or (ln[:size][~np.isfinite(values[:size])] != 0).any():
+        return "its reachable states are not the solver's"
+    for s in rng.choice(live, size=min(CHECK_SAMPLE, len(live)), replace=False).tolist():
+        first, p = table.at(s)
+        p64 = p.astype(np.float64)
+        mean = float((p64 * (first + np.arange(len(p)))).sum())
+        if abs(p64.sum() - 1) > 1e-4 or abs(mean - float(values[s])) > 1e-4 * max(1.0, abs(float(values[s]))):
+            return f"state {s}'s distribution does not match the solver's value"
+    return None
+
+
+def remaining_table(
+    solution: Solution, max_bytes: int = MAX_TABLE_BYTES, warn: Callable[[str], None] | None = None
+) -> RemainingTable:
+    """The variant's `RemainingTable`: from the cache beside its solver table when there and sound (signed with
+    this user's key, made by this code, its arrays consistent, a sample of states' means the solver's), else
+    built (`build_table`) and kept there."""
+    from ..solver import cache
+
+    v = solution.variant
+    say = warn or (lambda message: None)
+    if not solution.objective.is_mean:
+        raise DicecupError("the remaining-score table is the mean-optimal policy's: give the mean's solution")
+    got = cache.load_arrays(v, TABLE_KIND, say, limit=CACHE_LIMIT)
+    if got is not None:
+        meta, arrays = got
+        table = None
+        try:
+            if meta.get("layout") == TABLE_LAYOUT and meta.get("code") == _CODE_DIGEST:
+                table = RemainingTable(v.id, arrays["lo"], arrays["ln"], arrays["off"], arrays["vec"])
+                why = _check_table(solution, table, np.random.default_rng())
+            else:
+                why = "it was made by other code"
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            why = f"it does not fit ({exc})"
+        if why is None and table is not None:
+            return table
+        say(f"the kept remaining-score table is not used: {why}; it is made again")
+        try:
+            cache.arrays_path(v, TABLE_KIND).unlink(missing_ok=True)
+        except OSError:
+            pass
+    table = build_table(solution, max_bytes)
+    arrays = {"lo": table.lo, "ln": table.ln, "off": table.off, "vec": table.vec}
+    cache.save_arrays(v, TABLE_KIND, {"layout": TABLE_LAYOUT, "code": _CODE_DIGEST}, arrays, say, limit=CACHE_LIMIT)
+    return table
+
+
+# ---------------------------------------------------------------------------------------------- kernels
+
+if dist.AVAILABLE:
+    numba = compiled.numba_module()
+
+    @numba.njit(cache=True, parallel=True)
+    def _curves(opp, base, lo, ln, off, vec, start, curve):
+        """curve[g, k]: game g's mover's expected share of the win on a final score of start[g] + k, against
+        opponents at value slots opp[g, j] (-1: no such opponent, -2: one whose game is over) with base[g, j]
+        points already theirs: the integral over t in [0, 1] of prod_j (P(X_j < s) + t P(X_j = s)) (a k-way
+        tie shares the win k ways)."""
+        n_games, n_opp = opp.shape
+        width = curve.shape[1]
+        for g in numba.prange(n_games):
+            cdf = np.zeros(n_opp)
+            poly = np.zeros(n_opp + 1)
+            for k in range(width):
+                s = start[g] + k
+                poly[:] = 0.0
+                poly[0] = 1.0
+                deg = 0
+                for j in range(n_opp):
+                    x = opp[g, j]
+                    if x == -1:
+                        continue
+                    if x == -2:
+                        p = 1.0 if s == base[g, j] else 0.0
+                    else:
+                        i = s - base[g, j] - lo[x]
+                        p = np.float64(vec[off[x] + i]) if 0 <= i < ln[x] else 0.0
+                    below = cdf[j]
+                    for d in range(deg + 1, 0, -1):  # poly *= (below + p t)
+                        poly[d] = poly[d] * below + poly[d - 1] * p
+                    poly[0] *= below
+                    deg += 1
+                    cdf[j] = below + p
+                acc = 0.0
+                for d in range(deg + 1):
+                    acc += poly[d] / (d + 1)
+                curve[g, k] = acc
+
+    @numba.njit(cache=True, parallel=True)
+    def _leaves(ctx, so_far, succ, out_box, out_slot, out_pts, n_out, kmax, lo, ln, off, vec, start, curve, leaf):
+        """leaf[g, o]: the share of the win of game g's mover when its turn ends in outcome o of its context
+        (box, successor slot, points), the rest of its game played for the mean: the successor's remaining
+        points weighed by the curve (0 below it, 1 above it); -inf where the outcome leads nowhere."""
+        n_games, width = leaf.shape
+        cw = curve.shape[1]
+        size = ln.shape[0] - 1
+        for g in numba.prange(n_games):
+            c = ctx[g]
+            for o in range(width):
+                leaf[g, o] = -np.inf
+                if o >= n_out[c]:
+                    continue
+                b = out_box[c, o]
+                sl = out_slot[c, o]
+                if b < 0 or sl < 0 or sl >= kmax:
+                    continue
+                s2 = succ[g, b * kmax + sl]
+                if s2 < 0 or s2 >= size or ln[s2] <= 0:
+                    continue
+                first = so_far[g] + out_pts[c, o] + lo[s2] - start[g]  # the curve's entry of the lowest
+                n = ln[s2]
+                a = off[s2]
+                j0 = min(max(-first, 0), n)  # below the curve (worth 0), on it, above it (worth 1)
+                j1 = min(max(cw - first, j0), n)
+                acc = 0.0
+                src = vec[a + j0 : a + j1]  # slices without branches: the loops below are vectorised
+                cv = curve[g, first + j0 : first + j1]
+                for j in range(j1 - j0):
+                    acc += src[j] * cv[j]
+                top = 0.0
+                rest = vec[a + j1 : a + n]
+                for j in range(n - j1):
+                    top += rest[j]
+                leaf[g, o] = acc + top
+
+
+# ---------------------------------------------------------------------------------------------- planner
+
+
+class WinPlanner:
+    """A variant's turns as the kernels see them (score contexts, outcomes, successor slots) and its table:
+    the best-move rows of movers given their outcomes' leaf values, and the chances of each outcome."""
+
+    def __init__(self, solution: Solution, table: RemainingTable) -> None:
+        if not dist.AVAILABLE:
+            raise DicecupError("bot win needs numba (pip install numba)")
+        self.solution, self.table = solution, table
+        ix = solution.index
+        codes, progs = ix.states()
+        values = solution.column()
+        self.live = np.flatnonzero(np.isfinite(values[: ix.size]) & ((codes & ix.full) != ix.full))
+        self.codes, self.progs = codes, progs
+        self.run = dist._Pass(solution, codes[self.live])
+        t = self.run.tables
+        self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
+        self.ctx_all[self.live] = t.dense(solution, codes[self.live])
+        self.n_out = t.oid.reshape(len(t.uctx), -1).max(axis=1) + 1  # a context's outcomes (the rest: padding)
+        from . import jit
+
+        zeros = np.zeros(t.oid.shape, dtype=np.float64)
+        self.sc = jit.score_arrays(zeros, t.oid)
+        fit = jit.move_flag(solution.variant.dice, len(solution.variant.box_ids))
+        if fit is None:
+            raise DicecupError(f"{solution.variant.id}: too many dice or boxes for the compiled policy")
+        self.dtype, self.flag = fit
+        self.width = t.out_box.shape[1]
+        self.kmax = self.run.slot_add.shape[1]
+        self.mass0 = np.ascontiguousarray(solution.graph.arrays.roll_probs, dtype=np.float64)
+        lo, ln = table.lo, table.ln
+        live_all = ln > 0
+        self.low = int((lo[live_all]).min()) if live_all.any() else 0
+        self.high = int((lo + ln - 1)[live_all].max()) if live_all.any() else 0
+        self._mean: np.ndarray | None = None
+
+    def successors(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(successor value slot of each (box, slot) [n, boxes * kmax], solver value there) of turn-start states."""
+        r = self.run
+        c, p = self.codes[slots], np.ascontiguousarray(self.progs[slots])
+        n = len(slots)
+        succ = np.empty((n, r.slot_add.shape[0] * self.kmax), dtype=np.int64)
+        after = np.empty(succ.shape)
+        dist._successor_slots(c, p, r.slot_add, r.slot_inc, r.used, r.sym, r.states, r.values, succ, after)
+        return succ, after
+
+    def curves(self, opp: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(first score, share-of-win curve [games, scores]) against opponents at slots opp with points base."""
+        t = self.table
+        valid = opp != -1
+        safe = np.where(opp >= 0, opp, t.lo.shape[0] - 1)  # a finished opponent: no window, its total in base
+        first = base + np.where(opp >= 0, t.lo[safe], 0)
+        last = first + np.where(opp >= 0, t.ln[safe], 1) - 1
+        low = np.where(valid, first, np.iinfo(np.int64).max).min(axis=1)
+        high = np.where(valid, last, np.iinfo(np.int64).min).max(axis=1)
+        if not valid.any(axis=1).all():
+            raise DicecupError("bot win needs at least one opponent")
+        width = int((high - low).max()) + 1
+        curve = np.empty((len(opp), width))
+        _curves(opp.astype(np.int64), base.astype(np.int64), t.lo, t.ln, t.off, t.vec, low, curve)
+        return low, curve
+
+    def leaves(
+        self, slots: np.ndarray, so_far: np.ndarray, succ: np.ndarray, start: np.ndarray, curve: np.ndarray
+    ) -> np.ndarray:
+        """[movers, outcomes]: each mover's share of the win after each outcome of its turn."""
+        t, tab = self.run.tables, self.table
+        leaf = np.empty((len(slots), self.width))
+        _leaves(
+            self.ctx_all[slots], so_far.astype(np.int64), succ, t.out_box, t.out_slot, t.out_pts, self.n_out,
+            self.kmax, tab.lo, tab.ln, tab.off, tab.vec, start.astype(np.int64), curve, leaf,
+        )  # fmt: skip
+        return leaf
+
+    def moves(self, slots: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+        """Best-move rows [movers, rolls, decisions] maximising each mover's leaf values (the simulator's
+        kernel and tie rules: a keep must beat scoring by more than 1e-9, the first best box in box order)."""
+        from .optimal import fill_rows_of
+
+        v = self.solution.variant
+        out = np.empty((len(slots), self.solution.graph.n_rolls, v.rolls), dtype=self.dtype)
+        c = self.ctx_all[slots]
+        fill_rows_of(
+            self.solution, self.codes[slots], np.ascontiguousarray(self.progs[slots]), c, self.sc,
+            self.run.tables.same, np.arange(len(slots), dtype=np.int64), out, self.flag, np.ascontiguousarray(leaf),
+        )  # fmt: skip
+        invalid = self.flag | (self.flag - 1)
+        if (out == invalid).any():
+            raise DicecupError("internal error: a roll with no legal box bot win can value")
+        return out
+
+    def mean_moves(self, slots: np.ndarray, after: np.ndarray) -> np.ndarray:
+        """`bot:optimal`'s best-move rows of these states (their successor values `after`)."""
+        return dist.best_moves(self.solution, self.codes[slots], np.ascontiguousarray(self.progs[slots]), after)[0]
+
+    def mean_table(self) -> np.ndarray:
+        """`bot:optimal`'s best-move row of every live state, by value slot (made at first use, then kept)."""
+        if self._mean is None:
+            from .optimal import fill_rows
+
+            sol = self.solution
+            out = np.zeros((sol.index.size + 1, sol.graph.n_rolls, sol.variant.rolls), dtype=self.dtype)
+            live = self.live
+            fill_rows(sol, self.codes[live], np.ascontiguousarray(self.progs[live]), live, out, self.flag)
+            self._mean = out
+        return self._mean
+
+    def outcomes(self, slots: np.ndarray, moves: np.ndarray, succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(probability of each outcome [movers, outcomes], its successor value slot) of turns played by `moves`."""
+        t = self.run.tables
+        n = len(slots)
+        acc = np.empty((n, self.width))
+        nxt = np.empty((n, self.width), dtype=np.int64)
+        dist._outcomes(
+            moves, self.flag, self.solution.variant.rolls, self.ctx_all[slots], t.oid, t.out_box, t.out_slot,
+            self.kmax, self.run.kept, self.solution.graph.arrays, 0, self.mass0, succ, acc, nxt,
+        )  # fmt: skip
+        return acc, nxt
+
+    def points(self, slots: np.ndarray) -> np.ndarray:
+        """[movers, outcomes]: the points each outcome of a mover's turn scores now."""
+        return self.run.tables.out_pts[self.ctx_all[slots]]
+
+    def slot_of(self, card: Any) -> int:
+        """The value slot of a card at turn start (DicecupError where no play reaches it)."""
+        ix = self.solution.index
+        code, prog = ix.state_of_card(card)
+        s = int(ix.lookup(np.array([code]), prog)[0])
+        if s >= ix.size or self.table.ln[s] <= 0:
+            raise DicecupError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+        return s
+
+
+def win_curve(planner: WinPlanner, opponents: Sequence[tuple[int, int]]) -> tuple[int, np.ndarray]:
+    """(first score, the share of the win of finishing on each score from it) against opponents given as
+    (turn-start value slot, points so far)."""
+    opp = np.array([[s for s, _ in opponents]], dtype=np.int64)
+    base = np.array([[b for _, b in opponents]], dtype=np.int64)
+    low, curve = planner.curves(opp, base)
+    return int(low[0]), curve[0]
+
+
+# ---------------------------------------------------------------------------------------------- bot
+
+_PLANNERS: dict[str, WinPlanner] = {}
+
+
+def planner_for(variant: Variant) -> WinPlanner:
+    """The planner of a variant (its mean solution and remaining-score table: cached, else made), one per
+    fingerprint, used only for a variant of the same engine."""
+    got = _PLANNERS.get(variant.fingerprint)
+    if got is None or got.solution.variant.hooks is not variant.hooks:
+        from .optimal import solution_for
+
+        check_win(variant)
+        solution = solution_for(variant)
+        got = _PLANNERS[variant.fingerprint] = WinPlanner(solution, remaining_table(solution))
+    return got
+
+
+class WinBot:
+    """Plays each turn for the highest chance of finishing first against the other players' cards (their
+    rest of the game taken as mean-optimal play, its own after this turn too); ties count as shared wins.
+    In a match of several rounds, the earlier rounds are played for the mean and their totals carried."""
+
+    name = "win"
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng
+        self._rows: OrderedDict[tuple, tuple[np.ndarray, int]] = OrderedDict()
+        self.seconds = 0.0
+
+    def row(self, state: GameState) -> tuple[np.ndarray, int]:
+        """The best-move row [rolls, decisions] of the player to move in this turn, and the flag (memoised)."""
+        v = state.variant
+        planner = planner_for(v)
+        if len(state.players) < 2:
+            raise DicecupError(
+                "bot win plays against opponents; alone, play for the mean (bot:optimal) or a risk (bot:risk:THETA)"
+            )
+        key = (v.fingerprint, state.cards, state.current, state.round, tuple(r.totals for r in state.results))
+        got = self._rows.get(key)
+        if got is not None:
+            return got
+        t0 = time.perf_counter()
+        done = [sum(r.totals[i] for r in state.results) for i in range(len(state.players))]
+        me = state.current
+        mine = planner.slot_of(state.card)
+        so_far = v.points_so_far(state.card) + done[me]
+        opponents = []
+        for i, card in enumerate(state.cards):
+            if i == me:
+                continue
+            if len(card.scores) == len(v.box_ids):  # done with this game: its total is known
+                opponents.append((-2, int(v.total(card)) + done[i]))
+            else:
+                opponents.append((planner.slot_of(card), int(v.points_so_far(card)) + done[i]))
+        slots = np.array([mine], dtype=np.int64)
+        succ, after = planner.successors(slots)
+        if state.round < state.rounds:  # not the match's last game: the mean's play
+            moves = planner.mean_moves(slots, after)
+        else:
+            opp = np.array([[s for s, _ in opponents]], dtype=np.int64)
+            base = np.array([[b for _, b in opponents]], dtype=np.int64)
+            start, curve = planner.curves(opp, base)
+            leaf = planner.leaves(slots, np.array([so_far]), succ, start, curve)
+            moves = planner.moves(slots, leaf)
+        got = self._rows[key] = (moves[0], planner.flag)
+        if len(self._rows) > 64:
+            self._rows.popitem(last=False)
+        self.seconds += time.perf_counter() - t0
+        return got
+
+    def choose(self, state: GameState) -> Action:
+        if state.is_chance or state.over:
+            raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
+        row, flag = self.row(state)
+        v = state.variant
+        graph = planner_for(v).solution.graph
+        roll = tuple(sorted(state.dice))
+        r = graph.index[roll] - int(graph.roll_rows[0])
+        x = int(row[r, state.rolls_used - 1])
+        if x & flag or state.rolls_left == 0:
+            box = v.box_ids[x & (flag - 1)]
+            legal = state.legal_boxes()
+            if box not in legal:
+                raise DicecupError(f"internal error: bot win chose {box}, not a legal box here")
+            return Score(box)
+        return Keep(tuple(d for j, d in enumerate(roll) if x >> j & 1))
+
+
+# ---------------------------------------------------------------------------------------------- matches
+
+
+@frozen
+class MatchResult:
+    """Games of one `bot:win` seat against `bot:optimal` in the others (seats rotated): the win seat's share
+    of each game's win (1, 1/k for a k-way tie, 0) and every seat's final score."""
+
+    variant_id: str
+    players: int
+    share: np.ndarray = field(repr=False)  # float64 [games]
+    finals: np.ndarray = field(repr=False)  # int64 [games, players]
+    win_seat: np.ndarray = field(repr=False)  # int64 [games]
+    seconds: float
+
+    def rate(self) -> tuple[float, float]:
+        """(mean share of the win, half-width of its 95% confidence interval, normal approximation)."""
+        n = len(self.share)
+        mean = float(self.share.mean())
+        sd = float(self.share.std(ddof=1)) if n > 1 else 0.0
+        return mean, 1.959963984540054 * sd / max(n, 1) ** 0.5
+
+
+def play_matches(
+    planner: WinPlanner, players: int, games: int, seed: int = 0, chunk: int = 16384, win_seats: bool = True
+) -> MatchResult:
+    """`games` games of `players` players, game g's seat g % players played by `bot:win` and the others by
+    `bot:optimal` (`win_seats` False: every seat by `bot:optimal`, the control). Played a chunk of games in
+    lockstep, turn by turn in solver states (value slot and points so far per seat): each turn's outcome
+    (box, points, successor) drawn from its exact law under the seat's policy (`WinPlanner.outcomes`), which
+    is how its dice would fall. The same seed plays the same games."""
+    if players < 2:
+        raise DicecupError("a match needs at least two players")
+    t0 = time.perf_counter()
+    sol = planner.solution
+    nb = len(sol.variant.box_ids)
+    start = planner.slot_of(Card())
+    rng = np.random.default_rng(seed)
+    share = np.empty(games)
+    finals = np.empty((games, players), dtype=np.int64)
+    seat = np.arange(games, dtype=np.int64) % players
+    lo = planner.table.lo
+    mean = planner.mean_table()
+    for a in range(0, games, chunk):
+        n = min(chunk, games - a)
+        slot = np.full((n, players), start, dtype=np.int64)
+        pts = np.zeros((n, players), dtype=np.int64)
+        mine = seat[a : a + n]
+        for _ in range(nb):
+            for p in range(players):
+                here = slot[:, p].copy()
+                succ, after = planner.successors(here)
+                is_win = (mine == p) if win_seats else np.zeros(n, dtype=bool)
+                moves = np.empty((n, sol.graph.n_rolls, sol.variant.rolls), dtype=planner.dtype)
+                m = ~is_win
+                if m.any():
+                    moves[m] = mean[here[m]]
+                if is_win.any():
+                    w = np.flatnonzero(is_win)
+                    others = [q for q in range(players) if q != p]
+                    start_s, curve = planner.curves(slot[w][:, others], pts[w][:, others])
+                    leaf = planner.leaves(here[w], pts[w, p], succ[w], start_s, curve)
+                    moves[w] = planner.moves(here[w], leaf)
+                acc, nxt = planner.outcomes(here, moves, succ)
+                cum = np.cumsum(acc, axis=1)
+                u = (1.0 - rng.random(n)) * cum[:, -1]  # in (0, total]: never an outcome of no chance
+                o = np.minimum((cum < u[:, None]).sum(axis=1), acc.shape[1] - 1)
+                rows = np.arange(n)
+                slot[:, p] = nxt[rows, o]
+                pts[:, p] += planner.points(here)[rows, o]
+        final = pts + lo[slot]  # a full card's remaining points: its end bonus
+        finals[a : a + n] = final
+        best = final.max(axis=1)
+        top = final == best[:, None]
+        share[a : a + n] = np.where(top[np.arange(n), mine], 1.0 / top.sum(axis=1), 0.0)
+    return MatchResult(sol.variant.id, players, share, finals, seat, time.perf_counter() - t0)
