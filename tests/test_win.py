@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import sys
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -88,3 +88,183 @@ def brute_turn(v, solution, state: GameState) -> float:
         return out
 
     return _deep(lambda: walk(state))
+
+
+# three boxes, a bonus: small enough for a brute force of the two-player game in a second or two
+MICRO = """
+id: micro-duel
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 4, points: 5}
+"""
+
+MICRO_SERVED = """
+id: micro-served
+dice: {count: 2, faces: 3}
+turn: {rolls: 3}
+boxes:
+  ones:  {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  run:   {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 5, first_roll: {add: 4}}
+  pair:  {section: lower, pattern: {kind: of_a_kind, n: 2}, score: sum, first_roll: {multiply: 2}}
+"""
+
+
+@cache
+def _micro(text: str):
+    """(variant, solution, planner) of a micro variant (the variant compiled from text in memory)."""
+    import tempfile
+    from pathlib import Path
+
+    from dicecup.simulate import win
+
+    path = Path(tempfile.mkdtemp()) / "micro.yaml"
+    path.write_text(text, encoding="utf-8")
+    v = Engine(entry_points=False).load_file(path)
+    solution = solve(v)
+    return v, solution, win.WinPlanner(solution, win.build_table(solution))
+
+
+@pytest.mark.parametrize("text", [MICRO, pytest.param(MICRO_SERVED, marks=pytest.mark.slow)])
+def test_exact_duel_equals_brute_force(text):
+    from dicecup.simulate import duel
+
+    v, _, planner = _micro(text)
+    d = duel.solve_duel(planner)
+    assert d.first_player == pytest.approx(brute_duel(v), abs=1e-12)
+    # the same layers evaluating the optimum's own moves (forward chances, not the fold's maxima) agree
+    assert duel.evaluate(planner, d, "exact", "exact") == pytest.approx(d.first_player, abs=1e-12)
+    # and nothing beats it: player one's share against any player two is at least the value, and so on
+    for other in ("win", "optimal"):
+        assert duel.evaluate(planner, d, "exact", other) >= d.first_player - 1e-12
+        assert duel.evaluate(planner, d, other, "exact") <= d.first_player + 1e-12
+
+
+def _positions(v, games: int, seed: int):
+    """Turn-start positions of two-player games played at random (every turn's start, both players)."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        s = GameState.new(v, ["a", "b"])
+        while not s.over:
+            if s.is_chance and s.rolls_used == 0 and not s.dice:
+                yield s
+            if s.is_chance:
+                acts, ps = zip(*s.chance_outcomes(), strict=True)
+                s = s.apply(rng.choices(acts, [float(p) for p in ps])[0])
+            else:
+                s = s.apply(rng.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize("text", [MICRO, pytest.param(MICRO_SERVED, marks=pytest.mark.slow)])
+def test_win_turn_value_equals_brute_force(text):
+    """At turn start, bot:win's turn (its moves' outcome law, weighed by its leaf values) is worth the best
+    share of the win any play of the turn gets when every later move is the mean's: the brute force's."""
+    v, solution, planner = _micro(text)
+    seen = set()
+    for s in _positions(v, 6, 3):
+        key = (s.cards, s.current)
+        if key in seen:
+            continue
+        seen.add(key)
+        me = s.current
+        slot = np.array([planner.slot_of(s.card)])
+        other = s.cards[1 - me]
+        full = len(other.scores) == len(v.box_ids)
+        opp = np.array([[-2 if full else planner.slot_of(other)]])
+        base = np.array([[v.total(other) if full else v.points_so_far(other)]])
+        start, curve = planner.curves(opp, base)
+        succ, _ = planner.successors(slot)
+        leaf = planner.leaves(slot, np.array([v.points_so_far(s.card)]), succ, start, curve)
+        acc, _ = planner.outcomes(slot, planner.moves(slot, leaf), succ)
+        got = float((acc * np.where(acc > 0, leaf, 0.0)).sum())
+        assert got == pytest.approx(brute_turn(v, solution, s), abs=1e-6), (s.cards, me)  # a float32 table
+    assert len(seen) > 5
+
+
+def test_bot_win_plays_legal_moves_through_the_engine(tmp_path, monkeypatch):
+    """bot:win against bot:optimal and bot:random, seats rotated, through GameState (whose apply refuses an
+    illegal action): every move legal, every game finished."""
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path / "state"))
+    engine = Engine(entry_points=False)
+    for name in CASES:
+        v = tiny_variant(tmp_path, name, engine)
+        engine.check_bot("win", v)
+        rng = random.Random(7)
+        for g in range(6):
+            bots = [engine.make_bot(k, random.Random(g)) for k in ("win", "optimal", "random")[: 2 + g % 2]]
+            bots = bots[g % len(bots) :] + bots[: g % len(bots)]
+            s = GameState.new(v, [f"p{i}" for i in range(len(bots))])
+            while not s.over:
+                if s.is_chance:
+                    acts, ps = zip(*s.chance_outcomes(), strict=True)
+                    s = s.apply(rng.choices(acts, [float(p) for p in ps])[0])
+                else:
+                    action = bots[s.current].choose(s)
+                    assert action in s.legal_actions()
+                    s = s.apply(action)
+            assert all(len(c.scores) == len(v.box_ids) for c in s.cards)
+
+
+def test_bot_win_refuses_solitaire(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path / "state"))
+    engine = Engine(entry_points=False)
+    v = tiny_variant(tmp_path, "threshold", engine)
+    s = GameState.new(v, 1).apply(GameState.new(v, 1).chance_outcomes()[0][0])
+    with pytest.raises(DicecupError, match="against opponents"):
+        engine.make_bot("win").choose(s)
+
+
+def test_bot_win_refuses_banked_rolls_at_once(tmp_path):
+    engine = Engine(entry_points=False)
+    with pytest.raises(DicecupError):
+        engine.check_bot("win", tiny_variant(tmp_path, "banked", engine))
+
+
+def test_table_matches_the_distribution_of_every_position(tmp_path):
+    """Each turn-start state's vector is the exact distribution `distribution` gives from that card."""
+    from dicecup.simulate import win
+
+    v, solution, planner = _micro(MICRO)
+    table = planner.table
+    for s in _positions(v, 3, 1):
+        card = s.card
+        if len(card.scores) == len(v.box_ids):
+            continue
+        d = dist_mod.distribution(solution, card)
+        lo, p = table.at(planner.slot_of(card))
+        so_far = v.points_so_far(card)
+        want = dict(zip((d.scores - so_far).tolist(), d.probs.tolist(), strict=True))
+        got = dict(zip(range(lo, lo + len(p)), p.astype(float).tolist(), strict=True))
+        for k in set(want) | set(got):
+            assert got.get(k, 0.0) == pytest.approx(want.get(k, 0.0), abs=1e-7)
+    assert win.table_bytes(solution) >= table.nbytes
+
+
+def test_table_refused_past_its_limit_with_the_size():
+    from dicecup.errors import TooLarge
+    from dicecup.simulate import win
+
+    _, solution, _ = _micro(MICRO)
+    with pytest.raises(TooLarge, match="GiB"):
+        win.build_table(solution, max_bytes=10)
+
+
+def test_curve_shares_ties():
+    """Against one opponent the curve is P(X < s) + P(X = s) / 2; against two, ties split three ways."""
+    v, _, planner = _micro(MICRO)
+    s0 = planner.slot_of(Card())
+    lo, p = planner.table.at(s0)
+    p = p.astype(float)
+    start, curve = planner.curves(np.array([[s0]]), np.array([[0]]))
+    want = np.cumsum(p) - p / 2
+    assert start[0] == lo
+    np.testing.assert_allclose(curve[0], want, atol=1e-12)
+    _, curve2 = planner.curves(np.array([[s0, s0]]), np.array([[0, 0]]))
+    below = np.cumsum(p) - p
+    np.testing.assert_allclose(curve2[0], below**2 + below * p + p**2 / 3, atol=1e-12)

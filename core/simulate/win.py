@@ -387,7 +387,7 @@ class WinPlanner:
         from .optimal import fill_rows_of
 
         v = self.solution.variant
-        out = np.empty((len(slots), self.solution.graph.n_rolls, v.rolls), dtype=self.dtype)
+        out: np.ndarray = np.empty((len(slots), self.solution.graph.n_rolls, v.rolls), dtype=self.dtype)
         c = self.ctx_all[slots]
         fill_rows_of(
             self.solution, self.codes[slots], np.ascontiguousarray(self.progs[slots]), c, self.sc,
@@ -408,7 +408,7 @@ class WinPlanner:
             from .optimal import fill_rows
 
             sol = self.solution
-            out = np.zeros((sol.index.size + 1, sol.graph.n_rolls, sol.variant.rolls), dtype=self.dtype)
+            out: np.ndarray = np.zeros((sol.index.size + 1, sol.graph.n_rolls, sol.variant.rolls), dtype=self.dtype)
             live = self.live
             fill_rows(sol, self.codes[live], np.ascontiguousarray(self.progs[live]), live, out, self.flag)
             self._mean = out
@@ -522,7 +522,9 @@ class WinBot:
 
     def choose(self, state: GameState) -> Action:
         if state.is_chance or state.over:
-            raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
         row, flag = self.row(state)
         v = state.variant
         graph = planner_for(v).solution.graph
@@ -591,7 +593,7 @@ def play_matches(
                 here = slot[:, p].copy()
                 succ, after = planner.successors(here)
                 is_win = (mine == p) if win_seats else np.zeros(n, dtype=bool)
-                moves = np.empty((n, sol.graph.n_rolls, sol.variant.rolls), dtype=planner.dtype)
+                moves: np.ndarray = np.empty((n, sol.graph.n_rolls, sol.variant.rolls), dtype=planner.dtype)
                 m = ~is_win
                 if m.any():
                     moves[m] = mean[here[m]]

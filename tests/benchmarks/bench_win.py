@@ -29,9 +29,9 @@ def _report(label: str, r: win.MatchResult) -> None:
     n = len(r.share)
     rows = np.arange(n)
     mine = r.finals[rows, r.win_seat]
-    best_other = np.where(
-        np.arange(r.players)[None, :] == r.win_seat[:, None], np.iinfo(np.int64).min, r.finals
-    ).max(axis=1)
+    best_other = np.where(np.arange(r.players)[None, :] == r.win_seat[:, None], np.iinfo(np.int64).min, r.finals).max(
+        axis=1
+    )
     outright = float((mine > best_other).mean())
     ties = float((mine == best_other).mean())
     print(
