@@ -268,3 +268,111 @@ def test_curve_shares_ties():
     _, curve2 = planner.curves(np.array([[s0, s0]]), np.array([[0, 0]]))
     below = np.cumsum(p) - p
     np.testing.assert_allclose(curve2[0], below**2 + below * p + p**2 / 3, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- the table's cache
+
+
+@pytest.fixture
+def table_cache(tmp_path, monkeypatch):
+    """(variant, solution, arrays path) with a cache folder and key folder of this test's own."""
+    from dicecup.simulate import win
+    from dicecup.solver import cache
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    v, solution, _ = _micro(MICRO)
+    return v, solution, cache.arrays_path(v, win.TABLE_KIND)
+
+
+def _same(a, b) -> bool:
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("lo", "ln", "off", "vec"))
+
+
+def test_table_is_kept_and_read_back(table_cache):
+    from dicecup.simulate import win
+
+    _, solution, path = table_cache
+    made = win.remaining_table(solution)
+    assert path.is_file()
+    warnings: list[str] = []
+    again = win.remaining_table(solution, warn=warnings.append)
+    assert _same(made, again) and not warnings
+
+
+def test_a_tampered_table_is_dropped_and_made_again(table_cache):
+    from dicecup.simulate import win
+
+    _, solution, path = table_cache
+    made = win.remaining_table(solution)
+    raw = bytearray(path.read_bytes())
+    at = raw.index(b"a_vec.npy")  # a byte inside the vectors' bytes
+    raw[at + 200] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    warnings: list[str] = []
+    again = win.remaining_table(solution, warn=warnings.append)
+    assert _same(made, again)
+    assert any("damaged, stale or not ours" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda a: a.__setitem__("vec", a["vec"] * np.float32(2)),  # probabilities that do not sum to 1
+        lambda a: a.__setitem__("off", a["off"] + 10**9),  # windows outside the vectors
+        lambda a: a.__setitem__("lo", a["lo"] + 1),  # every state's mean one point off
+        lambda a: a.__setitem__("ln", a["ln"][:-1]),  # the wrong shape
+        lambda a: a.__setitem__("vec", a["vec"].astype(np.float64)),  # the wrong type
+    ],
+)
+def test_a_signed_table_that_does_not_fit_is_made_again(table_cache, spoil):
+    """Signed with the user's key (the signature is not the only check): the contents are checked too."""
+    from dicecup.simulate import win
+    from dicecup.solver import cache
+
+    v, solution, _ = table_cache
+    made = win.remaining_table(solution)
+    _, arrays = cache.load_arrays(v, win.TABLE_KIND, limit=win.CACHE_LIMIT)
+    arrays = dict(arrays)
+    spoil(arrays)
+    meta = {"layout": win.TABLE_LAYOUT, "code": win._CODE_DIGEST}
+    cache.save_arrays(v, win.TABLE_KIND, meta, arrays, limit=win.CACHE_LIMIT)
+    warnings: list[str] = []
+    again = win.remaining_table(solution, warn=warnings.append)
+    assert _same(made, again)
+    assert any("is not used" in w for w in warnings), warnings
+
+
+def test_a_table_of_other_code_is_made_again(table_cache):
+    from dicecup.simulate import win
+    from dicecup.solver import cache
+
+    v, solution, _ = table_cache
+    made = win.remaining_table(solution)
+    _, arrays = cache.load_arrays(v, win.TABLE_KIND, limit=win.CACHE_LIMIT)
+    cache.save_arrays(v, win.TABLE_KIND, {"layout": win.TABLE_LAYOUT, "code": "0" * 16}, dict(arrays))
+    warnings: list[str] = []
+    assert _same(made, win.remaining_table(solution, warn=warnings.append))
+    assert any("other code" in w for w in warnings)
+
+
+@pytest.mark.parametrize("thing", ["folder", "fifo"])
+def test_something_in_the_tables_place_is_no_traceback(table_cache, thing):
+    import os
+
+    from dicecup.simulate import win
+
+    _, solution, path = table_cache
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if thing == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    table = win.remaining_table(solution, warn=lambda message: None)
+    assert table.ln[planner_start(solution)] > 0
+
+
+def planner_start(solution) -> int:
+    ix = solution.index
+    code, prog = ix.state_of_card(Card())
+    return int(ix.lookup(np.array([code]), prog)[0])

@@ -470,7 +470,8 @@ def planner_for(variant: Variant) -> WinPlanner:
 class WinBot:
     """Plays each turn for the highest chance of finishing first against the other players' cards (their
     rest of the game taken as mean-optimal play, its own after this turn too); ties count as shared wins.
-    In a match of several rounds, the earlier rounds are played for the mean and their totals carried."""
+    In a match of several rounds, the earlier rounds are played for the mean and their totals carried. A rule
+    that ends the game at once (Generala served) is valued as the points it scores, as the solver values it."""
 
     name = "win"
 
@@ -532,11 +533,15 @@ class WinBot:
         r = graph.index[roll] - int(graph.roll_rows[0])
         x = int(row[r, state.rolls_used - 1])
         if x & flag or state.rolls_left == 0:
-            box = v.box_ids[x & (flag - 1)]
+            b = x & (flag - 1)
             legal = state.legal_boxes()
-            if box not in legal:
-                raise DicecupError(f"internal error: bot win chose {box}, not a legal box here")
-            return Score(box)
+            if v.box_ids[b] not in legal:  # interchangeable boxes: the solver's class fills its group in order
+                same = [g for g in planner_for(v).solution.index.symmetric if b in g]
+                alike = [v.box_ids[j] for g in same for j in g if v.box_ids[j] in legal]
+                if not alike:
+                    raise DicecupError(f"internal error: bot win chose {v.box_ids[b]}, not a legal box here")
+                return Score(alike[0])
+            return Score(v.box_ids[b])
         return Keep(tuple(d for j, d in enumerate(roll) if x >> j & 1))
 
 
