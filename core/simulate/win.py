@@ -65,8 +65,8 @@ CACHE_LIMIT = 4 << 30  # the table file's size that is kept and read back at mos
 CHECK_SAMPLE = 64  # states whose vectors are checked against the solver's values on load
 
 _CODE_DIGEST = hashlib.sha256(
-    b"".join(Path(f).read_bytes() for f in (dist.__file__, __file__) if f and Path(f).exists())
-).hexdigest()[:16]  # the code that makes the table: a table made by other code is not used
+    Path(dist.__file__).read_bytes() if dist.__file__ and Path(dist.__file__).exists() else b""
+).hexdigest()[:16]  # the propagation that makes the table (with TABLE_LAYOUT): a table of other code is not used
 
 
 # ---------------------------------------------------------------------------------------------- table
