@@ -11,6 +11,8 @@ from functools import cache
 import numpy as np
 import pytest
 from _solver_helpers import tiny_variant
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dicecup import Card, Engine, GameState
 from dicecup.errors import DicecupError
@@ -392,3 +394,27 @@ def test_match_player_samples_the_exact_share():
         rate, half = r.rate()
         assert abs(rate - want) < 4 * half / 1.96, (seats, rate, want)
         assert np.array_equal(r.win_seat, np.arange(10_000) % 2)
+
+
+def _live_slots(planner) -> list[int]:
+    return np.flatnonzero(planner.table.ln[:-1] > 0).tolist()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_curves_and_leaves_are_chances(data):
+    """Whatever the opponents (one to three, any states, any points so far): the share-of-win curve rises
+    with the score and stays in [0, 1], and so does every leaf value of any mover."""
+    _, _, planner = _micro(MICRO)
+    live = _live_slots(planner)
+    k = data.draw(st.integers(1, 3))
+    opp = np.array([[data.draw(st.sampled_from(live)) for _ in range(k)]])
+    base = np.array([[data.draw(st.integers(-5, 30)) for _ in range(k)]])
+    start, curve = planner.curves(opp, base)
+    assert (np.diff(curve[0]) >= -1e-12).all() and curve.min() >= -1e-12 and curve.max() <= 1 + 1e-12
+    movers = [s for s in live if planner.table.ln[s] > 0 and s in set(planner.live.tolist())]
+    mover = np.array([data.draw(st.sampled_from(movers))])
+    succ, _ = planner.successors(mover)
+    leaf = planner.leaves(mover, np.array([data.draw(st.integers(0, 30))]), succ, start, curve)
+    finite = leaf[np.isfinite(leaf)]
+    assert len(finite) and finite.min() >= -1e-6 and finite.max() <= 1 + 1e-6
