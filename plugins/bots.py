@@ -112,4 +112,5 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
         "plays each turn for the best chance of finishing first, from the exact score distributions of every "
         "player's position (games of two or more players; alone, use bot:optimal)",
         check=_check_win,
+        solitaire=False,
     )
