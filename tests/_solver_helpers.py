@@ -9,6 +9,20 @@ from pathlib import Path
 
 from dicecup import Engine, GameState, Variant
 
+# A four-box card small enough that every command (solve, advise, simulate, risk) runs on it in a moment.
+CLI_TINY = """
+id: tiny
+name: Tiny
+dice: {count: 3, faces: 4}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  fours:  {section: upper, pattern: {kind: face, face: 4}, score: sum}
+  triple: {pattern: {kind: of_a_kind, n: 3}, score: 20}
+  chance: {pattern: always, score: total}
+bonuses:
+  upper_bonus: {kind: threshold, section: upper, at_least: 8, points: 5}
+"""
+
 # Small variants exercising one rule family each; every one is tiny enough for brute force.
 TINY = {
     "threshold": """

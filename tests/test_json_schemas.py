@@ -11,24 +11,12 @@ import json
 from importlib import resources
 
 import pytest
+from _solver_helpers import CLI_TINY
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from typer.testing import CliRunner
 
 from dicecup.cli.app import app, get_engine, json_schema
-
-TINY = """
-id: tiny
-name: Tiny
-dice: {count: 3, faces: 4}
-boxes:
-  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
-  fours:  {section: upper, pattern: {kind: face, face: 4}, score: sum}
-  triple: {pattern: {kind: of_a_kind, n: 3}, score: 20}
-  chance: {pattern: always, score: total}
-bonuses:
-  upper_bonus: {kind: threshold, section: upper, at_least: 8, points: 5}
-"""
 
 
 def _schemas() -> dict[str, dict]:
@@ -48,7 +36,7 @@ pytestmark = pytest.mark.usefixtures("cli_builtins")  # the CLI's engine: built-
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("schemas") / "tiny.yaml"
-    path.write_text(TINY)
+    path.write_text(CLI_TINY)
     return str(path)
 
 

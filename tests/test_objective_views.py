@@ -9,6 +9,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from _solver_helpers import CLI_TINY
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
@@ -24,22 +25,11 @@ from dicecup.terminal.view import HINT_WIDTH, ranking_lines
 
 pytestmark = pytest.mark.usefixtures("cli_builtins")
 
-TINY = """
-id: tiny
-name: Tiny
-dice: {count: 3, faces: 4}
-boxes:
-  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
-  fours:  {section: upper, pattern: {kind: face, face: 4}, score: sum}
-  triple: {pattern: {kind: of_a_kind, n: 3}, score: 20}
-  chance: {pattern: always, score: total}
-bonuses:
-  upper_bonus: {kind: threshold, section: upper, at_least: 8, points: 5}
-"""
 
 BOTS = '''
 from dicecup import hookimpl
 from dicecup.game.actions import Score
+
 
 
 class FirstBox:
@@ -68,7 +58,7 @@ def run(*args: str):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("views") / "tiny.yaml"
-    path.write_text(TINY)
+    path.write_text(CLI_TINY)
     return str(path)
 
 
