@@ -364,6 +364,11 @@ def solve(
     model = RuleModel(variant)
     model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
     model.clamps  # noqa: B018
+    if objective.is_target:
+        raise SolverError(
+            f"objective {objective.id}: target play's values are vectors, solved by solver.target.solve_target "
+            "(from the mean's Solution), not by solve"
+        )
     if not objective.is_mean:
         if precision == "float32":
             raise SolverError(

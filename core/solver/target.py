@@ -16,8 +16,6 @@ advisor and `bot:target:T` read, from any position); `keep="start"` only two nei
 
 from __future__ import annotations
 
-import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -254,9 +252,7 @@ def _plan(run: _Run, keep: str) -> TargetEstimate:
     per_block = seconds / sample if sample else 0.0
     workers = threads()
     states = sum(len(layer[0]) for layer in run.layers)
-    return TargetEstimate(
-        run.solution.variant.id, states, entries, peak, blocks * per_block / workers * 1.1, workers
-    )
+    return TargetEstimate(run.solution.variant.id, states, entries, peak, blocks * per_block / workers * 1.1, workers)
 
 
 class TargetTables:
@@ -305,7 +301,9 @@ class TargetTables:
         n = int(run.hi[slot] - run.lo[slot])
         return int(run.lo[slot]), run.vecs[filled][run.off[slot] : run.off[slot] + n]
 
-    def curve(self, card: Card | None = None, dice: Sequence[int] | None = None, rolls_left: int | None = None) -> TargetCurve:
+    def curve(
+        self, card: Card | None = None, dice: Sequence[int] | None = None, rolls_left: int | None = None
+    ) -> TargetCurve:
         """P(final score >= t) for every t under target play, from the start of a turn on `card` (default the
         empty card) or, with `dice`, from those dice on the table with `rolls_left` rolls left (default: after
         the turn's first roll)."""
@@ -432,4 +430,35 @@ def target_objective_check(objective: Objective) -> None:
         raise DicecupError(f"objective {objective.id} is not target play")
 
 
+class TargetBot:
+    """Plays target play for one target T (`bot:target:T`): at each decision the option with the highest
+    P(final score >= T) when played for T afterwards (ties: a box before a keep, else as listed). Solves (or
+    loads) the mean's table and then the target tables of every layer on first use of a variant."""
 
+    def __init__(self, rng: Any = None, objective: Objective | None = None) -> None:
+        if objective is None or objective.target is None:
+            raise DicecupError("bot:target needs its target, e.g. bot:target:300")
+        self.rng = rng
+        self.objective = objective
+        self.target = objective.target
+        self.name = objective.id
+        self._tables: dict[str, TargetTables] = {}
+
+    def tables(self, variant: Variant) -> TargetTables:
+        """The target tables of `variant` (made once per variant and engine)."""
+        got = self._tables.get(variant.fingerprint)
+        if got is None or got.variant.hooks is not variant.hooks:
+            from .cache import load_or_solve
+
+            check_variant(variant)
+            solution, _ = load_or_solve(variant)
+            got = self._tables[variant.fingerprint] = solve_target(solution, keep="all")
+        return got
+
+    def choose(self, state: Any) -> Any:
+        if state.is_chance or state.over:
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
+        options = target_options(self.tables(state.variant), state.card, state.dice, state.rolls_left, self.target)
+        return options[0].action
