@@ -87,11 +87,12 @@ def _window(succ, pts, lo, hi):
     return a, z
 
 
-def _fill(succ, pts, lo, hi, off, vec, n0, score):
-    """score[f, r, j] = the best over legal boxes b of P(rest of the successor >= n0 + j - points): each roll's
-    best shifted successor entry, 1 below the successor's window and 0 above it."""
+def _fill(succ, pts, lo, hi, off, vec, n0, f_lo, f_hi, score):
+    """score[f, r, j] (f_lo <= f < f_hi) = the best over legal boxes b of P(rest of the successor >= n0 + j -
+    points): each roll's best shifted successor entry, 1 below the successor's window and 0 above it (three
+    straight runs of j per box and roll, so that the middle one is a plain vectorised max)."""
     lanes = score.shape[2]
-    for f in range(succ.shape[0]):
+    for f in range(f_lo, f_hi):
         for r in range(succ.shape[2]):
             for j in range(lanes):
                 score[f, r, j] = -np.inf
@@ -100,15 +101,21 @@ def _fill(succ, pts, lo, hi, off, vec, n0, score):
                 x = succ[f, b, r]
                 if x < 0:
                     continue
-                base = n0 - pts[f, b, r]
+                base = n0 - pts[f, b, r]  # entry j reads the successor at m = base + j
                 lo_x = lo[x]
-                hi_x = hi[x]
-                o = off[x] - lo_x - 1
-                for j in range(lanes):
-                    m = base + j
-                    v = 1.0 if m <= lo_x else (0.0 if m > hi_x else vec[o + m])
-                    if v > score[f, r, j]:
-                        score[f, r, j] = v
+                ones = min(max(lo_x - base + 1, 0), lanes)  # j < ones: m <= lo_x, certain
+                inside = min(max(hi[x] - base + 1, 0), lanes)  # j < inside: m <= hi_x
+                row = score[f, r]
+                for j in range(ones):
+                    row[j] = 1.0
+                o = off[x] - lo_x - 1 + base
+                for j in range(ones, inside):
+                    v = vec[o + j]
+                    if v > row[j]:
+                        row[j] = v
+                for j in range(inside, lanes):  # above the successor's window: 0
+                    if row[j] < 0.0:
+                        row[j] = 0.0
 
 
 def _window_block(layer, sl, st, nb, rolls, lo, hi, a, z, lo_out, hi_out):
@@ -136,11 +143,16 @@ def _vector_block(layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_
     best = np.empty((n_rows, W))
     no_keeps = np.empty((0, 0, W))
     no_levels = np.empty((0, n_rolls, W))
+    same = rolls > 1 and not layer.fs_both
     for i in range(a, z):
         _leaves(layer, sl, st, i, nb, rolls, succ, pts)
         width = hi_out[i] - lo_out[i]
         for c in range(0, width, W):
-            _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, score)
+            if same:  # the first roll scores as a later one: one row filled, copied
+                _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, 0, 1, score)
+                score[1, :, :] = score[0, :, :]
+            else:
+                _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, 0 if rolls > 1 else 1, 2, score)
             turn_block(score, pick, pick, d, val, keep, best, no_keeps, no_levels)
             for w in range(min(W, width - c)):
                 total = 0.0
@@ -153,7 +165,7 @@ def _score_rows(layer, sl, st, nb, rolls, lo, hi, off, vec, i, n0, score, succ, 
     """For one state i: its `_leaves` (succ, pts) and score[f, r, j], the best value of scoring roll r now for
     n = n0 + j points still needed (what the advisor folds over a whole window at once)."""
     _leaves(layer, sl, st, i, nb, rolls, succ, pts)
-    _fill(succ, pts, lo, hi, off, vec, n0, score)
+    _fill(succ, pts, lo, hi, off, vec, n0, 0, 2, score)
 
 
 def jitted() -> Any:

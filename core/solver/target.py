@@ -50,6 +50,7 @@ __all__ = [
 MAX_BYTES = 6 << 30
 """The most memory (bytes) the vectors a target solve holds may take, by the exact count made before starting."""
 CHUNK = 256  # states a thread takes at once
+SAMPLE = 1024  # states of the last layer the kernel is timed on before starting (the time estimate)
 
 AVAILABLE = compiled.NUMBA
 """The target kernels are compiled by numba; without numba target play is refused."""
@@ -120,7 +121,7 @@ def check_variant(variant: Variant) -> None:
 
 def _split(n: int, run: Callable[[int, int], None]) -> None:
     """run(a, z) over chunks of 0..n-1, on the solver's threads (the kernels release the GIL)."""
-    workers = min(threads(), max(1, -(-n // CHUNK)))
+    workers = min(threads(), max(1, n // 32))
     if workers <= 1:
         run(0, n)
         return
@@ -224,17 +225,18 @@ class _Run:
 
 def _sample_seconds(run: _Run, k: int) -> tuple[float, int]:
     """(seconds, lane blocks) of the vector kernel on a sample of layer k (whose successors are done), compiled
-    first (the time of one block, to scale up)."""
+    first, on the solver's threads as the solve runs it (its throughput, to scale up)."""
     codes = run.layers[k][0]
     if len(codes) == 0:
         return 0.0, 0
     W = run.kernel.W
     widths = run.widths(k)
-    run.vectors(k, 0, 1, np.zeros(int(widths.sum())))  # compiles
-    n = min(len(codes), 64)
+    scratch = np.zeros(int(widths.sum()))
+    run.vectors(k, 0, 1, scratch)  # compiles
+    n = min(len(codes), SAMPLE)
     blocks = int(sum(-(-int(w) // W) for w in widths[:n].tolist()))
     start = time.perf_counter()
-    run.vectors(k, 0, n, np.zeros(int(widths.sum())))
+    run.vectors(k, 0, n, scratch)
     return time.perf_counter() - start, blocks
 
 
@@ -252,7 +254,7 @@ def _plan(run: _Run, keep: str) -> TargetEstimate:
     per_block = seconds / sample if sample else 0.0
     workers = threads()
     states = sum(len(layer[0]) for layer in run.layers)
-    return TargetEstimate(run.solution.variant.id, states, entries, peak, blocks * per_block / workers * 1.1, workers)
+    return TargetEstimate(run.solution.variant.id, states, entries, peak, blocks * per_block, workers)
 
 
 class TargetTables:
