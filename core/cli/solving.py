@@ -232,7 +232,12 @@ def load_target(variant: Variant, keep: str, quiet: bool, max_states: int | None
     check_variant(variant)
     check_solvable(variant)
     solution, cached = load_solution(variant, max_states, quiet, no_cache)
-    return solution, cached, solve_target(solution, keep=keep, progress=_target_progress(quiet))
+
+    def told(estimate: Any) -> None:
+        if not quiet:
+            typer.echo(f"target play: {estimate.describe()} (estimate; solving)", err=True)
+
+    return solution, cached, solve_target(solution, keep=keep, progress=_target_progress(quiet), on_estimate=told)
 
 
 def _solve_target(

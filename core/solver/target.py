@@ -398,10 +398,12 @@ def solve_target(
     keep: str = "all",
     max_bytes: int = MAX_BYTES,
     progress: Progress | None = None,
+    on_estimate: Callable[[TargetEstimate], None] | None = None,
 ) -> TargetTables:
     """Target play's vectors for every state of `solution`'s variant (the mean's table gives the states and
     their end bonuses). `keep`: "all" layers (positions, the advisor, bots) or "start" (the curve from the
-    start, two neighbouring layers held). Refused, with the estimate, when the vectors would pass `max_bytes`."""
+    start, two neighbouring layers held). Refused, with the estimate, when the vectors would pass `max_bytes`;
+    `on_estimate` is told the estimate before any vector is computed."""
     if keep not in ("all", "start"):
         raise DicecupError(f"unknown keep {keep!r}; keeps: all, start")
     start = time.perf_counter()
@@ -412,6 +414,8 @@ def solve_target(
             f"{solution.variant.id}: target play would take {estimate.describe()}, above the limit of "
             f"{max_bytes / 2**30:.1f} GiB; nothing was solved"
         )
+    if on_estimate:
+        on_estimate(estimate)
     done = 0
     total = estimate.states
     for k in range(run.nb - 1, -1, -1):
