@@ -1,5 +1,5 @@
 """The built-in computer players, registered like any third party's: random, greedy, optimal, strong, risk and
-win."""
+target and win."""
 
 from __future__ import annotations
 
@@ -55,6 +55,29 @@ def _check_risk(variant: Variant, objective: Objective) -> None:
 
     check_solvable(variant)
     check_objective(variant, objective)
+
+
+def _target_score(text: str) -> Objective:
+    """bot:target:T's argument: a whole number of points."""
+    from dicecup.numeric.objective import target_objective
+
+    return target_objective(text, f"bot:target:{text}")
+
+
+def _target(rng: random.Random, objective: Objective) -> Bot:
+    """Target play: the strategy that maximises P(final score >= T) (imported on first use)."""
+    from dicecup.solver.target import TargetBot
+
+    return TargetBot(rng, objective)
+
+
+def _check_target(variant: Variant, objective: Objective) -> None:
+    """The exact solver's refusals, and what target play refuses (banked rolls, no numba)."""
+    from dicecup.solver import check_solvable
+    from dicecup.solver.target import check_variant
+
+    check_solvable(variant)
+    check_variant(variant)
 
 
 def _check_optimal(variant: Variant) -> None:
@@ -113,4 +136,12 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
         "player's position (games of two or more players; alone, use bot:optimal)",
         check=_check_win,
         solitaire=False,
+    )
+    register(
+        "target",
+        _target,
+        "the exact strategy that maximises the chance of a final score of at least T (e.g. bot:target:300)",
+        check=_check_target,
+        argument="T",
+        parse=_target_score,
     )

@@ -169,7 +169,7 @@ def test_theta_out_of_float64_range_is_refused_before_solving(tmp_path):
         ("risk:nan", "theta must be a finite number, got 'nan'"),
         ("risk:-inf", "theta must be a finite number"),
         ("mean:3", "mean takes no parameter"),
-        ("target:300", "unknown objective 'target:300'; objectives: mean, risk:THETA"),
+        ("win", "unknown objective 'win'; objectives: mean, risk:THETA"),
         ("", "unknown objective ''"),
     ],
 )
@@ -236,7 +236,7 @@ def test_risk_bot_specs():
         ("risk", "bot risk needs its THETA: write bot:risk:THETA"),
         ("risk:x", "bot:risk:x: theta must be a number"),
         ("greedy:1", "bot greedy takes no argument"),
-        ("riskier:1", "unknown bot 'riskier:1'; bots: random, greedy, optimal, strong, risk:THETA, win"),
+        ("riskier:1", "unknown bot 'riskier:1'; bots: random, greedy, optimal, strong, risk:THETA, win, target:T"),
     ]:
         with pytest.raises(DicecupError, match=message):
             engine.make_bot(spec)

@@ -40,9 +40,10 @@ ObjectiveOpt = Annotated[
     str,
     typer.Option(
         "--objective",
-        help="What the strategy maximises: mean (the expected final score) or risk:THETA, the exponential "
+        help="What the strategy maximises: mean (the expected final score); risk:THETA, the exponential "
         "utility E[exp(THETA x score)] shown as its certainty equivalent: THETA > 0 bold, < 0 careful "
-        "(e.g. risk:0.05, risk:-0.03).",
+        "(e.g. risk:0.05, risk:-0.03); or target:T, the chance of a final score of at least T (e.g. "
+        "target:300; `solve` also takes target, the whole curve).",
     ),
 ]
 
@@ -155,10 +156,22 @@ def solve_cmd(
         ),
     ] = None,
     objective: ObjectiveOpt = "mean",
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", help="With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file."
+        ),
+    ] = None,
 ) -> None:
-    """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's)."""
+    """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's, or
+    target play's curve P(final score >= t) next to the mean-optimal player's)."""
     try:
         goal = read_objective(objective)
+        if plot is not None and not goal.is_target:
+            raise DicecupError("--plot draws target play's curve: use it with --objective target or target:T")
+        if goal.is_target:
+            _solve_target(variant, option, goal, as_json, max_states, quiet, no_cache, plot)
+            return
         v = load_variant(variant, option)
         start = time.perf_counter()
         solution, cached = load_solution(v, max_states, quiet, no_cache, work_dir, goal)
@@ -193,6 +206,134 @@ def solve_cmd(
     typer.echo(f"states: {solution.states:,}; {where}")
     for note in v.solitaire_notes():
         typer.echo(f"note: {note}")
+
+
+#: the t the text report of target play lists: every multiple of this where either curve is strictly inside (0, 1)
+CURVE_STEP = 25
+
+
+def _target_progress(quiet: bool) -> Callable[[str, int, int], None] | None:
+    """Where target play's layers are (stderr, a line per layer) unless --quiet or stderr is not a terminal."""
+    import sys
+
+    if quiet or not sys.stderr.isatty():
+        return None
+    return lambda phase, done, total: typer.echo(f"target play: {done:,} of {total:,} states", err=True)
+
+
+def load_target(variant: Variant, keep: str, quiet: bool, max_states: int | None = None, no_cache: bool = False) -> Any:
+    """Target play's tables of `variant` (the mean's table loaded or solved first): refused at once where target
+    play cannot go (banked rolls, no numba, the solver's limits) and, with the estimate, past its memory limit."""
+    from ..solver.rules import check_solvable
+    from ..solver.target import check_variant, solve_target
+
+    check_variant(variant)
+    check_solvable(variant)
+    solution, cached = load_solution(variant, max_states, quiet, no_cache)
+
+    def told(estimate: Any) -> None:
+        if not quiet:
+            typer.echo(f"target play: {estimate.describe()} (estimate; solving)", err=True)
+
+    return solution, cached, solve_target(solution, keep=keep, progress=_target_progress(quiet), on_estimate=told)
+
+
+def _solve_target(
+    variant: str,
+    option: list[str] | None,
+    goal: Objective,
+    as_json: bool,
+    max_states: int | None,
+    quiet: bool,
+    no_cache: bool,
+    plot: Path | None,
+) -> None:
+    """`solve --objective target[:T]`: target play's curve from the start next to the mean-optimal player's."""
+    import numpy as np
+
+    from ..simulate.distribution import check_variant as check_distribution
+    from ..simulate.distribution import distribution
+
+    if plot is not None:
+        from ..simulate.plot import check_plot_path, pyplot
+
+        check_plot_path(plot)
+        pyplot("for the tables alone")
+    from ..solver.target import check_variant
+
+    v = load_variant(variant, option)
+    check_variant(v)
+    check_distribution(v)
+    start = time.perf_counter()
+    solution, cached, tables = load_target(v, "start", quiet, max_states, no_cache)
+    curve = tables.curve()
+    mean = distribution(solution)
+    seconds = time.perf_counter() - start
+    lo, hi = min(curve.low + 1, mean.low), max(curve.high, mean.high)
+    ts = np.arange(lo, hi + 1, dtype=np.int64)
+    tail = np.concatenate([np.ones(max(0, mean.low - lo)), mean.tail(), np.zeros(max(0, hi - mean.high))])
+    mine = curve.over(ts)
+    at = goal.target
+    if plot is not None:
+        from ..simulate.plot import write_target_png
+
+        title = f"{v.name}: P(final score >= t), target play and mean-optimal play"
+        write_target_png(plot, ts, mine, tail, title, at)
+    if as_json:
+        est = tables.estimate
+        out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
+        if at is not None:
+            out.update(target=at, probability=curve.at(at), mean_probability=mean.at_least(at))
+        out.update(
+            mean_expected_score=solution.expected_score,
+            curve=[
+                {"score": int(t), "target": float(p), "mean": float(q)}
+                for t, p, q in zip(ts.tolist(), mine.tolist(), tail.tolist(), strict=True)
+            ],
+            estimate={
+                "states": est.states,
+                "entries": est.entries,
+                "bytes": est.bytes,
+                "seconds": est.seconds,
+                "threads": est.threads,
+            },
+            states=solution.states,
+            seconds=seconds,
+            target_seconds=tables.seconds,
+            cached=cached,
+            notes=list(v.solitaire_notes()),
+        )
+        typer.echo(json.dumps(out))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
+    console.print(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
+    if at is not None:
+        console.print(
+            f"P(final score >= {at}): target play {100 * curve.at(at):.4f}%, "
+            f"mean-optimal play {100 * mean.at_least(at):.4f}%"
+        )
+    inside = (mine > 0) & (mine < 1) | (tail > 0) & (tail < 1)
+    first, last = (int(ts[inside][0]), int(ts[inside][-1])) if inside.any() else (lo, hi)
+    table = Table(title="P(final score >= t): target play (each t maximised on its own) and mean-optimal play")
+    for name in ("t", "target play", "mean-optimal", "gain"):
+        table.add_column(name, justify="right")
+    shown = sorted(set(range((first // CURVE_STEP + 1) * CURVE_STEP, last + 1, CURVE_STEP)) | ({at} if at else set()))
+    for t in shown:
+        p, q = curve.at(t), mean.at_least(t)
+        table.add_row(str(t), f"{100 * p:.4f}%", f"{100 * q:.4f}%", f"+{100 * (p - q):.4f}")
+    console.print(table)
+    console.print(
+        f"states: {solution.states:,}; target play {tables.estimate.describe()} (estimate), "
+        f"solved in {tables.seconds:.2f} s; all in {seconds:.2f} s"
+    )
+    if plot is not None:
+        console.print(f"plot written to {plot}")
+    for note in v.solitaire_notes():
+        console.print(f"note: {note}")
 
 
 def parse_card(

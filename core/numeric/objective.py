@@ -17,6 +17,10 @@ Objectives are written NAME or NAME:ARG and read through one registry (`register
 `parse_objective`, `parse_objectives`): a new objective (a target score, winning) adds its kind here
 and its advisor in `solver.rankings`; the CLI names none of them. What the views need of an objective
 object is `ObjectiveView`: its id, a short label, the JSON key and unit of its values, a description.
+
+`target` maximises P(final score >= t) for every t at once: a state's value is a vector over the points still
+needed, not a number, so it has its own solve (`solver.target`) on the same states and the same turn recursion;
+`target:T` is the same solve read at t = T (its values shown as probabilities, in [0, 1]).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from ..errors import DicecupError
 
 __all__ = [
     "MEAN",
+    "TARGET",
     "EXP_LIMIT",
     "KINDS",
     "Objective",
@@ -43,6 +48,7 @@ __all__ = [
     "parse_objectives",
     "register_objective",
     "risk_objective",
+    "target_objective",
 ]
 
 EXP_LIMIT = 700.0
@@ -72,43 +78,57 @@ class ObjectiveView(Protocol):
 
 @dataclass(frozen=True)
 class Objective:
-    """The expected final score (theta == 0) or the exponential utility exp(theta * score)."""
+    """The expected final score (theta == 0), the exponential utility exp(theta * score), or target play:
+    P(final score >= t) for every t (`curve`) or for t = `target`."""
 
     theta: float = 0.0
+    target: int | None = None
+    curve: bool = False
 
     @property
     def id(self) -> str:
-        """How it is written (`--objective`, cache keys, JSON): "mean" or "risk:THETA"."""
+        """How it is written (`--objective`, cache keys, JSON): "mean", "risk:THETA", "target" or "target:T"."""
+        if self.is_target:
+            return "target" if self.target is None else f"target:{self.target}"
         return "mean" if self.is_mean else f"risk:{self.theta!r}"
 
     @property
     def kind(self) -> str:
-        """The registered kind it was read as (`KINDS`): "mean" or "risk"."""
-        return "mean" if self.is_mean else "risk"
+        """The registered kind it was read as (`KINDS`): "mean", "risk" or "target"."""
+        return "target" if self.is_target else "mean" if self.is_mean else "risk"
 
     @property
     def label(self) -> str:
-        """A column header of a few characters: "mean", "risk -0.03"."""
+        """A column header of a few characters: "mean", "risk -0.03", "P(>=300)"."""
+        if self.is_target:
+            return "P(>=t)" if self.target is None else f"P(>={self.target})"
         return "mean" if self.is_mean else f"risk {self.theta:g}"
 
     @property
     def value_key(self) -> str:
-        """The JSON key of a value: "expected_score", or "certainty_equivalent" (a risk objective)."""
+        """The JSON key of a value: "expected_score", "certainty_equivalent" (risk) or "probability" (target)."""
+        if self.is_target:
+            return "probability"
         return "expected_score" if self.is_mean else "certainty_equivalent"
 
     @property
     def unit(self) -> str:
-        """What a shown value is measured in: points (both the mean and a certainty equivalent)."""
-        return "points"
+        """What a shown value is measured in: points (the mean, a certainty equivalent) or a probability."""
+        return "probability" if self.is_target else "points"
+
+    @property
+    def is_target(self) -> bool:
+        """Target play: values are vectors over the points still needed (`solver.target`), not numbers."""
+        return self.curve or self.target is not None
 
     @property
     def is_mean(self) -> bool:
-        return self.theta == 0.0
+        return self.theta == 0.0 and not self.is_target
 
     @property
     def product(self) -> bool:
         """Whether a scoring leaf is factor x successor value (risk) rather than points + successor value."""
-        return not self.is_mean
+        return self.theta != 0.0
 
     @property
     def sign(self) -> float:
@@ -116,6 +136,9 @@ class Objective:
 
     def describe(self) -> str:
         """What a shown value is, in words."""
+        if self.is_target:
+            at = "t" if self.target is None else str(self.target)
+            return f"probability of a final score of at least {at} (target play)"
         if self.is_mean:
             return "expected final score"
         mood = "bold" if self.theta > 0 else "careful"
@@ -123,25 +146,25 @@ class Objective:
 
     def factors(self, points: np.ndarray) -> np.ndarray:
         """The leaf table of a row of points: the points themselves (mean), or exp(theta * points) (float64)."""
-        if self.is_mean:
+        if not self.product:
             return points
         return np.exp(self.theta * np.asarray(points, dtype=np.float64))
 
     def terminal(self, bonus: np.ndarray) -> np.ndarray:
         """The stored value of full cards from their end bonuses: the bonus, or sign * exp(theta * bonus)."""
-        if self.is_mean:
+        if not self.product:
             return bonus
         return self.sign * np.exp(self.theta * np.asarray(bonus, dtype=np.float64))
 
     def leaf(self, points: np.ndarray, after: np.ndarray) -> np.ndarray:
         """The value of scoring `points` and going on to a state of stored value `after`."""
-        if self.is_mean:
+        if not self.product:
             return points + after
         return self.factors(points) * after
 
     def shown(self, values: np.ndarray) -> np.ndarray:
         """Stored values as points (the certainty equivalent log(|V|) / theta; -inf, an illegal move, stays)."""
-        if self.is_mean:
+        if not self.product:
             return values
         v = np.asarray(values, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -150,7 +173,7 @@ class Objective:
 
     def utility(self, points: np.ndarray) -> np.ndarray:
         """`shown`'s inverse: the stored value of a certainty equivalent (-inf stays -inf)."""
-        if self.is_mean:
+        if not self.product:
             return points
         p = np.asarray(points, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -160,7 +183,7 @@ class Objective:
     def check_range(self, variant_id: str, lowest: float, highest: float) -> None:
         """Refuse, before solving, a theta whose values exp(theta * score) leave float64 for final scores
         between `lowest` and `highest` (an upper bound of the variant's range), with the numbers."""
-        if self.is_mean:
+        if not self.product:
             return
         span = abs(self.theta) * max(abs(lowest), abs(highest))
         if span > EXP_LIMIT:
@@ -175,22 +198,28 @@ class Objective:
 MEAN = Objective()
 """The expected final score: what `solve` maximises unless told otherwise."""
 
+TARGET = Objective(curve=True)
+"""Target play for every t at once: the whole curve P(final score >= t)."""
+
 
 @dataclass(frozen=True)
 class ObjectiveKind:
     """A kind of objective as players write it: NAME, or NAME:ARG when it takes an `argument` (its label, e.g.
-    THETA); `parse(arg, where)` reads the argument (None when it takes none) into an objective, or raises an
-    ObjectiveError naming `where`."""
+    THETA), or either when the argument is `optional`; `parse(arg, where)` reads the argument (None when none is
+    written) into an objective, or raises an ObjectiveError naming `where`."""
 
     name: str
     parse: Callable[[str | None, str], Any]
     help: str
     argument: str | None = None
+    optional: bool = False
 
     @property
     def usage(self) -> str:
-        """How it is written: "mean", "risk:THETA"."""
-        return self.name if self.argument is None else f"{self.name}:{self.argument}"
+        """How it is written: "mean", "risk:THETA", "target[:T]"."""
+        if self.argument is None:
+            return self.name
+        return f"{self.name}[:{self.argument}]" if self.optional else f"{self.name}:{self.argument}"
 
 
 #: every objective kind, by name, in the order `--help` lists them
@@ -220,9 +249,9 @@ def parse_objective(text: str) -> Any:
     kind = KINDS.get(name.strip().lower())
     if kind is None:
         raise ObjectiveError(f"unknown objective {text!r}; objectives: {', '.join(k.usage for k in KINDS.values())}")
-    if kind.argument is None:
-        if colon:
-            raise ObjectiveError(f"objective {text!r}: {kind.name} takes no parameter; write '{kind.name}'")
+    if kind.argument is None and colon:
+        raise ObjectiveError(f"objective {text!r}: {kind.name} takes no parameter; write '{kind.name}'")
+    if kind.argument is None or (kind.optional and not colon):
         return kind.parse(None, f"objective {text!r}")
     if not arg.strip():
         raise ObjectiveError(f"objective {text!r}: {kind.name} needs its {kind.argument.lower()}, e.g. {kind.help}")
@@ -261,8 +290,22 @@ def risk_objective(theta: str, where: str) -> Objective:
     return Objective(value + 0.0)  # -0.0 is 0.0: the mean
 
 
+def target_objective(score: str, where: str) -> Objective:
+    """Target play for t = a whole number written as text (`target:300`); ObjectiveError naming `where`."""
+    arg = score.strip()
+    try:
+        value = int(arg)
+    except ValueError:
+        raise ObjectiveError(f"{where}: the target must be a whole number of points (e.g. 300), got {arg!r}") from None
+    return Objective(target=value)
+
+
 def _mean(arg: str | None, where: str) -> Objective:
     return MEAN
+
+
+def _target(arg: str | None, where: str) -> Objective:
+    return TARGET if arg is None else target_objective(arg, where)
 
 
 def _risk(arg: str | None, where: str) -> Objective:
@@ -278,5 +321,14 @@ register_objective(
         "risk:0.05 bold, risk:-0.03 careful: the exponential utility E[exp(THETA x score)], shown as its "
         "certainty equivalent",
         "THETA",
+    )
+)
+register_objective(
+    ObjectiveKind(
+        "target",
+        _target,
+        "target:300: the probability of a final score of at least 300 (target alone: for every score at once)",
+        "T",
+        optional=True,
     )
 )

@@ -388,33 +388,8 @@ Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 def _layers_from(solution: Solution, mask: int = 0) -> Layers:
-    """Per number of filled boxes, the reachable states (codes, clamped totals, value slots) whose filled boxes
-    include `mask` (all a card with those boxes filled can reach), read off the state index and the values
-    (a cached solution has no search structures)."""
-    ix = solution.index
-    values = solution.column()
-    keep = (ix.class_codes & mask) == mask
-    codes = ix.class_codes[keep]
-    dims = ix.class_dims[keep]
-    pmin = ix.class_pmin[keep]
-    sizes = dims.prod(axis=1) if ix.G else np.ones(len(codes), dtype=np.int64)
-    cls = np.repeat(np.arange(len(codes)), sizes)
-    within = np.arange(len(cls)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    progs = np.zeros((len(cls), ix.G), dtype=np.int64)
-    rest = within.copy()
-    for g in range(ix.G - 1, -1, -1):  # the last group varies fastest (`StateIndex` strides)
-        progs[:, g] = pmin[cls, g] + rest % dims[cls, g]
-        rest //= dims[cls, g]
-    state_codes = codes[cls]
-    slots = ix.lookup(state_codes, progs)
-    ok = slots < ix.size
-    ok[ok] = np.isfinite(values[slots[ok]])
-    state_codes, progs, slots = state_codes[ok], progs[ok], slots[ok]
-    filled = np.array([int(x).bit_count() for x in (state_codes & ix.full).tolist()], dtype=np.int64)
-    return [
-        (state_codes[filled == k], np.ascontiguousarray(progs[filled == k]), slots[filled == k])
-        for k in range(ix.nb + 1)
-    ]
+    """`Solution.layer_states`: per number of filled boxes, the reachable states whose filled boxes include `mask`."""
+    return solution.layer_states(mask)
 
 
 def estimate_bytes(solution: Solution, layers: Layers | None = None) -> int:

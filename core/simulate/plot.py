@@ -162,6 +162,31 @@ def write_risk_png(path: Path, rows: list[dict[str, Any]], title: str) -> None:
         plt.close(fig)
 
 
+def write_target_png(path: Path, ts: Any, target: Any, mean: Any, title: str, at: int | None = None) -> None:
+    """Draw target play's curve P(final score >= t) next to the mean-optimal player's (arrays over `ts`), the
+    gain between them on a second axis, and the target `at` marked; atomically."""
+    plt = pyplot("for the tables alone")
+    fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
+    try:
+        ax.plot(ts, 100.0 * target, color="#c44e52", linewidth=1.8, label="target play (each t maximised)")
+        ax.plot(ts, 100.0 * mean, color="#4c72b0", linewidth=1.4, linestyle="--", label="mean-optimal play")
+        if at is not None:
+            ax.axvline(at, color="#55a868", linewidth=1.2, linestyle=":", label=f"target {at}")
+        ax.set_xlabel("t (final score)")
+        ax.set_ylabel("P(final score >= t) (%)")
+        ax.set_ylim(0, 100)
+        gain = ax.twinx()
+        gain.plot(ts, 100.0 * (target - mean), color="#937860", linewidth=1.0)
+        gain.set_ylabel("gain of target play (percentage points)", color="#937860")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False, loc="upper right")
+        fig.tight_layout()
+        save_png(fig, path)
+    finally:
+        plt.close(fig)
+
+
 def _bar(fraction: float, cells: int) -> str:
     eighths = round(fraction * cells * 8)
     full, part = divmod(eighths, 8)

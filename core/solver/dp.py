@@ -11,6 +11,7 @@ kernel's two recursions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from ..numeric.reference import first_values, fold, plain_pick, turn_value
 from .errors import SolverError
 from .space import StateSpace
 from .workdir import WorkDir
+
+if TYPE_CHECKING:
+    from ..numeric.records import LayerArrays, SlotArrays
 
 __all__ = [
     "batches",
@@ -280,7 +284,7 @@ def check_finite(space: StateSpace, codes: np.ndarray, prog: np.ndarray, v: np.n
         )
 
 
-class _ContextRows:
+class ContextRows:
     """The score tables of contexts as distinct rows, for the kernel: contexts differ in a few boxes'
     categories, so most share each box's row of points and of successor slots. Each distinct row is
     kept once (a Yahtzee solve: kilobytes, not a 20 MB table per layer) and named by an index."""
@@ -320,19 +324,10 @@ class _ContextRows:
         return np.ascontiguousarray(points_all, dtype=np.float64), slots_all, reach, point_row, slot_row
 
 
-def backward_jit(
-    space: StateSpace,
-    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    on_states: Callable[[int], None] | None = None,
-    dtype: type = np.float64,
-    work: WorkDir | None = None,
-    objective: Objective = MEAN,
-) -> np.ndarray:
-    """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
-    from .jit import LayerArrays, SlotArrays, layer_values
+def slot_arrays(space: StateSpace) -> SlotArrays:
+    """Per box, its successor slots' class-code and group-total increments, padded (the kernels' `SlotArrays`)."""
+    from ..numeric.records import SlotArrays
 
-    model = space.model
-    values = terminal_layer(space, terminal, on_states, dtype, work)
     kmax = space.slot_width
     slots = SlotArrays(
         np.zeros((space.nb, kmax), dtype=np.int64),
@@ -342,48 +337,79 @@ def backward_jit(
     for b in range(space.nb):
         slots.add[b, : slots.used[b]] = space.slot_add[b]
         slots.inc[b, : slots.used[b]] = space.slot_inc[b]
+    return slots
+
+
+def layer_arrays(
+    space: StateSpace, context_rows: ContextRows, codes: np.ndarray, progress: np.ndarray, objective: Objective = MEAN
+) -> LayerArrays:
+    """The kernels' record of a layer's states (codes, clamped totals): their contexts' score rows, legality,
+    and the score row each decision of the turn reads (`LayerArrays`)."""
+    from ..numeric.records import LayerArrays
+
+    model = space.model
+    rolls = model.variant.rolls
+    filled = int(codes[0] & space.full).bit_count() if len(codes) else 0
+    banks = space.banks_in(filled)
+    ctx = model.context_of(codes)
+    uctx, ctx_dense = np.unique(ctx, return_inverse=True)
+    points, slot_of, reach, point_row, slot_row = context_rows.layer(uctx)
+    later, first, rd_index, rd_tables = space.legal_arrays(codes)
+    fs_both = (
+        bool((rd_index >= 0).any())
+        or not np.array_equal(later, first)
+        or not all(space.same_first(int(c)) for c in uctx)
+    )
+    banked = space.banks > 1
+    pick = np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls)
+    return LayerArrays(
+        codes,
+        np.ascontiguousarray(progress),
+        ctx_dense.reshape(-1).astype(np.int64),
+        later,
+        first,
+        rd_index,
+        rd_tables,
+        points,
+        slot_of,
+        reach,
+        point_row,
+        slot_row,
+        fs_both,
+        pick,
+        pick + len(pick) if banked and fs_both else pick,
+        banked,
+        objective.product,
+    )
+
+
+def backward_jit(
+    space: StateSpace,
+    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    on_states: Callable[[int], None] | None = None,
+    dtype: type = np.float64,
+    work: WorkDir | None = None,
+    objective: Objective = MEAN,
+) -> np.ndarray:
+    """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
+    from .jit import layer_values
+
+    model = space.model
+    values = terminal_layer(space, terminal, on_states, dtype, work)
+    slots = slot_arrays(space)
     states = space.index.arrays
     dice = model.graph.arrays
     rolls = model.variant.rolls
-    context_rows = _ContextRows(space, objective)
+    context_rows = ContextRows(space, objective)
     for filled in range(space.nb - 1, -1, -1):
         layer, banks = space.layers[filled], space.banks_in(filled)
         if _finished(space, work, filled):
             if on_states:
                 on_states(len(layer) * banks)
             continue
-        ctx = model.context_of(layer.codes)
-        uctx, ctx_dense = np.unique(ctx, return_inverse=True)
-        points, slot_of, reach, point_row, slot_row = context_rows.layer(uctx)
-        later, first, rd_index, rd_tables = space.legal_arrays(layer.codes)
-        fs_both = (
-            bool((rd_index >= 0).any())
-            or not np.array_equal(later, first)
-            or not all(space.same_first(int(c)) for c in uctx)
-        )
-        banked = space.banks > 1
-        pick = np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls)
-        arrays = LayerArrays(
-            layer.codes,
-            np.ascontiguousarray(layer.progress),
-            ctx_dense.astype(np.int64),
-            later,
-            first,
-            rd_index,
-            rd_tables,
-            points,
-            slot_of,
-            reach,
-            point_row,
-            slot_row,
-            fs_both,
-            pick,
-            pick + len(pick) if banked and fs_both else pick,
-            banked,
-            objective.product,
-        )
+        arrays = layer_arrays(space, context_rows, layer.codes, layer.progress, objective)
         v = layer_values(arrays, slots, states, dice, values, rolls)
-        check_finite(space, layer.codes, layer.progress, v[:, :banks] if banked else v)
+        check_finite(space, layer.codes, layer.progress, v[:, :banks] if space.banks > 1 else v)
         values[layer.index] = v
         _finish(space, work, filled)
         if on_states:

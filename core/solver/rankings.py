@@ -142,6 +142,54 @@ register_advisor("mean", _exact)
 register_advisor("risk", _exact)
 
 
+@frozen
+class TargetAdvisor:
+    """Ranks by P(final score >= t) played for that target (`solver.target`'s vectors for every state)."""
+
+    objective: ObjectiveView
+    tables: Any  # solver.target.TargetTables
+    t: int
+    strategy: str = "optimal"
+
+    def options(self, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool) -> list[Option]:
+        from .target import target_options
+
+        return target_options(self.tables, card, dice, rolls_left, self.t)
+
+    def options_at(self, state: GameState) -> list[Option]:
+        if state.is_chance or state.over:
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
+        return self.options(state.card, state.dice, state.rolls_left, state.first_roll)
+
+
+def _target(variant: Variant, objective: Any, asking: Asking) -> Advisor:
+    """Target play's vectors for every state (the mean's table loaded or solved first); one t ranks moves."""
+    if objective.target is None:
+        raise DicecupError("moves are ranked for one target: write target:T, e.g. target:300")
+    if asking.strategy != "optimal":
+        raise DicecupError(f"objective {objective.id} needs the exact solver's table (--strategy optimal)")
+    from . import DEFAULT_MAX_STATES
+    from .cache import load_or_solve
+    from .rules import check_solvable
+    from .target import check_variant, solve_target
+
+    check_variant(variant)
+    check_solvable(variant)
+    solution, _ = load_or_solve(variant, asking.max_states or DEFAULT_MAX_STATES, asking.progress, warn=asking.warn)
+
+    def told(estimate: Any) -> None:
+        if asking.say is not None:
+            asking.say(f"target play: {estimate.describe()} (estimate; solving)")
+
+    tables = solve_target(solution, keep="all", progress=asking.progress, on_estimate=told)
+    return TargetAdvisor(objective, tables, objective.target)
+
+
+register_advisor("target", _target)
+
+
 class Ranked(NamedTuple):
     """One move's place under one objective: its value (the objective's units), rank (1 = its pick)."""
 

@@ -1,0 +1,249 @@
+"""Target play's layer kernel: each state's vector P(points still to come >= n) over its window of n.
+
+The value of a state for target play is not a number but a vector over the points still needed n. Scoring
+p points and going on to state s' is worth V(s') shifted by p; the expectation over rolls is elementwise and
+the best over keeps and boxes is elementwise too (each n has its own best choice). So the lanes of the one
+turn recursion (`turn.turn_block`, W independent columns) carry W consecutive entries n of one state's vector
+instead of W states: the turn is folded once per block of W entries, by the same compiled code, from score
+rows filled here (`_fill`: the best shifted successor entry of each roll). The successors, points and
+legality come from the solver's own layer records (`LayerArrays`, `SlotArrays`, `StateArrays`), read as the
+mean's layer kernel (`layer.py`) reads them.
+
+Windows: with lo(s) the fewest and hi(s) the most points still to come from s under any play (bounds over
+every roll and legal box), P(rest >= n) is 1 for n <= lo(s) and 0 for n > hi(s); only n in lo(s) + 1 .. hi(s)
+is stored (`_window` computes the bounds before any vector exists: the memory is known before starting).
+numba only (as the exact score distribution); Python calls `window_block` and `vector_block`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import compiled
+from .lookup import state_slot
+from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
+from .turn import W, turn_block
+
+__all__ = ["W", "jitted", "leaves", "score_rows", "vector_block", "window_block"]
+
+UNSET = -(1 << 62)
+"""A window bound not computed (a state no legal move reaches)."""
+
+
+def _leaves(layer, sl, st, i, nb, rolls, succ, pts):
+    """succ[f, b, r]: the value slot scoring roll r in box b leads to from state i after the first roll (f = 1) or
+    a later one (f = 0), -1 where the box is not legal; pts[f, b, r] its points (whole numbers)."""
+    code = layer.codes[i]
+    mask = code & st.full
+    ctx = layer.ctxs[i]
+    prog = layer.prog[i]
+    rd = layer.rd_index[i]
+    n_rolls = succ.shape[2]
+    kmax = sl.add.shape[1]
+    at = np.empty(kmax, dtype=np.int64)
+    for f in range(2):
+        for b in range(nb):
+            for r in range(n_rolls):
+                succ[f, b, r] = -1
+        if f == 0 and rolls == 1:
+            continue  # a one-roll turn only scores right after its first roll
+        bits = layer.first_bits[i] if f == 1 else layer.later_bits[i]
+        for b in range(nb):
+            if (mask >> b) & 1:
+                continue
+            if rd < 0 and not (bits >> b) & 1:
+                continue
+            for k in range(sl.used[b]):
+                code2 = (code | (1 << b)) + (sl.add[b, k] - (1 << b))
+                at[k] = state_slot(st, code2, prog, sl.inc[b, k])
+            prow = layer.points[layer.point_row[ctx, b, f]]
+            srow = layer.slots[layer.slot_row[ctx, b, f]]
+            for r in range(n_rolls):
+                if rd >= 0 and not (layer.rd_tables[rd, r, f] >> b) & 1:
+                    continue
+                succ[f, b, r] = at[srow[r]]
+                pts[f, b, r] = np.int64(prow[r])
+
+
+def _window(succ, pts, lo, hi):
+    """(fewest, most) points still to come over every legal (roll, box) of `_leaves`, from the successors' bounds
+    lo, hi; (UNSET, UNSET) where a legal box leads to a state without bounds (a search bug)."""
+    a = np.int64(1) << 62
+    z = -(np.int64(1) << 62)
+    for f in range(succ.shape[0]):
+        for b in range(succ.shape[1]):
+            for r in range(succ.shape[2]):
+                x = succ[f, b, r]
+                if x < 0:
+                    continue
+                if lo[x] == UNSET:
+                    return np.int64(UNSET), np.int64(UNSET)
+                a = min(a, pts[f, b, r] + lo[x])
+                z = max(z, pts[f, b, r] + hi[x])
+    if z < a:
+        return np.int64(UNSET), np.int64(UNSET)
+    return a, z
+
+
+def _fill(succ, pts, lo, hi, off, vec, n0, f_lo, f_hi, score):
+    """score[f, r, j] (f_lo <= f < f_hi) = the best over legal boxes b of P(rest of the successor >= n0 + j -
+    points): each roll's best shifted successor entry, 1 below the successor's window and 0 above it (three
+    straight runs of j per box and roll, so that the middle one is a plain vectorised max)."""
+    lanes = score.shape[2]
+    for f in range(f_lo, f_hi):
+        for r in range(succ.shape[2]):
+            for j in range(lanes):
+                score[f, r, j] = -np.inf
+        for b in range(succ.shape[1]):
+            for r in range(succ.shape[2]):
+                x = succ[f, b, r]
+                if x < 0:
+                    continue
+                base = n0 - pts[f, b, r]  # entry j reads the successor at m = base + j
+                lo_x = lo[x]
+                ones = min(max(lo_x - base + 1, 0), lanes)  # j < ones: m <= lo_x, certain
+                inside = min(max(hi[x] - base + 1, 0), lanes)  # j < inside: m <= hi_x
+                row = score[f, r]
+                for j in range(ones):
+                    row[j] = 1.0
+                o = off[x] - lo_x - 1 + base
+                for j in range(ones, inside):
+                    v = vec[o + j]
+                    if v > row[j]:
+                        row[j] = v
+                for j in range(inside, lanes):  # above the successor's window: 0
+                    if row[j] < 0.0:
+                        row[j] = 0.0
+
+
+def _window_block(layer, sl, st, nb, rolls, lo, hi, a, z, lo_out, hi_out):
+    """lo_out[i], hi_out[i] for the states a..z-1 of a layer (`_window`), from their successors' lo, hi."""
+    n_rolls = layer.points.shape[1]
+    succ = np.empty((2, nb, n_rolls), dtype=np.int64)
+    pts = np.zeros((2, nb, n_rolls), dtype=np.int64)
+    for i in range(a, z):
+        _leaves(layer, sl, st, i, nb, rolls, succ, pts)
+        lo_out[i], hi_out[i] = _window(succ, pts, lo, hi)
+
+
+def _vector_block(layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_out, hi_out, off_out, out):
+    """out[off_out[i] + j] = P(points still to come from state i >= lo_out[i] + 1 + j) for the states a..z-1 of
+    a layer, j < hi_out[i] - lo_out[i]: W entries at a time, scored (`_fill`), folded by the turn recursion
+    (its W lanes are W consecutive entries) and averaged over the first roll. lo, hi, off, vec: the
+    successors' windows and vectors (by value slot)."""
+    n_rolls = d.roll_probs.shape[0]
+    n_rows = d.add_edges.shape[0]
+    succ = np.empty((2, nb, n_rolls), dtype=np.int64)
+    pts = np.zeros((2, nb, n_rolls), dtype=np.int64)
+    score = np.zeros((2, n_rolls, W))
+    val = np.empty((n_rolls, W))
+    keep = np.empty((n_rows, W))
+    best = np.empty((n_rows, W))
+    no_keeps = np.empty((0, 0, W))
+    no_levels = np.empty((0, n_rolls, W))
+    same = rolls > 1 and not layer.fs_both
+    for i in range(a, z):
+        _leaves(layer, sl, st, i, nb, rolls, succ, pts)
+        width = hi_out[i] - lo_out[i]
+        for c in range(0, width, W):
+            if same:  # the first roll scores as a later one: one row filled, copied
+                _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, 0, 1, score)
+                score[1, :, :] = score[0, :, :]
+            else:
+                _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, 0 if rolls > 1 else 1, 2, score)
+            turn_block(score, pick, pick, d, val, keep, best, no_keeps, no_levels)
+            for w in range(min(W, width - c)):
+                total = 0.0
+                for r in range(n_rolls):
+                    total += d.roll_probs[r] * val[r, w]
+                out[off_out[i] + c + w] = total
+
+
+def _score_rows(layer, sl, st, nb, rolls, lo, hi, off, vec, i, n0, score, succ, pts):
+    """For one state i: its `_leaves` (succ, pts) and score[f, r, j], the best value of scoring roll r now for
+    n = n0 + j points still needed (what the advisor folds over a whole window at once)."""
+    _leaves(layer, sl, st, i, nb, rolls, succ, pts)
+    _fill(succ, pts, lo, hi, off, vec, n0, 0, 2, score)
+
+
+def jitted() -> Any:
+    """The kernels compiled by numba, with what they call (the turn recursion and the state lookup)."""
+    g = globals()
+    with compiled.JIT_LOCK:
+        if not hasattr(g["_vector_block"], "py_func"):
+            from . import lookup, turn
+
+            g["turn_block"] = turn.jitted()
+            g["state_slot"] = lookup.jitted()
+            for name in ("_leaves", "_window", "_fill", "_window_block", "_vector_block", "_score_rows"):
+                g[name] = compiled.jit(g[name])
+    return g
+
+
+def window_block(
+    layer: LayerArrays,
+    sl: SlotArrays,
+    st: StateArrays,
+    nb: int,
+    rolls: int,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    a: int,
+    z: int,
+    lo_out: np.ndarray,
+    hi_out: np.ndarray,
+) -> None:
+    """The window bounds of states a..z-1 of a layer (`_window_block`), compiled."""
+    jitted()["_window_block"](layer, sl, st, nb, rolls, lo, hi, a, z, lo_out, hi_out)
+
+
+def vector_block(
+    layer: LayerArrays,
+    sl: SlotArrays,
+    st: StateArrays,
+    d: DiceArrays,
+    nb: int,
+    rolls: int,
+    pick: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    off: np.ndarray,
+    vec: np.ndarray,
+    a: int,
+    z: int,
+    lo_out: np.ndarray,
+    hi_out: np.ndarray,
+    off_out: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The vectors of states a..z-1 of a layer (`_vector_block`), compiled."""
+    jitted()["_vector_block"](layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_out, hi_out, off_out, out)
+
+
+def score_rows(
+    layer: LayerArrays,
+    sl: SlotArrays,
+    st: StateArrays,
+    nb: int,
+    rolls: int,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    off: np.ndarray,
+    vec: np.ndarray,
+    i: int,
+    n0: int,
+    width: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score [2, rolls, width], succ [2, boxes, rolls], pts [2, boxes, rolls]) of state i (`_score_rows`)."""
+    n_rolls = layer.points.shape[1]
+    score = np.zeros((2, n_rolls, width))
+    succ = np.empty((2, nb, n_rolls), dtype=np.int64)
+    pts = np.zeros((2, nb, n_rolls), dtype=np.int64)
+    jitted()["_score_rows"](layer, sl, st, nb, rolls, lo, hi, off, vec, i, n0, score, succ, pts)
+    return score, succ, pts
+
+
+leaves = _leaves
+"""`_leaves` (for reading; the kernels call the compiled one)."""
