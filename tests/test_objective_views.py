@@ -88,7 +88,7 @@ def test_objectives_are_read_from_comma_lists_and_repeats_in_order():
         (["mean,risk:0"], "objective mean is given twice"),
         (["mean,,risk:0.1"], "empty objective in 'mean,,risk:0.1'"),
         ([], "no objective given; objectives: mean, risk:THETA"),
-        (["win"], "unknown objective 'win'; objectives: mean, risk:THETA"),
+        (["target"], "unknown objective 'target'; objectives: mean, risk:THETA, win"),
     ],
 )
 def test_bad_objective_lists_are_refused_precisely(texts, message):
