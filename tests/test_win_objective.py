@@ -148,3 +148,38 @@ def test_advise_win_cli(tmp_path, monkeypatch):
     assert data["objectives"] == ["mean", "win"] and data["opponents"] == [{}]
     wins = [m["ranks"][1]["value"] for m in data["moves"]]
     assert all(0 <= w <= 1 for w in wins) and max(wins) > 0
+
+
+@pytest.mark.usefixtures("cli_builtins")
+def test_match_cli(tmp_path, monkeypatch):
+    """`dicecup match`: the JSON fits its schema; the shares of a game's win sum to 1 (ties shared); the
+    lineup bot:optimal x 2 is the control (each share within its CI of 1/2 for this seed's games, the same
+    figures as the match player's own count); other bots and bot:win twice refused in one line."""
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
+    from dicecup.cli.app import app
+    from dicecup.simulate.win import planner_for, play_matches
+
+    v = tiny_variant(tmp_path, "threshold", Engine(entry_points=False))
+    path = str(tmp_path / "tiny-threshold.yaml")
+    data = json_of("match", "-v", path, "-p", "bot:win", "-p", "bot:optimal", "-n", "3000", "--seed", "4")
+    check("match", data)
+    shares = [p["win_share"] for p in data["players"]]
+    assert sum(shares) == pytest.approx(1.0)
+    own = play_matches(planner_for(v), 2, 3000, 4)
+    assert shares[0] == pytest.approx(float(own.share.mean()))  # the win seat's share as the match player counts it
+    for p in data["players"]:
+        assert p["ci95"][0] <= p["win_share"] <= p["ci95"][1]
+    control = json_of("match", "-v", path, "-p", "bot:optimal", "-p", "bot:optimal", "-n", "3000")
+    check("match", control)
+    for p in control["players"]:
+        assert p["ci95"][0] <= 0.5 <= p["ci95"][1]
+    for bad, said in ((["bot:random", "bot:win"], "--player 'bot:random'"), (["bot:win", "bot:win"], "twice"),
+                      (["bot:win"], "at least two")):  # fmt: skip
+        got = CliRunner().invoke(app, ["match", "-v", path, *[x for b in bad for x in ("-p", b)]])
+        assert got.exit_code == 2 and got.output.count("\n") == 1 and said in got.output, got.output
+    plot = tmp_path / "m.png"
+    got = CliRunner().invoke(
+        app, ["match", "-v", path, "-p", "bot:optimal", "-p", "bot:win", "-n", "200", "--plot", str(plot), "-q"]
+    )
+    assert got.exit_code == 0, got.output
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -46,13 +46,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_TABLE_BYTES",
+    "MatchResult",
+    "NO_OPPONENTS",
     "RemainingTable",
     "WinAdvisor",
     "WinBot",
     "WinPlanner",
     "build_table",
     "check_win",
+    "opponent_of",
+    "planner_for",
+    "play_matches",
+    "player_figures",
     "remaining_table",
+    "seats_of",
     "table_bytes",
     "win_curve",
 ]
@@ -713,3 +720,35 @@ def play_matches(
         top = final == best[:, None]
         share[a : a + n] = np.where(top[np.arange(n), mine], 1.0 / top.sum(axis=1), 0.0)
     return MatchResult(sol.variant.id, players, share, finals, seat, time.perf_counter() - t0)
+
+
+def player_figures(result: MatchResult, kinds: Sequence[str]) -> list[dict[str, Any]]:
+    """Per player of a lineup (`kinds`: "win" at most once, "optimal" in the rest, in the order given; the
+    lineup rotated one seat per game as `play_matches` rotates bot:win's seat): its share of the wins (a
+    k-way tie counts 1/k) with a 95% confidence interval (normal approximation) and its mean final score."""
+    n, players = result.finals.shape
+    if len(kinds) != players:
+        raise DicecupError(f"internal error: {len(kinds)} players for games of {players}")
+    w = kinds.index("win") if "win" in kinds else 0
+    rows = np.arange(n)
+    top = result.finals == result.finals.max(axis=1, keepdims=True)
+    split = top.sum(axis=1)
+    out = []
+    for i, kind in enumerate(kinds):
+        seat = (result.win_seat + (i - w)) % players  # player i sits i - w seats after bot:win's seat
+        share = np.where(top[rows, seat], 1.0 / split, 0.0)
+        mean = float(share.mean()) if n else 0.0
+        sd = float(share.std(ddof=1)) if n > 1 else 0.0
+        half = 1.959963984540054 * sd / max(n, 1) ** 0.5
+        scores = result.finals[rows, seat]
+        out.append(
+            {
+                "player": f"bot:{kind}",
+                "win_share": mean,
+                "ci95": [max(0.0, mean - half), min(1.0, mean + half)],
+                "outright": float((top[rows, seat] & (split == 1)).mean()) if n else 0.0,
+                "mean_score": float(scores.mean()) if n else 0.0,
+                "sd_score": float(scores.std(ddof=1)) if n > 1 else 0.0,
+            }
+        )
+    return out
