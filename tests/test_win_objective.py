@@ -183,3 +183,26 @@ def test_match_cli(tmp_path, monkeypatch):
     )
     assert got.exit_code == 0, got.output
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.usefixtures("cli_builtins")
+def test_play_hints_show_the_chance_of_winning(tmp_path, monkeypatch):
+    """`play --objective mean,win` against a bot: the hint table has a win column of percentages; alone, the
+    win objective is refused before the game."""
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path / "state"))
+    from dicecup.cli.app import app
+
+    tiny_variant(tmp_path, "threshold", Engine(entry_points=False))
+    path = str(tmp_path / "tiny-threshold.yaml")
+    got = CliRunner().invoke(
+        app,
+        ["play", "-v", path, "--seed", "1", "-p", "ann", "-p", "bot:optimal", "--objective", "mean,win"],
+        input="q\n",
+    )
+    assert got.exit_code == 0, got.output
+    head = next(line for line in got.stdout.splitlines() if line.startswith("hint"))
+    assert head.split() == ["hint", "mean", "win"]
+    assert "%" in got.stdout.split(head, 1)[1]
+    alone = CliRunner().invoke(app, ["play", "-v", path, "-p", "ann", "--objective", "win"], input="q\n")
+    assert alone.exit_code == 2 and "there are none" in alone.output
