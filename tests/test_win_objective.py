@@ -97,7 +97,7 @@ def test_the_win_column_picks_bot_wins_move(tmp_path, monkeypatch):
 
     engine = Engine(entry_points=False)
     compared = 0
-    for name in ("threshold", "two-groups"):
+    for name in ("threshold", "two-groups", "sym-chance", "served"):
         v = tiny_variant(tmp_path, name, engine)
         advisor = make_advisor(v, parse_objective("win"))
         bot = engine.make_bot("win", random.Random(0))
