@@ -78,7 +78,7 @@ def test_objectives_are_read_from_comma_lists_and_repeats_in_order():
         (["mean,risk:0"], "objective mean is given twice"),
         (["mean,,risk:0.1"], "empty objective in 'mean,,risk:0.1'"),
         ([], "no objective given; objectives: mean, risk:THETA"),
-        (["win"], "unknown objective 'win'; objectives: mean, risk:THETA"),
+        (["goal"], "unknown objective 'goal'; objectives: mean, risk:THETA, target"),
     ],
 )
 def test_bad_objective_lists_are_refused_precisely(texts, message):

@@ -169,7 +169,7 @@ def test_theta_out_of_float64_range_is_refused_before_solving(tmp_path):
         ("risk:nan", "theta must be a finite number, got 'nan'"),
         ("risk:-inf", "theta must be a finite number"),
         ("mean:3", "mean takes no parameter"),
-        ("win", "unknown objective 'win'; objectives: mean, risk:THETA"),
+        ("winning", "unknown objective 'winning'; objectives: mean, risk:THETA, target"),
         ("", "unknown objective ''"),
     ],
 )

@@ -273,7 +273,10 @@ def test_cli_target_errors_are_one_line(tmp_path):
     for args, message in [
         (("solve", "-v", banked, "--objective", "target"), "error: tiny-banked: target play of variants that bank"),
         (("solve", "-v", "yacht", "--objective", "target:x"), "error: objective 'target:x': the target must be"),
-        (("advise", "-v", "yacht", "-d", "11111", "--objective", "target"), "error: moves are ranked for one target: write target:T"),
+        (
+            ("advise", "-v", "yacht", "-d", "11111", "--objective", "target"),
+            "error: moves are ranked for one target: write target:T",
+        ),
         (("solve", "-v", "yacht", "--plot", str(tmp_path / "p.png")), "error: --plot draws target play's curve"),
         (("play", "-v", "yacht", "--player", "bot:target"), "error: --player 'bot:target': bot target needs its T"),
     ]:

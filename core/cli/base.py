@@ -292,6 +292,7 @@ COMMAND_MODULES: dict[str, str] = {
     "odds": "chances",
     "distribution": "distributing",
     "risk": "risking",
+    "match": "matching",
 }
 
 

@@ -85,6 +85,10 @@ def _run(
     ranking = None
     advisor: Any = None
     if goals is not None:
+        if any(g.kind == "win" for g in goals) and len(state.players) < 2:
+            from ..simulate.win import NO_OPPONENTS
+
+            raise DicecupError(NO_OPPONENTS)  # before any table is loaded
         saved = evolve(saved, hints=True, objectives=tuple(g.id for g in goals))
         advisor, ranking = hint_ranking(state.variant, goals)
     else:
@@ -236,8 +240,8 @@ HintObjectivesOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--objective",
-        help="Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA; several side by "
-        "side (at most 4): repeat the flag or separate them by commas (--objective mean,risk:-0.03).",
+        help="Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA, win (the chance "
+        "of finishing first against the other players' cards); several side by side (at most 4): repeat the flag or separate them by commas (--objective mean,risk:-0.03).",
     ),
 ]
 CoachOpt = Annotated[

@@ -337,10 +337,15 @@ def _solve_target(
 
 
 def parse_card(
-    text: str | None, variant: Variant, known: Callable[[Variant, Card, str], set[int] | None] | None = None
+    text: str | None,
+    variant: Variant,
+    known: Callable[[Variant, Card, str], set[int] | None] | None = None,
+    flag: str = "--card",
+    full: bool = False,
 ) -> Card:
-    """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors). `known(variant,
-    card, box)` may tell the scores a box can get on a card from tables learned before (None: the engine)."""
+    """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors naming `flag`; a full
+    card only where `full`, an opponent's). `known(variant, card, box)` may tell the scores a box can get on
+    a card from tables learned before (None: the engine)."""
     if not text or not text.strip():
         return Card()
     scores: dict[str, int] = {}
@@ -351,22 +356,22 @@ def parse_card(
         box, sep, raw = part.partition("=")
         box, raw = box.strip(), raw.strip()
         if not sep or not box or not raw:
-            raise DicecupError(f"--card: {part!r} is not BOX=SCORE (e.g. ones=3)")
+            raise DicecupError(f"{flag}: {part!r} is not BOX=SCORE (e.g. ones=3)")
         if box not in variant.box_ids:
-            raise DicecupError(f"--card: no box {box!r} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
+            raise DicecupError(f"{flag}: no box {box!r} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
         if box in scores:
-            raise DicecupError(f"--card: box {box!r} is given twice")
+            raise DicecupError(f"{flag}: box {box!r} is given twice")
         try:
             value = int(raw)
         except ValueError:
-            raise DicecupError(f"--card: the score of {box} must be a whole number, got {raw!r}") from None
+            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {raw!r}") from None
         scores[box] = value
-    if len(scores) >= len(variant.boxes):
-        raise DicecupError("--card: every box is filled; the game is over, there is nothing to advise")
+    if len(scores) >= len(variant.boxes) and not full:
+        raise DicecupError(f"{flag}: every box is filled; the game is over, there is nothing to advise")
     card = Card(scores)
     for box, value in scores.items():
         if value not in _possible(variant, card, box, known):
-            raise DicecupError(f"--card: box {box!r} cannot hold {value} (no roll scores that there)")
+            raise DicecupError(f"{flag}: box {box!r} cannot hold {value} (no roll scores that there)")
     return card
 
 
@@ -412,7 +417,8 @@ ObjectivesOpt = Annotated[
     typer.Option(
         "--objective",
         help="What the moves are ranked by: mean (the expected final score, the default) or risk:THETA (the "
-        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful). "
+        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful) or win (the chance of finishing first "
+        "against the --opponent cards). "
         "Several side by side: repeat the flag or separate them by commas (--objective mean,risk:-0.03); "
         "the first orders the rows.",
     ),
@@ -426,8 +432,16 @@ def read_objectives(texts: list[str] | None) -> list[Any]:
     return parse_objectives(texts or ["mean"])
 
 
-def make_advisors(variant: Variant, goals: list[Any], strategy: str, max_states: int | None, quiet: bool) -> list[Any]:
-    """Each objective's advisor (`solver.rankings`), its tables loaded or made with one progress bar on stderr."""
+def make_advisors(
+    variant: Variant,
+    goals: list[Any],
+    strategy: str,
+    max_states: int | None,
+    quiet: bool,
+    opponents: tuple[Card, ...] = (),
+) -> list[Any]:
+    """Each objective's advisor (`solver.rankings`), its tables loaded or made with one progress bar on stderr
+    (`opponents`: the other players' cards, what the win objective ranks against)."""
     from ..solver.rankings import Asking, make_advisor
 
     bar, update = _progress(quiet)
@@ -437,6 +451,7 @@ def make_advisors(variant: Variant, goals: list[Any], strategy: str, max_states:
         update,
         warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
         say=None if quiet else lambda msg: typer.echo(msg, err=True),
+        opponents=opponents,
     )
     with bar:
         return [make_advisor(variant, goal, asking) for goal in goals]
@@ -480,6 +495,14 @@ def advise_cmd(
         ),
     ] = "auto",
     objective: ObjectivesOpt = None,
+    opponent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opponent",
+            help="An opponent's card, as --card (repeat per opponent; '' an empty card): what --objective win "
+            "ranks against.",
+        ),
+    ] = None,
 ) -> None:
     """Rank every option (each distinct keep, each box to score now) by expected final score, or by other
     objectives side by side (--objective)."""
@@ -503,6 +526,11 @@ def advise_cmd(
             check_solvable(v)  # (a variant the solver refuses is refused first, with its size)
             recall_tables(v, warn)
         the_card = parse_card(card, v, known_scores)
+        opponents = tuple(parse_card(o, v, known_scores, "--opponent", full=True) for o in opponent or ())
+        if any(g.kind == "win" for g in goals) and not opponents:
+            from ..simulate.win import NO_OPPONENTS
+
+            raise DicecupError(NO_OPPONENTS)
         from ..solver.space import most_banked
 
         bank_max = most_banked(v, len(the_card.scores))
@@ -517,7 +545,7 @@ def advise_cmd(
                 + (f", plus {banked} banked" if banked else "")
                 + f"), got {left}"
             )
-        advisors = make_advisors(v, goals, strategy, max_states, quiet)
+        advisors = make_advisors(v, goals, strategy, max_states, quiet, opponents)
 
         start = time.perf_counter()
         first = left == most
@@ -544,6 +572,7 @@ def advise_cmd(
             "banked": banked,
             "first_roll": first,
             "card": dict(the_card.scores),
+            "opponents": [dict(o.scores) for o in opponents],
             "moves": moves,
             "best": moves[0] if moves else None,
             "picks": [

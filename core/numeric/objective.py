@@ -39,6 +39,7 @@ __all__ = [
     "TARGET",
     "EXP_LIMIT",
     "KINDS",
+    "WIN",
     "Objective",
     "ObjectiveError",
     "ObjectiveKind",
@@ -49,6 +50,7 @@ __all__ = [
     "register_objective",
     "risk_objective",
     "target_objective",
+    "WinObjective",
 ]
 
 EXP_LIMIT = 700.0
@@ -331,4 +333,54 @@ register_objective(
         "T",
         optional=True,
     )
+)
+
+
+@dataclass(frozen=True)
+class WinObjective:
+    """The chance of finishing first against the other players' cards (a k-way tie counts 1/k, as `bot:win`
+    counts it): ranked by `simulate.win`'s planner, not by a solver table, so it has no theta and no table."""
+
+    @property
+    def id(self) -> str:
+        return "win"
+
+    @property
+    def kind(self) -> str:
+        return "win"
+
+    @property
+    def label(self) -> str:
+        return "win"
+
+    @property
+    def value_key(self) -> str:
+        return "win_probability"
+
+    @property
+    def unit(self) -> str:
+        return "probability"
+
+    @property
+    def is_mean(self) -> bool:
+        return False
+
+    @property
+    def is_target(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        return "chance of finishing first against the opponents' cards (ties shared; later turns played for the mean)"
+
+
+WIN = WinObjective()
+"""Playing to win (`--objective win`): needs the opponents' cards."""
+
+
+def _win(arg: str | None, where: str) -> WinObjective:
+    return WIN
+
+
+register_objective(
+    ObjectiveKind("win", _win, "the chance of finishing first against the opponents' cards (ties shared)")
 )

@@ -16,6 +16,7 @@ __all__ = [
     "save_png",
     "terminal_histogram",
     "write_distribution_png",
+    "write_match_png",
     "write_png",
     "write_risk_png",
 ]
@@ -205,3 +206,29 @@ def terminal_histogram(hist: dict[str, Any], games: int, cells: int = 40) -> lis
             f"{label:>{label_w}} │{_bar(c / top, cells):<{cells}} {c:>{len(str(top))}} {100 * c / games:5.1f}%"
         )
     return lines
+
+
+def write_match_png(path: Path, rows: list[dict[str, Any]], players: int, title: str) -> None:
+    """Draw `dicecup match`'s figures: each player's share of the wins with its 95% confidence interval, the
+    fair share 1/players marked; atomically."""
+    plt = pyplot("for the table alone")
+    names = [f"{i + 1}. {r['player']}" for i, r in enumerate(rows)]
+    share = [r["win_share"] for r in rows]
+    err = [[s - r["ci95"][0] for s, r in zip(share, rows, strict=True)],
+           [r["ci95"][1] - s for s, r in zip(share, rows, strict=True)]]  # fmt: skip
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
+    try:
+        ax.bar(names, share, yerr=err, capsize=6, color="#4c72b0", alpha=0.85, label="share of the wins (95% CI)")
+        ax.axhline(1 / players, color="#c44e52", linestyle="--", linewidth=1.0, label=f"fair share 1/{players}")
+        for x, r in enumerate(rows):
+            ax.annotate(f"{r['win_share']:.3f}\nmean {r['mean_score']:.1f}", (x, r["ci95"][1]), ha="center",
+                        va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")  # fmt: skip
+        ax.set_ylabel("share of the wins (ties shared)")
+        ax.set_ylim(0, min(1.0, max(r["ci95"][1] for r in rows) * 1.3 + 0.02))
+        ax.set_title(title)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(frameon=False, loc="lower right")
+        fig.tight_layout()
+        save_png(fig, path)
+    finally:
+        plt.close(fig)

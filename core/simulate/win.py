@@ -46,12 +46,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_TABLE_BYTES",
+    "MatchResult",
+    "NO_OPPONENTS",
     "RemainingTable",
+    "WinAdvisor",
     "WinBot",
     "WinPlanner",
     "build_table",
     "check_win",
+    "opponent_of",
+    "planner_for",
+    "play_matches",
+    "player_figures",
     "remaining_table",
+    "seats_of",
     "table_bytes",
     "win_curve",
 ]
@@ -467,6 +475,107 @@ def planner_for(variant: Variant) -> WinPlanner:
     return got
 
 
+def opponent_of(planner: WinPlanner, card: Card, carried: int = 0) -> tuple[int, int]:
+    """An opponent as the curves take it: (turn-start value slot, points so far), or (-2, final total) for a
+    full card; `carried` adds the points of earlier games of a match."""
+    v = planner.solution.variant
+    if len(card.scores) == len(v.box_ids):  # done with this game: its total is known
+        return -2, int(v.total(card)) + carried
+    return planner.slot_of(card), int(v.points_so_far(card)) + carried
+
+
+def seats_of(planner: WinPlanner, state: GameState) -> tuple[int, list[tuple[int, int]]]:
+    """(the player to move's points so far, earlier games' included; the others as `opponent_of` gives them)."""
+    v = state.variant
+    done = [sum(r.totals[i] for r in state.results) for i in range(len(state.players))]
+    me = state.current
+    so_far = int(v.points_so_far(state.card)) + done[me]
+    return so_far, [opponent_of(planner, c, done[i]) for i, c in enumerate(state.cards) if i != me]
+
+
+class WinAdvisor:
+    """Ranks a decision's options by the chance of finishing first (`--objective win`): each box by its
+    outcome's leaf value (`WinPlanner.leaves`), each keep by the turn recursion folded over the later rolls'
+    best leaf values (`advice._fold_keeps`, the one fold); the opponents are `opponents` (advise's
+    `--opponent`) or, in a game, the other players' cards."""
+
+    strategy = "optimal"
+
+    def __init__(self, objective: Any, planner: WinPlanner, opponents: Sequence[Card] = ()) -> None:
+        self.objective, self.planner, self.opponents = objective, planner, tuple(opponents)
+
+    def options(self, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool) -> list[Any]:
+        if not self.opponents:
+            raise DicecupError(NO_OPPONENTS)
+        return self.rank(card, int(self.planner.solution.variant.points_so_far(card)),
+                         [opponent_of(self.planner, c) for c in self.opponents], dice, rolls_left, first_roll)  # fmt: skip
+
+    def options_at(self, state: GameState) -> list[Any]:
+        if state.is_chance or state.over:
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
+            )
+        if len(state.players) < 2:
+            raise DicecupError(NO_OPPONENTS)
+        so_far, opponents = seats_of(self.planner, state)
+        return self.rank(state.card, so_far, opponents, state.dice, state.rolls_left, state.first_roll)
+
+    def rank(
+        self,
+        card: Card,
+        so_far: int,
+        opponents: Sequence[tuple[int, int]],
+        dice: Sequence[int],
+        rolls_left: int,
+        first_roll: bool,
+    ) -> list[Any]:
+        """Every option (distinct keeps, legal boxes) with its share of the win, best first (advise's order)."""
+        from ..solver.advice import _fold_keeps, _keep_options, _ranked, _scored_cached
+
+        planner = self.planner
+        sol = planner.solution
+        v = sol.variant
+        roll = v.roll_of(dice)
+        if len(card.scores) >= len(v.boxes):
+            raise DicecupError("the card is full: the game is over")
+        if not 0 <= rolls_left <= v.rolls - 1:
+            raise DicecupError(f"rolls left must be 0..{v.rolls - 1} for {v.id}, got {rolls_left}")
+        slot = planner.slot_of(card)
+        slots = np.array([slot], dtype=np.int64)
+        succ, _ = planner.successors(slots)
+        start, curve = planner.curves(
+            np.array([[s for s, _ in opponents]], dtype=np.int64), np.array([[b for _, b in opponents]], dtype=np.int64)
+        )
+        leaf = planner.leaves(slots, np.array([so_far]), succ, start, curve)[0]
+        oid = planner.run.tables.oid[planner.ctx_all[slot]]  # [later/first, boxes, rolls] -> outcome
+        graph = sol.graph
+        r = graph.index[roll.dice] - int(graph.roll_rows[0])
+        actions: list[Any] = []
+        values: list[float] = []
+        points: list[int | None] = []
+        if rolls_left > 0:
+            later = _scored_cached(sol, card, 0)
+            best = np.where(later.legal, leaf[oid[0].T], -np.inf).max(axis=1, keepdims=True)
+            keeps = _fold_keeps(sol, [best] * (rolls_left + 1))
+            kept, rows = _keep_options(graph, roll.dice)
+            actions += kept
+            values += keeps[rows, 0].tolist()
+            points += [None] * len(kept)
+        now = _scored_cached(sol, card, 0, None, first_roll)
+        for b, box in enumerate(v.box_ids):
+            if now.legal[r, b]:
+                actions.append(Score(box))
+                values.append(float(leaf[oid[int(first_roll), b, r]]))
+                points.append(int(now.points[r, b]))
+        return _ranked(actions, values, points)
+
+
+NO_OPPONENTS = (
+    "objective win ranks moves against the other players' cards, and there are none: give them "
+    "(advise --opponent CARD, repeatable; an empty card is --opponent '') or play a game of several players"
+)
+
+
 class WinBot:
     """Plays each turn for the highest chance of finishing first against the other players' cards (their
     rest of the game taken as mean-optimal play, its own after this turn too); ties count as shared wins.
@@ -493,18 +602,8 @@ class WinBot:
         if got is not None:
             return got
         t0 = time.perf_counter()
-        done = [sum(r.totals[i] for r in state.results) for i in range(len(state.players))]
-        me = state.current
         mine = planner.slot_of(state.card)
-        so_far = v.points_so_far(state.card) + done[me]
-        opponents = []
-        for i, card in enumerate(state.cards):
-            if i == me:
-                continue
-            if len(card.scores) == len(v.box_ids):  # done with this game: its total is known
-                opponents.append((-2, int(v.total(card)) + done[i]))
-            else:
-                opponents.append((planner.slot_of(card), int(v.points_so_far(card)) + done[i]))
+        so_far, opponents = seats_of(planner, state)
         slots = np.array([mine], dtype=np.int64)
         succ, after = planner.successors(slots)
         if state.round < state.rounds:  # not the match's last game: the mean's play
@@ -621,3 +720,35 @@ def play_matches(
         top = final == best[:, None]
         share[a : a + n] = np.where(top[np.arange(n), mine], 1.0 / top.sum(axis=1), 0.0)
     return MatchResult(sol.variant.id, players, share, finals, seat, time.perf_counter() - t0)
+
+
+def player_figures(result: MatchResult, kinds: Sequence[str]) -> list[dict[str, Any]]:
+    """Per player of a lineup (`kinds`: "win" at most once, "optimal" in the rest, in the order given; the
+    lineup rotated one seat per game as `play_matches` rotates bot:win's seat): its share of the wins (a
+    k-way tie counts 1/k) with a 95% confidence interval (normal approximation) and its mean final score."""
+    n, players = result.finals.shape
+    if len(kinds) != players:
+        raise DicecupError(f"internal error: {len(kinds)} players for games of {players}")
+    w = kinds.index("win") if "win" in kinds else 0
+    rows = np.arange(n)
+    top = result.finals == result.finals.max(axis=1, keepdims=True)
+    split = top.sum(axis=1)
+    out = []
+    for i, kind in enumerate(kinds):
+        seat = (result.win_seat + (i - w)) % players  # player i sits i - w seats after bot:win's seat
+        share = np.where(top[rows, seat], 1.0 / split, 0.0)
+        mean = float(share.mean()) if n else 0.0
+        sd = float(share.std(ddof=1)) if n > 1 else 0.0
+        half = 1.959963984540054 * sd / max(n, 1) ** 0.5
+        scores = result.finals[rows, seat]
+        out.append(
+            {
+                "player": f"bot:{kind}",
+                "win_share": mean,
+                "ci95": [max(0.0, mean - half), min(1.0, mean + half)],
+                "outright": float((top[rows, seat] & (split == 1)).mean()) if n else 0.0,
+                "mean_score": float(scores.mean()) if n else 0.0,
+                "sd_score": float(scores.std(ddof=1)) if n > 1 else 0.0,
+            }
+        )
+    return out

@@ -47,6 +47,7 @@ class Asking:
     progress: Progress | None = None
     warn: Callable[[str], None] | None = None
     say: Callable[[str], None] | None = None
+    opponents: tuple[Card, ...] = ()  # the other players' cards (`advise --opponent`), for the win objective
 
 
 class Advisor(Protocol):
@@ -138,8 +139,23 @@ def _exact(variant: Variant, objective: Any, asking: Asking) -> Advisor:
     return TableAdvisor(objective, solution)
 
 
+def _win(variant: Variant, objective: Any, asking: Asking) -> Advisor:
+    """The chance of finishing first against `asking.opponents` (or, in a game, the other players' cards):
+    `simulate.win`'s planner (its mean table and remaining-score table, cached beside the solver's)."""
+    if asking.strategy != "optimal":
+        raise DicecupError(
+            f"objective {objective.id} needs the exact solver's table (--strategy optimal); "
+            "bot strong's estimate values the mean only"
+        )
+    from ..simulate.win import WinAdvisor, planner_for  # the planner lives with bot:win, imported on use
+
+    advisor: Advisor = WinAdvisor(objective, planner_for(variant), asking.opponents)
+    return advisor
+
+
 register_advisor("mean", _exact)
 register_advisor("risk", _exact)
+register_advisor("win", _win)
 
 
 @frozen

@@ -317,8 +317,14 @@ def score_bounds(model: RuleModel) -> tuple[float, float]:
 
 
 def check_objective(variant: Variant, objective: Objective, model: RuleModel | None = None) -> None:
-    """Refuse at once an objective whose values leave float64 for this variant's scores (with the numbers)."""
-    if not objective.is_mean:
+    """Refuse at once an objective that no table of one player's values holds (winning needs the other cards),
+    or whose values leave float64 for this variant's scores (with the numbers)."""
+    if not isinstance(objective, Objective):
+        raise SolverError(
+            f"objective {objective.id} is not solved as a table: it ranks moves against the other players' cards "
+            "(advise --objective win --opponent CARD, play --objective win, bot:win, dicecup match)"
+        )
+    if not objective.is_mean and not objective.is_target:
         objective.check_range(variant.id, *score_bounds(model or RuleModel(variant)))
 
 
@@ -364,6 +370,8 @@ def solve(
     model = RuleModel(variant)
     model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
     model.clamps  # noqa: B018
+    if not isinstance(objective, Objective):
+        check_objective(variant, objective)
     if objective.is_target:
         raise SolverError(
             f"objective {objective.id}: target play's values are vectors, solved by solver.target.solve_target "

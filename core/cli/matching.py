@@ -1,0 +1,148 @@
+"""CLI command `match`: head-to-head play, each player's share of the wins with its 95% confidence interval.
+
+The games are played by `simulate.win.play_matches` (the lockstep match player, in solver states): it
+seats `bot:win` once and `bot:optimal` elsewhere, so those are the bots it takes; the lineup is rotated one
+seat per game, so every player sits in every seat as often; a k-way tie counts 1/k to each.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import DicecupError
+from ..language.describe import options_text
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+
+__all__ = ["match_cmd", "MATCH_BOTS", "MAX_GAMES"]
+
+#: the bots the lockstep match player plays (bot:win at most once)
+MATCH_BOTS = ("win", "optimal")
+#: the most games one command plays (about a minute of Yahtzee's lockstep play per 10 million is far beyond)
+MAX_GAMES = 10_000_000
+
+
+def read_lineup(players: list[str] | None) -> list[str]:
+    """`--player` given once per seat (bot:win or bot:optimal, bot:win at most once) as bot kinds."""
+    texts = list(players or [])
+    if len(texts) < 2:
+        raise DicecupError(
+            f"match needs at least two --player, got {len(texts)}; e.g. --player bot:win --player bot:optimal"
+        )
+    kinds = []
+    for text in texts:
+        kind = text.strip().removeprefix("bot:")
+        if kind not in MATCH_BOTS:
+            raise DicecupError(
+                f"--player {text!r}: match plays {', '.join('bot:' + b for b in MATCH_BOTS)} (the lockstep match "
+                "player); play other bots and people through `dicecup play`"
+            )
+        kinds.append(kind)
+    if kinds.count("win") > 1:
+        raise DicecupError("--player bot:win is given twice: match seats bot:win once, bot:optimal in the others")
+    return kinds
+
+
+@app.command("match")
+def match_cmd(
+    variant: VariantOpt,
+    player: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--player", "-p", help="A seat's bot: bot:win or bot:optimal (bot:win at most once); one per seat."
+        ),
+    ] = None,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="Games to play (the lineup rotated one seat per game).")
+    ] = 20_000,
+    seed: Annotated[int, typer.Option("--seed", help="The same seed plays the same games.")] = 0,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", help="Draw each player's share of the wins with its 95% CI as a PNG image in this file."
+        ),
+    ] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Head-to-head play of bot:win and bot:optimal: each player's share of the wins (ties shared) with its
+    95% confidence interval, and its mean score."""
+    start = time.perf_counter()
+    try:
+        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.win import check_win, planner_for, play_matches, player_figures
+
+        kinds = read_lineup(player)
+        if not 1 <= games <= MAX_GAMES:
+            raise DicecupError(f"--games must be 1..{MAX_GAMES:,}, got {games:,}")
+        if plot is not None:
+            check_plot_path(plot)
+            pyplot("for the table alone")
+        v = load_variant(variant, option)
+        check_win(v)
+        if not quiet:
+            typer.echo(f"{v.id}: loading the solver's and the remaining-score tables (made on first use)", err=True)
+        planner = planner_for(v)
+        result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds)
+        rows = player_figures(result, kinds)
+        if plot is not None:
+            from ..simulate.plot import write_match_png
+
+            write_match_png(plot, rows, len(kinds), _title(v, games))
+    except DicecupError as exc:
+        raise fail(str(exc)) from None
+    seconds = time.perf_counter() - start
+    if as_json:
+        out: dict[str, Any] = {
+            "variant": v.id,
+            "options": dict(v.options),
+            "games": games,
+            "seed": seed,
+            "players": rows,
+            "ties": _ties(result),
+            "seconds": seconds,
+        }
+        typer.echo(json.dumps(out))
+        return
+    _print_table(rows, _title(v, games), len(kinds), _ties(result), seconds)
+    if plot is not None:
+        console().print(f"plot written to {plot}")
+
+
+def _ties(result: Any) -> float:
+    """The fraction of games whose best score two players or more share."""
+    f = result.finals
+    return float(((f == f.max(axis=1, keepdims=True)).sum(axis=1) > 1).mean())
+
+
+def _title(v: Any, games: int) -> str:
+    opts = options_text(v)
+    return f"{v.name}{f' [{opts}]' if opts else ''}: {games:,} games, seats rotated"
+
+
+def _print_table(rows: list[dict[str, Any]], title: str, players: int, ties: float, seconds: float) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(
+        title=Text(title),
+        caption=f"ties shared (tied first in {100 * ties:.2f}% of games); fair share {1 / players:.4f}; {seconds:.1f} s",
+    )
+    for name in ("player", "win share", "95% CI", "outright", "mean score", "sd"):
+        table.add_column(name, justify="right")
+    for i, r in enumerate(rows):
+        lo, hi = r["ci95"]
+        table.add_row(
+            f"{i + 1}. {r['player']}",
+            f"{r['win_share']:.4f}",
+            f"{lo:.4f}..{hi:.4f}",
+            f"{r['outright']:.4f}",
+            f"{r['mean_score']:.2f}",
+            f"{r['sd_score']:.2f}",
+        )
+    console().print(table)
