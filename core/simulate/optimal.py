@@ -495,18 +495,15 @@ class JitPlay:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
         dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns).
-        `out`: the four arrays to play into (C-contiguous rows of the caller's; made here when None)."""
+        `out`: the four arrays to play into (made here when None): C-contiguous rows of the caller's box
+        scores, and the other three zero, from `jit.counts_array` (a column no rule fills is never touched)."""
         sim, jit = self.sim, self.jit
         nb = len(sim.variant.box_ids)
         if out is None:
-            out = tuple(
-                np.empty((games, w), dtype=np.int64)
-                for w in (nb, sim.scores.max_awards, sim.scores.max_awards, sim.scores.max_events)
-            )
+            na, ne = sim.scores.max_awards, sim.scores.max_events
+            out = (np.empty((games, nb), dtype=np.int64), *(jit.counts_array(games, w) for w in (na, na, ne)))
         vals, awards, earned, events = out
-        vals.fill(EMPTY)
-        for a in (awards, earned, events):
-            a.fill(0)
+        jit.start_games(vals)  # by every thread: a large run's fresh pages are faulted in in parallel
         gm = jit.Games(
             vals,
             awards,
