@@ -473,35 +473,6 @@ if AVAILABLE:
                 return c
             j = (j + 1) & (size - 1)
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _score(i, c, f1, r, b, gm, cod, cl):
-        """Write the score of roll r (f1: the first roll) in box b of game i's card (class c), with the awards
-        and events it wins, and move the game's class code and group totals on."""
-        vals, awards, earned, events, _, codes, progs = gm
-        flag_vals, flag_n, radix, groups = cod
-        cells, extras = cl.cells, cl.extras
-        n_awards = awards.shape[1]
-        score = np.int64(cells[c, f1, r, b, 0])
-        vals[i, b] = score
-        x = cells[c, f1, r, b, 1]
-        if x >= 0:
-            for a in range(n_awards):
-                y = extras[x, a]
-                if y != 0:
-                    awards[i, a] += y
-                    earned[i, a] += 1
-            for e in range(events.shape[1]):
-                events[i, e] += extras[x, n_awards + e]
-        digit = 0
-        for j in range(flag_n[b]):
-            if flag_vals[b, j] == score:
-                digit = j + 1
-                break
-        codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << vals.shape[1])
-        for g in range(groups.shape[0]):
-            if groups[g, b]:
-                progs[i, g] += score
-
     @numba.njit(cache=True, parallel=True)
     def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, rolls, pending, cls, errors):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
@@ -519,6 +490,9 @@ if AVAILABLE:
         # every array once into a local: a record's field read in a loop costs a reference count each time
         vals, awards, earned, events, rng, codes, progs = gm
         facts, keys, slots, nxt, nxt_lo, cells = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo, cl.cells
+        flag_vals, flag_n, radix, groups = cod
+        extras = cl.extras
+        n_awards, n_events, n_groups = awards.shape[1], events.shape[1], groups.shape[0]
         n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
         n_next = nxt.shape[2]
         add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
@@ -622,7 +596,30 @@ if AVAILABLE:
                             ok[q] = False  # leaves the group below
                             continue
                         c = c_of[q]
-                        _score(i, c, f1, h - lo_roll, b, gm, cod, cl)
+                        # the score of roll r in box b of game i's card (class c), with the awards and events it
+                        # wins; then the game's class code and group totals move on (written out here, not in a
+                        # function given the game's records: unpacking those on every scoring costs reference counts)
+                        r = h - lo_roll
+                        score = np.int64(cells[c, f1, r, b, 0])
+                        vals[i, b] = score
+                        x = cells[c, f1, r, b, 1]
+                        if x >= 0:
+                            for a in range(n_awards):
+                                y = extras[x, a]
+                                if y != 0:
+                                    awards[i, a] += y
+                                    earned[i, a] += 1
+                            for e in range(n_events):
+                                events[i, e] += extras[x, n_awards + e]
+                        digit = 0
+                        for j in range(flag_n[b]):
+                            if flag_vals[b, j] == score:
+                                digit = j + 1
+                                break
+                        codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                        for g in range(n_groups):
+                            if groups[g, b]:
+                                progs[i, g] += score
                         v = vals[i, b] - nxt_lo
                         memo = 0 <= v < n_next
                         nc = nxt[c, b, v] if memo else -1
