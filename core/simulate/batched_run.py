@@ -85,14 +85,16 @@ def simulate_batched(
             if progress is not None:
                 progress(base + (n * t) // nb)
 
+        states = None
         if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
             out = (vals[rows], awards[rows], earned[rows], events[rows])
-            jitted.play(n, seed, start, on_turn if progress is not None else None, out=out)
+            states = jitted.new_states(n)
+            jitted.play(n, seed, start, on_turn if progress is not None else None, out=out, states=states)
         else:
             got = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
             for whole, part in zip((vals, awards, earned, events), got, strict=True):
                 whole[rows] = part
-        end = jitted.end_points(vals[rows]) if jitted is not None else None
+        end = jitted.end_points(vals[rows], states) if jitted is not None else None
         if end is None:
             end = sim.end.points(vals[rows], jitted.group if jitted is not None else None)
         used = len(sim.award_ids)  # the columns past these are not reported (nor touched)
