@@ -412,6 +412,25 @@ def test_compiled_games_total_like_the_engine(solved, vid, options):
 
 
 @needs_numba
+@pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("yatzy", {})])
+def test_end_bonuses_from_the_played_states_are_those_of_the_cards(solved, vid, options):
+    """The class codes and group totals the compiled player keeps as boxes fill give the same end bonuses
+    as encoding the full cards again (the simulator reads them from the former)."""
+    from dicecup.simulate.batch import batched_for
+
+    v, _ = solved(vid, options)
+    play = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
+    states = play.new_states(400)
+    vals = play.play(400, seed=5, first_game=0, states=states)[0]
+    assert (vals != EMPTY).all() and (states[0] != 0).all()
+    kept, encoded = play.end_points(vals, states), play.end_points(vals)
+    assert encoded is not None and kept is not None
+    assert (kept == encoded).all()
+    if vid == "yatzy":  # the upper bonus is won in some games and not in others
+        assert 0 < np.count_nonzero(encoded.sum(axis=1)) < len(vals)
+
+
+@needs_numba
 @pytest.mark.parametrize("options", [{}, {"joker": "forced"}])
 def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, options):
     """tiny-flags pays 30 for every further yam: the compiled kernel's counts are where its awards are, 30 points

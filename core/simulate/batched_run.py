@@ -71,11 +71,10 @@ def simulate_batched(
     chunk = JIT_CHUNK if jitted is not None else getattr(policy, "chunk", 4096)
     nb = len(variant.box_ids)
     na, ne = sim.scores.max_awards, sim.scores.max_events
-    # the whole run's arrays, each chunk played into its rows: no copy of the results at the end
+    # the whole run's arrays, each chunk played into its rows: no copy of the results at the end; the
+    # counts zeroed column by column, so that the columns no rule fills are never touched
     vals = np.empty((games, nb), dtype=np.int64)
-    awards = np.empty((games, na), dtype=np.int64)
-    earned = np.empty((games, na), dtype=np.int64)
-    events = np.empty((games, ne), dtype=np.int64)
+    awards, earned, events = (jit.counts_array(games, w) for w in (na, na, ne))
     for i, start in enumerate(range(0, games, chunk)):
         n = min(chunk, games - start)
         rows = slice(start, start + n)
@@ -84,22 +83,25 @@ def simulate_batched(
             if progress is not None:
                 progress(base + (n * t) // nb)
 
+        states = None
         if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
             out = (vals[rows], awards[rows], earned[rows], events[rows])
-            jitted.play(n, seed, start, on_turn if progress is not None else None, out=out)
+            states = jitted.new_states(n)
+            jitted.play(n, seed, start, on_turn if progress is not None else None, out=out, states=states)
         else:
             got = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
             for whole, part in zip((vals, awards, earned, events), got, strict=True):
                 whole[rows] = part
-        end = jitted.end_points(vals[rows]) if jitted is not None else None
+        end = jitted.end_points(vals[rows], states) if jitted is not None else None
         if end is None:
             end = sim.end.points(vals[rows], jitted.group if jitted is not None else None)
-        awards[rows] += end
-        earned[rows] += end != 0  # an end bonus with nonzero points is earned once
+        used = len(sim.award_ids)  # the columns past these are not reported (nor touched)
+        awards[rows, :used] += end[:, :used]
+        earned[rows, :used] += end[:, :used] != 0  # an end bonus with nonzero points is earned once
     eids, enames = event_columns(variant, sim.event_ids)
     ids = list(sim.award_ids)
     names = {b.id: b.name for b in variant.bonuses}
-    totals = vals.sum(axis=1) + awards.sum(axis=1)
+    totals = vals.sum(axis=1) + awards[:, : len(ids)].sum(axis=1)
     return SimResult(
         variant=variant,
         strategy=strategy,

@@ -15,7 +15,7 @@ are batched or how many threads play them.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -33,15 +33,17 @@ __all__ = [
     "score_arrays",
     "TurnStates",
     "class_slots",
+    "counts_array",
     "fill_moves",
     "group_facts",
     "move_flag",
     "play_games",
     "seed_streams",
+    "start_games",
 ]
 
 TIE = 1e-9
-GROUP = 16  # games a thread of `play_games` plays in step
+GROUP = 64  # games a thread of `play_games` plays in step: their table look-ups are in flight together
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
 
@@ -116,6 +118,14 @@ def move_flag(dice: int, boxes: int) -> tuple[type, int] | None:
     return None
 
 
+def counts_array(games: int, width: int) -> np.ndarray:
+    """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column: the
+    system zeroes a page when it is first written, so a column no rule fills (most: the width is the score
+    tables' capacity) costs no memory and no page fault. A padding row keeps every view of it (a chunk's
+    rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
+    return np.zeros((width, games + 1), dtype=np.int64).T[:games]
+
+
 def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
     """The initial splitmix64 state of games first_game .. first_game + games - 1 of a run."""
     base = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & MASK64)
@@ -130,6 +140,40 @@ if AVAILABLE:
     numba = compiled.numba_module()
     turn_block = turn.jitted()
     state_slot = lookup.jitted()
+
+    from llvmlite import ir as llvm_ir
+    from numba.core import cgutils
+    from numba.core import types as nb_types
+    from numba.extending import intrinsic
+
+    def _prefetch(typingctx, arr, offset):
+        """Ask the processor to bring arr's element at flat position `offset` (C order) into its caches,
+        without waiting for it (LLVM's prefetch: a read, keep in all levels): the loop goes on while the
+        line comes. A hint only: nothing is read, so any offset is safe."""
+        if not isinstance(arr, nb_types.Array) or not isinstance(offset, nb_types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            at = builder.gep(ary.data, [context.cast(builder, args[1], sig.args[1], nb_types.intp)])
+            byte_ptr = llvm_ir.IntType(8).as_pointer()
+            i32 = llvm_ir.IntType(32)
+            fnty = llvm_ir.FunctionType(llvm_ir.VoidType(), [byte_ptr, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            builder.call(fn, [builder.bitcast(at, byte_ptr), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return nb_types.void(arr, offset), codegen
+
+    prefetch: Any = intrinsic(_prefetch)
+
+    @numba.njit(cache=True, parallel=True)
+    def start_games(vals):
+        """Every box of every game open, rows shared out between threads: a large run's fresh pages are
+        touched (and faulted in) by all of them, not by the caller's thread alone."""
+        for i in numba.prange(vals.shape[0]):
+            for b in range(vals.shape[1]):
+                vals[i, b] = EMPTY_INT
 
     @numba.njit(cache=True, nogil=True)
     def group_facts(vals, facts, nb, empty, max_size):
@@ -447,35 +491,6 @@ if AVAILABLE:
                 return c
             j = (j + 1) & (size - 1)
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _score(i, c, f1, r, b, gm, cod, cl):
-        """Write the score of roll r (f1: the first roll) in box b of game i's card (class c), with the awards
-        and events it wins, and move the game's class code and group totals on."""
-        vals, awards, earned, events, _, codes, progs = gm
-        flag_vals, flag_n, radix, groups = cod
-        cells, extras = cl.cells, cl.extras
-        n_awards = awards.shape[1]
-        score = np.int64(cells[c, f1, r, b, 0])
-        vals[i, b] = score
-        x = cells[c, f1, r, b, 1]
-        if x >= 0:
-            for a in range(n_awards):
-                y = extras[x, a]
-                if y != 0:
-                    awards[i, a] += y
-                    earned[i, a] += 1
-            for e in range(events.shape[1]):
-                events[i, e] += extras[x, n_awards + e]
-        digit = 0
-        for j in range(flag_n[b]):
-            if flag_vals[b, j] == score:
-                digit = j + 1
-                break
-        codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << vals.shape[1])
-        for g in range(groups.shape[0]):
-            if groups[g, b]:
-                progs[i, g] += score
-
     @numba.njit(cache=True, parallel=True)
     def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, rolls, pending, cls, errors):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
@@ -486,11 +501,17 @@ if AVAILABLE:
 
         A thread plays GROUP games in step, one decision of every game at a time: their look-ups (class,
         state, best move) do not depend on each other, so the processor has them in flight together
-        instead of waiting for each miss in turn. Each game's dice come from its own stream, in the
-        order a game played alone draws them."""
+        instead of waiting for each miss in turn; the best move's line (a random byte of a table of
+        hundreds of MB) and the score cell are prefetched as soon as their place is known, so that the
+        other games' dice and moves are worked on while they come. Each game's dice come from its own
+        stream, in the order a game played alone draws them."""
         # every array once into a local: a record's field read in a loop costs a reference count each time
         vals, awards, earned, events, rng, codes, progs = gm
-        facts, keys, slots, nxt, nxt_lo = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo
+        facts, keys, slots, nxt, nxt_lo, cells = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo, cl.cells
+        flag_vals, flag_n, radix, groups = cod
+        extras = cl.extras
+        n_awards, n_events, n_groups = awards.shape[1], events.shape[1], groups.shape[0]
+        n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
         n_next = nxt.shape[2]
         add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
         zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
@@ -558,8 +579,15 @@ if AVAILABLE:
                                 h = add_edges[h, face - 1]
                             hand[q] = h
                             buf[q], left[q] = bits, n_left
+                            # the move's line is asked for now: the next games roll while it comes
+                            prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
                     for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
                         move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
+                    for q in range(n_live):  # the score cells of the games that score now, asked for together
+                        x = move[q]
+                        if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
+                            r = hand[q] - lo_roll
+                            prefetch(cells, (((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1))) * 2)
                     for q in range(n_live):
                         if not open_[q]:
                             continue
@@ -586,7 +614,30 @@ if AVAILABLE:
                             ok[q] = False  # leaves the group below
                             continue
                         c = c_of[q]
-                        _score(i, c, f1, h - lo_roll, b, gm, cod, cl)
+                        # the score of roll r in box b of game i's card (class c), with the awards and events it
+                        # wins; then the game's class code and group totals move on (written out here, not in a
+                        # function given the game's records: unpacking those on every scoring costs reference counts)
+                        r = h - lo_roll
+                        score = np.int64(cells[c, f1, r, b, 0])
+                        vals[i, b] = score
+                        x = cells[c, f1, r, b, 1]
+                        if x >= 0:
+                            for a in range(n_awards):
+                                y = extras[x, a]
+                                if y != 0:
+                                    awards[i, a] += y
+                                    earned[i, a] += 1
+                            for e in range(n_events):
+                                events[i, e] += extras[x, n_awards + e]
+                        digit = 0
+                        for j in range(flag_n[b]):
+                            if flag_vals[b, j] == score:
+                                digit = j + 1
+                                break
+                        codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                        for g in range(n_groups):
+                            if groups[g, b]:
+                                progs[i, g] += score
                         v = vals[i, b] - nxt_lo
                         memo = 0 <= v < n_next
                         nc = nxt[c, b, v] if memo else -1

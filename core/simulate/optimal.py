@@ -457,10 +457,15 @@ class JitPlay:
             for g in first.tolist():
                 traced.class_of_row(rows[g])
 
-    def end_points(self, vals: np.ndarray) -> np.ndarray | None:
+    def new_states(self, games: int) -> tuple[np.ndarray, np.ndarray]:
+        """Zeroed class codes and group totals of `games` new cards, for `play` to keep up to date."""
+        return np.zeros(games, dtype=np.int64), np.zeros((games, self.policy.index.G), dtype=np.int64)
+
+    def end_points(self, vals: np.ndarray, states: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Award points [rows, awards] of the end bonuses of full cards, from the solver's end-of-game tables
-        (no engine call per new card); None where those tables cannot tell the awards apart."""
-        got = self.policy.solution.end_awards(vals)
+        (no engine call per new card); None where those tables cannot tell the awards apart. `states`: the
+        cards' class codes and group totals as `play` left them (else encoded from vals)."""
+        got = self.policy.solution.end_awards(vals, states)
         if got is None:
             return None
         ids, width = self.sim.award_ids, self.sim.scores.max_awards
@@ -495,29 +500,28 @@ class JitPlay:
         first_game: int,
         on_turn: Callable[[int], None] | None = None,
         out: tuple[np.ndarray, ...] | None = None,
+        states: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
         dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns).
-        `out`: the four arrays to play into (C-contiguous rows of the caller's; made here when None)."""
+        `out`: the four arrays to play into (made here when None): C-contiguous rows of the caller's box
+        scores, and the other three zero, from `jit.counts_array` (a column no rule fills is never touched).
+        `states`: zeroed int64 [games] and [games, groups] the games' class codes and group totals are kept in
+        (made here when None): `end_points` reads the full cards' from them instead of encoding them again."""
         sim, jit = self.sim, self.jit
         nb = len(sim.variant.box_ids)
         if out is None:
-            out = tuple(
-                np.empty((games, w), dtype=np.int64)
-                for w in (nb, sim.scores.max_awards, sim.scores.max_awards, sim.scores.max_events)
-            )
+            na, ne = sim.scores.max_awards, sim.scores.max_events
+            out = (np.empty((games, nb), dtype=np.int64), *(jit.counts_array(games, w) for w in (na, na, ne)))
         vals, awards, earned, events = out
-        vals.fill(EMPTY)
-        for a in (awards, earned, events):
-            a.fill(0)
+        jit.start_games(vals)  # by every thread: a large run's fresh pages are faulted in in parallel
         gm = jit.Games(
             vals,
             awards,
             earned,
             events,
             jit.seed_streams(seed, first_game, games),
-            np.zeros(games, dtype=np.int64),
-            np.zeros((games, self.policy.index.G), dtype=np.int64),
+            *(self.new_states(games) if states is None else states),
         )
         with _PLAYING:  # threads of an embedding program may simulate at once; the memos are one per process
             moves = self.moves

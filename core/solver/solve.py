@@ -205,9 +205,13 @@ class Solution:
             same[c] = space.same_first(raw_id)
         return ctx.reshape(-1), points, slots, same
 
-    def end_awards(self, vals: np.ndarray) -> dict[str, np.ndarray] | None:
+    def end_awards(
+        self, vals: np.ndarray, states: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> dict[str, np.ndarray] | None:
         """The end bonuses of full cards (rows of box scores), per award id, from the tables the solver
-        built from the engine; None where an award's points depend on more than the state the solver keeps."""
+        built from the engine; None where an award's points depend on more than the state the solver keeps.
+        `states`: the cards' class codes and group totals (not clamped) where the caller has them (the
+        compiled simulator keeps them as boxes fill), instead of encoding `vals` again."""
         model, space = self.model, self.space
         tables = model.terminal_awards
         if tables is None:
@@ -215,7 +219,11 @@ class Solution:
         untracked = [1 + gi for gi in range(len(model.all_groups)) if gi not in space.group_ids]
         if any(np.ptp(t, axis=axis).any() for t in tables.values() for axis in untracked):
             return None
-        at = _terminal_index(model, space, *self.index.encode(vals))
+        if states is None:
+            codes, prog = self.index.encode(vals)
+        else:
+            codes, prog = states[0], self.index.clamp(states[0] & self.index.full, states[1])
+        at = _terminal_index(model, space, codes, prog)
         return {aid: t[at].astype(np.int64) for aid, t in tables.items()}
 
     def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -31,6 +32,19 @@ def _timed(run) -> float:
     start = time.perf_counter()
     run()
     return time.perf_counter() - start
+
+
+def _huge_pages() -> str:
+    """The process's anonymous memory on transparent huge pages (numpy asks for them on large arrays, like
+    the best-move table: a random look-up then misses the TLB far less), and the system's THP mode."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled", encoding="ascii") as f:
+            mode = f.read().split("[")[1].split("]")[0]
+        with open("/proc/self/smaps_rollup", encoding="ascii") as f:
+            kb = next(int(line.split()[1]) for line in f if line.startswith("AnonHugePages:"))
+    except (OSError, IndexError, StopIteration, ValueError):
+        return "huge pages: not reported on this system"
+    return f"huge pages: {kb / 1024:,.0f} MiB of the process on transparent huge pages (mode {mode})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         ours.append(n / _timed(lambda i=i: results.__setitem__(i, simulate(variant, "optimal", n, seed=i))))
         if peer is not None:
             theirs.append(n / _timed(lambda i=i: got.__setitem__(i, peer.simulate(n, seed=i))))
+    print(f"dicecup: {_huge_pages()}; peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
     s = summarize(results[0])
     print(
         f"dicecup: median {statistics.median(ours):,.0f} games/s  (runs: {', '.join(f'{r:,.0f}' for r in ours)}); "
