@@ -240,8 +240,10 @@ HintObjectivesOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--objective",
-        help="Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA, win (the chance "
-        "of finishing first against the other players' cards); several side by side (at most 4): repeat the flag or separate them by commas (--objective mean,risk:-0.03).",
+        help="Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA, target:T (the "
+        "chance of a final score of at least T), win (the chance of finishing first against the other players' "
+        "cards); several side by side (at most 4): repeat the flag or separate them by commas "
+        "(--objective mean,risk:-0.03).",
     ),
 ]
 CoachOpt = Annotated[

@@ -416,9 +416,10 @@ ObjectivesOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--objective",
-        help="What the moves are ranked by: mean (the expected final score, the default) or risk:THETA (the "
-        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful) or win (the chance of finishing first "
-        "against the --opponent cards). "
+        help="What the moves are ranked by: mean (the expected final score, the default); risk:THETA (the "
+        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful); "
+        "target:T (the chance of a final score of at least T); win (the chance of finishing first against the "
+        "--opponent cards). "
         "Several side by side: repeat the flag or separate them by commas (--objective mean,risk:-0.03); "
         "the first orders the rows.",
     ),
