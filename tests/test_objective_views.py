@@ -365,3 +365,11 @@ def test_simulate_cli_refuses_a_long_engine_run_with_its_estimate(tiny):
     out = run("simulate", "-v", tiny, "-s", "greedy", "--method", "engine", "-n", "100000000", "--max-seconds", "1")
     assert out.exit_code == 2 and out.stderr.count("\n") == 1, out.output
     assert "tiny: bot greedy took" in out.stderr and "100,000,000 games would take about" in out.stderr
+
+
+@pytest.mark.parametrize("command", ["advise", "play"])
+def test_objective_help_names_every_registered_kind(command):
+    """--objective's help lists each kind of the registry, so a new kind is not left out of it."""
+    text = " ".join(CliRunner().invoke(app, [command, "--help"], terminal_width=200).output.split())
+    for kind in KINDS.values():
+        assert f"{kind.name}:{kind.argument}" in text if kind.argument else kind.name in text, kind.name
