@@ -270,3 +270,23 @@ def brute_force(variant: Variant) -> float:
         return brute_values(variant)(GameState.new(variant, 1))
     finally:
         sys.setrecursionlimit(limit)
+
+
+def cli_run(*args: str):
+    """The CLI in-process, on a wide terminal so that nothing it prints is wrapped."""
+    from typer.testing import CliRunner
+
+    from dicecup.cli.app import app
+
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def cli_schema(command: str):
+    """The JSON Schema validator of one command's --json output."""
+    import json
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+
+    text = (resources.files("dicecup.cli") / "schemas" / f"{command}.json").read_text()
+    return Draft202012Validator(json.loads(text))

@@ -39,6 +39,15 @@ def cli_builtins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     get_engine.cache_clear()
 
 
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli_builtins: None) -> None:
+    """The CLI's built-in engine (`cli_builtins`) with the solver's cache and state in the test's own folder."""
+    from dicecup.solver import cache
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Solver tables and their signing key go to a folder of this run, never the user's ~/.cache
     or ~/.local/state; subprocesses and xdist workers inherit it, so a table is solved once a run.

@@ -10,13 +10,12 @@ import sys
 import numpy as np
 import pytest
 from _solver_helpers import brute_values, random_decisions, tiny_variant
+from _solver_helpers import cli_run as run
+from _solver_helpers import cli_schema as _schema
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-from typer.testing import CliRunner
 
 from dicecup import Engine, GameState
-from dicecup.cli.app import app, get_engine
 from dicecup.errors import DicecupError
 from dicecup.numeric.objective import MEAN, Objective, ObjectiveError, parse_objective
 from dicecup.simulate import simulate
@@ -273,27 +272,6 @@ def test_batched_and_engine_simulators_play_the_same_risk_strategy(tmp_path):
 
 
 # ----------------------------------------------------------------------------- CLI
-
-
-@pytest.fixture
-def cli_env(monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
-
-
-def _schema(command: str) -> Draft202012Validator:
-    from importlib import resources
-
-    text = (resources.files("dicecup.cli") / "schemas" / f"{command}.json").read_text()
-    return Draft202012Validator(json.loads(text))
 
 
 @pytest.mark.usefixtures("cli_env")

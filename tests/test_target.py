@@ -10,17 +10,16 @@ import sys
 import numpy as np
 import pytest
 from _solver_helpers import brute_values, random_decisions, tiny_variant
+from _solver_helpers import cli_run as run
+from _solver_helpers import cli_schema as _schema
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-from typer.testing import CliRunner
 
 from dicecup import Engine, GameState
-from dicecup.cli.app import app, get_engine
 from dicecup.errors import DicecupError, TooLarge
 from dicecup.numeric.objective import TARGET, ObjectiveError, parse_objective
 from dicecup.simulate.distribution import distribution
-from dicecup.solver import cache, solve
+from dicecup.solver import solve
 from dicecup.solver.errors import SolverError
 from dicecup.solver.target import AVAILABLE, TargetBot, solve_target, target_options
 
@@ -195,27 +194,6 @@ def test_target_bot_specs(solved):
 
 
 # ----------------------------------------------------------------------------- CLI
-
-
-@pytest.fixture
-def cli_env(monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
-    yield
-    get_engine.cache_clear()
-
-
-def run(*args: str):
-    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
-
-
-def _schema(command: str) -> Draft202012Validator:
-    from importlib import resources
-
-    text = (resources.files("dicecup.cli") / "schemas" / f"{command}.json").read_text()
-    return Draft202012Validator(json.loads(text))
 
 
 @pytest.mark.usefixtures("cli_env")
