@@ -93,7 +93,7 @@ def test_every_option_is_worth_its_brute_force_share():
 def test_the_win_column_picks_bot_wins_move(tmp_path, monkeypatch):
     """Where the best option is clear (no tie within 1e-9), the win objective's pick is bot:win's move."""
     monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
-    from dicecup.simulate.rankings import make_advisor
+    from dicecup.rankings import make_advisor
 
     engine = Engine(entry_points=False)
     compared = 0
@@ -112,7 +112,7 @@ def test_the_win_column_picks_bot_wins_move(tmp_path, monkeypatch):
 
 def test_win_refused_without_opponents(tmp_path, monkeypatch):
     monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
-    from dicecup.simulate.rankings import make_advisor
+    from dicecup.rankings import make_advisor
 
     v = tiny_variant(tmp_path, "threshold", Engine(entry_points=False))
     advisor = make_advisor(v, parse_objective("win"))

@@ -441,9 +441,9 @@ def make_advisors(
     quiet: bool,
     opponents: tuple[Card, ...] = (),
 ) -> list[Any]:
-    """Each objective's advisor (`simulate.rankings`), its tables loaded or made with one progress bar on stderr
+    """Each objective's advisor (`rankings`), its tables loaded or made with one progress bar on stderr
     (`opponents`: the other players' cards, what the win objective ranks against)."""
-    from ..simulate.rankings import Asking, make_advisor
+    from ..rankings import Asking, make_advisor
 
     bar, update = _progress(quiet)
     asking = Asking(
@@ -556,7 +556,7 @@ def advise_cmd(
             keep_tables(v, warn)
     except DicecupError as exc:
         raise fail(str(exc)) from None
-    from ..simulate.rankings import side_by_side
+    from ..rankings import side_by_side
 
     rows = side_by_side(rankings)
     notes = v.solitaire_notes()
@@ -728,7 +728,7 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
     (the hint line, and --coach), and a `terminal.session.Ranking` of them all (side by side where several;
     for one, its label names the hint line). Each objective's tables are loaded or made first, with a progress bar; more
     objectives than the 80-column view holds are refused before that."""
-    from ..simulate.rankings import side_by_side
+    from ..rankings import side_by_side
     from ..terminal.session import Ranking
     from ..terminal.view import HINT_OBJECTIVES
 

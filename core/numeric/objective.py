@@ -15,7 +15,7 @@ exp(theta * score) spans hundreds of orders of magnitude, beyond float32's range
 
 Objectives are written NAME or NAME:ARG and read through one registry (`register_objective`,
 `parse_objective`, `parse_objectives`): a new objective (a target score, winning) adds its kind here
-and its advisor in `simulate.rankings`; the CLI names none of them. What the views need of an objective
+and its advisor in `rankings`; the CLI names none of them. What the views need of an objective
 object is `ObjectiveView`: its id, a short label, the JSON key and unit of its values, a description.
 
 `target` maximises P(final score >= t) for every t at once: a state's value is a vector over the points still

@@ -7,8 +7,9 @@ decision in that objective's units. `side_by_side` then lines the rankings up by
 CLI and the terminal ask `make_advisor` and never name an objective kind: a new kind
 (a target score, winning) registers its parser in `numeric.objective` and its factory here.
 
-It sits with the simulator, above the solver, because winning is ranked from `win`'s distributions of
-whole games (the simulator's policy), beside the solver's tables.
+It sits above both the solver and the simulator: winning is ranked from the simulator's `win`
+distributions (imported only when asked for), the other objectives from the solver's tables, so
+`advise` never imports the simulator.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from typing import Any, NamedTuple, Protocol
 
 from attrs import frozen
 
-from ..errors import DicecupError
-from ..game.actions import Keep, Score
-from ..game.state import GameState
-from ..language.model import Card, Variant
-from ..numeric.objective import ObjectiveView
-from ..solver.advice import Option, Values, advise
+from .errors import DicecupError
+from .game.actions import Keep, Score
+from .game.state import GameState
+from .language.model import Card, Variant
+from .numeric.objective import ObjectiveView
+from .solver.advice import Option, Values, advise
 
 __all__ = [
     "ADVISORS",
@@ -108,7 +109,7 @@ class TableAdvisor:
 def _exact(variant: Variant, objective: Any, asking: Asking) -> Advisor:
     """The mean's or a risk objective's exact table (cached; solved with progress when missing), or for the
     mean with strategy `strong`, bot strong's estimate."""
-    from ..solver.rules import check_solvable
+    from .solver.rules import check_solvable
 
     if asking.strategy == "strong":
         if not objective.is_mean:
@@ -116,8 +117,8 @@ def _exact(variant: Variant, objective: Any, asking: Asking) -> Advisor:
                 f"objective {objective.id} needs the exact solver's table (--strategy optimal); "
                 "bot strong's estimate values the mean only"
             )
-        from ..solver.relax import check_relaxable
-        from ..solver.strong import strong_values
+        from .solver.relax import check_relaxable
+        from .solver.strong import strong_values
 
         check_relaxable(variant)
         told = [asking.say is None]
@@ -130,9 +131,9 @@ def _exact(variant: Variant, objective: Any, asking: Asking) -> Advisor:
         return TableAdvisor(objective, strong_values(variant, progress=fitting, warn=asking.warn), "strong")
     if asking.strategy != "optimal":
         raise DicecupError(f"unknown strategy {asking.strategy!r}; strategies: optimal, strong")
-    from ..solver import DEFAULT_MAX_STATES
-    from ..solver.cache import load_or_solve
-    from ..solver.solve import check_objective
+    from .solver import DEFAULT_MAX_STATES
+    from .solver.cache import load_or_solve
+    from .solver.solve import check_objective
 
     check_solvable(variant)
     check_objective(variant, objective)  # before the cache or a progress bar
@@ -150,7 +151,7 @@ def _win(variant: Variant, objective: Any, asking: Asking) -> Advisor:
             f"objective {objective.id} needs the exact solver's table (--strategy optimal); "
             "bot strong's estimate values the mean only"
         )
-    from .win import WinAdvisor, planner_for  # the planner lives with bot:win, imported on use
+    from .simulate.win import WinAdvisor, planner_for  # the planner lives with bot:win, imported on use
 
     advisor: Advisor = WinAdvisor(objective, planner_for(variant), asking.opponents)
     return advisor
@@ -171,7 +172,7 @@ class TargetAdvisor:
     strategy: str = "optimal"
 
     def options(self, card: Card, dice: Sequence[int], rolls_left: int, first_roll: bool) -> list[Option]:
-        from ..solver.target import target_options
+        from .solver.target import target_options
 
         return target_options(self.tables, card, dice, rolls_left, self.t)
 
@@ -189,10 +190,10 @@ def _target(variant: Variant, objective: Any, asking: Asking) -> Advisor:
         raise DicecupError("moves are ranked for one target: write target:T, e.g. target:300")
     if asking.strategy != "optimal":
         raise DicecupError(f"objective {objective.id} needs the exact solver's table (--strategy optimal)")
-    from ..solver import DEFAULT_MAX_STATES
-    from ..solver.cache import load_or_solve
-    from ..solver.rules import check_solvable
-    from ..solver.target import check_variant, solve_target
+    from .solver import DEFAULT_MAX_STATES
+    from .solver.cache import load_or_solve
+    from .solver.rules import check_solvable
+    from .solver.target import check_variant, solve_target
 
     check_variant(variant)
     check_solvable(variant)
