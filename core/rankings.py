@@ -99,10 +99,7 @@ class TableAdvisor:
         return advise(self.values, card, dice, rolls_left, first_roll)
 
     def options_at(self, state: GameState) -> list[Option]:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
+        state.require_decision()
         return self.options(state.card, state.dice, state.rolls_left, state.first_roll)
 
 
@@ -177,10 +174,7 @@ class TargetAdvisor:
         return target_options(self.tables, card, dice, rolls_left, self.t)
 
     def options_at(self, state: GameState) -> list[Option]:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
+        state.require_decision()
         return self.options(state.card, state.dice, state.rolls_left, state.first_roll)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from ..errors import DiceError, IllegalAction, SaveError, TooLarge
+from ..errors import DicecupError, DiceError, IllegalAction, SaveError, TooLarge
 from ..language.card import Card
 from ..language.compiler import MAX_ROUNDS
 from ..language.contexts import Situation
@@ -116,6 +116,14 @@ class GameState:
     def is_chance(self) -> bool:
         """True when dice must be rolled next (start of a turn, or after a keep)."""
         return not self.over and self.held is not None
+
+    def require_decision(self) -> None:
+        """A DicecupError unless a player decides now (dice on the table, the game not over): what every
+        advisor and bot checks before it ranks or chooses."""
+        if self.is_chance or self.over:
+            raise DicecupError(
+                "no decision now: the dice must be rolled first" if not self.over else "the game is over"
+            )
 
     @property
     def player(self) -> str:

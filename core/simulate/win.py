@@ -511,10 +511,7 @@ class WinAdvisor:
                          [opponent_of(self.planner, c) for c in self.opponents], dice, rolls_left, first_roll)  # fmt: skip
 
     def options_at(self, state: GameState) -> list[Any]:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
+        state.require_decision()
         if len(state.players) < 2:
             raise DicecupError(NO_OPPONENTS)
         so_far, opponents = seats_of(self.planner, state)
@@ -621,10 +618,7 @@ class WinBot:
         return got
 
     def choose(self, state: GameState) -> Action:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
+        state.require_decision()
         row, flag = self.row(state)
         v = state.variant
         graph = planner_for(v).solution.graph

@@ -829,8 +829,7 @@ def turn_start_value(solution: Values, card: Card) -> float:
 
 def advise_state(solution: Solution, state: GameState) -> list[Option]:
     """`advise` for a game state at a decision (dice on the table)."""
-    if state.is_chance or state.over:
-        raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
+    state.require_decision()
     return advise(solution, state.card, state.dice, state.rolls_left, state.first_roll)
 
 
@@ -873,10 +872,7 @@ class Policy:
         return got
 
     def choose(self, state: GameState) -> Action:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
+        state.require_decision()
         v = self.solution.variant
         card = state.card
         code, prog = self._state(card)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from attrs import frozen
 
-from ..errors import DicecupError, VariantError
+from ..errors import VariantError
 from ..game.actions import Action, Keep
 from ..game.state import GameState
 from ..language.model import Card, Variant
@@ -337,8 +337,7 @@ def best_move(values: Values, state: GameState, rng: random.Random | None = None
     """The move at a decision that is best against `values` as the worth of what follows the turn: the
     advisor's ranking with the game's situation, and each rule action (an announcement) valued by the best
     move after it. With nothing legal to score, any legal move (`rng`)."""
-    if state.is_chance or state.over:
-        raise DicecupError("no decision now: the dice must be rolled first" if not state.over else "the game is over")
+    state.require_decision()
 
     def best(at: GameState) -> tuple[float, Action] | None:
         options = advise(values, at.card, at.dice, at.rolls_left, at.first_roll, at.situation())

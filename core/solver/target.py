@@ -462,9 +462,6 @@ class TargetBot:
         return got
 
     def choose(self, state: Any) -> Any:
-        if state.is_chance or state.over:
-            raise DicecupError(
-                "no decision now: the dice must be rolled first" if not state.over else "the game is over"
-            )
+        state.require_decision()
         options = target_options(self.tables(state.variant), state.card, state.dice, state.rolls_left, self.target)
         return options[0].action
