@@ -19,6 +19,7 @@ from ..errors import DicecupError
 from ..language.dice import parse_dice
 from ..language.model import Card, Variant
 from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
+from .clustering import ClusterOpt, drop_store, solve_backend
 
 if TYPE_CHECKING:
     from ..numeric.objective import Objective
@@ -96,9 +97,10 @@ def load_solution(
     no_cache: bool = False,
     workdir: Path | None = None,
     objective: Objective | None = None,
+    backend: Any = None,
 ) -> tuple[Solution, bool]:
     """The optimal strategy of `variant` (for `objective`, default the mean), from the cache or solved with a
-    progress bar on stderr; warnings as lines."""
+    progress bar on stderr (its backward pass on `backend` where given: `--cluster`); warnings as lines."""
     from ..numeric.objective import MEAN
     from ..solver import DEFAULT_MAX_STATES
     from ..solver.cache import load_or_solve
@@ -121,6 +123,7 @@ def load_solution(
             warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
             workdir=workdir,
             objective=objective,
+            backend=backend,
         )
 
 
@@ -152,9 +155,12 @@ def solve_cmd(
         typer.Option(
             "--work-dir",
             help="Keep the table in this folder while solving (for tables larger than memory should hold); "
-            "an interrupted solve run again with the same folder resumes after its last finished layer.",
+            "an interrupted solve run again with the same folder resumes after its last finished layer. "
+            "With --cluster: the chunk store, a folder every worker reaches (default: beside the cache, "
+            "removed once the table is cached).",
         ),
     ] = None,
+    cluster: ClusterOpt = None,
     objective: ObjectiveOpt = "mean",
     plot: Annotated[
         Path | None,
@@ -169,27 +175,38 @@ def solve_cmd(
         goal = read_objective(objective)
         if plot is not None and not goal.is_target:
             raise DicecupError("--plot draws target play's curve: use it with --objective target or target:T")
+        if cluster is not None and goal.is_target:
+            raise DicecupError("--cluster solves the mean and risk objectives; target play is solved in this process")
         if goal.is_target:
             _solve_target(variant, option, goal, as_json, max_states, quiet, no_cache, plot)
             return
         v = load_variant(variant, option)
+        backend, store, ours = None, work_dir, False
+        if cluster is not None:
+            backend, store, ours = solve_backend(cluster, work_dir, v, goal)
         start = time.perf_counter()
-        solution, cached = load_solution(v, max_states, quiet, no_cache, work_dir, goal)
+        solution, cached = load_solution(v, max_states, quiet, no_cache, None if backend else work_dir, goal, backend)
         expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
-        if work_dir is None:
+        if store is None:
             raise
-        typer.echo(f"interrupted: run the same command again to resume from the layers kept in {work_dir}", err=True)
+        kept = "chunks" if backend is not None else "layers"
+        typer.echo(f"interrupted: run the same command again to resume from the {kept} kept in {store}", err=True)
         raise typer.Exit(130) from None
+    report = getattr(backend, "report", None)
+    if ours and store is not None and report is not None:
+        drop_store(store)
     if as_json:
         out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
         if not goal.is_mean:
             out["theta"] = goal.theta
         out.update(_value_fields(goal, expected))
         out.update(states=solution.states, seconds=seconds, cached=cached, notes=list(v.solitaire_notes()))
+        if report is not None:
+            out["cluster"] = report.as_json()
         typer.echo(json.dumps(out))
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
@@ -204,6 +221,13 @@ def solve_cmd(
     else:
         typer.echo(f"objective {goal.id}: {goal.describe()}, played optimally: {expected:.4f}")
     typer.echo(f"states: {solution.states:,}; {where}")
+    if report is not None:
+        typer.echo(
+            f"cluster: {report.workers} workers, {report.computed:,} chunks of {report.block:,} states computed"
+            + (f", {report.resumed:,} kept from an earlier run" if report.resumed else "")
+        )
+    elif cluster is not None and cached:
+        typer.echo("cluster: not used (the table was cached; --no-cache solves it again there)")
     for note in v.solitaire_notes():
         typer.echo(f"note: {note}")
 

@@ -35,6 +35,7 @@ from ..fileio import FileError, write_atomic, write_atomic_with
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import MEAN, Objective
+from .dp import LayerBackend
 from .errors import StateSpaceTooLarge
 from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
@@ -690,6 +691,7 @@ def load_or_solve(
     warn: Callable[[str], None] | None = None,
     workdir: str | os.PathLike | None = None,
     objective: Objective = MEAN,
+    backend: LayerBackend | None = None,
 ) -> tuple[Solution, bool]:
     """(solution, whether it came from the cache), `max_states` enforced either way.
 
@@ -697,12 +699,15 @@ def load_or_solve(
     reported, deleted and rebuilt; a cache that cannot be used is reported and skipped.
     A solve keeps its table in `workdir` while it runs (`solve`), and resumes there.
     `objective`: the table of a risk objective (kept in the cache beside the mean's, one per theta).
+    `backend`: where the backward pass of a solve runs (`solve`), the table cached as any other.
     """
     check_solvable(variant)
     say = warn or (lambda message: None)
 
     def solve_it() -> Solution:
-        return solve(variant, max_states=max_states, progress=progress, workdir=workdir, objective=objective)
+        return solve(
+            variant, max_states=max_states, progress=progress, workdir=workdir, objective=objective, backend=backend
+        )
 
     if not use_cache:
         return solve_it(), False

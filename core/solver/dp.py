@@ -11,7 +11,7 @@ kernel's two recursions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -32,11 +32,35 @@ __all__ = [
     "successor_values",
     "backward",
     "backward_jit",
+    "layer_arrays",
+    "layer_rows",
+    "slot_arrays",
     "value_shape",
+    "LayerBackend",
+    "Terminal",
 ]
 
 BATCH = 2048
 NEG = -np.inf
+
+Terminal = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""The stored value of full-card states (their end bonuses), looked up by (codes, clamped totals)."""
+
+
+class LayerBackend(Protocol):
+    """Where a solve's backward pass runs when not in this process (`solve(..., backend=...)`): the cluster
+    backend (`dicecup.cluster`) spreads each layer's blocks of states over workers. It returns the same table
+    `backward_jit` would, bit for bit, and refuses a store holding work of another `signature`."""
+
+    def backward(
+        self,
+        space: StateSpace,
+        terminal: Terminal,
+        on_states: Callable[[int], None] | None,
+        dtype: type,
+        objective: Objective,
+        signature: dict[str, Any],
+    ) -> np.ndarray: ...
 
 
 def _legal_bits(space: StateSpace, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -140,7 +164,7 @@ def value_shape(space: StateSpace) -> tuple[int, ...]:
 
 def terminal_layer(
     space: StateSpace,
-    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    terminal: Terminal,
     on_states: Callable[[int], None] | None,
     dtype: type,
     work: WorkDir | None = None,
@@ -178,7 +202,7 @@ def _finish(space: StateSpace, work: WorkDir | None, filled: int) -> None:
 
 def backward(
     space: StateSpace,
-    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    terminal: Terminal,
     on_states: Callable[[int], None] | None = None,
     dtype: type = np.float64,
     work: WorkDir | None = None,
@@ -383,9 +407,22 @@ def layer_arrays(
     )
 
 
+def layer_rows(arrays: LayerArrays, lo: int, hi: int) -> LayerArrays:
+    """The states [lo, hi) of a layer's kernel record, with the layer's shared score rows: a block the kernel
+    computes alone (each state's value depends on nothing else in its layer, so any split gives the same bits)."""
+    return arrays._replace(
+        codes=arrays.codes[lo:hi],
+        prog=arrays.prog[lo:hi],
+        ctxs=arrays.ctxs[lo:hi],
+        later_bits=arrays.later_bits[lo:hi],
+        first_bits=arrays.first_bits[lo:hi],
+        rd_index=arrays.rd_index[lo:hi],
+    )
+
+
 def backward_jit(
     space: StateSpace,
-    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    terminal: Terminal,
     on_states: Callable[[int], None] | None = None,
     dtype: type = np.float64,
     work: WorkDir | None = None,

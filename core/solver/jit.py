@@ -35,10 +35,17 @@ def threads() -> int:
 
 
 def layer_values(
-    layer: LayerArrays, slots: SlotArrays, st: StateArrays, dice: DiceArrays, values: np.ndarray, rolls: int
+    layer: LayerArrays,
+    slots: SlotArrays,
+    st: StateArrays,
+    dice: DiceArrays,
+    values: np.ndarray,
+    rolls: int,
+    workers: int | None = None,
 ) -> np.ndarray:
     """Run the compiled kernel on one layer: the value of each of its states, per bank where unused
     rolls are banked (NaN: a search bug, or more banked rolls than the turns played can leave).
+    `workers`: threads to spread it over (default `threads()`; a cluster's task runs on one).
 
     The blocks are split into chunks that threads take in turn (the kernel releases the GIL): plain
     threads rather than numba's parallel loops, which would cost seconds more to compile where the
@@ -48,7 +55,7 @@ def layer_values(
     out = np.empty((len(layer.codes), table.shape[1]))
     nb = int(slots.add.shape[0])
     n_blocks = (len(layer.codes) + W - 1) // W
-    workers = min(threads(), n_blocks)
+    workers = min(workers or threads(), n_blocks)
     if workers <= 1:
         layer_block(layer, slots, st, dice, table, nb, rolls, 0, n_blocks, out)
     else:

@@ -14,7 +14,16 @@ from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import fold, turn_tables
-from .dp import backward, backward_jit, banked_scores, batches, score_arrays, successor_values, value_shape
+from .dp import (
+    LayerBackend,
+    backward,
+    backward_jit,
+    banked_scores,
+    batches,
+    score_arrays,
+    successor_values,
+    value_shape,
+)
 from .errors import SolverError
 from .rules import ERR, RuleModel
 from .space import StateSpace, state_bound
@@ -344,6 +353,7 @@ def solve(
     precision: str = "auto",
     workdir: str | os.PathLike | None = None,
     objective: Objective = MEAN,
+    backend: LayerBackend | None = None,
 ) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score, or `objective`).
 
@@ -359,7 +369,15 @@ def solve(
     `objective`: a risk objective (`numeric.objective`) is solved on the same states, stored in
     float64 (its values span far more than float32's range; `precision` float32 is refused), and
     refused before the search when exp(theta * score) leaves float64 for this variant's scores.
+    `backend`: run the backward pass there (`dp.LayerBackend`: the cluster's, `dicecup.cluster`), which keeps
+    its own store of finished work (so `workdir` is refused with it); the rules model and the state search
+    stay in this process. Same table, bit for bit, as the compiled kernel's here.
     """
+    if backend is not None and (workdir is not None or kernel == "numpy"):
+        raise SolverError(
+            "a solve on a backend keeps its work in the backend's own store and runs the compiled kernel: "
+            "give it neither a work folder nor the numpy kernel"
+        )
     if precision not in ("auto", *PRECISIONS):
         raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
     start = time.perf_counter()
@@ -414,26 +432,30 @@ def solve(
     if precision == "auto":
         precision = "float32" if states >= FLOAT32_FROM and objective.is_mean else "float64"
     dtype = PRECISIONS[precision]
+    signature = {
+        "variant": variant.id,
+        "fingerprint": variant.fingerprint,
+        "solver": SOLVER_VERSION,
+        "states": states,
+        "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
+        "precision": precision,
+    }
+    if not objective.is_mean:
+        signature["objective"] = objective.id
     work = None
     if workdir is not None:
         from .workdir import WorkDir
 
-        signature = {
-            "variant": variant.id,
-            "fingerprint": variant.fingerprint,
-            "solver": SOLVER_VERSION,
-            "states": states,
-            "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
-        }
-        if not objective.is_mean:
-            signature["objective"] = objective.id
         work = WorkDir(workdir, signature, value_shape(space), dtype)
     bonus = terminal_values(model, space)
 
     def terminal(codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
         return objective.terminal(bonus(codes, prog))
 
-    values = run(space, terminal, on_states, dtype, work, objective)
+    if backend is not None:
+        values = backend.backward(space, terminal, on_states, dtype, objective, signature)
+    else:
+        values = run(space, terminal, on_states, dtype, work, objective)
     if work is not None:
         values = np.asarray(values)  # the memory-mapped table, read-only from here on
     return Solution(variant, space.index, values, states, time.perf_counter() - start, space, objective)

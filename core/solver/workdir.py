@@ -23,7 +23,7 @@ import numpy as np
 from .. import fileio
 from .errors import SolverError
 
-__all__ = ["WorkDir", "WorkDirError"]
+__all__ = ["WorkDir", "WorkDirError", "digest"]
 
 VALUES = "values.npy"
 PROGRESS = "progress.json"
@@ -129,14 +129,14 @@ class WorkDir:
         want = self.done.get(filled)
         if want is None:
             return False
-        if _digest(self.values[lo:hi]) != want:
+        if digest(self.values[lo:hi]) != want:
             raise self._damaged(f"the values of the layer with {filled} boxes filled changed since they were written")
         return True
 
     def finish(self, filled: int, lo: int, hi: int) -> None:
         """Flush the layer's slots [lo, hi) to disk, then record it as finished."""
         self.values.flush()
-        self.done[filled] = _digest(self.values[lo:hi])
+        self.done[filled] = digest(self.values[lo:hi])
         self._record()
 
     def _record(self) -> None:
@@ -144,7 +144,8 @@ class WorkDir:
         fileio.write_atomic(self.folder / PROGRESS, json.dumps(record, indent=1))
 
 
-def _digest(values: np.ndarray) -> str:
+def digest(values: np.ndarray) -> str:
+    """SHA-256 of an array's bytes in row order: what a finished layer (or a cluster's chunk) is recorded by."""
     h = hashlib.sha256()
     step = 1 << 22  # rows at a time: hashing a large layer does not copy it whole
     for start in range(0, len(values), step):
