@@ -212,6 +212,10 @@ HEAVY = (
     "rich",
     "pydantic",
     "numpy.ma",  # np.unique imports it (15 ms): the advisor does without
+    "dicecup.cluster",  # the cluster extra: only with --cluster
+    "distributed",
+    "dask",
+    "zarr",
 )
 
 
@@ -221,4 +225,23 @@ def test_advise_from_a_cached_table_imports_no_compiler(tmp_path):
     run(sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q", cwd=tmp_path, env=env)
     out = run(sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{ADVISE}", cwd=tmp_path, env=env)
     assert json.loads(out.split("|")[0])["best"]["action"] == "keep"
+    assert out.rsplit("|", 1)[1].strip() == "[]"
+
+
+SOLVE = """\
+import sys
+from dicecup.cli import main
+for args in (["solve", "-v", "yacht", "-q", "--no-cache"], ["simulate", "-v", "yacht", "-n", "100", "-q", "--json"]):
+    try:
+        main(args)
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+print("|", sorted(m for m in ("dicecup.cluster", "distributed", "dask", "zarr") if m in sys.modules))
+"""
+
+
+def test_solve_and_simulate_without_cluster_import_no_cluster_package(tmp_path):
+    """Without --cluster nothing changes: neither the cluster package nor Dask or Zarr is imported."""
+    env = {**os.environ, "DICECUP_CACHE_DIR": str(tmp_path)}
+    out = run(sys.executable, "-c", SOLVE, cwd=tmp_path, env=env)
     assert out.rsplit("|", 1)[1].strip() == "[]"
