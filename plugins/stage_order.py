@@ -12,23 +12,28 @@ def dicecup_register_rules(register: Callable[..., None]) -> None:
     register("stage_order", {}, "Boxes open stage by stage (each box's `stage`, lowest first).")
 
 
-def _open_stage(variant: Variant, open_boxes: tuple[str, ...]) -> int:
-    return min(variant.box(b).stage for b in open_boxes)
+def _open_stage(variant: Variant, card: Card) -> int | None:
+    """The lowest stage with an open box (None: the card is full), reading the card no further than that:
+    the solver learns the rule from what it reads, so a rule that reads less is asked fewer times."""
+    for stage in sorted({b.stage for b in variant.boxes}):
+        if any(b.id not in card.scores for b in variant.boxes if b.stage == stage):
+            return stage
+    return None
 
 
 @hookimpl
 def dicecup_legal_boxes(ctx: TurnContext) -> list[str] | None:
-    if not ctx.open_boxes:
+    first = _open_stage(ctx.variant, ctx.card)
+    if first is None:
         return None
-    first = _open_stage(ctx.variant, ctx.open_boxes)
-    return [b for b in ctx.open_boxes if ctx.variant.box(b).stage == first]
+    return [b.id for b in ctx.variant.boxes if b.stage == first]  # the engine keeps the open ones
 
 
 @hookimpl
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
-    if box not in ctx.open_boxes:
+    first = _open_stage(ctx.variant, ctx.card)
+    if first is None or box in ctx.card.scores:
         return None
-    first = _open_stage(ctx.variant, ctx.open_boxes)
     stage = ctx.variant.box(box).stage
     if stage <= first:
         return None
@@ -37,10 +42,9 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
 
 @hookimpl
 def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
-    open_boxes = variant.open_boxes(card)
-    if not open_boxes:
+    stage = _open_stage(variant, card)
+    if stage is None:
         return None
-    stage = _open_stage(variant, open_boxes)
     in_stage = [b for b in variant.boxes if b.stage == stage]
     filled = sum(1 for b in in_stage if b.id in card.scores)
     later = any(b.stage > stage for b in variant.boxes)

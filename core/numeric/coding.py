@@ -143,20 +143,24 @@ def clamp_arrays(
     gmin / gmax: what the group's open boxes can still add; outside the range the
     end bonuses are already decided.
     """
-    masks = np.arange(1 << nb, dtype=np.int64)
     clo = np.zeros((len(groups), 1 << nb), dtype=np.int64)
     chi = np.zeros((len(groups), 1 << nb), dtype=np.int64)
     for gi, g in enumerate(groups):
         lo, hi = bounds[gi]
-        gmin = np.zeros(len(masks), dtype=np.int64)
-        gmax = np.zeros(len(masks), dtype=np.int64)
-        for b in g:
-            open_b = ((masks >> b) & 1) == 0
-            gmin += np.where(open_b, box_min[b], 0)
-            gmax += np.where(open_b, box_max[b], 0)
+        gmin = _open_sums(nb, g, box_min)
+        gmax = _open_sums(nb, g, box_max)
         clo[gi] = lo - gmax
         chi[gi] = hi - gmin
     return clo, chi
+
+
+def _open_sums(nb: int, group: Sequence[int], per_box: Sequence[int]) -> np.ndarray:
+    """Per box mask, the sum of `per_box` over the group's boxes the mask leaves open: the group's total less
+    the sum over its filled ones, built by doubling (the masks below bit b, then each with b set)."""
+    filled = np.zeros(1 << nb, dtype=np.int64)
+    for b in range(nb):
+        filled[1 << b : 2 << b] = filled[: 1 << b] + (per_box[b] if b in group else 0)
+    return sum(per_box[b] for b in group) - filled
 
 
 def clamp(clo: np.ndarray, chi: np.ndarray, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:

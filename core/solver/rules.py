@@ -467,22 +467,25 @@ class RuleModel(ClassCoding):
         """Per class, the id (in `_answers`) of what the legality rules allow it: memoised answers where the
         class agrees with an earlier one on what the rules read, the engine asked for the others."""
         ids = np.full(len(codes), -1, dtype=np.int64)
-        groups: dict[tuple, dict[int, np.ndarray]] = {}  # per read set: fact key -> positions in codes
+        keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
 
         def resolve(known: tuple[tuple[int, int], ...], key: int | None = None) -> None:
-            by_key = groups.get(known)
-            if by_key is None:
-                keys = self._fact_keys(codes, known)
-                uniq, inv = np.unique(keys, return_inverse=True)
-                order = np.argsort(inv, kind="stable")
-                splits = np.split(order, np.cumsum(np.bincount(inv.reshape(-1), minlength=len(uniq)))[:-1])
-                by_key = groups[known] = dict(zip(uniq.tolist(), splits, strict=True))
+            keys = keys_of.get(known)
+            if keys is None:
+                keys = keys_of[known] = self._fact_keys(codes, known)
             memo = self._allowed_memo.get((first, known), {})
-            for k in by_key if key is None else (key,):
-                got = memo.get(k)
-                if got is not None:
-                    at = by_key[k]
-                    ids[at[ids[at] < 0]] = got
+            if key is not None:  # one answer just asked: the classes that agree with it on these reads
+                ids[(keys == key) & (ids < 0)] = memo[key]
+                return
+            if not memo:
+                return
+            have = np.fromiter(memo.keys(), dtype=np.int64, count=len(memo))
+            got = np.fromiter(memo.values(), dtype=np.int64, count=len(memo))
+            order = np.argsort(have)
+            have, got = have[order], got[order]
+            at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
+            hit = (have[at] == keys) & (ids < 0)
+            ids[hit] = got[at[hit]]
 
         for known in list(self._allowed_reads[first]):
             resolve(known)
