@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from bench_variants import CARD, variant_yaml
 
 from dicecup import Engine
@@ -210,6 +211,43 @@ def duels(args: argparse.Namespace) -> None:
         )
         for vid in args.project.split(","):
             project_duel(Engine().variant(vid), cost)
+        project_columns(Engine().variant("yahtzee"), 3)
+
+
+def _successors(sol: Any) -> float:
+    """The mean number of distinct states a turn can lead to (open boxes' successor slots), over all states:
+    how many other rows a position's values read."""
+    space = sol.space
+    used = [len(a) for a in space.slot_add]
+    total = count = 0
+    for layer in space.layers:
+        masks = layer.codes & space.full
+        for b, n in enumerate(used):
+            total += int(((masks >> b) & 1 == 0).sum()) * n
+        count += len(layer)
+    return total / count
+
+
+def project_columns(variant: Any, columns: int) -> None:
+    """A card of `columns` independent copies of this variant's card (Triple Yahtzee's three Yahtzee columns,
+    each with its bonus; the joker across columns left out): states per layer by convolving one column's; the
+    cost of a state from this variant's solve in this process (core-seconds per state), times the columns (a
+    turn scores in any of them)."""
+    from dicecup.solver.jit import threads
+
+    t = time.perf_counter()
+    sol = solve(variant)
+    cost = (time.perf_counter() - t) * threads() / sol.states
+    per = np.array([len(codes) for codes, _, _ in sol.layer_states()], dtype=float)
+    layers = per
+    for _ in range(columns - 1):
+        layers = np.convolve(layers, per)
+    peak = max(a + b for a, b in zip(layers, layers[1:], strict=False))
+    print(
+        f"{columns} columns of {variant.id}: {layers.sum():.3e} states in {len(layers)} layers, "
+        f"{4 * layers.sum() / 2**50:.1f} PiB in float32, two neighbouring layers {4 * peak / 2**50:.1f} PiB; "
+        f"{cost * layers.sum() * columns / 3600:.2e} core-hours at {columns} x {cost * 1e6:.1f} us a state"
+    )
 
 
 def project_duel(variant: Any, cost: float) -> None:
@@ -230,10 +268,13 @@ def project_duel(variant: Any, cost: float) -> None:
         classes.append(per[k] * per[k])
     total = sum(classes) * width
     peak = max(a + b for a, b in zip(classes, classes[1:], strict=False)) * width
+    succ = _successors(sol)
     print(
         f"{variant.id}: {sum(per):,} turn-start states per player, R = {R}: {sum(classes):.3e} positions, "
         f"{total:.3e} values = {4 * total / 2**50:.2f} PiB in float32; the largest two neighbouring position "
-        f"classes {4 * peak / 2**40:.1f} TiB; {cost * total / 3600:.3e} core-hours at {cost * 1e9:.1f} ns a value"
+        f"classes {4 * peak / 2**40:.1f} TiB; {cost * total / 3600:.3e} core-hours at {cost * 1e9:.1f} ns a value; "
+        f"a state leads to {succ:.1f} others on average, so a layer read once per successor moves "
+        f"{succ * 4 * total / 2**50:.1f} PiB"
     )
 
 
