@@ -86,9 +86,9 @@ def test_json_counts_every_final_score_and_bonus_exactly(engine):
     """The exact tallies are those of the very games the API plays with the same seed, counted here."""
     from dicecup.simulate import simulate
 
-    args = ("--variant", "yahtzee", "--strategy", "greedy", "--games", "600", "--seed", "3")
+    args = ("--variant", "yahtzee", "--strategy", "greedy", "--games", "600", "--seed", "10")
     d = sim_json(*args)
-    result = simulate(engine.variant("yahtzee"), "greedy", 600, seed=3)
+    result = simulate(engine.variant("yahtzee"), "greedy", 600, seed=10)
     totals = Counter(result.totals.tolist())
     assert d["scores"] == {str(t): totals[t] for t in sorted(totals)}
     assert [int(t) for t in d["scores"]] == sorted(totals)  # ascending by value in the JSON text too
