@@ -291,3 +291,27 @@ def test_simulate_range_refuses_bad_arguments(engine, kwargs, match):
     args = {"seed": 1, "first_game": 0, **kwargs}
     with pytest.raises(DicecupError, match=match):
         simulate_range(engine.variant("yacht"), "random", args["seed"], args["first_game"], 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(faces=st.integers(2, 40), dice=st.integers(1, 10), seed=st.integers(0, 2**63 - 1), data=st.data())
+def test_numpy_streams_draw_the_compiled_players_dice(faces, dice, seed, data):
+    """The numpy games' dice are the compiled player's (jit.DiceStreams, its scalar reference, game by game):
+    any rows, any number of dice each, turn after turn."""
+    from dicecup.simulate import jit
+    from dicecup.simulate.streams import GameStreams
+
+    if not jit.AVAILABLE:
+        pytest.skip("numba is not installed")
+    first, games = data.draw(st.integers(0, 50)), 12
+    ours, ref = GameStreams(seed, first, games, faces), jit.DiceStreams(seed, first + games, faces)
+    for _ in range(data.draw(st.integers(1, 4))):
+        ours.new_turn()
+        ref.new_turn()
+        for _ in range(data.draw(st.integers(1, 3))):
+            rows = np.array(sorted(data.draw(st.sets(st.integers(0, games - 1), min_size=1))))
+            free = np.array(data.draw(st.lists(st.integers(0, dice), min_size=len(rows), max_size=len(rows))))
+            got = ours.at(rows).dice(free, dice)
+            for j, g in enumerate(rows.tolist()):
+                want = ref.roll(first + g, int(free[j]))
+                assert tuple(got[j, : free[j]].tolist()) == want and not got[j, free[j] :].any()
