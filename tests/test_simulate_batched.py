@@ -26,6 +26,7 @@ from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
+from dicecup.simulate.streams import GameStreams
 
 CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
     ("yahtzee", {"joker": "forced"}),
@@ -165,7 +166,7 @@ def _award_card(v, sim: Batched, vals_row, award_row) -> Card:
 def test_totals_are_variant_totals(engine, vid, options, policy):
     v = engine.variant(vid, options)
     sim = Batched(v)
-    vals, awards, earned, _ = sim.play(policy(), 60, np.random.default_rng(1))
+    vals, awards, earned, _ = sim.play(policy(), 60, GameStreams(1, 0, 60, v.faces))
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all() and (earned >= 0).all()
     end = sim.end.points(vals)
@@ -265,7 +266,7 @@ def test_batched_and_engine_count_yahtzee_bonuses_as_their_points_say(engine, lo
     """Yahtzee's bonuses have fixed points (35 upper, 100 each further yahtzee): both simulators' recorded counts
     times those points are every game's bonus points, and both see games with repeated bonuses."""
     v = engine.variant("yahtzee")
-    fast = simulate(v, "greedy", 400, seed=3, method="batched")
+    fast = simulate(v, "greedy", 400, seed=10, method="batched")  # a seed whose games earn up to 3 bonuses
     loaded_engine_games(0.5)  # fair dice give a random bot's games no yahtzee bonus
     slow = simulate(v, "random", 300, seed=3, method="engine")
     assert (fast.method, slow.method) == ("batched", "engine")

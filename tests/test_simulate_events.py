@@ -54,10 +54,10 @@ def column(result, event: str) -> np.ndarray:
 def replayed_counts(variant, seed: int, games: int) -> list[dict[str, int]]:
     """The engine simulator's games again (its dice and bot streams), each replayed from its history,
     counting by hand: doubles scored, doubles scored elsewhere once `yam` is filled, zeros written."""
-    dice_rng = random.Random(f"dicecup-sim-dice:{seed}")
-    bot = RandomBot(random.Random(f"dicecup-sim-bot:{seed}"))
     out = []
-    for _ in range(games):
+    for g in range(games):  # game g's dice and bot draw from their own generators, seeded by (seed, g)
+        dice_rng = random.Random(f"dicecup-sim-dice:{seed}:{g}")
+        bot = RandomBot(random.Random(f"dicecup-sim-bot:{seed}:{g}"))
         state = GameState.new(variant, 1, rounds=1)
         while not state.over:
             state = state.roll(dice_rng) if state.is_chance else state.apply(bot.choose(state))

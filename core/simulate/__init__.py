@@ -1,7 +1,10 @@
 """Simulation: many solitaire games under one strategy, and the statistics of their scores.
 
 `simulate(variant, "optimal" | "strong" | "greedy" | "random" | "risk:THETA", games, seed)` returns a
-`SimResult` (per-game arrays); `summarize` turns it into every reported figure. Any other bot the
+`SimResult` (per-game arrays); `summarize` turns it, through its exact `Tally`, into every reported
+figure. Every game of a run depends only on the seed and its number, so a run can be played in ranges
+(`simulate(..., first_game=)`, or `simulate_range` for the tally of a range of any size in bounded
+memory) whose tallies merge (`a + b`, `merge`) into the whole run's, whatever the split. Any other bot the
 engine registers plays too (`bot:NAME` or `NAME`), through the engine simulator, unless it is not a
 solitaire player; a run the engine simulator would take too long for is refused after timing its
 first game (`MAX_ENGINE_SECONDS`).
@@ -21,15 +24,22 @@ from ..errors import DicecupError
 from ..language.model import Variant
 from .result import SimResult
 from .stats import describe, histogram, summarize
+from .tally import Tally, TallyError, merge, tally_of
 
 __all__ = [
     "STRATEGIES",
     "METHODS",
+    "RANGE_PIECE",
     "SimResult",
+    "Tally",
+    "TallyError",
     "describe",
     "histogram",
+    "merge",
     "simulate",
+    "simulate_range",
     "summarize",
+    "tally_of",
     "check_run",
     "check_strategy",
     "check_size",
@@ -95,11 +105,22 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     return name
 
 
-def check_run(strategy: str, games: int, seed: int | None, method: str, engine: Any = None) -> None:
+def _whole(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_run(
+    strategy: str, games: int, seed: int | None, method: str, engine: Any = None, first_game: int = 0
+) -> None:
     """Refuse at once every argument of `simulate` but the variant (a caller checks them before any work)."""
     check_strategy(strategy, engine)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    if not _whole(games) or games < 1:
         raise DicecupError(f"the number of games must be a whole number >= 1, got {games!r}")
+    if not _whole(first_game) or not 0 <= first_game <= 2**63 - games:
+        raise DicecupError(
+            f"the first game must be a whole number from 0 to 2**63 - 1 - games (game numbers of a run start at 0), "
+            f"got {first_game!r}"
+        )
     if method not in METHODS:
         raise DicecupError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
@@ -189,11 +210,14 @@ def simulate(
     progress: Progress | None = None,
     engine: Any = None,
     max_seconds: float = MAX_ENGINE_SECONDS,
+    first_game: int = 0,
 ) -> SimResult:
     """Play `games` solitaire games of `variant` with `strategy` (a name of `STRATEGIES`, risk:THETA, or any
-    solitaire bot of `engine`'s registry, `bot:` or not); same seed, same games. A run the engine simulator
-    would take more than `max_seconds` for, by its first game, is refused then (TooLarge, with the estimate)."""
-    check_run(strategy, games, seed, method, engine)
+    solitaire bot of `engine`'s registry, `bot:` or not); same seed, same games. Each game depends only on the
+    seed and its number in the run: `first_game` plays games first_game .. first_game + games - 1 of the run,
+    the very games a run from game 0 plays there. A run the engine simulator would take more than
+    `max_seconds` for, by its first game, is refused then (TooLarge, with the estimate)."""
+    check_run(strategy, games, seed, method, engine, first_game)
     strategy = strategy_name(strategy)
     if not _fast(strategy):
         engine = _engine(engine)
@@ -207,7 +231,7 @@ def simulate(
         why = None
         if supports(variant, strategy):
             try:
-                return simulate_batched(variant, strategy, games, seed, progress=progress)
+                return simulate_batched(variant, strategy, games, seed, progress=progress, first_game=first_game)
             except Untabulable as exc:  # found while tabulating: the engine plays such rules exactly
                 why = str(exc)
         if method == "batched":
@@ -217,5 +241,58 @@ def simulate(
     from .engine_sim import simulate_engine
 
     return simulate_engine(
-        variant, strategy, lambda name, rng: _make_bot(name, rng, engine), games, seed, progress, max_seconds
+        variant,
+        strategy,
+        lambda name, rng: _make_bot(name, rng, engine),
+        games,
+        seed,
+        progress,
+        max_seconds,
+        first_game=first_game,
     )
+
+
+RANGE_PIECE = 1 << 18
+"""Games `simulate_range` plays at a time: their per-game arrays (tens of MB) are tallied, then dropped."""
+
+
+def simulate_range(
+    variant: Variant,
+    strategy: str,
+    seed: int,
+    first_game: int,
+    games: int,
+    *,
+    method: str = "auto",
+    progress: Progress | None = None,
+    engine: Any = None,
+    max_seconds: float = MAX_ENGINE_SECONDS,
+) -> Tally:
+    """The tally of games first_game .. first_game + games - 1 of the run `simulate(variant, strategy, total,
+    seed)` (for any total reaching them), played `RANGE_PIECE` games at a time so that memory does not grow
+    with `games`. Merging the tallies of ranges that cover a run gives the run's tally, for any split: what a
+    process of a cluster returns. `max_seconds` bounds the whole range on the engine simulator."""
+    if seed is None:
+        raise DicecupError("a range of a run needs the run's seed: give seed=")
+    check_run(strategy, games, seed, method, engine, first_game)
+    parts = []
+    for start in range(0, games, RANGE_PIECE):
+        n = min(RANGE_PIECE, games - start)
+
+        def step(done: int, base: int = start) -> None:
+            if progress is not None:
+                progress(base + done)
+
+        result = simulate(
+            variant,
+            strategy,
+            n,
+            seed,
+            method=method,
+            progress=step if progress is not None else None,
+            engine=engine,
+            max_seconds=max_seconds * n / games,
+            first_game=first_game + start,
+        )
+        parts.append(tally_of(result))
+    return merge(parts)

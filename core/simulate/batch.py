@@ -11,7 +11,7 @@ simulator's, and tests check both agree.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from ..language.model import Variant
 from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 from .dicemath import DiceMath
 from .result import bonus_columns, event_columns
+
+if TYPE_CHECKING:
+    from .streams import GameStreams
 
 __all__ = [
     "Turn",
@@ -65,10 +68,11 @@ class Turn:
 
 
 class Policy(Protocol):
-    """Picks, for rows `idx` holding roll ids `roll`, a box (>= 0) or a keep id (box -1)."""
+    """Picks, for rows `idx` holding roll ids `roll`, a box (>= 0) or a keep id (box -1); a policy that draws
+    at random draws from `rng` (`streams.RowStreams` of rows idx: `rng.random(len(idx))`)."""
 
     def decide(
-        self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool, rolls_left: int, rng: np.random.Generator
+        self, turn: Turn, idx: np.ndarray, roll: np.ndarray, first: bool, rolls_left: int, rng: Any
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
@@ -144,9 +148,11 @@ class Batched:
         self.end = EndBonuses(variant, self.award_ids, self.scores.max_awards)
 
     def play(
-        self, policy: Policy, games: int, rng: np.random.Generator, on_turn: Callable[[int], None] | None = None
+        self, policy: Policy, games: int, streams: GameStreams, on_turn: Callable[[int], None] | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Play `games` games: (box scores [games, boxes], points of awards won when scoring [games, awards],
+        """Play `games` games, game i drawing its dice and the policy's choices from row i of `streams` (so
+        each game is the same whatever the others): (box scores [games, boxes], points of awards won when
+        scoring [games, awards],
         times each award was won [games, awards]: the scorings that gave it nonzero points,
         times each event happened [games, events]: summed over the scorings).
 
@@ -163,10 +169,11 @@ class Batched:
         rows_all = np.arange(games)
         for t in range(nb):
             turn = Turn(self, vals, t)
-            roll = dm.reroll(empty_keep, rng)
+            streams.new_turn()
+            roll = dm.reroll(empty_keep, streams.at(rows_all))
             live = rows_all
             for used in range(1, v.rolls + 1):
-                box, keep = policy.decide(turn, live, roll, used == 1, v.rolls - used, rng)
+                box, keep = policy.decide(turn, live, roll, used == 1, v.rolls - used, streams.at(live))
                 done = box >= 0
                 g, b, r = live[done], box[done], roll[done]
                 got = turn.tables[turn.score_class[g], int(used == 1), r, b]
@@ -179,7 +186,7 @@ class Batched:
                 live, keep, roll = live[~done], keep[~done], roll[~done]
                 if live.size == 0:
                     break
-                roll = dm.reroll(keep, rng)
+                roll = dm.reroll(keep, streams.at(live))
             if live.size:
                 raise AssertionError("a policy kept dice with no roll left")
             if on_turn is not None:

@@ -15,6 +15,7 @@ from . import jit
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progress, batched_for
 from .optimal import JitPlay, OptimalPolicy, optimal_available, strategy_objective
 from .result import SimResult, event_columns
+from .streams import GameStreams
 
 __all__ = ["JIT_CHUNK", "prepare_batched", "simulate_batched", "supports"]
 
@@ -62,9 +63,10 @@ def prepare_batched(variant: Variant, strategy: str) -> None:
 
 
 def simulate_batched(
-    variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None
+    variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None, first_game: int = 0
 ) -> SimResult:
-    """Play `games` games in chunks; chunk i draws from a generator seeded by (seed, i)."""
+    """Play games first_game .. first_game + games - 1 of the run of `seed`, in chunks; every game draws from
+    its own stream (seed, game number), so a game is the same whatever the chunk, range or path plays it."""
     sim = batched_for(variant)
     policy = make_policy(variant, strategy)
     jitted = compiled_play(policy, sim)
@@ -75,7 +77,7 @@ def simulate_batched(
     # counts zeroed column by column, so that the columns no rule fills are never touched
     vals = np.empty((games, nb), dtype=np.int64)
     awards, earned, events = (jit.counts_array(games, w) for w in (na, na, ne))
-    for i, start in enumerate(range(0, games, chunk)):
+    for start in range(0, games, chunk):
         n = min(chunk, games - start)
         rows = slice(start, start + n)
 
@@ -84,12 +86,12 @@ def simulate_batched(
                 progress(base + (n * t) // nb)
 
         states = None
-        if jitted is not None:  # dice from per-game streams: results do not depend on the chunk size
+        if jitted is not None:
             out = (vals[rows], awards[rows], earned[rows], events[rows])
             states = jitted.new_states(n)
-            jitted.play(n, seed, start, on_turn if progress is not None else None, out=out, states=states)
+            jitted.play(n, seed, first_game + start, on_turn if progress is not None else None, out=out, states=states)
         else:
-            got = sim.play(policy, n, np.random.default_rng([seed, i]), on_turn)
+            got = sim.play(policy, n, GameStreams(seed, first_game + start, n, variant.faces), on_turn)
             for whole, part in zip((vals, awards, earned, events), got, strict=True):
                 whole[rows] = part
         end = jitted.end_points(vals[rows], states) if jitted is not None else None
@@ -116,4 +118,5 @@ def simulate_batched(
         event_ids=tuple(eids),
         event_names=tuple(enames),
         event_counts=events[:, [sim.event_ids.index(e) for e in eids]],
+        first_game=first_game,
     )

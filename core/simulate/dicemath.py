@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import itertools
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..language.dice import sub_multisets
 from ..language.model import Variant
+
+if TYPE_CHECKING:
+    from .streams import RowStreams
 
 __all__ = ["DiceMath"]
 
@@ -68,12 +71,12 @@ class DiceMath:
         """Roll id of each row of face counts."""
         return self.code_order[np.searchsorted(self.sorted_codes, counts @ self.pow)]
 
-    def reroll(self, keeps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Keep `keeps` (keep ids) and roll the other dice: the new roll ids."""
+    def reroll(self, keeps: np.ndarray, rng: RowStreams) -> np.ndarray:
+        """Keep `keeps` (keep ids) and roll the other dice from each row's stream: the new roll ids."""
         m = len(keeps)
         counts = self.keep_counts[keeps].copy()
         free = self.dice - self.keep_size[keeps]
-        drawn = rng.integers(1, self.faces + 1, size=(m, self.dice))
+        drawn = rng.dice(free, self.dice)
         rows = np.arange(m)
         for c in range(self.dice):
             sel = c < free

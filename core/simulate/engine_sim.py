@@ -52,12 +52,15 @@ def simulate_engine(
     seed: int,
     progress: Progress | None = None,
     max_seconds: float | None = None,
+    first_game: int = 0,
 ) -> SimResult:
-    """Play `games` games with the named bot; dice and bot draw from generators seeded by `seed`. With
-    `max_seconds`, the second game is timed (the first may make the bot's tables) and a run that would take
-    longer is refused then (TooLarge, with the estimate)."""
-    dice_rng = random.Random(f"dicecup-sim-dice:{seed}")
-    bot = make_bot(strategy, random.Random(f"dicecup-sim-bot:{seed}"))
+    """Play games first_game .. first_game + games - 1 of the run of `seed` with the named bot; game g's dice
+    and the bot's draws in it come from generators seeded by (seed, g), so a game is the same whatever range
+    plays it (for a bot whose choices depend only on the game it plays). With `max_seconds`, the second game
+    is timed (the first may make the bot's tables) and a run that would take longer is refused then
+    (TooLarge, with the estimate)."""
+    dice_rng, bot_rng = random.Random(), random.Random()
+    bot = make_bot(strategy, bot_rng)
     rows: list[list[int]] = []
     awards: list[dict[str, int]] = []
     earned: list[dict[str, int]] = []
@@ -67,6 +70,8 @@ def simulate_engine(
     start = second = time.perf_counter()
     for g in range(games):
         events: dict[str, int] = {}
+        dice_rng.seed(f"dicecup-sim-dice:{seed}:{first_game + g}")
+        bot_rng.seed(f"dicecup-sim-bot:{seed}:{first_game + g}")  # in place: the bot holds this generator
         card, total = play_one(variant, bot, dice_rng, events)
         if g == 1 and max_seconds is not None and games > 2:  # the second game: the first made the bot's tables
             took = time.perf_counter() - second
@@ -113,4 +118,5 @@ def simulate_engine(
         event_ids=tuple(eids),
         event_names=tuple(enames),
         event_counts=events_at,
+        first_game=first_game,
     )

@@ -14,7 +14,7 @@ __all__ = ["SimResult", "bonus_columns", "card_row", "event_columns"]
 
 @frozen(eq=False)
 class SimResult:
-    """N finished solitaire games: row g of every array describes game g."""
+    """N finished solitaire games: row g of every array describes game `first_game + g` of the run."""
 
     variant: Variant
     strategy: str
@@ -32,6 +32,7 @@ class SimResult:
     event_ids: tuple[str, ...]
     event_names: tuple[str, ...]
     event_counts: np.ndarray  # int64 [N, events]: how many times each event happened in each game
+    first_game: int = 0  # row g is game first_game + g of the run (a run's range: `simulate(..., first_game=)`)
 
     @property
     def games(self) -> int:

@@ -1,33 +1,45 @@
-"""Summary statistics of a simulation: plain numpy over the per-game arrays.
+"""Summary statistics of a simulation, computed exactly from its tally (`tally.Tally`).
 
 Every figure here is what `dicecup simulate --json` prints; the definitions are
 the textbook ones (sample standard deviation, linear-interpolation percentiles,
-smallest most-frequent total as the mode) so they can be checked by hand.
-Exact counts (`scores`, each award's `per_game` and `times`) come from one
-np.unique or np.bincount over the whole array, never a Python loop over games,
-so they stay exact and quick at millions of games. An award's `times` are the
-counts the simulators recorded while playing (`SimResult.bonus_counts`), never
-inferred from its points. Events (`SimResult.event_counts`) are reported the same
-way: per game, the times the rules said it happened at a scoring.
+smallest most-frequent total as the mode) so they can be checked by hand. They
+are computed from exact integer counts, never from per-game arrays, so the
+figures of a run split over processes are those of the run played at once:
+means and rates are the exact sums over the games divided by their number
+(correctly rounded: numpy's mean of the same games, bit for bit, while the sums
+stay below 2**53), the standard deviation and error the correctly rounded square
+roots of the exact variances, the median and percentiles np.percentile's
+interpolation (its very float steps) between order statistics read from the
+counts. An award's `times` are the counts the simulators recorded while playing
+(`SimResult.bonus_counts`), never inferred from its points. Events
+(`SimResult.event_counts`) are reported the same way: per game, the times the
+rules said it happened at a scoring.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
 
 from .result import SimResult
+from .tally import Counts, Tally, counts_of, tally_of, times_of
 
 __all__ = [
     "PERCENTILES",
     "award_counts",
     "describe",
+    "describe_counts",
     "event_counts",
     "exact_counts",
     "histogram",
+    "histogram_counts",
     "nice_width",
+    "percentile",
+    "sqrt_ratio",
     "summarize",
 ]
 
@@ -47,33 +59,38 @@ def nice_width(span: int, target_bins: int) -> int:
         mag *= 10
 
 
-def histogram(values: np.ndarray, target_bins: int = 60) -> dict[str, Any]:
-    """Integer totals in equal bins aligned to multiples of a 'nice' width (see `nice_width`).
+def histogram_counts(counts: Counts, target_bins: int = 60) -> dict[str, Any]:
+    """Integer totals (as `Counts`) in equal bins aligned to multiples of a 'nice' width (see `nice_width`).
 
     Bin i holds the totals t with edges[i] <= t < edges[i + 1].
     """
-    lo, hi = int(values.min()), int(values.max())
+    lo, hi = counts[0][0], counts[-1][0]
     width = nice_width(hi - lo + 1, target_bins)
     start = (lo // width) * width
-    index = (values.astype(np.int64) - start) // width
-    counts = np.bincount(index, minlength=int(index.max()) + 1)
-    edges = [start + i * width for i in range(len(counts) + 1)]
-    return {"bin_width": width, "edges": edges, "counts": [int(c) for c in counts]}
+    bins = [0] * ((hi - start) // width + 1)
+    for value, n in counts:
+        bins[(value - start) // width] += n
+    edges = [start + i * width for i in range(len(bins) + 1)]
+    return {"bin_width": width, "edges": edges, "counts": bins}
 
 
-def _tally(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each distinct integer value, ascending, and how often it occurs (np.unique: any span, no loop over games)."""
-    return np.unique(np.asarray(values, dtype=np.int64), return_counts=True)
+def histogram(values: np.ndarray, target_bins: int = 60) -> dict[str, Any]:
+    """`histogram_counts` of per-game integer totals."""
+    return histogram_counts(counts_of(values), target_bins)
 
 
-def _as_json(distinct: np.ndarray, counts: np.ndarray) -> dict[str, int]:
-    """A tally as a JSON object: keys are text because JSON object keys are; order kept."""
-    return {str(v): c for v, c in zip(distinct.tolist(), counts.tolist(), strict=True)}
+def _as_json(counts: Counts) -> dict[str, int]:
+    """Counts as a JSON object: keys are text because JSON object keys are; ascending by value."""
+    return {str(v): c for v, c in counts}
+
+
+def _times_json(times: tuple[int, ...]) -> dict[str, int]:
+    return {str(k): c for k, c in enumerate(times)}
 
 
 def exact_counts(values: np.ndarray) -> dict[str, int]:
     """Every integer value that occurs -> how often, ascending by value (only values that occur)."""
-    return _as_json(*_tally(values))
+    return _as_json(counts_of(values))
 
 
 def award_counts(points: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
@@ -94,12 +111,15 @@ def award_counts(points: np.ndarray, counts: np.ndarray) -> dict[str, Any]:
     k = np.asarray(counts, dtype=np.int64)
     if p.shape != k.shape:
         raise ValueError(f"points and counts differ in shape: {p.shape} and {k.shape}")
-    if k.size and int(k.min()) < 0:
-        raise ValueError("an award cannot be earned a negative number of times")
-    times = np.bincount(k, minlength=1)
+    return {"per_game": _as_json(counts_of(p)), "times": _times_json(times_of(k, "an award"))}
+
+
+def _event_figures(times: tuple[int, ...]) -> dict[str, Any]:
+    n = sum(times)
     return {
-        "per_game": _as_json(*_tally(p)),
-        "times": {str(n): int(c) for n, c in enumerate(times.tolist())},
+        "mean": sum(k * c for k, c in enumerate(times)) / n if n else 0.0,
+        "rate": (n - times[0]) / n if n else 0.0,
+        "games": _times_json(times),
     }
 
 
@@ -110,81 +130,113 @@ def event_counts(counts: np.ndarray) -> dict[str, Any]:
     `games`: k -> the games where it happened exactly k times, for every k from 0 to
     the largest (a k no game had shows 0).
     """
-    k = np.asarray(counts, dtype=np.int64)
-    if k.size and int(k.min()) < 0:
-        raise ValueError("an event cannot happen a negative number of times")
-    tally = np.bincount(k, minlength=1)
+    return _event_figures(times_of(counts, "an event"))
+
+
+def sqrt_ratio(p: int, q: int) -> float:
+    """sqrt(p / q) for integers p >= 0, q > 0, correctly rounded to a float.
+
+    The integer square root of p / q scaled by 4**k (k chosen so the root has at least 59 bits),
+    with a sticky last bit when inexact, so that the one rounding to 53 bits is the final one.
+    """
+    if p < 0 or q <= 0:
+        raise ValueError(f"sqrt_ratio({p}, {q}): p must be >= 0 and q > 0")
+    if p == 0:
+        return 0.0
+    k = 60 + max(0, (q.bit_length() - p.bit_length()) // 2 + 1)
+    scaled = p << (2 * k)
+    root = math.isqrt(scaled // q)
+    if root * root * q != scaled:  # inexact: a last bit set below the root's 59+ bits keeps the rounding right
+        root, k = 2 * root + 1, k + 1
+    return root / (1 << k)
+
+
+def percentile(counts: Counts, q: float, cumulative: list[int] | None = None) -> float:
+    """The q-th percentile of the games' totals as np.percentile (linear) computes it, float step by float step:
+    rank h = (n - 1) * (q / 100), then between the order statistics a = x[floor h] and b = x[floor h + 1]
+    a + (b - a) * t for t = h - floor h < 0.5, else b - (b - a) * (1 - t)."""
+    cum = cumulative if cumulative is not None else list(accumulate(c for _, c in counts))
+    n = cum[-1]
+    h = (n - 1) * (q / 100)
+
+    def order(i: int) -> int:  # x[i] of the sorted totals
+        return counts[bisect_right(cum, i)][0]
+
+    if h >= n - 1:
+        return float(order(n - 1))
+    lo = math.floor(h)
+    t = h - lo
+    a, b = order(lo), order(lo + 1)
+    diff = float(b - a)
+    return float(b) - diff * (1 - t) if t >= 0.5 else float(a) + diff * t
+
+
+def describe_counts(counts: Counts) -> dict[str, Any]:
+    """Mean, sample sd, standard error, median, mode with its count and rate, min, max and percentiles of
+    integer totals given as `Counts` (see the module docstring for how each is computed)."""
+    if not counts:
+        raise ValueError("no values to describe")
+    cum = list(accumulate(c for _, c in counts))
+    n = cum[-1]
+    s1 = sum(v * c for v, c in counts)
+    s2 = sum(v * v * c for v, c in counts)
+    spread = n * s2 - s1 * s1  # n * (the sum of squared deviations from the mean): exact
+    mode, mode_count = max(counts, key=lambda vc: (vc[1], -vc[0]))  # the smallest of tied totals
+    mid = (n - 1) // 2
+    x_mid = counts[bisect_right(cum, mid)][0]
+    median = x_mid if n % 2 else (x_mid + counts[bisect_right(cum, mid + 1)][0]) / 2
     return {
-        "mean": float(k.mean()) if k.size else 0.0,
-        "rate": float((k > 0).mean()) if k.size else 0.0,
-        "games": {str(n): int(c) for n, c in enumerate(tally.tolist())},
+        "games": n,
+        "mean": s1 / n,
+        "sd": sqrt_ratio(spread, n * (n - 1)) if n > 1 else 0.0,
+        "se": sqrt_ratio(spread, n * n * (n - 1)) if n > 1 else 0.0,
+        "median": float(median),
+        "mode": mode,
+        "mode_count": mode_count,
+        "mode_rate": mode_count / n,
+        "min": counts[0][0],
+        "max": counts[-1][0],
+        "percentiles": {str(p): percentile(counts, p, cum) for p in PERCENTILES},
     }
 
 
 def describe(values: np.ndarray) -> dict[str, Any]:
-    """Mean, sample sd, standard error, median, mode with its count and rate, min, max and percentiles of integers."""
-    x = np.asarray(values, dtype=np.int64)
-    n = int(x.size)
-    if n == 0:
-        raise ValueError("no values to describe")
-    mean = float(x.mean())
-    sd = float(x.std(ddof=1)) if n > 1 else 0.0
-    lo = int(x.min())
-    distinct, counts = _tally(x)
-    top = int(np.argmax(counts))  # argmax: the first, so the smallest, of tied totals
-    return {
-        "games": n,
-        "mean": mean,
-        "sd": sd,
-        "se": sd / math.sqrt(n),
-        "median": float(np.median(x)),
-        "mode": int(distinct[top]),
-        "mode_count": int(counts[top]),
-        "mode_rate": int(counts[top]) / n,
-        "min": lo,
-        "max": int(x.max()),
-        "percentiles": {str(p): float(v) for p, v in zip(PERCENTILES, np.percentile(x, PERCENTILES), strict=False)},
-    }
+    """`describe_counts` of per-game integer totals."""
+    return describe_counts(counts_of(values))
 
 
-def summarize(result: SimResult, target_bins: int = 60) -> dict[str, Any]:
-    """Every figure of a simulation as a JSON-ready dict (see the CLI's `--json`).
+def summarize(run: SimResult | Tally, target_bins: int = 60) -> dict[str, Any]:
+    """Every figure of a simulation, from its tally (`tally_of(result)` for a result), as a JSON-ready dict
+    (see the CLI's `--json`).
 
-    Beyond `describe`: each box's mean and zero rate; each award id's rate
+    Beyond `describe_counts`: each box's mean and zero rate; each award id's rate
     (games whose points for it are nonzero), mean points and `award_counts`
     (its `times` from the recorded `bonus_counts`); each event's name and
     `event_counts` (mean per game, rate, games by times); the binned `histogram`; and
     `scores`, every final total that occurred -> its number of games (`exact_counts`).
     """
-    v = result.variant
+    t = run if isinstance(run, Tally) else tally_of(run)
+    n = t.games
     out: dict[str, Any] = {
-        "variant": v.id,
-        "options": dict(v.options.items()),
-        "strategy": result.strategy,
-        "seed": result.seed,
-        "method": result.method,
+        "variant": t.variant,
+        "options": dict(t.options),
+        "strategy": t.strategy,
+        "seed": t.seed,
+        "method": t.method,
     }
-    out.update(describe(result.totals))
-    out["boxes"] = {
-        box: {
-            "mean": float(result.boxes[:, i].mean()),
-            "zero_rate": float((result.boxes[:, i] == 0).mean()),
-        }
-        for i, box in enumerate(v.box_ids)
-    }
+    out.update(describe_counts(t.totals))
+    out["boxes"] = {box: {"mean": b.points / n, "zero_rate": b.zeros / n} for box, b in t.boxes}
     out["bonuses"] = {
         bid: {
-            "name": name,
-            "rate": float((result.bonus_points[:, j] != 0).mean()),
-            "mean_points": float(result.bonus_points[:, j].mean()),
-            **award_counts(result.bonus_points[:, j], result.bonus_counts[:, j]),
+            "name": a.name,
+            "rate": (n - dict(a.points).get(0, 0)) / n,
+            "mean_points": sum(p * c for p, c in a.points) / n,
+            "per_game": _as_json(a.points),
+            "times": _times_json(a.times),
         }
-        for j, (bid, name) in enumerate(zip(result.bonus_ids, result.bonus_names, strict=False))
+        for bid, a in t.bonuses
     }
-    out["events"] = {
-        eid: {"name": name, **event_counts(result.event_counts[:, j])}
-        for j, (eid, name) in enumerate(zip(result.event_ids, result.event_names, strict=True))
-    }
-    out["histogram"] = histogram(result.totals, target_bins)
-    out["scores"] = exact_counts(result.totals)
+    out["events"] = {eid: {"name": e.name, **_event_figures(e.times)} for eid, e in t.events}
+    out["histogram"] = histogram_counts(t.totals, target_bins)
+    out["scores"] = _as_json(t.totals)
     return out
