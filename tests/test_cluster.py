@@ -26,11 +26,13 @@ from dicecup.cluster import (
     ClusterStoreError,
     ClusterUnavailable,
     connect,
+    simulate_on_cluster,
 )
 from dicecup.cluster.connect import parse_address
 from dicecup.cluster.store import PROGRESS
 from dicecup.errors import DicecupError
 from dicecup.numeric.objective import parse_objective
+from dicecup.simulate import simulate, summarize
 from dicecup.solver import solve
 
 pytestmark = pytest.mark.slow
@@ -80,6 +82,27 @@ def test_float32_and_risk_tables_bit_identical(cluster, tmp_path):
     for kwargs in ({"precision": "float32"}, {"objective": parse_objective("risk:0.02")}):
         backend = ClusterBackend(cluster, tmp_path / str(len(kwargs)) / next(iter(kwargs)), block=64)
         assert _same(solve(variant, backend=backend, **kwargs).values, solve(variant, **kwargs).values)
+
+
+# ---------------------------------------------------------------------- simulation
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "greedy", "random", "risk:0.02"])
+def test_simulation_on_the_cluster_is_the_run_in_one_process(cluster, strategy):
+    """The same seed gives the same figures, every one of them, cut into ranges on two workers or not at all."""
+    variant = Engine().variant("yacht")
+    whole = summarize(simulate(variant, strategy, 3000, seed=11))
+    tally, report = simulate_on_cluster(cluster, variant, strategy, 3000, seed=11, games_per_range=700)
+    assert report.ranges == 5 and report.workers == 2
+    assert summarize(tally) == whole
+
+
+def test_simulation_figures_do_not_depend_on_the_number_of_workers(cluster):
+    variant = Engine().variant("yacht")
+    two, _ = simulate_on_cluster(cluster, variant, "greedy", 4000, seed=3, games_per_range=900)
+    with connect("local:1") as alone:
+        one, report = simulate_on_cluster(alone, variant, "greedy", 4000, seed=3, games_per_range=900)
+    assert report.workers == 1 and summarize(one) == summarize(two)
 
 
 # ---------------------------------------------------------------------- resuming
@@ -188,6 +211,18 @@ def test_store_refusals(cluster, tmp_path):
     assert (other / "notes.txt").read_text() == "mine"
 
 
+def test_a_store_the_disk_cannot_hold_is_refused_before_any_work(cluster, tmp_path, monkeypatch):
+    import dicecup.cluster.store as store_module
+
+    class Full:
+        f_bavail, f_frsize = 1, 4096
+
+    monkeypatch.setattr(store_module.os, "statvfs", lambda path: Full)
+    with pytest.raises(ClusterStoreError, match=r"the layers need 0\.00 GiB and the disk has 0\.00 GiB free"):
+        solve(Engine().variant("yacht"), backend=ClusterBackend(cluster, tmp_path / "store"))
+    assert not (tmp_path / "store" / PROGRESS).exists()
+
+
 @pytest.mark.parametrize(
     "address, message",
     [
@@ -238,6 +273,15 @@ def test_cli_solve_on_a_local_cluster(cli_env, tmp_path):
     assert not Path(out["cluster"]["store"]).exists()  # its own store is removed once the table is cached
     again = cli_run("solve", "-v", "yacht", "--cluster", "local:2")
     assert again.exit_code == 0 and "cluster: not used (the table was cached" in again.stdout
+
+
+def test_cli_simulate_on_a_local_cluster(cli_env):
+    args = ("simulate", "-v", "yacht", "-n", "2500", "--seed", "5", "--json", "-q")
+    got, alone = cli_run(*args, "--cluster", "local:2"), cli_run(*args)
+    assert got.exit_code == 0 and alone.exit_code == 0, got.output
+    out = json.loads(got.stdout)
+    cli_schema("simulate").validate(out)
+    assert out.pop("cluster")["workers"] == 2 and out == json.loads(alone.stdout)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, st
 from ..simulate import simulate as run_simulation
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
 from .base import BOTS, OptionOpt, QuietOpt, VariantOpt, app, console, fail, get_engine, load_variant
+from .clustering import ClusterOpt
 from .solving import load_solution, load_strong
 
 __all__ = ["simulate"]
@@ -236,6 +237,7 @@ def simulate(
             help="Refuse a run the game-by-game simulator would take longer than this for, by its second game.",
         ),
     ] = MAX_ENGINE_SECONDS,
+    cluster: ClusterOpt = None,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
@@ -263,13 +265,26 @@ def simulate(
             load_strong(v, quiet)  # parts solved and the correction fitted before the games (then cached)
         bar, advance = _progress(games, quiet)
         start = time.perf_counter()
+        report = None
+        result: Any  # a SimResult, or on a cluster the Tally of its ranges
         with bar:
-            result = run_simulation(
-                v, strategy, games, seed, method=method, progress=advance, engine=engine, max_seconds=max_seconds
-            )
+            if cluster is not None:
+                if method != "auto":
+                    raise DicecupError("--cluster plays each range as --method auto does: leave --method out")
+                from ..cluster import simulate_on_cluster
+
+                result, report = simulate_on_cluster(
+                    cluster, v, strategy, games, seed, progress=advance, max_seconds=max_seconds
+                )
+            else:
+                result = run_simulation(
+                    v, strategy, games, seed, method=method, progress=advance, engine=engine, max_seconds=max_seconds
+                )
         seconds = time.perf_counter() - start
         s = summarize(result)
         s["notes"] = list(v.solitaire_notes())
+        if report is not None:
+            s["cluster"] = report.as_json()
         if plot is not None:
             write_png(plot, s)
     except DicecupError as exc:
@@ -282,9 +297,10 @@ def simulate(
     if plot is not None:
         out.print(f"histogram written to {plot}")
     else:
-        from ..simulate.stats import histogram
+        from ..simulate.stats import histogram_counts
+        from ..simulate.tally import Tally, tally_of
 
-        coarse = histogram(result.totals, target_bins=24)
+        coarse = histogram_counts((result if isinstance(result, Tally) else tally_of(result)).totals, target_bins=24)
         out.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
         for line in terminal_histogram(coarse, s["games"]):
             out.print(line)

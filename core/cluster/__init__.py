@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .connect import Cluster, connect
 from .errors import ClusterError, ClusterInterrupted, ClusterStoreError, ClusterUnavailable
+from .simulate import SimulateReport, simulate_on_cluster
 from .solve import ClusterBackend, LayerReport, SolveReport
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "ClusterStoreError",
     "ClusterUnavailable",
     "LayerReport",
+    "SimulateReport",
     "SolveReport",
     "connect",
+    "simulate_on_cluster",
 ]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
 from .. import __version__
 from .errors import ClusterError, ClusterUnavailable
 
-__all__ = ["Cluster", "connect", "parse_address", "require_packages", "LOCAL_MAX_WORKERS", "CONNECT_SECONDS"]
+__all__ = ["Cluster", "connect", "parse_address", "reached", "require_packages", "LOCAL_MAX_WORKERS", "CONNECT_SECONDS"]
 
 LOCAL_MAX_WORKERS = 64
 """The most worker processes `local:N` starts (more would only share this machine's cores)."""
@@ -141,3 +143,13 @@ def connect(address: str, *, timeout: float = CONNECT_SECONDS, quiet: bool = Tru
             "install the same version on every worker"
         )
     return cluster
+
+
+@contextlib.contextmanager
+def reached(cluster: Cluster | str) -> Iterator[Cluster]:
+    """The cluster given, or the one at this address (`connect`), reached for the block and closed after it."""
+    if isinstance(cluster, Cluster):
+        yield cluster
+        return
+    with connect(cluster) as made:
+        yield made

@@ -3,12 +3,11 @@ of each on the workers, every chunk recorded in the store as it lands."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from attrs import define, field
 from ..numeric.objective import Objective
 from ..solver.dp import ContextRows, Terminal, check_finite, layer_arrays, slot_arrays, value_shape
 from ..solver.space import StateSpace
-from .connect import Cluster, connect, parse_address, require_packages
+from .connect import Cluster, parse_address, reached, require_packages
 from .errors import ClusterError, ClusterInterrupted
 from .store import LayerStore
 from .tasks import BlockDone, BlockJob, LayerJob, Statics, run_block
@@ -134,16 +133,8 @@ class ClusterBackend:
 
         if not jit.AVAILABLE:
             raise ClusterError("a cluster solve runs the compiled kernel, and numba is not installed here")
-        with self._connected() as cluster:
+        with reached(self.cluster) as cluster:
             return self._backward(cluster, space, terminal, on_states, dtype, objective, signature)
-
-    @contextlib.contextmanager
-    def _connected(self) -> Iterator[Cluster]:
-        if isinstance(self.cluster, Cluster):
-            yield self.cluster
-            return
-        with connect(self.cluster) as cluster:
-            yield cluster
 
     def _backward(
         self,

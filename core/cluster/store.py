@@ -88,6 +88,7 @@ class LayerStore:
                 raise ClusterStoreError(
                     f"{self.folder}: is not empty and holds no solve's record; give an empty or new folder"
                 )
+            self._check_space()
             self._record()
             return
         text = fileio.read_text(path, limit=PROGRESS_LIMIT, what="chunk store record")
@@ -112,6 +113,20 @@ class LayerStore:
             if not 0 <= k < len(self.sizes) or any(not 0 <= c < self.chunks(k) for c in chunks):
                 raise self._damaged(f"its record names a chunk of layer {k} that this solve does not have")
         self.done = done
+
+    def _check_space(self) -> None:
+        """Refuse a new store the disk cannot hold, with both sizes (before any work)."""
+        need = sum(self.sizes) * self.columns * self.dtype.itemsize
+        try:
+            fs = os.statvfs(self.folder)
+        except (OSError, AttributeError):
+            return
+        free = fs.f_bavail * fs.f_frsize
+        if need > free:
+            raise ClusterStoreError(
+                f"{self.folder}: the layers need {need / 2**30:.2f} GiB and the disk has {free / 2**30:.2f} GiB "
+                "free; free some space or give another store"
+            )
 
     def _open_arrays(self) -> None:
         import zarr
@@ -176,7 +191,13 @@ class LayerStore:
             "block": self.block,
             "done": {str(k): {str(c): d for c, d in sorted(v.items())} for k, v in sorted(self.done.items())},
         }
-        fileio.write_atomic(self.folder / PROGRESS, json.dumps(record))
+        try:
+            fileio.write_atomic(self.folder / PROGRESS, json.dumps(record))
+        except OSError as exc:
+            raise ClusterStoreError(
+                f"{self.folder}: cannot write the record of finished chunks ({exc.strerror or exc}); the chunks "
+                "written so far are kept, but run again only once the store can be written"
+            ) from None
 
     def write(self, filled: int, values: np.ndarray) -> None:
         """Write a whole layer from this process (the full cards' values), chunk by chunk, each recorded."""
