@@ -203,10 +203,11 @@ if AVAILABLE:
                         after[i, j] = values[x]
 
     @numba.njit(cache=True, parallel=True)
-    def _outcomes(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count):
+    def _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors):
         """Per state i of a chunk: acc[i, o], the probability that its turn ends in outcome o of its context
         (a box, a successor slot, the points), starting from roll distribution mass0 at decision stage0, and
-        count[i] how many outcomes it reaches. kept_of[roll, mask]: the row of the dice a keep mask keeps.
+        count[i] how many outcomes it reaches. kept_of[roll, mask]: the row of the dice a keep mask keeps;
+        errors[2] counts the moves met that score no box (no legal box the solver could value).
         W states side by side (lanes): the kept dice's mass spreads over the rerolled dice for all at once,
         each lane's sums taken in the order one state alone takes them."""
         n = ctx_of.shape[0]
@@ -217,6 +218,7 @@ if AVAILABLE:
         inv = 1.0 / faces
         width = acc.shape[1]
         low = flag - 1
+        nb = oid.shape[2]
         for t in numba.prange((n + W - 1) // W):
             m = np.zeros((n_rows, W))
             keep = np.zeros((n_rows, W))
@@ -242,7 +244,10 @@ if AVAILABLE:
                             keep[kept_of[r, x], w] += p
                             any_keep = True
                             continue
-                        acc[i0 + w, oid[ctx_of[i0 + w], f1, x & low, r]] += p  # a legal box (`best_moves`)
+                        if (x & flag) == 0 or (x & low) >= nb:
+                            errors[2] += 1
+                            continue
+                        acc[i0 + w, oid[ctx_of[i0 + w], f1, x & low, r]] += p
                 if not any_keep:
                     break
                 for lev in range(d.dice):  # the kept dice's mass spreads over each rerolled die in turn
@@ -297,6 +302,24 @@ if AVAILABLE:
                 wlo[i], wln[i] = 0, 1
             else:
                 wlo[i], wln[i] = a, z - a + 1
+
+    @numba.njit(cache=True, parallel=True)
+    def _successors_of(acc, ctx_of, out_box, out_slot, kmax, succ, nxt):
+        """nxt[i, o]: the value slot outcome o of state i leads to, where its probability acc[i, o] > 0 (else -1)."""
+        for i in numba.prange(acc.shape[0]):
+            c = ctx_of[i]
+            for o in range(acc.shape[1]):
+                nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]] if acc[i, o] != 0.0 else -1
+
+    def _outcomes(moves, flag, rolls, ctx_of, oid, out_box, out_slot, kmax, kept_of, d, stage0, mass0, succ, acc, nxt):
+        """acc[i, o], the probability that state i's turn ends in outcome o of its context (`_propagate`), and
+        nxt[i, o] the value slot it leads to (where acc > 0, else -1): the outcomes as `win` reads them."""
+        errors = np.zeros(3, dtype=np.int64)
+        count = np.empty(len(ctx_of), dtype=np.int64)
+        _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors)
+        if errors[2]:
+            raise DicecupError("internal error: a roll with no legal box the solver can value")
+        _successors_of(acc, ctx_of, out_box, out_slot, kmax, succ, nxt)
 
     @numba.njit(cache=True, parallel=True)
     def _convolve(start, prob, nxt, pts, lo, ln, off, vec, wlo, wln, woff, out):
@@ -369,12 +392,14 @@ def best_moves(
     progs: np.ndarray,
     after: np.ndarray,
     contexts: tuple[np.ndarray, Any, np.ndarray] | None = None,
+    check: bool = True,
 ) -> tuple[np.ndarray, int]:
     """The best-move rows of states (codes, progs) as `bot:optimal` plays them ([states, rolls, decisions]: a
     keep as a mask of the sorted dice, or flag | box) and the flag: `optimal.fill_rows`, given each state's
     successor values `after` (`Solution.successors`), so the policy and its tie rules are written once.
     `contexts`: the states' score tables where the caller has them already (`optimal.fill_rows_of`'s
-    context of each state, `jit.ScoreArrays`, first roll scoring alike), instead of building them again."""
+    context of each state, `jit.ScoreArrays`, first roll scoring alike), instead of building them again.
+    `check`: refuse a row with no legal box the solver can value (the propagation checks the moves it plays)."""
     from .jit import move_flag
     from .optimal import fill_rows, fill_rows_of
 
@@ -390,7 +415,7 @@ def best_moves(
     else:
         fill_rows_of(solution, codes, progs, contexts[0], contexts[1], contexts[2], at, moves, flag, after)
     invalid = flag | (flag - 1)
-    if (moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any():
+    if check and ((moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any()):
         raise DicecupError("internal error: a roll with no legal box the solver can value")
     return moves, flag
 
@@ -511,7 +536,7 @@ class _Pass:
         wlo = np.zeros(n, dtype=np.int64)
         wln = np.zeros(n, dtype=np.int64)
         parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        errors = np.zeros(2, dtype=np.int64)
+        errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
         for a in range(0, n, CHUNK):
             part = slice(a, min(n, a + CHUNK))
@@ -522,13 +547,26 @@ class _Pass:
             _successor_slots(
                 c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after
             )
-            moves, flag = best_moves(sol, c, p, after, (cx, tables.scores, tables.same))
+            moves, flag = best_moves(sol, c, p, after, (cx, tables.scores, tables.same), check=False)
             del after
             acc = np.empty((m, width))
             count = np.empty(m, dtype=np.int64)
-            _outcomes(
-                moves, flag, sol.variant.rolls, cx, tables.oid, self.kept, graph.arrays, stage0, mass0, acc, count
+            _propagate(
+                moves,
+                flag,
+                sol.variant.rolls,
+                cx,
+                tables.oid,
+                self.kept,
+                graph.arrays,
+                stage0,
+                mass0,
+                acc,
+                count,
+                errors,
             )
+            if errors[2]:
+                raise DicecupError("internal error: a roll with no legal box the solver can value")
             del moves
             start = np.zeros(m + 1, dtype=np.int64)  # the outcomes a state's turn can end in, kept compactly
             np.cumsum(count, out=start[1:])

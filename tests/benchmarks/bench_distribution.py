@@ -44,7 +44,7 @@ def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
 
     wrap(jit, "fill_moves", "best moves (jit.fill_moves)")
     wrap(dist_mod, "_successor_slots", "successor slots")
-    wrap(dist_mod, "_outcomes", "turn propagation")
+    wrap(dist_mod, "_propagate", "turn propagation")
     wrap(dist_mod, "_compact", "compaction and windows")
     wrap(dist_mod, "_convolve", "convolution")
     layer = dist_mod._Pass.layer
