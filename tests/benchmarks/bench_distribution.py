@@ -6,7 +6,7 @@ Per variant: a warm-up of each (numba's caches loaded), then `runs` pairs of a f
 (`solve(variant)`) and a distribution from the start (`distribution(solution)`), alternating; medians of
 each and the median of the pairwise ratios (target: distribution / solve <= 2). Then one more distribution
 with its phases timed: the best-move rows (`jit.fill_moves`, the simulator's policy kernel, which the
-distribution reuses as it is), the successor slots, the turn propagation, the windows and the convolution;
+distribution reuses as it is), the successor slots, the turn propagation, the outcomes compacted with their windows and the convolution;
 and the memory its score vectors took against the refusal's estimate.
 """
 
