@@ -43,6 +43,7 @@ from attrs import field, frozen
 from ..errors import DicecupError
 from ..language.model import Card, Variant
 from ..numeric import compiled
+from ..numeric.turn import W
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
@@ -55,6 +56,7 @@ __all__ = [
     "check_variant",
     "distribution",
     "estimate_bytes",
+    "layer_bytes",
     "points_column",
 ]
 
@@ -201,80 +203,100 @@ if AVAILABLE:
                         after[i, j] = values[x]
 
     @numba.njit(cache=True, parallel=True)
-    def _outcomes(moves, flag, rolls, ctx_of, oid, out_box, out_slot, kmax, kept_of, d, stage0, mass0, succ, acc, nxt):
+    def _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors):
         """Per state i of a chunk: acc[i, o], the probability that its turn ends in outcome o of its context
         (a box, a successor slot, the points), starting from roll distribution mass0 at decision stage0, and
-        nxt[i, o] the value slot of the state it leads to (where acc > 0). kept_of[roll, mask]: the row of the
-        dice a keep mask keeps."""
+        count[i] how many outcomes it reaches. kept_of[roll, mask]: the row of the dice a keep mask keeps;
+        errors[2] counts the moves met that score no box (no legal box the solver could value).
+        W states side by side (lanes): the kept dice's mass spreads over the rerolled dice for all at once,
+        each lane's sums taken in the order one state alone takes them."""
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         n_rows = d.add_edges.shape[0]
-        faces = d.faces
+        faces, levels, add_edges = d.faces, d.levels, d.add_edges
         inv = 1.0 / faces
         width = acc.shape[1]
-        for t in numba.prange((n + BLOCK - 1) // BLOCK):
-            m = np.zeros(n_rows)
-            keep = np.zeros(n_rows)
-            for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
-                c = ctx_of[i]
-                for r in range(n_rolls):
-                    m[lo_roll + r] = mass0[r]
+        low = flag - 1
+        nb = oid.shape[2]
+        for t in numba.prange((n + W - 1) // W):
+            m = np.zeros((n_rows, W))
+            keep = np.zeros((n_rows, W))
+            i0 = t * W
+            block = min(W, n - i0)
+            for w in range(block):
                 for o in range(width):
-                    acc[i, o] = 0.0
-                for stage in range(stage0, rolls):
-                    f1 = 1 if stage == 0 else 0
-                    any_keep = False
-                    for r in range(n_rolls):
-                        p = m[lo_roll + r]
+                    acc[i0 + w, o] = 0.0
+                for r in range(n_rolls):
+                    m[lo_roll + r, w] = mass0[r]
+            for stage in range(stage0, rolls):
+                f1 = 1 if stage == 0 else 0
+                any_keep = False
+                last = stage == rolls - 1
+                for r in range(n_rolls):
+                    for w in range(block):
+                        p = m[lo_roll + r, w]
                         if p == 0.0:
                             continue
-                        m[lo_roll + r] = 0.0
-                        x = np.int64(moves[i, r, stage])
-                        if (x & flag) == 0 and stage < rolls - 1:
-                            keep[kept_of[r, x]] += p
+                        m[lo_roll + r, w] = 0.0
+                        x = np.int64(moves[i0 + w, r, stage])
+                        if (x & flag) == 0 and not last:
+                            keep[kept_of[r, x], w] += p
                             any_keep = True
                             continue
-                        acc[i, oid[c, f1, x & (flag - 1), r]] += p  # every box is a legal one (`_check_moves`)
-                    if not any_keep:
-                        break
-                    for lev in range(d.dice):  # the kept dice's mass spreads over each rerolled die in turn
-                        for row in range(d.levels[lev], d.levels[lev + 1]):
-                            p = keep[row]
-                            if p == 0.0:
-                                continue
-                            keep[row] = 0.0
-                            q = p * inv
-                            for fc in range(faces):
-                                to = d.add_edges[row, fc]
-                                if to >= lo_roll:
-                                    m[to] += q
-                                else:
-                                    keep[to] += q
-                    for r in range(lo_roll, lo_roll + n_rolls):  # a keep of every die (rerolling none) stays
-                        if keep[r] != 0.0:
-                            m[r] += keep[r]
-                            keep[r] = 0.0
+                        if (x & flag) == 0 or (x & low) >= nb:
+                            errors[2] += 1
+                            continue
+                        acc[i0 + w, oid[ctx_of[i0 + w], f1, x & low, r]] += p
+                if not any_keep:
+                    break
+                for lev in range(d.dice):  # the kept dice's mass spreads over each rerolled die in turn
+                    for row in range(levels[lev], levels[lev + 1]):
+                        for w in range(W):
+                            keep[row, w] *= inv
+                        for fc in range(faces):
+                            to = add_edges[row, fc]
+                            if to >= lo_roll:
+                                for w in range(W):
+                                    m[to, w] += keep[row, w]
+                            else:
+                                for w in range(W):
+                                    keep[to, w] += keep[row, w]
+                        for w in range(W):
+                            keep[row, w] = 0.0
+                for r in range(lo_roll, lo_roll + n_rolls):  # a keep of every die (rerolling none) stays
+                    for w in range(W):
+                        m[r, w] += keep[r, w]
+                        keep[r, w] = 0.0
+            for w in range(block):
+                k = 0
                 for o in range(width):
-                    nxt[i, o] = -1
-                    if acc[i, o] != 0.0:
-                        nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]]
+                    k += acc[i0 + w, o] != 0.0
+                count[i0 + w] = k
 
     @numba.njit(cache=True, parallel=True)
-    def _windows(start, nxt, pts, lo, ln, wlo, wln, errors):
-        """The window [wlo, wlo + wln) of remaining points each state's outcomes reach (state i's outcomes:
-        entries start[i] .. start[i + 1] - 1 of nxt, their successors' value slots, and pts, their points)."""
+    def _compact(acc, ctx_of, out_box, out_slot, out_pts, kmax, succ, start, lo, ln, prob, nxt, pts, wlo, wln, errors):
+        """The outcomes each state reaches (acc > 0), compactly: state i's are entries start[i] ..
+        start[i + 1] - 1 of prob, nxt (their successors' value slots) and pts (their points); and the
+        window [wlo, wlo + wln) of remaining points they reach (lo, ln: the successors' windows)."""
         size = lo.shape[0] - 1
-        for i in numba.prange(start.shape[0] - 1):
+        for i in numba.prange(acc.shape[0]):
+            c = ctx_of[i]
+            j = start[i]
             a = np.int64(2**62)
             z = -np.int64(2**62)
-            for o in range(start[i], start[i + 1]):
-                s = nxt[o]
+            for o in range(acc.shape[1]):
+                p = acc[i, o]
+                if p == 0.0:
+                    continue
+                s = succ[i, out_box[c, o] * kmax + out_slot[c, o]]
+                prob[j], nxt[j], pts[j] = p, s, out_pts[c, o]
+                j += 1
                 if s < 0 or s >= size or ln[s] <= 0:
                     errors[0] += 1
                     continue
-                a = min(a, pts[o] + lo[s])
-                z = max(z, pts[o] + lo[s] + ln[s] - 1)
+                a = min(a, out_pts[c, o] + lo[s])
+                z = max(z, out_pts[c, o] + lo[s] + ln[s] - 1)
             if z < a:
                 errors[1] += 1
                 wlo[i], wln[i] = 0, 1
@@ -282,10 +304,32 @@ if AVAILABLE:
                 wlo[i], wln[i] = a, z - a + 1
 
     @numba.njit(cache=True, parallel=True)
-    def _convolve(start, prob, nxt, pts, lo, ln, off, vec, wlo, woff, out):
-        """out[woff[i] + j] = P(remaining points = wlo[i] + j): each outcome's successor vector, shifted by its
-        points and weighted by its probability, summed."""
+    def _successors_of(acc, ctx_of, out_box, out_slot, kmax, succ, nxt):
+        """nxt[i, o]: the value slot outcome o of state i leads to, where its probability acc[i, o] > 0 (else -1)."""
+        for i in numba.prange(acc.shape[0]):
+            c = ctx_of[i]
+            for o in range(acc.shape[1]):
+                nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]] if acc[i, o] != 0.0 else -1
+
+    def _outcomes(moves, flag, rolls, ctx_of, oid, out_box, out_slot, kmax, kept_of, d, stage0, mass0, succ, acc, nxt):
+        """acc[i, o], the probability that state i's turn ends in outcome o of its context (`_propagate`), and
+        nxt[i, o] the value slot it leads to (where acc > 0, else -1): the outcomes as `win` reads them."""
+        errors = np.zeros(3, dtype=np.int64)
+        count = np.empty(len(ctx_of), dtype=np.int64)
+        _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors)
+        if errors[2]:
+            raise DicecupError("internal error: a roll with no legal box the solver can value")
+        _successors_of(acc, ctx_of, out_box, out_slot, kmax, succ, nxt)
+
+    @numba.njit(cache=True, parallel=True)
+    def _convolve(start, prob, nxt, pts, lo, ln, off, vec, wlo, wln, woff, out):
+        """out[woff[i] + j] = P(remaining points = wlo[i] + j), j < wln[i]: each outcome's successor vector,
+        shifted by its points and weighted by its probability, summed (the window zeroed first: `out` is
+        reused from layer to layer, its pages faulted in once)."""
         for i in numba.prange(start.shape[0] - 1):
+            window = out[woff[i] : woff[i] + wln[i]]
+            for j in range(wln[i]):
+                window[j] = 0.0
             base = woff[i] - wlo[i]
             for o in range(start[i], start[i + 1]):
                 s = nxt[o]
@@ -333,18 +377,31 @@ class _Tables:
             sl = u >> 42
             self.out_box[i, : len(u)], self.out_slot[i, : len(u)] = sl // k, sl % k
             self.out_pts[i, : len(u)] = (u & ((1 << 42) - 1)) - (1 << 41)
+        from .jit import score_arrays
+
+        self.scores = score_arrays(self.points, self.slots)
 
     def dense(self, solution: Solution, codes: np.ndarray) -> np.ndarray:
         """The dense context number of each class code."""
         return np.searchsorted(self.uctx, solution.model.context_of(codes)).astype(np.int64)
 
 
-def best_moves(solution: Solution, codes: np.ndarray, progs: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, int]:
+def best_moves(
+    solution: Solution,
+    codes: np.ndarray,
+    progs: np.ndarray,
+    after: np.ndarray,
+    contexts: tuple[np.ndarray, Any, np.ndarray] | None = None,
+    check: bool = True,
+) -> tuple[np.ndarray, int]:
     """The best-move rows of states (codes, progs) as `bot:optimal` plays them ([states, rolls, decisions]: a
     keep as a mask of the sorted dice, or flag | box) and the flag: `optimal.fill_rows`, given each state's
-    successor values `after` (`Solution.successors`), so the policy and its tie rules are written once."""
+    successor values `after` (`Solution.successors`), so the policy and its tie rules are written once.
+    `contexts`: the states' score tables where the caller has them already (`optimal.fill_rows_of`'s
+    context of each state, `jit.ScoreArrays`, first roll scoring alike), instead of building them again.
+    `check`: refuse a row with no legal box the solver can value (the propagation checks the moves it plays)."""
     from .jit import move_flag
-    from .optimal import fill_rows
+    from .optimal import fill_rows, fill_rows_of
 
     v = solution.variant
     fit = move_flag(v.dice, len(v.box_ids))
@@ -352,9 +409,13 @@ def best_moves(solution: Solution, codes: np.ndarray, progs: np.ndarray, after: 
         raise DicecupError(f"{v.id}: too many dice or boxes for the compiled policy")
     dtype, flag = fit
     moves: np.ndarray = np.empty((len(codes), solution.graph.n_rolls, v.rolls), dtype=dtype)
-    fill_rows(solution, codes, progs, np.arange(len(codes), dtype=np.int64), moves, flag, after)
+    at = np.arange(len(codes), dtype=np.int64)
+    if contexts is None:
+        fill_rows(solution, codes, progs, at, moves, flag, after)
+    else:
+        fill_rows_of(solution, codes, progs, contexts[0], contexts[1], contexts[2], at, moves, flag, after)
     invalid = flag | (flag - 1)
-    if (moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any():
+    if check and ((moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any()):
         raise DicecupError("internal error: a roll with no legal box the solver can value")
     return moves, flag
 
@@ -392,9 +453,9 @@ def _layers_from(solution: Solution, mask: int = 0) -> Layers:
     return solution.layer_states(mask)
 
 
-def estimate_bytes(solution: Solution, layers: Layers | None = None) -> int:
-    """An upper bound on the memory the score vectors of the two largest neighbouring layers take (each
-    state's window at most the spread of what its open boxes and the end bonuses can still give)."""
+def layer_bytes(solution: Solution, layers: Layers | None = None) -> list[int]:
+    """Per layer, an upper bound on the memory its score vectors take (each state's window at most the spread
+    of what its open boxes and the end bonuses can still give)."""
     layers = _layers_from(solution) if layers is None else layers
     nb = solution.index.nb
     lo, hi = _box_ranges(solution)
@@ -405,19 +466,31 @@ def estimate_bytes(solution: Solution, layers: Layers | None = None) -> int:
         open_ = ((codes[:, None] >> np.arange(nb)) & 1) == 0
         width = (open_ * spread[None, :]).sum(axis=1) + (np.max(ends) - np.min(ends) if len(ends) else 0) + 1
         per_layer.append(int(width.sum()) * 8)
+    return per_layer
+
+
+def estimate_bytes(solution: Solution, layers: Layers | None = None) -> int:
+    """An upper bound on the memory the score vectors of the two largest neighbouring layers take."""
+    return _pairs(layer_bytes(solution, layers))
+
+
+def _pairs(per_layer: list[int]) -> int:
+    """The most two neighbouring layers take."""
     return max((a + b for a, b in zip(per_layer, per_layer[1:], strict=False)), default=per_layer[0])
 
 
 class _Pass:
     """The backward pass's running state: the score vectors of the last layer done, addressed by value slot."""
 
-    def __init__(self, solution: Solution, codes: np.ndarray) -> None:
+    def __init__(self, solution: Solution, codes: np.ndarray, room: int = 0) -> None:
         self.solution = solution
+        self.room = room  # the most entries a layer's vectors can take (`layer_bytes`): what a buffer is made for
         size = solution.index.size
         self.lo = np.zeros(size + 1, dtype=np.int64)
         self.ln = np.zeros(size + 1, dtype=np.int64)  # 0: no vector (not in the layer after)
         self.off = np.zeros(size + 1, dtype=np.int64)
         self.vec = np.zeros(0)
+        self.spare: np.ndarray | None = None  # the vectors' other buffer, reused (`_buffer`)
         space = solution.space
         k = space.slot_width
         self.slot_add = np.zeros((space.nb, k), dtype=np.int64)
@@ -463,7 +536,7 @@ class _Pass:
         wlo = np.zeros(n, dtype=np.int64)
         wln = np.zeros(n, dtype=np.int64)
         parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        errors = np.zeros(2, dtype=np.int64)
+        errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
         for a in range(0, n, CHUNK):
             part = slice(a, min(n, a + CHUNK))
@@ -474,34 +547,63 @@ class _Pass:
             _successor_slots(
                 c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after
             )
-            moves, flag = best_moves(sol, c, p, after)
+            moves, flag = best_moves(sol, c, p, after, (cx, tables.scores, tables.same), check=False)
+            del after
             acc = np.empty((m, width))
-            nxt = np.empty((m, width), dtype=np.int64)
-            _outcomes(
-                moves, flag, sol.variant.rolls, cx, tables.oid, tables.out_box, tables.out_slot, kmax, self.kept,
-                graph.arrays, stage0, mass0, succ, acc, nxt,
+            count = np.empty(m, dtype=np.int64)
+            _propagate(
+                moves,
+                flag,
+                sol.variant.rolls,
+                cx,
+                tables.oid,
+                self.kept,
+                graph.arrays,
+                stage0,
+                mass0,
+                acc,
+                count,
+                errors,
+            )
+            if errors[2]:
+                raise DicecupError("internal error: a roll with no legal box the solver can value")
+            del moves
+            start = np.zeros(m + 1, dtype=np.int64)  # the outcomes a state's turn can end in, kept compactly
+            np.cumsum(count, out=start[1:])
+            total = int(start[-1])
+            prob, nxt, pts = np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+            _compact(
+                acc, cx, tables.out_box, tables.out_slot, tables.out_pts, kmax, succ, start, self.lo, self.ln,
+                prob, nxt, pts, wlo[part], wln[part], errors,
             )  # fmt: skip
-            del moves, succ, after
-            hit = acc > 0  # the outcomes a state's turn can end in, kept compactly (rows of a few dozen)
-            start = np.concatenate([[0], np.cumsum(hit.sum(axis=1))]).astype(np.int64)
-            pts = tables.out_pts[cx][hit]
-            prob, nxt = acc[hit], nxt[hit]
-            _windows(start, nxt, pts, self.lo, self.ln, wlo[part], wln[part], errors)
             if errors.any():
                 raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
             parts.append((a, start, prob, nxt, pts))
-        woff = np.concatenate([[0], np.cumsum(wln)[:-1]]).astype(np.int64)
-        out = np.zeros(int(wln.sum()))
+        woff = np.zeros(n, dtype=np.int64)
+        np.cumsum(wln[:-1], out=woff[1:])
+        out = self._buffer(int(wln.sum()))
         for a, start, prob, nxt, pts in parts:
             part = slice(a, a + len(start) - 1)
-            _convolve(start, prob, nxt, pts, self.lo, self.ln, self.off, self.vec, wlo[part], woff[part], out)
+            _convolve(
+                start, prob, nxt, pts, self.lo, self.ln, self.off, self.vec, wlo[part], wln[part], woff[part], out
+            )
         return wlo, wln, woff, out
+
+    def _buffer(self, size: int) -> np.ndarray:
+        """Room for a layer's vectors: the buffer the layer before last used (its pages already faulted in, so
+        a layer costs no page faults where it fits), else a new one."""
+        spare = self.spare
+        if spare is None or spare.size < size:
+            spare = np.empty(max(size, self.room))  # pages are only taken as they are written
+        self.spare = None
+        return spare[:size]
 
     def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray) -> None:
         """Replace the vectors by those of a whole layer (its states' remaining points)."""
         wlo, wln, woff, out = self.turn(codes, progs)
         self.ln[:] = 0
         self.lo[index], self.ln[index], self.off[index] = wlo, wln, woff
+        self.spare = self.vec.base if self.vec.base is not None else self.vec
         self.vec = out
 
 
@@ -545,13 +647,14 @@ def distribution(
         mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0
     mask = int(code) & ix.full
     layers = _layers_from(solution, mask)
-    need = estimate_bytes(solution, layers)
+    per_layer = layer_bytes(solution, layers)
+    need = _pairs(per_layer)
     if need > max_bytes:
         raise DicecupError(
             f"{v.id}: the score distributions of two neighbouring layers could take up to {need / 2**30:.1f} GiB, "
             f"above the limit of {max_bytes / 2**30:.1f} GiB"
         )
-    run = _Pass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]))
+    run = _Pass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]), max(per_layer) // 8)
     run.terminal(layers[-1][2])
     for k in range(len(layers) - 2, filled, -1):
         codes, progs, index = layers[k]

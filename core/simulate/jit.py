@@ -355,26 +355,27 @@ if AVAILABLE:
                 best_box[w, f, r] = arg[r]
 
     @numba.njit(cache=True, nogil=True)
-    def _choose(stage, f1, r, keeps, now, best_box, order, top, pick, block):
+    def _choose(stage, f1, r, keeps, now, tops, order, pick, block):
         """The move of each of a block's states (lanes) with roll r on the table at decision `stage`: the first
         of the roll's proper keeps (`DiceGraph.keep_order`, the game's order) within TIE of the best, taken
-        when better than scoring by more than TIE (pick[w] = its position; -1: score best_box[w, f1, r])."""
+        when better than scoring by more than TIE (pick[w] = its position; -1: score the best box). The best
+        keep's value comes with the turn recursion (tops[r, w]: the best proper keep it folds), so only the
+        rolls where some state keeps are scanned, once, backward (the earliest within TIE stays)."""
+        want = False
+        for w in range(W):
+            pick[w] = -1
+        for w in range(block):
+            want |= tops[r, w] > now[f1, r, w] + TIE
+        if not want:
+            return
         ko = keeps[stage]
         rows_k, n_k = order
-        for w in range(W):
-            top[w] = -np.inf
-            pick[w] = -1
-        n = n_k[r]
-        for j in range(n):  # the best keep: one pass over the keeps, all lanes at once
+        for j in range(n_k[r] - 1, -1, -1):
             kr = rows_k[r, j]
             for w in range(W):
-                top[w] = max(top[w], ko[kr, w])
-        for j in range(n - 1, -1, -1):  # the first within TIE of it: a backward pass keeps the earliest
-            kr = rows_k[r, j]
-            for w in range(W):
-                pick[w] = j if ko[kr, w] >= top[w] - TIE else pick[w]
+                pick[w] = j if ko[kr, w] >= tops[r, w] - TIE else pick[w]
         for w in range(block):
-            if not top[w] > now[f1, r, w] + TIE:
+            if not tops[r, w] > now[f1, r, w] + TIE:
                 pick[w] = -1
 
     @numba.njit(cache=True, parallel=True)
@@ -393,18 +394,21 @@ if AVAILABLE:
         invalid = flag | (flag - 1)
         rows_k, n_k, masks_k = order
         for task in numba.prange((n_states + W - 1) // W):
-            now = np.zeros((2, n_rolls, W))  # W states' tables side by side: the turn recursion runs over them
+            # W states' tables side by side: the turn recursion runs over them; row 2, never scored from, makes
+            # the recursion's roll values with a turn's rolls left (`turn_block`'s levels_out) its best keeps'
+            now = np.full((3, n_rolls, W), -np.inf)
+            now[:2] = 0.0
             best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
             row_now = np.empty(n_rolls)
             row_arg = np.empty(n_rolls, dtype=np.int64)
             keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
+            tops = np.empty((rolls, n_rolls, W))  # tops[left]: each roll's best proper keep with `left` rolls left
             val = np.empty((n_rolls, W))
             keep = np.empty((n_rows, W))
             best = np.empty((n_rows, W))
             rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
             rows_of[rolls - 1] = 1
-            no_levels = np.empty((0, n_rolls, W))
-            top = np.empty(W)
+            no_score = np.full(rolls, 2, dtype=np.int64)
             pick = np.empty(W, dtype=np.int64)
             k0 = task * W
             block = min(W, n_states - k0)
@@ -418,19 +422,24 @@ if AVAILABLE:
                         for w in range(W):
                             x = now[f, r, w]
                             now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
-            turn_block(now, rows_of, rows_of, d, val, keep, best, keeps, no_levels)
-            if theta != 0.0:
+            turn_block(now, rows_of, no_score, d, val, keep, best, keeps, tops)
+            if theta != 0.0:  # back to certainty equivalents (a monotone map: the same keep stays the best)
                 now[:] = points
                 for i in range(keeps.shape[0]):
                     for kr in range(keeps.shape[1]):
                         for w in range(W):
                             x = keeps[i, kr, w]
                             keeps[i, kr, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+                for i in range(1, rolls):
+                    for r in range(n_rolls):
+                        for w in range(W):
+                            x = tops[i, r, w]
+                            tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
             for stage in range(rolls):
                 f1 = 1 if stage == 0 else 0
                 for r in range(n_rolls):
                     if stage < rolls - 1:
-                        _choose(stage, f1, r, keeps, now, best_box, (rows_k, n_k), top, pick, block)
+                        _choose(stage, f1, r, keeps, now, tops[rolls - 1 - stage], (rows_k, n_k), pick, block)
                     for w in range(block):
                         row = rows[k0 + w]
                         if stage < rolls - 1 and pick[w] >= 0:

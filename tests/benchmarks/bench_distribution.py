@@ -6,7 +6,7 @@ Per variant: a warm-up of each (numba's caches loaded), then `runs` pairs of a f
 (`solve(variant)`) and a distribution from the start (`distribution(solution)`), alternating; medians of
 each and the median of the pairwise ratios (target: distribution / solve <= 2). Then one more distribution
 with its phases timed: the best-move rows (`jit.fill_moves`, the simulator's policy kernel, which the
-distribution reuses as it is), the successor slots, the turn propagation, the windows and the convolution;
+distribution reuses as it is), the successor slots, the turn propagation, the outcomes compacted with their windows and the convolution;
 and the memory its score vectors took against the refusal's estimate.
 """
 
@@ -44,8 +44,8 @@ def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
 
     wrap(jit, "fill_moves", "best moves (jit.fill_moves)")
     wrap(dist_mod, "_successor_slots", "successor slots")
-    wrap(dist_mod, "_outcomes", "turn propagation")
-    wrap(dist_mod, "_windows", "windows")
+    wrap(dist_mod, "_propagate", "turn propagation")
+    wrap(dist_mod, "_compact", "compaction and windows")
     wrap(dist_mod, "_convolve", "convolution")
     layer = dist_mod._Pass.layer
 
