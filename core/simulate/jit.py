@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 TIE = 1e-9
-GROUP = 64  # games a thread of `play_games` plays in step: their table look-ups are in flight together
+GROUP = 128  # games a thread of `play_games` plays in step: their table look-ups are in flight together
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
 
@@ -139,7 +139,9 @@ AVAILABLE = compiled.AVAILABLE and compiled.NUMBA
 if AVAILABLE:
     numba = compiled.numba_module()
     turn_block = turn.jitted()
-    state_slot = lookup.jitted()
+    # the state coding's compiled look-up, inlined (numba IR) into the player: a call per game and turn passed
+    # the whole index record on the stack, and a view of the game's group totals cost two reference counts
+    state_slot = compiled.jit(lookup.jitted().py_func, inline=True)
 
     from llvmlite import ir as llvm_ir
     from numba.core import cgutils
@@ -511,8 +513,9 @@ if AVAILABLE:
         A thread plays GROUP games in step, one decision of every game at a time: their look-ups (class,
         state, best move) do not depend on each other, so the processor has them in flight together
         instead of waiting for each miss in turn; the best move's line (a random byte of a table of
-        hundreds of MB) and the score cell are prefetched as soon as their place is known, so that the
-        other games' dice and moves are worked on while they come. Each game's dice come from its own
+        hundreds of MB) and the score cells are prefetched as soon as their place is known (at the last roll,
+        with the dice: the cells of every box for that roll, a line or two), so that the other games' dice and
+        moves are worked on while they come. Each game's dice come from its own
         stream, in the order a game played alone draws them."""
         # every array once into a local: a record's field read in a loop costs a reference count each time
         vals, awards, earned, events, rng, codes, progs = gm
@@ -542,6 +545,7 @@ if AVAILABLE:
             left = np.zeros(GROUP, dtype=np.int64)
             n_live = min(GROUP, n - k0)
             ok = np.empty(GROUP, dtype=np.bool_)  # no error in the turn
+            prog = np.empty(n_groups, dtype=np.int64)  # a game's group totals, copied: a view costs reference counts
             for q in range(n_live):
                 live[q] = k0 + q
                 pending[k0 + q] = -1
@@ -558,7 +562,9 @@ if AVAILABLE:
                     if c < 0:
                         pending[k] = -2
                         continue
-                    slot = state_slot(sa, code, progs[i], zero)
+                    for g in range(n_groups):
+                        prog[g] = progs[i, g]
+                    slot = state_slot(sa, code, prog, zero)
                     if slot >= size:
                         errors[2] += 1
                         continue
@@ -590,11 +596,16 @@ if AVAILABLE:
                             buf[q], left[q] = bits, n_left
                             # the move's line is asked for now: the next games roll while it comes
                             prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
+                            if used == rolls:  # the last roll scores: its cells (every box's) are asked for too
+                                at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb * 2
+                                prefetch(cells, at)
+                                prefetch(cells, at + nb)
+                                prefetch(cells, at + 2 * nb - 1)
                     for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
                         move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
-                    for q in range(n_live):  # the score cells of the games that score now, asked for together
+                    for q in range(n_live):  # the score cells of the games that score early, asked for together
                         x = move[q]
-                        if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
+                        if open_[q] and used < rolls and (x & flag) != 0 and (x & (flag - 1)) < nb:
                             r = hand[q] - lo_roll
                             prefetch(cells, (((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1))) * 2)
                     for q in range(n_live):

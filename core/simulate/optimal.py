@@ -469,7 +469,8 @@ class JitPlay:
         if got is None:
             return None
         ids, width = self.sim.award_ids, self.sim.scores.max_awards
-        out = np.zeros((len(vals), width), dtype=np.int64)
+        # column by column: the columns no end bonus fills are never touched (as `jit.counts_array`)
+        out = np.zeros((width, len(vals)), dtype=np.int64).T
         for aid, points in got.items():
             if aid not in ids:
                 if len(ids) >= width:
