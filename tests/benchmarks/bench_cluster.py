@@ -255,9 +255,8 @@ def project_duel(variant: Any, cost: float) -> None:
     boxes filled, (k, k) then (k, k + 1) as the game goes; values (2R + 1) per position in float32; the two
     neighbouring position classes a turn reads and writes; core-seconds at `cost` per value."""
     from dicecup.simulate import duel
-    from dicecup.solver import load_or_solve
 
-    sol, _ = load_or_solve(variant)
+    sol = solve(variant)  # solved here: a cached table has no search structures (`_successors` reads them)
     per = [len(codes) for codes, _, _ in sol.layer_states()]
     _, R, _ = duel.duel_size(sol)
     width = 2 * R + 1
