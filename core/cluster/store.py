@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import fileio
-from ..solver.workdir import digest
+from ..solver.workdir import digest, make_folder
 from .errors import ClusterStoreError
 
 __all__ = ["LayerStore", "layer_name", "open_layer", "PROGRESS"]
@@ -65,18 +64,7 @@ class LayerStore:
     # ------------------------------------------------------------------ opening
 
     def _check_folder(self) -> None:
-        try:
-            st = os.stat(self.folder)
-        except FileNotFoundError:
-            try:
-                self.folder.mkdir(parents=True)
-            except OSError as exc:
-                raise ClusterStoreError(f"{self.folder}: cannot create the chunk store ({exc.strerror})") from None
-            return
-        except OSError as exc:
-            raise ClusterStoreError(f"{self.folder}: cannot use it as the chunk store ({exc.strerror})") from None
-        if not stat.S_ISDIR(st.st_mode):
-            raise ClusterStoreError(f"{self.folder}: is not a folder; give the chunk store a folder (it is created)")
+        make_folder(self.folder, "the chunk store", "give the chunk store a folder (it is created)", ClusterStoreError)
 
     def _damaged(self, why: str) -> ClusterStoreError:
         return ClusterStoreError(f"{self.folder}: the work there is damaged ({why}); delete the folder to start over")

@@ -23,7 +23,7 @@ import numpy as np
 from .. import fileio
 from .errors import SolverError
 
-__all__ = ["WorkDir", "WorkDirError", "digest"]
+__all__ = ["WorkDir", "WorkDirError", "digest", "make_folder"]
 
 VALUES = "values.npy"
 PROGRESS = "progress.json"
@@ -49,18 +49,7 @@ class WorkDir:
     # ------------------------------------------------------------------ opening
 
     def _check_folder(self) -> None:
-        try:
-            st = os.stat(self.folder)
-        except FileNotFoundError:
-            try:
-                self.folder.mkdir(parents=True)
-            except OSError as exc:
-                raise WorkDirError(f"{self.folder}: cannot create the work folder ({exc.strerror})") from None
-            return
-        except OSError as exc:
-            raise WorkDirError(f"{self.folder}: cannot use it as the work folder ({exc.strerror})") from None
-        if not stat.S_ISDIR(st.st_mode):
-            raise WorkDirError(f"{self.folder}: is not a folder; give --work-dir a folder (it is created if missing)")
+        make_folder(self.folder, "the work folder", "give --work-dir a folder (it is created if missing)", WorkDirError)
 
     def _read_progress(self) -> dict[str, Any] | None:
         path = self.folder / PROGRESS
@@ -142,6 +131,23 @@ class WorkDir:
     def _record(self) -> None:
         record = {"signature": self.signature, "done": {str(k): v for k, v in sorted(self.done.items())}}
         fileio.write_atomic(self.folder / PROGRESS, json.dumps(record, indent=1))
+
+
+def make_folder(folder: Path, what: str, fix: str, error: type[Exception]) -> None:
+    """Use `folder` as `what`: created with its parents where missing, refused (`error`, saying `fix`) where it
+    is not a folder or cannot be reached. A solve's work folder and a cluster's chunk store both start here."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        try:
+            folder.mkdir(parents=True)
+        except OSError as exc:
+            raise error(f"{folder}: cannot create {what} ({exc.strerror})") from None
+        return
+    except OSError as exc:
+        raise error(f"{folder}: cannot use it as {what} ({exc.strerror})") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise error(f"{folder}: is not a folder; {fix}")
 
 
 def digest(values: np.ndarray) -> str:
