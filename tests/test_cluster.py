@@ -264,6 +264,8 @@ def test_missing_extra_says_how_to_install(monkeypatch):
 def test_bad_block_and_backend_with_work_dir(cluster, tmp_path):
     with pytest.raises(ClusterError, match="8 to"):
         ClusterBackend(cluster, tmp_path, block=3)
+    with pytest.raises(ClusterError, match="stop_after is a number of chunks"):
+        ClusterBackend(cluster, tmp_path, stop_after=0)
     with pytest.raises(Exception, match="neither a work folder"):
         solve(Engine().variant("yacht"), backend=ClusterBackend(cluster, tmp_path / "s"), workdir=tmp_path / "w")
 

@@ -110,6 +110,10 @@ class ClusterBackend:
     ) -> None:
         if isinstance(block, bool) or not isinstance(block, int) or not 8 <= block <= 1 << 24:
             raise ClusterError(f"a chunk holds 8 to {1 << 24:,} states, got {block!r}")
+        if stop_after is not None and (
+            isinstance(stop_after, bool) or not isinstance(stop_after, int) or stop_after < 1
+        ):
+            raise ClusterError(f"stop_after is a number of chunks >= 1 (or None: run to the end), got {stop_after!r}")
         if isinstance(cluster, str):
             parse_address(cluster)  # a bad address is refused now, before any solving
             require_packages()
