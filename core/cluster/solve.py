@@ -138,25 +138,17 @@ class ClusterBackend:
         if not jit.AVAILABLE:
             raise ClusterError("a cluster solve runs the compiled kernel, and numba is not installed here")
         with reached(self.cluster) as cluster:
-            return self._backward(cluster, space, terminal, on_states, dtype, objective, signature)
+            return self._layers(cluster, space, terminal, on_states or (lambda n: None), dtype, objective, signature)
 
-    def _backward(
-        self,
-        cluster: Cluster,
-        space: StateSpace,
-        terminal: Terminal,
-        on_states: Callable[[int], None] | None,
-        dtype: type,
-        objective: Objective,
-        signature: dict[str, Any],
-    ) -> np.ndarray:
+    def _layers(self, cluster: Cluster, space: StateSpace, terminal: Terminal, tell: Callable[[int], None],
+                dtype: type, objective: Objective, signature: dict[str, Any]) -> np.ndarray:  # fmt: skip
+        """`backward` on a reached cluster: the full cards here, then each layer's pending chunks on the workers."""
         client = cluster.client
         shape = value_shape(space)
         sizes = [len(layer) for layer in space.layers]
         store = LayerStore(self.folder, signature, self.block, sizes, space.banks, dtype)
         self.report = report = SolveReport(self.folder, self.block, cluster.workers)
         values: np.ndarray = np.full(shape, np.nan, dtype=dtype)
-        tell = on_states or (lambda n: None)
 
         last = space.layers[space.nb]
         if store.pending(space.nb):
