@@ -17,7 +17,7 @@ numba only (as the exact score distribution); Python calls `window_block` and `v
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -26,15 +26,37 @@ from .lookup import state_slot
 from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from .turn import W, turn_block
 
-__all__ = ["W", "jitted", "leaves", "score_rows", "vector_block", "window_block"]
+__all__ = ["W", "Walk", "Windows", "jitted", "leaves", "score_rows", "vector_block", "window_block"]
 
 UNSET = -(1 << 62)
 """A window bound not computed (a state no legal move reaches)."""
 
 
-def _leaves(layer, sl, st, i, nb, rolls, succ, pts):
+class Walk(NamedTuple):
+    """What the kernels read of one layer's states: the solver's records, the dice graph, the turn's shape."""
+
+    layer: LayerArrays
+    sl: SlotArrays
+    st: StateArrays
+    d: DiceArrays
+    nb: int  # boxes on the card
+    rolls: int  # rolls a turn
+    pick: np.ndarray  # int64 [rolls]: the score row each decision folds (`reference.plain_pick`)
+
+
+class Windows(NamedTuple):
+    """Vectors by value slot: state x holds P(rest >= n) for lo[x] < n <= hi[x], from vec[off[x]] on."""
+
+    lo: np.ndarray  # int64
+    hi: np.ndarray  # int64
+    off: np.ndarray  # int64
+    vec: np.ndarray  # float64
+
+
+def _leaves(walk, i, succ, pts):
     """succ[f, b, r]: the value slot scoring roll r in box b leads to from state i after the first roll (f = 1) or
     a later one (f = 0), -1 where the box is not legal; pts[f, b, r] its points (whole numbers)."""
+    layer, sl, st, nb, rolls = walk.layer, walk.sl, walk.st, walk.nb, walk.rolls
     code = layer.codes[i]
     mask = code & st.full
     ctx = layer.ctxs[i]
@@ -87,10 +109,11 @@ def _window(succ, pts, lo, hi):
     return a, z
 
 
-def _fill(succ, pts, lo, hi, off, vec, n0, f_lo, f_hi, score):
+def _fill(succ, pts, below, n0, f_lo, f_hi, score):
     """score[f, r, j] (f_lo <= f < f_hi) = the best over legal boxes b of P(rest of the successor >= n0 + j -
     points): each roll's best shifted successor entry, 1 below the successor's window and 0 above it (three
     straight runs of j per box and roll, so that the middle one is a plain vectorised max)."""
+    lo, hi, off, vec = below
     lanes = score.shape[2]
     for f in range(f_lo, f_hi):
         for r in range(succ.shape[2]):
@@ -118,21 +141,25 @@ def _fill(succ, pts, lo, hi, off, vec, n0, f_lo, f_hi, score):
                         row[j] = 0.0
 
 
-def _window_block(layer, sl, st, nb, rolls, lo, hi, a, z, lo_out, hi_out):
-    """lo_out[i], hi_out[i] for the states a..z-1 of a layer (`_window`), from their successors' lo, hi."""
-    n_rolls = layer.points.shape[1]
-    succ = np.empty((2, nb, n_rolls), dtype=np.int64)
-    pts = np.zeros((2, nb, n_rolls), dtype=np.int64)
+def _window_block(walk, below, a, z, here):
+    """here.lo[i], here.hi[i] for the states a..z-1 of a layer (`_window`), from their successors' bounds."""
+    n_rolls = walk.layer.points.shape[1]
+    succ = np.empty((2, walk.nb, n_rolls), dtype=np.int64)
+    pts = np.zeros((2, walk.nb, n_rolls), dtype=np.int64)
+    lo_out, hi_out = here.lo, here.hi
     for i in range(a, z):
-        _leaves(layer, sl, st, i, nb, rolls, succ, pts)
-        lo_out[i], hi_out[i] = _window(succ, pts, lo, hi)
+        _leaves(walk, i, succ, pts)
+        lo_out[i], hi_out[i] = _window(succ, pts, below.lo, below.hi)
 
 
-def _vector_block(layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_out, hi_out, off_out, out):
-    """out[off_out[i] + j] = P(points still to come from state i >= lo_out[i] + 1 + j) for the states a..z-1 of
-    a layer, j < hi_out[i] - lo_out[i]: W entries at a time, scored (`_fill`), folded by the turn recursion
-    (its W lanes are W consecutive entries) and averaged over the first roll. lo, hi, off, vec: the
+def _vector_block(walk, below, a, z, here):
+    """here.vec[here.off[i] + j] = P(points still to come from state i >= here.lo[i] + 1 + j) for the states
+    a..z-1 of a layer, j < here.hi[i] - here.lo[i]: W entries at a time, scored (`_fill`), folded by the turn
+    recursion (its W lanes are W consecutive entries) and averaged over the first roll. `below`: the
     successors' windows and vectors (by value slot)."""
+    layer, d, rolls, pick = walk.layer, walk.d, walk.rolls, walk.pick
+    lo_out, hi_out, off_out, out = here
+    nb = walk.nb
     n_rolls = d.roll_probs.shape[0]
     n_rows = d.add_edges.shape[0]
     succ = np.empty((2, nb, n_rolls), dtype=np.int64)
@@ -145,14 +172,14 @@ def _vector_block(layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_
     no_levels = np.empty((0, n_rolls, W))
     same = rolls > 1 and not layer.fs_both
     for i in range(a, z):
-        _leaves(layer, sl, st, i, nb, rolls, succ, pts)
+        _leaves(walk, i, succ, pts)
         width = hi_out[i] - lo_out[i]
         for c in range(0, width, W):
             if same:  # the first roll scores as a later one: one row filled, copied
-                _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, 0, 1, score)
+                _fill(succ, pts, below, lo_out[i] + 1 + c, 0, 1, score)
                 score[1, :, :] = score[0, :, :]
             else:
-                _fill(succ, pts, lo, hi, off, vec, lo_out[i] + 1 + c, 0 if rolls > 1 else 1, 2, score)
+                _fill(succ, pts, below, lo_out[i] + 1 + c, 0 if rolls > 1 else 1, 2, score)
             turn_block(score, pick, pick, d, val, keep, best, no_keeps, no_levels)
             for w in range(min(W, width - c)):
                 total = 0.0
@@ -161,11 +188,11 @@ def _vector_block(layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_
                 out[off_out[i] + c + w] = total
 
 
-def _score_rows(layer, sl, st, nb, rolls, lo, hi, off, vec, i, n0, score, succ, pts):
+def _score_rows(walk, below, i, n0, score, succ, pts):
     """For one state i: its `_leaves` (succ, pts) and score[f, r, j], the best value of scoring roll r now for
     n = n0 + j points still needed (what the advisor folds over a whole window at once)."""
-    _leaves(layer, sl, st, i, nb, rolls, succ, pts)
-    _fill(succ, pts, lo, hi, off, vec, n0, 0, 2, score)
+    _leaves(walk, i, succ, pts)
+    _fill(succ, pts, below, n0, 0, 2, score)
 
 
 def jitted() -> Any:
@@ -182,66 +209,23 @@ def jitted() -> Any:
     return g
 
 
-def window_block(
-    layer: LayerArrays,
-    sl: SlotArrays,
-    st: StateArrays,
-    nb: int,
-    rolls: int,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    a: int,
-    z: int,
-    lo_out: np.ndarray,
-    hi_out: np.ndarray,
-) -> None:
-    """The window bounds of states a..z-1 of a layer (`_window_block`), compiled."""
-    jitted()["_window_block"](layer, sl, st, nb, rolls, lo, hi, a, z, lo_out, hi_out)
+def window_block(walk: Walk, below: Windows, a: int, z: int, here: Windows) -> None:
+    """The window bounds of states a..z-1 of a layer into here.lo, here.hi (`_window_block`), compiled."""
+    jitted()["_window_block"](walk, below, a, z, here)
 
 
-def vector_block(
-    layer: LayerArrays,
-    sl: SlotArrays,
-    st: StateArrays,
-    d: DiceArrays,
-    nb: int,
-    rolls: int,
-    pick: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    off: np.ndarray,
-    vec: np.ndarray,
-    a: int,
-    z: int,
-    lo_out: np.ndarray,
-    hi_out: np.ndarray,
-    off_out: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """The vectors of states a..z-1 of a layer (`_vector_block`), compiled."""
-    jitted()["_vector_block"](layer, sl, st, d, nb, rolls, pick, lo, hi, off, vec, a, z, lo_out, hi_out, off_out, out)
+def vector_block(walk: Walk, below: Windows, a: int, z: int, here: Windows) -> None:
+    """The vectors of states a..z-1 of a layer into here.vec (`_vector_block`), compiled."""
+    jitted()["_vector_block"](walk, below, a, z, here)
 
 
-def score_rows(
-    layer: LayerArrays,
-    sl: SlotArrays,
-    st: StateArrays,
-    nb: int,
-    rolls: int,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    off: np.ndarray,
-    vec: np.ndarray,
-    i: int,
-    n0: int,
-    width: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def score_rows(walk: Walk, below: Windows, i: int, n0: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(score [2, rolls, width], succ [2, boxes, rolls], pts [2, boxes, rolls]) of state i (`_score_rows`)."""
-    n_rolls = layer.points.shape[1]
+    n_rolls = walk.layer.points.shape[1]
     score = np.zeros((2, n_rolls, width))
-    succ = np.empty((2, nb, n_rolls), dtype=np.int64)
-    pts = np.zeros((2, nb, n_rolls), dtype=np.int64)
-    jitted()["_score_rows"](layer, sl, st, nb, rolls, lo, hi, off, vec, i, n0, score, succ, pts)
+    succ = np.empty((2, walk.nb, n_rolls), dtype=np.int64)
+    pts = np.zeros((2, walk.nb, n_rolls), dtype=np.int64)
+    jitted()["_score_rows"](walk, below, i, n0, score, succ, pts)
     return score, succ, pts
 
 

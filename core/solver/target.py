@@ -175,21 +175,29 @@ class _Run:
             self._records[k] = got
         return got
 
+    def walk(self, k: int) -> Any:
+        """The kernels' view of layer k (`target.Walk`)."""
+        return self.kernel.Walk(self.record(k), self.slots, self.st, self.d, self.nb, self.rolls, self.pick)
+
+    def below(self, k: int) -> Any:
+        """The windows and vectors layer k's kernels read: layer k + 1's (none yet while bounding windows)."""
+        return self.kernel.Windows(self.lo, self.hi, self.off, self.vecs.get(k + 1, np.zeros(0)))
+
     def windows(self, k: int) -> None:
         """The window bounds of layer k's states, from layer k + 1's."""
         codes, _, index = self.layers[k]
         n = len(codes)
         if n == 0:
             return
-        rec = self.record(k)
+        walk = self.walk(k)
         lo_out = np.empty(n, dtype=np.int64)
         hi_out = np.empty(n, dtype=np.int64)
-        self.kernel.window_block(rec, self.slots, self.st, self.nb, self.rolls, self.lo, self.hi, 0, 0, lo_out, hi_out)
+        here = self.kernel.Windows(lo_out, hi_out, np.zeros(0, dtype=np.int64), np.zeros(0))
+        below = self.below(k)
+        self.kernel.window_block(walk, below, 0, 0, here)  # compiles
 
         def run(a: int, z: int) -> None:
-            self.kernel.window_block(
-                rec, self.slots, self.st, self.nb, self.rolls, self.lo, self.hi, a, z, lo_out, hi_out
-            )
+            self.kernel.window_block(walk, below, a, z, here)
 
         _split(n, run)
         if (lo_out == self.kernel.UNSET).any():
@@ -204,17 +212,16 @@ class _Run:
         """The vectors of layer k's states a..z-1 (all by default), from layer k + 1's; stored when all."""
         codes, _, index = self.layers[k]
         z = len(codes) if z is None else z
-        rec = self.record(k)
+        walk = self.walk(k)
         widths = self.widths(k)
         off_out = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
         if out is None:
             out = np.zeros(int(widths.sum()))
-        lo_out, hi_out = self.lo[index], self.hi[index]
-        after = self.vecs[k + 1]
-        args = (rec, self.slots, self.st, self.d, self.nb, self.rolls, self.pick, self.lo, self.hi, self.off, after)
+        here = self.kernel.Windows(self.lo[index], self.hi[index], off_out, out)
+        below = self.below(k)
 
         def run(x: int, y: int) -> None:
-            self.kernel.vector_block(*args, x, y, lo_out, hi_out, off_out, out)
+            self.kernel.vector_block(walk, below, x, y, here)
 
         _split(z - a, lambda x, y: run(a + x, a + y))
         if a == 0 and z == len(codes):
@@ -327,9 +334,9 @@ class TargetTables:
         ix = self.solution.index
         code, prog = ix.state_of_card(card)
         rec = layer_arrays(run.space, run.rows, np.array([code], dtype=np.int64), prog.reshape(1, -1).astype(np.int64))
-        score, _, _ = run.kernel.score_rows(
-            rec, run.slots, run.st, run.nb, run.rolls, run.lo, run.hi, run.off, run.vecs[filled + 1], 0, n0, width
-        )
+        walk = run.kernel.Walk(rec, run.slots, run.st, run.d, run.nb, run.rolls, run.pick)
+        below = run.kernel.Windows(run.lo, run.hi, run.off, run.vecs[filled + 1])
+        score, _, _ = run.kernel.score_rows(walk, below, 0, n0, width)
         later = score[0] if run.rolls > 1 else score[1]
         return turn_tables(self.solution.graph, score[1], later, run.rolls)
 
