@@ -29,7 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from attrs import field, frozen
@@ -80,6 +80,25 @@ _CODE_DIGEST = hashlib.sha256(
 # ---------------------------------------------------------------------------------------------- table
 
 
+class Windows(NamedTuple):
+    """A `RemainingTable`'s arrays as one record for the kernels."""
+
+    lo: np.ndarray
+    ln: np.ndarray
+    off: np.ndarray
+    vec: np.ndarray
+
+
+class Outcomes(NamedTuple):
+    """Each score context's turn outcomes (box, successor slot, points), as the kernels read them."""
+
+    box: np.ndarray  # int64 [contexts, width]
+    slot: np.ndarray  # int64 [contexts, width]
+    pts: np.ndarray  # [contexts, width]
+    n: np.ndarray  # int64 [contexts]: outcomes in use (the rest: padding)
+    kmax: int  # successor slots per box
+
+
 @frozen(eq=False)
 class RemainingTable:
     """P(points still to come = lo[s] + j) = vec[off[s] + j] for j < ln[s], for every turn-start state (value
@@ -102,6 +121,10 @@ class RemainingTable:
     @property
     def nbytes(self) -> int:
         return int(self.lo.nbytes + self.ln.nbytes + self.off.nbytes + self.vec.nbytes)
+
+    @property
+    def windows(self) -> Windows:
+        return Windows(self.lo, self.ln, self.off, self.vec)
 
 
 def table_bytes(solution: Solution, layers: dist.Layers | None = None) -> int:
@@ -240,11 +263,12 @@ if dist.AVAILABLE:
     numba = compiled.numba_module()
 
     @numba.njit(cache=True, parallel=True)
-    def _curves(opp, base, lo, ln, off, vec, start, curve):
+    def _curves(opp, base, tab, start, curve):
         """curve[g, k]: game g's mover's expected share of the win on a final score of start[g] + k, against
         opponents at value slots opp[g, j] (-1: no such opponent, -2: one whose game is over) with base[g, j]
         points already theirs: the integral over t in [0, 1] of prod_j (P(X_j < s) + t P(X_j = s)) (a k-way
         tie shares the win k ways)."""
+        lo, ln, off, vec = tab
         n_games, n_opp = opp.shape
         width = curve.shape[1]
         for g in numba.prange(n_games):
@@ -276,10 +300,12 @@ if dist.AVAILABLE:
                 curve[g, k] = acc
 
     @numba.njit(cache=True, parallel=True)
-    def _leaves(ctx, so_far, succ, out_box, out_slot, out_pts, n_out, kmax, lo, ln, off, vec, start, curve, leaf):
+    def _leaves(ctx, so_far, succ, outs, tab, start, curve, leaf):
         """leaf[g, o]: the share of the win of game g's mover when its turn ends in outcome o of its context
         (box, successor slot, points), the rest of its game played for the mean: the successor's remaining
         points weighed by the curve (0 below it, 1 above it); -inf where the outcome leads nowhere."""
+        lo, ln, off, vec = tab
+        out_box, out_slot, out_pts, n_out, kmax = outs
         n_games, width = leaf.shape
         cw = curve.shape[1]
         size = ln.shape[0] - 1
@@ -374,19 +400,26 @@ class WinPlanner:
             raise DicecupError("bot win needs at least one opponent")
         width = int((high - low).max()) + 1
         curve = np.empty((len(opp), width))
-        _curves(opp.astype(np.int64), base.astype(np.int64), t.lo, t.ln, t.off, t.vec, low, curve)
+        _curves(opp.astype(np.int64), base.astype(np.int64), t.windows, low, curve)
         return low, curve
 
     def leaves(
         self, slots: np.ndarray, so_far: np.ndarray, succ: np.ndarray, start: np.ndarray, curve: np.ndarray
     ) -> np.ndarray:
         """[movers, outcomes]: each mover's share of the win after each outcome of its turn."""
-        t, tab = self.run.tables, self.table
+        t = self.run.tables
         leaf = np.empty((len(slots), self.width))
+        outs = Outcomes(t.out_box, t.out_slot, t.out_pts, self.n_out, self.kmax)
         _leaves(
-            self.ctx_all[slots], so_far.astype(np.int64), succ, t.out_box, t.out_slot, t.out_pts, self.n_out,
-            self.kmax, tab.lo, tab.ln, tab.off, tab.vec, start.astype(np.int64), curve, leaf,
-        )  # fmt: skip
+            self.ctx_all[slots],
+            so_far.astype(np.int64),
+            succ,
+            outs,
+            self.table.windows,
+            start.astype(np.int64),
+            curve,
+            leaf,
+        )
         return leaf
 
     def moves(self, slots: np.ndarray, leaf: np.ndarray) -> np.ndarray:
