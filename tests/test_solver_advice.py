@@ -91,7 +91,7 @@ def test_compiled_fold_gives_the_numpy_folds_keeps_exactly(dice, faces):
     """The compiled turn recursion and its numpy twin sum the same terms in the same order: equal bits."""
     from dicecup.numeric.dice import DiceGraph
 
-    class Table:  # what `_fold_keeps` reads of a table of values
+    class Table:  # what `fold_keeps` reads of a table of values
         graph = DiceGraph(dice, faces)
         variant = None
 
@@ -102,7 +102,7 @@ def test_compiled_fold_gives_the_numpy_folds_keeps_exactly(dice, faces):
         want = advice.fold(Table.graph, rows)[-1][1]
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(advice, "_compiled", lambda v: True)
-            got = advice._fold_keeps(Table, rows)  # type: ignore[arg-type]
+            got = advice.fold_keeps(Table, rows)  # type: ignore[arg-type]
         assert want is not None and got.shape == (n_keeps, 1)
         assert np.array_equal(got, want[:n_keeps])
 

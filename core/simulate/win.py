@@ -529,7 +529,7 @@ def seats_of(planner: WinPlanner, state: GameState) -> tuple[int, list[tuple[int
 class WinAdvisor:
     """Ranks a decision's options by the chance of finishing first (`--objective win`): each box by its
     outcome's leaf value (`WinPlanner.leaves`), each keep by the turn recursion folded over the later rolls'
-    best leaf values (`advice._fold_keeps`, the one fold); the opponents are `opponents` (advise's
+    best leaf values (`advice.fold_keeps`, the one fold); the opponents are `opponents` (advise's
     `--opponent`) or, in a game, the other players' cards."""
 
     strategy = "optimal"
@@ -560,7 +560,7 @@ class WinAdvisor:
         first_roll: bool,
     ) -> list[Any]:
         """Every option (distinct keeps, legal boxes) with its share of the win, best first (advise's order)."""
-        from ..solver.advice import _fold_keeps, _keep_options, _ranked, _scored_cached
+        from ..solver.advice import fold_keeps, keep_options, ranked, scored_cached
 
         planner = self.planner
         sol = planner.solution
@@ -584,20 +584,20 @@ class WinAdvisor:
         values: list[float] = []
         points: list[int | None] = []
         if rolls_left > 0:
-            later = _scored_cached(sol, card, 0)
+            later = scored_cached(sol, card, 0)
             best = np.where(later.legal, leaf[oid[0].T], -np.inf).max(axis=1, keepdims=True)
-            keeps = _fold_keeps(sol, [best] * (rolls_left + 1))
-            kept, rows = _keep_options(graph, roll.dice)
+            keeps = fold_keeps(sol, [best] * (rolls_left + 1))
+            kept, rows = keep_options(graph, roll.dice)
             actions += kept
             values += keeps[rows, 0].tolist()
             points += [None] * len(kept)
-        now = _scored_cached(sol, card, 0, None, first_roll)
+        now = scored_cached(sol, card, 0, None, first_roll)
         for b, box in enumerate(v.box_ids):
             if now.legal[r, b]:
                 actions.append(Score(box))
                 values.append(float(leaf[oid[int(first_roll), b, r]]))
                 points.append(int(now.points[r, b]))
-        return _ranked(actions, values, points)
+        return ranked(actions, values, points)
 
 
 NO_OPPONENTS = (

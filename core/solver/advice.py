@@ -57,6 +57,10 @@ __all__ = [
     "recall_tables",
     "keep_tables",
     "known_scores",
+    "fold_keeps",
+    "keep_options",
+    "ranked",
+    "scored_cached",
 ]
 
 
@@ -130,7 +134,7 @@ def advise(
     fast = _card_turn_cached(solution, card, rolls_left, situation)
     if fast is not None:  # the card's turn in one compiled call (`_CardTurn`)
         if rolls_left > 0:
-            kept, rows = _keep_options(graph, roll.dice)
+            kept, rows = keep_options(graph, roll.dice)
             actions += kept
             values += [so_far + x for x in fast.keeps[fast.stages - rolls_left][rows, 0].tolist()]
             points += [None] * len(kept)
@@ -138,10 +142,10 @@ def advise(
             actions.append(_SCORE[box])
             values.append(so_far + now_points + after)
             points.append(now_points)
-        return _ranked(actions, values, points)
+        return ranked(actions, values, points)
     if rolls_left > 0:  # first: it memoises the turn's later rolls, which a later decision's own roll is
         keeps = _keeps_cached(solution, card, rolls_left, _after_roll(situation))
-        kept, rows = _keep_options(graph, roll.dice)
+        kept, rows = keep_options(graph, roll.dice)
         actions += kept
         values += [so_far + x for x in keeps[rows, 0].tolist()]
         points += [None] * len(kept)
@@ -153,10 +157,10 @@ def advise(
             actions.append(_SCORE[box])
             values.append(so_far + now_points[b] + after[b])
             points.append(now_points[b])
-    return _ranked(actions, values, points)
+    return ranked(actions, values, points)
 
 
-def _ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
+def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
     """The options best first; on a tie a box before a keep, else as listed (keeps, then boxes in card order)."""
     order = sorted(zip([-x for x in values], [p is None for p in points], range(len(values)), strict=True))
     return [Option(actions[i], values[i], n == 0, points[i]) for n, (_, _, i) in enumerate(order)]
@@ -174,7 +178,7 @@ _SCORE = _BoxScores()
 
 
 @lru_cache(maxsize=4096)
-def _keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
+def keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
     """(Keep actions, their keep indices in `graph`) for every distinct proper sub-multiset of a roll's dice."""
     kept = [k for k in sub_multisets(dice) if len(k) < len(dice)]
     return [Keep(k) for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
@@ -234,7 +238,7 @@ def _memo(key: tuple, solution: Values, make: Callable[[], Any]) -> Any:
     return got
 
 
-def _scored_cached(
+def scored_cached(
     solution: Values, card: Card, bank: int, situation: Situation | None = None, first: bool = False
 ) -> Scored:
     """`_later_scores`, memoised."""
@@ -268,7 +272,7 @@ def _later_cached(
     return _memo(
         ("best", card, bank, situation, first),
         solution,
-        lambda: _objective(solution).utility(_scored_cached(solution, card, bank, situation, first).best()),
+        lambda: _objective(solution).utility(scored_cached(solution, card, bank, situation, first).best()),
     )
 
 
@@ -279,12 +283,12 @@ def _keeps_cached(solution: Values, card: Card, rolls_left: int, later: Situatio
     def make() -> np.ndarray:
         # every roll from here on scores as a later one, with as many rolls left to bank as it leaves
         rows = [_later_cached(solution, card, solution.bank_after(left), later) for left in range(rolls_left)]
-        return _objective(solution).shown(_fold_keeps(solution, rows + rows[-1:]))  # as points
+        return _objective(solution).shown(fold_keeps(solution, rows + rows[-1:]))  # as points
 
     return _memo(("keeps", card, rolls_left, later), solution, make)
 
 
-def _fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
+def fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
     """(keeps, 1): every keep's value at the decision with len(rows) - 1 rolls left, rows[left] (rolls, 1) the
     best value of scoring each roll with `left` rolls left: the turn recursion, compiled (`_compiled`), else
     its numpy twin (the same sums in the same order: the same values)."""

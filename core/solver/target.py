@@ -389,10 +389,10 @@ class TargetTables:
 def target_options(tables: TargetTables, card: Card, dice: Sequence[int], rolls_left: int, t: int) -> list[Any]:
     """Every option of a decision ranked by P(final score >= t) when played for that target afterwards (the
     advisor's `Option`s, `value` the probability; ties: a box before a keep, else as listed)."""
-    from .advice import _ranked
+    from .advice import ranked
 
     _, opts = tables._options(card, dice, rolls_left, t)
-    return _ranked([a for a, _, _ in opts], [float(x[0]) for _, x, _ in opts], [p for _, _, p in opts])
+    return ranked([a for a, _, _ in opts], [float(x[0]) for _, x, _ in opts], [p for _, _, p in opts])
 
 
 def estimate_target(solution: Solution, keep: str = "all") -> TargetEstimate:
