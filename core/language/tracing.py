@@ -25,6 +25,8 @@ __all__ = [
     "Reads",
     "TracingRoll",
     "excused",
+    "is_tracing",
+    "note_pattern",
     "note_situation",
     "pattern_read",
     "tracing",
@@ -48,7 +50,9 @@ class Reads:
         self.values = False  # any VALUE read at all (lets callers skip checking)
         self.situation: set[str] = set()  # situation fields read (turn, rolls_left, cards, ...)
         # declared patterns evaluated on the roll, as (kind, box id): their dice reads are not in
-        # `roll`, so one call stands for every roll on which these patterns give the same answers
+        # `roll`, so one call stands for every roll on which these patterns give the same answers.
+        # Kinds: "combination" (the dice forming the pattern, or None), "declared" (those dice and the
+        # declared points), "points" (only whether the pattern is met and the declared points)
         self.patterns: set[tuple[str, str]] = set()
 
     def note(self, box: Any, kind: int) -> None:
@@ -69,6 +73,17 @@ def note_situation(name: str) -> None:
     """Record that a rule read situation field `name` (called by the contexts' properties)."""
     if _stack:
         _stack[-1].situation.add(name)
+
+
+def note_pattern(kind: str, box_id: str) -> None:
+    """Record that a rule read a declared pattern's result (`kind` of `box_id`) computed before it was called."""
+    if _stack:
+        _stack[-1].patterns.add((kind, box_id))
+
+
+def is_tracing() -> bool:
+    """Whether engine calls are being traced now (callers may then hand rules objects that report reads)."""
+    return bool(_stack)
 
 
 def pattern_read(kind: str, box_id: str, fn: Any, *args: Any) -> Any:

@@ -592,15 +592,34 @@ class RuleModel(ClassCoding):
         return {}
 
     def _signature(self, kind: str, box: str) -> np.ndarray:
-        """Per roll, an id of what `combination` / `declared_score` of `box` returns."""
+        """Per roll, an id of what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`):
+        its combination ("combination"), that and the declared points ("declared"), or only whether it is
+        met and the points ("points")."""
         got = self._signatures.get((kind, box))
         if got is None:
-            b = self.variant.box(box)
-            fn = self.variant.combination if kind == "combination" else self.variant.declared_score
+            declared = self._declared_results(box)
+            if kind == "combination":
+                values = [comb for comb, _ in declared]
+            elif kind == "points":
+                values = [(comb is not None, points) for comb, points in declared]
+            else:
+                values = declared
             ids: dict = {}
-            got = np.array([ids.setdefault(fn(b, r), len(ids)) for r in self.rolls], dtype=np.int64)
+            got = np.array([ids.setdefault(v, len(ids)) for v in values], dtype=np.int64)
             self._signatures[(kind, box)] = got
         return got
+
+    def _declared_results(self, box: str) -> list[tuple[tuple[int, ...] | None, int]]:
+        """`Variant.declared_score` of `box` for every roll, in roll order (asked once per box)."""
+        got = self._declared.get(box)
+        if got is None:
+            spec = self.variant.box(box)
+            got = self._declared[box] = [self.variant.declared_score(spec, r) for r in self.rolls]
+        return got
+
+    @cached_property
+    def _declared(self) -> dict[str, list[tuple[tuple[int, ...] | None, int]]]:
+        return {}
 
     def _bits(self, boxes: Iterable[str]) -> int:
         out = 0
