@@ -29,7 +29,7 @@ from .card import Award, Card, column_card
 from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
-from .tracing import is_tracing, note_pattern, pattern_read
+from .tracing import is_tracing, note_first_roll, note_pattern, pattern_read
 
 __all__ = [
     "MAX_ROLLS",
@@ -309,14 +309,16 @@ class ScoreContext(SituationFields):
 
 class _TracedScoreContext(ScoreContext):
     """The ScoreContext of a traced `Variant.score`: reading `combination` is noted as reading the declared
-    result of box `traced_box` (the dice that form it); what `score` itself read is whether it is met and
-    its declared points ("points")."""
+    result of box `traced_box` (the dice that form it; what `score` itself read is whether it is met and
+    its declared points, "points"), and reading `first_roll` is noted too."""
 
     __slots__ = ("traced_box",)
 
     def __getattribute__(self, name: str) -> Any:
         if name == "combination":
             note_pattern("declared", object.__getattribute__(self, "traced_box"))
+        elif name == "first_roll":
+            note_first_roll()
         return object.__getattribute__(self, name)
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "TracingRoll",
     "excused",
     "is_tracing",
+    "note_first_roll",
     "note_pattern",
     "note_situation",
     "pattern_read",
@@ -41,7 +42,7 @@ VALUE = 2
 class Reads:
     """What one engine call read: box -> FILLED|VALUE bits, and whether it read the roll or awards."""
 
-    __slots__ = ("boxes", "roll", "awards", "values", "situation", "patterns")
+    __slots__ = ("boxes", "roll", "awards", "values", "situation", "patterns", "first_roll")
 
     def __init__(self) -> None:
         self.boxes: dict[str, int] = {}
@@ -54,6 +55,8 @@ class Reads:
         # Kinds: "combination" (the dice forming the pattern, or None), "declared" (those dice and the
         # declared points), "points" (only whether the pattern is met and the declared points)
         self.patterns: set[tuple[str, str]] = set()
+        # whether a scoring rule read `ScoreContext.first_roll` (noted by traced scoring calls only)
+        self.first_roll = False
 
     def note(self, box: Any, kind: int) -> None:
         self.boxes[box] = self.boxes.get(box, 0) | kind
@@ -79,6 +82,12 @@ def note_pattern(kind: str, box_id: str) -> None:
     """Record that a rule read a declared pattern's result (`kind` of `box_id`) computed before it was called."""
     if _stack:
         _stack[-1].patterns.add((kind, box_id))
+
+
+def note_first_roll() -> None:
+    """Record that a scoring rule read whether the roll is the turn's first."""
+    if _stack:
+        _stack[-1].first_roll = True
 
 
 def is_tracing() -> bool:

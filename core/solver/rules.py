@@ -237,25 +237,32 @@ class RuleModel(ClassCoding):
         The rules are asked on a traced roll: where no call of an exploration read the
         dice themselves, only declared patterns (the box's own among them), its answer
         holds for every roll those patterns treat alike, so a box is explored once per
-        distinct declared result rather than once per roll.
+        distinct declared result rather than once per roll. An exploration after a later roll in which
+        no call read `first_roll` holds after the first roll too.
         """
         by_dep: dict[tuple[int, ...], list] = {}
         self.score_errors: dict[tuple[int, int, int, tuple], Exception] = {}
         n = len(self.rolls)
         for b, box in enumerate(self.box_ids):
+            again = np.zeros(n, dtype=bool)  # rolls whose later-roll answers read first_roll: asked again
             for f in (0, 1):
-                pending = np.ones(n, dtype=bool)
+                pending = again if f else np.ones(n, dtype=bool)
                 while pending.any():
                     r = int(np.argmax(pending))
                     dep, results, reads = self._explore(box, b, r, bool(f))
                     match = self._same_answer(reads, r, pending)
                     pending &= ~match
                     rolls = np.flatnonzero(match)
-                    by_dep.setdefault(dep, []).append((b, f, rolls, results))
+                    firsts = (f,) if f or reads.first_roll else (0, 1)
+                    if not f and reads.first_roll:
+                        again |= match
+                    for g in firsts:
+                        by_dep.setdefault(dep, []).append((b, g, rolls, results))
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
                             for rr in rolls.tolist():
-                                self.score_errors[(b, rr, f, dep + (i,))] = self._last_errors[i]
+                                for g in firsts:
+                                    self.score_errors[(b, rr, g, dep + (i,))] = self._last_errors[i]
         out = []
         for dep, found in by_dep.items():
             counts = [len(rolls) for _, _, rolls, _ in found]
@@ -279,12 +286,13 @@ class RuleModel(ClassCoding):
                 out = exc
         reads.roll |= got.roll
         reads.patterns |= got.patterns
+        reads.first_roll |= got.first_roll
         self._last_reads = got
         return out
 
     def _explore(self, box: str, b: int, r: int, first: bool) -> tuple[tuple[int, ...], list[tuple[int, float]], Reads]:
         """The boxes the score of `box` with roll `r` depends on, its result for each of their categories,
-        and what all those calls read of the roll (`Reads.roll`, `Reads.patterns`)."""
+        and what all those calls read of the roll (`Reads.roll`, `Reads.patterns`, `Reads.first_roll`)."""
         dep: list[int] = []
         evals: dict[tuple, tuple[int, float] | Exception] = {}
         seen = Reads()
@@ -362,10 +370,12 @@ class RuleModel(ClassCoding):
     @cached_property
     def box_scores(self) -> list[np.ndarray]:
         """Every score each box can get (sorted), over all rolls and card situations."""
-        boxes = np.concatenate([np.repeat(keys[:, 0], scores.shape[1]) for _, keys, scores, _ in self.score_groups])
-        scores = np.concatenate([scores.reshape(-1) for _, _, scores, _ in self.score_groups])
-        pairs = np.unique(np.stack([boxes, scores])[:, scores != ERR], axis=1)
-        return [pairs[1, pairs[0] == b].astype(np.int64) for b in range(self.nb)]
+        found: list[list[np.ndarray]] = [[] for _ in range(self.nb)]
+        for _, keys, scores, _ in self.score_groups:
+            for b in np.unique(keys[:, 0]).tolist():
+                got = scores[keys[:, 0] == b]
+                found[b].append(np.unique(got[got != ERR]))
+        return [np.unique(np.concatenate(f)).astype(np.int64) if f else np.zeros(0, np.int64) for f in found]
 
     def context_tables(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores int64, points float64), each (boxes, rolls, 2) with axis 2 = [later, first]."""
