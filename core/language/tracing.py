@@ -67,11 +67,6 @@ class Reads:
 _stack: list[Reads] = []
 
 
-def _note(box: Any, kind: int) -> None:
-    if _stack:
-        _stack[-1].note(box, kind)
-
-
 def note_situation(name: str) -> None:
     """Record that a rule read situation field `name` (called by the contexts' properties)."""
     if _stack:
@@ -123,11 +118,17 @@ class _TracingScores(FrozenMap):
         return key in self._d
 
     def __getitem__(self, key):
-        _note(key, FILLED | VALUE)
+        if _stack:  # inlined _note, as in __contains__: end bonuses read every box of a group per card
+            reads = _stack[-1]
+            reads.boxes[key] = reads.boxes.get(key, 0) | FILLED | VALUE
+            reads.values = True
         return self._d[key]
 
     def get(self, key, default=None):
-        _note(key, FILLED | VALUE)
+        if _stack:
+            reads = _stack[-1]
+            reads.boxes[key] = reads.boxes.get(key, 0) | FILLED | VALUE
+            reads.values = True
         return self._d.get(key, default)
 
     def _all(self, kind: int) -> None:
@@ -223,8 +224,9 @@ class excused:
 
 def traced_card(scores: dict[str, int], awards: tuple[Any, ...] = ()) -> Card:
     """A card holding `scores` (and `awards`) whose reads are reported to the active `Reads`."""
-    card = Card(awards=_TracingAwards(awards))
+    card = object.__new__(Card)  # (Card's converter would copy the scores into a plain FrozenMap)
     object.__setattr__(card, "scores", _TracingScores(scores))
+    object.__setattr__(card, "awards", _TracingAwards(awards))
     return card
 
 

@@ -725,36 +725,49 @@ class RuleModel(ClassCoding):
         out = np.zeros([self.n_flagcodes] + dims)
         per_award: dict[str, np.ndarray] | None = {}
         allowed = frozenset(b for g in self.all_groups for b in g)
+        # a group's total sits in its first carrier, and in its last on the second card: the end bonuses
+        # must agree on both (a group of one carrier gives the same card twice: asked once)
+        alts = (0, 1) if any(len(free) > 1 for free in carriers) else (0,)
+        checked: set[tuple] = set()  # the reads already checked (the check depends on nothing else)
         for flagcode in range(self.n_flagcodes):
             code = ((1 << self.nb) - 1) | (flagcode << self.nb)
-            cats = self.class_cats(code)
-            base = {b: self.cat_value(b, c) for b, c in enumerate(cats)}
+            base = {b: self.cat_value(b, c) for b, c in enumerate(self.class_cats(code))}
+            fixed = [
+                sum(base[b] for b in g if b not in free) for g, free in zip(self.all_groups, carriers, strict=False)
+            ]
+            templates, holders = [], []
+            for alt in alts:
+                scores = dict(base)
+                for free in carriers:
+                    for b in free:
+                        scores[b] = 0
+                templates.append({self.box_ids[b]: v for b, v in scores.items()})
+                holders.append([self.box_ids[free[-1] if alt else free[0]] for free in carriers])
             for point in itertools.product(*(range(d) for d in dims)):
-                totals = [lo + i for (lo, _), i in zip(ranges, point, strict=False)]
+                held = [lo + i - f for (lo, _), i, f in zip(ranges, point, fixed, strict=False)]
                 values = []
                 by_id: list[dict[str, int]] = [{}, {}]
-                for alt in (0, 1):
-                    scores = dict(base)
-                    for gi, (g, total) in enumerate(zip(self.all_groups, totals, strict=False)):
-                        free = carriers[gi]
-                        fixed = sum(scores[b] for b in g if b not in free)
-                        for b in free:
-                            scores[b] = 0
-                        scores[free[-1] if alt else free[0]] = total - fixed
-                    card = traced_card({self.box_ids[b]: v for b, v in scores.items()})
+                for alt in range(len(alts)):
+                    scores = dict(templates[alt])
+                    for box, value in zip(holders[alt], held, strict=False):
+                        scores[box] = value
+                    card = traced_card(scores)
                     with tracing() as reads:
                         awards = self.variant.end_bonuses(card)
-                    self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
+                    key = (tuple(reads.boxes.items()), reads.awards, tuple(sorted(reads.situation)))
+                    if key not in checked:
+                        self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
+                        checked.add(key)
                     values.append(float(sum(a.points for a in awards)))
                     for a in awards:
                         by_id[alt][a.id] = by_id[alt].get(a.id, 0) + a.points
-                if values[0] != values[1]:
+                if len(alts) > 1 and values[0] != values[1]:
                     raise SolverError(
                         f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
                         "split between its boxes; the solver tracks only the total"
                     )
                 out[(flagcode,) + point] = values[0]
-                if per_award is not None and by_id[0] != by_id[1]:
+                if per_award is not None and len(alts) > 1 and by_id[0] != by_id[1]:
                     per_award = None
                 if per_award is not None:
                     for aid, pts in by_id[0].items():
