@@ -10,6 +10,7 @@ its reachable progress range, so a successor's index is arithmetic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cached_property
 from typing import NamedTuple
@@ -513,6 +514,15 @@ def _unpack(words: np.ndarray) -> np.ndarray:
 
 def _group_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of an int64 matrix, sorted, and the position of each row among them."""
+    if len(cols):  # rows as one mixed-radix number each, where it fits: one sort of numbers, not of rows
+        low = cols.min(axis=0)
+        spans = [int(x) for x in cols.max(axis=0) - low + 1]
+        if math.prod(spans) < 1 << 62:
+            key = np.zeros(len(cols), dtype=np.int64)
+            for j, span in enumerate(spans):
+                key = key * span + (cols[:, j] - low[j])
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            return cols[first], inverse.reshape(-1).astype(np.int64)
     order = np.lexsort(cols.T[::-1])
     ranked = cols[order]
     new = np.ones(len(ranked), dtype=bool)
