@@ -316,7 +316,11 @@ class _TracedScoreContext(ScoreContext):
 
     def __getattribute__(self, name: str) -> Any:
         if name == "combination":
-            note_pattern("declared", object.__getattribute__(self, "traced_box"))
+            try:
+                box_id = object.__getattribute__(self, "traced_box")
+            except AttributeError:  # a copy a rule made (attrs.evolve): its own box
+                box_id = object.__getattribute__(self, "box").id
+            note_pattern("declared", box_id)
         elif name == "first_roll":
             note_first_roll()
         return object.__getattribute__(self, name)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -608,6 +609,7 @@ class RuleModel(ClassCoding):
         got = self._signatures.get((kind, box))
         if got is None:
             declared = self._declared_results(box)
+            values: list[Any]
             if kind == "combination":
                 values = [comb for comb, _ in declared]
             elif kind == "points":
@@ -674,9 +676,8 @@ class RuleModel(ClassCoding):
         out: list[tuple[int, ...]] = []
         for alike in (g for g in by_key.values() if len(g) > 1):  # the declared patterns last: the dearest
             by_pattern: dict[tuple, list[int]] = {}
-            for b in alike:
-                spec = v.box(self.box_ids[b])
-                key = tuple((v.combination(spec, r), v.declared_score(spec, r)) for r in self.rolls)
+            for b in alike:  # (the declared results hold the combinations too)
+                key = tuple(self._declared_results(self.box_ids[b]))
                 by_pattern.setdefault(key, []).append(b)
             out.extend(tuple(g) for g in by_pattern.values() if len(g) > 1)
         return tuple(sorted(out))
@@ -737,21 +738,21 @@ class RuleModel(ClassCoding):
             ]
             templates, holders = [], []
             for alt in alts:
-                scores = dict(base)
+                filled = dict(base)
                 for free in carriers:
                     for b in free:
-                        scores[b] = 0
-                templates.append({self.box_ids[b]: v for b, v in scores.items()})
+                        filled[b] = 0
+                templates.append({self.box_ids[b]: v for b, v in filled.items()})
                 holders.append([self.box_ids[free[-1] if alt else free[0]] for free in carriers])
             for point in itertools.product(*(range(d) for d in dims)):
                 held = [lo + i - f for (lo, _), i, f in zip(ranges, point, fixed, strict=False)]
                 values = []
                 by_id: list[dict[str, int]] = [{}, {}]
                 for alt in range(len(alts)):
-                    scores = dict(templates[alt])
+                    held_card = dict(templates[alt])
                     for box, value in zip(holders[alt], held, strict=False):
-                        scores[box] = value
-                    card = traced_card(scores)
+                        held_card[box] = value
+                    card = traced_card(held_card)
                     with tracing() as reads:
                         awards = self.variant.end_bonuses(card)
                     key = (tuple(reads.boxes.items()), reads.awards, tuple(sorted(reads.situation)))
