@@ -22,6 +22,7 @@ from typing import Any
 from dicecup import (
     REQUIRED,
     Award,
+    Bonus,
     BoxFlag,
     BoxTotal,
     Card,
@@ -180,12 +181,28 @@ def _lowest_cached(variant: Variant, box_id: str) -> int:
     return min(0, min(variant.declared_score(box, r)[1] for r in variant.all_rolls()))
 
 
+def _bonus_group(variant: Variant, bonus: Bonus) -> tuple[str, ...]:
+    """A declared bonus's group of boxes, worked out once per variant (end bonuses are asked for every card)."""
+    return _bonus_facts(variant, bonus.id)[0]
+
+
+def _bonus_tiers(variant: Variant, bonus: Bonus) -> tuple[tuple[int, int], ...]:
+    """A declared threshold bonus's tiers, worked out once per variant."""
+    return _bonus_facts(variant, bonus.id)[1]
+
+
+@lru_cache(maxsize=4096)
+def _bonus_facts(variant: Variant, bonus_id: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    bonus = next(b for b in variant.bonuses if b.id == bonus_id)
+    return _group(variant, bonus.params), _tiers(bonus.params)
+
+
 def _threshold_state(variant: Variant, card: Card, bonus: Any) -> tuple[int, int | None, tuple[str, ...]]:
     """(total so far, index of the highest tier certain now or None, the group's boxes).
 
     A tier is certain when the open boxes can no longer bring the total below it.
     """
-    ids = _group(variant, bonus.params)
+    ids = _bonus_group(variant, bonus)
     got = sum(card.scores.get(b, 0) for b in ids)
     floor: int | None = got
     for b in ids:
@@ -195,7 +212,7 @@ def _threshold_state(variant: Variant, card: Card, bonus: Any) -> tuple[int, int
     reached = None
     if floor is not None or all(b in card.scores for b in ids):
         level = got if floor is None else floor
-        for i, (at, _) in enumerate(_tiers(bonus.params)):
+        for i, (at, _) in enumerate(_bonus_tiers(variant, bonus)):
             if level >= at:
                 reached = i
     return got, reached, ids
@@ -208,7 +225,7 @@ def dicecup_end_bonuses(variant: Variant, card: Card) -> list[Award]:
         if bonus.kind == "threshold":
             _, reached, _ = _threshold_state(variant, card, bonus)
             if reached is not None:
-                out.append(Award(bonus.id, _tiers(bonus.params)[reached][1], bonus.name))
+                out.append(Award(bonus.id, _bonus_tiers(variant, bonus)[reached][1], bonus.name))
         elif bonus.kind == "nonzero":
             ids = _refs(variant, "boxes", bonus.params["boxes"])
             hits = sum(1 for b in ids if card.scores.get(b, 0) != 0)

@@ -11,9 +11,9 @@ from dicecup import ScoreContext, hookimpl
 
 @hookimpl(tryfirst=True)
 def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
-    if ctx.combination is None:
+    if not ctx.met:
         return None
     box = ctx.box
-    if ctx.first_roll and box.first_roll is not None:
+    if box.first_roll is not None and ctx.first_roll:  # (a box without the modifier does not ask)
         score = box.first_roll.apply(score)
     return score + box.extra

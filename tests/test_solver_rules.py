@@ -206,3 +206,83 @@ def test_legality_is_reused_by_every_class_that_agrees_on_what_the_rules_read(en
                 leg = got[code]
                 bits = leg.table[r, int(first)] if leg.table is not None else (leg.first if first else leg.later)
                 assert bits == want, (code, r, first)
+
+
+CHANCE_VARIANT = """
+id: tiny-chance
+dice: {count: 3, faces: 6}
+turn: {rolls: 2}
+boxes:
+  top:    {pattern: {kind: face, face: 6}, score: sum}
+  pair:   {pattern: {kind: of_a_kind, n: 2}, score: 8}
+  chance: {pattern: always, score: total}
+"""
+
+
+class HighDie:
+    """Adds the highest die of the pair box's combination to its score, twice on the first roll: the score
+    depends on which dice form the pattern and on the first roll, not only on the declared points."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("highdie", {}, "the pair box adds its highest die, twice on the first roll")
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        if ctx.box.id == "pair" and ctx.met:
+            return score + max(ctx.combination) * (2 if ctx.first_roll else 1)
+        return None
+
+
+def _score_calls(monkeypatch, variant):
+    """The solver's rules model of `variant`, and the boxes of every `Variant.score` call it made."""
+    from dicecup import Variant
+    from dicecup.solver.rules import RuleModel
+
+    calls = []
+    real = Variant.score
+
+    def counted(self, card, box_id, *args, **kwargs):
+        calls.append(box_id)
+        return real(self, card, box_id, *args, **kwargs)
+
+    monkeypatch.setattr(Variant, "score", counted)
+    model = RuleModel(variant)
+    model.score_groups  # noqa: B018
+    monkeypatch.setattr(Variant, "score", real)
+    return model, calls
+
+
+def _assert_tables_are_the_engines(model, variant):
+    """Every (box, roll, first) score in the model's tables is what the engine says, on the empty card."""
+    scores, _ = model.context_tables(0)
+    card = model._card({})
+    for b, box in enumerate(model.box_ids):
+        for r, roll in enumerate(model.rolls):
+            for first in (False, True):
+                assert scores[b, r, int(first)] == variant.score(card, box, roll, first).score, (box, roll, first)
+
+
+def test_a_score_is_asked_once_per_declared_points_for_first_and_later_rolls_alike(tmp_path, monkeypatch):
+    """No rule reads the dice of a combination or the first roll: chance is asked once per total (16 of
+    them for 3 dice, not once per each of the 56 rolls), the pair box once met and once not, and none twice
+    for the first roll."""
+    variant = _load(tmp_path, CHANCE_VARIANT)
+    model, calls = _score_calls(monkeypatch, variant)
+    assert calls.count("chance") == 16
+    assert calls.count("pair") == 2
+    assert calls.count("top") == 4  # 0, 6, 12 or 18
+    _assert_tables_are_the_engines(model, variant)
+
+
+def test_a_rule_reading_the_combination_and_the_first_roll_is_asked_for_each(tmp_path, monkeypatch):
+    """HighDie reads the pair's dice and the first roll: the pair box is asked per combination (four faces
+    paired, and not met) after later and after first rolls; the tables and the solved game are the engine's
+    (two four-sided dice, so that the brute force is quick)."""
+    text = CHANCE_VARIANT.replace("count: 3, faces: 6", "count: 2, faces: 4").replace("face: 6", "face: 4")
+    variant = _load(tmp_path, text + "rules:\n  highdie: {}\n", HighDie())
+    model, calls = _score_calls(monkeypatch, variant)
+    assert calls.count("pair") == 1 + 4 + 4  # not met (read once: no combination, no first roll), met x 2
+    assert calls.count("chance") == 7  # totals 2..8
+    _assert_tables_are_the_engines(model, variant)
+    assert solve(variant).expected_score == pytest.approx(brute_force(variant), abs=1e-9)

@@ -157,6 +157,9 @@ def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
     ``score`` is the score so far: the box's declared scorer (0 when its pattern
     is not met) after earlier plugins' adjustments. Return the new score, or
     None to leave it. Plugins marked ``tryfirst`` see the declared score first.
+    ``ctx.met`` says whether the pattern is met; read ``ctx.combination`` only for
+    the dice themselves (the solver then asks the rule once per distinct
+    combination, not once per distinct declared score).
     """
 
 

@@ -29,7 +29,7 @@ from .card import Award, Card, column_card
 from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
-from .tracing import pattern_read
+from .tracing import is_tracing, note_first_roll, note_pattern, pattern_read
 
 __all__ = [
     "MAX_ROLLS",
@@ -300,6 +300,40 @@ class ScoreContext(SituationFields):
     score: int = 0  # the final box score, set for `dicecup_extra_points`
     situation: Situation = field(factory=Situation.unknown, repr=False)
 
+    @property
+    def met(self) -> bool:
+        """Whether the roll meets the box's pattern: `combination is not None`, without reading which dice
+        form it (a traced call that reads only this holds for every roll with the same declared points)."""
+        return object.__getattribute__(self, "combination") is not None
+
+
+class _TracedScoreContext(ScoreContext):
+    """The ScoreContext of a traced `Variant.score`: reading `combination` is noted as reading the declared
+    result of box `traced_box` (the dice that form it; what `score` itself read is whether it is met and
+    its declared points, "points"), and reading `first_roll` is noted too."""
+
+    __slots__ = ("traced_box",)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "combination":
+            try:
+                box_id = object.__getattribute__(self, "traced_box")
+            except AttributeError:  # a copy a rule made (attrs.evolve): its own box
+                box_id = object.__getattribute__(self, "box").id
+            note_pattern("declared", box_id)
+        elif name == "first_roll":
+            note_first_roll()
+        return object.__getattribute__(self, name)
+
+
+def _score_context(box_id: str, *args: Any, **kwargs: Any) -> ScoreContext:
+    """A ScoreContext for scoring box `box_id`; traced (`_TracedScoreContext`) while reads are traced."""
+    if not is_tracing():
+        return ScoreContext(*args, **kwargs)
+    ctx = _TracedScoreContext(*args, **kwargs)
+    object.__setattr__(ctx, "traced_box", box_id)
+    return ctx
+
 
 @frozen(cache_hash=True)
 class Variant:
@@ -496,16 +530,21 @@ class Variant:
         """What filling `box_id` with `roll` gives on `card`: rule plugins applied."""
         box = self.box(box_id)
         sit = situation if situation is not None else Situation.unknown()
-        comb, base = self.declared_score(box, roll)
-        score = self.hooks.adjust_score(ScoreContext(self, card, box, roll, first_roll, comb, situation=sit), base)
+        # read as whether met and the declared points; the dice of the combination are noted when a rule reads them
+        comb, base = pattern_read("points", box.id, _declared, box, roll)
+        score = self.hooks.adjust_score(
+            _score_context(box_id, self, card, box, roll, first_roll, comb, situation=sit), base
+        )
         found = list(
-            self.hooks.extra_points(ScoreContext(self, card, box, roll, first_roll, comb, score, situation=sit))
+            self.hooks.extra_points(
+                _score_context(box_id, self, card, box, roll, first_roll, comb, score, situation=sit)
+            )
         )
         sheet = self.sheets.get(box.column)
         if sheet is not None:
             view = column_card(card, box.column, sheet.box_ids)
             row = sheet.box(box.row)
-            sctx = ScoreContext(sheet, view, row, roll, first_roll, comb, score, situation=sit)
+            sctx = _score_context(box_id, sheet, view, row, roll, first_roll, comb, score, situation=sit)
             found.extend(self._tag(sheet, a, box.column, qualify=True) for a in sheet.hooks.extra_points(sctx))
         mult = self._multiplier.get(box_id, 1)
         awards = tuple(self._count(self._tag(self, a, box.column or None), mult) for a in found)

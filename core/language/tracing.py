@@ -25,6 +25,9 @@ __all__ = [
     "Reads",
     "TracingRoll",
     "excused",
+    "is_tracing",
+    "note_first_roll",
+    "note_pattern",
     "note_situation",
     "pattern_read",
     "tracing",
@@ -39,7 +42,7 @@ VALUE = 2
 class Reads:
     """What one engine call read: box -> FILLED|VALUE bits, and whether it read the roll or awards."""
 
-    __slots__ = ("boxes", "roll", "awards", "values", "situation", "patterns")
+    __slots__ = ("boxes", "roll", "awards", "values", "situation", "patterns", "first_roll")
 
     def __init__(self) -> None:
         self.boxes: dict[str, int] = {}
@@ -48,8 +51,12 @@ class Reads:
         self.values = False  # any VALUE read at all (lets callers skip checking)
         self.situation: set[str] = set()  # situation fields read (turn, rolls_left, cards, ...)
         # declared patterns evaluated on the roll, as (kind, box id): their dice reads are not in
-        # `roll`, so one call stands for every roll on which these patterns give the same answers
+        # `roll`, so one call stands for every roll on which these patterns give the same answers.
+        # Kinds: "combination" (the dice forming the pattern, or None), "declared" (those dice and the
+        # declared points), "points" (only whether the pattern is met and the declared points)
         self.patterns: set[tuple[str, str]] = set()
+        # whether a scoring rule read `ScoreContext.first_roll` (noted by traced scoring calls only)
+        self.first_roll = False
 
     def note(self, box: Any, kind: int) -> None:
         self.boxes[box] = self.boxes.get(box, 0) | kind
@@ -60,15 +67,27 @@ class Reads:
 _stack: list[Reads] = []
 
 
-def _note(box: Any, kind: int) -> None:
-    if _stack:
-        _stack[-1].note(box, kind)
-
-
 def note_situation(name: str) -> None:
     """Record that a rule read situation field `name` (called by the contexts' properties)."""
     if _stack:
         _stack[-1].situation.add(name)
+
+
+def note_pattern(kind: str, box_id: str) -> None:
+    """Record that a rule read a declared pattern's result (`kind` of `box_id`) computed before it was called."""
+    if _stack:
+        _stack[-1].patterns.add((kind, box_id))
+
+
+def note_first_roll() -> None:
+    """Record that a scoring rule read whether the roll is the turn's first."""
+    if _stack:
+        _stack[-1].first_roll = True
+
+
+def is_tracing() -> bool:
+    """Whether engine calls are being traced now (callers may then hand rules objects that report reads)."""
+    return bool(_stack)
 
 
 def pattern_read(kind: str, box_id: str, fn: Any, *args: Any) -> Any:
@@ -87,6 +106,14 @@ def pattern_read(kind: str, box_id: str, fn: Any, *args: Any) -> Any:
         _excused.pop()
 
 
+def _note_value(key: Any) -> None:
+    """Record that box `key`'s value was read (`Reads.note` in one call: end bonuses read every box of a
+    group on each of thousands of cards)."""
+    reads = _stack[-1]
+    reads.boxes[key] = reads.boxes.get(key, 0) | FILLED | VALUE
+    reads.values = True
+
+
 class _TracingScores(FrozenMap):
     """A FrozenMap that reports every lookup to the active `Reads`."""
 
@@ -99,11 +126,13 @@ class _TracingScores(FrozenMap):
         return key in self._d
 
     def __getitem__(self, key):
-        _note(key, FILLED | VALUE)
+        if _stack:
+            _note_value(key)
         return self._d[key]
 
     def get(self, key, default=None):
-        _note(key, FILLED | VALUE)
+        if _stack:
+            _note_value(key)
         return self._d.get(key, default)
 
     def _all(self, kind: int) -> None:
@@ -199,8 +228,9 @@ class excused:
 
 def traced_card(scores: dict[str, int], awards: tuple[Any, ...] = ()) -> Card:
     """A card holding `scores` (and `awards`) whose reads are reported to the active `Reads`."""
-    card = Card(awards=_TracingAwards(awards))
+    card = object.__new__(Card)  # (Card's converter would copy the scores into a plain FrozenMap)
     object.__setattr__(card, "scores", _TracingScores(scores))
+    object.__setattr__(card, "awards", _TracingAwards(awards))
     return card
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -237,25 +238,32 @@ class RuleModel(ClassCoding):
         The rules are asked on a traced roll: where no call of an exploration read the
         dice themselves, only declared patterns (the box's own among them), its answer
         holds for every roll those patterns treat alike, so a box is explored once per
-        distinct declared result rather than once per roll.
+        distinct declared result rather than once per roll. An exploration after a later roll in which
+        no call read `first_roll` holds after the first roll too.
         """
         by_dep: dict[tuple[int, ...], list] = {}
         self.score_errors: dict[tuple[int, int, int, tuple], Exception] = {}
         n = len(self.rolls)
         for b, box in enumerate(self.box_ids):
+            again = np.zeros(n, dtype=bool)  # rolls whose later-roll answers read first_roll: asked again
             for f in (0, 1):
-                pending = np.ones(n, dtype=bool)
+                pending = again if f else np.ones(n, dtype=bool)
                 while pending.any():
                     r = int(np.argmax(pending))
                     dep, results, reads = self._explore(box, b, r, bool(f))
                     match = self._same_answer(reads, r, pending)
                     pending &= ~match
                     rolls = np.flatnonzero(match)
-                    by_dep.setdefault(dep, []).append((b, f, rolls, results))
+                    firsts = (f,) if f or reads.first_roll else (0, 1)
+                    if not f and reads.first_roll:
+                        again |= match
+                    for g in firsts:
+                        by_dep.setdefault(dep, []).append((b, g, rolls, results))
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
                             for rr in rolls.tolist():
-                                self.score_errors[(b, rr, f, dep + (i,))] = self._last_errors[i]
+                                for g in firsts:
+                                    self.score_errors[(b, rr, g, dep + (i,))] = self._last_errors[i]
         out = []
         for dep, found in by_dep.items():
             counts = [len(rolls) for _, _, rolls, _ in found]
@@ -279,12 +287,13 @@ class RuleModel(ClassCoding):
                 out = exc
         reads.roll |= got.roll
         reads.patterns |= got.patterns
+        reads.first_roll |= got.first_roll
         self._last_reads = got
         return out
 
     def _explore(self, box: str, b: int, r: int, first: bool) -> tuple[tuple[int, ...], list[tuple[int, float]], Reads]:
         """The boxes the score of `box` with roll `r` depends on, its result for each of their categories,
-        and what all those calls read of the roll (`Reads.roll`, `Reads.patterns`)."""
+        and what all those calls read of the roll (`Reads.roll`, `Reads.patterns`, `Reads.first_roll`)."""
         dep: list[int] = []
         evals: dict[tuple, tuple[int, float] | Exception] = {}
         seen = Reads()
@@ -362,10 +371,12 @@ class RuleModel(ClassCoding):
     @cached_property
     def box_scores(self) -> list[np.ndarray]:
         """Every score each box can get (sorted), over all rolls and card situations."""
-        boxes = np.concatenate([np.repeat(keys[:, 0], scores.shape[1]) for _, keys, scores, _ in self.score_groups])
-        scores = np.concatenate([scores.reshape(-1) for _, _, scores, _ in self.score_groups])
-        pairs = np.unique(np.stack([boxes, scores])[:, scores != ERR], axis=1)
-        return [pairs[1, pairs[0] == b].astype(np.int64) for b in range(self.nb)]
+        found: list[list[np.ndarray]] = [[] for _ in range(self.nb)]
+        for _, keys, scores, _ in self.score_groups:
+            for b in np.unique(keys[:, 0]).tolist():
+                got = scores[keys[:, 0] == b]
+                found[b].append(np.unique(got[got != ERR]))
+        return [np.unique(np.concatenate(f)).astype(np.int64) if f else np.zeros(0, np.int64) for f in found]
 
     def context_tables(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores int64, points float64), each (boxes, rolls, 2) with axis 2 = [later, first]."""
@@ -592,15 +603,35 @@ class RuleModel(ClassCoding):
         return {}
 
     def _signature(self, kind: str, box: str) -> np.ndarray:
-        """Per roll, an id of what `combination` / `declared_score` of `box` returns."""
+        """Per roll, an id of what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`):
+        its combination ("combination"), that and the declared points ("declared"), or only whether it is
+        met and the points ("points")."""
         got = self._signatures.get((kind, box))
         if got is None:
-            b = self.variant.box(box)
-            fn = self.variant.combination if kind == "combination" else self.variant.declared_score
+            declared = self._declared_results(box)
+            values: list[Any]
+            if kind == "combination":
+                values = [comb for comb, _ in declared]
+            elif kind == "points":
+                values = [(comb is not None, points) for comb, points in declared]
+            else:
+                values = declared
             ids: dict = {}
-            got = np.array([ids.setdefault(fn(b, r), len(ids)) for r in self.rolls], dtype=np.int64)
+            got = np.array([ids.setdefault(v, len(ids)) for v in values], dtype=np.int64)
             self._signatures[(kind, box)] = got
         return got
+
+    def _declared_results(self, box: str) -> list[tuple[tuple[int, ...] | None, int]]:
+        """`Variant.declared_score` of `box` for every roll, in roll order (asked once per box)."""
+        got = self._declared.get(box)
+        if got is None:
+            spec = self.variant.box(box)
+            got = self._declared[box] = [self.variant.declared_score(spec, r) for r in self.rolls]
+        return got
+
+    @cached_property
+    def _declared(self) -> dict[str, list[tuple[tuple[int, ...] | None, int]]]:
+        return {}
 
     def _bits(self, boxes: Iterable[str]) -> int:
         out = 0
@@ -645,9 +676,8 @@ class RuleModel(ClassCoding):
         out: list[tuple[int, ...]] = []
         for alike in (g for g in by_key.values() if len(g) > 1):  # the declared patterns last: the dearest
             by_pattern: dict[tuple, list[int]] = {}
-            for b in alike:
-                spec = v.box(self.box_ids[b])
-                key = tuple((v.combination(spec, r), v.declared_score(spec, r)) for r in self.rolls)
+            for b in alike:  # (the declared results hold the combinations too)
+                key = tuple(self._declared_results(self.box_ids[b]))
                 by_pattern.setdefault(key, []).append(b)
             out.extend(tuple(g) for g in by_pattern.values() if len(g) > 1)
         return tuple(sorted(out))
@@ -696,36 +726,49 @@ class RuleModel(ClassCoding):
         out = np.zeros([self.n_flagcodes] + dims)
         per_award: dict[str, np.ndarray] | None = {}
         allowed = frozenset(b for g in self.all_groups for b in g)
+        # a group's total sits in its first carrier, and in its last on the second card: the end bonuses
+        # must agree on both (a group of one carrier gives the same card twice: asked once)
+        alts = (0, 1) if any(len(free) > 1 for free in carriers) else (0,)
+        checked: set[tuple] = set()  # the reads already checked (the check depends on nothing else)
         for flagcode in range(self.n_flagcodes):
             code = ((1 << self.nb) - 1) | (flagcode << self.nb)
-            cats = self.class_cats(code)
-            base = {b: self.cat_value(b, c) for b, c in enumerate(cats)}
+            base = {b: self.cat_value(b, c) for b, c in enumerate(self.class_cats(code))}
+            fixed = [
+                sum(base[b] for b in g if b not in free) for g, free in zip(self.all_groups, carriers, strict=False)
+            ]
+            templates, holders = [], []
+            for alt in alts:
+                filled = dict(base)
+                for free in carriers:
+                    for b in free:
+                        filled[b] = 0
+                templates.append({self.box_ids[b]: v for b, v in filled.items()})
+                holders.append([self.box_ids[free[-1] if alt else free[0]] for free in carriers])
             for point in itertools.product(*(range(d) for d in dims)):
-                totals = [lo + i for (lo, _), i in zip(ranges, point, strict=False)]
+                held = [lo + i - f for (lo, _), i, f in zip(ranges, point, fixed, strict=False)]
                 values = []
                 by_id: list[dict[str, int]] = [{}, {}]
-                for alt in (0, 1):
-                    scores = dict(base)
-                    for gi, (g, total) in enumerate(zip(self.all_groups, totals, strict=False)):
-                        free = carriers[gi]
-                        fixed = sum(scores[b] for b in g if b not in free)
-                        for b in free:
-                            scores[b] = 0
-                        scores[free[-1] if alt else free[0]] = total - fixed
-                    card = traced_card({self.box_ids[b]: v for b, v in scores.items()})
+                for alt in range(len(alts)):
+                    held_card = dict(templates[alt])
+                    for box, value in zip(holders[alt], held, strict=False):
+                        held_card[box] = value
+                    card = traced_card(held_card)
                     with tracing() as reads:
                         awards = self.variant.end_bonuses(card)
-                    self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
+                    key = (tuple(reads.boxes.items()), reads.awards, tuple(sorted(reads.situation)))
+                    if key not in checked:
+                        self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
+                        checked.add(key)
                     values.append(float(sum(a.points for a in awards)))
                     for a in awards:
                         by_id[alt][a.id] = by_id[alt].get(a.id, 0) + a.points
-                if values[0] != values[1]:
+                if len(alts) > 1 and values[0] != values[1]:
                     raise SolverError(
                         f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
                         "split between its boxes; the solver tracks only the total"
                     )
                 out[(flagcode,) + point] = values[0]
-                if per_award is not None and by_id[0] != by_id[1]:
+                if per_award is not None and len(alts) > 1 and by_id[0] != by_id[1]:
                     per_award = None
                 if per_award is not None:
                     for aid, pts in by_id[0].items():

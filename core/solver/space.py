@@ -10,6 +10,7 @@ its reachable progress range, so a successor's index is arithmetic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cached_property
 from typing import NamedTuple
@@ -338,7 +339,6 @@ class StateSpace:
             combo = self._combos(codes, dep)
             present |= reach[combo]
             err |= failed[combo]
-        bi = np.arange(nb)[:, None, None]
         bits = np.int64(1) << np.arange(nb, dtype=np.int64)
         lb = (later[:, None] & bits) != 0
         fb = (first[:, None] & bits) != 0
@@ -348,18 +348,44 @@ class StateSpace:
             c = int(m.context_of(codes[i : i + 1])[0])
             m.check_context(c, m.context_tables(c)[0], 1 << b)
         ok = (lb[:, :, None] & present[:, :, 0, :]) | (fb[:, :, None] & present[:, :, 1, :])
-        for i in np.flatnonzero(index >= 0).tolist():  # legality that depends on the roll: class by class
+        varies = np.flatnonzero(index >= 0)  # legality that depends on the roll
+        failed_at = self._roll_legal_slots(codes, varies, index, tables, ok)
+        for i in failed_at:  # classes whose legal boxes fail to score, in order: the engine's error
             c = int(m.context_of(codes[i : i + 1])[0])
             legal = (tables[index[i]][None, :, :] & bits[:, None, None]) != 0  # (boxes, rolls, 2)
             if (m.context_tables(c)[0] == ERR)[legal].any():
                 b = int(np.argwhere(legal & (m.context_tables(c)[0] == ERR))[0][0])
                 m.check_context(c, m.context_tables(c)[0], 1 << b)
-            row = np.zeros((nb, k), dtype=bool)
-            row[np.broadcast_to(bi, legal.shape)[legal], self.context_slots(c)[legal]] = True
-            ok[i] = row
         src, box, slot = np.nonzero(ok)
         add, inc = self._slot_arrays
         return src, codes[src] + add[box, slot], inc[box, slot], legality
+
+    def _roll_legal_slots(
+        self, codes: np.ndarray, varies: np.ndarray, index: np.ndarray, tables: np.ndarray, ok: np.ndarray
+    ) -> list[int]:
+        """Set `ok`'s rows of classes `varies` (whose legality depends on the roll): the slots their legal boxes
+        reach, context by context and many classes at once; the classes (ascending) where a legal box's
+        score failed."""
+        m = self.model
+        bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)
+        failed: list[int] = []
+        if not len(varies):
+            return failed
+        ctxs = m.context_of(codes[varies])
+        step = max(1, CHUNK // max(1, self.nb * tables.shape[1] * 2))
+        for c in np.unique(ctxs).tolist():
+            scores = m.context_tables(c)[0]
+            slots = self.context_slots(c)  # (boxes, rolls, 2)
+            err = scores == ERR
+            rows = varies[ctxs == c]
+            for a in range(0, len(rows), step):
+                part = rows[a : a + step]
+                legal = (tables[index[part]][:, None, :, :] & bits[None, :, None, None]) != 0  # (n, boxes, rolls, 2)
+                failed.extend(part[(legal & err[None]).any(axis=(1, 2, 3))].tolist())
+                ok[part] = False
+                at, b, r, f = np.nonzero(legal)
+                ok[part[at], b, slots[b, r, f]] = True
+        return sorted(failed)
 
     @cached_property
     def _group_reach(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
@@ -513,6 +539,15 @@ def _unpack(words: np.ndarray) -> np.ndarray:
 
 def _group_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of an int64 matrix, sorted, and the position of each row among them."""
+    if len(cols):  # rows as one mixed-radix number each, where it fits: one sort of numbers, not of rows
+        low = cols.min(axis=0)
+        spans = [int(x) for x in cols.max(axis=0) - low + 1]
+        if math.prod(spans) < 1 << 62:
+            key = np.zeros(len(cols), dtype=np.int64)
+            for j, span in enumerate(spans):
+                key = key * span + (cols[:, j] - low[j])
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            return cols[first], inverse.reshape(-1).astype(np.int64)
     order = np.lexsort(cols.T[::-1])
     ranked = cols[order]
     new = np.ones(len(ranked), dtype=bool)
