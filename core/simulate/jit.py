@@ -356,29 +356,21 @@ if AVAILABLE:
                 now[f, r, w] = row[r]
                 best_box[w, f, r] = arg[r]
 
-    @numba.njit(cache=True, nogil=True)
-    def _choose(stage, f1, r, keeps, now, tops, order, pick, block):
-        """The move of each of a block's states (lanes) with roll r on the table at decision `stage`: the first
-        of the roll's proper keeps (`DiceGraph.keep_order`, the game's order) within TIE of the best, taken
-        when better than scoring by more than TIE (pick[w] = its position; -1: score the best box). The best
-        keep's value comes with the turn recursion (tops[r, w]: the best proper keep it folds), so only the
-        rolls where some state keeps are scanned, once, backward (the earliest within TIE stays)."""
-        want = False
-        for w in range(W):
-            pick[w] = -1
-        for w in range(block):
-            want |= tops[r, w] > now[f1, r, w] + TIE
-        if not want:
-            return
-        ko = keeps[stage]
-        rows_k, n_k = order
-        for j in range(n_k[r] - 1, -1, -1):
-            kr = rows_k[r, j]
-            for w in range(W):
-                pick[w] = j if ko[kr, w] >= tops[r, w] - TIE else pick[w]
-        for w in range(block):
-            if not tops[r, w] > now[f1, r, w] + TIE:
-                pick[w] = -1
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _choose(ko, tops, now, r, w, rows_k, n_k):
+        """The keep of lane w with roll r on the table (values of the keeps ko[row, w], of scoring now): the
+        position in `DiceGraph.keep_order` (the game's order) of the first proper keep within TIE of the best,
+        when that is better than scoring by more than TIE, else -1 (score the best box). The best keep's value
+        comes with the turn recursion (tops[r, w]: the best proper keep it folds), so the scan stops at the
+        first keep that reaches it: one lane at a time, inlined (a call per roll and block cost more than it)."""
+        top = tops[r, w]
+        if not top > now + TIE:
+            return -1
+        bar = top - TIE
+        for j in range(n_k[r]):
+            if ko[rows_k[r, j], w] >= bar:
+                return j
+        return -1
 
     @numba.njit(cache=True, parallel=True)
     def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors, theta=0.0):
@@ -411,7 +403,6 @@ if AVAILABLE:
             rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
             rows_of[rolls - 1] = 1
             no_score = np.full(rolls, 2, dtype=np.int64)
-            pick = np.empty(W, dtype=np.int64)
             k0 = task * W
             block = min(W, n_states - k0)
             for w in range(block):
@@ -439,13 +430,15 @@ if AVAILABLE:
                             tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
             for stage in range(rolls):
                 f1 = 1 if stage == 0 else 0
-                for r in range(n_rolls):
-                    if stage < rolls - 1:
-                        _choose(stage, f1, r, keeps, now, tops[rolls - 1 - stage], (rows_k, n_k), pick, block)
-                    for w in range(block):
-                        row = rows[k0 + w]
-                        if stage < rolls - 1 and pick[w] >= 0:
-                            moves[row, r, stage] = masks_k[r, pick[w]]
+                keeping = stage < rolls - 1
+                ko = keeps[min(stage, keeps.shape[0] - 1)]
+                tp = tops[rolls - 1 - stage]
+                for w in range(block):
+                    row = rows[k0 + w]
+                    for r in range(n_rolls):
+                        j = _choose(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
+                        if j >= 0:
+                            moves[row, r, stage] = masks_k[r, j]
                             continue
                         bb = best_box[w, f1, r]
                         if bb < 0 or not np.isfinite(now[f1, r, w]):
