@@ -357,7 +357,7 @@ if AVAILABLE:
                 best_box[w, f, r] = arg[r]
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _choose(ko, tops, now, r, w, rows_k, n_k):
+    def choose_keep(ko, tops, now, r, w, rows_k, n_k):
         """The keep of lane w with roll r on the table (values of the keeps ko[row, w], of scoring now): the
         position in `DiceGraph.keep_order` (the game's order) of the first proper keep within TIE of the best,
         when that is better than scoring by more than TIE, else -1 (score the best box). The best keep's value
@@ -372,6 +372,57 @@ if AVAILABLE:
                 return j
         return -1
 
+    @numba.njit(cache=True, nogil=True)
+    def fold_block(st, sc, k0, block, d, rolls, theta, errors):
+        """States k0 .. k0 + block - 1 of st (block <= W) folded side by side, as `fill_moves` chooses from them:
+        (now [2, rolls of the graph, W]: the best value of scoring each roll, after a later roll and the first;
+        best_box [W, 2, rolls]: the first box reaching it; keeps [decisions, kept multisets, W]: the value of
+        each keep after roll i + 1; tops [left, rolls, W]: each roll's best proper keep with `left` rolls left).
+        The core's one turn recursion (`turn_block`); `theta` != 0 folds the rolls as utilities, the keeps then
+        compared as certainty equivalents again (a monotone map: the same keep stays the best)."""
+        lo_roll = d.levels[d.dice]
+        n_rolls = d.levels[d.dice + 1] - lo_roll
+        n_rows = d.add_edges.shape[0]
+        # row 2, never scored from, makes the recursion's roll values with a turn's rolls left (`turn_block`'s
+        # levels_out) its best keeps'
+        now = np.full((3, n_rolls, W), -np.inf)
+        now[:2] = 0.0
+        best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
+        row_now = np.empty(n_rolls)
+        row_arg = np.empty(n_rolls, dtype=np.int64)
+        keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
+        tops = np.empty((rolls, n_rolls, W))  # tops[left]: each roll's best proper keep with `left` rolls left
+        val = np.empty((n_rolls, W))
+        keep = np.empty((n_rows, W))
+        best = np.empty((n_rows, W))
+        rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
+        rows_of[rolls - 1] = 1
+        no_score = np.full(rolls, 2, dtype=np.int64)
+        for w in range(block):
+            _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
+        if theta != 0.0:
+            points = now.copy()
+            sign = 1.0 if theta > 0.0 else -1.0
+            for f in range(2):
+                for r in range(n_rolls):
+                    for w in range(W):
+                        x = now[f, r, w]
+                        now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
+        turn_block(now, rows_of, no_score, d, val, keep, best, keeps, tops)
+        if theta != 0.0:  # back to certainty equivalents
+            now[:] = points
+            for i in range(keeps.shape[0]):
+                for kr in range(keeps.shape[1]):
+                    for w in range(W):
+                        x = keeps[i, kr, w]
+                        keeps[i, kr, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+            for i in range(1, rolls):
+                for r in range(n_rolls):
+                    for w in range(W):
+                        x = tops[i, r, w]
+                        tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+        return now, best_box, keeps, tops
+
     @numba.njit(cache=True, parallel=True)
     def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors, theta=0.0):
         """The best-move rows of states st (row rows[s] of `moves`, [rows, rolls of the graph, decisions]):
@@ -382,52 +433,13 @@ if AVAILABLE:
         as for the mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps
         compared as certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
         n_states = rows.shape[0]
-        lo_roll = d.levels[d.dice]
-        n_rolls = d.levels[d.dice + 1] - lo_roll
-        n_rows = d.add_edges.shape[0]
+        n_rolls = d.levels[d.dice + 1] - d.levels[d.dice]
         invalid = flag | (flag - 1)
         rows_k, n_k, masks_k = order
         for task in numba.prange((n_states + W - 1) // W):
-            # W states' tables side by side: the turn recursion runs over them; row 2, never scored from, makes
-            # the recursion's roll values with a turn's rolls left (`turn_block`'s levels_out) its best keeps'
-            now = np.full((3, n_rolls, W), -np.inf)
-            now[:2] = 0.0
-            best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
-            row_now = np.empty(n_rolls)
-            row_arg = np.empty(n_rolls, dtype=np.int64)
-            keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
-            tops = np.empty((rolls, n_rolls, W))  # tops[left]: each roll's best proper keep with `left` rolls left
-            val = np.empty((n_rolls, W))
-            keep = np.empty((n_rows, W))
-            best = np.empty((n_rows, W))
-            rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
-            rows_of[rolls - 1] = 1
-            no_score = np.full(rolls, 2, dtype=np.int64)
             k0 = task * W
             block = min(W, n_states - k0)
-            for w in range(block):
-                _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
-            if theta != 0.0:
-                points = now.copy()
-                sign = 1.0 if theta > 0.0 else -1.0
-                for f in range(2):
-                    for r in range(n_rolls):
-                        for w in range(W):
-                            x = now[f, r, w]
-                            now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
-            turn_block(now, rows_of, no_score, d, val, keep, best, keeps, tops)
-            if theta != 0.0:  # back to certainty equivalents (a monotone map: the same keep stays the best)
-                now[:] = points
-                for i in range(keeps.shape[0]):
-                    for kr in range(keeps.shape[1]):
-                        for w in range(W):
-                            x = keeps[i, kr, w]
-                            keeps[i, kr, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
-                for i in range(1, rolls):
-                    for r in range(n_rolls):
-                        for w in range(W):
-                            x = tops[i, r, w]
-                            tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+            now, best_box, keeps, tops = fold_block(st, sc, k0, block, d, rolls, theta, errors)
             for stage in range(rolls):
                 f1 = 1 if stage == 0 else 0
                 keeping = stage < rolls - 1
@@ -436,7 +448,7 @@ if AVAILABLE:
                 for w in range(block):
                     row = rows[k0 + w]
                     for r in range(n_rolls):
-                        j = _choose(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
+                        j = choose_keep(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
                         if j >= 0:
                             moves[row, r, stage] = masks_k[r, j]
                             continue
