@@ -4,9 +4,11 @@ Optimal for the objective the solution maximises: the mean, or a risk objective 
 as utilities: `jit.fill_moves`' theta). Values are read as points throughout (`points_column`: the mean's
 values, a risk table's certainty equivalents), so one propagation serves both.
 
-The policy is the solver's, decision for decision and ties included: every state's best-move row comes from
-the simulator's `jit.fill_moves` (the one `bot:optimal` plays from), fed the solver's own score contexts, so
-the distribution is the one a long simulation of `bot:optimal` samples. No value is recomputed here.
+The policy is the solver's, decision for decision and ties included: each block of states is folded by the
+simulator's `jit.fold_block` and its keeps chosen by `jit.choose_keep` (what `jit.fill_moves` writes the rows
+`bot:optimal` plays from with), fed the solver's own score contexts, so the distribution is the one a long
+simulation of `bot:optimal` samples. The moves are chosen inside the propagation (`_play`), only for the rolls
+that carry mass, instead of written to a table of rows and read back. No state value is recomputed here.
 
 Direction: backward. The points still to come from the start of a turn depend only on the solver state
 (class, clamped threshold totals): the points of a turn and its successor follow from the state and the dice,
