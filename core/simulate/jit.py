@@ -375,9 +375,10 @@ if AVAILABLE:
     @numba.njit(cache=True, nogil=True)
     def fold_block(st, sc, k0, block, d, rolls, theta, errors):
         """States k0 .. k0 + block - 1 of st (block <= W) folded side by side, as `fill_moves` chooses from them:
-        (now [2, rolls of the graph, W]: the best value of scoring each roll, after a later roll and the first;
-        best_box [W, 2, rolls]: the first box reaching it; keeps [decisions, kept multisets, W]: the value of
-        each keep after roll i + 1; tops [left, rolls, W]: each roll's best proper keep with `left` rolls left).
+        (now [3, rolls of the graph, W]: rows 0 and 1 the best value of scoring each roll after a later roll and
+        the first; best_box [W, 2, rolls]: the first box reaching it; keeps [decisions, kept multisets, W]: the
+        value of each keep after roll i + 1; tops [left, rolls, W]: each roll's best proper keep with `left`
+        rolls left).
         The core's one turn recursion (`turn_block`); `theta` != 0 folds the rolls as utilities, the keeps then
         compared as certainty equivalents again (a monotone map: the same keep stays the best)."""
         lo_roll = d.levels[d.dice]
