@@ -207,6 +207,56 @@ def test_successor_slots_match_the_solver(tmp_path):
         np.testing.assert_array_equal(after[~filled], want[~filled], err_msg=name)
 
 
+@pytest.mark.parametrize("theta", [0.0, 0.15, -0.2])
+def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
+    """The propagation that chooses its moves on the way (`_play`) ends every turn in the same outcomes, with
+    the same probabilities bit for bit, as the one playing the simulator's best-move rows (`best_moves`, the
+    rows `bot:optimal` plays from), from a turn's start and from a roll on the table mid-turn, for the mean
+    and risk objectives."""
+    from dicecup.numeric.objective import parse_objective
+    from dicecup.simulate.optimal import turn_states
+
+    for name in ("sym-upper", "flags", "two-groups"):
+        v = tiny_variant(tmp_path, name)
+        solution = solve(v, objective=parse_objective("mean" if theta == 0 else f"risk:{theta}"))
+        layers = dist_mod._layers_from(solution)
+        codes = np.concatenate([layer[0] for layer in layers[:-1]])
+        progs = np.ascontiguousarray(np.concatenate([layer[1] for layer in layers[:-1]]))
+        run = dist_mod._Pass(solution, codes)
+        tables, graph = run.tables, solution.graph
+        nb, k = run.slot_add.shape
+        succ = np.empty((len(codes), nb * k), dtype=np.int64)
+        after = np.empty((len(codes), nb * k))
+        dist_mod._successor_slots(
+            codes, progs, run.slot_add, run.slot_inc, run.used, run.sym, run.states, run.values, succ, after
+        )
+        ctx = tables.dense(solution, codes)
+        moves, flag = dist_mod.best_moves(solution, codes, progs, after, (ctx, tables.scores, tables.same))
+        mid = np.zeros(graph.n_rolls)
+        mid[graph.n_rolls // 3] = 1.0
+        for stage0, mass0 in ((0, np.ascontiguousarray(graph.arrays.roll_probs, dtype=np.float64)), (1, mid)):
+            got = []
+            for play in (False, True):
+                acc = np.empty((len(codes), tables.out_box.shape[1]))
+                count = np.empty(len(codes), dtype=np.int64)
+                errors = np.zeros(3, dtype=np.int64)
+                if play:
+                    states = turn_states(solution, codes, progs, ctx, tables.same, after)
+                    dist_mod._play(
+                        states, tables.scores, graph.keep_order, v.rolls, theta, ctx, tables.oid, graph.arrays,
+                        stage0, mass0, acc, count, errors,
+                    )  # fmt: skip
+                else:
+                    dist_mod._propagate(
+                        moves, flag, v.rolls, ctx, tables.oid, run.kept, graph.arrays, stage0, mass0, acc, count, errors
+                    )
+                assert not errors.any(), name
+                got.append((acc, count))
+            np.testing.assert_array_equal(got[1][0], got[0][0], err_msg=f"{name} from decision {stage0}")
+            np.testing.assert_array_equal(got[1][1], got[0][1], err_msg=name)
+            assert (got[1][1] > 0).all(), name
+
+
 # ------------------------------------------------------------------ Yahtzee, against a long simulation
 
 

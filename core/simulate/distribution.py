@@ -4,9 +4,11 @@ Optimal for the objective the solution maximises: the mean, or a risk objective 
 as utilities: `jit.fill_moves`' theta). Values are read as points throughout (`points_column`: the mean's
 values, a risk table's certainty equivalents), so one propagation serves both.
 
-The policy is the solver's, decision for decision and ties included: every state's best-move row comes from
-the simulator's `jit.fill_moves` (the one `bot:optimal` plays from), fed the solver's own score contexts, so
-the distribution is the one a long simulation of `bot:optimal` samples. No value is recomputed here.
+The policy is the solver's, decision for decision and ties included: each block of states is folded by the
+simulator's `jit.fold_block` and its keeps chosen by `jit.choose_keep` (what `jit.fill_moves` writes the rows
+`bot:optimal` plays from with), fed the solver's own score contexts, so the distribution is the one a long
+simulation of `bot:optimal` samples. The moves are chosen inside the propagation (`_play`), only for the rolls
+that carry mass, instead of written to a table of rows and read back. No state value is recomputed here.
 
 Direction: backward. The points still to come from the start of a turn depend only on the solver state
 (class, clamped threshold totals): the points of a turn and its successor follow from the state and the dice,
@@ -170,6 +172,10 @@ if AVAILABLE:
     from ..numeric import lookup as _lookup
 
     _state_slot = _lookup.jitted()
+    from . import jit as _jit
+
+    if _jit.AVAILABLE:  # the simulator's fold and choice of keep (else `_play` is refused when called)
+        from .jit import choose_keep, fold_block
 
     @numba.njit(cache=True, parallel=True)
     def _successor_slots(codes, progs, slot_add, slot_inc, used, sym, st, values, succ, after):
@@ -202,6 +208,89 @@ if AVAILABLE:
                         succ[i, j] = x
                         after[i, j] = values[x]
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _spread(keep, m, d):
+        """The mass of the kept multisets (keep [rows, W]) after a reroll, added to the rolls' (m [rows, W]): it
+        spreads over each rerolled die in turn (the dice graph's `add_edges`); a keep of every die (rerolling
+        none) stays. keep is zero again on return."""
+        lo_roll = d.levels[d.dice]
+        n_rolls = d.levels[d.dice + 1] - lo_roll
+        faces, levels, add_edges = d.faces, d.levels, d.add_edges
+        inv = 1.0 / faces
+        for lev in range(d.dice):
+            for row in range(levels[lev], levels[lev + 1]):
+                for w in range(W):
+                    keep[row, w] *= inv
+                for fc in range(faces):
+                    to = add_edges[row, fc]
+                    if to >= lo_roll:
+                        for w in range(W):
+                            m[to, w] += keep[row, w]
+                    else:
+                        for w in range(W):
+                            keep[to, w] += keep[row, w]
+                for w in range(W):
+                    keep[row, w] = 0.0
+        for r in range(lo_roll, lo_roll + n_rolls):
+            for w in range(W):
+                m[r, w] += keep[r, w]
+                keep[r, w] = 0.0
+
+    @numba.njit(cache=True, parallel=True)
+    def _play(st, sc, order, rolls, theta, ctx_of, oid, d, stage0, mass0, acc, count, errors):
+        """`_propagate` with the policy chosen on the way, no best-move table: per block of W states, the
+        simulator's fold (`jit.fold_block`: the core's one turn recursion) and its choice of keep
+        (`jit.choose_keep`, the first within TIE of the best in the game's order), made only for the rolls
+        that carry mass; a scored roll takes the first best box (`fill_moves`' rows, decision for decision).
+        errors[0] counts scores the solver never saw, errors[2] rolls with no legal box it can value."""
+        n = ctx_of.shape[0]
+        lo_roll = d.levels[d.dice]
+        n_rolls = d.levels[d.dice + 1] - lo_roll
+        n_rows = d.add_edges.shape[0]
+        width = acc.shape[1]
+        rows_k, n_k = order[0], order[1]
+        for t in numba.prange((n + W - 1) // W):
+            i0 = t * W
+            block = min(W, n - i0)
+            now, best_box, keeps, tops = fold_block(st, sc, i0, block, d, rolls, theta, errors)
+            m = np.zeros((n_rows, W))
+            keep = np.zeros((n_rows, W))
+            for w in range(block):
+                for o in range(width):
+                    acc[i0 + w, o] = 0.0
+                for r in range(n_rolls):
+                    m[lo_roll + r, w] = mass0[r]
+            for stage in range(stage0, rolls):
+                f1 = 1 if stage == 0 else 0
+                any_keep = False
+                keeping = stage < rolls - 1
+                ko = keeps[min(stage, keeps.shape[0] - 1)]
+                tp = tops[rolls - 1 - stage]
+                for r in range(n_rolls):
+                    for w in range(block):
+                        p = m[lo_roll + r, w]
+                        if p == 0.0:
+                            continue
+                        m[lo_roll + r, w] = 0.0
+                        j = choose_keep(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
+                        if j >= 0:
+                            keep[rows_k[r, j], w] += p
+                            any_keep = True
+                            continue
+                        bb = best_box[w, f1, r]
+                        if bb < 0 or not np.isfinite(now[f1, r, w]):
+                            errors[2] += 1
+                            continue
+                        acc[i0 + w, oid[ctx_of[i0 + w], f1, bb, r]] += p
+                if not any_keep:
+                    break
+                _spread(keep, m, d)
+            for w in range(block):
+                k = 0
+                for o in range(width):
+                    k += acc[i0 + w, o] != 0.0
+                count[i0 + w] = k
+
     @numba.njit(cache=True, parallel=True)
     def _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors):
         """Per state i of a chunk: acc[i, o], the probability that its turn ends in outcome o of its context
@@ -214,8 +303,6 @@ if AVAILABLE:
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         n_rows = d.add_edges.shape[0]
-        faces, levels, add_edges = d.faces, d.levels, d.add_edges
-        inv = 1.0 / faces
         width = acc.shape[1]
         low = flag - 1
         nb = oid.shape[2]
@@ -250,24 +337,7 @@ if AVAILABLE:
                         acc[i0 + w, oid[ctx_of[i0 + w], f1, x & low, r]] += p
                 if not any_keep:
                     break
-                for lev in range(d.dice):  # the kept dice's mass spreads over each rerolled die in turn
-                    for row in range(levels[lev], levels[lev + 1]):
-                        for w in range(W):
-                            keep[row, w] *= inv
-                        for fc in range(faces):
-                            to = add_edges[row, fc]
-                            if to >= lo_roll:
-                                for w in range(W):
-                                    m[to, w] += keep[row, w]
-                            else:
-                                for w in range(W):
-                                    keep[to, w] += keep[row, w]
-                        for w in range(W):
-                            keep[row, w] = 0.0
-                for r in range(lo_roll, lo_roll + n_rolls):  # a keep of every die (rerolling none) stays
-                    for w in range(W):
-                        m[r, w] += keep[r, w]
-                        keep[r, w] = 0.0
+                _spread(keep, m, d)
             for w in range(block):
                 k = 0
                 for o in range(width):
@@ -526,6 +596,8 @@ class _Pass:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(window starts, window lengths, offsets, vectors) of the remaining points from these states (a
         turn's start, or decision stage0 with roll distribution mass0), from the layer after's vectors."""
+        from .optimal import turn_states
+
         sol, tables = self.solution, self.tables
         graph = sol.graph
         if mass0 is None:
@@ -538,6 +610,9 @@ class _Pass:
         parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
+        order = graph.keep_order
+        rolls = sol.variant.rolls
+        theta = float(sol.objective.theta)  # a risk table's policy folds its rolls as utilities
         for a in range(0, n, CHUNK):
             part = slice(a, min(n, a + CHUNK))
             c, p, cx = codes[part], progs[part], ctx_of[part]
@@ -547,27 +622,19 @@ class _Pass:
             _successor_slots(
                 c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after
             )
-            moves, flag = best_moves(sol, c, p, after, (cx, tables.scores, tables.same), check=False)
+            states = turn_states(sol, c, p, cx, tables.same, after)
             del after
             acc = np.empty((m, width))
             count = np.empty(m, dtype=np.int64)
-            _propagate(
-                moves,
-                flag,
-                sol.variant.rolls,
-                cx,
-                tables.oid,
-                self.kept,
-                graph.arrays,
-                stage0,
-                mass0,
-                acc,
-                count,
+            _play(
+                states, tables.scores, order, rolls, theta, cx, tables.oid, graph.arrays, stage0, mass0, acc, count,
                 errors,
-            )
+            )  # fmt: skip
+            if errors[0]:
+                raise DicecupError("internal error: a box got a score the solver never saw")
             if errors[2]:
                 raise DicecupError("internal error: a roll with no legal box the solver can value")
-            del moves
+            del states
             start = np.zeros(m + 1, dtype=np.int64)  # the outcomes a state's turn can end in, kept compactly
             np.cumsum(count, out=start[1:])
             total = int(start[-1])

@@ -356,29 +356,73 @@ if AVAILABLE:
                 now[f, r, w] = row[r]
                 best_box[w, f, r] = arg[r]
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def choose_keep(ko, tops, now, r, w, rows_k, n_k):
+        """The keep of lane w with roll r on the table (values of the keeps ko[row, w], of scoring now): the
+        position in `DiceGraph.keep_order` (the game's order) of the first proper keep within TIE of the best,
+        when that is better than scoring by more than TIE, else -1 (score the best box). The best keep's value
+        comes with the turn recursion (tops[r, w]: the best proper keep it folds), so the scan stops at the
+        first keep that reaches it: one lane at a time, inlined (a call per roll and block cost more than it)."""
+        top = tops[r, w]
+        if not top > now + TIE:
+            return -1
+        bar = top - TIE
+        for j in range(n_k[r]):
+            if ko[rows_k[r, j], w] >= bar:
+                return j
+        return -1
+
     @numba.njit(cache=True, nogil=True)
-    def _choose(stage, f1, r, keeps, now, tops, order, pick, block):
-        """The move of each of a block's states (lanes) with roll r on the table at decision `stage`: the first
-        of the roll's proper keeps (`DiceGraph.keep_order`, the game's order) within TIE of the best, taken
-        when better than scoring by more than TIE (pick[w] = its position; -1: score the best box). The best
-        keep's value comes with the turn recursion (tops[r, w]: the best proper keep it folds), so only the
-        rolls where some state keeps are scanned, once, backward (the earliest within TIE stays)."""
-        want = False
-        for w in range(W):
-            pick[w] = -1
+    def fold_block(st, sc, k0, block, d, rolls, theta, errors):
+        """States k0 .. k0 + block - 1 of st (block <= W) folded side by side, as `fill_moves` chooses from them:
+        (now [3, rolls of the graph, W]: rows 0 and 1 the best value of scoring each roll after a later roll and
+        the first; best_box [W, 2, rolls]: the first box reaching it; keeps [decisions, kept multisets, W]: the
+        value of each keep after roll i + 1; tops [left, rolls, W]: each roll's best proper keep with `left`
+        rolls left).
+        The core's one turn recursion (`turn_block`); `theta` != 0 folds the rolls as utilities, the keeps then
+        compared as certainty equivalents again (a monotone map: the same keep stays the best)."""
+        lo_roll = d.levels[d.dice]
+        n_rolls = d.levels[d.dice + 1] - lo_roll
+        n_rows = d.add_edges.shape[0]
+        # row 2, never scored from, makes the recursion's roll values with a turn's rolls left (`turn_block`'s
+        # levels_out) its best keeps'
+        now = np.full((3, n_rolls, W), -np.inf)
+        now[:2] = 0.0
+        best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
+        row_now = np.empty(n_rolls)
+        row_arg = np.empty(n_rolls, dtype=np.int64)
+        keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
+        tops = np.empty((rolls, n_rolls, W))  # tops[left]: each roll's best proper keep with `left` rolls left
+        val = np.empty((n_rolls, W))
+        keep = np.empty((n_rows, W))
+        best = np.empty((n_rows, W))
+        rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
+        rows_of[rolls - 1] = 1
+        no_score = np.full(rolls, 2, dtype=np.int64)
         for w in range(block):
-            want |= tops[r, w] > now[f1, r, w] + TIE
-        if not want:
-            return
-        ko = keeps[stage]
-        rows_k, n_k = order
-        for j in range(n_k[r] - 1, -1, -1):
-            kr = rows_k[r, j]
-            for w in range(W):
-                pick[w] = j if ko[kr, w] >= tops[r, w] - TIE else pick[w]
-        for w in range(block):
-            if not tops[r, w] > now[f1, r, w] + TIE:
-                pick[w] = -1
+            _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
+        if theta != 0.0:
+            points = now.copy()
+            sign = 1.0 if theta > 0.0 else -1.0
+            for f in range(2):
+                for r in range(n_rolls):
+                    for w in range(W):
+                        x = now[f, r, w]
+                        now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
+        turn_block(now, rows_of, no_score, d, val, keep, best, keeps, tops)
+        if theta != 0.0:  # back to certainty equivalents
+            now[:] = points
+            for i in range(keeps.shape[0]):
+                for kr in range(keeps.shape[1]):
+                    for w in range(W):
+                        x = keeps[i, kr, w]
+                        keeps[i, kr, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+            for i in range(1, rolls):
+                for r in range(n_rolls):
+                    for w in range(W):
+                        x = tops[i, r, w]
+                        tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+        return now, best_box, keeps, tops
 
     @numba.njit(cache=True, parallel=True)
     def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors, theta=0.0):
@@ -390,62 +434,24 @@ if AVAILABLE:
         as for the mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps
         compared as certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
         n_states = rows.shape[0]
-        lo_roll = d.levels[d.dice]
-        n_rolls = d.levels[d.dice + 1] - lo_roll
-        n_rows = d.add_edges.shape[0]
+        n_rolls = d.levels[d.dice + 1] - d.levels[d.dice]
         invalid = flag | (flag - 1)
         rows_k, n_k, masks_k = order
         for task in numba.prange((n_states + W - 1) // W):
-            # W states' tables side by side: the turn recursion runs over them; row 2, never scored from, makes
-            # the recursion's roll values with a turn's rolls left (`turn_block`'s levels_out) its best keeps'
-            now = np.full((3, n_rolls, W), -np.inf)
-            now[:2] = 0.0
-            best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
-            row_now = np.empty(n_rolls)
-            row_arg = np.empty(n_rolls, dtype=np.int64)
-            keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
-            tops = np.empty((rolls, n_rolls, W))  # tops[left]: each roll's best proper keep with `left` rolls left
-            val = np.empty((n_rolls, W))
-            keep = np.empty((n_rows, W))
-            best = np.empty((n_rows, W))
-            rows_of = np.zeros(rolls, dtype=np.int64)  # `reference.plain_pick`: the first roll's row, then later ones'
-            rows_of[rolls - 1] = 1
-            no_score = np.full(rolls, 2, dtype=np.int64)
-            pick = np.empty(W, dtype=np.int64)
             k0 = task * W
             block = min(W, n_states - k0)
-            for w in range(block):
-                _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
-            if theta != 0.0:
-                points = now.copy()
-                sign = 1.0 if theta > 0.0 else -1.0
-                for f in range(2):
-                    for r in range(n_rolls):
-                        for w in range(W):
-                            x = now[f, r, w]
-                            now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
-            turn_block(now, rows_of, no_score, d, val, keep, best, keeps, tops)
-            if theta != 0.0:  # back to certainty equivalents (a monotone map: the same keep stays the best)
-                now[:] = points
-                for i in range(keeps.shape[0]):
-                    for kr in range(keeps.shape[1]):
-                        for w in range(W):
-                            x = keeps[i, kr, w]
-                            keeps[i, kr, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
-                for i in range(1, rolls):
-                    for r in range(n_rolls):
-                        for w in range(W):
-                            x = tops[i, r, w]
-                            tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
+            now, best_box, keeps, tops = fold_block(st, sc, k0, block, d, rolls, theta, errors)
             for stage in range(rolls):
                 f1 = 1 if stage == 0 else 0
-                for r in range(n_rolls):
-                    if stage < rolls - 1:
-                        _choose(stage, f1, r, keeps, now, tops[rolls - 1 - stage], (rows_k, n_k), pick, block)
-                    for w in range(block):
-                        row = rows[k0 + w]
-                        if stage < rolls - 1 and pick[w] >= 0:
-                            moves[row, r, stage] = masks_k[r, pick[w]]
+                keeping = stage < rolls - 1
+                ko = keeps[min(stage, keeps.shape[0] - 1)]
+                tp = tops[rolls - 1 - stage]
+                for w in range(block):
+                    row = rows[k0 + w]
+                    for r in range(n_rolls):
+                        j = choose_keep(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
+                        if j >= 0:
+                            moves[row, r, stage] = masks_k[r, j]
                             continue
                         bb = best_box[w, f1, r]
                         if bb < 0 or not np.isfinite(now[f1, r, w]):

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
     from .batch import Batched, Turn
     from .dicemath import DiceMath
-    from .jit import Classes, ScoreArrays
+    from .jit import Classes, ScoreArrays, TurnStates
 
 __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
 
@@ -366,29 +366,39 @@ def fill_rows_of(
     or the engine's classes that games met), whose first roll scores like a later one where same[cls[s]]."""
     from . import jit
 
-    graph, full = solution.graph, solution.index.full
+    graph = solution.graph
     theta = float(solution.objective.theta)  # a risk table's policy folds its rolls as utilities
     errors = np.zeros(1, dtype=np.int64)
     for lo in range(0, len(codes), FILL_CHUNK):
         part = slice(lo, lo + FILL_CHUNK)
-        later, first, rd_index, rd_tables = solution.legal_arrays(codes[part])
-        c = cls[part]
-        states = jit.TurnStates(
-            c,
-            same[c] & (later == first) & (rd_index < 0),
-            codes[part] & full,
-            later,
-            first,
-            rd_index,
-            rd_tables,
-            np.ascontiguousarray(solution.successors(codes[part], prog[part]) if after is None else after[part]),
-        )
+        states = turn_states(solution, codes[part], prog[part], cls[part], same, None if after is None else after[part])
         rows = np.ascontiguousarray(at[part], dtype=np.int64)
         jit.fill_moves(
             states, sc, rows, out, flag, graph.arrays, graph.keep_order, solution.variant.rolls, errors, theta
         )
     if errors.any():
         raise DicecupError("internal error: a box got a score the solver never saw")
+
+
+def turn_states(
+    solution: Solution, codes: np.ndarray, prog: np.ndarray, cls: np.ndarray, same: np.ndarray, after: np.ndarray | None
+) -> TurnStates:
+    """States (class codes, clamped totals) as `jit.fill_moves` folds them: scoring as class cls[s] (whose first
+    roll scores like a later one where same[cls[s]]), their legal boxes, and their successor values `after`
+    (`Solution.successors`, computed where None)."""
+    from . import jit
+
+    later, first, rd_index, rd_tables = solution.legal_arrays(codes)
+    return jit.TurnStates(
+        cls,
+        same[cls] & (later == first) & (rd_index < 0),
+        codes & solution.index.full,
+        later,
+        first,
+        rd_index,
+        rd_tables,
+        np.ascontiguousarray(solution.successors(codes, prog) if after is None else after),
+    )
 
 
 class JitPlay:

@@ -5,8 +5,9 @@
 Per variant: a warm-up of each (numba's caches loaded), then `runs` pairs of a full solve
 (`solve(variant)`) and a distribution from the start (`distribution(solution)`), alternating; medians of
 each and the median of the pairwise ratios (target: distribution / solve <= 2). Then one more distribution
-with its phases timed: the best-move rows (`jit.fill_moves`, the simulator's policy kernel, which the
-distribution reuses as it is), the successor slots, the turn propagation, the outcomes compacted with their windows and the convolution;
+with its phases timed: the successor slots, the turns folded and played (`_play`: the simulator's fold and
+choice of keep, the policy, with the probabilities propagated through the turn), the outcomes compacted with
+their windows and the convolution;
 and the memory its score vectors took against the refusal's estimate.
 """
 
@@ -19,7 +20,6 @@ from collections import defaultdict
 
 from dicecup import Engine
 from dicecup.simulate import distribution as dist_mod
-from dicecup.simulate import jit
 from dicecup.solver import solve
 
 
@@ -42,9 +42,8 @@ def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
 
         setattr(owner, name, timed)
 
-    wrap(jit, "fill_moves", "best moves (jit.fill_moves)")
     wrap(dist_mod, "_successor_slots", "successor slots")
-    wrap(dist_mod, "_propagate", "turn propagation")
+    wrap(dist_mod, "_play", "turns folded and played")
     wrap(dist_mod, "_compact", "compaction and windows")
     wrap(dist_mod, "_convolve", "convolution")
     layer = dist_mod._Pass.layer
