@@ -170,17 +170,17 @@ def test_estimate_bounds_the_memory_used(tmp_path):
     v = tiny_variant(tmp_path, "two-groups")
     solution = solve(v)
     used: list[int] = []
-    original = dist_mod._Pass.layer
+    original = dist_mod.LayerPass.layer
 
     def spy(self, codes, progs, index):
         original(self, codes, progs, index)
         used.append(self.vec.nbytes)
 
-    dist_mod._Pass.layer = spy
+    dist_mod.LayerPass.layer = spy
     try:
         dist_mod.distribution(solution)
     finally:
-        dist_mod._Pass.layer = original
+        dist_mod.LayerPass.layer = original
     pairs = [a + b for a, b in zip(used, used[1:], strict=False)] or used
     assert max(pairs) <= dist_mod.estimate_bytes(solution)
 
@@ -190,16 +190,14 @@ def test_successor_slots_match_the_solver(tmp_path):
     for name in ("sym-upper", "flags", "two-groups"):
         v = tiny_variant(tmp_path, name)
         solution = solve(v)
-        layers = dist_mod._layers_from(solution)
+        layers = dist_mod.layers_from(solution)
         codes = np.concatenate([layer[0] for layer in layers[:-1]])
         progs = np.ascontiguousarray(np.concatenate([layer[1] for layer in layers[:-1]]))
-        run = dist_mod._Pass(solution, codes)
+        run = dist_mod.LayerPass(solution, codes)
         nb, k = run.slot_add.shape
         succ = np.empty((len(codes), nb * k), dtype=np.int64)
         after = np.empty((len(codes), nb * k))
-        dist_mod._successor_slots(
-            codes, progs, run.slot_add, run.slot_inc, run.used, run.sym, run.states, run.values, succ, after
-        )
+        dist_mod.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
         want = solution.successors(codes, progs)
         filled = np.repeat((codes[:, None] >> np.arange(nb)) & 1 == 1, k, axis=1)
         # a filled box has no successor (the solver's table repeats its group's row there: never legal)
@@ -219,17 +217,15 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
     for name in ("sym-upper", "flags", "two-groups"):
         v = tiny_variant(tmp_path, name)
         solution = solve(v, objective=parse_objective("mean" if theta == 0 else f"risk:{theta}"))
-        layers = dist_mod._layers_from(solution)
+        layers = dist_mod.layers_from(solution)
         codes = np.concatenate([layer[0] for layer in layers[:-1]])
         progs = np.ascontiguousarray(np.concatenate([layer[1] for layer in layers[:-1]]))
-        run = dist_mod._Pass(solution, codes)
+        run = dist_mod.LayerPass(solution, codes)
         tables, graph = run.tables, solution.graph
         nb, k = run.slot_add.shape
         succ = np.empty((len(codes), nb * k), dtype=np.int64)
         after = np.empty((len(codes), nb * k))
-        dist_mod._successor_slots(
-            codes, progs, run.slot_add, run.slot_inc, run.used, run.sym, run.states, run.values, succ, after
-        )
+        dist_mod.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
         ctx = tables.dense(solution, codes)
         moves, flag = dist_mod.best_moves(solution, codes, progs, after, (ctx, tables.scores, tables.same))
         mid = np.zeros(graph.n_rolls)

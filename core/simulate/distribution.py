@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from attrs import field, frozen
@@ -53,7 +53,16 @@ if TYPE_CHECKING:
 __all__ = [
     "AVAILABLE",
     "MAX_BYTES",
+    "Compact",
     "Distribution",
+    "LayerPass",
+    "Outcomes",
+    "Successors",
+    "Vectors",
+    "box_ranges",
+    "layers_from",
+    "successor_slots",
+    "turn_outcomes",
     "best_moves",
     "check_variant",
     "distribution",
@@ -68,6 +77,45 @@ starting; a variant past it is refused with the estimate."""
 CHUNK = 8192  # states whose best-move rows and turn outcomes are held at once
 
 AVAILABLE = compiled.NUMBA
+
+
+class Vectors(NamedTuple):
+    """Score vectors by value slot: P(points still to come = lo[s] + j) = vec[off[s] + j] for j < ln[s]."""
+
+    lo: np.ndarray  # int64 [size + 1]
+    ln: np.ndarray  # int64 [size + 1]: 0 for a slot with no vector
+    off: np.ndarray  # int64 [size + 1]
+    vec: np.ndarray  # float64 (float32 in a kept table)
+
+
+class Outcomes(NamedTuple):
+    """Each score context's turn outcomes, numbered: the box scored, its successor slot and the points."""
+
+    box: np.ndarray  # int64 [contexts, width]
+    slot: np.ndarray  # int64 [contexts, width]
+    pts: np.ndarray  # int64 [contexts, width]
+    kmax: int  # successor slots per box
+
+
+class Successors(NamedTuple):
+    """How a state's boxes lead on: `StateSpace.slot_add` / `slot_inc`, padded (the kernels take the state index
+    beside it: a record nested in a record is not lowered by numba's parallel loops)."""
+
+    add: np.ndarray  # int64 [boxes, kmax]: class-code increment of each slot
+    inc: np.ndarray  # int64 [boxes, kmax, G]: group-total increments
+    used: np.ndarray  # int64 [boxes]: slots in use
+    sym: np.ndarray  # int64 [boxes]: the mask of a box's group of interchangeable boxes (0: none)
+
+
+class Compact(NamedTuple):
+    """The outcomes a chunk's states reach, compactly: state i's are entries start[i] .. start[i + 1] - 1."""
+
+    start: np.ndarray  # int64 [states + 1]
+    prob: np.ndarray  # float64: each outcome's probability
+    nxt: np.ndarray  # int64: its successor's value slot
+    pts: np.ndarray  # int64: its points
+
+
 """The propagation is compiled by numba (as the simulator's kernels are); without numba it is refused."""
 
 
@@ -178,10 +226,12 @@ if AVAILABLE:
         from .jit import choose_keep, fold_block
 
     @numba.njit(cache=True, parallel=True)
-    def _successor_slots(codes, progs, slot_add, slot_inc, used, sym, st, values, succ, after):
+    def successor_slots(codes, progs, nexts, st, values, succ, after):
         """succ[i, b * kmax + k]: the value slot of the state box b's slot k leads to from state i (st.size where
         the box is filled or the slot unused), and after[i, ...] its value (NaN there): `Solution.successors`
-        compiled (interchangeable boxes: the canonical class fills its group's first open box)."""
+        compiled (interchangeable boxes: the canonical class fills its group's first open box); st: the state
+        index's arrays, values: the solver's values by slot (as points)."""
+        slot_add, slot_inc, used, sym = nexts.add, nexts.inc, nexts.used, nexts.sym
         n = codes.shape[0]
         nb, kmax = slot_add.shape[0], slot_add.shape[1]
         G = progs.shape[1]
@@ -345,10 +395,12 @@ if AVAILABLE:
                 count[i0 + w] = k
 
     @numba.njit(cache=True, parallel=True)
-    def _compact(acc, ctx_of, out_box, out_slot, out_pts, kmax, succ, start, lo, ln, prob, nxt, pts, wlo, wln, errors):
-        """The outcomes each state reaches (acc > 0), compactly: state i's are entries start[i] ..
-        start[i + 1] - 1 of prob, nxt (their successors' value slots) and pts (their points); and the
-        window [wlo, wlo + wln) of remaining points they reach (lo, ln: the successors' windows)."""
+    def _compact(acc, ctx_of, outs, succ, below, rows, wlo, wln, errors):
+        """The outcomes each state reaches (acc > 0) into `rows` (`Compact`, its starts given), and the window
+        [wlo, wlo + wln) of remaining points they reach (from the successors' windows `below`)."""
+        out_box, out_slot, out_pts, kmax = outs.box, outs.slot, outs.pts, outs.kmax
+        lo, ln = below.lo, below.ln
+        start, prob, nxt, pts = rows.start, rows.prob, rows.nxt, rows.pts
         size = lo.shape[0] - 1
         for i in numba.prange(acc.shape[0]):
             c = ctx_of[i]
@@ -374,14 +426,15 @@ if AVAILABLE:
                 wlo[i], wln[i] = a, z - a + 1
 
     @numba.njit(cache=True, parallel=True)
-    def _successors_of(acc, ctx_of, out_box, out_slot, kmax, succ, nxt):
+    def _successors_of(acc, ctx_of, outs, succ, nxt):
         """nxt[i, o]: the value slot outcome o of state i leads to, where its probability acc[i, o] > 0 (else -1)."""
+        out_box, out_slot, kmax = outs.box, outs.slot, outs.kmax
         for i in numba.prange(acc.shape[0]):
             c = ctx_of[i]
             for o in range(acc.shape[1]):
                 nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]] if acc[i, o] != 0.0 else -1
 
-    def _outcomes(moves, flag, rolls, ctx_of, oid, out_box, out_slot, kmax, kept_of, d, stage0, mass0, succ, acc, nxt):
+    def turn_outcomes(moves, flag, rolls, ctx_of, oid, outs, kept_of, d, stage0, mass0, succ, acc, nxt):
         """acc[i, o], the probability that state i's turn ends in outcome o of its context (`_propagate`), and
         nxt[i, o] the value slot it leads to (where acc > 0, else -1): the outcomes as `win` reads them."""
         errors = np.zeros(3, dtype=np.int64)
@@ -389,13 +442,15 @@ if AVAILABLE:
         _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors)
         if errors[2]:
             raise DicecupError("internal error: a roll with no legal box the solver can value")
-        _successors_of(acc, ctx_of, out_box, out_slot, kmax, succ, nxt)
+        _successors_of(acc, ctx_of, outs, succ, nxt)
 
     @numba.njit(cache=True, parallel=True)
-    def _convolve(start, prob, nxt, pts, lo, ln, off, vec, wlo, wln, woff, out):
+    def _convolve(rows, below, wlo, wln, woff, out):
         """out[woff[i] + j] = P(remaining points = wlo[i] + j), j < wln[i]: each outcome's successor vector,
         shifted by its points and weighted by its probability, summed (the window zeroed first: `out` is
         reused from layer to layer, its pages faulted in once)."""
+        start, prob, nxt, pts = rows.start, rows.prob, rows.nxt, rows.pts
+        lo, ln, off, vec = below.lo, below.ln, below.off, below.vec
         for i in numba.prange(start.shape[0] - 1):
             window = out[woff[i] : woff[i] + wln[i]]
             for j in range(wln[i]):
@@ -503,7 +558,7 @@ def points_column(solution: Solution) -> np.ndarray:
     return np.ascontiguousarray(solution.objective.shown(solution.column()), dtype=np.float64)
 
 
-def _box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
+def box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
     """Per box the lowest and highest points scoring it can give (awards included), over every context."""
     model = solution.model
     lo = np.full(solution.index.nb, np.inf)
@@ -518,7 +573,7 @@ def _box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
-def _layers_from(solution: Solution, mask: int = 0) -> Layers:
+def layers_from(solution: Solution, mask: int = 0) -> Layers:
     """`Solution.layer_states`: per number of filled boxes, the reachable states whose filled boxes include `mask`."""
     return solution.layer_states(mask)
 
@@ -526,9 +581,9 @@ def _layers_from(solution: Solution, mask: int = 0) -> Layers:
 def layer_bytes(solution: Solution, layers: Layers | None = None) -> list[int]:
     """Per layer, an upper bound on the memory its score vectors take (each state's window at most the spread
     of what its open boxes and the end bonuses can still give)."""
-    layers = _layers_from(solution) if layers is None else layers
+    layers = layers_from(solution) if layers is None else layers
     nb = solution.index.nb
-    lo, hi = _box_ranges(solution)
+    lo, hi = box_ranges(solution)
     ends = points_column(solution)[layers[-1][2]]
     spread = hi - lo
     per_layer = []
@@ -549,7 +604,7 @@ def _pairs(per_layer: list[int]) -> int:
     return max((a + b for a, b in zip(per_layer, per_layer[1:], strict=False)), default=per_layer[0])
 
 
-class _Pass:
+class LayerPass:
     """The backward pass's running state: the score vectors of the last layer done, addressed by value slot."""
 
     def __init__(self, solution: Solution, codes: np.ndarray, room: int = 0) -> None:
@@ -579,6 +634,14 @@ class _Pass:
             raise DicecupError(f"{solution.variant.id}: too many dice for the exact score distribution")
         self.values = points_column(solution)
         self.states = solution.index.arrays
+        self.nexts = Successors(self.slot_add, self.slot_inc, self.used, self.sym)
+        t = self.tables
+        self.outs = Outcomes(t.out_box, t.out_slot, t.out_pts, k)
+
+    @property
+    def vectors(self) -> Vectors:
+        """The last layer done's vectors."""
+        return Vectors(self.lo, self.ln, self.off, self.vec)
 
     def terminal(self, index: np.ndarray) -> None:
         """The full cards: a point mass at their end bonus."""
@@ -619,9 +682,7 @@ class _Pass:
             m = len(c)
             succ = np.empty((m, nb * kmax), dtype=np.int64)
             after = np.empty((m, nb * kmax))
-            _successor_slots(
-                c, p, self.slot_add, self.slot_inc, self.used, self.sym, self.states, self.values, succ, after
-            )
+            successor_slots(c, p, self.nexts, self.states, self.values, succ, after)
             states = turn_states(sol, c, p, cx, tables.same, after)
             del after
             acc = np.empty((m, width))
@@ -638,22 +699,18 @@ class _Pass:
             start = np.zeros(m + 1, dtype=np.int64)  # the outcomes a state's turn can end in, kept compactly
             np.cumsum(count, out=start[1:])
             total = int(start[-1])
-            prob, nxt, pts = np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
-            _compact(
-                acc, cx, tables.out_box, tables.out_slot, tables.out_pts, kmax, succ, start, self.lo, self.ln,
-                prob, nxt, pts, wlo[part], wln[part], errors,
-            )  # fmt: skip
+            rows = Compact(start, np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64))
+            _compact(acc, cx, self.outs, succ, self.vectors, rows, wlo[part], wln[part], errors)
             if errors.any():
                 raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
-            parts.append((a, start, prob, nxt, pts))
+            parts.append((a, rows))
         woff = np.zeros(n, dtype=np.int64)
         np.cumsum(wln[:-1], out=woff[1:])
         out = self._buffer(int(wln.sum()))
-        for a, start, prob, nxt, pts in parts:
-            part = slice(a, a + len(start) - 1)
-            _convolve(
-                start, prob, nxt, pts, self.lo, self.ln, self.off, self.vec, wlo[part], wln[part], woff[part], out
-            )
+        below = self.vectors
+        for a, rows in parts:
+            part = slice(a, a + len(rows.start) - 1)
+            _convolve(rows, below, wlo[part], wln[part], woff[part], out)
         return wlo, wln, woff, out
 
     def _buffer(self, size: int) -> np.ndarray:
@@ -713,7 +770,7 @@ def distribution(
         mass0 = np.zeros(graph.n_rolls)
         mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0
     mask = int(code) & ix.full
-    layers = _layers_from(solution, mask)
+    layers = layers_from(solution, mask)
     per_layer = layer_bytes(solution, layers)
     need = _pairs(per_layer)
     if need > max_bytes:
@@ -721,7 +778,7 @@ def distribution(
             f"{v.id}: the score distributions of two neighbouring layers could take up to {need / 2**30:.1f} GiB, "
             f"above the limit of {max_bytes / 2**30:.1f} GiB"
         )
-    run = _Pass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]), max(per_layer) // 8)
+    run = LayerPass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]), max(per_layer) // 8)
     run.terminal(layers[-1][2])
     for k in range(len(layers) - 2, filled, -1):
         codes, progs, index = layers[k]

@@ -63,14 +63,14 @@ class Duel:
 
 def _bounds(solution: Solution) -> int:
     """R: how far the difference of two final scores can still move (boxes' points and end bonuses)."""
-    lo, hi = dist._box_ranges(solution)
-    ends = solution.column()[dist._layers_from(solution)[-1][2]]
+    lo, hi = dist.box_ranges(solution)
+    ends = solution.column()[dist.layers_from(solution)[-1][2]]
     return int(np.ceil((hi - lo).sum() + (ends.max() - ends.min() if len(ends) else 0)))
 
 
 def duel_size(solution: Solution) -> tuple[int, int, int]:
     """(turn-start states, R, bytes of the value array) of the exact two-player game."""
-    layers = dist._layers_from(solution)
+    layers = dist.layers_from(solution)
     n = sum(len(layer[2]) for layer in layers)
     R = _bounds(solution)
     return n, R, n * n * (2 * R + 1) * 8
@@ -82,7 +82,7 @@ class _Layout:
 
     def __init__(self, planner: WinPlanner) -> None:
         sol = planner.solution
-        layers = dist._layers_from(sol)
+        layers = dist.layers_from(sol)
         self.planner = planner
         self.slots = np.concatenate([layer[2] for layer in layers])
         self.filled = np.concatenate([np.full(len(layer[2]), k) for k, layer in enumerate(layers)])

@@ -29,7 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from attrs import field, frozen
@@ -80,25 +80,6 @@ _CODE_DIGEST = hashlib.sha256(
 # ---------------------------------------------------------------------------------------------- table
 
 
-class Windows(NamedTuple):
-    """A `RemainingTable`'s arrays as one record for the kernels."""
-
-    lo: np.ndarray
-    ln: np.ndarray
-    off: np.ndarray
-    vec: np.ndarray
-
-
-class Outcomes(NamedTuple):
-    """Each score context's turn outcomes (box, successor slot, points), as the kernels read them."""
-
-    box: np.ndarray  # int64 [contexts, width]
-    slot: np.ndarray  # int64 [contexts, width]
-    pts: np.ndarray  # [contexts, width]
-    n: np.ndarray  # int64 [contexts]: outcomes in use (the rest: padding)
-    kmax: int  # successor slots per box
-
-
 @frozen(eq=False)
 class RemainingTable:
     """P(points still to come = lo[s] + j) = vec[off[s] + j] for j < ln[s], for every turn-start state (value
@@ -123,16 +104,17 @@ class RemainingTable:
         return int(self.lo.nbytes + self.ln.nbytes + self.off.nbytes + self.vec.nbytes)
 
     @property
-    def windows(self) -> Windows:
-        return Windows(self.lo, self.ln, self.off, self.vec)
+    def vectors(self) -> dist.Vectors:
+        """The table as the kernels read it."""
+        return dist.Vectors(self.lo, self.ln, self.off, self.vec)
 
 
 def table_bytes(solution: Solution, layers: dist.Layers | None = None) -> int:
     """An upper bound on the memory building the table takes: every state's float32 window (at most the
     spread of what its open boxes and the end bonuses can still give) and the pass's two float64 layers."""
-    layers = dist._layers_from(solution) if layers is None else layers
+    layers = dist.layers_from(solution) if layers is None else layers
     nb = solution.index.nb
-    lo, hi = dist._box_ranges(solution)
+    lo, hi = dist.box_ranges(solution)
     ends = solution.column()[layers[-1][2]]
     spread = hi - lo
     total = 0
@@ -162,7 +144,7 @@ def build_table(solution: Solution, max_bytes: int = MAX_TABLE_BYTES) -> Remaini
     kept); refused with the estimate, before any work, past `max_bytes`."""
     v = solution.variant
     dist.check_variant(v)
-    layers = dist._layers_from(solution)
+    layers = dist.layers_from(solution)
     need = table_bytes(solution, layers)
     if need > max_bytes:
         raise TooLarge(
@@ -175,7 +157,7 @@ def build_table(solution: Solution, max_bytes: int = MAX_TABLE_BYTES) -> Remaini
     off = np.zeros(size + 1, dtype=np.int64)
     parts: list[np.ndarray] = []
     at = 0
-    run = dist._Pass(solution, np.concatenate([layer[0] for layer in layers[:-1]]))
+    run = dist.LayerPass(solution, np.concatenate([layer[0] for layer in layers[:-1]]))
 
     def keep(index: np.ndarray) -> None:
         nonlocal at
@@ -268,7 +250,7 @@ if dist.AVAILABLE:
         opponents at value slots opp[g, j] (-1: no such opponent, -2: one whose game is over) with base[g, j]
         points already theirs: the integral over t in [0, 1] of prod_j (P(X_j < s) + t P(X_j = s)) (a k-way
         tie shares the win k ways)."""
-        lo, ln, off, vec = tab
+        lo, ln, off, vec = tab.lo, tab.ln, tab.off, tab.vec
         n_games, n_opp = opp.shape
         width = curve.shape[1]
         for g in numba.prange(n_games):
@@ -300,12 +282,12 @@ if dist.AVAILABLE:
                 curve[g, k] = acc
 
     @numba.njit(cache=True, parallel=True)
-    def _leaves(ctx, so_far, succ, outs, tab, start, curve, leaf):
+    def _leaves(ctx, so_far, succ, outs, n_out, tab, start, curve, leaf):
         """leaf[g, o]: the share of the win of game g's mover when its turn ends in outcome o of its context
         (box, successor slot, points), the rest of its game played for the mean: the successor's remaining
         points weighed by the curve (0 below it, 1 above it); -inf where the outcome leads nowhere."""
-        lo, ln, off, vec = tab
-        out_box, out_slot, out_pts, n_out, kmax = outs
+        lo, ln, off, vec = tab.lo, tab.ln, tab.off, tab.vec
+        out_box, out_slot, out_pts, kmax = outs.box, outs.slot, outs.pts, outs.kmax
         n_games, width = leaf.shape
         cw = curve.shape[1]
         size = ln.shape[0] - 1
@@ -355,7 +337,7 @@ class WinPlanner:
         values = solution.column()
         self.live = np.flatnonzero(np.isfinite(values[: ix.size]) & ((codes & ix.full) != ix.full))
         self.codes, self.progs = codes, progs
-        self.run = dist._Pass(solution, codes[self.live])
+        self.run = dist.LayerPass(solution, codes[self.live])
         t = self.run.tables
         self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
         self.ctx_all[self.live] = t.dense(solution, codes[self.live])
@@ -384,7 +366,7 @@ class WinPlanner:
         n = len(slots)
         succ = np.empty((n, r.slot_add.shape[0] * self.kmax), dtype=np.int64)
         after = np.empty(succ.shape)
-        dist._successor_slots(c, p, r.slot_add, r.slot_inc, r.used, r.sym, r.states, r.values, succ, after)
+        dist.successor_slots(c, p, r.nexts, r.states, r.values, succ, after)
         return succ, after
 
     def curves(self, opp: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -400,26 +382,16 @@ class WinPlanner:
             raise DicecupError("bot win needs at least one opponent")
         width = int((high - low).max()) + 1
         curve = np.empty((len(opp), width))
-        _curves(opp.astype(np.int64), base.astype(np.int64), t.windows, low, curve)
+        _curves(opp.astype(np.int64), base.astype(np.int64), t.vectors, low, curve)
         return low, curve
 
     def leaves(
         self, slots: np.ndarray, so_far: np.ndarray, succ: np.ndarray, start: np.ndarray, curve: np.ndarray
     ) -> np.ndarray:
         """[movers, outcomes]: each mover's share of the win after each outcome of its turn."""
-        t = self.run.tables
         leaf = np.empty((len(slots), self.width))
-        outs = Outcomes(t.out_box, t.out_slot, t.out_pts, self.n_out, self.kmax)
-        _leaves(
-            self.ctx_all[slots],
-            so_far.astype(np.int64),
-            succ,
-            outs,
-            self.table.windows,
-            start.astype(np.int64),
-            curve,
-            leaf,
-        )
+        ctx, outs, tab = self.ctx_all[slots], self.run.outs, self.table.vectors
+        _leaves(ctx, so_far.astype(np.int64), succ, outs, self.n_out, tab, start.astype(np.int64), curve, leaf)
         return leaf
 
     def moves(self, slots: np.ndarray, leaf: np.ndarray) -> np.ndarray:
@@ -461,9 +433,9 @@ class WinPlanner:
         n = len(slots)
         acc = np.empty((n, self.width))
         nxt = np.empty((n, self.width), dtype=np.int64)
-        dist._outcomes(
-            moves, self.flag, self.solution.variant.rolls, self.ctx_all[slots], t.oid, t.out_box, t.out_slot,
-            self.kmax, self.run.kept, self.solution.graph.arrays, 0, self.mass0, succ, acc, nxt,
+        dist.turn_outcomes(
+            moves, self.flag, self.solution.variant.rolls, self.ctx_all[slots], t.oid, self.run.outs,
+            self.run.kept, self.solution.graph.arrays, 0, self.mass0, succ, acc, nxt,
         )  # fmt: skip
         return acc, nxt
 

@@ -42,22 +42,22 @@ def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
 
         setattr(owner, name, timed)
 
-    wrap(dist_mod, "_successor_slots", "successor slots")
+    wrap(dist_mod, "successor_slots", "successor slots")
     wrap(dist_mod, "_play", "turns folded and played")
     wrap(dist_mod, "_compact", "compaction and windows")
     wrap(dist_mod, "_convolve", "convolution")
-    layer = dist_mod._Pass.layer
+    layer = dist_mod.LayerPass.layer
 
     def spy(self, codes, progs, index):
         layer(self, codes, progs, index)
         sizes.append(self.vec.nbytes)
 
-    dist_mod._Pass.layer = spy
+    dist_mod.LayerPass.layer = spy
 
     def undo():
         for (owner, name), fn in saved.items():
             setattr(owner, name, fn)
-        dist_mod._Pass.layer = layer
+        dist_mod.LayerPass.layer = layer
 
     return spent, sizes, undo
 
