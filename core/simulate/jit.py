@@ -90,9 +90,9 @@ class Classes(NamedTuple):
     facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
     keys: np.ndarray  # int64 [C, F]: each class's fact values
     slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
-    cells: np.ndarray  # int32 [C, 2, rolls, boxes, 2]: the box score (the score tables' first column), and the
-    # row of `extras` where awards or events are won, else -1 (side by side: one cache line per scoring)
-    extras: np.ndarray  # int64 [E, awards + events]: award points and events (the tables' other columns)
+    cells: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score << 1 (the score tables' first column), or where
+    # awards or events are won, the row of `extras` << 1 | 1 (one int32 a box: a roll's boxes share a cache line)
+    extras: np.ndarray  # int64 [E, 1 + awards + events]: the box score, award points and events (the tables' columns)
     after: np.ndarray  # int64 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
     after_lo: int
 
@@ -603,17 +603,16 @@ if AVAILABLE:
                             # the move's line is asked for now: the next games roll while it comes
                             prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
                             if used == rolls:  # the last roll scores: its cells (every box's) are asked for too
-                                at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb * 2
+                                at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
                                 prefetch(cells, at)
-                                prefetch(cells, at + nb)
-                                prefetch(cells, at + 2 * nb - 1)
+                                prefetch(cells, at + nb - 1)
                     for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
                         move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
                     for q in range(n_live):  # the score cells of the games that score early, asked for together
                         x = move[q]
                         if open_[q] and used < rolls and (x & flag) != 0 and (x & (flag - 1)) < nb:
                             r = hand[q] - lo_roll
-                            prefetch(cells, (((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1))) * 2)
+                            prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1)))
                     for q in range(n_live):
                         if not open_[q]:
                             continue
@@ -644,17 +643,19 @@ if AVAILABLE:
                         # wins; then the game's class code and group totals move on (written out here, not in a
                         # function given the game's records: unpacking those on every scoring costs reference counts)
                         r = h - lo_roll
-                        score = np.int64(cells[c, f1, r, b, 0])
-                        vals[i, b] = score
-                        x = cells[c, f1, r, b, 1]
-                        if x >= 0:
+                        cell = np.int64(cells[c, f1, r, b])
+                        score = cell >> 1
+                        if cell & 1:  # a scoring that wins awards or events: its row of `extras`
+                            x = score
+                            score = extras[x, 0]
                             for a in range(n_awards):
-                                y = extras[x, a]
+                                y = extras[x, 1 + a]
                                 if y != 0:
                                     awards[i, a] += y
                                     earned[i, a] += 1
                             for e in range(n_events):
-                                events[i, e] += extras[x, n_awards + e]
+                                events[i, e] += extras[x, 1 + n_awards + e]
+                        vals[i, b] = score
                         digit = 0
                         for j in range(flag_n[b]):
                             if flag_vals[b, j] == score:

@@ -277,12 +277,12 @@ class ClassArrays:
             extra = np.full(scores.shape, -1, dtype=np.int32)
             at = np.nonzero((tables[..., 1:] != 0).any(axis=-1))
             extra[at] = self.n_extras + np.arange(len(at[0]))
-            self.extras.append(tables[..., 1:][at])
+            self.extras.append(tables[at])  # the score too: the cell holds the row instead
             self.n_extras += len(at[0])
             points = scores + tables[..., 1 : 1 + self.awards].sum(axis=-1)
             slots = self.solution.slot_of_scores(scores)
             same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
-            if np.abs(scores).max(initial=0) >= 1 << 31:
+            if np.abs(scores).max(initial=0) >= 1 << 30:  # a cell holds score << 1 in an int32
                 raise Untabulable("a box score too large for the compiled simulator's tables")
             self.scores = np.concatenate([self.scores, scores.astype(np.int32)])
             self.extra = np.concatenate([self.extra, extra])
@@ -293,7 +293,7 @@ class ClassArrays:
         keys = np.zeros((self.n, len(t.keyed)), dtype=np.int64)
         for key, c in t.class_of.items():
             keys[c] = key
-        extras = np.concatenate(self.extras) if self.extras else np.zeros((0, self.width), dtype=np.int64)
+        extras = np.concatenate(self.extras) if self.extras else np.zeros((0, 1 + self.width), dtype=np.int64)
         slots_hash = jit.class_slots(keys, 1 << max(4, (2 * self.n).bit_length()))
         lo, hi = (int(self.scores.min()), int(self.scores.max())) if self.n else (0, -1)
         span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
@@ -302,7 +302,7 @@ class ClassArrays:
             np.array(t.keyed, dtype=np.int64),
             keys,
             slots_hash,
-            np.stack([self.scores, self.extra], axis=-1),
+            np.where(self.extra < 0, self.scores << 1, (self.extra << 1) | 1).astype(np.int32),
             extras,
             after,
             lo,
