@@ -286,6 +286,30 @@ if AVAILABLE:
                 m[r, w] += keep[r, w]
                 keep[r, w] = 0.0
 
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _first_roll(acc, i0, block, mass0, d):
+        """A block's start of the forward pass: its states' outcome rows acc[i0 .. i0 + block - 1] zeroed, and
+        (m, keep): the rolls' mass (mass0 on the table, in each lane) and the kept multisets' (none yet)."""
+        lo_roll = d.levels[d.dice]
+        n_rows = d.add_edges.shape[0]
+        m = np.zeros((n_rows, W))
+        keep = np.zeros((n_rows, W))
+        for w in range(block):
+            for o in range(acc.shape[1]):
+                acc[i0 + w, o] = 0.0
+            for r in range(mass0.shape[0]):
+                m[lo_roll + r, w] = mass0[r]
+        return m, keep
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _count_outcomes(acc, i0, block, count):
+        """count[i]: how many outcomes state i's turn reaches (acc > 0), for the block's states."""
+        for w in range(block):
+            k = 0
+            for o in range(acc.shape[1]):
+                k += acc[i0 + w, o] != 0.0
+            count[i0 + w] = k
+
     @numba.njit(cache=True, parallel=True)
     def _play(st, sc, order, rolls, theta, ctx_of, oid, d, stage0, mass0, acc, count, errors):
         """`_propagate` with the policy chosen on the way, no best-move table: per block of W states, the
@@ -296,20 +320,12 @@ if AVAILABLE:
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
-        n_rows = d.add_edges.shape[0]
-        width = acc.shape[1]
         rows_k, n_k = order[0], order[1]
         for t in numba.prange((n + W - 1) // W):
             i0 = t * W
             block = min(W, n - i0)
             now, best_box, keeps, tops = fold_block(st, sc, i0, block, d, rolls, theta, errors)
-            m = np.zeros((n_rows, W))
-            keep = np.zeros((n_rows, W))
-            for w in range(block):
-                for o in range(width):
-                    acc[i0 + w, o] = 0.0
-                for r in range(n_rolls):
-                    m[lo_roll + r, w] = mass0[r]
+            m, keep = _first_roll(acc, i0, block, mass0, d)
             for stage in range(stage0, rolls):
                 f1 = 1 if stage == 0 else 0
                 any_keep = False
@@ -335,11 +351,7 @@ if AVAILABLE:
                 if not any_keep:
                     break
                 _spread(keep, m, d)
-            for w in range(block):
-                k = 0
-                for o in range(width):
-                    k += acc[i0 + w, o] != 0.0
-                count[i0 + w] = k
+            _count_outcomes(acc, i0, block, count)
 
     @numba.njit(cache=True, parallel=True)
     def _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors):
@@ -352,20 +364,12 @@ if AVAILABLE:
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
-        n_rows = d.add_edges.shape[0]
-        width = acc.shape[1]
         low = flag - 1
         nb = oid.shape[2]
         for t in numba.prange((n + W - 1) // W):
-            m = np.zeros((n_rows, W))
-            keep = np.zeros((n_rows, W))
             i0 = t * W
             block = min(W, n - i0)
-            for w in range(block):
-                for o in range(width):
-                    acc[i0 + w, o] = 0.0
-                for r in range(n_rolls):
-                    m[lo_roll + r, w] = mass0[r]
+            m, keep = _first_roll(acc, i0, block, mass0, d)
             for stage in range(stage0, rolls):
                 f1 = 1 if stage == 0 else 0
                 any_keep = False
@@ -388,11 +392,7 @@ if AVAILABLE:
                 if not any_keep:
                     break
                 _spread(keep, m, d)
-            for w in range(block):
-                k = 0
-                for o in range(width):
-                    k += acc[i0 + w, o] != 0.0
-                count[i0 + w] = k
+            _count_outcomes(acc, i0, block, count)
 
     @numba.njit(cache=True, parallel=True)
     def _compact(acc, ctx_of, outs, succ, below, rows, wlo, wln, errors):
@@ -670,7 +670,7 @@ class LayerPass:
         nb, kmax = self.slot_add.shape
         wlo = np.zeros(n, dtype=np.int64)
         wln = np.zeros(n, dtype=np.int64)
-        parts: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        parts: list[tuple[int, Compact]] = []
         errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
         order = graph.keep_order
