@@ -574,15 +574,11 @@ class RuleModel(ClassCoding):
 
     _answer_cache: tuple[np.ndarray, np.ndarray] | None = None
 
-    def _fact(self, cats: list[int], b: int, kind: int) -> int:
-        """What a class shows of box b to a read of this kind: filled or not, or its category."""
-        return cats[b] if kind & VALUE else int(cats[b] != 0)
-
     def _fact_key(self, cats: list[int], known: tuple[tuple[int, int], ...]) -> int:
         """The facts a class shows to the reads `known`, packed into one int (mixed radix)."""
-        key = 0
-        for b, kind in known:
-            key = key * self.ncat[b] + self._fact(cats, b, kind)
+        key, ncat = 0, self.ncat
+        for b, kind in known:  # (what a class shows a read: filled or not, or its category)
+            key = key * ncat[b] + (cats[b] if kind & VALUE else cats[b] != 0)
         return key
 
     def _fact_keys(self, codes: np.ndarray, known: tuple[tuple[int, int], ...]) -> np.ndarray:
