@@ -507,18 +507,18 @@ class RuleModel(ClassCoding):
         for i in np.flatnonzero(ids < 0).tolist():
             if ids[i] >= 0:
                 continue
-            known, key, a = self._ask_roll(self.class_cats(int(codes[i])), first, r)
+            known, key, a = self._ask_roll(int(codes[i]), first, r)
             got_keys = keys_of.get(known)
             if got_keys is None:
                 got_keys = keys_of[known] = self._fact_keys(codes, known)
             ids[(got_keys == key) & (ids < 0)] = a
         return ids
 
-    def _ask_roll(self, cats: list[int], first: bool, r: int) -> tuple[tuple[tuple[int, int], ...], int, int]:
-        """Ask the legality rules about class `cats` and roll r; memoise the answer on the facts the call read:
+    def _ask_roll(self, code: int, first: bool, r: int) -> tuple[tuple[tuple[int, int], ...], int, int]:
+        """Ask the legality rules about class `code` and roll r; memoise the answer on the facts the call read:
         (those (box, read kind) facts, the class's key under them, the answer's id). An answer that did not
         read whether the roll is the first holds for the other case too."""
-        assign = {b: c for b, c in enumerate(cats) if c}
+        assign = {b: c for b, c in enumerate(self.class_cats(code)) if c}
         with tracing() as reads:
             allowed = self.variant.rules_allow(self._card(assign), self._traced_rolls[r], first)
         self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
@@ -530,7 +530,7 @@ class RuleModel(ClassCoding):
             elif name in self.bidx:
                 facts[self.bidx[name]] = facts.get(self.bidx[name], 0) | kind
         known = tuple(sorted(facts.items()))
-        key = self._fact_key(cats, known)
+        key = self._fact_key(code, known)
         a = len(self._answer_bits)
         self._answer_bits.append(self._full if allowed is None else self._bits(allowed))
         alone = not reads.roll and not reads.patterns  # the roll played no part: one answer for every roll
@@ -574,20 +574,40 @@ class RuleModel(ClassCoding):
 
     _answer_cache: tuple[np.ndarray, np.ndarray] | None = None
 
-    def _fact_key(self, cats: list[int], known: tuple[tuple[int, int], ...]) -> int:
-        """The facts a class shows to the reads `known`, packed into one int (mixed radix)."""
-        key, ncat = 0, self.ncat
-        for b, kind in known:  # (what a class shows a read: filled or not, or its category)
-            key = key * ncat[b] + (cats[b] if kind & VALUE else cats[b] != 0)
+    def _fact_key(self, code: int, known: tuple[tuple[int, int], ...]) -> int:
+        """The facts class `code` shows to the reads `known`, packed into one int: the filled bits of the boxes
+        read as filled or not, and above them the categories of the boxes whose value was read (mixed radix)."""
+        filled, valued = self._read_masks(known)
+        key = code & filled
+        if valued:
+            cats, value = self.class_cats(code), 0
+            for b in valued:
+                value = value * self.ncat[b] + cats[b]
+            key |= value << self.nb
         return key
 
     def _fact_keys(self, codes: np.ndarray, known: tuple[tuple[int, int], ...]) -> np.ndarray:
         """`_fact_key` of many class codes at once."""
-        key = np.zeros(len(codes), dtype=np.int64)
-        for b, kind in known:
-            fact = self._cats_vec(codes, b) if kind & VALUE else (codes >> b) & 1
-            key = key * self.ncat[b] + fact
+        filled, valued = self._read_masks(known)
+        key = codes & filled
+        if valued:
+            value = np.zeros(len(codes), dtype=np.int64)
+            for b in valued:
+                value = value * self.ncat[b] + self._cats_vec(codes, b)
+            key |= value << self.nb
         return key
+
+    def _read_masks(self, known: tuple[tuple[int, int], ...]) -> tuple[int, tuple[int, ...]]:
+        """(bits of the boxes `known` reads as filled or not only, the boxes whose value it reads)."""
+        got = self._masks_of.get(known)
+        if got is None:
+            filled = sum(1 << b for b, kind in known if not kind & VALUE)
+            got = self._masks_of[known] = (filled, tuple(b for b, kind in known if kind & VALUE))
+        return got
+
+    @cached_property
+    def _masks_of(self) -> dict[tuple[tuple[int, int], ...], tuple[int, tuple[int, ...]]]:
+        return {}
 
     @cached_property
     def _full(self) -> int:

@@ -311,7 +311,7 @@ class StateSpace:
             table,
         )
 
-    @property
+    @cached_property
     def _slot_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(boxes, slot width) code increments and (boxes, slot width, G) group increments of each slot."""
         k = self.slot_width
