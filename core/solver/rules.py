@@ -440,14 +440,17 @@ class RuleModel(ClassCoding):
         """`legal_arrays` before symmetric groups are cut to their first open box."""
         open_bits = ~codes & self._full
         n = len(self.rolls)
-        asked = [self._allowed_rolls(codes, first) for first in (False, True)]
-        later, first = (np.where(flat >= 0, flat, 0) & open_bits for flat, _, _ in asked)
+        asked = [self._allowed_rolls(codes, False)]
+        # where no answer read whether the roll is the first, the first roll's pass asks the same (memoised)
+        # questions and gets the same answers: it is the same
+        asked.append(self._allowed_rolls(codes, True) if asked[0][3] else asked[0])
+        later, first = (np.where(flat >= 0, flat, 0) & open_bits for flat, *_ in asked)
         index = np.full(len(codes), -1, dtype=np.int64)
         dep = np.flatnonzero((asked[0][0] < 0) | (asked[1][0] < 0))
         if not len(dep):
             return later, first, index, np.zeros((0, n, 2), dtype=np.int64)
         tables = np.empty((len(dep), n, 2), dtype=np.int64)
-        for f, (flat, varies, rows) in enumerate(asked):
+        for f, (flat, varies, rows, _) in enumerate(asked):
             tables[:, :, f] = flat[dep, None]
             tables[np.searchsorted(dep, varies), :, f] = rows
         tables &= open_bits[dep, None, None]
@@ -457,15 +460,17 @@ class RuleModel(ClassCoding):
         index[varies] = np.arange(len(varies))
         return later, first, index, tables[~same]
 
-    def _allowed_rolls(self, codes: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _allowed_rolls(self, codes: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         """What the legality rules allow classes `codes` (box bits, open or not): (per class the bits, or -1
-        where they depend on the roll; those classes' positions; their bits per roll (classes, rolls)).
+        where they depend on the roll; those classes' positions; their bits per roll (classes, rolls);
+        whether any answer used read whether the roll is the first).
 
         A class is asked about roll 0, then about the first roll its answers so far do not cover: an
         answer holds for every roll that gives the same results to the declared patterns the rules
         asked about (r alone if they read the dice), as `_same_answer` says."""
         ids = self._roll_ids(codes, first, 0)
-        bits, alone = self._answer_arrays
+        bits, alone, reads_first = self._answer_arrays
+        read_first = bool(reads_first[ids].any())
         flat = np.where(alone[ids], bits[ids], -1)
         varies = np.flatnonzero(~alone[ids])
         n = len(self.rolls)
@@ -473,7 +478,8 @@ class RuleModel(ClassCoding):
         pending = np.ones((len(varies), n), dtype=bool)
         sub, ids = np.arange(len(varies)), ids[varies]
         while len(sub):
-            bits, _ = self._answer_arrays
+            bits, _, reads_first = self._answer_arrays
+            read_first |= bool(reads_first[ids].any())
             uniq, inverse = np.unique(ids, return_inverse=True)
             match = np.stack([self._answer_match[a] for a in uniq.tolist()])[inverse.reshape(-1)] & pending[sub]
             rows[sub] = np.where(match, bits[ids][:, None], rows[sub])
@@ -486,7 +492,7 @@ class RuleModel(ClassCoding):
                 ids[sel] = self._roll_ids(codes[varies[sub[sel]]], first, r)
         same = (rows == rows[:, :1]).all(axis=1)
         flat[varies[same]] = rows[same, 0]
-        return flat, varies[~same], rows[~same]
+        return flat, varies[~same], rows[~same], read_first
 
     def _roll_ids(self, codes: np.ndarray, first: bool, r: int) -> np.ndarray:
         """Per class, the id of what the legality rules allow it for roll r (`_answer_bits`): memoised where
@@ -497,13 +503,12 @@ class RuleModel(ClassCoding):
         memos = self._roll_memo.setdefault((first, r), {})
         for known, memo in memos.items():
             keys = keys_of[known] = self._fact_keys(codes, known)
-            have = np.fromiter(memo.keys(), dtype=np.int64, count=len(memo))
-            got = np.fromiter(memo.values(), dtype=np.int64, count=len(memo))
-            order = np.argsort(have)
-            have, got = have[order], got[order]
+            have, got = self._memo_arrays((first, r, known), memo)
             at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
             hit = (have[at] == keys) & (ids < 0)
             ids[hit] = got[at[hit]]
+            if (ids >= 0).all():
+                return ids
         for i in np.flatnonzero(ids < 0).tolist():
             if ids[i] >= 0:
                 continue
@@ -535,11 +540,28 @@ class RuleModel(ClassCoding):
         self._answer_bits.append(self._full if allowed is None else self._bits(allowed))
         alone = not reads.roll and not reads.patterns  # the roll played no part: one answer for every roll
         self._answer_alone.append(alone)
+        self._answer_first.append(reads.first_roll)
         match = np.ones(len(self.rolls), dtype=bool)
         self._answer_match.append(match if alone else self._same_answer(reads, r, match))
         for f in (first,) if reads.first_roll else (False, True):
             self._roll_memo.setdefault((f, r), {}).setdefault(known, {})[key] = a
         return known, key, a
+
+    def _memo_arrays(self, where: tuple, memo: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Memo `where` (first roll?, roll, reads): its fact keys sorted, and their answer ids (made again only
+        after the memo grew)."""
+        got = self._sorted_memos.get(where)
+        if got is None or len(got[0]) != len(memo):
+            have = np.fromiter(memo.keys(), dtype=np.int64, count=len(memo))
+            ids = np.fromiter(memo.values(), dtype=np.int64, count=len(memo))
+            order = np.argsort(have)
+            got = self._sorted_memos[where] = (have[order], ids[order])
+        return got
+
+    @cached_property
+    def _sorted_memos(self) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
+        """`_memo_arrays` by memo."""
+        return {}
 
     @cached_property
     def _roll_memo(self) -> dict[tuple[bool, int], dict[tuple[tuple[int, int], ...], dict[int, int]]]:
@@ -557,22 +579,28 @@ class RuleModel(ClassCoding):
         return []
 
     @cached_property
+    def _answer_first(self) -> list[bool]:
+        """Per answer: whether its call read whether the roll is the first."""
+        return []
+
+    @cached_property
     def _answer_match(self) -> list[np.ndarray]:
         """Per answer: the rolls it holds for (`_same_answer` of its call's reads)."""
         return []
 
     @property
-    def _answer_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """`_answer_bits` and `_answer_alone` as arrays (made again only after new answers)."""
+    def _answer_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`_answer_bits`, `_answer_alone` and `_answer_first` as arrays (made again only after new answers)."""
         got = self._answer_cache
         if got is None or len(got[0]) != len(self._answer_bits):
             got = self._answer_cache = (
                 np.array(self._answer_bits, dtype=np.int64),
                 np.array(self._answer_alone, dtype=bool),
+                np.array(self._answer_first, dtype=bool),
             )
         return got
 
-    _answer_cache: tuple[np.ndarray, np.ndarray] | None = None
+    _answer_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _fact_key(self, code: int, known: tuple[tuple[int, int], ...]) -> int:
         """The facts class `code` shows to the reads `known`, packed into one int: the filled bits of the boxes
