@@ -619,3 +619,22 @@ def test_whole_card_uses_are_traced_as_reading_every_box(use):
         use(card)
     assert reads.boxes.get("*", 0) == FILLED | VALUE
     assert reads.boxes["ones"] & VALUE and reads.boxes["twos"] & VALUE
+
+
+def test_open_boxes_of_a_traced_card_report_the_boxes_asked_about():
+    """`box in ctx.open_boxes` reads that box's filled bit alone; iterating, counting or comparing the open
+    boxes reads every box's (and the tuple still is the open boxes, in card order)."""
+    from dicecup import Engine
+    from dicecup.language.tracing import FILLED, traced_card, tracing
+
+    v = Engine(entry_points=False).variant("yacht")
+    card = traced_card({"ones": 3, "twos": 4})
+    with tracing() as reads:
+        opened = v.open_boxes(card)
+        assert "threes" in opened and "ones" not in opened
+    assert reads.boxes == {"threes": FILLED, "ones": FILLED}
+    for use in (list, len, lambda o: o == tuple(v.box_ids), lambda o: o[0], lambda o: o.index("threes"), repr):
+        with tracing() as reads:
+            use(opened)
+        assert reads.boxes == dict.fromkeys(v.box_ids, FILLED), use
+    assert opened == tuple(b for b in v.box_ids if b not in ("ones", "twos"))

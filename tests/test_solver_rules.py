@@ -145,7 +145,8 @@ def test_value_compared_beyond_declared_flags_is_refused(tmp_path):
 def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, monkeypatch):
     """A legality rule that reads the roll only through declared patterns (the forced joker asks the
     yahtzee box's pattern) is asked once per distinct answer of those patterns: seven calls for
-    Yahtzee (no five alike, or five of each face), not one per each of the 252 rolls."""
+    Yahtzee (no five alike, or five of each face), not one per each of the 252 rolls; and since it
+    never reads whether the roll is the first, one call serves after the first roll and after later ones."""
     from dicecup import Variant
     from dicecup.solver.rules import RuleModel
 
@@ -161,7 +162,7 @@ def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, mon
     monkeypatch.setattr(Variant, "rules_allow", counted)
     yahtzee_filled = 1 << model.bidx["yahtzee"]
     legality = model.legality(yahtzee_filled)
-    assert len(calls) == 2 * (1 + variant.faces)  # after later rolls and after the first roll
+    assert len(calls) == 1 + variant.faces
     # and the answers are the engine's own, roll by roll
     monkeypatch.setattr(Variant, "rules_allow", real)
     card = model._card({model.bidx["yahtzee"]: 1})
@@ -177,8 +178,9 @@ def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, mon
 
 @pytest.mark.parametrize(("vid", "options"), [("yacht", {}), ("yahtzee", {"joker": "forced"})])
 def test_legality_is_reused_by_every_class_that_agrees_on_what_the_rules_read(engine, monkeypatch, vid, options):
-    """Yacht has no legality rule, and the forced joker reads only the yahtzee box while that box is open:
-    two engine calls (first roll or not) serve all those classes; every answer is the engine's own."""
+    """Yacht has no legality rule, and the forced joker reads only the yahtzee box while that box is open
+    (and not whether the roll is the first): one engine call serves all those classes, after any roll;
+    every answer is the engine's own."""
     from dicecup import Variant
     from dicecup.solver.rules import RuleModel
 
@@ -195,7 +197,7 @@ def test_legality_is_reused_by_every_class_that_agrees_on_what_the_rules_read(en
     spare = model.bidx.get("yahtzee", model.nb)  # classes with this box open (Yacht has none: every class)
     classes = [code for code in range(1 << model.nb) if not code >> spare & 1]
     got = {code: model.legality(code) for code in classes}
-    assert len(calls) == 2
+    assert len(calls) == 1
     monkeypatch.setattr(Variant, "rules_allow", real)
     rng = np.random.default_rng(3)
     for code in rng.choice(list(classes), 40, replace=False).tolist():
@@ -206,6 +208,75 @@ def test_legality_is_reused_by_every_class_that_agrees_on_what_the_rules_read(en
                 leg = got[code]
                 bits = leg.table[r, int(first)] if leg.table is not None else (leg.first if first else leg.later)
                 assert bits == want, (code, r, first)
+
+
+def test_forced_joker_with_the_faces_upper_box_open_is_asked_once_for_every_such_card(engine, monkeypatch):
+    """Five alike with the yahtzee box filled and the face's upper box open: the forced joker reads only
+    those two boxes (`in ctx.open_boxes` reads the one box asked about), so one engine call per face
+    serves every class that agrees on them, whatever else is filled; the answers are the engine's own."""
+    from dicecup import Variant
+    from dicecup.solver.rules import RuleModel
+
+    variant = engine.variant("yahtzee", {"joker": "forced"})
+    model = RuleModel(variant)
+    calls = []
+    real = Variant.rules_allow
+
+    def counted(self, *args, **kwargs):
+        calls.append(args[1])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Variant, "rules_allow", counted)
+    upper = [model.bidx[b] for b in ("ones", "twos", "threes", "fours", "fives", "sixes")]
+    lower = [b for b in range(model.nb) if b not in upper and b != model.bidx["yahtzee"]]
+    yahtzee = 1 << model.bidx["yahtzee"]
+    classes = [yahtzee | sum(1 << lower[i] for i in range(len(lower)) if m >> i & 1) for m in range(1 << len(lower))]
+    codes = np.array(classes, dtype=np.int64)
+    later, first, index, tables = model.legal_arrays(codes)
+    assert len(calls) == 1 + variant.faces  # no five alike, or five of a face whose upper box is open
+    monkeypatch.setattr(Variant, "rules_allow", real)
+    for i in np.random.default_rng(5).choice(len(classes), 12, replace=False).tolist():
+        card = model._card({b: 1 for b in range(model.nb) if classes[i] >> b & 1})
+        for r, roll in enumerate(model.rolls):
+            for f in (False, True):
+                want = model._bits(variant.legal_boxes(card, roll, f))
+                bits = tables[index[i], r, int(f)] if index[i] >= 0 else (first[i] if f else later[i])
+                assert bits == want, (classes[i], roll, f)
+
+
+class FirstRollOnly:
+    """Box `pair` may not take a served roll (the turn's first): a legality rule that reads `first_roll`."""
+
+    @hookimpl
+    def dicecup_register_rules(self, register):
+        register("served", {}, "the pair box takes no served roll")
+
+    @hookimpl
+    def dicecup_legal_boxes(self, ctx):
+        return [b for b in ctx.variant.box_ids if b != "pair" or not ctx.first_roll]
+
+
+def test_a_legality_rule_reading_the_first_roll_is_asked_for_each_and_solves_to_brute_force(tmp_path, monkeypatch):
+    """A legality answer is shared between the first and later rolls only where the rule did not read which
+    it is: this one does, so it is asked for both, and the solve matches the brute force."""
+    from dicecup import Variant
+    from dicecup.solver.rules import RuleModel
+
+    v = _load(tmp_path, TINY["threshold"] + "rules:\n  served: {}\n", FirstRollOnly())
+    firsts = []
+    real = Variant.rules_allow
+
+    def counted(self, card, roll, first_roll=False, *args, **kwargs):
+        firsts.append(first_roll)
+        return real(self, card, roll, first_roll, *args, **kwargs)
+
+    monkeypatch.setattr(Variant, "rules_allow", counted)
+    model = RuleModel(v)
+    leg = model.legality(0)
+    assert sorted(firsts) == [False, True]
+    assert leg.later == (1 << model.nb) - 1 and leg.first == (1 << model.nb) - 1 - (1 << model.bidx["pair"])
+    monkeypatch.setattr(Variant, "rules_allow", real)
+    assert solve(v).expected_score == pytest.approx(brute_force(v), abs=1e-9)
 
 
 CHANCE_VARIANT = """

@@ -30,6 +30,7 @@ from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
 from .tracing import is_tracing, note_first_roll, note_pattern, pattern_read
+from .tracing import open_boxes as traced_open
 
 __all__ = [
     "MAX_ROLLS",
@@ -326,6 +327,18 @@ class _TracedScoreContext(ScoreContext):
         return object.__getattribute__(self, name)
 
 
+class _TracedTurnContext(TurnContext):
+    """The TurnContext of a traced call: reading `first_roll` is noted, so that an answer that did not read
+    it holds after the first roll and after later ones alike (the solver asks legality once for both)."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "first_roll":
+            note_first_roll()
+        return object.__getattribute__(self, name)
+
+
 def _score_context(box_id: str, *args: Any, **kwargs: Any) -> ScoreContext:
     """A ScoreContext for scoring box `box_id`; traced (`_TracedScoreContext`) while reads are traced."""
     if not is_tracing():
@@ -598,10 +611,14 @@ class Variant:
         return award if mult == 1 else evolve(award, points=award.points * mult)
 
     def open_boxes(self, card: Card) -> tuple[str, ...]:
-        return tuple(b for b in self.box_ids if b not in card.scores)
+        """The card's open boxes in card order (of a traced card: a tuple that reports which boxes a rule asks
+        about, `tracing.open_boxes`)."""
+        return traced_open(self.box_ids, card.scores)
 
     def _turn(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None) -> TurnContext:
         sit = situation if situation is not None else Situation.unknown()
+        if is_tracing():
+            return _TracedTurnContext(self, card, roll, first_roll, situation=sit)
         return TurnContext(self, card, roll, first_roll, situation=sit)
 
     def legal_boxes(

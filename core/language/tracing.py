@@ -12,7 +12,7 @@ those reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .card import Card
@@ -29,6 +29,7 @@ __all__ = [
     "note_first_roll",
     "note_pattern",
     "note_situation",
+    "open_boxes",
     "pattern_read",
     "tracing",
     "traced_card",
@@ -55,7 +56,7 @@ class Reads:
         # Kinds: "combination" (the dice forming the pattern, or None), "declared" (those dice and the
         # declared points), "points" (only whether the pattern is met and the declared points)
         self.patterns: set[tuple[str, str]] = set()
-        # whether a scoring rule read `ScoreContext.first_roll` (noted by traced scoring calls only)
+        # whether a rule read the context's `first_roll` (ScoreContext's or TurnContext's, noted while traced)
         self.first_roll = False
 
     def note(self, box: Any, kind: int) -> None:
@@ -80,7 +81,7 @@ def note_pattern(kind: str, box_id: str) -> None:
 
 
 def note_first_roll() -> None:
-    """Record that a scoring rule read whether the roll is the turn's first."""
+    """Record that a rule read whether the roll is the turn's first."""
     if _stack:
         _stack[-1].first_roll = True
 
@@ -174,6 +175,117 @@ class _TracingScores(FrozenMap):
     def __reduce__(self) -> tuple[Any, ...]:
         self._all(FILLED | VALUE)
         return super().__reduce__()
+
+
+class _TracingOpen(tuple):
+    """The open boxes of a traced card, in card order: asking whether one box is among them reads that box's
+    filled bit alone (a legality rule that asks about two boxes holds for every card that agrees on those
+    two); anything else that looks at the tuple (iterating, counting, indexing, comparing, hashing, printing)
+    reads every box's filled bit."""
+
+    _ids: tuple[str, ...]
+
+    def __new__(cls, open_ids: Iterable[str], box_ids: tuple[str, ...]) -> _TracingOpen:
+        self = super().__new__(cls, open_ids)
+        self._ids = box_ids  # every box the tuple tells about: open or not
+        return self
+
+    def _all(self) -> None:
+        if _stack:
+            boxes = _stack[-1].boxes
+            for b in self._ids:
+                boxes[b] = boxes.get(b, 0) | FILLED
+
+    def __contains__(self, key: object) -> bool:
+        if _stack:
+            boxes = _stack[-1].boxes
+            if isinstance(key, str) and key in self._ids:
+                boxes[key] = boxes.get(key, 0) | FILLED
+            else:  # not a box id (a rule's slip, or an unhashable): the answer may still depend on any box
+                self._all()
+        return tuple.__contains__(self, key)
+
+    def __iter__(self) -> Iterator:
+        self._all()
+        return tuple.__iter__(self)
+
+    def __len__(self) -> int:
+        self._all()
+        return tuple.__len__(self)
+
+    def __getitem__(self, i: Any) -> Any:
+        self._all()
+        return tuple.__getitem__(self, i)
+
+    def __hash__(self) -> int:
+        self._all()
+        return tuple.__hash__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._all()
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self._all()
+        return tuple.__ne__(self, other)
+
+    def __lt__(self, other: Any) -> bool:
+        self._all()
+        return tuple.__lt__(self, other)
+
+    def __le__(self, other: Any) -> bool:
+        self._all()
+        return tuple.__le__(self, other)
+
+    def __gt__(self, other: Any) -> bool:
+        self._all()
+        return tuple.__gt__(self, other)
+
+    def __ge__(self, other: Any) -> bool:
+        self._all()
+        return tuple.__ge__(self, other)
+
+    def __add__(self, other: Any) -> Any:
+        self._all()
+        return tuple.__add__(self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        self._all()
+        return other + tuple(tuple.__iter__(self))
+
+    def __mul__(self, n: Any) -> Any:
+        self._all()
+        return tuple.__mul__(self, n)
+
+    __rmul__ = __mul__
+
+    def index(self, *args: Any) -> int:
+        self._all()
+        return tuple.index(self, *args)
+
+    def count(self, value: Any) -> int:
+        self._all()
+        return tuple.count(self, value)
+
+    def __repr__(self) -> str:
+        self._all()
+        return tuple.__repr__(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self._all()
+        return (tuple, (tuple(tuple.__iter__(self)),))
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return self.__reduce__()
+
+
+def open_boxes(box_ids: tuple[str, ...], scores: Any) -> tuple[str, ...]:
+    """The boxes of `box_ids` not in `scores`, in that order; of a traced card, a tuple that reports which
+    boxes a rule asks about (`_TracingOpen`) rather than every box at once."""
+    if type(scores) is not _TracingScores:
+        return tuple(b for b in box_ids if b not in scores)
+    filled = scores._d
+    return _TracingOpen((b for b in box_ids if b not in filled), box_ids)
 
 
 class _TracingAwards(tuple):

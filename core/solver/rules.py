@@ -439,135 +439,202 @@ class RuleModel(ClassCoding):
     def _allowed_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """`legal_arrays` before symmetric groups are cut to their first open box."""
         open_bits = ~codes & self._full
-        ids = [self._answer_ids(codes, first) for first in (False, True)]
-        flat = np.array([a if isinstance(a, int) else -1 for a in self._answers], dtype=np.int64)
-        later, first = (np.where(flat[i] >= 0, flat[i], 0) & open_bits for i in ids)
-        index = np.full(len(codes), -1, dtype=np.int64)
-        dep = np.flatnonzero((flat[ids[0]] < 0) | (flat[ids[1]] < 0))
         n = len(self.rolls)
+        asked = [self._allowed_rolls(codes, False)]
+        # where no answer read whether the roll is the first, the first roll's pass asks the same (memoised)
+        # questions and gets the same answers: it is the same
+        asked.append(self._allowed_rolls(codes, True) if asked[0][3] else asked[0])
+        later, first = (np.where(flat >= 0, flat, 0) & open_bits for flat, *_ in asked)
+        index = np.full(len(codes), -1, dtype=np.int64)
+        dep = np.flatnonzero((asked[0][0] < 0) | (asked[1][0] < 0))
         if not len(dep):
             return later, first, index, np.zeros((0, n, 2), dtype=np.int64)
-        per_roll = np.stack([np.full(n, a, dtype=np.int64) if isinstance(a, int) else a for a in self._answers])
-        tables = np.stack([per_roll[ids[0][dep]], per_roll[ids[1][dep]]], axis=2) & open_bits[dep, None, None]
+        tables = np.empty((len(dep), n, 2), dtype=np.int64)
+        for f, (flat, varies, rows, _) in enumerate(asked):
+            tables[:, :, f] = flat[dep, None]
+            tables[np.searchsorted(dep, varies), :, f] = rows
+        tables &= open_bits[dep, None, None]
         same = (tables == tables[:, :1, :]).all(axis=(1, 2))
         later[dep[same]], first[dep[same]] = tables[same, 0, 0], tables[same, 0, 1]
         varies = dep[~same]
         index[varies] = np.arange(len(varies))
         return later, first, index, tables[~same]
 
-    def _fact(self, cats: list[int], b: int, kind: int) -> int:
-        """What a class shows of box b to a read of this kind: filled or not, or its category."""
-        return cats[b] if kind & VALUE else int(cats[b] != 0)
+    def _allowed_rolls(self, codes: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """What the legality rules allow classes `codes` (box bits, open or not): (per class the bits, or -1
+        where they depend on the roll; those classes' positions; their bits per roll (classes, rolls);
+        whether any answer used read whether the roll is the first).
 
-    def _fact_key(self, cats: list[int], known: tuple[tuple[int, int], ...]) -> int:
-        """The facts a class shows to the reads `known`, packed into one int (mixed radix)."""
-        key = 0
-        for b, kind in known:
-            key = key * self.ncat[b] + self._fact(cats, b, kind)
+        A class is asked about roll 0, then about the first roll its answers so far do not cover: an
+        answer holds for every roll that gives the same results to the declared patterns the rules
+        asked about (r alone if they read the dice), as `_same_answer` says."""
+        ids = self._roll_ids(codes, first, 0)
+        bits, alone, reads_first = self._answer_arrays
+        read_first = bool(reads_first[ids].any())
+        flat = np.where(alone[ids], bits[ids], -1)
+        varies = np.flatnonzero(~alone[ids])
+        n = len(self.rolls)
+        rows = np.zeros((len(varies), n), dtype=np.int64)
+        pending = np.ones((len(varies), n), dtype=bool)
+        sub, ids = np.arange(len(varies)), ids[varies]
+        while len(sub):
+            bits, _, reads_first = self._answer_arrays
+            read_first |= bool(reads_first[ids].any())
+            uniq, inverse = np.unique(ids, return_inverse=True)
+            match = np.stack([self._answer_match[a] for a in uniq.tolist()])[inverse.reshape(-1)] & pending[sub]
+            rows[sub] = np.where(match, bits[ids][:, None], rows[sub])
+            pending[sub] &= ~match
+            sub = np.flatnonzero(pending.any(axis=1))
+            at = pending[sub].argmax(axis=1)
+            ids = np.empty(len(sub), dtype=np.int64)
+            for r in np.unique(at).tolist():
+                sel = np.flatnonzero(at == r)
+                ids[sel] = self._roll_ids(codes[varies[sub[sel]]], first, r)
+        same = (rows == rows[:, :1]).all(axis=1)
+        flat[varies[same]] = rows[same, 0]
+        return flat, varies[~same], rows[~same], read_first
+
+    def _roll_ids(self, codes: np.ndarray, first: bool, r: int) -> np.ndarray:
+        """Per class, the id of what the legality rules allow it for roll r (`_answer_bits`): memoised where
+        the class agrees with an earlier one on every fact (box and read kind) that call read, since the rules
+        then follow the same path (a hook depends only on what it reads); the engine asked for the others."""
+        ids = np.full(len(codes), -1, dtype=np.int64)
+        keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
+        memos = self._roll_memo.setdefault((first, r), {})
+        for known, memo in memos.items():
+            keys = keys_of[known] = self._fact_keys(codes, known)
+            have, got = self._memo_arrays((first, r, known), memo)
+            at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
+            hit = (have[at] == keys) & (ids < 0)
+            ids[hit] = got[at[hit]]
+            if (ids >= 0).all():
+                return ids
+        for i in np.flatnonzero(ids < 0).tolist():
+            if ids[i] >= 0:
+                continue
+            known, key, a = self._ask_roll(int(codes[i]), first, r)
+            got_keys = keys_of.get(known)
+            if got_keys is None:
+                got_keys = keys_of[known] = self._fact_keys(codes, known)
+            ids[(got_keys == key) & (ids < 0)] = a
+        return ids
+
+    def _ask_roll(self, code: int, first: bool, r: int) -> tuple[tuple[tuple[int, int], ...], int, int]:
+        """Ask the legality rules about class `code` and roll r; memoise the answer on the facts the call read:
+        (those (box, read kind) facts, the class's key under them, the answer's id). An answer that did not
+        read whether the roll is the first holds for the other case too."""
+        assign = {b: c for b, c in enumerate(self.class_cats(code)) if c}
+        with tracing() as reads:
+            allowed = self.variant.rules_allow(self._card(assign), self._traced_rolls[r], first)
+        self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
+        facts: dict[int, int] = {}
+        for name, kind in reads.boxes.items():
+            if name == "*":
+                for b in range(self.nb):
+                    facts[b] = facts.get(b, 0) | kind
+            elif name in self.bidx:
+                facts[self.bidx[name]] = facts.get(self.bidx[name], 0) | kind
+        known = tuple(sorted(facts.items()))
+        key = self._fact_key(code, known)
+        a = len(self._answer_bits)
+        self._answer_bits.append(self._full if allowed is None else self._bits(allowed))
+        alone = not reads.roll and not reads.patterns  # the roll played no part: one answer for every roll
+        self._answer_alone.append(alone)
+        self._answer_first.append(reads.first_roll)
+        match = np.ones(len(self.rolls), dtype=bool)
+        self._answer_match.append(match if alone else self._same_answer(reads, r, match))
+        for f in (first,) if reads.first_roll else (False, True):
+            self._roll_memo.setdefault((f, r), {}).setdefault(known, {})[key] = a
+        return known, key, a
+
+    def _memo_arrays(self, where: tuple, memo: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Memo `where` (first roll?, roll, reads): its fact keys sorted, and their answer ids (made again only
+        after the memo grew)."""
+        got = self._sorted_memos.get(where)
+        if got is None or len(got[0]) != len(memo):
+            have = np.fromiter(memo.keys(), dtype=np.int64, count=len(memo))
+            ids = np.fromiter(memo.values(), dtype=np.int64, count=len(memo))
+            order = np.argsort(have)
+            got = self._sorted_memos[where] = (have[order], ids[order])
+        return got
+
+    @cached_property
+    def _sorted_memos(self) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
+        """`_memo_arrays` by memo."""
+        return {}
+
+    @cached_property
+    def _roll_memo(self) -> dict[tuple[bool, int], dict[tuple[tuple[int, int], ...], dict[int, int]]]:
+        """(first roll?, roll) -> the (box, read kind) facts a legality call read -> fact key -> answer id."""
+        return {}
+
+    @cached_property
+    def _answer_bits(self) -> list[int]:
+        """Every legality answer asked: the boxes the rules allow, as bits."""
+        return []
+
+    @cached_property
+    def _answer_alone(self) -> list[bool]:
+        """Per answer: whether it holds for every roll (the rules read neither the dice nor a declared pattern)."""
+        return []
+
+    @cached_property
+    def _answer_first(self) -> list[bool]:
+        """Per answer: whether its call read whether the roll is the first."""
+        return []
+
+    @cached_property
+    def _answer_match(self) -> list[np.ndarray]:
+        """Per answer: the rolls it holds for (`_same_answer` of its call's reads)."""
+        return []
+
+    @property
+    def _answer_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`_answer_bits`, `_answer_alone` and `_answer_first` as arrays (made again only after new answers)."""
+        got = self._answer_cache
+        if got is None or len(got[0]) != len(self._answer_bits):
+            got = self._answer_cache = (
+                np.array(self._answer_bits, dtype=np.int64),
+                np.array(self._answer_alone, dtype=bool),
+                np.array(self._answer_first, dtype=bool),
+            )
+        return got
+
+    _answer_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _fact_key(self, code: int, known: tuple[tuple[int, int], ...]) -> int:
+        """The facts class `code` shows to the reads `known`, packed into one int: the filled bits of the boxes
+        read as filled or not, and above them the categories of the boxes whose value was read (mixed radix)."""
+        filled, valued = self._read_masks(known)
+        key = code & filled
+        if valued:
+            cats, value = self.class_cats(code), 0
+            for b in valued:
+                value = value * self.ncat[b] + cats[b]
+            key |= value << self.nb
         return key
 
     def _fact_keys(self, codes: np.ndarray, known: tuple[tuple[int, int], ...]) -> np.ndarray:
         """`_fact_key` of many class codes at once."""
-        key = np.zeros(len(codes), dtype=np.int64)
-        for b, kind in known:
-            fact = self._cats_vec(codes, b) if kind & VALUE else (codes >> b) & 1
-            key = key * self.ncat[b] + fact
+        filled, valued = self._read_masks(known)
+        key = codes & filled
+        if valued:
+            value = np.zeros(len(codes), dtype=np.int64)
+            for b in valued:
+                value = value * self.ncat[b] + self._cats_vec(codes, b)
+            key |= value << self.nb
         return key
 
-    def _answer_ids(self, codes: np.ndarray, first: bool) -> np.ndarray:
-        """Per class, the id (in `_answers`) of what the legality rules allow it: memoised answers where the
-        class agrees with an earlier one on what the rules read, the engine asked for the others."""
-        ids = np.full(len(codes), -1, dtype=np.int64)
-        keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
-
-        def resolve(known: tuple[tuple[int, int], ...], key: int | None = None) -> None:
-            keys = keys_of.get(known)
-            if keys is None:
-                keys = keys_of[known] = self._fact_keys(codes, known)
-            memo = self._allowed_memo.get((first, known), {})
-            if key is not None:  # one answer just asked: the classes that agree with it on these reads
-                ids[(keys == key) & (ids < 0)] = memo[key]
-                return
-            if not memo:
-                return
-            have = np.fromiter(memo.keys(), dtype=np.int64, count=len(memo))
-            got = np.fromiter(memo.values(), dtype=np.int64, count=len(memo))
-            order = np.argsort(have)
-            have, got = have[order], got[order]
-            at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
-            hit = (have[at] == keys) & (ids < 0)
-            ids[hit] = got[at[hit]]
-
-        for known in list(self._allowed_reads[first]):
-            resolve(known)
-        unresolved = np.flatnonzero(ids < 0).tolist()
-        for i in unresolved:
-            if ids[i] >= 0:
-                continue
-            known, key = self._ask_allowed(self.class_cats(int(codes[i])), first)
-            ids[i] = self._allowed_memo[(first, known)][key]
-            resolve(known, key)
-        return ids
-
-    def _ask_allowed(self, cats: list[int], first: bool) -> tuple[tuple[tuple[int, int], ...], int]:
-        """Ask the legality rules about one class (every roll); memoise the answer on what they read:
-        (the reads, the class's fact key under them)."""
-        assign = {b: c for b, c in enumerate(cats) if c}
-        card = self._card(assign)
-        n = len(self.rolls)
-        seen: dict[int, int] = {}
-
-        def ask(r: int) -> tuple[int, Reads]:
-            with tracing() as reads:
-                allowed = self.variant.rules_allow(card, self._traced_rolls[r], first)
-            self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
-            for name, kind in reads.boxes.items():
-                if name == "*":
-                    for b in range(self.nb):
-                        seen[b] = seen.get(b, 0) | kind
-                elif name in self.bidx:
-                    seen[self.bidx[name]] = seen.get(self.bidx[name], 0) | kind
-            return self._full if allowed is None else self._bits(allowed), reads
-
-        bits, reads = ask(0)
-        result: int | np.ndarray
-        if not reads.roll and not reads.patterns:  # the roll played no part: one answer for every roll
-            result = bits
-        else:
-            result = np.zeros(n, dtype=np.int64)
-            pending = np.ones(n, dtype=bool)
-            r = 0
-            while True:
-                match = self._same_answer(reads, r, pending)
-                result[match] = bits
-                pending &= ~match
-                if not pending.any():
-                    break
-                r = int(np.argmax(pending))
-                bits, reads = ask(r)
-            if (result == result[0]).all():
-                result = int(result[0])
-        known = tuple(sorted(seen.items()))
-        if known not in self._allowed_reads[first]:
-            self._allowed_reads[first].append(known)
-        key = self._fact_key(cats, known)
-        self._allowed_memo.setdefault((first, known), {})[key] = len(self._answers)
-        self._answers.append(result)
-        return known, key
+    def _read_masks(self, known: tuple[tuple[int, int], ...]) -> tuple[int, tuple[int, ...]]:
+        """(bits of the boxes `known` reads as filled or not only, the boxes whose value it reads)."""
+        got = self._masks_of.get(known)
+        if got is None:
+            filled = sum(1 << b for b, kind in known if not kind & VALUE)
+            got = self._masks_of[known] = (filled, tuple(b for b, kind in known if kind & VALUE))
+        return got
 
     @cached_property
-    def _answers(self) -> list[int | np.ndarray]:
-        """Every distinct legality answer asked: allowed boxes as bits, or bits per roll."""
-        return []
-
-    @cached_property
-    def _allowed_reads(self) -> dict[bool, list[tuple[tuple[int, int], ...]]]:
-        """Per first-roll flag, every set of (box, read kind) a legality answer was seen to depend on."""
-        return {False: [], True: []}
-
-    @cached_property
-    def _allowed_memo(self) -> dict[tuple, dict[int, int]]:
-        """(first, reads) -> fact key -> answer id."""
+    def _masks_of(self) -> dict[tuple[tuple[int, int], ...], tuple[int, tuple[int, ...]]]:
         return {}
 
     @cached_property

@@ -311,7 +311,7 @@ class StateSpace:
             table,
         )
 
-    @property
+    @cached_property
     def _slot_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(boxes, slot width) code increments and (boxes, slot width, G) group increments of each slot."""
         k = self.slot_width
@@ -364,28 +364,31 @@ class StateSpace:
         self, codes: np.ndarray, varies: np.ndarray, index: np.ndarray, tables: np.ndarray, ok: np.ndarray
     ) -> list[int]:
         """Set `ok`'s rows of classes `varies` (whose legality depends on the roll): the slots their legal boxes
-        reach, context by context and many classes at once; the classes (ascending) where a legal box's
-        score failed."""
+        reach; the classes (ascending) where a legal box's score failed.
+
+        Rolls (first or later) whose legality column is the same for every class are taken together: per
+        context, the slots each box reaches from each such set of rolls, then per class those of the sets
+        its legal boxes are legal for."""
         m = self.model
-        bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)
-        failed: list[int] = []
         if not len(varies):
-            return failed
-        ctxs = m.context_of(codes[varies])
-        step = max(1, CHUNK // max(1, self.nb * tables.shape[1] * 2))
-        for c in np.unique(ctxs).tolist():
-            scores = m.context_tables(c)[0]
-            slots = self.context_slots(c)  # (boxes, rolls, 2)
-            err = scores == ERR
-            rows = varies[ctxs == c]
-            for a in range(0, len(rows), step):
-                part = rows[a : a + step]
-                legal = (tables[index[part]][:, None, :, :] & bits[None, :, None, None]) != 0  # (n, boxes, rolls, 2)
-                failed.extend(part[(legal & err[None]).any(axis=(1, 2, 3))].tolist())
-                ok[part] = False
-                at, b, r, f = np.nonzero(legal)
-                ok[part[at], b, slots[b, r, f]] = True
-        return sorted(failed)
+            return []
+        contexts, of_class = np.unique(m.context_of(codes[varies]), return_inverse=True)
+        of_class = of_class.reshape(-1)
+        rows = tables[index[varies]].reshape(len(varies), -1)  # (classes, rolls x [later, first])
+        columns, group = _alike_columns(rows)  # rolls alike for every class
+        n_groups, n_cols = len(columns), rows.shape[1]
+        slots = np.stack([self.context_slots(c) for c in contexts.tolist()]).reshape(len(contexts), self.nb, n_cols)
+        err = np.stack([m.context_tables(c)[0] == ERR for c in contexts.tolist()]).reshape(slots.shape)
+        c, b, col = np.indices(slots.shape).reshape(3, -1)
+        reach = np.zeros((len(contexts), self.nb, n_groups, ok.shape[2]), dtype=bool)
+        reach[c, b, group[col], slots.reshape(-1)] = True
+        failed = np.zeros((len(contexts), self.nb, n_groups), dtype=bool)
+        failed[c, b, group[col]] |= err.reshape(-1)
+        bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)
+        legal = (columns.T[:, None, :] & bits[None, :, None]) != 0  # (classes, boxes, groups)
+        ok[varies] = (legal[..., None] & reach[of_class]).any(axis=2)
+        bad = (legal & failed[of_class]).any(axis=(1, 2))
+        return varies[bad].tolist()
 
     @cached_property
     def _group_reach(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
@@ -555,6 +558,18 @@ def _group_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = np.empty(len(cols), dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     return ranked[new], inverse
+
+
+def _alike_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of an int64 matrix (as rows) and the position of each column among them: grouped
+    by a hash of each column, then checked equal (`np.unique` on whole columns sorts long byte strings)."""
+    weights = np.random.default_rng(0).integers(1, 1 << 62, size=rows.shape[0], dtype=np.int64)
+    _, first, group = np.unique(weights @ rows, return_index=True, return_inverse=True)
+    group = group.reshape(-1)
+    if not (rows == rows[:, first[group]]).all():  # two columns' hashes collided: sort the columns themselves
+        columns, group = np.unique(rows.T, axis=0, return_inverse=True)
+        return columns, group.reshape(-1)
+    return rows[:, first].T, group
 
 
 def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
