@@ -29,6 +29,7 @@ __all__ = [
     "Coding",
     "DiceStreams",
     "Games",
+    "HandKeys",
     "ScoreArrays",
     "score_arrays",
     "TurnStates",
@@ -36,6 +37,7 @@ __all__ = [
     "counts_array",
     "fill_moves",
     "group_facts",
+    "hand_keys",
     "move_flag",
     "play_games",
     "seed_streams",
@@ -107,6 +109,32 @@ class Games(NamedTuple):
     rng: np.ndarray  # uint64 [N]: splitmix64 state
     code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
     prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
+
+
+class HandKeys(NamedTuple):
+    """Multisets of dice as sums (`hand_keys`): a roll adds each new die's weight to the kept dice's key,
+    then one look-up gives the row, instead of a chain of dice graph look-ups, one a die."""
+
+    key_of: np.ndarray  # int64 [rows]: sum over faces f of count(f) * (dice + 1) ** (f - 1); empty: not used
+    row_of_key: np.ndarray  # int32 [(dice + 1) ** faces]: the row of each key of a multiset, -1 elsewhere
+    weight: np.ndarray  # int64 [faces]: the key of one die of each face
+
+
+HAND_KEYS = 1 << 20  # keys at most (the table's size): past this, and past 16 faces, rolls walk the dice graph
+
+
+def hand_keys(row_counts: np.ndarray, dice: int, faces: int) -> HandKeys:
+    """The key of each dice graph row (its counts [rows, faces] in base dice + 1) and the row of each key;
+    empty arrays where the table would pass HAND_KEYS keys or the faces exceed a byte's draw (16)."""
+    base = dice + 1
+    if faces > 16 or base**faces > HAND_KEYS:
+        empty = np.zeros(0, dtype=np.int64)
+        return HandKeys(empty, np.zeros(0, dtype=np.int32), empty)
+    weight = base ** np.arange(faces, dtype=np.int64)
+    key_of = np.ascontiguousarray(row_counts @ weight, dtype=np.int64)
+    row_of_key = np.full(base**faces, -1, dtype=np.int32)
+    row_of_key[key_of] = np.arange(len(key_of), dtype=np.int32)
+    return HandKeys(key_of, row_of_key, weight)
 
 
 def move_flag(dice: int, boxes: int) -> tuple[type, int] | None:
@@ -509,12 +537,15 @@ if AVAILABLE:
             j = (j + 1) & (size - 1)
 
     @numba.njit(cache=True, parallel=True)
-    def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, rolls, pending, cls, errors):
+    def play_games(
+        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rolls, pending, cls, errors
+    ):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
         state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
         `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
         game's class). `direct`: every state has its row, at its own slot (row_of is not read). `kept_rows`:
-        the dice graph's, the multiset a keep mask leaves (width 0: counted die by die).
+        the dice graph's, the multiset a keep mask leaves (width 0: counted die by die). `hk`: `hand_keys`, by
+        which a roll's row is one look-up after its dice (empty: the dice graph is walked die by die).
 
         A thread plays GROUP games in step, one decision of every game at a time: their look-ups (class,
         state, best move) do not depend on each other, so the processor has them in flight together
@@ -538,6 +569,12 @@ if AVAILABLE:
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
         table = _face_table(faces)
+        key_of, row_of_key = hk.key_of, hk.row_of_key
+        keyed = key_of.shape[0] > 0
+        if keyed:  # a byte's face read as its key: a roll's dice are summed, not walked
+            for x in range(256):
+                if table[x] > 0:
+                    table[x] = hk.weight[table[x] - 1]
         n = active.shape[0]
         for t in numba.prange((n + GROUP - 1) // GROUP):
             k0 = t * GROUP
@@ -595,9 +632,16 @@ if AVAILABLE:
                             i = active[live[q]]
                             h = hand[q]
                             bits, n_left = buf[q], left[q]
-                            for _ in range(dice - row_size[h]):
-                                face, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
-                                h = add_edges[h, face - 1]
+                            if keyed:
+                                key = key_of[h]
+                                for _ in range(dice - row_size[h]):
+                                    w, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
+                                    key += w
+                                h = np.int64(row_of_key[key])
+                            else:
+                                for _ in range(dice - row_size[h]):
+                                    face, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
+                                    h = add_edges[h, face - 1]
                             hand[q] = h
                             buf[q], left[q] = bits, n_left
                             # the move's line is asked for now: the next games roll while it comes

@@ -413,6 +413,7 @@ class JitPlay:
         self.sim = sim
         self.dice = policy.graph.arrays
         self.kept_rows = policy.graph.kept_rows
+        self.hand_keys = jit.hand_keys(self.dice.row_counts, self.dice.dice, self.dice.faces)
         v = sim.variant
         fit = jit.move_flag(v.dice, len(v.box_ids))
         if fit is None:
@@ -564,6 +565,7 @@ class JitPlay:
                 moves.flag,
                 self.dice,
                 self.kept_rows,
+                self.hand_keys,
                 self.policy.rolls,
                 pending,
                 cls,
