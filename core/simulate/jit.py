@@ -95,7 +95,7 @@ class Classes(NamedTuple):
     cells: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score << 1 (the score tables' first column), or where
     # awards or events are won, the row of `extras` << 1 | 1 (one int32 a box: a roll's boxes share a cache line)
     extras: np.ndarray  # int64 [E, 1 + awards + events]: the box score, award points and events (the tables' columns)
-    after: np.ndarray  # int64 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
+    after: np.ndarray  # int16/int32 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
     after_lo: int
 
 
@@ -711,7 +711,7 @@ if AVAILABLE:
                                 progs[i, g] += score
                         v = vals[i, b] - nxt_lo
                         memo = 0 <= v < n_next
-                        nc = nxt[c, b, v] if memo else -1
+                        nc = np.int64(nxt[c, b, v]) if memo else -1
                         if nc < 0:
                             nc = _class_of(vals, i, facts, keys, slots)
                             if memo and nc >= 0:
