@@ -582,6 +582,7 @@ class JitPlay:
                 pending,
                 cls,
                 errors,
+                jit.workers(),
             )
             if errors[2]:
                 raise DicecupError("internal error: a game reached a card the solver found unreachable")
