@@ -598,9 +598,9 @@ if AVAILABLE:
         key_of, row_of_key = hk.key_of, hk.row_of_key
         keyed = key_of.shape[0] > 0
         if keyed:  # a byte's face read as its key: a roll's dice are summed, not walked
-            for x in range(256):
-                if table[x] > 0:
-                    table[x] = hk.weight[table[x] - 1]
+            for byte in range(256):
+                if table[byte] > 0:
+                    table[byte] = hk.weight[table[byte] - 1]
         n = active.shape[0]
         n_blocks = (n + GROUP - 1) // GROUP
         taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
