@@ -29,6 +29,7 @@ __all__ = [
     "Coding",
     "DiceStreams",
     "Games",
+    "HandKeys",
     "ScoreArrays",
     "score_arrays",
     "TurnStates",
@@ -36,10 +37,12 @@ __all__ = [
     "counts_array",
     "fill_moves",
     "group_facts",
+    "hand_keys",
     "move_flag",
     "play_games",
     "seed_streams",
     "start_games",
+    "workers",
 ]
 
 TIE = 1e-9
@@ -93,7 +96,7 @@ class Classes(NamedTuple):
     cells: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score << 1 (the score tables' first column), or where
     # awards or events are won, the row of `extras` << 1 | 1 (one int32 a box: a roll's boxes share a cache line)
     extras: np.ndarray  # int64 [E, 1 + awards + events]: the box score, award points and events (the tables' columns)
-    after: np.ndarray  # int64 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
+    after: np.ndarray  # int16/int32 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
     after_lo: int
 
 
@@ -107,6 +110,32 @@ class Games(NamedTuple):
     rng: np.ndarray  # uint64 [N]: splitmix64 state
     code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
     prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
+
+
+class HandKeys(NamedTuple):
+    """Multisets of dice as sums (`hand_keys`): a roll adds each new die's weight to the kept dice's key,
+    then one look-up gives the row, instead of a chain of dice graph look-ups, one a die."""
+
+    key_of: np.ndarray  # int64 [rows]: sum over faces f of count(f) * (dice + 1) ** (f - 1); empty: not used
+    row_of_key: np.ndarray  # int32 [(dice + 1) ** faces]: the row of each key of a multiset, -1 elsewhere
+    weight: np.ndarray  # int64 [faces]: the key of one die of each face
+
+
+HAND_KEYS = 1 << 20  # keys at most (the table's size): past this, and past 16 faces, rolls walk the dice graph
+
+
+def hand_keys(row_counts: np.ndarray, dice: int, faces: int) -> HandKeys:
+    """The key of each dice graph row (its counts [rows, faces] in base dice + 1) and the row of each key;
+    empty arrays where the table would pass HAND_KEYS keys or the faces exceed a byte's draw (16)."""
+    base = dice + 1
+    if faces > 16 or base**faces > HAND_KEYS:
+        empty = np.zeros(0, dtype=np.int64)
+        return HandKeys(empty, np.zeros(0, dtype=np.int32), empty)
+    weight = base ** np.arange(faces, dtype=np.int64)
+    key_of = np.ascontiguousarray(row_counts @ weight, dtype=np.int64)
+    row_of_key = np.full(base**faces, -1, dtype=np.int32)
+    row_of_key[key_of] = np.arange(len(key_of), dtype=np.int32)
+    return HandKeys(key_of, row_of_key, weight)
 
 
 def move_flag(dice: int, boxes: int) -> tuple[type, int] | None:
@@ -168,6 +197,23 @@ if AVAILABLE:
         return nb_types.void(arr, offset), codegen
 
     prefetch: Any = intrinsic(_prefetch)
+
+    def _fetch_add(typingctx, arr, value):
+        """arr[0] += value as one atomic step (LLVM atomicrmw): the value before. Threads of a parallel loop
+        share work through it (a counter of blocks handed out) without a lock."""
+        if not isinstance(arr, nb_types.Array) or arr.dtype != nb_types.int64:
+            return None
+        if not isinstance(value, nb_types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            add = context.cast(builder, args[1], sig.args[1], nb_types.int64)
+            return builder.atomic_rmw("add", ary.data, add, "monotonic")
+
+        return nb_types.int64(arr, value), codegen
+
+    fetch_add: Any = intrinsic(_fetch_add)
 
     @numba.njit(cache=True, parallel=True)
     def start_games(vals):
@@ -508,15 +554,26 @@ if AVAILABLE:
                 return c
             j = (j + 1) & (size - 1)
 
+    def workers() -> int:
+        """The threads `play_games` shares its blocks between: numba's for parallel loops now (asked here, in
+        Python: a kernel asking for them could not be cached)."""
+        return int(numba.get_num_threads())
+
     @numba.njit(cache=True, parallel=True)
-    def play_games(active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, rolls, pending, cls, errors):
+    def play_games(
+        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rolls, pending, cls, errors, workers
+    ):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
         state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
         `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
         game's class). `direct`: every state has its row, at its own slot (row_of is not read). `kept_rows`:
-        the dice graph's, the multiset a keep mask leaves (width 0: counted die by die).
+        the dice graph's, the multiset a keep mask leaves (width 0: counted die by die). `hk`: `hand_keys`, by
+        which a roll's row is one look-up after its dice (empty: the dice graph is walked die by die). `workers`:
+        the threads to share the blocks between (`workers()`).
 
-        A thread plays GROUP games in step, one decision of every game at a time: their look-ups (class,
+        Each thread takes the next block of GROUP games as it finishes one (a shared counter, not a fixed half
+        of the games: a thread the system holds up does not leave the other idle at the end), and plays the
+        block's games in step, one decision of every game at a time: their look-ups (class,
         state, best move) do not depend on each other, so the processor has them in flight together
         instead of waiting for each miss in turn; the best move's line (a random byte of a table of
         hundreds of MB) and the score cells are prefetched as soon as their place is known (at the last roll,
@@ -538,9 +595,16 @@ if AVAILABLE:
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
         table = _face_table(faces)
+        key_of, row_of_key = hk.key_of, hk.row_of_key
+        keyed = key_of.shape[0] > 0
+        if keyed:  # a byte's face read as its key: a roll's dice are summed, not walked
+            for byte in range(256):
+                if table[byte] > 0:
+                    table[byte] = hk.weight[table[byte] - 1]
         n = active.shape[0]
-        for t in numba.prange((n + GROUP - 1) // GROUP):
-            k0 = t * GROUP
+        n_blocks = (n + GROUP - 1) // GROUP
+        taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
+        for _worker in numba.prange(min(workers, n_blocks)):  # one worker a thread
             live = np.empty(GROUP, dtype=np.int64)  # positions (in `active`) of the group's games still playing
             c_of = np.empty(GROUP, dtype=np.int64)
             row = np.empty(GROUP, dtype=np.int64)
@@ -549,134 +613,146 @@ if AVAILABLE:
             open_ = np.empty(GROUP, dtype=np.bool_)  # the turn goes on (no box scored yet)
             buf = np.zeros(GROUP, dtype=np.uint64)  # each game's random bits not used yet this turn
             left = np.zeros(GROUP, dtype=np.int64)
-            n_live = min(GROUP, n - k0)
             ok = np.empty(GROUP, dtype=np.bool_)  # no error in the turn
             prog = np.empty(n_groups, dtype=np.int64)  # a game's group totals, copied: a view costs reference counts
-            for q in range(n_live):
-                live[q] = k0 + q
-                pending[k0 + q] = -1
-                c_of[q] = _class_of(vals, active[k0 + q], facts, keys, slots)  # then from the memo, turn by turn
-            while n_live > 0:
-                kept = 0
-                for q in range(n_live):  # each game's class, state and row; a full or stopped game leaves
-                    k = live[q]
-                    i = active[k]
-                    code = codes[i]
-                    if (code & full) == full:
-                        continue
-                    c = c_of[q]
-                    if c < 0:
-                        pending[k] = -2
-                        continue
-                    for g in range(n_groups):
-                        prog[g] = progs[i, g]
-                    slot = state_slot(sa, code, prog, zero)
-                    if slot >= size:
-                        errors[2] += 1
-                        continue
-                    r0 = slot if direct else np.int64(row_of[slot])
-                    if r0 < 0:
-                        pending[k] = slot
-                        cls[k] = c
-                        continue
-                    live[kept] = k
-                    c_of[kept] = c
-                    row[kept] = r0
-                    hand[kept] = 0  # the empty multiset
-                    ok[kept] = True
-                    left[kept] = 0  # a turn's dice start from a fresh word of the stream
-                    open_[kept] = True
-                    kept += 1
-                n_live = kept
-                for used in range(1, rolls + 1):
-                    f1 = 1 if used == 1 else 0
-                    for q in range(n_live):  # roll the dice not kept
-                        if open_[q]:
-                            i = active[live[q]]
-                            h = hand[q]
-                            bits, n_left = buf[q], left[q]
-                            for _ in range(dice - row_size[h]):
-                                face, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
-                                h = add_edges[h, face - 1]
-                            hand[q] = h
-                            buf[q], left[q] = bits, n_left
-                            # the move's line is asked for now: the next games roll while it comes
-                            prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
-                            if used == rolls:  # the last roll scores: its cells (every box's) are asked for too
-                                at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
-                                prefetch(cells, at)
-                                prefetch(cells, at + nb - 1)
-                    for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
-                        move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
-                    for q in range(n_live):  # the score cells of the games that score early, asked for together
-                        x = move[q]
-                        if open_[q] and used < rolls and (x & flag) != 0 and (x & (flag - 1)) < nb:
-                            r = hand[q] - lo_roll
-                            prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1)))
-                    for q in range(n_live):
-                        if not open_[q]:
-                            continue
-                        i = active[live[q]]
-                        h = hand[q]
-                        x = move[q]
-                        if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
-                            if kept_rows.shape[1] > 0:
-                                hand[q] = kept_rows[h - lo_roll, x]
-                                continue
-                            kept_row = 0
-                            pos = 0
-                            for f in range(faces):
-                                for _ in range(row_counts[h, f]):
-                                    if (x >> pos) & 1:
-                                        kept_row = add_edges[kept_row, f]
-                                    pos += 1
-                            hand[q] = kept_row
-                            continue
-                        open_[q] = False
-                        b = x & (flag - 1)
-                        if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
-                            errors[1] += 1
-                            ok[q] = False  # leaves the group below
+            while True:
+                t = fetch_add(taken, 1)
+                if t >= n_blocks:
+                    break
+                k0 = t * GROUP
+                n_live = min(GROUP, n - k0)
+                for q in range(n_live):
+                    live[q] = k0 + q
+                    pending[k0 + q] = -1
+                    c_of[q] = _class_of(vals, active[k0 + q], facts, keys, slots)  # then from the memo, turn by turn
+                while n_live > 0:
+                    kept = 0
+                    for q in range(n_live):  # each game's class, state and row; a full or stopped game leaves
+                        k = live[q]
+                        i = active[k]
+                        code = codes[i]
+                        if (code & full) == full:
                             continue
                         c = c_of[q]
-                        # the score of roll r in box b of game i's card (class c), with the awards and events it
-                        # wins; then the game's class code and group totals move on (written out here, not in a
-                        # function given the game's records: unpacking those on every scoring costs reference counts)
-                        r = h - lo_roll
-                        cell = np.int64(cells[c, f1, r, b])
-                        score = cell >> 1
-                        if cell & 1:  # a scoring that wins awards or events: its row of `extras`
-                            x = score
-                            score = extras[x, 0]
-                            for a in range(n_awards):
-                                y = extras[x, 1 + a]
-                                if y != 0:
-                                    awards[i, a] += y
-                                    earned[i, a] += 1
-                            for e in range(n_events):
-                                events[i, e] += extras[x, 1 + n_awards + e]
-                        vals[i, b] = score
-                        digit = 0
-                        for j in range(flag_n[b]):
-                            if flag_vals[b, j] == score:
-                                digit = j + 1
-                                break
-                        codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                        if c < 0:
+                            pending[k] = -2
+                            continue
                         for g in range(n_groups):
-                            if groups[g, b]:
-                                progs[i, g] += score
-                        v = vals[i, b] - nxt_lo
-                        memo = 0 <= v < n_next
-                        nc = nxt[c, b, v] if memo else -1
-                        if nc < 0:
-                            nc = _class_of(vals, i, facts, keys, slots)
-                            if memo and nc >= 0:
-                                nxt[c, b, v] = nc  # threads may race here: they write the same class
-                        c_of[q] = nc
-                kept = 0
-                for q in range(n_live):  # games that hit an error stop here
-                    if ok[q]:
-                        live[kept] = live[q]
-                        c_of[kept] = c_of[q]
+                            prog[g] = progs[i, g]
+                        slot = state_slot(sa, code, prog, zero)
+                        if slot >= size:
+                            errors[2] += 1
+                            continue
+                        r0 = slot if direct else np.int64(row_of[slot])
+                        if r0 < 0:
+                            pending[k] = slot
+                            cls[k] = c
+                            continue
+                        live[kept] = k
+                        c_of[kept] = c
+                        row[kept] = r0
+                        hand[kept] = 0  # the empty multiset
+                        ok[kept] = True
+                        left[kept] = 0  # a turn's dice start from a fresh word of the stream
+                        open_[kept] = True
                         kept += 1
-                n_live = kept
+                    n_live = kept
+                    for used in range(1, rolls + 1):
+                        f1 = 1 if used == 1 else 0
+                        for q in range(n_live):  # roll the dice not kept
+                            if open_[q]:
+                                i = active[live[q]]
+                                h = hand[q]
+                                bits, n_left = buf[q], left[q]
+                                if keyed:
+                                    key = key_of[h]
+                                    for _ in range(dice - row_size[h]):
+                                        w, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
+                                        key += w
+                                    h = np.int64(row_of_key[key])
+                                else:
+                                    for _ in range(dice - row_size[h]):
+                                        face, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
+                                        h = add_edges[h, face - 1]
+                                hand[q] = h
+                                buf[q], left[q] = bits, n_left
+                                # the move's line is asked for now: the next games roll while it comes
+                                prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
+                                if used == rolls:  # the last roll scores: its cells (every box's) are asked for too
+                                    at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
+                                    prefetch(cells, at)
+                                    prefetch(cells, at + nb - 1)
+                        for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
+                            move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
+                        for q in range(n_live):  # the score cells of the games that score early, asked for together
+                            x = move[q]
+                            if open_[q] and used < rolls and (x & flag) != 0 and (x & (flag - 1)) < nb:
+                                r = hand[q] - lo_roll
+                                prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1)))
+                        for q in range(n_live):
+                            if not open_[q]:
+                                continue
+                            i = active[live[q]]
+                            h = hand[q]
+                            x = move[q]
+                            if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                                if kept_rows.shape[1] > 0:
+                                    hand[q] = kept_rows[h - lo_roll, x]
+                                    continue
+                                kept_row = 0
+                                pos = 0
+                                for f in range(faces):
+                                    for _ in range(row_counts[h, f]):
+                                        if (x >> pos) & 1:
+                                            kept_row = add_edges[kept_row, f]
+                                        pos += 1
+                                hand[q] = kept_row
+                                continue
+                            open_[q] = False
+                            b = x & (flag - 1)
+                            if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
+                                errors[1] += 1
+                                ok[q] = False  # leaves the group below
+                                continue
+                            c = c_of[q]
+                            # the score of roll r in box b of game i's card (class c), with the awards and events it
+                            # wins; then the game's class code and group totals move on (written out here, not in a
+                            # function given the game's records: unpacking those on every scoring costs reference counts)
+                            r = h - lo_roll
+                            cell = np.int64(cells[c, f1, r, b])
+                            score = cell >> 1
+                            if cell & 1:  # a scoring that wins awards or events: its row of `extras`
+                                x = score
+                                score = extras[x, 0]
+                                for a in range(n_awards):
+                                    y = extras[x, 1 + a]
+                                    if y != 0:
+                                        awards[i, a] += y
+                                        earned[i, a] += 1
+                                for e in range(n_events):
+                                    events[i, e] += extras[x, 1 + n_awards + e]
+                            vals[i, b] = score
+                            digit = 0
+                            for j in range(flag_n[b]):
+                                if flag_vals[b, j] == score:
+                                    digit = j + 1
+                                    break
+                            codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                            for g in range(n_groups):
+                                if groups[g, b]:
+                                    progs[i, g] += score
+                            v = vals[i, b] - nxt_lo
+                            memo = 0 <= v < n_next
+                            nc = np.int64(nxt[c, b, v]) if memo else -1
+                            if nc < 0:
+                                nc = _class_of(vals, i, facts, keys, slots)
+                                if memo and nc >= 0:
+                                    nxt[c, b, v] = nc  # threads may race here: they write the same class
+                            c_of[q] = nc
+                    kept = 0
+                    for q in range(n_live):  # games that hit an error stop here
+                        if ok[q]:
+                            live[kept] = live[q]
+                            c_of[kept] = c_of[q]
+                            kept += 1
+                    n_live = kept

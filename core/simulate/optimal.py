@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import DicecupError
 from ..language.model import Variant
 from ..numeric.objective import MEAN, Objective, risk_objective
+from ..numeric.records import StateArrays
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
@@ -297,7 +298,8 @@ class ClassArrays:
         slots_hash = jit.class_slots(keys, 1 << max(4, (2 * self.n).bit_length()))
         lo, hi = (int(self.scores.min()), int(self.scores.max())) if self.n else (0, -1)
         span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
-        after = np.full((self.n, self.shape[2], span), -1, dtype=np.int64)  # learnt again by the kernel
+        # learnt again by the kernel; narrow, so that the memo stays in the core's caches (int64: ~1 MB for Yahtzee)
+        after = np.full((self.n, self.shape[2], span), -1, dtype=np.int16 if self.n < 1 << 15 else np.int32)
         self._arrays = jit.Classes(
             np.array(t.keyed, dtype=np.int64),
             keys,
@@ -401,6 +403,15 @@ def turn_states(
     )
 
 
+def narrow_states(sa: StateArrays) -> StateArrays:
+    """The state index's arrays as int32 where every value fits: a state look-up of the compiled player
+    (once a game and turn) then touches half the cache lines. Same slots."""
+    arrays = {f: getattr(sa, f) for f in ("base", "pmin", "dims", "strides", "clo", "chi")}
+    if any(np.abs(a).max(initial=0) >= 1 << 31 for a in arrays.values()):
+        return sa
+    return sa._replace(**{f: a.astype(np.int32) for f, a in arrays.items()})
+
+
 class JitPlay:
     """Batched optimal play with the compiled kernels (`jit.py`): each game turn after turn from best-move rows,
     in parallel; between passes Python adds the rows and score classes games reached that were missing."""
@@ -412,7 +423,9 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
-        self.kept_rows = policy.graph.kept_rows
+        kept = policy.graph.kept_rows  # int16 where the rows fit: a quarter of the cache lines (64 KB for Yahtzee)
+        self.kept_rows = kept.astype(np.int16) if kept.max(initial=0) < 1 << 15 else kept
+        self.hand_keys = jit.hand_keys(self.dice.row_counts, self.dice.dice, self.dice.faces)
         v = sim.variant
         fit = jit.move_flag(v.dice, len(v.box_ids))
         if fit is None:
@@ -420,7 +433,7 @@ class JitPlay:
         self.moves = moves_for(policy.solution, *fit)
         self.classes = class_arrays(sim.scores, policy.solution)
         ix = policy.index
-        self.state_arrays = ix.arrays
+        self.state_arrays = narrow_states(ix.arrays)
         width = max([len(x) for x in ix.flag_values.values()], default=0)
         flag_vals = np.zeros((ix.nb, max(width, 1)), dtype=np.int64)
         flag_n = np.zeros(ix.nb, dtype=np.int64)
@@ -564,10 +577,12 @@ class JitPlay:
                 moves.flag,
                 self.dice,
                 self.kept_rows,
+                self.hand_keys,
                 self.policy.rolls,
                 pending,
                 cls,
                 errors,
+                jit.workers(),
             )
             if errors[2]:
                 raise DicecupError("internal error: a game reached a card the solver found unreachable")
