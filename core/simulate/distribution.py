@@ -223,7 +223,7 @@ if AVAILABLE:
     from . import jit as _jit
 
     if _jit.AVAILABLE:  # the simulator's fold and choice of keep (else `_play` is refused when called)
-        from .jit import choose_keep, fold_block
+        from .jit import DEAD, choose_keep, fold_block
 
     @numba.njit(cache=True, parallel=True)
     def successor_slots(codes, progs, nexts, st, values, succ, after):
@@ -258,33 +258,35 @@ if AVAILABLE:
                         succ[i, j] = x
                         after[i, j] = values[x]
 
+    from ..numeric import turn as _turn
+
+    _turn.jitted()  # the turn recursion's lane helpers, compiled: a row of W lanes held in registers
+    _lanes, _store, _add, _scale = _turn._lanes, _turn._store, _turn._add, _turn._scale
+    _NONE = (0.0,) * W
+
     @numba.njit(cache=True, nogil=True, inline="always")
     def _spread(keep, m, d):
         """The mass of the kept multisets (keep [rows, W]) after a reroll, added to the rolls' (m [rows, W]): it
         spreads over each rerolled die in turn (the dice graph's `add_edges`); a keep of every die (rerolling
-        none) stays. keep is zero again on return."""
+        none) stays. keep is zero again on return. A row's W lanes are loaded, then stored (no store between
+        its loads), so that they go as one vector."""
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         faces, levels, add_edges = d.faces, d.levels, d.add_edges
         inv = 1.0 / faces
         for lev in range(d.dice):
             for row in range(levels[lev], levels[lev + 1]):
-                for w in range(W):
-                    keep[row, w] *= inv
+                x = _scale(_lanes(keep, row), inv)
+                _store(keep, row, _NONE)
                 for fc in range(faces):
                     to = add_edges[row, fc]
                     if to >= lo_roll:
-                        for w in range(W):
-                            m[to, w] += keep[row, w]
+                        _store(m, to, _add(_lanes(m, to), x))
                     else:
-                        for w in range(W):
-                            keep[to, w] += keep[row, w]
-                for w in range(W):
-                    keep[row, w] = 0.0
+                        _store(keep, to, _add(_lanes(keep, to), x))
         for r in range(lo_roll, lo_roll + n_rolls):
-            for w in range(W):
-                m[r, w] += keep[r, w]
-                keep[r, w] = 0.0
+            _store(m, r, _add(_lanes(m, r), _lanes(keep, r)))
+            _store(keep, r, _NONE)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _first_roll(acc, i0, block, mass0, d):
@@ -314,8 +316,9 @@ if AVAILABLE:
     def _play(st, sc, order, rolls, theta, ctx_of, oid, d, stage0, mass0, acc, count, errors):
         """`_propagate` with the policy chosen on the way, no best-move table: per block of W states, the
         simulator's fold (`jit.fold_block`: the core's one turn recursion) and its choice of keep
-        (`jit.choose_keep`, the first within TIE of the best in the game's order), made only for the rolls
-        that carry mass; a scored roll takes the first best box (`fill_moves`' rows, decision for decision).
+        (`jit.choose_keep`, the first within TIE of the best in the game's order, the W lanes at once), made
+        only for the rolls that carry mass; a scored roll takes the first best box (`fill_moves`' rows,
+        decision for decision).
         errors[0] counts scores the solver never saw, errors[2] rolls with no legal box it can value."""
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
@@ -332,13 +335,15 @@ if AVAILABLE:
                 keeping = stage < rolls - 1
                 ko = keeps[min(stage, keeps.shape[0] - 1)]
                 tp = tops[rolls - 1 - stage]
+                nw = now[f1]
                 for r in range(n_rolls):
+                    js = choose_keep(ko, tp, nw, r, _lanes(m, lo_roll + r) if keeping else DEAD, rows_k, n_k)
                     for w in range(block):
                         p = m[lo_roll + r, w]
                         if p == 0.0:
                             continue
                         m[lo_roll + r, w] = 0.0
-                        j = choose_keep(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
+                        j = js[w]
                         if j >= 0:
                             keep[rows_k[r, j], w] += p
                             any_keep = True

@@ -46,6 +46,8 @@ __all__ = [
 ]
 
 TIE = 1e-9
+LIVE = (1.0,) * 8  # `choose_keep`'s lanes: every one chooses (W = 8 lanes)
+DEAD = (0.0,) * 8  # none does: each scores
 GROUP = 128  # games a thread of `play_games` plays in step: their table look-ups are in flight together
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 MASK64 = (1 << 64) - 1
@@ -402,21 +404,49 @@ if AVAILABLE:
                 now[f, r, w] = row[r]
                 best_box[w, f, r] = arg[r]
 
+    lanes = turn._lanes  # compiled by `turn.jitted()` above: a (rows, W) array's row as W values, in registers
+
     @numba.njit(cache=True, nogil=True, inline="always")
-    def choose_keep(ko, tops, now, r, w, rows_k, n_k):
-        """The keep of lane w with roll r on the table (values of the keeps ko[row, w], of scoring now): the
-        position in `DiceGraph.keep_order` (the game's order) of the first proper keep within TIE of the best,
-        when that is better than scoring by more than TIE, else -1 (score the best box). The best keep's value
-        comes with the turn recursion (tops[r, w]: the best proper keep it folds), so the scan stops at the
-        first keep that reaches it: one lane at a time, inlined (a call per roll and block cost more than it)."""
-        top = tops[r, w]
-        if not top > now + TIE:
-            return -1
-        bar = top - TIE
+    def _bar(top, now, live):
+        """A lane's bar: its best keep's value less TIE where that beats scoring by more than TIE and the lane
+        is live (nonzero), else inf (it scores: no keep reaches an infinite bar)."""
+        return top - TIE if (top > now + TIE) & (live != 0.0) else np.inf
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _reach(j, bar, x, o):
+        """One lane's step of the scan: (j, inf) where keep value x reaches the bar (found: no later keep is
+        taken), else (o, bar) unchanged."""
+        hit = x >= bar
+        return (j if hit else o), (np.inf if hit else bar)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def choose_keep(ko, tops, now, r, live, rows_k, n_k):
+        """The keep of each of the W lanes with roll r on the table (values of the keeps ko[row, w], of scoring
+        now[r, w]): the position in `DiceGraph.keep_order` (the game's order) of the first proper keep within
+        TIE of the best, when that is better than scoring by more than TIE, else -1 (score the best box); -1
+        too for a lane whose `live` (W values) is 0. The best keep's value comes with the turn recursion
+        (tops[r, w]: the best proper keep it folds). The lanes scan the keeps together, branch-free in
+        registers (a lane that found its keep stops matching), until every lane has found its own."""
+        t = lanes(tops, r)
+        c = lanes(now, r)
+        b0, b1 = _bar(t[0], c[0], live[0]), _bar(t[1], c[1], live[1])
+        b2, b3 = _bar(t[2], c[2], live[2]), _bar(t[3], c[3], live[3])
+        b4, b5 = _bar(t[4], c[4], live[4]), _bar(t[5], c[5], live[5])
+        b6, b7 = _bar(t[6], c[6], live[6]), _bar(t[7], c[7], live[7])
+        o0 = o1 = o2 = o3 = o4 = o5 = o6 = o7 = -1
         for j in range(n_k[r]):
-            if ko[rows_k[r, j], w] >= bar:
-                return j
-        return -1
+            if (j & 3) == 0 and min(min(min(b0, b1), min(b2, b3)), min(min(b4, b5), min(b6, b7))) == np.inf:
+                break  # every lane found (tested every 4 keeps: the test costs about as much as a step)
+            x = lanes(ko, rows_k[r, j])
+            o0, b0 = _reach(j, b0, x[0], o0)
+            o1, b1 = _reach(j, b1, x[1], o1)
+            o2, b2 = _reach(j, b2, x[2], o2)
+            o3, b3 = _reach(j, b3, x[3], o3)
+            o4, b4 = _reach(j, b4, x[4], o4)
+            o5, b5 = _reach(j, b5, x[5], o5)
+            o6, b6 = _reach(j, b6, x[6], o6)
+            o7, b7 = _reach(j, b7, x[7], o7)
+        return (o0, o1, o2, o3, o4, o5, o6, o7)
 
     @numba.njit(cache=True, nogil=True)
     def fold_block(st, sc, k0, block, d, rolls, theta, errors):
@@ -492,10 +522,12 @@ if AVAILABLE:
                 keeping = stage < rolls - 1
                 ko = keeps[min(stage, keeps.shape[0] - 1)]
                 tp = tops[rolls - 1 - stage]
-                for w in range(block):
-                    row = rows[k0 + w]
-                    for r in range(n_rolls):
-                        j = choose_keep(ko, tp, now[f1, r, w], r, w, rows_k, n_k) if keeping else -1
+                nw = now[f1]
+                for r in range(n_rolls):
+                    js = choose_keep(ko, tp, nw, r, LIVE if keeping else DEAD, rows_k, n_k)
+                    for w in range(block):
+                        row = rows[k0 + w]
+                        j = js[w]
                         if j >= 0:
                             moves[row, r, stage] = masks_k[r, j]
                             continue

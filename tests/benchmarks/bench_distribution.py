@@ -4,8 +4,9 @@
 
 Per variant: a warm-up of each (numba's caches loaded), then `runs` pairs of a full solve
 (`solve(variant)`) and a distribution from the start (`distribution(solution)`), alternating; medians of
-each and the median of the pairwise ratios (target: distribution / solve <= 2). Then one more distribution
-with its phases timed: the successor slots, the turns folded and played (`_play`: the simulator's fold and
+each and the median of the pairwise ratios (target: distribution / solve <= 2), by the clock and by the
+process's CPU time (all threads: steadier where other processes share the cores). Then one more distribution
+with its phases timed (clock and CPU): the successor slots, the turns folded and played (`_play`: the simulator's fold and
 choice of keep, the policy, with the probabilities propagated through the turn), the outcomes compacted with
 their windows and the convolution;
 and the memory its score vectors took against the refusal's estimate.
@@ -23,9 +24,11 @@ from dicecup.simulate import distribution as dist_mod
 from dicecup.solver import solve
 
 
-def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
-    """Wrap the distribution's kernels with timers; returns (seconds per phase, vector bytes per layer, undo)."""
+def _timed_phases() -> tuple[dict[str, float], dict[str, float], list[int], callable]:
+    """Wrap the distribution's kernels with timers; returns (seconds per phase, CPU seconds per phase, vector
+    bytes per layer, undo)."""
     spent: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = defaultdict(float)
     sizes: list[int] = []
     saved = {}
 
@@ -34,11 +37,12 @@ def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
         saved[(owner, name)] = fn
 
         def timed(*args, **kwargs):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             try:
                 return fn(*args, **kwargs)
             finally:
                 spent[label] += time.perf_counter() - t
+                cpu[label] += time.process_time() - c
 
         setattr(owner, name, timed)
 
@@ -59,7 +63,7 @@ def _timed_phases() -> tuple[dict[str, float], list[int], callable]:
             setattr(owner, name, fn)
         dist_mod.LayerPass.layer = layer
 
-    return spent, sizes, undo
+    return spent, cpu, sizes, undo
 
 
 def main() -> None:
@@ -72,37 +76,42 @@ def main() -> None:
         v = engine.variant(vid)
         solution = solve(v)
         d = dist_mod.distribution(solution)  # warm-up: numba's caches loaded
-        solves, dists, ratios = [], [], []
+        solves, dists, ratios, cpu_ratios = [], [], [], []
         for _ in range(args.runs):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             solve(v)
-            a = time.perf_counter() - t
-            t = time.perf_counter()
+            a, ca = time.perf_counter() - t, time.process_time() - c
+            t, c = time.perf_counter(), time.process_time()
             d = dist_mod.distribution(solution)
-            b = time.perf_counter() - t
+            b, cb = time.perf_counter() - t, time.process_time() - c
             solves.append(a)
             dists.append(b)
             ratios.append(b / a)
+            cpu_ratios.append(cb / ca)
         print(f"{vid}: {solution.states:,} states")
         print(
             f"  solve        median {statistics.median(solves):.3f} s  (runs {', '.join(f'{x:.2f}' for x in solves)})"
         )
         print(f"  distribution median {statistics.median(dists):.3f} s  (runs {', '.join(f'{x:.2f}' for x in dists)})")
         print(f"  distribution / solve: median of pairwise ratios {statistics.median(ratios):.2f} (target <= 2)")
+        print(f"  by CPU time (all threads): median of pairwise ratios {statistics.median(cpu_ratios):.2f}")
         print(
             f"  mean {d.mean:.6f} (solver {solution.expected_score:.6f}), sd {d.sd:.4f}, median {d.median}, "
             f"mode {d.mode}, p5 {d.quantile(0.05)}, p95 {d.quantile(0.95)}"
         )
-        spent, sizes, undo = _timed_phases()
+        spent, cpu, sizes, undo = _timed_phases()
         try:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             dist_mod.distribution(solution)
-            whole = time.perf_counter() - t
+            whole, whole_cpu = time.perf_counter() - t, time.process_time() - c
         finally:
             undo()
-        print(f"  phases of one more run ({whole:.3f} s):")
+        print(f"  phases of one more run ({whole:.3f} s, CPU {whole_cpu:.3f} s):")
         for label, sec in sorted(spent.items(), key=lambda kv: -kv[1]):
-            print(f"    {label:<28} {sec:7.3f} s  {100 * sec / whole:5.1f}%")
+            print(
+                f"    {label:<28} {sec:7.3f} s  {100 * sec / whole:5.1f}%   CPU {cpu[label]:7.3f} s "
+                f"{100 * cpu[label] / whole_cpu:5.1f}%"
+            )
         pairs = [a + b for a, b in zip(sizes, sizes[1:], strict=False)] or sizes
         print(
             f"  score vectors: two neighbouring layers took at most {max(pairs) / 2**20:.0f} MiB "
