@@ -142,17 +142,12 @@ def test_value_compared_beyond_declared_flags_is_refused(tmp_path):
         solve(v)
 
 
-def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, monkeypatch):
-    """A legality rule that reads the roll only through declared patterns (the forced joker asks the
-    yahtzee box's pattern) is asked once per distinct answer of those patterns: seven calls for
-    Yahtzee (no five alike, or five of each face), not one per each of the 252 rolls; and since it
-    never reads whether the roll is the first, one call serves after the first roll and after later ones."""
+def _count_legality_calls(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Count the engine's legality calls (`Variant.rules_allow`) from here on: the list of their rolls;
+    `monkeypatch.undo()` stops counting."""
     from dicecup import Variant
-    from dicecup.solver.rules import RuleModel
 
-    variant = engine.variant("yahtzee", {"joker": "forced"})
-    model = RuleModel(variant)
-    calls = []
+    calls: list = []
     real = Variant.rules_allow
 
     def counted(self, *args, **kwargs):
@@ -160,11 +155,24 @@ def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, mon
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Variant, "rules_allow", counted)
+    return calls
+
+
+def test_legality_is_asked_once_per_pattern_answer_not_once_per_roll(engine, monkeypatch):
+    """A legality rule that reads the roll only through declared patterns (the forced joker asks the
+    yahtzee box's pattern) is asked once per distinct answer of those patterns: seven calls for
+    Yahtzee (no five alike, or five of each face), not one per each of the 252 rolls; and since it
+    never reads whether the roll is the first, one call serves after the first roll and after later ones."""
+    from dicecup.solver.rules import RuleModel
+
+    variant = engine.variant("yahtzee", {"joker": "forced"})
+    model = RuleModel(variant)
+    calls = _count_legality_calls(monkeypatch)
     yahtzee_filled = 1 << model.bidx["yahtzee"]
     legality = model.legality(yahtzee_filled)
     assert len(calls) == 1 + variant.faces
     # and the answers are the engine's own, roll by roll
-    monkeypatch.setattr(Variant, "rules_allow", real)
+    monkeypatch.undo()
     card = model._card({model.bidx["yahtzee"]: 1})
     for r, roll in enumerate(model.rolls):
         for first in (False, True):
@@ -181,24 +189,16 @@ def test_legality_is_reused_by_every_class_that_agrees_on_what_the_rules_read(en
     """Yacht has no legality rule, and the forced joker reads only the yahtzee box while that box is open
     (and not whether the roll is the first): one engine call serves all those classes, after any roll;
     every answer is the engine's own."""
-    from dicecup import Variant
     from dicecup.solver.rules import RuleModel
 
     variant = engine.variant(vid, options)
     model = RuleModel(variant)
-    calls = []
-    real = Variant.rules_allow
-
-    def counted(self, *args, **kwargs):
-        calls.append(1)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Variant, "rules_allow", counted)
+    calls = _count_legality_calls(monkeypatch)
     spare = model.bidx.get("yahtzee", model.nb)  # classes with this box open (Yacht has none: every class)
     classes = [code for code in range(1 << model.nb) if not code >> spare & 1]
     got = {code: model.legality(code) for code in classes}
     assert len(calls) == 1
-    monkeypatch.setattr(Variant, "rules_allow", real)
+    monkeypatch.undo()
     rng = np.random.default_rng(3)
     for code in rng.choice(list(classes), 40, replace=False).tolist():
         card = model._card({b: 1 for b in range(model.nb) if code >> b & 1})
@@ -214,19 +214,11 @@ def test_forced_joker_with_the_faces_upper_box_open_is_asked_once_for_every_such
     """Five alike with the yahtzee box filled and the face's upper box open: the forced joker reads only
     those two boxes (`in ctx.open_boxes` reads the one box asked about), so one engine call per face
     serves every class that agrees on them, whatever else is filled; the answers are the engine's own."""
-    from dicecup import Variant
     from dicecup.solver.rules import RuleModel
 
     variant = engine.variant("yahtzee", {"joker": "forced"})
     model = RuleModel(variant)
-    calls = []
-    real = Variant.rules_allow
-
-    def counted(self, *args, **kwargs):
-        calls.append(args[1])
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Variant, "rules_allow", counted)
+    calls = _count_legality_calls(monkeypatch)
     upper = [model.bidx[b] for b in ("ones", "twos", "threes", "fours", "fives", "sixes")]
     lower = [b for b in range(model.nb) if b not in upper and b != model.bidx["yahtzee"]]
     yahtzee = 1 << model.bidx["yahtzee"]
@@ -234,7 +226,7 @@ def test_forced_joker_with_the_faces_upper_box_open_is_asked_once_for_every_such
     codes = np.array(classes, dtype=np.int64)
     later, first, index, tables = model.legal_arrays(codes)
     assert len(calls) == 1 + variant.faces  # no five alike, or five of a face whose upper box is open
-    monkeypatch.setattr(Variant, "rules_allow", real)
+    monkeypatch.undo()
     for i in np.random.default_rng(5).choice(len(classes), 12, replace=False).tolist():
         card = model._card({b: 1 for b in range(model.nb) if classes[i] >> b & 1})
         for r, roll in enumerate(model.rolls):
