@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from attrs import evolve, field, frozen
+from attrs import evolve, field, fields, frozen
 
 from ..errors import DicecupError, DiceError, IllegalAction, SaveError, TooLarge
 from ..language.card import Card
@@ -302,7 +302,15 @@ class GameState:
         return self.roll_now  # type: ignore[return-value]
 
     def _moved(self, action: Action, **changes: Any) -> GameState:
-        return evolve(self, history=self.history + (action,), **changes)
+        """This state after `action`, with `changes`: a field-by-field copy (attrs' `evolve` would run every
+        field through `__init__` again, a third of a brute-force search's time)."""
+        new = object.__new__(GameState)
+        for name in _FIELDS:
+            object.__setattr__(new, name, changes[name] if name in changes else getattr(self, name))
+        if "turn_state" in changes and not isinstance(new.turn_state, FrozenMap):
+            object.__setattr__(new, "turn_state", FrozenMap(new.turn_state))
+        object.__setattr__(new, "history", self.history + (action,))
+        return new
 
     def roll(self, rng: random.Random | None = None, dice: Sequence[int] | None = None) -> GameState:
         """Resolve the pending roll with `dice` (the rolled dice's values) or with `rng`.
@@ -511,6 +519,9 @@ class GameState:
         except ValueError:  # a number of more than 4,300 digits
             raise SaveError("not a dicecup save (invalid JSON: a number too long to read)") from None
         return cls.from_dict(data, engine)
+
+
+_FIELDS = tuple(a.name for a in fields(GameState) if a.name != "history")  # what `_moved` copies
 
 
 def _draw(rng: Any, n: int, faces: int) -> tuple[int, ...]:
