@@ -108,7 +108,7 @@ bonuses:
 MICRO_SERVED = """
 id: micro-served
 dice: {count: 2, faces: 3}
-turn: {rolls: 3}
+turn: {rolls: 2}
 boxes:
   ones:  {section: upper, pattern: {kind: face, face: 1}, score: sum}
   run:   {section: lower, pattern: {kind: straight, runs: [[1, 2], [2, 3]]}, score: 5, first_roll: {add: 4}}
