@@ -520,6 +520,7 @@ class StateSpace:
             np.concatenate(pmin_all).reshape(len(codes), G),
             np.concatenate(dims_all).reshape(len(codes), G),
             self.model.symmetric,
+            (self.clo, self.chi),  # the same clamps, not worked out again
         )
         self.size = self.index.size
         self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
