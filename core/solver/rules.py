@@ -39,7 +39,7 @@ MAX_COMBOS = 4096  # card situations explored for one (box, roll) before giving 
 MAX_TERMINAL = 2_000_000
 SOLVER_MAX_ROLLS = 20_000  # the turn recursion visits every kept-dice multiset per state
 MAX_CLASSES = 1 << 27
-FEW_LOOKUPS = 512  # (classes x memos) looked up one by one rather than as arrays
+FEW_LOOKUPS = 64  # (classes x memos) looked up one by one rather than as arrays
 DETECT_SYMMETRY = True  # count interchangeable boxes (off: enumerate every box, to compare against)
 # hooks that may treat boxes apart in ways the model does not trace for every class in advance
 UNTRACED_HOOKS = ("legal_boxes", "may_reroll", "actions", "apply_action")
