@@ -541,11 +541,7 @@ class Variant:
         """`declared_score` for each of many rolls (the solver's signatures of a box), its pattern and scorer
         called directly: not for a rule, so no read is noted (call it outside `tracing`)."""
         match, points = box.pattern.fn, box.scorer.fn
-        out: list[tuple[tuple[int, ...] | None, int]] = []
-        for roll in rolls:
-            comb = match(roll)
-            out.append((None, 0) if comb is None else (comb, int(points(comb, roll))))
-        return out
+        return [(None, 0) if (comb := match(roll)) is None else (comb, int(points(comb, roll))) for roll in rolls]
 
     def score(
         self, card: Card, box_id: str, roll: Roll, first_roll: bool = False, situation: Situation | None = None

@@ -827,7 +827,7 @@ class RuleModel(ClassCoding):
                 values = []
                 by_id: list[dict[str, int]] = [{}, {}]
                 for alt in range(len(alts)):
-                    held_card = dict(templates[alt])
+                    held_card = templates[alt]  # (its holders' values set again each time; the card copies it)
                     for box, value in zip(holders[alt], held, strict=False):
                         held_card[box] = value
                     card = traced_card(held_card)
