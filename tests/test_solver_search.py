@@ -109,3 +109,31 @@ def test_every_reused_score_is_the_engines_own(engine, vid, options):
                 for f in (0, 1):
                     res = variant.score(card, box, model.rolls[r], bool(f))
                     assert (int(scores[b, r, f]), float(points[b, r, f])) == (res.score, res.points)
+
+
+def test_progress_rows_shift_each_by_its_own_step_as_bits_do():
+    """`_shifted` moves every row's bits by that row's step (words carried into each other, bits past the top
+    dropped) and says which rows lost a bit below bit 0: checked against the rows as lists of bits."""
+    from dicecup.solver.space import _pack, _shifted, _unpack
+
+    rng = np.random.default_rng(7)
+    for words in (1, 2, 3):
+        n = words * 64
+        bits = rng.random((200, n)) < 0.2
+        steps = rng.integers(-n - 3, n + 3, size=200)
+        moved, lost = _shifted(_pack(bits), steps)
+        want = np.zeros_like(bits)
+        for i, d in enumerate(steps.tolist()):
+            src = np.flatnonzero(bits[i]) + d
+            want[i, src[(src >= 0) & (src < n)]] = True
+            assert lost[i] == bool((src < 0).any())
+        assert (_unpack(moved) == want).all()
+
+
+def test_declared_scores_of_many_rolls_are_the_declared_score_of_each(engine):
+    """The solver's signatures come from `Variant.declared_scores`: the same answers as `declared_score`
+    asked roll by roll (a pattern that refers to other boxes among them)."""
+    variant = engine.variant("russian")
+    rolls = variant.all_rolls()
+    for box in variant.boxes:
+        assert variant.declared_scores(box, rolls) == [variant.declared_score(box, r) for r in rolls]

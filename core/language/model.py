@@ -537,6 +537,12 @@ class Variant:
         """The pattern result and the declared scorer's points, before any rule plugin."""
         return pattern_read("declared", box.id, _declared, box, roll)
 
+    def declared_scores(self, box: Box, rolls: Iterable[Roll]) -> list[tuple[tuple[int, ...] | None, int]]:
+        """`declared_score` for each of many rolls (the solver's signatures of a box), its pattern and scorer
+        called directly: not for a rule, so no read is noted (call it outside `tracing`)."""
+        match, points = box.pattern.fn, box.scorer.fn
+        return [(None, 0) if (comb := match(roll)) is None else (comb, int(points(comb, roll))) for roll in rolls]
+
     def score(
         self, card: Card, box_id: str, roll: Roll, first_roll: bool = False, situation: Situation | None = None
     ) -> ScoreResult:

@@ -12,7 +12,7 @@ those reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .card import Card
@@ -177,6 +177,18 @@ class _TracingScores(FrozenMap):
         return super().__reduce__()
 
 
+def _reading_all(method: Callable[..., Any]) -> Callable[..., Any]:
+    """`method` of tuple, as a `_TracingOpen` method that first reads every box's filled bit (`_all`)."""
+
+    def wrapped(self: _TracingOpen, *args: Any) -> Any:
+        self._all()
+        return method(self, *args)
+
+    wrapped.__name__ = method.__name__
+    wrapped.__doc__ = method.__doc__
+    return wrapped
+
+
 class _TracingOpen(tuple):
     """The open boxes of a traced card, in card order: asking whether one box is among them reads that box's
     filled bit alone (a legality rule that asks about two boxes holds for every card that agrees on those
@@ -205,71 +217,9 @@ class _TracingOpen(tuple):
                 self._all()
         return tuple.__contains__(self, key)
 
-    def __iter__(self) -> Iterator:
-        self._all()
-        return tuple.__iter__(self)
-
-    def __len__(self) -> int:
-        self._all()
-        return tuple.__len__(self)
-
-    def __getitem__(self, i: Any) -> Any:
-        self._all()
-        return tuple.__getitem__(self, i)
-
-    def __hash__(self) -> int:
-        self._all()
-        return tuple.__hash__(self)
-
-    def __eq__(self, other: object) -> bool:
-        self._all()
-        return tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        self._all()
-        return tuple.__ne__(self, other)
-
-    def __lt__(self, other: Any) -> bool:
-        self._all()
-        return tuple.__lt__(self, other)
-
-    def __le__(self, other: Any) -> bool:
-        self._all()
-        return tuple.__le__(self, other)
-
-    def __gt__(self, other: Any) -> bool:
-        self._all()
-        return tuple.__gt__(self, other)
-
-    def __ge__(self, other: Any) -> bool:
-        self._all()
-        return tuple.__ge__(self, other)
-
-    def __add__(self, other: Any) -> Any:
-        self._all()
-        return tuple.__add__(self, other)
-
     def __radd__(self, other: Any) -> Any:
         self._all()
         return other + tuple(tuple.__iter__(self))
-
-    def __mul__(self, n: Any) -> Any:
-        self._all()
-        return tuple.__mul__(self, n)
-
-    __rmul__ = __mul__
-
-    def index(self, *args: Any) -> int:
-        self._all()
-        return tuple.index(self, *args)
-
-    def count(self, value: Any) -> int:
-        self._all()
-        return tuple.count(self, value)
-
-    def __repr__(self) -> str:
-        self._all()
-        return tuple.__repr__(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
         self._all()
@@ -277,6 +227,14 @@ class _TracingOpen(tuple):
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         return self.__reduce__()
+
+
+# every other look at the tuple reads every box's filled bit, then answers as the plain tuple
+for _name in (
+    "__iter__ __len__ __getitem__ __hash__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __add__ __mul__ __rmul__ "
+    "index count __repr__"
+).split():
+    setattr(_TracingOpen, _name, _reading_all(getattr(tuple, _name)))
 
 
 def open_boxes(box_ids: tuple[str, ...], scores: Any) -> tuple[str, ...]:

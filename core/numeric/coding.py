@@ -143,24 +143,23 @@ def clamp_arrays(
     gmin / gmax: what the group's open boxes can still add; outside the range the
     end bonuses are already decided.
     """
-    clo = np.zeros((len(groups), 1 << nb), dtype=np.int64)
-    chi = np.zeros((len(groups), 1 << nb), dtype=np.int64)
+    clo = np.empty((len(groups), 1 << nb), dtype=np.int64)
+    chi = np.empty((len(groups), 1 << nb), dtype=np.int64)
     for gi, g in enumerate(groups):
         lo, hi = bounds[gi]
-        gmin = _open_sums(nb, g, box_min)
-        gmax = _open_sums(nb, g, box_max)
-        clo[gi] = lo - gmax
-        chi[gi] = hi - gmin
+        _open_sums(nb, g, box_max, clo[gi])
+        np.subtract(lo, clo[gi], out=clo[gi])
+        _open_sums(nb, g, box_min, chi[gi])
+        np.subtract(hi, chi[gi], out=chi[gi])
     return clo, chi
 
 
-def _open_sums(nb: int, group: Sequence[int], per_box: Sequence[int]) -> np.ndarray:
-    """Per box mask, the sum of `per_box` over the group's boxes the mask leaves open: the group's total less
-    the sum over its filled ones, built by doubling (the masks below bit b, then each with b set)."""
-    filled = np.zeros(1 << nb, dtype=np.int64)
+def _open_sums(nb: int, group: Sequence[int], per_box: Sequence[int], out: np.ndarray) -> None:
+    """Into `out`, per box mask, the sum of `per_box` over the group's boxes the mask leaves open: the group's
+    total less the sum over its filled ones, built by doubling (the masks below bit b, then each with b set)."""
+    out[0] = sum(per_box[b] for b in group)
     for b in range(nb):
-        filled[1 << b : 2 << b] = filled[: 1 << b] + (per_box[b] if b in group else 0)
-    return sum(per_box[b] for b in group) - filled
+        np.subtract(out[: 1 << b], per_box[b] if b in group else 0, out=out[1 << b : 2 << b])
 
 
 def clamp(clo: np.ndarray, chi: np.ndarray, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
@@ -185,7 +184,9 @@ class StateIndex(ClassCoding):
         pmin: np.ndarray,
         dims: np.ndarray,
         symmetric: Sequence[Sequence[int]] = (),
+        limits: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
+        """`limits`: `clamp_arrays` of these groups, clamps and box ranges where the caller has them already."""
         super().__init__(variant, symmetric)
         self.full = (1 << self.nb) - 1
         self.n_codes = (1 << self.nb) * self.n_flagcodes
@@ -194,7 +195,7 @@ class StateIndex(ClassCoding):
         self.clamp_bounds = [(int(lo), int(hi)) for lo, hi in clamps]
         self.box_min = [int(x) for x in box_min]
         self.box_max = [int(x) for x in box_max]
-        self.clo, self.chi = clamp_arrays(self.nb, self.groups, self.clamp_bounds, self.box_min, self.box_max)
+        self.clo, self.chi = limits or clamp_arrays(self.nb, self.groups, self.clamp_bounds, self.box_min, self.box_max)
         self.class_codes = np.asarray(codes, dtype=np.int64)
         self.class_pmin = np.asarray(pmin, dtype=np.int64).reshape(len(self.class_codes), self.G)
         self.class_dims = np.asarray(dims, dtype=np.int64).reshape(len(self.class_codes), self.G)

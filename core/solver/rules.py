@@ -39,6 +39,7 @@ MAX_COMBOS = 4096  # card situations explored for one (box, roll) before giving 
 MAX_TERMINAL = 2_000_000
 SOLVER_MAX_ROLLS = 20_000  # the turn recursion visits every kept-dice multiset per state
 MAX_CLASSES = 1 << 27
+FEW_LOOKUPS = 64  # (classes x memos) looked up one by one rather than as arrays
 DETECT_SYMMETRY = True  # count interchangeable boxes (off: enumerate every box, to compare against)
 # hooks that may treat boxes apart in ways the model does not trace for every class in advance
 UNTRACED_HOOKS = ("legal_boxes", "may_reroll", "actions", "apply_action")
@@ -371,12 +372,16 @@ class RuleModel(ClassCoding):
     @cached_property
     def box_scores(self) -> list[np.ndarray]:
         """Every score each box can get (sorted), over all rolls and card situations."""
-        found: list[list[np.ndarray]] = [[] for _ in range(self.nb)]
+        # every (box, score) pair as one number (box << 40 | score + 2**39), sorted and made unique at once
+        pairs = [np.zeros(0, dtype=np.int64)]
         for _, keys, scores, _ in self.score_groups:
-            for b in np.unique(keys[:, 0]).tolist():
-                got = scores[keys[:, 0] == b]
-                found[b].append(np.unique(got[got != ERR]))
-        return [np.unique(np.concatenate(f)).astype(np.int64) if f else np.zeros(0, np.int64) for f in found]
+            ok = scores != ERR
+            boxes = np.broadcast_to(keys[:, :1].astype(np.int64), scores.shape)[ok]
+            pairs.append((boxes << 40) + scores[ok] + (1 << 39))
+        found = np.unique(np.concatenate(pairs))
+        box, score = found >> 40, (found & ((1 << 40) - 1)) - (1 << 39)
+        cut = np.searchsorted(box, np.arange(self.nb + 1))
+        return [score[cut[b] : cut[b + 1]].astype(np.int64) for b in range(self.nb)]
 
     def context_tables(self, ctx: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores int64, points float64), each (boxes, rolls, 2) with axis 2 = [later, first]."""
@@ -501,6 +506,14 @@ class RuleModel(ClassCoding):
         ids = np.full(len(codes), -1, dtype=np.int64)
         keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
         memos = self._roll_memo.setdefault((first, r), {})
+        if len(codes) * len(memos) <= FEW_LOOKUPS:  # a few classes (a forced order's): the memos asked directly
+            for i, code in enumerate(codes.tolist()):
+                for known, memo in memos.items():  # the first memo that knows the class, as below
+                    a = memo.get(self._fact_key(code, known))
+                    if a is not None:
+                        ids[i] = a
+                        break
+            memos = {}
         for known, memo in memos.items():
             keys = keys_of[known] = self._fact_keys(codes, known)
             have, got = self._memo_arrays((first, r, known), memo)
@@ -676,15 +689,13 @@ class RuleModel(ClassCoding):
         got = self._signatures.get((kind, box))
         if got is None:
             declared = self._declared_results(box)
-            values: list[Any]
-            if kind == "combination":
-                values = [comb for comb, _ in declared]
-            elif kind == "points":
-                values = [(comb is not None, points) for comb, points in declared]
+            if kind == "points":  # met (the low bit) and the points, as one number
+                key = np.fromiter((p * 2 + (c is not None) for c, p in declared), dtype=np.int64, count=len(declared))
+                got = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
             else:
-                values = declared
-            ids: dict = {}
-            got = np.array([ids.setdefault(v, len(ids)) for v in values], dtype=np.int64)
+                values: list[Any] = [comb for comb, _ in declared] if kind == "combination" else declared
+                ids: dict = {}
+                got = np.array([ids.setdefault(v, len(ids)) for v in values], dtype=np.int64)
             self._signatures[(kind, box)] = got
         return got
 
@@ -693,7 +704,7 @@ class RuleModel(ClassCoding):
         got = self._declared.get(box)
         if got is None:
             spec = self.variant.box(box)
-            got = self._declared[box] = [self.variant.declared_score(spec, r) for r in self.rolls]
+            got = self._declared[box] = self.variant.declared_scores(spec, self.rolls)
         return got
 
     @cached_property
@@ -816,7 +827,7 @@ class RuleModel(ClassCoding):
                 values = []
                 by_id: list[dict[str, int]] = [{}, {}]
                 for alt in range(len(alts)):
-                    held_card = dict(templates[alt])
+                    held_card = templates[alt]  # (its holders' values set again each time; the card copies it)
                     for box, value in zip(holders[alt], held, strict=False):
                         held_card[box] = value
                     card = traced_card(held_card)
@@ -865,7 +876,7 @@ class RuleModel(ClassCoding):
             axis = table.ndim - len(self.group_ranges) + gi
             t = np.moveaxis(table, axis, 0)
             n = t.shape[0]
-            same_next = [bool(np.array_equal(t[i], t[i + 1])) for i in range(n - 1)]
+            same_next = (t[1:] == t[:-1]).reshape(n - 1, -1).all(axis=1).tolist()  # total i and i + 1 alike
             if all(same_next):
                 out.append(None)
                 continue

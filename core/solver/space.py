@@ -458,13 +458,8 @@ class StateSpace:
         step = max(1, CHUNK // out.shape[1])
         for a in range(0, len(row), step):
             part = slice(a, a + step)
-            rows = prog.words[row[part]]
-            dd = d[part]
-            moved = np.zeros_like(rows)
-            bottom = np.zeros(len(rows), dtype=bool)  # a total shifted below the row: below any clamp
-            for dv in np.unique(dd).tolist():
-                sel = np.flatnonzero(dd == dv)
-                moved[sel], bottom[sel] = _shifted(rows[sel], dv)
+            # bottom: a total shifted below the row, below any clamp
+            moved, bottom = _shifted(prog.words[row[part]], d[part])
             h, low = hi[part], lo[part]
             top = (moved & above[h]).any(axis=1)
             moved &= ~above[h]
@@ -520,6 +515,7 @@ class StateSpace:
             np.concatenate(pmin_all).reshape(len(codes), G),
             np.concatenate(dims_all).reshape(len(codes), G),
             self.model.symmetric,
+            (self.clo, self.chi),  # the same clamps, not worked out again
         )
         self.size = self.index.size
         self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
@@ -580,28 +576,27 @@ def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
     out[pos[starts]] |= np.bitwise_or.reduceat(rows, starts, axis=0)
 
 
-def _shifted(rows: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """Word rows shifted d bits up (down for d < 0), and which rows lost a bit below bit 0."""
-    n = rows.shape[1] * 64
-    out = np.zeros_like(rows)
-    lost = np.zeros(len(rows), dtype=bool)
-    if d == 0:
-        return rows, lost
-    q, r = divmod(abs(d), 64)
-    if d > 0:  # the row is wide enough: nothing runs off the top
-        if q < rows.shape[1]:
-            out[:, q:] = rows[:, : rows.shape[1] - q]
-        if r:
-            carry = np.zeros_like(out)
-            carry[:, 1:] = out[:, :-1] >> np.uint64(64 - r)
-            out = (out << np.uint64(r)) | carry
-        return out, lost
-    low = _pack((np.arange(n) < abs(d))[None, :])[0]
-    lost = (rows & low).any(axis=1)
-    if q < rows.shape[1]:
-        out[:, : rows.shape[1] - q] = rows[:, q:]
-    if r:
-        carry = np.zeros_like(out)
-        carry[:, :-1] = out[:, 1:] << np.uint64(64 - r)
-        out = (out >> np.uint64(r)) | carry
+def _shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Word rows each shifted by its own d bits, up (d > 0) or down, and which rows lost a bit below bit 0.
+
+    Word j of a row shifted up by 64q + r is word j - q shifted up by r with the top r bits of word
+    j - q - 1 below them (down: words j + q and j + q + 1, the other way); words past the row are zero
+    (rows are wide enough that nothing runs off the top)."""
+    n, width = rows.shape
+    a = np.abs(d)
+    sign = np.sign(d)[:, None]
+    r = (a & 63).astype(np.uint64)[:, None]
+    padded = np.zeros((n, 3 * width), dtype=np.uint64)  # the row between two rows of zero words
+    padded[:, width : 2 * width] = rows
+    at = np.clip(width + np.arange(width)[None, :] - sign * (a >> 6)[:, None], 0, 3 * width - 1)
+    line = np.arange(n)[:, None]
+    main = padded[line, at]
+    carry = padded[line, np.clip(at - sign, 0, 3 * width - 1)]
+    up = sign > 0
+    back = np.where(r > 0, np.uint64(64) - r, np.uint64(0))
+    out = np.where(up, main << r, main >> r)
+    out |= np.where(r > 0, np.where(up, carry >> back, carry << back), np.uint64(0))
+    low = np.clip(a[:, None] - 64 * np.arange(width)[None, :], 0, 64)  # bits of each word below |d|
+    below = np.where(low >= 64, ~np.uint64(0), (np.uint64(1) << np.minimum(low, 63).astype(np.uint64)) - np.uint64(1))
+    lost = (d < 0) & (rows & below).any(axis=1)
     return out, lost
