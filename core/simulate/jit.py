@@ -654,6 +654,7 @@ if AVAILABLE:
         add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
         zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
         full, size = sa.full, sa.size
+        sa_base, sa_pmin, sa_dims, sa_strides, n_codes = sa.base, sa.pmin, sa.dims, sa.strides, sa.base.shape[0]
         nb = vals.shape[1]
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
@@ -750,11 +751,17 @@ if AVAILABLE:
                                     prefetch(cells, at + nb - 1)
                         for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
                             move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
-                        for q in range(n_live):  # the score cells of the games that score early, asked for together
-                            x = move[q]
-                            if open_[q] and used < rolls and (x & flag) != 0 and (x & (flag - 1)) < nb:
-                                r = hand[q] - lo_roll
-                                prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1)))
+                        for q in range(n_live):  # the score cells of the games that score, and their memo rows of the
+                            x = move[q]  # class after, asked for together
+                            if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
+                                b = x & (flag - 1)
+                                if used < rolls:
+                                    r = hand[q] - lo_roll
+                                    prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + b)
+                                if n_next > 0:
+                                    at = (c_of[q] * nb + b) * n_next
+                                    prefetch(nxt, at)
+                                    prefetch(nxt, at + n_next - 1)
                         for q in range(n_live):
                             if not open_[q]:
                                 continue
@@ -803,7 +810,14 @@ if AVAILABLE:
                                 if flag_vals[b, j] == score:
                                     digit = j + 1
                                     break
-                            codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                            code = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                            codes[i] = code
+                            if 0 <= code < n_codes:  # the next turn's state look-up, asked for while the others score
+                                prefetch(sa_base, code)
+                                for g in range(n_groups):
+                                    prefetch(sa_pmin, g * n_codes + code)
+                                    prefetch(sa_dims, g * n_codes + code)
+                                    prefetch(sa_strides, g * n_codes + code)
                             for g in range(n_groups):
                                 if groups[g, b]:
                                     progs[i, g] += score
