@@ -166,7 +166,7 @@ def _award_card(v, sim: Batched, vals_row, award_row) -> Card:
 def test_totals_are_variant_totals(engine, vid, options, policy):
     v = engine.variant(vid, options)
     sim = Batched(v)
-    vals, awards, earned, _ = sim.play(policy(), 60, GameStreams(1, 0, 60, v.faces))
+    vals, awards, earned, _ = sim.play(policy(), 60, GameStreams(1, 0, 60, v.faces, v.dice))
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all() and (earned >= 0).all()
     end = sim.end.points(vals)
@@ -518,7 +518,7 @@ def _replay(v, sim, games: int, seed: int, objective=None):
     awards = np.zeros((games, na), dtype=np.int64)
     earned = np.zeros_like(awards)
     events = np.zeros((games, sim.scores.max_events), dtype=np.int64)
-    streams = jit.DiceStreams(seed, games, v.faces)
+    streams = jit.DiceStreams(seed, games, v.faces, v.dice)
     roll_id = {r: i for i, r in enumerate(dm.rolls)}
     for t in range(nb):
         turn = Turn(sim, vals, t)

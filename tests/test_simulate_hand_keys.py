@@ -30,3 +30,35 @@ def test_no_table_past_the_limits() -> None:
     assert len(jit.hand_keys(d.row_counts, 2, 20).key_of) == 0
     big = DiceGraph(6, 8).arrays  # 7 ** 8 keys
     assert len(jit.hand_keys(big.row_counts, 6, 8).row_of_key) == 0
+
+
+@pytest.mark.parametrize(("dice", "faces"), [(5, 6), (10, 2), (3, 20), (4, 8)])
+def test_a_chunk_of_dice_keys_as_its_faces(dice: int, faces: int) -> None:
+    """`roll_draws`: the most dice a chunk whose outcomes fit CHUNK_OUTCOMES, and each outcome's key is the
+    multiset key of the dice its digits give (`chunk_faces`), so a roll drawn a chunk at a time lands on the
+    row the dice graph reaches die by die."""
+    d = DiceGraph(dice, faces).arrays
+    hk = jit.hand_keys(d.row_counts, dice, faces)
+    rd = jit.roll_draws(dice, faces, hk.weight)
+    assert faces**rd.per <= jit.CHUNK_OUTCOMES and (rd.per == dice or faces ** (rd.per + 1) > jit.CHUNK_OUTCOMES)
+    for j in range(1, rd.per + 1):
+        n = faces**j
+        assert rd.outcomes[j] == n and rd.low[j] == (1 << 32) % n
+        outcome = np.arange(n)
+        got = jit.chunk_faces(outcome, j, faces)
+        assert got.min() == 1 and got.max() == faces
+        assert len({tuple(r) for r in got.tolist()}) == n  # every sequence of j dice once
+        if len(hk.weight):
+            keys = rd.keys[rd.start[j] : rd.start[j] + n]
+            assert (keys == hk.weight[got - 1].sum(axis=1)).all()
+            assert (hk.row_of_key[keys] >= 0).all()
+
+
+def test_dice_streams_roll_in_chunks() -> None:
+    """`DiceStreams.roll`: a roll of more dice than a chunk takes two draws; the faces stay in range and a new
+    turn starts from a fresh word (the same seed gives the same first roll of any game in any turn order)."""
+    a, b = jit.DiceStreams(3, 4, 6, 8), jit.DiceStreams(3, 4, 6, 8)
+    first = a.roll(2, 8)
+    assert len(first) == 8 and set(first) <= set(range(1, 7))
+    b.roll(1, 5)
+    assert b.roll(2, 8) == first

@@ -304,7 +304,7 @@ def test_numpy_streams_draw_the_compiled_players_dice(faces, dice, seed, data):
     if not jit.AVAILABLE:
         pytest.skip("numba is not installed")
     first, games = data.draw(st.integers(0, 50)), 12
-    ours, ref = GameStreams(seed, first, games, faces), jit.DiceStreams(seed, first + games, faces)
+    ours, ref = GameStreams(seed, first, games, faces, dice), jit.DiceStreams(seed, first + games, faces, dice)
     for _ in range(data.draw(st.integers(1, 4))):
         ours.new_turn()
         ref.new_turn()

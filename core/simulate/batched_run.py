@@ -91,7 +91,7 @@ def simulate_batched(
             states = jitted.new_states(n)
             jitted.play(n, seed, first_game + start, on_turn if progress is not None else None, out=out, states=states)
         else:
-            got = sim.play(policy, n, GameStreams(seed, first_game + start, n, variant.faces), on_turn)
+            got = sim.play(policy, n, GameStreams(seed, first_game + start, n, variant.faces, variant.dice), on_turn)
             for whole, part in zip((vals, awards, earned, events), got, strict=True):
                 whole[rows] = part
         end = jitted.end_points(vals[rows], states) if jitted is not None else None

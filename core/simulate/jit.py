@@ -30,6 +30,7 @@ __all__ = [
     "DiceStreams",
     "Games",
     "HandKeys",
+    "RollDraws",
     "ScoreArrays",
     "score_arrays",
     "TurnStates",
@@ -40,6 +41,7 @@ __all__ = [
     "hand_keys",
     "move_flag",
     "play_games",
+    "roll_draws",
     "seed_streams",
     "start_games",
     "workers",
@@ -123,14 +125,14 @@ class HandKeys(NamedTuple):
     weight: np.ndarray  # int64 [faces]: the key of one die of each face
 
 
-HAND_KEYS = 1 << 20  # keys at most (the table's size): past this, and past 16 faces, rolls walk the dice graph
+HAND_KEYS = 1 << 20  # keys at most (the table's size): past this, rolls walk the dice graph
 
 
 def hand_keys(row_counts: np.ndarray, dice: int, faces: int) -> HandKeys:
     """The key of each dice graph row (its counts [rows, faces] in base dice + 1) and the row of each key;
-    empty arrays where the table would pass HAND_KEYS keys or the faces exceed a byte's draw (16)."""
+    empty arrays where the table would pass HAND_KEYS keys."""
     base = dice + 1
-    if faces > 16 or base**faces > HAND_KEYS:
+    if base**faces > HAND_KEYS:
         empty = np.zeros(0, dtype=np.int64)
         return HandKeys(empty, np.zeros(0, dtype=np.int32), empty)
     weight = base ** np.arange(faces, dtype=np.int64)
@@ -138,6 +140,48 @@ def hand_keys(row_counts: np.ndarray, dice: int, faces: int) -> HandKeys:
     row_of_key = np.full(base**faces, -1, dtype=np.int32)
     row_of_key[key_of] = np.arange(len(key_of), dtype=np.int32)
     return HandKeys(key_of, row_of_key, weight)
+
+
+CHUNK_OUTCOMES = 1 << 13  # outcomes of a chunk of dice drawn at once, at most: its table of keys stays in L1
+
+
+class RollDraws(NamedTuple):
+    """How a roll's dice come from a game's stream: in chunks of up to `per` dice, one 32-bit draw each
+    (`_chunk`), a uniform outcome 0 .. faces ** j - 1 of j dice whose base-faces digits, lowest first, are
+    the dice (face digit + 1). `keys` gives the outcome's multiset key at once (`HandKeys`): a roll is one
+    draw and one look-up, not one draw and one look-up a die."""
+
+    per: int  # dice a chunk, at most: the most with faces ** per <= CHUNK_OUTCOMES (at least one, at most the dice)
+    outcomes: np.ndarray  # uint64 [per + 1]: faces ** j, the outcomes of a chunk of j dice
+    low: np.ndarray  # uint64 [per + 1]: 2 ** 32 % faces ** j: a draw whose low half is below it is drawn again
+    start: np.ndarray  # int64 [per + 1]: where the keys of chunks of j dice start in `keys`
+    keys: np.ndarray  # int32 [sum of faces ** j]: each outcome's multiset key (empty where rolls are not keyed)
+
+
+def roll_draws(dice: int, faces: int, weight: np.ndarray) -> RollDraws:
+    """The chunks of a roll of up to `dice` dice with `faces` faces, with keys summing `weight`
+    (`HandKeys.weight`; empty: no keys, the player decodes the dice)."""
+    per = 1
+    while per < dice and faces ** (per + 1) <= CHUNK_OUTCOMES:
+        per += 1
+    outcomes = np.array([faces**j for j in range(per + 1)], dtype=np.uint64)
+    low = np.array([(1 << 32) % faces**j for j in range(per + 1)], dtype=np.uint64)
+    start = np.zeros(per + 1, dtype=np.int64)
+    start[1:] = np.cumsum(outcomes[:-1].astype(np.int64))
+    parts = [np.zeros(1, dtype=np.int64)]
+    if len(weight):
+        for j in range(1, per + 1):  # outcome o of j dice: die i is digit i of o in base faces
+            digits = np.arange(faces**j, dtype=np.int64)[:, None] // faces ** np.arange(j, dtype=np.int64) % faces
+            parts.append(weight[digits].sum(axis=1))
+        keys = np.concatenate(parts).astype(np.int32)
+    else:
+        keys = np.zeros(0, dtype=np.int32)
+    return RollDraws(per, outcomes, low, start, keys)
+
+
+def chunk_faces(outcome: np.ndarray, j: int, faces: int) -> np.ndarray:
+    """The j dice of a chunk's outcomes [n] as faces [n, j] (digits in base faces, lowest first, plus one)."""
+    return np.asarray(outcome, dtype=np.int64)[:, None] // faces ** np.arange(j, dtype=np.int64) % faces + 1
 
 
 def move_flag(dice: int, boxes: int) -> tuple[type, int] | None:
@@ -291,58 +335,44 @@ if AVAILABLE:
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         return z ^ (z >> np.uint64(31))
 
-    @numba.njit(cache=True, nogil=True)
-    def _face_table(faces):
-        """`_draw`'s face per byte: byte % faces + 1, and 0 past the largest multiple of faces below 256."""
-        table = np.zeros(256, dtype=np.int64)
-        if faces <= 16:
-            for x in range(256 - 256 % faces):
-                table[x] = x % faces + 1
-        return table
-
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _draw(state, g, buf, left, faces, table):
-        """(face, buf, left): a uniform face 1..faces from game g's stream, a chunk of the bits `buf` holds
-        at a time (`left` chunks; a new 64-bit word when none): a byte where faces <= 16, looked up in
-        `table` (0 for the bytes past the largest multiple of faces, drawn again: no modulo bias), else
-        32 bits. Held in locals, not arrays, so that a roll's dice stay in registers."""
+    def _chunk(state, g, buf, left, n, low):
+        """(outcome, buf, left): a uniform integer 0 .. n - 1 from the next 32 bits of game g's stream (`buf` holds
+        `left` such halves of a word; a new word when none): the high half of the 32 bits times n, drawn again
+        where the low half is below low = 2**32 % n (Lemire's multiply: no modulo, no bias). Held in locals,
+        not arrays, so that a roll's draws stay in registers."""
         while True:
             if left == 0:
                 buf = _next(state, g)
-                left = 8 if faces <= 16 else 2
+                left = 2
             left -= 1
-            if faces <= 16:
-                x = buf & np.uint64(0xFF)
-                buf >>= np.uint64(8)
-                f = table[x]
-                if f > 0:
-                    return f, buf, left
-            else:
-                x = buf & np.uint64(0xFFFFFFFF)
-                buf >>= np.uint64(32)
-                if x < np.uint64((1 << 32) - ((1 << 32) % faces)):
-                    return int(x % np.uint64(faces)) + 1, buf, left
+            m = (buf & np.uint64(0xFFFFFFFF)) * n
+            buf >>= np.uint64(32)
+            if (m & np.uint64(0xFFFFFFFF)) >= low:
+                return np.int64(m >> np.uint64(32)), buf, left
 
     class DiceStreams:
         """The dice `play_games` draws, game by game, for a reference player to replay the compiled
         player's games on the same dice (tests): a turn's dice start from a fresh word of the stream."""
 
-        def __init__(self, seed: int, games: int, faces: int) -> None:
+        def __init__(self, seed: int, games: int, faces: int, dice: int) -> None:
             self.state = seed_streams(seed, 0, games)
             self.buf = np.zeros(games, dtype=np.uint64)
             self.left = np.zeros(games, dtype=np.int64)
-            self.faces, self.table = faces, _face_table(faces)
+            self.faces, self.draws = faces, roll_draws(dice, faces, np.zeros(0, dtype=np.int64))
 
         def new_turn(self) -> None:
             self.left[:] = 0
 
         def roll(self, g: int, n: int) -> tuple[int, ...]:
-            """n dice of game g."""
-            out = []
-            for _ in range(n):
-                face, buf, left = _draw(self.state, g, self.buf[g], self.left[g], self.faces, self.table)
+            """n dice of game g: a chunk of dice at a time."""
+            out: list[int] = []
+            rd = self.draws
+            while len(out) < n:
+                j = min(n - len(out), rd.per)
+                o, buf, left = _chunk(self.state, g, self.buf[g], self.left[g], rd.outcomes[j], rd.low[j])
                 self.buf[g], self.left[g] = buf, left
-                out.append(int(face))
+                out.extend(chunk_faces(np.array([o]), j, self.faces)[0].tolist())
             return tuple(out)
 
     @numba.njit(cache=True, nogil=True)
@@ -593,14 +623,15 @@ if AVAILABLE:
 
     @numba.njit(cache=True, parallel=True)
     def play_games(
-        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rolls, pending, cls, errors, workers
+        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rd, rolls, pending, cls, errors, workers
     ):
         """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
         state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
         `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
         game's class). `direct`: every state has its row, at its own slot (row_of is not read). `kept_rows`:
         the dice graph's, the multiset a keep mask leaves (width 0: counted die by die). `hk`: `hand_keys`, by
-        which a roll's row is one look-up after its dice (empty: the dice graph is walked die by die). `workers`:
+        which a roll's row is one look-up after its dice (empty: the dice graph is walked die by die); `rd`:
+        `roll_draws` with those keys, how the dice are drawn (a chunk of dice a draw). `workers`:
         the threads to share the blocks between (`workers()`).
 
         Each thread takes the next block of GROUP games as it finishes one (a shared counter, not a fixed half
@@ -623,16 +654,13 @@ if AVAILABLE:
         add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
         zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
         full, size = sa.full, sa.size
+        sa_base, sa_pmin, sa_dims, sa_strides, n_codes = sa.base, sa.pmin, sa.dims, sa.strides, sa.base.shape[0]
         nb = vals.shape[1]
         faces, dice = d.faces, d.dice
         lo_roll = d.levels[dice]
-        table = _face_table(faces)
         key_of, row_of_key = hk.key_of, hk.row_of_key
         keyed = key_of.shape[0] > 0
-        if keyed:  # a byte's face read as its key: a roll's dice are summed, not walked
-            for byte in range(256):
-                if table[byte] > 0:
-                    table[byte] = hk.weight[table[byte] - 1]
+        per, outcomes, low, start, chunk_keys = rd
         n = active.shape[0]
         n_blocks = (n + GROUP - 1) // GROUP
         taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
@@ -696,16 +724,23 @@ if AVAILABLE:
                                 i = active[live[q]]
                                 h = hand[q]
                                 bits, n_left = buf[q], left[q]
-                                if keyed:
+                                k = dice - row_size[h]  # the dice to roll, a chunk a draw (Yahtzee: one chunk)
+                                if keyed:  # the chunks' keys are summed: one look-up then gives the row
                                     key = key_of[h]
-                                    for _ in range(dice - row_size[h]):
-                                        w, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
-                                        key += w
+                                    while k > 0:
+                                        j = min(k, per)
+                                        o, bits, n_left = _chunk(rng, i, bits, n_left, outcomes[j], low[j])
+                                        key += chunk_keys[start[j] + o]
+                                        k -= j
                                     h = np.int64(row_of_key[key])
-                                else:
-                                    for _ in range(dice - row_size[h]):
-                                        face, bits, n_left = _draw(rng, i, bits, n_left, faces, table)
-                                        h = add_edges[h, face - 1]
+                                else:  # the dice graph walked die by die, the digits of each chunk
+                                    while k > 0:
+                                        j = min(k, per)
+                                        o, bits, n_left = _chunk(rng, i, bits, n_left, outcomes[j], low[j])
+                                        for _ in range(j):
+                                            h = add_edges[h, o % faces]
+                                            o //= faces
+                                        k -= j
                                 hand[q] = h
                                 buf[q], left[q] = bits, n_left
                                 # the move's line is asked for now: the next games roll while it comes
@@ -716,11 +751,17 @@ if AVAILABLE:
                                     prefetch(cells, at + nb - 1)
                         for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
                             move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
-                        for q in range(n_live):  # the score cells of the games that score early, asked for together
-                            x = move[q]
-                            if open_[q] and used < rolls and (x & flag) != 0 and (x & (flag - 1)) < nb:
-                                r = hand[q] - lo_roll
-                                prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + (x & (flag - 1)))
+                        for q in range(n_live):  # the score cells of the games that score, and their memo rows of the
+                            x = move[q]  # class after, asked for together
+                            if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
+                                b = x & (flag - 1)
+                                if used < rolls:
+                                    r = hand[q] - lo_roll
+                                    prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + b)
+                                if n_next > 0:
+                                    at = (c_of[q] * nb + b) * n_next
+                                    prefetch(nxt, at)
+                                    prefetch(nxt, at + n_next - 1)
                         for q in range(n_live):
                             if not open_[q]:
                                 continue
@@ -769,7 +810,14 @@ if AVAILABLE:
                                 if flag_vals[b, j] == score:
                                     digit = j + 1
                                     break
-                            codes[i] = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                            code = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                            codes[i] = code
+                            if 0 <= code < n_codes:  # the next turn's state look-up, asked for while the others score
+                                prefetch(sa_base, code)
+                                for g in range(n_groups):
+                                    prefetch(sa_pmin, g * n_codes + code)
+                                    prefetch(sa_dims, g * n_codes + code)
+                                    prefetch(sa_strides, g * n_codes + code)
                             for g in range(n_groups):
                                 if groups[g, b]:
                                     progs[i, g] += score

@@ -426,6 +426,7 @@ class JitPlay:
         kept = policy.graph.kept_rows  # int16 where the rows fit: a quarter of the cache lines (64 KB for Yahtzee)
         self.kept_rows = kept.astype(np.int16) if kept.max(initial=0) < 1 << 15 else kept
         self.hand_keys = jit.hand_keys(self.dice.row_counts, self.dice.dice, self.dice.faces)
+        self.roll_draws = jit.roll_draws(self.dice.dice, self.dice.faces, self.hand_keys.weight)
         v = sim.variant
         fit = jit.move_flag(v.dice, len(v.box_ids))
         if fit is None:
@@ -578,6 +579,7 @@ class JitPlay:
                 self.dice,
                 self.kept_rows,
                 self.hand_keys,
+                self.roll_draws,
                 self.policy.rolls,
                 pending,
                 cls,
