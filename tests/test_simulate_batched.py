@@ -191,9 +191,9 @@ def test_random_play_agrees_with_the_engine(engine, vid, options):
 
 @pytest.mark.slow
 def test_greedy_play_agrees_with_the_engine(engine):
-    v = engine.variant("yacht")  # GreedyBot through GameState takes ~0.2 s a game
+    v = engine.variant("yacht")  # GreedyBot through GameState takes ~0.3-0.7 s a game
     fast = summarize(simulate(v, "greedy", 20000, seed=1, method="batched"))
-    slow = summarize(simulate(v, "greedy", 120, seed=2, method="engine"))
+    slow = summarize(simulate(v, "greedy", 60, seed=2, method="engine"))
     z = abs(fast["mean"] - slow["mean"]) / np.hypot(fast["se"], slow["se"])
     assert z < 4, (fast["mean"], slow["mean"], z)
 
