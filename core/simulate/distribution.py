@@ -217,28 +217,35 @@ BLOCK = 32  # states a kernel task takes at once (its scratch arrays allocated o
 
 if AVAILABLE:
     numba = compiled.numba_module()
-    from ..numeric import lookup as _lookup
-
-    _state_slot = _lookup.jitted()
     from . import jit as _jit
 
     if _jit.AVAILABLE:  # the simulator's fold and choice of keep (else `_play` is refused when called)
         from .jit import DEAD, choose_keep, fold_block
+        from .jit import state_slot as _state_slot  # the state coding's look-up, inlined
+    else:
+        from ..numeric import lookup as _lookup
+
+        _state_slot = _lookup.jitted()
 
     @numba.njit(cache=True, parallel=True)
     def successor_slots(codes, progs, nexts, st, values, succ, after):
         """succ[i, b * kmax + k]: the value slot of the state box b's slot k leads to from state i (st.size where
         the box is filled or the slot unused), and after[i, ...] its value (NaN there): `Solution.successors`
         compiled (interchangeable boxes: the canonical class fills its group's first open box); st: the state
-        index's arrays, values: the solver's values by slot (as points)."""
+        index's arrays, values: the solver's values by slot (as points). The look-up is inlined and a state's
+        group totals are read into a scratch array once (a call passing the index record, or a view of
+        progs[i] per look-up, costs more than the look-up)."""
         slot_add, slot_inc, used, sym = nexts.add, nexts.inc, nexts.used, nexts.sym
         n = codes.shape[0]
         nb, kmax = slot_add.shape[0], slot_add.shape[1]
         G = progs.shape[1]
         for t in numba.prange((n + BLOCK - 1) // BLOCK):
             inc = np.empty(G, dtype=np.int64)
+            prog = np.empty(G, dtype=np.int64)
             for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
                 code = codes[i]
+                for g in range(G):
+                    prog[g] = progs[i, g]
                 for b in range(nb):
                     bit = np.int64(1) << b
                     filled = (code & bit) != 0
@@ -254,7 +261,7 @@ if AVAILABLE:
                         code2 = (code | bit) + (slot_add[b, k] - (np.int64(1) << b))
                         for g in range(G):
                             inc[g] = slot_inc[b, k, g]
-                        x = _state_slot(st, code2, progs[i], inc)
+                        x = _state_slot(st, code2, prog, inc)
                         succ[i, j] = x
                         after[i, j] = values[x]
 
