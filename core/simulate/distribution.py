@@ -336,6 +336,10 @@ if AVAILABLE:
             block = min(W, n - i0)
             now, best_box, keeps, tops = fold_block(st, sc, i0, block, d, rolls, theta, errors)
             m, keep = _first_roll(acc, i0, block, mass0, d)
+            js = np.empty(W, dtype=np.int64)  # each lane's keep: an array, not the tuple indexed by lane in the loop
+            ctx = np.empty(W, dtype=np.int64)  # each lane's score context, read once
+            for w in range(block):
+                ctx[w] = ctx_of[i0 + w]
             for stage in range(stage0, rolls):
                 f1 = 1 if stage == 0 else 0
                 any_keep = False
@@ -344,7 +348,8 @@ if AVAILABLE:
                 tp = tops[rolls - 1 - stage]
                 nw = now[f1]
                 for r in range(n_rolls):
-                    js = choose_keep(ko, tp, nw, r, _lanes(m, lo_roll + r) if keeping else DEAD, rows_k, n_k)
+                    x = choose_keep(ko, tp, nw, r, _lanes(m, lo_roll + r) if keeping else DEAD, rows_k, n_k)
+                    js[0], js[1], js[2], js[3], js[4], js[5], js[6], js[7] = x
                     for w in range(block):
                         p = m[lo_roll + r, w]
                         if p == 0.0:
@@ -359,7 +364,7 @@ if AVAILABLE:
                         if bb < 0 or not np.isfinite(now[f1, r, w]):
                             errors[2] += 1
                             continue
-                        acc[i0 + w, oid[ctx_of[i0 + w], f1, bb, r]] += p
+                        acc[i0 + w, oid[ctx[w], f1, bb, r]] += p
                 if not any_keep:
                     break
                 _spread(keep, m, d)
