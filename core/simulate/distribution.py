@@ -217,28 +217,35 @@ BLOCK = 32  # states a kernel task takes at once (its scratch arrays allocated o
 
 if AVAILABLE:
     numba = compiled.numba_module()
-    from ..numeric import lookup as _lookup
-
-    _state_slot = _lookup.jitted()
     from . import jit as _jit
 
     if _jit.AVAILABLE:  # the simulator's fold and choice of keep (else `_play` is refused when called)
         from .jit import DEAD, choose_keep, fold_block
+        from .jit import state_slot as _state_slot  # the state coding's look-up, inlined
+    else:
+        from ..numeric import lookup as _lookup
+
+        _state_slot = _lookup.jitted()
 
     @numba.njit(cache=True, parallel=True)
     def successor_slots(codes, progs, nexts, st, values, succ, after):
         """succ[i, b * kmax + k]: the value slot of the state box b's slot k leads to from state i (st.size where
         the box is filled or the slot unused), and after[i, ...] its value (NaN there): `Solution.successors`
         compiled (interchangeable boxes: the canonical class fills its group's first open box); st: the state
-        index's arrays, values: the solver's values by slot (as points)."""
+        index's arrays, values: the solver's values by slot (as points). The look-up is inlined and a state's
+        group totals are read into a scratch array once (a call passing the index record, or a view of
+        progs[i] per look-up, costs more than the look-up)."""
         slot_add, slot_inc, used, sym = nexts.add, nexts.inc, nexts.used, nexts.sym
         n = codes.shape[0]
         nb, kmax = slot_add.shape[0], slot_add.shape[1]
         G = progs.shape[1]
         for t in numba.prange((n + BLOCK - 1) // BLOCK):
             inc = np.empty(G, dtype=np.int64)
+            prog = np.empty(G, dtype=np.int64)
             for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
                 code = codes[i]
+                for g in range(G):
+                    prog[g] = progs[i, g]
                 for b in range(nb):
                     bit = np.int64(1) << b
                     filled = (code & bit) != 0
@@ -254,7 +261,7 @@ if AVAILABLE:
                         code2 = (code | bit) + (slot_add[b, k] - (np.int64(1) << b))
                         for g in range(G):
                             inc[g] = slot_inc[b, k, g]
-                        x = _state_slot(st, code2, progs[i], inc)
+                        x = _state_slot(st, code2, prog, inc)
                         succ[i, j] = x
                         after[i, j] = values[x]
 
@@ -329,6 +336,10 @@ if AVAILABLE:
             block = min(W, n - i0)
             now, best_box, keeps, tops = fold_block(st, sc, i0, block, d, rolls, theta, errors)
             m, keep = _first_roll(acc, i0, block, mass0, d)
+            js = np.empty(W, dtype=np.int64)  # each lane's keep: an array, not the tuple indexed by lane in the loop
+            ctx = np.empty(W, dtype=np.int64)  # each lane's score context, read once
+            for w in range(block):
+                ctx[w] = ctx_of[i0 + w]
             for stage in range(stage0, rolls):
                 f1 = 1 if stage == 0 else 0
                 any_keep = False
@@ -337,7 +348,8 @@ if AVAILABLE:
                 tp = tops[rolls - 1 - stage]
                 nw = now[f1]
                 for r in range(n_rolls):
-                    js = choose_keep(ko, tp, nw, r, _lanes(m, lo_roll + r) if keeping else DEAD, rows_k, n_k)
+                    x = choose_keep(ko, tp, nw, r, _lanes(m, lo_roll + r) if keeping else DEAD, rows_k, n_k)
+                    js[0], js[1], js[2], js[3], js[4], js[5], js[6], js[7] = x
                     for w in range(block):
                         p = m[lo_roll + r, w]
                         if p == 0.0:
@@ -352,7 +364,7 @@ if AVAILABLE:
                         if bb < 0 or not np.isfinite(now[f1, r, w]):
                             errors[2] += 1
                             continue
-                        acc[i0 + w, oid[ctx_of[i0 + w], f1, bb, r]] += p
+                        acc[i0 + w, oid[ctx[w], f1, bb, r]] += p
                 if not any_keep:
                     break
                 _spread(keep, m, d)
@@ -449,27 +461,75 @@ if AVAILABLE:
             raise DicecupError("internal error: a roll with no legal box the solver can value")
         _successors_of(acc, ctx_of, outs, succ, nxt)
 
+    FUSE = 8  # outcomes `_convolve` adds in one pass over a window (`_add_fused` is written for 8)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_part(out, at, vec, so, q, a, z):
+        """out[at + j] += q * vec[so + j] for j in [a, z): a part of one outcome's weighted, shifted vector."""
+        if z > a:
+            dst = out[at + a : at + z]  # views: the loop below is then vectorised (no index wrap-around)
+            src = vec[so + a : so + z]
+            for j in range(z - a):
+                dst[j] += q * src[j]
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _outcome(rows, below, base, g, k, end):
+        """Outcome g + k's (start in out, offset of its successor's vector, length, probability); past `end` (a
+        group's padding), the group's first outcome g with probability 0, which adds exact zeros."""
+        t = g + k if g + k < end else g
+        s = rows.nxt[t]
+        return base + rows.pts[t] + below.lo[s], below.off[s], below.ln[s], rows.prob[t] if g + k < end else 0.0
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_fused(out, vec, at, so, ln, q):
+        """FUSE outcomes (at, so, ln, q: tuples of their starts in out, vector offsets, lengths and probabilities)
+        added to out: where all of them overlap, in one pass that reads and writes out once; before and after
+        it, one outcome at a time. Every entry's sum is taken in outcome order, as one outcome at a time takes
+        it (padding outcomes add exact zeros): bit for bit the same sums, with a pass over out for FUSE
+        outcomes instead of one each."""
+        a = max(max(max(at[0], at[1]), max(at[2], at[3])), max(max(at[4], at[5]), max(at[6], at[7])))
+        z = min(
+            min(min(at[0] + ln[0], at[1] + ln[1]), min(at[2] + ln[2], at[3] + ln[3])),
+            min(min(at[4] + ln[4], at[5] + ln[5]), min(at[6] + ln[6], at[7] + ln[7])),
+        )
+        z = max(a, z)  # no common overlap: every outcome alone, its part before a, then its part from a
+        for t in range(FUSE):
+            _add_part(out, at[t], vec, so[t], q[t], 0, min(ln[t], a - at[t]))
+        dst = out[a:z]
+        x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
+        x2, x3 = vec[so[2] + a - at[2] : so[2] + z - at[2]], vec[so[3] + a - at[3] : so[3] + z - at[3]]
+        x4, x5 = vec[so[4] + a - at[4] : so[4] + z - at[4]], vec[so[5] + a - at[5] : so[5] + z - at[5]]
+        x6, x7 = vec[so[6] + a - at[6] : so[6] + z - at[6]], vec[so[7] + a - at[7] : so[7] + z - at[7]]
+        q0, q1, q2, q3, q4, q5, q6, q7 = q
+        for j in range(z - a):
+            y = (((dst[j] + q0 * x0[j]) + q1 * x1[j]) + q2 * x2[j]) + q3 * x3[j]
+            dst[j] = (((y + q4 * x4[j]) + q5 * x5[j]) + q6 * x6[j]) + q7 * x7[j]
+        for t in range(FUSE):
+            _add_part(out, at[t], vec, so[t], q[t], max(0, z - at[t]), ln[t])
+
     @numba.njit(cache=True, parallel=True)
     def _convolve(rows, below, wlo, wln, woff, out):
         """out[woff[i] + j] = P(remaining points = wlo[i] + j), j < wln[i]: each outcome's successor vector,
-        shifted by its points and weighted by its probability, summed (the window zeroed first: `out` is
-        reused from layer to layer, its pages faulted in once)."""
-        start, prob, nxt, pts = rows.start, rows.prob, rows.nxt, rows.pts
-        lo, ln, off, vec = below.lo, below.ln, below.off, below.vec
+        shifted by its points and weighted by its probability, summed in outcome order, FUSE outcomes a pass
+        (`_add_fused`; the window zeroed first: `out` is reused from layer to layer, its pages faulted in once)."""
+        start = rows.start
+        vec = below.vec
         for i in numba.prange(start.shape[0] - 1):
             window = out[woff[i] : woff[i] + wln[i]]
             for j in range(wln[i]):
                 window[j] = 0.0
             base = woff[i] - wlo[i]
-            for o in range(start[i], start[i + 1]):
-                s = nxt[o]
-                at = base + pts[o] + lo[s]
-                n = ln[s]
-                dst = out[at : at + n]  # views: the loop below is then vectorised (no index wrap-around)
-                src = vec[off[s] : off[s] + n]
-                q = prob[o]
-                for j in range(n):
-                    dst[j] += q * src[j]
+            end = start[i + 1]
+            for o in range(start[i], end, FUSE):
+                p0, p1 = _outcome(rows, below, base, o, 0, end), _outcome(rows, below, base, o, 1, end)
+                p2, p3 = _outcome(rows, below, base, o, 2, end), _outcome(rows, below, base, o, 3, end)
+                p4, p5 = _outcome(rows, below, base, o, 4, end), _outcome(rows, below, base, o, 5, end)
+                p6, p7 = _outcome(rows, below, base, o, 6, end), _outcome(rows, below, base, o, 7, end)
+                at = (p0[0], p1[0], p2[0], p3[0], p4[0], p5[0], p6[0], p7[0])
+                so = (p0[1], p1[1], p2[1], p3[1], p4[1], p5[1], p6[1], p7[1])
+                ln = (p0[2], p1[2], p2[2], p3[2], p4[2], p5[2], p6[2], p7[2])
+                q = (p0[3], p1[3], p2[3], p3[3], p4[3], p5[3], p6[3], p7[3])
+                _add_fused(out, vec, at, so, ln, q)
 
 
 # ---------------------------------------------------------------------------------------------- policy
