@@ -509,20 +509,18 @@ class RuleModel(ClassCoding):
         ids = np.full(len(codes), -1, dtype=np.int64)
         keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
         memos = self._roll_memo.setdefault((first, r), {})
-        if len(codes) * len(memos) <= FEW_LOOKUPS:  # a few classes (a forced order's): the memos asked directly
-            for i, code in enumerate(codes.tolist()):
-                for known, memo in memos.items():  # the first memo that knows the class, as below
-                    a = memo.get(self._fact_key(code, known))
-                    if a is not None:
-                        ids[i] = a
-                        break
-            memos = {}
-        for known, memo in memos.items():
-            keys = keys_of[known] = self._fact_keys(codes, known)
-            have, got = self._memo_arrays((first, r, known), memo)
-            at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
-            hit = (have[at] == keys) & (ids < 0)
-            ids[hit] = got[at[hit]]
+        few = len(codes) * len(memos) <= FEW_LOOKUPS  # a few classes (a forced order's): no arrays to look up
+        for known, memo in memos.items():  # the first memo that knows a class answers for it
+            if few:
+                for i, code in enumerate(codes.tolist()):
+                    if ids[i] < 0:
+                        ids[i] = memo.get(self._fact_key(code, known), -1)
+            else:
+                keys = keys_of[known] = self._fact_keys(codes, known)
+                have, got = self._memo_arrays((first, r, known), memo)
+                at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
+                hit = (have[at] == keys) & (ids < 0)
+                ids[hit] = got[at[hit]]
             if (ids >= 0).all():
                 return ids
         for i in np.flatnonzero(ids < 0).tolist():
