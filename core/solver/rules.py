@@ -855,7 +855,7 @@ class RuleModel(ClassCoding):
                     if key not in checked:
                         self._check_reads(reads, every_box, "an end-of-game bonus", allowed)
                         checked.add(key)
-                    total, by_id = 0, {}
+                    total, by_id = 0, dict[str, int]()
                     for a in awards:
                         total += a.points
                         by_id[a.id] = by_id.get(a.id, 0) + a.points
@@ -879,8 +879,7 @@ class RuleModel(ClassCoding):
         per_award = {}
         for aid, found in award_at.items():
             table = np.zeros(out.size)
-            at, pts = zip(*found, strict=True)
-            table[list(at)] = pts
+            table[[i for i, _ in found]] = [p for _, p in found]
             per_award[aid] = table.reshape(shape)
         return out, per_award
 
