@@ -679,14 +679,14 @@ class RuleModel(ClassCoding):
             return [r]
         asked = tuple(sorted(reads.patterns))
         got = self._alike.get(asked)
-        if got is None:  # per roll the id of its results under these patterns, and the rolls of each id
-            ids = np.zeros(len(self.rolls), dtype=np.int64)
-            for a in asked:  # the ids of the patterns so far and this one's, as one id (0, 1, ... again)
-                sig = self._signature(*a)
-                ids = np.unique(ids * (int(sig.max()) + 1) + sig, return_inverse=True)[1].reshape(-1)
-            groups = np.split(np.argsort(ids, kind="stable"), np.cumsum(np.bincount(ids))[:-1])
-            rolls_of = [g.tolist() for g in groups]
-            got = self._alike[asked] = [rolls_of[k] for k in ids.tolist()]
+        if got is None:  # the rolls grouped by what these patterns give them (each group ascending)
+            keys: list[Any] = [()] * len(self.rolls)
+            if asked:
+                keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
+            groups: dict[Any, list[int]] = {}
+            for x, key in enumerate(keys):
+                groups.setdefault(key, []).append(x)
+            got = self._alike[asked] = [groups[key] for key in keys]
         return got[r]
 
     @cached_property
@@ -694,26 +694,16 @@ class RuleModel(ClassCoding):
         """`_answer_rolls` by the patterns read: per roll, the rolls alike under them."""
         return {}
 
-    @cached_property
-    def _signatures(self) -> dict:
-        return {}
-
-    def _signature(self, kind: str, box: str) -> np.ndarray:
-        """Per roll, an id of what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`):
-        its combination ("combination"), that and the declared points ("declared"), or only whether it is
-        met and the points ("points")."""
-        got = self._signatures.get((kind, box))
-        if got is None:
-            declared = self._declared_results(box)
-            if kind == "points":  # met (the low bit) and the points, as one number
-                key = np.fromiter((p * 2 + (c is not None) for c, p in declared), dtype=np.int64, count=len(declared))
-                got = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
-            else:
-                values: list[Any] = [comb for comb, _ in declared] if kind == "combination" else declared
-                ids: dict = {}
-                got = np.array([ids.setdefault(v, len(ids)) for v in values], dtype=np.int64)
-            self._signatures[(kind, box)] = got
-        return got
+    def _signature(self, kind: str, box: str) -> list[Any]:
+        """Per roll, what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`), equal
+        where the read sees the same: its combination ("combination"), that and the declared points
+        ("declared"), or only whether it is met and the points ("points")."""
+        declared = self._declared_results(box)
+        if kind == "points":
+            return [(comb is not None, points) for comb, points in declared]
+        if kind == "combination":
+            return [comb for comb, _ in declared]
+        return declared
 
     def _declared_results(self, box: str) -> list[tuple[tuple[int, ...] | None, int]]:
         """`Variant.declared_score` of `box` for every roll, in roll order (asked once per box)."""
