@@ -181,11 +181,6 @@ def _lowest_cached(variant: Variant, box_id: str) -> int:
     return min(0, min(variant.declared_score(box, r)[1] for r in variant.all_rolls()))
 
 
-def _bonus_group(variant: Variant, bonus: Bonus) -> tuple[str, ...]:
-    """A declared bonus's group of boxes, worked out once per variant (end bonuses are asked for every card)."""
-    return _bonus_facts(variant, bonus.id)[0]
-
-
 def _bonus_tiers(variant: Variant, bonus: Bonus) -> tuple[tuple[int, int], ...]:
     """A declared threshold bonus's tiers, worked out once per variant."""
     return _bonus_facts(variant, bonus.id)[1]
@@ -193,6 +188,7 @@ def _bonus_tiers(variant: Variant, bonus: Bonus) -> tuple[tuple[int, int], ...]:
 
 @lru_cache(maxsize=4096)
 def _bonus_facts(variant: Variant, bonus_id: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    """A declared bonus's group of boxes and its tiers, worked out once per variant (end bonuses see every card)."""
     bonus = next(b for b in variant.bonuses if b.id == bonus_id)
     return _group(variant, bonus.params), _tiers(bonus.params)
 
@@ -202,17 +198,18 @@ def _threshold_state(variant: Variant, card: Card, bonus: Any) -> tuple[int, int
 
     A tier is certain when the open boxes can no longer bring the total below it.
     """
-    ids = _bonus_group(variant, bonus)
-    got = sum(card.scores.get(b, 0) for b in ids)
+    ids, tiers = _bonus_facts(variant, bonus.id)  # (one cache look-up: end bonuses see every card)
+    scores = card.scores
+    got = sum(scores.get(b, 0) for b in ids)
     floor: int | None = got
     for b in ids:
-        if b not in card.scores:
+        if b not in scores:
             low = _lowest(variant, b)
             floor = None if low is None or floor is None else floor + low
     reached = None
-    if floor is not None or all(b in card.scores for b in ids):
+    if floor is not None or all(b in scores for b in ids):
         level = got if floor is None else floor
-        for i, (at, _) in enumerate(_bonus_tiers(variant, bonus)):
+        for i, (at, _) in enumerate(tiers):
             if level >= at:
                 reached = i
     return got, reached, ids

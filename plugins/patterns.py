@@ -46,8 +46,9 @@ def of_a_kind(ctx: PatternContext, n: int) -> PatternFn:
         raise ParameterError("n", f"n={n} needs more dice than the variant's {ctx.dice}")
 
     def match(roll: Roll) -> tuple[int, ...] | None:
+        counts = roll.counts
         for f in range(roll.faces, 0, -1):
-            if roll.counts[f] >= n:
+            if counts[f] >= n:
                 return (f,) * n
         return None
 
@@ -61,10 +62,13 @@ def pairs(ctx: PatternContext, count: int = 1) -> PatternFn:
         raise ParameterError("count", f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
 
     def match(roll: Roll) -> tuple[int, ...] | None:
-        found = [f for f in range(roll.faces, 0, -1) if roll.counts[f] >= 2][:count]
-        if len(found) < count:
-            return None
-        return tuple(sorted(f for f in found for _ in range(2)))
+        counts, found = roll.counts, []
+        for f in range(roll.faces, 0, -1):  # the highest faces first, up to `count` of them
+            if counts[f] >= 2:
+                found.append(f)
+                if len(found) == count:
+                    return tuple(f for f in reversed(found) for _ in (0, 1))  # ascending
+        return None
 
     return match
 
@@ -127,11 +131,16 @@ def straight(ctx: PatternContext, length: int | None = None, runs: Sequence[Sequ
                 raise ParameterError("runs", f"run {list(r)} needs {len(r)} dice; the variant has {ctx.dice}")
             sets.append(tuple(_face(ctx, f, "a run's face", "runs") for f in r))
     sets.sort(key=lambda s: -sum(s))
+    combos = [(s, tuple(sorted(s))) for s in sets]
 
     def match(roll: Roll) -> tuple[int, ...] | None:
-        for s in sets:
-            if all(roll.counts[f] for f in s):
-                return tuple(sorted(s))
+        counts = roll.counts
+        for s, combo in combos:
+            for f in s:
+                if not counts[f]:
+                    break
+            else:
+                return combo
         return None
 
     return match

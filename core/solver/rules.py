@@ -246,25 +246,28 @@ class RuleModel(ClassCoding):
         self.score_errors: dict[tuple[int, int, int, tuple], Exception] = {}
         n = len(self.rolls)
         for b, box in enumerate(self.box_ids):
-            again = np.zeros(n, dtype=bool)  # rolls whose later-roll answers read first_roll: asked again
+            again = bytearray(n)  # rolls whose later-roll answers read first_roll: asked again
             for f in (0, 1):
-                pending = again if f else np.ones(n, dtype=bool)
-                while pending.any():
-                    r = int(np.argmax(pending))
+                pending = again if f else bytearray(b"\x01") * n
+                r = pending.find(1)
+                while r >= 0:
                     dep, results, reads = self._explore(box, b, r, bool(f))
-                    match = self._same_answer(reads, r, pending)
-                    pending &= ~match
-                    rolls = np.flatnonzero(match)
+                    held = [x for x in self._answer_rolls(reads, r) if pending[x]]
+                    for x in held:
+                        pending[x] = 0
+                    rolls = np.array(held, dtype=np.intp)
                     firsts = (f,) if f or reads.first_roll else (0, 1)
                     if not f and reads.first_roll:
-                        again |= match
+                        for x in held:
+                            again[x] = 1
                     for g in firsts:
                         by_dep.setdefault(dep, []).append((b, g, rolls, results))
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
-                            for rr in rolls.tolist():
+                            for rr in held:
                                 for g in firsts:
                                     self.score_errors[(b, rr, g, dep + (i,))] = self._last_errors[i]
+                    r = pending.find(1, r + 1)
         out = []
         for dep, found in by_dep.items():
             counts = [len(rolls) for _, _, rolls, _ in found]
@@ -506,20 +509,18 @@ class RuleModel(ClassCoding):
         ids = np.full(len(codes), -1, dtype=np.int64)
         keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
         memos = self._roll_memo.setdefault((first, r), {})
-        if len(codes) * len(memos) <= FEW_LOOKUPS:  # a few classes (a forced order's): the memos asked directly
-            for i, code in enumerate(codes.tolist()):
-                for known, memo in memos.items():  # the first memo that knows the class, as below
-                    a = memo.get(self._fact_key(code, known))
-                    if a is not None:
-                        ids[i] = a
-                        break
-            memos = {}
-        for known, memo in memos.items():
-            keys = keys_of[known] = self._fact_keys(codes, known)
-            have, got = self._memo_arrays((first, r, known), memo)
-            at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
-            hit = (have[at] == keys) & (ids < 0)
-            ids[hit] = got[at[hit]]
+        few = len(codes) * len(memos) <= FEW_LOOKUPS  # a few classes (a forced order's): no arrays to look up
+        for known, memo in memos.items():  # the first memo that knows a class answers for it
+            if few:
+                for i, code in enumerate(codes.tolist()):
+                    if ids[i] < 0:
+                        ids[i] = memo.get(self._fact_key(code, known), -1)
+            else:
+                keys = keys_of[known] = self._fact_keys(codes, known)
+                have, got = self._memo_arrays((first, r, known), memo)
+                at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
+                hit = (have[at] == keys) & (ids < 0)
+                ids[hit] = got[at[hit]]
             if (ids >= 0).all():
                 return ids
         for i in np.flatnonzero(ids < 0).tolist():
@@ -666,38 +667,43 @@ class RuleModel(ClassCoding):
         return check
 
     def _same_answer(self, reads: Reads, r: int, pending: np.ndarray) -> np.ndarray:
-        """The pending rolls an answer asked on roll r holds for: r alone if the rules read the dice,
+        """The pending rolls an answer asked on roll r holds for (`_answer_rolls`), as a mask."""
+        match = np.zeros(len(pending), dtype=bool)
+        match[self._answer_rolls(reads, r)] = True
+        return match & pending
+
+    def _answer_rolls(self, reads: Reads, r: int) -> list[int]:
+        """The rolls (ascending) an answer asked on roll r holds for: r alone if the rules read the dice,
         else every roll the declared patterns they asked about treat as they treat r."""
         if reads.roll:
-            match = np.zeros(len(pending), dtype=bool)
-            match[r] = True
-            return match
-        match = pending.copy()
-        for asked in reads.patterns:
-            sig = self._signature(*asked)
-            match &= sig == sig[r]
-        return match
+            return [r]
+        asked = tuple(sorted(reads.patterns))
+        got = self._alike.get(asked)
+        if got is None:  # the rolls grouped by what these patterns give them (each group ascending)
+            keys: list[Any] = [()] * len(self.rolls)
+            if asked:
+                keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
+            groups: dict[Any, list[int]] = {}
+            for x, key in enumerate(keys):
+                groups.setdefault(key, []).append(x)
+            got = self._alike[asked] = [groups[key] for key in keys]
+        return got[r]
 
     @cached_property
-    def _signatures(self) -> dict:
+    def _alike(self) -> dict[tuple[tuple[str, str], ...], list[list[int]]]:
+        """`_answer_rolls` by the patterns read: per roll, the rolls alike under them."""
         return {}
 
-    def _signature(self, kind: str, box: str) -> np.ndarray:
-        """Per roll, an id of what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`):
-        its combination ("combination"), that and the declared points ("declared"), or only whether it is
-        met and the points ("points")."""
-        got = self._signatures.get((kind, box))
-        if got is None:
-            declared = self._declared_results(box)
-            if kind == "points":  # met (the low bit) and the points, as one number
-                key = np.fromiter((p * 2 + (c is not None) for c, p in declared), dtype=np.int64, count=len(declared))
-                got = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
-            else:
-                values: list[Any] = [comb for comb, _ in declared] if kind == "combination" else declared
-                ids: dict = {}
-                got = np.array([ids.setdefault(v, len(ids)) for v in values], dtype=np.int64)
-            self._signatures[(kind, box)] = got
-        return got
+    def _signature(self, kind: str, box: str) -> list[Any]:
+        """Per roll, what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`), equal
+        where the read sees the same: its combination ("combination"), that and the declared points
+        ("declared"), or only whether it is met and the points ("points")."""
+        declared = self._declared_results(box)
+        if kind == "points":
+            return [(comb is not None, points) for comb, points in declared]
+        if kind == "combination":
+            return [comb for comb, _ in declared]
+        return declared
 
     def _declared_results(self, box: str) -> list[tuple[tuple[int, ...] | None, int]]:
         """`Variant.declared_score` of `box` for every roll, in roll order (asked once per box)."""
@@ -801,56 +807,70 @@ class RuleModel(ClassCoding):
                 f"{self.variant.id}: {size:,} end-of-game situations to evaluate; too many threshold groups"
             )
         carriers = self._carriers()
-        out = np.zeros([self.n_flagcodes] + dims)
-        per_award: dict[str, np.ndarray] | None = {}
+        shape = [self.n_flagcodes] + dims
+        flat: list[float] = []  # the points of each end-of-game situation, in C order of `shape`
+        # per award id: (position in `flat`, points) where it gave any; None once a split changes them
+        award_at: dict[str, list[tuple[int, int]]] | None = {}
         allowed = frozenset(b for g in self.all_groups for b in g)
         # a group's total sits in its first carrier, and in its last on the second card: the end bonuses
         # must agree on both (a group of one carrier gives the same card twice: asked once)
         alts = (0, 1) if any(len(free) > 1 for free in carriers) else (0,)
         checked: set[tuple] = set()  # the reads already checked (the check depends on nothing else)
+        every_box = dict.fromkeys(range(self.nb), 1)
+        end_bonuses = self.variant.end_bonuses
         for flagcode in range(self.n_flagcodes):
             code = ((1 << self.nb) - 1) | (flagcode << self.nb)
             base = {b: self.cat_value(b, c) for b, c in enumerate(self.class_cats(code))}
             fixed = [
                 sum(base[b] for b in g if b not in free) for g, free in zip(self.all_groups, carriers, strict=False)
             ]
-            templates, holders = [], []
+            cards = []  # per alt: the card's values (its holders' set again each time; the card copies them)
             for alt in alts:
                 filled = dict(base)
                 for free in carriers:
                     for b in free:
                         filled[b] = 0
-                templates.append({self.box_ids[b]: v for b, v in filled.items()})
-                holders.append([self.box_ids[free[-1] if alt else free[0]] for free in carriers])
+                template = {self.box_ids[b]: v for b, v in filled.items()}
+                cards.append((template, [self.box_ids[free[-1] if alt else free[0]] for free in carriers]))
             for point in itertools.product(*(range(d) for d in dims)):
                 held = [lo + i - f for (lo, _), i, f in zip(ranges, point, fixed, strict=False)]
-                values = []
-                by_id: list[dict[str, int]] = [{}, {}]
-                for alt in range(len(alts)):
-                    held_card = templates[alt]  # (its holders' values set again each time; the card copies it)
-                    for box, value in zip(holders[alt], held, strict=False):
-                        held_card[box] = value
-                    card = traced_card(held_card)
+                first: tuple[int, dict[str, int]] | None = None
+                for template, holders in cards:
+                    for box, value in zip(holders, held, strict=False):
+                        template[box] = value
+                    card = traced_card(template)
                     with tracing() as reads:
-                        awards = self.variant.end_bonuses(card)
+                        awards = end_bonuses(card)
                     key = (tuple(reads.boxes.items()), reads.awards, tuple(sorted(reads.situation)))
                     if key not in checked:
-                        self._check_reads(reads, dict.fromkeys(range(self.nb), 1), "an end-of-game bonus", allowed)
+                        self._check_reads(reads, every_box, "an end-of-game bonus", allowed)
                         checked.add(key)
-                    values.append(float(sum(a.points for a in awards)))
+                    total, by_id = 0, dict[str, int]()
                     for a in awards:
-                        by_id[alt][a.id] = by_id[alt].get(a.id, 0) + a.points
-                if len(alts) > 1 and values[0] != values[1]:
-                    raise SolverError(
-                        f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
-                        "split between its boxes; the solver tracks only the total"
-                    )
-                out[(flagcode,) + point] = values[0]
-                if per_award is not None and len(alts) > 1 and by_id[0] != by_id[1]:
-                    per_award = None
-                if per_award is not None:
-                    for aid, pts in by_id[0].items():
-                        per_award.setdefault(aid, np.zeros(out.shape))[(flagcode,) + point] = pts
+                        total += a.points
+                        by_id[a.id] = by_id.get(a.id, 0) + a.points
+                    if first is None:
+                        first = (total, by_id)
+                    elif total != first[0]:
+                        raise SolverError(
+                            f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
+                            "split between its boxes; the solver tracks only the total"
+                        )
+                    elif by_id != first[1]:
+                        award_at = None
+                assert first is not None  # (one card at least)
+                if award_at is not None:
+                    for aid, pts in first[1].items():
+                        award_at.setdefault(aid, []).append((len(flat), pts))
+                flat.append(float(first[0]))
+        out = np.array(flat, dtype=np.float64).reshape(shape)
+        if award_at is None:
+            return out, None
+        per_award = {}
+        for aid, found in award_at.items():
+            table = np.zeros(out.size)
+            table[[i for i, _ in found]] = [p for _, p in found]
+            per_award[aid] = table.reshape(shape)
         return out, per_award
 
     def _carriers(self) -> list[list[int]]:
