@@ -482,6 +482,8 @@ class RuleModel(ClassCoding):
         flat = np.where(alone[ids], bits[ids], -1)
         varies = np.flatnonzero(~alone[ids])
         n = len(self.rolls)
+        if not len(varies):  # every answer holds for every roll (no legality rule read the roll)
+            return flat, varies, np.zeros((0, n), dtype=np.int64), read_first
         rows = np.zeros((len(varies), n), dtype=np.int64)
         pending = np.ones((len(varies), n), dtype=bool)
         sub, ids = np.arange(len(varies)), ids[varies]

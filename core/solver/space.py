@@ -10,6 +10,7 @@ its reachable progress range, so a successor's index is arithmetic.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from functools import cached_property
@@ -26,6 +27,7 @@ __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "mos
 
 MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
+INDEX_ROWS = 1 << 15  # progress rows indexed at once: bounds `_index`'s scratch memory
 CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
 
@@ -481,30 +483,21 @@ class StateSpace:
     # ------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
-        """The StateIndex of the reachable classes, and per-layer state arrays."""
+        """The StateIndex of the reachable classes, and per-layer state arrays.
+
+        Consecutive layers are taken together up to `INDEX_ROWS` rows (a card filled in a forced order has a
+        class or two per layer, where per-layer array calls would cost more than the work)."""
         G = self.G
-        codes_all, pmin_all, dims_all, per_layer = [], [], [], []
+        batches, rows = [[]], 0
         for codes, prog in self.classes:
-            bits = _unpack(prog.words)[:, : self.width]
-            at, col = np.nonzero(bits)
-            starts = np.flatnonzero(np.concatenate([[True], prog.pos[1:] != prog.pos[:-1]]))
-            if G:
-                first = bits.argmax(axis=1)
-                last = self.width - 1 - bits[:, ::-1].argmax(axis=1)
-                lo = np.column_stack([prog.head, first + self.offset[G - 1]])
-                hi = np.column_stack([prog.head, last + self.offset[G - 1]])
-                pmin = np.minimum.reduceat(lo, starts, axis=0)
-                dims = np.maximum.reduceat(hi, starts, axis=0) - pmin + 1
-                vals = np.column_stack([prog.head[at], col + self.offset[G - 1]])
-            else:
-                pmin = dims = np.zeros((len(codes), 0), dtype=np.int64)
-                vals = np.zeros((len(at), 0), dtype=np.int64)
-            codes_all.append(codes)
-            pmin_all.append(pmin.astype(np.int64))
-            dims_all.append(dims.astype(np.int64))
-            per_layer.append((codes[prog.pos[at]], vals.astype(np.int64).reshape(len(at), G)))
+            if rows and rows + len(prog.pos) > INDEX_ROWS:
+                batches.append([])
+                rows = 0
+            batches[-1].append((codes, prog))
+            rows += len(prog.pos)
         del self.classes
-        codes = np.concatenate(codes_all)
+        done = [self._index_rows(batch) for batch in batches]
+        codes = np.concatenate([d[0] for d in done])
         self.index = StateIndex(
             self.model.variant,
             self.groups,
@@ -512,13 +505,44 @@ class StateSpace:
             self.box_min,
             self.box_max,
             codes,
-            np.concatenate(pmin_all).reshape(len(codes), G),
-            np.concatenate(dims_all).reshape(len(codes), G),
+            np.concatenate([d[1] for d in done]).reshape(len(codes), G),
+            np.concatenate([d[2] for d in done]).reshape(len(codes), G),
             self.model.symmetric,
             (self.clo, self.chi),  # the same clamps, not worked out again
         )
         self.size = self.index.size
-        self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
+        self.layers: list[Layer] = []
+        for _, _, _, state_codes, vals, cut in done:
+            where = self.index.lookup(state_codes, vals)
+            self.layers += [Layer(state_codes[a:b], vals[a:b], where[a:b]) for a, b in itertools.pairwise(cut)]
+
+    def _index_rows(
+        self, batch: list[tuple[np.ndarray, Progress]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        """Consecutive layers' classes with their lowest totals and ranges (class codes, pmin, dims), and
+        their states (class codes, totals (N, G)) with where each layer's states start and end."""
+        G = self.G
+        offsets = np.cumsum([0] + [len(c) for c, _ in batch[:-1]]).tolist()
+        codes = np.concatenate([c for c, _ in batch])
+        pos = np.concatenate([p.pos + o for (_, p), o in zip(batch, offsets, strict=True)])
+        bits = _unpack(np.concatenate([p.words for _, p in batch]))[:, : self.width]
+        at, col = np.nonzero(bits)
+        if G:
+            head = np.concatenate([p.head for _, p in batch]).reshape(len(pos), G - 1)
+            starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
+            first = bits.argmax(axis=1)
+            last = self.width - 1 - bits[:, ::-1].argmax(axis=1)
+            lo = np.column_stack([head, first + self.offset[G - 1]])
+            hi = np.column_stack([head, last + self.offset[G - 1]])
+            pmin = np.minimum.reduceat(lo, starts, axis=0).astype(np.int64)
+            dims = (np.maximum.reduceat(hi, starts, axis=0) - pmin + 1).astype(np.int64)
+            vals = np.column_stack([head[at], col + self.offset[G - 1]]).astype(np.int64)
+        else:
+            pmin = dims = np.zeros((len(codes), 0), dtype=np.int64)
+            vals = np.zeros((len(at), 0), dtype=np.int64)
+        # a layer's rows are contiguous and `at` ascends (row-major): its states lie between these cuts
+        cut = np.searchsorted(at, np.cumsum([0] + [len(p.pos) for _, p in batch])).tolist()
+        return codes, pmin, dims, codes[pos[at]], vals.reshape(len(at), G), cut
 
     def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
         return self.index.lookup(codes, progress)
