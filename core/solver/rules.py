@@ -255,13 +255,12 @@ class RuleModel(ClassCoding):
                     held = [x for x in self._answer_rolls(reads, r) if pending[x]]
                     for x in held:
                         pending[x] = 0
-                    rolls = np.array(held, dtype=np.intp)
                     firsts = (f,) if f or reads.first_roll else (0, 1)
                     if not f and reads.first_roll:
                         for x in held:
                             again[x] = 1
                     for g in firsts:
-                        by_dep.setdefault(dep, []).append((b, g, rolls, results))
+                        by_dep.setdefault(dep, []).append((b, g, held, results))
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
                             for rr in held:
@@ -273,7 +272,7 @@ class RuleModel(ClassCoding):
             counts = [len(rolls) for _, _, rolls, _ in found]
             keys = np.empty((sum(counts), 3), dtype=np.intp)
             keys[:, 0] = np.repeat([b for b, *_ in found], counts)
-            keys[:, 1] = np.concatenate([rolls for _, _, rolls, _ in found])
+            keys[:, 1] = np.fromiter(itertools.chain.from_iterable(r for _, _, r, _ in found), np.intp, len(keys))
             keys[:, 2] = np.repeat([f for _, f, *_ in found], counts)
             rows = np.repeat(np.arange(len(found)), counts)
             scores = np.array([[s for s, _ in res] for *_, res in found], dtype=np.int64)[rows]
@@ -314,7 +313,11 @@ class RuleModel(ClassCoding):
                     raise SolverError(
                         f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes"
                     )
-                read = self._check_reads(reads, assign, f"the score of box {box!r}")
+                read = (
+                    self._check_reads(reads, assign, f"the score of box {box!r}")
+                    if reads.boxes or reads.awards or reads.situation
+                    else []  # read nothing of the card: nothing to check
+                )
                 if reads.values and self._other_read(reads, assign):
                     alt = self._score(self._card(assign, alt=True), box, r, first, seen)
                     if alt != out and not (isinstance(alt, Exception) and isinstance(out, Exception)):
@@ -332,6 +335,12 @@ class RuleModel(ClassCoding):
                 break
         results = []
         self._last_errors = {}
+        if not dep:  # (the common case: the score reads no box)
+            got = evals[()]
+            if isinstance(got, Exception):
+                self._last_errors[0] = got
+                return (), [(ERR, 0.0)], seen
+            return (), [got], seen
         order = sorted(dep)
         for i, combo in enumerate(itertools.product(*(range(self.ncat[d]) for d in order))):
             assign = {d: c for d, c in zip(order, combo, strict=False) if c}
@@ -682,18 +691,26 @@ class RuleModel(ClassCoding):
         asked = tuple(sorted(reads.patterns))
         got = self._alike.get(asked)
         if got is None:  # the rolls grouped by what these patterns give them (each group ascending)
-            keys: list[Any] = [()] * len(self.rolls)
-            if asked:
+            keys: list[Any]
+            if not asked:
+                keys = [()] * len(self.rolls)
+            elif len(asked) == 1:
+                keys = self._signature(*asked[0])
+            else:
                 keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
             groups: dict[Any, list[int]] = {}
             for x, key in enumerate(keys):
-                groups.setdefault(key, []).append(x)
-            got = self._alike[asked] = [groups[key] for key in keys]
-        return got[r]
+                group = groups.get(key)
+                if group is None:
+                    groups[key] = [x]
+                else:
+                    group.append(x)
+            got = self._alike[asked] = (keys, groups)
+        return got[1][got[0][r]]
 
     @cached_property
-    def _alike(self) -> dict[tuple[tuple[str, str], ...], list[list[int]]]:
-        """`_answer_rolls` by the patterns read: per roll, the rolls alike under them."""
+    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[list[Any], dict[Any, list[int]]]]:
+        """`_answer_rolls` by the patterns read: each roll's key under them, and the rolls of each key."""
         return {}
 
     def _signature(self, kind: str, box: str) -> list[Any]:
@@ -701,8 +718,8 @@ class RuleModel(ClassCoding):
         where the read sees the same: its combination ("combination"), that and the declared points
         ("declared"), or only whether it is met and the points ("points")."""
         declared = self._declared_results(box)
-        if kind == "points":
-            return [(comb is not None, points) for comb, points in declared]
+        if kind == "points":  # (None where unmet: unmet rolls give 0 points, met ones the points)
+            return [None if comb is None else points for comb, points in declared]
         if kind == "combination":
             return [comb for comb, _ in declared]
         return declared
