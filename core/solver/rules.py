@@ -834,7 +834,7 @@ class RuleModel(ClassCoding):
         # a group's total sits in its first carrier, and in its last on the second card: the end bonuses
         # must agree on both (a group of one carrier gives the same card twice: asked once)
         alts = (0, 1) if any(len(free) > 1 for free in carriers) else (0,)
-        checked: set[tuple] = set()  # the reads already checked (the check depends on nothing else)
+        checked: dict[str, int] = {}  # the boxes the last checked call read (the check depends on nothing else)
         every_box = dict.fromkeys(range(self.nb), 1)
         end_bonuses = self.variant.end_bonuses
         for flagcode in range(self.n_flagcodes):
@@ -860,10 +860,9 @@ class RuleModel(ClassCoding):
                     card = traced_card(template)
                     with tracing() as reads:
                         awards = end_bonuses(card)
-                    key = (tuple(reads.boxes.items()), reads.awards, tuple(sorted(reads.situation)))
-                    if key not in checked:
+                    if reads.awards or reads.situation or reads.boxes != checked:
                         self._check_reads(reads, every_box, "an end-of-game bonus", allowed)
-                        checked.add(key)
+                        checked = reads.boxes
                     total, by_id = 0, dict[str, int]()
                     for a in awards:
                         total += a.points
