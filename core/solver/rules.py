@@ -18,6 +18,7 @@ open box is offered, which leads to the same canonical class as any other.
 
 from __future__ import annotations
 
+import collections
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -698,19 +699,20 @@ class RuleModel(ClassCoding):
                 keys = self._signature(*asked[0])
             else:
                 keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
-            groups: dict[Any, list[int]] = {}
-            for x, key in enumerate(keys):
-                group = groups.get(key)
-                if group is None:
-                    groups[key] = [x]
-                else:
-                    group.append(x)
-            got = self._alike[asked] = (keys, groups)
+            # each roll's group id (ids in order of first roll), then the rolls sorted by id, ascending within
+            # a group (a stable sort), cut into groups: loops that run in C rather than a Python loop per roll
+            id_of = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+            ids = list(map(id_of.__getitem__, keys))
+            rolls = sorted(range(len(keys)), key=ids.__getitem__)
+            count = collections.Counter(ids)
+            ends = list(itertools.accumulate(count[i] for i in range(len(id_of))))
+            groups = [rolls[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+            got = self._alike[asked] = (ids, groups)
         return got[1][got[0][r]]
 
     @cached_property
-    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[list[Any], dict[Any, list[int]]]]:
-        """`_answer_rolls` by the patterns read: each roll's key under them, and the rolls of each key."""
+    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[list[int], list[list[int]]]]:
+        """`_answer_rolls` by the patterns read: each roll's group id under them, and the rolls of each group."""
         return {}
 
     def _signature(self, kind: str, box: str) -> list[Any]:

@@ -186,7 +186,7 @@ class StateSpace:
 
     # ------------------------------------------------------------------ slots
 
-    @property
+    @cached_property
     def slot_width(self) -> int:
         """The most successor slots any box has (the padded width of per-box slot arrays)."""
         return max(len(a) for a in self.slot_add)
@@ -198,11 +198,15 @@ class StateSpace:
         self.slot_inc: list[np.ndarray] = []
         self.score_slot: list[np.ndarray] = []
         for b in range(self.nb):
+            scores = m.box_scores[b].tolist()
             seen: dict[tuple, int] = {}
-            of_score = []
-            for s in m.box_scores[b]:
-                key = (m.digit_of(b, int(s)),) + tuple(int(s) if b in g else 0 for g in self.groups)
-                of_score.append(seen.setdefault(key, len(seen)))
+            if b not in m.flag_values and not any(b in g for g in self.groups):  # every score: the same successor
+                of_score = [0] * len(scores)
+            else:
+                of_score = []
+                for s in scores:
+                    key = (m.digit_of(b, s),) + tuple(s if b in g else 0 for g in self.groups)
+                    of_score.append(seen.setdefault(key, len(seen)))
             keys = list(seen) or [(0,) + (0,) * self.G]
             self.slot_add.append(np.array([(1 << b) + ((k[0] * m.radix[b]) << self.nb) for k in keys], dtype=np.int64))
             self.slot_inc.append(np.array([k[1:] for k in keys], dtype=np.int64).reshape(len(keys), self.G))
