@@ -86,6 +86,8 @@ class Progress(NamedTuple):
 
     def states(self) -> int:
         """The states these rows hold."""
+        if self.words.size <= FEW_ROWS:  # (a forced order's layer: a popcount of a few words, no unpacking)
+            return sum(w.bit_count() for w in self.words.ravel().tolist())
         return int(_unpack(self.words).sum())
 
 
@@ -282,7 +284,8 @@ class StateSpace:
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
-            nxt = np.unique(dest)
+            # the successor classes, sorted (a few by a set: `np.unique`'s steps cost more than the work)
+            nxt = np.unique(dest) if len(dest) > FEW_ROWS else np.array(sorted(set(dest.tolist())), dtype=np.int64)
             if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
                 assert max_states is not None  # cap is set only with a limit
                 raise StateSpaceTooLarge(
@@ -496,7 +499,8 @@ class StateSpace:
         Consecutive layers are taken together up to `INDEX_ROWS` rows (a card filled in a forced order has a
         class or two per layer, where per-layer array calls would cost more than the work)."""
         G = self.G
-        batches, rows = [[]], 0
+        batches: list[list[tuple[np.ndarray, Progress]]] = [[]]
+        rows = 0
         for codes, prog in self.classes:
             if rows and rows + len(prog.pos) > INDEX_ROWS:
                 batches.append([])
