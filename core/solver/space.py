@@ -27,7 +27,7 @@ __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "mos
 
 MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
-INDEX_ROWS = 1 << 15  # progress rows indexed at once: bounds `_index`'s scratch memory
+INDEX_ROWS = 1 << 12  # progress rows of consecutive layers indexed at once (a larger layer: alone)
 FEW_ROWS = 64  # progress rows moved as Python ints rather than as arrays, up to this many
 CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
@@ -534,13 +534,19 @@ class StateSpace:
         """Consecutive layers' classes with their lowest totals and ranges (class codes, pmin, dims), and
         their states (class codes, totals (N, G)) with where each layer's states start and end."""
         G = self.G
-        offsets = np.cumsum([0] + [len(c) for c, _ in batch[:-1]]).tolist()
-        codes = np.concatenate([c for c, _ in batch])
-        pos = np.concatenate([p.pos + o for (_, p), o in zip(batch, offsets, strict=True)])
-        bits = _unpack(np.concatenate([p.words for _, p in batch]))[:, : self.width]
+        if len(batch) == 1:  # a layer alone (a large one): its own arrays, not copies
+            codes, prog = batch[0]
+            pos, words, head = prog.pos, prog.words, prog.head
+        else:
+            offsets = np.cumsum([0] + [len(c) for c, _ in batch[:-1]]).tolist()
+            codes = np.concatenate([c for c, _ in batch])
+            pos = np.concatenate([p.pos + o for (_, p), o in zip(batch, offsets, strict=True)])
+            words = np.concatenate([p.words for _, p in batch])
+            head = np.concatenate([p.head for _, p in batch])
+        bits = _unpack(words)[:, : self.width]
         at, col = np.nonzero(bits)
         if G:
-            head = np.concatenate([p.head for _, p in batch]).reshape(len(pos), G - 1)
+            head = head.reshape(len(pos), G - 1)
             starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
             first = bits.argmax(axis=1)
             last = self.width - 1 - bits[:, ::-1].argmax(axis=1)
