@@ -130,6 +130,21 @@ def test_progress_rows_shift_each_by_its_own_step_as_bits_do():
         assert (_unpack(moved) == want).all()
 
 
+def test_few_progress_rows_move_as_the_array_steps_move_them(engine, monkeypatch):
+    """A layer's few rows are shifted and clamped as Python ints (`FEW_ROWS`): Yahtzee's layers, with its upper
+    bonus clamped, come out the same with every layer moved that way and with none."""
+    from dicecup.solver import space as space_module
+
+    model = RuleModel(engine.variant("yahtzee"))
+    found = []
+    for few in (0, 1 << 30):
+        monkeypatch.setattr(space_module, "FEW_ROWS", few)
+        space = StateSpace(model, None)
+        found.append([(layer.codes, layer.progress, layer.index) for layer in space.layers])
+    for (codes, prog, index), (codes2, prog2, index2) in zip(*found, strict=True):
+        assert (codes == codes2).all() and (prog == prog2).all() and (index == index2).all()
+
+
 def test_declared_scores_of_many_rolls_are_the_declared_score_of_each(engine):
     """The solver's signatures come from `Variant.declared_scores`: the same answers as `declared_score`
     asked roll by roll (a pattern that refers to other boxes among them)."""

@@ -666,6 +666,8 @@ class Variant:
     def end_bonuses(self, card: Card) -> tuple[Award, ...]:
         """Whole-card bonuses the card holds now (final once every box is filled)."""
         out = [self._tag(self, a, None) for a in self.hooks.end_bonuses(self, card)]
+        if not self.sheets:  # (the solver asks thousands of cards: no walk over an empty mapping's items)
+            return tuple(out)
         for col, sheet in self.sheets.items():
             view = column_card(card, col, sheet.box_ids)
             mult = self._columns[col].multiplier

@@ -144,7 +144,9 @@ class RuleHooks:
     def adjust_score(self, ctx: Any, score: int) -> int:
         for plugin, caller in self._per_plugin("adjust_score"):
             for new in self._guard("adjust_score", plugin, caller, ctx=ctx, score=score):
-                if new is not None:
+                if type(new) is int:  # (the label is worked out only for a result to refuse)
+                    score = new
+                elif new is not None:
                     score = _whole(new, plugin_label(self._pm, plugin), "adjust_score")
         return score
 

@@ -18,6 +18,7 @@ open box is offered, which leads to the same canonical class as any other.
 
 from __future__ import annotations
 
+import collections
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -255,13 +256,12 @@ class RuleModel(ClassCoding):
                     held = [x for x in self._answer_rolls(reads, r) if pending[x]]
                     for x in held:
                         pending[x] = 0
-                    rolls = np.array(held, dtype=np.intp)
                     firsts = (f,) if f or reads.first_roll else (0, 1)
                     if not f and reads.first_roll:
                         for x in held:
                             again[x] = 1
                     for g in firsts:
-                        by_dep.setdefault(dep, []).append((b, g, rolls, results))
+                        by_dep.setdefault(dep, []).append((b, g, held, results))
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
                             for rr in held:
@@ -273,7 +273,7 @@ class RuleModel(ClassCoding):
             counts = [len(rolls) for _, _, rolls, _ in found]
             keys = np.empty((sum(counts), 3), dtype=np.intp)
             keys[:, 0] = np.repeat([b for b, *_ in found], counts)
-            keys[:, 1] = np.concatenate([rolls for _, _, rolls, _ in found])
+            keys[:, 1] = np.fromiter(itertools.chain.from_iterable(r for _, _, r, _ in found), np.intp, len(keys))
             keys[:, 2] = np.repeat([f for _, f, *_ in found], counts)
             rows = np.repeat(np.arange(len(found)), counts)
             scores = np.array([[s for s, _ in res] for *_, res in found], dtype=np.int64)[rows]
@@ -314,7 +314,11 @@ class RuleModel(ClassCoding):
                     raise SolverError(
                         f"the score of box {box!r} depends on the whole card; the solver supports rules that read named boxes"
                     )
-                read = self._check_reads(reads, assign, f"the score of box {box!r}")
+                read = (
+                    self._check_reads(reads, assign, f"the score of box {box!r}")
+                    if reads.boxes or reads.awards or reads.situation
+                    else []  # read nothing of the card: nothing to check
+                )
                 if reads.values and self._other_read(reads, assign):
                     alt = self._score(self._card(assign, alt=True), box, r, first, seen)
                     if alt != out and not (isinstance(alt, Exception) and isinstance(out, Exception)):
@@ -332,6 +336,12 @@ class RuleModel(ClassCoding):
                 break
         results = []
         self._last_errors = {}
+        if not dep:  # (the common case: the score reads no box)
+            got = evals[()]
+            if isinstance(got, Exception):
+                self._last_errors[0] = got
+                return (), [(ERR, 0.0)], seen
+            return (), [got], seen
         order = sorted(dep)
         for i, combo in enumerate(itertools.product(*(range(self.ncat[d]) for d in order))):
             assign = {d: c for d, c in zip(order, combo, strict=False) if c}
@@ -482,6 +492,8 @@ class RuleModel(ClassCoding):
         flat = np.where(alone[ids], bits[ids], -1)
         varies = np.flatnonzero(~alone[ids])
         n = len(self.rolls)
+        if not len(varies):  # every answer holds for every roll (no legality rule read the roll)
+            return flat, varies, np.zeros((0, n), dtype=np.int64), read_first
         rows = np.zeros((len(varies), n), dtype=np.int64)
         pending = np.ones((len(varies), n), dtype=bool)
         sub, ids = np.arange(len(varies)), ids[varies]
@@ -680,18 +692,27 @@ class RuleModel(ClassCoding):
         asked = tuple(sorted(reads.patterns))
         got = self._alike.get(asked)
         if got is None:  # the rolls grouped by what these patterns give them (each group ascending)
-            keys: list[Any] = [()] * len(self.rolls)
-            if asked:
+            keys: list[Any]
+            if not asked:
+                keys = [()] * len(self.rolls)
+            elif len(asked) == 1:
+                keys = self._signature(*asked[0])
+            else:
                 keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
-            groups: dict[Any, list[int]] = {}
-            for x, key in enumerate(keys):
-                groups.setdefault(key, []).append(x)
-            got = self._alike[asked] = [groups[key] for key in keys]
-        return got[r]
+            # each roll's group id (ids in order of first roll), then the rolls sorted by id, ascending within
+            # a group (a stable sort), cut into groups: loops that run in C rather than a Python loop per roll
+            id_of = {key: i for i, key in enumerate(dict.fromkeys(keys))}
+            ids = list(map(id_of.__getitem__, keys))
+            rolls = sorted(range(len(keys)), key=ids.__getitem__)
+            count = collections.Counter(ids)
+            ends = list(itertools.accumulate(count[i] for i in range(len(id_of))))
+            groups = [rolls[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+            got = self._alike[asked] = (ids, groups)
+        return got[1][got[0][r]]
 
     @cached_property
-    def _alike(self) -> dict[tuple[tuple[str, str], ...], list[list[int]]]:
-        """`_answer_rolls` by the patterns read: per roll, the rolls alike under them."""
+    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[list[int], list[list[int]]]]:
+        """`_answer_rolls` by the patterns read: each roll's group id under them, and the rolls of each group."""
         return {}
 
     def _signature(self, kind: str, box: str) -> list[Any]:
@@ -699,8 +720,8 @@ class RuleModel(ClassCoding):
         where the read sees the same: its combination ("combination"), that and the declared points
         ("declared"), or only whether it is met and the points ("points")."""
         declared = self._declared_results(box)
-        if kind == "points":
-            return [(comb is not None, points) for comb, points in declared]
+        if kind == "points":  # (None where unmet: unmet rolls give 0 points, met ones the points)
+            return [None if comb is None else points for comb, points in declared]
         if kind == "combination":
             return [comb for comb, _ in declared]
         return declared
@@ -815,7 +836,7 @@ class RuleModel(ClassCoding):
         # a group's total sits in its first carrier, and in its last on the second card: the end bonuses
         # must agree on both (a group of one carrier gives the same card twice: asked once)
         alts = (0, 1) if any(len(free) > 1 for free in carriers) else (0,)
-        checked: set[tuple] = set()  # the reads already checked (the check depends on nothing else)
+        checked: dict[str, int] = {}  # the boxes the last checked call read (the check depends on nothing else)
         every_box = dict.fromkeys(range(self.nb), 1)
         end_bonuses = self.variant.end_bonuses
         for flagcode in range(self.n_flagcodes):
@@ -841,10 +862,9 @@ class RuleModel(ClassCoding):
                     card = traced_card(template)
                     with tracing() as reads:
                         awards = end_bonuses(card)
-                    key = (tuple(reads.boxes.items()), reads.awards, tuple(sorted(reads.situation)))
-                    if key not in checked:
+                    if reads.awards or reads.situation or reads.boxes != checked:
                         self._check_reads(reads, every_box, "an end-of-game bonus", allowed)
-                        checked.add(key)
+                        checked = reads.boxes
                     total, by_id = 0, dict[str, int]()
                     for a in awards:
                         total += a.points

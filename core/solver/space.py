@@ -10,6 +10,7 @@ its reachable progress range, so a successor's index is arithmetic.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from functools import cached_property
@@ -26,6 +27,8 @@ __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "mos
 
 MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
+INDEX_ROWS = 1 << 12  # progress rows of consecutive layers indexed at once (a larger layer: alone)
+FEW_ROWS = 64  # progress rows moved as Python ints rather than as arrays, up to this many
 CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
 
@@ -83,6 +86,8 @@ class Progress(NamedTuple):
 
     def states(self) -> int:
         """The states these rows hold."""
+        if self.words.size <= FEW_ROWS:  # (a forced order's layer: a popcount of a few words, no unpacking)
+            return sum(w.bit_count() for w in self.words.ravel().tolist())
         return int(_unpack(self.words).sum())
 
 
@@ -183,7 +188,7 @@ class StateSpace:
 
     # ------------------------------------------------------------------ slots
 
-    @property
+    @cached_property
     def slot_width(self) -> int:
         """The most successor slots any box has (the padded width of per-box slot arrays)."""
         return max(len(a) for a in self.slot_add)
@@ -195,11 +200,15 @@ class StateSpace:
         self.slot_inc: list[np.ndarray] = []
         self.score_slot: list[np.ndarray] = []
         for b in range(self.nb):
+            scores = m.box_scores[b].tolist()
             seen: dict[tuple, int] = {}
-            of_score = []
-            for s in m.box_scores[b]:
-                key = (m.digit_of(b, int(s)),) + tuple(int(s) if b in g else 0 for g in self.groups)
-                of_score.append(seen.setdefault(key, len(seen)))
+            if b not in m.flag_values and not any(b in g for g in self.groups):  # every score: the same successor
+                of_score = [0] * len(scores)
+            else:
+                of_score = []
+                for s in scores:
+                    key = (m.digit_of(b, s),) + tuple(s if b in g else 0 for g in self.groups)
+                    of_score.append(seen.setdefault(key, len(seen)))
             keys = list(seen) or [(0,) + (0,) * self.G]
             self.slot_add.append(np.array([(1 << b) + ((k[0] * m.radix[b]) << self.nb) for k in keys], dtype=np.int64))
             self.slot_inc.append(np.array([k[1:] for k in keys], dtype=np.int64).reshape(len(keys), self.G))
@@ -275,7 +284,8 @@ class StateSpace:
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
-            nxt = np.unique(dest)
+            # the successor classes, sorted (a few by a set: `np.unique`'s steps cost more than the work)
+            nxt = np.unique(dest) if len(dest) > FEW_ROWS else np.array(sorted(set(dest.tolist())), dtype=np.int64)
             if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
                 assert max_states is not None  # cap is set only with a limit
                 raise StateSpaceTooLarge(
@@ -451,6 +461,9 @@ class StateSpace:
         # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
         same = (d == 0) & (self.clo[last][mask1] == self.clo[last][mask2])
         same &= self.chi[last][mask1] == self.chi[last][mask2]
+        if len(row) <= FEW_ROWS:  # a few rows (a forced order's layer): shifted as Python ints, no array calls
+            _moved_few(out, prog.words, row, inverse, d, lo, hi, same)
+            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         _merge(out, inverse[same], prog.words[row[same]])
         keep = ~same
         row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
@@ -481,30 +494,22 @@ class StateSpace:
     # ------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
-        """The StateIndex of the reachable classes, and per-layer state arrays."""
+        """The StateIndex of the reachable classes, and per-layer state arrays.
+
+        Consecutive layers are taken together up to `INDEX_ROWS` rows (a card filled in a forced order has a
+        class or two per layer, where per-layer array calls would cost more than the work)."""
         G = self.G
-        codes_all, pmin_all, dims_all, per_layer = [], [], [], []
+        batches: list[list[tuple[np.ndarray, Progress]]] = [[]]
+        rows = 0
         for codes, prog in self.classes:
-            bits = _unpack(prog.words)[:, : self.width]
-            at, col = np.nonzero(bits)
-            starts = np.flatnonzero(np.concatenate([[True], prog.pos[1:] != prog.pos[:-1]]))
-            if G:
-                first = bits.argmax(axis=1)
-                last = self.width - 1 - bits[:, ::-1].argmax(axis=1)
-                lo = np.column_stack([prog.head, first + self.offset[G - 1]])
-                hi = np.column_stack([prog.head, last + self.offset[G - 1]])
-                pmin = np.minimum.reduceat(lo, starts, axis=0)
-                dims = np.maximum.reduceat(hi, starts, axis=0) - pmin + 1
-                vals = np.column_stack([prog.head[at], col + self.offset[G - 1]])
-            else:
-                pmin = dims = np.zeros((len(codes), 0), dtype=np.int64)
-                vals = np.zeros((len(at), 0), dtype=np.int64)
-            codes_all.append(codes)
-            pmin_all.append(pmin.astype(np.int64))
-            dims_all.append(dims.astype(np.int64))
-            per_layer.append((codes[prog.pos[at]], vals.astype(np.int64).reshape(len(at), G)))
+            if rows and rows + len(prog.pos) > INDEX_ROWS:
+                batches.append([])
+                rows = 0
+            batches[-1].append((codes, prog))
+            rows += len(prog.pos)
         del self.classes
-        codes = np.concatenate(codes_all)
+        done = [self._index_rows(batch) for batch in batches]
+        codes = np.concatenate([d[0] for d in done])
         self.index = StateIndex(
             self.model.variant,
             self.groups,
@@ -512,13 +517,50 @@ class StateSpace:
             self.box_min,
             self.box_max,
             codes,
-            np.concatenate(pmin_all).reshape(len(codes), G),
-            np.concatenate(dims_all).reshape(len(codes), G),
+            np.concatenate([d[1] for d in done]).reshape(len(codes), G),
+            np.concatenate([d[2] for d in done]).reshape(len(codes), G),
             self.model.symmetric,
             (self.clo, self.chi),  # the same clamps, not worked out again
         )
         self.size = self.index.size
-        self.layers: list[Layer] = [Layer(c, p, self.index.lookup(c, p)) for c, p in per_layer]
+        self.layers: list[Layer] = []
+        for _, _, _, state_codes, vals, cut in done:
+            where = self.index.lookup(state_codes, vals)
+            self.layers += [Layer(state_codes[a:b], vals[a:b], where[a:b]) for a, b in itertools.pairwise(cut)]
+
+    def _index_rows(
+        self, batch: list[tuple[np.ndarray, Progress]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        """Consecutive layers' classes with their lowest totals and ranges (class codes, pmin, dims), and
+        their states (class codes, totals (N, G)) with where each layer's states start and end."""
+        G = self.G
+        if len(batch) == 1:  # a layer alone (a large one): its own arrays, not copies
+            codes, prog = batch[0]
+            pos, words, head = prog.pos, prog.words, prog.head
+        else:
+            offsets = np.cumsum([0] + [len(c) for c, _ in batch[:-1]]).tolist()
+            codes = np.concatenate([c for c, _ in batch])
+            pos = np.concatenate([p.pos + o for (_, p), o in zip(batch, offsets, strict=True)])
+            words = np.concatenate([p.words for _, p in batch])
+            head = np.concatenate([p.head for _, p in batch])
+        bits = _unpack(words)[:, : self.width]
+        at, col = np.nonzero(bits)
+        if G:
+            head = head.reshape(len(pos), G - 1)
+            starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
+            first = bits.argmax(axis=1)
+            last = self.width - 1 - bits[:, ::-1].argmax(axis=1)
+            lo = np.column_stack([head, first + self.offset[G - 1]])
+            hi = np.column_stack([head, last + self.offset[G - 1]])
+            pmin = np.minimum.reduceat(lo, starts, axis=0).astype(np.int64)
+            dims = (np.maximum.reduceat(hi, starts, axis=0) - pmin + 1).astype(np.int64)
+            vals = np.column_stack([head[at], col + self.offset[G - 1]]).astype(np.int64)
+        else:
+            pmin = dims = np.zeros((len(codes), 0), dtype=np.int64)
+            vals = np.zeros((len(at), 0), dtype=np.int64)
+        # a layer's rows are contiguous and `at` ascends (row-major): its states lie between these cuts
+        cut = np.searchsorted(at, np.cumsum([0] + [len(p.pos) for _, p in batch])).tolist()
+        return codes, pmin, dims, codes[pos[at]], vals.reshape(len(at), G), cut
 
     def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
         return self.index.lookup(codes, progress)
@@ -574,6 +616,41 @@ def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
         return
     starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
     out[pos[starts]] |= np.bitwise_or.reduceat(rows, starts, axis=0)
+
+
+def _moved_few(
+    out: np.ndarray,
+    words: np.ndarray,
+    row: np.ndarray,
+    pos: np.ndarray,
+    d: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    same: np.ndarray,
+) -> None:
+    """OR into row `pos[i]` of `out` word row `row[i]` of `words` shifted by d[i] bits and clamped to bits
+    [lo[i], hi[i]] (a bit above hi: bit hi; one below lo, or lost below bit 0: bit lo), or as it is where
+    `same[i]`: the array steps of `_advance` done on each row as one Python int."""
+    width = 8 * words.shape[1]
+    got: dict[int, int] = {}
+    for r, at, shift, low, high, keep in zip(
+        row.tolist(), pos.tolist(), d.tolist(), lo.tolist(), hi.tolist(), same.tolist(), strict=True
+    ):
+        x = int.from_bytes(words[r].tobytes(), "little")
+        if not keep:
+            lost = False
+            if shift >= 0:
+                x <<= shift
+            else:
+                lost = x & ((1 << -shift) - 1) != 0
+                x >>= -shift
+            if x >> (high + 1):
+                x = (x & ((1 << high) - 1)) | (1 << high)
+            if lost or x & ((1 << low) - 1):
+                x = (x >> low << low) | (1 << low)
+        got[at] = got.get(at, 0) | x
+    for at, x in got.items():
+        out[at] |= np.frombuffer(x.to_bytes(width, "little"), dtype="<u8")
 
 
 def _shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
