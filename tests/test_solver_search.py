@@ -130,9 +130,9 @@ def test_progress_rows_shift_each_by_its_own_step_as_bits_do():
         assert (_unpack(moved) == want).all()
 
 
-def test_few_progress_rows_move_as_the_array_steps_move_them(engine, monkeypatch):
-    """A layer's few rows are shifted and clamped as Python ints (`FEW_ROWS`): Yahtzee's layers, with its upper
-    bonus clamped, come out the same with every layer moved that way and with none."""
+def test_few_rows_paths_find_the_layers_the_array_steps_find(engine, monkeypatch):
+    """A layer's few successor classes are sorted and its states counted as Python values (`FEW_ROWS`):
+    Yahtzee's layers, with its upper bonus clamped, come out the same with every layer taken that way and none."""
     from dicecup.solver import space as space_module
 
     model = RuleModel(engine.variant("yahtzee"))

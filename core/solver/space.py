@@ -28,7 +28,7 @@ __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "mos
 MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
 INDEX_ROWS = 1 << 12  # progress rows of consecutive layers indexed at once (a larger layer: alone)
-FEW_ROWS = 64  # progress rows moved as Python ints rather than as arrays, up to this many
+FEW_ROWS = 64  # a layer's few successor classes and states handled as Python values, up to this many
 CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
 
@@ -461,9 +461,6 @@ class StateSpace:
         # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
         same = (d == 0) & (self.clo[last][mask1] == self.clo[last][mask2])
         same &= self.chi[last][mask1] == self.chi[last][mask2]
-        if len(row) <= FEW_ROWS:  # a few rows (a forced order's layer): shifted as Python ints, no array calls
-            _moved_few(out, prog.words, row, inverse, d, lo, hi, same)
-            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         _merge(out, inverse[same], prog.words[row[same]])
         keep = ~same
         row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
@@ -616,41 +613,6 @@ def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
         return
     starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
     out[pos[starts]] |= np.bitwise_or.reduceat(rows, starts, axis=0)
-
-
-def _moved_few(
-    out: np.ndarray,
-    words: np.ndarray,
-    row: np.ndarray,
-    pos: np.ndarray,
-    d: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    same: np.ndarray,
-) -> None:
-    """OR into row `pos[i]` of `out` word row `row[i]` of `words` shifted by d[i] bits and clamped to bits
-    [lo[i], hi[i]] (a bit above hi: bit hi; one below lo, or lost below bit 0: bit lo), or as it is where
-    `same[i]`: the array steps of `_advance` done on each row as one Python int."""
-    width = 8 * words.shape[1]
-    got: dict[int, int] = {}
-    for r, at, shift, low, high, keep in zip(
-        row.tolist(), pos.tolist(), d.tolist(), lo.tolist(), hi.tolist(), same.tolist(), strict=True
-    ):
-        x = int.from_bytes(words[r].tobytes(), "little")
-        if not keep:
-            lost = False
-            if shift >= 0:
-                x <<= shift
-            else:
-                lost = x & ((1 << -shift) - 1) != 0
-                x >>= -shift
-            if x >> (high + 1):
-                x = (x & ((1 << high) - 1)) | (1 << high)
-            if lost or x & ((1 << low) - 1):
-                x = (x >> low << low) | (1 << low)
-        got[at] = got.get(at, 0) | x
-    for at, x in got.items():
-        out[at] |= np.frombuffer(x.to_bytes(width, "little"), dtype="<u8")
 
 
 def _shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
