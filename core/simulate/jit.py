@@ -530,6 +530,36 @@ if AVAILABLE:
                         tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
         return now, best_box, keeps, tops
 
+    @numba.njit(cache=True, nogil=True)
+    def _fill_block(st, sc, rows, moves, flag, d, order, rolls, errors, theta, k0):
+        """`fill_moves` for the block of W states from k0: its body, a function of its own so that the parallel
+        loop around it stays small (numba's parallel passes on a large body cost tens of seconds of compile)."""
+        n_states = rows.shape[0]
+        n_rolls = d.levels[d.dice + 1] - d.levels[d.dice]
+        invalid = flag | (flag - 1)
+        rows_k, n_k, masks_k = order
+        block = min(W, n_states - k0)
+        now, best_box, keeps, tops = fold_block(st, sc, k0, block, d, rolls, theta, errors)
+        for stage in range(rolls):
+            f1 = 1 if stage == 0 else 0
+            keeping = stage < rolls - 1
+            ko = keeps[min(stage, keeps.shape[0] - 1)]
+            tp = tops[rolls - 1 - stage]
+            nw = now[f1]
+            for r in range(n_rolls):
+                js = choose_keep(ko, tp, nw, r, LIVE if keeping else DEAD, rows_k, n_k)
+                for w in range(block):
+                    row = rows[k0 + w]
+                    j = js[w]
+                    if j >= 0:
+                        moves[row, r, stage] = masks_k[r, j]
+                        continue
+                    bb = best_box[w, f1, r]
+                    if bb < 0 or not np.isfinite(now[f1, r, w]):
+                        moves[row, r, stage] = invalid
+                    else:
+                        moves[row, r, stage] = flag | bb
+
     @numba.njit(cache=True, parallel=True)
     def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors, theta=0.0):
         """The best-move rows of states st (row rows[s] of `moves`, [rows, rolls of the graph, decisions]):
@@ -539,33 +569,8 @@ if AVAILABLE:
         policy (`numeric.objective`), with st.after its certainty equivalents: scoring adds points to them
         as for the mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps
         compared as certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
-        n_states = rows.shape[0]
-        n_rolls = d.levels[d.dice + 1] - d.levels[d.dice]
-        invalid = flag | (flag - 1)
-        rows_k, n_k, masks_k = order
-        for task in numba.prange((n_states + W - 1) // W):
-            k0 = task * W
-            block = min(W, n_states - k0)
-            now, best_box, keeps, tops = fold_block(st, sc, k0, block, d, rolls, theta, errors)
-            for stage in range(rolls):
-                f1 = 1 if stage == 0 else 0
-                keeping = stage < rolls - 1
-                ko = keeps[min(stage, keeps.shape[0] - 1)]
-                tp = tops[rolls - 1 - stage]
-                nw = now[f1]
-                for r in range(n_rolls):
-                    js = choose_keep(ko, tp, nw, r, LIVE if keeping else DEAD, rows_k, n_k)
-                    for w in range(block):
-                        row = rows[k0 + w]
-                        j = js[w]
-                        if j >= 0:
-                            moves[row, r, stage] = masks_k[r, j]
-                            continue
-                        bb = best_box[w, f1, r]
-                        if bb < 0 or not np.isfinite(now[f1, r, w]):
-                            moves[row, r, stage] = invalid
-                        else:
-                            moves[row, r, stage] = flag | bb
+        for task in numba.prange((rows.shape[0] + W - 1) // W):
+            _fill_block(st, sc, rows, moves, flag, d, order, rolls, errors, theta, task * W)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _hash(x, h):
@@ -621,6 +626,205 @@ if AVAILABLE:
         Python: a kernel asking for them could not be cached)."""
         return int(numba.get_num_threads())
 
+    @numba.njit(cache=True, nogil=True)
+    def _play_worker(
+        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rd, rolls, pending, cls, errors, taken
+    ):
+        """One thread's share of `play_games`: blocks of GROUP games taken from the shared counter `taken` until
+        none is left (a function of its own so that the parallel loop around it stays small: numba's parallel
+        passes on a large body cost tens of seconds of compile)."""
+        # every array once into a local: a record's field read in a loop costs a reference count each time
+        vals, awards, earned, events, rng, codes, progs = gm
+        facts, keys, slots, nxt, nxt_lo, cells = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo, cl.cells
+        flag_vals, flag_n, radix, groups = cod
+        extras = cl.extras
+        n_awards, n_events, n_groups = awards.shape[1], events.shape[1], groups.shape[0]
+        n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
+        n_next = nxt.shape[2]
+        add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
+        zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
+        full, size = sa.full, sa.size
+        sa_base, sa_pmin, sa_dims, sa_strides, n_codes = sa.base, sa.pmin, sa.dims, sa.strides, sa.base.shape[0]
+        nb = vals.shape[1]
+        faces, dice = d.faces, d.dice
+        lo_roll = d.levels[dice]
+        key_of, row_of_key = hk.key_of, hk.row_of_key
+        keyed = key_of.shape[0] > 0
+        per, outcomes, low, start, chunk_keys = rd
+        n = active.shape[0]
+        n_blocks = (n + GROUP - 1) // GROUP
+        live = np.empty(GROUP, dtype=np.int64)  # positions (in `active`) of the group's games still playing
+        c_of = np.empty(GROUP, dtype=np.int64)
+        row = np.empty(GROUP, dtype=np.int64)
+        hand = np.empty(GROUP, dtype=np.int64)
+        move = np.empty(GROUP, dtype=np.int64)
+        open_ = np.empty(GROUP, dtype=np.bool_)  # the turn goes on (no box scored yet)
+        buf = np.zeros(GROUP, dtype=np.uint64)  # each game's random bits not used yet this turn
+        left = np.zeros(GROUP, dtype=np.int64)
+        ok = np.empty(GROUP, dtype=np.bool_)  # no error in the turn
+        prog = np.empty(n_groups, dtype=np.int64)  # a game's group totals, copied: a view costs reference counts
+        while True:
+            t = fetch_add(taken, 1)
+            if t >= n_blocks:
+                break
+            k0 = t * GROUP
+            n_live = min(GROUP, n - k0)
+            for q in range(n_live):
+                live[q] = k0 + q
+                pending[k0 + q] = -1
+                c_of[q] = _class_of(vals, active[k0 + q], facts, keys, slots)  # then from the memo, turn by turn
+            while n_live > 0:
+                kept = 0
+                for q in range(n_live):  # each game's class, state and row; a full or stopped game leaves
+                    k = live[q]
+                    i = active[k]
+                    code = codes[i]
+                    if (code & full) == full:
+                        continue
+                    c = c_of[q]
+                    if c < 0:
+                        pending[k] = -2
+                        continue
+                    for g in range(n_groups):
+                        prog[g] = progs[i, g]
+                    slot = state_slot(sa, code, prog, zero)
+                    if slot >= size:
+                        errors[2] += 1
+                        continue
+                    r0 = slot if direct else np.int64(row_of[slot])
+                    if r0 < 0:
+                        pending[k] = slot
+                        cls[k] = c
+                        continue
+                    live[kept] = k
+                    c_of[kept] = c
+                    row[kept] = r0
+                    hand[kept] = 0  # the empty multiset
+                    ok[kept] = True
+                    left[kept] = 0  # a turn's dice start from a fresh word of the stream
+                    open_[kept] = True
+                    kept += 1
+                n_live = kept
+                for used in range(1, rolls + 1):
+                    f1 = 1 if used == 1 else 0
+                    for q in range(n_live):  # roll the dice not kept
+                        if open_[q]:
+                            i = active[live[q]]
+                            h = hand[q]
+                            bits, n_left = buf[q], left[q]
+                            k = dice - row_size[h]  # the dice to roll, a chunk a draw (Yahtzee: one chunk)
+                            if keyed:  # the chunks' keys are summed: one look-up then gives the row
+                                key = key_of[h]
+                                while k > 0:
+                                    j = min(k, per)
+                                    o, bits, n_left = _chunk(rng, i, bits, n_left, outcomes[j], low[j])
+                                    key += chunk_keys[start[j] + o]
+                                    k -= j
+                                h = np.int64(row_of_key[key])
+                            else:  # the dice graph walked die by die, the digits of each chunk
+                                while k > 0:
+                                    j = min(k, per)
+                                    o, bits, n_left = _chunk(rng, i, bits, n_left, outcomes[j], low[j])
+                                    for _ in range(j):
+                                        h = add_edges[h, o % faces]
+                                        o //= faces
+                                    k -= j
+                            hand[q] = h
+                            buf[q], left[q] = bits, n_left
+                            # the move's line is asked for now: the next games roll while it comes
+                            prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
+                            if used == rolls:  # the last roll scores: its cells (every box's) are asked for too
+                                at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
+                                prefetch(cells, at)
+                                prefetch(cells, at + nb - 1)
+                    for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
+                        move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
+                    for q in range(n_live):  # the score cells of the games that score, and their memo rows of the
+                        x = move[q]  # class after, asked for together
+                        if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
+                            b = x & (flag - 1)
+                            if used < rolls:
+                                r = hand[q] - lo_roll
+                                prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + b)
+                            if n_next > 0:
+                                at = (c_of[q] * nb + b) * n_next
+                                prefetch(nxt, at)
+                                prefetch(nxt, at + n_next - 1)
+                    for q in range(n_live):
+                        if not open_[q]:
+                            continue
+                        i = active[live[q]]
+                        h = hand[q]
+                        x = move[q]
+                        if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                            if kept_rows.shape[1] > 0:
+                                hand[q] = kept_rows[h - lo_roll, x]
+                                continue
+                            kept_row = 0
+                            pos = 0
+                            for f in range(faces):
+                                for _ in range(row_counts[h, f]):
+                                    if (x >> pos) & 1:
+                                        kept_row = add_edges[kept_row, f]
+                                    pos += 1
+                            hand[q] = kept_row
+                            continue
+                        open_[q] = False
+                        b = x & (flag - 1)
+                        if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
+                            errors[1] += 1
+                            ok[q] = False  # leaves the group below
+                            continue
+                        c = c_of[q]
+                        # the score of roll r in box b of game i's card (class c), with the awards and events it
+                        # wins; then the game's class code and group totals move on (written out here, not in a
+                        # function given the game's records: unpacking those on every scoring costs reference counts)
+                        r = h - lo_roll
+                        cell = np.int64(cells[c, f1, r, b])
+                        score = cell >> 1
+                        if cell & 1:  # a scoring that wins awards or events: its row of `extras`
+                            x = score
+                            score = extras[x, 0]
+                            for a in range(n_awards):
+                                y = extras[x, 1 + a]
+                                if y != 0:
+                                    awards[i, a] += y
+                                    earned[i, a] += 1
+                            for e in range(n_events):
+                                events[i, e] += extras[x, 1 + n_awards + e]
+                        vals[i, b] = score
+                        digit = 0
+                        for j in range(flag_n[b]):
+                            if flag_vals[b, j] == score:
+                                digit = j + 1
+                                break
+                        code = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+                        codes[i] = code
+                        if 0 <= code < n_codes:  # the next turn's state look-up, asked for while the others score
+                            prefetch(sa_base, code)
+                            for g in range(n_groups):
+                                prefetch(sa_pmin, g * n_codes + code)
+                                prefetch(sa_dims, g * n_codes + code)
+                                prefetch(sa_strides, g * n_codes + code)
+                        for g in range(n_groups):
+                            if groups[g, b]:
+                                progs[i, g] += score
+                        v = vals[i, b] - nxt_lo
+                        memo = 0 <= v < n_next
+                        nc = np.int64(nxt[c, b, v]) if memo else -1
+                        if nc < 0:
+                            nc = _class_of(vals, i, facts, keys, slots)
+                            if memo and nc >= 0:
+                                nxt[c, b, v] = nc  # threads may race here: they write the same class
+                        c_of[q] = nc
+                kept = 0
+                for q in range(n_live):  # games that hit an error stop here
+                    if ok[q]:
+                        live[kept] = live[q]
+                        c_of[kept] = c_of[q]
+                        kept += 1
+                n_live = kept
+
     @numba.njit(cache=True, parallel=True)
     def play_games(
         active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rd, rolls, pending, cls, errors, workers
@@ -643,196 +847,26 @@ if AVAILABLE:
         with the dice: the cells of every box for that roll, a line or two), so that the other games' dice and
         moves are worked on while they come. Each game's dice come from its own
         stream, in the order a game played alone draws them."""
-        # every array once into a local: a record's field read in a loop costs a reference count each time
-        vals, awards, earned, events, rng, codes, progs = gm
-        facts, keys, slots, nxt, nxt_lo, cells = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo, cl.cells
-        flag_vals, flag_n, radix, groups = cod
-        extras = cl.extras
-        n_awards, n_events, n_groups = awards.shape[1], events.shape[1], groups.shape[0]
-        n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
-        n_next = nxt.shape[2]
-        add_edges, row_counts, row_size = d.add_edges, d.row_counts, d.row_size
-        zero = np.zeros(cod.groups.shape[0], dtype=np.int64)
-        full, size = sa.full, sa.size
-        sa_base, sa_pmin, sa_dims, sa_strides, n_codes = sa.base, sa.pmin, sa.dims, sa.strides, sa.base.shape[0]
-        nb = vals.shape[1]
-        faces, dice = d.faces, d.dice
-        lo_roll = d.levels[dice]
-        key_of, row_of_key = hk.key_of, hk.row_of_key
-        keyed = key_of.shape[0] > 0
-        per, outcomes, low, start, chunk_keys = rd
-        n = active.shape[0]
-        n_blocks = (n + GROUP - 1) // GROUP
+        n_blocks = (active.shape[0] + GROUP - 1) // GROUP
         taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
         for _worker in numba.prange(min(workers, n_blocks)):  # one worker a thread
-            live = np.empty(GROUP, dtype=np.int64)  # positions (in `active`) of the group's games still playing
-            c_of = np.empty(GROUP, dtype=np.int64)
-            row = np.empty(GROUP, dtype=np.int64)
-            hand = np.empty(GROUP, dtype=np.int64)
-            move = np.empty(GROUP, dtype=np.int64)
-            open_ = np.empty(GROUP, dtype=np.bool_)  # the turn goes on (no box scored yet)
-            buf = np.zeros(GROUP, dtype=np.uint64)  # each game's random bits not used yet this turn
-            left = np.zeros(GROUP, dtype=np.int64)
-            ok = np.empty(GROUP, dtype=np.bool_)  # no error in the turn
-            prog = np.empty(n_groups, dtype=np.int64)  # a game's group totals, copied: a view costs reference counts
-            while True:
-                t = fetch_add(taken, 1)
-                if t >= n_blocks:
-                    break
-                k0 = t * GROUP
-                n_live = min(GROUP, n - k0)
-                for q in range(n_live):
-                    live[q] = k0 + q
-                    pending[k0 + q] = -1
-                    c_of[q] = _class_of(vals, active[k0 + q], facts, keys, slots)  # then from the memo, turn by turn
-                while n_live > 0:
-                    kept = 0
-                    for q in range(n_live):  # each game's class, state and row; a full or stopped game leaves
-                        k = live[q]
-                        i = active[k]
-                        code = codes[i]
-                        if (code & full) == full:
-                            continue
-                        c = c_of[q]
-                        if c < 0:
-                            pending[k] = -2
-                            continue
-                        for g in range(n_groups):
-                            prog[g] = progs[i, g]
-                        slot = state_slot(sa, code, prog, zero)
-                        if slot >= size:
-                            errors[2] += 1
-                            continue
-                        r0 = slot if direct else np.int64(row_of[slot])
-                        if r0 < 0:
-                            pending[k] = slot
-                            cls[k] = c
-                            continue
-                        live[kept] = k
-                        c_of[kept] = c
-                        row[kept] = r0
-                        hand[kept] = 0  # the empty multiset
-                        ok[kept] = True
-                        left[kept] = 0  # a turn's dice start from a fresh word of the stream
-                        open_[kept] = True
-                        kept += 1
-                    n_live = kept
-                    for used in range(1, rolls + 1):
-                        f1 = 1 if used == 1 else 0
-                        for q in range(n_live):  # roll the dice not kept
-                            if open_[q]:
-                                i = active[live[q]]
-                                h = hand[q]
-                                bits, n_left = buf[q], left[q]
-                                k = dice - row_size[h]  # the dice to roll, a chunk a draw (Yahtzee: one chunk)
-                                if keyed:  # the chunks' keys are summed: one look-up then gives the row
-                                    key = key_of[h]
-                                    while k > 0:
-                                        j = min(k, per)
-                                        o, bits, n_left = _chunk(rng, i, bits, n_left, outcomes[j], low[j])
-                                        key += chunk_keys[start[j] + o]
-                                        k -= j
-                                    h = np.int64(row_of_key[key])
-                                else:  # the dice graph walked die by die, the digits of each chunk
-                                    while k > 0:
-                                        j = min(k, per)
-                                        o, bits, n_left = _chunk(rng, i, bits, n_left, outcomes[j], low[j])
-                                        for _ in range(j):
-                                            h = add_edges[h, o % faces]
-                                            o //= faces
-                                        k -= j
-                                hand[q] = h
-                                buf[q], left[q] = bits, n_left
-                                # the move's line is asked for now: the next games roll while it comes
-                                prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
-                                if used == rolls:  # the last roll scores: its cells (every box's) are asked for too
-                                    at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
-                                    prefetch(cells, at)
-                                    prefetch(cells, at + nb - 1)
-                        for q in range(n_live):  # then every game's move: a short loop, its misses in flight at once
-                            move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
-                        for q in range(n_live):  # the score cells of the games that score, and their memo rows of the
-                            x = move[q]  # class after, asked for together
-                            if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
-                                b = x & (flag - 1)
-                                if used < rolls:
-                                    r = hand[q] - lo_roll
-                                    prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + b)
-                                if n_next > 0:
-                                    at = (c_of[q] * nb + b) * n_next
-                                    prefetch(nxt, at)
-                                    prefetch(nxt, at + n_next - 1)
-                        for q in range(n_live):
-                            if not open_[q]:
-                                continue
-                            i = active[live[q]]
-                            h = hand[q]
-                            x = move[q]
-                            if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
-                                if kept_rows.shape[1] > 0:
-                                    hand[q] = kept_rows[h - lo_roll, x]
-                                    continue
-                                kept_row = 0
-                                pos = 0
-                                for f in range(faces):
-                                    for _ in range(row_counts[h, f]):
-                                        if (x >> pos) & 1:
-                                            kept_row = add_edges[kept_row, f]
-                                        pos += 1
-                                hand[q] = kept_row
-                                continue
-                            open_[q] = False
-                            b = x & (flag - 1)
-                            if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
-                                errors[1] += 1
-                                ok[q] = False  # leaves the group below
-                                continue
-                            c = c_of[q]
-                            # the score of roll r in box b of game i's card (class c), with the awards and events it
-                            # wins; then the game's class code and group totals move on (written out here, not in a
-                            # function given the game's records: unpacking those on every scoring costs reference counts)
-                            r = h - lo_roll
-                            cell = np.int64(cells[c, f1, r, b])
-                            score = cell >> 1
-                            if cell & 1:  # a scoring that wins awards or events: its row of `extras`
-                                x = score
-                                score = extras[x, 0]
-                                for a in range(n_awards):
-                                    y = extras[x, 1 + a]
-                                    if y != 0:
-                                        awards[i, a] += y
-                                        earned[i, a] += 1
-                                for e in range(n_events):
-                                    events[i, e] += extras[x, 1 + n_awards + e]
-                            vals[i, b] = score
-                            digit = 0
-                            for j in range(flag_n[b]):
-                                if flag_vals[b, j] == score:
-                                    digit = j + 1
-                                    break
-                            code = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
-                            codes[i] = code
-                            if 0 <= code < n_codes:  # the next turn's state look-up, asked for while the others score
-                                prefetch(sa_base, code)
-                                for g in range(n_groups):
-                                    prefetch(sa_pmin, g * n_codes + code)
-                                    prefetch(sa_dims, g * n_codes + code)
-                                    prefetch(sa_strides, g * n_codes + code)
-                            for g in range(n_groups):
-                                if groups[g, b]:
-                                    progs[i, g] += score
-                            v = vals[i, b] - nxt_lo
-                            memo = 0 <= v < n_next
-                            nc = np.int64(nxt[c, b, v]) if memo else -1
-                            if nc < 0:
-                                nc = _class_of(vals, i, facts, keys, slots)
-                                if memo and nc >= 0:
-                                    nxt[c, b, v] = nc  # threads may race here: they write the same class
-                            c_of[q] = nc
-                    kept = 0
-                    for q in range(n_live):  # games that hit an error stop here
-                        if ok[q]:
-                            live[kept] = live[q]
-                            c_of[kept] = c_of[q]
-                            kept += 1
-                    n_live = kept
+            _play_worker(
+                active,
+                gm,
+                cod,
+                sa,
+                cl,
+                row_of,
+                direct,
+                moves,
+                flag,
+                d,
+                kept_rows,
+                hk,
+                rd,
+                rolls,
+                pending,
+                cls,
+                errors,
+                taken,
+            )
