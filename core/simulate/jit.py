@@ -30,6 +30,8 @@ __all__ = [
     "DiceStreams",
     "Games",
     "HandKeys",
+    "MoveRows",
+    "Pass",
     "RollDraws",
     "ScoreArrays",
     "score_arrays",
@@ -114,6 +116,27 @@ class Games(NamedTuple):
     rng: np.ndarray  # uint64 [N]: splitmix64 state
     code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
     prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
+
+
+class Pass(NamedTuple):
+    """One pass of `play_games` over some games of a batch: which games, and where each one stopped."""
+
+    active: np.ndarray  # int64 [K]: the games (rows of `Games`) to play
+    pending: np.ndarray  # int64 [K], out: -1 when the card is full (or on an error, counted in `errors`), -2 when
+    # the game's score class is not known yet, else the slot of the state whose best-move row is missing
+    cls: np.ndarray  # int64 [K], out: the game's score class where its state's row is missing
+    errors: np.ndarray  # int64 [3], out: counts of [(unused), a move scoring no open box, an unreachable card]
+
+
+class MoveRows(NamedTuple):
+    """The best-move rows (`fill_moves`) the games play from, and how a keep leaves the dice."""
+
+    row_of: np.ndarray  # int64 [state slots]: each state's row of `rows`, -1 while not written (unread if direct)
+    direct: bool  # every state has its row, at its own slot
+    rows: np.ndarray  # uint8/16/32 [rows, rolls of the graph, decisions]: a keep mask, or flag | the box to score
+    flag: int  # `move_flag`'s bit
+    kept: np.ndarray  # int16/int64 [rolls, masks]: the multiset a keep mask leaves (width 0: counted die by die)
+    rolls: int  # rolls a turn
 
 
 class HandKeys(NamedTuple):
@@ -627,13 +650,13 @@ if AVAILABLE:
         return int(numba.get_num_threads())
 
     @numba.njit(cache=True, nogil=True)
-    def _play_worker(
-        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rd, rolls, pending, cls, errors, taken
-    ):
+    def _play_worker(ps, gm, cod, sa, cl, mv, d, hk, rd, taken):
         """One thread's share of `play_games`: blocks of GROUP games taken from the shared counter `taken` until
         none is left (a function of its own so that the parallel loop around it stays small: numba's parallel
         passes on a large body cost tens of seconds of compile)."""
         # every array once into a local: a record's field read in a loop costs a reference count each time
+        active, pending, cls, errors = ps
+        row_of, direct, moves, flag, kept_rows, rolls = mv
         vals, awards, earned, events, rng, codes, progs = gm
         facts, keys, slots, nxt, nxt_lo, cells = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo, cl.cells
         flag_vals, flag_n, radix, groups = cod
@@ -826,17 +849,12 @@ if AVAILABLE:
                 n_live = kept
 
     @numba.njit(cache=True, parallel=True)
-    def play_games(
-        active, gm, cod, sa, cl, row_of, direct, moves, flag, d, kept_rows, hk, rd, rolls, pending, cls, errors, workers
-    ):
-        """Play games `active` (rows of gm) in parallel, each turn after turn while its score class and its
-        state's best-move row are known. pending[k]: -1 when the card is full (or on an error, counted in
-        `errors`), -2 when the class is unknown, else the slot of the state whose row is missing (cls[k]: the
-        game's class). `direct`: every state has its row, at its own slot (row_of is not read). `kept_rows`:
-        the dice graph's, the multiset a keep mask leaves (width 0: counted die by die). `hk`: `hand_keys`, by
-        which a roll's row is one look-up after its dice (empty: the dice graph is walked die by die); `rd`:
-        `roll_draws` with those keys, how the dice are drawn (a chunk of dice a draw). `workers`:
-        the threads to share the blocks between (`workers()`).
+    def play_games(ps, gm, cod, sa, cl, mv, d, hk, rd, workers):
+        """Play the games of pass `ps` (`Pass`: rows of gm, `Games`) in parallel, each turn after turn while its
+        score class and its state's best-move row (`mv`, `MoveRows`) are known; `ps` says where each stopped.
+        `hk`: `hand_keys`, by which a roll's row is one look-up after its dice (empty: the dice graph is walked
+        die by die); `rd`: `roll_draws` with those keys, how the dice are drawn (a chunk of dice a draw).
+        `workers`: the threads to share the blocks between (`workers()`).
 
         Each thread takes the next block of GROUP games as it finishes one (a shared counter, not a fixed half
         of the games: a thread the system holds up does not leave the other idle at the end), and plays the
@@ -847,26 +865,7 @@ if AVAILABLE:
         with the dice: the cells of every box for that roll, a line or two), so that the other games' dice and
         moves are worked on while they come. Each game's dice come from its own
         stream, in the order a game played alone draws them."""
-        n_blocks = (active.shape[0] + GROUP - 1) // GROUP
+        n_blocks = (ps.active.shape[0] + GROUP - 1) // GROUP
         taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
         for _worker in numba.prange(min(workers, n_blocks)):  # one worker a thread
-            _play_worker(
-                active,
-                gm,
-                cod,
-                sa,
-                cl,
-                row_of,
-                direct,
-                moves,
-                flag,
-                d,
-                kept_rows,
-                hk,
-                rd,
-                rolls,
-                pending,
-                cls,
-                errors,
-                taken,
-            )
+            _play_worker(ps, gm, cod, sa, cl, mv, d, hk, rd, taken)

@@ -566,24 +566,19 @@ class JitPlay:
         while active.size:
             pending = np.empty(len(active), dtype=np.int64)
             cls = np.empty(len(active), dtype=np.int64)
+            moves_at = jit.MoveRows(
+                moves.row_of, moves.complete, moves.rows, moves.flag, self.kept_rows, self.policy.rolls
+            )
             jit.play_games(
-                active,
+                jit.Pass(active, pending, cls, errors),
                 gm,
                 self.coding,
                 self.state_arrays,
                 self.classes.arrays(jit),
-                moves.row_of,
-                moves.complete,
-                moves.rows,
-                moves.flag,
+                moves_at,
                 self.dice,
-                self.kept_rows,
                 self.hand_keys,
                 self.roll_draws,
-                self.policy.rolls,
-                pending,
-                cls,
-                errors,
                 jit.workers(),
             )
             if errors[2]:
