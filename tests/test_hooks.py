@@ -492,6 +492,28 @@ def test_a_hookimpl_may_take_a_subset_of_the_arguments():
     assert len(v.legal_boxes(Card(), roll)) == 12
 
 
+def test_monitoring_and_tracing_see_every_rule_hook_call_while_on():
+    engine = Engine(entry_points=False)
+    v = engine.variant("yahtzee")
+    roll = v.roll_of((6, 6, 6, 6, 6))
+    seen: list[str] = []
+    stop = engine.pm.add_hookcall_monitoring(lambda name, impls, kwargs: seen.append(name), lambda *a: None)
+    assert v.score(Card(), "sixes", roll).score == 30
+    assert v.legal_boxes(Card(), roll)
+    assert {"dicecup_adjust_score", "dicecup_extra_points", "dicecup_legal_boxes"} <= set(seen)
+    stop()
+    stop()  # undoing twice is harmless: the fast path comes back once, not below zero watchers
+    seen.clear()
+    assert v.score(Card(), "sixes", roll).score == 30
+    assert seen == []  # no longer watched: plain hooks skip pluggy again, and nobody is told
+    traced: list[str] = []
+    engine.pm.trace.root.setwriter(traced.append)
+    undo = engine.pm.enable_tracing()
+    v.end_bonuses(Card())
+    undo()
+    assert any("dicecup_end_bonuses" in line for line in traced)
+
+
 def test_a_wrapper_hookimpl_keeps_error_messages_working():
     class Wrapping:
         @hookimpl(wrapper=True)

@@ -29,7 +29,7 @@ from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import check_numbers, resolve
 from .model import Variant
-from .rulehooks import RULE_HOOKS, RuleHooks, plugin_label
+from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, plugin_label
 from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
 
 __all__ = [
@@ -217,7 +217,7 @@ class Engine:
         if isinstance(plugin_files, (str, bytes)) or not isinstance(plugin_files, Sequence):
             raise PluginError(f"plugin_files must be a list of paths, got {type(plugin_files).__name__}")
         plugins = [*plugins, *(load_plugin_file(p) for p in plugin_files)]
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm = HookManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         if builtins:
             for modname in BUILTIN_PLUGINS:

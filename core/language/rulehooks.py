@@ -1,7 +1,9 @@
 """How the rule hooks are called for one variant: only the plugins it enables take part.
 
-Every call goes through pluggy's own hook callers, so an implementation may take
-any subset of a hook's arguments and `wrapper=True` implementations work. Folds
+Calls follow pluggy's rules (an implementation may take any subset of a hook's
+arguments, `wrapper=True` implementations work); plain hooks skip pluggy's
+per-call machinery (`_Caller`) unless someone watches the calls
+(`HookManager`: pluggy's tracing and `add_hookcall_monitoring`). Folds
 (`adjust_score`) and per-plugin questions (which rule forbids a box, which plugin
 answers an action) use one subset caller per plugin. A plugin that raises
 anything but a `DicecupError` is reported as a `PluginError` naming it.
@@ -19,7 +21,7 @@ from .card import Award
 from .frozen import freeze_json
 from .model import UNCHANGED, BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate
 
-__all__ = ["RuleHooks", "RULE_HOOKS"]
+__all__ = ["HookManager", "RuleHooks", "RULE_HOOKS"]
 
 #: The hooks called during play (registration hooks are called by the engine itself).
 RULE_HOOKS = (
@@ -51,17 +53,39 @@ def plugin_label(pm: pluggy.PluginManager, plugin: Any) -> str:
     return getattr(plugin, "__name__", None) or type(plugin).__name__
 
 
+class HookManager(pluggy.PluginManager):
+    """pluggy's plugin manager, counting who watches hook calls (`add_hookcall_monitoring`, which pluggy's
+    `enable_tracing` uses too): while anyone does, every rule hook call goes through pluggy, so they see it."""
+
+    watchers = 0
+
+    def add_hookcall_monitoring(self, before: Any, after: Any) -> Callable[[], None]:
+        undo = super().add_hookcall_monitoring(before, after)
+        self.watchers += 1
+        done = False
+
+        def stop() -> None:
+            nonlocal done
+            undo()
+            if not done:
+                done = True
+                self.watchers -= 1
+
+        return stop
+
+
 class _Caller:
     """A pluggy hook caller whose implementations are resolved once (the plugins are all registered when a
     variant's hooks are made) and called as pluggy's own loop calls them: in its order, each with the
     arguments it names, the results that are not None in a list. Without pluggy's per-call argument checks
     and copies: the rules model asks thousands of cards. A hook with wrappers or `firstresult` goes through
-    pluggy."""
+    pluggy, and so does every call while the manager's calls are watched (`HookManager`)."""
 
-    __slots__ = ("caller", "impls")
+    __slots__ = ("caller", "impls", "pm")
 
-    def __init__(self, caller: Any) -> None:
+    def __init__(self, caller: Any, pm: pluggy.PluginManager) -> None:
         self.caller = caller
+        self.pm = pm
         impls = caller.get_hookimpls()
         first = caller.spec is not None and caller.spec.opts.get("firstresult", False)
         plain = not first and not any(i.hookwrapper or i.wrapper for i in impls)
@@ -71,7 +95,7 @@ class _Caller:
         return self.caller.get_hookimpls()
 
     def __call__(self, **kwargs: Any) -> Any:
-        if self.impls is None:
+        if self.impls is None or getattr(self.pm, "watchers", 1) != 0:
             return self.caller(**kwargs)
         out = []
         for fn, names in self.impls:
@@ -95,7 +119,7 @@ class RuleHooks:
         self._excluded = list(excluded)
         self._rule_names = dict(rule_names or {})  # id(plugin) -> the enabled rules it provides
         self._owners = dict(owners or {})  # enabled rule name -> the plugin providing it
-        self._callers = {n: _Caller(pm.subset_hook_caller(f"dicecup_{n}", self._excluded)) for n in RULE_HOOKS}
+        self._callers = {n: _Caller(pm.subset_hook_caller(f"dicecup_{n}", self._excluded), pm) for n in RULE_HOOKS}
         self._single: dict[str, list[tuple[Any, Any]]] = {}
 
     # ------------------------------------------------------------------ calling
@@ -110,7 +134,7 @@ class RuleHooks:
             got = []
             for plugin in plugins:
                 others = [p for p in everyone if p is not plugin]
-                got.append((plugin, _Caller(self._pm.subset_hook_caller(f"dicecup_{hook}", others))))
+                got.append((plugin, _Caller(self._pm.subset_hook_caller(f"dicecup_{hook}", others), self._pm)))
             self._single[hook] = got
         return got
 
