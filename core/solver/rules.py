@@ -855,7 +855,7 @@ class RuleModel(ClassCoding):
                 cards.append((template, [self.box_ids[free[-1] if alt else free[0]] for free in carriers]))
             for point in itertools.product(*(range(d) for d in dims)):
                 held = [lo + i - f for (lo, _), i, f in zip(ranges, point, fixed, strict=False)]
-                first: tuple[int, dict[str, int]] | None = None
+                answers: list[tuple[int, dict[str, int]]] = []  # per card: total points, points by award id
                 for template, holders in cards:
                     for box, value in zip(holders, held, strict=False):
                         template[box] = value
@@ -869,20 +869,20 @@ class RuleModel(ClassCoding):
                     for a in awards:
                         total += a.points
                         by_id[a.id] = by_id.get(a.id, 0) + a.points
-                    if first is None:
-                        first = (total, by_id)
-                    elif total != first[0]:
+                    answers.append((total, by_id))
+                total, by_id = answers[0]  # (`alts` gives one card at least)
+                for other_total, other_by_id in answers[1:]:
+                    if other_total != total:
                         raise SolverError(
                             f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
                             "split between its boxes; the solver tracks only the total"
                         )
-                    elif by_id != first[1]:
+                    if other_by_id != by_id:
                         award_at = None
-                assert first is not None  # (one card at least)
                 if award_at is not None:
-                    for aid, pts in first[1].items():
+                    for aid, pts in by_id.items():
                         award_at.setdefault(aid, []).append((len(flat), pts))
-                flat.append(float(first[0]))
+                flat.append(float(total))
         out = np.array(flat, dtype=np.float64).reshape(shape)
         if award_at is None:
             return out, None
