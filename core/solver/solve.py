@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -156,11 +157,12 @@ class Solution:
         ok = slots < ix.size
         ok[ok] = np.isfinite(values[slots[ok]])
         state_codes, progs, slots = state_codes[ok], progs[ok], slots[ok]
-        filled = np.array([int(x).bit_count() for x in (state_codes & ix.full).tolist()], dtype=np.int64)
-        return [
-            (state_codes[filled == k], np.ascontiguousarray(progs[filled == k]), slots[filled == k])
-            for k in range(ix.nb + 1)
-        ]
+        # boxes filled, counted per class (a Python popcount per state costs a fifth of a second on Yahtzee)
+        filled = np.array([int(x).bit_count() for x in (codes & ix.full).tolist()], dtype=np.int64)[cls[ok]]
+        order = np.argsort(filled, kind="stable")  # by layer, in index order within one
+        state_codes, progs, slots = state_codes[order], progs[order], slots[order]
+        cut = np.searchsorted(filled[order], np.arange(ix.nb + 2)).tolist()
+        return [(state_codes[a:b], progs[a:b], slots[a:b]) for a, b in itertools.pairwise(cut)]
 
     # ------------------------------------------------------------------ playing from the table
 
