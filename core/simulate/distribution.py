@@ -461,7 +461,7 @@ if AVAILABLE:
             raise DicecupError("internal error: a roll with no legal box the solver can value")
         _successors_of(acc, ctx_of, outs, succ, nxt)
 
-    FUSE = 8  # outcomes `_convolve` adds in one pass over a window (`_add_fused` is written for 8)
+    FUSE = 8  # outcomes `_convolve` adds in one pass over a window (`_add_fused`)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _add_part(out, at, vec, so, q, a, z):
@@ -473,63 +473,120 @@ if AVAILABLE:
                 dst[j] += q * src[j]
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _outcome(rows, below, base, g, k, end):
-        """Outcome g + k's (start in out, offset of its successor's vector, length, probability); past `end` (a
-        group's padding), the group's first outcome g with probability 0, which adds exact zeros."""
-        t = g + k if g + k < end else g
-        s = rows.nxt[t]
-        return base + rows.pts[t] + below.lo[s], below.off[s], below.ln[s], rows.prob[t] if g + k < end else 0.0
+    def _outcomes(rows, below, base, o):
+        """Outcomes o and o + 1 as tuples: their starts in out, successor vectors' offsets, lengths, probabilities."""
+        s, t = rows.nxt[o], rows.nxt[o + 1]
+        return (
+            (base + rows.pts[o] + below.lo[s], base + rows.pts[o + 1] + below.lo[t]),
+            (below.off[s], below.off[t]),
+            (below.ln[s], below.ln[t]),
+            (rows.prob[o], rows.prob[o + 1]),
+        )
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _add_fused(out, vec, at, so, ln, q):
-        """FUSE outcomes (at, so, ln, q: tuples of their starts in out, vector offsets, lengths and probabilities)
-        added to out: where all of them overlap, in one pass that reads and writes out once; before and after
-        it, one outcome at a time. Every entry's sum is taken in outcome order, as one outcome at a time takes
-        it (padding outcomes add exact zeros): bit for bit the same sums, with a pass over out for FUSE
-        outcomes instead of one each."""
-        a = max(max(max(at[0], at[1]), max(at[2], at[3])), max(max(at[4], at[5]), max(at[6], at[7])))
-        z = min(
-            min(min(at[0] + ln[0], at[1] + ln[1]), min(at[2] + ln[2], at[3] + ln[3])),
-            min(min(at[4] + ln[4], at[5] + ln[5]), min(at[6] + ln[6], at[7] + ln[7])),
-        )
+    def _join(x, y):
+        """Two groups of outcomes (`_outcomes`' tuples) as one."""
+        return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _overlap(out, vec, g):
+        """A group of outcomes g (`_outcomes`' tuples) added to out outside [a, z), the span all of them cover
+        (empty: a = z), one outcome at a time in order, before it; returns (a, z) for the caller's one pass over
+        it, then `_after` adds what lies after it."""
+        at, so, ln, q = g
+        a, z = at[0], at[0] + ln[0]
+        for t in range(1, len(at)):
+            a, z = max(a, at[t]), min(z, at[t] + ln[t])
         z = max(a, z)  # no common overlap: every outcome alone, its part before a, then its part from a
-        for t in range(FUSE):
+        for t in range(len(at)):
             _add_part(out, at[t], vec, so[t], q[t], 0, min(ln[t], a - at[t]))
+        return a, z
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _after(out, vec, g, z):
+        """The parts of a group's outcomes from z on (`_overlap`), one outcome at a time in order."""
+        at, so, ln, q = g
+        for t in range(len(at)):
+            _add_part(out, at[t], vec, so[t], q[t], max(0, z - at[t]), ln[t])
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_fused(out, vec, g):
+        """FUSE outcomes g (`_outcomes`' tuples) added to out: where all of them overlap, in one pass that reads
+        and writes out once; before and after it, one outcome at a time. Every entry's sum is taken in outcome
+        order, as one outcome at a time takes it: bit for bit the same sums, with a pass over out for FUSE
+        outcomes instead of one each. `_add_four` and `_add_two` are the same for a state's last few."""
+        at, so = g[0], g[1]
+        a, z = _overlap(out, vec, g)
         dst = out[a:z]
         x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
         x2, x3 = vec[so[2] + a - at[2] : so[2] + z - at[2]], vec[so[3] + a - at[3] : so[3] + z - at[3]]
         x4, x5 = vec[so[4] + a - at[4] : so[4] + z - at[4]], vec[so[5] + a - at[5] : so[5] + z - at[5]]
         x6, x7 = vec[so[6] + a - at[6] : so[6] + z - at[6]], vec[so[7] + a - at[7] : so[7] + z - at[7]]
-        q0, q1, q2, q3, q4, q5, q6, q7 = q
+        q0, q1, q2, q3, q4, q5, q6, q7 = g[3]
         for j in range(z - a):
             y = (((dst[j] + q0 * x0[j]) + q1 * x1[j]) + q2 * x2[j]) + q3 * x3[j]
             dst[j] = (((y + q4 * x4[j]) + q5 * x5[j]) + q6 * x6[j]) + q7 * x7[j]
-        for t in range(FUSE):
-            _add_part(out, at[t], vec, so[t], q[t], max(0, z - at[t]), ln[t])
+        _after(out, vec, g, z)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_four(out, vec, g):
+        """`_add_fused` for 4 outcomes."""
+        at, so = g[0], g[1]
+        a, z = _overlap(out, vec, g)
+        dst = out[a:z]
+        x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
+        x2, x3 = vec[so[2] + a - at[2] : so[2] + z - at[2]], vec[so[3] + a - at[3] : so[3] + z - at[3]]
+        q0, q1, q2, q3 = g[3]
+        for j in range(z - a):
+            dst[j] = (((dst[j] + q0 * x0[j]) + q1 * x1[j]) + q2 * x2[j]) + q3 * x3[j]
+        _after(out, vec, g, z)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_two(out, vec, g):
+        """`_add_fused` for 2 outcomes."""
+        at, so = g[0], g[1]
+        a, z = _overlap(out, vec, g)
+        dst = out[a:z]
+        x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
+        q0, q1 = g[3]
+        for j in range(z - a):
+            dst[j] = (dst[j] + q0 * x0[j]) + q1 * x1[j]
+        _after(out, vec, g, z)
+
+    @numba.njit(cache=True, nogil=True)
+    def _convolve_state(rows, below, i, lo, ln, off, out):
+        """State i's vector into out[off .. off + ln - 1] (the window from lo): `_convolve`'s body, a function of its
+        own (numba's parallel passes do not take the tuples of its groups of outcomes)."""
+        vec = below.vec
+        window = out[off : off + ln]
+        for j in range(ln):
+            window[j] = 0.0
+        base = off - lo
+        o, end = rows.start[i], rows.start[i + 1]
+        while end - o >= FUSE:
+            four = _join(_outcomes(rows, below, base, o), _outcomes(rows, below, base, o + 2))
+            more = _join(_outcomes(rows, below, base, o + 4), _outcomes(rows, below, base, o + 6))
+            _add_fused(out, vec, _join(four, more))
+            o += FUSE
+        if end - o >= 4:
+            _add_four(out, vec, _join(_outcomes(rows, below, base, o), _outcomes(rows, below, base, o + 2)))
+            o += 4
+        if end - o >= 2:
+            _add_two(out, vec, _outcomes(rows, below, base, o))
+            o += 2
+        if o < end:
+            s = rows.nxt[o]
+            _add_part(out, base + rows.pts[o] + below.lo[s], vec, below.off[s], rows.prob[o], 0, below.ln[s])
 
     @numba.njit(cache=True, parallel=True)
     def _convolve(rows, below, wlo, wln, woff, out):
         """out[woff[i] + j] = P(remaining points = wlo[i] + j), j < wln[i]: each outcome's successor vector,
         shifted by its points and weighted by its probability, summed in outcome order, FUSE outcomes a pass
-        (`_add_fused`; the window zeroed first: `out` is reused from layer to layer, its pages faulted in once)."""
-        start = rows.start
-        vec = below.vec
-        for i in numba.prange(start.shape[0] - 1):
-            window = out[woff[i] : woff[i] + wln[i]]
-            for j in range(wln[i]):
-                window[j] = 0.0
-            base = woff[i] - wlo[i]
-            end = start[i + 1]
-            for o in range(start[i], end, FUSE):
-                p0, p1 = _outcome(rows, below, base, o, 0, end), _outcome(rows, below, base, o, 1, end)
-                p2, p3 = _outcome(rows, below, base, o, 2, end), _outcome(rows, below, base, o, 3, end)
-                p4, p5 = _outcome(rows, below, base, o, 4, end), _outcome(rows, below, base, o, 5, end)
-                p6, p7 = _outcome(rows, below, base, o, 6, end), _outcome(rows, below, base, o, 7, end)
-                at = (p0[0], p1[0], p2[0], p3[0], p4[0], p5[0], p6[0], p7[0])
-                so = (p0[1], p1[1], p2[1], p3[1], p4[1], p5[1], p6[1], p7[1])
-                ln = (p0[2], p1[2], p2[2], p3[2], p4[2], p5[2], p6[2], p7[2])
-                q = (p0[3], p1[3], p2[3], p3[3], p4[3], p5[3], p6[3], p7[3])
-                _add_fused(out, vec, at, so, ln, q)
+        (`_add_fused`; the window zeroed first: `out` is reused from layer to layer, its pages faulted in once).
+        A state's last outcomes (fewer than FUSE) go in passes of 4, 2 and 1 rather than padded to FUSE with
+        zeros (which cost as much as the outcomes they pad)."""
+        for i in numba.prange(rows.start.shape[0] - 1):
+            _convolve_state(rows, below, i, wlo[i], wln[i], woff[i], out)
 
 
 # ---------------------------------------------------------------------------------------------- policy
