@@ -20,6 +20,13 @@ scatter), and every position (a card, or dice on the table mid-turn) reads its a
 shifted by the points already on its card. A forward pass would carry score-so-far vectors, no smaller, and
 would have to scatter into successors and be rerun per starting position.
 
+Which states: only those the policy reaches from the position with positive probability (about 2/3 of
+yahtzee's reachable states from the empty card). The turns are played forward first, layer by layer from the
+position, each layer's states being those its predecessors' outcomes lead to, and their outcomes kept (a few
+dozen compact rows a state: the vectors' windows are far larger); the backward pass then convolves those
+states alone. A state's vector sums only outcomes of positive probability, so it is the same, bit for bit, as
+with every state computed (`LayerPass.layer` without outcomes still does every state: `win`'s table).
+
 Within a turn the probabilities go forward: the first roll's multinomial probabilities, then at each decision
 the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
 die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
@@ -412,30 +419,37 @@ if AVAILABLE:
             _count_outcomes(acc, i0, block, count)
 
     @numba.njit(cache=True, parallel=True)
-    def _compact(acc, ctx_of, outs, succ, below, rows, wlo, wln, errors):
-        """The outcomes each state reaches (acc > 0) into `rows` (`Compact`, its starts given), and the window
-        [wlo, wlo + wln) of remaining points they reach (from the successors' windows `below`)."""
+    def _compact(acc, ctx_of, outs, succ, rows):
+        """The outcomes each state reaches (acc > 0) into `rows` (`Compact`, its starts given)."""
         out_box, out_slot, out_pts, kmax = outs.box, outs.slot, outs.pts, outs.kmax
-        lo, ln = below.lo, below.ln
         start, prob, nxt, pts = rows.start, rows.prob, rows.nxt, rows.pts
-        size = lo.shape[0] - 1
         for i in numba.prange(acc.shape[0]):
             c = ctx_of[i]
             j = start[i]
-            a = np.int64(2**62)
-            z = -np.int64(2**62)
             for o in range(acc.shape[1]):
                 p = acc[i, o]
                 if p == 0.0:
                     continue
-                s = succ[i, out_box[c, o] * kmax + out_slot[c, o]]
-                prob[j], nxt[j], pts[j] = p, s, out_pts[c, o]
+                prob[j], nxt[j], pts[j] = p, succ[i, out_box[c, o] * kmax + out_slot[c, o]], out_pts[c, o]
                 j += 1
+
+    @numba.njit(cache=True, parallel=True)
+    def _windows(rows, below, wlo, wln, errors):
+        """The window [wlo, wlo + wln) of remaining points each state's outcomes (`rows`) reach, from their
+        successors' windows `below`; errors[0] counts outcomes leading to a state with no vector."""
+        lo, ln = below.lo, below.ln
+        start, nxt, pts = rows.start, rows.nxt, rows.pts
+        size = lo.shape[0] - 1
+        for i in numba.prange(start.shape[0] - 1):
+            a = np.int64(2**62)
+            z = -np.int64(2**62)
+            for j in range(start[i], start[i + 1]):
+                s = nxt[j]
                 if s < 0 or s >= size or ln[s] <= 0:
                     errors[0] += 1
                     continue
-                a = min(a, out_pts[c, o] + lo[s])
-                z = max(z, out_pts[c, o] + lo[s] + ln[s] - 1)
+                a = min(a, pts[j] + lo[s])
+                z = max(z, pts[j] + lo[s] + ln[s] - 1)
             if z < a:
                 errors[1] += 1
                 wlo[i], wln[i] = 0, 1
@@ -693,6 +707,7 @@ def box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
 
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+Parts = list[tuple[int, Compact]]  # a layer's outcomes, chunk by chunk: (first state, rows)
 
 
 def layers_from(solution: Solution, mask: int = 0) -> Layers:
@@ -781,6 +796,12 @@ class LayerPass:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(window starts, window lengths, offsets, vectors) of the remaining points from these states (a
         turn's start, or decision stage0 with roll distribution mass0), from the layer after's vectors."""
+        return self.convolve(self.outcomes(codes, progs, stage0, mass0), len(codes))
+
+    def outcomes(self, codes: np.ndarray, progs: np.ndarray, stage0: int = 0, mass0: np.ndarray | None = None) -> Parts:
+        """The outcomes these states' turns end in (a turn's start, or decision stage0 with roll distribution
+        mass0), chunk by chunk: (the chunk's first state, its `Compact` rows). Reads only the solution, not the
+        vectors: a layer's can be had before the layer after is convolved."""
         from .optimal import turn_states
 
         sol, tables = self.solution, self.tables
@@ -790,9 +811,7 @@ class LayerPass:
         ctx_of = tables.dense(sol, codes)
         n = len(codes)
         nb, kmax = self.slot_add.shape
-        wlo = np.zeros(n, dtype=np.int64)
-        wln = np.zeros(n, dtype=np.int64)
-        parts: list[tuple[int, Compact]] = []
+        parts: Parts = []
         errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
         order = graph.keep_order
@@ -822,14 +841,25 @@ class LayerPass:
             np.cumsum(count, out=start[1:])
             total = int(start[-1])
             rows = Compact(start, np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64))
-            _compact(acc, cx, self.outs, succ, self.vectors, rows, wlo[part], wln[part], errors)
-            if errors.any():
-                raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
+            _compact(acc, cx, self.outs, succ, rows)
             parts.append((a, rows))
+        return parts
+
+    def convolve(self, parts: Parts, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(window starts, window lengths, offsets, vectors) of the n states whose outcomes are `parts`
+        (`outcomes`), from the layer after's vectors."""
+        wlo = np.zeros(n, dtype=np.int64)
+        wln = np.zeros(n, dtype=np.int64)
+        errors = np.zeros(2, dtype=np.int64)
+        below = self.vectors
+        for a, rows in parts:
+            part = slice(a, a + len(rows.start) - 1)
+            _windows(rows, below, wlo[part], wln[part], errors)
+        if errors.any():
+            raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
         woff = np.zeros(n, dtype=np.int64)
         np.cumsum(wln[:-1], out=woff[1:])
         out = self._buffer(int(wln.sum()))
-        below = self.vectors
         for a, rows in parts:
             part = slice(a, a + len(rows.start) - 1)
             _convolve(rows, below, wlo[part], wln[part], woff[part], out)
@@ -844,13 +874,29 @@ class LayerPass:
         self.spare = None
         return spare[:size]
 
-    def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray) -> None:
-        """Replace the vectors by those of a whole layer (its states' remaining points)."""
-        wlo, wln, woff, out = self.turn(codes, progs)
+    def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray, parts: Parts | None = None) -> None:
+        """Replace the vectors by those of a layer's states (their remaining points); `parts`: their outcomes
+        where `outcomes` gave them already."""
+        if parts is None:
+            wlo, wln, woff, out = self.turn(codes, progs)
+        else:
+            wlo, wln, woff, out = self.convolve(parts, len(codes))
         self.ln[:] = 0
         self.lo[index], self.ln[index], self.off[index] = wlo, wln, woff
         self.spare = self.vec.base if self.vec.base is not None else self.vec
         self.vec = out
+
+
+def _reached(parts: Parts, layer: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The states of `layer` (codes, progs, value slots) that the outcomes `parts` lead to, in the layer's order."""
+    codes, progs, index = layer
+    slots = np.unique(np.concatenate([rows.nxt for _, rows in parts]))
+    by = np.argsort(index, kind="stable")
+    at = by[np.minimum(np.searchsorted(index, slots, sorter=by), len(index) - 1)] if len(index) else by
+    if len(at) != len(slots) or not np.array_equal(index[at], slots):
+        raise DicecupError("internal error: a turn leads to a state outside the next layer")
+    at = np.sort(at)
+    return codes[at], np.ascontiguousarray(progs[at]), index[at]
 
 
 def distribution(
@@ -901,13 +947,22 @@ def distribution(
             f"above the limit of {max_bytes / 2**30:.1f} GiB"
         )
     run = LayerPass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]), max(per_layer) // 8)
-    run.terminal(layers[-1][2])
-    for k in range(len(layers) - 2, filled, -1):
-        codes, progs, index = layers[k]
-        run.layer(codes, progs, index)
     codes = np.array([code], dtype=np.int64)
     progs = np.ascontiguousarray(prog.reshape(1, -1).astype(np.int64))
-    wlo, wln, woff, out = run.turn(codes, progs, stage0, mass0)
+    first = run.outcomes(codes, progs, stage0, mass0)
+    # forward: only the states the policy reaches from the position with positive probability (about 2/3 of
+    # yahtzee's), their outcomes kept; then backward through them alone (an outcome of probability 0 is
+    # never added, so the vectors are the same, bit for bit, as from every state)
+    reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []
+    parts = first
+    for k in range(filled + 1, len(layers) - 1):
+        c, p, index = _reached(parts, layers[k])
+        parts = run.outcomes(c, p)
+        reached.append((c, p, index, parts))
+    run.terminal(_reached(parts, layers[-1])[2])
+    for c, p, index, parts in reversed(reached):
+        run.layer(c, p, index, parts)
+    wlo, wln, woff, out = run.convolve(first, 1)
     so_far = int(v.points_so_far(card))
     expected = _expected(solution, card, dice, rolls_left)
     return Distribution(v.id, int(wlo[0]) + so_far, out.copy(), expected, time.perf_counter() - start)
