@@ -33,7 +33,9 @@ die at a time (the dice graph's `add_edges`: the forward twin of the turn recurs
 roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
 of points its outcomes reach (every entry inside is computed, none is dropped); a layer's outcomes are kept
 as compact rows (a few dozen per state). Memory is bounded before starting: `estimate_bytes` bounds the two
-neighbouring layers' vectors, and a variant past `max_bytes` is refused with the estimate.
+neighbouring layers' vectors, and a variant past `max_bytes` is refused with the estimate. The reached states'
+outcomes (below) are kept besides, 24 bytes an outcome (183 MiB for yahtzee, 310 MiB for yatzy); the fewer
+vectors leave the peak lower than with every state computed (958 against 1103 MB, 882 against 1080 MB).
 
 It lives beside the simulator because it plays the simulator's policy (the solver does not import the
 simulator); it reads the solver only through `Solution`'s public methods and arrays.
