@@ -889,15 +889,16 @@ class LayerPass:
         self.vec = out
 
 
-def _reached(parts: Parts, layer: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
-    """The states of `layer` (codes, progs, value slots) that the outcomes `parts` lead to, in the layer's order."""
+def _reached(parts: Parts, layer: tuple[np.ndarray, np.ndarray, np.ndarray], size: int) -> tuple[np.ndarray, ...]:
+    """The states of `layer` (codes, progs, value slots) that the outcomes `parts` lead to, in the layer's order
+    (value slots below `size`; marked, not sorted)."""
     codes, progs, index = layer
-    slots = np.unique(np.concatenate([rows.nxt for _, rows in parts]))
-    by = np.argsort(index, kind="stable")
-    at = by[np.minimum(np.searchsorted(index, slots, sorter=by), len(index) - 1)] if len(index) else by
-    if len(at) != len(slots) or not np.array_equal(index[at], slots):
+    mark = np.zeros(size + 1, dtype=bool)
+    for _, rows in parts:
+        mark[rows.nxt] = True
+    at = np.flatnonzero(mark[index])
+    if len(at) != np.count_nonzero(mark):
         raise DicecupError("internal error: a turn leads to a state outside the next layer")
-    at = np.sort(at)
     return codes[at], np.ascontiguousarray(progs[at]), index[at]
 
 
@@ -958,10 +959,10 @@ def distribution(
     reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []
     parts = first
     for k in range(filled + 1, len(layers) - 1):
-        c, p, index = _reached(parts, layers[k])
+        c, p, index = _reached(parts, layers[k], ix.size)
         parts = run.outcomes(c, p)
         reached.append((c, p, index, parts))
-    run.terminal(_reached(parts, layers[-1])[2])
+    run.terminal(_reached(parts, layers[-1], ix.size)[2])
     for c, p, index, parts in reversed(reached):
         run.layer(c, p, index, parts)
     wlo, wln, woff, out = run.convolve(first, 1)
