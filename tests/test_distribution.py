@@ -76,6 +76,45 @@ def test_whole_game_equals_brute_force(tmp_path, name):
     assert d.expected == pytest.approx(solution.expected_score, abs=1e-12)
 
 
+@pytest.mark.parametrize("theta", [0.0, 0.15])
+def test_reached_states_alone_give_every_states_vectors(tmp_path, theta):
+    """The pass through the states the policy reaches (`distribution`) gives, bit for bit, the vector the
+    backward pass through every state gives (`LayerPass.layer` without outcomes, as `win`'s table builds),
+    from the empty card and from a roll mid-turn, for the mean and a risk objective; and it plays fewer states."""
+    from dicecup.numeric.objective import parse_objective
+
+    played: list[int] = []
+    original = dist_mod.LayerPass.outcomes
+
+    def spy(self, codes, *args):
+        played.append(len(codes))
+        return original(self, codes, *args)
+
+    for name in CASES:
+        v = tiny_variant(tmp_path, name)
+        solution = solve(v, objective=parse_objective("mean" if theta == 0 else f"risk:{theta}"))
+        layers = dist_mod.layers_from(solution)
+        for dice in (None, [1] * v.dice):
+            played.clear()
+            dist_mod.LayerPass.outcomes = spy
+            try:
+                d = dist_mod.distribution(solution, dice=dice)
+            finally:
+                dist_mod.LayerPass.outcomes = original
+            run = dist_mod.LayerPass(solution, np.concatenate([layer[0] for layer in layers[:-1]]))
+            run.terminal(layers[-1][2])
+            for codes, progs, index in layers[-2:0:-1]:
+                run.layer(codes, progs, index)
+            codes, progs, _ = layers[0]
+            mass0 = None
+            if dice is not None:  # after the turn's first roll (`distribution`'s default): decision 0
+                mass0 = np.zeros(solution.graph.n_rolls)
+                mass0[solution.graph.index[tuple(dice)] - int(solution.graph.roll_rows[0])] = 1.0
+            wlo, _, _, out = run.turn(codes, np.ascontiguousarray(progs), 0, mass0)
+            assert d.low == wlo[0] and d.probs.tobytes() == out.tobytes(), name
+            assert sum(played) <= sum(len(layer[0]) for layer in layers[:-1]), name
+
+
 @pytest.mark.parametrize("joker", ["free", "forced", "none"])
 def test_flags_every_joker_mode_equals_brute_force(tmp_path, joker):
     v = tiny_variant(tmp_path, "flags", options={"joker": joker})
@@ -172,8 +211,8 @@ def test_estimate_bounds_the_memory_used(tmp_path):
     used: list[int] = []
     original = dist_mod.LayerPass.layer
 
-    def spy(self, codes, progs, index):
-        original(self, codes, progs, index)
+    def spy(self, *args):
+        original(self, *args)
         used.append(self.vec.nbytes)
 
     dist_mod.LayerPass.layer = spy

@@ -20,13 +20,22 @@ scatter), and every position (a card, or dice on the table mid-turn) reads its a
 shifted by the points already on its card. A forward pass would carry score-so-far vectors, no smaller, and
 would have to scatter into successors and be rerun per starting position.
 
+Which states: only those the policy reaches from the position with positive probability (about 2/3 of
+yahtzee's reachable states from the empty card). The turns are played forward first, layer by layer from the
+position, each layer's states being those its predecessors' outcomes lead to, and their outcomes kept (a few
+dozen compact rows a state: the vectors' windows are far larger); the backward pass then convolves those
+states alone. A state's vector sums only outcomes of positive probability, so it is the same, bit for bit, as
+with every state computed (`LayerPass.layer` without outcomes still does every state: `win`'s table).
+
 Within a turn the probabilities go forward: the first roll's multinomial probabilities, then at each decision
 the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
 die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
 roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
 of points its outcomes reach (every entry inside is computed, none is dropped); a layer's outcomes are kept
 as compact rows (a few dozen per state). Memory is bounded before starting: `estimate_bytes` bounds the two
-neighbouring layers' vectors, and a variant past `max_bytes` is refused with the estimate.
+neighbouring layers' vectors, and a variant past `max_bytes` is refused with the estimate. The reached states'
+outcomes (below) are kept besides, 24 bytes an outcome (183 MiB for yahtzee, 310 MiB for yatzy); the fewer
+vectors leave the peak lower than with every state computed (958 against 1103 MB, 882 against 1080 MB).
 
 It lives beside the simulator because it plays the simulator's policy (the solver does not import the
 simulator); it reads the solver only through `Solution`'s public methods and arrays.
@@ -412,30 +421,37 @@ if AVAILABLE:
             _count_outcomes(acc, i0, block, count)
 
     @numba.njit(cache=True, parallel=True)
-    def _compact(acc, ctx_of, outs, succ, below, rows, wlo, wln, errors):
-        """The outcomes each state reaches (acc > 0) into `rows` (`Compact`, its starts given), and the window
-        [wlo, wlo + wln) of remaining points they reach (from the successors' windows `below`)."""
+    def _compact(acc, ctx_of, outs, succ, rows):
+        """The outcomes each state reaches (acc > 0) into `rows` (`Compact`, its starts given)."""
         out_box, out_slot, out_pts, kmax = outs.box, outs.slot, outs.pts, outs.kmax
-        lo, ln = below.lo, below.ln
         start, prob, nxt, pts = rows.start, rows.prob, rows.nxt, rows.pts
-        size = lo.shape[0] - 1
         for i in numba.prange(acc.shape[0]):
             c = ctx_of[i]
             j = start[i]
-            a = np.int64(2**62)
-            z = -np.int64(2**62)
             for o in range(acc.shape[1]):
                 p = acc[i, o]
                 if p == 0.0:
                     continue
-                s = succ[i, out_box[c, o] * kmax + out_slot[c, o]]
-                prob[j], nxt[j], pts[j] = p, s, out_pts[c, o]
+                prob[j], nxt[j], pts[j] = p, succ[i, out_box[c, o] * kmax + out_slot[c, o]], out_pts[c, o]
                 j += 1
+
+    @numba.njit(cache=True, parallel=True)
+    def _windows(rows, below, wlo, wln, errors):
+        """The window [wlo, wlo + wln) of remaining points each state's outcomes (`rows`) reach, from their
+        successors' windows `below`; errors[0] counts outcomes leading to a state with no vector."""
+        lo, ln = below.lo, below.ln
+        start, nxt, pts = rows.start, rows.nxt, rows.pts
+        size = lo.shape[0] - 1
+        for i in numba.prange(start.shape[0] - 1):
+            a = np.int64(2**62)
+            z = -np.int64(2**62)
+            for j in range(start[i], start[i + 1]):
+                s = nxt[j]
                 if s < 0 or s >= size or ln[s] <= 0:
                     errors[0] += 1
                     continue
-                a = min(a, out_pts[c, o] + lo[s])
-                z = max(z, out_pts[c, o] + lo[s] + ln[s] - 1)
+                a = min(a, pts[j] + lo[s])
+                z = max(z, pts[j] + lo[s] + ln[s] - 1)
             if z < a:
                 errors[1] += 1
                 wlo[i], wln[i] = 0, 1
@@ -461,7 +477,7 @@ if AVAILABLE:
             raise DicecupError("internal error: a roll with no legal box the solver can value")
         _successors_of(acc, ctx_of, outs, succ, nxt)
 
-    FUSE = 8  # outcomes `_convolve` adds in one pass over a window (`_add_fused` is written for 8)
+    FUSE = 8  # outcomes `_convolve` adds in one pass over a window (`_add_fused`)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _add_part(out, at, vec, so, q, a, z):
@@ -473,63 +489,120 @@ if AVAILABLE:
                 dst[j] += q * src[j]
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _outcome(rows, below, base, g, k, end):
-        """Outcome g + k's (start in out, offset of its successor's vector, length, probability); past `end` (a
-        group's padding), the group's first outcome g with probability 0, which adds exact zeros."""
-        t = g + k if g + k < end else g
-        s = rows.nxt[t]
-        return base + rows.pts[t] + below.lo[s], below.off[s], below.ln[s], rows.prob[t] if g + k < end else 0.0
+    def _outcomes(rows, below, base, o):
+        """Outcomes o and o + 1 as tuples: their starts in out, successor vectors' offsets, lengths, probabilities."""
+        s, t = rows.nxt[o], rows.nxt[o + 1]
+        return (
+            (base + rows.pts[o] + below.lo[s], base + rows.pts[o + 1] + below.lo[t]),
+            (below.off[s], below.off[t]),
+            (below.ln[s], below.ln[t]),
+            (rows.prob[o], rows.prob[o + 1]),
+        )
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _add_fused(out, vec, at, so, ln, q):
-        """FUSE outcomes (at, so, ln, q: tuples of their starts in out, vector offsets, lengths and probabilities)
-        added to out: where all of them overlap, in one pass that reads and writes out once; before and after
-        it, one outcome at a time. Every entry's sum is taken in outcome order, as one outcome at a time takes
-        it (padding outcomes add exact zeros): bit for bit the same sums, with a pass over out for FUSE
-        outcomes instead of one each."""
-        a = max(max(max(at[0], at[1]), max(at[2], at[3])), max(max(at[4], at[5]), max(at[6], at[7])))
-        z = min(
-            min(min(at[0] + ln[0], at[1] + ln[1]), min(at[2] + ln[2], at[3] + ln[3])),
-            min(min(at[4] + ln[4], at[5] + ln[5]), min(at[6] + ln[6], at[7] + ln[7])),
-        )
+    def _join(x, y):
+        """Two groups of outcomes (`_outcomes`' tuples) as one."""
+        return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _overlap(out, vec, g):
+        """A group of outcomes g (`_outcomes`' tuples) added to out outside [a, z), the span all of them cover
+        (empty: a = z), one outcome at a time in order, before it; returns (a, z) for the caller's one pass over
+        it, then `_after` adds what lies after it."""
+        at, so, ln, q = g
+        a, z = at[0], at[0] + ln[0]
+        for t in range(1, len(at)):
+            a, z = max(a, at[t]), min(z, at[t] + ln[t])
         z = max(a, z)  # no common overlap: every outcome alone, its part before a, then its part from a
-        for t in range(FUSE):
+        for t in range(len(at)):
             _add_part(out, at[t], vec, so[t], q[t], 0, min(ln[t], a - at[t]))
+        return a, z
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _after(out, vec, g, z):
+        """The parts of a group's outcomes from z on (`_overlap`), one outcome at a time in order."""
+        at, so, ln, q = g
+        for t in range(len(at)):
+            _add_part(out, at[t], vec, so[t], q[t], max(0, z - at[t]), ln[t])
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_fused(out, vec, g):
+        """FUSE outcomes g (`_outcomes`' tuples) added to out: where all of them overlap, in one pass that reads
+        and writes out once; before and after it, one outcome at a time. Every entry's sum is taken in outcome
+        order, as one outcome at a time takes it: bit for bit the same sums, with a pass over out for FUSE
+        outcomes instead of one each. `_add_four` and `_add_two` are the same for a state's last few."""
+        at, so = g[0], g[1]
+        a, z = _overlap(out, vec, g)
         dst = out[a:z]
         x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
         x2, x3 = vec[so[2] + a - at[2] : so[2] + z - at[2]], vec[so[3] + a - at[3] : so[3] + z - at[3]]
         x4, x5 = vec[so[4] + a - at[4] : so[4] + z - at[4]], vec[so[5] + a - at[5] : so[5] + z - at[5]]
         x6, x7 = vec[so[6] + a - at[6] : so[6] + z - at[6]], vec[so[7] + a - at[7] : so[7] + z - at[7]]
-        q0, q1, q2, q3, q4, q5, q6, q7 = q
+        q0, q1, q2, q3, q4, q5, q6, q7 = g[3]
         for j in range(z - a):
             y = (((dst[j] + q0 * x0[j]) + q1 * x1[j]) + q2 * x2[j]) + q3 * x3[j]
             dst[j] = (((y + q4 * x4[j]) + q5 * x5[j]) + q6 * x6[j]) + q7 * x7[j]
-        for t in range(FUSE):
-            _add_part(out, at[t], vec, so[t], q[t], max(0, z - at[t]), ln[t])
+        _after(out, vec, g, z)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_four(out, vec, g):
+        """`_add_fused` for 4 outcomes."""
+        at, so = g[0], g[1]
+        a, z = _overlap(out, vec, g)
+        dst = out[a:z]
+        x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
+        x2, x3 = vec[so[2] + a - at[2] : so[2] + z - at[2]], vec[so[3] + a - at[3] : so[3] + z - at[3]]
+        q0, q1, q2, q3 = g[3]
+        for j in range(z - a):
+            dst[j] = (((dst[j] + q0 * x0[j]) + q1 * x1[j]) + q2 * x2[j]) + q3 * x3[j]
+        _after(out, vec, g, z)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _add_two(out, vec, g):
+        """`_add_fused` for 2 outcomes."""
+        at, so = g[0], g[1]
+        a, z = _overlap(out, vec, g)
+        dst = out[a:z]
+        x0, x1 = vec[so[0] + a - at[0] : so[0] + z - at[0]], vec[so[1] + a - at[1] : so[1] + z - at[1]]
+        q0, q1 = g[3]
+        for j in range(z - a):
+            dst[j] = (dst[j] + q0 * x0[j]) + q1 * x1[j]
+        _after(out, vec, g, z)
+
+    @numba.njit(cache=True, nogil=True)
+    def _convolve_state(rows, below, i, lo, ln, off, out):
+        """State i's vector into out[off .. off + ln - 1] (the window from lo): `_convolve`'s body, a function of its
+        own (numba's parallel passes do not take the tuples of its groups of outcomes)."""
+        vec = below.vec
+        window = out[off : off + ln]
+        for j in range(ln):
+            window[j] = 0.0
+        base = off - lo
+        o, end = rows.start[i], rows.start[i + 1]
+        while end - o >= FUSE:
+            four = _join(_outcomes(rows, below, base, o), _outcomes(rows, below, base, o + 2))
+            more = _join(_outcomes(rows, below, base, o + 4), _outcomes(rows, below, base, o + 6))
+            _add_fused(out, vec, _join(four, more))
+            o += FUSE
+        if end - o >= 4:
+            _add_four(out, vec, _join(_outcomes(rows, below, base, o), _outcomes(rows, below, base, o + 2)))
+            o += 4
+        if end - o >= 2:
+            _add_two(out, vec, _outcomes(rows, below, base, o))
+            o += 2
+        if o < end:
+            s = rows.nxt[o]
+            _add_part(out, base + rows.pts[o] + below.lo[s], vec, below.off[s], rows.prob[o], 0, below.ln[s])
 
     @numba.njit(cache=True, parallel=True)
     def _convolve(rows, below, wlo, wln, woff, out):
         """out[woff[i] + j] = P(remaining points = wlo[i] + j), j < wln[i]: each outcome's successor vector,
         shifted by its points and weighted by its probability, summed in outcome order, FUSE outcomes a pass
-        (`_add_fused`; the window zeroed first: `out` is reused from layer to layer, its pages faulted in once)."""
-        start = rows.start
-        vec = below.vec
-        for i in numba.prange(start.shape[0] - 1):
-            window = out[woff[i] : woff[i] + wln[i]]
-            for j in range(wln[i]):
-                window[j] = 0.0
-            base = woff[i] - wlo[i]
-            end = start[i + 1]
-            for o in range(start[i], end, FUSE):
-                p0, p1 = _outcome(rows, below, base, o, 0, end), _outcome(rows, below, base, o, 1, end)
-                p2, p3 = _outcome(rows, below, base, o, 2, end), _outcome(rows, below, base, o, 3, end)
-                p4, p5 = _outcome(rows, below, base, o, 4, end), _outcome(rows, below, base, o, 5, end)
-                p6, p7 = _outcome(rows, below, base, o, 6, end), _outcome(rows, below, base, o, 7, end)
-                at = (p0[0], p1[0], p2[0], p3[0], p4[0], p5[0], p6[0], p7[0])
-                so = (p0[1], p1[1], p2[1], p3[1], p4[1], p5[1], p6[1], p7[1])
-                ln = (p0[2], p1[2], p2[2], p3[2], p4[2], p5[2], p6[2], p7[2])
-                q = (p0[3], p1[3], p2[3], p3[3], p4[3], p5[3], p6[3], p7[3])
-                _add_fused(out, vec, at, so, ln, q)
+        (`_add_fused`; the window zeroed first: `out` is reused from layer to layer, its pages faulted in once).
+        A state's last outcomes (fewer than FUSE) go in passes of 4, 2 and 1 rather than padded to FUSE with
+        zeros (which cost as much as the outcomes they pad)."""
+        for i in numba.prange(rows.start.shape[0] - 1):
+            _convolve_state(rows, below, i, wlo[i], wln[i], woff[i], out)
 
 
 # ---------------------------------------------------------------------------------------------- policy
@@ -636,6 +709,7 @@ def box_ranges(solution: Solution) -> tuple[np.ndarray, np.ndarray]:
 
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+Parts = list[tuple[int, Compact]]  # a layer's outcomes, chunk by chunk: (first state, rows)
 
 
 def layers_from(solution: Solution, mask: int = 0) -> Layers:
@@ -724,6 +798,12 @@ class LayerPass:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(window starts, window lengths, offsets, vectors) of the remaining points from these states (a
         turn's start, or decision stage0 with roll distribution mass0), from the layer after's vectors."""
+        return self.convolve(self.outcomes(codes, progs, stage0, mass0), len(codes))
+
+    def outcomes(self, codes: np.ndarray, progs: np.ndarray, stage0: int = 0, mass0: np.ndarray | None = None) -> Parts:
+        """The outcomes these states' turns end in (a turn's start, or decision stage0 with roll distribution
+        mass0), chunk by chunk: (the chunk's first state, its `Compact` rows). Reads only the solution, not the
+        vectors: a layer's can be had before the layer after is convolved."""
         from .optimal import turn_states
 
         sol, tables = self.solution, self.tables
@@ -733,9 +813,7 @@ class LayerPass:
         ctx_of = tables.dense(sol, codes)
         n = len(codes)
         nb, kmax = self.slot_add.shape
-        wlo = np.zeros(n, dtype=np.int64)
-        wln = np.zeros(n, dtype=np.int64)
-        parts: list[tuple[int, Compact]] = []
+        parts: Parts = []
         errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
         order = graph.keep_order
@@ -765,14 +843,25 @@ class LayerPass:
             np.cumsum(count, out=start[1:])
             total = int(start[-1])
             rows = Compact(start, np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64))
-            _compact(acc, cx, self.outs, succ, self.vectors, rows, wlo[part], wln[part], errors)
-            if errors.any():
-                raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
+            _compact(acc, cx, self.outs, succ, rows)
             parts.append((a, rows))
+        return parts
+
+    def convolve(self, parts: Parts, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(window starts, window lengths, offsets, vectors) of the n states whose outcomes are `parts`
+        (`outcomes`), from the layer after's vectors."""
+        wlo = np.zeros(n, dtype=np.int64)
+        wln = np.zeros(n, dtype=np.int64)
+        errors = np.zeros(2, dtype=np.int64)
+        below = self.vectors
+        for a, rows in parts:
+            part = slice(a, a + len(rows.start) - 1)
+            _windows(rows, below, wlo[part], wln[part], errors)
+        if errors.any():
+            raise DicecupError(f"internal error: a turn leads to a state with no score vector ({errors.tolist()})")
         woff = np.zeros(n, dtype=np.int64)
         np.cumsum(wln[:-1], out=woff[1:])
         out = self._buffer(int(wln.sum()))
-        below = self.vectors
         for a, rows in parts:
             part = slice(a, a + len(rows.start) - 1)
             _convolve(rows, below, wlo[part], wln[part], woff[part], out)
@@ -787,13 +876,30 @@ class LayerPass:
         self.spare = None
         return spare[:size]
 
-    def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray) -> None:
-        """Replace the vectors by those of a whole layer (its states' remaining points)."""
-        wlo, wln, woff, out = self.turn(codes, progs)
+    def layer(self, codes: np.ndarray, progs: np.ndarray, index: np.ndarray, parts: Parts | None = None) -> None:
+        """Replace the vectors by those of a layer's states (their remaining points); `parts`: their outcomes
+        where `outcomes` gave them already."""
+        if parts is None:
+            wlo, wln, woff, out = self.turn(codes, progs)
+        else:
+            wlo, wln, woff, out = self.convolve(parts, len(codes))
         self.ln[:] = 0
         self.lo[index], self.ln[index], self.off[index] = wlo, wln, woff
         self.spare = self.vec.base if self.vec.base is not None else self.vec
         self.vec = out
+
+
+def _reached(parts: Parts, layer: tuple[np.ndarray, np.ndarray, np.ndarray], size: int) -> tuple[np.ndarray, ...]:
+    """The states of `layer` (codes, progs, value slots) that the outcomes `parts` lead to, in the layer's order
+    (value slots below `size`; marked, not sorted)."""
+    codes, progs, index = layer
+    mark = np.zeros(size + 1, dtype=bool)
+    for _, rows in parts:
+        mark[rows.nxt] = True
+    at = np.flatnonzero(mark[index])
+    if len(at) != np.count_nonzero(mark):
+        raise DicecupError("internal error: a turn leads to a state outside the next layer")
+    return codes[at], np.ascontiguousarray(progs[at]), index[at]
 
 
 def distribution(
@@ -844,13 +950,22 @@ def distribution(
             f"above the limit of {max_bytes / 2**30:.1f} GiB"
         )
     run = LayerPass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]), max(per_layer) // 8)
-    run.terminal(layers[-1][2])
-    for k in range(len(layers) - 2, filled, -1):
-        codes, progs, index = layers[k]
-        run.layer(codes, progs, index)
     codes = np.array([code], dtype=np.int64)
     progs = np.ascontiguousarray(prog.reshape(1, -1).astype(np.int64))
-    wlo, wln, woff, out = run.turn(codes, progs, stage0, mass0)
+    first = run.outcomes(codes, progs, stage0, mass0)
+    # forward: only the states the policy reaches from the position with positive probability (about 2/3 of
+    # yahtzee's), their outcomes kept; then backward through them alone (an outcome of probability 0 is
+    # never added, so the vectors are the same, bit for bit, as from every state)
+    reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []
+    parts = first
+    for k in range(filled + 1, len(layers) - 1):
+        c, p, index = _reached(parts, layers[k], ix.size)
+        parts = run.outcomes(c, p)
+        reached.append((c, p, index, parts))
+    run.terminal(_reached(parts, layers[-1], ix.size)[2])
+    for c, p, index, parts in reversed(reached):
+        run.layer(c, p, index, parts)
+    wlo, wln, woff, out = run.convolve(first, 1)
     so_far = int(v.points_so_far(card))
     expected = _expected(solution, card, dice, rolls_left)
     return Distribution(v.id, int(wlo[0]) + so_far, out.copy(), expected, time.perf_counter() - start)

@@ -7,8 +7,8 @@ Per variant: a warm-up of each (numba's caches loaded), then `runs` pairs of a f
 each and the median of the pairwise ratios (target: distribution / solve <= 2), by the clock and by the
 process's CPU time (all threads: steadier where other processes share the cores). Then one more distribution
 with its phases timed (clock and CPU): the successor slots, the turns folded and played (`_play`: the simulator's fold and
-choice of keep, the policy, with the probabilities propagated through the turn), the outcomes compacted with
-their windows and the convolution;
+choice of keep, the policy, with the probabilities propagated through the turn, for the states the policy
+reaches), the outcomes compacted, their windows and the convolution;
 and the memory its score vectors took against the refusal's estimate.
 """
 
@@ -48,12 +48,13 @@ def _timed_phases() -> tuple[dict[str, float], dict[str, float], list[int], call
 
     wrap(dist_mod, "successor_slots", "successor slots")
     wrap(dist_mod, "_play", "turns folded and played")
-    wrap(dist_mod, "_compact", "compaction and windows")
+    wrap(dist_mod, "_compact", "compaction")
+    wrap(dist_mod, "_windows", "windows")
     wrap(dist_mod, "_convolve", "convolution")
     layer = dist_mod.LayerPass.layer
 
-    def spy(self, codes, progs, index):
-        layer(self, codes, progs, index)
+    def spy(self, *args):
+        layer(self, *args)
         sizes.append(self.vec.nbytes)
 
     dist_mod.LayerPass.layer = spy
