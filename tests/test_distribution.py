@@ -199,9 +199,34 @@ def test_refusals(tmp_path):
     need = dist_mod.estimate_bytes(solution)
     with pytest.raises(DicecupError, match=r"could take up to .* GiB, above the limit"):
         dist_mod.distribution(solution, max_bytes=need - 1)
+    with pytest.raises(DicecupError, match=r"GiB and the turns' outcomes .* GiB, above the limit"):
+        dist_mod.distribution(solution, max_bytes=need)  # the vectors fit; with the kept outcomes they do not
     banked = solve(tiny_variant(tmp_path, "banked"))
     with pytest.raises(DicecupError, match="bank unused rolls"):
         dist_mod.distribution(banked)
+
+
+@pytest.mark.parametrize("name", ["two-groups", "flags", "served"])
+def test_outcome_bound_holds_the_kept_outcomes(tmp_path, name):
+    """The refusal's bound on the kept outcomes is an upper bound on what the reached states keep."""
+    solution = solve(tiny_variant(tmp_path, name))
+    kept: list[int] = []
+    original = dist_mod.LayerPass.outcomes
+
+    def spy(self, *args):
+        parts = original(self, *args)
+        kept.append(sum(len(rows.prob) for _, rows in parts) * dist_mod.OUTCOME_BYTES)
+        return parts
+
+    dist_mod.LayerPass.outcomes = spy
+    try:
+        dist_mod.distribution(solution)
+    finally:
+        dist_mod.LayerPass.outcomes = original
+    layers = dist_mod.layers_from(solution)
+    codes = np.concatenate([layer[0] for layer in layers[:-1]])
+    bound = dist_mod.LayerPass(solution, codes).tables.outcome_bytes(solution, codes)
+    assert 0 < sum(kept) <= bound
 
 
 def test_estimate_bounds_the_memory_used(tmp_path):

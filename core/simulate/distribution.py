@@ -33,9 +33,10 @@ die at a time (the dice graph's `add_edges`: the forward twin of the turn recurs
 roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
 of points its outcomes reach (every entry inside is computed, none is dropped); a layer's outcomes are kept
 as compact rows (a few dozen per state). Memory is bounded before starting: `estimate_bytes` bounds the two
-neighbouring layers' vectors, and a variant past `max_bytes` is refused with the estimate. The reached states'
-outcomes (below) are kept besides, 24 bytes an outcome (183 MiB for yahtzee, 310 MiB for yatzy); the fewer
-vectors leave the peak lower than with every state computed (958 against 1103 MB, 882 against 1080 MB).
+neighbouring layers' vectors, `_Tables.outcome_bytes` the reached states' outcomes (below), kept besides, 24
+bytes an outcome (183 MiB for yahtzee, 310 MiB for yatzy, as if every outcome of every state were reached),
+and a variant past `max_bytes` is refused with the estimate. The fewer vectors leave the peak lower than with
+every state computed (958 against 1103 MB, 882 against 1080 MB).
 
 It lives beside the simulator because it plays the simulator's policy (the solver does not import the
 simulator); it reads the solver only through `Solution`'s public methods and arrays.
@@ -81,8 +82,9 @@ __all__ = [
 ]
 
 MAX_BYTES = 4 << 30
-"""The most memory (bytes) the score vectors of two neighbouring layers may take, by the estimate made before
-starting; a variant past it is refused with the estimate."""
+"""The most memory (bytes) the score vectors of two neighbouring layers and the reached states' kept outcomes
+may take, by the estimate made before starting; a variant past it is refused with the estimate."""
+OUTCOME_BYTES = 24  # a kept outcome (`Compact`): its probability, successor's value slot and points
 CHUNK = 8192  # states whose best-move rows and turn outcomes are held at once
 
 AVAILABLE = compiled.NUMBA
@@ -632,6 +634,7 @@ class _Tables:
             uniq, inv = np.unique(key.reshape(-1), return_inverse=True)
             self.oid[i] = inv.reshape(2, nb, n_rolls)
             found.append(uniq)
+        self.n_outcomes = np.array([len(u) for u in found], dtype=np.int64)  # per context: what its states may reach
         width = max(len(u) for u in found)
         self.out_box = np.zeros((C, width), dtype=np.int64)
         self.out_slot = np.zeros((C, width), dtype=np.int64)
@@ -647,6 +650,11 @@ class _Tables:
     def dense(self, solution: Solution, codes: np.ndarray) -> np.ndarray:
         """The dense context number of each class code."""
         return np.searchsorted(self.uctx, solution.model.context_of(codes)).astype(np.int64)
+
+    def outcome_bytes(self, solution: Solution, codes: np.ndarray) -> int:
+        """An upper bound on the memory the outcomes of these states' turns take kept (`Compact`): each of its
+        context's outcomes, as if every one were reached."""
+        return int(self.n_outcomes[self.dense(solution, codes)].sum()) * OUTCOME_BYTES
 
 
 def best_moves(
@@ -911,8 +919,8 @@ def distribution(
 ) -> Distribution:
     """The exact distribution of the final score when `solution`'s optimal policy plays on from a position:
     the start of a game, the start of a turn on `card`, or `dice` on the table with `rolls_left` rolls left
-    (default: after the turn's first roll). Refuses a variant whose score vectors would pass `max_bytes`
-    (by the estimate, before starting), and variants that bank unused rolls.
+    (default: after the turn's first roll). Refuses a variant whose score vectors and kept outcomes would pass
+    `max_bytes` (by the estimate, before starting), and variants that bank unused rolls.
     """
     start = time.perf_counter()
     check_variant(solution.variant)
@@ -950,6 +958,12 @@ def distribution(
             f"above the limit of {max_bytes / 2**30:.1f} GiB"
         )
     run = LayerPass(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]), max(per_layer) // 8)
+    kept = run.tables.outcome_bytes(solution, np.concatenate([layer[0] for layer in layers[filled:-1]]))
+    if need + kept > max_bytes:
+        raise DicecupError(
+            f"{v.id}: the score distributions of two neighbouring layers could take up to {need / 2**30:.1f} GiB "
+            f"and the turns' outcomes {kept / 2**30:.1f} GiB, above the limit of {max_bytes / 2**30:.1f} GiB"
+        )
     codes = np.array([code], dtype=np.int64)
     progs = np.ascontiguousarray(prog.reshape(1, -1).astype(np.int64))
     first = run.outcomes(codes, progs, stage0, mass0)
@@ -963,7 +977,8 @@ def distribution(
         parts = run.outcomes(c, p)
         reached.append((c, p, index, parts))
     run.terminal(_reached(parts, layers[-1], ix.size)[2])
-    for c, p, index, parts in reversed(reached):
+    while reached:  # each layer's outcomes let go of once it is convolved
+        c, p, index, parts = reached.pop()
         run.layer(c, p, index, parts)
     wlo, wln, woff, out = run.convolve(first, 1)
     so_far = int(v.points_so_far(card))
