@@ -6,7 +6,8 @@ Every solve runs in a fresh child process (this script with `--child`), so its
 peak RSS is its own: the parent reads it from `os.wait4` on the child. Each
 child first solves `yacht` once, untimed, so that numba's compiled kernel is
 loaded (or compiled, when its on-disk cache is cold) before the timed solves;
-the JIT column says which it was, from numba's own cache counters. The peak RSS
+the JIT column says which it was, from numba's own cache counters ("ahead-of-time
+build" where the kernels were built at install and nothing is compiled). The peak RSS
 is the child's whole life (interpreter, numba and the warm-up included); the
 "+MiB" column is how far the timed solves raised it above the peak after the
 warm-up. Seconds are the median of the timed solves (wall clock, `solve` from
@@ -14,9 +15,11 @@ the rules to the values, numba kernel by default); "DP s" is the part after
 the rules are modelled and the states found (from `solve`'s first "solve"
 progress report on); "model s" and "search s" time those two steps on their
 own, as `solve` runs them (`RuleModel` with its scores and clamps, then
-`StateSpace`), in the same child before each timed solve. The table size is that of the signed file
-`dicecup.solver.cache.save` writes (into a temporary folder, signed with a
-throw-away key: neither the user's cache nor their key is touched).
+`StateSpace`), in the same child before each timed solve; "S<DP" says whether the
+search alone costs less than the DP, "M+S<DP" whether model and search together
+do. The table size is that of the signed file `dicecup.solver.cache.save`
+writes (into a temporary folder, signed with a throw-away key: neither the
+user's cache nor their key is touched).
 
 1. Every built-in variant (and Yahtzee's other joker modes, Maxi Yatzy without
    saved rolls and tests/variants/seven.yaml): states, seconds, peak RSS,
@@ -158,6 +161,9 @@ def child(spec: dict[str, Any], out: dict[str, Any]) -> None:
         return
     out["stage"] = "warm-up"
     if kernel == "numba":
+        from dicecup.numeric import compiled
+
+        out["kernel_mode"] = compiled.MODE  # "aot": the ahead-of-time build, nothing for numba to compile
         start = time.perf_counter()
         solve(engine.variant(WARMUP), kernel=kernel)
         out["warmup_seconds"] = time.perf_counter() - start
@@ -295,6 +301,8 @@ def _jit_note(r: dict[str, Any]) -> str:
     _, timed_misses = r.get("jit_timed", r["jit_warmup"])
     if misses:
         note = f"cold: the warm-up compiled ({r['warmup_seconds']:.0f} s)"
+    elif r.get("kernel_mode") == "aot":
+        note = "ahead-of-time build"
     else:
         note = "warm" if hits else "unknown (no numba cache counts)"
     if timed_misses > misses:
@@ -323,16 +331,17 @@ def _label(vid: str, options: dict[str, Any]) -> str:
 
 
 def _phases(r: dict[str, Any]) -> str:
-    """Median seconds of the rules model and of the state search, and whether together they beat the DP."""
+    """Median seconds of the rules model and of the state search; whether the search costs less than the DP
+    (the issue's target), and whether model and search together do."""
     model, search = statistics.median(r["model_times"]), statistics.median(r["search_times"])
-    mark = "<" if model + search < statistics.median(r["dp_times"]) else ">="
-    return f"{model:7.3f} {search:8.3f} {mark:>3}"
+    dp = statistics.median(r["dp_times"])
+    return f"{model:7.3f} {search:8.3f} {'<' if search < dp else '>=':>4} {'<' if model + search < dp else '>=':>6}"
 
 
 def builtin_table(ids: list[str], args: argparse.Namespace, extra: bool = True) -> None:
     print(f"\n1. Built-in variants (kernel {args.kernel}, median of {args.repeats}, limit {args.max_states:,} states)")
     print(
-        f"{'variant':28} {'states':>10} {'seconds':>8} {'model s':>7} {'search s':>8} {'<DP':>3} {'DP s':>7} "
+        f"{'variant':28} {'states':>10} {'seconds':>8} {'model s':>7} {'search s':>8} {'S<DP':>4} {'M+S<DP':>6} {'DP s':>7} "
         f"{'peak MiB':>8} {'+MiB':>6} {'expected':>10} {'table bytes':>11}  JIT"
     )
     rows: list[tuple[str, dict[str, Any]]] = [(vid, {}) for vid in ids] + (EXTRA if extra else [])
@@ -344,7 +353,7 @@ def builtin_table(ids: list[str], args: argparse.Namespace, extra: bool = True) 
         if "times" not in r:
             dash = "-"
             print(
-                f"{label:28} {dash:>10} {dash:>8} {dash:>7} {dash:>8} {dash:>3} {dash:>7} {_peak(r):>8} {dash:>6} "
+                f"{label:28} {dash:>10} {dash:>8} {dash:>7} {dash:>8} {dash:>4} {dash:>6} {dash:>7} {_peak(r):>8} {dash:>6} "
                 f"{dash:>10} {dash:>11}  {_why(r)}"
             )
             continue
@@ -394,7 +403,7 @@ def scaling_series(
     print(f"\n{title}")
     print(
         f"{'dice':>4} {'faces':>5} {'boxes':>5} {'multisets':>9} {'states':>8} {'seconds':>8} {'model s':>7} "
-        f"{'search s':>8} {'<DP':>3} {'DP s':>7} {'peak MiB':>8}"
+        f"{'search s':>8} {'S<DP':>4} {'M+S<DP':>6} {'DP s':>7} {'peak MiB':>8}"
     )
     solved = []
     for dice, faces, boxes in cards:
@@ -409,7 +418,7 @@ def scaling_series(
         spec = {"path": path, "repeats": args.scaling_repeats, "max_states": args.max_states, "kernel": args.kernel}
         r = run_child({**spec, "table": False}, args.timeout)
         if "times" not in r:
-            print(f"{lead} {'-':>8} {'-':>8} {'-':>7} {'-':>8} {'-':>3} {'-':>7} {_peak(r):>8}  {_why(r)}")
+            print(f"{lead} {'-':>8} {'-':>8} {'-':>7} {'-':>8} {'-':>4} {'-':>6} {'-':>7} {_peak(r):>8}  {_why(r)}")
             continue
         p = Point(dice, faces, len(boxes), r["states"], statistics.median(r["times"]), statistics.median(r["dp_times"]))
         print(f"{lead} {p.states:>8,} {p.seconds:8.2f} {_phases(r)} {p.dp:7.2f} {_mib(r['peak_kib']):>8}", flush=True)
