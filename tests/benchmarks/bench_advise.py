@@ -15,7 +15,9 @@ median of the pairwise ratios are printed, of wall time and of the processes' CP
 time (user + system: less swayed by a busy machine), with the load average
 (bytecode caches allowed, and the advisor's score tables kept beside its table,
 both written by a warm-up run). The peer is skipped, with a note, when
-`yatzy-solver` is not installed.
+`yatzy-solver` is not installed. Last, a fresh process times every decision of
+random whole games in play order (`--games-positions`, yahtzee box filled or
+not): what a program advising whole games meets, peer or no peer.
 """
 
 from __future__ import annotations
@@ -52,6 +54,40 @@ def _positions(variant, count: int, seed: int) -> list[tuple]:
     return out
 
 
+def _game_positions(variant, count: int, seed: int) -> list[tuple]:
+    """(card, dice, rolls left) at every decision of random solitaire games, in play order (any card)."""
+    rng = random.Random(seed)
+    out: list[tuple] = []
+    while len(out) < count:
+        state = GameState.new(variant, 1, rounds=1)
+        while not state.over and len(out) < count:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            out.append((state.card, tuple(state.dice), state.rolls_left))
+            state = state.apply(rng.choice(state.legal_actions()))
+    return out
+
+
+def whole_games(count: int) -> None:
+    """Time every decision of random whole games in a fresh process (this one), as a program advising a game
+    would ask them: the kept score tables recalled first, each position asked once, in play order. Unlike the
+    positions above, these include cards whose yahtzee box is filled (no peer figures: its rules differ there)."""
+    variant = Engine().variant("yahtzee")
+    solution, _ = cache.load_or_solve(variant)
+    recalled = advice.recall_tables(variant)
+    positions = _game_positions(variant, count, seed=2)
+    advise(solution, *positions[0])  # the first call loads the kernels
+    times = sorted(_per_call(lambda pos: advise(solution, *pos), positions[1:]))
+    over = sum(t > 2e-4 for t in times)
+    print(
+        f"dicecup in process, every decision of whole games ({len(times)} positions, a fresh process, kept tables "
+        f"{'recalled' if recalled else 'absent'}): median {1e3 * statistics.median(times):.3f} ms, "
+        f"99th percentile {1e3 * times[int(0.99 * (len(times) - 1))]:.3f} ms, max {1e3 * times[-1]:.1f} ms; "
+        f"{over} of them ({over / len(times):.0%}) over 0.2 ms"
+    )
+
+
 def _notation(variant, card, dice, rolls_left: int) -> str:
     """A position in the peer's notation (its box names are dicecup's; listed in card order)."""
     upper = sum(card.scores.get(b, 0) for b in UPPER)
@@ -82,9 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=200, help="positions timed in process (default 200)")
     ap.add_argument("--processes", type=int, default=7, help="whole-process runs of each command (default 7)")
     ap.add_argument("--cpu", action="store_true", help="time in-process calls in CPU time (a busy machine)")
+    ap.add_argument("--games-positions", type=int, default=2000, help="decisions of whole games timed (default 2000)")
+    ap.add_argument("--whole-games", type=int, help=argparse.SUPPRESS)  # the child that times them
     args = ap.parse_args(argv)
     if args.cpu:
         _CLOCK[0] = time.process_time
+    if args.whole_games is not None:
+        whole_games(args.whole_games)
+        return 0
     variant = Engine().variant("yahtzee")
     solution, _ = cache.load_or_solve(variant)
     positions = _positions(variant, args.positions, seed=1)
@@ -109,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         f"dicecup in process, {len(positions)} positions: new card {_ms(cold)}, same card again {_ms(warm)}, "
         f"next decision of the turn {_ms(nexts)} ({len(nexts)} of them)"
     )
+    child = [sys.executable, __file__, "--whole-games", str(args.games_positions)] + (["--cpu"] if args.cpu else [])
+    subprocess.run(child, check=True)
 
     try:
         import yatzy_solver as ys
