@@ -122,10 +122,10 @@ class Start(NamedTuple):
 
 class Ends(NamedTuple):
     """How a chunk's states' turns end (out): acc[i, o], the probability that state i's ends in outcome o of its
-    context (`Outcomes`), and count[i], how many outcomes it reaches; errors counted (`_play`)."""
+    context (`Outcomes`), and reached[i], how many outcomes it reaches; errors counted (`_play`)."""
 
     acc: np.ndarray  # float64 [states, width]
-    count: np.ndarray  # int64 [states]
+    reached: np.ndarray  # int64 [states]
     errors: np.ndarray  # int64 [3]
 
 
@@ -409,7 +409,7 @@ if AVAILABLE:
     def _propagate(mv, ctx_of, outs, d, start, ends):
         """Per state i of a chunk, played by best-move rows `mv` (`jit.MoveRows`: state i's row by position, its
         kept dice mv.kept): ends.acc[i, o], the probability that its turn ends in outcome o of its context
-        ctx_of[i] (`Outcomes`: a box, a successor slot, the points), starting from `start`, and ends.count[i]
+        ctx_of[i] (`Outcomes`: a box, a successor slot, the points), starting from `start`, and ends.reached[i]
         how many outcomes it reaches; ends.errors[2] counts the moves met that score no box (no legal box the
         solver could value).
         W states side by side (lanes): the kept dice's mass spreads over the rerolled dice for all at once,
@@ -820,7 +820,7 @@ class LayerPass:
         graph = sol.graph
         if mass0 is None:
             mass0 = np.ascontiguousarray(graph.arrays.roll_probs, dtype=np.float64)
-        start = Start(int(stage0), mass0)
+        begin = Start(int(stage0), mass0)
         ctx_of = tables.dense(sol, codes)
         n = len(codes)
         nb, kmax = self.slot_add.shape
@@ -840,7 +840,7 @@ class LayerPass:
             del after
             acc = np.empty((m, width))
             count = np.empty(m, dtype=np.int64)
-            _play(states, tables.scores, graph.arrays, pol, self.outs, start, Ends(acc, count, errors))
+            _play(states, tables.scores, graph.arrays, pol, self.outs, begin, Ends(acc, count, errors))
             if errors[0]:
                 raise DicecupError("internal error: a box got a score the solver never saw")
             if errors[2]:
