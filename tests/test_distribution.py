@@ -276,6 +276,7 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
     rows `bot:optimal` plays from), from a turn's start and from a roll on the table mid-turn, for the mean
     and risk objectives."""
     from dicecup.numeric.objective import parse_objective
+    from dicecup.simulate import jit
     from dicecup.simulate.optimal import turn_states
 
     for name in ("sym-upper", "flags", "two-groups"):
@@ -291,7 +292,7 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
         after = np.empty((len(codes), nb * k))
         dist_mod.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
         ctx = tables.dense(solution, codes)
-        moves, flag = dist_mod.best_moves(solution, codes, progs, after, (ctx, tables.scores, tables.same))
+        moves, flag = dist_mod.best_moves(solution, codes, progs, after, (ctx, tables.scores))
         mid = np.zeros(graph.n_rolls)
         mid[graph.n_rolls // 3] = 1.0
         for stage0, mass0 in ((0, np.ascontiguousarray(graph.arrays.roll_probs, dtype=np.float64)), (1, mid)):
@@ -300,16 +301,14 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
                 acc = np.empty((len(codes), tables.out_box.shape[1]))
                 count = np.empty(len(codes), dtype=np.int64)
                 errors = np.zeros(3, dtype=np.int64)
+                start, ends = dist_mod.Start(stage0, mass0), dist_mod.Ends(acc, count, errors)
                 if play:
-                    states = turn_states(solution, codes, progs, ctx, tables.same, after)
-                    dist_mod._play(
-                        states, tables.scores, graph.keep_order, v.rolls, theta, ctx, tables.oid, graph.arrays,
-                        stage0, mass0, acc, count, errors,
-                    )  # fmt: skip
+                    states = turn_states(solution, codes, progs, ctx, tables.scores.same, after)
+                    pol = jit.policy(graph.keep_order, v.rolls, theta)
+                    dist_mod._play(states, tables.scores, graph.arrays, pol, run.outs, start, ends)
                 else:
-                    dist_mod._propagate(
-                        moves, flag, v.rolls, ctx, tables.oid, run.kept, graph.arrays, stage0, mass0, acc, count, errors
-                    )
+                    rows = jit.move_rows(moves, flag, v.rolls)._replace(kept=run.kept)
+                    dist_mod._propagate(rows, ctx, run.outs, graph.arrays, start, ends)
                 assert not errors.any(), name
                 got.append((acc, count))
             np.testing.assert_array_equal(got[1][0], got[0][0], err_msg=f"{name} from decision {stage0}")

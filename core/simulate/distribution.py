@@ -65,8 +65,10 @@ __all__ = [
     "MAX_BYTES",
     "Compact",
     "Distribution",
+    "Ends",
     "LayerPass",
     "Outcomes",
+    "Start",
     "Successors",
     "Vectors",
     "box_ranges",
@@ -100,12 +102,31 @@ class Vectors(NamedTuple):
 
 
 class Outcomes(NamedTuple):
-    """Each score context's turn outcomes, numbered: the box scored, its successor slot and the points."""
+    """Each score context's turn outcomes, numbered: the box scored, its successor slot and the points; and the
+    outcome each scoring is."""
 
     box: np.ndarray  # int64 [contexts, width]
     slot: np.ndarray  # int64 [contexts, width]
     pts: np.ndarray  # int64 [contexts, width]
     kmax: int  # successor slots per box
+    of: np.ndarray  # int64 [contexts, 2, boxes, rolls]: the outcome of scoring roll r in box b (first roll or not)
+    n: np.ndarray  # int64 [contexts]: the context's outcomes (the rest of its row: padding)
+
+
+class Start(NamedTuple):
+    """Where a turn's propagation starts: at decision `stage` (0: the first roll's), the rolls on the table."""
+
+    stage: int
+    mass: np.ndarray  # float64 [rolls]: each roll's probability
+
+
+class Ends(NamedTuple):
+    """How a chunk's states' turns end (out): acc[i, o], the probability that state i's ends in outcome o of its
+    context (`Outcomes`), and reached[i], how many outcomes it reaches; errors counted (`_play`)."""
+
+    acc: np.ndarray  # float64 [states, width]
+    reached: np.ndarray  # int64 [states]
+    errors: np.ndarray  # int64 [3]
 
 
 class Successors(NamedTuple):
@@ -331,21 +352,24 @@ if AVAILABLE:
             count[i0 + w] = k
 
     @numba.njit(cache=True, parallel=True)
-    def _play(st, sc, order, rolls, theta, ctx_of, oid, d, stage0, mass0, acc, count, errors):
-        """`_propagate` with the policy chosen on the way, no best-move table: per block of W states, the
-        simulator's fold (`jit.fold_block`: the core's one turn recursion) and its choice of keep
-        (`jit.choose_keep`, the first within TIE of the best in the game's order, the W lanes at once), made
-        only for the rolls that carry mass; a scored roll takes the first best box (`fill_moves`' rows,
-        decision for decision).
-        errors[0] counts scores the solver never saw, errors[2] rolls with no legal box it can value."""
+    def _play(st, sc, d, pol, outs, start, ends):
+        """`_propagate` with the policy `pol` chosen on the way, no best-move table: per block of W states (`st`,
+        scoring by `sc`: their score class is their context), the simulator's fold (`jit.fold_block`: the
+        core's one turn recursion) and its choice of keep (`jit.choose_keep`, the first within TIE of the best
+        in the game's order, the W lanes at once), made only for the rolls that carry mass; a scored roll takes
+        the first best box (`fill_moves`' rows, decision for decision).
+        ends.errors[0] counts scores the solver never saw, ends.errors[2] rolls with no legal box it can value."""
+        acc, count, errors = ends
+        rolls, rows_k, n_k = pol.rolls, pol.keep_rows, pol.keep_n
+        ctx_of, oid, stage0, mass0 = st.score_class, outs.of, start.stage, start.mass
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
-        rows_k, n_k = order[0], order[1]
         for t in numba.prange((n + W - 1) // W):
             i0 = t * W
             block = min(W, n - i0)
-            now, best_box, keeps, tops = fold_block(st, sc, i0, block, d, rolls, theta, errors)
+            fold = fold_block(st, sc, d, pol, i0, errors)
+            now, best_box, keeps, tops = fold.now, fold.best_box, fold.keeps, fold.tops
             m, keep = _first_roll(acc, i0, block, mass0, d)
             js = np.empty(W, dtype=np.int64)  # each lane's keep: an array, not the tuple indexed by lane in the loop
             ctx = np.empty(W, dtype=np.int64)  # each lane's score context, read once
@@ -382,13 +406,17 @@ if AVAILABLE:
             _count_outcomes(acc, i0, block, count)
 
     @numba.njit(cache=True, parallel=True)
-    def _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors):
-        """Per state i of a chunk: acc[i, o], the probability that its turn ends in outcome o of its context
-        (a box, a successor slot, the points), starting from roll distribution mass0 at decision stage0, and
-        count[i] how many outcomes it reaches. kept_of[roll, mask]: the row of the dice a keep mask keeps;
-        errors[2] counts the moves met that score no box (no legal box the solver could value).
+    def _propagate(mv, ctx_of, outs, d, start, ends):
+        """Per state i of a chunk, played by best-move rows `mv` (`jit.MoveRows`: state i's row by position, its
+        kept dice mv.kept): ends.acc[i, o], the probability that its turn ends in outcome o of its context
+        ctx_of[i] (`Outcomes`: a box, a successor slot, the points), starting from `start`, and ends.reached[i]
+        how many outcomes it reaches; ends.errors[2] counts the moves met that score no box (no legal box the
+        solver could value).
         W states side by side (lanes): the kept dice's mass spreads over the rerolled dice for all at once,
         each lane's sums taken in the order one state alone takes them."""
+        acc, count, errors = ends
+        row_of, direct, moves, flag, kept_of, rolls = mv
+        oid, stage0, mass0 = outs.of, start.stage, start.mass
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
@@ -398,6 +426,9 @@ if AVAILABLE:
             i0 = t * W
             block = min(W, n - i0)
             m, keep = _first_roll(acc, i0, block, mass0, d)
+            row = np.empty(W, dtype=np.int64)  # each lane's row of moves, read once
+            for w in range(block):
+                row[w] = i0 + w if direct else row_of[i0 + w]
             for stage in range(stage0, rolls):
                 f1 = 1 if stage == 0 else 0
                 any_keep = False
@@ -408,7 +439,7 @@ if AVAILABLE:
                         if p == 0.0:
                             continue
                         m[lo_roll + r, w] = 0.0
-                        x = np.int64(moves[i0 + w, r, stage])
+                        x = np.int64(moves[row[w], r, stage])
                         if (x & flag) == 0 and not last:
                             keep[kept_of[r, x], w] += p
                             any_keep = True
@@ -469,15 +500,20 @@ if AVAILABLE:
             for o in range(acc.shape[1]):
                 nxt[i, o] = succ[i, out_box[c, o] * kmax + out_slot[c, o]] if acc[i, o] != 0.0 else -1
 
-    def turn_outcomes(moves, flag, rolls, ctx_of, oid, outs, kept_of, d, stage0, mass0, succ, acc, nxt):
-        """acc[i, o], the probability that state i's turn ends in outcome o of its context (`_propagate`), and
-        nxt[i, o] the value slot it leads to (where acc > 0, else -1): the outcomes as `win` reads them."""
-        errors = np.zeros(3, dtype=np.int64)
-        count = np.empty(len(ctx_of), dtype=np.int64)
-        _propagate(moves, flag, rolls, ctx_of, oid, kept_of, d, stage0, mass0, acc, count, errors)
-        if errors[2]:
+    def turn_outcomes(
+        mv: Any, ctx_of: np.ndarray, outs: Outcomes, d: Any, start: Start, succ: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(acc, nxt): acc[i, o], the probability that state i's turn (of context ctx_of[i], played by the rows
+        `mv`) ends in outcome o (`_propagate`), and nxt[i, o] the value slot it leads to (where acc > 0, else
+        -1; succ: the states' `successor_slots`): the outcomes as `win` reads them."""
+        n = len(ctx_of)
+        ends = Ends(np.empty((n, outs.box.shape[1])), np.empty(n, dtype=np.int64), np.zeros(3, dtype=np.int64))
+        _propagate(mv, ctx_of, outs, d, start, ends)
+        if ends.errors[2]:
             raise DicecupError("internal error: a roll with no legal box the solver can value")
-        _successors_of(acc, ctx_of, outs, succ, nxt)
+        nxt = np.empty(ends.acc.shape, dtype=np.int64)
+        _successors_of(ends.acc, ctx_of, outs, succ, nxt)
+        return ends.acc, nxt
 
     FUSE = 8  # outcomes `_convolve` adds in one pass over a window (`_add_fused`)
 
@@ -585,7 +621,7 @@ class _Tables:
         nb, k = space.nb, space.slot_width
         n_rolls = solution.graph.n_rolls
         self.uctx = np.unique(solution.model.context_of(codes))  # what `Solution.score_contexts` numbers densely
-        _, self.points, self.slots, self.same = solution.score_contexts(codes)
+        _, self.points, self.slots, same = solution.score_contexts(codes)
         C = len(self.uctx)
         self.oid = np.full((C, 2, nb, n_rolls), -1, dtype=np.int64)
         found: list[np.ndarray] = []
@@ -610,7 +646,7 @@ class _Tables:
             self.out_pts[i, : len(u)] = (u & ((1 << 42) - 1)) - (1 << 41)
         from .jit import score_arrays
 
-        self.scores = score_arrays(self.points, self.slots)
+        self.scores = score_arrays(self.points, self.slots, same)
 
     def dense(self, solution: Solution, codes: np.ndarray) -> np.ndarray:
         """The dense context number of each class code."""
@@ -627,16 +663,16 @@ def best_moves(
     codes: np.ndarray,
     progs: np.ndarray,
     after: np.ndarray,
-    contexts: tuple[np.ndarray, Any, np.ndarray] | None = None,
+    contexts: tuple[np.ndarray, Any] | None = None,
     check: bool = True,
 ) -> tuple[np.ndarray, int]:
     """The best-move rows of states (codes, progs) as `bot:optimal` plays them ([states, rolls, decisions]: a
     keep as a mask of the sorted dice, or flag | box) and the flag: `optimal.fill_rows`, given each state's
     successor values `after` (`Solution.successors`), so the policy and its tie rules are written once.
     `contexts`: the states' score tables where the caller has them already (`optimal.fill_rows_of`'s
-    context of each state, `jit.ScoreArrays`, first roll scoring alike), instead of building them again.
+    context of each state, `jit.ScoreArrays`), instead of building them again.
     `check`: refuse a row with no legal box the solver can value (the propagation checks the moves it plays)."""
-    from .jit import move_flag
+    from .jit import move_flag, move_rows
     from .optimal import fill_rows, fill_rows_of
 
     v = solution.variant
@@ -645,11 +681,11 @@ def best_moves(
         raise DicecupError(f"{v.id}: too many dice or boxes for the compiled policy")
     dtype, flag = fit
     moves: np.ndarray = np.empty((len(codes), solution.graph.n_rolls, v.rolls), dtype=dtype)
-    at = np.arange(len(codes), dtype=np.int64)
+    out = move_rows(moves, flag, v.rolls)  # state s's row is moves[s]
     if contexts is None:
-        fill_rows(solution, codes, progs, at, moves, flag, after)
+        fill_rows(solution, codes, progs, out, after)
     else:
-        fill_rows_of(solution, codes, progs, contexts[0], contexts[1], contexts[2], at, moves, flag, after)
+        fill_rows_of(solution, codes, progs, contexts[0], contexts[1], out, after)
     invalid = flag | (flag - 1)
     if check and ((moves == invalid).any() or ((moves[..., -1] & (flag - 1)) >= len(v.box_ids)).any()):
         raise DicecupError("internal error: a roll with no legal box the solver can value")
@@ -748,7 +784,7 @@ class LayerPass:
         self.states = solution.index.arrays
         self.nexts = Successors(self.slot_add, self.slot_inc, self.used, self.sym)
         t = self.tables
-        self.outs = Outcomes(t.out_box, t.out_slot, t.out_pts, k)
+        self.outs = Outcomes(t.out_box, t.out_slot, t.out_pts, k, t.oid, t.n_outcomes)
 
     @property
     def vectors(self) -> Vectors:
@@ -777,21 +813,22 @@ class LayerPass:
         """The outcomes these states' turns end in (a turn's start, or decision stage0 with roll distribution
         mass0), chunk by chunk: (the chunk's first state, its `Compact` rows). Reads only the solution, not the
         vectors: a layer's can be had before the layer after is convolved."""
+        from .jit import policy
         from .optimal import turn_states
 
         sol, tables = self.solution, self.tables
         graph = sol.graph
         if mass0 is None:
             mass0 = np.ascontiguousarray(graph.arrays.roll_probs, dtype=np.float64)
+        begin = Start(int(stage0), mass0)
         ctx_of = tables.dense(sol, codes)
         n = len(codes)
         nb, kmax = self.slot_add.shape
         parts: Parts = []
         errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
-        order = graph.keep_order
-        rolls = sol.variant.rolls
-        theta = float(sol.objective.theta)  # a risk table's policy folds its rolls as utilities
+        # a risk table's policy folds its rolls as utilities
+        pol = policy(graph.keep_order, sol.variant.rolls, sol.objective.theta)
         for a in range(0, n, CHUNK):
             part = slice(a, min(n, a + CHUNK))
             c, p, cx = codes[part], progs[part], ctx_of[part]
@@ -799,14 +836,11 @@ class LayerPass:
             succ = np.empty((m, nb * kmax), dtype=np.int64)
             after = np.empty((m, nb * kmax))
             successor_slots(c, p, self.nexts, self.states, self.values, succ, after)
-            states = turn_states(sol, c, p, cx, tables.same, after)
+            states = turn_states(sol, c, p, cx, tables.scores.same, after)
             del after
             acc = np.empty((m, width))
             count = np.empty(m, dtype=np.int64)
-            _play(
-                states, tables.scores, order, rolls, theta, cx, tables.oid, graph.arrays, stage0, mass0, acc, count,
-                errors,
-            )  # fmt: skip
+            _play(states, tables.scores, graph.arrays, pol, self.outs, begin, Ends(acc, count, errors))
             if errors[0]:
                 raise DicecupError("internal error: a box got a score the solver never saw")
             if errors[2]:

@@ -28,10 +28,12 @@ __all__ = [
     "Classes",
     "Coding",
     "DiceStreams",
+    "Fold",
     "Games",
     "HandKeys",
     "MoveRows",
     "Pass",
+    "Policy",
     "RollDraws",
     "ScoreArrays",
     "score_arrays",
@@ -42,7 +44,9 @@ __all__ = [
     "group_facts",
     "hand_keys",
     "move_flag",
+    "move_rows",
     "play_games",
+    "policy",
     "roll_draws",
     "seed_streams",
     "start_games",
@@ -77,11 +81,42 @@ class ScoreArrays(NamedTuple):
     slots: np.ndarray  # int64 [C, 2, boxes, rolls]: the successor slot, -1 for a score the solver never saw
     slot_lo: np.ndarray  # int64 [C, 2, boxes]: the lowest slot over the rolls (-1 when some score has none)
     slot_hi: np.ndarray  # int64 [C, 2, boxes]: the highest
+    same: np.ndarray  # bool [C]: the class's first roll scores like a later one
 
 
-def score_arrays(points: np.ndarray, slots: np.ndarray) -> ScoreArrays:
-    """The record for points and slots [C, 2, boxes, rolls], with each box's range of slots."""
-    return ScoreArrays(points, slots, slots.min(axis=3), slots.max(axis=3))
+def score_arrays(points: np.ndarray, slots: np.ndarray, same: np.ndarray) -> ScoreArrays:
+    """The record for points and slots [C, 2, boxes, rolls] and `same` [C], with each box's range of slots."""
+    return ScoreArrays(points, slots, slots.min(axis=3), slots.max(axis=3), np.ascontiguousarray(same, dtype=bool))
+
+
+class Policy(NamedTuple):
+    """How `fold_block`'s folded turns are played, besides the states' tables: the rolls a turn, the objective's
+    theta (nonzero: a risk objective's rolls folded as utilities) and the keeps chosen among, ties to the first
+    (`DiceGraph.keep_order`)."""
+
+    rolls: int
+    theta: float
+    keep_rows: np.ndarray  # int64 [rolls of the graph, K]: each roll's proper keeps' rows, in the game's order
+    keep_n: np.ndarray  # int64 [rolls of the graph]: how many
+    keep_masks: np.ndarray  # int64 [rolls of the graph, K]: each keep as a mask of the roll's sorted dice
+
+
+def policy(keep_order: tuple[np.ndarray, np.ndarray, np.ndarray], rolls: int, theta: float) -> Policy:
+    """The record of a solution's policy: its graph's `keep_order`, the variant's rolls, the objective's theta."""
+    return Policy(int(rolls), float(theta), *keep_order)
+
+
+class Fold(NamedTuple):
+    """A block of W states' turns folded side by side (`fold_block`), with the scratch a state's scoring
+    column is built in (`_tables`)."""
+
+    now: np.ndarray  # float64 [3, rolls of the graph, W]: rows 0 and 1 the best value of scoring each roll after a
+    # later roll and the first (row 2, never scored from, makes the recursion's roll values its best keeps')
+    best_box: np.ndarray  # int64 [W, 2, rolls of the graph]: the first box reaching it
+    keeps: np.ndarray  # float64 [decisions, kept multisets, W]: the value of each keep after roll i + 1
+    tops: np.ndarray  # float64 [rolls, rolls of the graph, W]: each roll's best proper keep with `left` rolls left
+    row: np.ndarray  # float64 [rolls of the graph]: scratch, a column of `now` while it is built
+    arg: np.ndarray  # int64 [rolls of the graph]: scratch, its column of `best_box`
 
 
 class Coding(NamedTuple):
@@ -129,14 +164,22 @@ class Pass(NamedTuple):
 
 
 class MoveRows(NamedTuple):
-    """The best-move rows (`fill_moves`) the games play from, and how a keep leaves the dice."""
+    """The best-move rows (`fill_moves` writes them) the games play from, and how a keep leaves the dice."""
 
-    row_of: np.ndarray  # int64 [state slots]: each state's row of `rows`, -1 while not written (unread if direct)
-    direct: bool  # every state has its row, at its own slot
+    row_of: np.ndarray  # int32/int64 [states]: each state's row of `rows` (by slot, or by position in the states
+    # `fill_moves` or the propagation is given), -1 while not written (unread if direct)
+    direct: bool  # every state has its row, at its own slot (position)
     rows: np.ndarray  # uint8/16/32 [rows, rolls of the graph, decisions]: a keep mask, or flag | the box to score
     flag: int  # `move_flag`'s bit
     kept: np.ndarray  # int16/int64 [rolls, masks]: the multiset a keep mask leaves (width 0: counted die by die)
     rolls: int  # rolls a turn
+
+
+def move_rows(rows: np.ndarray, flag: int, rolls: int, at: np.ndarray | None = None) -> MoveRows:
+    """Best-move rows by position in a list of states, for `fill_moves` to write: state s's is rows[at[s]], or
+    rows[s] where `at` is None (direct); no kept dice (width 0: the caller that reads keeps sets them)."""
+    row_of = np.zeros(0, dtype=np.int64) if at is None else np.ascontiguousarray(at, dtype=np.int64)
+    return MoveRows(row_of, at is None, rows, flag, np.zeros((0, 0), dtype=np.int64), int(rolls))
 
 
 class HandKeys(NamedTuple):
@@ -399,14 +442,16 @@ if AVAILABLE:
             return tuple(out)
 
     @numba.njit(cache=True, nogil=True)
-    def _tables(s, w, st, sc, now, best_box, row, arg, errors):
-        """State s's scoring tables in column w: now[f, r, w] the best value of scoring roll r (f = 1: first
-        roll) and best_box[w, f, r] the first box reaching it. The core's turn recursion then folds a block
-        of such columns into keeps[i, row, w], the value of keeping multiset `row` after roll i + 1.
+    def _tables(st, sc, s, w, fold, errors):
+        """State s's scoring tables in column w of the fold: now[f, r, w] the best value of scoring roll r (f = 1:
+        first roll) and best_box[w, f, r] the first box reaching it, each built in `fold`'s scratch column. The
+        core's turn recursion then folds a block of such columns into keeps[i, row, w], the value of keeping
+        multiset `row` after roll i + 1.
         A box whose legality ignores the roll is one vector pass per successor slot its scores reach
         (`ScoreArrays.slot_lo`/`slot_hi`): the slot is a broadcast, not a gather per roll."""
+        now, best_box, row, arg = fold.now, fold.best_box, fold.row, fold.arg  # once: no refcounts per read
         n_rolls = now.shape[1]
-        points, slots, after, rd_tables = sc.points, sc.slots, st.after, st.rd_tables  # once: no refcounts per read
+        points, slots, after, rd_tables = sc.points, sc.slots, st.after, st.rd_tables
         slot_lo, slot_hi = sc.slot_lo, sc.slot_hi
         nb = points.shape[2]
         c = st.score_class[s]
@@ -502,14 +547,14 @@ if AVAILABLE:
         return (o0, o1, o2, o3, o4, o5, o6, o7)
 
     @numba.njit(cache=True, nogil=True)
-    def fold_block(st, sc, k0, block, d, rolls, theta, errors):
-        """States k0 .. k0 + block - 1 of st (block <= W) folded side by side, as `fill_moves` chooses from them:
-        (now [3, rolls of the graph, W]: rows 0 and 1 the best value of scoring each roll after a later roll and
-        the first; best_box [W, 2, rolls]: the first box reaching it; keeps [decisions, kept multisets, W]: the
-        value of each keep after roll i + 1; tops [left, rolls, W]: each roll's best proper keep with `left`
-        rolls left).
-        The core's one turn recursion (`turn_block`); `theta` != 0 folds the rolls as utilities, the keeps then
-        compared as certainty equivalents again (a monotone map: the same keep stays the best)."""
+    def fold_block(st, sc, d, pol, k0, errors):
+        """States k0 .. k0 + W - 1 of st (fewer at its end) folded side by side, as `fill_moves` chooses from them
+        (`Fold`: the best value of scoring each roll after a later roll and the first, the first box reaching
+        it, the value of each keep after roll i + 1, each roll's best proper keep with `left` rolls left).
+        The core's one turn recursion (`turn_block`); `pol.theta` != 0 folds the rolls as utilities, the keeps
+        then compared as certainty equivalents again (a monotone map: the same keep stays the best)."""
+        rolls, theta = pol.rolls, pol.theta
+        block = min(W, st.masks.shape[0] - k0)
         lo_roll = d.levels[d.dice]
         n_rolls = d.levels[d.dice + 1] - lo_roll
         n_rows = d.add_edges.shape[0]
@@ -517,11 +562,15 @@ if AVAILABLE:
         # levels_out) its best keeps'
         now = np.full((3, n_rolls, W), -np.inf)
         now[:2] = 0.0
-        best_box = np.empty((W, 2, n_rolls), dtype=np.int64)
-        row_now = np.empty(n_rolls)
-        row_arg = np.empty(n_rolls, dtype=np.int64)
-        keeps = np.empty((max(rolls - 1, 1), lo_roll, W))
-        tops = np.empty((rolls, n_rolls, W))  # tops[left]: each roll's best proper keep with `left` rolls left
+        fold = Fold(
+            now,
+            np.empty((W, 2, n_rolls), dtype=np.int64),
+            np.empty((max(rolls - 1, 1), lo_roll, W)),
+            np.empty((rolls, n_rolls, W)),
+            np.empty(n_rolls),
+            np.empty(n_rolls, dtype=np.int64),
+        )
+        keeps, tops = fold.keeps, fold.tops
         val = np.empty((n_rolls, W))
         keep = np.empty((n_rows, W))
         best = np.empty((n_rows, W))
@@ -529,7 +578,7 @@ if AVAILABLE:
         rows_of[rolls - 1] = 1
         no_score = np.full(rolls, 2, dtype=np.int64)
         for w in range(block):
-            _tables(k0 + w, w, st, sc, now, best_box, row_now, row_arg, errors)
+            _tables(st, sc, k0 + w, w, fold, errors)
         if theta != 0.0:
             points = now.copy()
             sign = 1.0 if theta > 0.0 else -1.0
@@ -551,18 +600,19 @@ if AVAILABLE:
                     for w in range(W):
                         x = tops[i, r, w]
                         tops[i, r, w] = -np.inf if x == -np.inf else np.log(abs(x)) / theta
-        return now, best_box, keeps, tops
+        return fold
 
     @numba.njit(cache=True, nogil=True)
-    def _fill_block(st, sc, rows, moves, flag, d, order, rolls, errors, theta, k0):
+    def _fill_block(st, sc, d, pol, mv, errors, k0):
         """`fill_moves` for the block of W states from k0: its body, a function of its own so that the parallel
         loop around it stays small (numba's parallel passes on a large body cost tens of seconds of compile)."""
-        n_states = rows.shape[0]
+        rolls, rows_k, n_k, masks_k = pol.rolls, pol.keep_rows, pol.keep_n, pol.keep_masks
+        row_of, direct, moves, flag = mv.row_of, mv.direct, mv.rows, mv.flag
         n_rolls = d.levels[d.dice + 1] - d.levels[d.dice]
         invalid = flag | (flag - 1)
-        rows_k, n_k, masks_k = order
-        block = min(W, n_states - k0)
-        now, best_box, keeps, tops = fold_block(st, sc, k0, block, d, rolls, theta, errors)
+        block = min(W, st.masks.shape[0] - k0)
+        fold = fold_block(st, sc, d, pol, k0, errors)
+        now, best_box, keeps, tops = fold.now, fold.best_box, fold.keeps, fold.tops
         for stage in range(rolls):
             f1 = 1 if stage == 0 else 0
             keeping = stage < rolls - 1
@@ -572,7 +622,7 @@ if AVAILABLE:
             for r in range(n_rolls):
                 js = choose_keep(ko, tp, nw, r, LIVE if keeping else DEAD, rows_k, n_k)
                 for w in range(block):
-                    row = rows[k0 + w]
+                    row = k0 + w if direct else row_of[k0 + w]
                     j = js[w]
                     if j >= 0:
                         moves[row, r, stage] = masks_k[r, j]
@@ -584,16 +634,17 @@ if AVAILABLE:
                         moves[row, r, stage] = flag | bb
 
     @numba.njit(cache=True, parallel=True)
-    def fill_moves(st, sc, rows, moves, flag, d, order, rolls, errors, theta=0.0):
-        """The best-move rows of states st (row rows[s] of `moves`, [rows, rolls of the graph, decisions]):
+    def fill_moves(st, sc, d, pol, mv, errors):
+        """The best-move rows of states st (`TurnStates`, scoring by `sc`) as policy `pol` plays them, into
+        `mv.rows` [rows, rolls of the graph, decisions] (state s's at row mv.row_of[s], or s where mv.direct):
         per roll on the table and decision, a keep (a mask of the sorted dice) or flag | the box to score
-        (flag | (flag - 1) where no legal box could be valued). Folded W states at a time, in parallel;
-        `order` is the dice graph's `keep_order` (rows, counts, masks). `theta` != 0: a risk objective's
-        policy (`numeric.objective`), with st.after its certainty equivalents: scoring adds points to them
-        as for the mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps
-        compared as certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
-        for task in numba.prange((rows.shape[0] + W - 1) // W):
-            _fill_block(st, sc, rows, moves, flag, d, order, rolls, errors, theta, task * W)
+        (flag | (flag - 1) where no legal box could be valued); errors[0] counts scores the solver never saw.
+        Folded W states at a time, in parallel. `pol.theta` != 0: a risk objective's policy
+        (`numeric.objective`), with st.after its certainty equivalents: scoring adds points to them as for the
+        mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps compared as
+        certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
+        for task in numba.prange((st.masks.shape[0] + W - 1) // W):
+            _fill_block(st, sc, d, pol, mv, errors, task * W)
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _hash(x, h):

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
     from .batch import Batched, Turn
     from .dicemath import DiceMath
-    from .jit import Classes, ScoreArrays, TurnStates
+    from .jit import Classes, MoveRows, ScoreArrays, TurnStates
 
 __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
 
@@ -332,24 +332,19 @@ def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
 
 
 def fill_rows(
-    solution: Solution,
-    codes: np.ndarray,
-    prog: np.ndarray,
-    at: np.ndarray,
-    out: np.ndarray,
-    flag: int,
-    after: np.ndarray | None = None,
+    solution: Solution, codes: np.ndarray, prog: np.ndarray, out: MoveRows, after: np.ndarray | None = None
 ) -> None:
-    """out[at[s]] = the best-move row of state s (class codes, clamped totals) as `bot:optimal` plays it:
-    per roll and decision, a keep as a mask of the sorted dice (`DiceGraph.keep_order`) or flag | the box
-    (flag | (flag - 1) where no legal box could be valued); `out` is [rows, rolls of the graph, decisions]
-    of the width `jit.move_flag` gives. From the solver's score tables by context (`Solution.score_contexts`),
-    a chunk of states at a time: the policy and its tie rules are `jit.fill_moves`', written once. `after`:
-    the states' `Solution.successors`, where the caller has them already."""
+    """The best-move row of each state s (class codes, clamped totals) as `bot:optimal` plays it, into `out`
+    (`jit.move_rows`: state s's at out.rows[out.row_of[s]], or out.rows[s] where direct): per roll and decision,
+    a keep as a mask of the sorted dice (`DiceGraph.keep_order`) or flag | the box (flag | (flag - 1) where no
+    legal box could be valued); `out.rows` is [rows, rolls of the graph, decisions] of the width
+    `jit.move_flag` gives. From the solver's score tables by context (`Solution.score_contexts`), a chunk of
+    states at a time: the policy and its tie rules are `jit.fill_moves`', written once. `after`: the states'
+    `Solution.successors`, where the caller has them already."""
     from . import jit
 
     ctx, points, slots, same = solution.score_contexts(codes)
-    fill_rows_of(solution, codes, prog, ctx, jit.score_arrays(points, slots), same, at, out, flag, after)
+    fill_rows_of(solution, codes, prog, ctx, jit.score_arrays(points, slots, same), out, after)
 
 
 def fill_rows_of(
@@ -358,26 +353,25 @@ def fill_rows_of(
     prog: np.ndarray,
     cls: np.ndarray,
     sc: ScoreArrays,
-    same: np.ndarray,
-    at: np.ndarray,
-    out: np.ndarray,
-    flag: int,
+    out: MoveRows,
     after: np.ndarray | None = None,
 ) -> None:
     """`fill_rows` with the score tables given: state s scores as class cls[s] of `sc` (the solver's contexts,
-    or the engine's classes that games met), whose first roll scores like a later one where same[cls[s]]."""
+    or the engine's classes that games met)."""
     from . import jit
 
     graph = solution.graph
-    theta = float(solution.objective.theta)  # a risk table's policy folds its rolls as utilities
+    # a risk table's policy folds its rolls as utilities
+    pol = jit.policy(graph.keep_order, solution.variant.rolls, solution.objective.theta)
     errors = np.zeros(1, dtype=np.int64)
     for lo in range(0, len(codes), FILL_CHUNK):
         part = slice(lo, lo + FILL_CHUNK)
-        states = turn_states(solution, codes[part], prog[part], cls[part], same, None if after is None else after[part])
-        rows = np.ascontiguousarray(at[part], dtype=np.int64)
-        jit.fill_moves(
-            states, sc, rows, out, flag, graph.arrays, graph.keep_order, solution.variant.rolls, errors, theta
+        states = turn_states(
+            solution, codes[part], prog[part], cls[part], sc.same, None if after is None else after[part]
         )
+        # a chunk's rows: direct rows from the chunk's first, else the chunk's part of row_of
+        rows = out._replace(rows=out.rows[part]) if out.direct else out._replace(row_of=out.row_of[part])
+        jit.fill_moves(states, sc, graph.arrays, pol, rows, errors)
     if errors.any():
         raise DicecupError("internal error: a box got a score the solver never saw")
 
@@ -470,8 +464,9 @@ class JitPlay:
                 return
             ca.arrays(jit)
             new = moves.reserve(len(uniq))
-            sc = jit.score_arrays(ca.points_t, ca.slots_t)
-            fill_rows_of(p.solution, code, prog, cls[missing[first]], sc, ca.same, new, moves.rows, moves.flag)
+            sc = jit.score_arrays(ca.points_t, ca.slots_t, ca.same)
+            out = jit.move_rows(moves.rows, moves.flag, p.rolls, new)
+            fill_rows_of(p.solution, code, prog, cls[missing[first]], sc, out)
             moves.row_of[uniq] = new
         unknown = games[pending == -2]
         if unknown.size:  # new score classes from the engine (the next pass finds them)
@@ -516,7 +511,8 @@ class JitPlay:
         ix = solution.index
         codes, prog = ix.states()
         live = np.flatnonzero(np.isfinite(solution.column()[: ix.size]) & ((codes & ix.full) != ix.full))
-        fill_rows(solution, codes[live], prog[live], live, moves.make_complete(), moves.flag)
+        out = self.jit.move_rows(moves.make_complete(), moves.flag, self.policy.rolls, live)
+        fill_rows(solution, codes[live], prog[live], out)
 
     def play(
         self,

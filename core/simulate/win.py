@@ -29,7 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from attrs import field, frozen
@@ -241,6 +241,16 @@ def remaining_table(
 
 # ---------------------------------------------------------------------------------------------- kernels
 
+
+class Stakes(NamedTuple):
+    """What each mover g's turn plays for: its points so far, and its share of the win on each final score
+    (`WinPlanner.curves`: curve[g, k] on start[g] + k; 0 below, 1 above)."""
+
+    so_far: np.ndarray  # int64 [movers]
+    start: np.ndarray  # int64 [movers]
+    curve: np.ndarray  # float64 [movers, scores]
+
+
 if dist.AVAILABLE:
     numba = compiled.numba_module()
 
@@ -282,12 +292,14 @@ if dist.AVAILABLE:
                 curve[g, k] = acc
 
     @numba.njit(cache=True, parallel=True)
-    def _leaves(ctx, so_far, succ, outs, n_out, tab, start, curve, leaf):
-        """leaf[g, o]: the share of the win of game g's mover when its turn ends in outcome o of its context
-        (box, successor slot, points), the rest of its game played for the mean: the successor's remaining
-        points weighed by the curve (0 below it, 1 above it); -inf where the outcome leads nowhere."""
+    def _leaves(ctx, succ, outs, tab, stakes, leaf):
+        """leaf[g, o]: the share of the win of game g's mover (of context ctx[g], successor slots succ[g]) when
+        its turn ends in outcome o of its context (`dist.Outcomes`: box, successor slot, points), the rest of
+        its game played for the mean: the successor's remaining points (`tab`) weighed by the curve of `stakes`
+        (0 below it, 1 above it); -inf where the outcome leads nowhere."""
         lo, ln, off, vec = tab.lo, tab.ln, tab.off, tab.vec
-        out_box, out_slot, out_pts, kmax = outs.box, outs.slot, outs.pts, outs.kmax
+        out_box, out_slot, out_pts, kmax, n_out = outs.box, outs.slot, outs.pts, outs.kmax, outs.n
+        so_far, start, curve = stakes
         n_games, width = leaf.shape
         cw = curve.shape[1]
         size = ln.shape[0] - 1
@@ -341,18 +353,18 @@ class WinPlanner:
         t = self.run.tables
         self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
         self.ctx_all[self.live] = t.dense(solution, codes[self.live])
-        self.n_out = t.oid.reshape(len(t.uctx), -1).max(axis=1) + 1  # a context's outcomes (the rest: padding)
+        self.n_out = self.run.outs.n  # a context's outcomes (the rest: padding)
         from . import jit
 
         zeros = np.zeros(t.oid.shape, dtype=np.float64)
-        self.sc = jit.score_arrays(zeros, t.oid)
+        self.sc = jit.score_arrays(zeros, t.oid, t.scores.same)
         fit = jit.move_flag(solution.variant.dice, len(solution.variant.box_ids))
         if fit is None:
             raise DicecupError(f"{solution.variant.id}: too many dice or boxes for the compiled policy")
         self.dtype, self.flag = fit
         self.width = t.out_box.shape[1]
         self.kmax = self.run.slot_add.shape[1]
-        self.mass0 = np.ascontiguousarray(solution.graph.arrays.roll_probs, dtype=np.float64)
+        self.start = dist.Start(0, np.ascontiguousarray(solution.graph.arrays.roll_probs, dtype=np.float64))
         lo, ln = table.lo, table.ln
         live_all = ln > 0
         self.low = int((lo[live_all]).min()) if live_all.any() else 0
@@ -390,22 +402,23 @@ class WinPlanner:
     ) -> np.ndarray:
         """[movers, outcomes]: each mover's share of the win after each outcome of its turn."""
         leaf = np.empty((len(slots), self.width))
-        ctx, outs, tab = self.ctx_all[slots], self.run.outs, self.table.vectors
-        _leaves(ctx, so_far.astype(np.int64), succ, outs, self.n_out, tab, start.astype(np.int64), curve, leaf)
+        stakes = Stakes(so_far.astype(np.int64), start.astype(np.int64), curve)
+        _leaves(self.ctx_all[slots], succ, self.run.outs, self.table.vectors, stakes, leaf)
         return leaf
 
     def moves(self, slots: np.ndarray, leaf: np.ndarray) -> np.ndarray:
         """Best-move rows [movers, rolls, decisions] maximising each mover's leaf values (the simulator's
         kernel and tie rules: a keep must beat scoring by more than 1e-9, the first best box in box order)."""
+        from .jit import move_rows
         from .optimal import fill_rows_of
 
         v = self.solution.variant
         out: np.ndarray = np.empty((len(slots), self.solution.graph.n_rolls, v.rolls), dtype=self.dtype)
-        c = self.ctx_all[slots]
+        progs = np.ascontiguousarray(self.progs[slots])
+        rows = move_rows(out, self.flag, v.rolls)  # mover i's row is out[i]
         fill_rows_of(
-            self.solution, self.codes[slots], np.ascontiguousarray(self.progs[slots]), c, self.sc,
-            self.run.tables.same, np.arange(len(slots), dtype=np.int64), out, self.flag, np.ascontiguousarray(leaf),
-        )  # fmt: skip
+            self.solution, self.codes[slots], progs, self.ctx_all[slots], self.sc, rows, np.ascontiguousarray(leaf)
+        )
         invalid = self.flag | (self.flag - 1)
         if (out == invalid).any():
             raise DicecupError("internal error: a roll with no legal box bot win can value")
@@ -418,26 +431,24 @@ class WinPlanner:
     def mean_table(self) -> np.ndarray:
         """`bot:optimal`'s best-move row of every live state, by value slot (made at first use, then kept)."""
         if self._mean is None:
+            from .jit import move_rows
             from .optimal import fill_rows
 
             sol = self.solution
             out: np.ndarray = np.zeros((sol.index.size + 1, sol.graph.n_rolls, sol.variant.rolls), dtype=self.dtype)
             live = self.live
-            fill_rows(sol, self.codes[live], np.ascontiguousarray(self.progs[live]), live, out, self.flag)
+            rows = move_rows(out, self.flag, sol.variant.rolls, live)
+            fill_rows(sol, self.codes[live], np.ascontiguousarray(self.progs[live]), rows)
             self._mean = out
         return self._mean
 
     def outcomes(self, slots: np.ndarray, moves: np.ndarray, succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(probability of each outcome [movers, outcomes], its successor value slot) of turns played by `moves`."""
-        t = self.run.tables
-        n = len(slots)
-        acc = np.empty((n, self.width))
-        nxt = np.empty((n, self.width), dtype=np.int64)
-        dist.turn_outcomes(
-            moves, self.flag, self.solution.variant.rolls, self.ctx_all[slots], t.oid, self.run.outs,
-            self.run.kept, self.solution.graph.arrays, 0, self.mass0, succ, acc, nxt,
-        )  # fmt: skip
-        return acc, nxt
+        from .jit import move_rows
+
+        run, sol = self.run, self.solution
+        rows = move_rows(moves, self.flag, sol.variant.rolls)._replace(kept=run.kept)  # mover i's row is moves[i]
+        return dist.turn_outcomes(rows, self.ctx_all[slots], run.outs, sol.graph.arrays, self.start, succ)
 
     def points(self, slots: np.ndarray) -> np.ndarray:
         """[movers, outcomes]: the points each outcome of a mover's turn scores now."""
