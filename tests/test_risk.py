@@ -41,6 +41,27 @@ def points(u: float, theta: float) -> float:
     return math.log(abs(u)) / theta
 
 
+@pytest.fixture(scope="module")
+def brute_thetas(tmp_path_factory):
+    """name -> (tiny variant, brute force of every theta in THETAS at once): sign(theta) * E[exp(theta x total)]
+    as a vector, one entry per theta, each entry maximised as its own play (`brute_values`). Built once a
+    module: the solver's and the advisor's tests ask the same variants' values."""
+    done = {}
+
+    def get(name: str):
+        if name not in done:
+            v = tiny_variant(tmp_path_factory.mktemp(name), name)
+            done[name] = (
+                v,
+                brute_values(
+                    v, lambda total: np.array([math.copysign(math.exp(theta * total), theta) for theta in THETAS])
+                ),
+            )
+        return done[name]
+
+    return get
+
+
 @pytest.fixture(autouse=True)
 def _deep_recursion():
     limit = sys.getrecursionlimit()
@@ -54,11 +75,11 @@ def _deep_recursion():
 
 @pytest.mark.parametrize("theta", THETAS)
 @pytest.mark.parametrize("name", NAMES)
-def test_risk_values_equal_brute_force_both_kernels(tmp_path, name, theta):
+def test_risk_values_equal_brute_force_both_kernels(brute_thetas, name, theta):
     """The start value of every rule family, bold and careful, on the numpy reference and the compiled kernel,
     is the expectimax of exp(theta x total); the two kernels' whole tables agree."""
-    v = tiny_variant(tmp_path, name)
-    want = brute_utility(v, theta)(GameState.new(v, 1))
+    v, brute = brute_thetas(name)
+    want = brute(GameState.new(v, 1))[THETAS.index(theta)]
     objective = parse_objective(f"risk:{theta}")
     tables = []
     for kernel in KERNELS:
@@ -72,12 +93,15 @@ def test_risk_values_equal_brute_force_both_kernels(tmp_path, name, theta):
 
 @pytest.mark.parametrize("theta", THETAS)
 @pytest.mark.parametrize("name", ["served", "flags", "banked"])
-def test_advisor_and_bot_match_brute_force_along_random_games(tmp_path, name, theta):
+def test_advisor_and_bot_match_brute_force_along_random_games(brute_thetas, name, theta):
     """At every decision of random games, each option's value is the certainty equivalent of taking it (brute
     force), the best option is the brute-force best, and the risk bot takes a best action."""
-    v = tiny_variant(tmp_path, name)
+    v, brute = brute_thetas(name)
     solution = solve(v, objective=parse_objective(f"risk:{theta}"))
-    value = brute_utility(v, theta)
+
+    def value(state: GameState) -> float:
+        return float(brute(state)[THETAS.index(theta)])
+
     bot = Engine(entry_points=False).make_bot(f"risk:{theta}")
     decisions = 0
     for state in random_decisions(v, 6, seed=3):

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
 from dicecup.game.bots import GreedyBot, RandomBot
 from dicecup.language.tracing import traced_card, traced_roll, tracing
+from dicecup.numeric.objective import MEAN
 from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate import simulate, summarize
@@ -315,15 +316,12 @@ solver = pytest.importorskip("dicecup.solver")
 
 @pytest.fixture(scope="module")
 def solved(engine):
-    """Solutions solved in memory (no cache file), handed to the batched simulator."""
-    done = {}
+    """(variant, solution): the Solution the simulator plays, from the test run's cache (solved once a run, for
+    every file and worker that plays the variant; the engine's `bot:optimal` loads the same table)."""
 
     def get(vid: str, options: dict | None = None):
         v = engine.variant(vid, options or {})
-        if v.fingerprint not in done:
-            done[v.fingerprint] = solver.solve(v)
-            optimal_mod._SOLUTIONS[v.fingerprint] = done[v.fingerprint]
-        return v, done[v.fingerprint]
+        return v, optimal_mod.solution_for(v)
 
     return get
 
@@ -439,7 +437,7 @@ def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, 
     from dicecup.simulate.batch import NO_JIT_ENV, batched_for
 
     v = tiny_variant(tmp_path, "flags", options=options)
-    monkeypatch.setitem(optimal_mod._SOLUTIONS, v.fingerprint, solver.solve(v))
+    monkeypatch.setitem(optimal_mod._SOLUTIONS, (v.fingerprint, MEAN.id), solver.solve(v))
     sim = batched_for(v)
     vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
     assert (vals != EMPTY).all()

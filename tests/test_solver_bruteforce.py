@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY, brute_force, brute_values, draw_outcome, tiny_variant
+from _solver_helpers import TINY, brute_values, draw_outcome, tiny_variant
 
 from dicecup import Card, GameState, Keep, Score
 from dicecup.solver import SolverError, jit, solve
@@ -20,10 +21,31 @@ CASES = [(name, None) for name in TINY if name != "flags"] + [
 KERNELS = ["numpy"] + (["numba"] if jit.AVAILABLE else [])
 
 
+@pytest.fixture(scope="module")
+def brute(tmp_path_factory):
+    """(name, options) -> (tiny variant, its brute-force value function, the start's value), built once a
+    module: several tests ask the same variants' values, and building the expectimax is their cost."""
+    done = {}
+
+    def get(name: str, options: dict | None = None):
+        key = (name, tuple(sorted((options or {}).items())))
+        if key not in done:
+            v = tiny_variant(tmp_path_factory.mktemp(name), name, options=options)
+            value = brute_values(v)
+            limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(limit, 10_000))
+            try:
+                done[key] = v, value, value(GameState.new(v, 1))  # every state the game reaches, memoised
+            finally:
+                sys.setrecursionlimit(limit)
+        return done[key]
+
+    return get
+
+
 @pytest.mark.parametrize(("name", "options"), CASES, ids=[f"{n}-{o['joker']}" if o else n for n, o in CASES])
-def test_dp_equals_brute_force(tmp_path, name, options):
-    v = tiny_variant(tmp_path, name, options=options)
-    expected = brute_force(v)
+def test_dp_equals_brute_force(brute, name, options):
+    v, _, expected = brute(name, options)
     for kernel in KERNELS:
         solution = solve(v, kernel=kernel)
         assert solution.expected_score == pytest.approx(expected, abs=1e-9), kernel
@@ -31,11 +53,10 @@ def test_dp_equals_brute_force(tmp_path, name, options):
 
 
 @pytest.mark.parametrize("name", ["served", "stages", "flags", "banked"])
-def test_advisor_values_equal_brute_force_after_each_first_roll(tmp_path, name):
+def test_advisor_values_equal_brute_force_after_each_first_roll(brute, name):
     """For every first roll of a game, each option's value is the brute-force value of taking it."""
-    v = tiny_variant(tmp_path, name)
+    v, value, _ = brute(name)
     solution = solve(v)
-    value = brute_values(v)
     start = GameState.new(v, 1)
     for action, _ in start.chance_outcomes():
         state = start.apply(action)
@@ -48,11 +69,10 @@ def test_advisor_values_equal_brute_force_after_each_first_roll(tmp_path, name):
         assert value(state.apply(chosen)) == pytest.approx(value(state), abs=1e-9)
 
 
-def test_advisor_mid_game_matches_brute_force(tmp_path):
+def test_advisor_mid_game_matches_brute_force(brute):
     """A state with flags set and a filled box: the advisor still agrees with brute force."""
-    v = tiny_variant(tmp_path, "flags", options={"joker": "forced"})
+    v, value, _ = brute("flags", {"joker": "forced"})
     solution = solve(v)
-    value = brute_values(v)
     state = GameState.new(v, 1).roll(dice=(2, 2)).score("yam")  # yam holds 20: flag on
     state = state.roll(dice=(3, 3))
     options = advise_state(solution, state)
@@ -64,13 +84,12 @@ def test_advisor_mid_game_matches_brute_force(tmp_path):
 
 @pytest.mark.parametrize("name", ["banked", "banked-three", "banked-served"])
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_banked_rolls_every_decision_of_random_games_matches_brute_force(tmp_path, name, kernel):
+def test_banked_rolls_every_decision_of_random_games_matches_brute_force(brute, name, kernel):
     """Unused rolls carried over: at every decision of random games (banks of every size arise), each
     option's value, the optimal bot's choice and the start-of-turn values per bank are brute force's."""
-    v = tiny_variant(tmp_path, name)
+    v, value, _ = brute(name)
     solution = solve(v, kernel=kernel)
     assert solution.banks == (v.rolls - 1) * len(v.boxes) + 1
-    value = brute_values(v)
     rng = random.Random(7)
     banks_seen = set()
     for _ in range(12):
