@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,16 +78,22 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """`--dist loadfile` that hands out the `LONGEST_FILES` first (any other mode: xdist's own scheduler)."""
     if config.getoption("dist") != "loadfile":
         return None
-    from xdist.scheduler import LoadFileScheduling
+    try:
+        from xdist.scheduler import LoadFileScheduling
+    except ImportError:  # another xdist layout: its own scheduler
+        return None
 
     rank = {name: i for i, name in enumerate(LONGEST_FILES)}
 
     class LongestFirst(LoadFileScheduling):
         def _assign_work_unit(self, node: Any) -> None:
-            """Move the longest file still waiting to the head of the queue, then hand out the head."""
-            waiting = [scope for scope in self.workqueue if Path(scope).name in rank]
-            if waiting:
-                self.workqueue.move_to_end(min(waiting, key=lambda scope: rank[Path(scope).name]), last=False)
+            """Move the longest file still waiting to the head of the queue, then hand out the head. (xdist's
+            queue is private: where a later xdist keeps it otherwise, the files go out in xdist's own order.)"""
+            queue = getattr(self, "workqueue", None)
+            if isinstance(queue, OrderedDict):
+                waiting = [scope for scope in queue if Path(scope).name in rank]
+                if waiting:
+                    queue.move_to_end(min(waiting, key=lambda scope: rank[Path(scope).name]), last=False)
             super()._assign_work_unit(node)
 
     return LongestFirst(config, log)
