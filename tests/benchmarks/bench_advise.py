@@ -39,28 +39,14 @@ from dicecup.solver.advice import advise
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
 
 
-def _positions(variant, count: int, seed: int) -> list[tuple]:
-    """(card, dice, rolls left) at decisions of random solitaire games, yahtzee box open."""
+def _positions(variant, count: int, seed: int, whole_games: bool = False) -> list[tuple]:
+    """(card, dice, rolls left) at decisions of random solitaire games, in play order: with `whole_games` every
+    decision, else only those with the yahtzee box still open (where the peer's rules agree)."""
     rng = random.Random(seed)
     out: list[tuple] = []
     while len(out) < count:
         state = GameState.new(variant, 1, rounds=1)
-        while not state.over and "yahtzee" not in state.card.scores and len(out) < count:
-            if state.is_chance:
-                state = state.roll(rng)
-                continue
-            out.append((state.card, tuple(state.dice), state.rolls_left))
-            state = state.apply(rng.choice(state.legal_actions()))
-    return out
-
-
-def _game_positions(variant, count: int, seed: int) -> list[tuple]:
-    """(card, dice, rolls left) at every decision of random solitaire games, in play order (any card)."""
-    rng = random.Random(seed)
-    out: list[tuple] = []
-    while len(out) < count:
-        state = GameState.new(variant, 1, rounds=1)
-        while not state.over and len(out) < count:
+        while not state.over and len(out) < count and (whole_games or "yahtzee" not in state.card.scores):
             if state.is_chance:
                 state = state.roll(rng)
                 continue
@@ -76,7 +62,7 @@ def whole_games(count: int) -> None:
     variant = Engine().variant("yahtzee")
     solution, _ = cache.load_or_solve(variant)
     recalled = advice.recall_tables(variant)
-    positions = _game_positions(variant, count, seed=2)
+    positions = _positions(variant, count, seed=2, whole_games=True)
     advise(solution, *positions[0])  # the first call loads the kernels
     times = sorted(_per_call(lambda pos: advise(solution, *pos), positions[1:]))
     over = sum(t > 2e-4 for t in times)
