@@ -35,6 +35,9 @@ from ..fileio import FileError, write_atomic, write_atomic_with
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import MEAN, Objective
+from .card_tables import KIND as CARD_TABLES
+from .card_tables import LAYOUT as CARD_LAYOUT
+from .card_tables import CardTables
 from .dp import LayerBackend
 from .errors import StateSpaceTooLarge
 from .rules import check_solvable
@@ -62,6 +65,7 @@ __all__ = [
     "save_arrays",
     "load_arrays",
     "arrays_path",
+    "keep_card_tables",
 ]
 
 CACHE_ENV = "DICECUP_CACHE_DIR"
@@ -544,8 +548,8 @@ def load_arrays(
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     try:
-        secret = _secret()
         raw = fileio.read_bytes(path, limit=limit + (1 << 20), what=f"{kind} arrays")
+        secret = _secret()  # after: asking for arrays that are not there makes no key
     except FileNotFoundError:
         return None
     except (OSError, FileError, CacheUnavailable) as exc:
@@ -749,7 +753,24 @@ def load_or_solve(
             _remember(path, solution)
         except (OSError, FileError) as exc:
             say(f"could not write the cache ({_reason(exc)}); the result is not cached")
+        else:
+            if objective.is_mean:
+                keep_card_tables(solution, warn)
     return solution, False
+
+
+def keep_card_tables(solution: Solution, warn: Callable[[str], None] | None = None) -> None:
+    """Keep the solve's complete scoring tables (`card_tables`) beside its table, signed as it is, for the
+    advisor of a later process; nothing where the search is not at hand, its boxes are interchangeable
+    (the advisor reads such cards otherwise), or the tables would be over `ARRAYS_LIMIT`."""
+    space = solution.searched
+    if space is None or solution.index.symmetric or space._legal is None:
+        return
+    if len(space._legal[0]) * 40 > ARRAYS_LIMIT:  # five words a class at least: refused before it is built
+        return
+    tables = CardTables.of(space)
+    if tables is not None:
+        save_arrays(solution.variant, CARD_TABLES, {"layout": CARD_LAYOUT}, tables.arrays(), warn)
 
 
 def _reason(exc: Exception) -> str:

@@ -86,6 +86,12 @@ class Solution:
     def model(self) -> RuleModel:
         return self.space.model
 
+    @property
+    def searched(self) -> StateSpace | None:
+        """The search structures where they are at hand (this process solved, or asked for `space`), else None:
+        for what is cheap to read off a search and costly to redo (`card_tables`)."""
+        return self._space
+
     @cached_property
     def graph(self) -> DiceGraph:
         """The dice multisets of this variant (for the turn recursions)."""
