@@ -27,9 +27,21 @@ from test_simulate_batched import decision_states
 
 def _forget() -> None:
     """What a new process knows of the advisor's tables: nothing."""
-    for memo in (advice._TABLES, advice._ASKED, advice._KEPT, advice._CLASSES, advice._LATER):
+    for memo in (
+        advice._TABLES,
+        advice._ASKED,
+        advice._KEPT,
+        advice._CLASSES,
+        advice._LATER,
+        advice._CARD_TABLES,
+        advice._RECALLED,
+        advice._RECALLED,
+    ):
         memo.clear()
     advice._UNTABULABLE.clear()
+
+
+COMPLETE = advice._card_tables
 
 
 @pytest.fixture(autouse=True)
@@ -37,6 +49,8 @@ def private_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
     monkeypatch.setattr(cache, "_RECENT", {})
+    monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
+    # the solve's complete ones), unless a test says otherwise
     _forget()
     yield
     _forget()
@@ -194,10 +208,13 @@ except SystemExit as exc:
 
 
 def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_path):
-    """The first `dicecup advise` after a solve learns and keeps the tables; the next one, in a new process,
-    checks its --card and advises with every engine score and legality call refused, and says the same."""
+    """Without the solve's complete tables (an older cache), the first `dicecup advise` learns and keeps the
+    tables; the next one, in a new process, checks its --card and advises with every engine score and
+    legality call refused, and says the same."""
     env = {**os.environ, cache.CACHE_ENV: str(tmp_path / "cache"), cache.STATE_ENV: str(tmp_path / "state")}
     subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True)
+    (complete,) = (tmp_path / "cache").glob("*.card-tables.npz")
+    complete.unlink()
 
     def run(mode: str) -> dict:
         done = subprocess.run(
@@ -213,10 +230,35 @@ def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_pat
     assert run("kept") == first
 
 
+def test_dicecup_advise_after_a_solve_asks_no_engine(tmp_path):
+    """With the solve's complete tables kept beside its table, the very first `dicecup advise` checks its
+    --card and advises with every engine score and legality call refused, and says what the engine says."""
+    env = {**os.environ, cache.CACHE_ENV: str(tmp_path / "cache"), cache.STATE_ENV: str(tmp_path / "state")}
+    subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True)
+
+    def run(mode: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", ADVISE_NO_ENGINE, mode], env=env, capture_output=True, text=True, cwd=tmp_path
+        )
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        del out["seconds"]
+        return out
+
+    kept = run("kept")
+    for complete in (tmp_path / "cache").glob("*.card-tables.npz"):
+        complete.unlink()
+    assert run("learn") == kept
+
+
+@pytest.mark.parametrize("complete", [False, True], ids=["learned", "complete"])
 @pytest.mark.parametrize("name", ["flags", "served", "threshold"])
-def test_known_scores_are_the_engines(tmp_path, name):
-    """What the tables tell `dicecup advise --card` a box can score on a card is what the engine scores there,
-    for every card whose class they know; nothing where they do not know it."""
+def test_known_scores_are_the_engines(tmp_path, monkeypatch, name, complete):
+    """What the tables (learned, or the solve's complete ones) tell `dicecup advise --card` a box can score on
+    a card is what the engine scores there, for every card whose class they know; nothing where they do not
+    know it."""
+    if complete:
+        monkeypatch.setattr(advice, "_card_tables", COMPLETE)
     v = tiny_variant(tmp_path, name)
     solution, _ = cache.load_or_solve(v)
     states = decision_states(v, 25, seed=6)
@@ -233,3 +275,5 @@ def test_known_scores_are_the_engines(tmp_path, name):
             assert got == {v.score(s.card, box, r, first).score for r in rolls for first in (False, True)}
             checked += 1
     assert checked >= len(states)
+    if complete:
+        assert advice._learned(v)[0] == 0  # the complete tables answered every one

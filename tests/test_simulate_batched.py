@@ -852,16 +852,23 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(solved, vid, mon
     v, solution = solved(vid)
     states = list(decision_states(v, 30, seed=7))
     answers = []
-    for after in (10**9, 1):  # never the tables, then always
+    complete = advice._card_tables  # the solve's complete tables, kept beside the cached table
+    for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
         monkeypatch.setattr(advice, "TABLES_AFTER", after)
         monkeypatch.setattr(advice, "_ASKED", {})
         monkeypatch.setattr(advice, "_TABLES", {})
+        monkeypatch.setattr(advice, "_CARD_TABLES", {})
+        monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
         advice._LATER.clear()
         answers.append([advice.advise_state(solution, state) for state in states])
-    assert advice._TABLES  # the second pass did use them
-    for engine_side, tables_side in zip(*answers, strict=True):
-        assert [(o.label, o.points, o.best) for o in engine_side] == [(o.label, o.points, o.best) for o in tables_side]
-        assert np.allclose([o.value for o in engine_side], [o.value for o in tables_side], atol=1e-9)
+        if after == 1:
+            assert advice._TABLES  # the learned tables did answer
+        if tables is not None:
+            assert advice._CARD_TABLES[v.fingerprint][0] is not None  # and here the complete ones
+    for tables_side in answers[1:]:
+        for engine_side, other in zip(answers[0], tables_side, strict=True):
+            assert [(o.label, o.points, o.best) for o in engine_side] == [(o.label, o.points, o.best) for o in other]
+            assert np.allclose([o.value for o in engine_side], [o.value for o in other], atol=1e-9)
 
 
 def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
@@ -870,6 +877,7 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
     v, solution = solved("generala")
     monkeypatch.setattr(advice, "_ASKED", {})
     monkeypatch.setattr(advice, "_TABLES", {})  # none built yet in this process
+    monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # nor the solve's complete ones kept
     used = []
     monkeypatch.setattr(  # which whole turns (not single rolls: `only`) the tables scored
         advice, "_later_from_tables", lambda *args: used.append(args[5]) or advice._later_from_engine(*args)

@@ -28,24 +28,32 @@ from test_simulate_batched import decision_states
 @pytest.mark.parametrize("name", ["threshold", "served", "flags", "banked", "banked-served", "eight-faces"])
 def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, name):
     """Every decision asked on a card never seen: scored by the engine and folded in numpy (what one
-    `dicecup advise` does), or from the tables and the compiled fold (a process past its first cards),
-    gives the same options in the same order, the same points, values to 1e-9."""
+    `dicecup advise` without the solve's complete tables does), from the learned tables and the compiled fold
+    (a process past its first cards), or from the solve's complete tables (`card_tables`), gives the same
+    options in the same order, the same points, values to 1e-9."""
     v = tiny_variant(tmp_path, name)
     solution = solve(v)
     states = decision_states(v, 60, seed=11)
     answers = []
-    for after in (10**9, 1):  # never the tables nor the compiled fold, then always
+    complete = advice._card_tables
+    for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
         monkeypatch.setattr(advice, "TABLES_AFTER", after)
         monkeypatch.setattr(advice, "_ASKED", {})
         monkeypatch.setattr(advice, "_TABLES", {})
+        monkeypatch.setattr(advice, "_CARD_TABLES", {})
+        monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
         got = []
         for state in states:
             advice._LATER.clear()  # each card new
             got.append(advice.advise_state(solution, state))
         answers.append(got)
-    for slow, fast in zip(*answers, strict=True):
-        assert [(o.label, o.points, o.best) for o in slow] == [(o.label, o.points, o.best) for o in fast]
-        assert np.allclose([o.value for o in slow], [o.value for o in fast], rtol=0, atol=1e-9)
+        if tables is not None:
+            assert advice._CARD_TABLES[v.fingerprint][0] is not None  # the complete tables did answer
+    engine = answers[0]
+    for other in answers[1:]:
+        for slow, fast in zip(engine, other, strict=True):
+            assert [(o.label, o.points, o.best) for o in slow] == [(o.label, o.points, o.best) for o in fast]
+            assert np.allclose([o.value for o in slow], [o.value for o in fast], rtol=0, atol=1e-9)
 
 
 @pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")

@@ -1,7 +1,10 @@
 """The advisor and the optimal policy: every option of a decision with its expected final score.
 
-`advise` needs only the state values (a cached table): a variant's first cards
-are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
+`advise` needs only the state values (a cached table). Where the solve's complete
+scoring tables are at hand (`card_tables`: kept beside the cached table by the solve,
+or made from a search this process ran), any card's turn is a few look-ups and one
+compiled call, with no engine call and nothing learned. Otherwise a variant's first
+cards are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
 the table alone where that is all a decision asks; later ones by memoised score
 tables. The score tables can be kept beside the cached table (`keep_tables`,
 signed as the table is) and read back by the next process (`recall_tables`,
@@ -35,12 +38,14 @@ from ..language.contexts import Situation
 from ..language.dice import Roll, sub_multisets
 from ..language.model import Card, Variant
 from ..language.tracing import traced_roll, tracing
-from ..numeric.coding import EMPTY
+from ..numeric.coding import EMPTY, ClassCoding
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
 from ..numeric.records import CardArrays, LayerArrays, SlotArrays, W
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
+from . import card_tables
+from .card_tables import CardTables
 from .errors import SolverError
 from .solve import Solution, TurnTables
 from .space import most_banked
@@ -329,15 +334,11 @@ def _kernels() -> tuple[ModuleType, ModuleType]:
 
 class _ClassArrays(NamedTuple):
     """What every card of one score class and one legal class scores, as the card kernel's records: a
-    one-state layer (a row of points and of successor slots per box and first roll or not, the legal boxes)
-    and the successors of each box's scores (`numeric.card`); for a decision's own roll, the same as
-    [2 (first roll?), rolls, boxes] arrays."""
+    one-state layer (its rows of points and successor slots per box and first roll or not, its legal boxes)
+    and the successors of each box's scores (`numeric.card`). `_CardTurn.own` reads a roll's boxes off it."""
 
     layer: LayerArrays
     slots: SlotArrays
-    points: np.ndarray  # int64 [2, rolls, boxes]: what scoring adds now
-    slot_of: np.ndarray  # int64 [2, rolls, boxes]: the successor slot of the box's score
-    legal: np.ndarray  # bool [2, rolls, boxes] (open boxes only)
 
 
 #: box slots the card kernel takes at most (its layer marks the slots a row reaches in an int64's bits)
@@ -396,12 +397,12 @@ def _score_class(
         point_rows, slot_rows, reach, rows[None], rows[None].copy(), False, one, one, False, False,
     )  # fmt: skip
     used = np.array([len(k) for k in distinct], dtype=np.int64)
-    return _ClassArrays(layer, SlotArrays(add, inc, used), points, slot_of, np.ones(points.shape, dtype=bool))
+    return _ClassArrays(layer, SlotArrays(add, inc, used))
 
 
 def _with_legal(cls: _ClassArrays, legal: LegalTables, lcid: int, vals: np.ndarray) -> _ClassArrays:
     """A score class's arrays with the boxes legal class `lcid` allows (of card row vals[0]'s open boxes)."""
-    n_rolls, nb = cls.points.shape[1:]
+    n_rolls, nb = cls.layer.points.shape[1], vals.shape[1]
     box_bits = np.int64(1) << np.arange(nb, dtype=np.int64)
     per_roll = legal.depends_on_roll(lcid)
     if per_roll:
@@ -420,7 +421,79 @@ def _with_legal(cls: _ClassArrays, legal: LegalTables, lcid: int, vals: np.ndarr
         rd_index=np.array([0 if per_roll else -1], dtype=np.int64),
         rd_tables=np.ascontiguousarray(bits.T[None, :, :]),
     )
-    return cls._replace(layer=layer, legal=ok)
+    return cls._replace(layer=layer)
+
+
+def _card_tables(solution: Solution) -> tuple[CardTables, LayerArrays] | None:
+    """The complete scoring tables of the solution's classes (`card_tables`) and their layer of every class:
+    made from its search where this process ran one, else the ones kept beside the cached table (read once per
+    variant); None where there are none, or where the card kernel cannot read them as they are (interchangeable
+    boxes: a card's open boxes are not its canonical class's)."""
+    v = solution.variant
+    if solution.index.symmetric or not solution.objective.is_mean:
+        return None
+    got = _CARD_TABLES.get(v.fingerprint)
+    space = solution.searched
+    if got is None or (got[0] is None and space is not None and got[1] != id(space)):
+        tables = CardTables.of(space) if space is not None else None
+        if tables is None and got is None:
+            fp = v.fingerprint
+            tables = _RECALLED.pop(fp) if fp in _RECALLED else _recalled_card_tables(v, None)
+        made = (tables, tables.shared_layer()) if tables is not None and _fit(tables, solution) else None
+        got = _CARD_TABLES[v.fingerprint] = (made, id(space) if space is not None else None)
+    return got[0]
+
+
+def _fit(tables: CardTables, solution: Solution) -> bool:
+    """Whether `tables` index the solution's state coding (every successor a kernel would look up, a class
+    code plus an open box's increment, is a code of its index): tables of the same rules always do; this
+    keeps a kernel from reading out of bounds."""
+    ix = solution.index
+    add = tables.slot_arrays.add
+    if not len(tables.codes) or add.shape[0] != ix.nb or int(tables.codes[0]) < 0 or int(add.min()) < 0:
+        return False
+    open_boxes = (tables.codes[:, None] >> np.arange(ix.nb, dtype=np.int64)) & 1 == 0
+    furthest = np.where(open_boxes, add.max(axis=1), 0).max(axis=1)
+    return bool((tables.codes + furthest < len(ix.arrays.base)).all())
+
+
+def _recalled_card_tables(v: Variant, warn: Callable[[str], None] | None) -> CardTables | None:
+    """The `card_tables` kept beside the variant's cached table (`cache.load_or_solve` keeps them), or None
+    (none there, not signed by this user, stale, or not fitting: a bad file is deleted, said through `warn`)."""
+    from . import cache
+
+    got = cache.load_arrays(v, card_tables.KIND, warn)
+    if got is None:
+        return None
+    meta, arrays = got
+    try:
+        if meta.get("layout") != card_tables.LAYOUT:
+            raise ValueError("another layout")
+        return CardTables.from_arrays(arrays, len(v.box_ids), len(v.all_rolls()))
+    except ValueError as exc:
+        (warn or (lambda message: None))(f"the kept {card_tables.KIND} do not fit ({exc}); they are not used")
+        try:
+            cache.arrays_path(v, card_tables.KIND).unlink(missing_ok=True)
+        except OSError:
+            pass
+        return None
+
+
+def _solved_class(solution: Solution, code: int) -> _ClassArrays | None:
+    """The `_ClassArrays` of class `code` cut out of the complete tables (`_card_tables`): a few views; None
+    where there are no such tables or they lack the class."""
+    got = _card_tables(solution)
+    if got is None:
+        return None
+    tables, shared = got
+    layer = tables.class_layer(shared, code)
+    return None if layer is None else _ClassArrays(layer, tables.slot_arrays)
+
+
+#: per variant fingerprint: (its complete tables and their shared layer, or None; the id of the search they
+#: were made from, or None)
+_CARD_TABLES: dict[str, tuple[tuple[CardTables, LayerArrays] | None, int | None]] = {}
+_RECALLED: dict[str, CardTables | None] = {}  # read by `recall_tables`, not yet checked against a solution
 
 
 def _sorted_distinct(a: np.ndarray) -> np.ndarray:
@@ -445,17 +518,24 @@ class _CardTurn(NamedTuple):
 
     def own(self, r: int, ff: int, bank: int) -> list[tuple[str, int, float]]:
         """(box, points now, expected points after) of each legal box for roll `r`, after the first
-        roll (ff = 1) or a later one, leaving `bank` rolls banked; SolverError where one leads nowhere."""
-        c = self.cls
-        legal, pts, slot = c.legal[ff, r].tolist(), c.points[ff, r].tolist(), c.slot_of[ff, r].tolist()
+        roll (ff = 1) or a later one, leaving `bank` rolls banked, read off the class's one-state layer as
+        the kernel reads it (`layer._best_row`); SolverError where one leads nowhere."""
+        lay = self.cls.layer
+        nb = len(self.box_ids)
+        rd = int(lay.rd_index[0])
+        bits = int(lay.rd_tables[rd, r, ff] if rd >= 0 else (lay.first_bits[0] if ff else lay.later_bits[0]))
+        bits &= ~int(lay.codes[0]) & ((1 << nb) - 1)  # open boxes only
+        ctx = int(lay.ctxs[0])
+        pts = lay.points[lay.point_row[ctx, :, ff], r].tolist()
+        slot = lay.slots[lay.slot_row[ctx, :, ff], r].tolist()
         sv = self.sv
         out = []
         for b, box in enumerate(self.box_ids):
-            if legal[b]:
+            if (bits >> b) & 1:
                 after = float(sv[b, bank, slot[b]])
                 if after != after:
                     raise SolverError(_UNREACHABLE)
-                out.append((box, pts[b], after))
+                out.append((box, int(pts[b]), after))
         return out
 
 
@@ -465,9 +545,9 @@ def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: 
     yet, a game situation, an estimate of the values (not a `Solution`), a table of another objective than
     the mean (its values are utilities: the numpy path turns them into points)."""
     v = solution.variant
-    if situation is not None or not isinstance(solution, Solution) or not _compiled(v) or not _tables_answer(v):
+    if situation is not None or not isinstance(solution, Solution) or not solution.objective.is_mean:
         return None
-    if not solution.objective.is_mean:
+    if not _compiled(v) or not (_tables_answer(v) or _card_tables(solution) is not None):
         return None
     if not _kernels()[1].AVAILABLE:
         return None
@@ -494,10 +574,12 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | N
     card_turn = _kernels()[1].card_turn
     v = solution.variant
     vals = solution.row_of(card)
-    cls = _class_arrays(v, solution, vals)
+    codes, prog = solution.index.encode(vals)
+    cls = _solved_class(solution, int(codes[0]))
+    if cls is None:
+        cls = _class_arrays(v, solution, vals)
     if cls is None:
         return None
-    codes, prog = solution.index.encode(vals)
     banks = [solution.bank_after(left) for left in range(rolls_left)]
     banks += banks[-1:]  # the fold's top decision (its own roll is scored apart)
     n = len(banks)
@@ -664,16 +746,31 @@ _KEPT: dict[str, tuple[int, int, int]] = {}
 
 def known_scores(v: Variant, card: Card, box: str) -> set[int] | None:
     """Every score `box` can get on `card` (any roll, first roll or not), from the variant's score tables where
-    they know the card's class (kept beside the table and recalled, or learned in this process); None where
-    they do not (nothing is learned here: the caller asks the engine)."""
+    they know the card's class (kept beside the table and recalled, or learned in this process), else from the
+    solve's complete tables (`card_tables`, recalled); None where neither knows it (nothing is learned here:
+    the caller asks the engine)."""
     got = _TABLES.get(v.fingerprint)
-    if got is None or got[0].variant.hooks is not v.hooks:
+    if got is not None and got[0].variant.hooks is v.hooks:
+        scores = got[0]
+        row = np.full(len(v.box_ids), EMPTY, dtype=np.int64)
+        for b, score in card.scores.items():
+            row[scores.facts.index[b]] = score
+        known = scores.known_scores(row, scores.facts.index[box])
+        if known is not None:
+            return known
+    made = _CARD_TABLES.get(v.fingerprint)
+    complete = made[0][0] if made is not None and made[0] is not None else _RECALLED.get(v.fingerprint)
+    if complete is None:
         return None
-    scores = got[0]
-    row = np.full(len(v.box_ids), EMPTY, dtype=np.int64)
-    for b, score in card.scores.items():
-        row[scores.facts.index[b]] = score
-    return scores.known_scores(row, scores.facts.index[box])
+    coding = _CODINGS.get(v.fingerprint)
+    if coding is None:  # what the complete tables are keyed on (no solve needed; none kept where boxes
+        coding = _CODINGS[v.fingerprint] = ClassCoding(v)  # are interchangeable)
+    if len(complete.point_row[0]) != coding.nb:
+        return None
+    return complete.scores(coding.class_of_card(card), coding.bidx[box])
+
+
+_CODINGS: dict[str, ClassCoding] = {}  # per variant fingerprint: its cards' class coding
 
 
 def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool:
@@ -683,6 +780,8 @@ def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool
     them. A file that fails its signature, is stale or does not fit is deleted (`cache.load_arrays`)."""
     from . import cache
 
+    if v.fingerprint not in _CARD_TABLES:  # read now, to say what is wrong; checked against a solution at use
+        _RECALLED[v.fingerprint] = _recalled_card_tables(v, warn)
     got = cache.load_arrays(v, TABLES_KIND, warn)
     scores, legal, _ = _tables_of(v)  # made: the tables answer from the first card (`_tables_answer`)
     if got is None or len(scores.traced.tables) or len(legal.simple):
