@@ -113,6 +113,27 @@ def test_wrong_arrays_are_refused_before_they_reach_the_built_kernel():
         turn_block(*good[:-1])
 
 
+def test_a_pinned_record_is_checked_once_and_its_slices_pass_as_it_did(monkeypatch):
+    """`pinned` checks a record against a kernel argument now (a wrong one is a TypeError naming the field);
+    `derived` lets a record cut out of a pinned one pass the call check without walking it again, and does
+    nothing for a record cut out of one never pinned (that one is checked field by field at the call)."""
+    from dicecup.numeric.records import signatures
+
+    layer = signatures()["card_f8"][2]
+    bad = layer._replace(points=layer.points.astype(np.float32))
+    with pytest.raises(TypeError, match=r"card_f8 argument 2\.points"):
+        compiled.pinned(bad, "card_f8", 2)
+    assert compiled.pinned(layer, "card_f8", 2) is layer
+    walked: list[object] = []
+    real = compiled._fits
+    monkeypatch.setattr(compiled, "_fits", lambda arg, like: walked.append(arg) or real(arg, like))
+    cut = compiled.derived(layer._replace(codes=layer.codes[:1]), layer)
+    assert compiled._fits(cut, layer) and walked == [cut]  # known: none of its fields looked at
+    stray = compiled.derived(bad._replace(codes=bad.codes[:1]), bad)  # `bad` was refused, never pinned
+    walked.clear()
+    assert not compiled._fits(stray, layer) and len(walked) > 1
+
+
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
     """The module is tuned for the CPU it was built on: where this one lacks one of its flags, numba compiles."""
     if compiled.aot_module() is None:

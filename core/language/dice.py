@@ -91,6 +91,8 @@ def reroll_outcomes(count: int, faces: int) -> tuple[tuple[tuple[int, ...], Frac
 def sub_multisets(dice: Sequence[int]) -> Iterator[tuple[int, ...]]:
     """Each distinct sub-multiset of `dice` (sorted), the empty one and `dice` itself included."""
     ordered = sorted(dice)
-    groups = [(face, len(list(g))) for face, g in itertools.groupby(ordered)]
-    for picks in itertools.product(*(range(n + 1) for _, n in groups)):
-        yield tuple(face for (face, _), k in zip(groups, picks, strict=True) for _ in range(k))
+    out: list[tuple[int, ...]] = [()]
+    for face, group in itertools.groupby(ordered):  # each face's count, 0..n, the last face's varying fastest
+        runs = [(face,) * k for k in range(len(list(group)) + 1)]
+        out = [kept + run for kept in out for run in runs]
+    yield from out

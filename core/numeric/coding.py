@@ -111,10 +111,10 @@ class ClassCoding:
 
     def row_of(self, card: Card) -> np.ndarray:
         """A card as a (1, boxes) `vals` row: each box's score, EMPTY where open."""
-        row = np.full((1, self.nb), EMPTY, dtype=np.int64)
-        for box, score in card.scores.items():
-            row[0, self.bidx[box]] = score
-        return row
+        if not card.scores.keys() <= self.bidx.keys():
+            raise KeyError(next(b for b in card.scores if b not in self.bidx))
+        got = card.scores.get
+        return np.array([[got(box, EMPTY) for box in self.box_ids]], dtype=np.int64)
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
@@ -165,8 +165,8 @@ def _open_sums(nb: int, group: Sequence[int], per_box: Sequence[int], out: np.nd
 def clamp(clo: np.ndarray, chi: np.ndarray, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
     """Clamp (N, G) group totals into each box mask's [clo, chi] range (see `clamp_arrays`)."""
     out = np.empty_like(progress)
-    for g in range(progress.shape[1]):
-        out[:, g] = np.clip(progress[:, g], clo[g][masks], chi[g][masks])
+    for g in range(progress.shape[1]):  # np.clip's value (min of max), at a third of its cost on a few rows
+        np.minimum(np.maximum(progress[:, g], clo[g][masks]), chi[g][masks], out=out[:, g])
     return out
 
 

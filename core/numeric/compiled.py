@@ -40,8 +40,10 @@ __all__ = [
     "aot_kernel",
     "aot_module",
     "cpu_flags",
+    "derived",
     "jit",
     "numba_module",
+    "pinned",
 ]
 
 MODES = ("aot", "jit", "numpy")
@@ -131,7 +133,7 @@ def _fits(arg: Any, like: Any) -> bool:
             isinstance(arg, np.ndarray) and arg.dtype == like.dtype and arg.ndim == like.ndim and arg.flags.c_contiguous
         )
     if isinstance(like, tuple):
-        if _RECORDS.get(id(arg)) is arg:  # a record passed again (the same dice graph, layer, ...)
+        if _RECORDS.get(id(arg)) is arg or _PINNED.get(id(arg)) is arg:  # a record passed again (dice graph, ...)
             return True
         if type(arg) is not type(like) or not all(map(_fits, arg, like)):
             return False
@@ -143,6 +145,37 @@ def _fits(arg: Any, like: Any) -> bool:
     if isinstance(like, bool | np.bool_):
         return isinstance(arg, bool | np.bool_)
     return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
+
+
+def pinned(record: tuple, kernel: str, position: int) -> tuple:
+    """`record`, checked now against argument `position` of `kernel` (`records.signatures`; TypeError where
+    it does not fit) and remembered as fitting for as long as the process runs: for a long-lived record the
+    caller keeps anyway (the advisor's layer of every class), whatever its size. Returns it."""
+    from .records import signatures
+
+    _check_like(record, signatures()[kernel][position], f"{kernel} argument {position}")
+    _PINNED[id(record)] = record
+    if len(_PINNED) > PINNED_KEPT:
+        _PINNED.popitem(last=False)
+    return record
+
+
+def derived(record: tuple, parent: tuple) -> tuple:
+    """`record`, remembered as fitting where `parent` is pinned (`pinned`): for a record made from it by
+    `_replace` with slices of its own arrays along their first axis (numpy keeps a slice's dtype and rank, and
+    a slice of a C-contiguous array along its first axis is C-contiguous), so that a kernel's argument check
+    does not walk every field again. Returns it."""
+    if _PINNED.get(id(parent)) is parent:
+        _RECORDS[id(record)] = record
+        if len(_RECORDS) > RECORDS_KEPT:
+            _RECORDS.popitem(last=False)
+    return record
+
+
+_PINNED: collections.OrderedDict[int, tuple] = collections.OrderedDict()
+"""Records checked once for good (`pinned`), by id (each held, so that its id cannot be reused); the last
+`PINNED_KEPT` (one per variant advised)."""
+PINNED_KEPT = 8
 
 
 def _check_like(arg: Any, like: Any, where: str) -> None:

@@ -167,8 +167,10 @@ def advise(
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
     """The options best first; on a tie a box before a keep, else as listed (keeps, then boxes in card order)."""
-    order = sorted(zip([-x for x in values], [p is None for p in points], range(len(values)), strict=True))
-    return [Option(actions[i], values[i], n == 0, points[i]) for n, (_, _, i) in enumerate(order)]
+    order = sorted(range(len(values)), key=lambda i: (-values[i], points[i] is None))  # stable: listed order
+    make = tuple.__new__  # Option's own fields in order: a third of the cost of calling Option(...)
+    best = order[0] if order else -1
+    return [make(Option, (actions[i], values[i], i == best, points[i])) for i in order]
 
 
 class _BoxScores(dict[str, Score]):
@@ -186,7 +188,18 @@ _SCORE = _BoxScores()
 def keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
     """(Keep actions, their keep indices in `graph`) for every distinct proper sub-multiset of a roll's dice."""
     kept = [k for k in sub_multisets(dice) if len(k) < len(dice)]
-    return [Keep(k) for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
+    return [_KEEPS[k] for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
+
+
+class _Keeps(dict[tuple[int, ...], Keep]):
+    """`Keep(dice)` actions of sorted dice, made once each (they are immutable; a few hundred in all)."""
+
+    def __missing__(self, dice: tuple[int, ...]) -> Keep:
+        got = self[dice] = Keep(dice)
+        return got
+
+
+_KEEPS = _Keeps()
 
 
 @frozen(eq=False)  # arrays: compared by identity
@@ -439,7 +452,9 @@ def _card_tables(solution: Solution) -> tuple[CardTables, LayerArrays] | None:
         if tables is None and got is None:
             fp = v.fingerprint
             tables = _RECALLED.pop(fp) if fp in _RECALLED else _recalled_card_tables(v, None)
-        made = (tables, tables.shared_layer()) if tables is not None and _fit(tables, solution) else None
+        made = None
+        if tables is not None and _fit(tables, solution):  # its layer checked once as the card kernel's argument
+            made = (tables, _kernels()[0].pinned(tables.shared_layer(), "card_f8", 2))
         got = _CARD_TABLES[v.fingerprint] = (made, id(space) if space is not None else None)
     return got[0]
 
@@ -487,7 +502,7 @@ def _solved_class(solution: Solution, code: int) -> _ClassArrays | None:
         return None
     tables, shared = got
     layer = tables.class_layer(shared, code)
-    return None if layer is None else _ClassArrays(layer, tables.slot_arrays)
+    return None if layer is None else _ClassArrays(_kernels()[0].derived(layer, shared), tables.slot_arrays)
 
 
 #: per variant fingerprint: (its complete tables and their shared layer, or None; the id of the search they

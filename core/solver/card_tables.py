@@ -145,9 +145,9 @@ class CardTables(NamedTuple):
         if at >= len(self.codes) or int(self.codes[at]) != code:
             return None
         one = slice(at, at + 1)
-        return shared._replace(
-            codes=shared.codes[one], prog=shared.prog[one], ctxs=shared.ctxs[one], later_bits=shared.later_bits[one],
-            first_bits=shared.first_bits[one], rd_index=shared.rd_index[one],
+        return LayerArrays(  # (not `_replace`: a third of the cost, on every new card)
+            shared.codes[one], shared.prog[one], shared.ctxs[one], shared.later_bits[one], shared.first_bits[one],
+            shared.rd_index[one], *shared[6:],
         )  # fmt: skip
 
     def scores(self, code: int, box: int) -> set[int] | None:
