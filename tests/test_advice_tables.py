@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -207,14 +208,11 @@ except SystemExit as exc:
 """
 
 
-def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_path):
-    """Without the solve's complete tables (an older cache), the first `dicecup advise` learns and keeps the
-    tables; the next one, in a new process, checks its --card and advises with every engine score and
-    legality call refused, and says the same."""
+def _solved_yacht(tmp_path) -> Callable[[str], dict]:
+    """Yacht solved by `dicecup solve` in a cache of the test's own; returns what runs `ADVISE_NO_ENGINE` in a
+    new process (`kept`: the engine refused) and gives its --json answer, its time left out."""
     env = {**os.environ, cache.CACHE_ENV: str(tmp_path / "cache"), cache.STATE_ENV: str(tmp_path / "state")}
     subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True)
-    (complete,) = (tmp_path / "cache").glob("*.card-tables.npz")
-    complete.unlink()
 
     def run(mode: str) -> dict:
         done = subprocess.run(
@@ -224,6 +222,17 @@ def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_pat
         out = json.loads(done.stdout)
         del out["seconds"]
         return out
+
+    return run
+
+
+def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_path):
+    """Without the solve's complete tables (an older cache), the first `dicecup advise` learns and keeps the
+    tables; the next one, in a new process, checks its --card and advises with every engine score and
+    legality call refused, and says the same."""
+    run = _solved_yacht(tmp_path)
+    (complete,) = (tmp_path / "cache").glob("*.card-tables.npz")
+    complete.unlink()
 
     first = run("learn")
     assert list((tmp_path / "cache").glob(f"*.{advice.TABLES_KIND}.npz"))
@@ -233,17 +242,7 @@ def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_pat
 def test_dicecup_advise_after_a_solve_asks_no_engine(tmp_path):
     """With the solve's complete tables kept beside its table, the very first `dicecup advise` checks its
     --card and advises with every engine score and legality call refused, and says what the engine says."""
-    env = {**os.environ, cache.CACHE_ENV: str(tmp_path / "cache"), cache.STATE_ENV: str(tmp_path / "state")}
-    subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True)
-
-    def run(mode: str) -> dict:
-        done = subprocess.run(
-            [sys.executable, "-c", ADVISE_NO_ENGINE, mode], env=env, capture_output=True, text=True, cwd=tmp_path
-        )
-        assert done.returncode == 0, done.stderr
-        out = json.loads(done.stdout)
-        del out["seconds"]
-        return out
+    run = _solved_yacht(tmp_path)
 
     kept = run("kept")
     for complete in (tmp_path / "cache").glob("*.card-tables.npz"):

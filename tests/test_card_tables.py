@@ -8,8 +8,6 @@ kernel (they do not check bounds); the advice then falls back to learning, and s
 
 from __future__ import annotations
 
-import io
-import json
 import sys
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from dicecup.solver.solve import Solution
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import tiny_variant
+from test_advice_tables import _rewrite
 from test_simulate_batched import decision_states
 
 pytestmark = pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")
@@ -164,17 +163,6 @@ def _refused(v, solution, states, want, path, monkeypatch, deleted: bool = True)
     assert advice._CARD_TABLES[v.fingerprint][0] is None
     assert advice._TABLES  # learned instead
     return said
-
-
-def _rewrite(path: Path, change) -> None:
-    """Write the kept file again with `change(header, arrays)` applied and the old signature left as it was."""
-    with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as data:
-        header = json.loads(bytes(data["header"]).decode())
-        arrays = {k: data[k] for k in data.files if k != "header"}
-    change(header, arrays)
-    head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-    with open(path, "wb") as fh:
-        np.savez(fh, header=head, **arrays)
 
 
 def test_tampered_tables_are_refused(tmp_path, monkeypatch):
