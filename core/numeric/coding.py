@@ -111,10 +111,11 @@ class ClassCoding:
 
     def row_of(self, card: Card) -> np.ndarray:
         """A card as a (1, boxes) `vals` row: each box's score, EMPTY where open."""
-        if not card.scores.keys() <= self.bidx.keys():
-            raise KeyError(next(b for b in card.scores if b not in self.bidx))
         got = card.scores.get
-        return np.array([[got(box, EMPTY) for box in self.box_ids]], dtype=np.int64)
+        row = [got(box, EMPTY) for box in self.box_ids]
+        if len(row) - row.count(EMPTY) != len(card.scores):  # a box the variant does not have
+            raise KeyError(next(b for b in card.scores if b not in self.bidx))
+        return np.array([row], dtype=np.int64)
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""

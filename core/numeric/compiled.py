@@ -161,11 +161,11 @@ def pinned(record: tuple, kernel: str, position: int) -> tuple:
 
 
 def derived(record: tuple, parent: tuple) -> tuple:
-    """`record`, remembered as fitting where `parent` is pinned (`pinned`): for a record made from it by
-    `_replace` with slices of its own arrays along their first axis (numpy keeps a slice's dtype and rank, and
-    a slice of a C-contiguous array along its first axis is C-contiguous), so that a kernel's argument check
+    """`record`, remembered as fitting where `parent` is pinned (`pinned`): for a record of the same type made
+    of the parent's fields, some sliced along their first axis (numpy keeps a slice's dtype and rank, and a
+    slice of a C-contiguous array along its first axis is C-contiguous), so that a kernel's argument check
     does not walk every field again. Returns it."""
-    if _PINNED.get(id(parent)) is parent:
+    if _PINNED.get(id(parent)) is parent and type(record) is type(parent):
         _RECORDS[id(record)] = record
         if len(_RECORDS) > RECORDS_KEPT:
             _RECORDS.popitem(last=False)

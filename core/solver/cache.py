@@ -764,9 +764,10 @@ def keep_card_tables(solution: Solution, warn: Callable[[str], None] | None = No
     advisor of a later process; nothing where the search is not at hand, its boxes are interchangeable
     (the advisor reads such cards otherwise), or the tables would be over `ARRAYS_LIMIT`."""
     space = solution.searched
-    if space is None or solution.index.symmetric or space._legal is None:
+    known = space.searched_legality if space is not None else None
+    if space is None or known is None or solution.index.symmetric:
         return
-    if len(space._legal[0]) * 40 > ARRAYS_LIMIT:  # five words a class at least: refused before it is built
+    if len(known[0]) * 40 > ARRAYS_LIMIT:  # five words a class at least: refused before it is built
         return
     tables = CardTables.of(space)
     if tables is not None:

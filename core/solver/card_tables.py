@@ -47,7 +47,7 @@ class CardTables(NamedTuple):
     def of(cls, space: StateSpace) -> CardTables | None:
         """The tables of a searched space (mean objective: points as points); None where the search kept no
         legality (a space rebuilt around a loaded index asks the rules per class)."""
-        known = space._legal
+        known = space.searched_legality
         if known is None:
             return None
         codes, later, first, rd_index, rd_tables = known

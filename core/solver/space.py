@@ -129,6 +129,13 @@ class StateSpace:
         self._explore(max_states, on_class)
         self._index()
 
+    @property
+    def searched_legality(self) -> tuple[np.ndarray, ...] | None:
+        """What the search learnt of the legality of every non-full class it met, sorted by class code:
+        (codes, later bits, first bits, row in the per-roll tables or -1, the per-roll tables); None where no
+        search ran (a space around a loaded index)."""
+        return self._legal
+
     def banks_in(self, filled: int) -> int:
         """Bank sizes a card with `filled` boxes can carry: 1 without banked rolls."""
         return most_banked(self.model.variant, filled) + 1

@@ -6,15 +6,15 @@ Both answer "what is every option worth?" for Yahtzee positions met in random
 play (cards with the yahtzee box still open, so the two rule sets agree), from a
 table on disk: dicecup's cache (solved first if missing) and the peer's table
 file (built once into the temporary directory). In process, each position is
-timed twice for dicecup: on a card it has not seen (its turn's scoring table is
-computed from the rules) and again (memoised); and the next decision of a turn
-after its first. As a whole process, `dicecup
+timed twice for dicecup: on a card it has not seen (its turn computed by the card
+kernel from the solve's complete tables, kept beside the table) and again
+(memoised); and the next decision of a turn after its first. As a whole process, `dicecup
 advise` runs against a Python one-liner that loads the peer's table and asks
 one position, alternating the two so that drift cancels; medians and the
 median of the pairwise ratios are printed, of wall time and of the processes' CPU
 time (user + system: less swayed by a busy machine), with the load average
-(bytecode caches allowed, and the advisor's score tables kept beside its table,
-both written by a warm-up run). The peer is skipped, with a note, when
+(bytecode caches allowed, written by a warm-up run; the solve's tables kept
+beside the table). The peer is skipped, with a note, when
 `yatzy-solver` is not installed. Last, a fresh process times every decision of
 random whole games in play order (`--games-positions`, yahtzee box filled or
 not): what a program advising whole games meets, peer or no peer.
