@@ -55,16 +55,16 @@ class CardTables(NamedTuple):
         points, slots, reach, point_row, slot_row = ContextRows(space).layer(contexts)
         if not len(rd_tables):
             rd_tables = np.zeros((1, space.model.graph.n_rolls, 2), dtype=np.int64)
-        seen: dict[bytes, int] = {}
+        seen: dict[bytes, int] = {}  # a box's sorted scores (most contexts share them) -> its set's number
         sets: list[np.ndarray] = []
         score_set = np.empty((len(contexts), space.nb), dtype=np.int32)
         for i, c in enumerate(contexts.tolist()):
-            scores = space.model.context_tables(c)[0]
+            ordered = np.sort(space.model.context_tables(c)[0].reshape(space.nb, -1), axis=1)
             for b in range(space.nb):
-                got = np.unique(scores[b])
-                score_set[i, b] = seen.setdefault(got.tobytes(), len(sets))
-                if score_set[i, b] == len(sets):
-                    sets.append(got)
+                row = ordered[b]
+                k = score_set[i, b] = seen.setdefault(row.tobytes(), len(sets))
+                if k == len(sets):
+                    sets.append(row[np.concatenate([[True], row[1:] != row[:-1]])])
         cut = np.concatenate([[0], np.cumsum([len(x) for x in sets])]).astype(np.int64)
         return cls(
             codes, later, first, rd_index, np.ascontiguousarray(rd_tables), context.reshape(-1).astype(np.int64),
