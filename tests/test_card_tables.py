@@ -8,6 +8,7 @@ kernel (they do not check bounds); the advice then falls back to learning, and s
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -291,3 +292,18 @@ def test_the_kept_arrays_read_back_as_they_were(tiny_tables):
     back = CardTables.from_arrays(tables.arrays(), len(v.box_ids), len(v.all_rolls()))
     for a, b in zip(tables.arrays().values(), back.arrays().values(), strict=True):
         assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("thing", ["fifo", "directory"])
+def test_a_fifo_or_a_folder_at_the_kept_tables_path_is_said_not_read(tmp_path, monkeypatch, thing):
+    """A named pipe (which would block a reader) or a folder where the kept tables should be: a warning that
+    names it, nothing removed that is not ours, and the advice learned instead, right."""
+    v, solution, states, want, path = _kept(tmp_path, monkeypatch)
+    path.unlink()
+    if thing == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    said = _refused(v, solution, states, want, path, monkeypatch, deleted=False)
+    assert said and str(path) in said[0]
