@@ -1,10 +1,10 @@
 """Every card class's scoring as the card kernel reads it, made once from a solve and kept beside its table.
 
 The solver's search knows the legality of every class it met, and the backward pass the score rows of
-every context: together a few hundred kilobytes for Yahtzee. Kept beside the cached table (signed as it
-is), they let the advisor build any card's one-state `LayerArrays` by look-up, the record the backward
-pass itself reads (the same bits), instead of learning score and legality tables from the engine card by
-card. `CardTables.of` makes them from a search; `arrays` and `from_arrays` are what the cache stores,
+every context: with the scores each box can get (what `dicecup advise --card` is checked against), about
+1.4 MB for Yahtzee. Kept beside the cached table (signed as it is), they let the advisor build any card's
+one-state `LayerArrays` by look-up, the record the backward pass itself reads (the same bits), instead of
+learning score and legality tables from the engine card by card. `CardTables.of` makes them from a search; `arrays` and `from_arrays` are what the cache stores,
 the latter checking every index a kernel would follow (the kernels do not check bounds).
 """
 
@@ -74,6 +74,7 @@ class CardTables(NamedTuple):
 
     @property
     def nbytes(self) -> int:
+        """What the kept arrays weigh."""
         return sum(a.nbytes for a in self.arrays().values())
 
     def arrays(self) -> dict[str, np.ndarray]:
