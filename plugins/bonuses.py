@@ -15,9 +15,9 @@ Box references are box ids or row ids (a row means its box in every column).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from dicecup import (
     REQUIRED,
@@ -175,7 +175,29 @@ def _lowest(variant: Variant, box_id: str) -> int | None:
         return None
 
 
-@lru_cache(maxsize=4096)
+T = TypeVar("T")
+
+
+def _per_rules(fn: Callable[[Variant, str], T]) -> Callable[[Variant, str], T]:
+    """`fn(variant, key)` memoised on the variant's fingerprint (its compiled rules and plugins) and the key.
+    An lru_cache on the Variant itself hashes it and, for an equal variant compiled again (another engine:
+    every test, every embedding that reloads), compares every box and spec at each look-up: most of the
+    state search's time on a small card. What `fn` raises is not memoised."""
+    memo: dict[tuple[str, str], T] = {}
+
+    @functools.wraps(fn)
+    def get(variant: Variant, key: str) -> T:
+        at = (variant.fingerprint, key)
+        if at not in memo:
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[at] = fn(variant, key)
+        return memo[at]
+
+    return get
+
+
+@_per_rules
 def _lowest_cached(variant: Variant, box_id: str) -> int:
     box = variant.box(box_id)
     return min(0, min(variant.declared_score(box, r)[1] for r in variant.all_rolls()))
@@ -186,7 +208,7 @@ def _bonus_tiers(variant: Variant, bonus: Bonus) -> tuple[tuple[int, int], ...]:
     return _bonus_facts(variant, bonus.id)[1]
 
 
-@lru_cache(maxsize=4096)
+@_per_rules
 def _bonus_facts(variant: Variant, bonus_id: str) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
     """A declared bonus's group of boxes and its tiers, worked out once per variant (end bonuses see every card)."""
     bonus = next(b for b in variant.bonuses if b.id == bonus_id)
