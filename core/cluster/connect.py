@@ -106,8 +106,13 @@ def connect(address: str, *, timeout: float = CONNECT_SECONDS, quiet: bool = Tru
     local = None
     try:
         if n is not None:
-            local = distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+            local = distributed.LocalCluster(  # its workers' own log lines silenced: what fails in a task reaches
+                # the client as an exception, and a worker losing its scheduler at Ctrl-C logs a traceback otherwise
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.CRITICAL,
             )
             client = distributed.Client(local, timeout=timeout)
         else:
