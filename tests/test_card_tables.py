@@ -25,20 +25,10 @@ from dicecup.solver.solve import Solution
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import tiny_variant
-from test_advice_tables import _rewrite
+from test_advice_tables import _forget, _rewrite
 from test_simulate_batched import decision_states
 
 pytestmark = pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")
-
-
-def _forget() -> None:
-    """What a new process knows of the advisor's tables: nothing."""
-    for memo in (
-        advice._TABLES, advice._ASKED, advice._KEPT, advice._CLASSES, advice._LATER, advice._CARD_TABLES,
-        advice._RECALLED,
-    ):  # fmt: skip
-        memo.clear()
-    advice._UNTABULABLE.clear()
 
 
 @pytest.fixture(autouse=True)
