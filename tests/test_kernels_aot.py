@@ -134,6 +134,38 @@ def test_a_pinned_record_is_checked_once_and_its_slices_pass_as_it_did(monkeypat
     assert not compiled._fits(stray, layer) and len(walked) > 1
 
 
+@pytest.mark.parametrize(
+    ("arg", "like", "fits"),
+    [
+        (3, 1, True), (np.int64(3), 1, True), (np.int32(3), 1, True), (True, 1, False), (np.bool_(True), 1, False),
+        (3.0, 1, False), ("3", 1, False), (True, False, True), (np.bool_(False), False, True), (1, False, False),
+    ],
+)  # fmt: skip
+def test_a_scalar_argument_fits_its_kind_only(arg, like, fits):
+    """An integer argument takes any integer but a bool, and a bool argument only a bool (numba would read
+    one as the other)."""
+    assert compiled._fits(arg, like) is fits
+
+
+def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monkeypatch):
+    """The records remembered as fitting drop the least recently passed first: a record every call passes
+    (the dice graph, the state index) is not walked again however many one-off records pass between."""
+    from dicecup.numeric.records import CardArrays, signatures
+
+    like = signatures()["card_f8"][0]
+    monkeypatch.setattr(compiled, "_RECORDS", type(compiled._RECORDS)())
+    steady = CardArrays(1, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+    assert compiled._fits(steady, like)
+    walked: list[object] = []
+    real = compiled._fits
+    monkeypatch.setattr(compiled, "_fits", lambda arg, like: walked.append(arg) or real(arg, like))
+    for code in range(3 * compiled.RECORDS_KEPT):
+        one_off = steady._replace(code=code, prog=np.zeros(1, np.int64))
+        assert compiled._fits(one_off, like) and compiled._fits(steady, like)
+    assert not any(arg is steady.prog for arg in walked)  # its fields never looked at again
+    assert len(compiled._RECORDS) == compiled.RECORDS_KEPT
+
+
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
     """The module is tuned for the CPU it was built on: where this one lacks one of its flags, numba compiles."""
     if compiled.aot_module() is None:

@@ -40,6 +40,8 @@ class ClassCoding:
         for flag in variant.state_flags():
             if flag.box not in self.bidx:
                 raise SolverError(f"a rule declares a state flag on box {flag.box!r}, which {variant.id} does not have")
+            if int(flag.value) == EMPTY:  # the mark of an open box: `class_codes_of` would read open boxes as it
+                raise SolverError(f"a rule declares a state flag value {flag.value} on box {flag.box!r}, out of range")
             vals = values.setdefault(self.bidx[flag.box], [])
             if flag.value not in vals:
                 vals.append(int(flag.value))
@@ -51,8 +53,12 @@ class ClassCoding:
             r *= len(declared) + 1
         self.n_flagcodes = r
         self._box_bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)  # box b's bit of a class code
-        # per flagged box: its declared values, and each one's digit (a card's box holds at most one of them)
-        self._flag_digits = {b: (np.array(d, dtype=np.int64), np.arange(1, len(d) + 1)) for b, d in values.items()}
+        # per flagged box: its declared values, and each one's digit times the box's radix, shifted above the
+        # filled bits (a card's box holds at most one of them; EMPTY, an open box, is never a declared value)
+        self._flag_digits = {
+            b: (np.array([d], dtype=np.int64), (np.arange(1, len(d) + 1, dtype=np.int64) * self.radix[b]) << self.nb)
+            for b, d in self.flag_values.items()
+        }
         if symmetric:
             self.symmetric = self._checked_groups(symmetric)
 
@@ -119,13 +125,10 @@ class ClassCoding:
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
-        filled = vals != EMPTY
-        code = filled @ self._box_bits  # few numpy calls: the advisor encodes one card at a time
-        flagcode = np.zeros(len(vals), dtype=np.int64)
+        code = np.dot(vals != EMPTY, self._box_bits)  # few numpy calls: the advisor encodes one card at a time
         for b, (declared, digits) in self._flag_digits.items():
-            match = (vals[:, b, None] == declared[None, :]) & filled[:, b, None]
-            flagcode += (match @ digits) * self.radix[b]
-        return self.canonical(code) + (flagcode << self.nb)
+            code += np.dot(vals[:, b : b + 1] == declared, digits)
+        return self.canonical(code) if self.symmetric else code
 
     def class_of_card(self, card: Card) -> int:
         """The class code of a real card."""
@@ -217,14 +220,15 @@ class StateIndex(ClassCoding):
         self.group_masks = np.zeros((self.G, self.nb), dtype=np.int64)
         for g, boxes in enumerate(self.groups):
             self.group_masks[g, list(boxes)] = 1
+        self._group_columns = np.ascontiguousarray(self.group_masks.T)  # (boxes, G): a card's totals in one dot
 
     # ------------------------------------------------------------------ cards
 
     def encode(self, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(class codes, clamped group totals (N, G)) of card rows `vals` (scores, EMPTY where open)."""
         codes = self.class_codes_of(vals)
-        raw = np.where(vals != EMPTY, vals, 0) @ self.group_masks.T
-        return codes, self.clamp(codes & self.full, raw.reshape(len(vals), self.G))
+        raw = np.dot(np.where(vals != EMPTY, vals, 0), self._group_columns)  # (N, G)
+        return codes, self.clamp(codes & self.full, raw)
 
     def locate(self, vals: np.ndarray) -> np.ndarray:
         """Value-array index of each card row's state (`size`, a NaN sentinel, when unreachable)."""

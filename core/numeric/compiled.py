@@ -121,8 +121,9 @@ def aot_kernel(name: str) -> Callable[..., Any]:
 
 
 _RECORDS: collections.OrderedDict[int, tuple[Any, ...]] = collections.OrderedDict()
-"""The last small records that passed `_fits`, by id (immutable tuples of arrays, such as the dice graph's:
-checked once, not on every call; each held, so that its id cannot be reused by another object)."""
+"""The small records that passed `_fits` most recently, by id (immutable tuples of arrays, such as the dice
+graph's: checked once, not on every call; each held, so that its id cannot be reused by another object). The
+least recently passed goes first, so that records passed on every call outlive a stream of one-off ones."""
 RECORDS_KEPT = 64
 
 
@@ -132,8 +133,13 @@ def _fits(arg: Any, like: Any) -> bool:
         return (
             isinstance(arg, np.ndarray) and arg.dtype == like.dtype and arg.ndim == like.ndim and arg.flags.c_contiguous
         )
+    if type(like) is int:  # most calls are arrays, records and ints: the unions below cost a few times more
+        return type(arg) is int or (isinstance(arg, _INTS) and not isinstance(arg, _BOOLS))
     if isinstance(like, tuple):
-        if _RECORDS.get(id(arg)) is arg or _PINNED.get(id(arg)) is arg:  # a record passed again (dice graph, ...)
+        if _RECORDS.get(id(arg)) is arg:  # a record passed again (dice graph, ...): kept as the most recent
+            _RECORDS.move_to_end(id(arg))
+            return True
+        if _PINNED.get(id(arg)) is arg:
             return True
         if type(arg) is not type(like) or not all(map(_fits, arg, like)):
             return False
@@ -145,6 +151,10 @@ def _fits(arg: Any, like: Any) -> bool:
     if isinstance(like, bool | np.bool_):
         return isinstance(arg, bool | np.bool_)
     return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
+
+
+_INTS = (int, np.integer)
+_BOOLS = (bool, np.bool_)
 
 
 def pinned(record: tuple, kernel: str, position: int) -> tuple:

@@ -167,7 +167,8 @@ def advise(
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
     """The options best first; on a tie a box before a keep, else as listed (keeps, then boxes in card order)."""
-    order = sorted(range(len(values)), key=lambda i: (-values[i], points[i] is None))  # stable: listed order
+    order = sorted(range(len(values)), key=[p is None for p in points].__getitem__)  # boxes first, stably
+    order.sort(key=[-x for x in values].__getitem__)  # then by value, stably: a third of one sort by a lambda
     make = tuple.__new__  # Option's own fields in order: a third of the cost of calling Option(...)
     best = order[0] if order else -1
     return [make(Option, (actions[i], values[i], i == best, points[i])) for i in order]
@@ -521,6 +522,9 @@ def _sorted_distinct(a: np.ndarray) -> np.ndarray:
 _CLASSES: dict[str, tuple[ScoreTables, LegalTables, dict[int, tuple], dict[tuple[int, int], tuple]]] = {}
 
 
+_BOXES = np.arange(64)  # box positions, for gathering one value per box (`_CardTurn.own`)
+
+
 class _CardTurn(NamedTuple):
     """One card's turn from the card kernel: the keeps' values at each decision it folded, and the value of
     where each box's scores lead."""
@@ -542,15 +546,14 @@ class _CardTurn(NamedTuple):
         bits &= ~int(lay.codes[0]) & ((1 << nb) - 1)  # open boxes only
         ctx = int(lay.ctxs[0])
         pts = lay.points[lay.point_row[ctx, :, ff], r].tolist()
-        slot = lay.slots[lay.slot_row[ctx, :, ff], r].tolist()
-        sv = self.sv
+        slot = lay.slots[lay.slot_row[ctx, :, ff], r]
+        after = self.sv[_BOXES[:nb], bank, slot].tolist()  # each box's, open or not: one gather
         out = []
         for b, box in enumerate(self.box_ids):
             if (bits >> b) & 1:
-                after = float(sv[b, bank, slot[b]])
-                if after != after:
+                if after[b] != after[b]:
                     raise SolverError(_UNREACHABLE)
-                out.append((box, int(pts[b]), after))
+                out.append((box, int(pts[b]), after[b]))
         return out
 
 

@@ -142,7 +142,7 @@ class CardTables(NamedTuple):
     def class_layer(self, shared: LayerArrays, code: int) -> LayerArrays | None:
         """The one-state layer of class `code` (views of `shared`, the score rows shared by every class), or
         None where the search never met the class (a card that cannot arise)."""
-        at = int(np.searchsorted(self.codes, code))
+        at = int(self.codes.searchsorted(code))
         if at >= len(self.codes) or int(self.codes[at]) != code:
             return None
         one = slice(at, at + 1)
@@ -154,7 +154,7 @@ class CardTables(NamedTuple):
     def scores(self, code: int, box: int) -> set[int] | None:
         """Every score box position `box` can get on a card of class `code` (any roll, first roll or not), or
         None where the search never met the class."""
-        at = int(np.searchsorted(self.codes, code))
+        at = int(self.codes.searchsorted(code))
         if at >= len(self.codes) or int(self.codes[at]) != code:
             return None
         k = int(self.score_set[int(self.context[at]), box])

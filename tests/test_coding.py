@@ -1,0 +1,99 @@
+"""The state coding (`numeric.coding`) against an oracle written from its definition, one box at a time.
+
+A card's class code is one bit per filled box plus, above those bits, a mixed-radix
+digit per flagged box saying which declared value it holds; a state adds each
+threshold group's running total, clamped to the range where the end bonus is not
+decided yet. The engine computes these for many rows at once with a few array
+operations; the oracle here walks each box of each row in plain Python.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _solver_helpers import tiny_variant
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicecup import Engine
+from dicecup.language.model import BoxFlag
+from dicecup.numeric.coding import EMPTY, ClassCoding, StateIndex
+from dicecup.solver.errors import SolverError
+from dicecup.solver.solve import solve
+
+
+def _oracle_code(coding: ClassCoding, row: list[int]) -> int:
+    """The class code of one row, box by box (no interchangeable boxes)."""
+    code = 0
+    for b, score in enumerate(row):
+        if score == EMPTY:
+            continue
+        code |= 1 << b
+        declared = coding.flag_values.get(b, ())
+        if score in declared:
+            code += (declared.index(score) + 1) * coding.radix[b] << coding.nb
+    return code
+
+
+def _oracle_totals(ix: StateIndex, row: list[int]) -> list[int]:
+    """Each threshold group's total of the filled boxes, clamped: below lo - (what its open boxes can still
+    add at most) the bonus is lost whatever comes, above hi - (what they add at least) it is won."""
+    out = []
+    for g, boxes in enumerate(ix.groups):
+        total = sum(row[b] for b in boxes if row[b] != EMPTY)
+        still_max = sum(ix.box_max[b] for b in boxes if row[b] == EMPTY)
+        still_min = sum(ix.box_min[b] for b in boxes if row[b] == EMPTY)
+        lo, hi = ix.clamp_bounds[g]
+        out.append(min(max(total, lo - still_max), hi - still_min))
+    return out
+
+
+def _rows(nb: int, scores: list[int]) -> st.SearchStrategy[np.ndarray]:
+    """1 to 6 card rows: each box open or holding one of `scores`."""
+    box = st.one_of(st.just(EMPTY), st.sampled_from(scores))
+    return st.lists(st.lists(box, min_size=nb, max_size=nb), min_size=1, max_size=6).map(
+        lambda rows: np.array(rows, dtype=np.int64)
+    )
+
+
+_YAHTZEE = Engine().variant("yahtzee")
+_YAHTZEE_CODING = ClassCoding(_YAHTZEE)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_rows(len(_YAHTZEE.box_ids), [0, 1, 3, 12, 25, 30, 40, 50, 63]))
+def test_class_codes_are_the_bits_and_flag_digits_of_each_box(rows):
+    """Yahtzee's yahtzee box is flagged (it matters later whether it holds 50): a row's code has its digit."""
+    assert _YAHTZEE_CODING.flag_values  # the case this test is about
+    got = _YAHTZEE_CODING.class_codes_of(rows).tolist()
+    assert got == [_oracle_code(_YAHTZEE_CODING, row) for row in rows.tolist()]
+
+
+@pytest.fixture(scope="module")
+def indexes(tmp_path_factory) -> dict[str, StateIndex]:
+    """The solved state index of two tiny variants: one with flags, one with two threshold groups."""
+    tmp = Path(tmp_path_factory.mktemp("coding"))
+    return {name: solve(tiny_variant(tmp, name)).index for name in ("flags", "two-groups")}
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+@pytest.mark.parametrize("name", ["flags", "two-groups"])
+def test_encode_gives_each_rows_code_and_clamped_group_totals(indexes, name, data):
+    ix = indexes[name]
+    assert ix.flag_values if name == "flags" else ix.G == 2  # what each case is about
+    rows = data.draw(_rows(ix.nb, sorted({0, 1, 2, 3, 4, 5, 6, 9, 15, 20, 40, *ix.box_max})))
+    codes, totals = ix.encode(rows)
+    assert codes.tolist() == [_oracle_code(ix, row) for row in rows.tolist()]
+    assert totals.shape == (len(rows), ix.G)
+    assert totals.tolist() == [_oracle_totals(ix, row) for row in rows.tolist()]
+
+
+def test_a_flag_on_the_open_box_mark_is_refused(monkeypatch):
+    """A rule declaring the very value that marks an open box would make every open box read as flagged."""
+    v = Engine().variant("yahtzee")
+    monkeypatch.setattr(type(v), "state_flags", lambda self: (BoxFlag("yahtzee", int(EMPTY)),))
+    with pytest.raises(SolverError, match="state flag value .* on box 'yahtzee', out of range"):
+        ClassCoding(v)
