@@ -608,7 +608,7 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | N
     sv = np.empty((nb, values.shape[1], kmax))
     score = np.zeros((n, d.roll_probs.shape[0], W))
     keeps = np.empty((rolls_left, int(d.levels[d.dice]), W) if rolls_left > 0 else (0, 0, W))
-    ok = np.ones(1, dtype=np.int64)
+    ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
     slots = cls.slots
     ix = solution.index
     if ix.symmetric:  # a group's open box fills where its canonical class fills next: its first open box

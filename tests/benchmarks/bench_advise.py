@@ -98,6 +98,8 @@ def _per_call(fn, items) -> list[float]:
 
 
 def _ms(xs: list[float]) -> str:
+    if not xs:
+        return "none asked"
     return f"{1e3 * statistics.median(xs):.3f} ms (max {1e3 * max(xs):.3f})"
 
 
@@ -106,9 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=200, help="positions timed in process (default 200)")
     ap.add_argument("--processes", type=int, default=7, help="whole-process runs of each command (default 7)")
     ap.add_argument("--cpu", action="store_true", help="time in-process calls in CPU time (a busy machine)")
-    ap.add_argument("--games-positions", type=int, default=2000, help="decisions of whole games timed (default 2000)")
+    ap.add_argument(
+        "--games-positions", type=int, default=2000, help="decisions of whole games timed (default 2000; 0: none)"
+    )
     ap.add_argument("--whole-games", type=int, help=argparse.SUPPRESS)  # the child that times them
     args = ap.parse_args(argv)
+    if args.positions < 2 or args.games_positions < 0 or args.processes < 1:
+        ap.error("--positions takes 2 or more, --processes 1 or more, --games-positions 0 or more")
     if args.cpu:
         _CLOCK[0] = time.process_time
     if args.whole_games is not None:
@@ -138,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         f"dicecup in process, {len(positions)} positions: new card {_ms(cold)}, same card again {_ms(warm)}, "
         f"next decision of the turn {_ms(nexts)} ({len(nexts)} of them)"
     )
-    child = [sys.executable, __file__, "--whole-games", str(args.games_positions)] + (["--cpu"] if args.cpu else [])
-    subprocess.run(child, check=True)
+    if args.games_positions > 1:  # (the first decision only loads the kernels: it is not timed)
+        child = [sys.executable, __file__, "--whole-games", str(args.games_positions)] + (["--cpu"] if args.cpu else [])
+        subprocess.run(child, check=True)
 
     try:
         import yatzy_solver as ys
@@ -164,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     peer_ms = statistics.median(peer_times)
     print(
         f"ratio of medians, dicecup / peer: new card {statistics.median(cold) / peer_ms:.1f}x, "
-        f"same card {statistics.median(warm) / peer_ms:.1f}x, next decision {statistics.median(nexts) / peer_ms:.1f}x"
+        f"same card {statistics.median(warm) / peer_ms:.1f}x, next decision "
+        + (f"{statistics.median(nexts) / peer_ms:.1f}x" if nexts else "none asked")
     )
 
     exe = os.path.join(os.path.dirname(sys.executable), "dicecup")
