@@ -228,6 +228,27 @@ def test_advise_from_a_cached_table_imports_no_compiler(tmp_path):
     assert out.rsplit("|", 1)[1].strip() == "[]"
 
 
+ADVISE_JSON = """\
+import sys
+from dicecup.cli import main
+try:
+    main(["advise", "-v", "yacht", "-d", "11256", "--json", "-r", "1"])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print("|", sorted(m for m in sys.modules if m == "rich" or m.startswith("rich.")))
+"""
+
+
+def test_advise_json_from_a_cached_table_imports_no_rich(tmp_path):
+    """Without -q, `dicecup advise --json` with the table cached imports no rich either: the progress bar is
+    made only when a solve starts, and JSON prints no table."""
+    env = {**os.environ, "DICECUP_CACHE_DIR": str(tmp_path)}
+    run(sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q", cwd=tmp_path, env=env)
+    out = run(sys.executable, "-c", ADVISE_JSON, cwd=tmp_path, env=env)
+    assert json.loads(out.split("|")[0])["best"]["action"] == "keep"
+    assert out.rsplit("|", 1)[1].strip() == "[]"
+
+
 SOLVE = """\
 import sys
 from dicecup.cli import main

@@ -62,32 +62,58 @@ def _value_fields(objective: Objective, value: float) -> dict[str, Any]:
     return {objective.value_key: value}
 
 
+class _SolveBar:
+    """A rich progress bar on stderr that exists only once a solve reports progress: its first `update` makes
+    and starts it (off when stderr is not a terminal), so a command whose tables are cached imports no rich.
+
+    Used as `with bar:` around what may solve; leaving stops the bar if it was started.
+    """
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _SolveBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def _started(self) -> Any:
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            err = Console(stderr=True)
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+                disable=not err.is_terminal,
+            )
+            self._bar.start()
+        return self._bar
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        """Show `done` of `total` (0: not known yet) in `phase` ("search": exploring states; else solving)."""
+        bar = self._started()
+        label = "exploring states" if phase == "search" else "solving"
+        if phase not in self._tasks:
+            self._tasks[phase] = bar.add_task(label, total=total or None)
+        bar.update(self._tasks[phase], completed=done, total=total or None)
+
+
 def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
-    """A rich progress bar on stderr (off when stderr is not a terminal or with --quiet: then no rich at all)."""
+    """A progress bar on stderr for what may solve, made at a solve's first progress (`_SolveBar`); with --quiet,
+    none at all."""
     if quiet:
         return contextlib.nullcontext(), None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    err = Console(stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=quiet or not err.is_terminal,
-    )
-    tasks: dict[str, Any] = {}
-
-    def update(phase: str, done: int, total: int) -> None:
-        label = "exploring states" if phase == "search" else "solving"
-        if phase not in tasks:
-            tasks[phase] = bar.add_task(label, total=total or None)
-        bar.update(tasks[phase], completed=done, total=total or None)
-
-    return bar, update
+    bar = _SolveBar()
+    return bar, bar.update
 
 
 def load_solution(

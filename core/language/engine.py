@@ -7,23 +7,20 @@ not to, third-party plugins from the `dicecup` entry-point group.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
-import importlib.util
 import inspect
 import os
-import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 from attrs import frozen
 
+from .. import __version__
 from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
@@ -31,6 +28,9 @@ from .documents import check_numbers, resolve
 from .model import Variant
 from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, plugin_label
 from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = [
     "Engine",
@@ -117,7 +117,8 @@ class VariantEntry:
     def doc(self) -> Any:
         """The parsed document (parsed now if it was registered unparsed)."""
         if self._text is not None:
-            vid, doc = _parse_document(self._text, self.source)
+            # dicecup's own files (a test parses each with both) are read with libyaml, where PyYAML has it
+            vid, doc = _parse_document(self._text, self.source, libyaml=self.origin in BUILTIN_PLUGINS)
             if vid != self.id:
                 raise VariantError(
                     f"the file declares id {vid!r} but was registered as {self.id!r}",
@@ -131,9 +132,10 @@ class VariantEntry:
         return f"VariantEntry({self.id!r}, source={self.source!r}, origin={self.origin!r})"
 
 
-def _parse_document(text: str, source: str) -> tuple[str, Any]:
-    """(declared id, parsed document) of a variant's YAML text (VariantError with a line when it is bad)."""
-    doc = load_yaml(text, source)
+def _parse_document(text: str, source: str, *, libyaml: bool = False) -> tuple[str, Any]:
+    """(declared id, parsed document) of a variant's YAML text (VariantError with a line when it is bad);
+    `libyaml`: see `load_yaml`."""
+    doc = load_yaml(text, source, libyaml=libyaml)
     node = Node(doc, (), source=source)
     node.mapping(what="a variant mapping")
     return node.get("id").string(), doc
@@ -162,6 +164,8 @@ def load_plugin_file(path: str | os.PathLike[str]) -> Any:
     known = sys.modules.get(name)
     if known is not None:
         return known
+    import importlib.util
+
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
         raise PluginError(f"plugin file {str(file)!r} cannot be imported")
@@ -278,6 +282,8 @@ class Engine:
                     continue
                 marked = self.pm.parse_hookimpl_opts(plugin, attr) is not None
                 if attr not in known:
+                    import difflib
+
                     cut = len(hookspecs.PROJECT) + 1  # compare what follows the shared prefix
                     close = difflib.get_close_matches(attr[cut:], [k[cut:] for k in known], n=1)
                     hint = f"did you mean {attr[:cut]}{close[0]}?" if close else f"the hooks are: {', '.join(known)}"
@@ -485,7 +491,10 @@ class Engine:
     def make_bot(self, name: str, rng: random.Random | None = None) -> Any:
         """A new bot of this kind (DicecupError listing the bots when there is none)."""
         decl, arg = self.bot_spec(name)
-        rng = rng if rng is not None else random.Random()
+        if rng is None:
+            import random
+
+            rng = random.Random()
         return decl.factory(rng) if decl.argument is None else decl.factory(rng, arg)
 
     def action_verbs(self, variant: Variant) -> dict[str, str]:
@@ -629,16 +638,27 @@ _OWN = __name__.split(".", 1)[0]
 @lru_cache(maxsize=1)
 def _distributions() -> Mapping[str, list[str]]:
     """Top-level module -> installed distributions: one scan of every installed package per process."""
+    from importlib import metadata
+
     return metadata.packages_distributions()
 
 
-@lru_cache(maxsize=64)
 def _distribution_version(modname: str) -> str:
     """`dist==version` of the distribution that installs `modname` ("?" when none does)."""
-    top = modname.split(".", 1)[0]
+    return _package_version(modname.split(".", 1)[0])
+
+
+@lru_cache(maxsize=64)
+def _package_version(top: str) -> str:
+    """`dist==version` of the distribution that installs the top-level package `top` (once per package)."""
+    if top == _OWN:
+        # the built-in plugins: dicecup's own version, the one its distribution is built with (pyproject's
+        # dynamic version), without reading installed metadata (the README in it: milliseconds per command)
+        return f"{_OWN}=={__version__}"
+    from importlib import metadata
+
     try:
-        # the built-in plugins: dicecup's own distribution, asked by name rather than by scanning every package
-        for dist in [_OWN] if top == _OWN else _distributions().get(top, []):
+        for dist in _distributions().get(top, []):
             return f"{dist}=={metadata.version(dist)}"
     except Exception:  # pragma: no cover - broken metadata: the source hash still identifies it
         pass

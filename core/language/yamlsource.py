@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -45,6 +45,11 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _LONG_QUOTE = re.compile(r"'[^'\n]{40,}'|\"[^\"\n]{40,}\"")
 
 Located = tuple[str, int]  # (source, 1-based line)
+
+if TYPE_CHECKING:
+    _Base = yaml.SafeLoader  # what `_Bounded`'s methods call is a loader's
+else:
+    _Base = object
 
 
 class LocDict(dict):
@@ -91,14 +96,14 @@ def _short(text: str) -> str:
     return _LONG_QUOTE.sub(lambda m: m.group(0)[:36] + "..." + m.group(0)[0], text)[:200]
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that builds LocDict/LocList, bounds depth and expanded size while composing,
-    merges `<<` keys itself (explicit keys win, no duplicate error) and rejects duplicate keys."""
+class _Bounded(_Base):
+    """What a variant's loader adds to PyYAML's safe composing and constructing, on either parser: it builds
+    LocDict/LocList, bounds depth and expanded size while composing, merges `<<` keys itself (explicit keys win,
+    no duplicate error) and rejects duplicate keys."""
 
     source = "<string>"
 
-    def __init__(self, stream: Any) -> None:
-        super().__init__(stream)
+    def _bound(self) -> None:
         self._path: list[Any] = []  # keys from the document root to the value being built
         self._compose_path: list[Any] = []  # the same while composing (raw key text)
         self._frames: list[list[int]] = [[0, 0, 0]]  # per open node: expanded values, characters, height
@@ -261,13 +266,52 @@ class _Loader(yaml.SafeLoader):
             data.item_locs.append(self._loc(item))
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
-_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_yaml_seq)
-_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+class _Loader(_Bounded, yaml.SafeLoader):
+    """PyYAML's own parser, in Python: the judge of every file, and the one whose errors say what is wrong."""
+
+    def __init__(self, stream: Any) -> None:
+        yaml.SafeLoader.__init__(self, stream)
+        self._bound()
 
 
-def load_yaml(text: str, source: str) -> Any:
-    """Parse YAML text with the bounded safe loader; any problem is a VariantError with a line."""
+def _libyaml_loader() -> type[_Bounded] | None:
+    """The loader on libyaml's parser (C), where PyYAML was built with it.
+
+    The same composing and constructing, several times faster; but libyaml accepts some text PyYAML
+    refuses (a tab after `key:`, a `?` inside a plain word), so only dicecup's own variant files,
+    which a test parses both ways, are read with it.
+    """
+    if not yaml.__with_libyaml__:
+        return None
+    from yaml._yaml import CParser
+
+    class _LibyamlLoader(
+        _Bounded, yaml.composer.Composer, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver
+    ):
+        def __init__(self, stream: Any) -> None:
+            CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            self._bound()
+
+    return _LibyamlLoader
+
+
+_LIBYAML = _libyaml_loader()
+for _loader in (_Loader, _LIBYAML):
+    if _loader is not None:
+        _loader.add_constructor("tag:yaml.org,2002:map", _Bounded.construct_yaml_map)
+        _loader.add_constructor("tag:yaml.org,2002:seq", _Bounded.construct_yaml_seq)
+        _loader.add_constructor("tag:yaml.org,2002:int", _Bounded.construct_yaml_int)
+
+
+def load_yaml(text: str, source: str, *, libyaml: bool = False) -> Any:
+    """Parse YAML text with the bounded safe loader; any problem is a VariantError with a line.
+
+    `libyaml`: text known to parse alike under both parsers (dicecup's own variant files) is read with
+    libyaml where PyYAML has it; should that fail, PyYAML reads it again and says what is wrong.
+    """
     bad = yaml.reader.Reader.NON_PRINTABLE.search(text)
     if bad:  # NUL and other control characters: say where, not what the text around is
         line = text.count("\n", 0, bad.start()) + 1
@@ -279,6 +323,11 @@ def load_yaml(text: str, source: str) -> Any:
             line=line,
             hint="is this a binary file? a variant is a UTF-8 text file",
         )
+    if libyaml and _LIBYAML is not None:
+        try:
+            return yaml.load(text, Loader=type("_BoundLoader", (_LIBYAML,), {"source": source}))
+        except Exception:  # PyYAML below reads it again, to raise its own error
+            pass
     loader_cls = type("_BoundLoader", (_Loader,), {"source": source})
     try:
         return yaml.load(text, Loader=loader_cls)
