@@ -218,8 +218,10 @@ class RuleHooks:
         return out
 
     def end_bonuses(self, variant: Any, card: Any) -> tuple[Award, ...]:
-        found = self._all("end_bonuses", variant=variant, card=card)
-        return tuple(_award(a, "end_bonuses") for res in found if res for a in res)
+        found = [a for res in self._all("end_bonuses", variant=variant, card=card) if res for a in res]
+        for a in found:
+            _award(a, "end_bonuses")
+        return tuple(found)
 
     # ------------------------------------------------------------------ legality
 

@@ -298,8 +298,11 @@ def traced_card(scores: dict[str, int], awards: tuple[Any, ...] = ()) -> Card:
     """A card holding `scores` (and `awards`) whose reads are reported to the active `Reads`."""
     card = object.__new__(Card)  # (Card's converter would copy the scores into a plain FrozenMap)
     object.__setattr__(card, "scores", _TracingScores(scores))
-    object.__setattr__(card, "awards", _TracingAwards(awards))
+    object.__setattr__(card, "awards", _TracingAwards(awards) if awards else _NO_AWARDS)
     return card
+
+
+_NO_AWARDS = _TracingAwards()  # (immutable: every traced card without awards shares it; the solver makes thousands)
 
 
 def traced_roll(roll: Roll) -> TracingRoll:

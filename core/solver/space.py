@@ -343,29 +343,35 @@ class StateSpace:
         """Every move out of classes `codes`: (source position, successor code, group increments (T, G)),
         and the classes' legality (codes, later bits, first bits, table row or -1, tables)."""
         m = self.model
-        nb, k = self.nb, self.slot_width
         later, first, index, tables = m.legal_arrays(codes)
         legality = (codes, later, first, index, tables)
         if m.variant.rolls == 1:  # the first roll is the only one
             later = np.zeros_like(later)
             tables = tables.copy()
             tables[:, :, 0] = 0
-        present = np.zeros((len(codes), nb, 2, k), dtype=bool)  # slot reached by some roll, per [later, first]
-        err = np.zeros((len(codes), nb, 2), dtype=bool)  # some roll's score failed
-        for dep, reach, failed in self._group_reach:
+        groups, any_failed = self._group_reach
+        # per class, box, [later, first], slot: whether some roll reaches the slot (one fancy index per group,
+        # each a new array); and where any score failed, per class, box, [later, first]: whether some roll's did
+        (dep, reach, failed), *more = groups  # (every box's scores are in some group)
+        combo = self._combos(codes, dep)
+        present, err = reach[combo], failed[combo] if any_failed else None
+        for dep, reach, failed in more:
             combo = self._combos(codes, dep)
             present |= reach[combo]
-            err |= failed[combo]
-        bits = np.int64(1) << np.arange(nb, dtype=np.int64)
+            if err is not None:
+                err |= failed[combo]
+        bits = m._box_bits
         lb = (later[:, None] & bits) != 0
         fb = (first[:, None] & bits) != 0
-        bad = (lb & err[:, :, 0]) | (fb & err[:, :, 1])
-        if bad.any():
-            i, b = (int(x) for x in np.argwhere(bad)[0])
-            c = int(m.context_of(codes[i : i + 1])[0])
-            m.check_context(c, m.context_tables(c)[0], 1 << b)
+        if err is not None:
+            bad = (lb & err[:, :, 0]) | (fb & err[:, :, 1])
+            if bad.any():
+                i, b = (int(x) for x in np.argwhere(bad)[0])
+                c = int(m.context_of(codes[i : i + 1])[0])
+                m.check_context(c, m.context_tables(c)[0], 1 << b)
         ok = (lb[:, :, None] & present[:, :, 0, :]) | (fb[:, :, None] & present[:, :, 1, :])
-        varies = np.flatnonzero(index >= 0)  # legality that depends on the roll
+        # legality that depends on the roll (none without tables)
+        varies = np.flatnonzero(index >= 0) if len(tables) else index[:0]
         failed_at = self._roll_legal_slots(codes, varies, index, tables, ok)
         for i in failed_at:  # classes whose legal boxes fail to score, in order: the engine's error
             c = int(m.context_of(codes[i : i + 1])[0])
@@ -408,10 +414,11 @@ class StateSpace:
         return varies[bad].tolist()
 
     @cached_property
-    def _group_reach(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
+    def _group_reach(self) -> tuple[list[tuple[tuple[int, ...], np.ndarray, np.ndarray]], bool]:
         """Per group of scores by the boxes they depend on (`RuleModel.score_groups`): for each category
         combination of those boxes, (combos, boxes, 2, slot width) which slots some roll of the group leads
-        to, per [later, first] roll, and (combos, boxes, 2) whether some roll's score failed."""
+        to, per [later, first] roll, and (combos, boxes, 2) whether some roll's score failed; and whether any
+        score failed at all."""
         out = []
         for dep, keys, scores, _ in self.model.score_groups:
             combos = scores.shape[1]
@@ -423,7 +430,7 @@ class StateSpace:
             row, col = np.nonzero(scores == ERR)
             failed[col, keys[row, 0], keys[row, 2]] = True
             out.append((dep, reach, failed))
-        return out
+        return out, any(failed.any() for *_, failed in out)
 
     def _combos(self, codes: np.ndarray, dep: tuple[int, ...]) -> np.ndarray:
         """The column of `score_groups` (category combination of boxes `dep`, the last fastest) of each class."""
@@ -462,15 +469,17 @@ class StateSpace:
             out[:, 0] = 1
             return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         d = inc[move, last]
-        lo = self.clo[last][mask2] - self.offset[last]
-        hi = self.chi[last][mask2] - self.offset[last]
+        clo, chi = self.clo[last], self.chi[last]
+        lo, hi = clo[mask2], chi[mask2]
         mask1 = codes[prog.pos[row]] & self.full
         # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
-        same = (d == 0) & (self.clo[last][mask1] == self.clo[last][mask2])
-        same &= self.chi[last][mask1] == self.chi[last][mask2]
-        _merge(out, inverse[same], prog.words[row[same]])
-        keep = ~same
-        row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
+        same = (d == 0) & (clo[mask1] == lo) & (chi[mask1] == hi)
+        if same.any():
+            _merge(out, inverse[same], prog.words[row[same]])
+            keep = ~same
+            row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
+        lo -= self.offset[last]
+        hi -= self.offset[last]
         above, below, bit = self._masks
         step = max(1, CHUNK // out.shape[1])
         for a in range(0, len(row), step):
@@ -625,24 +634,18 @@ def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
 def _shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Word rows each shifted by its own d bits, up (d > 0) or down, and which rows lost a bit below bit 0.
 
-    Word j of a row shifted up by 64q + r is word j - q shifted up by r with the top r bits of word
-    j - q - 1 below them (down: words j + q and j + q + 1, the other way); words past the row are zero
-    (rows are wide enough that nothing runs off the top)."""
+    A shift by d = 64q + r (q = d // 64, 0 <= r < 64: a downward shift is one down by whole words and one up by
+    r bits) makes word k of the result from word k - q shifted up by r, with the top r bits of word k - q - 1
+    below them (numpy gives 0 for a shift by 64: no bits where r = 0). The result is worked out for words
+    -width..width-1: those below 0 hold the bits shifted below bit 0 (a row shifted down by more than its
+    width loses them all, as it does shifted by its width); the row sits among zero words, and a source word
+    below them is one of them (bits shifted past the top are dropped)."""
     n, width = rows.shape
-    a = np.abs(d)
-    sign = np.sign(d)[:, None]
-    r = (a & 63).astype(np.uint64)[:, None]
-    padded = np.zeros((n, 3 * width), dtype=np.uint64)  # the row between two rows of zero words
-    padded[:, width : 2 * width] = rows
-    at = np.clip(width + np.arange(width)[None, :] - sign * (a >> 6)[:, None], 0, 3 * width - 1)
+    padded = np.zeros((n, 4 * width), dtype=np.uint64)  # words -2w..2w-1 of the row
+    padded[:, 2 * width : 3 * width] = rows
+    d = np.maximum(d, -64 * width)
+    r = (d & 63).astype(np.uint64)[:, None]
+    at = np.arange(width, 3 * width)[None, :] - (d >> 6)[:, None]  # of result word k (from -width): k - q
     line = np.arange(n)[:, None]
-    main = padded[line, at]
-    carry = padded[line, np.clip(at - sign, 0, 3 * width - 1)]
-    up = sign > 0
-    back = np.where(r > 0, np.uint64(64) - r, np.uint64(0))
-    out = np.where(up, main << r, main >> r)
-    out |= np.where(r > 0, np.where(up, carry >> back, carry << back), np.uint64(0))
-    low = np.clip(a[:, None] - 64 * np.arange(width)[None, :], 0, 64)  # bits of each word below |d|
-    below = np.where(low >= 64, ~np.uint64(0), (np.uint64(1) << np.minimum(low, 63).astype(np.uint64)) - np.uint64(1))
-    lost = (d < 0) & (rows & below).any(axis=1)
-    return out, lost
+    out = (padded[line, np.maximum(at, 0)] << r) | (padded[line, np.maximum(at - 1, 0)] >> (np.uint64(64) - r))
+    return out[:, width:], out[:, :width].any(axis=1)
