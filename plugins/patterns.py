@@ -98,6 +98,8 @@ def groups(ctx: PatternContext, sizes: Sequence[int]) -> PatternFn:
         if max(counts) < largest:  # (most rolls: no face for the largest group)
             return None
         able = [f for f in range(roll.faces, 0, -1) if counts[f] >= least]  # (permutations keep this order)
+        if len(able) < len(sizes):
+            return None
         top, top_sum = None, -1
         for faces in itertools.permutations(able, len(sizes)):
             total = 0

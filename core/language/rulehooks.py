@@ -99,7 +99,8 @@ class _Caller:
             return self.caller(**kwargs)
         out = []
         for fn, names in self.impls:
-            res = fn(*[kwargs[n] for n in names])
+            # (most rule hooks take one argument, the context: passed without building a list)
+            res = fn(kwargs[names[0]]) if len(names) == 1 else fn(*[kwargs[n] for n in names])
             if res is not None:
                 out.append(res)
         return out
@@ -145,8 +146,12 @@ class RuleHooks:
         except DicecupError:
             raise
         except Exception as exc:
-            who = plugin_label(self._pm, plugin) if plugin is not None else "a rule plugin"
-            raise PluginError(f"{who} failed in dicecup_{hook}: {type(exc).__name__}: {exc}") from exc
+            raise self._failed(hook, plugin, exc) from exc
+
+    def _failed(self, hook: str, plugin: Any, exc: Exception) -> PluginError:
+        """The PluginError of a plugin's own failure in `hook`, naming it and the hook."""
+        who = plugin_label(self._pm, plugin) if plugin is not None else "a rule plugin"
+        return PluginError(f"{who} failed in dicecup_{hook}: {type(exc).__name__}: {exc}")
 
     def _all(self, hook: str, **kwargs: Any) -> list[Any]:
         try:
@@ -166,8 +171,14 @@ class RuleHooks:
     # ------------------------------------------------------------------ scoring
 
     def adjust_score(self, ctx: Any, score: int) -> int:
-        for plugin, caller in self._per_plugin("adjust_score"):
-            for new in self._guard("adjust_score", plugin, caller, ctx=ctx, score=score):
+        for plugin, caller in self._single.get("adjust_score") or self._per_plugin("adjust_score"):
+            try:  # (`_guard` written out: the solver asks a score on many cards)
+                results = caller(ctx=ctx, score=score)
+            except DicecupError:
+                raise
+            except Exception as exc:
+                raise self._failed("adjust_score", plugin, exc) from exc
+            for new in results:
                 if type(new) is int:  # (the label is worked out only for a result to refuse)
                     score = new
                 elif new is not None:
@@ -175,7 +186,10 @@ class RuleHooks:
         return score
 
     def extra_points(self, ctx: Any) -> tuple[Award, ...]:
-        return tuple(_award(a, "extra_points") for res in self._all("extra_points", ctx=ctx) if res for a in res)
+        found = [a for res in self._all("extra_points", ctx=ctx) if res for a in res]
+        for a in found:
+            _award(a, "extra_points")
+        return tuple(found)
 
     def turn_events(self, ctx: Any) -> dict[str, int]:
         """Every enabled plugin's events of this scoring, summed per id; a bad result is a PluginError naming it."""

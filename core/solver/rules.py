@@ -299,20 +299,31 @@ class RuleModel(ClassCoding):
                                     self.score_errors[(b, rr, g, dep + (i,))] = self._last_errors[i]
                     r = int(pending.argmax())
         out = []
+        self._score_rows: list[tuple[tuple[int, ...], np.ndarray, np.ndarray]] = []
         for dep, (tags, helds, found) in by_dep.items():
             counts = np.fromiter(map(len, helds), dtype=np.intp, count=len(helds))
-            tag = np.repeat(np.array(tags, dtype=np.intp), counts)
-            keys = np.empty((len(tag), 3), dtype=np.intp)
-            keys[:, 0] = tag >> 1
-            keys[:, 1] = np.concatenate(helds)
-            keys[:, 2] = tag & 1
+            tag = np.array(tags, dtype=np.intp)
             rows = np.repeat(np.arange(len(found)), counts)
+            keys = np.empty((len(rows), 3), dtype=np.intp)
+            keys[:, 0] = tag[rows] >> 1
+            keys[:, 1] = np.concatenate(helds)
+            keys[:, 2] = tag[rows] & 1
             shape = (len(found), len(found[0]))  # (explorations, combos)
             flat = list(itertools.chain.from_iterable(found))
-            scores = np.fromiter((s for s, _ in flat), dtype=np.int64, count=len(flat)).reshape(shape)[rows]
-            points = np.fromiter((p for _, p in flat), dtype=np.float64, count=len(flat)).reshape(shape)[rows]
-            out.append((dep, keys, scores, points))
+            scores = np.fromiter((s for s, _ in flat), dtype=np.int64, count=len(flat)).reshape(shape)
+            points = np.fromiter((p for _, p in flat), dtype=np.float64, count=len(flat)).reshape(shape)
+            out.append((dep, keys, scores[rows], points[rows]))
+            self._score_rows.append((dep, np.column_stack([tag >> 1, tag & 1]), scores))
         return out
+
+    @property
+    def score_rows(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
+        """`score_groups` with the keys of each exploration taken together: per group, (boxes D, [box, first]
+        per row (E, 2), scores (E, combos)). Each key of the group has its box, first flag and scores in a row,
+        and each row in a key (an exploration answers for one roll at least): what depends only on those
+        (every score a box can get, the slots a box reaches) is found from a few rows, not every key."""
+        self.score_groups  # noqa: B018  (made with them)
+        return self._score_rows
 
     def _score(self, card: Card, box: str, r: int, first: bool, reads: Reads) -> tuple[int, float] | Exception:
         """The engine's score (and award points) of `box` on a traced card and roll; its reads go into `reads`."""
@@ -420,9 +431,9 @@ class RuleModel(ClassCoding):
         """Every score each box can get (sorted), over all rolls and card situations."""
         # every (box, score) pair as one number (box << 40 | score + 2**39), sorted and made unique at once
         pairs = [np.zeros(0, dtype=np.int64)]
-        for _, keys, scores, _ in self.score_groups:
+        for _, tags, scores in self.score_rows:
             ok = scores != ERR
-            boxes = np.broadcast_to(keys[:, :1].astype(np.int64), scores.shape)[ok]
+            boxes = np.broadcast_to(tags[:, :1].astype(np.int64), scores.shape)[ok]
             pairs.append((boxes << 40) + scores[ok] + (1 << 39))
         found = np.unique(np.concatenate(pairs))
         box, score = found >> 40, (found & ((1 << 40) - 1)) - (1 << 39)

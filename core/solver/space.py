@@ -420,15 +420,15 @@ class StateSpace:
         to, per [later, first] roll, and (combos, boxes, 2) whether some roll's score failed; and whether any
         score failed at all."""
         out = []
-        for dep, keys, scores, _ in self.model.score_groups:
+        for dep, tags, scores in self.model.score_rows:  # (each key's box, first flag and scores: a few rows)
             combos = scores.shape[1]
-            slots = self._slots_of(keys[:, :1], scores)
+            slots = self._slots_of(tags[:, :1], scores)
             reach = np.zeros((combos, self.nb, 2, self.slot_width), dtype=bool)
             at = np.arange(combos)[None, :]
-            reach[at, keys[:, :1], keys[:, 2:3], slots] = True
+            reach[at, tags[:, :1], tags[:, 1:2], slots] = True
             failed = np.zeros((combos, self.nb, 2), dtype=bool)
             row, col = np.nonzero(scores == ERR)
-            failed[col, keys[row, 0], keys[row, 2]] = True
+            failed[col, tags[row, 0], tags[row, 1]] = True
             out.append((dep, reach, failed))
         return out, any(failed.any() for *_, failed in out)
 
