@@ -18,6 +18,7 @@ open box is offered, which leads to the same canonical class as any other.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -137,7 +138,7 @@ class RuleModel(ClassCoding):
         self.graph = DiceGraph(variant.dice, variant.faces)
         self._other_values()
         self._groups()
-        self._traced_rolls = [traced_roll(r) for r in self.rolls]
+        self._traced_rolls: list[Roll | None] = [None] * len(self.rolls)  # made when first asked (`_traced`)
 
     # ------------------------------------------------------------------ declarations
 
@@ -168,6 +169,13 @@ class RuleModel(ClassCoding):
 
     # ------------------------------------------------------------------ cards
 
+    def _traced(self, r: int) -> Roll:
+        """Roll r as a traced roll (made once, when first asked: the rules are asked about a few rolls)."""
+        got = self._traced_rolls[r]
+        if got is None:
+            got = self._traced_rolls[r] = traced_roll(self.rolls[r])
+        return got
+
     def cat_value(self, b: int, cat: int) -> int:
         return self.other_value[b] if cat == 1 else self.flag_values[b][cat - 2]
 
@@ -183,13 +191,16 @@ class RuleModel(ClassCoding):
                 cats.append(1)
         return cats
 
-    def _card(self, assign: dict[int, int], alt: bool = False) -> Card:
-        """A traced card with these categories; `alt`: another value for 'filled, no flag value'."""
-        key = (tuple(sorted(assign.items())), alt)
+    def _card(self, assign: dict[int, int], alt: bool = False, items: tuple | None = None) -> Card:
+        """A traced card with these categories; `alt`: another value for 'filled, no flag value'. `items`:
+        `assign`'s items sorted, where the caller has them."""
+        key = (tuple(sorted(assign.items())) if items is None else items, alt)
         card = self._cards.get(key)
         if card is None:
+            ids, flags, other = self.box_ids, self.flag_values, self.other_value
+            # (a box without flag values has one filled category: its 'other' value, with `alt` or not)
             card = self._cards[key] = traced_card(
-                {self.box_ids[b]: self._value(b, c, alt) for b, c in sorted(assign.items()) if c}
+                {ids[b]: self._value(b, c, alt) if b in flags else other[b] for b, c in key[0] if c}
             )
         return card
 
@@ -287,7 +298,10 @@ class RuleModel(ClassCoding):
                     firsts = (f,) if f or reads.first_roll else (0, 1)
                     if not f and reads.first_roll:
                         again[held] = True
-                    tags, helds, found = by_dep.setdefault(dep, ([], [], []))
+                    got = by_dep.get(dep)
+                    if got is None:
+                        got = by_dep[dep] = ([], [], [])
+                    tags, helds, found = got
                     for g in firsts:
                         tags.append(b << 1 | g)
                         helds.append(held)
@@ -329,7 +343,7 @@ class RuleModel(ClassCoding):
         """The engine's score (and award points) of `box` on a traced card and roll; its reads go into `reads`."""
         with tracing() as got:
             try:
-                res = self.variant.score(card, box, self._traced_rolls[r], first)
+                res = self.variant.score(card, box, self._traced(r), first)
                 out: tuple[int, float] | Exception = (int(res.score), float(res.points))
             except Exception as exc:  # only fatal if this situation can occur
                 out = exc
@@ -347,12 +361,12 @@ class RuleModel(ClassCoding):
         seen = Reads()
         while True:
             grew = False
-            for combo in itertools.product(*(range(self.ncat[d]) for d in dep)):
+            for combo in itertools.product(*map(range, map(self.ncat.__getitem__, dep))):
                 assign = {d: c for d, c in zip(dep, combo, strict=False) if c}
                 key = tuple(sorted(assign.items()))
                 if key in evals:
                     continue
-                out = self._score(self._card(assign), box, r, first, seen)
+                out = self._score(self._card(assign, items=key), box, r, first, seen)
                 reads = self._last_reads
                 if "*" in reads.boxes:
                     raise SolverError(
@@ -368,7 +382,7 @@ class RuleModel(ClassCoding):
                     if alt != out and not (isinstance(alt, Exception) and isinstance(out, Exception)):
                         raise SolverError(self._beyond_flags(f"the score of box {box!r}", reads, assign))
                 evals[key] = out
-                new = [d for d in read if d not in dep]
+                new = [d for d in read if d not in dep] if read else read
                 if new:
                     dep.extend(sorted(new))
                     size = int(np.prod([self.ncat[d] for d in dep]))
@@ -601,7 +615,8 @@ class RuleModel(ClassCoding):
         read whether the roll is the first holds for the other case too."""
         assign = {b: c for b, c in enumerate(self.class_cats(code)) if c}
         with tracing() as reads:
-            allowed = self.variant.rules_allow(self._card(assign), self._traced_rolls[r], first)
+            card = self._card(assign, items=tuple(assign.items()))  # (in box order: sorted)
+            allowed = self.variant.rules_allow(card, self._traced(r), first)
         self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
         bidx = self.bidx
         if "*" in reads.boxes:
@@ -739,21 +754,21 @@ class RuleModel(ClassCoding):
                 keys = self._signature(*asked[0])
             else:
                 keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
-            # each roll's group id (ids in order of first roll), then the rolls sorted by id (a stable sort:
-            # ascending within a group), each group a slice of them: loops in C, not a Python loop per roll
-            first_seen: dict[Any, int] = {}
-            ids = [first_seen.setdefault(key, len(first_seen)) for key in keys]
-            of_roll = np.array(ids, dtype=np.intp)
-            ends = np.cumsum(np.bincount(of_roll)).tolist()
-            got = self._alike[asked] = (ids, np.argsort(of_roll, kind="stable"), [0, *ends[:-1]], ends)
-        ids, order, starts, ends = got
-        at = ids[r]
-        return order[starts[at] : ends[at]]
+            # each roll's group as the group's first roll, then the rolls sorted by it (a stable sort: ascending
+            # within a group), each group a slice of them: loops in C, not a Python loop per roll
+            first: dict[Any, int] = {}
+            of_roll = np.fromiter(map(first.setdefault, keys, range(len(keys))), dtype=np.intp, count=len(keys))
+            order = np.argsort(of_roll, kind="stable")
+            got = self._alike[asked] = (of_roll, order, of_roll[order].tolist())
+        of_roll, order, firsts = got
+        at = int(of_roll[r])
+        start = bisect.bisect_left(firsts, at)
+        return order[start : bisect.bisect_right(firsts, at, start)]
 
     @cached_property
-    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[list[int], np.ndarray, list[int], list[int]]]:
-        """`_answer_rolls` by the patterns read: each roll's group id under them, the rolls sorted by group
-        (ascending within one), and where each group starts and ends among them."""
+    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[np.ndarray, np.ndarray, list[int]]]:
+        """`_answer_rolls` by the patterns read: each roll's group under them (as its first roll), the rolls
+        sorted by group (ascending within one), and their groups in that order."""
         return {}
 
     def _signature(self, kind: str, box: str) -> list[Any]:

@@ -285,7 +285,7 @@ class StateSpace:
             if on_class:
                 for _ in range(len(codes)):
                     on_class()
-            src, dest, inc, leg = self._successors(codes)
+            src, box, dest, inc, leg = self._successors(codes)
             legal.append(leg)
             if not len(dest):
                 raise SolverError(
@@ -298,7 +298,7 @@ class StateSpace:
                 raise StateSpaceTooLarge(
                     m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
                 )
-            prog = self._advance(prog, codes, src, dest, inc, nxt)
+            prog = self._advance(prog, codes, src, box, dest, inc, nxt)
             codes = nxt
             self.classes.append((codes, prog))
             total += prog.states() * per
@@ -339,9 +339,11 @@ class StateSpace:
             inc[b, : len(self.slot_add[b])] = self.slot_inc[b]
         return add, inc
 
-    def _successors(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
-        """Every move out of classes `codes`: (source position, successor code, group increments (T, G)),
-        and the classes' legality (codes, later bits, first bits, table row or -1, tables)."""
+    def _successors(
+        self, codes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+        """Every move out of classes `codes`: (source position, box filled, successor code, group increments
+        (T, G)), and the classes' legality (codes, later bits, first bits, table row or -1, tables)."""
         m = self.model
         later, first, index, tables = m.legal_arrays(codes)
         legality = (codes, later, first, index, tables)
@@ -381,7 +383,7 @@ class StateSpace:
                 m.check_context(c, m.context_tables(c)[0], 1 << b)
         src, box, slot = np.nonzero(ok)
         add, inc = self._slot_arrays
-        return src, codes[src] + add[box, slot], inc[box, slot], legality
+        return src, box, codes[src] + add[box, slot], inc[box, slot], legality
 
     def _roll_legal_slots(
         self, codes: np.ndarray, varies: np.ndarray, index: np.ndarray, tables: np.ndarray, ok: np.ndarray
@@ -440,13 +442,21 @@ class StateSpace:
         return combo
 
     def _advance(
-        self, prog: Progress, codes: np.ndarray, src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
+        self,
+        prog: Progress,
+        codes: np.ndarray,
+        src: np.ndarray,
+        box: np.ndarray,
+        dest: np.ndarray,
+        inc: np.ndarray,
+        nxt: np.ndarray,
     ) -> Progress:
-        """The next layer's progress: every row's totals moved by each move of its class (the explicit totals
-        added and clamped, the last group's bits shifted and clamped), merged per (class, explicit totals)."""
+        """The next layer's progress: every row's totals moved by each move of its class (filling `box`: the
+        explicit totals added and clamped, the last group's bits shifted and clamped), merged per (class,
+        explicit totals)."""
         G, last = self.G, self.G - 1
         if G <= 1:  # a row per class (rows in class order): a move's row is its class, its class in nxt its key
-            row, move = src, np.arange(len(src))
+            row, move = src, None
             inverse = np.searchsorted(nxt, dest)
             keys = np.arange(len(nxt), dtype=np.int64).reshape(-1, 1)
             mask2 = dest & self.full
@@ -463,46 +473,54 @@ class StateSpace:
                 head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
             keys, inverse = _group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
         order = np.argsort(inverse, kind="stable")  # rows merged into the same next row lie together
-        row, move, inverse, mask2 = row[order], move[order], inverse[order], mask2[order]
+        move = order if move is None else move[order]  # (a row per move: the moves in that order)
+        row, inverse, mask2 = row[order], inverse[order], mask2[order]
         out = np.zeros((len(keys), prog.words.shape[1]), dtype=np.uint64)
         if G == 0:
             out[:, 0] = 1
             return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         d = inc[move, last]
-        clo, chi = self.clo[last], self.chi[last]
-        lo, hi = clo[mask2], chi[mask2]
-        mask1 = codes[prog.pos[row]] & self.full
         # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
-        same = (d == 0) & (clo[mask1] == lo) & (chi[mask1] == hi)
+        same = (d == 0) & self._keeps_range[box[move]]
         if same.any():
             _merge(out, inverse[same], prog.words[row[same]])
             keep = ~same
-            row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
-        lo -= self.offset[last]
-        hi -= self.offset[last]
-        above, below, bit = self._masks
+            row, d, inverse, mask2 = row[keep], d[keep], inverse[keep], mask2[keep]
+        if not len(row):
+            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
+        lo = self.clo[last][mask2] - self.offset[last]
+        hi = self.chi[last][mask2] - self.offset[last]
+        upto, above, bit = self._masks
         step = max(1, CHUNK // out.shape[1])
         for a in range(0, len(row), step):
             part = slice(a, a + step)
             # bottom: a total shifted below the row, below any clamp
             moved, bottom = _shifted(prog.words[row[part]], d[part])
             h, low = hi[part], lo[part]
-            top = (moved & above[h]).any(axis=1)
-            moved &= ~above[h]
-            moved[top] |= bit[h[top]]
-            bottom |= (moved & below[low]).any(axis=1)
-            moved &= ~below[low]
+            kept = moved & upto[h]  # totals above the clamp's top go to it
+            top = (kept != moved).any(axis=1)
+            kept[top] |= bit[h[top]]
+            moved = kept & above[low - 1]  # and those below its bottom to it (h >= low >= 0: -1 is no bit)
+            bottom |= (moved != kept).any(axis=1)
             moved[bottom] |= bit[low[bottom]]
             _merge(out, inverse[part], moved)
         return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
 
     @cached_property
+    def _keeps_range(self) -> np.ndarray:
+        """Per box: whether filling it leaves the last group's clamp range as it was (it adds nothing there:
+        outside the group, or scoring only 0; the range is the group's bounds less what its open boxes can add)."""
+        group = self.groups[-1] if self.G else ()
+        return np.array([b not in group or self.box_min[b] == self.box_max[b] == 0 for b in range(self.nb)], dtype=bool)
+
+    @cached_property
     def _masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per position h of a progress row, as words: the bits above h, the bits below h, and bit h."""
+        """Per position h of a progress row, as words: the bits up to h, the bits above h, and bit h; the
+        rows of position -1 (indexed from the end) are no bits, every bit, and no bit."""
         n = self.words * 64
         pos = np.arange(n)
-        at = np.arange(self.width)[:, None]
-        return _pack(pos[None, :] > at), _pack(pos[None, :] < at), _pack(pos[None, :] == at)
+        at = np.append(np.arange(self.width), -1)[:, None]
+        return _pack(pos[None, :] <= at), _pack(pos[None, :] > at), _pack(pos[None, :] == at)
 
     # ------------------------------------------------------------------ indexing
 
