@@ -221,16 +221,21 @@ def _threshold_state(variant: Variant, card: Card, bonus: Any) -> tuple[int, int
     A tier is certain when the open boxes can no longer bring the total below it.
     """
     ids, tiers = _bonus_facts(variant, bonus.id)  # (one cache look-up: end bonuses see every card)
-    scores = card.scores
-    got = sum(scores.get(b, 0) for b in ids)
-    floor: int | None = got
+    get = card.scores.get  # (one look-up per box, its value or None where open: end bonuses see every card)
+    got, lows, unknown = 0, 0, False
     for b in ids:
-        if b not in scores:
+        value = get(b)
+        if value is None:
             low = _lowest(variant, b)
-            floor = None if low is None or floor is None else floor + low
+            if low is None:
+                unknown = True
+            else:
+                lows += low
+        else:
+            got += value
     reached = None
-    if floor is not None or all(b in scores for b in ids):
-        level = got if floor is None else floor
+    if not unknown:  # (a full group is never unknown: its floor is its total)
+        level = got + lows
         for i, (at, _) in enumerate(tiers):
             if level >= at:
                 reached = i

@@ -7,6 +7,7 @@ same hooks a third-party plugin uses.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -61,13 +62,16 @@ def pairs(ctx: PatternContext, count: int = 1) -> PatternFn:
     if 2 * count > ctx.dice:
         raise ParameterError("count", f"{count} pairs need {2 * count} dice; the variant has {ctx.dice}")
 
+    size = 2 * count
+
     def match(roll: Roll) -> tuple[int, ...] | None:
-        counts, found = roll.counts, []
+        counts = roll.counts
+        found: tuple[int, ...] = ()
         for f in range(roll.faces, 0, -1):  # the highest faces first, up to `count` of them
             if counts[f] >= 2:
-                found.append(f)
-                if len(found) == count:
-                    return tuple(f for f in reversed(found) for _ in (0, 1))  # ascending
+                found = (f, f) + found  # (ascending: each lower pair goes in front)
+                if len(found) == size:
+                    return found
         return None
 
     return match
@@ -85,24 +89,30 @@ def groups(ctx: PatternContext, sizes: Sequence[int]) -> PatternFn:
     if sum(sizes) > ctx.dice:
         raise ParameterError("sizes", f"groups {sizes} need {sum(sizes)} dice; the variant has {ctx.dice}")
 
-    def best(roll: Roll, todo: list[int], used: frozenset[int]) -> tuple[int, ...] | None:
-        if not todo:
-            return ()
-        size, rest = todo[0], todo[1:]
-        top = None
-        for f in range(roll.faces, 0, -1):
-            if f in used or roll.counts[f] < size:
-                continue
-            tail = best(roll, rest, used | {f})
-            if tail is not None:
-                cand = (f,) * size + tail
-                if top is None or sum(cand) > sum(top):
-                    top = cand
-        return top
+    largest, least = sizes[0], sizes[-1]
 
     def match(roll: Roll) -> tuple[int, ...] | None:
-        found = best(roll, list(sizes), frozenset())
-        return tuple(sorted(found)) if found is not None else None
+        # a face per group (the first group the largest), the faces tried highest first at each group: the first
+        # choice with the highest sum wins, as in a depth-first search that keeps a strictly better one
+        counts = roll.counts
+        if max(counts) < largest:  # (most rolls: no face for the largest group)
+            return None
+        able = [f for f in range(roll.faces, 0, -1) if counts[f] >= least]  # (permutations keep this order)
+        if len(able) < len(sizes):
+            return None
+        top, top_sum = None, -1
+        for faces in itertools.permutations(able, len(sizes)):
+            total = 0
+            for f, size in zip(faces, sizes, strict=True):
+                if counts[f] < size:
+                    break
+                total += f * size
+            else:
+                if total > top_sum:
+                    top, top_sum = faces, total
+        if top is None:
+            return None
+        return tuple(f for f, size in sorted(zip(top, sizes, strict=True)) for _ in range(size))
 
     return match
 

@@ -11,6 +11,7 @@ anything but a `DicecupError` is reported as a `PluginError` naming it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -89,17 +90,33 @@ class _Caller:
         impls = caller.get_hookimpls()
         first = caller.spec is not None and caller.spec.opts.get("firstresult", False)
         plain = not first and not any(i.hookwrapper or i.wrapper for i in impls)
-        self.impls = [(i.function, tuple(i.argnames)) for i in reversed(impls)] if plain else None
+        # each implementation with the names of its arguments, and where it takes two or more, a getter of them
+        self.impls = (
+            [
+                (i.function, names, operator.itemgetter(*names) if len(names) > 1 else None)
+                for i in reversed(impls)
+                for names in [tuple(i.argnames)]
+            ]
+            if plain
+            else None
+        )
 
     def get_hookimpls(self) -> list[Any]:
         return self.caller.get_hookimpls()
 
     def __call__(self, **kwargs: Any) -> Any:
+        return self.call(kwargs)
+
+    def call(self, kwargs: dict[str, Any]) -> Any:
+        """`self(**kwargs)`, the arguments as they came (the rules model asks thousands of cards)."""
         if self.impls is None or getattr(self.pm, "watchers", 1) != 0:
             return self.caller(**kwargs)
         out = []
-        for fn, names in self.impls:
-            res = fn(*[kwargs[n] for n in names])
+        for fn, names, get in self.impls:
+            if get is not None:
+                res = fn(*get(kwargs))
+            else:  # (most rule hooks take one argument, the context)
+                res = fn(kwargs[names[0]]) if names else fn()
             if res is not None:
                 out.append(res)
         return out
@@ -145,12 +162,16 @@ class RuleHooks:
         except DicecupError:
             raise
         except Exception as exc:
-            who = plugin_label(self._pm, plugin) if plugin is not None else "a rule plugin"
-            raise PluginError(f"{who} failed in dicecup_{hook}: {type(exc).__name__}: {exc}") from exc
+            raise self._failed(hook, plugin, exc) from exc
+
+    def _failed(self, hook: str, plugin: Any, exc: Exception) -> PluginError:
+        """The PluginError of a plugin's own failure in `hook`, naming it and the hook."""
+        who = plugin_label(self._pm, plugin) if plugin is not None else "a rule plugin"
+        return PluginError(f"{who} failed in dicecup_{hook}: {type(exc).__name__}: {exc}")
 
     def _all(self, hook: str, **kwargs: Any) -> list[Any]:
         try:
-            return self._callers[hook](**kwargs)
+            return self._callers[hook].call(kwargs)
         except DicecupError:
             raise
         except Exception:
@@ -166,8 +187,14 @@ class RuleHooks:
     # ------------------------------------------------------------------ scoring
 
     def adjust_score(self, ctx: Any, score: int) -> int:
-        for plugin, caller in self._per_plugin("adjust_score"):
-            for new in self._guard("adjust_score", plugin, caller, ctx=ctx, score=score):
+        for plugin, caller in self._single.get("adjust_score") or self._per_plugin("adjust_score"):
+            try:  # (`_guard` written out: the solver asks a score on many cards)
+                results = caller.call({"ctx": ctx, "score": score})
+            except DicecupError:
+                raise
+            except Exception as exc:
+                raise self._failed("adjust_score", plugin, exc) from exc
+            for new in results:
                 if type(new) is int:  # (the label is worked out only for a result to refuse)
                     score = new
                 elif new is not None:
@@ -175,7 +202,7 @@ class RuleHooks:
         return score
 
     def extra_points(self, ctx: Any) -> tuple[Award, ...]:
-        return tuple(_award(a, "extra_points") for res in self._all("extra_points", ctx=ctx) if res for a in res)
+        return _awards(self._all("extra_points", ctx=ctx), "extra_points")
 
     def turn_events(self, ctx: Any) -> dict[str, int]:
         """Every enabled plugin's events of this scoring, summed per id; a bad result is a PluginError naming it."""
@@ -218,8 +245,7 @@ class RuleHooks:
         return out
 
     def end_bonuses(self, variant: Any, card: Any) -> tuple[Award, ...]:
-        found = self._all("end_bonuses", variant=variant, card=card)
-        return tuple(_award(a, "end_bonuses") for res in found if res for a in res)
+        return _awards(self._all("end_bonuses", variant=variant, card=card), "end_bonuses")
 
     # ------------------------------------------------------------------ legality
 
@@ -338,6 +364,16 @@ def _whole(value: Any, who: str, hook: str) -> int:
             pass
         raise PluginError(f"{who}: dicecup_{hook} returned {value!r}, not a whole number")
     return value
+
+
+def _awards(found: list[Any], hook: str) -> tuple[Award, ...]:
+    """The awards of every plugin's result (None or empty: none), each checked to be an Award."""
+    out = []
+    for res in found:
+        if res:
+            for a in res:
+                out.append(_award(a, hook))
+    return tuple(out)
 
 
 def _award(a: Any, hook: str) -> Award:

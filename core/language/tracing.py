@@ -13,6 +13,7 @@ those reads.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from .card import Card
@@ -38,6 +39,10 @@ __all__ = [
 
 FILLED = 1
 VALUE = 2
+_FILLED_VALUE = FILLED | VALUE
+
+
+_NOTHING: frozenset[Any] = frozenset()  # (what a `Reads` holds until it notes a read of that kind)
 
 
 class Reads:
@@ -50,14 +55,23 @@ class Reads:
         self.roll = False
         self.awards = False
         self.values = False  # any VALUE read at all (lets callers skip checking)
-        self.situation: set[str] = set()  # situation fields read (turn, rolls_left, cards, ...)
+        # (both sets start as one shared empty frozenset, made a set of their own when a first read is noted:
+        # most calls read neither, and the solver traces thousands)
+        self.situation: AbstractSet[str] = _NOTHING  # situation fields read (turn, rolls_left, cards, ...)
         # declared patterns evaluated on the roll, as (kind, box id): their dice reads are not in
         # `roll`, so one call stands for every roll on which these patterns give the same answers.
         # Kinds: "combination" (the dice forming the pattern, or None), "declared" (those dice and the
         # declared points), "points" (only whether the pattern is met and the declared points)
-        self.patterns: set[tuple[str, str]] = set()
+        self.patterns: AbstractSet[tuple[str, str]] = _NOTHING
         # whether a rule read the context's `first_roll` (ScoreContext's or TurnContext's, noted while traced)
         self.first_roll = False
+
+    def note_pattern(self, kind: str, box_id: str) -> None:
+        """Note a declared pattern's result read (`patterns`)."""
+        if isinstance(self.patterns, set):
+            self.patterns.add((kind, box_id))
+        else:
+            self.patterns = {(kind, box_id)}
 
     def note(self, box: Any, kind: int) -> None:
         self.boxes[box] = self.boxes.get(box, 0) | kind
@@ -71,13 +85,17 @@ _stack: list[Reads] = []
 def note_situation(name: str) -> None:
     """Record that a rule read situation field `name` (called by the contexts' properties)."""
     if _stack:
-        _stack[-1].situation.add(name)
+        reads = _stack[-1]
+        if isinstance(reads.situation, set):
+            reads.situation.add(name)
+        else:
+            reads.situation = {name}
 
 
 def note_pattern(kind: str, box_id: str) -> None:
     """Record that a rule read a declared pattern's result (`kind` of `box_id`) computed before it was called."""
     if _stack:
-        _stack[-1].patterns.add((kind, box_id))
+        _stack[-1].note_pattern(kind, box_id)
 
 
 def note_first_roll() -> None:
@@ -99,7 +117,7 @@ def pattern_read(kind: str, box_id: str, fn: Any, *args: Any) -> Any:
     """
     if not _stack:
         return fn(*args)
-    _stack[-1].patterns.add((kind, box_id))
+    _stack[-1].note_pattern(kind, box_id)
     _excused.append(True)
     try:
         return fn(*args)
@@ -130,7 +148,8 @@ class _TracingScores(FrozenMap):
     def get(self, key, default=None):
         if _stack:  # `Reads.note` inlined: end bonuses read every box of a group on each of thousands of cards
             reads = _stack[-1]
-            reads.boxes[key] = reads.boxes.get(key, 0) | FILLED | VALUE
+            boxes = reads.boxes
+            boxes[key] = boxes.get(key, 0) | _FILLED_VALUE
             reads.values = True
         return self._d.get(key, default)
 
@@ -298,8 +317,11 @@ def traced_card(scores: dict[str, int], awards: tuple[Any, ...] = ()) -> Card:
     """A card holding `scores` (and `awards`) whose reads are reported to the active `Reads`."""
     card = object.__new__(Card)  # (Card's converter would copy the scores into a plain FrozenMap)
     object.__setattr__(card, "scores", _TracingScores(scores))
-    object.__setattr__(card, "awards", _TracingAwards(awards))
+    object.__setattr__(card, "awards", _TracingAwards(awards) if awards else _NO_AWARDS)
     return card
+
+
+_NO_AWARDS = _TracingAwards()  # (immutable: every traced card without awards shares it; the solver makes thousands)
 
 
 def traced_roll(roll: Roll) -> TracingRoll:

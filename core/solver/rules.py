@@ -18,7 +18,7 @@ open box is offered, which leads to the same canonical class as any other.
 
 from __future__ import annotations
 
-import collections
+import bisect
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -98,6 +98,34 @@ class Legality:
         self.table = table  # (rolls, 2) int64 bitmasks [later, first] per roll, or None
 
 
+class _Answers:
+    """The legality answers asked so far, by id, in arrays grown in place (the search asks a few per layer and
+    looks them up by id as arrays; entries from `n` on are unused): the boxes allowed as bits (`bits`), those
+    bits where they hold for every roll else -1 (`flat`), whether the call read whether the roll is the first
+    (`first`), and the rolls each answer holds for (`match`)."""
+
+    __slots__ = ("bits", "first", "flat", "match", "n")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.bits = np.zeros(16, dtype=np.int64)
+        self.flat = np.zeros(16, dtype=np.int64)
+        self.first = np.zeros(16, dtype=bool)
+        self.match: list[np.ndarray] = []
+
+    def add(self, bits: int, alone: bool, first: bool, match: np.ndarray) -> int:
+        """Keep one more answer (`alone`: it holds for every roll); its id."""
+        a = self.n
+        if a == len(self.bits):
+            self.bits, self.flat, self.first = (
+                np.concatenate([x, np.zeros_like(x)]) for x in (self.bits, self.flat, self.first)
+            )
+        self.bits[a], self.flat[a], self.first[a] = bits, bits if alone else -1, first
+        self.match.append(match)
+        self.n = a + 1
+        return a
+
+
 class RuleModel(ClassCoding):
     """The compiled variant seen by the solver: score tables per context, legality, end bonuses."""
 
@@ -110,7 +138,7 @@ class RuleModel(ClassCoding):
         self.graph = DiceGraph(variant.dice, variant.faces)
         self._other_values()
         self._groups()
-        self._traced_rolls = [traced_roll(r) for r in self.rolls]
+        self._traced_rolls: list[Roll | None] = [None] * len(self.rolls)  # made when first asked (`_traced`)
 
     # ------------------------------------------------------------------ declarations
 
@@ -141,6 +169,13 @@ class RuleModel(ClassCoding):
 
     # ------------------------------------------------------------------ cards
 
+    def _traced(self, r: int) -> Roll:
+        """Roll r as a traced roll (made once, when first asked: the rules are asked about a few rolls)."""
+        got = self._traced_rolls[r]
+        if got is None:
+            got = self._traced_rolls[r] = traced_roll(self.rolls[r])
+        return got
+
     def cat_value(self, b: int, cat: int) -> int:
         return self.other_value[b] if cat == 1 else self.flag_values[b][cat - 2]
 
@@ -156,13 +191,16 @@ class RuleModel(ClassCoding):
                 cats.append(1)
         return cats
 
-    def _card(self, assign: dict[int, int], alt: bool = False) -> Card:
-        """A traced card with these categories; `alt`: another value for 'filled, no flag value'."""
-        key = (tuple(sorted(assign.items())), alt)
+    def _card(self, assign: dict[int, int], alt: bool = False, items: tuple | None = None) -> Card:
+        """A traced card with these categories; `alt`: another value for 'filled, no flag value'. `items`:
+        `assign`'s items sorted, where the caller has them."""
+        key = (tuple(sorted(assign.items())) if items is None else items, alt)
         card = self._cards.get(key)
         if card is None:
+            ids, flags, other = self.box_ids, self.flag_values, self.other_value
+            # (a box without flag values has one filled category: its 'other' value, with `alt` or not)
             card = self._cards[key] = traced_card(
-                {self.box_ids[b]: self._value(b, c, alt) for b, c in sorted(assign.items()) if c}
+                {ids[b]: self._value(b, c, alt) if b in flags else other[b] for b, c in key[0] if c}
             )
         return card
 
@@ -243,49 +281,69 @@ class RuleModel(ClassCoding):
         distinct declared result rather than once per roll. An exploration after a later roll in which
         no call read `first_roll` holds after the first roll too.
         """
-        by_dep: dict[tuple[int, ...], list] = {}
+        # per dep: each exploration's rows as (box << 1 | first), the rolls it holds for (an array), its results
+        by_dep: dict[tuple[int, ...], tuple[list[int], list[np.ndarray], list[list[tuple[int, float]]]]] = {}
         self.score_errors: dict[tuple[int, int, int, tuple], Exception] = {}
         n = len(self.rolls)
         for b, box in enumerate(self.box_ids):
-            again = bytearray(n)  # rolls whose later-roll answers read first_roll: asked again
+            again = np.zeros(n, dtype=bool)  # rolls whose later-roll answers read first_roll: asked again
             for f in (0, 1):
-                pending = again if f else bytearray(b"\x01") * n
-                r = pending.find(1)
-                while r >= 0:
+                pending = again if f else np.ones(n, dtype=bool)
+                r = int(pending.argmax())  # the first pending roll (none: argmax is 0, not pending)
+                while pending[r]:
                     dep, results, reads = self._explore(box, b, r, bool(f))
-                    held = [x for x in self._answer_rolls(reads, r) if pending[x]]
-                    for x in held:
-                        pending[x] = 0
+                    group = self._answer_rolls(reads, r)
+                    held = group[pending[group]]
+                    pending[held] = False
                     firsts = (f,) if f or reads.first_roll else (0, 1)
                     if not f and reads.first_roll:
-                        for x in held:
-                            again[x] = 1
+                        again[held] = True
+                    got = by_dep.get(dep)
+                    if got is None:
+                        got = by_dep[dep] = ([], [], [])
+                    tags, helds, found = got
                     for g in firsts:
-                        by_dep.setdefault(dep, []).append((b, g, held, results))
+                        tags.append(b << 1 | g)
+                        helds.append(held)
+                        found.append(results)
                     for i, (s, _) in enumerate(results):
                         if s == ERR:
-                            for rr in held:
+                            for rr in held.tolist():
                                 for g in firsts:
                                     self.score_errors[(b, rr, g, dep + (i,))] = self._last_errors[i]
-                    r = pending.find(1, r + 1)
+                    r = int(pending.argmax())
         out = []
-        for dep, found in by_dep.items():
-            counts = [len(rolls) for _, _, rolls, _ in found]
-            keys = np.empty((sum(counts), 3), dtype=np.intp)
-            keys[:, 0] = np.repeat([b for b, *_ in found], counts)
-            keys[:, 1] = np.fromiter(itertools.chain.from_iterable(r for _, _, r, _ in found), np.intp, len(keys))
-            keys[:, 2] = np.repeat([f for _, f, *_ in found], counts)
+        self._score_rows: list[tuple[tuple[int, ...], np.ndarray, np.ndarray]] = []
+        for dep, (tags, helds, found) in by_dep.items():
+            counts = np.fromiter(map(len, helds), dtype=np.intp, count=len(helds))
+            tag = np.array(tags, dtype=np.intp)
             rows = np.repeat(np.arange(len(found)), counts)
-            scores = np.array([[s for s, _ in res] for *_, res in found], dtype=np.int64)[rows]
-            points = np.array([[p for _, p in res] for *_, res in found], dtype=np.float64)[rows]
-            out.append((dep, keys, scores, points))
+            keys = np.empty((len(rows), 3), dtype=np.intp)
+            keys[:, 0] = tag[rows] >> 1
+            keys[:, 1] = np.concatenate(helds)
+            keys[:, 2] = tag[rows] & 1
+            shape = (len(found), len(found[0]))  # (explorations, combos)
+            flat = list(itertools.chain.from_iterable(found))
+            scores = np.fromiter((s for s, _ in flat), dtype=np.int64, count=len(flat)).reshape(shape)
+            points = np.fromiter((p for _, p in flat), dtype=np.float64, count=len(flat)).reshape(shape)
+            out.append((dep, keys, scores[rows], points[rows]))
+            self._score_rows.append((dep, np.column_stack([tag >> 1, tag & 1]), scores))
         return out
+
+    @property
+    def score_rows(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
+        """`score_groups` with the keys of each exploration taken together: per group, (boxes D, [box, first]
+        per row (E, 2), scores (E, combos)). Each key of the group has its box, first flag and scores in a row,
+        and each row in a key (an exploration answers for one roll at least): what depends only on those
+        (every score a box can get, the slots a box reaches) is found from a few rows, not every key."""
+        self.score_groups  # noqa: B018  (made with them)
+        return self._score_rows
 
     def _score(self, card: Card, box: str, r: int, first: bool, reads: Reads) -> tuple[int, float] | Exception:
         """The engine's score (and award points) of `box` on a traced card and roll; its reads go into `reads`."""
         with tracing() as got:
             try:
-                res = self.variant.score(card, box, self._traced_rolls[r], first)
+                res = self.variant.score(card, box, self._traced(r), first)
                 out: tuple[int, float] | Exception = (int(res.score), float(res.points))
             except Exception as exc:  # only fatal if this situation can occur
                 out = exc
@@ -303,12 +361,12 @@ class RuleModel(ClassCoding):
         seen = Reads()
         while True:
             grew = False
-            for combo in itertools.product(*(range(self.ncat[d]) for d in dep)):
+            for combo in itertools.product(*map(range, map(self.ncat.__getitem__, dep))):
                 assign = {d: c for d, c in zip(dep, combo, strict=False) if c}
                 key = tuple(sorted(assign.items()))
                 if key in evals:
                     continue
-                out = self._score(self._card(assign), box, r, first, seen)
+                out = self._score(self._card(assign, items=key), box, r, first, seen)
                 reads = self._last_reads
                 if "*" in reads.boxes:
                     raise SolverError(
@@ -324,7 +382,7 @@ class RuleModel(ClassCoding):
                     if alt != out and not (isinstance(alt, Exception) and isinstance(out, Exception)):
                         raise SolverError(self._beyond_flags(f"the score of box {box!r}", reads, assign))
                 evals[key] = out
-                new = [d for d in read if d not in dep]
+                new = [d for d in read if d not in dep] if read else read
                 if new:
                     dep.extend(sorted(new))
                     size = int(np.prod([self.ncat[d] for d in dep]))
@@ -387,9 +445,9 @@ class RuleModel(ClassCoding):
         """Every score each box can get (sorted), over all rolls and card situations."""
         # every (box, score) pair as one number (box << 40 | score + 2**39), sorted and made unique at once
         pairs = [np.zeros(0, dtype=np.int64)]
-        for _, keys, scores, _ in self.score_groups:
+        for _, tags, scores in self.score_rows:
             ok = scores != ERR
-            boxes = np.broadcast_to(keys[:, :1].astype(np.int64), scores.shape)[ok]
+            boxes = np.broadcast_to(tags[:, :1].astype(np.int64), scores.shape)[ok]
             pairs.append((boxes << 40) + scores[ok] + (1 << 39))
         found = np.unique(np.concatenate(pairs))
         box, score = found >> 40, (found & ((1 << 40) - 1)) - (1 << 39)
@@ -459,14 +517,20 @@ class RuleModel(ClassCoding):
         open_bits = ~codes & self._full
         n = len(self.rolls)
         asked = [self._allowed_rolls(codes, False)]
-        # where no answer read whether the roll is the first, the first roll's pass asks the same (memoised)
-        # questions and gets the same answers: it is the same
-        asked.append(self._allowed_rolls(codes, True) if asked[0][3] else asked[0])
-        later, first = (np.where(flat >= 0, flat, 0) & open_bits for flat, *_ in asked)
         index = np.full(len(codes), -1, dtype=np.int64)
+        # where no answer read whether the roll is the first, the first roll's pass would ask the same (memoised)
+        # questions and get the same answers: it is the same
+        if asked[0][3]:
+            asked.append(self._allowed_rolls(codes, True))
+        elif not len(asked[0][1]):  # (and no class's bits depend on the roll)
+            later = asked[0][0] & open_bits
+            return later, later.copy(), index, self._no_tables
+        else:
+            asked.append(asked[0])
+        later, first = (np.maximum(flat, 0) & open_bits for flat, *_ in asked)  # (-1: bits by roll, in the tables)
         dep = np.flatnonzero((asked[0][0] < 0) | (asked[1][0] < 0))
         if not len(dep):
-            return later, first, index, np.zeros((0, n, 2), dtype=np.int64)
+            return later, first, index, self._no_tables
         tables = np.empty((len(dep), n, 2), dtype=np.int64)
         for f, (flat, varies, rows, _) in enumerate(asked):
             tables[:, :, f] = flat[dep, None]
@@ -487,21 +551,21 @@ class RuleModel(ClassCoding):
         answer holds for every roll that gives the same results to the declared patterns the rules
         asked about (r alone if they read the dice), as `_same_answer` says."""
         ids = self._roll_ids(codes, first, 0)
-        bits, alone, reads_first = self._answer_arrays
-        read_first = bool(reads_first[ids].any())
-        flat = np.where(alone[ids], bits[ids], -1)
-        varies = np.flatnonzero(~alone[ids])
+        answers = self._answers
+        read_first = bool(answers.first[ids].any())
+        flat = answers.flat[ids]
+        varies = np.flatnonzero(flat < 0)
         n = len(self.rolls)
         if not len(varies):  # every answer holds for every roll (no legality rule read the roll)
-            return flat, varies, np.zeros((0, n), dtype=np.int64), read_first
+            return flat, varies, self._no_tables[:, :, 0], read_first
         rows = np.zeros((len(varies), n), dtype=np.int64)
         pending = np.ones((len(varies), n), dtype=bool)
         sub, ids = np.arange(len(varies)), ids[varies]
         while len(sub):
-            bits, _, reads_first = self._answer_arrays
-            read_first |= bool(reads_first[ids].any())
+            bits = answers.bits
+            read_first |= bool(answers.first[ids].any())
             uniq, inverse = np.unique(ids, return_inverse=True)
-            match = np.stack([self._answer_match[a] for a in uniq.tolist()])[inverse.reshape(-1)] & pending[sub]
+            match = np.stack([answers.match[a] for a in uniq.tolist()])[inverse.reshape(-1)] & pending[sub]
             rows[sub] = np.where(match, bits[ids][:, None], rows[sub])
             pending[sub] &= ~match
             sub = np.flatnonzero(pending.any(axis=1))
@@ -515,7 +579,7 @@ class RuleModel(ClassCoding):
         return flat, varies[~same], rows[~same], read_first
 
     def _roll_ids(self, codes: np.ndarray, first: bool, r: int) -> np.ndarray:
-        """Per class, the id of what the legality rules allow it for roll r (`_answer_bits`): memoised where
+        """Per class, the id of what the legality rules allow it for roll r (`_answers`): memoised where
         the class agrees with an earlier one on every fact (box and read kind) that call read, since the rules
         then follow the same path (a hook depends only on what it reads); the engine asked for the others."""
         ids = np.full(len(codes), -1, dtype=np.int64)
@@ -533,7 +597,7 @@ class RuleModel(ClassCoding):
                 at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
                 hit = (have[at] == keys) & (ids < 0)
                 ids[hit] = got[at[hit]]
-            if (ids >= 0).all():
+            if ids.min() >= 0:
                 return ids
         for i in np.flatnonzero(ids < 0).tolist():
             if ids[i] >= 0:
@@ -551,24 +615,30 @@ class RuleModel(ClassCoding):
         read whether the roll is the first holds for the other case too."""
         assign = {b: c for b, c in enumerate(self.class_cats(code)) if c}
         with tracing() as reads:
-            allowed = self.variant.rules_allow(self._card(assign), self._traced_rolls[r], first)
+            card = self._card(assign, items=tuple(assign.items()))  # (in box order: sorted)
+            allowed = self.variant.rules_allow(card, self._traced(r), first)
         self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
-        facts: dict[int, int] = {}
-        for name, kind in reads.boxes.items():
-            if name == "*":
-                for b in range(self.nb):
-                    facts[b] = facts.get(b, 0) | kind
-            elif name in self.bidx:
-                facts[self.bidx[name]] = facts.get(self.bidx[name], 0) | kind
+        bidx = self.bidx
+        if "*" in reads.boxes:
+            facts: dict[int, int] = {}
+            for name, kind in reads.boxes.items():
+                if name == "*":
+                    for b in range(self.nb):
+                        facts[b] = facts.get(b, 0) | kind
+                elif name in bidx:
+                    facts[bidx[name]] = facts.get(bidx[name], 0) | kind
+        else:  # (each box read once: no kinds to merge)
+            facts = {bidx[name]: kind for name, kind in reads.boxes.items() if name in bidx}
         known = tuple(sorted(facts.items()))
         key = self._fact_key(code, known)
-        a = len(self._answer_bits)
-        self._answer_bits.append(self._full if allowed is None else self._bits(allowed))
         alone = not reads.roll and not reads.patterns  # the roll played no part: one answer for every roll
-        self._answer_alone.append(alone)
-        self._answer_first.append(reads.first_roll)
-        match = np.ones(len(self.rolls), dtype=bool)
-        self._answer_match.append(match if alone else self._same_answer(reads, r, match))
+        every = self._every_roll
+        a = self._answers.add(
+            self._full if allowed is None else self._bits(allowed),
+            alone,
+            reads.first_roll,
+            every if alone else self._same_answer(reads, r, every),
+        )
         for f in (first,) if reads.first_roll else (False, True):
             self._roll_memo.setdefault((f, r), {}).setdefault(known, {})[key] = a
         return known, key, a
@@ -595,38 +665,23 @@ class RuleModel(ClassCoding):
         return {}
 
     @cached_property
-    def _answer_bits(self) -> list[int]:
-        """Every legality answer asked: the boxes the rules allow, as bits."""
-        return []
+    def _answers(self) -> _Answers:
+        """Every legality answer asked (`_ask_roll`), by id."""
+        return _Answers()
 
     @cached_property
-    def _answer_alone(self) -> list[bool]:
-        """Per answer: whether it holds for every roll (the rules read neither the dice nor a declared pattern)."""
-        return []
+    def _every_roll(self) -> np.ndarray:
+        """A mask of every roll (read-only: the match of each answer that holds for every roll)."""
+        every = np.ones(len(self.rolls), dtype=bool)
+        every.setflags(write=False)
+        return every
 
     @cached_property
-    def _answer_first(self) -> list[bool]:
-        """Per answer: whether its call read whether the roll is the first."""
-        return []
-
-    @cached_property
-    def _answer_match(self) -> list[np.ndarray]:
-        """Per answer: the rolls it holds for (`_same_answer` of its call's reads)."""
-        return []
-
-    @property
-    def _answer_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`_answer_bits`, `_answer_alone` and `_answer_first` as arrays (made again only after new answers)."""
-        got = self._answer_cache
-        if got is None or len(got[0]) != len(self._answer_bits):
-            got = self._answer_cache = (
-                np.array(self._answer_bits, dtype=np.int64),
-                np.array(self._answer_alone, dtype=bool),
-                np.array(self._answer_first, dtype=bool),
-            )
-        return got
-
-    _answer_cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    def _no_tables(self) -> np.ndarray:
+        """(0, rolls, 2) per-roll legality tables: where no class's legality depends on the roll (read-only)."""
+        none = np.zeros((0, len(self.rolls), 2), dtype=np.int64)
+        none.setflags(write=False)
+        return none
 
     def _fact_key(self, code: int, known: tuple[tuple[int, int], ...]) -> int:
         """The facts class `code` shows to the reads `known`, packed into one int: the filled bits of the boxes
@@ -684,14 +739,14 @@ class RuleModel(ClassCoding):
         match[self._answer_rolls(reads, r)] = True
         return match & pending
 
-    def _answer_rolls(self, reads: Reads, r: int) -> list[int]:
-        """The rolls (ascending) an answer asked on roll r holds for: r alone if the rules read the dice,
-        else every roll the declared patterns they asked about treat as they treat r."""
+    def _answer_rolls(self, reads: Reads, r: int) -> np.ndarray:
+        """The rolls (ascending, an array not to be written) an answer asked on roll r holds for: r alone if the
+        rules read the dice, else every roll the declared patterns they asked about treat as they treat r."""
         if reads.roll:
-            return [r]
+            return np.array([r], dtype=np.intp)
         asked = tuple(sorted(reads.patterns))
         got = self._alike.get(asked)
-        if got is None:  # the rolls grouped by what these patterns give them (each group ascending)
+        if got is None:  # the rolls grouped by what these patterns give them
             keys: list[Any]
             if not asked:
                 keys = [()] * len(self.rolls)
@@ -699,20 +754,21 @@ class RuleModel(ClassCoding):
                 keys = self._signature(*asked[0])
             else:
                 keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
-            # each roll's group id (ids in order of first roll), then the rolls sorted by id, ascending within
-            # a group (a stable sort), cut into groups: loops that run in C rather than a Python loop per roll
-            id_of = {key: i for i, key in enumerate(dict.fromkeys(keys))}
-            ids = list(map(id_of.__getitem__, keys))
-            rolls = sorted(range(len(keys)), key=ids.__getitem__)
-            count = collections.Counter(ids)
-            ends = list(itertools.accumulate(count[i] for i in range(len(id_of))))
-            groups = [rolls[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
-            got = self._alike[asked] = (ids, groups)
-        return got[1][got[0][r]]
+            # each roll's group as the group's first roll, then the rolls sorted by it (a stable sort: ascending
+            # within a group), each group a slice of them: loops in C, not a Python loop per roll
+            first: dict[Any, int] = {}
+            of_roll = np.fromiter(map(first.setdefault, keys, range(len(keys))), dtype=np.intp, count=len(keys))
+            order = np.argsort(of_roll, kind="stable")
+            got = self._alike[asked] = (of_roll, order, of_roll[order].tolist())
+        of_roll, order, firsts = got
+        at = int(of_roll[r])
+        start = bisect.bisect_left(firsts, at)
+        return order[start : bisect.bisect_right(firsts, at, start)]
 
     @cached_property
-    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[list[int], list[list[int]]]]:
-        """`_answer_rolls` by the patterns read: each roll's group id under them, and the rolls of each group."""
+    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[np.ndarray, np.ndarray, list[int]]]:
+        """`_answer_rolls` by the patterns read: each roll's group under them (as its first roll), the rolls
+        sorted by group (ascending within one), and their groups in that order."""
         return {}
 
     def _signature(self, kind: str, box: str) -> list[Any]:
@@ -853,10 +909,11 @@ class RuleModel(ClassCoding):
                         filled[b] = 0
                 template = {self.box_ids[b]: v for b, v in filled.items()}
                 cards.append((template, [self.box_ids[free[-1] if alt else free[0]] for free in carriers]))
+            starts = [lo - f for (lo, _), f in zip(ranges, fixed, strict=True)]  # each group's total at 0
             for point in itertools.product(*(range(d) for d in dims)):
-                held = [lo + i - f for (lo, _), i, f in zip(ranges, point, fixed, strict=False)]
-                answers: list[tuple[int, dict[str, int]]] = []  # per card: total points, points by award id
-                for template, holders in cards:
+                held = [start + i for start, i in zip(starts, point, strict=True)]
+                first_total, first_by_id = 0, {}  # the first card's total points, and points by award id
+                for k, (template, holders) in enumerate(cards):
                     for box, value in zip(holders, held, strict=False):
                         template[box] = value
                     card = traced_card(template)
@@ -865,24 +922,24 @@ class RuleModel(ClassCoding):
                     if reads.awards or reads.situation or reads.boxes != checked:
                         self._check_reads(reads, every_box, "an end-of-game bonus", allowed)
                         checked = reads.boxes
-                    total, by_id = 0, dict[str, int]()
+                    total = 0
+                    by_id: dict[str, int] = {}
                     for a in awards:
                         total += a.points
                         by_id[a.id] = by_id.get(a.id, 0) + a.points
-                    answers.append((total, by_id))
-                total, by_id = answers[0]  # (`alts` gives one card at least)
-                for other_total, other_by_id in answers[1:]:
-                    if other_total != total:
+                    if not k:  # (`alts` gives one card at least)
+                        first_total, first_by_id = total, by_id
+                    elif total != first_total:
                         raise SolverError(
                             f"{self.variant.id}: an end-of-game bonus depends on how a threshold group's total is "
                             "split between its boxes; the solver tracks only the total"
                         )
-                    if other_by_id != by_id:
+                    elif by_id != first_by_id:
                         award_at = None
                 if award_at is not None:
-                    for aid, pts in by_id.items():
+                    for aid, pts in first_by_id.items():
                         award_at.setdefault(aid, []).append((len(flat), pts))
-                flat.append(float(total))
+                flat.append(float(first_total))
         out = np.array(flat, dtype=np.float64).reshape(shape)
         if award_at is None:
             return out, None

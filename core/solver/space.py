@@ -285,7 +285,7 @@ class StateSpace:
             if on_class:
                 for _ in range(len(codes)):
                     on_class()
-            src, dest, inc, leg = self._successors(codes)
+            src, box, dest, inc, leg = self._successors(codes)
             legal.append(leg)
             if not len(dest):
                 raise SolverError(
@@ -298,7 +298,7 @@ class StateSpace:
                 raise StateSpaceTooLarge(
                     m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
                 )
-            prog = self._advance(prog, codes, src, dest, inc, nxt)
+            prog = self._advance(prog, codes, src, box, dest, inc, nxt)
             codes = nxt
             self.classes.append((codes, prog))
             total += prog.states() * per
@@ -339,33 +339,41 @@ class StateSpace:
             inc[b, : len(self.slot_add[b])] = self.slot_inc[b]
         return add, inc
 
-    def _successors(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
-        """Every move out of classes `codes`: (source position, successor code, group increments (T, G)),
-        and the classes' legality (codes, later bits, first bits, table row or -1, tables)."""
+    def _successors(
+        self, codes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+        """Every move out of classes `codes`: (source position, box filled, successor code, group increments
+        (T, G)), and the classes' legality (codes, later bits, first bits, table row or -1, tables)."""
         m = self.model
-        nb, k = self.nb, self.slot_width
         later, first, index, tables = m.legal_arrays(codes)
         legality = (codes, later, first, index, tables)
         if m.variant.rolls == 1:  # the first roll is the only one
             later = np.zeros_like(later)
             tables = tables.copy()
             tables[:, :, 0] = 0
-        present = np.zeros((len(codes), nb, 2, k), dtype=bool)  # slot reached by some roll, per [later, first]
-        err = np.zeros((len(codes), nb, 2), dtype=bool)  # some roll's score failed
-        for dep, reach, failed in self._group_reach:
+        groups, any_failed = self._group_reach
+        # per class, box, [later, first], slot: whether some roll reaches the slot (one fancy index per group,
+        # each a new array); and where any score failed, per class, box, [later, first]: whether some roll's did
+        (dep, reach, failed), *more = groups  # (every box's scores are in some group)
+        combo = self._combos(codes, dep)
+        present, err = reach[combo], failed[combo] if any_failed else None
+        for dep, reach, failed in more:
             combo = self._combos(codes, dep)
             present |= reach[combo]
-            err |= failed[combo]
-        bits = np.int64(1) << np.arange(nb, dtype=np.int64)
+            if err is not None:
+                err |= failed[combo]
+        bits = m._box_bits
         lb = (later[:, None] & bits) != 0
         fb = (first[:, None] & bits) != 0
-        bad = (lb & err[:, :, 0]) | (fb & err[:, :, 1])
-        if bad.any():
-            i, b = (int(x) for x in np.argwhere(bad)[0])
-            c = int(m.context_of(codes[i : i + 1])[0])
-            m.check_context(c, m.context_tables(c)[0], 1 << b)
+        if err is not None:
+            bad = (lb & err[:, :, 0]) | (fb & err[:, :, 1])
+            if bad.any():
+                i, b = (int(x) for x in np.argwhere(bad)[0])
+                c = int(m.context_of(codes[i : i + 1])[0])
+                m.check_context(c, m.context_tables(c)[0], 1 << b)
         ok = (lb[:, :, None] & present[:, :, 0, :]) | (fb[:, :, None] & present[:, :, 1, :])
-        varies = np.flatnonzero(index >= 0)  # legality that depends on the roll
+        # legality that depends on the roll (none without tables)
+        varies = np.flatnonzero(index >= 0) if len(tables) else index[:0]
         failed_at = self._roll_legal_slots(codes, varies, index, tables, ok)
         for i in failed_at:  # classes whose legal boxes fail to score, in order: the engine's error
             c = int(m.context_of(codes[i : i + 1])[0])
@@ -375,7 +383,7 @@ class StateSpace:
                 m.check_context(c, m.context_tables(c)[0], 1 << b)
         src, box, slot = np.nonzero(ok)
         add, inc = self._slot_arrays
-        return src, codes[src] + add[box, slot], inc[box, slot], legality
+        return src, box, codes[src] + add[box, slot], inc[box, slot], legality
 
     def _roll_legal_slots(
         self, codes: np.ndarray, varies: np.ndarray, index: np.ndarray, tables: np.ndarray, ok: np.ndarray
@@ -408,22 +416,23 @@ class StateSpace:
         return varies[bad].tolist()
 
     @cached_property
-    def _group_reach(self) -> list[tuple[tuple[int, ...], np.ndarray, np.ndarray]]:
+    def _group_reach(self) -> tuple[list[tuple[tuple[int, ...], np.ndarray, np.ndarray]], bool]:
         """Per group of scores by the boxes they depend on (`RuleModel.score_groups`): for each category
         combination of those boxes, (combos, boxes, 2, slot width) which slots some roll of the group leads
-        to, per [later, first] roll, and (combos, boxes, 2) whether some roll's score failed."""
+        to, per [later, first] roll, and (combos, boxes, 2) whether some roll's score failed; and whether any
+        score failed at all."""
         out = []
-        for dep, keys, scores, _ in self.model.score_groups:
+        for dep, tags, scores in self.model.score_rows:  # (each key's box, first flag and scores: a few rows)
             combos = scores.shape[1]
-            slots = self._slots_of(keys[:, :1], scores)
+            slots = self._slots_of(tags[:, :1], scores)
             reach = np.zeros((combos, self.nb, 2, self.slot_width), dtype=bool)
             at = np.arange(combos)[None, :]
-            reach[at, keys[:, :1], keys[:, 2:3], slots] = True
+            reach[at, tags[:, :1], tags[:, 1:2], slots] = True
             failed = np.zeros((combos, self.nb, 2), dtype=bool)
             row, col = np.nonzero(scores == ERR)
-            failed[col, keys[row, 0], keys[row, 2]] = True
+            failed[col, tags[row, 0], tags[row, 1]] = True
             out.append((dep, reach, failed))
-        return out
+        return out, any(failed.any() for *_, failed in out)
 
     def _combos(self, codes: np.ndarray, dep: tuple[int, ...]) -> np.ndarray:
         """The column of `score_groups` (category combination of boxes `dep`, the last fastest) of each class."""
@@ -433,13 +442,21 @@ class StateSpace:
         return combo
 
     def _advance(
-        self, prog: Progress, codes: np.ndarray, src: np.ndarray, dest: np.ndarray, inc: np.ndarray, nxt: np.ndarray
+        self,
+        prog: Progress,
+        codes: np.ndarray,
+        src: np.ndarray,
+        box: np.ndarray,
+        dest: np.ndarray,
+        inc: np.ndarray,
+        nxt: np.ndarray,
     ) -> Progress:
-        """The next layer's progress: every row's totals moved by each move of its class (the explicit totals
-        added and clamped, the last group's bits shifted and clamped), merged per (class, explicit totals)."""
+        """The next layer's progress: every row's totals moved by each move of its class (filling `box`: the
+        explicit totals added and clamped, the last group's bits shifted and clamped), merged per (class,
+        explicit totals)."""
         G, last = self.G, self.G - 1
         if G <= 1:  # a row per class (rows in class order): a move's row is its class, its class in nxt its key
-            row, move = src, np.arange(len(src))
+            row, move = src, None
             inverse = np.searchsorted(nxt, dest)
             keys = np.arange(len(nxt), dtype=np.int64).reshape(-1, 1)
             mask2 = dest & self.full
@@ -456,44 +473,54 @@ class StateSpace:
                 head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
             keys, inverse = _group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
         order = np.argsort(inverse, kind="stable")  # rows merged into the same next row lie together
-        row, move, inverse, mask2 = row[order], move[order], inverse[order], mask2[order]
+        move = order if move is None else move[order]  # (a row per move: the moves in that order)
+        row, inverse, mask2 = row[order], inverse[order], mask2[order]
         out = np.zeros((len(keys), prog.words.shape[1]), dtype=np.uint64)
         if G == 0:
             out[:, 0] = 1
             return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         d = inc[move, last]
+        # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
+        same = (d == 0) & self._keeps_range[box[move]]
+        if same.any():
+            _merge(out, inverse[same], prog.words[row[same]])
+            keep = ~same
+            row, d, inverse, mask2 = row[keep], d[keep], inverse[keep], mask2[keep]
+        if not len(row):
+            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         lo = self.clo[last][mask2] - self.offset[last]
         hi = self.chi[last][mask2] - self.offset[last]
-        mask1 = codes[prog.pos[row]] & self.full
-        # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
-        same = (d == 0) & (self.clo[last][mask1] == self.clo[last][mask2])
-        same &= self.chi[last][mask1] == self.chi[last][mask2]
-        _merge(out, inverse[same], prog.words[row[same]])
-        keep = ~same
-        row, d, lo, hi, inverse = row[keep], d[keep], lo[keep], hi[keep], inverse[keep]
-        above, below, bit = self._masks
+        upto, above, bit = self._masks
         step = max(1, CHUNK // out.shape[1])
         for a in range(0, len(row), step):
             part = slice(a, a + step)
             # bottom: a total shifted below the row, below any clamp
             moved, bottom = _shifted(prog.words[row[part]], d[part])
             h, low = hi[part], lo[part]
-            top = (moved & above[h]).any(axis=1)
-            moved &= ~above[h]
-            moved[top] |= bit[h[top]]
-            bottom |= (moved & below[low]).any(axis=1)
-            moved &= ~below[low]
+            kept = moved & upto[h]  # totals above the clamp's top go to it
+            top = (kept != moved).any(axis=1)
+            kept[top] |= bit[h[top]]
+            moved = kept & above[low - 1]  # and those below its bottom to it (h >= low >= 0: -1 is no bit)
+            bottom |= (moved != kept).any(axis=1)
             moved[bottom] |= bit[low[bottom]]
             _merge(out, inverse[part], moved)
         return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
 
     @cached_property
+    def _keeps_range(self) -> np.ndarray:
+        """Per box: whether filling it leaves the last group's clamp range as it was (it adds nothing there:
+        outside the group, or scoring only 0; the range is the group's bounds less what its open boxes can add)."""
+        group = self.groups[-1] if self.G else ()
+        return np.array([b not in group or self.box_min[b] == self.box_max[b] == 0 for b in range(self.nb)], dtype=bool)
+
+    @cached_property
     def _masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per position h of a progress row, as words: the bits above h, the bits below h, and bit h."""
+        """Per position h of a progress row, as words: the bits up to h, the bits above h, and bit h; the
+        rows of position -1 (indexed from the end) are no bits, every bit, and no bit."""
         n = self.words * 64
         pos = np.arange(n)
-        at = np.arange(self.width)[:, None]
-        return _pack(pos[None, :] > at), _pack(pos[None, :] < at), _pack(pos[None, :] == at)
+        at = np.append(np.arange(self.width), -1)[:, None]
+        return _pack(pos[None, :] <= at), _pack(pos[None, :] > at), _pack(pos[None, :] == at)
 
     # ------------------------------------------------------------------ indexing
 
@@ -625,24 +652,18 @@ def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
 def _shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Word rows each shifted by its own d bits, up (d > 0) or down, and which rows lost a bit below bit 0.
 
-    Word j of a row shifted up by 64q + r is word j - q shifted up by r with the top r bits of word
-    j - q - 1 below them (down: words j + q and j + q + 1, the other way); words past the row are zero
-    (rows are wide enough that nothing runs off the top)."""
+    A shift by d = 64q + r (q = d // 64, 0 <= r < 64: a downward shift is one down by whole words and one up by
+    r bits) makes word k of the result from word k - q shifted up by r, with the top r bits of word k - q - 1
+    below them (numpy gives 0 for a shift by 64: no bits where r = 0). The result is worked out for words
+    -width..width-1: those below 0 hold the bits shifted below bit 0 (a row shifted down by more than its
+    width loses them all, as it does shifted by its width); the row sits among zero words, and a source word
+    below them is one of them (bits shifted past the top are dropped)."""
     n, width = rows.shape
-    a = np.abs(d)
-    sign = np.sign(d)[:, None]
-    r = (a & 63).astype(np.uint64)[:, None]
-    padded = np.zeros((n, 3 * width), dtype=np.uint64)  # the row between two rows of zero words
-    padded[:, width : 2 * width] = rows
-    at = np.clip(width + np.arange(width)[None, :] - sign * (a >> 6)[:, None], 0, 3 * width - 1)
+    padded = np.zeros((n, 4 * width), dtype=np.uint64)  # words -2w..2w-1 of the row
+    padded[:, 2 * width : 3 * width] = rows
+    d = np.maximum(d, -64 * width)
+    r = (d & 63).astype(np.uint64)[:, None]
+    at = np.arange(width, 3 * width)[None, :] - (d >> 6)[:, None]  # of result word k (from -width): k - q
     line = np.arange(n)[:, None]
-    main = padded[line, at]
-    carry = padded[line, np.clip(at - sign, 0, 3 * width - 1)]
-    up = sign > 0
-    back = np.where(r > 0, np.uint64(64) - r, np.uint64(0))
-    out = np.where(up, main << r, main >> r)
-    out |= np.where(r > 0, np.where(up, carry >> back, carry << back), np.uint64(0))
-    low = np.clip(a[:, None] - 64 * np.arange(width)[None, :], 0, 64)  # bits of each word below |d|
-    below = np.where(low >= 64, ~np.uint64(0), (np.uint64(1) << np.minimum(low, 63).astype(np.uint64)) - np.uint64(1))
-    lost = (d < 0) & (rows & below).any(axis=1)
-    return out, lost
+    out = (padded[line, np.maximum(at, 0)] << r) | (padded[line, np.maximum(at - 1, 0)] >> (np.uint64(64) - r))
+    return out[:, width:], out[:, :width].any(axis=1)
