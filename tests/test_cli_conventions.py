@@ -108,11 +108,14 @@ def test_completion_script_and_protocol(tmp_path):
     assert ".bash_completions/dicecup.sh" in (tmp_path / ".bashrc").read_text()
 
 
-def _in_a_terminal(*args: str) -> str:
-    """What a command prints to a terminal (a pseudo-terminal 100 columns wide)."""
+def _in_a_terminal(*args: str, cache: Path | None = None) -> str:
+    """What a command prints to a terminal (a pseudo-terminal 100 columns wide on stdout and stderr), with
+    its cache in `cache` where given; it must exit 0."""
     main, sub = pty.openpty()
     env = {**os.environ, **ENV, "COLUMNS": "100", "TERM": "xterm"}
-    proc = subprocess.Popen([sys.executable, "-m", "dicecup", *args], stdout=sub, stderr=sub, env=env)
+    if cache is not None:
+        env["DICECUP_CACHE_DIR"] = str(cache)
+    proc = subprocess.Popen([sys.executable, "-m", "dicecup", *args], stdout=sub, stderr=sub, env=env, cwd=cache)
     os.close(sub)
     out = b""
     while True:
@@ -123,9 +126,26 @@ def _in_a_terminal(*args: str) -> str:
         if not chunk:
             break
         out += chunk
-    proc.wait(timeout=60)
+    assert proc.wait(timeout=120) == 0, out.decode(errors="replace")
     os.close(main)
-    return re.sub(r"\x1b\[[0-9;]*m", "", out.decode())  # the colours off: the text as read
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode())  # colours and cursor moves off: the text as read
+
+
+def test_a_solve_in_a_terminal_shows_its_progress_bar(tmp_path):
+    """Solving in a terminal draws the bar (its phase and states done of all), then erases it."""
+    out = _in_a_terminal("solve", "-v", "yacht", "--no-cache", cache=tmp_path)
+    assert "solving" in out
+    assert re.search(r"\d+/\d+", out)  # states done of all, rich's MofNCompleteColumn
+    assert "optimal expected score" in out
+
+
+def test_advise_from_a_cached_table_in_a_terminal_draws_no_bar(tmp_path):
+    """The progress bar is made when a solve reports progress (so a cached table needs no rich): with the
+    table cached nothing reports progress, so no bar, and the advice as before."""
+    _in_a_terminal("solve", "-v", "yacht", "-q", cache=tmp_path)
+    out = _in_a_terminal("advise", "-v", "yacht", "-d", "11256", "-r", "1", cache=tmp_path)
+    assert "solving" not in out and "exploring states" not in out
+    assert "best" in out
 
 
 def test_flags_show_no_value_type_in_help():
