@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 from attrs import frozen
 
-from .. import __version__
 from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
@@ -654,7 +653,7 @@ def _package_version(top: str) -> str:
     if top == _OWN:
         # the built-in plugins: dicecup's own version, the one its distribution is built with (pyproject's
         # dynamic version), without reading installed metadata (the README in it: milliseconds per command)
-        return f"{_OWN}=={__version__}"
+        return f"{_OWN}=={sys.modules[_OWN].__version__}"  # (the package above: imported before this module)
     from importlib import metadata
 
     try:
