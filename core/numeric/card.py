@@ -28,11 +28,12 @@ __all__ = ["AVAILABLE", "CardArrays", "card_turn", "jitted"]
 
 def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out):
     """sv[b, q, k] = the value (bank q) of the state box b's slot k leads to, for each open box of the card
-    (`layer.codes[0]`'s low bits: its filled boxes; `sl.add` the class-code increment, `sl.inc` the group
-    totals'); score[q, :, 0] = the best of scoring each roll at decision q (`_best_row`, rows of `layer` for
-    state 0); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the turn folded
-    from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state without a value."""
-    mask = layer.codes[0] & ((1 << nb) - 1)
+    (`layer.codes[card.state]`'s low bits: its filled boxes; `sl.add` the class-code increment, `sl.inc` the
+    group totals'); score[q, :, 0] = the best of scoring each roll at decision q (`_best_row`, rows of `layer`
+    for state `card.state`); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the
+    turn folded from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state
+    without a value."""
+    mask = layer.codes[card.state] & ((1 << nb) - 1)
     for b in range(nb):
         if (mask >> b) & 1:
             continue
@@ -48,7 +49,7 @@ def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
             for r in range(n_rolls):  # the same scoring as the decision before (rolls banked nowhere): a copy
                 score[q, r, 0] = score[q - 1, r, 0]
             continue
-        ok &= _best_row(layer, 0, card.ff[q], card.bank[q], nb, sv, row)
+        ok &= _best_row(layer, card.state, card.ff[q], card.bank[q], nb, sv, row)
         for r in range(n_rolls):
             score[q, r, 0] = row[r]
     ok_out[0] = 1 if ok else 0

@@ -40,7 +40,6 @@ __all__ = [
     "aot_kernel",
     "aot_module",
     "cpu_flags",
-    "derived",
     "jit",
     "numba_module",
     "pinned",
@@ -65,10 +64,16 @@ def cpu_flags() -> frozenset[str]:
 
 @cache
 def aot_module() -> ModuleType | None:
-    """The ahead-of-time build, when it is installed, loads, and needs no instruction this CPU lacks."""
+    """The ahead-of-time build, when it is installed, loads, was built for the kernels' argument types as they
+    are now, and needs no instruction this CPU lacks."""
+    from .records import signature_digest
+
     try:
         module = importlib.import_module(AOT_MODULE)
-        built_for = frozenset(importlib.import_module(AOT_MODULE + "_cpu").FLAGS)  # the build machine's, beside it
+        beside = importlib.import_module(AOT_MODULE + "_cpu")
+        built_for = frozenset(beside.FLAGS)  # the build machine's, beside it
+        if beside.SIGNATURES != signature_digest():  # built for records of another layout (an older build)
+            return None
     except (ImportError, OSError, AttributeError, TypeError):
         return None
     have = cpu_flags()
@@ -167,18 +172,6 @@ def pinned(record: tuple, kernel: str, position: int) -> tuple:
     _PINNED[id(record)] = record
     if len(_PINNED) > PINNED_KEPT:
         _PINNED.popitem(last=False)
-    return record
-
-
-def derived(record: tuple, parent: tuple) -> tuple:
-    """`record`, remembered as fitting where `parent` is pinned (`pinned`): for a record of the same type made
-    of the parent's fields, some sliced along their first axis (numpy keeps a slice's dtype and rank, and a
-    slice of a C-contiguous array along its first axis is C-contiguous), so that a kernel's argument check
-    does not walk every field again. Returns it."""
-    if _PINNED.get(id(parent)) is parent and type(record) is type(parent):
-        _RECORDS[id(record)] = record
-        if len(_RECORDS) > RECORDS_KEPT:
-            _RECORDS.popitem(last=False)
     return record
 
 

@@ -130,7 +130,7 @@ class CardTables(NamedTuple):
         return t
 
     def shared_layer(self) -> LayerArrays:
-        """Every class as one kernel layer, state i being class i (`class_layer` cuts a class out of it)."""
+        """Every class as one kernel layer, state i being class i (`position` finds a class's)."""
         n = len(self.codes)
         return LayerArrays(
             self.codes, np.zeros((n, max(self.slot_arrays.inc.shape[2], 1)), dtype=np.int64), self.context,
@@ -139,17 +139,11 @@ class CardTables(NamedTuple):
             False,
         )  # fmt: skip
 
-    def class_layer(self, shared: LayerArrays, code: int) -> LayerArrays | None:
-        """The one-state layer of class `code` (views of `shared`, the score rows shared by every class), or
-        None where the search never met the class (a card that cannot arise)."""
+    def position(self, code: int) -> int:
+        """The row of class `code` (in `codes` and `shared_layer`), or -1 where the search never met the class
+        (a card that cannot arise)."""
         at = int(self.codes.searchsorted(code))
-        if at >= len(self.codes) or int(self.codes[at]) != code:
-            return None
-        one = slice(at, at + 1)
-        return LayerArrays(  # (not `_replace`: a third of the cost, on every new card)
-            shared.codes[one], shared.prog[one], shared.ctxs[one], shared.later_bits[one], shared.first_bits[one],
-            shared.rd_index[one], *shared[6:],
-        )  # fmt: skip
+        return at if at < len(self.codes) and self.codes.item(at) == code else -1
 
     def scores(self, code: int, box: int) -> set[int] | None:
         """Every score box position `box` can get on a card of class `code` (any roll, first roll or not), or
