@@ -52,7 +52,7 @@ class ClassCoding:
             self.radix[b] = r
             r *= len(declared) + 1
         self.n_flagcodes = r
-        self._box_bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)  # box b's bit of a class code
+        self.box_bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)  # box b's bit of a class code
         # per flagged box: its declared values, and each one's digit times the box's radix, shifted above the
         # filled bits (a card's box holds at most one of them; EMPTY, an open box, is never a declared value)
         self._flag_digits = {
@@ -133,7 +133,7 @@ class ClassCoding:
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
-        code = np.dot(vals != EMPTY, self._box_bits)  # few numpy calls: the advisor encodes one card at a time
+        code = np.dot(vals != EMPTY, self.box_bits)  # few numpy calls: the advisor encodes one card at a time
         for b, (declared, digits) in self._flag_digits.items():
             code += np.dot(vals[:, b : b + 1] == declared, digits)
         return self.canonical(code) if self.symmetric else code
