@@ -4,7 +4,8 @@ The advisor used to build a card's scoring table with some sixty numpy calls (su
 lookups, best of each roll, the fold), a few microseconds each: most of a new card's
 cost. Here the same steps run compiled: each open box's successors are looked up
 (`lookup.state_slot`), each decision's best score per roll is the solver's own
-`layer._best_row` over a one-state `LayerArrays`, and the keeps are folded by the
+`layer._best_row` at the card's state of a `LayerArrays` (the advisor passes one layer holding
+every class it knows, checked once, and the class's row in it), and the keeps are folded by the
 one turn recursion (`turn.turn_block`). Same sums in the same order as the solver and
 the numpy path: the same bits. `card_turn` is what Python calls (built ahead of time
 per value dtype, or compiled by numba, or plain Python: `compiled.MODE`).

@@ -347,9 +347,10 @@ def _kernels() -> tuple[ModuleType, ModuleType]:
 
 
 class _ClassArrays(NamedTuple):
-    """What every card of one score class and one legal class scores, as the card kernel's records: a
-    layer and the class's state in it (its rows of points and successor slots per box and first roll or not, its legal boxes)
-    and the successors of each box's scores (`numeric.card`). `_CardTurn.own` reads a roll's boxes off it."""
+    """What every card of one score class and one legal class scores, as the card kernel's records: a layer
+    and the class's state in it (its rows of points and successor slots per box and first roll or not, its
+    legal boxes) and the successors of each box's scores (`numeric.card`). `_CardTurn.own` reads a roll's
+    boxes off it."""
 
     layer: LayerArrays
     slots: SlotArrays

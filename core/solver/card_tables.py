@@ -2,10 +2,11 @@
 
 The solver's search knows the legality of every class it met, and the backward pass the score rows of
 every context: with the scores each box can get (what `dicecup advise --card` is checked against), about
-1.4 MB for Yahtzee. Kept beside the cached table (signed as it is), they let the advisor build any card's
-one-state `LayerArrays` by look-up, the record the backward pass itself reads (the same bits), instead of
-learning score and legality tables from the engine card by card. `CardTables.of` makes them from a search; `arrays` and `from_arrays` are what the cache stores,
-the latter checking every index a kernel would follow (the kernels do not check bounds).
+1.4 MB for Yahtzee. Kept beside the cached table (signed as it is), they are one `LayerArrays` holding
+every class (the record the backward pass itself reads: the same bits), where the advisor finds any card's
+class by look-up instead of learning score and legality tables from the engine card by card.
+`CardTables.of` makes them from a search; `arrays` and `from_arrays` are what the cache stores, the latter
+checking every index a kernel would follow (the kernels do not check bounds).
 """
 
 from __future__ import annotations
@@ -148,8 +149,8 @@ class CardTables(NamedTuple):
     def scores(self, code: int, box: int) -> set[int] | None:
         """Every score box position `box` can get on a card of class `code` (any roll, first roll or not), or
         None where the search never met the class."""
-        at = int(self.codes.searchsorted(code))
-        if at >= len(self.codes) or int(self.codes[at]) != code:
+        at = self.position(code)
+        if at < 0:
             return None
         k = int(self.score_set[int(self.context[at]), box])
         return set(self.score_sets[int(self.score_cut[k]) : int(self.score_cut[k + 1])].tolist())
