@@ -220,3 +220,23 @@ def test_the_kernel_mode_a_process_picks(monkeypatch, asked, numba_here, built, 
     monkeypatch.setattr(compiled, "NUMBA", numba_here)
     monkeypatch.setattr(compiled, "aot_module", lambda: object() if built else None)
     assert compiled._mode() == mode
+
+
+@needs_aot
+@pytest.mark.parametrize(("at", "field"), [(0, "prog"), (2, "points"), (5, "")])
+def test_card_turn_checks_what_it_is_given(at, field):
+    """`card_turn` allocates the kernel's scratch itself (not checked again); any argument it is given of
+    another type is a TypeError naming it, before the kernel runs."""
+    from dicecup.numeric import card
+    from dicecup.numeric.records import signatures
+
+    args = list(signatures()["card_f8"][:6])
+    if at == 0:
+        args[0] = args[0]._replace(prog=args[0].prog.astype(np.int32))
+    elif at == 2:
+        args[2] = args[2]._replace(points=args[2].points.astype(np.float32))
+    else:
+        args[5] = np.zeros((1, 1), dtype=np.float16)  # values neither float64 nor float32
+    where = f"card_f8 argument {at}" + (f".{field}" if field else "")
+    with pytest.raises(TypeError, match=where.replace(".", r"\.")):
+        card.card_turn(*args)

@@ -84,26 +84,28 @@ AVAILABLE = compiled.MODE == "jit" or (compiled.MODE == "aot" and hasattr(compil
 
 @cache
 def _aot(name: str) -> Any:
-    """The ahead-of-time build of `name`, behind its argument check (made once)."""
-    return compiled.aot_kernel(name)
+    """The ahead-of-time build of `name`, behind a check of the arguments `card_turn` is given (made once)."""
+    return compiled.aot_kernel(name, checked=_GIVEN)
+
+
+_GIVEN = 7  # card_turn's arguments, with nb; the kernel's other four are the scratch card_turn allocates
 
 
 def card_turn(
-    card: CardArrays,
-    sl: SlotArrays,
-    layer: LayerArrays,
-    st: StateArrays,
-    d: DiceArrays,
-    values: np.ndarray,
-    nb: int,
-    sv: np.ndarray,
-    score: np.ndarray,
-    keeps_out: np.ndarray,
-    ok_out: np.ndarray,
-) -> None:
-    """`_card_turn` by the kernel this process runs (values (states + 1, banks), float64 or float32)."""
-    args = (card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
+    card: CardArrays, sl: SlotArrays, layer: LayerArrays, st: StateArrays, d: DiceArrays, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """`_card_turn` by the kernel this process runs, for values (states + 1, banks), float64 or float32, on
+    scratch of its own: (sv, keeps, ok), keeps (decisions - 1, keeps, W) (none for a single decision) and ok
+    False where a legal box leads to a state without a value."""
+    nb, kmax = sl.add.shape
+    n = card.ff.shape[0]
+    sv = np.empty((nb, values.shape[1], kmax))
+    score = np.zeros((n, d.roll_probs.shape[0], W))
+    keeps = np.empty((n - 1, d.levels[d.dice], W) if n > 1 else (0, 0, W))
+    ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
+    args = (card, sl, layer, st, d, values, nb, sv, score, keeps, ok)
     if compiled.MODE == "aot":
         _aot("card_f4" if values.dtype == np.float32 else "card_f8")(*args)
     else:
         (jitted() if compiled.MODE == "jit" else _card_turn)(*args)
+    return sv, keeps, bool(ok[0])

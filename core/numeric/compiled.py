@@ -99,12 +99,13 @@ AVAILABLE = MODE != "numpy"
 """Whether compiled kernels run here (ahead of time or by numba)."""
 
 
-def aot_kernel(name: str) -> Callable[..., Any]:
+def aot_kernel(name: str, checked: int | None = None) -> Callable[..., Any]:
     """The ahead-of-time build's function `name` (only in the `aot` mode), behind a check of its arguments.
 
     Compiled for one signature (`records.signatures`), it would read an array of another dtype, rank or
     memory layout as if it had that one (numba's dispatcher would compile another version instead):
-    the check turns that into a TypeError.
+    the check turns that into a TypeError. `checked`: only that many leading arguments are checked, the
+    rest being scratch arrays the caller's wrapper has just allocated itself with the kernel's types.
     """
     kernel = getattr(aot_module(), name)
     examples: list[tuple[Any, ...]] = []
@@ -114,11 +115,12 @@ def aot_kernel(name: str) -> Callable[..., Any]:
             from .records import signatures
 
             examples.append(signatures()[name])
-        if len(args) != len(examples[0]) or not all(map(_fits, args, examples[0])):
-            if len(args) != len(examples[0]):
-                raise TypeError(f"{name}: {len(args)} arguments, expected {len(examples[0])}")
-            for i, (arg, like) in enumerate(zip(args, examples[0], strict=True)):
-                _check_like(arg, like, f"{name} argument {i}")
+        like = examples[0]
+        if len(args) != len(like) or not all(map(_fits, args[:checked], like[:checked])):
+            if len(args) != len(like):
+                raise TypeError(f"{name}: {len(args)} arguments, expected {len(like)}")
+            for i, (arg, want) in enumerate(zip(args, like, strict=True)):
+                _check_like(arg, want, f"{name} argument {i}")
         return kernel(*args)
 
     call.__doc__ = kernel.__doc__

@@ -41,7 +41,7 @@ from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY, ClassCoding
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
-from ..numeric.records import CardArrays, LayerArrays, SlotArrays, W
+from ..numeric.records import CardArrays, LayerArrays, SlotArrays
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from . import card_tables
@@ -602,18 +602,11 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | N
         return None
     banks = [solution.bank_after(left) for left in range(rolls_left)]
     banks += banks[-1:]  # the fold's top decision (its own roll is scored apart)
-    n = len(banks)
-    arrays = CardArrays(code, prog[0], np.zeros(n, dtype=np.int64), np.array(banks, dtype=np.int64), cls.state)
-    d = solution.graph.arrays
-    nb, kmax = cls.slots.add.shape
-    values = solution.values.reshape(solution.values.shape[0], -1)
-    sv = np.empty((nb, values.shape[1], kmax))
-    score = np.zeros((n, d.roll_probs.shape[0], W))
-    keeps = np.empty((rolls_left, int(d.levels[d.dice]), W) if rolls_left > 0 else (0, 0, W))
-    ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
+    arrays = CardArrays(code, prog[0], np.zeros(len(banks), dtype=np.int64), np.array(banks, dtype=np.int64), cls.state)
     slots = cls.slots
     ix = solution.index
     if ix.symmetric:  # a group's open box fills where its canonical class fills next: its first open box
+        nb = len(v.box_ids)
         nxt = int(ix.first_open(np.array(ix.full & ~code, dtype=np.int64)))
         fill = [1 << b for b in range(nb)]
         for group in ix.symmetric:
@@ -622,8 +615,9 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | N
                 fill[b] = 1 << at[0] if at else 0
         shift = np.array(fill, dtype=np.int64) - (np.int64(1) << np.arange(nb, dtype=np.int64))
         slots = SlotArrays(slots.add + shift[:, None], slots.inc, slots.used)
-    card_turn(arrays, slots, cls.layer, ix.arrays, d, values, nb, sv, score, keeps, ok)
-    if not ok[0]:
+    values = solution.values.reshape(solution.values.shape[0], -1)
+    sv, keeps, ok = card_turn(arrays, slots, cls.layer, ix.arrays, solution.graph.arrays, values)
+    if not ok:
         raise SolverError(_UNREACHABLE)
     return _CardTurn(cls, sv, keeps, rolls_left, v.box_ids)
 
