@@ -7,6 +7,7 @@ import pytest
 
 import dicecup.testing as dicecup_testing
 from dicecup import Card, GameState, IllegalAction, RuleAction, VariantError
+from dicecup.language.card import Award
 from dicecup.testing import turn
 
 # ----------------------------------------------------------------------------- triple yahtzee
@@ -397,3 +398,30 @@ bonuses:
     )
     assert final.over and counts["turns"] == 2 * 6
     assert GameState.from_json(final.to_json(), engine) == final
+
+
+@pytest.mark.parametrize(("variant_id", "multiplied"), [("yahtzee", False), ("triple-yahtzee", True)])
+def test_points_so_far_are_the_boxes_as_written_and_the_awards(engine, variant_id, multiplied):
+    """Boxes as written (a column's multiplier applied) plus the awards earned, whatever the card holds:
+    random games played to their end, checked at every turn against the definition."""
+    import random
+
+    v = engine.variant(variant_id)
+    assert any(v.multiplier(b) != 1 for b in v.box_ids) is multiplied  # the case each run is about
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(3):
+        state = GameState.new(v, 1)
+        while not state.over:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            card = state.card
+            want = sum(v.multiplier(b) * s for b, s in card.scores.items())
+            want += sum(a.points for a in card.awards if a.figure == "score")
+            assert v.points_so_far(card) == want
+            checked += 1
+            state = state.apply(rng.choice(state.legal_actions()))
+    assert checked > 30
+    awarded = Card({}, (Award("bonus", 100, "Bonus"), Award("other", 7, "Other", "points")))
+    assert v.points_so_far(awarded) == 100  # only awards in the score figure count

@@ -466,6 +466,11 @@ class Variant:
     def _multiplier(self) -> dict[str, int]:
         return {b.id: self._columns[b.column].multiplier if b.column in self._columns else 1 for b in self.boxes}
 
+    @cached_property
+    def _unit_multipliers(self) -> bool:
+        """Whether every box is written as scored (no column multiplies)."""
+        return all(m == 1 for m in self._multiplier.values())
+
     def multiplier(self, box_id: str) -> int:
         """The multiplier of the column `box_id` is in (1 without columns)."""
         return self._multiplier.get(box_id, 1)
@@ -691,9 +696,12 @@ class Variant:
 
     def points_so_far(self, card: Card) -> int:
         """What the filled boxes (as written) and the awards earned count in the score, end bonuses left out."""
-        return sum(self.written(b, v) for b, v in card.scores.items()) + sum(
-            a.points for a in card.awards if a.figure == "score"
-        )
+        scores = card.scores
+        if self._unit_multipliers:  # (the advisor asks on every decision: a third of the general sum's cost)
+            boxes = sum(map(scores.__getitem__, scores))
+        else:
+            boxes = sum(self.written(b, v) for b, v in scores.items())
+        return boxes + sum(a.points for a in card.awards if a.figure == "score") if card.awards else boxes
 
     def total(self, card: Card) -> int:
         """The total score: boxes as written + awards + whole-card bonuses."""
