@@ -47,7 +47,7 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
             advice._LATER.clear()  # each card new
             got.append(advice.advise_state(solution, state))
         answers.append(got)
-        if tables is not None:
+        if tables is not None and card_kernel.AVAILABLE:  # (without compiled kernels, the numpy path answers)
             assert advice._CARD_TABLES[v.fingerprint][0] is not None  # the complete tables did answer
     engine = answers[0]
     for other in answers[1:]:
