@@ -167,11 +167,16 @@ def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monk
 
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
     """The module is tuned for the CPU it was built on: where this one lacks one of its flags, numba compiles."""
+    _refused_with(monkeypatch, compiled, "cpu_flags", lambda: frozenset({"fpu"}))
+
+
+def _refused_with(monkeypatch, target, name: str, value) -> None:
+    """The build here loads, is not loaded with target.name set to value, and loads again once it is undone."""
     if compiled.aot_module() is None:
         pytest.skip("the kernels were not built ahead of time here")
     try:
         compiled.aot_module.cache_clear()
-        monkeypatch.setattr(compiled, "cpu_flags", lambda: frozenset({"fpu"}))
+        monkeypatch.setattr(target, name, value)
         assert compiled.aot_module() is None
     finally:
         monkeypatch.undo()
@@ -188,14 +193,7 @@ def test_a_build_for_other_argument_types_is_not_loaded(monkeypatch):
         pytest.skip("the kernels were not built ahead of time here")
     beside = importlib.import_module(compiled.AOT_MODULE + "_cpu")
     assert beside.SIGNATURES == records.signature_digest()  # the build here is today's
-    try:
-        compiled.aot_module.cache_clear()
-        monkeypatch.setattr(records, "signature_digest", lambda: "0" * 16)
-        assert compiled.aot_module() is None
-    finally:
-        monkeypatch.undo()
-        compiled.aot_module.cache_clear()
-    assert compiled.aot_module() is not None
+    _refused_with(monkeypatch, records, "signature_digest", lambda: "0" * 16)
 
 
 def test_the_digest_follows_the_records_layout(monkeypatch):
