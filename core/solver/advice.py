@@ -121,6 +121,9 @@ def advise(
     """
     v = solution.variant
     roll = v.roll_of(dice)
+    if _CHECKED[0] is not card or _CHECKED[1] is not v:  # (the decisions of a turn pass the same card again)
+        v.check_card(card)
+        _CHECKED[:] = card, v
     if len(card.scores) >= len(v.boxes):
         raise DicecupError("the card is full: the game is over")
     most = v.rolls - 1 + most_banked(v, len(card.scores))
@@ -163,6 +166,9 @@ def advise(
             values.append(so_far + now_points[b] + after[b])
             points.append(now_points[b])
     return ranked(actions, values, points)
+
+
+_CHECKED: list[Any] = [None, None]  # the card last checked (`Variant.check_card`) and its variant: both immutable
 
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
