@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names below, for type checkers; at run time each module loads on first use
     from .errors import (
+        CardError,
         DicecupError,
         DiceError,
         IllegalAction,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time each module
 _WHERE: dict[str, str] = {
     **dict.fromkeys(
         (
+            "CardError",
             "DicecupError",
             "DiceError",
             "IllegalAction",
@@ -138,6 +140,7 @@ __all__ = [
     "BoxFlag",
     "BoxTotal",
     "Card",
+    "CardError",
     "Column",
     "DiceError",
     "DicecupError",

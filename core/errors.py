@@ -67,6 +67,10 @@ class DiceError(DicecupError):
     """Dice of the wrong count, out of the faces' range, or unreadable."""
 
 
+class CardError(DicecupError):
+    """A card that does not fit the variant: a box it does not have, or a score that is not a whole number."""
+
+
 class IllegalAction(DicecupError):
     """An action the rules do not allow now; the state it was tried on is unchanged."""
 

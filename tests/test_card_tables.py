@@ -263,15 +263,15 @@ def test_any_one_changed_index_is_refused_or_harmless(tiny_tables, name, where, 
     except ValueError:
         return
     kmax = got.slot_arrays.add.shape[1]
-    shared = got.shared_layer()
-    for code in got.codes.tolist():
-        lay = got.class_layer(shared, code)
-        assert lay is not None
-        assert 0 <= int(lay.ctxs[0]) < len(lay.point_row)
-        assert lay.rd_index[0] == -1 or 0 <= lay.rd_index[0] < len(lay.rd_tables)
-        assert ((lay.point_row >= 0) & (lay.point_row < len(lay.points))).all()
-        assert ((lay.slot_row >= 0) & (lay.slot_row < len(lay.slots))).all()
-        assert ((lay.slots >= 0) & (lay.slots < kmax)).all()
+    lay = got.shared_layer()  # what the card kernel reads, at each class's row
+    for at, code in enumerate(got.codes.tolist()):
+        assert got.position(code) == at
+        assert 0 <= int(lay.ctxs[at]) < len(lay.point_row)
+        assert lay.rd_index[at] == -1 or 0 <= lay.rd_index[at] < len(lay.rd_tables)
+    assert got.position(int(got.codes[-1]) + 1) == -1  # a class the search never met
+    assert ((lay.point_row >= 0) & (lay.point_row < len(lay.points))).all()
+    assert ((lay.slot_row >= 0) & (lay.slot_row < len(lay.slots))).all()
+    assert ((lay.slots >= 0) & (lay.slots < kmax)).all()
     assert ((got.slot_arrays.used >= 0) & (got.slot_arrays.used <= kmax)).all()
 
 

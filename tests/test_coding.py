@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicecup import Engine
-from dicecup.language.model import BoxFlag
+from dicecup.language.model import BoxFlag, Card
 from dicecup.numeric.coding import EMPTY, ClassCoding, StateIndex
 from dicecup.solver.errors import SolverError
 from dicecup.solver.solve import solve
@@ -97,3 +97,41 @@ def test_a_flag_on_the_open_box_mark_is_refused(monkeypatch):
     monkeypatch.setattr(type(v), "state_flags", lambda self: (BoxFlag("yahtzee", int(EMPTY)),))
     with pytest.raises(SolverError, match="state flag value .* on box 'yahtzee', out of range"):
         ClassCoding(v)
+
+
+def _card_of(box_ids: tuple[str, ...], row: list[int]) -> Card:
+    """The card whose `vals` row is `row` (boxes filled in a shuffled order: a card's order is not its class)."""
+    filled = [(box_ids[b], score) for b, score in enumerate(row) if score != EMPTY]
+    return Card(dict(reversed(filled)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    _rows(len(_YAHTZEE.box_ids), [0, 1, 3, 12, 25, 30, 40, 50, 63]),
+    st.sampled_from([(), ((0, 2, 4),), ((1, 3), (6, 7, 8))]),
+)
+def test_one_cards_code_is_its_rows_code(rows, symmetric):
+    """`class_of_card` (one card in plain Python, the advisor's per-decision path) is `class_codes_of` of the
+    card's row, interchangeable boxes counted the same way."""
+    coding = ClassCoding(_YAHTZEE, symmetric)
+    want = coding.class_codes_of(rows).tolist()
+    assert [coding.class_of_card(_card_of(coding.box_ids, row)) for row in rows.tolist()] == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+@pytest.mark.parametrize("name", ["flags", "two-groups"])
+def test_one_cards_state_is_its_rows_encoding(indexes, name, data):
+    """`state_of_card` gives what `encode` gives for the card's row: the code and the clamped group totals."""
+    ix = indexes[name]
+    rows = data.draw(_rows(ix.nb, sorted({0, 1, 2, 3, 4, 5, 6, 9, 15, 20, 40, *ix.box_max})))
+    codes, totals = ix.encode(rows)
+    for row, code, total in zip(rows.tolist(), codes.tolist(), totals, strict=True):
+        got_code, got_totals = ix.state_of_card(_card_of(ix.box_ids, row))
+        assert (got_code, got_totals.shape, got_totals.dtype) == (code, (1, ix.G), np.int64)
+        assert got_totals[0].tolist() == total.tolist()
+
+
+def test_a_card_with_a_box_the_variant_lacks_is_refused():
+    with pytest.raises(KeyError, match="nonesuch"):
+        _YAHTZEE_CODING.class_of_card(Card({"ones": 3, "nonesuch": 4}))

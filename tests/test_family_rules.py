@@ -7,6 +7,7 @@ import pytest
 
 import dicecup.testing as dicecup_testing
 from dicecup import Card, GameState, IllegalAction, RuleAction, VariantError
+from dicecup.language.card import Award
 from dicecup.testing import turn
 
 # ----------------------------------------------------------------------------- triple yahtzee
@@ -397,3 +398,20 @@ bonuses:
     )
     assert final.over and counts["turns"] == 2 * 6
     assert GameState.from_json(final.to_json(), engine) == final
+
+
+@pytest.mark.parametrize(("variant_id", "multiplied"), [("yahtzee", False), ("triple-yahtzee", True)])
+def test_points_so_far_are_the_boxes_as_written_and_the_awards(engine, variant_id, multiplied):
+    """Boxes as written (a column's multiplier applied) plus the awards earned, whatever the card holds:
+    cards met in random games, checked against the definition."""
+    from test_simulate_batched import decision_states
+
+    v = engine.variant(variant_id)
+    assert any(v.multiplier(b) != 1 for b in v.box_ids) is multiplied  # the case each run is about
+    cards = [state.card for state in decision_states(v, 60, seed=7)]
+    assert len({len(c.scores) for c in cards}) > 5  # cards of many sizes
+    for card in cards:
+        want = sum(v.multiplier(b) * s for b, s in card.scores.items())
+        assert v.points_so_far(card) == want + sum(a.points for a in card.awards if a.figure == "score")
+    awarded = Card({}, (Award("bonus", 100, "Bonus"), Award("other", 7, "Other", "points")))
+    assert v.points_so_far(awarded) == 100  # only awards in the score figure count

@@ -7,6 +7,7 @@ compile of the same functions and as the numpy reference.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -113,10 +114,10 @@ def test_wrong_arrays_are_refused_before_they_reach_the_built_kernel():
         turn_block(*good[:-1])
 
 
-def test_a_pinned_record_is_checked_once_and_its_slices_pass_as_it_did(monkeypatch):
+def test_a_pinned_record_is_checked_once_and_then_passes_unwalked(monkeypatch):
     """`pinned` checks a record against a kernel argument now (a wrong one is a TypeError naming the field);
-    `derived` lets a record cut out of a pinned one pass the call check without walking it again, and does
-    nothing for a record cut out of one never pinned (that one is checked field by field at the call)."""
+    the call check then lets it pass without walking its fields again (the advisor's layer of every class,
+    passed with each new card)."""
     from dicecup.numeric.records import signatures
 
     layer = signatures()["card_f8"][2]
@@ -127,11 +128,9 @@ def test_a_pinned_record_is_checked_once_and_its_slices_pass_as_it_did(monkeypat
     walked: list[object] = []
     real = compiled._fits
     monkeypatch.setattr(compiled, "_fits", lambda arg, like: walked.append(arg) or real(arg, like))
-    cut = compiled.derived(layer._replace(codes=layer.codes[:1]), layer)
-    assert compiled._fits(cut, layer) and walked == [cut]  # known: none of its fields looked at
-    stray = compiled.derived(bad._replace(codes=bad.codes[:1]), bad)  # `bad` was refused, never pinned
+    assert compiled._fits(layer, layer) and walked == [layer]  # known: none of its fields looked at
     walked.clear()
-    assert not compiled._fits(stray, layer) and len(walked) > 1
+    assert not compiled._fits(bad, layer) and len(walked) > 1  # refused, never pinned: walked, and unfit
 
 
 @pytest.mark.parametrize(
@@ -154,7 +153,7 @@ def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monk
 
     like = signatures()["card_f8"][0]
     monkeypatch.setattr(compiled, "_RECORDS", type(compiled._RECORDS)())
-    steady = CardArrays(1, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+    steady = CardArrays(1, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), 0)
     assert compiled._fits(steady, like)
     walked: list[object] = []
     real = compiled._fits
@@ -168,16 +167,44 @@ def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monk
 
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
     """The module is tuned for the CPU it was built on: where this one lacks one of its flags, numba compiles."""
+    _refused_with(monkeypatch, compiled, "cpu_flags", lambda: frozenset({"fpu"}))
+
+
+def _refused_with(monkeypatch, target, name: str, value) -> None:
+    """The build here loads, is not loaded with target.name set to value, and loads again once it is undone."""
     if compiled.aot_module() is None:
         pytest.skip("the kernels were not built ahead of time here")
     try:
         compiled.aot_module.cache_clear()
-        monkeypatch.setattr(compiled, "cpu_flags", lambda: frozenset({"fpu"}))
+        monkeypatch.setattr(target, name, value)
         assert compiled.aot_module() is None
     finally:
         monkeypatch.undo()
         compiled.aot_module.cache_clear()
     assert compiled.aot_module() is not None
+
+
+def test_a_build_for_other_argument_types_is_not_loaded(monkeypatch):
+    """A build made before a kernel's records changed (an older install) would read today's records with
+    yesterday's layout: the digest of the argument types written beside it must match, else numba compiles."""
+    from dicecup.numeric import records
+
+    if compiled.aot_module() is None:
+        pytest.skip("the kernels were not built ahead of time here")
+    beside = importlib.import_module(compiled.AOT_MODULE + "_cpu")
+    assert beside.SIGNATURES == records.signature_digest()  # the build here is today's
+    _refused_with(monkeypatch, records, "signature_digest", lambda: "0" * 16)
+
+
+def test_the_digest_follows_the_records_layout(monkeypatch):
+    """A field added to a record (as `CardArrays.state` was) changes the digest; the same types give the same."""
+    from dicecup.numeric import records
+
+    before = records.signature_digest()
+    assert records.signature_digest() == before
+    real = records.signatures
+    monkeypatch.setattr(records, "signatures", lambda: real() | {"card_f8": (*real()["card_f8"], 0)})
+    assert records.signature_digest() != before
 
 
 @pytest.mark.parametrize(("asked", "numba_here", "built", "mode"), [
@@ -191,3 +218,23 @@ def test_the_kernel_mode_a_process_picks(monkeypatch, asked, numba_here, built, 
     monkeypatch.setattr(compiled, "NUMBA", numba_here)
     monkeypatch.setattr(compiled, "aot_module", lambda: object() if built else None)
     assert compiled._mode() == mode
+
+
+@needs_aot
+@pytest.mark.parametrize(("at", "field"), [(0, "prog"), (2, "points"), (5, "")])
+def test_card_turn_checks_what_it_is_given(at, field):
+    """`card_turn` allocates the kernel's scratch itself (not checked again); any argument it is given of
+    another type is a TypeError naming it, before the kernel runs."""
+    from dicecup.numeric import card
+    from dicecup.numeric.records import signatures
+
+    args = list(signatures()["card_f8"][:6])
+    if at == 0:
+        args[0] = args[0]._replace(prog=args[0].prog.astype(np.int32))
+    elif at == 2:
+        args[2] = args[2]._replace(points=args[2].points.astype(np.float32))
+    else:
+        args[5] = np.zeros((1, 1), dtype=np.float16)  # values neither float64 nor float32
+    where = f"card_f8 argument {at}" + (f".{field}" if field else "")
+    with pytest.raises(TypeError, match=where.replace(".", r"\.")):
+        card.card_turn(*args)

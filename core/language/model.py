@@ -17,6 +17,7 @@ multiplied by the column's multiplier.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
@@ -24,7 +25,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from ..errors import DicecupError, IllegalAction, TooLarge
+from ..errors import CardError, DicecupError, IllegalAction, TooLarge
 from .card import Award, Card, column_card
 from .contexts import PatternContext, Situation, SituationFields
 from .dice import Roll, all_rolls, check_dice
@@ -466,6 +467,11 @@ class Variant:
     def _multiplier(self) -> dict[str, int]:
         return {b.id: self._columns[b.column].multiplier if b.column in self._columns else 1 for b in self.boxes}
 
+    @cached_property
+    def _unit_multipliers(self) -> bool:
+        """Whether every box is written as scored (no column multiplies)."""
+        return all(m == 1 for m in self._multiplier.values())
+
     def multiplier(self, box_id: str) -> int:
         """The multiplier of the column `box_id` is in (1 without columns)."""
         return self._multiplier.get(box_id, 1)
@@ -689,11 +695,30 @@ class Variant:
             out[a.figure] = out.get(a.figure, 0) + a.points
         return out
 
+    def check_card(self, card: Card) -> None:
+        """Raise CardError unless `card` is a Card of this variant's boxes holding whole-number scores (what an
+        embedder passes to the advisor; the engine's own cards always are)."""
+        if not isinstance(card, Card):
+            raise CardError(f"expected a dicecup Card, got {type(card).__name__}")
+        scores = card.scores
+        if not self._box_by_id.keys() >= set(scores):
+            box = next(b for b in scores if b not in self._box_by_id)
+            raise CardError(
+                f"the card fills box {box!r}, which {self.id} does not have (its boxes: {', '.join(self.box_ids)})"
+            )
+        for box in scores:
+            score = scores[box]
+            if type(score) is not int and (isinstance(score, bool) or not isinstance(score, numbers.Integral)):
+                raise CardError(f"box {box!r} holds {score!r}: a score is a whole number")
+
     def points_so_far(self, card: Card) -> int:
         """What the filled boxes (as written) and the awards earned count in the score, end bonuses left out."""
-        return sum(self.written(b, v) for b, v in card.scores.items()) + sum(
-            a.points for a in card.awards if a.figure == "score"
-        )
+        scores = card.scores
+        if self._unit_multipliers:  # (the advisor asks on every decision: a third of the general sum's cost)
+            boxes = sum(map(scores.__getitem__, scores))
+        else:
+            boxes = sum(self.written(b, v) for b, v in scores.items())
+        return boxes + sum(a.points for a in card.awards if a.figure == "score") if card.awards else boxes
 
     def total(self, card: Card) -> int:
         """The total score: boxes as written + awards + whole-card bonuses."""

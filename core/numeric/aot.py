@@ -7,7 +7,8 @@ ahead-of-time compiler, for the argument types the solver and the advisor pass
 (`records.signatures`),
 with the GIL released so that the solver's threads run them on every core. The
 code is tuned for the CPU it is built on; the CPU's flags are written beside the
-module (`_kernels_cpu.py`) and checked before it is loaded elsewhere.
+module (`_kernels_cpu.py`) and checked before it is loaded elsewhere, with a digest of the
+argument types (a build older than a change of a record is not loaded: numba compiles instead).
 
     python -m dicecup.numeric.aot OUTPUT_DIR   # (re)build by hand
 
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import card, compiled, layer, turn
-from .records import signatures
+from .records import signature_digest, signatures
 
 __all__ = ["MODULE", "build"]
 
@@ -72,8 +73,9 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
         shutil.copyfile(built, target)
     flags = sorted(compiled.cpu_flags()) if target_cpu == "host" else []
     (out / (MODULE + "_cpu.py")).write_text(
-        '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for."""\n\n'
-        f"FLAGS = {flags!r}\n",
+        '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for, and the\n'
+        'digest of the argument types they were compiled for."""\n\n'
+        f"FLAGS = {flags!r}\nSIGNATURES = {signature_digest()!r}\n",
         encoding="ascii",
     )
     return target

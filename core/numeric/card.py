@@ -4,7 +4,8 @@ The advisor used to build a card's scoring table with some sixty numpy calls (su
 lookups, best of each roll, the fold), a few microseconds each: most of a new card's
 cost. Here the same steps run compiled: each open box's successors are looked up
 (`lookup.state_slot`), each decision's best score per roll is the solver's own
-`layer._best_row` over a one-state `LayerArrays`, and the keeps are folded by the
+`layer._best_row` at the card's state of a `LayerArrays` (the advisor passes one layer holding
+every class it knows, checked once, and the class's row in it), and the keeps are folded by the
 one turn recursion (`turn.turn_block`). Same sums in the same order as the solver and
 the numpy path: the same bits. `card_turn` is what Python calls (built ahead of time
 per value dtype, or compiled by numba, or plain Python: `compiled.MODE`).
@@ -28,11 +29,12 @@ __all__ = ["AVAILABLE", "CardArrays", "card_turn", "jitted"]
 
 def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out):
     """sv[b, q, k] = the value (bank q) of the state box b's slot k leads to, for each open box of the card
-    (`layer.codes[0]`'s low bits: its filled boxes; `sl.add` the class-code increment, `sl.inc` the group
-    totals'); score[q, :, 0] = the best of scoring each roll at decision q (`_best_row`, rows of `layer` for
-    state 0); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the turn folded
-    from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state without a value."""
-    mask = layer.codes[0] & ((1 << nb) - 1)
+    (`layer.codes[card.state]`'s low bits: its filled boxes; `sl.add` the class-code increment, `sl.inc` the
+    group totals'); score[q, :, 0] = the best of scoring each roll at decision q (`_best_row`, rows of `layer`
+    for state `card.state`); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the
+    turn folded from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state
+    without a value."""
+    mask = layer.codes[card.state] & ((1 << nb) - 1)
     for b in range(nb):
         if (mask >> b) & 1:
             continue
@@ -48,7 +50,7 @@ def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
             for r in range(n_rolls):  # the same scoring as the decision before (rolls banked nowhere): a copy
                 score[q, r, 0] = score[q - 1, r, 0]
             continue
-        ok &= _best_row(layer, 0, card.ff[q], card.bank[q], nb, sv, row)
+        ok &= _best_row(layer, card.state, card.ff[q], card.bank[q], nb, sv, row)
         for r in range(n_rolls):
             score[q, r, 0] = row[r]
     ok_out[0] = 1 if ok else 0
@@ -82,26 +84,28 @@ AVAILABLE = compiled.MODE == "jit" or (compiled.MODE == "aot" and hasattr(compil
 
 @cache
 def _aot(name: str) -> Any:
-    """The ahead-of-time build of `name`, behind its argument check (made once)."""
-    return compiled.aot_kernel(name)
+    """The ahead-of-time build of `name`, behind a check of the arguments `card_turn` is given (made once)."""
+    return compiled.aot_kernel(name, checked=_GIVEN)
+
+
+_GIVEN = 7  # card_turn's arguments, with nb; the kernel's other four are the scratch card_turn allocates
 
 
 def card_turn(
-    card: CardArrays,
-    sl: SlotArrays,
-    layer: LayerArrays,
-    st: StateArrays,
-    d: DiceArrays,
-    values: np.ndarray,
-    nb: int,
-    sv: np.ndarray,
-    score: np.ndarray,
-    keeps_out: np.ndarray,
-    ok_out: np.ndarray,
-) -> None:
-    """`_card_turn` by the kernel this process runs (values (states + 1, banks), float64 or float32)."""
-    args = (card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
+    card: CardArrays, sl: SlotArrays, layer: LayerArrays, st: StateArrays, d: DiceArrays, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """`_card_turn` by the kernel this process runs, for values (states + 1, banks), float64 or float32, on
+    scratch of its own: (sv, keeps, ok), keeps (decisions - 1, keeps, W) (none for a single decision) and ok
+    False where a legal box leads to a state without a value."""
+    nb, kmax = sl.add.shape
+    n = card.ff.shape[0]
+    sv = np.empty((nb, values.shape[1], kmax))
+    score = np.zeros((n, d.roll_probs.shape[0], W))
+    keeps = np.empty((n - 1, d.levels[d.dice], W) if n > 1 else (0, 0, W))
+    ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
+    args = (card, sl, layer, st, d, values, nb, sv, score, keeps, ok)
     if compiled.MODE == "aot":
         _aot("card_f4" if values.dtype == np.float32 else "card_f8")(*args)
     else:
         (jitted() if compiled.MODE == "jit" else _card_turn)(*args)
+    return sv, keeps, bool(ok[0])

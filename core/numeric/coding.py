@@ -52,12 +52,16 @@ class ClassCoding:
             self.radix[b] = r
             r *= len(declared) + 1
         self.n_flagcodes = r
-        self._box_bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)  # box b's bit of a class code
+        self.box_bits = np.int64(1) << np.arange(self.nb, dtype=np.int64)  # box b's bit of a class code
         # per flagged box: its declared values, and each one's digit times the box's radix, shifted above the
         # filled bits (a card's box holds at most one of them; EMPTY, an open box, is never a declared value)
         self._flag_digits = {
             b: (np.array([d], dtype=np.int64), (np.arange(1, len(d) + 1, dtype=np.int64) * self.radix[b]) << self.nb)
             for b, d in self.flag_values.items()
+        }
+        # the same per flagged box as a dict (declared value -> its code increment), for one card in plain Python
+        self._flag_codes = {
+            b: dict(zip(d[0].tolist(), digits.tolist(), strict=True)) for b, (d, digits) in self._flag_digits.items()
         }
         if symmetric:
             self.symmetric = self._checked_groups(symmetric)
@@ -117,22 +121,34 @@ class ClassCoding:
 
     def row_of(self, card: Card) -> np.ndarray:
         """A card as a (1, boxes) `vals` row: each box's score, EMPTY where open."""
+        return np.array([self._row(card)], dtype=np.int64)
+
+    def _row(self, card: Card) -> list[int]:
+        """A card's `vals` row as a list (KeyError naming a box the variant does not have)."""
         got = card.scores.get
         row = [got(box, EMPTY) for box in self.box_ids]
         if len(row) - row.count(EMPTY) != len(card.scores):  # a box the variant does not have
             raise KeyError(next(b for b in card.scores if b not in self.bidx))
-        return np.array([row], dtype=np.int64)
+        return row
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
-        code = np.dot(vals != EMPTY, self._box_bits)  # few numpy calls: the advisor encodes one card at a time
+        code = np.dot(vals != EMPTY, self.box_bits)  # few numpy calls: the advisor encodes one card at a time
         for b, (declared, digits) in self._flag_digits.items():
             code += np.dot(vals[:, b : b + 1] == declared, digits)
         return self.canonical(code) if self.symmetric else code
 
     def class_of_card(self, card: Card) -> int:
         """The class code of a real card."""
-        return int(self.class_codes_of(self.row_of(card))[0])
+        return self._code_of_row(self._row(card))
+
+    def _code_of_row(self, row: list[int]) -> int:
+        """`class_codes_of` for one row given as a list, in plain Python: the advisor codes one card per
+        decision, where each numpy call would cost more than this whole function (same code, tested)."""
+        code = sum(1 << b for b, score in enumerate(row) if score != EMPTY)
+        for b, increments in self._flag_codes.items():
+            code += increments.get(row[b], 0)
+        return int(self.canonical(np.array([code]))[0]) if self.symmetric else code
 
 
 def clamp_arrays(
@@ -235,9 +251,17 @@ class StateIndex(ClassCoding):
         return self.lookup(*self.encode(vals))
 
     def state_of_card(self, card: Card) -> tuple[int, np.ndarray]:
-        """(class code, (1, G) clamped group totals) of a real card."""
-        codes, prog = self.encode(self.row_of(card))
-        return int(codes[0]), prog
+        """(class code, (1, G) clamped group totals) of a real card: `encode` of its row, one card in plain
+        Python (the advisor's per-decision path; the same numbers, tested)."""
+        row = self._row(card)
+        code = self._code_of_row(row)
+        mask = code & self.full
+        lo, hi = self.clo, self.chi
+        totals = [
+            min(max(sum(row[b] for b in boxes if row[b] != EMPTY), lo.item(g, mask)), hi.item(g, mask))
+            for g, boxes in enumerate(self.groups)
+        ]
+        return code, np.array([totals], dtype=np.int64).reshape(1, self.G)
 
     def states(self) -> tuple[np.ndarray, np.ndarray]:
         """(class code, clamped group totals (size, G)) of every value slot, in slot order: the inverse of

@@ -40,7 +40,6 @@ __all__ = [
     "aot_kernel",
     "aot_module",
     "cpu_flags",
-    "derived",
     "jit",
     "numba_module",
     "pinned",
@@ -65,10 +64,16 @@ def cpu_flags() -> frozenset[str]:
 
 @cache
 def aot_module() -> ModuleType | None:
-    """The ahead-of-time build, when it is installed, loads, and needs no instruction this CPU lacks."""
+    """The ahead-of-time build, when it is installed, loads, was built for the kernels' argument types as they
+    are now, and needs no instruction this CPU lacks."""
+    from .records import signature_digest
+
     try:
         module = importlib.import_module(AOT_MODULE)
-        built_for = frozenset(importlib.import_module(AOT_MODULE + "_cpu").FLAGS)  # the build machine's, beside it
+        beside = importlib.import_module(AOT_MODULE + "_cpu")
+        built_for = frozenset(beside.FLAGS)  # the build machine's, beside it
+        if beside.SIGNATURES != signature_digest():  # built for records of another layout (an older build)
+            return None
     except (ImportError, OSError, AttributeError, TypeError):
         return None
     have = cpu_flags()
@@ -94,12 +99,13 @@ AVAILABLE = MODE != "numpy"
 """Whether compiled kernels run here (ahead of time or by numba)."""
 
 
-def aot_kernel(name: str) -> Callable[..., Any]:
+def aot_kernel(name: str, checked: int | None = None) -> Callable[..., Any]:
     """The ahead-of-time build's function `name` (only in the `aot` mode), behind a check of its arguments.
 
     Compiled for one signature (`records.signatures`), it would read an array of another dtype, rank or
     memory layout as if it had that one (numba's dispatcher would compile another version instead):
-    the check turns that into a TypeError.
+    the check turns that into a TypeError. `checked`: only that many leading arguments are checked, the
+    rest being scratch arrays the caller's wrapper has just allocated itself with the kernel's types.
     """
     kernel = getattr(aot_module(), name)
     examples: list[tuple[Any, ...]] = []
@@ -109,11 +115,12 @@ def aot_kernel(name: str) -> Callable[..., Any]:
             from .records import signatures
 
             examples.append(signatures()[name])
-        if len(args) != len(examples[0]) or not all(map(_fits, args, examples[0])):
-            if len(args) != len(examples[0]):
-                raise TypeError(f"{name}: {len(args)} arguments, expected {len(examples[0])}")
-            for i, (arg, like) in enumerate(zip(args, examples[0], strict=True)):
-                _check_like(arg, like, f"{name} argument {i}")
+        like = examples[0]
+        if len(args) != len(like) or not all(map(_fits, args[:checked], like[:checked])):
+            if len(args) != len(like):
+                raise TypeError(f"{name}: {len(args)} arguments, expected {len(like)}")
+            for i, (arg, want) in enumerate(zip(args, like, strict=True)):
+                _check_like(arg, want, f"{name} argument {i}")
         return kernel(*args)
 
     call.__doc__ = kernel.__doc__
@@ -167,18 +174,6 @@ def pinned(record: tuple, kernel: str, position: int) -> tuple:
     _PINNED[id(record)] = record
     if len(_PINNED) > PINNED_KEPT:
         _PINNED.popitem(last=False)
-    return record
-
-
-def derived(record: tuple, parent: tuple) -> tuple:
-    """`record`, remembered as fitting where `parent` is pinned (`pinned`): for a record of the same type made
-    of the parent's fields, some sliced along their first axis (numpy keeps a slice's dtype and rank, and a
-    slice of a C-contiguous array along its first axis is C-contiguous), so that a kernel's argument check
-    does not walk every field again. Returns it."""
-    if _PINNED.get(id(parent)) is parent and type(record) is type(parent):
-        _RECORDS[id(record)] = record
-        if len(_RECORDS) > RECORDS_KEPT:
-            _RECORDS.popitem(last=False)
     return record
 
 

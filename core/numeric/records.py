@@ -7,11 +7,21 @@ them with nothing but numpy and numba installed.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["W", "CardArrays", "DiceArrays", "LayerArrays", "SlotArrays", "StateArrays", "signatures"]
+__all__ = [
+    "W",
+    "CardArrays",
+    "DiceArrays",
+    "LayerArrays",
+    "SlotArrays",
+    "StateArrays",
+    "signature_digest",
+    "signatures",
+]
 
 W = 8
 """States folded side by side: the last axis of every array `turn.turn_block` takes (one AVX-512 register of
@@ -88,6 +98,7 @@ class CardArrays(NamedTuple):
     prog: np.ndarray  # int64 [G]: its clamped group totals
     ff: np.ndarray  # int64 [decisions]: decision q scores after the first roll (1) or a later one (0)
     bank: np.ndarray  # int64 [decisions]: ... leaving this many rolls banked (a column of the values)
+    state: int  # the card's row in the layer passed with it (the advisor's layer of every class it knows)
 
 
 def _i8(*shape: int) -> np.ndarray:
@@ -112,7 +123,7 @@ def signatures() -> dict[str, tuple[Any, ...]]:
     w = W
     fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
     one = np.int64(1)
-    card = (CardArrays(1, _i8(1), _i8(1), _i8(1)), slots, lay, st, dice)
+    card = (CardArrays(1, _i8(1), _i8(1), _i8(1), 0), slots, lay, st, dice)
     scratch = (one, _f8(1, 1, 1), _f8(1, 1, w), _f8(1, 1, w), _i8(1))
     return {
         "turn_block": fold,
@@ -121,3 +132,19 @@ def signatures() -> dict[str, tuple[Any, ...]]:
         "card_f8": (*card, _f8(1, 1), *scratch),
         "card_f4": (*card, np.zeros((1, 1), np.float32), *scratch),
     }
+
+
+def signature_digest() -> str:
+    """A digest of every kernel's argument types (`signatures`: names, record layouts, dtypes and ranks): the
+    ahead-of-time build records the one it was compiled for, and a build for other types is not loaded (it
+    would read a record of another layout as its own)."""
+
+    def kind(a: Any) -> str:
+        if isinstance(a, np.ndarray):
+            return f"{a.dtype.str}/{a.ndim}"
+        if isinstance(a, tuple):
+            return f"{type(a).__name__}({','.join(map(kind, a))})"
+        return type(a).__name__
+
+    text = ";".join(f"{name}:{kind(args)}" for name, args in sorted(signatures().items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -41,7 +41,7 @@ from ..language.tracing import traced_roll, tracing
 from ..numeric.coding import EMPTY, ClassCoding
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
-from ..numeric.records import CardArrays, LayerArrays, SlotArrays, W
+from ..numeric.records import CardArrays, LayerArrays, SlotArrays
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from . import card_tables
@@ -121,6 +121,9 @@ def advise(
     """
     v = solution.variant
     roll = v.roll_of(dice)
+    if _CHECKED[0] is not card or _CHECKED[1] is not v:  # (the decisions of a turn pass the same card again)
+        v.check_card(card)
+        _CHECKED[:] = card, v
     if len(card.scores) >= len(v.boxes):
         raise DicecupError("the card is full: the game is over")
     most = v.rolls - 1 + most_banked(v, len(card.scores))
@@ -163,6 +166,9 @@ def advise(
             values.append(so_far + now_points[b] + after[b])
             points.append(now_points[b])
     return ranked(actions, values, points)
+
+
+_CHECKED: list[Any] = [None, None]  # the card last checked (`Variant.check_card`) and its variant: both immutable
 
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
@@ -347,12 +353,14 @@ def _kernels() -> tuple[ModuleType, ModuleType]:
 
 
 class _ClassArrays(NamedTuple):
-    """What every card of one score class and one legal class scores, as the card kernel's records: a
-    one-state layer (its rows of points and successor slots per box and first roll or not, its legal boxes)
-    and the successors of each box's scores (`numeric.card`). `_CardTurn.own` reads a roll's boxes off it."""
+    """What every card of one score class and one legal class scores, as the card kernel's records: a layer
+    and the class's state in it (its rows of points and successor slots per box and first roll or not, its
+    legal boxes) and the successors of each box's scores (`numeric.card`). `_CardTurn.own` reads a roll's
+    boxes off it."""
 
     layer: LayerArrays
     slots: SlotArrays
+    state: int = 0  # the class's row of `layer` (the complete tables' layer of every class holds them all)
 
 
 #: box slots the card kernel takes at most (its layer marks the slots a row reaches in an int64's bits)
@@ -496,14 +504,15 @@ def _recalled_card_tables(v: Variant, warn: Callable[[str], None] | None) -> Car
 
 
 def _solved_class(solution: Solution, code: int) -> _ClassArrays | None:
-    """The `_ClassArrays` of class `code` cut out of the complete tables (`_card_tables`): a few views; None
-    where there are no such tables or they lack the class."""
+    """The `_ClassArrays` of class `code` in the complete tables (`_card_tables`): their layer of every class
+    (checked once as the kernel's argument) and the class's row in it; None where there are no such tables
+    or they lack the class."""
     got = _card_tables(solution)
     if got is None:
         return None
     tables, shared = got
-    layer = tables.class_layer(shared, code)
-    return None if layer is None else _ClassArrays(_kernels()[0].derived(layer, shared), tables.slot_arrays)
+    at = tables.position(code)
+    return None if at < 0 else _ClassArrays(shared, tables.slot_arrays, at)
 
 
 #: per variant fingerprint: (its complete tables and their shared layer, or None; the id of the search they
@@ -537,14 +546,14 @@ class _CardTurn(NamedTuple):
 
     def own(self, r: int, ff: int, bank: int) -> list[tuple[str, int, float]]:
         """(box, points now, expected points after) of each legal box for roll `r`, after the first
-        roll (ff = 1) or a later one, leaving `bank` rolls banked, read off the class's one-state layer as
+        roll (ff = 1) or a later one, leaving `bank` rolls banked, read off the class's row of its layer as
         the kernel reads it (`layer._best_row`); SolverError where one leads nowhere."""
-        lay = self.cls.layer
+        lay, at = self.cls.layer, self.cls.state
         nb = len(self.box_ids)
-        rd = int(lay.rd_index[0])
-        bits = int(lay.rd_tables[rd, r, ff] if rd >= 0 else (lay.first_bits[0] if ff else lay.later_bits[0]))
-        bits &= ~int(lay.codes[0]) & ((1 << nb) - 1)  # open boxes only
-        ctx = int(lay.ctxs[0])
+        rd = lay.rd_index.item(at)
+        bits = lay.rd_tables.item(rd, r, ff) if rd >= 0 else (lay.first_bits if ff else lay.later_bits).item(at)
+        bits &= ~lay.codes.item(at) & ((1 << nb) - 1)  # open boxes only
+        ctx = lay.ctxs.item(at)
         pts = lay.points[lay.point_row[ctx, :, ff], r].tolist()
         slot = lay.slots[lay.slot_row[ctx, :, ff], r]
         after = self.sv[_BOXES[:nb], bank, slot].tolist()  # each box's, open or not: one gather
@@ -591,28 +600,20 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | N
     left (the turn's later rolls scored as `_later_cached` scores them), and its successors' values."""
     card_turn = _kernels()[1].card_turn
     v = solution.variant
-    vals = solution.row_of(card)
-    codes, prog = solution.index.encode(vals)
-    cls = _solved_class(solution, int(codes[0]))
+    code, prog = solution.index.state_of_card(card)
+    cls = _solved_class(solution, code)
     if cls is None:
-        cls = _class_arrays(v, solution, vals)
+        cls = _class_arrays(v, solution, solution.row_of(card))
     if cls is None:
         return None
     banks = [solution.bank_after(left) for left in range(rolls_left)]
     banks += banks[-1:]  # the fold's top decision (its own roll is scored apart)
-    n = len(banks)
-    arrays = CardArrays(int(codes[0]), prog[0], np.zeros(n, dtype=np.int64), np.array(banks, dtype=np.int64))
-    d = solution.graph.arrays
-    nb, kmax = cls.slots.add.shape
-    values = solution.values.reshape(solution.values.shape[0], -1)
-    sv = np.empty((nb, values.shape[1], kmax))
-    score = np.zeros((n, d.roll_probs.shape[0], W))
-    keeps = np.empty((rolls_left, int(d.levels[d.dice]), W) if rolls_left > 0 else (0, 0, W))
-    ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
+    arrays = CardArrays(code, prog[0], np.zeros(len(banks), dtype=np.int64), np.array(banks, dtype=np.int64), cls.state)
     slots = cls.slots
     ix = solution.index
     if ix.symmetric:  # a group's open box fills where its canonical class fills next: its first open box
-        nxt = int(ix.first_open(np.array(ix.full & ~int(codes[0]), dtype=np.int64)))
+        nb = len(v.box_ids)
+        nxt = int(ix.first_open(np.array(ix.full & ~code, dtype=np.int64)))
         fill = [1 << b for b in range(nb)]
         for group in ix.symmetric:
             at = [x for x in group if (nxt >> x) & 1]
@@ -620,8 +621,9 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> _CardTurn | N
                 fill[b] = 1 << at[0] if at else 0
         shift = np.array(fill, dtype=np.int64) - (np.int64(1) << np.arange(nb, dtype=np.int64))
         slots = SlotArrays(slots.add + shift[:, None], slots.inc, slots.used)
-    card_turn(arrays, slots, cls.layer, ix.arrays, d, values, nb, sv, score, keeps, ok)
-    if not ok[0]:
+    values = solution.values.reshape(solution.values.shape[0], -1)
+    sv, keeps, ok = card_turn(arrays, slots, cls.layer, ix.arrays, solution.graph.arrays, values)
+    if not ok:
         raise SolverError(_UNREACHABLE)
     return _CardTurn(cls, sv, keeps, rolls_left, v.box_ids)
 

@@ -2,10 +2,11 @@
 
 The solver's search knows the legality of every class it met, and the backward pass the score rows of
 every context: with the scores each box can get (what `dicecup advise --card` is checked against), about
-1.4 MB for Yahtzee. Kept beside the cached table (signed as it is), they let the advisor build any card's
-one-state `LayerArrays` by look-up, the record the backward pass itself reads (the same bits), instead of
-learning score and legality tables from the engine card by card. `CardTables.of` makes them from a search; `arrays` and `from_arrays` are what the cache stores,
-the latter checking every index a kernel would follow (the kernels do not check bounds).
+1.4 MB for Yahtzee. Kept beside the cached table (signed as it is), they are one `LayerArrays` holding
+every class (the record the backward pass itself reads: the same bits), where the advisor finds any card's
+class by look-up instead of learning score and legality tables from the engine card by card.
+`CardTables.of` makes them from a search; `arrays` and `from_arrays` are what the cache stores, the latter
+checking every index a kernel would follow (the kernels do not check bounds).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class CardTables(NamedTuple):
         return t
 
     def shared_layer(self) -> LayerArrays:
-        """Every class as one kernel layer, state i being class i (`class_layer` cuts a class out of it)."""
+        """Every class as one kernel layer, state i being class i (`position` finds a class's)."""
         n = len(self.codes)
         return LayerArrays(
             self.codes, np.zeros((n, max(self.slot_arrays.inc.shape[2], 1)), dtype=np.int64), self.context,
@@ -139,23 +140,17 @@ class CardTables(NamedTuple):
             False,
         )  # fmt: skip
 
-    def class_layer(self, shared: LayerArrays, code: int) -> LayerArrays | None:
-        """The one-state layer of class `code` (views of `shared`, the score rows shared by every class), or
-        None where the search never met the class (a card that cannot arise)."""
+    def position(self, code: int) -> int:
+        """The row of class `code` (in `codes` and `shared_layer`), or -1 where the search never met the class
+        (a card that cannot arise)."""
         at = int(self.codes.searchsorted(code))
-        if at >= len(self.codes) or int(self.codes[at]) != code:
-            return None
-        one = slice(at, at + 1)
-        return LayerArrays(  # (not `_replace`: a third of the cost, on every new card)
-            shared.codes[one], shared.prog[one], shared.ctxs[one], shared.later_bits[one], shared.first_bits[one],
-            shared.rd_index[one], *shared[6:],
-        )  # fmt: skip
+        return at if at < len(self.codes) and self.codes.item(at) == code else -1
 
     def scores(self, code: int, box: int) -> set[int] | None:
         """Every score box position `box` can get on a card of class `code` (any roll, first roll or not), or
         None where the search never met the class."""
-        at = int(self.codes.searchsorted(code))
-        if at >= len(self.codes) or int(self.codes[at]) != code:
+        at = self.position(code)
+        if at < 0:
             return None
         k = int(self.score_set[int(self.context[at]), box])
         return set(self.score_sets[int(self.score_cut[k]) : int(self.score_cut[k + 1])].tolist())

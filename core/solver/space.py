@@ -362,7 +362,7 @@ class StateSpace:
             present |= reach[combo]
             if err is not None:
                 err |= failed[combo]
-        bits = m._box_bits
+        bits = m.box_bits
         lb = (later[:, None] & bits) != 0
         fb = (first[:, None] & bits) != 0
         if err is not None:
