@@ -212,6 +212,7 @@ HEAVY = (
     "rich",
     "pydantic",
     "numpy.ma",  # np.unique imports it (15 ms): the advisor does without
+    "dicecup.game.bots",  # advise makes no bot (the bot plugin imports a bot's code when one is asked for)
     "dicecup.cluster",  # the cluster extra: only with --cluster
     "distributed",
     "dask",
@@ -226,6 +227,27 @@ def test_advise_from_a_cached_table_imports_no_compiler(tmp_path):
     out = run(sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{ADVISE}", cwd=tmp_path, env=env)
     assert json.loads(out.split("|")[0])["best"]["action"] == "keep"
     assert out.rsplit("|", 1)[1].strip() == "[]"
+
+
+BOTS = """\
+import sys
+from dicecup import Engine
+engine = Engine(entry_points=False)
+before = sorted(m for m in sys.modules if m.startswith("dicecup.game"))
+bots = engine.bot_names()
+made = [type(engine.make_bot(name)).__name__ for name in ("random", "greedy")]
+engine.check_bot("greedy", engine.variant("yacht"))
+print(before, bots, made, sep="|")
+"""
+
+
+def test_an_engine_lists_its_bots_without_importing_the_game(tmp_path):
+    """Every engine loads the bot plugin, which imports the game layer only when a bot is made or checked:
+    the bots are all listed, and made and checked as before."""
+    before, bots, made = run(sys.executable, "-c", BOTS, cwd=tmp_path).strip().split("|")
+    assert before == "[]"
+    assert {"random", "greedy", "optimal", "strong", "risk", "target", "win"} <= set(eval(bots))
+    assert eval(made) == ["RandomBot", "GreedyBot"]
 
 
 ADVISE_JSON = """\
