@@ -8,16 +8,30 @@ also where a program that wants the typer app itself imports it (`from dicecup.c
 While it imports them the cyclic garbage collector is paused, and what the imports made is then
 frozen (`gc.freeze`, never scanned again): modules, classes and functions live as long as the
 process anyway, and collecting every 700 new objects while they were made cost `advise` about 8 ms.
+
+A command that does no linear algebra worth a thread (`ONE_BLAS_THREAD`: `advise` reads its tables and
+takes small array steps; a table it must solve first is solved by compiled kernels, not BLAS) runs with
+OpenBLAS limited to one thread, unless the user has set a thread count (`BLAS_THREAD_VARS`). NumPy's OpenBLAS
+starts its thread pool when numpy is imported, and its threads spin waiting for work that never comes: on two
+cores that cost `advise` about 0.1 s of CPU, taken from whatever else runs. The variable is set only by this
+console script, only while the command runs, and only when numpy is not imported yet: the library
+(`import dicecup`) never touches the environment, and a program that calls `main` keeps its own.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS"]
+
+#: the commands run with one OpenBLAS thread (see the module's docstring)
+ONE_BLAS_THREAD = frozenset({"advise"})
+#: what OpenBLAS reads its thread count from: any of them set, the user's choice stands
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
 def main(argv: list[str] | None = None) -> Any:
@@ -34,10 +48,22 @@ def main(argv: list[str] | None = None) -> Any:
         at = 0
         while at < len(args) and (args[at] == "--plugin" or args[at].startswith("--plugin=")):
             at += 1 if "=" in args[at] else 2  # the global --plugin FILE.py flags come before the command
-        module = COMMAND_MODULES.get(args[at]) if at < len(args) else None
+        command = args[at] if at < len(args) else None
+        module = COMMAND_MODULES.get(command) if command is not None else None
         importlib.import_module(f".{module}" if module else ".app", __name__)
     finally:
         if paused:
             gc.freeze()
             gc.enable()
-    return typer.main.get_command(app)(args=args, prog_name="dicecup", standalone_mode=True)
+    one_thread = (
+        command in ONE_BLAS_THREAD
+        and "numpy" not in sys.modules  # once loaded, OpenBLAS has read its thread count
+        and not any(name in os.environ for name in BLAS_THREAD_VARS)
+    )
+    if one_thread:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        return typer.main.get_command(app)(args=args, prog_name="dicecup", standalone_mode=True)
+    finally:
+        if one_thread:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
