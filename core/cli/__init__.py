@@ -8,6 +8,8 @@ also where a program that wants the typer app itself imports it (`from dicecup.c
 While it imports them the cyclic garbage collector is paused, and what the imports made is then
 frozen (`gc.freeze`, never scanned again): modules, classes and functions live as long as the
 process anyway, and collecting every 700 new objects while they were made cost `advise` about 8 ms.
+A command imports what it alone needs (numpy, the solver) the same way, once its arguments have parsed
+(`imports_paused`: about 6 ms more of `advise`).
 
 A command that does no linear algebra worth a thread (`ONE_BLAS_THREAD`: `advise` reads its tables and
 takes small array steps; a table it must solve first is solved by compiled kernels, not BLAS) runs with
@@ -24,9 +26,11 @@ import gc
 import importlib
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["main", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS"]
+__all__ = ["main", "imports_paused", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS"]
 
 #: the commands run with one OpenBLAS thread (see the module's docstring)
 ONE_BLAS_THREAD = frozenset({"advise"})
@@ -34,12 +38,24 @@ ONE_BLAS_THREAD = frozenset({"advise"})
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
+@contextmanager
+def imports_paused() -> Iterator[None]:
+    """Run the block (imports) with the cyclic garbage collector paused, then freeze what exists: the modules,
+    classes and functions imported stay for the process, so no later collection scans them again."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.freeze()
+            gc.enable()
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: every error (a usage error or a DicecupError) is one line on stderr, exit 2
     (`base.QuickGroup.main`)."""
-    paused = gc.isenabled()
-    gc.disable()  # the imports make objects that stay: no collection scans them (see the module's docstring)
-    try:
+    with imports_paused():  # the imports make objects that stay (see the module's docstring)
         import typer
 
         from .base import COMMAND_MODULES, app
@@ -51,10 +67,6 @@ def main(argv: list[str] | None = None) -> Any:
         command = args[at] if at < len(args) else None
         module = COMMAND_MODULES.get(command) if command is not None else None
         importlib.import_module(f".{module}" if module else ".app", __name__)
-    finally:
-        if paused:
-            gc.freeze()
-            gc.enable()
     one_thread = (
         command in ONE_BLAS_THREAD
         and "numpy" not in sys.modules  # once loaded, OpenBLAS has read its thread count
