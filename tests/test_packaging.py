@@ -253,16 +253,18 @@ def test_an_engine_lists_its_bots_without_importing_the_game(tmp_path):
 FROZEN = """\
 import gc
 from dicecup.cli import main
-try:
-    main(["advise", "-v", "yacht", "-d", "11256", "-q", "--json", "-r", "1"])
-except SystemExit as exc:
-    assert not exc.code, exc.code
-import numpy, dicecup.language.engine, dicecup.rankings, dicecup.solver.advice
+for extra in (["--json"], []):  # then the table, with rich
+    try:
+        main(["advise", "-v", "yacht", "-d", "11256", "-q", "-r", "1", *extra])
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+import numpy, rich.table, dicecup.language.engine, dicecup.rankings, dicecup.solver.advice
 made = {
     "the command line": dicecup.language.engine.Engine.variant,
     "numpy": numpy.unique,
     "the solver": dicecup.solver.advice.recall_tables,
     "the rankings": dicecup.rankings.side_by_side,
+    "rich": rich.table.Table.add_row,
 }
 tracked = {id(o) for o in gc.get_objects()}  # what collections still scan (frozen objects are not listed)
 print("|", sorted(what for what, obj in made.items() if id(obj) in tracked))
@@ -271,12 +273,12 @@ print("|", sorted(what for what, obj in made.items() if id(obj) in tracked))
 
 def test_advise_imports_with_the_collector_paused_and_freezes_what_they_made(tmp_path):
     """The modules `advise` imports, the command line's and those it imports once its arguments parsed
-    (numpy, the solver, the rankings), are frozen: no collection made while importing them, or after, scans
-    their objects again."""
+    (numpy, the solver, the rankings, rich for a table), are frozen: no collection made while importing
+    them, or after, scans their objects again."""
     env = {**os.environ, "DICECUP_CACHE_DIR": str(tmp_path)}
     run(sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q", cwd=tmp_path, env=env)
     out = run(sys.executable, "-c", FROZEN, cwd=tmp_path, env=env)
-    assert json.loads(out.split("|")[0])["best"]["action"] == "keep"
+    assert json.loads(out.splitlines()[0])["best"]["action"] == "keep" and "keep 5" in out
     assert out.rsplit("|", 1)[1].strip() == "[]"
 
 

@@ -654,8 +654,9 @@ def _print_advice(
     top: int,
 ) -> None:
     """The ranking as a table: per objective its value of each move, and (several objectives) its rank."""
-    from rich.console import Console
-    from rich.table import Table
+    with imports_paused():  # rich (see `cli`)
+        from rich.console import Console
+        from rich.table import Table
 
     console = Console(highlight=False)
     title = f"{v.name}: dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left" + (
