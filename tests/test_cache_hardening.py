@@ -359,13 +359,16 @@ def test_a_verified_record_that_is_a_folder_is_ignored(engine, monkeypatch):
 # ----------------------------------------------------------------------------- the rules' code in the key
 
 
-def test_the_key_covers_every_rule_plugin_the_language_layer_and_the_solver():
-    """The source files hashed into every key: each built-in rule plugin, the engine's language layer, the solver."""
+def test_the_key_covers_every_rule_plugin_the_language_layer_the_numeric_core_and_the_solver():
+    """The source files hashed into every key: each built-in rule plugin, the engine's language layer, the
+    numeric core the solver computes with (its turn recursion and layer kernels), the solver."""
     import dicecup.language.engine
+    import dicecup.numeric.layer
+    import dicecup.numeric.turn
     import dicecup.plugins.joker
 
     files = {p.resolve() for p in cache._rules_files()}
-    for module in (dicecup.plugins.joker, dicecup.language.engine, cache):
+    for module in (dicecup.plugins.joker, dicecup.language.engine, dicecup.numeric.layer, dicecup.numeric.turn, cache):
         assert module.__file__ is not None and Path(module.__file__).resolve() in files
 
 

@@ -143,18 +143,21 @@ def _note_verified(mac: str) -> None:
         pass  # only a cost: the next load checks the values again
 
 
-_SCORING_CORE = ("language",)  # the folders of the engine that decide scores
+#: the folders of dicecup besides the solver's own whose code decides a table's values: the rules (language) and
+#: the numeric core the solver computes with (the turn recursion, the layer kernels' sources, the state coding)
+_SCORING_CORE = ("language", "numeric")
 
 
 @lru_cache(maxsize=1)
 def _rules_digest() -> str:
     """What else the values depend on: dicecup's version and the source of the code that scores (the
-    engine's language layer, the built-in rule plugins) and of the solver itself (once per process).
+    engine's language layer, the built-in rule plugins) and of the solver itself, with the numeric core it
+    computes with (once per process).
 
     The bytes of each file are hashed, not its size and time: a file edited in place, copied with its
     time kept (`cp -p`, rsync, a wheel's fixed timestamps) or edited twice within the clock's tick must
     still change the key, and a stale table that matches its key is served without recomputing its values
-    (`verify` runs once per signed table). The files are few and small (about 45, 0.5 MB: under 1 ms).
+    (`verify` runs once per signed table). The files are few and small (about 60, 0.7 MB: about 2 ms).
 
     Third-party plugins are not listed here: each variant's fingerprint already names every plugin that
     implements it (its rules, patterns and scorers, and any plugin whose rule hooks apply to all
@@ -169,8 +172,8 @@ def _rules_digest() -> str:
 
 
 def _rules_files() -> list[Path]:
-    """The source files `_rules_digest` hashes: the engine's language layer, the built-in rule plugins,
-    the solver."""
+    """The source files `_rules_digest` hashes: the engine's language layer, the numeric core, the built-in
+    rule plugins, the solver."""
     from .. import plugins
 
     core = Path(__file__).parent.parent
