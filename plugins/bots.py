@@ -1,5 +1,9 @@
 """The built-in computer players, registered like any third party's: random, greedy, optimal, strong, risk and
-target and win."""
+target and win.
+
+Each bot's code is imported when that bot is asked for, not when the plugin loads: every engine loads this
+plugin, and most commands (`dicecup advise`) play no game, so the game layer is not theirs to import.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,32 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dicecup import Bot, GreedyBot, RandomBot, Variant, hookimpl
+from dicecup import hookimpl
 
-if TYPE_CHECKING:  # numpy is imported when a risk bot is asked for, not when the plugin loads
+if TYPE_CHECKING:  # the game layer and numpy are imported when a bot is asked for, not when the plugin loads
+    from dicecup import Bot, Variant
     from dicecup.numeric.objective import Objective
+
+
+def _random(rng: random.Random) -> Bot:
+    """A uniformly random player (the game layer imported on first use)."""
+    from dicecup import RandomBot
+
+    return RandomBot(rng)
+
+
+def _greedy(rng: random.Random) -> Bot:
+    """The best points now, looking one roll ahead (imported on first use)."""
+    from dicecup import GreedyBot
+
+    return GreedyBot(rng)
+
+
+def _check_greedy(variant: Variant) -> None:
+    """What greedy play refuses at once (too many distinct rolls to look ahead over)."""
+    from dicecup import GreedyBot
+
+    GreedyBot.check(variant)
 
 
 def _optimal(rng: random.Random) -> Bot:
@@ -103,10 +129,8 @@ def _check_win(variant: Variant) -> None:
 
 @hookimpl
 def dicecup_register_bots(register: Callable[..., None]) -> None:
-    register("random", RandomBot, "a uniformly random legal move (a baseline, and a fuzzer for rules)")
-    register(
-        "greedy", GreedyBot, "the best points now, looking one roll ahead while it may reroll", check=GreedyBot.check
-    )
+    register("random", _random, "a uniformly random legal move (a baseline, and a fuzzer for rules)")
+    register("greedy", _greedy, "the best points now, looking one roll ahead while it may reroll", check=_check_greedy)
     register(
         "optimal",
         _optimal,

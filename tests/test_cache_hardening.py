@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -353,3 +354,58 @@ def test_a_verified_record_that_is_a_folder_is_ignored(engine, monkeypatch):
     cache.load(v, verify_values=True)
     cache.load(v, verify_values=True)
     assert calls == [1, 1]  # cannot be recorded: checked every time, and no error
+
+
+# ----------------------------------------------------------------------------- the rules' code in the key
+
+
+def test_the_key_covers_every_rule_plugin_the_language_layer_the_numeric_core_and_the_solver():
+    """The source files hashed into every key: each built-in rule plugin, the engine's language layer, the
+    numeric core the solver computes with (its turn recursion and layer kernels), the solver."""
+    import dicecup.language.engine
+    import dicecup.numeric.layer
+    import dicecup.numeric.turn
+    import dicecup.plugins.joker
+
+    files = {p.resolve() for p in cache._rules_files()}
+    for module in (dicecup.plugins.joker, dicecup.language.engine, dicecup.numeric.layer, dicecup.numeric.turn, cache):
+        assert module.__file__ is not None and Path(module.__file__).resolve() in files
+
+
+def test_a_rule_file_edited_in_place_with_its_size_and_time_kept_changes_the_key(tmp_path):
+    """The files' bytes are hashed, not their size and time: an edit that keeps both (`cp -p`, a wheel's
+    fixed timestamps, two edits within the clock's tick) still makes every table stale."""
+    copies = []
+    for path in cache._rules_files():
+        copy = tmp_path / f"{len(copies):02d}-{path.name}"
+        copy.write_bytes(path.read_bytes())
+        copies.append(copy)
+    before = cache._digest("1.0", copies)
+    assert cache._digest("1.0", copies) == before and cache._digest("1.1", copies) != before
+    rule = next(c for c in copies if c.name.endswith("-joker.py"))
+    kept = rule.stat()
+    text = rule.read_bytes()
+    rule.write_bytes(text.replace(b"joker", b"JOKER", 1))  # the same length
+    os.utime(rule, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    assert rule.stat().st_size == kept.st_size and rule.stat().st_mtime_ns == kept.st_mtime_ns
+    assert cache._digest("1.0", copies) != before
+
+
+def test_a_changed_rule_source_gives_the_variant_another_table():
+    """Through the whole key: the same variant, a rule plugin's source changed, another cache file."""
+    v = Engine(entry_points=False).variant("yahtzee")
+    before = cache.cache_path(v)
+    real = Path.read_bytes
+
+    def edited(path: Path) -> bytes:
+        data = real(path)
+        return data + b"\n# edited\n" if path.name == "joker.py" else data
+
+    cache._rules_digest.cache_clear()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(Path, "read_bytes", edited)
+            assert cache.cache_path(v) != before
+    finally:
+        cache._rules_digest.cache_clear()
+    assert cache.cache_path(v) == before

@@ -212,6 +212,7 @@ HEAVY = (
     "rich",
     "pydantic",
     "numpy.ma",  # np.unique imports it (15 ms): the advisor does without
+    "dicecup.game.bots",  # advise makes no bot (the bot plugin imports a bot's code when one is asked for)
     "dicecup.cluster",  # the cluster extra: only with --cluster
     "distributed",
     "dask",
@@ -225,6 +226,59 @@ def test_advise_from_a_cached_table_imports_no_compiler(tmp_path):
     run(sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q", cwd=tmp_path, env=env)
     out = run(sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{ADVISE}", cwd=tmp_path, env=env)
     assert json.loads(out.split("|")[0])["best"]["action"] == "keep"
+    assert out.rsplit("|", 1)[1].strip() == "[]"
+
+
+BOTS = """\
+import sys
+from dicecup import Engine
+engine = Engine(entry_points=False)
+before = sorted(m for m in sys.modules if m.startswith("dicecup.game"))
+bots = engine.bot_names()
+made = [type(engine.make_bot(name)).__name__ for name in ("random", "greedy")]
+engine.check_bot("greedy", engine.variant("yacht"))
+print(before, bots, made, sep="|")
+"""
+
+
+def test_an_engine_lists_its_bots_without_importing_the_game(tmp_path):
+    """Every engine loads the bot plugin, which imports the game layer only when a bot is made or checked:
+    the bots are all listed, and made and checked as before."""
+    before, bots, made = run(sys.executable, "-c", BOTS, cwd=tmp_path).strip().split("|")
+    assert before == "[]"
+    assert {"random", "greedy", "optimal", "strong", "risk", "target", "win"} <= set(eval(bots))
+    assert eval(made) == ["RandomBot", "GreedyBot"]
+
+
+FROZEN = """\
+import gc
+from dicecup.cli import main
+for extra in (["--json"], []):  # then the table, with rich
+    try:
+        main(["advise", "-v", "yacht", "-d", "11256", "-q", "-r", "1", *extra])
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+import numpy, rich.table, dicecup.language.engine, dicecup.rankings, dicecup.solver.advice
+made = {
+    "the command line": dicecup.language.engine.Engine.variant,
+    "numpy": numpy.unique,
+    "the solver": dicecup.solver.advice.recall_tables,
+    "the rankings": dicecup.rankings.side_by_side,
+    "rich": rich.table.Table.add_row,
+}
+tracked = {id(o) for o in gc.get_objects()}  # what collections still scan (frozen objects are not listed)
+print("|", sorted(what for what, obj in made.items() if id(obj) in tracked))
+"""
+
+
+def test_advise_imports_with_the_collector_paused_and_freezes_what_they_made(tmp_path):
+    """The modules `advise` imports, the command line's and those it imports once its arguments parsed
+    (numpy, the solver, the rankings, rich for a table), are frozen: no collection made while importing
+    them, or after, scans their objects again."""
+    env = {**os.environ, "DICECUP_CACHE_DIR": str(tmp_path)}
+    run(sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q", cwd=tmp_path, env=env)
+    out = run(sys.executable, "-c", FROZEN, cwd=tmp_path, env=env)
+    assert json.loads(out.splitlines()[0])["best"]["action"] == "keep" and "keep 5" in out
     assert out.rsplit("|", 1)[1].strip() == "[]"
 
 

@@ -18,6 +18,7 @@ import typer
 from ..errors import DicecupError
 from ..language.dice import parse_dice
 from ..language.model import Card, Variant
+from . import imports_paused
 from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
 from .clustering import ClusterOpt, drop_store, solve_backend
 
@@ -558,6 +559,8 @@ def advise_cmd(
     """Rank every option (each distinct keep, each box to score now) by expected final score, or by other
     objectives side by side (--objective)."""
     try:
+        with imports_paused():  # what advising needs, numpy and the solver included (see `cli`)
+            from ..rankings import side_by_side
         goals = read_objectives(objective)
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
@@ -606,8 +609,6 @@ def advise_cmd(
             keep_tables(v, warn)
     except DicecupError as exc:
         raise fail(str(exc)) from None
-    from ..rankings import side_by_side
-
     rows = side_by_side(rankings)
     notes = v.solitaire_notes()
     if as_json:
@@ -653,8 +654,9 @@ def _print_advice(
     top: int,
 ) -> None:
     """The ranking as a table: per objective its value of each move, and (several objectives) its rank."""
-    from rich.console import Console
-    from rich.table import Table
+    with imports_paused():  # rich (see `cli`)
+        from rich.console import Console
+        from rich.table import Table
 
     console = Console(highlight=False)
     title = f"{v.name}: dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left" + (

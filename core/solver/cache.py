@@ -24,7 +24,6 @@ import stat
 import sys
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -144,32 +143,52 @@ def _note_verified(mac: str) -> None:
         pass  # only a cost: the next load checks the values again
 
 
-_SCORING_CORE = ("language",)  # the folders of the engine that decide scores
+#: the folders of dicecup besides the solver's own whose code decides a table's values: the rules (language) and
+#: the numeric core the solver computes with (the turn recursion, the layer kernels' sources, the state coding)
+_SCORING_CORE = ("language", "numeric")
 
 
 @lru_cache(maxsize=1)
 def _rules_digest() -> str:
-    """What else the values depend on: the code that scores (engine core, rule plugins), the
-    solver's own code, and the installed third-party plugin packages (once per process)."""
-    h = hashlib.sha256()
-    from .. import __version__, plugins
+    """What else the values depend on: dicecup's version and the source of the code that scores (the
+    engine's language layer, the built-in rule plugins) and of the solver itself, with the numeric core it
+    computes with (once per process).
 
-    h.update(__version__.encode())
+    The bytes of each file are hashed, not its size and time: a file edited in place, copied with its
+    time kept (`cp -p`, rsync, a wheel's fixed timestamps) or edited twice within the clock's tick must
+    still change the key, and a stale table that matches its key is served without recomputing its values
+    (`verify` runs once per signed table). The files are few and small (about 60, 0.7 MB: about 2 ms).
+
+    Third-party plugins are not listed here: each variant's fingerprint already names every plugin that
+    implements it (its rules, patterns and scorers, and any plugin whose rule hooks apply to all
+    variants) with its distribution's version and a hash of its source (`Engine._identity`), so a plugin
+    that can change a table's values changes its key, and one that cannot (an unrelated package
+    installed) no longer makes every table stale. Listing the installed entry points here too cost
+    every process a second scan of every installed package's metadata after the engine's own.
+    """
+    from .. import __version__
+
+    return _digest(__version__, _rules_files())
+
+
+def _rules_files() -> list[Path]:
+    """The source files `_rules_digest` hashes: the engine's language layer, the numeric core, the built-in
+    rule plugins, the solver."""
+    from .. import plugins
+
     core = Path(__file__).parent.parent
     files = [f for name in _SCORING_CORE for f in sorted((core / name).glob("*.py"))]
-    files += sorted(Path(plugins.__file__).parent.glob("*.py")) + sorted(Path(__file__).parent.glob("*.py"))
+    return files + sorted(Path(plugins.__file__).parent.glob("*.py")) + sorted(Path(__file__).parent.glob("*.py"))
+
+
+def _digest(version: str, files: Iterable[Path]) -> str:
+    """SHA-256 of `version` and each file's name and bytes (a file gone since it was listed is skipped)."""
+    h = hashlib.sha256()
+    h.update(version.encode())
     for path in files:
         if path.exists():
             h.update(path.name.encode())
             h.update(path.read_bytes())
-    eps: Iterable[metadata.EntryPoint]
-    try:
-        eps = metadata.entry_points(group="dicecup")
-    except Exception:  # pragma: no cover - broken metadata: still a usable key
-        eps = ()
-    for ep in sorted(eps, key=lambda e: e.name):
-        dist = getattr(ep, "dist", None)
-        h.update(f"{ep.name}={ep.value}@{getattr(dist, 'version', '?')}".encode())
     return h.hexdigest()
 
 

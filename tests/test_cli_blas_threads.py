@@ -1,0 +1,96 @@
+"""`dicecup advise` runs with one OpenBLAS thread unless the user chose a thread count; nothing else changes.
+
+NumPy's OpenBLAS starts a pool of spinning threads when numpy is imported; `advise` does no linear algebra
+that wants them. Each test runs the console script's `main` in a fresh interpreter (numpy not imported yet),
+with a table already cached, and records the variable while the command runs and after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicecup.cli import BLAS_THREAD_VARS
+
+SPY = """\
+import os, sys
+from dicecup.cli import main
+
+seen = []  # the variable when numpy is imported: what OpenBLAS reads
+
+
+def spy(event, args):
+    if event == "import" and args[0] == "numpy" and not seen:
+        seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+
+
+sys.addaudithook(spy)
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+tasks = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+print("|", seen, os.environ.get("OPENBLAS_NUM_THREADS"), tasks, sep="|")
+"""
+
+
+@pytest.fixture(scope="module")
+def cached(tmp_path_factory) -> dict[str, str]:
+    """An environment with no thread variable set, whose cache folder holds yacht's table."""
+    folder = tmp_path_factory.mktemp("blas")
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARS}
+    env["DICECUP_CACHE_DIR"] = str(folder)
+    subprocess.run([sys.executable, "-m", "dicecup", "solve", "-v", "yacht", "-q"], env=env, check=True, timeout=300)
+    return env
+
+
+def command(env: dict[str, str], *argv: str, cwd: Path) -> tuple[str, list, str, str]:
+    """(its output, the variable when numpy was imported, the variable after `main`, the process's threads)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SPY, *argv], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    out, seen, after, tasks = done.stdout.split("||")[0], *done.stdout.strip().split("||")[1].split("|")
+    return out, eval(seen), after, tasks
+
+
+def advise(env: dict[str, str], cwd: Path) -> tuple[dict, list, str, str]:
+    out, seen, after, tasks = command(env, "advise", "-v", "yacht", "-d", "11256", "-r", "1", "--json", "-q", cwd=cwd)
+    return json.loads(out), seen, after, tasks
+
+
+def test_advise_runs_with_one_blas_thread_and_leaves_the_environment_as_it_was(cached, tmp_path):
+    answer, seen, after, tasks = advise(cached, cwd=tmp_path)
+    assert answer["best"]["action"] == "keep"
+    assert seen == ["1"]
+    assert after == "None"  # main restored the environment: a program that calls it keeps its own
+    if sys.platform == "linux":
+        assert tasks == "1"  # no BLAS thread pool was started
+
+
+@pytest.mark.parametrize("name", BLAS_THREAD_VARS)
+def test_a_thread_count_the_user_set_stands(cached, tmp_path, name):
+    answer, seen, after, _ = advise({**cached, name: "2"}, cwd=tmp_path)
+    assert answer["best"]["action"] == "keep"
+    assert seen == ([None] if name != "OPENBLAS_NUM_THREADS" else ["2"])
+    assert after == ("None" if name != "OPENBLAS_NUM_THREADS" else "2")
+
+
+def test_other_commands_and_the_library_leave_blas_alone(cached, tmp_path):
+    """Only the commands in `ONE_BLAS_THREAD` set it; importing dicecup and loading a table never do."""
+    out, seen, after, _ = command(cached, "solve", "-v", "yacht", "--json", "-q", cwd=tmp_path)
+    assert json.loads(out)["expected_score"] > 0 and seen == [None] and after == "None"
+    code = (
+        "import os, dicecup\n"
+        "from dicecup.solver import cache\n"
+        "cache.load_or_solve(dicecup.Engine(entry_points=False).variant('yacht'))\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=cached, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None"
