@@ -212,3 +212,35 @@ def test_a_card_that_does_not_fit_the_variant_is_one_card_error(tmp_path, scores
         advice.advise(solution, bad, (1,) * v.dice, 0)
     with pytest.raises(CardError, match="expected a dicecup Card, got dict"):
         advice.advise(solution, dict(scores), (1,) * v.dice, 0)
+
+
+def test_every_entry_that_takes_a_card_refuses_one_that_does_not_fit(tmp_path):
+    """The values, the exact distribution and the target tables check a card as the advisor does: one
+    CardError naming the box (not a KeyError, an AttributeError, or a float score read silently)."""
+    from dicecup import Card, CardError
+    from dicecup.simulate.distribution import distribution
+    from dicecup.solver import target
+
+    v = tiny_variant(tmp_path, "flags")
+    solution = solve(v)
+    first = v.box_ids[0]
+    good = Card({first: 1})
+    entries = {
+        "value": solution.value,
+        "future": solution.future,
+        "turn_start_value": lambda c: advice.turn_start_value(solution, c),
+        "distribution": lambda c: distribution(solution, card=c),
+    }
+    if target.AVAILABLE:
+        tables = target.solve_target(solution)
+        entries["target remaining"] = tables.remaining
+        entries["target_options"] = lambda c: target.target_options(tables, c, (1,) * v.dice, 0, 5)
+    for entry in entries.values():
+        entry(good)  # the good card answers
+        for bad, words in (
+            (Card({"nonesuch": 1}), "the card fills box 'nonesuch', which .* does not have"),
+            (Card({first: 2.5}), f"box '{first}' holds 2.5: a score is a whole number"),
+            ({first: 1}, "expected a dicecup Card, got dict"),
+        ):
+            with pytest.raises(CardError, match=words):
+                entry(bad)

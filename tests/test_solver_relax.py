@@ -421,3 +421,13 @@ def test_strong_plays_only_legal_moves_where_the_rules_forbid_a_reroll(tmp_path:
         state = GameState.new(variant, 1)
         while not state.over:
             state = state.roll(rng) if state.is_chance else state.apply(bot.choose(state))
+
+
+def test_a_card_that_does_not_fit_the_variant_is_one_card_error(engine: Engine) -> None:
+    """The estimate checks a card as the exact values do: a box the variant lacks is one CardError."""
+    from dicecup import CardError
+
+    rel = Relaxation.of(engine.variant("yahtzee"), _solver)
+    assert rel.future(Card({"ones": 3})) > 0
+    with pytest.raises(CardError, match="the card fills box 'nonesuch'"):
+        rel.future(Card({"nonesuch": 1}))

@@ -925,6 +925,7 @@ def distribution(
     check_variant(solution.variant)
     v = solution.variant
     card = card if card is not None else Card()
+    v.check_card(card)
     if rolls_left is not None and dice is None:
         raise DicecupError("rolls_left is given without dice: say which dice are on the table")
     ix = solution.index

@@ -945,6 +945,7 @@ def turn_start_value(solution: Values, card: Card) -> float:
     """Expected points still to come from the start of a turn on `card` (nothing banked), this turn played
     best against `solution` as the value of what follows it: one Bellman step over its values."""
     v = solution.variant
+    v.check_card(card)
     first = _later_cached(solution, card, 0, None, True)
     later = _later_cached(solution, card, 0) if v.rolls > 1 else first
     return float(_objective(solution).shown(turn_value(solution.graph, first, later, v.rolls))[0])

@@ -164,6 +164,9 @@ class Relaxation:
         return total
 
     def future(self, card: Card, bank: int = 0) -> float:
+        """The estimate of the points still to come from the start of a turn on `card` (CardError where the card
+        does not fit the variant)."""
+        self.variant.check_card(card)
         return float(self.values(self.row_of(card))[0])
 
     def futures(self, card: Card, fills: Sequence[tuple[str, int]], bank: int = 0) -> np.ndarray:

@@ -123,7 +123,9 @@ class Solution:
 
     def future(self, card: Card, bank: int = 0) -> float:
         """Expected points still to come (boxes, awards and end bonuses) from the start of a turn on `card`,
-        with `bank` rolls banked from earlier turns (a risk objective: their certainty equivalent)."""
+        with `bank` rolls banked from earlier turns (a risk objective: their certainty equivalent); CardError
+        where the card does not fit the variant."""
+        self.variant.check_card(card)
         code, prog = self.index.state_of_card(card)
         value = self.column(bank)[int(self.index.lookup(np.array([code]), prog)[0])]
         if np.isnan(value):
@@ -137,8 +139,8 @@ class Solution:
 
     def value(self, card: Card, bank: int = 0) -> float:
         """Expected final total of a game continued optimally from the start of a turn on `card`."""
-        so_far = self.variant.points_so_far(card)
-        return so_far + self.future(card, bank)
+        to_come = self.future(card, bank)  # (checks the card first)
+        return self.variant.points_so_far(card) + to_come
 
     def layer_states(self, mask: int = 0) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Per number of filled boxes, the reachable states (codes, clamped totals, value slots) whose filled boxes

@@ -301,6 +301,7 @@ class TargetTables:
 
     def remaining(self, card: Card) -> tuple[int, np.ndarray]:
         """(lo, P(points still to come >= lo + 1 + j) for each j) from the start of a turn on `card`."""
+        self.variant.check_card(card)
         filled = len(card.scores)
         slot = self._slot(card)
         run = self._run
@@ -346,6 +347,7 @@ class TargetTables:
         """(lo, every option (action, P(points to come >= n) for n = lo + 1 + j, points now)) of a decision;
         with `t`, the vectors hold the one entry n = t - points so far (lo is then n - 1)."""
         v = self.variant
+        v.check_card(card)
         roll = v.roll_of(dice)
         left = v.rolls - 1 if rolls_left is None else rolls_left
         if isinstance(left, bool) or not 0 <= left <= v.rolls - 1:
