@@ -213,6 +213,7 @@ HEAVY = (
     "pydantic",
     "numpy.ma",  # np.unique imports it (15 ms): the advisor does without
     "dicecup.game.bots",  # advise makes no bot (the bot plugin imports a bot's code when one is asked for)
+    "importlib.metadata",  # the installed plugins are read from their entry_points.txt (`language.entry_points`)
     "dicecup.cluster",  # the cluster extra: only with --cluster
     "distributed",
     "dask",

@@ -24,6 +24,7 @@ from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import check_numbers, resolve
+from .entry_points import installed as installed_entry_points
 from .model import Variant
 from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, plugin_label
 from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
@@ -231,7 +232,7 @@ class Engine:
         self._spec = (bool(builtins), bool(entry_points), tuple(_plugin_ref(p) for p in plugins))
         try:
             if entry_points:
-                self.pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+                _load_installed(self.pm)
             for plugin in plugins:
                 self.pm.register(plugin)
         except (pluggy.PluginValidationError, ValueError) as exc:  # bad hook arguments, registered twice
@@ -611,6 +612,20 @@ class Engine:
                 digest.hexdigest()[:16],
             ]
         return got
+
+
+def _load_installed(pm: pluggy.PluginManager) -> None:
+    """Register the installed packages' plugins (the `dicecup` entry points), as pluggy's
+    `load_setuptools_entrypoints` would: in the order found, a name already registered or blocked skipped. Found
+    by reading their metadata files (`language.entry_points`), or by pluggy through `importlib.metadata` where that
+    search would look further."""
+    found = installed_entry_points(hookspecs.PROJECT)
+    if found is None:
+        pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+        return
+    for ep in found:
+        if not pm.has_plugin(ep.name) and not pm.is_blocked(ep.name):
+            pm.register(ep.load(), name=ep.name)
 
 
 def _settings(plugin: Any) -> list[tuple[str, Any]]:
