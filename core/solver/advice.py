@@ -121,9 +121,10 @@ def advise(
     """
     v = solution.variant
     roll = v.roll_of(dice)
-    if _CHECKED[0] is not card or _CHECKED[1] is not v:  # (the decisions of a turn pass the same card again)
+    last = _CHECKED[0]  # (the decisions of a turn pass the same card again)
+    if last[0] is not card or last[1] is not v:
         v.check_card(card)
-        _CHECKED[:] = card, v
+        _CHECKED[0] = (card, v)
     if len(card.scores) >= len(v.boxes):
         raise DicecupError("the card is full: the game is over")
     most = v.rolls - 1 + most_banked(v, len(card.scores))
@@ -168,7 +169,9 @@ def advise(
     return ranked(actions, values, points)
 
 
-_CHECKED: list[Any] = [None, None]  # the card last checked (`Variant.check_card`) and its variant: both immutable
+_CHECKED: list[tuple[Any, Any]] = [(None, None)]
+"""The card last checked (`Variant.check_card`) with its variant, both immutable: one pair, replaced whole, so
+that a thread never reads one call's card with another's variant."""
 
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
