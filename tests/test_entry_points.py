@@ -170,3 +170,27 @@ def test_a_broken_entry_point_is_one_plugin_error(tmp_path, monkeypatch, value, 
     monkeypatch.delenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", raising=False)
     with pytest.raises(PluginError, match=f"cannot load the installed dicecup plugins: {words}"):
         Engine()
+
+
+def test_the_backports_path_finder_is_a_path_finder_and_another_finder_is_not(tmp_path, monkeypatch):
+    """`importlib_metadata` (the backport, which dask imports) adds its own finder of the same folders: the
+    files still tell. A finder of distributions of another kind might know of packages no folder holds: then
+    importlib decides (None)."""
+    _dist(tmp_path, "dist_e", f"[{GROUP}]\nhouse = plug_e\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+
+    class MetadataPathFinder:  # as the backport's is known: by its module and name
+        @classmethod
+        def find_distributions(cls, context=None):
+            return iter(())
+
+    MetadataPathFinder.__module__ = "importlib_metadata"
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, MetadataPathFinder()])
+    assert [(e.name, e.value) for e in entry_points.installed(GROUP) or ()] == [("house", "plug_e")]
+
+    class Elsewhere:
+        def find_distributions(self, context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Elsewhere()])
+    assert entry_points.installed(GROUP) is None

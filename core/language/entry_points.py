@@ -68,13 +68,20 @@ def installed(group: str) -> list[EntryPoint] | None:
 
 def _standard_search() -> bool:
     """Whether `importlib.metadata` would only read metadata folders on `sys.path`: no archive on the path,
-    and no finder of distributions but the standard path finder."""
-    from importlib.machinery import PathFinder
-
+    and no finder of distributions but the path finders (`_path_finder`)."""
     finders = [f for f in sys.meta_path if getattr(f, "find_distributions", None) is not None]
-    if any(f is not PathFinder for f in finders):
+    if not all(map(_path_finder, finders)):
         return False
     return not any(entry and os.path.isfile(entry) for entry in sys.path)
+
+
+def _path_finder(finder: Any) -> bool:
+    """The standard library's path finder, or the `importlib_metadata` backport's, which its import adds (dask
+    imports it): both find distributions by the metadata folders on `sys.path` alone."""
+    from importlib.machinery import PathFinder
+
+    kind = finder if isinstance(finder, type) else type(finder)
+    return finder is PathFinder or (kind.__module__, kind.__name__) == ("importlib_metadata", "MetadataPathFinder")
 
 
 def _read(path: str) -> str | None:
