@@ -9,8 +9,8 @@ file (built once into the temporary directory). In process, each position is
 timed twice for dicecup: on a card it has not seen (its turn computed by the card
 kernel from the solve's complete tables, kept beside the table) and again
 (memoised); and the next decision of a turn after its first. As a whole process, `dicecup
-advise` runs against a Python one-liner that loads the peer's table and asks
-one position, alternating the two so that drift cancels; medians and the
+advise` (with `--json`, and with its table) runs against a Python one-liner that
+loads the peer's table and asks one position, alternating the three so that drift cancels; medians and the
 median of the pairwise ratios are printed, of wall time and of the processes' CPU
 time (user + system: less swayed by a busy machine), with the load average
 (bytecode caches allowed, written by a warm-up run; the solve's tables kept
@@ -197,11 +197,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _whole_process(variant, exe: str, table: str, scores: dict, env: dict, runs: int) -> None:
-    """`dicecup advise` against the peer's one-liner for the roll 11256 with two rolls left on the card `scores`,
-    alternated; medians of wall and CPU time and of their pairwise ratios printed."""
+    """`dicecup advise` (with `--json`, and with its table) against the peer's one-liner for the roll 11256 with two
+    rolls left on the card `scores`, the three alternated; medians of wall and CPU time and of their pairwise ratios
+    printed."""
     from dicecup import Card
 
-    ours = [exe, "advise", "-v", "yahtzee", "-d", "11256", "-q", "--json"]
+    ours = [exe, "advise", "-v", "yahtzee", "-d", "11256", "-q"]
     if scores:
         ours += ["-c", ",".join(f"{b}={s}" for b, s in scores.items())]
     theirs = [
@@ -210,23 +211,30 @@ def _whole_process(variant, exe: str, table: str, scores: dict, env: dict, runs:
         "import yatzy_solver as ys; v = ys.Variant('american'); "
         f"print(ys.Solver.load({table!r}, v).option_values({_notation(variant, Card(scores), (1, 1, 2, 5, 6), 2)!r}))",
     ]
-    a, b, a_cpu, b_cpu = [], [], [], []
-    for cmd in (ours, theirs):  # warm-up: file caches, bytecode caches, the advisor's kept score tables
+    commands = {"--json": ours + ["--json"], "table": ours, "peer": theirs}
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for cmd in commands.values():  # warm-up: file caches, bytecode caches, the advisor's kept score tables
         subprocess.run(cmd, check=True, capture_output=True, env=env)
     for _ in range(runs):
-        for cmd, into, cpu in ((ours, a, a_cpu), (theirs, b, b_cpu)):
+        for name, cmd in commands.items():
             used = _children_cpu()
             start = time.perf_counter()
             subprocess.run(cmd, check=True, capture_output=True, env=env)
-            into.append(time.perf_counter() - start)
-            cpu.append(_children_cpu() - used)
-    ratios = [x / y for x, y in zip(a, b, strict=True)]
-    cpu_ratios = [x / y for x, y in zip(a_cpu, b_cpu, strict=True)]
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(_children_cpu() - used)
+
+    def ratio(times: dict[str, list[float]], name: str) -> float:
+        return statistics.median(x / y for x, y in zip(times[name], times["peer"], strict=True))
+
+    ours_text = "; ".join(
+        f"dicecup advise {name} {statistics.median(wall[name]):.3f} s ({ratio(wall, name):.1f}x), "
+        f"CPU {statistics.median(cpu[name]):.3f} s ({ratio(cpu, name):.1f}x)"
+        for name in ("--json", "table")
+    )
     print(
-        f"whole process, {len(scores)} boxes filled, median of {runs}: dicecup advise {statistics.median(a):.3f} s, "
-        f"peer {statistics.median(b):.3f} s, ratio {statistics.median(ratios):.1f}x; CPU time "
-        f"{statistics.median(a_cpu):.3f} s against {statistics.median(b_cpu):.3f} s, "
-        f"ratio {statistics.median(cpu_ratios):.1f}x (load average {os.getloadavg()[0]:.2f})"
+        f"whole process, {len(scores)} boxes filled, median of {runs}: {ours_text}; peer {statistics.median(wall['peer']):.3f} s, "
+        f"CPU {statistics.median(cpu['peer']):.3f} s (load average {os.getloadavg()[0]:.2f})"
     )
 
 
