@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import sys
+from importlib.machinery import PathFinder
 from typing import Any, NamedTuple
 
 __all__ = ["EntryPoint", "installed"]
@@ -78,8 +79,6 @@ def _standard_search() -> bool:
 def _path_finder(finder: Any) -> bool:
     """The standard library's path finder, or the `importlib_metadata` backport's, which its import adds (dask
     imports it): both find distributions by the metadata folders on `sys.path` alone."""
-    from importlib.machinery import PathFinder
-
     kind = finder if isinstance(finder, type) else type(finder)
     return finder is PathFinder or (kind.__module__, kind.__name__) == ("importlib_metadata", "MetadataPathFinder")
 
