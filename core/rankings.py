@@ -15,16 +15,18 @@ distributions (imported only when asked for), the other objectives from the solv
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from attrs import frozen
 
 from .errors import DicecupError
 from .game.actions import Keep, Score
-from .game.state import GameState
 from .language.model import Card, Variant
 from .numeric.objective import ObjectiveView
 from .solver.advice import Option, Values, advise
+
+if TYPE_CHECKING:  # (annotations only: ranking a card's options needs no game state)
+    from .game.state import GameState
 
 __all__ = [
     "ADVISORS",

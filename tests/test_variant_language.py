@@ -187,3 +187,16 @@ def test_builtin_variants_list_the_five_main_games_first(engine):
     ids = engine.variant_ids()
     assert ids[:5] == ["yahtzee", "yatzy", "yacht", "generala", "russian"]
     assert sorted(ids[5:]) == ids[5:] and {"kniffel", "russian-simple"} <= set(ids[5:])
+
+
+def test_bundled_variants_read_alike_from_their_folder_and_through_importlib_resources(monkeypatch):
+    """The bundled files are read straight from the package's folder; where the package is no folder on disk
+    (inside an archive), through importlib.resources: both give the same files and texts."""
+    from dicecup.plugins import builtin_variants
+
+    from_folder = dict(builtin_variants._bundled())
+    monkeypatch.setattr(builtin_variants.os.path, "isdir", lambda path: False)
+    through_resources = dict(builtin_variants._bundled())
+    assert from_folder == through_resources
+    assert {"yahtzee.yaml", "yatzy.yaml", "maxi-yatzy.yaml"} <= set(from_folder)
+    assert all(name.endswith(".yaml") for name in from_folder)

@@ -26,14 +26,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from types import ModuleType
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 from attrs import evolve, frozen
 
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, Score
-from ..game.state import GameState
 from ..language.contexts import Situation
 from ..language.dice import Roll, sub_multisets
 from ..language.model import Card, Variant
@@ -49,6 +48,9 @@ from .card_tables import CardTables
 from .errors import SolverError
 from .solve import Solution, TurnTables
 from .space import most_banked
+
+if TYPE_CHECKING:  # (annotations only: `advise` needs no game state, nor its import's time)
+    from ..game.state import GameState
 
 __all__ = [
     "Option",

@@ -19,16 +19,20 @@ players is reviewed one card at a time.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from attrs import frozen
 
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, RollDice, Score
-from ..game.state import GameState
 from ..language.model import Variant
 from .advice import Option, advise_state
 from .errors import SolverError
 from .rules import check_solvable
 from .solve import Solution
+
+if TYPE_CHECKING:
+    from ..game.state import GameState
 
 __all__ = ["Decision", "Review", "ReviewNeedsSolver", "check_reviewable", "review"]
 
@@ -121,6 +125,8 @@ class Review:
 
 def review(solution: Solution, state: GameState) -> Review:
     """Replay `state`'s moves and value every decision with the advisor (`advise_state`) against `solution`."""
+    from ..game.state import GameState  # (here: importing the solver, as `advise` does, needs no game state)
+
     if not isinstance(state, GameState):
         raise DicecupError(f"review takes a GameState, got {type(state).__name__}")
     v = state.variant
