@@ -1,6 +1,7 @@
-"""`dicecup advise` runs with one OpenBLAS thread unless the user chose a thread count; nothing else changes.
+"""`dicecup advise` and `odds` run with one OpenBLAS thread unless the user chose a thread count; nothing else
+changes.
 
-NumPy's OpenBLAS starts a pool of spinning threads when numpy is imported; `advise` does no linear algebra
+NumPy's OpenBLAS starts a pool of spinning threads when numpy is imported; neither command does linear algebra
 that wants them. Each test runs the console script's `main` in a fresh interpreter (numpy not imported yet),
 with a table already cached, and records the variable while the command runs and after it.
 """
@@ -79,6 +80,18 @@ def test_a_thread_count_the_user_set_stands(cached, tmp_path, name):
     assert answer["best"]["action"] == "keep"
     assert seen == ([None] if name != "OPENBLAS_NUM_THREADS" else ["2"])
     assert after == ("None" if name != "OPENBLAS_NUM_THREADS" else "2")
+
+
+def test_odds_runs_with_one_blas_thread_too(cached, tmp_path):
+    """`odds` (dot products of a few hundred numbers) runs on one thread too: its figures are the same."""
+    argv = ("odds", "-v", "yacht", "-d", "11256", "-r", "1", "--json", "-q")
+    out, seen, after, tasks = command(cached, *argv, cwd=tmp_path)
+    assert seen == ["1"] and after == "None"
+    if sys.platform == "linux":
+        assert tasks == "1"
+    threaded, seen_threaded, _, _ = command({**cached, "OPENBLAS_NUM_THREADS": "2"}, *argv, cwd=tmp_path)
+    assert seen_threaded == ["2"]
+    assert json.loads(out) == json.loads(threaded) and json.loads(out)
 
 
 def test_other_commands_and_the_library_leave_blas_alone(cached, tmp_path):

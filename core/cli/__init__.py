@@ -12,7 +12,8 @@ A command imports what it alone needs (numpy, the solver) the same way, once its
 (`imports_paused`: about 6 ms more of `advise`).
 
 A command that does no linear algebra worth a thread (`ONE_BLAS_THREAD`: `advise` reads its tables and
-takes small array steps; a table it must solve first is solved by compiled kernels, not BLAS) runs with
+takes small array steps, a table it must solve first being solved by compiled kernels, not BLAS; `odds` takes
+dot products of a few hundred numbers) runs with
 OpenBLAS limited to one thread, unless the user has set a thread count (`BLAS_THREAD_VARS`). NumPy's OpenBLAS
 starts its thread pool when numpy is imported, and its threads spin waiting for work that never comes: on two
 cores that cost `advise` about 0.1 s of CPU, taken from whatever else runs. The variable is set only by this
@@ -33,7 +34,7 @@ from typing import Any
 __all__ = ["main", "imports_paused", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS"]
 
 #: the commands run with one OpenBLAS thread (see the module's docstring)
-ONE_BLAS_THREAD = frozenset({"advise"})
+ONE_BLAS_THREAD = frozenset({"advise", "odds"})
 #: what OpenBLAS reads its thread count from: any of them set, the user's choice stands
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
