@@ -145,7 +145,7 @@ def test_a_file_too_large_leaves_the_search_to_importlib(tmp_path, monkeypatch):
 
 
 def test_where_importlib_searches_the_plugin_is_still_found(tmp_path, monkeypatch):
-    """The fallback: pluggy's own search through importlib.metadata registers the same plugin."""
+    """The fallback: the entry points importlib.metadata finds register the same plugin."""
     (tmp_path / "plug_c.py").write_text(PLUGIN.format(variant="house-c"))
     _dist(tmp_path, "dist_c", f"[{GROUP}]\nhouse = plug_c\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
@@ -155,20 +155,26 @@ def test_where_importlib_searches_the_plugin_is_still_found(tmp_path, monkeypatc
     assert "house-c" in Engine().variant_ids()
 
 
+@pytest.mark.parametrize("search", ["files", "importlib"])
 @pytest.mark.parametrize(
     ("value", "words"),
     [
         ("no_such_module_here", "ModuleNotFoundError"),
         ("plug_d:missing", "AttributeError"),
-        ("plug_d:", "ImportError: entry point 'house' of .*dist_d-1.0.dist-info: 'plug_d:' is not module:attribute"),
+        ("plug_d:", "ImportError: entry point 'house' of {where}: 'plug_d:' is not module:attribute"),
     ],
 )
-def test_a_broken_entry_point_is_one_plugin_error(tmp_path, monkeypatch, value, words):
+def test_a_broken_entry_point_is_one_plugin_error(tmp_path, monkeypatch, value, words, search):
+    """Found by the files or by importlib.metadata, a broken entry point is one PluginError saying which and
+    why (through importlib, a malformed value used to read as a plugin that could not be registered)."""
     (tmp_path / "plug_d.py").write_text(PLUGIN.format(variant="house-d"))
     _dist(tmp_path, "dist_d", f"[{GROUP}]\nhouse = {value}\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     monkeypatch.delenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", raising=False)
-    with pytest.raises(PluginError, match=f"cannot load the installed dicecup plugins: {words}"):
+    if search == "importlib":
+        monkeypatch.setattr("dicecup.language.engine.installed_entry_points", lambda group: None)
+    where = ".*dist_d-1.0.dist-info" if search == "files" else "the distribution dist_d 1.0"
+    with pytest.raises(PluginError, match=f"cannot load the installed dicecup plugins: {words.format(where=where)}"):
         Engine()
 
 

@@ -24,6 +24,7 @@ from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import check_numbers, resolve
+from .entry_points import from_importlib as entry_points_from_importlib
 from .entry_points import installed as installed_entry_points
 from .model import Variant
 from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, plugin_label
@@ -617,12 +618,11 @@ class Engine:
 def _load_installed(pm: pluggy.PluginManager) -> None:
     """Register the installed packages' plugins (the `dicecup` entry points), as pluggy's
     `load_setuptools_entrypoints` would: in the order found, a name already registered or blocked skipped. Found
-    by reading their metadata files (`language.entry_points`), or by pluggy through `importlib.metadata` where that
-    search would look further."""
+    by reading their metadata files (`language.entry_points`), or through `importlib.metadata` where that search
+    would look further; loaded alike either way (so a broken one is told alike)."""
     found = installed_entry_points(hookspecs.PROJECT)
     if found is None:
-        pm.load_setuptools_entrypoints(hookspecs.PROJECT)
-        return
+        found = entry_points_from_importlib(hookspecs.PROJECT)
     for ep in found:
         if not pm.has_plugin(ep.name) and not pm.is_blocked(ep.name):
             pm.register(ep.load(), name=ep.name)

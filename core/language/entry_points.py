@@ -4,7 +4,7 @@ The same files `importlib.metadata` reads, found the same way (each `*.dist-info
 `sys.path` folder, in path order), without importing it: its import (the `email` parser with it) and its scan cost
 every engine about 35 ms, a tenth of `dicecup advise`. Where the standard search is not the whole story (an
 archive on the path, another finder of distributions installed) `installed` answers None and the caller asks
-`importlib.metadata` as before.
+`importlib.metadata` (`from_importlib`): either way the caller gets the same `EntryPoint`s, loaded the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from importlib.machinery import PathFinder
 from typing import Any, NamedTuple
 
-__all__ = ["EntryPoint", "installed"]
+__all__ = ["EntryPoint", "from_importlib", "installed"]
 
 MAX_BYTES = 1 << 20
 """An `entry_points.txt` larger than this is not a package's (a few hundred bytes): where one is met, the caller
@@ -65,6 +65,19 @@ def installed(group: str) -> list[EntryPoint] | None:
                 return None
             found += [EntryPoint(name, value, os.path.join(folder, child)) for name, value in _section(text, group)]
     return found
+
+
+def from_importlib(group: str) -> list[EntryPoint]:
+    """Every entry point of `group` as `importlib.metadata` finds them (what pluggy's own search walks: each
+    distribution in its order, its entry points in theirs), for where `installed` cannot tell."""
+    from importlib import metadata
+
+    return [
+        EntryPoint(ep.name, ep.value, f"the distribution {dist.metadata['Name']} {dist.version}")
+        for dist in metadata.distributions()
+        for ep in dist.entry_points
+        if ep.group == group
+    ]
 
 
 def _standard_search() -> bool:
