@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterator
 
@@ -20,8 +21,7 @@ def _bundled() -> Iterator[tuple[str, str]]:
     """(file name, text) of each `.yaml` file of `dicecup.variants`: read from its folder where the package is
     one on disk (importing `importlib.resources` would cost every engine about 7 ms), else through
     `importlib.resources` (a package inside an archive)."""
-    import dicecup.variants as package
-
+    package = importlib.import_module("dicecup.variants")  # (data only: no module for the type checker)
     folder = next((p for p in package.__path__ if os.path.isdir(p)), None)
     if folder is not None:
         with os.scandir(folder) as entries:
