@@ -152,3 +152,29 @@ def test_declared_scores_of_many_rolls_are_the_declared_score_of_each(engine):
     rolls = variant.all_rolls()
     for box in variant.boxes:
         assert variant.declared_scores(box, rolls) == [variant.declared_score(box, r) for r in rolls]
+
+
+@pytest.mark.parametrize("vid", ["yacht", "generala"])
+def test_context_rows_name_each_distinct_row_once_and_give_back_every_contexts_rows(engine, vid):
+    """The kernel's score rows (`dp.ContextRows`): every context's row of points and of successor slots, for each
+    box and first roll or not, is the distinct row its index names; no two distinct rows are equal; and the
+    indices run in the order the rows were first met, layer after layer."""
+    from dicecup.solver.dp import ContextRows
+
+    model = RuleModel(engine.variant(vid))
+    space = StateSpace(model, None)
+    rows = ContextRows(space)
+    for layer in space.layers[::-1]:
+        contexts = np.unique(model.context_of(layer.codes))
+        before = len(rows.point_list)
+        points, slots, reach, point_row, slot_row = rows.layer(contexts)
+        for i, c in enumerate(contexts.tolist()):
+            want_points, want_slots = model.context_tables(c)[1], space.context_slots(c)
+            for b in range(space.nb):
+                for f in range(2):
+                    assert np.array_equal(points[point_row[i, b, f]], want_points[b, :, f])
+                    assert np.array_equal(slots[slot_row[i, b, f]], want_slots[b, :, f])
+        assert len({p.tobytes() for p in points}) == len(points) and len({s.tobytes() for s in slots}) == len(slots)
+        new = sorted(set(point_row.ravel().tolist()) - set(range(before)))
+        assert new == list(range(before, len(points)))  # each new row named in turn
+        assert all(reach[k] == np.bitwise_or.reduce(1 << slots[k].astype(np.int64)) for k in range(len(slots)))

@@ -321,27 +321,39 @@ class ContextRows:
         self.point_list: list[np.ndarray] = []
         self.slot_list: list[np.ndarray] = []
 
-    def _id(self, seen: dict[bytes, int], rows: list[np.ndarray], row: np.ndarray) -> int:
-        key = row.tobytes()
-        at = seen.get(key)
-        if at is None:
-            at = seen[key] = len(rows)
-            rows.append(row)
-        return at
+    @staticmethod
+    def _ids(seen: dict[bytes, int], kept: list[np.ndarray], rows: np.ndarray) -> list[int]:
+        """The index of each of `rows` (C-contiguous, [k, rolls]) among the distinct rows kept, byte for byte;
+        rows not kept yet are appended in the order met. The rows' bytes are taken in one piece and cut, so
+        a row costs a slice and a look-up (numpy's steps per row cost a Yahtzee solve 0.25 s of its 2.3)."""
+        data, width = rows.tobytes(), rows.shape[1] * rows.itemsize
+        out = []
+        for i in range(len(rows)):
+            key = data[i * width : (i + 1) * width]
+            at = seen.get(key)
+            if at is None:
+                at = seen[key] = len(kept)
+                kept.append(rows[i].copy())
+            out.append(at)
+        return out
 
     def layer(self, uctx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(points float64 [P, rolls] (a risk objective's factors exp(theta * points)), slots int32 [S, rolls],
         reach int64 [S]: the bits of the slots a row holds, point row and slot row int32 [contexts, boxes, first]
         of each of these contexts)."""
         space = self.space
-        point_row = np.empty((len(uctx), space.nb, 2), dtype=np.int32)
-        slot_row = np.empty((len(uctx), space.nb, 2), dtype=np.int32)
-        for i, c in enumerate(uctx.tolist()):
+        nb = space.nb
+        point_ids: list[int] = []
+        slot_ids: list[int] = []
+        for c in uctx.tolist():  # row (b, f) of a context: box b's points (slots), after the first roll or not
             points, slots = space.model.context_tables(c)[1], space.context_slots(c)
-            for b in range(space.nb):
-                for f in range(2):
-                    point_row[i, b, f] = self._id(self.points, self.point_list, np.ascontiguousarray(points[b, :, f]))
-                    slot_row[i, b, f] = self._id(self.slots, self.slot_list, slots[b, :, f].astype(np.int32))
+            rolls = points.shape[1]
+            points = np.ascontiguousarray(points.transpose(0, 2, 1), dtype=np.float64).reshape(2 * nb, rolls)
+            slots = np.ascontiguousarray(slots.transpose(0, 2, 1), dtype=np.int32).reshape(2 * nb, rolls)
+            point_ids += self._ids(self.points, self.point_list, points)
+            slot_ids += self._ids(self.slots, self.slot_list, slots)
+        point_row = np.array(point_ids, dtype=np.int32).reshape(len(uctx), nb, 2)
+        slot_row = np.array(slot_ids, dtype=np.int32).reshape(len(uctx), nb, 2)
         slots_all = np.array(self.slot_list)
         reach = np.bitwise_or.reduce(np.left_shift(1, slots_all, dtype=np.int64), axis=1)
         points_all = self.objective.factors(np.array(self.point_list))
