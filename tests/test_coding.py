@@ -135,3 +135,26 @@ def test_one_cards_state_is_its_rows_encoding(indexes, name, data):
 def test_a_card_with_a_box_the_variant_lacks_is_refused():
     with pytest.raises(KeyError, match="nonesuch"):
         _YAHTZEE_CODING.class_of_card(Card({"ones": 3, "nonesuch": 4}))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+@pytest.mark.parametrize("name", ["flags", "two-groups"])
+def test_the_kernels_state_lookup_is_the_index_lookup(indexes, name, data):
+    """`lookup.state_slot`, what every kernel calls per successor (plain Python, and compiled where numba is), is
+    the vector `lookup` of the class with its group totals plus the increment, clamped for that class; codes
+    past the index and unreachable classes give `size` (the NaN sentinel)."""
+    from dicecup.numeric import compiled, lookup
+
+    ix = indexes[name]
+    code = data.draw(st.integers(-2, ix.n_codes + 2))
+    prog = np.array(data.draw(st.lists(st.integers(-5, 80), min_size=ix.G, max_size=ix.G)), dtype=np.int64)
+    inc = np.array(data.draw(st.lists(st.integers(0, 70), min_size=ix.G, max_size=ix.G)), dtype=np.int64)
+    if 0 <= code < ix.n_codes:
+        clamped = ix.clamp(np.array([code & ix.full]), (prog + inc)[None, :])
+        want = int(ix.lookup(np.array([code]), clamped)[0])
+    else:
+        want = ix.size
+    assert lookup.state_slot(ix.arrays, code, prog, inc) == want
+    if compiled.NUMBA:
+        assert lookup.jitted()(ix.arrays, code, prog, inc) == want

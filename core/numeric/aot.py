@@ -70,7 +70,10 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
             pycc_compiler.Flags = saved
         (built,) = Path(tmp).glob(MODULE + ".*")
         target = out / built.name
-        shutil.copyfile(built, target)
+        # beside it, then renamed over it: a process that has the old module loaded (this one, run by hand on the
+        # installed folder) keeps the file it mapped, where copying over it in place crashed that process
+        shutil.copyfile(built, out / (built.name + ".new"))
+        os.replace(out / (built.name + ".new"), target)
     flags = sorted(compiled.cpu_flags()) if target_cpu == "host" else []
     (out / (MODULE + "_cpu.py")).write_text(
         '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for, and the\n'
