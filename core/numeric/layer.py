@@ -62,16 +62,13 @@ def _best_row(layer, i, ff, bank, nb, sv, row):
                 else:
                     for r in range(n_rolls):
                         row[r] = max(row[r], pts[r] + s)
-            else:  # one SIMD pass per slot reached (a gather would be scalar)
-                for k in range(svb.shape[0]):
-                    if (reach >> k) & 1:
-                        s = svb[k]
-                        if product:
-                            for r in range(n_rolls):
-                                row[r] = max(row[r], pts[r] * s if slots[r] == k else -np.inf)
-                        else:
-                            for r in range(n_rolls):
-                                row[r] = max(row[r], pts[r] + s if slots[r] == k else -np.inf)
+            elif product:  # each roll's successor gathered from the box's slots (vector gathers: one pass over the
+                # rolls per slot reached, as before, made the layer kernel about 15% slower)
+                for r in range(n_rolls):
+                    row[r] = max(row[r], pts[r] * svb[slots[r]])
+            else:
+                for r in range(n_rolls):
+                    row[r] = max(row[r], pts[r] + svb[slots[r]])
         else:
             for r in range(n_rolls):
                 if (layer.rd_tables[rd, r, ff] >> b) & 1:
