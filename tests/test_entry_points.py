@@ -1,6 +1,6 @@
 """The installed plugins found by reading `entry_points.txt` files: the entry points `importlib.metadata`
 finds on the same path (the oracle), registered as pluggy would, and the standard search used wherever the
-files alone would not tell (an archive on the path, a FIFO, a file too large)."""
+files alone would not tell (an archive on the path); a FIFO or a huge entry_points.txt is one error."""
 
 from __future__ import annotations
 
@@ -122,15 +122,8 @@ def test_an_installed_plugin_is_registered_and_a_name_taken_first_wins(tmp_path,
     assert "house-a" not in Engine(entry_points=False).variant_ids()
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
-def test_a_fifo_or_an_archive_leaves_the_search_to_importlib(tmp_path, monkeypatch):
-    """An entry_points.txt that is a FIFO (reading it would wait for ever) or an archive on the path: the
-    files alone do not tell, so the caller asks importlib.metadata (None), at once."""
-    meta = tmp_path / "site" / "odd-1.0.dist-info"
-    meta.mkdir(parents=True)
-    os.mkfifo(meta / "entry_points.txt")
-    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
-    assert entry_points.installed(GROUP) is None
+def test_an_archive_leaves_the_search_to_importlib(tmp_path, monkeypatch):
+    """An archive on the path: the files alone do not tell, so the caller asks importlib.metadata (None)."""
     archive = tmp_path / "plugins.zip"
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("x.py", "")
@@ -138,10 +131,32 @@ def test_a_fifo_or_an_archive_leaves_the_search_to_importlib(tmp_path, monkeypat
     assert entry_points.installed(GROUP) is None
 
 
-def test_a_file_too_large_leaves_the_search_to_importlib(tmp_path, monkeypatch):
-    _dist(tmp_path, "huge", "#" * (entry_points.MAX_BYTES + 1))
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+@pytest.mark.parametrize("kind", ["FIFO", "huge"])
+def test_an_entry_points_file_that_is_a_fifo_or_huge_is_one_plugin_error_at_once(tmp_path, monkeypatch, kind):
+    """A FIFO (importlib.metadata would wait on it for ever, and every command with it) or a file over the
+    limit (read whole) as some package's entry_points.txt: one PluginError naming the file and what it is."""
+    if kind == "FIFO":
+        meta = tmp_path / "odd-1.0.dist-info"
+        meta.mkdir()
+        os.mkfifo(meta / "entry_points.txt")
+    else:
+        meta = _dist(tmp_path, "odd", "#" * (entry_points.MAX_BYTES + 1))
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    monkeypatch.delenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    what = "a named pipe" if kind == "FIFO" else "is 1.0 MiB"
+    with pytest.raises(PluginError, match=f"odd-1.0.dist-info/entry_points.txt.*{what}"):
+        Engine()
+
+
+def test_an_unreadable_or_misplaced_entry_points_file_is_skipped_as_importlib_skips_it(tmp_path, monkeypatch):
+    """A dist-info that is a file (no entry_points.txt under it) is a package without entry points, as
+    importlib.metadata takes it; the other folders' plugins still load."""
+    (tmp_path / "bad-1.0.dist-info").write_text("not a folder")
+    (tmp_path / "plug_f.py").write_text(PLUGIN.format(variant="house-f"))
+    _dist(tmp_path, "dist_f", f"[{GROUP}]\nhouse = plug_f\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
-    assert entry_points.installed(GROUP) is None
+    assert [(e.name, e.value) for e in entry_points.installed(GROUP) or []] == [("house", "plug_f")]
 
 
 def test_where_importlib_searches_the_plugin_is_still_found(tmp_path, monkeypatch):

@@ -5,6 +5,8 @@ The same files `importlib.metadata` reads, found the same way (each `*.dist-info
 every engine about 35 ms, a tenth of `dicecup advise`. Where the standard search is not the whole story (an
 archive on the path, another finder of distributions installed) `installed` answers None and the caller asks
 `importlib.metadata` (`from_importlib`): either way the caller gets the same `EntryPoint`s, loaded the same way.
+An `entry_points.txt` that is no small regular file (a FIFO, a device, something huge) is a `FileError` naming
+it: `importlib.metadata` would wait on a FIFO for ever, or read the whole of a huge file.
 """
 
 from __future__ import annotations
@@ -12,16 +14,16 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import stat
 import sys
 from importlib.machinery import PathFinder
 from typing import Any, NamedTuple
 
+from .. import fileio
+
 __all__ = ["EntryPoint", "from_importlib", "installed"]
 
 MAX_BYTES = 1 << 20
-"""An `entry_points.txt` larger than this is not a package's (a few hundred bytes): where one is met, the caller
-asks `importlib.metadata` instead."""
+"""An `entry_points.txt` larger than this is not a package's (a few hundred bytes): one is refused."""
 
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?(\[.*\]\s*)?$")
 
@@ -47,7 +49,8 @@ class EntryPoint(NamedTuple):
 
 def installed(group: str) -> list[EntryPoint] | None:
     """Every entry point of `group`, in the order `importlib.metadata.distributions()` would give them (path
-    order; within a folder, by name); None where that search would look further than folders on `sys.path`."""
+    order; within a folder, by name); None where that search would look further than folders on `sys.path`.
+    FileError where an `entry_points.txt` is no small regular file."""
     if not _standard_search():
         return None
     found: list[EntryPoint] = []
@@ -61,8 +64,6 @@ def installed(group: str) -> list[EntryPoint] | None:
             if not child.lower().endswith((".dist-info", ".egg-info")):
                 continue
             text = _read(os.path.join(folder, child, "entry_points.txt"))
-            if text is None:
-                return None
             found += [EntryPoint(name, value, os.path.join(folder, child)) for name, value in _section(text, group)]
     return found
 
@@ -96,20 +97,17 @@ def _path_finder(finder: Any) -> bool:
     return finder is PathFinder or (kind.__module__, kind.__name__) == ("importlib_metadata", "MetadataPathFinder")
 
 
-def _read(path: str) -> str | None:
-    """The file's text; "" where there is none (a package without entry points); None where it is not a small
-    regular file (a device, a FIFO, something huge): then the standard search decides."""
+def _read(path: str) -> str:
+    """The file's text; "" where none can be read (missing, under a file, not readable: `importlib.metadata`
+    skips those too). Read as every file is (`fileio.read_bytes`: bounded, never blocking), so a FIFO, a device
+    or a huge file is a FileError."""
     try:
-        info = os.stat(path)
+        os.stat(path)
     except OSError:
         return ""
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-        return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(MAX_BYTES + 1)
-    except OSError:
+    if not os.access(path, os.R_OK):
         return ""
+    return fileio.read_bytes(path, limit=MAX_BYTES, what="package's entry_points.txt").decode("utf-8", "replace")
 
 
 def _section(text: str, group: str) -> list[tuple[str, str]]:
