@@ -362,6 +362,33 @@ def test_options_are_the_variants(builtins, page):
             builtins.variant(page, {name: value})
 
 
+@pytest.mark.parametrize("page", pages())
+def test_card_tables_name_the_rows_and_columns_as_the_variant_does(builtins, page):
+    """A card table (Id, Name, ...) and a columns table (Column, Name, ...) use the variant's names and ids."""
+    variant = builtins.variant(page)
+    seen = 0
+    for table in read_tables(page, page_text(page)):
+        for row in table.rows:
+            ids = TICKS.findall(row.get("id") or row.get("column"))
+            if table.header[:2] == ("id", "name") and len(ids) == 1:
+                assert ids[0] in variant.rows, f"{row}: {page} has no row {ids[0]!r}"
+                assert plain(row.get("name")) == variant.row(ids[0]).name, (
+                    f"{row}: the variant calls it {variant.row(ids[0]).name}"
+                )
+                if "turn" in table.header:  # a forced order: the row's place on the card
+                    assert number(row.get("turn")) == variant.rows.index(ids[0]) + 1, (
+                        f"{row}: not its place on the card"
+                    )
+                seen += 1
+            elif table.header[:2] == ("column", "name"):
+                assert len(ids) == 1 and ids[0] in {c.id for c in variant.columns}, f"{row}: no column {ids}"
+                assert plain(row.get("name")) == variant.column(ids[0]).name, f"{row}: the column's name"
+                if "multiplier" in table.header:
+                    assert number(row.get("multiplier")) == variant.column(ids[0]).multiplier, f"{row}: its multiplier"
+                seen += 1
+    assert seen, f"docs/games/{page}.md has no card table"
+
+
 def test_index_lists_every_variant(builtins):
     """The index's table: a link to each page, and the dice and boxes of each game as the engine has them."""
     text = (GAMES / "index.md").read_text(encoding="utf-8")
