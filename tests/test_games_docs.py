@@ -256,24 +256,12 @@ def check_settlement(engine: Engine, row: Row) -> None:
 CHECKS = {"score": check_score, "allowed": check_allowed, "bonus": check_bonus, "settlement": check_settlement}
 
 
-@pytest.mark.parametrize("row", list(examples("score")), ids=str)
-def test_score_example(builtins, row):
-    check_score(builtins, row)
+EXAMPLES = [(kind, row) for kind in CHECKS for row in examples(kind)]
 
 
-@pytest.mark.parametrize("row", list(examples("allowed")), ids=str)
-def test_allowed_example(builtins, row):
-    check_allowed(builtins, row)
-
-
-@pytest.mark.parametrize("row", list(examples("bonus")), ids=str)
-def test_bonus_example(builtins, row):
-    check_bonus(builtins, row)
-
-
-@pytest.mark.parametrize("row", list(examples("settlement")), ids=str)
-def test_settlement_example(builtins, row):
-    check_settlement(builtins, row)
+@pytest.mark.parametrize(("kind", "row"), EXAMPLES, ids=[f"{kind}:{row}" for kind, row in EXAMPLES])
+def test_example(builtins, kind, row):
+    CHECKS[kind](builtins, row)
 
 
 # ----------------------------------------------------------------------------- the checks can fail
