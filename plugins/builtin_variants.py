@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 from dicecup import hookimpl
 
-#: The five games RULES.md defines first, in its order; other bundled files follow alphabetically.
+#: The five main games, listed first in this order; other bundled files follow alphabetically.
 FIRST = ("yahtzee", "yatzy", "yacht", "generala", "russian")
 
 

@@ -1,4 +1,4 @@
-"""The Yahtzee joker rule in three modes (RULES.md section 1; columns as in section 6.2).
+"""The Yahtzee joker rule in three modes (docs/games/yahtzee.md; columns as in docs/games/triple-yahtzee.md).
 
 free: any open box; once the yahtzee box is filled and the upper box of the
 face is filled too, the fixed-score lower boxes pay their full points.

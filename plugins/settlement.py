@@ -1,4 +1,4 @@
-"""Pot settlement of a match (RULES.md section 5): who pays whom, summing to zero."""
+"""Pot settlement of a match (docs/games/russian.md, "Matches and settlement"): who pays whom, summing to zero."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An independent reading of RULES.md section 6 (and two test dice): each box's score on an empty card.
+"""An independent reading of the rest of the family's rules, docs/games/ (and two test dice): each box's score on an empty card.
 
 A second reading of the rules text with plain counting (``collections.Counter``), written
 without any of the engine's code (``dicecup`` is not imported), so the engine's scores can
@@ -8,7 +8,7 @@ columns the score is the one written on the card: the row score times the column
 multiplier. ``first`` (first roll of the turn) changes nothing in these variants; it is
 kept so every oracle has the signature of ``_rules_oracle``'s.
 
-Readings common to every variant below, from the top of RULES.md:
+Readings common to every variant below (docs/games/index.md, "Common to every game"):
 
 * "n of a kind" / "n alike" / ">= n" is met by AT LEAST n equal dice, so five alike also
   meet three of a kind, four of a kind and a pair.
@@ -52,7 +52,7 @@ TRIPLE_COLUMNS = {"x1": 1, "x2": 2, "x3": 3}
 YAMB_COLUMNS = {"down": 1, "up": 1, "free": 1, "announce": 1}
 BALUT_COLUMNS = {"a": 1, "b": 1, "c": 1, "d": 1}
 
-#: Kismet colours (RULES 6.4): opposite faces of a die share a colour.
+#: Kismet colours (docs/games/kismet.md): opposite faces of a die share a colour.
 KISMET_COLOUR = {1: "black", 6: "black", 2: "red", 5: "red", 3: "green", 4: "green"}
 
 
@@ -101,11 +101,11 @@ def _only(names: Iterable[str], card: Card) -> Card:
     return {name: card[name] for name in names}
 
 
-# --- 6.1 Maxi Yatzy ---------------------------------------------------------------------
+# --- Maxi Yatzy -------------------------------------------------------------------------
 
 
 def maxi_yatzy(dice: Dice, first: bool) -> Card:
-    """RULES 6.1, six dice.
+    """docs/games/maxi-yatzy.md, six dice.
 
     Decisions (from the table's wording and the common rules):
     * one_pair / three/four/five_of_a_kind: the highest face with >= n dice, n x face.
@@ -144,11 +144,11 @@ def maxi_yatzy(dice: Dice, first: bool) -> Card:
     return out
 
 
-# --- 6.2 Triple Yahtzee (rows of section 1) ---------------------------------------------
+# --- Triple Yahtzee (Yahtzee's rows) ----------------------------------------------------
 
 
 def yahtzee_rows(dice: Dice, first: bool) -> Card:
-    """RULES section 1 box scores on an empty card (no joker, no bonus): one column's rows."""
+    """Yahtzee box scores (docs/games/yahtzee.md) on an empty card (no joker, no bonus): one column's rows."""
     c = _count(dice, 5, 6)
     total = sum(dice)
     out = _upper(c, 6)
@@ -163,7 +163,7 @@ def yahtzee_rows(dice: Dice, first: bool) -> Card:
 
 
 def triple_yahtzee(dice: Dice, first: bool) -> Card:
-    """RULES 6.2: the 13 Yahtzee rows in columns x1, x2, x3, written as row score x 1, 2, 3.
+    """docs/games/triple-yahtzee.md: the 13 Yahtzee rows in columns x1, x2, x3, written as row score x 1, 2, 3.
 
     On an empty card there is no joker (it needs filled yahtzee boxes) and no bonus, so
     11111 is 0 in every full_house / straight box and x3.yahtzee = 150.
@@ -171,11 +171,11 @@ def triple_yahtzee(dice: Dice, first: bool) -> Card:
     return _columns(yahtzee_rows(dice, first), TRIPLE_COLUMNS)
 
 
-# --- 6.3 Yamb ---------------------------------------------------------------------------
+# --- Yamb -------------------------------------------------------------------------------
 
 
 def yamb_rows(dice: Dice, first: bool) -> Card:
-    """RULES 6.3 row scores (the same in each of the four columns, all multiplier 1).
+    """docs/games/yamb.md row scores (the same in each of the four columns, all multiplier 1).
 
     Decisions: triple / poker take the face with >= 3 / >= 4 dice (only one can exist
     with five dice), so 66666 is triple 28, poker 64, yamb 80; full needs two different
@@ -196,15 +196,15 @@ def yamb_rows(dice: Dice, first: bool) -> Card:
 
 
 def yamb(dice: Dice, first: bool) -> Card:
-    """RULES 6.3 as written on the card: columns down, up, free, announce."""
+    """docs/games/yamb.md as written on the card: columns down, up, free, announce."""
     return _columns(yamb_rows(dice, first), YAMB_COLUMNS)
 
 
-# --- 6.4 Kismet -------------------------------------------------------------------------
+# --- Kismet -----------------------------------------------------------------------------
 
 
 def kismet(dice: Dice, first: bool) -> Card:
-    """RULES 6.4; every "sum" is the sum of all five dice.
+    """docs/games/kismet.md; every "sum" is the sum of all five dice.
 
     Decisions:
     * two_pairs_same_colour: two DIFFERENT faces with >= 2 dice each and the same colour;
@@ -236,11 +236,11 @@ def kismet(dice: Dice, first: bool) -> Card:
     return out
 
 
-# --- 6.5 Balut --------------------------------------------------------------------------
+# --- Balut ------------------------------------------------------------------------------
 
 
 def balut_rows(dice: Dice, first: bool) -> Card:
-    """RULES 6.5 row scores (the same in each of the four columns)."""
+    """docs/games/balut.md row scores (the same in each of the four columns)."""
     c = _count(dice, 5, 6)
     total = sum(dice)
     out = _only(("fours", "fives", "sixes"), _upper(c, 6))
@@ -252,15 +252,15 @@ def balut_rows(dice: Dice, first: bool) -> Card:
 
 
 def balut(dice: Dice, first: bool) -> Card:
-    """RULES 6.5 as written on the card: four boxes a row, columns a, b, c, d."""
+    """docs/games/balut.md as written on the card: four boxes a row, columns a, b, c, d."""
     return _columns(balut_rows(dice, first), BALUT_COLUMNS)
 
 
-# --- 6.6 Forced-order Yatzy (section 2 scores) ------------------------------------------
+# --- Forced-order Yatzy (Yatzy's scores) ------------------------------------------------
 
 
 def yatzy(dice: Dice, first: bool) -> Card:
-    """RULES section 2 box scores; 6.6 only changes the order boxes are filled in."""
+    """Yatzy box scores (docs/games/yatzy.md); the forced order changes only the order boxes are filled in."""
     c = _count(dice, 5, 6)
     pairs = _pair_faces(c)
     order = tuple(sorted(dice))
@@ -277,7 +277,7 @@ def yatzy(dice: Dice, first: bool) -> Card:
     return out
 
 
-# --- 6.7 test dice (definitions from the task, not RULES.md) ----------------------------
+# --- test dice (definitions from the task, no built-in game) ----------------------------
 
 
 def seven(dice: Dice, first: bool) -> Card:

@@ -1,4 +1,5 @@
-"""An independent reading of RULES.md sections 1-5: each box's score on an empty card.
+"""An independent reading of the rules of the first games (docs/games/: Yahtzee, Yatzy, Yacht, Generala, the Russian
+games): each box's score on an empty card.
 
 Written from the rules text with plain counting, deliberately without the engine's
 patterns, scorers or YAML, so the engine's scores can be checked against it roll by
@@ -38,7 +39,7 @@ def _contains(s: set, run: str) -> bool:
 
 
 def yahtzee(dice, first: bool) -> dict[str, int]:
-    """Section 1 (kniffel is the same game)."""
+    """Yahtzee (kniffel is the same game)."""
     f = _facts(dice)
     out = _upper(dice, lambda face, n: face * n)
     out["three_of_a_kind"] = f["sum"] if f["kind"](3) else 0
@@ -52,7 +53,7 @@ def yahtzee(dice, first: bool) -> dict[str, int]:
 
 
 def yatzy(dice, first: bool) -> dict[str, int]:
-    """Section 2."""
+    """Yatzy."""
     f = _facts(dice)
     pairs = f["pair_faces"]
     out = _upper(dice, lambda face, n: face * n)
@@ -69,7 +70,7 @@ def yatzy(dice, first: bool) -> dict[str, int]:
 
 
 def yacht(dice, first: bool) -> dict[str, int]:
-    """Section 3."""
+    """Yacht."""
     f = _facts(dice)
     out = _upper(dice, lambda face, n: face * n)
     out["full_house"] = f["sum"] if f["full"] else 0
@@ -82,7 +83,7 @@ def yacht(dice, first: bool) -> dict[str, int]:
 
 
 def generala(dice, first: bool, *, ace_high: bool = True, served_bonus: int = 5) -> dict[str, int]:
-    """Section 4, on an empty card (so double_generala, needing generala = 50, scores 0)."""
+    """Generala, on an empty card (so double_generala, needing generala = 50, scores 0)."""
     f = _facts(dice)
     served = served_bonus if first else 0
     straights = [{1, 2, 3, 4, 5}, {2, 3, 4, 5, 6}] + ([{3, 4, 5, 6, 1}] if ace_high else [])
@@ -96,7 +97,7 @@ def generala(dice, first: bool, *, ace_high: bool = True, served_bonus: int = 5)
 
 
 def _russian_combos(dice) -> dict[str, tuple[int, ...] | None]:
-    """Section 5 stage 2: each combination's own dice, or None when not made."""
+    """The Russian stage 2: each combination's own dice, or None when not made."""
     f = _facts(dice)
     c, pairs = f["c"], f["pair_faces"]
     runs = [r for r in ("3456", "2345", "1234") if _contains(f["set"], r)]  # highest run first
@@ -119,7 +120,7 @@ RUSSIAN_EXTRA = {"even": 10, "odd": 10, "full_house": 20, "large_straight": 30, 
 
 
 def russian(dice, first: bool, *, chance_any: bool = False) -> dict[str, int]:
-    """Section 5: stage 1 relative to three of a kind; stage 2 own dice, x2 first roll, + extra."""
+    """The Russian game: stage 1 relative to three of a kind; stage 2 own dice, x2 first roll, + extra."""
     mult = 2 if first else 1
     out = _upper(dice, lambda face, n: (n - 3) * face)
     combos = _russian_combos(dice)
@@ -134,10 +135,9 @@ SIMPLE_COMBOS = ("three_of_a_kind", "small_straight", "full_house", "large_strai
 
 
 def russian_simple(dice, first: bool) -> dict[str, int]:
-    """Section 5 single-stage form: face x count upper, stage-2 scoring without extras.
+    """The Russian single-stage form: face x count upper, stage-2 scoring without extras.
 
-    RULES.md leaves "chance" open here; the reading taken (and the engine's) is that
-    chance takes a roll meeting none of the combinations this card still has.
+    Chance takes a roll meeting none of the combinations this card still has (docs/games/russian-simple.md).
     """
     mult = 2 if first else 1
     out = _upper(dice, lambda face, n: face * n)

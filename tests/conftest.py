@@ -17,10 +17,10 @@ from dicecup import Engine
 
 _RUN_DIR = pytest.StashKey[Path]()
 
-#: The bundled variants RULES.md defines (sections 1-5).
+#: The first bundled variants (Yahtzee, Yatzy, Yacht, Generala, the Russian games; see docs/games/).
 BUILTIN_VARIANTS = ("yahtzee", "yatzy", "yacht", "generala", "russian", "kniffel", "russian-simple")
 
-#: The rest of the family (RULES.md section 6), bundled too.
+#: The rest of the family, bundled too.
 FAMILY_VARIANTS = ("maxi-yatzy", "triple-yahtzee", "yamb", "kismet", "balut", "yatzy-forced")
 
 #: The test files that take longest (a full run's --durations, by file), longest first. xdist's

@@ -144,8 +144,8 @@ SAMPLE_ROLLS = [
 
 @pytest.mark.parametrize("variant", BUILTIN_VARIANTS)
 @pytest.mark.parametrize("first", [False, True])
-def test_score_json_matches_rules_md(variant, first):
-    """Scores on an empty card against the independent RULES.md oracle, JSON shape exact."""
+def test_score_json_matches_the_rules_oracle(variant, first):
+    """Scores on an empty card against the independent rules oracle (`_rules_oracle`), JSON shape exact."""
     oracle = ORACLES[variant]
     for dice in SAMPLE_ROLLS:
         args = ["score", "--variant", variant, "--json", dice] + (["--first-roll"] if first else [])
@@ -169,7 +169,7 @@ def test_score_reads_commas_and_options():
 def test_score_table():
     out = ok("score", "-v", "yatzy", "33665")
     row = next(line for line in out.splitlines() if "two_pairs" in line)
-    assert row.split("│")[-2].strip() == "18"  # RULES.md: 3+3+6+6
+    assert row.split("│")[-2].strip() == "18"  # 3+3+6+6 (docs/games/yatzy.md, two pairs)
 
 
 @pytest.mark.parametrize(
@@ -363,7 +363,7 @@ def test_text_output_shows_the_same_game_as_json():
 
 
 def test_upper_bonus_shows_in_the_printed_card():
-    """A greedy Yatzy game reaching 63 shows the 50 bonus (RULES.md section 2) and counts it in the total."""
+    """A greedy Yatzy game reaching 63 shows the 50 bonus (docs/games/yatzy.md) and counts it in the total."""
     for seed in range(1, 30):
         result = run("play", "-v", "yatzy", "-p", "bot:greedy", "--seed", str(seed), "--json")
         card = json.loads(result.stdout)["final_cards"]["greedy"]
@@ -381,7 +381,7 @@ def test_russian_match_of_three_settles_to_zero():
     args = ["play", "-v", "russian", "-p", "bot:random", "-p", "bot:random", "-p", "bot:random:Vera", "--seed", "9"]
     data = json.loads(ok(*args, "--json"))
     names = ["random", "random2", "Vera"]
-    assert len(data["rounds"]) >= 13  # RULES.md: 13 rounds for three or more players (more on a full tie)
+    assert len(data["rounds"]) >= 13  # docs/games/russian.md: 13 rounds for three or more players (more on a full tie)
     for n in names:
         assert data["match_totals"][n] == sum(r["totals"][n] for r in data["rounds"])
     pay = data["settlement"]  # numbers (exact thirds and shares, as floats)

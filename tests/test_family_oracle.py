@@ -1,6 +1,6 @@
-"""Self-test of `_family_oracle` (RULES.md section 6 and the seven/ten test dice), no engine.
+"""Self-test of `_family_oracle` (the family's rules, docs/games/, and the seven/ten test dice), no engine.
 
-Hand-checked rolls, each with its reasoning from RULES.md, then properties over random
+Hand-checked rolls, each with its reasoning from the rules, then properties over random
 rolls (hypothesis) and one exhaustive check of Maxi Yatzy against a literal "best
 sub-hand of a given shape" reading. Box orders are spelled out here, not taken from the
 oracle, so a wrong order there fails.
@@ -76,7 +76,7 @@ def d(text: str) -> tuple[int, ...]:
 # Each case: the roll and EVERY box it scores in (all others 0). For column variants, the
 # row scores of one column (the columns are checked to agree further down).
 HAND_CHECKED = [
-    # --- Maxi Yatzy (6.1) ---
+    # --- Maxi Yatzy ---
     # Four 4s + two 2s: two pair faces (4, 2) -> two_pairs 12; one pair face short of
     # three_pairs; tower 4+2 = 20; full_house 444 + 22 = 16; three/four of a kind of 4s.
     (
@@ -150,13 +150,13 @@ HAND_CHECKED = [
         "234566",
         dict(twos=2, threes=3, fours=4, fives=5, sixes=12, one_pair=12, large_straight=20, chance=26),
     ),
-    # --- Triple Yahtzee rows (section 1) ---
+    # --- Triple Yahtzee rows (Yahtzee's) ---
     # Five alike: no full house (needs another face) and no joker on an empty card.
     ("triple-yahtzee", "11111", dict(ones=5, three_of_a_kind=5, four_of_a_kind=5, yahtzee=50, chance=5)),
     ("triple-yahtzee", "22333", dict(twos=4, threes=9, three_of_a_kind=13, full_house=25, chance=13)),
     # 1234 inside: small straight only.
     ("triple-yahtzee", "12346", dict(ones=1, twos=2, threes=3, fours=4, sixes=6, small_straight=30, chance=16)),
-    # --- Yamb rows (6.3) ---
+    # --- Yamb rows ---
     ("yamb", "12345", dict(ones=1, twos=2, threes=3, fours=4, fives=5, max=15, min=15, straight=35)),
     ("yamb", "23456", dict(twos=2, threes=3, fours=4, fives=5, sixes=6, max=20, min=20, straight=45)),
     # Four 4s: triple 3x4+10 = 22, poker 4x4+40 = 56.
@@ -165,7 +165,7 @@ HAND_CHECKED = [
     ("yamb", "66666", dict(sixes=30, max=30, min=30, triple=28, poker=64, yamb=80)),
     # Full: sum 12 + 30; triple 3x2+10.
     ("yamb", "33222", dict(twos=6, threes=6, max=12, min=12, triple=16, full=42)),
-    # --- Kismet (6.4), "sum" = all five dice ---
+    # --- Kismet, "sum" = all five dice ---
     # 1 and 6 are black: flush, full house (15+15), same-colour full house (15+20), and the
     # pairs 11 and 66 are two black pairs of different faces.
     (
@@ -191,12 +191,12 @@ HAND_CHECKED = [
     # Five alike: flush, kismet 25+50, four of a kind 25+25; no full house / two pairs.
     ("kismet", "55555", dict(fives=25, three_of_a_kind=25, flush=35, four_of_a_kind=50, yarborough=25, kismet=75)),
     ("kismet", "12345", dict(ones=1, twos=2, threes=3, fours=4, fives=5, straight=30, yarborough=15)),
-    # --- Balut rows (6.5) ---
+    # --- Balut rows ---
     ("balut", "55555", dict(fives=25, choice=25, balut=45)),
     ("balut", "23456", dict(fours=4, fives=5, sixes=6, straight=20, choice=20)),
     ("balut", "12345", dict(fours=4, fives=5, straight=15, choice=15)),
     ("balut", "44666", dict(fours=8, sixes=18, full_house=26, choice=26)),
-    # --- Forced-order Yatzy (section 2 scores) ---
+    # --- Forced-order Yatzy (Yatzy's scores) ---
     ("yatzy-forced", "12345", dict(ones=1, twos=2, threes=3, fours=4, fives=5, small_straight=15, chance=15)),
     # 12346 is not "exactly 12345": no straight at all.
     ("yatzy-forced", "12346", dict(ones=1, twos=2, threes=3, fours=4, sixes=6, chance=16)),
@@ -263,7 +263,7 @@ def test_box_order_and_bad_dice(variant: str) -> None:
 
 
 def test_maxi_yatzy_every_roll_matches_best_sub_hand_reading() -> None:
-    """Second reading of 6.1: each box is the best sub-hand of a given shape, found by search.
+    """Second reading of Maxi Yatzy: each box is the best sub-hand of a given shape, found by search.
 
     "Shape" is the sorted counts of the sub-hand's faces, so [2, 2] means two pairs of
     DIFFERENT faces and [2, 3] a triple plus a pair of another face.

@@ -1,4 +1,4 @@
-"""The rules of the family (RULES.md section 6) through the API: columns and their bonuses,
+"""The rules of the family (docs/games/) through the API: columns and their bonuses,
 announcements, banked rolls, colours, points, forced order; and the language pieces they use."""
 
 from __future__ import annotations

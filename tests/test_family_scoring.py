@@ -1,13 +1,13 @@
-"""Every box's score for every distinct roll of the family variants (RULES.md section 6), on an empty card.
+"""Every box's score for every distinct roll of the family variants (docs/games/), on an empty card.
 
 The same two independent checks as `test_scoring_snapshots` for the five first games:
 
 * a syrupy snapshot per variant, one line per roll, every box that scores non-zero with
   its score as written on the card (a column's multiplier applied);
 * a comparison, roll by roll and for first and later rolls, with `_family_oracle`, a
-  reading of RULES.md section 6 written with plain counting and none of the engine's code.
+  reading of their rules written with plain counting and none of the engine's code.
 
-Rows checked by hand against RULES.md before the snapshots were committed (the
+Rows checked by hand against the rules before the snapshots were committed (the
 snapshots agreed with every one):
 
 maxi-yatzy: 444422 -> fours 16, twos 4, one_pair 8, two_pairs 12, 3K 12, 4K 16,

@@ -1,4 +1,4 @@
-"""Generala with state (RULES.md section 4): served bonus through real turns, the instant
+"""Generala with state (docs/games/generala.md): served bonus through real turns, the instant
 win of a served generala in a multi-player game (not in solitaire), double generala."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`dicecup odds` and `solver.odds` against exact enumeration written apart from the engine.
 
 The oracles here share nothing with the engine: each row's "meets" is its own predicate
-on the dice, written from RULES.md, and a turn is searched over every keep of every
+on the dice, written from the Games pages (docs/games/), and a turn is searched over every keep of every
 roll (dice by position, not multisets) with the outcomes of the rerolled dice counted
 one by one. The engine reads "meets" from the variant's declared patterns and folds
 the turn with the solver's recursion; the two must agree.
@@ -61,7 +61,7 @@ def _counts(d: tuple[int, ...]) -> list[int]:
     return sorted(Counter(d).values(), reverse=True)
 
 
-#: RULES.md section 5, each combination of the Russian game as a predicate (upper rows: a die of the face)
+#: docs/games/russian.md, each combination of the Russian game as a predicate (upper rows: a die of the face)
 _RUSSIAN_COMBINATIONS: dict[str, Pred] = {
     "pair": lambda d: _counts(d)[0] >= 2,
     "two_pairs": lambda d: sum(c >= 2 for c in Counter(d).values()) >= 2,

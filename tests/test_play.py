@@ -171,7 +171,7 @@ def test_stage_order_mistake_is_explained(engine):
     session = Session(state, [Seat("ann")], rng=random.Random(1), view=view, ask=Script(["s two_pairs", "s twos"]))
     session.step()
     assert "two_pairs is a stage-2 box: fill every stage-1 box first" in out.getvalue()
-    assert session.state.cards[0].scores == {"twos": -2}  # (2 - 3) x 2, RULES.md section 5
+    assert session.state.cards[0].scores == {"twos": -2}  # (2 - 3) x 2, docs/games/russian.md
 
 
 def test_no_rolls_left_refuses_keep(engine):

@@ -1,4 +1,4 @@
-"""The rest of the family at the terminal (RULES.md section 6): card columns, Yamb's
+"""The rest of the family at the terminal (their pages in docs/games/): card columns, Yamb's
 announcement, banked rolls, coloured dice, Balut's points and forced card order, driven
 through `Session` with scripted input; whole bot games, refusals of bot:optimal and a
 Yamb game killed mid-announcement through the real command line."""

@@ -1,6 +1,6 @@
-"""Hand-written checks of RULES.md's tables and worked examples, box by box (empty card).
+"""Hand-written checks of the rules' tables and worked examples (docs/games/), box by box (empty card).
 
-Each expected number below was worked out from RULES.md, not copied from the engine.
+Each expected number below was worked out from the rules, not copied from the engine.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def test_kniffel_is_yahtzee_with_german_names(engine):
         ("33566", "one_pair", 12),  # 2 x the highest such face
         ("11235", "one_pair", 2),
         ("12345", "one_pair", 0),
-        ("33566", "two_pairs", 18),  # RULES.md: 33665 -> 3+3+6+6
+        ("33566", "two_pairs", 18),  # 33665 -> 3+3+6+6
         ("22333", "two_pairs", 10),  # a triple is a pair of its face
         ("44446", "two_pairs", 0),  # one face only
         ("44444", "two_pairs", 0),
@@ -237,7 +237,7 @@ def test_generala_double_generala_needs_generala_at_50(engine):
 
 @pytest.mark.parametrize(
     ("dice", "box", "expected"),
-    [  # RULES.md's stage-1 examples, word for word
+    [  # the stage-1 examples of docs/games/russian.md
         ("11236", "ones", -1),
         ("22235", "twos", 0),
         ("33334", "threes", 3),
@@ -256,7 +256,7 @@ def test_russian_stage_one(scores, dice, box, expected):
 
 
 def test_russian_two_pairs_example(scores):
-    """RULES.md: two_pairs with 33665 = 3+3+6+6 = 18, or 36 when made on the first roll."""
+    """docs/games/russian.md: two_pairs with 33665 = 3+3+6+6 = 18, or 36 when made on the first roll."""
     assert scores("russian", "33665")["two_pairs"] == 18
     assert scores("russian", "33665", first_roll=True)["two_pairs"] == 36
 

@@ -1,4 +1,4 @@
-"""The Russian game with state (RULES.md section 5): stage order, negative stage 1 and the
+"""The Russian game with state (docs/games/russian.md): stage order, negative stage 1 and the
 stage bonus, first-roll doubling through real turns, match rounds, settlement, replays.
 
 Every total below is worked out by hand from the plans' comments.

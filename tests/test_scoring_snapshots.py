@@ -4,11 +4,11 @@ Two independent checks of the same table:
 
 * a syrupy snapshot per variant and per roll kind (later roll / first roll), one
   line per roll, so a change of any score shows up as a readable diff;
-* a comparison, roll by roll, with `_rules_oracle`, a second reading of RULES.md
-  written with plain counting and none of the engine's code.
+* a comparison, roll by roll, with `_rules_oracle`, a second reading of the rules
+  (docs/games/) written with plain counting and none of the engine's code.
 
-Rows checked by hand against RULES.md before the snapshot was committed
-(dice -> what RULES.md says; the snapshot agreed with every one):
+Rows checked by hand against the rules before the snapshot was committed
+(dice -> what the Games pages say; the snapshot agreed with every one):
 
 yahtzee, later roll:
   11111 -> ones 5, 3K 5, 4K 5, yahtzee 50, chance 5, full house 0 (five alike is not 3+2)
@@ -31,7 +31,7 @@ generala:
   22333 -> full house 30 (35); 44445 -> four_of_a_kind 40 (45)
   66666 -> four_of_a_kind 40 (45), generala 50 (50), double_generala 0 on an empty card
 russian:
-  11236 -> ones -1 (RULES.md example); 22235 -> twos 0; 33334 -> threes +3;
+  11236 -> ones -1 (docs/games/russian.md example); 22235 -> twos 0; 33334 -> threes +3;
   14445 -> fours 0; 23556 -> fives -5; 16666 -> sixes +6
   33566 -> two_pairs 18 later, 36 first roll; pair 12 / 24
   22333 -> full house 13+20 = 33 later, 26+20 = 46 first (extra not doubled)
@@ -123,6 +123,6 @@ def test_russian_chance_any_matches_the_oracle(engine, first_roll):
 
 @pytest.mark.parametrize("variant_id", ["yahtzee", "kniffel", "yatzy", "yacht"])
 def test_first_roll_changes_nothing_without_served_rules(engine, variant_id):
-    """Only Generala and the Russian games give the first roll a meaning (RULES.md 4, 5)."""
+    """Only Generala and the Russian games give the first roll a meaning (docs/games/generala.md, russian.md)."""
     variant = engine.variant(variant_id)
     assert score_table(variant, True).splitlines()[1:] == score_table(variant, False).splitlines()[1:]

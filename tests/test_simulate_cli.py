@@ -79,7 +79,7 @@ def test_terminal_report_and_histogram():
     assert res.exit_code == 0, res.output
     assert "standard deviation" in res.stdout and "percentile 95" in res.stdout
     assert "Histogram" in res.stdout and "│" in res.stdout and "█" in res.stdout
-    assert "instant win" in res.stdout  # solitaire note RULES.md asks for
+    assert "instant win" in res.stdout  # the solitaire note docs/games/generala.md promises
 
 
 def test_json_counts_every_final_score_and_bonus_exactly(engine):

@@ -125,7 +125,7 @@ def test_advise_card_and_last_roll():
     assert all(o["action"] == "score" for o in data["moves"])
     by_box = {o["box"]: o for o in data["moves"]}
     assert "sixes" not in by_box and "yahtzee" not in by_box
-    # RULES.md joker (free): the upper box of the face is filled, so large straight pays 40, +100 bonus
+    # the free joker (docs/games/yahtzee.md): the upper box of the face is filled, so large straight pays 40, +100 bonus
     assert by_box["large_straight"]["points"] == 140
     assert data["best"]["box"] == "large_straight"
 

@@ -1,4 +1,4 @@
-"""Yahtzee rules with state (RULES.md section 1): joker modes, the +100 bonus, the upper bonus.
+"""Yahtzee rules with state (docs/games/yahtzee.md): joker modes, the +100 bonus, the upper bonus.
 
 Cards are set up directly (Card({box: score})) and turns are played through the
 GameState API with host-supplied dice, so every number is worked out by hand.
