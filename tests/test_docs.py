@@ -246,6 +246,8 @@ def test_every_install_line_works_from_a_checkout():
     """dicecup is not on PyPI: an extra is installed from the checkout, and only extras that exist."""
     extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     seen = set()
+    for path in [ROOT / "README.md", ROOT / "CHANGELOG.md", *DOCS.rglob("*.md")]:
+        assert "dicecup[" not in path.read_text(encoding="utf-8"), f"{path.name}: an extra is installed as '.[extra]'"
     for where, line in _install_lines():
         assert not re.search(r"pip install\s+['\"]?dicecup\b", line), f"{where}: dicecup is not on PyPI: {line}"
         for names in re.findall(r"\.\[([^\]]*)\]", line):

@@ -115,6 +115,9 @@ class Section:
         return iter(self.keys)
 
 
+#: The `name` of a box, a bonus or a figure.
+_SHOWN_NAME = Key("name", "a string", "The name players see.", default_text="the id, title-cased")
+
 TOP = Section(
     "variant",
     "",
@@ -221,7 +224,7 @@ BOX = Section(
     "boxes.ID",
     "One row of the card.",
     (
-        Key("name", "a string", "The name players see.", default_text="the id, title-cased"),
+        _SHOWN_NAME,
         Key("section", "a string", "A group of boxes that bonuses can name (`upper`).", "main"),
         Key(
             "stage",
@@ -293,7 +296,7 @@ BONUS = Section(
     "A bonus: points the card earns by a rule of its kind.",
     (
         Key("kind", "a bonus kind", "Which kind of bonus (see Bonus kinds).", REQUIRED),
-        Key("name", "a string", "The name players see.", default_text="the id, title-cased"),
+        _SHOWN_NAME,
         Key(
             "scope",
             "`card` or `column`",
@@ -354,7 +357,7 @@ FIGURE = Section(
     "figure",
     "figures.ID",
     "A result other than the score that bonuses can count in and players can be ranked by.",
-    (Key("name", "a string", "The name players see.", default_text="the id, title-cased"),),
+    (_SHOWN_NAME,),
 )
 
 #: Every section, in the order the reference lists them.
