@@ -15,8 +15,9 @@ from typing import Any
 from attrs import frozen
 
 from ..errors import VariantError
-from .compiler import Node
+from . import keys
 from .model import OptionSpec
+from .nodes import Node
 from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, load_yaml, merge, read_variant, where
 
 __all__ = [
@@ -141,7 +142,7 @@ def option_specs(doc: Any, source: str) -> tuple[tuple[OptionSpec, ...], dict[tu
                 f"option name {name!r} is not an identifier",
                 hint="use letters, digits and _ (not starting with a digit), so that ${name} can name it",
             )
-        onode = opts.child(name).mapping(("default", "choices", "help"), "an option mapping")
+        onode = opts.child(name).mapping(keys.OPTION.names, "an option mapping")
         choices_node = onode.get("choices")
         if isinstance(choices_node.value, list):
             choices = tuple(choices_node.value)
