@@ -1,4 +1,4 @@
-"""The terminal game: seats (humans and bots) and the turn loop.
+"""The terminal game's turn loop: rolls the dice, asks the humans, lets the bots move, narrates.
 
 Input and output are injected (`ask(prompt) -> str` and a `View`), so the same
 loop runs in a terminal, under a test runner and in unit tests. Every state
@@ -24,7 +24,6 @@ from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
 from ..game.handle import Game
 from ..game.state import GameState
-from ..language.model import Variant
 from .commands import (
     Command,
     DoAction,
@@ -34,9 +33,10 @@ from .commands import (
     actions_summary,
     help_text,
     parse_command,
-    why_not,
 )
+from .seats import HUMAN, Seat, parse_seats
 from .view import View, ranking_lines
+from .wording import action_text, box_name, dice_digits, example_action, plural, why_not_here
 
 __all__ = [
     "HUMAN",
@@ -48,8 +48,6 @@ __all__ = [
     "Ranking",
     "Session",
 ]
-
-HUMAN = "human"
 
 #: `advise(state) -> [(action, expected final score), ...]`, e.g. from the solver (the CLI builds one).
 Advisor = Callable[[GameState], Sequence[tuple[Action, float]]]
@@ -72,79 +70,6 @@ class EndOfInput(DicecupError):
     """Standard input ended before the game did."""
 
 
-# ---------------------------------------------------------------------------- seats
-
-
-@frozen
-class Seat:
-    """A player at the table: a name and who moves for it (`human` or a bot kind)."""
-
-    name: str
-    kind: str = HUMAN
-
-    @property
-    def is_human(self) -> bool:
-        return self.kind == HUMAN
-
-    @property
-    def spec(self) -> str:
-        """How the seat is written on the command line and in save files."""
-        return HUMAN if self.is_human else f"bot:{self.kind}"
-
-    @property
-    def label(self) -> str:
-        return self.name if self.is_human or self.name == self.kind else f"{self.name} (bot:{self.kind})"
-
-
-def parse_seats(
-    specs: Sequence[str] | None, bots: Sequence[str], check: Callable[[str], object] | None = None
-) -> tuple[Seat, ...]:
-    """Read `--player` values: `NAME` (a human), `bot:KIND` or `bot:KIND:NAME` (a bot of a kind in `bots`).
-
-    A kind listed with an argument (`risk:THETA`, `Engine.bot_usage`) is written `bot:KIND:ARG` or
-    `bot:KIND:ARG:NAME`; `check(kind)` (`Engine.bot_spec`) refuses a bad argument at once.
-    """
-    if not specs:
-        return (Seat("you"),)
-    seats: list[Seat] = []
-    used: set[str] = set()
-    takes = {b.partition(":")[0] for b in bots if ":" in b}
-    for raw in specs:
-        text = raw.strip()
-        if text.lower().startswith("bot:"):
-            kind, _, name = text[4:].partition(":")
-            kind = kind.strip().lower()
-            if kind not in {b.partition(":")[0] for b in bots}:
-                raise DicecupError(
-                    f"--player {raw!r}: no bot {kind!r}; bots: {', '.join('bot:' + b for b in bots)} "
-                    "(a human player is just a name)"
-                )
-            if kind in takes:  # bot:KIND:ARG[:NAME]
-                arg, _, name = name.partition(":")
-                kind = f"{kind}:{arg.strip()}"
-                if check is not None:
-                    try:
-                        check(kind)
-                    except DicecupError as exc:
-                        raise DicecupError(f"--player {raw!r}: {exc}") from None
-            name = name.strip()
-            if not name:  # unnamed bots of one kind are numbered: greedy, greedy2, ...
-                name, n = kind, 1
-                while name in used:
-                    n += 1
-                    name = f"{kind}#{n}" if ":" in kind else f"{kind}{n}"  # risk:0.05#2, not risk:0.052
-            seat = Seat(name, kind)
-        else:
-            if not text:
-                raise DicecupError("--player needs a name (or bot:random / bot:greedy)")
-            seat = Seat(text)
-        if seat.name in used:
-            raise DicecupError(f"two players are called {seat.name!r}; give each --player a different name")
-        used.add(seat.name)
-        seats.append(seat)
-    return tuple(seats)
-
-
 # ---------------------------------------------------------------------------- the loop
 
 
@@ -165,11 +90,6 @@ def _rng_state(rng: Any) -> Any:
     """The dice generator's state, to rewind it on undo (None for a generator that cannot say)."""
     get = getattr(rng, "getstate", None)
     return get() if callable(get) else None
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    """`1 box`, `2 boxes`: a count with its noun in the right number."""
-    return f"{n} {one if n == 1 else many}"
 
 
 def place_dice(
@@ -308,22 +228,22 @@ class Session:
         v = old.variant
         bot = not seat.is_human
         if action is None:  # a roll
-            said = _compact(rolled, v.faces)
+            said = dice_digits(rolled, v.faces)
             self._log.append(said)
             if bot and self.narrate_bots:
                 self._bot_says(
                     said if not self._open_line else " → " + said, first=not self._open_line, label=seat.label
                 )
         elif isinstance(action, Keep):
-            kept = _compact(action.dice, v.faces) if action.dice else "nothing"
+            kept = dice_digits(action.dice, v.faces) if action.dice else "nothing"
             if not bot:
                 n = v.dice - len(action.dice)
-                self.view.say(f"You keep {kept} and roll {_plural(n, 'die', 'dice')}.", "dim")
+                self.view.say(f"You keep {kept} and roll {plural(n, 'die', 'dice')}.", "dim")
             elif self.narrate_bots:
                 self._bot_says(f" → keep {kept}" if action.dice else " → reroll all")
             self._log.append(f"keep {kept}")
         elif isinstance(action, RuleAction):
-            said = _action_text(action, v)
+            said = action_text(action, v)
             if not bot:
                 self.view.say(f"You {said}.", "bold")
             elif self.narrate_bots:
@@ -332,7 +252,7 @@ class Session:
         elif isinstance(action, Score):
             res = old.score_preview(action.box)
             extra = "".join(f", {a.name or a.id} {a.points:+d}" for a in res.awards)
-            name = _box_name(old, action.box)
+            name = box_name(old, action.box)
             if not bot:
                 self.view.say(f"You score {res.written} in {name}{extra}.", "bold")
             elif self.narrate_bots:
@@ -412,7 +332,7 @@ class Session:
         if not st.may_reroll():
             if st.rule_actions() and not legal:
                 verbs = sorted({a.name for a in st.rule_actions()})
-                return f"{st.player}: {' or '.join(verbs)} first, e.g. {_example(st)} (? for help) > "
+                return f"{st.player}: {' or '.join(verbs)} first, e.g. {example_action(st)} (? for help) > "
             what = f"type s to score {v.box(legal[0]).name}" if len(legal) == 1 else f"score a box ({score})"
             if st.rolls_left > 0:
                 return f"{st.player}, roll {st.rolls_used} of {st.rolls_available}: {what} > "
@@ -426,7 +346,7 @@ class Session:
         """Whose turn, which turn, which roll, and the banked rolls where unused rolls carry over."""
         v = st.variant
         left = len(v.boxes) - len(st.card.scores)
-        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({_plural(left, 'box', 'boxes')} to go), "
+        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({plural(left, 'box', 'boxes')} to go), "
         head += f"roll {st.rolls_used} of {st.rolls_available}"
         if v.carry_over:
             banked = st.banked[st.current]
@@ -465,7 +385,7 @@ class Session:
             )
         if st.variant.carry_over and st.rolls_left > 0:
             n = st.rolls_left
-            v.say(f"Unused rolls are banked: scoring now keeps {_plural(n, 'roll', 'rolls')} for later turns.", "dim")
+            v.say(f"Unused rolls are banked: scoring now keeps {plural(n, 'roll', 'rolls')} for later turns.", "dim")
         v.console.print(v.dice(st.dice, st.variant, self._kept if tuple(st.dice) == self._slots else ()))
         if self.hints:
             self._hint(st)
@@ -485,7 +405,7 @@ class Session:
         if self.ranking is not None and len(self.ranking.labels) > 1:
             key = (st.round, len(st.history), tuple(sorted(st.dice)))
             if self._table is None or self._table[0] != key:
-                self._table = (key, ranking_lines(self.ranking, self.ranking.rank(st), _action_text))
+                self._table = (key, ranking_lines(self.ranking, self.ranking.rank(st), action_text))
             for line in self._table[1]:
                 self.view.say(line, "yellow")
             return
@@ -494,7 +414,7 @@ class Session:
             return
         best = ranked[0][1]
         parts = [
-            f"{_action_text(a)} ({val:.1f})" if i == 0 else f"{_action_text(a)} -{best - val:.1f}"
+            f"{action_text(a)} ({val:.1f})" if i == 0 else f"{action_text(a)} -{best - val:.1f}"
             for i, (a, val) in enumerate(ranked[:5])
         ]
         by = f" ({self.ranking.labels[0]})" if self.ranking is not None and self.ranking.labels[0] != "mean" else ""
@@ -511,10 +431,10 @@ class Session:
         best_action, best = ranked[0]
         lost = max(0.0, best - value)
         if lost < 0.005:
-            return f"coach: {_action_text(action)} is optimal (expected {value:.2f}; 0.00 lost)"
+            return f"coach: {action_text(action)} is optimal (expected {value:.2f}; 0.00 lost)"
         return (
-            f"coach: {_action_text(action)} cost {lost:.2f} expected points; "
-            f"best was {_action_text(best_action)} (expected {best:.2f}, yours {value:.2f})"
+            f"coach: {action_text(action)} cost {lost:.2f} expected points; "
+            f"best was {action_text(best_action)} (expected {best:.2f}, yours {value:.2f})"
         )
 
     def _human(self, st: GameState) -> tuple[Action, GameState] | None:
@@ -578,9 +498,9 @@ class Session:
         del self._decisions[k:]
         self._log = []
         back = self.state
-        what = _action_text(last.action, back.variant)
+        what = action_text(last.action, back.variant)
         if isinstance(last.action, Score):
-            what = f"your {back.score_preview(last.action.box).written} in {_box_name(back, last.action.box)}"
+            what = f"your {back.score_preview(last.action.box).written} in {box_name(back, last.action.box)}"
         again = " (the bots' turns since then will be played again as they were)" if bots else ""
         self.view.say(f"Undone: {what}. The dice are as they were{again}.", "yellow")
         if self.on_change is not None:
@@ -628,7 +548,7 @@ class Session:
                 f"{box} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box"
             )
         if box not in st.legal_boxes():
-            raise InputProblem(_why_not_here(st, box))
+            raise InputProblem(why_not_here(st, box))
         res = st.score_preview(box)
         if v.combination(v.box(box), st.roll_now) is None and res.points <= 0:  # type: ignore[arg-type]
             # Short enough for an 80-column line with the longest box names (Kismet's, a column's).
@@ -654,63 +574,6 @@ class Session:
         if not self.any_human:
             return False
         return self._ask_yes("Rematch with the same players and new dice? [y/N] ", False)
-
-
-def _box_name(st: GameState, box: str) -> str:
-    b = st.variant.box(box)
-    if len(st.variant.columns) > 1:
-        return f"{b.name} ({st.variant.column(b.column).name})"
-    return b.name
-
-
-def _compact(dice: Sequence[int], faces: int) -> str:
-    """Dice as digits for one-line narration: `11235` (comma-separated above nine faces)."""
-    return ("" if faces < 10 else ",").join(map(str, dice))
-
-
-def _action_text(action: Action, variant: Variant | None = None) -> str:
-    """A move in a few words: `keep 566`, `score full_house`, `announce Full (Announce)`."""
-    if isinstance(action, Score):
-        return f"score {action.box}"
-    if isinstance(action, Keep):
-        return "reroll all" if not action.dice else "keep " + "".join(map(str, action.dice))
-    if isinstance(action, RuleAction):
-        if variant is not None and isinstance(action.arg, str) and action.arg in variant.box_ids:
-            b = variant.box(action.arg)
-            where = f" ({variant.column(b.column).name})" if len(variant.columns) > 1 else ""
-            return f"{action.name} {b.name}{where}"
-        return action.label
-    return str(action)
-
-
-def _example(st: GameState) -> str:
-    """One action the rules offer now, as it is typed (`announce full`)."""
-    a = st.rule_actions()[0]
-    v = st.variant
-    if isinstance(a.arg, str) and a.arg in v.box_ids:
-        return f"{a.name} {v.box(a.arg).row}"
-    return a.label
-
-
-def _why_not_here(st: GameState, box: str) -> str:
-    """Why an open box cannot take the dice now, in the player's terms (forced card order said plainly)."""
-    v = st.variant
-    name = _box_name(st, box)
-    legal = st.legal_boxes()
-    if len(v.columns) == 1 and v.columns[0].order in ("down", "up") and len(legal) == 1:
-        nxt = legal[0]
-        return (
-            f"{name} cannot be scored yet: this game fills the boxes in card order, "
-            f"so this turn scores {v.box(nxt).name} (s {v.box_ids.index(nxt) + 1})"
-        )
-    why = why_not(st, box)
-    if not legal:
-        allowed = "; ".join(st.turn_status()) or "no box can be scored before another move"
-    elif len(legal) <= 4:
-        allowed = "now you can score " + ", ".join(legal)
-    else:
-        allowed = f"{len(legal)} other boxes can be scored now (the card shows them)"
-    return f"{name} cannot be scored now: {why}; {allowed}"
 
 
 def _cards_after(old: GameState, action: Action | None) -> tuple:
