@@ -14,7 +14,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from attrs import evolve, frozen
 from rich.text import Text
@@ -24,19 +24,11 @@ from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
 from ..game.handle import Game
 from ..game.state import GameState
-from .commands import (
-    Command,
-    DoAction,
-    InputProblem,
-    KeepDice,
-    Say,
-    actions_summary,
-    help_text,
-    parse_command,
-)
+from .commands import Command, DoAction, InputProblem, KeepDice, Say, ShowCard, find_player, help_text, parse_command
+from .screens import Advisor, Ranking, Screens
 from .seats import HUMAN, Seat, parse_seats
-from .view import View, ranking_lines
-from .wording import action_text, box_name, dice_digits, example_action, plural, why_not_here
+from .view import View
+from .wording import action_text, box_name, dice_digits, plural, score_example, why_not_here
 
 __all__ = [
     "HUMAN",
@@ -48,18 +40,6 @@ __all__ = [
     "Ranking",
     "Session",
 ]
-
-#: `advise(state) -> [(action, expected final score), ...]`, e.g. from the solver (the CLI builds one).
-Advisor = Callable[[GameState], Sequence[tuple[Action, float]]]
-
-
-class Ranking(NamedTuple):
-    """Hints by several objectives side by side: their column labels and units ("points", "probability"),
-    and `rank(state)`: every move, ordered by the first objective, with its (value, rank) under each."""
-
-    labels: Sequence[str]
-    units: Sequence[str]
-    rank: Callable[[GameState], Sequence[tuple[Action, Sequence[tuple[float, int]]]]]
 
 
 class QuitGame(Exception):
@@ -142,6 +122,7 @@ class Session:
         coach: bool = False,
         pace: float = 0.0,
         saved: bool = False,
+        handover: bool = False,
     ) -> None:
         if len(seats) != len(state.players) or any(s.name != p for s, p in zip(seats, state.players, strict=True)):
             raise DicecupError("the seats do not match the game's players")
@@ -151,14 +132,14 @@ class Session:
         self.view = view
         self.ask = ask or (lambda prompt: input(prompt))
         self.on_change = on_change
-        self.advisor = advisor
-        self.hints = advisor is not None if hints is None else hints  # show the advice at every decision
-        self.ranking = ranking  # hints by several objectives side by side (else the advisor's line)
-        self.coach = coach and advisor is not None  # after each decision, what it cost
+        self.screens = Screens(view, advisor, ranking, advisor is not None if hints is None else hints, coach)
         self.pace = pace  # seconds between bot moves, so a human can follow them
         self.sleep: Callable[[float], None] = time.sleep
         self.saved = saved  # saved after every action: quitting loses nothing
         self.narrate_bots = narrate_bots
+        # Between two humans at one keyboard, wait for the next one before showing their dice.
+        self.handover = handover and sum(s.is_human for s in self.seats) > 1
+        self._last_human: int | None = None  # the seat of the last human who saw a decision screen
         self.verbs = dict(verbs or {})  # action verbs the variant's rules declare -> their help
         if bots is None:
             if make_bot is None and any(not s.is_human for s in self.seats):
@@ -174,8 +155,6 @@ class Session:
         self._no_reroll = -1  # undo depth at which dice already seen forbid a reroll
         self._open_line = False  # a bot's turn is being narrated on the current line
         self._column = 0  # how much of that line is written
-        self._advice: tuple[Any, list[tuple[Action, float]]] | None = None
-        self._table: tuple[Any, list[str]] | None = None  # the side-by-side hint of the last position
 
     @property
     def state(self) -> GameState:
@@ -213,7 +192,7 @@ class Session:
         if chosen is None:  # undone: the position changed
             return
         action, shown = chosen
-        note = self._coach_note(shown, action)
+        note = self.screens.coach_note(shown, action)
         self._decisions.append(
             _Decision(i, action, len(self.game.history), _rng_state(self.rng), self._slots, self._kept)
         )
@@ -289,9 +268,9 @@ class Session:
         self._column = 0
 
     def _round_over(self, old: GameState, new: GameState, action: Action | None) -> None:
+        """A game of the match is over: an instant win said, and (before the match's last) its results."""
         self._end_line()
         result = new.results[-1]
-        k = len(new.results)
         v = self.view
         if result.instant_winner is not None:
             who = self.seats[result.instant_winner]
@@ -302,140 +281,27 @@ class Session:
         self._slots, self._kept = None, frozenset()
         if new.over:
             return
-        if self.any_human:
-            v.console.print(v.final_cards(old, _cards_after(old, action), title=f"Round {k} finished"))
-            v.console.print(v.round_table(new))
-        elif self.narrate_bots:
-            figures = new.variant.figures
-            totals = ", ".join(
-                f"{n} {t}"
-                + (f" ({', '.join(f'{result.figure(f.id)[i]} {f.name.lower()}' for f in figures)})" if figures else "")
-                for i, (n, t) in enumerate(zip(new.players, result.totals, strict=True))
-            )
-            v.say(f"Round {k} of {new.rounds}: {totals}", "bold")
+        if self.any_human or self.narrate_bots:
+            v.round_over(new, _cards_after(old, action))
         if new.rounds > old.rounds:
-            v.say("Every total is equal: the match is replayed with one more round.", "yellow")
+            v.say("Every total is equal: the match is replayed with one more game.", "yellow")
 
     # -- a human's decision -----------------------------------------------------------
 
-    def _prompt(self, st: GameState) -> str:
-        """The line the human answers: what can be typed in this position."""
-        v = st.variant
-        legal = st.legal_boxes()
-        if len(legal) == 1:
-            score = f"s scores {v.box(legal[0]).name}"  # `s` alone scores it
-        elif len(legal) > 1 and len(v.columns) > 1:
-            b = v.box(legal[0])
-            score = f"s {v.rows.index(b.row) + 1} {b.column}"
-        else:
-            score = "s 9"
-        if not st.may_reroll():
-            if st.rule_actions() and not legal:
-                verbs = sorted({a.name for a in st.rule_actions()})
-                return f"{st.player}: {' or '.join(verbs)} first, e.g. {example_action(st)} (? for help) > "
-            what = f"type s to score {v.box(legal[0]).name}" if len(legal) == 1 else f"score a box ({score})"
-            if st.rolls_left > 0:
-                return f"{st.player}, roll {st.rolls_used} of {st.rolls_available}: {what} > "
-            return f"{st.player}, no rolls left: {what} > "
-        score += "" if len(legal) == 1 else " score"
-        return (
-            f"{st.player}, roll {st.rolls_used} of {st.rolls_available} (k 1 3 keep, r reroll all, {score}, ? help) > "
-        )
+    def _kept_now(self, st: GameState) -> frozenset[int]:
+        """The places of the dice kept from the last roll, when the dice shown are the ones laid out."""
+        return self._kept if tuple(st.dice) == self._slots else frozenset()
 
-    def heading(self, st: GameState) -> str:
-        """Whose turn, which turn, which roll, and the banked rolls where unused rolls carry over."""
-        v = st.variant
-        left = len(v.boxes) - len(st.card.scores)
-        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({plural(left, 'box', 'boxes')} to go), "
-        head += f"roll {st.rolls_used} of {st.rolls_available}"
-        if v.carry_over:
-            banked = st.banked[st.current]
-            head += f" ({v.rolls} + {banked} banked)" if banked else " (none banked)"
-        if st.rounds > 1:
-            head = f"Round {st.round} of {st.rounds} · " + head
-        return head
-
-    def show(self, st: GameState, full: bool = False) -> None:
-        """The decision screen: whose turn, the card (compact, or `full` with every player), the rules'
-        notes, the dice (kept ones marked), and the advice when hints are on.
-
-        The compact screen fits 80 x 24 with several players and card columns.
-        """
-        v = self.view
+    def _hand_over(self, st: GameState) -> None:
+        """Another human's turn after a human's: wait until they say they are at the keyboard."""
+        last, self._last_human = self._last_human, st.current
+        if not self.handover or last is None or last == st.current:
+            return
         self._end_line()
-        v.heading(self.heading(st))
-        if full:
-            v.console.print(v.scorecard(st))
-            v.notes(v.card_notes(st) + v.progress(st), "dim")
-        else:
-            if len(st.players) > 1:
-                for standing in v.standings(st):
-                    v.console.print(standing)
-            for row in v.compact_card(st):
-                v.console.print(row, overflow="crop", no_wrap=True)
-            v.notes(v.progress(st) if len(st.variant.columns) == 1 else [], "dim")
-        for line in st.turn_status():
-            v.say(line, "yellow")
-        actions = st.rule_actions()
-        if actions:
-            must = not st.legal_boxes() and not st.may_reroll()
-            v.say(
-                ("You must " if must else "You may also ") + "; or ".join(actions_summary(actions, st.variant)),
-                "yellow",
-            )
-        if st.variant.carry_over and st.rolls_left > 0:
-            n = st.rolls_left
-            v.say(f"Unused rolls are banked: scoring now keeps {plural(n, 'roll', 'rolls')} for later turns.", "dim")
-        v.console.print(v.dice(st.dice, st.variant, self._kept if tuple(st.dice) == self._slots else ()))
-        if self.hints:
-            self._hint(st)
-
-    def _advise(self, st: GameState) -> list[tuple[Action, float]]:
-        """The advisor's options for this decision, best first (asked once per position)."""
-        assert self.advisor is not None
-        key = (st.round, len(st.history), tuple(sorted(st.dice)))
-        if self._advice is None or self._advice[0] != key:
-            self._advice = (key, sorted(self.advisor(st), key=lambda av: -av[1]))
-        return self._advice[1]
-
-    def _hint(self, st: GameState) -> None:
-        if self.advisor is None:
-            self.view.problem("hints are off; start the game with --hints")
-            return
-        if self.ranking is not None and len(self.ranking.labels) > 1:
-            key = (st.round, len(st.history), tuple(sorted(st.dice)))
-            if self._table is None or self._table[0] != key:
-                self._table = (key, ranking_lines(self.ranking, self.ranking.rank(st), action_text))
-            for line in self._table[1]:
-                self.view.say(line, "yellow")
-            return
-        ranked = self._advise(st)
-        if not ranked:
-            return
-        best = ranked[0][1]
-        parts = [
-            f"{action_text(a)} ({val:.1f})" if i == 0 else f"{action_text(a)} -{best - val:.1f}"
-            for i, (a, val) in enumerate(ranked[:5])
-        ]
-        by = f" ({self.ranking.labels[0]})" if self.ranking is not None and self.ranking.labels[0] != "mean" else ""
-        self.view.say(f"hint{by}: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else ""), "yellow")
-
-    def _coach_note(self, st: GameState, action: Action) -> str:
-        """With --coach: what a keep or a score cost against the best move, in expected final points."""
-        if not self.coach or not isinstance(action, Keep | Score):
-            return ""
-        ranked = self._advise(st)
-        value = next((val for a, val in ranked if a == action), None)
-        if not ranked or value is None:
-            return ""
-        best_action, best = ranked[0]
-        lost = max(0.0, best - value)
-        if lost < 0.005:
-            return f"coach: {action_text(action)} is optimal (expected {value:.2f}; 0.00 lost)"
-        return (
-            f"coach: {action_text(action)} cost {lost:.2f} expected points; "
-            f"best was {action_text(best_action)} (expected {best:.2f}, yours {value:.2f})"
-        )
+        try:
+            self.ask(f"{st.player}'s turn: press Enter ")
+        except EOFError:
+            raise EndOfInput("input ended before the game did") from None
 
     def _human(self, st: GameState) -> tuple[Action, GameState] | None:
         """The human's next action (and the position as shown), or None when `undo` changed the position."""
@@ -445,10 +311,12 @@ class Session:
             slots, self._kept = tuple(sorted(st.dice)), frozenset()
         self._slots = slots
         st = evolve(st, dice=slots)
-        self.show(st)
+        self._end_line()
+        self._hand_over(st)
+        self.screens.decision(st, self._kept_now(st))
         while True:
             try:
-                text = self.ask(self._prompt(st))
+                text = self.ask(self.screens.prompt(st))
             except EOFError:
                 raise EndOfInput("input ended before the game did") from None
             try:
@@ -508,13 +376,14 @@ class Session:
 
     def _check(self, cmd: Command, st: GameState) -> Action | None:
         """Turn a command into a legal action, or explain why it cannot be done (InputProblem)."""
+        if isinstance(cmd, ShowCard):
+            self.screens.card(st, cmd.player)
+            return None
         if isinstance(cmd, Say):
             if cmd.what == "help":
-                self.view.say(help_text(st.variant, self.verbs, self.view.console.width))
-            elif cmd.what == "card":
-                self.show(st, full=True)
+                self.view.say(help_text(st.variant, self.verbs, self.view.width, cmd.topic))
             elif cmd.what == "hint":
-                self._hint(st)
+                self.screens.hint(st)
             elif cmd.what == "quit":
                 if self.saved or self._ask_yes("Quit? This game is not saved and cannot be resumed. [y/N] ", True):
                     raise QuitGame()
@@ -525,7 +394,8 @@ class Session:
         if isinstance(cmd, KeepDice):
             if st.rolls_left <= 0:
                 raise InputProblem(
-                    f"no rolls left ({st.rolls_used} of {st.rolls_available} used): score a box, e.g. s 9"
+                    f"no rolls left ({st.rolls_used} of {st.rolls_available} used): "
+                    f"score a box, e.g. {score_example(st)}"
                 )
             if len(cmd.dice) == len(st.dice):
                 raise InputProblem("that keeps every die, so nothing would be rolled; score a box instead (s ...)")
@@ -545,7 +415,7 @@ class Session:
         v = st.variant
         if st.card.is_filled(box):
             raise InputProblem(
-                f"{box} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box"
+                f"{box_name(st, box)} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box"
             )
         if box not in st.legal_boxes():
             raise InputProblem(why_not_here(st, box))
@@ -570,10 +440,23 @@ class Session:
             raise EndOfInput("input ended before the game did") from None
 
     def rematch(self) -> bool:
-        """After a finished game: whether the human wants another with the same players (no when input ended)."""
+        """After a finished game: whether the humans want another with the same players (no when input
+        ended); `c` (or `c NAME`) shows the final cards first, one screen at a time."""
         if not self.any_human:
             return False
-        return self._ask_yes("Rematch with the same players and new dice? [y/N] ", False)
+        st = self.state
+        while True:
+            try:
+                text = self.ask("Rematch with the same players and new dice? [y/N; c: the cards] ").strip()
+            except EOFError:
+                return False
+            head, _, rest = text.lower().partition(" ")
+            if head not in ("c", "card", "cards"):
+                return head in ("y", "yes")
+            try:
+                self.screens.card(st, find_player(rest, st.players) if rest.strip() else None)
+            except InputProblem as exc:
+                self.view.problem(str(exc))
 
 
 def _cards_after(old: GameState, action: Action | None) -> tuple:
