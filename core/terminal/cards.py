@@ -171,10 +171,11 @@ def decision_card(state: GameState, width: int, unicode: bool = True) -> list[Te
 
 
 def whole_card(
-    state: GameState, player: int | None, width: int, lines: int, unicode: bool = True
+    state: GameState, player: int | None, width: int, lines: int, unicode: bool = True, default: int | None = None
 ) -> tuple[list[Text], int | None]:
     """`c`: the whole card within `width` x `lines`, and whose it is (None: everyone's side by side, when the
-    card has one column, fits, and no `player` is asked; else `player`'s, the player to move by default)."""
+    card has one column, fits, and no `player` is asked; else `player`'s, by default `default`'s or the
+    player to move's)."""
     v = state.variant
     columns = len(v.columns) > 1
     if not columns and player is None and len(state.players) > 1:
@@ -182,7 +183,7 @@ def whole_card(
         fit = grid(("", "box"), heads, rows, width, lines, unicode)
         if fit is not None:
             return fit, None
-    p = state.current if player is None else player
+    p = player if player is not None else state.current if default is None else default
     now = live(state) and p == state.current
     heads, rows = _column_rows(state, p, now, whole=True) if columns else _player_rows(state, [p], now)
     corner = ("", "row" if columns else "box")

@@ -453,8 +453,9 @@ class Session:
             head, _, rest = text.lower().partition(" ")
             if head not in ("c", "card", "cards"):
                 return head in ("y", "yes")
+            first = next(i for i, seat in enumerate(self.seats) if seat.is_human)  # when one card: a human's
             try:
-                self.screens.card(st, find_player(rest, st.players) if rest.strip() else None)
+                self.screens.card(st, find_player(rest, st.players) if rest.strip() else None, first)
             except InputProblem as exc:
                 self.view.problem(str(exc))
 

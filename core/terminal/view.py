@@ -101,16 +101,20 @@ class View:
     def line(self, dice: Sequence[int], faces: int) -> str:
         return dice_line(dice, faces, self.unicode)
 
-    def dice(self, dice: Sequence[int], variant: Variant, kept: Collection[int] = ()) -> Text:
-        """The dice drawn large, with their position numbers (and face attributes, coloured) underneath.
+    def dice(self, dice: Sequence[int], variant: Variant, kept: Collection[int] = (), small: bool = False) -> Text:
+        """The dice drawn large (or `small`: one line), with their position numbers (and face attributes,
+        coloured) underneath.
 
-        `kept` are the positions (0-based) of dice kept from the last roll: marked `kept` and
-        drawn in another colour. Dice that would not fit the console's width are drawn in several rows.
+        `kept` are the positions (0-based) of dice kept from the last roll: marked `kept` (small: in
+        brackets) and drawn in another colour. Dice that would not fit the width are drawn in several rows.
         """
         faces = variant.faces
-        drawn = [_big_die(d, faces, self.unicode, i in kept) for i, d in enumerate(dice)]
-        width = len(drawn[0][0]) if drawn else 0
-        per_row = max(1, (self.console.width + 1) // (width + 1)) if width else 1
+        if small:
+            drawn = [[f"[{self.line([d], faces)}]" if i in kept else self.line([d], faces)] for i, d in enumerate(dice)]
+        else:
+            drawn = [_big_die(d, faces, self.unicode, i in kept) for i, d in enumerate(dice)]
+        width = max([len(rows[0]) for rows in drawn] + [len(f"#{len(dice)}")]) + (1 if small else 0)
+        per_row = max(1, (self.width + 1) // (width + 1)) if dice else 1
         styles = [
             (_die_style(variant, d) or ("yellow" if i in kept else "cyan")) + (" bold" if i in kept else "")
             for i, d in enumerate(dice)
@@ -118,8 +122,9 @@ class View:
         out = Text()
         for start in range(0, len(dice), per_row):
             chunk = range(start, min(start + per_row, len(dice)))
-            lines: list[list[tuple[str, str]]] = [[(drawn[i][r], styles[i]) for i in chunk] for r in range(5)]
-            lines.append([(f"#{i + 1}: {dice[i]}".center(width), "") for i in chunk])
+            lines = [[(drawn[i][r].center(width), styles[i]) for i in chunk] for r in range(len(drawn[start]))]
+            place = [(f"#{i + 1}" if small else f"#{i + 1}: {dice[i]}").center(width) for i in chunk]
+            lines.insert(0 if small else len(lines), [(text, "") for text in place])
             for values in variant.attributes.values():
                 lines.append([(str(values[dice[i]]).center(width), styles[i]) for i in chunk])
             for line in lines:
@@ -130,6 +135,10 @@ class View:
                         out.append(" ")
                     out.append(cell, style=style)
         return out
+
+    def height(self, text: Text) -> int:
+        """How many lines `text` takes on screen, wrapped to the width."""
+        return len(self.console.render_lines(text, self.console.options.update_width(self.width), pad=False))
 
     def notes(self, lines: Sequence[str], style: str | None = None) -> None:
         """Short notes (bonus and rule progress) joined with ` · ` into as few lines as the width allows."""
@@ -164,9 +173,11 @@ class View:
         """The player to move's card on the decision screen (see `cards.decision_card`)."""
         return decision_card(state, self.width, self.unicode)
 
-    def whole_card(self, state: GameState, player: int | None, lines: int) -> tuple[list[Text], int | None]:
+    def whole_card(
+        self, state: GameState, player: int | None, lines: int, default: int | None = None
+    ) -> tuple[list[Text], int | None]:
         """`c`'s card in `lines` lines, and whose it is (None: everyone's; see `cards.whole_card`)."""
-        return whole_card(state, player, self.width, lines, self.unicode)
+        return whole_card(state, player, self.width, lines, self.unicode, default)
 
     def result_text(self, state: GameState, player: int) -> str:
         """A player's standing in a few words: `bob 120`, or `bob 120 (3 points)` with other figures."""
