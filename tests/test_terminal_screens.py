@@ -405,3 +405,59 @@ def test_the_real_game_at_an_80_by_24_terminal(variant, typo, meant):
     assert "did you mean 'keep 1'?" in text and f"did you mean {meant}?" in text
     assert ("Scorecards ·" in text or "ann's card ·" in text) and "bob's card ·" in text
     assert "Rematch with the same players and new dice? [y/N; c: the cards] c\n" in text
+
+
+def test_no_hand_over_when_asked_or_when_input_is_piped(cli_builtins):
+    """`--no-handover` at a terminal, and piped input always, play two humans without the pause."""
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str | None:
+        prompts.append(prompt)
+        return (
+            "q" if len(prompts) == 5 else "y" if "Quit?" in prompt else None if len(prompts) > 6 else suggested(prompt)
+        )
+
+    text = run_in_pty(["play", "-v", "yacht", "-p", "ann", "-p", "bob", "--no-handover", "--seed", "1"], answer)
+    assert "bob, roll 1 of 3" in text and "press Enter" not in text and "Game stopped" in text
+    from typer.testing import CliRunner
+
+    from dicecup.cli.app import app
+
+    piped = CliRunner().invoke(
+        app, ["play", "-v", "yacht", "-p", "ann", "-p", "bob", "--seed", "1"], input="s 1\ny\n" * 3
+    )
+    assert "bob, roll 1 of 3" in piped.stdout and "press Enter" not in piped.stdout
+
+
+# ---------------------------------------------------------------------------- words
+
+
+def test_a_filled_box_and_the_prompts_example_are_named_as_the_card_names_them(engine):
+    v = engine.variant("yahtzee")
+    state = GameState.new(v, ["ann"])
+    for box in v.box_ids[:9]:  # Ones to Full house filled: the example is box 10, the first open one
+        state = state.roll(dice=[2, 2, 3, 3, 3]).score(box)
+    state = state.roll(dice=[2, 2, 3, 3, 3])
+    out = io.StringIO()
+    view = View(Console(file=out, width=WIDTH, color_system=None))
+    humans = Players(out, {"ann": ["s full house", "s fulhouse", "s 10", "y"]})
+    s = Session(state, parse_seats(["ann"], ()), rng=random.Random(1), view=view, ask=humans)
+    s.step()
+    text = " ".join(out.getvalue().split())
+    assert "✗ Full house is already filled (with 25); pick an open box" in text
+    assert "✗ no open box 'fulhouse': Full house is already filled" in text
+    assert "s 10 score" in humans.prompts[0] and "full_house" not in text
+    assert s.state.cards[0].scores["small_straight"] == 0
+
+
+def test_a_mistyped_variant_id_is_answered_with_the_closest(cli_builtins):
+    from typer.testing import CliRunner
+
+    from dicecup.cli.app import app
+
+    for typed, meant in (("yahtze", "yahtzee"), ("Yatzi", "yatzy"), ("tripple-yahtzee", "triple-yahtzee")):
+        result = CliRunner().invoke(app, ["play", "-v", typed])
+        assert result.exit_code == 2
+        assert result.stderr.startswith(f"error: unknown variant '{typed}'; did you mean '{meant}'? known variants: ")
+    far = CliRunner().invoke(app, ["show", "-v", "zzz"])
+    assert far.exit_code == 2 and "did you mean" not in far.stderr and "known variants: yahtzee" in far.stderr
