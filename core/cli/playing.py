@@ -317,15 +317,9 @@ def play(
     if save is not None:
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)
+    game = SavedGame(state, seats, random.Random(seed), hints)
     _run(
-        SavedGame(state, seats, random.Random(seed), hints),
-        save,
-        quiet=quiet,
-        as_json=as_json,
-        coach=coach,
-        pace=pace,
-        objectives=objective,
-        handover=not no_handover,
+        game, save, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective, handover=not no_handover
     )
 
 
