@@ -449,7 +449,7 @@ def test_scripted_human_game_with_wrong_input():
     assert "you have no 7s" in out
     assert "there is no box 99: boxes are numbered 1 to 15" in out
     assert "k 1 3 4       keep the dice at positions 1, 3 and 4" in out  # the help
-    assert "ann's card · ann's turn" in out and "#1: " in out and "●" in out  # card with live scores, dice drawn
+    assert "ann's card · ann, roll 1 of 3: " in out and "#1: " in out and "●" in out  # the card on c, dice drawn
     assert "Scratch" in out and "[y/N]" in out  # prompts are plain text, not rich markup
     check_card_adds_up(out, ["ann"])
 
