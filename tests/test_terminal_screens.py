@@ -143,7 +143,7 @@ def test_a_whole_game_of_two_humans_and_two_bots_fits_80_by_24(engine, variant):
 
 @pytest.mark.parametrize("variant", ["yahtzee", "triple-yahtzee", "yamb"])
 def test_a_game_of_two_humans_and_a_bot_with_hand_over_fits(engine, variant):
-    s, humans, text = play(engine, variant, ["ann", "bob", "bot:random"], seed=5, handover=True)
+    s, humans, text = play(engine, variant, ["ann", "bob", "bot:random"], seed=5, pauses=True)
     check_fits(screens(text, humans.prompts))
     pauses = [p for p in humans.prompts if "press Enter" in p]
     turns = len(s.state.variant.boxes)
@@ -299,17 +299,35 @@ def test_an_all_bot_game_ends_with_the_results_not_the_cards(cli_builtins):
 
 def test_hand_over_only_between_two_humans(engine):
     """The pause comes before another human's dice are shown: not for one human among bots, nor unasked."""
-    for players, handover, pauses in (
+    for players, paused, pauses in (
         (["ann", "bot:greedy", "bob"], True, {"bob's turn: press Enter ", "ann's turn: press Enter "}),
         (["ann", "bot:greedy", "bot:random"], True, set()),
         (["ann", "bob"], False, set()),
     ):
-        s, humans, text = play(engine, "yacht", players, handover=handover)
+        s, humans, text = play(engine, "yacht", players, pauses=paused)
         assert {p for p in humans.prompts if "press Enter" in p} == pauses
         if pauses:  # the pause comes before the next human's heading, after the last human's move
             first = text.index("bob's turn: press Enter")
             assert text.index("bob: turn 1 of 12") > first > text.index("You score")
             assert "greedy: " in text[text.index("You score") : first]  # the bot's turn is shown before it
+
+
+def test_a_matchs_next_game_waits_for_the_players(engine):
+    """Between the games of a match, the results stay on screen until Enter (a terminal only)."""
+    out = io.StringIO()
+    view = View(Console(file=out, width=WIDTH, height=HEIGHT, force_terminal=True, color_system=None))
+    seats = parse_seats(["ann", "bot:random", "bob"], engine.bot_usage())
+    humans = Players(out)
+    state = GameState.new(engine.variant("yacht"), [s.name for s in seats], rounds=2)
+    s = Session(state, seats, rng=random.Random(2), view=view, ask=humans, make_bot=engine.make_bot, pauses=True)
+    s.run()
+    text = out.getvalue()
+    waits = [p for p in humans.prompts if "press Enter" in p and "turn" not in p]
+    assert waits == ["Game 2 of 2: press Enter to start it "]
+    between = screens(text, humans.prompts)[[p.rstrip() for p in humans.prompts].index(waits[0].rstrip())]
+    assert between[0].strip("─ ") == "Game 1 of 2 finished" and len(between) == 1 + 1 + 3 + 1
+    after = humans.prompts[humans.prompts.index(waits[0]) + 1]
+    assert after.startswith("ann, roll 1 of 3")  # no hand-over pause right after it
 
 
 # ---------------------------------------------------------------------------- the real command, 80 x 24

@@ -66,7 +66,7 @@ def _run(
     coach: bool = False,
     pace: float = 0.0,
     objectives: list[str] | None = None,
-    handover: bool = True,
+    pauses: bool = True,
 ) -> None:
     """Play a (new or resumed) game to its end, saving after every action when asked; offer a rematch.
     `objectives` (--objective): the hints rank by them side by side (and the game shows hints)."""
@@ -114,7 +114,7 @@ def _run(
             coach=coach,
             pace=pace,
             ranking=ranking,
-            handover=handover and sys.stdin.isatty(),  # piped input has nobody to hand over to
+            pauses=pauses and sys.stdin.isatty(),  # piped input has nobody to wait for
         )
         if final is None:
             return
@@ -150,7 +150,7 @@ def _play_one(
     coach: bool,
     pace: float,
     ranking: Any = None,
-    handover: bool = False,
+    pauses: bool = False,
 ) -> Session | None:
     """One game to its end (its session, for the rematch question); None when the player quit."""
     state, seats, rng = saved.state, saved.seats, saved.rng
@@ -177,7 +177,7 @@ def _play_one(
         coach=coach,
         pace=pace,
         saved=save_path is not None,
-        handover=handover,
+        pauses=pauses,
         narrate_bots=not (quiet or as_json),
         make_bot=get_engine().make_bot,
         verbs=get_engine().action_verbs(state.variant),
@@ -278,8 +278,8 @@ NoHandoverOpt = Annotated[
     bool,
     typer.Option(
         "--no-handover",
-        help="Do not pause between two human players (by default, at a terminal, the next human's dice are "
-        "shown once they press Enter).",
+        help="Do not pause at a terminal: by default the next human's dice are shown once they press Enter "
+        "(with two or more humans), and a match's next game starts on Enter.",
     ),
 ]
 GameJsonOpt = Annotated[
@@ -318,9 +318,7 @@ def play(
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)
     game = SavedGame(state, seats, random.Random(seed), hints)
-    _run(
-        game, save, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective, handover=not no_handover
-    )
+    _run(game, save, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective, pauses=not no_handover)
 
 
 @app.command()
@@ -359,5 +357,5 @@ def resume(
         coach=coach,
         pace=pace,
         objectives=objective,
-        handover=not no_handover,
+        pauses=not no_handover,
     )

@@ -122,7 +122,7 @@ class Session:
         coach: bool = False,
         pace: float = 0.0,
         saved: bool = False,
-        handover: bool = False,
+        pauses: bool = False,
     ) -> None:
         if len(seats) != len(state.players) or any(s.name != p for s, p in zip(seats, state.players, strict=True)):
             raise DicecupError("the seats do not match the game's players")
@@ -137,8 +137,10 @@ class Session:
         self.sleep: Callable[[float], None] = time.sleep
         self.saved = saved  # saved after every action: quitting loses nothing
         self.narrate_bots = narrate_bots
-        # Between two humans at one keyboard, wait for the next one before showing their dice.
-        self.handover = handover and sum(s.is_human for s in self.seats) > 1
+        # Players at a terminal: wait for the next human before showing their dice (when two or more
+        # share the keyboard), and for the players to have read a game's results before the next game.
+        self.pauses = pauses
+        self.handover = pauses and sum(s.is_human for s in self.seats) > 1
         self._last_human: int | None = None  # the seat of the last human who saw a decision screen
         self.verbs = dict(verbs or {})  # action verbs the variant's rules declare -> their help
         if bots is None:
@@ -285,6 +287,9 @@ class Session:
             v.round_over(new, _cards_after(old, action))
         if new.rounds > old.rounds:
             v.say("Every total is equal: the match is replayed with one more game.", "yellow")
+        if self.pauses and self.any_human:
+            self._wait(f"Game {new.round} of {new.rounds}: press Enter to start it ")
+            self._last_human = None  # that was the hand-over too
 
     # -- a human's decision -----------------------------------------------------------
 
@@ -298,8 +303,12 @@ class Session:
         if not self.handover or last is None or last == st.current:
             return
         self._end_line()
+        self._wait(f"{st.player}'s turn: press Enter ")
+
+    def _wait(self, prompt: str) -> None:
+        """A pause: the players press Enter to go on."""
         try:
-            self.ask(f"{st.player}'s turn: press Enter ")
+            self.ask(prompt)
         except EOFError:
             raise EndOfInput("input ended before the game did") from None
 
