@@ -236,7 +236,7 @@ def test_announcement_offered_typed_shown_and_enforced(engine):
         "Full (Free) cannot be scored now: you announced Full in the Announce column: this turn must score it" in flat
     )
     assert "you cannot announce now (Announced: Full (Announce column); this turn scores it)" in flat
-    assert "(k 1 3 keep, r reroll all, s scores Full (Announce), ? help)" in script.prompts[-1]
+    assert script.prompts[-1] == "ann, roll 2 of 3 (k 1 3 keep, r reroll, s scores Full (Announce)) > "  # fits
     assert cells(text, "Full")[2:] == ["-", "-", "-", "(49)"]  # only the announced box can be scored
     assert s.state.cards[0].scores == {"announce.full": 49}
     assert "You score 49 in Full (Announce)." in flat
@@ -382,6 +382,7 @@ def test_balut_match_table_shows_points(engine):
     assert head(text, "#") == ["#", "player", "g1", "g2", "match", "Points"]
     assert cells(text, "ann") == ["1", "ann", "156", "156", "312", "4"]
     assert cells(text, "bob") == ["2", "bob", "208", "208", "416", "0"]
+    assert "g1 to g2: each game's total" in text
 
 
 # ---------------------------------------------------------------------------- forced order

@@ -95,9 +95,9 @@ def _match(state: GameState, width: int) -> tuple[list[str], list[list[Text]], s
     for i, total in enumerate(state.match_totals()):
         row = [Text(f"{r.totals[i]}" + ("*" if r.instant_winner == i else "")) for r in shown]
         cells.append([*row, Text(str(total), style="bold"), *(Text(str(f[i])) for f in figures)])
-    note = "" if shown else f"{len(games)} games; the result as JSON (--json) lists each"
+    note = f"g1 to g{len(games)}: each game's total" if shown else f"{len(games)} games; --json lists each"
     if any(r.instant_winner is not None for r in shown):
-        note = "* won at once (instant win)"
+        note += "; * won at once (instant win)"
     return heads, cells, note
 
 
