@@ -12,11 +12,13 @@ from ..language.model import Variant
 
 __all__ = [
     "plural",
+    "variant_box_name",
     "box_name",
     "box_names",
     "dice_digits",
     "action_text",
     "example_action",
+    "typed_box",
     "score_example",
     "why_not",
     "why_not_here",
