@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,12 +56,15 @@ class VariantError(DicecupError):
 
 
 class UnknownVariant(DicecupError):
-    """A variant id that no file or plugin declares; lists the known ones."""
+    """A variant id that no file or plugin declares; names the one it most likely misspells, lists the known ones."""
 
     def __init__(self, name: str, known: Sequence[str]) -> None:
         self.name = name
         self.known = tuple(known)
-        super().__init__(f"unknown variant {name!r}; known variants: {', '.join(self.known)}")
+        close = difflib.get_close_matches(str(name).lower(), self.known, n=1, cutoff=0.6)
+        self.suggestion = close[0] if close else None
+        guess = f"did you mean {self.suggestion!r}? " if self.suggestion else ""
+        super().__init__(f"unknown variant {name!r}; {guess}known variants: {', '.join(self.known)}")
 
 
 class DiceError(DicecupError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -303,35 +304,20 @@ def test_validate_every_builtin_file(variant):
 # ---------------------------------------------------------------------------- play: all bots
 
 
-def parse_table(text: str, title: str) -> tuple[list[str], list[list[str]]]:
-    """The header and rows of the rich table printed after `title`."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
-    header: list[str] = []
-    rows: list[list[str]] = []
-    for line in lines[start + 1 :]:
-        if line.startswith("┃"):
-            header = [c.strip() for c in line.split("┃")[1:-1]]
-        elif line.startswith("│"):
-            rows.append([c.strip() for c in line.split("│")[1:-1]])
-        elif line.startswith("└"):
-            break
-    return header, rows
+def results_row(text: str, player: str) -> list[int]:
+    """A player's numbers in the results table printed at the game's end: parts, TOTAL (then other figures)."""
+    end = text.rsplit("Game over", 1)[1]
+    line = next(line for line in end.splitlines() if line.split()[1:2] == [player])
+    return [int(x) for x in line.split()[2:]]
 
 
-def check_card_adds_up(text: str, players: list[str], boxes: int) -> dict[str, int]:
-    """Box scores + bonuses = TOTAL for every player column of the final scorecard."""
-    header, rows = parse_table(text, "Final scorecard")
-    cols = [header.index(p) for p in players]
-    box_rows = [r for r in rows if r[0].isdigit()]
-    bonus_rows = [r for r in rows if not r[0] and r[1] not in ("TOTAL",)]
-    total_row = next(r for r in rows if r[1] == "TOTAL")
-    assert len(box_rows) == boxes
+def check_card_adds_up(text: str, players: list[str]) -> dict[str, int]:
+    """Each player's parts (sections or columns, bonuses) add up to the TOTAL in the results at the game's end."""
     totals = {}
-    for p, c in zip(players, cols, strict=True):
-        parts = [int(r[c]) for r in box_rows if r[c]] + [int(r[c]) for r in bonus_rows if r[c]]
-        assert sum(parts) == int(total_row[c]), (p, parts, total_row)
-        totals[p] = int(total_row[c])
+    for p in players:
+        *parts, total = results_row(text, p)
+        assert sum(parts) == total, (p, parts, total)
+        totals[p] = total
     return totals
 
 
@@ -343,9 +329,12 @@ def test_all_bot_game_of_every_variant_finishes_and_adds_up(engine, variant):
         "play", "--variant", variant, "--player", "bot:greedy", "--player", "bot:random", "--seed", "4", "--json"
     )
     assert result.exit_code == 0, result.output
-    totals = check_card_adds_up(result.stderr, ["greedy", "random"], len(v.boxes))
-    assert "Winner: " in result.stderr or "Tie" in result.stderr
     data = json.loads(result.stdout)
+    after = len(v.figures) + (data["settlement"] is not None)  # after the TOTAL: Balut's points, the settlement
+    totals = {p: results_row(result.stderr, p)[-1 - after] for p in ("greedy", "random")}
+    for p in totals:
+        assert sum(results_row(result.stderr, p)[: -1 - after]) == totals[p]
+    assert "Winner: " in result.stderr or "Tie" in result.stderr
     assert data["match_totals"] == totals
     for _name, card in data["final_cards"].items():
         assert sum(s for s in card["boxes"].values() if s is not None) + sum(card["bonuses"].values()) == card["total"]
@@ -358,7 +347,7 @@ def test_text_output_shows_the_same_game_as_json():
     data = json.loads(
         ok("play", "-v", "yatzy", "-p", "bot:greedy", "-p", "bot:random", "--seed", "6", "--json", "--quiet")
     )
-    assert check_card_adds_up(text, ["greedy", "random"], 15) == data["match_totals"]
+    assert check_card_adds_up(text, ["greedy", "random"]) == data["match_totals"]
     assert text.count("greedy: ") == 15  # one narrated line per bot turn
 
 
@@ -370,9 +359,9 @@ def test_upper_bonus_shows_in_the_printed_card():
         upper = sum(card["boxes"][b] for b in ("ones", "twos", "threes", "fours", "fives", "sixes"))
         assert card["bonuses"]["upper_bonus"] == (50 if upper >= 63 else 0)
         if upper >= 63:
-            header, rows = parse_table(result.stderr, "Final scorecard")
-            assert next(r for r in rows if r[1] == "upper_bonus")[3] == "50"
-            assert check_card_adds_up(result.stderr, ["greedy"], 15)["greedy"] == card["total"]
+            assert "upper lower Bonus TOTAL" in result.stderr
+            assert results_row(result.stderr, "greedy") == [upper, card["total"] - upper - 50, 50, card["total"]]
+            assert check_card_adds_up(result.stderr, ["greedy"])["greedy"] == card["total"]
             return
     pytest.fail("no seed in 1..29 reached the upper bonus")
 
@@ -392,11 +381,12 @@ def test_russian_match_of_three_settles_to_zero():
         if data["match_totals"][n] < par:
             assert pay[n] == pytest.approx(float(data["match_totals"][n] - par))
     out = ok(*args)
-    assert "Settlement (+ receives, - pays)" in out
-    header, rows = parse_table(out, "Match")
-    total = next(r for r in rows if r[0] == "match total")
-    assert [int(x) for x in total[1:]] == [data["match_totals"][n] for n in names]
-    check_card_adds_up(out, names, 17)
+    assert "settles: + receives, - pays" in out
+    end = out.rsplit("Match over after", 1)[1].splitlines()
+    for n in names:  # each player's match total, then what they receive or pay
+        line = next(line for line in end if line.split()[1:2] == [n])
+        assert int(line.split()[-2]) == data["match_totals"][n]
+        assert float(line.split()[-1]) == pytest.approx(pay[n], abs=0.005)
 
 
 def test_two_player_russian_settles_the_difference():
@@ -459,9 +449,9 @@ def test_scripted_human_game_with_wrong_input():
     assert "you have no 7s" in out
     assert "there is no box 99: boxes are numbered 1 to 15" in out
     assert "k 1 3 4       keep the dice at positions 1, 3 and 4" in out  # the help
-    assert "now (ann)" in out and "#1: " in out and "●" in out  # card with live scores, dice drawn
+    assert "ann's card · ann, roll 1 of 3: " in out and "#1: " in out and "●" in out  # the card on c, dice drawn
     assert "Scratch" in out and "[y/N]" in out  # prompts are plain text, not rich markup
-    check_card_adds_up(out, ["ann"], 15)
+    check_card_adds_up(out, ["ann"])
 
 
 def test_human_against_a_bot_and_end_of_input():
@@ -470,7 +460,7 @@ def test_human_against_a_bot_and_end_of_input():
     assert result.stderr.strip() == "error: input ended before the game did"
     assert "Traceback" not in result.output
     assert result.stdout.count("greedy: ") == 4  # the bot played its four turns in between
-    assert "You score" in result.stdout and "now ([b]ann)" in result.stdout  # names are not markup
+    assert "You score" in result.stdout and re.search(r"box +\[b\]ann +greedy +now", result.stdout)  # not markup
 
 
 def test_quit_without_save():

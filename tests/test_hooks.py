@@ -527,7 +527,7 @@ def test_a_wrapper_hookimpl_keeps_error_messages_working():
 
     engine = Engine(plugins=[Wrapping()], entry_points=False)
     state = GameState.new(engine.variant("russian"), 1).roll(dice=(3, 3, 5, 6, 6))
-    with pytest.raises(IllegalAction, match="two_pairs is a stage-2 box: fill every stage-1 box first"):
+    with pytest.raises(IllegalAction, match="Two pairs is a stage-2 box: fill every stage-1 box first"):
         state.score("two_pairs")
     assert engine.variant("russian").blocking_rules(Card(), state.roll_now, True, "two_pairs") == ("stage_order",)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,11 +15,12 @@ from rich.text import Text
 
 from ..errors import DicecupError
 from ..game.state import GameState
+from ..terminal.cards import card_rows
 from ..terminal.savefile import SavedGame
 from ..terminal.savefile import load as load_saved_game
 from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
-from ..terminal.view import View, card_rows
+from ..terminal.view import View
 from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
 from .solving import hint_advisor, hint_ranking, load_strong, prepare_optimal, read_objectives
 
@@ -64,6 +66,7 @@ def _run(
     coach: bool = False,
     pace: float = 0.0,
     objectives: list[str] | None = None,
+    pauses: bool = True,
 ) -> None:
     """Play a (new or resumed) game to its end, saving after every action when asked; offer a rematch.
     `objectives` (--objective): the hints rank by them side by side (and the game shows hints)."""
@@ -102,7 +105,16 @@ def _run(
             coach = False
     while True:
         final = _play_one(
-            saved, save_path, view, advisor, quiet=quiet, as_json=as_json, coach=coach, pace=pace, ranking=ranking
+            saved,
+            save_path,
+            view,
+            advisor,
+            quiet=quiet,
+            as_json=as_json,
+            coach=coach,
+            pace=pace,
+            ranking=ranking,
+            pauses=pauses and sys.stdin.isatty(),  # piped input has nobody to wait for
         )
         if final is None:
             return
@@ -138,6 +150,7 @@ def _play_one(
     coach: bool,
     pace: float,
     ranking: Any = None,
+    pauses: bool = False,
 ) -> Session | None:
     """One game to its end (its session, for the rematch question); None when the player quit."""
     state, seats, rng = saved.state, saved.seats, saved.rng
@@ -164,6 +177,7 @@ def _play_one(
         coach=coach,
         pace=pace,
         saved=save_path is not None,
+        pauses=pauses,
         narrate_bots=not (quiet or as_json),
         make_bot=get_engine().make_bot,
         verbs=get_engine().action_verbs(state.variant),
@@ -260,9 +274,17 @@ PaceOpt = Annotated[
         "--pace", min=0, max=60, help="Seconds to wait after each bot move, so you can follow the bots' turns."
     ),
 ]
+NoHandoverOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-handover",
+        help="Do not pause at a terminal: by default the next human's dice are shown once they press Enter "
+        "(with two or more humans), and a match's next game starts on Enter.",
+    ),
+]
 GameJsonOpt = Annotated[
     bool,
-    typer.Option("--json", help="Print the result as JSON on stdout (the game and its final card go to stderr)."),
+    typer.Option("--json", help="Print the result as JSON on stdout (the game and its results go to stderr)."),
 ]
 
 
@@ -284,6 +306,7 @@ def play(
     objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
     pace: PaceOpt = 0.0,
+    no_handover: NoHandoverOpt = False,
     quiet: QuietOpt = False,
     as_json: GameJsonOpt = False,
 ) -> None:
@@ -294,15 +317,8 @@ def play(
     if save is not None:
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)
-    _run(
-        SavedGame(state, seats, random.Random(seed), hints),
-        save,
-        quiet=quiet,
-        as_json=as_json,
-        coach=coach,
-        pace=pace,
-        objectives=objective,
-    )
+    game = SavedGame(state, seats, random.Random(seed), hints)
+    _run(game, save, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective, pauses=not no_handover)
 
 
 @app.command()
@@ -316,6 +332,7 @@ def resume(
     objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
     pace: PaceOpt = 0.0,
+    no_handover: NoHandoverOpt = False,
     quiet: QuietOpt = False,
     as_json: GameJsonOpt = False,
 ) -> None:
@@ -332,4 +349,13 @@ def resume(
             View(console()).final(saved.state)
             typer.echo(f"This game is already over ({file}).")
         return
-    _run(saved, file, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective)
+    _run(
+        saved,
+        file,
+        quiet=quiet,
+        as_json=as_json,
+        coach=coach,
+        pace=pace,
+        objectives=objective,
+        pauses=not no_handover,
+    )

@@ -20,7 +20,7 @@ from ..errors import DicecupError, SaveError
 from ..fileio import FileError, read_text, write_atomic
 from ..game.actions import shown
 from ..game.state import GameState
-from .session import HUMAN, Seat
+from .seats import HUMAN, Seat
 
 __all__ = [
     "FORMAT",
