@@ -74,8 +74,9 @@ def match_cmd(
     95% confidence interval, and its mean score."""
     start = time.perf_counter()
     try:
+        from ..simulate.matches import play_matches, player_figures
         from ..simulate.plot import check_plot_path, pyplot
-        from ..simulate.win import check_win, planner_for, play_matches, player_figures
+        from ..simulate.win import check_win, planner_for
 
         kinds = read_lineup(player)
         if not 1 <= games <= MAX_GAMES:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from ..game.actions import Action
 from ..game.state import GameState
 from ..language.model import Variant
-from .correction import Progress, load_or_fit
+from ..progress import Reporter
+from .correction import load_or_fit
 from .relax import Relaxation, Solver, best_move, load_part
 
 __all__ = ["StrongBot", "strong_values"]
@@ -20,7 +21,7 @@ def strong_values(
     *,
     fitted: bool = True,
     store: bool = True,
-    progress: Progress | None = None,
+    progress: Reporter | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> Relaxation:
     """What bot strong plays against: `variant`'s parts solved (`solver`), with the fitted correction

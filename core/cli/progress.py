@@ -1,0 +1,204 @@
+"""The CLI's one renderer of the engine's progress reports (`dicecup.progress.Reporter`).
+
+On a terminal, stderr shows a bar per open task with its count, the time elapsed and the time left
+(rich, transient: it is gone when the work is done); piped, one line says how long the work will take
+("solving yatzy: about 40 s"), once, when it will take more than `QUIET_SECONDS`; with -q or --json,
+nothing (`reporter(quiet=True)`). Rich is imported only when a task starts on a terminal, so a command
+whose tables are cached imports none.
+
+The time left is the outermost task's: the fraction done (a task's own units plus the fraction of the
+task open inside it) over the time since it started, or before its first unit, the duration it was
+started with.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from ..progress import NULL, Reporter
+
+__all__ = ["QUIET_SECONDS", "Bar", "EstimateLine", "reporter", "say_duration"]
+
+QUIET_SECONDS = 2.0
+"""Piped, work estimated to take less than this in all says nothing."""
+
+
+def say_duration(seconds: float) -> str:
+    """A duration as a person says it: 'about 40 s', 'about 3 min', 'about 2.5 h', 'about 4 days'."""
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"about {round(seconds / 60)} min"
+    if seconds < 48 * 3600:
+        return f"about {seconds / 3600:.1f} h"
+    return f"about {seconds / 86400:,.0f} days"
+
+
+class _Task:
+    """One open task: what it is, how far it is, when it started."""
+
+    __slots__ = ("label", "total", "unit", "seconds", "done", "began", "row")
+
+    def __init__(self, label: str, total: int | None, unit: str, seconds: float | None) -> None:
+        self.label, self.total, self.unit, self.seconds = label, total, unit, seconds
+        self.done = 0
+        self.began = time.monotonic()
+        self.row: Any = None  # the bar's row of it (terminal only)
+
+
+class _Tasks:
+    """The open tasks, innermost last, and the estimate of the time left of the outermost one."""
+
+    def __init__(self) -> None:
+        self.open: list[_Task] = []
+
+    def fraction(self, at: int) -> float | None:
+        """How much of task `at` is done (its tasks inside included), or None when its total is unknown."""
+        t = self.open[at]
+        if not t.total:
+            return None
+        inner = self.fraction(at + 1) if at + 1 < len(self.open) else None
+        return min(1.0, (t.done + (inner or 0.0)) / t.total)
+
+    def left(self, at: int = 0) -> float | None:
+        """Seconds left of task `at` (by default the outermost), or None when nothing tells yet."""
+        if at >= len(self.open):
+            return None
+        t = self.open[at]
+        spent = time.monotonic() - t.began
+        f = self.fraction(at)
+        if f is not None and f > 0:
+            return spent * (1 - f) / f
+        if t.seconds is not None:
+            return max(0.0, t.seconds - spent)
+        return self.left(at + 1)  # a task of unknown size: what the task inside it says
+
+    def push(self, label: str, total: int | None, unit: str, seconds: float | None) -> _Task:
+        t = _Task(label, total if total is None else max(0, int(total)), unit, seconds)
+        self.open.append(t)
+        return t
+
+    def pop(self) -> _Task | None:
+        return self.open.pop() if self.open else None
+
+
+class EstimateLine(_Tasks):
+    """Piped stderr: one line with the estimate, the first time the outermost task's time left is known and
+    its whole time passes `QUIET_SECONDS`; nothing else."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__()
+        self.stream = stream
+        self.said = False
+
+    def _check(self) -> None:
+        if self.said or not self.open:
+            return
+        left = self.left()
+        if left is None:
+            return
+        top = self.open[0]
+        if time.monotonic() - top.began + left < QUIET_SECONDS:
+            return
+        self.said = True
+        size = f" ({top.total:,} {top.unit})" if top.total and top.unit else ""
+        out = self.stream or sys.stderr
+        out.write(f"{top.label}: {say_duration(left)}{size}\n")
+        out.flush()
+
+    def start(self, label: str, total: int | None = None, unit: str = "", seconds: float | None = None) -> None:
+        self.push(label, total, unit, seconds)
+        self._check()
+
+    def advance(self, n: int = 1) -> None:
+        if self.open:
+            self.open[-1].done += n
+            self._check()
+
+    def done(self) -> None:
+        self.pop()
+
+
+class Bar(_Tasks):
+    """A terminal's stderr: rich's progress bar, a row per open task (description, bar, count, time elapsed,
+    time left), started with the first task and gone when the last one closes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bar: Any = None
+
+    def _columns(self) -> list[Any]:
+        from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.text import Text
+
+        tasks = self
+
+        class Left(ProgressColumn):
+            """The outermost task's time left (on every row of it), ticking down between reports."""
+
+            def render(self, task: Any) -> Text:
+                if task.fields.get("depth", 0) != 0:
+                    return Text("")
+                left = tasks.left()
+                return Text("" if left is None else f"{say_duration(left)} left", style="progress.remaining")
+
+        return [
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[count]}"),
+            TimeElapsedColumn(),
+            Left(),
+        ]
+
+    def _show(self) -> None:
+        """Bring every open task's row up to date."""
+        for depth, t in enumerate(self.open):
+            f = self.fraction(depth)
+            count = (
+                f"{t.done:,}/{t.total:,} {t.unit}".rstrip() if t.total else (f"{t.done:,} {t.unit}" if t.done else "")
+            )
+            self.bar.update(t.row, completed=None if f is None else f * 100, total=None if f is None else 100,
+                            count=count, depth=depth)  # fmt: skip
+
+    def start(self, label: str, total: int | None = None, unit: str = "", seconds: float | None = None) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(*self._columns(), console=Console(stderr=True), transient=True, refresh_per_second=8)
+            self.bar.start()
+        t = self.push(label, total, unit, seconds)
+        t.row = self.bar.add_task(label, total=None, count="", depth=len(self.open) - 1)
+        self._show()
+
+    def advance(self, n: int = 1) -> None:
+        if self.open and self.bar is not None:
+            self.open[-1].done += n
+            self._show()
+
+    def done(self) -> None:
+        t = self.pop()
+        if t is None or self.bar is None:
+            return
+        self.bar.remove_task(t.row)
+        if not self.open:
+            self.bar.stop()
+            self.bar = None
+        else:
+            self._show()
+
+
+def reporter(quiet: bool = False, stream: TextIO | None = None) -> Reporter:
+    """The reporter a command passes its work: nothing with `quiet` (-q, --json), the bar on a terminal's
+    stderr, else the one estimate line."""
+    if quiet:
+        return NULL
+    err = stream or sys.stderr
+    try:
+        tty = err.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return Bar() if tty else EstimateLine(stream)
