@@ -15,11 +15,24 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
+from ..errors import DicecupError
 from ..progress import NULL, Reporter
 
-__all__ = ["QUIET_SECONDS", "Bar", "EstimateLine", "reporter", "say_duration"]
+__all__ = [
+    "FASTEST_GAMES",
+    "QUIET_SECONDS",
+    "Bar",
+    "EstimateLine",
+    "check_games",
+    "count",
+    "reporter",
+    "reporting",
+    "say_duration",
+]
 
 QUIET_SECONDS = 2.0
 """Piped, work estimated to take less than this in all says nothing."""
@@ -33,7 +46,39 @@ def say_duration(seconds: float) -> str:
         return f"about {round(seconds / 60)} min"
     if seconds < 48 * 3600:
         return f"about {seconds / 3600:.1f} h"
-    return f"about {seconds / 86400:,.0f} days"
+    if seconds < 2 * YEAR:
+        return f"about {seconds / 86400:,.0f} days"
+    return f"about {seconds / YEAR:,.3g} years"
+
+
+YEAR = 365.25 * 86400
+FASTEST_GAMES = 1_000_000
+"""Games a second faster than any strategy plays on any variant: a refused run's time is at least its games
+over this."""
+
+
+def count(n: int) -> str:
+    """A whole number for a message: with thousands separators, or its order of magnitude when huge."""
+    return f"{n:,}" if abs(n) < 10**15 else f"about 10^{len(str(abs(n))) - 1}"
+
+
+def check_games(flag: str, games: int, most: int) -> None:
+    """Refuse at once (a DicecupError, exit 2 in the CLI) a number of games below 1 or above `most`, saying
+    how long so many would take at the least."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise DicecupError(f"{flag} must be a whole number from 1 to {most:,}, got {games!r:.40}")
+    if games > most:
+        raise DicecupError(
+            f"{flag} {count(games)} is beyond the {most:,} games one command plays: even at {FASTEST_GAMES:,} "
+            f"games a second, faster than any strategy plays, they would take {say_duration(games / FASTEST_GAMES)}; "
+            f"ask for at most {most:,}"
+        )
+
+
+#: the rate of a task is trusted once it has done this fraction of its work or run this long (its first units
+#: are often the cheapest, or the dearest: a layer's set-up, a kernel compiled)
+SETTLED_FRACTION = 0.02
+SETTLED_SECONDS = 1.0
 
 
 class _Task:
@@ -69,7 +114,7 @@ class _Tasks:
         t = self.open[at]
         spent = time.monotonic() - t.began
         f = self.fraction(at)
-        if f is not None and f > 0:
+        if f is not None and f > 0 and (f >= SETTLED_FRACTION or spent >= SETTLED_SECONDS):
             return spent * (1 - f) / f
         if t.seconds is not None:
             return max(0.0, t.seconds - spent)
@@ -179,6 +224,11 @@ class Bar(_Tasks):
             self.open[-1].done += n
             self._show()
 
+    def close(self) -> None:
+        """Close every open task and take the bar away."""
+        while self.open:
+            self.done()
+
     def done(self) -> None:
         t = self.pop()
         if t is None or self.bar is None:
@@ -189,6 +239,18 @@ class Bar(_Tasks):
             self.bar = None
         else:
             self._show()
+
+
+@contextmanager
+def reporting(quiet: bool = False) -> Iterator[Reporter]:
+    """`reporter(quiet)` for a block: whatever the block leaves open (an error mid-task) is closed at its end,
+    so the bar never outlives the work."""
+    got = reporter(quiet)
+    try:
+        yield got
+    finally:
+        if isinstance(got, Bar):
+            got.close()
 
 
 def reporter(quiet: bool = False, stream: TextIO | None = None) -> Reporter:

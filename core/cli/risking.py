@@ -16,7 +16,9 @@ import typer
 
 from ..errors import DicecupError
 from ..language.describe import options_text
+from ..progress import task
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .progress import reporting
 from .solving import load_solution
 
 __all__ = ["risk_cmd", "DEFAULT_THETAS"]
@@ -93,9 +95,11 @@ def risk_cmd(
         for goal in goals:
             check_objective(v, goal)
         rows = []
-        for t, goal in zip(thetas, goals, strict=True):
-            solution, _ = load_solution(v, quiet=quiet, objective=goal)
-            rows.append(risk_row(t, distribution(solution)))
+        with reporting(quiet or as_json) as told, task(told, f"risk play of {v.id}", len(goals), "thetas"):
+            for t, goal in zip(thetas, goals, strict=True):
+                solution, _ = load_solution(v, objective=goal, progress=told)
+                rows.append(risk_row(t, distribution(solution, progress=told)))
+                told.advance()
         if plot is not None:
             from ..simulate.plot import write_risk_png
 

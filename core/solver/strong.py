@@ -44,12 +44,16 @@ class StrongBot:
         self.store = store
         self._values: dict[str, Relaxation] = {}
 
-    def relaxation(self, variant: Variant) -> Relaxation:
+    def relaxation(self, variant: Variant, progress: Reporter | None = None) -> Relaxation:
         got = self._values.get(variant.fingerprint)
         if got is None or got.variant.hooks is not variant.hooks:
-            got = strong_values(variant, self.solver, fitted=self.fitted, store=self.store)
+            got = strong_values(variant, self.solver, fitted=self.fitted, store=self.store, progress=progress)
             self._values[variant.fingerprint] = got
         return got
+
+    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
+        """Solve the parts and fit the correction now (a game asks before it starts), telling `progress`."""
+        self.relaxation(variant, progress)
 
     def choose(self, state: GameState) -> Action:
         return best_move(self.relaxation(state.variant), state, self.rng)
