@@ -92,7 +92,7 @@ def distribution_cmd(
 
         check_solvable(v)
         left = None if values is None else (v.rolls - 1 if rolls_left is None else rolls_left)
-        with reporting(quiet or as_json) as told:
+        with reporting(quiet or as_json, f"distribution of {v.id}") as told:
             solution, _ = load_solution(v, progress=told)
             d = distribution(solution, the_card, values, left, progress=told)
         if plot is not None:

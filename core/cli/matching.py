@@ -75,25 +75,25 @@ def match_cmd(
     95% confidence interval, and its mean score."""
     start = time.perf_counter()
     try:
-        from ..simulate.matches import play_matches, player_figures
-        from ..simulate.plot import check_plot_path, pyplot
-        from ..simulate.win import check_win, planner_for
+        with reporting(quiet or as_json, f"match of {variant}") as told:
+            from ..simulate.matches import play_matches, player_figures
+            from ..simulate.plot import check_plot_path, pyplot
+            from ..simulate.win import check_win, planner_for
 
-        kinds = read_lineup(player)
-        check_games("--games", games, MAX_GAMES)
-        if plot is not None:
-            check_plot_path(plot)
-            pyplot("for the table alone")
-        v = load_variant(variant, option)
-        check_win(v)
-        with reporting(quiet or as_json) as told:
+            kinds = read_lineup(player)
+            check_games("--games", games, MAX_GAMES)
+            if plot is not None:
+                check_plot_path(plot)
+                pyplot("for the table alone")
+            v = load_variant(variant, option)
+            check_win(v)
             planner = planner_for(v, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
             result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
-        rows = player_figures(result, kinds)
-        if plot is not None:
-            from ..simulate.plot import write_match_png
+            rows = player_figures(result, kinds)
+            if plot is not None:
+                from ..simulate.plot import write_match_png
 
-            write_match_png(plot, rows, len(kinds), _title(v, games))
+                write_match_png(plot, rows, len(kinds), _title(v, games))
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start

@@ -53,7 +53,7 @@ def prepare_bots(
     what would take too long; returns the bot factory the session seats them with (the bots made here, for a
     game played with `rng`)."""
     made: dict[str, Any] = {}  # kind -> its bot, tables made (one for every seat of the kind: a bot is a policy)
-    with reporting(quiet) as told:
+    with reporting(quiet, f"the bots' tables of {variant.id}") as told:
         kinds = list(dict.fromkeys(seat.kind for seat in seats if not seat.is_human))
         for kind in kinds:
             engine.check_bot(kind, variant)  # refuse at once what a bot cannot play

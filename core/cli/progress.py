@@ -100,12 +100,13 @@ class _Tasks:
         self.open: list[_Task] = []
 
     def fraction(self, at: int) -> float | None:
-        """How much of task `at` is done (its tasks inside included), or None when its total is unknown."""
+        """How much of task `at` is done, or None when its total is unknown: its units done, and of the unit
+        under way, the fraction of the nearest task inside it whose size is known."""
         t = self.open[at]
         if not t.total:
             return None
-        inner = self.fraction(at + 1) if at + 1 < len(self.open) else None
-        return min(1.0, (t.done + (inner or 0.0)) / t.total)
+        inner = next((f for k in range(at + 1, len(self.open)) if (f := self.fraction(k)) is not None), 0.0)
+        return min(1.0, (t.done + inner) / t.total)
 
     def left(self, at: int = 0) -> float | None:
         """Seconds left of task `at` (by default the outermost), or None when nothing tells yet."""
@@ -167,85 +168,115 @@ class EstimateLine(_Tasks):
 
 
 class Bar(_Tasks):
-    """A terminal's stderr: rich's progress bar, a row per open task (description, bar, count, time elapsed,
-    time left), started with the first task and gone when the last one closes."""
+    """A terminal's stderr: rich's progress bar, a row per open task (what it is, its bar, its count, the time
+    elapsed and, on the outermost, the time left), transient. Held for a command (`hold`), a row with its
+    `label` shows while no task is open (loading a table, between two tasks), so the command is never silent."""
 
-    def __init__(self) -> None:
+    def __init__(self, label: str | None = None) -> None:
         super().__init__()
         self.bar: Any = None
+        self.label = label
+        self.idle: Any = None  # the held row
+        self.shown = 0.0
 
     def _columns(self) -> list[Any]:
         from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.table import Column
         from rich.text import Text
 
         tasks = self
 
         class Left(ProgressColumn):
-            """The outermost task's time left (on every row of it), ticking down between reports."""
+            """The outermost task's time left, ticking down between reports."""
 
             def render(self, task: Any) -> Text:
-                if task.fields.get("depth", 0) != 0:
-                    return Text("")
-                left = tasks.left()
-                return Text("" if left is None else f"{say_duration(left)} left", style="progress.remaining")
+                left = tasks.left() if task.fields.get("depth") == 0 else None
+                return Text("" if left is None else f"{say_duration(left)[6:]} left", style="progress.remaining")
 
         return [
             SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[count]}"),
+            TextColumn("{task.description}", table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis")),
+            BarColumn(bar_width=12),
+            TextColumn("{task.fields[count]}", table_column=Column(no_wrap=True)),
             TimeElapsedColumn(),
-            Left(),
+            Left(table_column=Column(no_wrap=True, min_width=10)),
         ]
 
-    def _show(self) -> None:
-        """Bring every open task's row up to date."""
-        for depth, t in enumerate(self.open):
-            f = self.fraction(depth)
-            count = (
-                f"{t.done:,}/{t.total:,} {t.unit}".rstrip() if t.total else (f"{t.done:,} {t.unit}" if t.done else "")
-            )
-            self.bar.update(t.row, completed=None if f is None else f * 100, total=None if f is None else 100,
-                            count=count, depth=depth)  # fmt: skip
-
-    def start(self, label: str, total: int | None = None, unit: str = "", seconds: float | None = None) -> None:
+    def _live(self) -> Any:
         if self.bar is None:
             from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(*self._columns(), console=Console(stderr=True), transient=True, refresh_per_second=8)
+            console = Console(stderr=True)
+            self.bar = Progress(*self._columns(), console=console, transient=True, expand=True, refresh_per_second=8)
             self.bar.start()
+        return self.bar
+
+    def hold(self) -> None:
+        """Show the held row now (the command has begun)."""
+        if self.label is not None and self.idle is None and not self.open:
+            self.idle = self._live().add_task(self.label, total=None, count="", depth=-1)
+
+    def _unhold(self) -> None:
+        if self.idle is not None:
+            self._live().remove_task(self.idle)
+            self.idle = None
+
+    def _show(self, now: bool = False) -> None:
+        """Bring every open task's row up to date (at most every 50 ms unless `now`)."""
+        clock = time.monotonic()
+        if not now and clock - self.shown < 0.05:
+            return
+        self.shown = clock
+        for depth, t in enumerate(self.open):
+            f = self.fraction(depth)
+            count = f"{t.done:,}/{t.total:,} {t.unit}" if t.total else (f"{t.done:,} {t.unit}" if t.done else "")
+            self.bar.update(t.row, completed=None if f is None else f * 100, total=None if f is None else 100,
+                            count=count.rstrip(), depth=depth)  # fmt: skip
+
+    def start(self, label: str, total: int | None = None, unit: str = "", seconds: float | None = None) -> None:
+        self._unhold()
+        bar = self._live()
         t = self.push(label, total, unit, seconds)
-        t.row = self.bar.add_task(label, total=None, count="", depth=len(self.open) - 1)
-        self._show()
+        t.row = bar.add_task(label, total=None, count="", depth=len(self.open) - 1)
+        self._show(now=True)
 
     def advance(self, n: int = 1) -> None:
         if self.open and self.bar is not None:
             self.open[-1].done += n
             self._show()
 
-    def close(self) -> None:
-        """Close every open task and take the bar away."""
-        while self.open:
-            self.done()
-
     def done(self) -> None:
         t = self.pop()
         if t is None or self.bar is None:
             return
         self.bar.remove_task(t.row)
-        if not self.open:
+        if self.open:
+            self._show(now=True)
+        elif self.label is not None:
+            self.hold()
+        else:
+            self.close()
+
+    def close(self) -> None:
+        """Close every open task and take the bar away."""
+        self.label = None
+        while self.open:
+            self.done()
+        self._unhold()
+        if self.bar is not None:
             self.bar.stop()
             self.bar = None
-        else:
-            self._show()
 
 
 @contextmanager
-def reporting(quiet: bool = False) -> Iterator[Reporter]:
-    """`reporter(quiet)` for a block: whatever the block leaves open (an error mid-task) is closed at its end,
-    so the bar never outlives the work."""
-    got = reporter(quiet)
+def reporting(quiet: bool = False, label: str | None = None) -> Iterator[Reporter]:
+    """`reporter(quiet)` for a command's block: on a terminal, a row with `label` shows at once and whenever
+    no task is open; whatever the block leaves open (an error mid-task) is closed at its end, so the bar
+    never outlives the work."""
+    got = reporter(quiet, label=label)
+    if isinstance(got, Bar):
+        got.hold()
     try:
         yield got
     finally:
@@ -253,7 +284,7 @@ def reporting(quiet: bool = False) -> Iterator[Reporter]:
             got.close()
 
 
-def reporter(quiet: bool = False, stream: TextIO | None = None) -> Reporter:
+def reporter(quiet: bool = False, stream: TextIO | None = None, label: str | None = None) -> Reporter:
     """The reporter a command passes its work: nothing with `quiet` (-q, --json), the bar on a terminal's
     stderr, else the one estimate line."""
     if quiet:
@@ -263,4 +294,4 @@ def reporter(quiet: bool = False, stream: TextIO | None = None) -> Reporter:
         tty = err.isatty()
     except (AttributeError, ValueError):
         tty = False
-    return Bar() if tty else EstimateLine(stream)
+    return Bar(label) if tty else EstimateLine(stream)

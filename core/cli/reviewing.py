@@ -236,7 +236,7 @@ def review_cmd(
     saved = load_saved_game(save, get_engine())
     state = saved.state
     check_reviewable(state.variant)  # before the table is read or solved
-    with reporting(quiet or as_json) as told:
+    with reporting(quiet or as_json, f"review of {save.name}") as told:
         try:
             solution, _ = load_solution(state.variant, progress=told)
         except SolverError as exc:  # beyond the solver only once explored (its size)

@@ -247,7 +247,7 @@ def simulate(
             seed = random.SystemRandom().randrange(2**32)
         report = None
         result: Any  # the Tally of the run
-        with reporting(quiet or as_json) as told:
+        with reporting(quiet or as_json, f"simulate {v.id}") as told:
             _prepare(v, strategy, told)
             start = time.perf_counter()
             if cluster is not None:

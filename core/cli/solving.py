@@ -88,11 +88,14 @@ def load_solution(
         check_solvable(variant)
         check_objective(variant, objective)  # before the cache or a progress bar
 
+    if progress is not None:  # the command's own reporter
+        return load_or_solve(variant, max_states or DEFAULT_MAX_STATES, progress, use_cache=not no_cache, warn=_warn,
+                             workdir=workdir, objective=objective, backend=backend)  # fmt: skip
     with reporting(quiet) as told:
         return load_or_solve(
             variant,
             max_states or DEFAULT_MAX_STATES,
-            progress or told,
+            told,
             use_cache=not no_cache,
             warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
             workdir=workdir,
@@ -207,7 +210,7 @@ def load_target(variant: Variant, quiet: bool, max_states: int | None = None, no
 
     check_variant(variant)
     check_solvable(variant)
-    with reporting(quiet) as told:
+    with reporting(quiet, f"target play of {variant.id}") as told:
         solution, cached = load_solution(variant, max_states, quiet, no_cache, progress=told)
         tables, kept = target_tables(solution, told, _warn, use_cache=not no_cache)
     return solution, cached and kept, tables
