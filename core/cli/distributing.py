@@ -94,7 +94,12 @@ def distribution_cmd(
         left = None if values is None else (v.rolls - 1 if rolls_left is None else rolls_left)
         with reporting(quiet or as_json, f"distribution of {v.id}") as told:
             solution, _ = load_solution(v, progress=told)
-            d = distribution(solution, the_card, values, left, progress=told)
+            if not the_card.scores and values is None:  # from the start: kept beside the table
+                from ..simulate.kept import start_distribution
+
+                d = start_distribution(solution, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+            else:
+                d = distribution(solution, the_card, values, left, progress=told)
         if plot is not None:
             from ..simulate.plot import write_distribution_png
 

@@ -80,7 +80,8 @@ def risk_cmd(
     try:  # every argument and every theta's range are checked before any table is made
         with reporting(quiet or as_json, f"risk play of {variant}") as told:
             from ..numeric.objective import risk_objective
-            from ..simulate.distribution import check_variant, distribution
+            from ..simulate.distribution import check_variant
+            from ..simulate.kept import start_distribution
             from ..simulate.plot import check_plot_path, pyplot
             from ..solver.rules import check_solvable
             from ..solver.solve import check_objective
@@ -99,7 +100,7 @@ def risk_cmd(
             with task(told, f"risk play of {v.id}", len(goals), "thetas"):
                 for t, goal in zip(thetas, goals, strict=True):
                     solution, _ = load_solution(v, objective=goal, progress=told)
-                    rows.append(risk_row(t, distribution(solution, progress=told)))
+                    rows.append(risk_row(t, start_distribution(solution, told, _warn)))
                     told.advance()
             if plot is not None:
                 from ..simulate.plot import write_risk_png
@@ -125,6 +126,10 @@ def risk_cmd(
     if not quiet:
         for note in v.solitaire_notes():
             console().print(f"note: {note}")
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)
 
 
 def _title(v: Any) -> str:

@@ -986,6 +986,7 @@ def distribution(
             run.layer(c, p, index, parts)
             told.advance()
         wlo, wln, woff, out = run.convolve(first, 1)
+        told.advance()
     so_far = int(v.points_so_far(card))
     expected = _expected(solution, card, dice, rolls_left)
     return Distribution(v.id, int(wlo[0]) + so_far, out.copy(), expected, time.perf_counter() - start)

@@ -438,7 +438,8 @@ def solve_target(
             )
         if on_estimate:
             on_estimate(estimate)
-        with task(progress, "target vectors", estimate.states, "states", estimate.seconds) as told:
+        inner = sum(len(run.layers[k][0]) for k in range(run.nb))  # the full cards' vectors are their bonuses
+        with task(progress, "target vectors", inner, "states", estimate.seconds) as told:
             for k in range(run.nb - 1, -1, -1):
                 if len(run.layers[k][0]) == 0:
                     continue
