@@ -75,10 +75,8 @@ def check_games(flag: str, games: int, most: int) -> None:
         )
 
 
-#: the rate of a task is trusted once it has done this fraction of its work or run this long (its first units
-#: are often the cheapest, or the dearest: a layer's set-up, a kernel compiled)
-SETTLED_FRACTION = 0.02
-SETTLED_SECONDS = 1.0
+#: piped, the one line waits for a rate this settled (fraction done, seconds spent): it cannot be corrected
+LINE_SETTLED = (0.05, 3.0)
 
 
 class _Task:
@@ -108,18 +106,20 @@ class _Tasks:
         inner = next((f for k in range(at + 1, len(self.open)) if (f := self.fraction(k)) is not None), 0.0)
         return min(1.0, (t.done + inner) / t.total)
 
-    def left(self, at: int = 0) -> float | None:
-        """Seconds left of task `at` (by default the outermost), or None when nothing tells yet."""
+    def left(self, at: int = 0, settled: tuple[float, float] = (0.02, 1.0)) -> float | None:
+        """Seconds left of task `at` (by default the outermost), or None when nothing tells yet. A measured rate
+        is trusted once `settled` (fraction done, seconds spent) is passed (the first units are often the
+        cheapest, or the dearest: a layer's set-up, a kernel loaded); before that, a duration given up front."""
         if at >= len(self.open):
             return None
         t = self.open[at]
         spent = time.monotonic() - t.began
         f = self.fraction(at)
-        if f is not None and f > 0 and (f >= SETTLED_FRACTION or spent >= SETTLED_SECONDS):
-            return spent * (1 - f) / f
-        if t.seconds is not None:
+        if t.seconds is not None and (f is None or f < settled[0]):
             return max(0.0, t.seconds - spent)
-        return self.left(at + 1)  # a task of unknown size: what the task inside it says
+        if f is not None and f > 0 and (f >= settled[0] or spent >= settled[1]):
+            return spent * (1 - f) / f
+        return self.left(at + 1, settled)  # a task of unknown size: what the task inside it says
 
     def push(self, label: str, total: int | None, unit: str, seconds: float | None) -> _Task:
         t = _Task(label, total if total is None else max(0, int(total)), unit, seconds)
@@ -142,7 +142,7 @@ class EstimateLine(_Tasks):
     def _check(self) -> None:
         if self.said or not self.open:
             return
-        left = self.left()
+        left = self.left(settled=LINE_SETTLED)
         if left is None:
             return
         top = self.open[0]

@@ -420,15 +420,17 @@ def solve_target(
     max_bytes: int = MAX_BYTES,
     progress: Reporter | None = None,
     on_estimate: Callable[[TargetEstimate], None] | None = None,
+    seconds: float | None = None,
 ) -> TargetTables:
     """Target play's vectors for every state of `solution`'s variant (the mean's table gives the states and
     their end bonuses). `keep`: "all" layers (positions, the advisor, bots) or "start" (the curve from the
     start, two neighbouring layers held). Refused, with the estimate, when the vectors would pass `max_bytes`;
-    `on_estimate` is told the estimate before any vector is computed."""
+    `on_estimate` is told the estimate before any vector is computed; `seconds`, the whole solve's time where
+    an earlier estimate knows it, is told to `progress` up front."""
     if keep not in ("all", "start"):
         raise DicecupError(f"unknown keep {keep!r}; keeps: all, start")
     start = time.perf_counter()
-    with task(progress, f"target play's tables of {solution.variant.id}"):
+    with task(progress, f"target play's tables of {solution.variant.id}", seconds=seconds):
         run = _Run(solution)
         estimate = _plan(run, keep, progress)
         if estimate.bytes > max_bytes:

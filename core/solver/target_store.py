@@ -165,7 +165,8 @@ def target_tables(
             got = _load(solution, warn)
         if got is not None:
             return got, True
-    tables = solve_target(solution, "all", max_bytes, progress)
+    known = kept_estimate(solution, warn) if use_cache else None  # an earlier run's: the time told up front
+    tables = solve_target(solution, "all", max_bytes, progress, seconds=None if known is None else known.seconds)
     if use_cache:
         cache.save_record(solution.variant, ESTIMATE_KIND, _estimate_json(tables.estimate), warn)
         meta = {"layout": LAYOUT, "estimate": _estimate_json(tables.estimate), "seconds": tables.seconds}
