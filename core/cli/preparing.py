@@ -52,18 +52,18 @@ def prepare_bots(
     """Make every bot seat's bot with `rng` and its tables now (progress on stderr unless `quiet`), refusing
     what would take too long; returns the bot factory the session seats them with (the bots made here, for a
     game played with `rng`)."""
-    made: dict[str, Any] = {}  # kind -> its bot, tables made (one for every seat of the kind: a bot is a policy)
-    with reporting(quiet, f"the bots' tables of {variant.id}") as told:
-        kinds = list(dict.fromkeys(seat.kind for seat in seats if not seat.is_human))
-        for kind in kinds:
-            engine.check_bot(kind, variant)  # refuse at once what a bot cannot play
-        for kind in kinds:
-            if kind.startswith("target:"):
-                _check_target(variant, kind, told)
-            bot = made[kind] = engine.make_bot(kind, rng)
-            prepare = getattr(bot, "prepare", None)
-            if callable(prepare):
-                prepare(variant, told)
+    kinds = list(dict.fromkeys(seat.kind for seat in seats if not seat.is_human))
+    for kind in kinds:
+        engine.check_bot(kind, variant)  # refuse at once what a bot cannot play
+    # kind -> its bot (one for every seat of the kind: a bot is a policy)
+    made: dict[str, Any] = {kind: engine.make_bot(kind, rng) for kind in kinds}
+    tabled = [kind for kind in kinds if callable(getattr(made[kind], "prepare", None))]
+    if tabled:
+        with reporting(quiet, f"the bots' tables of {variant.id}") as told:
+            for kind in tabled:
+                if kind.startswith("target:"):
+                    _check_target(variant, kind, told)
+                made[kind].prepare(variant, told)
 
     def make_bot(kind: str, given: random.Random) -> Any:
         ready = made.get(kind)
