@@ -60,9 +60,10 @@ def prepare_bots(
     tabled = [kind for kind in kinds if callable(getattr(made[kind], "prepare", None))]
     if tabled:
         with reporting(quiet, f"the bots' tables of {variant.id}") as told:
-            for kind in tabled:
+            for kind in tabled:  # every refusal before any table is made
                 if kind.startswith("target:"):
                     _check_target(variant, kind, told)
+            for kind in tabled:
                 made[kind].prepare(variant, told)
 
     def make_bot(kind: str, given: random.Random) -> Any:
