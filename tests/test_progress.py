@@ -65,8 +65,8 @@ def test_piped_work_prints_one_estimate_line_once_it_will_take_long(monkeypatch)
     line.advance(1)  # 1% in half a second: not settled yet
     assert out.getvalue() == ""
     clock.now += 0.5
-    line.advance(9)  # 10% in 1 s: about 9 s to go
-    assert out.getvalue() == "solving yatzy: about 9 s (100 states)\n"
+    line.advance(9)  # from 1% to 10% in half a second: 90% to go, about 5 s
+    assert out.getvalue() == "solving yatzy: about 5 s (100 states)\n"
     for _ in range(5):
         clock.now += 1
         line.advance(10)
@@ -97,17 +97,21 @@ def test_an_estimate_known_up_front_is_told_before_the_first_unit(monkeypatch):
     assert out.getvalue() == "target play's tables of yahtzee: about 10 min\n"
 
 
-def test_the_time_left_counts_the_unit_under_way(monkeypatch):
-    """A command of 8 thetas, half through the first one's 100 layers after 2 s: 1/16 done, 30 s to go."""
+def test_the_time_left_counts_the_unit_under_way_from_its_first_progress(monkeypatch):
+    """A command of 8 thetas: 10% of the first one's layers seen after 5 s (a search before them), 50% a
+    second later: 1/20 of the command in a second, 15/16 to go, 18.75 s."""
     clock = Clock()
     monkeypatch.setattr(cli_progress.time, "monotonic", clock)
     tasks = cli_progress.EstimateLine(io.StringIO())
     tasks.start("risk play", 8, "thetas")
     tasks.start("solving")  # no size: the nearest task inside it with one tells
+    clock.now += 5  # the search, of no known size: no estimate
+    assert tasks.left() is None
     tasks.start("backward pass", 100, "layers")
-    clock.now += 2
-    tasks.advance(50)
-    assert tasks.left() == pytest.approx(30.0)
+    tasks.advance(10)
+    clock.now += 1
+    tasks.advance(40)
+    assert tasks.left() == pytest.approx(18.75)
 
 
 def test_reporter_is_nothing_quiet_a_bar_on_a_terminal_else_a_line():

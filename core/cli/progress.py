@@ -82,12 +82,13 @@ LINE_SETTLED = (0.05, 3.0)
 class _Task:
     """One open task: what it is, how far it is, when it started."""
 
-    __slots__ = ("label", "total", "unit", "seconds", "done", "began", "row")
+    __slots__ = ("label", "total", "unit", "seconds", "done", "began", "seen", "row")
 
     def __init__(self, label: str, total: int | None, unit: str, seconds: float | None) -> None:
         self.label, self.total, self.unit, self.seconds = label, total, unit, seconds
         self.done = 0
         self.began = time.monotonic()
+        self.seen: tuple[float, float] | None = None  # (when, fraction) of its first progress seen
         self.row: Any = None  # the bar's row of it (terminal only)
 
 
@@ -113,12 +114,16 @@ class _Tasks:
         if at >= len(self.open):
             return None
         t = self.open[at]
-        spent = time.monotonic() - t.began
+        now = time.monotonic()
         f = self.fraction(at)
+        if f is not None and f > 0 and t.seen is None:
+            t.seen = (now, f)  # the rate is measured from the first progress seen, not from the task's start
         if t.seconds is not None and (f is None or f < settled[0]):
-            return max(0.0, t.seconds - spent)
-        if f is not None and f > 0 and (f >= settled[0] or spent >= settled[1]):
-            return spent * (1 - f) / f
+            return max(0.0, t.seconds - (now - t.began))
+        if f is not None and t.seen is not None and f > t.seen[1]:
+            spent, gained = now - t.seen[0], f - t.seen[1]
+            if gained >= settled[0] or spent >= settled[1]:
+                return spent * (1 - f) / gained
         return self.left(at + 1, settled)  # a task of unknown size: what the task inside it says
 
     def push(self, label: str, total: int | None, unit: str, seconds: float | None) -> _Task:
