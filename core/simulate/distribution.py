@@ -17,25 +17,19 @@ points, D(s) = sum over the turn's outcomes (box, successor s', points p) of P(o
 from the full cards (a point mass at their end bonus) down to the empty card, one layer of filled boxes at a
 time: only two layers' vectors live at once, each state's vector is written by one thread (a pull, no
 scatter), and every position (a card, or dice on the table mid-turn) reads its answer off the layer after it,
-shifted by the points already on its card. A forward pass would carry score-so-far vectors, no smaller, and
-would have to scatter into successors and be rerun per starting position.
+shifted by the points already on its card (a forward pass would carry score-so-far vectors, no smaller).
 
-Which states: only those the policy reaches from the position with positive probability (about 2/3 of
-yahtzee's reachable states from the empty card). The turns are played forward first, layer by layer from the
-position, each layer's states being those its predecessors' outcomes lead to, and their outcomes kept (a few
-dozen compact rows a state: the vectors' windows are far larger); the backward pass then convolves those
-states alone. A state's vector sums only outcomes of positive probability, so it is the same, bit for bit, as
-with every state computed (`LayerPass.layer` without outcomes still does every state: `win`'s table).
+Which states: only those the policy reaches from the position with positive probability. The turns are
+played forward first, layer by layer, their outcomes kept as compact rows; the backward pass then convolves
+those states alone, each vector the same, bit for bit, as with every state computed (`win`'s table).
 
 Within a turn the probabilities go forward: the first roll's multinomial probabilities, then at each decision
 the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
 die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
-roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
-of points its outcomes reach (every entry inside is computed, none is dropped); a layer's outcomes are kept
-as compact rows (a few dozen per state). Memory is bounded before starting: `estimate_bytes` bounds the two
-neighbouring layers' vectors, `_Tables.outcome_bytes` the reached states' outcomes (24 bytes an outcome, the
-bound counting every outcome of each state's context), and a variant past `max_bytes` is refused with the
-estimate. Each layer, forward and backward, is told to the `progress` reporter.
+roll adds its mass to its (box, successor, points) outcome, and each state's vector covers the points its
+outcomes reach. Memory is bounded before starting (`estimate_bytes`: two neighbouring layers' vectors;
+`_Tables.outcome_bytes`: the kept outcomes, 24 bytes each), and a variant past `max_bytes` is refused with
+the estimate. Each layer, forward and backward, is told to the `progress` reporter.
 
 It lives beside the simulator because it plays the simulator's policy (the solver does not import the
 simulator); it reads the solver only through `Solution`'s public methods and arrays.
