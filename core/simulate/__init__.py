@@ -256,10 +256,12 @@ def _play(
     method: str,
     progress: Callable[[int], None],
     engine: Any,
-    max_seconds: float,
+    max_seconds: float | None,
     first_game: int,
+    run_games: int | None = None,
 ) -> SimResult:
-    """`simulate`'s games, its arguments checked: batched where it can, else game by game."""
+    """`simulate`'s games, its arguments checked: batched where it can, else game by game (refused by its
+    second game past `max_seconds` for `run_games`, the whole run's games; None: no limit)."""
     if method in ("auto", "batched"):
         from ..numeric.tables import Untabulable
         from .batched_run import simulate_batched, supports
@@ -285,6 +287,7 @@ def _play(
         progress,
         max_seconds,
         first_game=first_game,
+        run_games=run_games,
     )
 
 
@@ -321,9 +324,11 @@ def simulate_range(
     with task(progress, f"simulating {games:,} games of {variant.id} ({name})", games, "games") as told:
         for start in range(0, games, RANGE_PIECE):
             n = min(RANGE_PIECE, games - start)
+            first = start == 0  # the first piece's second game is timed against the whole range
             result = _play(
-                variant, name, n, seed, method, _counter(told), engine, max_seconds * n / games, first_game + start
-            )
+                variant, name, n, seed, method, _counter(told), engine, max_seconds if first else None,
+                first_game + start, games,
+            )  # fmt: skip
             part = tally_of(result)
             del result  # the piece's per-game arrays: only its tally is kept
             tally = part if tally is None else tally + part
