@@ -27,10 +27,11 @@ class Run:
     ended_at: float = 0.0
 
     def longest_silence(self) -> float:
-        """The longest stretch without a stderr chunk, from the start to the result (or the exit)."""
+        """The longest gap between stderr chunks, from the first to the result (or the exit): how long the
+        command stays silent once it has begun (the interpreter's start-up is `first_sign`)."""
         end = self.result_at if self.result_at is not None else self.ended_at
-        marks = [0.0] + [t for t in self.chunks if t <= end] + [end]
-        return max(b - a for a, b in zip(marks, marks[1:], strict=False))
+        marks = [t for t in self.chunks if t <= end] + [end]
+        return max((b - a for a, b in zip(marks, marks[1:], strict=False)), default=0.0)
 
     def first_sign(self) -> float:
         """When stderr first wrote (or the result came)."""

@@ -3,8 +3,8 @@ their result (the bar and its time left); piped, they print exactly one estimate
 nothing on stderr.
 
 Each command runs as a person runs it (the console script, a fresh process), with its own cache folder so
-that its tables are made here. The silence allowed is `SILENCE` (the bar redraws several times a second;
-the slack is for the interpreter's start-up on a loaded machine).
+that its tables are made here. Once it has begun writing, the longest gap allowed between two writes is
+`SILENCE` (the bar redraws several times a second); the interpreter's start-up before it is bounded apart.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from _pty_run import run_on_terminal
 pytestmark = pytest.mark.slow
 
 DICECUP = str(Path(sys.executable).with_name("dicecup"))
-SILENCE = 3.0
+SILENCE = 2.5
+START = 10.0  # the interpreter's start-up and the command's imports, before it can say anything
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,7 @@ def _on_terminal(folders: dict[str, str], *args: str, **extra: str):
 
 
 def _assert_never_silent(run) -> None:
+    assert run.first_sign() <= START, (run.first_sign(), run.result_at)
     assert run.longest_silence() <= SILENCE, (run.longest_silence(), run.chunks[:20], run.result_at)
     assert "left" in run.stderr.decode(errors="replace")  # the time left was shown
 

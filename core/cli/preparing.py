@@ -53,18 +53,19 @@ def prepare_bots(
     what would take too long; returns the bot factory the session seats them with (the bots made here, for a
     game played with `rng`)."""
     kinds = list(dict.fromkeys(seat.kind for seat in seats if not seat.is_human))
-    for kind in kinds:
-        engine.check_bot(kind, variant)  # refuse at once what a bot cannot play
-    # kind -> its bot (one for every seat of the kind: a bot is a policy)
-    made: dict[str, Any] = {kind: engine.make_bot(kind, rng) for kind in kinds}
-    tabled = [kind for kind in kinds if callable(getattr(made[kind], "prepare", None))]
-    if tabled:
-        with reporting(quiet, f"the bots' tables of {variant.id}") as told:
-            for kind in tabled:  # every refusal before any table is made
-                if kind.startswith("target:"):
-                    _check_target(variant, kind, told)
-            for kind in tabled:
-                made[kind].prepare(variant, told)
+    made: dict[str, Any] = {}  # kind -> its bot (one for every seat of the kind: a bot is a policy)
+    if not kinds:
+        return engine.make_bot
+    with reporting(quiet, f"the bots of {variant.id}") as told:
+        for kind in kinds:
+            engine.check_bot(kind, variant)  # refuse at once what a bot cannot play
+        made.update((kind, engine.make_bot(kind, rng)) for kind in kinds)
+        tabled = [kind for kind in kinds if callable(getattr(made[kind], "prepare", None))]
+        for kind in tabled:  # every refusal before any table is made
+            if kind.startswith("target:"):
+                _check_target(variant, kind, told)
+        for kind in tabled:
+            made[kind].prepare(variant, told)
 
     def make_bot(kind: str, given: random.Random) -> Any:
         ready = made.get(kind)
