@@ -12,6 +12,7 @@ from ..errors import DicecupError
 from ..language.describe import options_text
 from ..language.dice import parse_dice
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .progress import reporting
 from .solving import load_solution, parse_card
 
 if TYPE_CHECKING:
@@ -90,9 +91,15 @@ def distribution_cmd(
         from ..solver.rules import check_solvable
 
         check_solvable(v)
-        solution, _ = load_solution(v, quiet=quiet)
         left = None if values is None else (v.rolls - 1 if rolls_left is None else rolls_left)
-        d = distribution(solution, the_card, values, left)
+        with reporting(quiet or as_json, f"distribution of {v.id}") as told:
+            solution, _ = load_solution(v, progress=told)
+            if not the_card.scores and values is None:  # from the start: kept beside the table
+                from ..simulate.kept import start_distribution
+
+                d = start_distribution(solution, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+            else:
+                d = distribution(solution, the_card, values, left, progress=told)
         if plot is not None:
             from ..simulate.plot import write_distribution_png
 

@@ -17,12 +17,13 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .progress import check_games, reporting
 
 __all__ = ["match_cmd", "MATCH_BOTS", "MAX_GAMES"]
 
 #: the bots the lockstep match player plays (bot:win at most once)
 MATCH_BOTS = ("win", "optimal")
-#: the most games one command plays (about a minute of Yahtzee's lockstep play per 10 million is far beyond)
+#: the most games one command plays (its per-game results are held: a few hundred MB at most)
 MAX_GAMES = 10_000_000
 
 
@@ -74,26 +75,25 @@ def match_cmd(
     95% confidence interval, and its mean score."""
     start = time.perf_counter()
     try:
-        from ..simulate.plot import check_plot_path, pyplot
-        from ..simulate.win import check_win, planner_for, play_matches, player_figures
+        with reporting(quiet or as_json, f"match of {variant}") as told:
+            from ..simulate.matches import play_matches, player_figures
+            from ..simulate.plot import check_plot_path, pyplot
+            from ..simulate.win import check_win, planner_for
 
-        kinds = read_lineup(player)
-        if not 1 <= games <= MAX_GAMES:
-            raise DicecupError(f"--games must be 1..{MAX_GAMES:,}, got {games:,}")
-        if plot is not None:
-            check_plot_path(plot)
-            pyplot("for the table alone")
-        v = load_variant(variant, option)
-        check_win(v)
-        if not quiet:
-            typer.echo(f"{v.id}: loading the solver's and the remaining-score tables (made on first use)", err=True)
-        planner = planner_for(v)
-        result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds)
-        rows = player_figures(result, kinds)
-        if plot is not None:
-            from ..simulate.plot import write_match_png
+            kinds = read_lineup(player)
+            check_games("--games", games, MAX_GAMES)
+            if plot is not None:
+                check_plot_path(plot)
+                pyplot("for the table alone")
+            v = load_variant(variant, option)
+            check_win(v)
+            planner = planner_for(v, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+            result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
+            rows = player_figures(result, kinds)
+            if plot is not None:
+                from ..simulate.plot import write_match_png
 
-            write_match_png(plot, rows, len(kinds), _title(v, games))
+                write_match_png(plot, rows, len(kinds), _title(v, games))
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start

@@ -22,7 +22,8 @@ from ..terminal.savefile import save as save_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View
 from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
-from .solving import hint_advisor, hint_ranking, load_strong, prepare_optimal, read_objectives
+from .preparing import prepare_bots
+from .solving import hint_advisor, hint_ranking, read_objectives
 
 __all__ = ["play", "resume", "result_json"]
 
@@ -76,15 +77,7 @@ def _run(
     objectives = objectives or list(saved.objectives)  # resume: the saved ones unless others are given
     goals = read_objectives(objectives) if objectives else None  # before any table is made
     engine = get_engine()
-    for seat in seats:
-        if not seat.is_human:
-            engine.check_bot(seat.kind, state.variant)  # refuse at once what a bot cannot play
-    if any(s.kind == "optimal" for s in seats):
-        prepare_optimal(state.variant)
-    for kind in sorted({s.kind for s in seats if not s.is_human and s.kind.startswith("risk:")}):
-        prepare_optimal(state.variant, engine.bot_spec(kind)[1])  # each theta's table before the game
-    if any(s.kind == "strong" for s in seats):
-        load_strong(state.variant)  # its parts and correction made before the game (on first use)
+    make_bot = prepare_bots(state.variant, seats, engine, saved.rng, quiet or as_json)  # tables before the game
     ranking = None
     advisor: Any = None
     if goals is not None:
@@ -115,6 +108,7 @@ def _run(
             pace=pace,
             ranking=ranking,
             pauses=pauses and sys.stdin.isatty(),  # piped input has nobody to wait for
+            make_bot=make_bot,
         )
         if final is None:
             return
@@ -123,6 +117,7 @@ def _run(
         rng = random.Random(saved.rng.getrandbits(64))  # a new seed, drawn from the last game's dice
         rounds = final.state.rounds - final.state.replays
         saved = evolve(saved, state=GameState.new(state.variant, list(state.players), rounds), rng=rng)
+        make_bot = prepare_bots(state.variant, seats, engine, rng, quiet or as_json)  # kept tables: loaded
         if save_path is not None:
             save_path = _next_free(save_path)
             view.say(f"The rematch is saved in {save_path}.", soft_wrap=True)
@@ -151,6 +146,7 @@ def _play_one(
     pace: float,
     ranking: Any = None,
     pauses: bool = False,
+    make_bot: Any = None,
 ) -> Session | None:
     """One game to its end (its session, for the rematch question); None when the player quit."""
     state, seats, rng = saved.state, saved.seats, saved.rng
@@ -179,7 +175,7 @@ def _play_one(
         saved=save_path is not None,
         pauses=pauses,
         narrate_bots=not (quiet or as_json),
-        make_bot=get_engine().make_bot,
+        make_bot=make_bot or get_engine().make_bot,
         verbs=get_engine().action_verbs(state.variant),
     )
     resume_hint = f"; continue it with: dicecup resume {save_path}" if save_path else ""

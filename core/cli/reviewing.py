@@ -17,6 +17,7 @@ import typer
 
 from ..terminal.savefile import load as load_saved_game
 from .base import app, cli_errors, console, get_engine
+from .progress import reporting
 from .solving import _option_json, load_solution
 
 if TYPE_CHECKING:
@@ -217,7 +218,10 @@ def review_cmd(
         bool, typer.Option("--all", help="List every decision (default: the ones that cost points).")
     ] = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar while the strategy table is solved.")
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress on stderr while the strategy table is solved and the moves reviewed."
+        ),
     ] = False,
 ) -> None:
     """Review a saved game move by move: each decision's expected loss against the optimal move."""
@@ -232,11 +236,12 @@ def review_cmd(
     saved = load_saved_game(save, get_engine())
     state = saved.state
     check_reviewable(state.variant)  # before the table is read or solved
-    try:
-        solution, _ = load_solution(state.variant, quiet=quiet)
-    except SolverError as exc:  # beyond the solver only once explored (its size)
-        raise needs_solver(state.variant, exc) from None
-    result = review(solution, state)
+    with reporting(quiet or as_json, f"review of {save.name}") as told:
+        try:
+            solution, _ = load_solution(state.variant, progress=told)
+        except SolverError as exc:  # beyond the solver only once explored (its size)
+            raise needs_solver(state.variant, exc) from None
+        result = review(solution, state, progress=told)
     scores = state.match_totals()
     if plot is not None:
         write_review_png(plot, result)

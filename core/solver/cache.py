@@ -34,6 +34,7 @@ from ..fileio import FileError, write_atomic, write_atomic_with
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import MEAN, Objective
+from ..progress import Reporter
 from .card_tables import KIND as CARD_TABLES
 from .card_tables import LAYOUT as CARD_LAYOUT
 from .card_tables import CardTables
@@ -708,7 +709,7 @@ def _remember(path: Path, solution: Solution) -> None:
 def load_or_solve(
     variant: Variant,
     max_states: int = DEFAULT_MAX_STATES,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Reporter | None = None,
     *,
     use_cache: bool = True,
     warn: Callable[[str], None] | None = None,

@@ -26,6 +26,7 @@ from attrs import frozen
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, RollDice, Score
 from ..language.model import Variant
+from ..progress import Reporter, task
 from .advice import Option, advise_state
 from .errors import SolverError
 from .rules import check_solvable
@@ -123,8 +124,9 @@ class Review:
         return tuple(sorted(lost, key=lambda d: -d.loss)[:n])
 
 
-def review(solution: Solution, state: GameState) -> Review:
-    """Replay `state`'s moves and value every decision with the advisor (`advise_state`) against `solution`."""
+def review(solution: Solution, state: GameState, progress: Reporter | None = None) -> Review:
+    """Replay `state`'s moves and value every decision with the advisor (`advise_state`) against `solution`
+    (`progress` hears of the moves replayed)."""
     from ..game.state import GameState  # (here: importing the solver, as `advise` does, needs no game state)
 
     if not isinstance(state, GameState):
@@ -142,10 +144,12 @@ def review(solution: Solution, state: GameState) -> Review:
     check_reviewable(v)
     now = GameState.new(v, list(state.players), state.rounds - state.replays)
     decisions: list[Decision] = []
-    for i, move in enumerate(state.history):
-        if not isinstance(move, RollDice):
-            decisions.append(_decision(solution, now, move, i))
-        now = now.apply(move)
+    with task(progress, f"reviewing {len(state.history):,} moves", len(state.history), "moves") as told:
+        for i, move in enumerate(state.history):
+            if not isinstance(move, RollDice):
+                decisions.append(_decision(solution, now, move, i))
+            now = now.apply(move)
+            told.advance()
     if now != state:
         raise DicecupError("the state's moves do not lead to it (it was changed without a move); nothing to review")
     return Review(v, state.players, tuple(decisions), solution.expected_score, state.over)
