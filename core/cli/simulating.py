@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.model import Variant
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, strategy_name, summarize
 from ..simulate import simulate as run_simulation
@@ -256,7 +256,9 @@ def simulate(
             from ..simulate.batched_run import supports
 
             if not supports(v, strategy):
-                raise DicecupError(f"--method batched: the batched simulator cannot play {strategy!r} on {v.id} yet")
+                raise DicecupError(
+                    f"--method batched: the batched simulator cannot play {shown(strategy)} on {v.id} yet"
+                )
         if strategy == "optimal":
             _load_solution(v, quiet)
         if strategy.startswith("risk:"):

@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import frozen
 
-from ..errors import VariantError
+from ..errors import VariantError, shown
 from .compiler import Node
 from .model import OptionSpec
 from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, load_yaml, merge, read_variant, where
@@ -209,9 +209,9 @@ def option_combinations(
         if count > 10**18:
             break
     if count > limit:
-        shown = f"{count:,}" if count <= 10**18 else "more than 10^18"
+        counted = f"{count:,}" if count <= 10**18 else "more than 10^18"
         raise VariantError(
-            f"{shown} option combinations; validate checks up to {limit:,}",
+            f"{counted} option combinations; validate checks up to {limit:,}",
             source=source,
             path=("options",),
             hint="split the variant into files that extend a shared one",
@@ -230,15 +230,16 @@ def choose_options(specs: Sequence[OptionSpec], given: Mapping[str, Any], source
         if spec is None:
             known = ", ".join(by_name) or "none"
             raise VariantError(
-                f"unknown option {key!r}",
+                f"unknown option {shown(key)}",
                 source=source,
                 path=("options",),
                 hint=f"this variant's options: {known}",
             )
-        match = [c for c in spec.choices if c == raw or str(c).lower() == str(raw).lower()]
+        plain = isinstance(raw, (str, int, float))  # None or a list is no choice (str(None) reads 'none')
+        match = [c for c in spec.choices if plain and (c == raw or str(c).lower() == str(raw).lower())]
         if not match:
             raise VariantError(
-                f"option {key!r} cannot be {raw!r}",
+                f"option {shown(key)} cannot be {shown(raw)}",
                 source=source,
                 path=("options", key),
                 hint=f"choose one of: {', '.join(str(c) for c in spec.choices)}",

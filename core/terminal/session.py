@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from attrs import evolve, frozen
 from rich.text import Text
 
-from ..errors import DicecupError, IllegalAction
+from ..errors import DicecupError, IllegalAction, shown
 from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
 from ..game.handle import Game
@@ -116,7 +116,7 @@ def parse_seats(
             kind = kind.strip().lower()
             if kind not in {b.partition(":")[0] for b in bots}:
                 raise DicecupError(
-                    f"--player {raw!r}: no bot {kind!r}; bots: {', '.join('bot:' + b for b in bots)} "
+                    f"--player {shown(raw, 40)}: no bot {shown(kind, 40)}; bots: {', '.join('bot:' + b for b in bots)} "
                     "(a human player is just a name)"
                 )
             if kind in takes:  # bot:KIND:ARG[:NAME]
@@ -126,7 +126,7 @@ def parse_seats(
                     try:
                         check(kind)
                     except DicecupError as exc:
-                        raise DicecupError(f"--player {raw!r}: {exc}") from None
+                        raise DicecupError(f"--player {shown(raw, 40)}: {exc}") from None
             name = name.strip()
             if not name:  # unnamed bots of one kind are numbered: greedy, greedy2, ...
                 name, n = kind, 1
@@ -139,7 +139,7 @@ def parse_seats(
                 raise DicecupError("--player needs a name (or bot:random / bot:greedy)")
             seat = Seat(text)
         if seat.name in used:
-            raise DicecupError(f"two players are called {seat.name!r}; give each --player a different name")
+            raise DicecupError(f"two players are called {shown(seat.name)}; give each --player a different name")
         used.add(seat.name)
         seats.append(seat)
     return tuple(seats)
