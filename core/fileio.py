@@ -19,6 +19,7 @@ __all__ = [
     "read_bytes",
     "read_text",
     "open_regular",
+    "kind_of",
     "write_atomic",
     "write_atomic_with",
     "TEMP_SUFFIX",
@@ -63,6 +64,11 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this `st_mode` is, in words, for a message ("a symbolic link", "a named pipe (FIFO)")."""
+    return _kind(mode)
 
 
 def _size(n: int) -> str:
@@ -146,13 +152,14 @@ def _open(path: str | os.PathLike, limit: int, what: str, follow_symlinks: bool,
     return fd
 
 
-def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
+def read_text(path: str | os.PathLike, *, limit: int, what: str = "file", follow_symlinks: bool = True) -> str:
     """The content of the regular UTF-8 text file `path`, at most `limit` bytes, read without blocking.
 
-    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8) is a
-    FileError that names the file and, for bad bytes, their line and column, never the bytes.
+    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8; a symbolic link where
+    `follow_symlinks` is False) is a FileError that names the file and, for bad bytes, their line and column,
+    never the bytes.
     """
-    return _decode(path, read_bytes(path, limit=limit, what=what), what)
+    return _decode(path, read_bytes(path, limit=limit, what=what, follow_symlinks=follow_symlinks), what)
 
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what: str) -> None:
