@@ -163,4 +163,6 @@ def _whole(value: Any, low: int, high: int) -> bool:
 
 def _boxes(group: Any, nb: int) -> bool:
     """Whether a header's `group` is a list of distinct box positions of a card of `nb` boxes."""
-    return isinstance(group, list) and len(set(group)) == len(group) <= nb and all(_whole(b, 0, nb - 1) for b in group)
+    if not isinstance(group, list) or len(group) > nb or not all(_whole(b, 0, nb - 1) for b in group):
+        return False
+    return len(set(group)) == len(group)
