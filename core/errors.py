@@ -89,10 +89,10 @@ def shown(value: Any, limit: int = MAX_CHARS, *, items: str = "items") -> str:
                 return f"{count:,} {items}"
             if isinstance(value, (list, tuple, set, frozenset, range)):
                 inner = ", ".join(shown(v, max(limit // 4, 12)) for v in value)
-                open_, close = {list: "[]", tuple: "()"}.get(type(value), "{}")
+                ends = {list: "[]", tuple: "()"}.get(type(value), "{}")
                 if isinstance(value, tuple) and count == 1:
                     inner += ","
-                text = open_ + inner + close
+                text = ends[0] + inner + ends[1]
                 return text if len(text) <= limit else text[: limit - 1] + "…"
         text = repr(value)
     except Exception:  # a repr that fails, an int too long to print, a len() that lies

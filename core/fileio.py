@@ -168,7 +168,7 @@ def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what
         kind = _kind(st.st_mode)
         if stat.S_ISLNK(st.st_mode):
             try:
-                kind += f" (to {shown_path(os.readlink(path))})"
+                kind += f" (to {shown_path(os.readlink(os.fspath(path)))})"
             except OSError:
                 pass
         raise FileError(path, f"is {kind}, not a {what}")

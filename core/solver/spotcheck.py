@@ -110,7 +110,11 @@ def check_shapes(
     """Refuse a signed table whose declared sizes the variant cannot have, before any index is built from it (a
     header naming a million groups would make arrays of a million rows): CacheInvalid, or StateSpaceTooLarge."""
     states = header.get("states")
-    if not _whole(states, 1, 1 << 62) or not isinstance(header.get("seconds"), (int, float)):
+    if (
+        not isinstance(states, int)
+        or not _whole(states, 1, 1 << 62)
+        or not isinstance(header.get("seconds"), (int, float))
+    ):
         raise CacheInvalid("inconsistent: its header gives no state count")
     if max_states is not None and states > max_states:
         raise StateSpaceTooLarge(variant.id, states, max_states, complete=True)
