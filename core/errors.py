@@ -31,7 +31,7 @@ __all__ = [
 MAX_DIGITS = 20  # a whole number with more digits is shown by its length ("a 309-digit number")
 MAX_ITEMS = 20  # a collection with more items is shown by its size ("5,000 dice")
 MAX_CHARS = 80  # text longer than this is cut ("'xxx…' (3,000 characters)")
-MAX_WORD = 2 * MAX_CHARS  # `bounded_line`: a longer word (not a path of ordinary length) is cut
+MAX_WORD = 2 * MAX_CHARS + 40  # `bounded_line`: a longer word is cut (a path `shown_path` bounded is not)
 MAX_LINE = 600  # `bounded_line`: a message line longer than this is cut in the middle
 
 _NUMBER = re.compile(r"[+-]?[0-9][0-9_]*")
@@ -163,7 +163,7 @@ class VariantError(DicecupError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        where = self.source or "<variant>"
+        where = shown_path(self.source) if self.source else "<variant>"
         if self.line is not None:
             where += f":{self.line}"
         text = f"{where}: "

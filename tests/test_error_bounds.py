@@ -144,6 +144,7 @@ def long_text() -> st.SearchStrategy[str]:
 
 
 HOSTILE = {
+    "YAML": st.builds(lambda t, sep: sep.join([t] * 3) + ".yaml", long_text(), st.sampled_from(["", "/"])),
     "INT": huge_number(),
     "DICE": many_dice() | huge_number(),
     "TEXT": long_text(),
@@ -196,6 +197,10 @@ TEMPLATES = [
     ["simulate", "-v", "yacht", "-n", "1", "--method", "TEXT"],
     ["simulate", "-v", "yahtzee", "-n", "1", "-o", "OPT"],
     ["resume", "-v", "TEXT", "nothing.json"],
+    ["show", "-v", "YAML"],
+    ["validate", "YAML"],
+    ["review", "YAML"],
+    ["resume", "YAML"],
 ]
 
 
@@ -231,6 +236,7 @@ def test_every_command_refuses_enormous_arguments_in_one_short_line(cli_env, arg
 def test_each_template_once_with_its_largest_value(cli_env, template):
     """Every template at least once (the fuzz above samples them), with the largest value of its kind."""
     biggest = {
+        "YAML": "/".join(["x" * 2000] * 3) + ".yaml",
         "INT": "9" * 400,
         "DICE": ",".join(["6"] * 6000),
         "TEXT": "x" * 6000,

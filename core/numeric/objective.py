@@ -194,7 +194,7 @@ class Objective:
             raise ObjectiveError(
                 f"{variant_id}: risk theta {self.theta:g} is too large for this variant: its scores reach "
                 f"{highest:g} (lowest {lowest:g}), and exp({self.theta:g} x {max(abs(lowest), abs(highest)):g}) "
-                f"= exp({span:.0f}) does not fit a float64 (limit exp({EXP_LIMIT:.0f})); use |theta| <= {most:.4g}"
+                f"= exp({span:.4g}) does not fit a float64 (limit exp({EXP_LIMIT:.0f})); use |theta| <= {most:.4g}"
             )
 
 
