@@ -119,6 +119,13 @@ def test_api_options_of_the_wrong_kind_are_refused_not_coerced(engine, options, 
         engine.variant("yahtzee", options)
 
 
+def test_an_option_value_is_text_or_of_its_choices_kind(engine):
+    assert engine.variant("maxi-yatzy", {"saved_rolls": "False"}).options["saved_rolls"] is False  # text, any case
+    assert engine.variant("maxi-yatzy", {"saved_rolls": False}).options["saved_rolls"] is False
+    with pytest.raises(DicecupError, match="option 'saved_rolls' cannot be 1"):
+        engine.variant("maxi-yatzy", {"saved_rolls": 1})  # 1 == True in Python: no longer taken for it
+
+
 # ---------------------------------------------------------------------- the CLI, fuzzed
 
 

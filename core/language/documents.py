@@ -235,8 +235,7 @@ def choose_options(specs: Sequence[OptionSpec], given: Mapping[str, Any], source
                 path=("options",),
                 hint=f"this variant's options: {known}",
             )
-        plain = isinstance(raw, (str, int, float))  # None or a list is no choice (str(None) reads 'none')
-        match = [c for c in spec.choices if plain and (c == raw or str(c).lower() == str(raw).lower())]
+        match = [c for c in spec.choices if _is_choice(c, raw)]
         if not match:
             raise VariantError(
                 f"option {shown(key)} cannot be {shown(raw)}",
@@ -246,6 +245,16 @@ def choose_options(specs: Sequence[OptionSpec], given: Mapping[str, Any], source
             )
         chosen[key] = match[0]
     return chosen
+
+
+def _is_choice(choice: Any, raw: Any) -> bool:
+    """Whether a given option value `raw` names `choice`: text in any case (the command line's "false"), or a
+    value of the choice's own kind; never None (str(None) reads 'none'), a list, or 1 for True (1 == True)."""
+    if isinstance(raw, str):
+        return str(choice).lower() == raw.lower()
+    if isinstance(raw, bool) or isinstance(choice, bool):
+        return isinstance(raw, bool) and isinstance(choice, bool) and raw == choice
+    return isinstance(raw, (int, float)) and (raw == choice or str(choice) == str(raw))
 
 
 def _substitute(value: Any, options: Mapping[str, Any], source: str, path: tuple, budget: list[int]) -> Any:
