@@ -11,9 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import DicecupError
+from .errors import DicecupError, shown_path
 
-__all__ = ["FileError", "MissingFile", "read_bytes", "read_text", "write_atomic", "write_atomic_with", "TEMP_SUFFIX"]
+__all__ = [
+    "FileError",
+    "MissingFile",
+    "read_bytes",
+    "read_text",
+    "open_regular",
+    "kind_of",
+    "write_atomic",
+    "write_atomic_with",
+    "TEMP_SUFFIX",
+]
 
 #: Temporary files are named `.NAME.PID.TOKEN.dicecup-tmp` next to their destination.
 TEMP_SUFFIX = ".dicecup-tmp"
@@ -26,6 +36,7 @@ for _flag in ("O_BINARY", "O_CLOEXEC"):  # Windows needs O_BINARY; O_CLOEXEC kee
     _WRITE_FLAGS |= getattr(os, _flag, 0)
 
 _KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
     (stat.S_ISCHR, "a character device"),
@@ -44,7 +55,7 @@ class FileError(DicecupError):
         self.message = message
         self.line = line
         self.column = column
-        super().__init__(f"{self.path}: {message}")
+        super().__init__(f"{shown_path(self.path)}: {message}")
 
 
 def _kind(mode: int) -> str:
@@ -53,6 +64,11 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this `st_mode` is, in words, for a message ("a symbolic link", "a named pipe (FIFO)")."""
+    return _kind(mode)
 
 
 def _size(n: int) -> str:
@@ -71,22 +87,14 @@ def _os_error(path: str | os.PathLike, exc: OSError, doing: str) -> FileError:
     return FileError(path, f"cannot {doing} the file: {(exc.strerror or type(exc).__name__).lower()}")
 
 
-def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
+def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file", follow_symlinks: bool = True) -> bytes:
     """The bytes of the regular file `path`, at most `limit`, read without blocking.
 
-    Anything else (missing, a directory, a FIFO, a device, too big) is a FileError that names the file.
+    Anything else (missing, a directory, a FIFO, a device, too big; a symbolic link where `follow_symlinks` is
+    False) is a FileError that names the file.
     """
+    fd = _open(path, limit, what, follow_symlinks, os.O_RDONLY)
     try:
-        st = os.stat(path)  # before opening: opening a FIFO or a device can block or have effects
-    except OSError as exc:
-        raise _os_error(path, exc, "read") from None
-    _check_regular(path, st, limit, what)
-    try:
-        fd = os.open(path, _READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat cannot hang us
-    except OSError as exc:
-        raise _os_error(path, exc, "read") from None
-    try:
-        _check_regular(path, os.fstat(fd), limit, what)  # the file opened may not be the one stat saw
         chunks: list[bytes] = []
         left = limit + 1
         while left > 0:
@@ -105,19 +113,65 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> by
     return data
 
 
-def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
+def open_regular(
+    path: str | os.PathLike, *, limit: int, what: str = "file", writable: bool = False, follow_symlinks: bool = True
+) -> BinaryIO:
+    """The regular file `path` of at most `limit` bytes opened in binary (for reading and writing where
+    `writable`), checked and opened as `read_bytes` reads: never blocking on a FIFO, never a device."""
+    fd = _open(path, limit, what, follow_symlinks, os.O_RDWR if writable else os.O_RDONLY)
+    try:
+        if getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)  # a regular file: reads and writes may wait for the disk again
+        return os.fdopen(fd, "r+b" if writable else "rb")
+    except OSError as exc:
+        os.close(fd)
+        raise _os_error(path, exc, "open") from None
+
+
+def _open(path: str | os.PathLike, limit: int, what: str, follow_symlinks: bool, access: int) -> int:
+    """A descriptor of the regular file `path` (at most `limit` bytes), opened without blocking; the file is
+    checked before it is opened (opening a FIFO or a device can block or have effects) and again after (the
+    file opened may not be the one checked)."""
+    try:
+        st = os.stat(path) if follow_symlinks else os.lstat(path)
+    except OSError as exc:
+        raise _os_error(path, exc, "read") from None
+    _check_regular(path, st, limit, what)
+    flags = _READ_FLAGS & ~os.O_RDONLY | access
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)  # O_NONBLOCK: a FIFO swapped in after the check cannot hang us
+    except OSError as exc:
+        raise _os_error(path, exc, "read") from None
+    try:
+        _check_regular(path, os.fstat(fd), limit, what)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_text(path: str | os.PathLike, *, limit: int, what: str = "file", follow_symlinks: bool = True) -> str:
     """The content of the regular UTF-8 text file `path`, at most `limit` bytes, read without blocking.
 
-    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8) is a
-    FileError that names the file and, for bad bytes, their line and column, never the bytes.
+    Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8; a symbolic link where
+    `follow_symlinks` is False) is a FileError that names the file and, for bad bytes, their line and column,
+    never the bytes.
     """
-    return _decode(path, read_bytes(path, limit=limit, what=what), what)
+    return _decode(path, read_bytes(path, limit=limit, what=what, follow_symlinks=follow_symlinks), what)
 
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what: str) -> None:
     """Refuse what is not a regular file, or is bigger than `limit` bytes."""
     if not stat.S_ISREG(st.st_mode):
-        raise FileError(path, f"is {_kind(st.st_mode)}, not a {what}")
+        kind = _kind(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                kind += f" (to {shown_path(os.readlink(os.fspath(path)))})"
+            except OSError:
+                pass
+        raise FileError(path, f"is {kind}, not a {what}")
     if st.st_size > limit:
         raise FileError(path, f"is {_size(st.st_size)}; a {what} may be at most {_size(limit)}")
 

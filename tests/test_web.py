@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -76,21 +77,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    """The app started as its README says, with the tiny variant file offered too; its address."""
-    folder = tmp_path_factory.mktemp("web")
-    tiny = folder / "tiny.yaml"
-    tiny.write_text(TINY)
+def launch(folder: Path, *args: str) -> tuple[subprocess.Popen, str, Any]:
+    """The app started as its README says (with `args`), its tables cached in `folder`: (process, address, log)."""
     port = free_port()
     log = open(folder / "server.log", "w+")  # a file, not a pipe: a pipe nobody reads would fill and stall it
+    env = {**os.environ, "DICECUP_CACHE_DIR": str(folder / "cache"), "DICECUP_STATE_DIR": str(folder / "state")}
     proc = subprocess.Popen(
-        [sys.executable, str(APP), "--port", str(port), "--variant-file", str(tiny)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
+        [sys.executable, str(APP), "--port", str(port), *args], stdout=log, stderr=subprocess.STDOUT, text=True, env=env
     )
-    url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -101,12 +95,30 @@ def server(tmp_path_factory) -> Iterator[str]:
                 proc.kill()
                 pytest.fail(f"the web app did not start: {(folder / 'server.log').read_text()}")
             time.sleep(0.1)
-    yield url
+    return proc, f"http://127.0.0.1:{port}", log
+
+
+def stop(proc: subprocess.Popen, log: Any, folder: Path, url: str) -> str:
+    """Stop the app as a service manager would (SIGTERM) and return its log, checked: no request failed."""
     proc.terminate()
     proc.wait(timeout=10)
     log.close()
     out = (folder / "server.log").read_text()
-    assert out.startswith(f"dicecup web game on {url}/") and "Traceback" not in out, out  # no request failed
+    assert out.startswith(f"dicecup web game on {url}/") and "Traceback" not in out, out
+    return out
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    """The app with the tiny variant file offered too, the tables of tiny, Yahtzee and Triple Yahtzee prepared."""
+    folder = tmp_path_factory.mktemp("web")
+    tiny = folder / "tiny.yaml"
+    tiny.write_text(TINY)
+    proc, url, log = launch(
+        folder, "--variant-file", str(tiny), "--prepare", "tiny", "--prepare", "yahtzee", "--prepare", "triple-yahtzee"
+    )
+    yield url
+    stop(proc, log, folder, url)
 
 
 def call(url: str, body: bytes | None = None, method: str | None = None) -> tuple[int, Any]:
@@ -124,7 +136,13 @@ def post(url: str, data: Any) -> tuple[int, Any]:
 
 
 def new_game(server: str, **body: Any) -> dict[str, Any]:
-    status, game = post(f"{server}/api/games", body)
+    """A game started as the page starts one: asked again while the server says its tables are being prepared."""
+    for _ in range(240):
+        status, game = post(f"{server}/api/games", body)
+        if status != 503:
+            break
+        assert "being prepared; try again in a moment" in game["error"]
+        time.sleep(0.5)
     assert status == 200, game
     return game
 
@@ -177,7 +195,11 @@ def test_the_catalogue_lists_every_variant_with_its_bots_and_hints(server, engin
         (b'{"variant": "yacht", "players": [{"name": "a", "kind": "greedy"}]}', 400, "at least one human player"),
         (b'{"variant": "yacht", "players": [{"name": "a"}], "seed": "7"}', 400, "'seed' must be a whole number"),
         (b'{"variant": "yacht", "players": [{"name": "a"}], "hints": 1}', 400, "'hints' must be true or false"),
-        (b'{"variant": "yacht", "players": [{"name": "a"}, {"name": "b", "kind": "ai"}]}', 400, "unknown bot 'ai'"),
+        (
+            b'{"variant": "yacht", "players": [{"name": "a"}, {"name": "b", "kind": "ai"}]}',
+            400,
+            "bot 'ai' is not offered here; this server's bots: greedy, random, optimal",
+        ),
         (
             b'{"variant": "yacht", "players": [{"name": "a"}, {"name": "a", "kind": "greedy"}]}',
             400,
@@ -266,6 +288,86 @@ def test_beyond_the_exact_solver_hints_are_estimates_that_rank_legal_moves(serve
     assert status == 200 and after["log"][-2].startswith(f"ann: {hint['best']['label']}")  # then the next roll
 
 
+# ---------------------------------------------------------------------------- bots, tables, shutdown
+
+
+@pytest.mark.parametrize("kind", ["target:300", "risk:0.05", "win", "strong", "optimal:1", "x" * 5000])
+def test_only_the_bots_the_page_offers_are_taken(server, kind):
+    """Any other bot (target:300 computed for minutes at 3 GB in one request) is refused before any work."""
+    status, answer = post(
+        f"{server}/api/games", {"variant": "yahtzee", "players": [{"name": "a"}, {"name": "b", "kind": kind}]}
+    )
+    assert status == 400 and "is not offered here; this server's bots: greedy, random, optimal" in answer["error"]
+    assert len(answer["error"]) < 200
+
+
+def test_the_catalogue_offers_only_the_servers_bots(server):
+    rows = call(f"{server}/api/variants")[1]
+    assert all(set(r["bots"]) <= {"greedy", "random", "optimal"} for r in rows)
+    by_id = {r["id"]: r for r in rows}
+    assert "optimal" not in by_id["yatzy"]["bots"] and by_id["yatzy"]["hints"] is None  # its tables: not prepared here
+
+
+def test_a_variant_whose_tables_are_not_prepared_says_how_to_get_them(server):
+    status, answer = post(
+        f"{server}/api/games", {"variant": "yatzy", "players": [{"name": "a"}, {"name": "b", "kind": "optimal"}]}
+    )
+    assert (status, answer["error"]) == (
+        409,
+        "bot:optimal is not offered for yatzy on this server: its tables are not prepared here "
+        "(start the server with --prepare yatzy)",
+    )
+    status, answer = post(f"{server}/api/games", {"variant": "yatzy", "players": [{"name": "a"}], "hints": True})
+    assert status == 409 and "hints is not offered for yatzy" in answer["error"]
+
+
+def test_a_table_too_large_for_the_server_is_refused_with_its_size(tmp_path):
+    proc, url, log = launch(tmp_path, "--prepare", "yacht", "--max-states", "1000")
+    try:
+        for _ in range(240):  # the worker finds yacht's 4,096 states over the limit
+            rows = {r["id"]: r for r in call(f"{url}/api/variants")[1]}
+            if not rows["yacht"]["preparing"]:
+                break
+            time.sleep(0.25)
+        # beyond the limit no bot:optimal; hints fall back to the estimate from the card's parts
+        assert rows["yacht"]["bots"] == ["greedy", "random"] and rows["yacht"]["hints"] == "estimate"
+        status, answer = post(
+            f"{url}/api/games", {"variant": "yacht", "players": [{"name": "a"}, {"name": "b", "kind": "optimal"}]}
+        )
+        assert status == 409 and answer["error"].startswith("bot:optimal is not offered for yacht on this server: ")
+        assert "states, above the limit of 1,000; raise it with --max-states" in answer["error"]
+        assert new_game(url, variant="yacht", players=[{"name": "a"}, {"name": "b", "kind": "greedy"}])["id"]
+    finally:
+        stop(proc, log, tmp_path, url)
+
+
+def test_a_game_waits_for_its_tables_and_sigterm_stops_the_server_mid_computation(tmp_path):
+    """A request never computes: while the worker prepares Yahtzee's table a game that needs it is told to
+    come back (503, Retry-After); SIGTERM then ends the server and the worker at once, mid-solve."""
+    psutil = pytest.importorskip("psutil")
+    proc, url, log = launch(tmp_path, "--prepare", "yahtzee")  # a fresh cache: the worker solves Yahtzee now
+    body = {"variant": "yahtzee", "players": [{"name": "a"}, {"name": "b", "kind": "optimal"}]}
+    req = urllib.request.Request(f"{url}/api/games", data=json.dumps(body).encode(), method="POST")
+    started = time.monotonic()
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=10)
+    assert time.monotonic() - started < 5  # answered at once, not after the solve
+    assert refused.value.code == 503 and refused.value.headers["Retry-After"] == "5"
+    assert json.loads(refused.value.read())["error"] == (
+        "the tables bot:optimal needs for yahtzee (joker=free) are being prepared; try again in a moment"
+    )
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    assert any(w.is_running() for w in workers)  # the worker, computing
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=15)
+    assert time.monotonic() - started < 10
+    gone, alive = psutil.wait_procs(workers, timeout=5)
+    assert not alive, alive
+    log.close()
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
+
+
 # ---------------------------------------------------------------------------- in the browser
 
 
@@ -298,8 +400,8 @@ def start(
         page.select_option("#bot", bot)
     page.set_checked("#hints", hints)
     page.fill("#seed", "11")
-    with page.expect_response(lambda r: r.url.endswith("/api/games")) as answer:
-        page.click("#start")
+    with page.expect_response(lambda r: r.url.endswith("/api/games") and r.status != 503, timeout=120_000) as answer:
+        page.click("#start")  # the page asks again while the server prepares the game's tables (503)
     page.wait_for_selector("#game:not([hidden])")
     return answer.value.json()
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
 from .progress import check_games, reporting
@@ -39,7 +39,7 @@ def read_lineup(players: list[str] | None) -> list[str]:
         kind = text.strip().removeprefix("bot:")
         if kind not in MATCH_BOTS:
             raise DicecupError(
-                f"--player {text!r}: match plays {', '.join('bot:' + b for b in MATCH_BOTS)} (the lockstep match "
+                f"--player {shown(text)}: match plays {', '.join('bot:' + b for b in MATCH_BOTS)} (the lockstep match "
                 "player); play other bots and people through `dicecup play`"
             )
         kinds.append(kind)
@@ -82,6 +82,8 @@ def match_cmd(
 
             kinds = read_lineup(player)
             check_games("--games", games, MAX_GAMES)
+            if not 0 <= seed < 2**63:
+                raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {shown(seed)}")
             if plot is not None:
                 check_plot_path(plot)
                 pyplot("for the table alone")

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.model import Variant
 from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
@@ -242,7 +242,9 @@ def simulate(
             from ..simulate.batched_run import supports
 
             if not supports(v, strategy):
-                raise DicecupError(f"--method batched: the batched simulator cannot play {strategy!r} on {v.id} yet")
+                raise DicecupError(
+                    f"--method batched: the batched simulator cannot play {shown(strategy)} on {v.id} yet"
+                )
         if seed is None:
             seed = random.SystemRandom().randrange(2**32)
         report = None

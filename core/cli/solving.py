@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.dice import parse_dice
 from ..language.model import Card, Variant
 from . import imports_paused
@@ -338,22 +338,22 @@ def parse_card(
         box, sep, raw = part.partition("=")
         box, raw = box.strip(), raw.strip()
         if not sep or not box or not raw:
-            raise DicecupError(f"{flag}: {part!r} is not BOX=SCORE (e.g. ones=3)")
+            raise DicecupError(f"{flag}: {shown(part)} is not BOX=SCORE (e.g. ones=3)")
         if box not in variant.box_ids:
-            raise DicecupError(f"{flag}: no box {box!r} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
+            raise DicecupError(f"{flag}: no box {shown(box)} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
         if box in scores:
-            raise DicecupError(f"{flag}: box {box!r} is given twice")
+            raise DicecupError(f"{flag}: box {shown(box)} is given twice")
         try:
             value = int(raw)
         except ValueError:
-            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {raw!r}") from None
+            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {shown(raw)}") from None
         scores[box] = value
     if len(scores) >= len(variant.boxes) and not full:
         raise DicecupError(f"{flag}: every box is filled; the game is over, there is nothing to advise")
     card = Card(scores)
     for box, value in scores.items():
         if value not in _possible(variant, card, box, known):
-            raise DicecupError(f"{flag}: box {box!r} cannot hold {value} (no roll scores that there)")
+            raise DicecupError(f"{flag}: box {box!r} cannot hold {shown(value)} (no roll scores that there)")
     return card
 
 
@@ -495,7 +495,7 @@ def advise_cmd(
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
         if strategy not in ("auto", "optimal", "strong"):
-            raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
+            raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: auto, optimal, strong")
         if strategy == "auto":
             strategy = "optimal" if any(not getattr(g, "is_mean", False) for g in goals) else _auto_strategy(v)
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 from attrs import frozen
 
-from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
+from ..errors import DicecupError, PluginError, UnknownVariant, VariantError, shown
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import check_numbers, resolve
@@ -474,10 +474,10 @@ class Engine:
         name, colon, arg = spec.partition(":") if isinstance(spec, str) else ("", "", "")
         decl = self.bots.get(name)
         if decl is None:
-            raise DicecupError(f"unknown bot {spec!r}; bots: {', '.join(self.bot_usage())}")
+            raise DicecupError(f"unknown bot {shown(spec)}; bots: {', '.join(self.bot_usage())}")
         if decl.argument is None:
             if colon:
-                raise DicecupError(f"bot {decl.name} takes no argument, got {spec!r}; write bot:{decl.name}")
+                raise DicecupError(f"bot {decl.name} takes no argument, got {shown(spec)}; write bot:{decl.name}")
             return decl, None
         if not arg.strip():
             raise DicecupError(f"bot {decl.name} needs its {decl.argument}: write bot:{decl.usage}")
@@ -641,8 +641,11 @@ def _settings(plugin: Any) -> list[tuple[str, Any]]:
 def _options(options: Any) -> Mapping[str, Any]:
     if options is None:
         return {}
-    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+    if not isinstance(options, Mapping):
         raise VariantError(f"options must be a mapping of option name to value, got {type(options).__name__}")
+    for key in options:
+        if not isinstance(key, str):
+            raise VariantError(f"option names are text such as 'joker', got {type(key).__name__} {shown(key)}")
     return options
 
 

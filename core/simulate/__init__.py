@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DicecupError, TooLarge
+from ..errors import DicecupError, TooLarge, shown
 from ..language.model import Variant
 from ..progress import Reporter, task
 from .result import SimResult
@@ -80,12 +80,12 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     solver's strategy for that exponential utility) has its theta read; any other name must be a bot of the
     engine's registry that plays solitaire."""
     if not isinstance(strategy, str):
-        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
+        raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
     name = strategy_name(strategy)
     if name.startswith("risk:"):
         from ..numeric.objective import risk_objective
 
-        risk_objective(name[5:], f"strategy {strategy!r}")
+        risk_objective(name[5:], f"strategy {shown(strategy)}")
         return name
     if name in STRATEGIES:
         return name
@@ -95,11 +95,11 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     except DicecupError:
         bots = ", ".join(f"bot:{b}" for b in eng.bot_usage())
         raise DicecupError(
-            f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA, or a bot: {bots}"
+            f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}, risk:THETA, or a bot: {bots}"
         ) from None
     if not decl.solitaire:
         raise DicecupError(
-            f"strategy {strategy!r}: bot {decl.name} plays against the others at the table, and simulate plays "
+            f"strategy {shown(strategy)}: bot {decl.name} plays against the others at the table, and simulate plays "
             "solitaire games; pit it against other bots with `dicecup play` instead"
         )
     return name
@@ -153,7 +153,7 @@ def check_size(variant: Variant, strategy: str, engine: Any = None) -> None:
             from ..numeric.objective import risk_objective
             from ..solver.solve import check_objective
 
-            check_objective(variant, risk_objective(strategy[5:], f"strategy {strategy!r}"))
+            check_objective(variant, risk_objective(strategy[5:], f"strategy {shown(strategy)}"))
     if strategy == "strong":
         from ..solver.relax import check_relaxable
 
@@ -181,7 +181,7 @@ def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
         from ..numeric.objective import risk_objective
         from ..solver import OptimalBot
 
-        return OptimalBot(rng, risk_objective(strategy[5:], f"strategy {strategy!r}"))
+        return OptimalBot(rng, risk_objective(strategy[5:], f"strategy {shown(strategy)}"))
     from ..game.bots import GreedyBot, RandomBot
 
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
@@ -274,7 +274,7 @@ def _play(
                 why = str(exc)
         if method == "batched":
             raise DicecupError(
-                f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet")
+                f"the batched simulator cannot play {shown(strategy)} on {variant.id}" + (f": {why}" if why else " yet")
             )
     from .engine_sim import simulate_engine
 

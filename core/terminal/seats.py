@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from attrs import frozen
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 
 __all__ = ["HUMAN", "Seat", "parse_seats"]
 
@@ -54,7 +54,7 @@ def parse_seats(
             kind = kind.strip().lower()
             if kind not in {b.partition(":")[0] for b in bots}:
                 raise DicecupError(
-                    f"--player {raw!r}: no bot {kind!r}; bots: {', '.join('bot:' + b for b in bots)} "
+                    f"--player {shown(raw, 40)}: no bot {shown(kind, 40)}; bots: {', '.join('bot:' + b for b in bots)} "
                     "(a human player is just a name)"
                 )
             if kind in takes:  # bot:KIND:ARG[:NAME]
@@ -64,7 +64,7 @@ def parse_seats(
                     try:
                         check(kind)
                     except DicecupError as exc:
-                        raise DicecupError(f"--player {raw!r}: {exc}") from None
+                        raise DicecupError(f"--player {shown(raw, 40)}: {exc}") from None
             name = name.strip()
             if not name:  # unnamed bots of one kind are numbered: greedy, greedy2, ...
                 name, n = kind, 1
@@ -77,7 +77,7 @@ def parse_seats(
                 raise DicecupError("--player needs a name (or bot:random / bot:greedy)")
             seat = Seat(text)
         if seat.name in used:
-            raise DicecupError(f"two players are called {seat.name!r}; give each --player a different name")
+            raise DicecupError(f"two players are called {shown(seat.name)}; give each --player a different name")
         used.add(seat.name)
         seats.append(seat)
     return tuple(seats)

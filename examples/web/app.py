@@ -9,16 +9,21 @@ sends every click here as a move in the engine's own JSON form (`["keep", [5, 5]
 `["score", "full_house"]`, `["rule", "announced", "announce", "announce.yamb"]`), and this server
 applies it with `GameState.apply`: an illegal click is refused with the engine's own message.
 The server rolls the dice (`Game`, seeded) and plays the bots' turns between two human moves.
+
+It offers a fixed list of bots (`--bots`, from those the page knows) and prepares their tables and the hints'
+ahead, in a worker process (`preparing.py`): no request ever solves, a game that needs a table still being
+prepared is answered 503 (try again), and SIGTERM stops the server, and the worker with it, at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import secrets
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +34,30 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from dicecup import DicecupError, Engine, Game, GameState, Keep, RollDice, RuleAction, Score, UnknownVariant, Variant
-from dicecup.game.actions import Action, action_from_json, action_to_json
-from dicecup.language.describe import bonus_cells
+from dicecup import DicecupError, Engine, UnknownVariant, Variant
+from dicecup.errors import bounded_line, shown
+from dicecup.game.actions import action_from_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # preparing.py beside this file, however it is run
+from games import HUMAN, Table, move_label
+from preparing import (
+    DEFAULT_BOTS,
+    DEFAULT_MAX_STATES,
+    FAILED,
+    PAGE_BOTS,
+    PENDING,
+    TABLE_JOBS,
+    Adviser,
+    Job,
+    Preparer,
+    describe,
+    hint_source,
+    job,
+)
 
 HERE = Path(__file__).resolve().parent
-HUMAN = "human"
 MAX_BODY = 16 * 1024  # bytes: a request is a few hundred; a larger body is refused before it is read whole
 MAX_GAMES = 64  # games kept in memory; starting one more forgets the one least recently played
-MAX_LOG = 200  # lines of narration kept per game
 MAX_SEED = 2**63 - 1
 HINT_OPTIONS = 6  # ranked options a hint lists
 
@@ -45,244 +65,29 @@ HINT_OPTIONS = 6  # ranked options a hint lists
 class Refused(Exception):
     """A request this server refuses: an HTTP status and one message saying what and how to fix it."""
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, status: int, message: str, retry: int | None = None) -> None:
+        super().__init__(bounded_line(message))
         self.status = status
-
-
-# ---------------------------------------------------------------------------- hints
-
-
-class Adviser:
-    """Hints for one variant: the exact solver's advice where it reaches; beyond it, an estimate that values
-    the rest of the card as the sum of its parts (columns or sections), each solved exactly.
-
-    The estimate leaves out bot strong's fitted correction: fitting it takes many minutes the first time,
-    too long to wait for in a browser, and the parts alone rank a turn's moves well.
-    """
-
-    def __init__(self, variant: Variant) -> None:
-        from dicecup.solver import DEFAULT_MAX_STATES, check_solvable, load_or_solve
-        from dicecup.solver.relax import check_relaxable
-        from dicecup.solver.strong import strong_values
-
-        self.source = hint_source(variant)
-        if self.source == "exact":
-            self.values: Any = load_or_solve(variant, DEFAULT_MAX_STATES, None)[0]
-        elif self.source == "estimate":
-            self.values = strong_values(variant, fitted=False)
-        else:
-            check_solvable(variant)  # neither reaches the variant: raise the solver's reason
-            check_relaxable(variant)
-
-    def hint(self, state: GameState) -> dict[str, Any]:
-        """The recommended move and the best few options, each with the expected final score after it."""
-        from dicecup.solver.advice import advise, advise_state
-        from dicecup.solver.relax import best_move
-
-        if self.source == "exact":
-            options = advise_state(self.values, state)
-            best: Action = options[0].action
-        else:
-            args = (state.card, state.dice, state.rolls_left, state.first_roll, state.situation())
-            options = [o for o in advise(self.values, *args) if state.may_reroll() or not isinstance(o.action, Keep)]
-            best = best_move(self.values, state)
-        return {
-            "source": self.source,
-            "best": {"move": action_to_json(best), "label": move_label(state, best)},
-            "options": [
-                {"move": action_to_json(o.action), "label": move_label(state, o.action), "value": round(o.value, 2)}
-                for o in options[:HINT_OPTIONS]
-            ],
-        }
-
-
-def hint_source(variant: Variant) -> str | None:
-    """Where hints for `variant` come from ("exact", "estimate"), or None when there are none."""
-    from dicecup.solver import check_solvable
-    from dicecup.solver.relax import check_relaxable
-
-    for source, check in (("exact", check_solvable), ("estimate", check_relaxable)):
-        try:
-            check(variant)
-        except DicecupError:
-            continue
-        return source
-    return None
-
-
-# ---------------------------------------------------------------------------- games
-
-
-def box_name(v: Variant, box: str) -> str:
-    """A box's name, with its column's where the card has several: `Full house`, `Yamb (Announce)`."""
-    b = v.box(box)
-    return f"{b.name} ({v.column(b.column).name})" if len(v.columns) > 1 else b.name
-
-
-def move_label(state: GameState, action: Action) -> str:
-    """A move in words for the page: `keep 5 5`, `score Full house`, `announce Yamb (Announce)`."""
-    if isinstance(action, Keep):
-        return "keep " + (" ".join(map(str, action.dice)) or "nothing")
-    if isinstance(action, Score):
-        return "score " + box_name(state.variant, action.box)
-    if isinstance(action, RuleAction):
-        on_box = action.arg in state.variant.box_ids
-        return f"{action.name} {box_name(state.variant, action.arg)}" if on_box else action.label
-    return "roll " + " ".join(map(str, action.dice))
-
-
-class Table:
-    """One game being played: the engine's `Game` handle, who sits where, their bots, the narration."""
-
-    def __init__(self, engine: Engine, variant: Variant, seats: list[tuple[str, str]], seed: int | None) -> None:
-        self.id = secrets.token_urlsafe(12)
-        self.game = Game.new(variant, [name for name, _ in seats], seed=seed)
-        self.kinds = [kind for _, kind in seats]
-        self.bots = {i: engine.make_bot(k, self.game.rng) for i, k in enumerate(self.kinds) if k != HUMAN}
-        self.adviser: Adviser | None = None
-        self.log: list[str] = []
-        self.lock = threading.Lock()
-
-    def say(self, line: str) -> None:
-        """Add a line to the narration the page shows (the last MAX_LOG lines are kept)."""
-        self.log.append(line)
-        del self.log[:-MAX_LOG]
-
-    def play(self, action: Action) -> None:
-        """Apply a move (IllegalAction leaves the game as it was) and narrate it."""
-        state = self.game.state
-        self.game.apply(action)
-        text = move_label(state, action)
-        if isinstance(action, Score):
-            result = state.score_preview(action.box)  # the state before the move: what the box was worth
-            text += f" for {result.points}" + "".join(f" ({a.name or a.id} {a.points:+d})" for a in result.awards)
-        self.say(f"{state.player}: {text}")
-        self._after(state)
-
-    def run(self) -> None:
-        """Roll the dice and play the bots' moves until a human is to decide, or the game is over."""
-        while not self.game.over:
-            state = self.game.state
-            if state.is_chance:
-                rolled = self.game.roll().history[-1]  # the RollDice move: known even when it ends the game
-                assert isinstance(rolled, RollDice) and state.held is not None
-                dice = sorted(state.held + rolled.dice)
-                self.say(f"{state.player}: roll {' '.join(map(str, dice))}")
-                self._after(state)
-            elif self.kinds[state.current] != HUMAN:
-                self.play(self.bots[state.current].choose(state))
-            else:
-                return
-
-    def _after(self, before: GameState) -> None:
-        """Narrate a game of the match that has just ended (an instant win, a new round)."""
-        now = self.game.state
-        if len(now.results) > len(before.results):
-            r = now.results[-1]
-            if r.instant_winner is not None:
-                self.say(f"{now.players[r.instant_winner]} wins at once" + (f": {r.won_by}" if r.won_by else ""))
-            totals = ", ".join(f"{p} {t}" for p, t in zip(now.players, r.totals, strict=True))
-            self.say(
-                f"game {len(now.results)} of {now.rounds} over: {totals}" if now.rounds > 1 else f"game over: {totals}"
-            )
-
-    def view(self) -> dict[str, Any]:
-        """Everything the page draws, from the engine's own state and queries."""
-        state = self.game.state
-        v = state.variant
-        yours = not state.over and not state.is_chance and self.kinds[state.current] == HUMAN
-        players = []
-        for i, (name, card) in enumerate(zip(state.players, state.cards, strict=True)):
-            part = state.breakdown(i)
-            players.append(
-                {
-                    "name": name,
-                    "kind": self.kinds[i],
-                    "scores": part["boxes"],
-                    "bonuses": [
-                        {"id": bid, "name": bname, "text": text} for bid, bname, text, _ in bonus_cells(v, card, False)
-                    ],
-                    "columns": part.get("columns"),
-                    "figures": part.get("figures"),
-                    "total": part["total"],
-                    "banked": state.banked[i] if v.carry_over else None,
-                }
-            )
-        previews = {}
-        for box in state.legal_boxes() if yours else ():
-            res = state.score_preview(box)
-            previews[box] = {"written": res.written, "points": res.points}
-        return {
-            "id": self.id,
-            "variant": variant_view(v),
-            "players": players,
-            "current": state.current,
-            "round": state.round,
-            "rounds": state.rounds,
-            "over": state.over,
-            "your_turn": yours,
-            "dice": list(state.dice),
-            "rolls_left": state.rolls_left,
-            "may_reroll": yours and state.may_reroll(),
-            "previews": previews,
-            "rule_actions": [
-                {"move": action_to_json(a), "label": move_label(state, a)}
-                for a in (state.rule_actions() if yours else ())
-            ],
-            "status": [t for t in state.turn_status() if t],
-            "progress": [p.line for p in v.progress(state.card) if p.line] if not state.over else [],
-            "hints": self.adviser.source if self.adviser else None,
-            "log": self.log,
-            "result": result_view(state) if state.over else None,
-        }
-
-
-def variant_view(v: Variant) -> dict[str, Any]:
-    """The variant as the page draws its card: boxes, rows and columns, face attributes (Kismet's colours)."""
-    return {
-        "id": v.id,
-        "name": v.name,
-        "faces": v.faces,
-        "boxes": [
-            {"id": b.id, "name": b.name, "section": b.section, "row": b.row, "column": b.column} for b in v.boxes
-        ],
-        "rows": [{"id": r, "name": v.row(r).name, "section": v.row(r).section} for r in v.rows],
-        "columns": [{"id": c.id, "name": c.name, "multiplier": c.multiplier, "order": c.order} for c in v.columns],
-        "attributes": {name: list(values[1:]) for name, values in v.attributes.items()},
-        "figures": {f.id: f.name for f in v.figures},
-        "carry_over": v.carry_over,
-    }
-
-
-def result_view(state: GameState) -> dict[str, Any]:
-    """The end of the match: every game's totals, the ranking by the variant's own keys, winners, settlement."""
-    v, names = state.variant, state.players
-    keys = [state.match_totals(f) for f in v.rank_by]
-    order = sorted(range(len(names)), key=lambda i: tuple(-k[i] for k in keys))
-    ranking: list[dict[str, Any]] = []
-    for n, i in enumerate(order):
-        tied = n > 0 and all(k[i] == k[order[n - 1]] for k in keys)
-        ranking.append(
-            {"place": ranking[-1]["place"] if tied else n + 1, "name": names[i], "keys": [k[i] for k in keys]}
-        )
-    settle = state.settlement()
-    return {
-        "games": [list(r.totals) for r in state.results],
-        "rank_by": [next((f.name for f in v.figures if f.id == key), "Score") for key in v.rank_by],
-        "ranking": ranking,
-        "winners": list(state.winners()),
-        "settlement": None if settle is None else {p: float(amount) for p, amount in settle.items()},
-    }
+        self.retry = retry  # seconds after which to ask again (503: tables still being prepared)
 
 
 # ---------------------------------------------------------------------------- the server
 
 
 class Lobby:
-    """The engine, the variants on offer, and the games in progress (at most MAX_GAMES)."""
+    """The engine, the variants and bots on offer, the tables prepared for them, and the games in progress (at
+    most MAX_GAMES). `bots`: the bots offered (from PAGE_BOTS); `prepare`: the variants whose tables are
+    prepared at start-up (None: every one); `preparer`: the worker preparing them (None: no bot or hint that
+    needs a table is offered)."""
 
-    def __init__(self, engine: Engine, files: list[Path]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        files: list[Path],
+        bots: tuple[str, ...] = DEFAULT_BOTS,
+        preparer: Preparer | None = None,
+        prepare: list[str] | None = None,
+    ) -> None:
         self.engine = engine
         self.files: dict[str, Path] = {}  # extra variant files, by their ids
         for path in files:
@@ -292,9 +97,50 @@ class Lobby:
                     f"--variant-file {path}: a variant {vid!r} is already offered; give the file another id"
                 )
             self.files[vid] = path
+        unknown = [b for b in bots if b not in PAGE_BOTS]
+        if unknown:
+            raise DicecupError(f"--bots: the page offers {', '.join(PAGE_BOTS)}, not {shown(unknown[0])}")
+        self.bots = tuple(bots)
+        self.preparer = preparer
+        missing = [vid for vid in prepare or () if vid not in self.ids()]
+        if missing:
+            raise DicecupError(str(UnknownVariant(missing[0], self.ids())).replace("unknown", "--prepare: unknown", 1))
+        self.prepared = set(self.ids() if prepare is None else prepare)
         self.games: OrderedDict[str, Table] = OrderedDict()
         self.lock = threading.Lock()
         self._catalogue: list[dict[str, Any]] | None = None
+
+    def start_preparing(self) -> None:
+        """Send the worker every table the offered bots and hints need, for each prepared variant's defaults."""
+        if self.preparer is None:
+            return
+        for row in self._rows():
+            if row["id"] in self.prepared:
+                variant = self.variant(row["id"], None)
+                kinds = [TABLE_JOBS[bot] for bot in row["can_play"] if bot in TABLE_JOBS]
+                for kind in kinds + (["hints"] if row["can_hint"] else []):
+                    self.preparer.ask(self.job(kind, variant))
+
+    def job(self, kind: str, variant: Variant) -> Job:
+        return job(kind, variant, str(self.files[variant.id]) if variant.id in self.files else None)
+
+    def ready(self, item: Job, what: str) -> str:
+        """What a prepared job made; Refused when it is not ready: 503 while it is prepared, 409 with the reason
+        where it cannot be, or where this server does not prepare tables for the variant."""
+        if self.preparer is None or item[1] not in self.prepared:
+            raise Refused(
+                409,
+                f"{what} is not offered for {item[1]} on this server: its tables are not prepared here "
+                f"(start the server with --prepare {item[1]})",
+            )
+        state, text = self.preparer.ask(item)
+        if state == FAILED:
+            raise Refused(409, f"{what} is not offered for {describe(item)} on this server: {text}")
+        if state == PENDING:
+            raise Refused(
+                503, f"the tables {what} needs for {describe(item)} are being prepared; try again in a moment", 5
+            )
+        return text
 
     def variant(self, vid: Any, options: Any) -> Variant:
         """The variant a request names, with its options; Refused (4xx) saying what is wrong."""
@@ -318,7 +164,13 @@ class Lobby:
         return [*self.engine.variant_ids(), *self.files]
 
     def catalogue(self) -> list[dict[str, Any]]:
-        """Every variant with its options, the bots that can play it and where its hints come from."""
+        """Every variant with its options, the offered bots that can play it and where its hints come from;
+        a bot or hints that need tables only where they are prepared or being prepared ("preparing" lists
+        those not ready yet)."""
+        return [self._offer(row) for row in self._rows()]
+
+    def _rows(self) -> list[dict[str, Any]]:
+        """Every variant with its options, the offered bots that can play it, whether it can have hints."""
         if self._catalogue is None:
             rows = []
             for vid in self.ids():
@@ -326,13 +178,13 @@ class Lobby:
                     v = self.variant(vid, None)
                 except Refused:
                     continue  # a broken plugin variant is left out, not the whole list
-                bots = []
-                for bot in self.engine.bot_names():
+                can_play = []
+                for bot in self.bots:
                     try:
                         self.engine.check_bot(bot, v)
                     except DicecupError:
                         continue
-                    bots.append(bot)
+                    can_play.append(bot)
                 rows.append(
                     {
                         "id": vid,
@@ -342,12 +194,40 @@ class Lobby:
                         "options": [
                             {"name": o.name, "default": o.default, "choices": list(o.choices)} for o in v.option_specs
                         ],
-                        "bots": bots,
-                        "hints": hint_source(v),
+                        "can_play": can_play,
+                        "can_hint": hint_source(v) is not None,
                     }
                 )
             self._catalogue = rows
         return self._catalogue
+
+    def _offer(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A catalogue row as the page reads it: the bots and hints on offer now, and those still prepared."""
+        v = self.variant(row["id"], None)
+        bots, preparing, hints = [], [], None
+        for bot in row["can_play"]:
+            if bot in TABLE_JOBS:
+                state = self._state(self.job(TABLE_JOBS[bot], v))
+                if state is None or state == FAILED:
+                    continue
+                if state == PENDING:
+                    preparing.append(bot)
+            bots.append(bot)
+        if row["can_hint"]:
+            state = self._state(self.job("hints", v))
+            if state == PENDING:
+                preparing.append("hints")
+                hints = hint_source(v)
+            elif state is not None and state != FAILED:
+                hints = self.preparer.ask(self.job("hints", v))[1] if self.preparer else None
+        out = {k: v for k, v in row.items() if k not in ("can_play", "can_hint")}
+        return out | {"bots": bots, "hints": hints, "preparing": preparing}
+
+    def _state(self, item: Job) -> str | None:
+        """A job's state (None: tables this server does not prepare)."""
+        if self.preparer is None or item[1] not in self.prepared:
+            return None
+        return self.preparer.ask(item)[0]
 
     def start(self, body: dict[str, Any]) -> Table:
         """A new game from `{"variant", "options", "players": [{"name", "kind"}], "seed", "hints"}`."""
@@ -371,11 +251,22 @@ class Lobby:
             raise Refused(400, "'hints' must be true or false")
         try:
             for _, kind in seats:
+                if kind != HUMAN and kind not in self.bots:
+                    raise Refused(
+                        400, f"bot {shown(kind)} is not offered here; this server's bots: {', '.join(self.bots)}"
+                    )
                 if kind != HUMAN:
                     self.engine.check_bot(kind, variant)  # refused at once, with the reason, before any work
-            table = Table(self.engine, variant, seats, seed)
+            for kind in sorted({kind for _, kind in seats} & set(TABLE_JOBS)):
+                self.ready(self.job(TABLE_JOBS[kind], variant), f"bot:{kind}")  # ready, or refused: never solved here
+            source = None
             if hints:
-                table.adviser = Adviser(variant)  # solves or loads the tables now (once per variant, then cached)
+                if hint_source(variant) is None:
+                    raise Refused(409, f"{variant.id} has no hints: neither the solver nor its estimate reaches it")
+                source = self.ready(self.job("hints", variant), "hints")
+            table = Table(self.engine, variant, seats, seed)
+            if source is not None:
+                table.adviser = Adviser(variant, source)  # loads the prepared tables (from the cache)
             table.run()
         except DicecupError as exc:
             raise Refused(400, str(exc)) from None
@@ -420,9 +311,26 @@ async def read_json(request: Request) -> dict[str, Any]:
     return data
 
 
-def create_app(engine: Engine | None = None, files: list[Path] | None = None) -> Starlette:
-    """The ASGI application: the page, its static files and the JSON API over one engine."""
-    lobby = Lobby(engine or Engine(), files or [])
+def create_app(
+    engine: Engine | None = None,
+    files: list[Path] | None = None,
+    bots: tuple[str, ...] = DEFAULT_BOTS,
+    prepare: list[str] | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> Starlette:
+    """The ASGI application: the page, its static files and the JSON API over one engine, offering `bots` (from
+    PAGE_BOTS), with the tables of the variants `prepare` names (None: all) prepared ahead by a worker process
+    that runs from the application's start-up to its shutdown, tables over `max_states` states refused."""
+    lobby = Lobby(engine or Engine(), files or [], bots, None, prepare)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        lobby.preparer = Preparer(max_states)
+        try:
+            await run(lobby.start_preparing)
+            yield
+        finally:
+            lobby.preparer.close()  # at once, mid-computation: what it finished stays cached
 
     def guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
         """`handler` with every refusal turned into `{"error": message}` and its status (never a traceback)."""
@@ -431,7 +339,8 @@ def create_app(engine: Engine | None = None, files: list[Path] | None = None) ->
             try:
                 return JSONResponse(await handler(request))
             except Refused as exc:
-                return JSONResponse({"error": str(exc)}, status_code=exc.status)
+                retry = {"Retry-After": str(exc.retry)} if exc.retry else None
+                return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=retry)
 
         return endpoint
 
@@ -475,7 +384,7 @@ def create_app(engine: Engine | None = None, files: list[Path] | None = None) ->
                 raise Refused(409, "this game was started without hints")
             if state.over or state.is_chance or table.kinds[state.current] != HUMAN:
                 raise Refused(409, "there is no decision of yours to advise on now")
-            return table.adviser.hint(state)
+            return table.adviser.hint(state, move_label, HINT_OPTIONS)
 
         return await run(lambda: locked(table, advise))
 
@@ -505,11 +414,12 @@ def create_app(engine: Engine | None = None, files: list[Path] | None = None) ->
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
+        lifespan=lifespan,
     )
 
 
 async def run(work: Callable[[], Any]) -> Any:
-    """Run engine work (a solve, a bot's turn) in a worker thread, so the server keeps answering."""
+    """Run engine work (a bot's turn, loading a prepared table) in a thread, so the server keeps answering."""
     from starlette.concurrency import run_in_threadpool
 
     return await run_in_threadpool(work)
@@ -531,13 +441,36 @@ def main() -> None:
     parser.add_argument(
         "--variant-file", action="append", type=Path, default=[], help="also offer this variant YAML file (repeatable)"
     )
+    parser.add_argument(
+        "--bots",
+        default=",".join(DEFAULT_BOTS),
+        help=f"the bots offered, from {', '.join(PAGE_BOTS)} (default: %(default)s; bot:strong's first fit of a "
+        "variant takes many minutes)",
+    )
+    parser.add_argument(
+        "--prepare",
+        action="append",
+        metavar="VARIANT",
+        help="prepare the tables of this variant only (repeatable; default: every variant offered); the others "
+        "offer no bot or hints that need tables",
+    )
+    parser.add_argument(
+        "--max-states",
+        type=int,
+        default=DEFAULT_MAX_STATES,
+        help="refuse tables of more states than this (default: %(default)s)",
+    )
     args = parser.parse_args()
+    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
     try:
-        app = create_app(files=args.variant_file)
+        if not 1 <= args.max_states <= 10**9:
+            raise DicecupError(f"--max-states must be 1 to 1,000,000,000, got {shown(args.max_states)}")
+        app = create_app(files=args.variant_file, bots=bots, prepare=args.prepare, max_states=args.max_states)
     except DicecupError as exc:
-        parser.exit(2, f"error: {exc}\n")
+        parser.exit(2, bounded_line(f"error: {exc}") + "\n")
     print(f"dicecup web game on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # a request never computes for long (tables are prepared by the worker), so shutdown waits a moment at most
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,18 @@ async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
-  const response = await fetch(path, init);
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error);
-  return data;
+  // 503: the server is still preparing the tables this game needs; it says so, and when to ask again
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(path, init);
+    const data = await response.json();
+    if (response.status === 503 && attempt < 120) {
+      say(`${data.error} (asking again shortly)`);
+      await new Promise((done) => setTimeout(done, 1000 * Number(response.headers.get("Retry-After") || 5)));
+      continue;
+    }
+    if (!response.ok) throw new Error(data.error);
+    return data;
+  }
 }
 
 function say(text, isError = false) {
@@ -68,18 +76,17 @@ function pickVariant() {
     el("select", {"data-option": o.name}, ...o.choices.map((c) => el("option", {
       value: JSON.stringify(c), selected: c === o.default,
     }, String(c)))))));
-  // bot:optimal solves the variant (seconds for most) and bot:strong fits a correction (many minutes)
-  // the first time they play it, then the tables are cached: offered, not the default
+  // the server prepares the tables bot:optimal, bot:strong and hints need when it starts: until they are
+  // ready they are marked, and a game that needs them waits for them
   const best = v.bots.includes("greedy") ? "greedy" : v.bots[0];
-  const notes = {optimal: " (its first game solves the variant)",
-    strong: " (its first game prepares it: can take many minutes)"};
+  const preparing = new Set(v.preparing || []);
   $("bot").replaceChildren(...v.bots.map((b) => el("option", {value: b, selected: b === best},
-    `bot:${b}${notes[b] || ""}`)));
+    `bot:${b}${preparing.has(b) ? " (being prepared)" : ""}`)));
   $("hints").disabled = !v.hints;
   $("hints").checked = false;
-  $("hint-source").textContent = {
+  $("hint-source").textContent = ({
     exact: "(the exact solver's advice)", estimate: "(an estimate: the card's parts, each solved exactly)",
-  }[v.hints] || "(none for this variant)";
+  }[v.hints] || "(none for this variant)") + (preparing.has("hints") ? " (being prepared)" : "");
 }
 
 async function startGame() {
@@ -95,7 +102,7 @@ async function startGame() {
   }
   const seed = $("seed").value === "" ? null : Number($("seed").value);
   $("start").disabled = true;
-  say("Starting… (the first game of a variant with hints or bot:optimal solves it once: this can take a while)");
+  say("Starting…");
   $("setup").append($("message"));
   try {
     game = await api("/api/games", {variant: v.id, options, players, seed, hints: $("hints").checked});
