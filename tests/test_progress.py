@@ -134,7 +134,7 @@ def test_durations_and_huge_counts_read_as_a_person_says_them():
         "about 10 days",
     ]
     assert say(1e300).endswith("years") and len(say(1e300)) < 30
-    assert cli_progress.count(10**300) == "about 10^300"
+    assert say(float("inf")) == "more than a billion years"
 
 
 # ----------------------------------------------------------------------------- the engine reports
@@ -257,7 +257,7 @@ def test_any_number_of_games_is_refused_at_once_or_within_the_caps(cli_builtins,
         else:
             assert "--games" in line and len(line) < 300, line
             if games > most:
-                assert "would take about" in line
+                assert "would take about" in line or "more than a billion years" in line
 
 
 def test_a_run_of_a_trillion_games_is_refused_at_once_with_its_time(cli_builtins):

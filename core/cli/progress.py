@@ -13,13 +13,14 @@ started with.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..progress import NULL, Reporter
 
 __all__ = [
@@ -28,7 +29,6 @@ __all__ = [
     "Bar",
     "EstimateLine",
     "check_games",
-    "count",
     "reporter",
     "reporting",
     "say_duration",
@@ -48,7 +48,9 @@ def say_duration(seconds: float) -> str:
         return f"about {seconds / 3600:.1f} h"
     if seconds < 2 * YEAR:
         return f"about {seconds / 86400:,.0f} days"
-    return f"about {seconds / YEAR:,.3g} years"
+    if seconds < 1e9 * YEAR:
+        return f"about {seconds / YEAR:,.3g} years"
+    return "more than a billion years"
 
 
 YEAR = 365.25 * 86400
@@ -57,20 +59,16 @@ FASTEST_GAMES = 1_000_000
 over this."""
 
 
-def count(n: int) -> str:
-    """A whole number for a message: with thousands separators, or its order of magnitude when huge."""
-    return f"{n:,}" if abs(n) < 10**15 else f"about 10^{len(str(abs(n))) - 1}"
-
-
 def check_games(flag: str, games: int, most: int) -> None:
     """Refuse at once (a DicecupError, exit 2 in the CLI) a number of games below 1 or above `most`, saying
     how long so many would take at the least."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise DicecupError(f"{flag} must be a whole number from 1 to {most:,}, got {games!r:.40}")
+        raise DicecupError(f"{flag} must be a whole number from 1 to {most:,}, got {shown(games, 40)}")
     if games > most:
+        seconds = games / FASTEST_GAMES if games < 10**300 else math.inf  # past a float, any duration is too long
         raise DicecupError(
-            f"{flag} {count(games)} is beyond the {most:,} games one command plays: even at {FASTEST_GAMES:,} "
-            f"games a second, faster than any strategy plays, they would take {say_duration(games / FASTEST_GAMES)}; "
+            f"{flag} {f'{games:,}' if games < 10**20 else shown(games)} is beyond the {most:,} games one command plays: even at {FASTEST_GAMES:,} "
+            f"games a second, faster than any strategy plays, they would take {say_duration(seconds)}; "
             f"ask for at most {most:,}"
         )
 
