@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,10 +13,52 @@ __all__ = [
     "IllegalAction",
     "SaveError",
     "PluginError",
+    "ContractError",
     "UnknownVariant",
     "ParameterError",
     "TooLarge",
+    "shown",
+    "described",
 ]
+
+#: Longest message text of a plugin's exception quoted in an error.
+EXCEPTION_TEXT_LIMIT = 300
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters, for error messages about values a host or a plugin passed.
+
+    Never raises, and takes bounded time: containers are abbreviated as they are written (`reprlib`), an
+    int too long to print is named by its size, an object whose repr fails by its type.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"<an int of about {int(value.bit_length() * 0.30103) + 1:,} digits>"
+    cut = reprlib.Repr()
+    cut.maxstring = cut.maxother = cut.maxlong = max(limit, 12)
+    cut.maxlist = cut.maxtuple = cut.maxset = cut.maxfrozenset = cut.maxdeque = cut.maxarray = cut.maxdict = limit // 2
+    try:
+        text = cut.repr(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # an object whose __repr__ raises (even SystemExit)
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def described(exc: BaseException, limit: int = EXCEPTION_TEXT_LIMIT) -> str:
+    """`TypeName: message` of an exception for an error message: the message cut to `limit` characters, and
+    still a description when `str(exc)` itself fails (a plugin's exception may be anything)."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return f"{name} (its message could not be shown: str() failed)"
+    if not isinstance(text, str):  # pragma: no cover - str() always gives a str
+        return name
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"{name}: {text}" if text else name
 
 
 class DicecupError(Exception):
@@ -84,7 +127,23 @@ class TooLarge(DicecupError):
 
 
 class PluginError(DicecupError):
-    """A plugin that breaks the hook contract (unknown hook, bad registration)."""
+    """A plugin that breaks the hook contract (unknown hook, bad registration, a failure in its own code).
+
+    `plugin` and `hook` name the plugin and the hook (or registered function) at fault, where known.
+    """
+
+    def __init__(self, message: str, *, plugin: str | None = None, hook: str | None = None) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.hook = hook
+
+
+class ContractError(PluginError):
+    """A plugin's hook or registered function returned what its contract (`hookspecs`) does not allow.
+
+    Unlike a plugin's exception, which may come from a situation that never occurs in play (the solver asks
+    the rules about every card it can imagine), a value of the wrong kind is always the plugin's bug.
+    """
 
 
 class ParameterError(ValueError):

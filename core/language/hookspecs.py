@@ -27,6 +27,12 @@ on it, and ``dicecup.testing.check_variant`` checks it):
   filled box's *value* declares it (``dicecup_state_flags``); one whose
   whole-card bonuses depend on a group's total declares the group
   (``dicecup_state_totals``). The solver refuses rules that read anything else.
+* **Returns what its contract says.** ``@returns(...)`` on each specification
+  below is what the hook, and each function it registers, must return
+  (``contracts``); the engine checks every value where it comes back, and a
+  value of the wrong kind is one ``ContractError`` (a ``PluginError``) naming
+  the plugin, the hook and the value. Scores and points are whole numbers (int,
+  not float) within ±1,000,000,000, the bound of every number in a variant.
 """
 
 from __future__ import annotations
@@ -36,6 +42,34 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import pluggy
+
+from .contracts import (
+    ANYTHING,
+    AWARDS,
+    BOT,
+    BOX_FLAG,
+    BOX_IDS,
+    BOX_TOTAL,
+    COMBINATION,
+    COUNT,
+    FUNCTION,
+    ID,
+    LEGAL_ACTION,
+    NOTHING,
+    POINTS,
+    PROGRESS,
+    RULE_ACTION,
+    SETTLEMENT,
+    STATE_UPDATE,
+    TEXT,
+    Flag,
+    Items,
+    MappingOf,
+    Maybe,
+    OneOf,
+    Text,
+    returns,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .card import Award, Card
@@ -52,6 +86,7 @@ __all__ = ["PROJECT", "hookspec", "hookimpl"]
 
 
 @hookspec
+@returns(NOTHING, pattern_factory=FUNCTION, pattern=Maybe(COMBINATION), pattern_text=TEXT)
 def dicecup_register_patterns(register: Callable[..., None]) -> None:
     """Add named patterns. Called once per engine, on every plugin.
 
@@ -66,6 +101,7 @@ def dicecup_register_patterns(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING, scorer_factory=FUNCTION, scorer=POINTS, scorer_text=TEXT)
 def dicecup_register_scorers(register: Callable[..., None]) -> None:
     """Add named scorers. Called once per engine, on every plugin.
 
@@ -77,6 +113,7 @@ def dicecup_register_scorers(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING, rule_check=NOTHING)
 def dicecup_register_rules(register: Callable[..., None]) -> None:
     """Declare the rules this plugin provides. Called once per engine, on every plugin.
 
@@ -99,6 +136,7 @@ def dicecup_register_rules(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING)
 def dicecup_register_variants(register: Callable[..., None]) -> None:
     """Add variant files. Called once per engine, on every plugin.
 
@@ -110,6 +148,7 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING, bot_factory=BOT, bot_choose=LEGAL_ACTION, bot_check=NOTHING, bot_parse=ANYTHING)
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     """Add computer players. Called once per engine, on every plugin.
 
@@ -131,6 +170,7 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(Maybe(BOX_IDS))
 def dicecup_legal_boxes(ctx: TurnContext) -> Collection[str] | None:
     """Restrict where the current roll may be scored. Called on all enabled plugins.
 
@@ -142,6 +182,7 @@ def dicecup_legal_boxes(ctx: TurnContext) -> Collection[str] | None:
 
 
 @hookspec
+@returns(Maybe(TEXT))
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     """Why this rule does not allow open box ``box`` now, in words; None when it does (or says nothing).
 
@@ -151,6 +192,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
 
 
 @hookspec
+@returns(Maybe(POINTS))
 def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
     """Change what a box scores for a roll. Called as a fold over enabled plugins.
 
@@ -164,6 +206,7 @@ def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
 
 
 @hookspec
+@returns(Maybe(AWARDS))
 def dicecup_extra_points(ctx: ScoreContext) -> Iterable[Award] | None:
     """Points earned besides the box score when the box is filled (a Yahtzee bonus).
 
@@ -175,6 +218,7 @@ def dicecup_extra_points(ctx: ScoreContext) -> Iterable[Award] | None:
 
 
 @hookspec
+@returns(Maybe(MappingOf(ID, COUNT, "a mapping of event id to a count")))
 def dicecup_turn_events(ctx: ScoreContext) -> Mapping[str, int] | None:
     """Things that happen when a box is filled that are not points (a Yahtzee rolled, a joker used).
 
@@ -189,6 +233,7 @@ def dicecup_turn_events(ctx: ScoreContext) -> Mapping[str, int] | None:
 
 
 @hookspec
+@returns(Maybe(MappingOf(ID, TEXT, "a mapping of event id to its name")))
 def dicecup_event_names(variant: Variant) -> Mapping[str, str] | None:
     """The events this rule reports through ``dicecup_turn_events``: ``{event id: name}``. Called on all enabled plugins.
 
@@ -199,6 +244,7 @@ def dicecup_event_names(variant: Variant) -> Mapping[str, str] | None:
 
 
 @hookspec
+@returns(Maybe(AWARDS))
 def dicecup_end_bonuses(variant: Variant, card: Card) -> Iterable[Award] | None:
     """Bonuses the card earns as a whole (upper-section bonus). Called on all enabled plugins.
 
@@ -210,6 +256,7 @@ def dicecup_end_bonuses(variant: Variant, card: Card) -> Iterable[Award] | None:
 
 
 @hookspec(firstresult=True)
+@returns(Maybe(OneOf(Flag(), Text("a phrase", empty=False), text="True, False or a phrase saying what won")))
 def dicecup_instant_win(ctx: TurnContext, players: int) -> bool | str | None:
     """Whether this roll wins the game at once. First non-None result wins.
 
@@ -220,6 +267,7 @@ def dicecup_instant_win(ctx: TurnContext, players: int) -> bool | str | None:
 
 
 @hookspec(firstresult=True)
+@returns(Maybe(SETTLEMENT))
 def dicecup_settle(variant: Variant, totals: Mapping[str, int]) -> Mapping[str, Fraction] | None:
     """What each player receives (negative: pays) at the end of a match. First result wins.
 
@@ -228,6 +276,7 @@ def dicecup_settle(variant: Variant, totals: Mapping[str, int]) -> Mapping[str, 
 
 
 @hookspec
+@returns(Maybe(Items(RULE_ACTION, "RuleAction(rule, name, arg) objects")))
 def dicecup_actions(ctx: TurnContext) -> Iterable[RuleAction] | None:
     """Actions this rule adds that the acting player may take now, besides keeping and scoring.
 
@@ -240,6 +289,7 @@ def dicecup_actions(ctx: TurnContext) -> Iterable[RuleAction] | None:
 
 
 @hookspec
+@returns(Maybe(STATE_UPDATE))
 def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | None:
     """What taking ``action`` (one this plugin offered) changes. Asked only of the rule's plugin.
 
@@ -252,16 +302,19 @@ def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | 
 
 
 @hookspec
+@returns(Maybe(Flag()))
 def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
     """Return False to forbid keeping dice and rolling again now (e.g. an announcement must come first)."""
 
 
 @hookspec
+@returns(Maybe(Items(TEXT, "lines of text")))
 def dicecup_turn_status(ctx: TurnContext) -> Iterable[str] | None:
     """Lines to show about the acting player's turn (e.g. "announced: full (announce column)")."""
 
 
 @hookspec
+@returns(Maybe(Items(PROGRESS, "Progress(id, cell, line) objects")))
 def dicecup_progress(variant: Variant, card: Card) -> Iterable[Progress] | None:
     """How this rule's bonuses or constraints stand on a card, for display.
 
@@ -272,11 +325,13 @@ def dicecup_progress(variant: Variant, card: Card) -> Iterable[Progress] | None:
 
 
 @hookspec
+@returns(Maybe(Items(TEXT, "lines of text")))
 def dicecup_solitaire_notes(variant: Variant) -> Iterable[str] | None:
     """What solitaire play (the solver, the simulator) leaves out of this rule, in words."""
 
 
 @hookspec
+@returns(Maybe(Items(BOX_FLAG, "BoxFlag(box, value) objects")))
 def dicecup_state_flags(variant: Variant) -> Iterable[BoxFlag] | None:
     """Facts about a card that this rule's scoring or legality depends on.
 
@@ -287,6 +342,7 @@ def dicecup_state_flags(variant: Variant) -> Iterable[BoxFlag] | None:
 
 
 @hookspec
+@returns(Maybe(Items(BOX_TOTAL, "BoxTotal(name, boxes) objects")))
 def dicecup_state_totals(variant: Variant) -> Iterable[BoxTotal] | None:
     """Groups of boxes whose running total this rule's whole-card bonuses depend on.
 
