@@ -147,7 +147,9 @@ def guarded_function(
         named = dict(zip(arg_names, args, strict=False))
         try:
             return check(got, named)
-        except Exception:  # (the message, with the plugin's name, is made only for a value to refuse)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # (the message, with the plugin's name, is made only for a value to refuse)
             return checked(contract, got, named, label, hook)
 
     return call

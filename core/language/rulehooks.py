@@ -223,7 +223,9 @@ class RuleHooks:
         names = self._rule_names
         try:
             return [check(value, kwargs, names.get(id(plugin if who is None else who), ())) for who, value in got]
-        except Exception:  # (Broken, or the value's own code failed as it was read)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # (Broken, or the value's own code failed as it was read, SystemExit included)
             return self._refuse(hook, kwargs, got, plugin)
 
     def _refuse(self, hook: str, kwargs: dict[str, Any], got: list[tuple[Any, Any]], plugin: Any) -> list[Any]:
@@ -237,7 +239,9 @@ class RuleHooks:
             try:
                 out.append(contract.check(value, kwargs, rules))
                 continue
-            except Exception:
+            except KeyboardInterrupt:
+                raise
+            except BaseException:
                 if who is None:
                     who = self._who_breaks(hook, kwargs)
                     rules = self._rule_names.get(id(who), ())
@@ -258,7 +262,9 @@ class RuleHooks:
             for _, value in got:
                 try:
                     contract.check(value, kwargs, self._rule_names.get(id(plugin), ()))
-                except Exception:  # Broken, or the value's own code failed
+                except KeyboardInterrupt:
+                    raise
+                except BaseException:  # Broken, or the value's own code failed
                     return plugin
         return None
 
