@@ -434,10 +434,10 @@ class RuleHooks:
 
 
 def check_answers(variant: Any) -> None:
-    """Ask a newly compiled variant's rules the questions that need no game (what the solver and the views
-    ask first: flags, totals, events, notes, an empty card's bonuses and progress, every box's score, the
-    legal boxes and the instant win of one roll on it, a settlement of a tie), so that a plugin answering against its contract is refused when the
-    variant loads, before any command starts its work. Skipped while reads are traced (nothing is noted)."""
+    """Ask a newly compiled variant's rules every question that needs no game, on an empty card and one roll
+    (what the solver, the simulator and a game ask first), so that a plugin answering against its contract
+    is refused as the variant loads, before any command starts its work. Skipped while reads are traced (a
+    variant compiled inside a traced call: nothing of this is the caller's read)."""
     if is_tracing():
         return
     card = Card()
@@ -447,14 +447,21 @@ def check_answers(variant: Any) -> None:
     variant.solitaire_notes()
     variant.end_bonuses(card)
     variant.progress(card)
-    if variant.box_ids:
-        roll = variant.roll_of((variant.faces,) * variant.dice)
-        first = variant.rolls == 1  # (a roll after a reroll, where the variant has one)
-        for box in variant.box_ids:
-            variant.score(card, box, roll, first)
-        variant.legal_boxes(card, roll, first)
-        variant.instant_win(card, roll, first, 2)
     variant.settle({"player 1": 0, "player 2": 0})
+    if not variant.box_ids:
+        return
+    roll = variant.roll_of((variant.faces,) * variant.dice)
+    first = variant.rolls == 1  # (a roll after a reroll, where the variant has one)
+    for box in variant.box_ids:
+        variant.score(card, box, roll, first)
+        variant.turn_events(card, box, roll, first)
+        variant.why_illegal(card, roll, first, box)
+    variant.legal_boxes(card, roll, first)
+    variant.instant_win(card, roll, first, 2)
+    variant.may_reroll(card, roll, first)
+    variant.turn_status(card, roll, first)
+    for action in variant.actions(card, roll, first)[:1]:
+        variant.apply_action(card, roll, first, action)
 
 
 def _filled(card: Any) -> Any:
