@@ -19,10 +19,19 @@ __all__ = [
     "TooLarge",
     "shown",
     "described",
+    "one_line",
 ]
 
 #: Longest message text of a plugin's exception quoted in an error.
 EXCEPTION_TEXT_LIMIT = 300
+
+
+def one_line(text: str) -> str:
+    """`text` with every character that is not printable (newlines, tabs, terminal escapes) written as its
+    escape, so that what a plugin or a host wrote stays on the message's one line and cannot steer a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -42,6 +51,7 @@ def shown(value: Any, limit: int = 60) -> str:
         raise
     except BaseException:  # an object whose __repr__ raises (even SystemExit)
         text = f"<{type(value).__name__}>"
+    text = one_line(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -57,6 +67,7 @@ def described(exc: BaseException, limit: int = EXCEPTION_TEXT_LIMIT) -> str:
         return f"{name} (its message could not be shown: str() failed)"
     if not isinstance(text, str):  # pragma: no cover - str() always gives a str
         return name
+    text = one_line(text[: limit * 4])
     text = text if len(text) <= limit else text[: limit - 3] + "..."
     return f"{name}: {text}" if text else name
 

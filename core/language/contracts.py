@@ -156,11 +156,12 @@ class Flag(Contract):
 
 
 class Text(Contract):
-    """A str of at most `limit` characters (non-empty with `empty=False`)."""
+    """One line of printable text (a str: no newline, tab or terminal escape) of at most `limit` characters
+    (not empty with `empty=False`): it is shown to players, on one line of a message or of the terminal."""
 
     def __init__(self, what: str = "text", limit: int = TEXT_LIMIT, empty: bool = True) -> None:
         self.limit, self.empty, self.what = limit, empty, what
-        self.text = f"{what} (a str{'' if empty else ', not empty'}, at most {limit:,} characters)"
+        self.text = f"{what} (one line, a str{'' if empty else ', not empty'}, at most {limit:,} characters)"
 
     def check(self, value: Any, args: Args, rules: tuple[str, ...] = ()) -> Any:
         if type(value) is not str:
@@ -171,6 +172,8 @@ class Text(Contract):
             raise Broken(f"{self.what} of {len(value):,} characters, longer than {self.limit:,}")
         if not value and not self.empty:
             raise Broken(f"empty {self.what}")
+        if not value.isprintable():
+            raise Broken(f"{shown(value, 40)}, {self.what} holding a newline or another control character")
         return value
 
 

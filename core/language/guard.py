@@ -16,7 +16,7 @@ from typing import Any
 
 import pluggy
 
-from ..errors import ContractError, DicecupError, PluginError, described, shown
+from ..errors import ContractError, DicecupError, PluginError, described, one_line, shown
 from .contracts import Broken, Contract, Maybe, Whole
 
 __all__ = [
@@ -49,8 +49,8 @@ def plugin_label(plugin: Any, pm: pluggy.PluginManager | None = None) -> str:
         return "a plugin"
     path = getattr(plugin, FILE_ATTR, None) if isinstance(getattr(plugin, "__dict__", None), dict) else None
     if isinstance(path, str):
-        return f"plugin file {path}"
-    return f"plugin {registered_name(plugin, pm)!r}"
+        return f"plugin file {one_line(path)}"
+    return f"plugin {one_line(repr(registered_name(plugin, pm)))}"
 
 
 def plugin_failure(label: str, hook: str, exc: BaseException) -> PluginError:
