@@ -114,9 +114,15 @@ def check_state(state: GameState, engine: Engine | None = None) -> None:
             raise _fail(f"legal boxes {state.legal_boxes()} include a filled box", state)
         if state.rolls_left <= 0 and not state.legal_boxes() and not state.rule_actions():
             raise _fail("no rolls left and no box may be scored", state)
+        # what the views ask too (the engine checks each answer against its hook's contract)
+        state.turn_status()
+        sit = state.situation()
+        for box in v.open_boxes(state.card):
+            v.why_illegal(state.card, state.roll_now, state.first_roll, box, sit)  # type: ignore[arg-type]
     for card in state.cards:
         if v.total(card) != card_total(v, card):
             raise _fail("a total is not boxes + awards + bonuses", state)
+        v.progress(card)
     if engine is not None:
         back = GameState.from_json(state.to_json(), engine)
         if back != state:
