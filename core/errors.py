@@ -35,21 +35,22 @@ def one_line(text: str) -> str:
 
 
 def shown(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to `limit` characters, for error messages about values a host or a plugin passed.
+    """`repr(value)` cut to `limit` characters, on one line, for error messages about values a host or a plugin
+    passed.
 
-    Never raises, and takes bounded time: containers are abbreviated as they are written (`reprlib`), an
-    int too long to print is named by its size, an object whose repr fails by its type.
+    Never raises, and takes bounded time: long containers and text are abbreviated before they are written
+    (`reprlib`), an int too long to print and an object whose repr fails are named by their type.
     """
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
-        return f"<an int of about {int(value.bit_length() * 0.30103) + 1:,} digits>"
+    if isinstance(value, str) and len(value) > 4 * limit:
+        value = value[: 4 * limit]  # (written, then cut below: the quote that would close it is gone anyway)
     cut = reprlib.Repr()
-    cut.maxstring = cut.maxother = cut.maxlong = max(limit, 12)
+    cut.maxstring = cut.maxother = cut.maxlong = 1 << 30  # (only containers are abbreviated by reprlib)
     cut.maxlist = cut.maxtuple = cut.maxset = cut.maxfrozenset = cut.maxdeque = cut.maxarray = cut.maxdict = limit // 2
     try:
         text = cut.repr(value)
     except KeyboardInterrupt:
         raise
-    except BaseException:  # an object whose __repr__ raises (even SystemExit)
+    except BaseException:  # an int of more than 4,300 digits, an object whose __repr__ raises (even SystemExit)
         text = f"<{type(value).__name__}>"
     text = one_line(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."

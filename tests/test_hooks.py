@@ -595,7 +595,8 @@ def test_a_bad_turn_events_answer_is_a_plugin_error_naming_the_plugin(answer, me
 
     engine = Engine(plugins=[BadEvents()], entry_points=False)
     with pytest.raises(PluginError, match=rf"plugin 'BadEvents': dicecup_turn_events .*{re.escape(message)}"):
-        engine.variant("yacht")  # (as it loads: the rules' game-free answers are asked at once)
+        v = engine.variant("yacht")  # (refused as it loads: its rules are asked every game-free question then)
+        v.turn_events(Card(), v.box_ids[0], v.roll_of((1, 1, 1, 1, 1)))
 
 
 def test_bad_event_names_are_a_plugin_error_naming_the_plugin():

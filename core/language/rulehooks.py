@@ -30,10 +30,10 @@ from .contexts import Situation
 from .contracts import NUMBER_LIMIT, Contract, contract_of
 from .frozen import FrozenMap
 from .guard import checked, passed_on, plugin_failure, plugin_label
-from .model import BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate
-from .tracing import is_tracing
+from .model import BoxFlag, BoxTotal, Progress, RuleAction, ScoreContext, StateUpdate, TurnContext
+from .tracing import is_tracing, tracing
 
-__all__ = ["HookManager", "RuleHooks", "RULE_HOOKS", "CONTRACTS", "check_answers", "plugin_label"]
+__all__ = ["HookManager", "RuleHooks", "RULE_HOOKS", "CONTRACTS", "check_answers", "no_move_error", "plugin_label"]
 
 #: The hooks called during play (registration hooks are called by the engine itself).
 RULE_HOOKS = (
@@ -318,45 +318,47 @@ class RuleHooks:
     # ------------------------------------------------------------------ legality
 
     def allowed_boxes(self, ctx: Any) -> frozenset[str] | None:
-        """The boxes every legality rule allows (None: no rule restricts), without looking at which are open."""
+        """The boxes every legality rule allows (None: no rule restricts), without looking at which are open.
+
+        With no game around the card (the solver's and the simulator's tables ask so), rules that allow no box
+        on an empty card after a reroll, whatever the game around it, leave every game stuck at its first turn:
+        a ContractError naming them (`_check_an_action_is_left`), unless a rule offers an action there."""
+        allowed = self._allowed(ctx)
+        if allowed is not None and not allowed and ctx.situation is Situation.unknown():
+            first = object.__getattribute__(ctx, "first_roll")  # (not a rule's read)
+            if not _filled(ctx.card) and (not first or ctx.variant.rolls == 1):
+                with tracing() as reads:  # (asked again: what the answer depends on)
+                    self._allowed(ctx)
+                if not reads.situation:
+                    self._check_an_action_is_left(ctx, "after a reroll on an empty card, whatever the game")
+        return allowed
+
+    def _allowed(self, ctx: Any) -> frozenset[str] | None:
         allowed: frozenset[str] | None = None
         for ids in self._answers("legal_boxes", {"ctx": ctx}):
             allowed = ids if allowed is None else allowed & ids
         return allowed
 
     def legal_boxes(self, ctx: Any) -> tuple[str, ...]:
-        """The open boxes the legality rules allow. Rules that leave no box to score, and no action, where the
-        player must score are a ContractError naming them (the game could not go on): in a game, once no
-        roll is left; with no game around the card (the simulator's tables), on an empty card after a reroll
-        (a card every game meets, where a stage or an order always has a box to offer)."""
+        """The open boxes the legality rules allow (a game with no legal move at all: `no_move`)."""
         allowed = self.allowed_boxes(ctx)
         if allowed is None:
             return tuple(ctx.open_boxes)
-        legal = tuple(b for b in ctx.open_boxes if b in allowed)
-        if not legal and self._must_score(ctx):
-            self._check_an_action_is_left(ctx)
-        return legal
+        return tuple(b for b in ctx.open_boxes if b in allowed)
 
-    def _must_score(self, ctx: Any) -> bool:
-        """Whether the player must score now, or take a rule's action (read without noting any rule's read)."""
-        sit = ctx.situation  # (the fields themselves, not the properties a rule reads)
-        filled = len(_filled(ctx.card))
-        if filled >= len(ctx.variant.box_ids):
-            return False  # a full card: nothing to score
-        if sit is Situation.unknown():  # no game around the card: only an empty card is surely met in play
-            first = object.__getattribute__(ctx, "first_roll")
-            return filled == 0 and (not first or ctx.variant.rolls == 1)
-        return sit.rolls_left <= 0 or not self.may_reroll(ctx)
+    def _check_an_action_is_left(self, ctx: Any, where: str) -> None:
+        if not self.actions(ctx):
+            raise self.no_move(ctx, where)
 
-    def _check_an_action_is_left(self, ctx: Any) -> None:
-        if self.actions(ctx):
-            return
+    def no_move(self, ctx: Any, where: str) -> ContractError:
+        """The ContractError of rules that leave the acting player no box to score (`where`: when), naming the
+        legality rules that allow none of the open boxes: the game cannot go on."""
         opened = tuple(b for b in ctx.variant.box_ids if b not in _filled(ctx.card))
         blockers = [self._label(p) for p, _ in self._per_plugin("legal_boxes") if self._blocks(p, ctx, opened)]
-        raise ContractError(
+        return ContractError(
             f"{', '.join(blockers) or 'the legality rules'}: dicecup_legal_boxes left no legal box to score "
-            f"(open: {shown(opened, 120)}) with the roll {ctx.roll} where no roll is left, and no action either, "
-            "so the game cannot go on; a legality rule must leave a box to score once the rolls are used up",
+            f"(open: {shown(opened, 120)}) with the roll {ctx.roll} {where}, and no action either, so the game "
+            "cannot go on; a legality rule must leave a box to score once the rolls are used up",
             plugin=blockers[0] if blockers else None,
             hook="dicecup_legal_boxes",
         )
@@ -433,11 +435,21 @@ class RuleHooks:
         return _joined(self._answers("solitaire_notes", {"variant": variant}))
 
 
+def no_move_error(variant: Any, card: Card, roll: Any, first_roll: bool, situation: Situation) -> ContractError:
+    """The error of a game's decision that offers no legal move (no box, no keep, no rule action): the legality
+    rules left the acting player nothing to score where no other roll is allowed."""
+    ctx = TurnContext(variant, card, roll, first_roll, situation=situation)
+    return variant.hooks.no_move(ctx, "where no other roll is allowed")
+
+
 def check_answers(variant: Any) -> None:
     """Ask a newly compiled variant's rules every question that needs no game, on an empty card and one roll
-    (what the solver, the simulator and a game ask first), so that a plugin answering against its contract
-    is refused as the variant loads, before any command starts its work. Skipped while reads are traced (a
-    variant compiled inside a traced call: nothing of this is the caller's read)."""
+    after a reroll: flags, totals, events, notes, the card's bonuses and progress, a tie's settlement, and for
+    the roll the legal boxes, each box's score, awards, events and explanation, an instant win, another roll,
+    the turn's status and actions. A plugin answering against its contract is so refused as the variant loads,
+    before any command starts its work (each answer is checked where it is asked anyway). Asked of the rules
+    themselves (`rules_allow`, `turn_events`), not through `Variant.score` and `legal_boxes`, which an advisor
+    answering from kept tables never calls. Skipped while reads are traced (nothing of this is the caller's)."""
     if is_tracing():
         return
     card = Card()
@@ -452,11 +464,12 @@ def check_answers(variant: Any) -> None:
         return
     roll = variant.roll_of((variant.faces,) * variant.dice)
     first = variant.rolls == 1  # (a roll after a reroll, where the variant has one)
-    for box in variant.box_ids:
-        variant.score(card, box, roll, first)
-        variant.turn_events(card, box, roll, first)
-        variant.why_illegal(card, roll, first, box)
-    variant.legal_boxes(card, roll, first)
+    variant.rules_allow(card, roll, first)
+    for box in variant.boxes:
+        variant.turn_events(card, box.id, roll, first)  # (the score's adjustments, then the events)
+        comb, points = variant.declared_score(box, roll)
+        variant.hooks.extra_points(ScoreContext(variant, card, box, roll, first, comb, points))
+        variant.why_illegal(card, roll, first, box.id)
     variant.instant_win(card, roll, first, 2)
     variant.may_reroll(card, roll, first)
     variant.turn_status(card, roll, first)
