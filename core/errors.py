@@ -18,10 +18,13 @@ __all__ = [
     "IllegalAction",
     "SaveError",
     "PluginError",
+    "ContractError",
     "UnknownVariant",
     "ParameterError",
     "TooLarge",
     "shown",
+    "described",
+    "one_line",
     "shown_path",
     "bounded_line",
     "MAX_DIGITS",
@@ -64,6 +67,33 @@ def _cut(text: str, limit: int, unit: str) -> str:
     return f"{quoted[: max(limit - 1, 2)]}… ({len(text):,} {unit})"
 
 
+#: Longest message text of a plugin's exception quoted in an error.
+EXCEPTION_TEXT_LIMIT = 300
+
+
+def one_line(text: str) -> str:
+    """`text` with every character that is not printable (newlines, tabs, terminal escapes) written as its
+    escape, so that what a plugin or a host wrote stays on the message's one line and cannot steer a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def described(exc: BaseException, limit: int = EXCEPTION_TEXT_LIMIT) -> str:
+    """`TypeName: message` of an exception for an error message: the message cut to `limit` characters, and
+    still a description when `str(exc)` itself fails (a plugin's exception may be anything)."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        return f"{name} (its message could not be shown: str() failed)"
+    text = one_line(text[: limit * 4])
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"{name}: {text}" if text else name
+
+
 def shown(value: Any, limit: int = MAX_CHARS, *, items: str = "items") -> str:
     """`value` as an error message shows it, bounded whatever it is: a whole number of more than 20 digits
     (an int or digits in text) as "a 309-digit number", a collection of more than 20 items as "5,000 dice"
@@ -96,8 +126,11 @@ def shown(value: Any, limit: int = MAX_CHARS, *, items: str = "items") -> str:
                 text = ends[0] + inner + ends[1]
                 return text if len(text) <= limit else text[: limit - 1] + "…"
         text = repr(value)
-    except Exception:  # a repr that fails, an int too long to print, a len() that lies
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a repr that fails (even with SystemExit), an int too long to print, a len() that lies
         return f"<{type(value).__name__}>"
+    text = one_line(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -209,7 +242,20 @@ class TooLarge(DicecupError):
 
 
 class PluginError(DicecupError):
-    """A plugin that breaks the hook contract (unknown hook, bad registration)."""
+    """A plugin that breaks the hook contract (unknown hook, bad registration, a failure in its own code).
+
+    `plugin` and `hook` name the plugin and the hook (or registered function) at fault, where known.
+    """
+
+    def __init__(self, message: str, *, plugin: str | None = None, hook: str | None = None) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.hook = hook
+
+
+class ContractError(PluginError):
+    """A plugin's hook or registered function returned what its contract (`hookspecs`) does not allow: always
+    the plugin's bug, unlike an exception, which may come from a situation play never reaches."""
 
 
 class ParameterError(ValueError):

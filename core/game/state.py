@@ -32,6 +32,7 @@ from ..language.dice import check_dice, reroll_outcomes, sub_multisets
 from ..language.engine import Engine
 from ..language.frozen import FrozenMap, freeze_json, thaw_json
 from ..language.model import MAX_ROLLS, UNCHANGED, Roll, RuleAction, ScoreResult, Variant
+from ..language.rulehooks import no_move_error
 from .actions import Action, Keep, RollDice, RoundResult, Score, action_to_json, dice_values, shown, whole_number
 from .saving import SAVE_FORMAT, SAVE_VERSION, check_replay, read_save
 
@@ -196,10 +197,13 @@ class GameState:
         return self.variant.actions(self.card, self.roll_now, self.first_roll, self.situation())
 
     def legal_actions(self) -> list[Action]:
-        """Every legal decision now (empty at a chance node: see `chance_outcomes`)."""
+        """Every legal decision now (empty at a chance node: see `chance_outcomes`). A decision with none (the
+        rules left no box, no roll and no action) is the rules' ContractError, naming them."""
         actions: list[Action] = [Score(b) for b in self.legal_boxes()]
         actions.extend(Keep(k) for k in self.legal_keeps())
         actions.extend(self.rule_actions())
+        if not actions and not self.over and self.held is None:
+            raise no_move_error(self.variant, self.card, self.roll_now, self.first_roll, self.situation())
         return actions
 
     def turn_status(self) -> tuple[str, ...]:
