@@ -129,13 +129,8 @@ def save_variant(data: Any, engine: Engine, variant: Variant | None = None) -> V
         except DicecupError as exc:
             raise SaveError(f"the save's variant {vid!r} cannot be loaded: {exc}") from None
     else:
-        source = _get(data, "source", str)
-        if not source.endswith((".yaml", ".yml")):
-            raise SaveError(f"save file key 'source' must name a variant .yaml file, got {source[:80]!r}")
-        try:
-            variant = engine.load_file(source, options)
-        except DicecupError as exc:
-            raise SaveError(f"the save's variant {vid!r} cannot be loaded: {exc}") from None
+        source = data.get("source")
+        raise VariantFileNeeded(vid, source if isinstance(source, str) else None)
     if variant.fingerprint != data.get("fingerprint"):
         raise SaveError(
             f"the save was made with a different definition of variant {vid!r} "
