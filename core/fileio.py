@@ -13,11 +13,24 @@ from typing import BinaryIO
 
 from .errors import DicecupError
 
-__all__ = ["FileError", "MissingFile", "read_bytes", "read_text", "write_atomic", "write_atomic_with", "TEMP_SUFFIX"]
+__all__ = [
+    "FileError",
+    "MissingFile",
+    "decode",
+    "open_regular",
+    "read_bytes",
+    "read_open",
+    "read_text",
+    "write_atomic",
+    "write_atomic_with",
+    "write_new",
+    "TEMP_SUFFIX",
+]
 
-#: Temporary files are named `.NAME.PID.TOKEN.dicecup-tmp` next to their destination.
+#: Temporary files are named `.PID.TOKEN.dicecup-tmp` in their destination's folder: short, whatever the
+#: destination's name, so any name the file system allows can be written.
 TEMP_SUFFIX = ".dicecup-tmp"
-_TEMP_MIDDLE = re.compile(r"(\d+)\.[0-9a-f]{8}")  # PID.TOKEN
+_TEMP_NAME = re.compile(r"\.(\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX))  # .PID.TOKEN.dicecup-tmp
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL
@@ -71,8 +84,8 @@ def _os_error(path: str | os.PathLike, exc: OSError, doing: str) -> FileError:
     return FileError(path, f"cannot {doing} the file: {(exc.strerror or type(exc).__name__).lower()}")
 
 
-def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
-    """The bytes of the regular file `path`, at most `limit`, read without blocking.
+def open_regular(path: str | os.PathLike, flags: int = os.O_RDONLY, *, limit: int, what: str = "file") -> int:
+    """A descriptor of the regular file `path` (at most `limit` bytes), opened without blocking.
 
     Anything else (missing, a directory, a FIFO, a device, too big) is a FileError that names the file.
     """
@@ -82,13 +95,22 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> by
         raise _os_error(path, exc, "read") from None
     _check_regular(path, st, limit, what)
     try:
-        fd = os.open(path, _READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat cannot hang us
+        fd = os.open(path, flags | _READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat cannot hang us
     except OSError as exc:
         raise _os_error(path, exc, "read") from None
     try:
         _check_regular(path, os.fstat(fd), limit, what)  # the file opened may not be the one stat saw
-        chunks: list[bytes] = []
-        left = limit + 1
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_open(fd: int, path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of the open file `fd` from where it stands, at most `limit` (FileError beyond)."""
+    chunks: list[bytes] = []
+    left = limit + 1
+    try:
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
             if not chunk:
@@ -97,12 +119,22 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> by
             left -= len(chunk)
     except OSError as exc:
         raise _os_error(path, exc, "read") from None
-    finally:
-        os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:
         raise FileError(path, f"grew beyond {_size(limit)} while being read; a {what} must be smaller")
     return data
+
+
+def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file `path`, at most `limit`, read without blocking.
+
+    Anything else (missing, a directory, a FIFO, a device, too big) is a FileError that names the file.
+    """
+    fd = open_regular(path, limit=limit, what=what)
+    try:
+        return read_open(fd, path, limit=limit, what=what)
+    finally:
+        os.close(fd)
 
 
 def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str:
@@ -111,7 +143,7 @@ def read_text(path: str | os.PathLike, *, limit: int, what: str = "file") -> str
     Anything else (missing, a directory, a FIFO, a device, too big, binary, not UTF-8) is a
     FileError that names the file and, for bad bytes, their line and column, never the bytes.
     """
-    return _decode(path, read_bytes(path, limit=limit, what=what), what)
+    return decode(path, read_bytes(path, limit=limit, what=what), what)
 
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what: str) -> None:
@@ -122,8 +154,9 @@ def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what
         raise FileError(path, f"is {_size(st.st_size)}; a {what} may be at most {_size(limit)}")
 
 
-def _decode(path: str | os.PathLike, data: bytes, what: str) -> str:
-    """Strict UTF-8 without NUL; the error gives the line and column of the first bad byte."""
+def decode(path: str | os.PathLike, data: bytes, what: str) -> str:
+    """`data` read from `path` as strict UTF-8 without NUL; the FileError gives the line and column of the first
+    bad byte, never the bytes."""
     nul = data.find(b"\0")
     try:
         text = data.decode("utf-8")
@@ -157,9 +190,15 @@ def write_atomic_with(path: str | os.PathLike, write: Callable[[BinaryIO], objec
     twice in memory).
     A symlink's target is replaced and the symlink kept; the old file's permission bits are
     kept. The temporary file is named after this process, removed on any error, and the stale
-    temporary files of dead writers of the same destination are removed first. A destination
-    that is not a regular file, or lies in no folder, is a FileError; a failed write an OSError.
+    temporary files of dead writers in that folder are removed first. A destination that is not
+    a regular file, or lies in no folder, is a FileError; a failed write an OSError.
     """
+    os.close(write_new(path, write))
+
+
+def write_new(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> int:
+    """`write_atomic_with`, returning a descriptor of the new file open for writing, at its end (the caller
+    closes it)."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     if not folder.is_dir():
@@ -172,36 +211,39 @@ def write_atomic_with(path: str | os.PathLike, write: Callable[[BinaryIO], objec
         raise _os_error(path, exc, "write") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise FileError(path, f"is {_kind(st.st_mode)}; it was not replaced")
-    _remove_stale(target)
-    tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    _remove_stale(folder)
+    tmp = folder / f".{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666  # a new file gets 0o666 less the umask
+    fd = -1
     try:
         fd = os.open(tmp, _WRITE_FLAGS, mode)
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(os.dup(fd), "wb") as fh:
             if st is not None and hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)  # exactly the old bits, whatever the umask
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+        os.lseek(fd, 0, os.SEEK_END)  # where `write` stopped may not be the end (a zip writer seeks back)
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         tmp.unlink(missing_ok=True)
         raise
     _sync_folder(folder)
+    return fd
 
 
-def _remove_stale(target: Path) -> None:
-    """Delete temporary files of `target` left by writers that no longer run (killed mid-write)."""
-    prefix = f".{target.name}."
-    for tmp in target.parent.glob(f"{_glob_escape(prefix)}*{TEMP_SUFFIX}"):
-        found = _TEMP_MIDDLE.fullmatch(tmp.name[len(prefix) : -len(TEMP_SUFFIX)])
+def _remove_stale(folder: Path) -> None:
+    """Delete the temporary files in `folder` of writers that no longer run (killed mid-write)."""
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return
+    for name in names:
+        found = _TEMP_NAME.fullmatch(name)
         if found and not _alive(int(found.group(1))):
-            tmp.unlink(missing_ok=True)
-
-
-def _glob_escape(text: str) -> str:
-    """`text` with glob wildcards made literal (a file may be called `[1].json`)."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+            (folder / name).unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:

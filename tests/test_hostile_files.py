@@ -242,7 +242,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
 
     monkeypatch.setattr(os, "replace", record)
     write_atomic(path, "new")
-    assert names[0].startswith(f".save.json.{os.getpid()}.") and names[0].endswith(TEMP_SUFFIX)
+    assert names[0].startswith(f".{os.getpid()}.") and names[0].endswith(TEMP_SUFFIX) and len(names[0]) < 40
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="No space left"):
         write_atomic(path, "newer")
@@ -254,9 +254,9 @@ def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path):
     path = write(tmp_path / "save.json", "old")
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)
-    stale = write(tmp_path / f".save.json.{dead_pid}.0badc0de{TEMP_SUFFIX}", "half")
-    alive = write(tmp_path / f".save.json.{os.getppid()}.0badc0de{TEMP_SUFFIX}", "in progress")
-    other = write(tmp_path / f".save.json.5.{dead_pid}.0badc0de{TEMP_SUFFIX}", "another file's")  # `save.json.5`
+    stale = write(tmp_path / f".{dead_pid}.0badc0de{TEMP_SUFFIX}", "half")
+    alive = write(tmp_path / f".{os.getppid()}.0badc0de{TEMP_SUFFIX}", "in progress")
+    other = write(tmp_path / f"notes.{dead_pid}.0badc0de{TEMP_SUFFIX}", "not ours")  # not a temporary file's name
     write_atomic(path, "new")
     assert not stale.exists()
     assert alive.exists() and other.exists()
