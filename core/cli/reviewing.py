@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..terminal.savefile import load as load_saved_game
-from .base import app, cli_errors, console, get_engine
+from .base import app, cli_errors, console
+from .outputs import OverwriteOpt, output_path
+from .playing import SaveVariantOpt, load_save, variant_file
 from .solving import _option_json, load_solution
 
 if TYPE_CHECKING:
@@ -219,18 +220,26 @@ def review_cmd(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar while the strategy table is solved.")
     ] = False,
+    variant: SaveVariantOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Review a saved game move by move: each decision's expected loss against the optimal move."""
+    from ..errors import DicecupError
     from ..solver.errors import SolverError
     from ..solver.review import check_reviewable, needs_solver, review
 
     if plot is not None:  # before the save is replayed or a table solved: the path, and matplotlib
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
-        check_plot_path(plot)
+        output_path("--plot", plot, overwrite, suffix=".png", kind="a PNG image")
         pyplot(_WITHOUT_PLOT)
-    saved = load_saved_game(save, get_engine())
+    vfile, vid = variant_file(variant)
+    saved = load_save("review", save, vfile)
     state = saved.state
+    if vid is not None and vid != state.variant.id:
+        raise DicecupError(f"{save} holds a {state.variant.id} game, not {vid}")
+    if saved.note:
+        console(stderr=True).print(f"{save}: {saved.note}.", style="yellow", markup=False)
     check_reviewable(state.variant)  # before the table is read or solved
     try:
         solution, _ = load_solution(state.variant, quiet=quiet)

@@ -16,6 +16,7 @@ passes that variant explicitly (`variant=`, the CLI's `--variant FILE`).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_MOVES",
     "POSITION_KEYS",
     "Save",
+    "VariantArg",
     "VariantFileNeeded",
     "award_json",
     "check_replay",
@@ -73,20 +75,27 @@ POSITION_KEYS = (
 )
 
 S = TypeVar("S", bound="GameState")
+#: The variant a caller passes for a save: compiled, or a variant file's path; None: the save's own id.
+VariantArg = Variant | str | os.PathLike[str] | None
 
 
 class VariantFileNeeded(SaveError):
     """A save of a variant defined by a file that was not passed: the file is named, never read."""
 
-    def __init__(self, variant_id: str, source: str | None) -> None:
+    def __init__(self, variant_id: str, source: str | None, at: str = "") -> None:
         self.variant_id = variant_id
         self.source = source
+        self.at = at  # the save file, when known
         where = f" (the save names the file {shown(source, SHOWN_SOURCE)})" if source else ""
         super().__init__(
-            f"the save's variant {shown(variant_id, 80)} is neither built in nor installed{where}; a save never "
-            "reads a variant file by itself, so pass that file to load it "
-            "(the CLI's --variant FILE, or variant=engine.load_file(FILE))"
+            f"{at}{': ' if at else ''}the save's variant {shown(variant_id, 80)} is neither built in nor "
+            f"installed{where}; a save never reads a variant file by itself, so pass that file to load it "
+            "(the CLI's --variant FILE, or variant=FILE)"
         )
+
+    def at_file(self, path: str | os.PathLike[str]) -> VariantFileNeeded:
+        """The same refusal, naming the save file it is about."""
+        return VariantFileNeeded(self.variant_id, self.source, str(path))
 
 
 @frozen
@@ -111,16 +120,19 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str = "") ->
     return value
 
 
-def save_variant(data: Any, engine: Engine, variant: Variant | None = None) -> Variant:
-    """The variant a save's header names: `variant` when the caller passes it (it must be that variant),
-    else the engine's built-in or installed one; a variant file the save names is refused unread."""
+def save_variant(data: Any, engine: Engine, variant: VariantArg = None) -> Variant:
+    """The variant a save's header names: `variant` when the caller passes it (a Variant, or a variant file's
+    path, compiled with the save's options; it must be that variant), else the engine's built-in or installed
+    one; a variant file the save names is refused unread."""
     vid = _get(data, "variant", str)
     options = _get(data, "options", dict)
     if not all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in options.items()):
         raise SaveError("save file key 'options' must map option names to plain values")
+    if isinstance(variant, (str, os.PathLike)):  # a variant file the caller names: compiled with the save's options
+        variant = engine.load_file(variant, options)
     if variant is not None:
         if not isinstance(variant, Variant):
-            raise IllegalAction(f"variant must be a compiled Variant (engine.load_file(...)), got {shown(variant)}")
+            raise IllegalAction(f"variant must be a Variant or a variant file's path, got {shown(variant)}")
         if variant.id != vid:
             raise SaveError(f"the save is a game of {shown(vid, 80)}, not of {variant.id!r}; nothing was loaded")
     elif vid in engine.variant_ids():
@@ -139,7 +151,7 @@ def save_variant(data: Any, engine: Engine, variant: Variant | None = None) -> V
     return variant
 
 
-def save_header(data: Any, engine: Engine, variant: Variant | None = None) -> tuple[Variant, tuple[str, ...], int]:
+def save_header(data: Any, engine: Engine, variant: VariantArg = None) -> tuple[Variant, tuple[str, ...], int]:
     """A save's variant (see `save_variant`), players and match length at the start, checked."""
     compiled = save_variant(data, engine, variant)
     players = _get(data, "players", list)
@@ -158,7 +170,7 @@ def move_from_json(raw: Any, where: str) -> Action:
         raise SaveError(f"save file {where}: {exc}") from None
 
 
-def read_save(data: Any, engine: Engine, variant: Variant | None = None) -> Save:
+def read_save(data: Any, engine: Engine, variant: VariantArg = None) -> Save:
     """Check a save's envelope and header against `engine`; the moves are replayed by the caller."""
     if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
         raise SaveError(f'not a dicecup save (no "format": "{SAVE_FORMAT}" key)')
@@ -196,7 +208,7 @@ def new_game(cls: type[S], variant: Variant, players: tuple[str, ...], rounds: i
         raise SaveError(f"save file: {exc}") from None
 
 
-def state_from_dict(cls: type[S], data: Any, engine: Any, variant: Variant | None = None) -> S:
+def state_from_dict(cls: type[S], data: Any, engine: Any, variant: VariantArg = None) -> S:
     """`GameState.from_dict`: rebuild a saved state by replaying its moves; SaveError names the key at fault."""
     need_engine(engine, "from_dict")
     refuse_unplain(data)
@@ -206,7 +218,7 @@ def state_from_dict(cls: type[S], data: Any, engine: Any, variant: Variant | Non
     return state
 
 
-def state_from_json(cls: type[S], text: Any, engine: Any, variant: Variant | None = None) -> S:
+def state_from_json(cls: type[S], text: Any, engine: Any, variant: VariantArg = None) -> S:
     """`GameState.from_json`: the state `to_json` wrote (str, or UTF-8 bytes); SaveError for anything else."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise SaveError(f"from_json needs the saved text, got {type(text).__name__}")

@@ -33,7 +33,7 @@ from ..language.frozen import FrozenMap, freeze_json
 from ..language.model import MAX_ROLLS, UNCHANGED, Roll, RuleAction, ScoreResult, Variant
 from .actions import Action, Keep, RollDice, RoundResult, Score, dice_values, shown, whole_number
 from .history import EMPTY, History, as_history
-from .saving import SAVE_FORMAT, SAVE_VERSION, award_json, state_from_dict, state_from_json, state_to_dict
+from .saving import SAVE_FORMAT, SAVE_VERSION, VariantArg, award_json, state_from_dict, state_from_json, state_to_dict
 
 __all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION", "MAX_PLAYERS", "MAX_NAME"]
 
@@ -484,13 +484,13 @@ class GameState:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True)
 
     @classmethod
-    def from_dict(cls, data: Any, engine: Any, variant: Variant | None = None) -> GameState:
+    def from_dict(cls, data: Any, engine: Any, variant: VariantArg = None) -> GameState:
         """Rebuild a saved state by replaying its moves; SaveError names the key that is wrong. A variant
-        defined by a file is never read because a save names it: pass it (`variant=engine.load_file(...)`)."""
+        defined by a file is never read because a save names it: pass it (`variant=` its path, or compiled)."""
         return state_from_dict(cls, data, engine, variant)
 
     @classmethod
-    def from_json(cls, text: str | bytes, engine: Any, variant: Variant | None = None) -> GameState:
+    def from_json(cls, text: str | bytes, engine: Any, variant: VariantArg = None) -> GameState:
         """Rebuild a state from `to_json` text (str, or UTF-8 bytes) with `engine`; SaveError for anything else."""
         return state_from_json(cls, text, engine, variant)
 
