@@ -17,6 +17,7 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
 
 __all__ = ["match_cmd", "MATCH_BOTS", "MAX_GAMES"]
 
@@ -69,19 +70,20 @@ def match_cmd(
         ),
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Head-to-head play of bot:win and bot:optimal: each player's share of the wins (ties shared) with its
     95% confidence interval, and its mean score."""
     start = time.perf_counter()
     try:
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
         from ..simulate.win import check_win, planner_for, play_matches, player_figures
 
         kinds = read_lineup(player)
         if not 1 <= games <= MAX_GAMES:
             raise DicecupError(f"--games must be 1..{MAX_GAMES:,}, got {games:,}")
         if plot is not None:
-            check_plot_path(plot)
+            plot_path(plot, overwrite)
             pyplot("for the table alone")
         v = load_variant(variant, option)
         check_win(v)

@@ -13,7 +13,7 @@ import typer
 
 from ..errors import DicecupError
 
-__all__ = ["OverwriteOpt", "output_path"]
+__all__ = ["OverwriteOpt", "output_path", "plot_path"]
 
 OverwriteOpt = Annotated[
     bool, typer.Option("--overwrite", help="Let the file named by --save or --plot replace an existing one.")
@@ -39,26 +39,30 @@ def output_path(
         raise DicecupError(f"{flag} writes {kind}; give a file name ending in {suffix}, not {name}")
     folder = path.parent if str(path.parent) else Path(".")
     try:
-        exists = path.is_dir() or os.path.lexists(path)
         if not folder.is_dir():
             raise DicecupError(f"{flag} {name}: the folder {_named(folder)} does not exist")
-    except OSError as exc:  # a name longer than the system takes, a loop of links, ...
-        raise DicecupError(f"{flag} {name}: {_reason(exc)}") from None
-    if not exists:
         _check_name(flag, path, folder)
-    elif path.is_dir():
+        exists = os.path.lexists(path)
+    except OSError as exc:  # a path longer than the system takes, a loop of links, ...
+        raise DicecupError(f"{flag} {name}: {_reason(exc)}") from None
+    if exists and path.is_dir():
         raise DicecupError(f"{flag} {name} is a directory; give a file name")
-    elif not path.is_file():
+    if exists and not path.is_file():
         raise DicecupError(
             f"{flag} {name} is not a regular file (a pipe, a device or a broken link); it is left as it is"
         )
-    elif not overwrite:
+    if exists and not overwrite:
         if refuse is not None:
             refuse(path)
         raise DicecupError(f"{flag} {name} already exists; nothing was written (pass --overwrite to replace it)")
     if not os.access(folder, os.W_OK | os.X_OK) or (exists and not os.access(path, os.W_OK)):
         raise DicecupError(f"{flag} {name}: permission denied")
     return path
+
+
+def plot_path(path: Path, overwrite: bool) -> Path:
+    """`output_path` for `--plot`: a PNG file name."""
+    return output_path("--plot", path, overwrite, suffix=".png", kind="a PNG image")
 
 
 def _named(path: Path) -> str:

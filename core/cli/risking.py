@@ -17,6 +17,7 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
 from .solving import load_solution
 
 __all__ = ["risk_cmd", "DEFAULT_THETAS"]
@@ -71,6 +72,7 @@ def risk_cmd(
         typer.Option("--plot", help="Draw mean, sd and percentiles against theta as a PNG image in this file."),
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Mean, sd and percentiles of the final score of the exact risk-optimal player, for each theta (exact
     distributions, no sampling): what maximising E[exp(THETA x score)] trades."""
@@ -78,13 +80,13 @@ def risk_cmd(
     try:  # every argument and every theta's range are checked before any table is made
         from ..numeric.objective import risk_objective
         from ..simulate.distribution import check_variant, distribution
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
         from ..solver.rules import check_solvable
         from ..solver.solve import check_objective
 
         thetas = read_thetas(theta)
         if plot is not None:
-            check_plot_path(plot)
+            plot_path(plot, overwrite)
             pyplot("for the table alone")
         v = load_variant(variant, option)
         check_variant(v)
