@@ -16,8 +16,9 @@ from rich.text import Text
 from ..errors import DicecupError
 from ..game.saving import VariantFileNeeded
 from ..game.state import GameState
-from ..terminal.savefile import Recorder, SavedGame, TrackedRandom
+from ..terminal.savefile import Journaled, Recorder, SavedGame, TrackedRandom
 from ..terminal.savefile import load as load_saved_game
+from ..terminal.savefile import read as read_saved_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View, card_rows
 from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
@@ -163,7 +164,7 @@ def _play_one(
     """One game to its end (its session, for the rematch question); None when the player quit."""
     state, seats, rng = saved.state, saved.seats, saved.rng
     console = view.console
-    save_path = None if recorder is None else recorder.writer.path
+    save_path = None if recorder is None else recorder.path
 
     def on_change(new: GameState) -> None:
         if recorder is not None:
@@ -264,10 +265,11 @@ def variant_file(value: str | None) -> tuple[Path | None, str | None]:
     return None, value
 
 
-def load_save(command: str, path: Path, variant: Path | None) -> SavedGame:
-    """The saved game at `path` (read only), refused with the command to type when it needs its variant file."""
+def read_save(command: str, path: Path, variant: Path | None) -> Journaled:
+    """The saved game at `path` read (not replayed), refused with the command to type when it needs its
+    variant file."""
     try:
-        return load_saved_game(path, get_engine(), variant)
+        return read_saved_game(path, get_engine(), variant)
     except VariantFileNeeded as exc:
         raise variant_file_needed(command, path, exc) from None
 

@@ -17,7 +17,7 @@ import typer
 
 from .base import app, cli_errors, console
 from .outputs import OverwriteOpt, output_path
-from .playing import SaveVariantOpt, load_save, variant_file
+from .playing import SaveVariantOpt, read_save, variant_file
 from .solving import _option_json, load_solution
 
 if TYPE_CHECKING:
@@ -226,7 +226,7 @@ def review_cmd(
     """Review a saved game move by move: each decision's expected loss against the optimal move."""
     from ..errors import DicecupError
     from ..solver.errors import SolverError
-    from ..solver.review import check_reviewable, needs_solver, review
+    from ..solver.review import Reviewer, check_reviewable, needs_solver
 
     if plot is not None:  # before the save is replayed or a table solved: the path, and matplotlib
         from ..simulate.plot import pyplot
@@ -234,18 +234,21 @@ def review_cmd(
         output_path("--plot", plot, overwrite, suffix=".png", kind="a PNG image")
         pyplot(_WITHOUT_PLOT)
     vfile, vid = variant_file(variant)
-    saved = load_save("review", save, vfile)
-    state = saved.state
-    if vid is not None and vid != state.variant.id:
-        raise DicecupError(f"{save} holds a {state.variant.id} game, not {vid}")
-    if saved.note:
-        console(stderr=True).print(f"{save}: {saved.note}.", style="yellow", markup=False)
-    check_reviewable(state.variant)  # before the table is read or solved
+    journaled = read_save("review", save, vfile)  # checked line by line; its moves are replayed once, below
+    v = journaled.start.variant
+    if vid is not None and vid != v.id:
+        raise DicecupError(f"{save} holds a {v.id} game, not {vid}")
+    if journaled.note:
+        console(stderr=True).print(f"{save}: {journaled.note}.", style="yellow", markup=False)
+    check_reviewable(v)  # before the table is read or solved
     try:
-        solution, _ = load_solution(state.variant, quiet=quiet)
+        solution, _ = load_solution(v, quiet=quiet)
     except SolverError as exc:  # beyond the solver only once explored (its size)
-        raise needs_solver(state.variant, exc) from None
-    result = review(solution, state)
+        raise needs_solver(v, exc) from None
+    reviewer = Reviewer(solution, v)
+    saved = journaled.replay(reviewer.visit)  # the rules check each move as the reviewer values it
+    state = saved.state
+    result = reviewer.result(state)
     scores = state.match_totals()
     if plot is not None:
         write_review_png(plot, result)

@@ -189,10 +189,18 @@ def read_save(data: Any, engine: Engine, variant: VariantArg = None) -> Save:
     return Save(compiled, players, rounds, moves)
 
 
-def replay(start: S, moves: Iterable[Action], where: Callable[[int], str]) -> S:
-    """`start` after `moves`, each checked by the rules; SaveError naming `where(i)` for an illegal one."""
+def replay(
+    start: S,
+    moves: Iterable[Action],
+    where: Callable[[int], str],
+    visit: Callable[[S, Action, int], object] | None = None,
+) -> S:
+    """`start` after `moves`, each checked by the rules; SaveError naming `where(i)` for an illegal one.
+    `visit(state, move, i)` sees each move with the position it is made in, before it is made."""
     state = start
     for i, move in enumerate(moves):
+        if visit is not None:
+            visit(state, move, i)
         try:
             state = state.apply(move)  # type: ignore[assignment]
         except (IllegalAction, DiceError) as exc:

@@ -15,15 +15,14 @@ import hashlib
 import json
 import os
 import time
+from array import array
 from collections.abc import Iterator
 from typing import Any
-
-from attrs import frozen
 
 from ..errors import SaveError
 from ..fileio import FileError, open_regular, read_open, write_new
 
-__all__ = ["MAX_LINE", "Journal", "Line", "Writer", "lines", "read_journal", "sealed"]
+__all__ = ["MAX_LINE", "Journal", "Writer", "sealed"]
 
 MAX_LINE = 64 << 10  # a record's line; the longest a game writes is a dice generator's state, 7 kB
 SYNC_EVERY = 1.0  # seconds: appended lines reach the disk at least this often, whatever else asks
@@ -44,57 +43,72 @@ def sealed(record: dict[str, Any], before: bytes) -> tuple[bytes, bytes]:
     return body[:-1] + _SUM + digest + b'"}\n', digest
 
 
-@frozen
-class Line:
-    """One whole line of a journal: its number (from 1), where it ends (the next line starts), its record
-    and its sum."""
-
-    number: int
-    end: int
-    record: dict[str, Any]
-    sum: bytes
-
-
-@frozen
 class Journal:
-    """A journal read back: its lines in order, and the cut tail dropped (its length in bytes, 0 if none)."""
+    """A journal's whole lines, checked: where each ends and its sum (compact arrays), and the length of a
+    cut last line dropped (0 if none). `records()` parses the lines."""
 
-    lines: tuple[Line, ...]
-    end: int  # the length of the whole lines: where the next line goes
-    torn: int
+    def __init__(self, data: bytes, path: str | os.PathLike) -> None:
+        self.data = data
+        self.path = path
+        self.ends = array("q")  # the byte offset after each line
+        self.sums = bytearray()  # each line's 16-digit sum, one after another
+        before, start = b"", 0
+        while start < len(data):
+            stop = data.find(b"\n", start, start + MAX_LINE + 1)
+            number = len(self.ends) + 1
+            if stop < 0:
+                if len(data) - start > MAX_LINE:
+                    raise SaveError(f"{path}: line {number} is longer than {MAX_LINE:,} bytes: not a dicecup save line")
+                break  # a cut tail: reported by the caller
+            if (
+                stop - start < _SUM_TAIL + 2
+                or data[stop - _SUM_TAIL : stop - 18] != _SUM
+                or data[stop - 2 : stop] != b'"}'
+            ):
+                raise SaveError(f"{path}: line {number} is not a sealed dicecup save line; the file was changed")
+            digest = data[stop - 18 : stop - 2]
+            if _digest(before, data[start : stop - _SUM_TAIL] + b"}") != digest:
+                raise SaveError(
+                    f"{path}: line {number} does not match its checksum: the file was changed or damaged there"
+                )
+            self.ends.append(stop + 1)
+            self.sums += digest
+            before, start = digest, stop + 1
+        self.end = self.ends[-1] if self.ends else 0  # where the next line goes
+        self.torn = len(data) - self.end
 
+    def __len__(self) -> int:
+        return len(self.ends)
 
-def lines(data: bytes, path: str | os.PathLike) -> Iterator[Line]:
-    """Each whole line of `data`, checked; SaveError naming the first line that is not a journal line."""
-    before, start, number = b"", 0, 0
-    while start < len(data):
-        stop = data.find(b"\n", start, start + MAX_LINE + 1)
-        number += 1
-        if stop < 0:
-            if len(data) - start > MAX_LINE:
-                raise SaveError(f"{path}: line {number} is longer than {MAX_LINE:,} bytes: not a dicecup save line")
-            return  # a cut tail: the caller reports it
-        raw = data[start:stop]
-        if len(raw) < _SUM_TAIL + 2 or raw[-_SUM_TAIL:-18] != _SUM or not raw.endswith(b'"}'):
-            raise SaveError(f"{path}: line {number} is not a sealed dicecup save line; the file was changed")
-        body, digest = raw[:-_SUM_TAIL] + b"}", raw[-18:-2]
-        if _digest(before, body) != digest:
-            raise SaveError(f"{path}: line {number} does not match its checksum: the file was changed or damaged there")
+    def sum(self, line: int) -> bytes:
+        """The sum of line `line` (from 1)."""
+        return bytes(self.sums[16 * (line - 1) : 16 * line])
+
+    def records(self, chunk: int = 4096) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(number, record) of each line in order, `chunk` lines parsed by one call; SaveError at a line that is
+        not a JSON object."""
+        for first in range(0, len(self.ends), chunk):
+            bodies = [self._body(i) for i in range(first, min(first + chunk, len(self.ends)))]
+            try:
+                parsed = json.loads(b"[" + b",".join(bodies) + b"]")
+            except (ValueError, RecursionError):
+                parsed = None
+            if not isinstance(parsed, list) or len(parsed) != len(bodies):
+                parsed = [self._parse(first + k, body) for k, body in enumerate(bodies)]
+            for k, record in enumerate(parsed):
+                if not isinstance(record, dict):
+                    raise SaveError(f"{self.path}: line {first + k + 1} is not a JSON object; the file was changed")
+                yield first + k + 1, record
+
+    def _body(self, i: int) -> bytes:
+        start = self.ends[i - 1] if i else 0
+        return self.data[start : self.ends[i] - 1 - _SUM_TAIL] + b"}"
+
+    def _parse(self, i: int, body: bytes) -> Any:
         try:
-            record = json.loads(body)
+            return json.loads(body)
         except (ValueError, RecursionError):
-            raise SaveError(f"{path}: line {number} is not JSON; the file was changed") from None
-        if not isinstance(record, dict):
-            raise SaveError(f"{path}: line {number} is not a JSON object; the file was changed")
-        yield Line(number, stop + 1, record, digest)
-        before, start = digest, stop + 1
-
-
-def read_journal(data: bytes, path: str | os.PathLike) -> Journal:
-    """Every whole line of `data` (see `lines`) and the length of a cut last line, if any."""
-    found = tuple(lines(data, path))
-    end = found[-1].end if found else 0
-    return Journal(found, end, len(data) - end)
+            raise SaveError(f"{self.path}: line {i + 1} is not JSON; the file was changed") from None
 
 
 class Writer:
@@ -106,23 +120,23 @@ class Writer:
     once a second, not once a move, and nothing a player saw is lost.
     """
 
-    def __init__(self, fd: int, path: str | os.PathLike, ends: list[int], sums: list[bytes]) -> None:
+    def __init__(self, fd: int, path: str | os.PathLike, ends: array[int], sums: bytearray) -> None:
         self.fd = fd
         self.path = path
-        self._ends = ends  # byte offset after each line
-        self._sums = sums  # each line's sum
+        self._ends = ends  # the byte offset after each line
+        self._sums = sums  # each line's 16-digit sum, one after another
         self._synced = time.monotonic()
 
     @classmethod
     def create(cls, path: str | os.PathLike, header: dict[str, Any], first: list[dict[str, Any]]) -> Writer:
         """A new journal at `path` (replacing any file, atomically) holding `header` and the records `first`."""
         _check_free(path)
-        out, ends, sums, before = bytearray(), [], [], b""
+        out, ends, sums, before = bytearray(), array("q"), bytearray(), b""
         for record in [header, *first]:
             line, before = sealed(record, before)
             out += line
             ends.append(len(out))
-            sums.append(before)
+            sums += before
         try:
             fd = write_new(path, lambda fh: fh.write(out))
         except OSError as exc:
@@ -145,12 +159,11 @@ class Writer:
         except BaseException:
             os.close(fd)
             raise
-        return cls(fd, path, [], []), data
+        return cls(fd, path, array("q"), bytearray()), data
 
     def adopt(self, journal: Journal) -> None:
         """Append after `journal`'s whole lines (what `reopen` read): a cut last line is cut off first."""
-        self._ends = [line.end for line in journal.lines]
-        self._sums = [line.sum for line in journal.lines]
+        self._ends, self._sums = array("q", journal.ends), bytearray(journal.sums)
         if journal.torn:
             os.ftruncate(self.fd, journal.end)
         os.lseek(self.fd, 0, os.SEEK_END)
@@ -161,7 +174,7 @@ class Writer:
 
     def append(self, records: list[dict[str, Any]], sync: bool = False) -> None:
         """Seal and append `records`; fsync when `sync` or when the last fsync is `SYNC_EVERY` old."""
-        out, before = bytearray(), self._sums[-1]
+        out, before = bytearray(), bytes(self._sums[-16:])
         end = self._ends[-1]
         for record in records:
             line, before = sealed(record, before)
@@ -169,7 +182,7 @@ class Writer:
                 raise SaveError(f"{self.path}: a record of {len(line):,} bytes is too long for a save line")
             out += line
             self._ends.append(end + len(out))
-            self._sums.append(before)
+            self._sums += before
         _write_all(self.fd, bytes(out))
         if sync or time.monotonic() - self._synced >= SYNC_EVERY:
             self.sync()
@@ -178,7 +191,7 @@ class Writer:
         """Keep only the first `keep` lines (at least the header)."""
         keep = max(1, keep)
         if keep < len(self._ends):
-            del self._ends[keep:], self._sums[keep:]
+            del self._ends[keep:], self._sums[16 * keep :]
             os.ftruncate(self.fd, self._ends[-1])
             os.lseek(self.fd, self._ends[-1], os.SEEK_SET)  # the next line goes where the kept ones end
 
