@@ -26,15 +26,8 @@ class History(Sequence[Action]):
     _length: int
 
     def __init__(self, moves: Iterable[Action] = ()) -> None:
-        self._before, self._move, self._length = None, None, 0
-        if isinstance(moves, History):
-            self._before, self._move, self._length = moves._before, moves._move, moves._length
-            return
-        tip: History = self
-        for move in moves:
-            tip = tip.then(move)
-        if tip is not self:
-            self._before, self._move, self._length = tip._before, tip._move, tip._length
+        tip = moves if isinstance(moves, History) else _root() + moves  # never chained onto `self`: no cycle
+        self._before, self._move, self._length = tip._before, tip._move, tip._length
 
     def then(self, move: Action) -> History:
         """These moves followed by `move` (this history is shared, not copied)."""
@@ -145,6 +138,13 @@ class History(Sequence[Action]):
             return (History, ())
         anchor = self._length & (self._length - 1)
         return (_extended, (self.back(anchor), tuple(self.since(anchor))))
+
+
+def _root() -> History:
+    """A new empty history (what `History()` is, made without running `__init__`)."""
+    root = History.__new__(History)
+    root._before, root._move, root._length = None, None, 0
+    return root
 
 
 def _extended(before: History, moves: Sequence[Action]) -> History:
