@@ -39,8 +39,8 @@ def state(path: Path, engine: Engine | None = None, **kwargs: Any) -> GameState:
 
 def reseal(path: Path, change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
     """Rewrite the save with `change(records)`, every line sealed again: a forgery that keeps the checksums."""
-    out, before = b"", b""
+    out, before = [], b""
     for record in change(records(path)):
         line, before = sealed(record, before)
-        out += line
-    path.write_bytes(out)
+        out.append(line)
+    path.write_bytes(b"".join(out))

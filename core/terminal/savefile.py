@@ -136,8 +136,8 @@ class Recorder:
         writer = self.writer if self.writer is not None else self._create()
         have, now = self._moves, state.history
         common = _common(have, now)
-        if common < len(have):
-            writer.truncate(self._lines[common])
+        if common < len(have):  # cut back to the last move kept (a generator line after it is restated below)
+            writer.truncate(self._lines[common - 1] + 1 if common else 1)
             del self._lines[common:]
         new = now.since(common)
         drawn = getattr(self.rng, "drawn", None)

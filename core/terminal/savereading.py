@@ -97,29 +97,34 @@ def read_journaled(journal: Journal, path: str | os.PathLike, engine: Any, varia
     rng: TrackedRandom | None = None
     drawn = 0
     for number, rec in records:
-        where = f"{path}: line {number}"
-        if len(rec) == 1 and "generator" in rec:
-            rng, drawn = restore(rec["generator"], f"line {number}"), 0
-            continue
-        if rec.keys() != {"n", "move", "drawn"}:
-            raise SaveError(f"{where} is neither a move nor the dice generator; the file was changed")
-        if rec["n"] != len(moves) or isinstance(rec["n"], bool):
-            raise SaveError(
-                f"{where} holds move {shown(rec['n'])} where move {len(moves)} belongs: "
-                "moves were removed, repeated or reordered"
-            )
-        got = rec["drawn"]
-        if type(got) is not int or not drawn <= got <= RESTATE_AFTER or rng is None:
-            raise SaveError(f"{where}: 'drawn' {shown(got)} is not where the dice generator can stand")
-        if len(moves) >= MAX_MOVES:
-            raise SaveError(f"{path}: holds more than {MAX_MOVES:,} moves")
-        drawn = got
-        key = _move_key(rec["move"])
-        move = known.get(key) if key is not None else None
-        if move is None:
-            move = move_from_json(rec["move"], f"line {number}")
-            if key is not None:
-                known[key] = move
+        where = f"save file line {number}"
+        try:
+            if len(rec) == 1 and "generator" in rec:
+                rng, drawn = restore(rec["generator"], f"line {number}"), 0
+                continue
+            if rec.keys() != {"n", "move", "drawn"}:
+                raise SaveError(f"{where} is neither a move nor the dice generator; the file was changed")
+            if rec["n"] != len(moves) or isinstance(rec["n"], bool):
+                raise SaveError(
+                    f"{where} holds move {shown(rec['n'])} where move {len(moves)} belongs: "
+                    "moves were removed, repeated or reordered"
+                )
+            if rng is None:
+                raise SaveError(f"{where}: the save holds no dice generator before this move; the file was changed")
+            got = rec["drawn"]
+            if type(got) is not int or not drawn <= got <= RESTATE_AFTER:
+                raise SaveError(f"{where}: 'drawn' {shown(got)} is not where the dice generator can stand")
+            if len(moves) >= MAX_MOVES:
+                raise SaveError(f"the save holds more than {MAX_MOVES:,} moves")
+            drawn = got
+            key = _move_key(rec["move"])
+            move = known.get(key) if key is not None else None
+            if move is None:
+                move = move_from_json(rec["move"], f"line {number}")
+                if key is not None:
+                    known[key] = move
+        except SaveError as exc:
+            raise SaveError(f"{path}: {exc}") from None
         moves.append(move)
         numbers.append(number)
     if rng is None:
