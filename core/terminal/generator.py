@@ -18,7 +18,7 @@ _MT_WORDS = 624
 _CHUNK = 1 << 16  # words drawn at once when a restored generator is run forward
 
 
-class Position(tuple):  # type: ignore[type-arg]
+class Position(tuple[Any, ...]):
     """`random.Random.getstate()`'s value, carrying how far the generator had run since its state was set."""
 
     epoch: object

@@ -67,6 +67,7 @@ class Journaled:
 
 
 def _check_header(data: Any, where: str) -> None:
+    """Refuse what is not a `dicecup play --save` header (a bare game state is named as such)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         if isinstance(data, dict) and data.get("format") == "dicecup/state":
             raise SaveError("this is a bare game state (GameState.to_json), not a `dicecup play --save` file")
@@ -76,7 +77,7 @@ def _check_header(data: Any, where: str) -> None:
 def read_journaled(journal: Journal, path: str | os.PathLike, engine: Any, variant: VariantArg) -> Journaled:
     """The game a journal holds, checked line by line (its moves are replayed by `Journaled.replay`)."""
     records = journal.records()
-    number, head = next(records, (0, None))
+    number, head = next(records, (0, {}))
     if not number:
         raise SaveError(f"{path}: not a dicecup saved game (no whole line in it)")
     try:
@@ -173,7 +174,7 @@ def read_old(data: bytes, path: Path, engine: Any, variant: VariantArg) -> Journ
             raise SaveError(
                 f"saved-game version {shown(doc.get('version'))} is not supported (this dicecup reads 1 and {VERSION})"
             )
-        state = GameState.from_dict(doc.get("game"), engine, variant)  # type: ignore[arg-type]
+        state = GameState.from_dict(doc.get("game"), engine, variant)
         seats, hints, objectives = _seats(doc, state.players, engine)
         rng = restore(doc.get("rng"), "key 'rng'")
         start = GameState.new(state.variant, list(state.players), state.rounds - state.replays)
