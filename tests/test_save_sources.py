@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 from pathlib import Path
 
 import pytest
 from _saves import reseal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_hostile_files import deadline  # noqa: F401 (autouse: a FIFO opened by mistake fails the test, not hangs it)
 from typer.testing import CliRunner
 
 from dicecup import Engine, GameState, SaveError
@@ -33,20 +33,6 @@ FOREIGN = {  # files a hostile save may name: each would quote its content in a 
     "keys.yaml": f"id: mine\n{SECRET}: 1\n",
     "mine.yaml": "id: mine\ndice: {count: 2}\nboxes:\n  a: {pattern: always, score: total}\n",
 }
-
-
-@pytest.fixture(autouse=True)
-def deadline():
-    """A file opened by mistake (a FIFO blocks) fails the test instead of hanging it."""
-
-    def expired(signum, frame):
-        raise TimeoutError("a save's source was opened")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(120)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +78,7 @@ def saved_game(folder: Path, engine: Engine) -> Path:
     return save
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_no_source_a_save_names_is_read(engine, place, monkeypatch, data):
     monkeypatch.chdir(place["saves"])
