@@ -35,14 +35,15 @@ def play(engine, variant: str, players: int, seed: int, path: Path, undo: float 
     """A game of random legal moves and undos, recorded after every action as the CLI records it; `check(
     recorder, game, rng)` after each. Returns the states by number of moves, and the generator at each."""
     v = engine.variant(variant)
-    rng = TrackedRandom(seed)
+    rng = TrackedRandom(seed)  # the dice and the players' choices, as the session draws them
+    chooser = random.Random(seed)  # when to undo, when to ask for an fsync: not the game's dice
     game = Game(GameState.new(v, [f"p{i}" for i in range(players)], rounds=1))
     seats = tuple(Seat(n, "random") for n in game.state.players)
     recorder = Recorder.start(path, SavedGame(game.state, seats, rng))
     states, generators, snapshots = {0: game.state}, {0: rng.getstate()}, []
     try:
         while not game.over:
-            if snapshots and rng.random() < undo:  # an undo, as the session makes it: the dice generator rewound
+            if snapshots and chooser.random() < undo:  # an undo, as the session makes it: the generator rewound
                 depth, snapshot = snapshots.pop()
                 while len(game.history) > depth:
                     game.undo()
@@ -53,7 +54,7 @@ def play(engine, variant: str, players: int, seed: int, path: Path, undo: float 
             else:
                 snapshots.append((len(game.history), rng.getstate()))
                 game.apply(rng.choice(game.state.legal_actions()))
-            recorder.record(game.state, sync=rng.random() < 0.3)
+            recorder.record(game.state, sync=chooser.random() < 0.3)
             states[len(game.state.history)] = game.state
             generators[len(game.state.history)] = rng.getstate()
             if check is not None:
@@ -74,7 +75,7 @@ def test_a_game_saved_after_every_action_resumes_to_the_same_game(engine, tmp_pa
     path = tmp_path / f"{variant}-{players}-{seed}.json"
 
     def same(recorder, game, rng):
-        if not game.over and rng.getstate()[1][0] % 8:  # a load after about one action in eight, and the last
+        if not game.over and len(game.state.history) % 8:  # a load after one move in eight, and the last
             return
         saved = savefile.load(path, engine)
         assert saved.state == game.state and saved.state.history == game.state.history
@@ -93,8 +94,8 @@ def test_any_prefix_of_a_save_is_the_game_after_its_whole_lines(engine, tmp_path
     path = tmp_path / "game.json"
     moments: dict[bytes, tuple[GameState, list]] = {}  # the file after each action: the game and the generator
 
-    def remember(recorder, game, rng):
-        moments[path.read_bytes()] = (game.state, rng.getstate()[1])
+    def remember(recorder, game, rng):  # the first time the file holds these lines: what they state
+        moments.setdefault(path.read_bytes(), (game.state, rng.getstate()[1]))
 
     states, _ = play(engine, variant, 2, seed, path, undo=0.1, check=remember)
     whole = path.read_bytes()

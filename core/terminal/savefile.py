@@ -77,6 +77,7 @@ class Recorder:
         self._lines: list[int] = []  # the line count before each move's line (to take moves back)
         self._epoch: object = None  # the generator's epoch and count at its last restatement
         self._base = 0
+        self._base_line = 0  # the line of that restatement (from 1)
         self._recorded = False  # whether a line was written since the save was opened
         self._at: tuple[object, int | None] = (None, None)  # the generator's epoch and count the last line gives
         self.rng = saved.rng
@@ -93,7 +94,7 @@ class Recorder:
         moves = [_move(n, m, 0) for n, m in enumerate(self._moves)]
         self.writer = Writer.create(self.path, _header(self._saved), [_generator(self.rng), *moves])
         self._lines = list(range(2, 2 + len(moves)))
-        self._restated()
+        self._restated(2)
         self._at = (self._epoch, self._base)
         return self.writer
 
@@ -121,14 +122,15 @@ class Recorder:
         rec._lines = [n - 1 for n in journaled.lines]  # the generator is restated with the first move recorded
         return saved, rec
 
-    def _restated(self) -> None:
+    def _restated(self, line: int) -> None:
         self._epoch = getattr(self.rng, "epoch", None)
         self._base = getattr(self.rng, "drawn", 0)
+        self._base_line = line
 
     def _restate(self) -> None:
         assert self.writer is not None
         self.writer.append([_generator(self.rng)])
-        self._restated()
+        self._restated(len(self.writer))
         self._at = (self._epoch, self._base)
 
     def record(self, state: GameState, sync: bool = False) -> None:
@@ -136,16 +138,19 @@ class Recorder:
         writer = self.writer if self.writer is not None else self._create()
         have, now = self._moves, state.history
         common = _common(have, now)
-        if common < len(have):  # cut back to the last move kept (a generator line after it is restated below)
+        if common < len(have):  # an undo: cut back to the last move kept (and any generator line after it)
             writer.truncate(self._lines[common - 1] + 1 if common else 1)
             del self._lines[common:]
+            self._recorded, self._at = True, (None, None)
         new = now.since(common)
         drawn = getattr(self.rng, "drawn", None)
         records: list[dict[str, Any]] = []
-        stale = common < len(have) or getattr(self.rng, "epoch", None) is not self._epoch or drawn is None
-        if stale or not 0 <= drawn - self._base <= RESTATE_AFTER:  # type: ignore[operator]
+        # counted from the last restatement while it is still in the file and the generator ran on from it (an
+        # undo rewinds the generator to a decision after it); written out again otherwise
+        counted = self._base_line <= len(writer) and getattr(self.rng, "epoch", None) is self._epoch
+        if drawn is None or not counted or not 0 <= drawn - self._base <= RESTATE_AFTER:
             records.append(_generator(self.rng))
-            self._restated()
+            self._restated(len(writer) + 1)
         count = len(writer) + len(records)
         for k, move in enumerate(new):
             self._lines.append(count + k)
