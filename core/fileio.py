@@ -97,7 +97,7 @@ def open_regular(path: str | os.PathLike, flags: int = os.O_RDONLY, *, limit: in
     try:
         fd = os.open(path, flags | _READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in after the stat cannot hang us
     except OSError as exc:
-        raise _os_error(path, exc, "read") from None
+        raise _os_error(path, exc, "read" if flags & (os.O_WRONLY | os.O_RDWR) == 0 else "open for writing") from None
     try:
         _check_regular(path, os.fstat(fd), limit, what)  # the file opened may not be the one stat saw
     except BaseException:

@@ -331,6 +331,32 @@ def test_lines_reach_the_disk_before_a_player_is_asked_and_once_a_second_otherwi
     assert len(synced) - start >= 5
 
 
+def test_a_full_disk_stops_the_game_and_leaves_whole_lines(engine, tmp_path, monkeypatch):
+    """A write that fails halfway (no space left) is taken back off the file: the save stays readable, with every
+    move written before it, and nothing is written after it."""
+    path = tmp_path / "full.json"
+    state = GameState.new(engine.variant("yacht"), ["a"])
+    recorder = Recorder.start(path, SavedGame(state, (Seat("a"),), TrackedRandom(1)))
+    rng = random.Random(2)
+    for _ in range(5):
+        state = state.roll(rng) if state.is_chance else state.apply(state.legal_actions()[0])
+        recorder.record(state)
+    kept = state
+    write = journal._write_all
+
+    def full(fd, data):
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal, "_write_all", full)
+    state = state.roll(rng) if state.is_chance else state.apply(state.legal_actions()[0])
+    with pytest.raises(OSError, match="No space left"):
+        recorder.record(state)
+    monkeypatch.setattr(journal, "_write_all", write)
+    recorder.close()
+    assert path.read_bytes().endswith(b"\n") and savefile.load(path, engine).state == kept
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 2**64), st.lists(st.sampled_from(range(8)), max_size=300))
 def test_the_dice_generator_draws_as_random_random_and_is_restored_from_its_count(seed, ops):

@@ -3,6 +3,7 @@ asked (`savefile.Recorder`: one line appended per move)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 from collections.abc import Sequence
@@ -105,7 +106,7 @@ def _run(
             view.say(f"Coaching is unavailable for {state.variant.id}: {why}", "yellow")
             coach = False
     if recorder is not None and recorder.settings != (saved.hints, saved.objectives):
-        recorder.close()  # the hints asked for on resuming differ from the save's: it is written again with them
+        _close(recorder)  # the hints asked for on resuming differ from the save's: it is written again with them
         recorder = None
     while True:
         if save_path is not None and recorder is None:
@@ -116,7 +117,7 @@ def _run(
             )
         finally:
             if recorder is not None:
-                recorder.close()
+                _close(recorder)
         recorder = None
         if final is None:
             return
@@ -136,6 +137,14 @@ def _recorder(path: Path, saved: SavedGame) -> Recorder:
         return Recorder.start(path, saved)
     except OSError as exc:
         raise DicecupError(f"cannot save the game to {path}: {exc.strerror or exc}") from None
+
+
+def _close(recorder: Recorder) -> None:
+    """Close the save (its last lines flushed to disk); DicecupError when that fails."""
+    try:
+        recorder.close()
+    except OSError as exc:
+        raise DicecupError(f"cannot save the game to {recorder.path}: {exc.strerror or exc}") from None
 
 
 def _next_free(path: Path) -> Path:
@@ -401,7 +410,7 @@ def resume(
         if hints is not None:
             saved = evolve(saved, hints=hints, objectives=saved.objectives if hints else ())
         if saved.state.over:
-            recorder.close()
+            _close(recorder)
             if as_json:
                 typer.echo(json.dumps(result_json(saved.state, saved.seats), ensure_ascii=False))
             else:
@@ -409,9 +418,10 @@ def resume(
                 typer.echo(f"This game is already over ({file}).")
             return
     except BaseException:
-        recorder.close()
+        with contextlib.suppress(OSError):
+            recorder.close()
         raise
     try:
         _run(saved, file, recorder=recorder, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective)
     finally:
-        recorder.close()
+        _close(recorder)

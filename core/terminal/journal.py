@@ -126,6 +126,7 @@ class Writer:
         self._ends = ends  # the byte offset after each line
         self._sums = sums  # each line's 16-digit sum, one after another
         self._synced = time.monotonic()
+        self.broken = False  # a failed write could not be taken back: nothing more is written
 
     @classmethod
     def create(cls, path: str | os.PathLike, header: dict[str, Any], first: list[dict[str, Any]]) -> Writer:
@@ -173,19 +174,36 @@ class Writer:
         return len(self._ends)
 
     def append(self, records: list[dict[str, Any]], sync: bool = False) -> None:
-        """Seal and append `records`; fsync when `sync` or when the last fsync is `SYNC_EVERY` old."""
-        out, before = bytearray(), bytes(self._sums[-16:])
+        """Seal and append `records`; fsync when `sync` or when the last fsync is `SYNC_EVERY` old. A write that
+        fails (a full disk) is taken back off the file, so that a later line never follows half of one."""
+        if self.broken:
+            raise OSError(f"{self.path}: an earlier write failed; nothing more is written")
+        out, before, ends, sums = bytearray(), bytes(self._sums[-16:]), [], bytearray()
         end = self._ends[-1]
         for record in records:
             line, before = sealed(record, before)
             if len(line) > MAX_LINE:
                 raise SaveError(f"{self.path}: a record of {len(line):,} bytes is too long for a save line")
             out += line
-            self._ends.append(end + len(out))
-            self._sums += before
-        _write_all(self.fd, bytes(out))
+            ends.append(end + len(out))
+            sums += before
+        try:
+            _write_all(self.fd, bytes(out))
+        except OSError:
+            self._cut(end)
+            raise
+        self._ends.extend(ends)
+        self._sums += sums
         if sync or time.monotonic() - self._synced >= SYNC_EVERY:
             self.sync()
+
+    def _cut(self, end: int) -> None:
+        """Take the file back to `end` bytes after a failed write (or refuse every later write if that fails)."""
+        try:
+            os.ftruncate(self.fd, end)
+            os.lseek(self.fd, end, os.SEEK_SET)
+        except OSError:
+            self.broken = True
 
     def truncate(self, keep: int) -> None:
         """Keep only the first `keep` lines (at least the header)."""

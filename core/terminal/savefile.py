@@ -153,10 +153,10 @@ class Recorder:
             self._restated(len(writer) + 1)
         count = len(writer) + len(records)
         for k, move in enumerate(new):
-            self._lines.append(count + k)
             records.append(_move(common + k, move, drawn - self._base if drawn is not None else 0))
         if records:
             writer.append(records, sync=sync)
+            self._lines.extend(range(count, count + len(new)))
             self._recorded = True
             self._at = (getattr(self.rng, "epoch", None), drawn)
         self._moves = now
@@ -166,7 +166,8 @@ class Recorder:
         if self.writer is not None and self.writer.fd >= 0:
             try:
                 now = (getattr(self.rng, "epoch", None), getattr(self.rng, "drawn", None))
-                if self._recorded and (now[0] is not self._at[0] or now[1] != self._at[1] or now[1] is None):
+                moved = now[0] is not self._at[0] or now[1] != self._at[1] or now[1] is None
+                if self._recorded and moved and not self.writer.broken:
                     self._restate()
             finally:
                 self.writer.close()
