@@ -3,8 +3,9 @@
 `dicecup play --save F` writes F as a journal (`journal`): a header line (the variant,
 the players, the seats, the hints), then one line per move as it is made, with how
 far the dice generator has run; a line restating the generator where the count starts
-again (the game's start, after an undo, every 2**20 words). Saving a move appends one
-line, whatever the game's length. `dicecup resume F` replays the moves through the
+again (the game's start, a new seed, an undo back before the last restatement, every
+2**20 words). Saving a move appends one line, whatever the game's length; an undo cuts
+lines back off the end. `dicecup resume F` replays the moves through the
 rules and continues exactly, the same dice included. A save cut short by a crash is
 resumed after its last whole line, and says so; one changed in any other way is refused
 with the line at fault. Saves of the single-JSON version 1 are still read.
@@ -61,8 +62,7 @@ def _generator(rng: random.Random) -> dict[str, Any]:
 
 def save(path: str | os.PathLike, saved: SavedGame) -> None:
     """Write a whole saved game at once, atomically (the old file or the new, never half of one)."""
-    moves = [_move(n, m, 0) for n, m in enumerate(saved.state.history)]
-    Writer.create(path, _header(saved), [_generator(saved.rng), *moves]).close()
+    Recorder.start(path, saved).close()
 
 
 class Recorder:
