@@ -20,6 +20,7 @@ from ..language.model import Card, Variant
 from . import imports_paused
 from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
 from .clustering import ClusterOpt, drop_store, solve_backend
+from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 
 if TYPE_CHECKING:
@@ -130,6 +131,7 @@ def solve_cmd(
             "--plot", help="With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file."
         ),
     ] = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's, or
     target play's curve P(final score >= t) next to the mean-optimal player's)."""
@@ -137,6 +139,8 @@ def solve_cmd(
         goal = read_objective(objective)
         if plot is not None and not goal.is_target:
             raise DicecupError("--plot draws target play's curve: use it with --objective target or target:T")
+        if plot is not None:
+            plot_path(plot, overwrite)
         if cluster is not None and goal.is_target:
             raise DicecupError("--cluster solves the mean and risk objectives; target play is solved in this process")
         if goal.is_target:
@@ -237,9 +241,8 @@ def _solve_target(
     from ..simulate.distribution import distribution
 
     if plot is not None:
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
-        check_plot_path(plot)
         pyplot("for the tables alone")
     from ..solver.target import check_variant
 
