@@ -1,0 +1,215 @@
+"""The server's durable history: tables, their seats and every move, behind one interface for SQLite and PostgreSQL.
+
+The moves are the truth: a table's state is rebuilt by replaying them, as a save is. A move is
+appended with its sequence number, and (table, seq) is the key, so two processes that race to
+write the same move cannot both succeed: the loser gets `SeqConflict` and catches up.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from attrs import frozen
+
+from .config import ServerError
+
+__all__ = [
+    "MoveRecord",
+    "NameTaken",
+    "SeatRecord",
+    "SeqConflict",
+    "Store",
+    "StoreUnavailable",
+    "TableRecord",
+    "Notify",
+    "open_store",
+    "STATUSES",
+]
+
+#: a table waits for its humans, then is played, then is over
+STATUSES = ("waiting", "playing", "over")
+#: what a process is told of another's change: (table code, "moves" or "seats", the table's last seq)
+Notify = Callable[[str, str, int], None]
+
+
+class SeqConflict(Exception):
+    """Another writer appended a move with that sequence number first."""
+
+
+class StoreUnavailable(Exception):
+    """The database did not answer or refused the write (down, full, locked): nothing was changed."""
+
+
+class NameTaken(Exception):
+    """Another seat of the table already has that name."""
+
+
+@frozen
+class SeatRecord:
+    """One seat: who plays it (`human` or `bot:SPEC`), its name once known, and the hash of its token."""
+
+    seat: int
+    player: str
+    name: str | None = None
+    token_hash: str | None = None
+
+
+@frozen
+class TableRecord:
+    """A table as created: the variant and its options, the seats, the timer and the bots' pace."""
+
+    code: str
+    variant: str
+    source: str | None
+    options: Mapping[str, Any]
+    fingerprint: str
+    seats: tuple[SeatRecord, ...]
+    turn_seconds: int | None
+    bot_delay: float
+    status: str
+    creator: str
+    created_at: float
+
+
+@frozen
+class MoveRecord:
+    """One move of a table: its place in order, the seat it is for, the move as JSON and who made it."""
+
+    seq: int
+    seat: int
+    move: list[Any]
+    actor: str
+    at: float
+
+    def row(self, code: str) -> tuple[Any, ...]:
+        return (code, self.seq, self.seat, json.dumps(self.move, separators=(",", ":")), self.actor, self.at)
+
+
+SELECT_TABLE = (
+    "SELECT code, variant, source, options, fingerprint, turn_seconds, bot_delay, status, creator, created_at "
+    "FROM tables WHERE code = ?"
+)
+SELECT_SEATS = "SELECT seat, player, name, token_hash FROM seats WHERE table_code = ? ORDER BY seat"
+SELECT_MOVES = "SELECT seq, seat, move, actor, at FROM moves WHERE table_code = ? AND seq > ? ORDER BY seq"
+INSERT_TABLE = (
+    "INSERT INTO tables (code, variant, source, options, fingerprint, turn_seconds, bot_delay, status, creator, "
+    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+INSERT_SEAT = "INSERT INTO seats (table_code, seat, player, name, token_hash) VALUES (?, ?, ?, ?, ?)"
+INSERT_MOVE = "INSERT INTO moves (table_code, seq, seat, move, actor, at) VALUES (?, ?, ?, ?, ?, ?)"
+UPDATE_STATUS = "UPDATE tables SET status = ?, updated_at = ? WHERE code = ?"
+CLAIM_SEAT = (
+    "UPDATE seats SET name = ?, token_hash = ? "
+    "WHERE table_code = ? AND seat = ? AND player = 'human' AND token_hash IS NULL"
+)
+TOUCH_TABLE = "UPDATE tables SET updated_at = ? WHERE code = ?"
+COUNT_OPEN = "SELECT COUNT(*) FROM tables WHERE creator = ? AND status <> 'over' AND updated_at > ?"
+
+
+def table_rows(table: TableRecord, now: float) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """The row of `tables` and the rows of `seats` that record a new table."""
+    head = (
+        table.code,
+        table.variant,
+        table.source,
+        json.dumps(dict(table.options), separators=(",", ":"), sort_keys=True),
+        table.fingerprint,
+        table.turn_seconds,
+        table.bot_delay,
+        table.status,
+        table.creator,
+        table.created_at,
+        now,
+    )
+    seats = [(table.code, s.seat, s.player, s.name, s.token_hash) for s in table.seats]
+    return head, seats
+
+
+def table_from_rows(head: Sequence[Any], seats: Sequence[Sequence[Any]]) -> TableRecord:
+    """A TableRecord from the rows SELECT_TABLE and SELECT_SEATS give."""
+    code, variant, source, options, fingerprint, turn_seconds, bot_delay, status, creator, created_at = head
+    return TableRecord(
+        code=code,
+        variant=variant,
+        source=source,
+        options=json.loads(options),
+        fingerprint=fingerprint,
+        seats=tuple(SeatRecord(int(s), p, n, h) for s, p, n, h in seats),
+        turn_seconds=turn_seconds,
+        bot_delay=float(bot_delay),
+        status=status,
+        creator=creator,
+        created_at=float(created_at),
+    )
+
+
+def move_from_row(row: Sequence[Any]) -> MoveRecord:
+    seq, seat, move, actor, at = row
+    return MoveRecord(int(seq), int(seat), json.loads(move), actor, float(at))
+
+
+class Store(ABC):
+    """Where tables and moves are kept: every method is a coroutine; each write is one transaction."""
+
+    kind = "?"
+
+    @abstractmethod
+    async def open(self) -> None:
+        """Connect, and bring the schema up to date (refusing a database newer than this code)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Let go of the database (the data stays)."""
+
+    @abstractmethod
+    async def create(self, table: TableRecord, now: float) -> None:
+        """Record a new table and its seats."""
+
+    @abstractmethod
+    async def claim(self, code: str, seat: int, name: str, token_hash: str, now: float) -> bool:
+        """Give an open human seat its name and token; False when it was taken. NameTaken for a name in use."""
+
+    @abstractmethod
+    async def table(self, code: str) -> TableRecord | None:
+        """The table `code` with its seats, or None."""
+
+    @abstractmethod
+    async def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
+        """The moves of `code` after sequence number `after`, in order."""
+
+    @abstractmethod
+    async def append(self, code: str, moves: Sequence[MoveRecord], status: str, now: float) -> None:
+        """Commit `moves` (and the table's status) at once, before anyone is told; SeqConflict if one is taken."""
+
+    @abstractmethod
+    async def open_tables(self, creator: str, since: float) -> int:
+        """How many unfinished tables `creator` has made that moved after `since`."""
+
+    async def listen(self, notify: Notify) -> None:  # noqa: B027  (one process alone: nothing to hear)
+        """Hear other processes' changes (PostgreSQL's LISTEN); a store of one process hears nothing."""
+
+
+def open_store(url: str, exclusive: bool = True) -> Store:
+    """The store a --db URL names: `sqlite:///PATH` (or a path) or `postgresql://...`; `exclusive`: a SQLite
+    file is held by this process alone (a serving one)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresStore
+
+        return PostgresStore(url)
+    if url.startswith("sqlite:///"):
+        path = url[len("sqlite:///") :]
+    elif "://" in url:
+        scheme = url.split("://", 1)[0]
+        raise ServerError(
+            f"--db: {scheme!r} databases are not supported; give sqlite:///PATH or postgresql://USER@HOST/NAME"
+        )
+    else:
+        path = url
+    if not path:
+        raise ServerError("--db: sqlite:/// needs a file path, e.g. sqlite:///var/lib/dicecup/server.sqlite3")
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore(path, exclusive)
