@@ -195,7 +195,7 @@ class Hall:
             except DicecupError as exc:  # IllegalAction, DiceError: the engine's own words
                 raise ProtocolError("illegal_move", str(exc), seq=room.seq) from None
             await self._store(room, steps)
-            ack(room.seq)
+            ack(steps[-1][2].seq)
             self._announce(room, room.commit(steps))
         self._schedule(room, leader=True)
 

@@ -68,8 +68,9 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
-def pending(current: int, where: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[Migration]:
+def pending(current: int, where: str, migrations: tuple[Migration, ...] | None = None) -> list[Migration]:
     """The migrations a database at version `current` lacks, in order; ServerError for a newer database."""
+    migrations = MIGRATIONS if migrations is None else migrations
     latest = migrations[-1].version if migrations else 0
     if current > latest:
         raise ServerError(
