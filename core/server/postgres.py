@@ -78,6 +78,12 @@ class PostgresStore(Store):
         self._listener: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
+        try:  # one connection first: a wrong address, name or password is reported at once, with its reason
+            probe = await psycopg.AsyncConnection.connect(self.url, connect_timeout=10)
+            await probe.close()
+        except psycopg.Error as exc:
+            reason = " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
+            raise ServerError(f"--db: cannot connect to {self.where}: {reason}") from None
         pool = AsyncConnectionPool(self.url, min_size=1, max_size=8, open=False)
         try:
             await pool.open(wait=True, timeout=15)
