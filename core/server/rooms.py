@@ -18,7 +18,7 @@ from ..game.actions import Action, action_from_json, action_to_json
 from ..game.state import GameState
 from ..language.model import Variant
 from .store import MoveRecord, TableRecord
-from .views import move_label, players_view, result_view, turn_view, variant_view
+from .views import move_label, players_view, progress_lines, result_view, turn_view, variant_view
 
 __all__ = ["Room", "Watcher", "HUMAN", "Step", "RECENT"]
 
@@ -52,6 +52,7 @@ class Room:
         self.idle_since: float | None = None
         self.failures = 0  # a bot's failed attempts in a row at this position
         self._players: tuple[Any, list[dict[str, Any]]] | None = None
+        self._progress: tuple[Any, list[str]] | None = None
         self._table: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ who plays
@@ -199,11 +200,14 @@ class Room:
                 "players": [],
                 "result": None,
             }
-        if self._players is None or self._players[0] is not state.cards:
+        if self._players is None or self._players[0] is not state.cards:  # the cards change only when scored
             self._players = (state.cards, players_view(state))
+            self._progress = None
+        if self._progress is None or self._progress[0] is not state.card:
+            self._progress = (state.card, progress_lines(state))
         return {
             **head,
-            **turn_view(state),
+            **turn_view(state, self._progress[1]),
             "players": self._players[1],
             "result": result_view(state) if state.over else None,
         }

@@ -9,6 +9,7 @@ away: processes tell each other of moves through PostgreSQL, which SQLite cannot
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sqlite3
 import stat
@@ -44,6 +45,7 @@ from .store import (
 __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
+Append = tuple[str, list[tuple[Any, ...]], str, float]  # (table, move rows, status, time)
 
 
 class SQLiteStore(Store):
@@ -57,6 +59,8 @@ class SQLiteStore(Store):
         self._db: sqlite3.Connection | None = None
         self._lock: IO[str] | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicecup-sqlite")
+        self._queue: list[tuple[Append, asyncio.Future[bool]]] = []
+        self._flushing = False
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
         try:
@@ -171,22 +175,58 @@ class SQLiteStore(Store):
         return await self._run(read)
 
     async def append(self, code: str, moves: Sequence[MoveRecord], status: str, now: float) -> None:
-        rows = [m.row(code) for m in moves]
+        """Queued, and committed with whatever else is queued meanwhile: one fsync for many tables' moves."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.append(((code, [m.row(code) for m in moves], status, now), done))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush())
+        if not await done:
+            raise SeqConflict(code)
 
-        def work(db: sqlite3.Connection) -> None:
-            try:
-                db.executemany(INSERT_MOVE, rows)
-            except sqlite3.IntegrityError:
-                raise SeqConflict(code) from None
-            db.execute(UPDATE_STATUS, (status, now, code))
-
-        await self._run(self._write, work)
+    async def _flush(self) -> None:
+        """Commit the queued appends, a batch at a time, each batch in one transaction (group commit)."""
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    stored = await self._run(self._write, functools.partial(_append_all, [item for item, _ in batch]))
+                except BaseException as exc:
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
+                for (_, done), ok in zip(batch, stored, strict=True):
+                    if not done.done():
+                        done.set_result(ok)
+        finally:
+            self._flushing = False
 
     async def open_tables(self, creator: str, since: float) -> int:
         def read() -> int:
             return int(self._conn().execute(COUNT_OPEN, (creator, since)).fetchone()[0])
 
         return await self._run(read)
+
+
+def _append_all(appends: list[Append], db: sqlite3.Connection) -> list[bool]:
+    """Several tables' appends in the open transaction, each under a savepoint: one that conflicts
+    (another process stored that move) is undone alone. Whether each was stored."""
+    stored = []
+    for code, rows, status, now in appends:
+        db.execute("SAVEPOINT one_append")
+        try:
+            db.executemany(INSERT_MOVE, rows)
+        except sqlite3.IntegrityError:
+            db.execute("ROLLBACK TO one_append")
+            stored.append(False)
+        else:
+            db.execute(UPDATE_STATUS, (status, now, code))
+            stored.append(True)
+        db.execute("RELEASE one_append")
+    return stored
 
 
 def _lock_beside(path: Path) -> IO[str] | None:

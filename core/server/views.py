@@ -12,7 +12,16 @@ from ..game.state import GameState
 from ..language.describe import bonus_cells
 from ..language.model import RuleAction, Variant
 
-__all__ = ["box_name", "move_label", "variant_view", "players_view", "turn_view", "result_view", "timeout_action"]
+__all__ = [
+    "box_name",
+    "move_label",
+    "variant_view",
+    "players_view",
+    "progress_lines",
+    "turn_view",
+    "result_view",
+    "timeout_action",
+]
 
 
 def box_name(v: Variant, box: str) -> str:
@@ -77,8 +86,14 @@ def players_view(state: GameState) -> list[dict[str, Any]]:
     return out
 
 
-def turn_view(state: GameState) -> dict[str, Any]:
-    """The turn as it stands: dice, rolls left, and for a decision the legal boxes and rule moves."""
+def progress_lines(state: GameState) -> list[str]:
+    """How the bonuses stand on the current player's card, in the rules' words."""
+    return [p.line for p in state.variant.progress(state.card) if p.line] if not state.over else []
+
+
+def turn_view(state: GameState, progress: list[str] | None = None) -> dict[str, Any]:
+    """The turn as it stands: dice, rolls left, and for a decision the legal boxes and rule moves (`progress`:
+    `progress_lines(state)`, when the caller has it already)."""
     deciding = not state.over and not state.is_chance
     legal = {}
     for box in state.legal_boxes() if deciding else ():
@@ -97,7 +112,7 @@ def turn_view(state: GameState) -> dict[str, Any]:
             for a in (state.rule_actions() if deciding else ())
         ],
         "notes": [t for t in state.turn_status() if t] if deciding else [],
-        "progress": [p.line for p in state.variant.progress(state.card) if p.line] if not state.over else [],
+        "progress": progress_lines(state) if progress is None else progress,
     }
 
 
