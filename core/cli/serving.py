@@ -156,6 +156,7 @@ def _run(config: Any, host: str, port: int, forwarded: str) -> None:
         port=port,
         log_level="warning",
         ws_max_size=config.max_frame_bytes,
+        ws_per_message_deflate=False,  # compressing every update costs more CPU than its bytes are worth
         ws_ping_interval=20,
         ws_ping_timeout=20,
         proxy_headers=True,

@@ -195,8 +195,10 @@ class Hall:
             except DicecupError as exc:  # IllegalAction, DiceError: the engine's own words
                 raise ProtocolError("illegal_move", str(exc), seq=room.seq) from None
             await self._store(room, steps)
-            ack(steps[-1][2].seq)
-            self._announce(room, room.commit(steps))
+            entries = room.commit(steps)
+            ack(room.seq)
+            await asyncio.sleep(0)  # the ack goes out now; the update (a view to build) follows
+            self._announce(room, entries)
         self._schedule(room, leader=True)
 
     def _decision(self, room: Room, seat: int, at: int) -> GameState:

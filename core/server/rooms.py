@@ -207,7 +207,7 @@ class Room:
             self._progress = (state.card, progress_lines(state))
         return {
             **head,
-            **turn_view(state, self._progress[1]),
+            **turn_view(state, self._progress[1], previews=self.to_move is None or self.bot(self.to_move) is None),
             "players": self._players[1],
             "result": result_view(state) if state.over else None,
         }

@@ -91,12 +91,13 @@ def progress_lines(state: GameState) -> list[str]:
     return [p.line for p in state.variant.progress(state.card) if p.line] if not state.over else []
 
 
-def turn_view(state: GameState, progress: list[str] | None = None) -> dict[str, Any]:
+def turn_view(state: GameState, progress: list[str] | None = None, previews: bool = True) -> dict[str, Any]:
     """The turn as it stands: dice, rolls left, and for a decision the legal boxes and rule moves (`progress`:
-    `progress_lines(state)`, when the caller has it already)."""
+    `progress_lines(state)`, when the caller has it already; `previews`: what each legal box would score,
+    left out while a bot decides: scoring every box is most of a view's cost, and nobody clicks them)."""
     deciding = not state.over and not state.is_chance
     legal = {}
-    for box in state.legal_boxes() if deciding else ():
+    for box in state.legal_boxes() if deciding and previews else ():
         res = state.score_preview(box)
         legal[box] = {"written": res.written, "points": res.points}
     return {

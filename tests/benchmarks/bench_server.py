@@ -77,6 +77,15 @@ class Server:
                 time.sleep(0.2)
         raise SystemExit(f"the server did not start: {(self.folder / 'server.log').read_text()[-2000:]}")
 
+    def cpu(self) -> float:
+        """CPU seconds the server and its children have used so far."""
+        assert self.proc is not None
+        try:
+            main = psutil.Process(self.proc.pid)
+            return sum(sum(p.cpu_times()[:2]) for p in [main, *main.children(recursive=True)])
+        except psutil.Error:
+            return 0.0
+
     def memory(self) -> int:
         """Resident bytes of the server and its children (the bots' processes)."""
         assert self.proc is not None
@@ -132,13 +141,20 @@ class Stats:
         self.errors: collections.Counter[str] = collections.Counter()
         self.games = 0
         self.tables: set[str] = set()
+        self.cpu = 0.0  # the server's CPU seconds at the start of the measure (negated)
+        self.cpu_end = 0.0
 
 
-async def play_tables(server: Server, args: argparse.Namespace, stats: Stats, stop: asyncio.Event, rng: random.Random) -> None:
+async def play_tables(
+    server: Server, args: argparse.Namespace, stats: Stats, stop: asyncio.Event, rng: random.Random
+) -> None:
     """One client: a table after another until `stop` is set."""
     ws_url = server.url.replace("http", "ws") + "/ws"
     while not stop.is_set():
-        body = {"variant": args.variant, "seats": [{"player": "human", "name": "client", "mine": True}, {"player": args.bot}]}
+        body = {
+            "variant": args.variant,
+            "seats": [{"player": "human", "name": "client", "mine": True}, {"player": args.bot}],
+        }
         status, made = await asyncio.to_thread(post, f"{server.url}/api/tables", body)
         if status != 201:
             stats.errors[f"create {status}"] += 1
@@ -154,7 +170,9 @@ async def play_tables(server: Server, args: argparse.Namespace, stats: Stats, st
             return
 
 
-async def play_one(ws_url: str, code: str, token: str, args: argparse.Namespace, stats: Stats, stop: asyncio.Event, rng: random.Random) -> None:
+async def play_one(
+    ws_url: str, code: str, token: str, args: argparse.Namespace, stats: Stats, stop: asyncio.Event, rng: random.Random
+) -> None:
     sent: dict[str, tuple[float, int, list[Any]]] = {}
     asked = -1
     async with connect(ws_url, max_size=None) as ws:
@@ -179,7 +197,9 @@ async def play_one(ws_url: str, code: str, token: str, args: argparse.Namespace,
                     move = choose(game)
                     msg_id = f"{code}:{game['seq']}"
                     sent[msg_id] = (time.perf_counter(), game["seq"], move)
-                    await ws.send(json.dumps({"type": "move", "seat": 0, "at": game["seq"], "move": move, "id": msg_id}))
+                    await ws.send(
+                        json.dumps({"type": "move", "seat": 0, "at": game["seq"], "move": move, "id": msg_id})
+                    )
             if stop.is_set() and not sent:
                 return
 
@@ -198,17 +218,22 @@ async def run(server: Server, args: argparse.Namespace, seconds: float) -> tuple
         await asyncio.sleep(args.ramp / args.tables)
     samples: list[tuple[float, int]] = []
     began = time.monotonic()
+    stats.cpu = -server.cpu()
     end = began + seconds
     killed = False
     while time.monotonic() < end:
         await asyncio.sleep(min(args.sample, max(0.0, end - time.monotonic())))
         samples.append((time.monotonic() - began, server.memory()))
+        stats.cpu_end = server.cpu()
         if args.kill_after is not None and not killed and time.monotonic() - began >= args.kill_after:
             server.kill()
             killed = True
             break
         if args.minutes:
-            print(f"  {samples[-1][0] / 60:5.1f} min: server {samples[-1][1] / MiB:6.1f} MiB, {len(stats.latencies)} moves, {stats.games} games", flush=True)
+            print(
+                f"  {samples[-1][0] / 60:5.1f} min: server {samples[-1][1] / MiB:6.1f} MiB, {len(stats.latencies)} moves, {stats.games} games",
+                flush=True,
+            )
     stop.set()
     await asyncio.wait(clients, timeout=30)
     return stats, samples
@@ -240,12 +265,22 @@ def report(stats: Stats, samples: list[tuple[float, int]], seconds: float, args:
         )
     if samples:
         rss = [s for _, s in samples]
-        print(f"server memory (RSS, with its bots' processes, MiB): first {rss[0] / MiB:.1f}  peak {max(rss) / MiB:.1f}  last {rss[-1] / MiB:.1f}")
+        print(
+            f"server memory (RSS, with its bots' processes, MiB): first {rss[0] / MiB:.1f}  peak {max(rss) / MiB:.1f}  last {rss[-1] / MiB:.1f}"
+        )
         if len(rss) >= 10:
             tenth = max(1, len(rss) // 10)
             early = statistics.median(rss[tenth : 2 * tenth])
             late = statistics.median(rss[-tenth:])
-            print(f"memory trend: median of the second tenth {early / MiB:.1f} MiB, of the last tenth {late / MiB:.1f} MiB ({(late - early) / early * 100:+.1f}%)")
+            print(
+                f"memory trend: median of the second tenth {early / MiB:.1f} MiB, of the last tenth {late / MiB:.1f} MiB ({(late - early) / early * 100:+.1f}%)"
+            )
+    used = stats.cpu_end + stats.cpu
+    print(
+        f"server CPU (with its bots' processes): {used:.1f} s in {seconds:.0f} s ({used / seconds * 100:.0f}% of a core), "
+        f"{used / max(len(ms), 1) * 1000:.1f} ms per acknowledged move; machine load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} cores"
+    )
     print(f"errors: {dict(stats.errors) or 'none'}")
 
 
@@ -260,7 +295,9 @@ def main() -> None:
     parser.add_argument("--variant", default="yahtzee")
     parser.add_argument("--workers", type=int, default=1, help="the server's --bot-workers")
     parser.add_argument("--db", default=None, help="a PostgreSQL URL (default: a SQLite file in a temporary folder)")
-    parser.add_argument("--kill-after", type=float, default=None, help="kill -9 the server this many seconds in, then check")
+    parser.add_argument(
+        "--kill-after", type=float, default=None, help="kill -9 the server this many seconds in, then check"
+    )
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which the clients arrive")
     parser.add_argument("--sample", type=float, default=5.0, help="seconds between memory samples")
     parser.add_argument("--seed", type=int, default=1)
@@ -272,11 +309,17 @@ def main() -> None:
         print(f"preparing {args.bot} for {args.variant}...", flush=True)
         prepared = time.monotonic()
         while True:
-            status, answer = post(f"{server.url}/api/tables", {"variant": args.variant, "seats": [{"player": "human"}, {"player": args.bot}]})
+            status, answer = post(
+                f"{server.url}/api/tables",
+                {"variant": args.variant, "seats": [{"player": "human"}, {"player": args.bot}]},
+            )
             if status == 201 or time.monotonic() - prepared > 900:
                 break
             time.sleep(2)
-        print(f"load: {args.tables} tables, think {args.think} s, bot delay {args.bot_delay} s, {seconds:.0f} s, db {server.db.split(':')[0]}", flush=True)
+        print(
+            f"load: {args.tables} tables, think {args.think} s, bot delay {args.bot_delay} s, {seconds:.0f} s, db {server.db.split(':')[0]}",
+            flush=True,
+        )
         began = time.monotonic()
         try:
             stats, samples = asyncio.run(run(server, args, seconds))
