@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from _server_helpers import TINY, Serve
 
+pytestmark = pytest.mark.slow  # tens of seconds each
+
 CHROMIUM = Path("/usr/bin/chromium")
 SNEAKY = "<img src=x onerror=\"document.title='pwned'\">bob"
 

@@ -66,7 +66,7 @@ class Server:
         cmd += ["--bot-delay", str(self.args.bot_delay), "--bot-workers", str(self.args.workers)]
         cmd += ["--max-tables-per-client", "1000000", "--max-connections-per-client", "100000"]
         env = {**os.environ, "DICECUP_DATA_DIR": str(self.folder)}
-        log = open(self.folder / "server.log", "ab")  # noqa: SIM115
+        log = open(self.folder / "server.log", "ab")
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -246,12 +246,24 @@ def check_acknowledged(server: Server, stats: Stats) -> tuple[int, list[str]]:
     for code, at, move, seq in stats.acked:
         by_table[code].append((at, move, seq))
     for code, moves in by_table.items():
-        with urllib.request.urlopen(f"{server.url}/api/tables/{code}/save", timeout=60) as answer:
-            history = json.loads(answer.read())["game"]["history"]
+        history = saved_history(f"{server.url}/api/tables/{code}/save")
         for at, move, seq in moves:
             if len(history) < seq or history[at] != move:
                 problems.append(f"{code}: the move acknowledged at {at} ({move}) is not stored")
     return len(stats.acked), problems
+
+
+def saved_history(url: str) -> list[Any]:
+    """A table's stored moves (its save), asked for at the pace the server's rate limit allows."""
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer:
+                history: list[Any] = json.loads(answer.read())["game"]["history"]
+                return history
+        except urllib.error.HTTPError as exc:
+            if exc.code != 429:
+                raise
+            time.sleep(float(exc.headers.get("retry-after", "1")))
 
 
 def report(stats: Stats, samples: list[tuple[float, int]], seconds: float, args: argparse.Namespace) -> None:
