@@ -129,6 +129,13 @@ class Serve:
         return f"ws://127.0.0.1:{self.port}/ws"
 
 
+def tiny_server(folder: Path, *args: str, port: int | None = None, env: dict[str, str] | None = None) -> Serve:
+    """A server (not started yet) that offers the tiny variant too, its tables in a SQLite file in `folder`."""
+    (folder / "tiny.yaml").write_text(TINY)
+    db = f"sqlite:///{folder}/tables.sqlite3"
+    return Serve(folder, db, "--variant-file", str(folder / "tiny.yaml"), *args, port=port, env=env)
+
+
 def call(
     url: str, body: Any = None, *, raw: bytes | None = None, headers: dict[str, str] | None = None
 ) -> tuple[int, Any]:

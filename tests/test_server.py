@@ -13,24 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _server_helpers import ENV, TINY, Player, Serve, best_box, call, create, http_check, play_out
+from _server_helpers import ENV, Player, Serve, best_box, call, create, http_check, play_out, tiny_server
 
 from dicecup import Engine, GameState
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    folder = tmp_path_factory.mktemp("serve")
-    (folder / "tiny.yaml").write_text(TINY)
-    serve = Serve(
-        folder,
-        f"sqlite:///{folder}/tables.sqlite3",
-        "--variant-file",
-        str(folder / "tiny.yaml"),
-        "--bot-delay",
-        "0.05",
-        "--max-tables-per-client",
-        "200",
+    serve = tiny_server(
+        tmp_path_factory.mktemp("serve"), "--bot-delay", "0.05", "--max-tables-per-client", "200"
     ).start()
     yield serve
     serve.stop()

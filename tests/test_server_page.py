@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _server_helpers import TINY, Serve
+from _server_helpers import Serve, tiny_server
 
 pytestmark = pytest.mark.slow  # tens of seconds each
 
@@ -47,11 +47,7 @@ def ensure_chromium() -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    folder = tmp_path_factory.mktemp("page")
-    (folder / "tiny.yaml").write_text(TINY)
-    serve = Serve(
-        folder, f"sqlite:///{folder}/t.sqlite3", "--variant-file", str(folder / "tiny.yaml"), "--bot-delay", "0.1"
-    )
+    serve = tiny_server(tmp_path_factory.mktemp("page"), "--bot-delay", "0.1")
     yield serve.start()
     serve.stop()
     assert "Traceback" not in serve.log(), serve.log()

@@ -12,7 +12,7 @@ import time
 
 import psutil
 import pytest
-from _server_helpers import TINY, Player, Serve, best_box, call, create, play_out
+from _server_helpers import Player, Serve, best_box, call, create, play_out, tiny_server
 
 from dicecup.server import migrations
 from dicecup.server.migrations import Migration
@@ -20,15 +20,8 @@ from dicecup.server.sqlite import SQLiteStore
 from dicecup.server.store import MoveRecord, SeatRecord, TableRecord
 
 
-def serve(tmp_path, *args: str, port: int | None = None) -> Serve:
-    (tmp_path / "tiny.yaml").write_text(TINY)
-    return Serve(
-        tmp_path, f"sqlite:///{tmp_path}/t.sqlite3", "--variant-file", str(tmp_path / "tiny.yaml"), *args, port=port
-    )
-
-
 def test_a_killed_server_comes_back_at_every_tables_last_acknowledged_move(tmp_path):
-    first = serve(tmp_path, "--bot-delay", "0.05").start()
+    first = tiny_server(tmp_path, "--bot-delay", "0.05").start()
     humans = create(
         first, {"player": "human", "name": "ann", "mine": True}, {"player": "human", "name": "bob", "mine": True}
     )
@@ -48,7 +41,7 @@ def test_a_killed_server_comes_back_at_every_tables_last_acknowledged_move(tmp_p
     bot_turn = cy.move(0, best_box(cy.game))  # acknowledged: now the bot is to move...
     assert bot_turn["type"] == "ack"
     first.kill()  # ...and the server dies, at once
-    second = serve(tmp_path, "--bot-delay", "0.05", port=first.port).start()
+    second = tiny_server(tmp_path, "--bot-delay", "0.05", port=first.port).start()
     again = Player(second)
     welcome = again.hello(humans["code"], *[t["token"] for t in humans["tokens"]])
     assert welcome["game"]["seq"] == acked and welcome["game"] == last_seen
@@ -62,7 +55,7 @@ def test_a_killed_server_comes_back_at_every_tables_last_acknowledged_move(tmp_p
 
 
 def test_two_servers_on_one_sqlite_file_are_refused(tmp_path):
-    first = serve(tmp_path).start()
+    first = tiny_server(tmp_path).start()
     proc = subprocess.run(
         [sys.executable, "-m", "dicecup", "serve", "--port", "1", "--db", first.db],
         capture_output=True,
@@ -154,7 +147,7 @@ def test_a_bot_whose_tables_take_long_is_refused_while_prepared_and_sigterm_stop
 
 @pytest.mark.parametrize("bot", ["bot:random", "bot:greedy"])
 def test_tables_with_quick_bots_are_created_at_once(tmp_path, bot):
-    server = serve(tmp_path).start()
+    server = tiny_server(tmp_path).start()
     made = create(server, {"player": "human", "name": "a", "mine": True}, {"player": bot})
     status, view = call(f"{server.url}/api/tables/{made['code']}")
     server.stop()

@@ -7,23 +7,19 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import time
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
-from _server_helpers import TINY, Player, Serve, call, create, http_check
+from _server_helpers import Player, Serve, call, create, http_check, tiny_server
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    folder = tmp_path_factory.mktemp("hostile")
-    (folder / "tiny.yaml").write_text(TINY)
-    serve = Serve(
-        folder,
-        f"sqlite:///{folder}/tables.sqlite3",
-        "--variant-file",
-        str(folder / "tiny.yaml"),
+    serve = tiny_server(
+        tmp_path_factory.mktemp("hostile"),
         "--max-tables-per-client",
         "1000",
         "--allow-origin",
@@ -131,14 +127,15 @@ def test_binary_oversized_and_huge_frames(server, table):
 def test_a_flood_is_rate_limited_then_closed_and_others_are_served(server, table):
     p = Player(server)
     p.hello(table["code"])
+    began = time.monotonic()
     for i in range(100):
         p.send({"type": "ping", "id": str(i)})
     answers = [p.recv() for _ in range(100)]
+    took = time.monotonic() - began
     limited = [a for a in answers if a["type"] == "error"]
-    assert limited and all(a["code"] == "rate_limited" for a in limited)
-    assert 20 <= sum(a["type"] == "pong" for a in answers) < 100
-    import time
-
+    assert all(a["code"] == "rate_limited" for a in limited)
+    assert sum(a["type"] == "pong" for a in answers) <= 30 + 10 * took + 1  # a burst of 30, then 10 a second
+    assert limited or took > 6
     time.sleep(1.5)
     still_answers(p)  # a slower pace is served again
     # a client that keeps flooding is closed (policy violation); another client is not affected
@@ -232,15 +229,7 @@ def test_unknown_paths_and_codes_are_json_refusals(server):
 
 
 def test_a_client_may_have_only_so_many_tables(tmp_path):
-    (tmp_path / "tiny.yaml").write_text(TINY)
-    limited = Serve(
-        tmp_path,
-        f"sqlite:///{tmp_path}/t.sqlite3",
-        "--variant-file",
-        str(tmp_path / "tiny.yaml"),
-        "--max-tables-per-client",
-        "3",
-    ).start()
+    limited = tiny_server(tmp_path, "--max-tables-per-client", "3").start()
     try:
         answers = [
             call(f"{limited.url}/api/tables", {"variant": "tiny", "seats": [{"player": "human"}]}) for _ in range(4)

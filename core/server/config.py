@@ -58,7 +58,7 @@ class ServerConfig:
     max_frame_bytes: int = 1 << 20  # a larger frame closes the connection (1009): it is never read whole
     messages_per_second: float = 10.0  # the sustained rate one connection may send at
     message_burst: int = 30  # ... and how many it may send at once
-    max_refusals: int = 200  # errors in a row (floods, junk) before a connection is closed (1008)
+    max_refusals: int = 200  # refusals at once (one a second is forgiven) before a connection is closed (1008)
     max_tables_per_client: int = 20  # unfinished tables one address may have created (last 24 hours)
     max_connections_per_client: int = 32  # WebSocket connections one address may hold at once, per process
     requests_per_second: float = 20.0  # HTTP API calls of one address, sustained

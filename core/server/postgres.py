@@ -19,19 +19,10 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from . import queries as q
 from .config import ServerError
 from .migrations import VERSION_TABLE, pending
 from .store import (
-    CLAIM_SEAT,
-    COUNT_OPEN,
-    INSERT_MOVE,
-    INSERT_SEAT,
-    INSERT_TABLE,
-    SELECT_MOVES,
-    SELECT_SEATS,
-    SELECT_TABLE,
-    TOUCH_TABLE,
-    UPDATE_STATUS,
     MoveRecord,
     NameTaken,
     Notify,
@@ -136,15 +127,15 @@ class PostgresStore(Store):
     async def create(self, table: TableRecord, now: float) -> None:
         head, seats = table_rows(table, now)
         async with self._connection() as conn, conn.transaction():
-            await conn.execute(sql(INSERT_TABLE), head)
+            await conn.execute(sql(q.INSERT_TABLE), head)
             async with conn.cursor() as cur:
-                await cur.executemany(sql(INSERT_SEAT), seats)
+                await cur.executemany(sql(q.INSERT_SEAT), seats)
 
     async def claim(self, code: str, seat: int, name: str, token_hash: str, now: float) -> bool:
         try:
             async with self._connection() as conn, conn.transaction():
-                done = (await conn.execute(sql(CLAIM_SEAT), (name, token_hash, code, seat))).rowcount == 1
-                await conn.execute(sql(TOUCH_TABLE), (now, code))
+                done = (await conn.execute(sql(q.CLAIM_SEAT), (name, token_hash, code, seat))).rowcount == 1
+                await conn.execute(sql(q.TOUCH_TABLE), (now, code))
                 if done:
                     await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{code} seats 0"))
         except pg_errors.UniqueViolation:
@@ -153,15 +144,15 @@ class PostgresStore(Store):
 
     async def table(self, code: str) -> TableRecord | None:
         async with self._connection() as conn:
-            head = await (await conn.execute(sql(SELECT_TABLE), (code,))).fetchone()
+            head = await (await conn.execute(sql(q.SELECT_TABLE), (code,))).fetchone()
             if head is None:
                 return None
-            seats = await (await conn.execute(sql(SELECT_SEATS), (code,))).fetchall()
+            seats = await (await conn.execute(sql(q.SELECT_SEATS), (code,))).fetchall()
             return table_from_rows(head, seats)
 
     async def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
         async with self._connection() as conn:
-            rows = await (await conn.execute(sql(SELECT_MOVES), (code, after))).fetchall()
+            rows = await (await conn.execute(sql(q.SELECT_MOVES), (code, after))).fetchall()
         return [move_from_row(r) for r in rows]
 
     async def append(self, code: str, moves: Sequence[MoveRecord], status: str, now: float) -> None:
@@ -169,15 +160,15 @@ class PostgresStore(Store):
         try:
             async with self._connection() as conn, conn.transaction():
                 async with conn.cursor() as cur:
-                    await cur.executemany(sql(INSERT_MOVE), rows)
-                await conn.execute(sql(UPDATE_STATUS), (status, now, code))
+                    await cur.executemany(sql(q.INSERT_MOVE), rows)
+                await conn.execute(sql(q.UPDATE_STATUS), (status, now, code))
                 await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{code} moves {moves[-1].seq}"))
         except pg_errors.UniqueViolation:
             raise SeqConflict(code) from None
 
     async def open_tables(self, creator: str, since: float) -> int:
         async with self._connection() as conn:
-            row = await (await conn.execute(sql(COUNT_OPEN), (creator, since))).fetchone()
+            row = await (await conn.execute(sql(q.COUNT_OPEN), (creator, since))).fetchone()
         return int(row[0]) if row else 0
 
     async def listen(self, notify: Notify) -> None:

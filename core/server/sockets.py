@@ -51,7 +51,7 @@ class Client:
         self.seats: frozenset[int] = frozenset()
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=config.outbox)
         self.bucket = Bucket(config.messages_per_second, config.message_burst)
-        self.refusals = 0
+        self.refusals = Bucket(1.0, config.max_refusals)  # one refusal a second is forgiven
         self.closing: int | None = None
 
     def send(self, text: str) -> None:
@@ -117,7 +117,7 @@ async def _receive(client: Client, hall: Hall) -> None:
         message = await client.socket.receive()
         if message["type"] == "websocket.disconnect":
             return
-        msg_id = None
+        msg_id, refused = None, False
         try:
             if not client.bucket.take():
                 raise ProtocolError(
@@ -129,17 +129,16 @@ async def _receive(client: Client, hall: Hall) -> None:
             data = parse_client(text, config.max_message_bytes)
             msg_id = data.get("id")
             await _dispatch(client, hall, data)
-            client.refusals = 0
         except ProtocolError as exc:
             client.send(dumps(error(exc, msg_id)))
-            client.refusals += 1
+            refused = True
         except Exception:  # a fault of ours: logged, answered, and the connection (and every table) goes on
             log.exception("a message from %s failed", client.address)
             client.send(
                 dumps(error(ProtocolError("internal", "the server failed on this message; it is logged"), msg_id))
             )
-            client.refusals += 1
-        if client.refusals > config.max_refusals:
+            refused = True
+        if refused and not client.refusals.take():  # refused again and again: a flood, or a broken client
             client.close(POLICY)
 
 

@@ -18,19 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from . import queries as q
 from .config import ServerError
 from .migrations import VERSION_TABLE, pending
 from .store import (
-    CLAIM_SEAT,
-    COUNT_OPEN,
-    INSERT_MOVE,
-    INSERT_SEAT,
-    INSERT_TABLE,
-    SELECT_MOVES,
-    SELECT_SEATS,
-    SELECT_TABLE,
-    TOUCH_TABLE,
-    UPDATE_STATUS,
     MoveRecord,
     NameTaken,
     SeqConflict,
@@ -142,18 +133,18 @@ class SQLiteStore(Store):
         head, seats = table_rows(table, now)
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute(INSERT_TABLE, head)
-            db.executemany(INSERT_SEAT, seats)
+            db.execute(q.INSERT_TABLE, head)
+            db.executemany(q.INSERT_SEAT, seats)
 
         await self._run(self._write, work)
 
     async def claim(self, code: str, seat: int, name: str, token_hash: str, now: float) -> bool:
         def work(db: sqlite3.Connection) -> bool:
             try:
-                done = db.execute(CLAIM_SEAT, (name, token_hash, code, seat)).rowcount == 1
+                done = db.execute(q.CLAIM_SEAT, (name, token_hash, code, seat)).rowcount == 1
             except sqlite3.IntegrityError:
                 raise NameTaken(name) from None
-            db.execute(TOUCH_TABLE, (now, code))
+            db.execute(q.TOUCH_TABLE, (now, code))
             return done
 
         return await self._run(self._write, work)
@@ -161,16 +152,16 @@ class SQLiteStore(Store):
     async def table(self, code: str) -> TableRecord | None:
         def read() -> TableRecord | None:
             db = self._conn()
-            head = db.execute(SELECT_TABLE, (code,)).fetchone()
+            head = db.execute(q.SELECT_TABLE, (code,)).fetchone()
             if head is None:
                 return None
-            return table_from_rows(head, db.execute(SELECT_SEATS, (code,)).fetchall())
+            return table_from_rows(head, db.execute(q.SELECT_SEATS, (code,)).fetchall())
 
         return await self._run(read)
 
     async def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
         def read() -> list[MoveRecord]:
-            return [move_from_row(r) for r in self._conn().execute(SELECT_MOVES, (code, after)).fetchall()]
+            return [move_from_row(r) for r in self._conn().execute(q.SELECT_MOVES, (code, after)).fetchall()]
 
         return await self._run(read)
 
@@ -206,7 +197,7 @@ class SQLiteStore(Store):
 
     async def open_tables(self, creator: str, since: float) -> int:
         def read() -> int:
-            return int(self._conn().execute(COUNT_OPEN, (creator, since)).fetchone()[0])
+            return int(self._conn().execute(q.COUNT_OPEN, (creator, since)).fetchone()[0])
 
         return await self._run(read)
 
@@ -218,12 +209,12 @@ def _append_all(appends: list[Append], db: sqlite3.Connection) -> list[bool]:
     for code, rows, status, now in appends:
         db.execute("SAVEPOINT one_append")
         try:
-            db.executemany(INSERT_MOVE, rows)
+            db.executemany(q.INSERT_MOVE, rows)
         except sqlite3.IntegrityError:
             db.execute("ROLLBACK TO one_append")
             stored.append(False)
         else:
-            db.execute(UPDATE_STATUS, (status, now, code))
+            db.execute(q.UPDATE_STATUS, (status, now, code))
             stored.append(True)
         db.execute("RELEASE one_append")
     return stored

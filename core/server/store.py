@@ -88,27 +88,6 @@ class MoveRecord:
         return (code, self.seq, self.seat, json.dumps(self.move, separators=(",", ":")), self.actor, self.at)
 
 
-SELECT_TABLE = (
-    "SELECT code, variant, source, options, fingerprint, turn_seconds, bot_delay, status, creator, created_at "
-    "FROM tables WHERE code = ?"
-)
-SELECT_SEATS = "SELECT seat, player, name, token_hash FROM seats WHERE table_code = ? ORDER BY seat"
-SELECT_MOVES = "SELECT seq, seat, move, actor, at FROM moves WHERE table_code = ? AND seq > ? ORDER BY seq"
-INSERT_TABLE = (
-    "INSERT INTO tables (code, variant, source, options, fingerprint, turn_seconds, bot_delay, status, creator, "
-    "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-INSERT_SEAT = "INSERT INTO seats (table_code, seat, player, name, token_hash) VALUES (?, ?, ?, ?, ?)"
-INSERT_MOVE = "INSERT INTO moves (table_code, seq, seat, move, actor, at) VALUES (?, ?, ?, ?, ?, ?)"
-UPDATE_STATUS = "UPDATE tables SET status = ?, updated_at = ? WHERE code = ?"
-CLAIM_SEAT = (
-    "UPDATE seats SET name = ?, token_hash = ? "
-    "WHERE table_code = ? AND seat = ? AND player = 'human' AND token_hash IS NULL"
-)
-TOUCH_TABLE = "UPDATE tables SET updated_at = ? WHERE code = ?"
-COUNT_OPEN = "SELECT COUNT(*) FROM tables WHERE creator = ? AND status <> 'over' AND updated_at > ?"
-
-
 def table_rows(table: TableRecord, now: float) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
     """The row of `tables` and the rows of `seats` that record a new table."""
     head = (
