@@ -239,3 +239,37 @@ def test_variants_offer_the_bots_that_can_play_them(server):
     assert "tiny" in by_id and "bot:greedy" in by_id["yahtzee"]["bots"] and "bot:optimal" in by_id["yahtzee"]["bots"]
     assert "bot:optimal" not in by_id["triple-yahtzee"]["bots"]
     assert "bot:risk:THETA" in by_id["yahtzee"]["bots"]
+
+
+@pytest.mark.parametrize("vid", Engine(entry_points=False).variant_ids())
+def test_every_variants_views_follow_the_schema(vid):
+    """Every built-in variant's table and game views, through random games, are what server.json says."""
+    import random
+
+    from _server_helpers import checker
+
+    from dicecup.server.rooms import Room
+    from dicecup.server.store import SeatRecord, TableRecord
+
+    engine = Engine(entry_points=False)
+    variant = engine.variant(vid)
+    seats = (SeatRecord(0, "human", "ann", "x"), SeatRecord(1, "human", "bob", "y"))
+    room = Room(
+        TableRecord("A" * 16, vid, None, {}, variant.fingerprint, seats, 60, 0.5, "playing", "me", 0.0), variant
+    )
+    rng = random.Random(vid)
+    game, table = checker("server", "game"), checker("server", "table")
+    table.validate(room.table_view())
+    game.validate(room.game_view())  # waiting
+    _, steps = room.advance(room.start_state(), [], rng, 1.0)
+    room.commit(steps)
+    for _ in range(40):
+        view = room.game_view()
+        game.validate(view)
+        if view["status"] == "over":
+            break
+        assert room.state is not None
+        action = rng.choice(room.state.legal_actions())
+        _, steps = room.advance(room.state, [(action, "seat")], rng, 1.0)
+        for entry in room.commit(steps):
+            checker("server", "moveEntry").validate(entry)

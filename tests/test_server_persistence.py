@@ -152,3 +152,23 @@ def test_tables_with_quick_bots_are_created_at_once(tmp_path, bot):
     status, view = call(f"{server.url}/api/tables/{made['code']}")
     server.stop()
     assert status == 200 and view["game"]["seats"][1]["player"] == bot
+
+
+def test_a_tampered_database_is_refused_table_by_table(tmp_path):
+    server = tiny_server(tmp_path).start()
+    good = create(server, {"player": "human", "name": "ann", "mine": True})
+    bad = create(server, {"player": "human", "name": "bob", "mine": True})
+    server.stop()
+    db = sqlite3.connect(tmp_path / "tables.sqlite3")
+    db.execute("UPDATE moves SET move = '[\"roll\", [9, 9, 9]]' WHERE table_code = ?", (bad["code"],))
+    db.commit()
+    db.close()
+    server.start()
+    p = Player(server)
+    refused = p.hello(bad["code"], bad["tokens"][0]["token"])
+    assert refused["code"] == "unknown_table"
+    assert "its stored move 1 is not a legal move" in refused["message"]
+    assert "changed by something other than dicecup" in refused["message"]
+    assert p.hello(good["code"], good["tokens"][0]["token"])["type"] == "welcome"  # the others are served
+    server.stop()
+    assert "Traceback" not in server.log()

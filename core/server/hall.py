@@ -24,8 +24,8 @@ from ..game.state import GameState
 from ..language.engine import Engine
 from .config import ServerConfig
 from .protocol import ProtocolError, dumps
-from .rooms import HUMAN, Room, Watcher
-from .store import MoveRecord, SeqConflict, Store, StoreUnavailable, TableRecord
+from .rooms import HUMAN, BrokenHistory, Room, Watcher
+from .store import CorruptRecord, MoveRecord, SeqConflict, Store, StoreUnavailable, TableRecord
 from .views import timeout_action
 from .workers import VariantRef, WorkerFailed, Workers, load_variant
 
@@ -109,6 +109,13 @@ class Hall:
         return await asyncio.shield(loading)
 
     async def _load(self, code: str) -> Room:
+        try:
+            return await self._replayed(code)
+        except (BrokenHistory, CorruptRecord) as exc:
+            log.error("%s", exc)
+            raise UnknownTable(f"{exc}: the database was changed by something other than dicecup") from None
+
+    async def _replayed(self, code: str) -> Room:
         record = await self.store.table(code)
         if record is None:
             raise UnknownTable(f"no table {code} here: check the link, or create a new table")

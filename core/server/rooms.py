@@ -14,16 +14,21 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
+from ..errors import DicecupError
 from ..game.actions import Action, action_from_json, action_to_json
 from ..game.state import GameState
 from ..language.model import Variant
 from .store import MoveRecord, TableRecord
 from .views import move_label, players_view, progress_lines, result_view, turn_view, variant_view
 
-__all__ = ["Room", "Watcher", "HUMAN", "Step", "RECENT"]
+__all__ = ["BrokenHistory", "Room", "Watcher", "HUMAN", "Step", "RECENT"]
 
 HUMAN = "human"
 RECENT = 50  # moves (with their narration) a joining client is shown
+
+
+class BrokenHistory(Exception):
+    """Stored moves that do not replay: the database was changed by something other than dicecup."""
 
 
 class Watcher(Protocol):
@@ -92,11 +97,16 @@ class Room:
         entries = []
         for i, move in enumerate(moves):
             if move.seq != self.seq + 1:
-                raise ValueError(f"table {self.code}: move {move.seq} follows move {self.seq}")
+                raise BrokenHistory(f"table {self.code}: its move {move.seq} follows move {self.seq}")
             before = self.state if self.state is not None else self.start_state()
-            action = action_from_json(move.move)
-            label = move_label(before, action) if i >= len(moves) - RECENT else ""
-            self._step(before, before.apply(action), move, label)
+            try:
+                action = action_from_json(move.move)
+                after = before.apply(action)
+            except (DicecupError, ValueError) as exc:
+                raise BrokenHistory(
+                    f"table {self.code}: its stored move {move.seq} is not a legal move ({exc})"
+                ) from None
+            self._step(before, after, move, move_label(before, action) if i >= len(moves) - RECENT else "")
             entries.append(self.recent[-1])
         return entries
 

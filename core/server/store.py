@@ -21,6 +21,7 @@ __all__ = [
     "NameTaken",
     "SeatRecord",
     "SeqConflict",
+    "CorruptRecord",
     "Store",
     "StoreUnavailable",
     "TableRecord",
@@ -37,6 +38,10 @@ Notify = Callable[[str, str, int], None]
 
 class SeqConflict(Exception):
     """Another writer appended a move with that sequence number first."""
+
+
+class CorruptRecord(Exception):
+    """A row that dicecup did not write as it reads (changed by hand or by another program): says which."""
 
 
 class StoreUnavailable(Exception):
@@ -108,7 +113,14 @@ def table_rows(table: TableRecord, now: float) -> tuple[tuple[Any, ...], list[tu
 
 
 def table_from_rows(head: Sequence[Any], seats: Sequence[Sequence[Any]]) -> TableRecord:
-    """A TableRecord from the rows SELECT_TABLE and SELECT_SEATS give."""
+    """A TableRecord from the rows SELECT_TABLE and SELECT_SEATS give; CorruptRecord when they do not read."""
+    try:
+        return _table(head, seats)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecord(f"table {str(head[0])[:20]}: its stored row cannot be read ({exc})") from None
+
+
+def _table(head: Sequence[Any], seats: Sequence[Sequence[Any]]) -> TableRecord:
     code, variant, source, options, fingerprint, turn_seconds, bot_delay, status, creator, created_at = head
     return TableRecord(
         code=code,
@@ -127,7 +139,10 @@ def table_from_rows(head: Sequence[Any], seats: Sequence[Sequence[Any]]) -> Tabl
 
 def move_from_row(row: Sequence[Any]) -> MoveRecord:
     seq, seat, move, actor, at = row
-    return MoveRecord(int(seq), int(seat), json.loads(move), actor, float(at))
+    try:
+        return MoveRecord(int(seq), int(seat), json.loads(move), actor, float(at))
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecord(f"move {seq}: its stored row cannot be read ({exc})") from None
 
 
 class Store(ABC):
