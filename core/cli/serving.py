@@ -72,19 +72,23 @@ def _check_prepare(items: list[str]) -> None:
 @cli_errors
 def serve(
     host: Annotated[
-        str, typer.Option(help="Address to listen on (0.0.0.0: every network of this machine).")
+        str, typer.Option(metavar="ADDRESS", help="Address to listen on (0.0.0.0: every network of this machine).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     db: Annotated[
         str | None,
         typer.Option(
+            metavar="URL",
             help="Database: sqlite:///PATH, or postgresql://USER:PASSWORD@HOST/NAME for several server processes "
-            "(default: server.sqlite3 in the user's data folder, or $DICECUP_DATA_DIR)."
+            "(default: server.sqlite3 in the user's data folder, or $DICECUP_DATA_DIR).",
         ),
     ] = None,
     allow_origin: Annotated[
         list[str] | None,
-        typer.Option(help="Also let pages from this origin connect, e.g. https://game.example.org (repeatable)."),
+        typer.Option(
+            metavar="ORIGIN",
+            help="Also let pages from this origin connect, e.g. https://game.example.org (repeatable).",
+        ),
     ] = None,
     bot_delay: Annotated[float, typer.Option(min=0, max=60, help="Seconds a bot waits before each move.")] = 0.8,
     bot_workers: Annotated[int, typer.Option(min=1, max=64, help="Processes that compute the bots' moves.")] = 1,
@@ -97,7 +101,8 @@ def serve(
         ),
     ] = None,
     variant_file: Annotated[
-        list[Path] | None, typer.Option(help="Also offer the variant in this YAML file (repeatable).")
+        list[Path] | None,
+        typer.Option(metavar="FILE.yaml", help="Also offer the variant in this YAML file (repeatable)."),
     ] = None,
     max_tables_per_client: Annotated[
         int, typer.Option(min=1, help="Unfinished tables one address may have created (in the last day).")
@@ -107,7 +112,10 @@ def serve(
     ] = 32,
     forwarded_allow_ips: Annotated[
         str,
-        typer.Option(help="Proxies trusted to say the client's address (X-Forwarded-For): comma-separated, or *."),
+        typer.Option(
+            metavar="ADDRESSES",
+            help="Proxies trusted to say the client's address (X-Forwarded-For): comma-separated, or *.",
+        ),
     ] = "127.0.0.1",
     export: Annotated[
         str | None,
