@@ -40,7 +40,10 @@ def test_a_killed_server_comes_back_at_every_tables_last_acknowledged_move(tmp_p
     cy.hello(versus_bot["code"], versus_bot["tokens"][0]["token"])
     bot_turn = cy.move(0, best_box(cy.game))  # acknowledged: now the bot is to move...
     assert bot_turn["type"] == "ack"
-    first.kill()  # ...and the server dies, at once
+    assert first.proc is not None
+    bots = psutil.Process(first.proc.pid).children(recursive=True)
+    first.kill()  # ...and the server dies, at once; its bots' processes with it
+    assert bots and psutil.wait_procs(bots, timeout=10)[1] == []
     second = tiny_server(tmp_path, "--bot-delay", "0.05", port=first.port).start()
     again = Player(second)
     welcome = again.hello(humans["code"], *[t["token"] for t in humans["tokens"]])

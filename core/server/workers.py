@@ -13,7 +13,9 @@ import asyncio
 import itertools
 import logging
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 import zlib
 from collections import OrderedDict
@@ -99,9 +101,25 @@ def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
         cache.popitem(last=False)
 
 
+def _die_with_parent() -> None:
+    """On Linux, be killed when the server dies, even by SIGKILL mid-computation (elsewhere: when the pipe closes)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the server died before the call: nobody to work for
+        os._exit(0)
+
+
 def serve_jobs(jobs: Connection, results: Connection, engine: Engine) -> None:
     """A worker process's life: answer each job `(id, kind, payload)` with `(id, ok, result or message)`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
+    _die_with_parent()
     bench = Bench(engine)
     while True:
         try:

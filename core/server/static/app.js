@@ -231,6 +231,11 @@ function draw() {
   $("title").textContent = v.name;
   $("seats").replaceChildren(...game.seats.map((s) => {
     const label = `${s.name || "(open seat)"}${s.player === HUMAN ? "" : ` · ${s.player}`}${mine.includes(s.seat) ? " · you" : ""}`;
+    if (mine.includes(s.seat)) {
+      // the seat's own link, with its token after # (never sent to a server): the seat on another device
+      const handoff = `${location.origin}/t/${code}#seat=${s.seat}.${tokens(code)[s.seat]}`;
+      return el("li", {}, label, " ", el("a", {href: handoff, class: "handoff"}, "(link to play this seat on another device)"));
+    }
     if (s.taken || game.status !== "waiting") return el("li", {}, label);
     const input = el("input", {placeholder: "your name", maxlength: 64});
     return el("li", {}, label, " ", input, el("button", {onclick: () => claim(s.seat, input)}, "Take this seat"));
