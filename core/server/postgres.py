@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -23,10 +22,10 @@ from . import queries as q
 from .config import ServerError
 from .migrations import VERSION_TABLE, pending
 from .store import (
+    Append,
     MoveRecord,
     NameTaken,
     Notify,
-    SeqConflict,
     Store,
     StoreUnavailable,
     TableRecord,
@@ -63,6 +62,7 @@ class PostgresStore(Store):
     kind = "postgresql"
 
     def __init__(self, url: str) -> None:
+        super().__init__()
         self.url = url
         self.where = safe_url(url)
         self._pool: AsyncConnectionPool | None = None
@@ -155,16 +155,21 @@ class PostgresStore(Store):
             rows = await (await conn.execute(sql(q.SELECT_MOVES), (code, after))).fetchall()
         return [move_from_row(r) for r in rows]
 
-    async def append(self, code: str, moves: Sequence[MoveRecord], status: str, now: float) -> None:
-        rows = [m.row(code) for m in moves]
-        try:
-            async with self._connection() as conn, conn.transaction():
-                async with conn.cursor() as cur:
-                    await cur.executemany(sql(q.INSERT_MOVE), rows)
-                await conn.execute(sql(q.UPDATE_STATUS), (status, now, code))
-                await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{code} moves {moves[-1].seq}"))
-        except pg_errors.UniqueViolation:
-            raise SeqConflict(code) from None
+    async def _append_batch(self, appends: list[Append]) -> list[bool]:
+        stored = []
+        async with self._connection() as conn, conn.transaction():
+            for code, rows, status, now in appends:
+                try:
+                    async with conn.transaction():  # a savepoint: a taken key undoes this table's append alone
+                        async with conn.cursor() as cur:
+                            await cur.executemany(sql(q.INSERT_MOVE), rows)
+                        await conn.execute(sql(q.UPDATE_STATUS), (status, now, code))
+                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{code} moves {rows[-1][1]}"))
+                except pg_errors.UniqueViolation:
+                    stored.append(False)
+                else:
+                    stored.append(True)
+        return stored
 
     async def open_tables(self, creator: str, since: float) -> int:
         async with self._connection() as conn:

@@ -13,7 +13,7 @@ import functools
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -22,9 +22,9 @@ from . import queries as q
 from .config import ServerError
 from .migrations import VERSION_TABLE, pending
 from .store import (
+    Append,
     MoveRecord,
     NameTaken,
-    SeqConflict,
     Store,
     StoreUnavailable,
     TableRecord,
@@ -36,7 +36,6 @@ from .store import (
 __all__ = ["SQLiteStore"]
 
 T = TypeVar("T")
-Append = tuple[str, list[tuple[Any, ...]], str, float]  # (table, move rows, status, time)
 
 
 class SQLiteStore(Store):
@@ -50,8 +49,7 @@ class SQLiteStore(Store):
         self._db: sqlite3.Connection | None = None
         self._lock: IO[str] | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicecup-sqlite")
-        self._queue: list[tuple[Append, asyncio.Future[bool]]] = []
-        self._flushing = False
+        super().__init__()
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
         try:
@@ -165,35 +163,8 @@ class SQLiteStore(Store):
 
         return await self._run(read)
 
-    async def append(self, code: str, moves: Sequence[MoveRecord], status: str, now: float) -> None:
-        """Queued, and committed with whatever else is queued meanwhile: one fsync for many tables' moves."""
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._queue.append(((code, [m.row(code) for m in moves], status, now), done))
-        if not self._flushing:
-            self._flushing = True
-            asyncio.get_running_loop().create_task(self._flush())
-        if not await done:
-            raise SeqConflict(code)
-
-    async def _flush(self) -> None:
-        """Commit the queued appends, a batch at a time, each batch in one transaction (group commit)."""
-        try:
-            while self._queue:
-                batch, self._queue = self._queue, []
-                try:
-                    stored = await self._run(self._write, functools.partial(_append_all, [item for item, _ in batch]))
-                except BaseException as exc:
-                    for _, done in batch:
-                        if not done.done():
-                            done.set_exception(exc)
-                    if not isinstance(exc, Exception):
-                        raise
-                    continue
-                for (_, done), ok in zip(batch, stored, strict=True):
-                    if not done.done():
-                        done.set_result(ok)
-        finally:
-            self._flushing = False
+    async def _append_batch(self, appends: list[Append]) -> list[bool]:
+        return await self._run(self._write, functools.partial(_append_all, appends))
 
     async def open_tables(self, creator: str, since: float) -> int:
         def read() -> int:

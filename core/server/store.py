@@ -7,6 +7,7 @@ write the same move cannot both succeed: the loser gets `SeqConflict` and catche
 
 from __future__ import annotations
 
+import asyncio
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +18,7 @@ from attrs import frozen
 from .config import ServerError
 
 __all__ = [
+    "Append",
     "MoveRecord",
     "NameTaken",
     "SeatRecord",
@@ -145,10 +147,19 @@ def move_from_row(row: Sequence[Any]) -> MoveRecord:
         raise CorruptRecord(f"move {seq}: its stored row cannot be read ({exc})") from None
 
 
+#: one table's append: (table, its move rows, its status after them, the time)
+Append = tuple[str, list[tuple[Any, ...]], str, float]
+
+
 class Store(ABC):
-    """Where tables and moves are kept: every method is a coroutine; each write is one transaction."""
+    """Where tables and moves are kept: every method is a coroutine; each write is one transaction, except that
+    appends waiting at once are committed together (group commit: one disk flush for many tables' moves)."""
 
     kind = "?"
+
+    def __init__(self) -> None:
+        self._queue: list[tuple[Append, asyncio.Future[bool]]] = []
+        self._flushing = False
 
     @abstractmethod
     async def open(self) -> None:
@@ -174,9 +185,40 @@ class Store(ABC):
     async def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
         """The moves of `code` after sequence number `after`, in order."""
 
-    @abstractmethod
     async def append(self, code: str, moves: Sequence[MoveRecord], status: str, now: float) -> None:
-        """Commit `moves` (and the table's status) at once, before anyone is told; SeqConflict if one is taken."""
+        """Commit `moves` (and the table's status) at once, before anyone is told; SeqConflict if one is taken.
+        Queued, and committed with whatever else is queued meanwhile."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.append(((code, [m.row(code) for m in moves], status, now), done))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush())
+        if not await done:
+            raise SeqConflict(code)
+
+    async def _flush(self) -> None:
+        """Commit the queued appends, a batch at a time, each batch in one transaction."""
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    stored = await self._append_batch([item for item, _ in batch])
+                except BaseException as exc:
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
+                for (_, done), ok in zip(batch, stored, strict=True):
+                    if not done.done():
+                        done.set_result(ok)
+        finally:
+            self._flushing = False
+
+    @abstractmethod
+    async def _append_batch(self, appends: list[Append]) -> list[bool]:
+        """Several tables' appends in one transaction, each undone alone if its key is taken; which were stored."""
 
     @abstractmethod
     async def open_tables(self, creator: str, since: float) -> int:
