@@ -344,3 +344,35 @@ def create_database(base: str, name: str) -> str:
     with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return f"{base}/{name}"
+
+
+async def conflicting_appends(store: Any) -> None:
+    """Two writers append the same move: one is stored, the other gets SeqConflict; in one batch, a conflicting
+    append is undone alone while another table's is stored; nothing half-written."""
+    import asyncio
+
+    from dicecup.server.store import MoveRecord, SeatRecord, SeqConflict, TableRecord
+
+    def table(code: str) -> TableRecord:
+        seats = (SeatRecord(0, "human", "ann", "h"),)
+        return TableRecord(code, "yacht", None, {}, "f", seats, None, 0.1, "playing", "me", 1.0)
+
+    def moves(first: int, n: int, tag: str) -> list[MoveRecord]:
+        return [MoveRecord(first + i, 0, ["score", f"{tag}{i}"], "seat", 1.0) for i in range(n)]
+
+    await store.open()
+    try:
+        for code in ("A" * 16, "B" * 16):
+            await store.create(table(code), 1.0)
+        await store.append("A" * 16, moves(1, 2, "x"), "playing", 2.0)
+        results = await asyncio.gather(
+            store.append("A" * 16, moves(2, 3, "late"), "playing", 3.0),  # seq 2 is taken: all three undone
+            store.append("B" * 16, moves(1, 2, "b"), "over", 3.0),
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], SeqConflict) and results[1] is None, results
+        assert [m.move for m in await store.moves("A" * 16)] == [["score", "x0"], ["score", "x1"]]
+        assert [m.seq for m in await store.moves("B" * 16)] == [1, 2]
+        assert (await store.table("B" * 16)).status == "over"
+    finally:
+        await store.close()

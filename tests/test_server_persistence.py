@@ -175,3 +175,9 @@ def test_a_tampered_database_is_refused_table_by_table(tmp_path):
     assert p.hello(good["code"], good["tokens"][0]["token"])["type"] == "welcome"  # the others are served
     server.stop()
     assert "Traceback" not in server.log()
+
+
+def test_a_move_two_writers_race_for_is_stored_once(tmp_path):
+    from _server_helpers import conflicting_appends
+
+    asyncio.run(conflicting_appends(SQLiteStore(tmp_path / "race.sqlite3")))

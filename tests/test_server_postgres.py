@@ -109,3 +109,11 @@ def test_a_newer_schema_is_refused_and_the_password_never_shown(database, tmp_pa
     )
     assert proc.returncode == 2 and "cannot connect to postgresql://dicecup@127.0.0.1" in proc.stderr
     assert "hunter2" not in proc.stderr
+
+
+def test_a_move_two_writers_race_for_is_stored_once(database):
+    from _server_helpers import conflicting_appends
+
+    from dicecup.server.postgres import PostgresStore
+
+    asyncio.run(conflicting_appends(PostgresStore(database)))

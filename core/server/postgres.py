@@ -161,10 +161,7 @@ class PostgresStore(Store):
             for code, rows, status, now in appends:
                 try:
                     async with conn.transaction():  # a savepoint: a taken key undoes this table's append alone
-                        async with conn.cursor() as cur:
-                            await cur.executemany(sql(q.INSERT_MOVE), rows)
-                        await conn.execute(sql(q.UPDATE_STATUS), (status, now, code))
-                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{code} moves {rows[-1][1]}"))
+                        await conn.execute(_append_statement(len(rows)), _append_values(code, rows, status, now))
                 except pg_errors.UniqueViolation:
                     stored.append(False)
                 else:
@@ -194,6 +191,20 @@ class PostgresStore(Store):
             except psycopg.Error as exc:
                 log.warning("lost the notification connection to %s (%s); reconnecting", self.where, exc)
                 await asyncio.sleep(1)
+
+
+def _append_statement(n: int) -> Any:
+    """One table's append as one statement (one round trip): its moves, its status, and the note to the others."""
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * n)
+    return (
+        f"WITH added AS (INSERT INTO moves (table_code, seq, seat, move, actor, at) VALUES {values} RETURNING seq) "
+        "UPDATE tables SET status = %s, updated_at = %s WHERE code = %s "
+        f"RETURNING pg_notify('{CHANNEL}', code || ' moves ' || (SELECT MAX(seq) FROM added))"
+    )
+
+
+def _append_values(code: str, rows: list[tuple[Any, ...]], status: str, now: float) -> list[Any]:
+    return [value for row in rows for value in row] + [status, now, code]
 
 
 def _parse(payload: str) -> tuple[str, str, int]:
