@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names below, for type checkers; at run time each module loads on first use
     from .errors import (
         CardError,
+        ContractError,
         DicecupError,
         DiceError,
         IllegalAction,
@@ -64,6 +65,7 @@ _WHERE: dict[str, str] = {
     **dict.fromkeys(
         (
             "CardError",
+            "ContractError",
             "DicecupError",
             "DiceError",
             "IllegalAction",
@@ -159,6 +161,7 @@ __all__ = [
     "PatternContext",
     "PatternFn",
     "PluginError",
+    "ContractError",
     "Progress",
     "RandomBot",
     "Roll",

@@ -23,6 +23,7 @@ from .errors import DicecupError
 from .game.actions import Keep, Score
 from .language.model import Card, Variant
 from .numeric.objective import ObjectiveView
+from .progress import Reporter
 from .solver.advice import Option, Values, advise
 
 if TYPE_CHECKING:  # (annotations only: ranking a card's options needs no game state)
@@ -40,8 +41,6 @@ __all__ = [
     "side_by_side",
 ]
 
-Progress = Callable[[str, int, int], None]
-
 
 @frozen
 class Asking:
@@ -50,7 +49,7 @@ class Asking:
 
     strategy: str = "optimal"
     max_states: int | None = None
-    progress: Progress | None = None
+    progress: Reporter | None = None
     warn: Callable[[str], None] | None = None
     say: Callable[[str], None] | None = None
     opponents: tuple[Card, ...] = ()  # the other players' cards (`advise --opponent`), for the win objective
@@ -120,14 +119,7 @@ def _exact(variant: Variant, objective: Any, asking: Asking) -> Advisor:
         from .solver.strong import strong_values
 
         check_relaxable(variant)
-        told = [asking.say is None]
-
-        def fitting(phase: str, done: int, total: int) -> None:
-            if not told[0] and asking.say is not None:
-                told[0] = True
-                asking.say(f"{variant.id}: fitting bot strong's correction (first use; it is then cached)")
-
-        return TableAdvisor(objective, strong_values(variant, progress=fitting, warn=asking.warn), "strong")
+        return TableAdvisor(objective, strong_values(variant, progress=asking.progress, warn=asking.warn), "strong")
     if asking.strategy != "optimal":
         raise DicecupError(f"unknown strategy {asking.strategy!r}; strategies: optimal, strong")
     from .solver import DEFAULT_MAX_STATES
@@ -152,7 +144,7 @@ def _win(variant: Variant, objective: Any, asking: Asking) -> Advisor:
         )
     from .simulate.win import WinAdvisor, planner_for  # the planner lives with bot:win, imported on use
 
-    advisor: Advisor = WinAdvisor(objective, planner_for(variant), asking.opponents)
+    advisor: Advisor = WinAdvisor(objective, planner_for(variant, asking.progress, asking.warn), asking.opponents)
     return advisor
 
 
@@ -189,17 +181,13 @@ def _target(variant: Variant, objective: Any, asking: Asking) -> Advisor:
     from .solver import DEFAULT_MAX_STATES
     from .solver.cache import load_or_solve
     from .solver.rules import check_solvable
-    from .solver.target import check_variant, solve_target
+    from .solver.target import check_variant
+    from .solver.target_store import target_tables
 
     check_variant(variant)
     check_solvable(variant)
     solution, _ = load_or_solve(variant, asking.max_states or DEFAULT_MAX_STATES, asking.progress, warn=asking.warn)
-
-    def told(estimate: Any) -> None:
-        if asking.say is not None:
-            asking.say(f"target play: {estimate.describe()} (estimate; solving)")
-
-    tables = solve_target(solution, keep="all", progress=asking.progress, on_estimate=told)
+    tables, _ = target_tables(solution, asking.progress, asking.warn)
     return TargetAdvisor(objective, tables, objective.target)
 
 

@@ -79,14 +79,16 @@ def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     chosen = _announced(ctx)
     if chosen is not None:
-        return (
-            None
-            if box == chosen
-            else f"you announced {ctx.variant.box(chosen).name} ({chosen}): this turn must score it"
-        )
+        if box == chosen:
+            return None
+        b = ctx.variant.box(chosen)
+        return f"you announced {b.name} in the {ctx.variant.column(b.column).name} column: this turn must score it"
     if box in _announced_boxes(ctx.variant, ctx.open_boxes):
-        row = ctx.variant.box(box).row
-        return f"{box} is in an announced column: announce it right after the first roll (announce {row})"
+        b = ctx.variant.box(box)
+        return (
+            f"the {ctx.variant.column(b.column).name} column takes a box only when announced "
+            f"right after the first roll (announce {b.row})"
+        )
     return None
 
 
@@ -95,7 +97,7 @@ def dicecup_turn_status(ctx: TurnContext) -> list[str] | None:
     chosen = _announced(ctx)
     if chosen is not None:
         box = ctx.variant.box(chosen)
-        return [f"Announced: {box.name} ({ctx.variant.column(box.column).name} column, {chosen}); this turn scores it"]
+        return [f"Announced: {box.name} ({ctx.variant.column(box.column).name} column); this turn scores it"]
     left = _announced_boxes(ctx.variant, ctx.open_boxes)
     if left and len(left) == len(ctx.open_boxes) and ctx.rolls_used == 1:
         return ["Only announced boxes are left: announce one now (e.g. announce " + ctx.variant.box(left[0]).row + ")"]

@@ -325,7 +325,7 @@ def _par(variant: Variant, ids: Sequence[str], need: int) -> Any:
     faces = {}
     for b in ids:
         box = variant.box(b)
-        if box.pattern.kind != "face" or box.scorer.kind != "sum":
+        if box.pattern.kind != "face" or box.scorer.kind != "sum" or box.scorer.multiply != 1:
             return None
         faces[b] = box.pattern.params["face"]
     if sum(3 * f for f in faces.values()) != need:

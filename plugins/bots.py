@@ -87,7 +87,7 @@ def _target_score(text: str) -> Objective:
     """bot:target:T's argument: a whole number of points."""
     from dicecup.numeric.objective import target_objective
 
-    return target_objective(text, f"bot:target:{text}")
+    return target_objective(text, "bot:target:T")  # the value itself is quoted, bounded, by the error
 
 
 def _target(rng: random.Random, objective: Objective) -> Bot:

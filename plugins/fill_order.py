@@ -55,7 +55,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     if nxt is None or nxt == box:
         return None
     way = "top to bottom" if col.order == "down" else "bottom to top"
-    return f"the {col.name} column is filled {way}: {nxt} comes next"
+    return f"the {col.name} column is filled {way}: {ctx.variant.box(nxt).name} comes next"
 
 
 @hookimpl

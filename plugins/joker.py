@@ -112,7 +112,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     allowed = dicecup_legal_boxes(ctx)
     if allowed is None or box in allowed:
         return None
-    return f"the forced joker rule sends five alike to {', '.join(allowed)}"
+    return f"the forced joker rule sends five alike to {', '.join(ctx.variant.box(b).name for b in allowed)}"
 
 
 @hookimpl

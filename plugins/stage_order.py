@@ -37,7 +37,7 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     stage = ctx.variant.box(box).stage
     if stage <= first:
         return None
-    return f"{box} is a stage-{stage} box: fill every stage-{first} box first"
+    return f"{ctx.variant.box(box).name} is a stage-{stage} box: fill every stage-{first} box first"
 
 
 @hookimpl

@@ -84,6 +84,10 @@ def test_message_snapshot(load, snapshot, name):
         ("bad_match_rounds.yaml", 6, ("match", "rounds", "two"), "number of players or 'default'"),
         ("empty_boxes.yaml", 3, ("boxes",), "at least one box"),
         ("not_a_mapping.yaml", 1, (), "expected a variant mapping, got a list"),
+        ("scorer_multiply_zero.yaml", 5, ("boxes", "sixes", "score", "multiply"), "integer >= 1, got 0"),
+        ("scorer_multiply_fraction.yaml", 4, ("boxes", "sixes", "score", "multiply"), "integer, got float 1.5"),
+        ("scorer_multiply_too_large.yaml", 9, ("boxes", "sixes", "score", "multiply"), "<= 1000, got 1000000"),
+        ("scorer_multiply_string.yaml", 4, ("boxes", "sixes", "score", "multiply"), "integer, got str 'double'"),
     ],
 )
 def test_line_and_key_path(load, name, line, path, words):

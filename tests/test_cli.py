@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from _rules_oracle import ORACLES
+from _saves import header, moves, reseal, state
 from conftest import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
@@ -303,35 +305,20 @@ def test_validate_every_builtin_file(variant):
 # ---------------------------------------------------------------------------- play: all bots
 
 
-def parse_table(text: str, title: str) -> tuple[list[str], list[list[str]]]:
-    """The header and rows of the rich table printed after `title`."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().startswith(title))
-    header: list[str] = []
-    rows: list[list[str]] = []
-    for line in lines[start + 1 :]:
-        if line.startswith("┃"):
-            header = [c.strip() for c in line.split("┃")[1:-1]]
-        elif line.startswith("│"):
-            rows.append([c.strip() for c in line.split("│")[1:-1]])
-        elif line.startswith("└"):
-            break
-    return header, rows
+def results_row(text: str, player: str) -> list[int]:
+    """A player's numbers in the results table printed at the game's end: parts, TOTAL (then other figures)."""
+    end = text.rsplit("Game over", 1)[1]
+    line = next(line for line in end.splitlines() if line.split()[1:2] == [player])
+    return [int(x) for x in line.split()[2:]]
 
 
-def check_card_adds_up(text: str, players: list[str], boxes: int) -> dict[str, int]:
-    """Box scores + bonuses = TOTAL for every player column of the final scorecard."""
-    header, rows = parse_table(text, "Final scorecard")
-    cols = [header.index(p) for p in players]
-    box_rows = [r for r in rows if r[0].isdigit()]
-    bonus_rows = [r for r in rows if not r[0] and r[1] not in ("TOTAL",)]
-    total_row = next(r for r in rows if r[1] == "TOTAL")
-    assert len(box_rows) == boxes
+def check_card_adds_up(text: str, players: list[str]) -> dict[str, int]:
+    """Each player's parts (sections or columns, bonuses) add up to the TOTAL in the results at the game's end."""
     totals = {}
-    for p, c in zip(players, cols, strict=True):
-        parts = [int(r[c]) for r in box_rows if r[c]] + [int(r[c]) for r in bonus_rows if r[c]]
-        assert sum(parts) == int(total_row[c]), (p, parts, total_row)
-        totals[p] = int(total_row[c])
+    for p in players:
+        *parts, total = results_row(text, p)
+        assert sum(parts) == total, (p, parts, total)
+        totals[p] = total
     return totals
 
 
@@ -343,9 +330,12 @@ def test_all_bot_game_of_every_variant_finishes_and_adds_up(engine, variant):
         "play", "--variant", variant, "--player", "bot:greedy", "--player", "bot:random", "--seed", "4", "--json"
     )
     assert result.exit_code == 0, result.output
-    totals = check_card_adds_up(result.stderr, ["greedy", "random"], len(v.boxes))
-    assert "Winner: " in result.stderr or "Tie" in result.stderr
     data = json.loads(result.stdout)
+    after = len(v.figures) + (data["settlement"] is not None)  # after the TOTAL: Balut's points, the settlement
+    totals = {p: results_row(result.stderr, p)[-1 - after] for p in ("greedy", "random")}
+    for p in totals:
+        assert sum(results_row(result.stderr, p)[: -1 - after]) == totals[p]
+    assert "Winner: " in result.stderr or "Tie" in result.stderr
     assert data["match_totals"] == totals
     for _name, card in data["final_cards"].items():
         assert sum(s for s in card["boxes"].values() if s is not None) + sum(card["bonuses"].values()) == card["total"]
@@ -358,7 +348,7 @@ def test_text_output_shows_the_same_game_as_json():
     data = json.loads(
         ok("play", "-v", "yatzy", "-p", "bot:greedy", "-p", "bot:random", "--seed", "6", "--json", "--quiet")
     )
-    assert check_card_adds_up(text, ["greedy", "random"], 15) == data["match_totals"]
+    assert check_card_adds_up(text, ["greedy", "random"]) == data["match_totals"]
     assert text.count("greedy: ") == 15  # one narrated line per bot turn
 
 
@@ -370,9 +360,9 @@ def test_upper_bonus_shows_in_the_printed_card():
         upper = sum(card["boxes"][b] for b in ("ones", "twos", "threes", "fours", "fives", "sixes"))
         assert card["bonuses"]["upper_bonus"] == (50 if upper >= 63 else 0)
         if upper >= 63:
-            header, rows = parse_table(result.stderr, "Final scorecard")
-            assert next(r for r in rows if r[1] == "upper_bonus")[3] == "50"
-            assert check_card_adds_up(result.stderr, ["greedy"], 15)["greedy"] == card["total"]
+            assert "upper lower Bonus TOTAL" in result.stderr
+            assert results_row(result.stderr, "greedy") == [upper, card["total"] - upper - 50, 50, card["total"]]
+            assert check_card_adds_up(result.stderr, ["greedy"])["greedy"] == card["total"]
             return
     pytest.fail("no seed in 1..29 reached the upper bonus")
 
@@ -392,11 +382,12 @@ def test_russian_match_of_three_settles_to_zero():
         if data["match_totals"][n] < par:
             assert pay[n] == pytest.approx(float(data["match_totals"][n] - par))
     out = ok(*args)
-    assert "Settlement (+ receives, - pays)" in out
-    header, rows = parse_table(out, "Match")
-    total = next(r for r in rows if r[0] == "match total")
-    assert [int(x) for x in total[1:]] == [data["match_totals"][n] for n in names]
-    check_card_adds_up(out, names, 17)
+    assert "settles: + receives, - pays" in out
+    end = out.rsplit("Match over after", 1)[1].splitlines()
+    for n in names:  # each player's match total, then what they receive or pay
+        line = next(line for line in end if line.split()[1:2] == [n])
+        assert int(line.split()[-2]) == data["match_totals"][n]
+        assert float(line.split()[-1]) == pytest.approx(pay[n], abs=0.005)
 
 
 def test_two_player_russian_settles_the_difference():
@@ -459,9 +450,9 @@ def test_scripted_human_game_with_wrong_input():
     assert "you have no 7s" in out
     assert "there is no box 99: boxes are numbered 1 to 15" in out
     assert "k 1 3 4       keep the dice at positions 1, 3 and 4" in out  # the help
-    assert "now (ann)" in out and "#1: " in out and "●" in out  # card with live scores, dice drawn
+    assert "ann's card · ann, roll 1 of 3: " in out and "#1: " in out and "●" in out  # the card on c, dice drawn
     assert "Scratch" in out and "[y/N]" in out  # prompts are plain text, not rich markup
-    check_card_adds_up(out, ["ann"], 15)
+    check_card_adds_up(out, ["ann"])
 
 
 def test_human_against_a_bot_and_end_of_input():
@@ -470,7 +461,7 @@ def test_human_against_a_bot_and_end_of_input():
     assert result.stderr.strip() == "error: input ended before the game did"
     assert "Traceback" not in result.output
     assert result.stdout.count("greedy: ") == 4  # the bot played its four turns in between
-    assert "You score" in result.stdout and "now ([b]ann)" in result.stdout  # names are not markup
+    assert "You score" in result.stdout and re.search(r"box +\[b\]ann +greedy +now", result.stdout)  # not markup
 
 
 def test_quit_without_save():
@@ -489,14 +480,14 @@ def test_save_and_resume_continue_exactly(tmp_path):
     save = tmp_path / "game.json"
     first = run("play", *args, "--save", str(save), input=turns(5))
     assert first.exit_code == 2 and f"the game is saved in {save}" in first.stderr
-    saved = json.loads(save.read_text())
-    assert saved["format"] == "dicecup/play" and saved["version"] == 1
+    saved = header(save)
+    assert saved["format"] == "dicecup/play" and saved["version"] == 2
     assert [s["kind"] for s in saved["seats"]] == ["human", "bot:random"]
-    assert [len(c["scores"]) for c in saved["game"]["cards"]] == [5, 5]
+    assert [len(c.scores) for c in state(save).cards] == [5, 5]
     second = run("resume", str(save), "--json", input=turns(12, start=6))
     assert second.exit_code == 0, second.output
     assert json.loads(second.stdout) == json.loads(whole.stdout)
-    assert json.loads(save.read_text())["game"]["over"] is True
+    assert state(save).over is True
 
 
 def test_quit_with_save_then_resume(tmp_path):
@@ -508,7 +499,7 @@ def test_quit_with_save_then_resume(tmp_path):
 
 
 def test_killed_mid_game_resumes_exactly(tmp_path):
-    """SIGKILL while bots play: the atomic save holds a whole state, and resume ends the same."""
+    """SIGKILL while bots play: the save holds every move made, and resume ends the same (the same dice)."""
     args = [
         "play",
         "-v",
@@ -537,7 +528,7 @@ def test_killed_mid_game_resumes_exactly(tmp_path):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if json.loads(save.read_text())["game"]["round"] >= 3:
+                if sum(m[0] == "score" for m in moves(save)) >= 2 * 2 * 12:  # two games of two players
                     break
             except (OSError, ValueError, KeyError):
                 pass
@@ -545,8 +536,7 @@ def test_killed_mid_game_resumes_exactly(tmp_path):
         proc.send_signal(signal.SIGKILL)
     finally:
         proc.wait()
-    state = json.loads(save.read_text())["game"]
-    if state["over"]:
+    if state(save).over:
         pytest.skip("the game ended before it could be killed")
     resumed = cli("resume", str(save), "--json")
     assert resumed.returncode == 0, resumed.stderr
@@ -569,13 +559,12 @@ def test_corrupt_and_foreign_saves_are_refused_untouched(tmp_path, engine):
     before = other.read_text()
     assert "holds a yacht game, not yatzy" in fails("resume", str(other), "--variant", "yatzy")
     assert "already holds an unfinished yacht game" in fails("play", "-v", "yatzy", "-p", "a", "--save", str(other))
-    data = json.loads(before)
-    data["game"]["fingerprint"] = "0" * 16
     changed = tmp_path / "changed.json"
-    changed.write_text(json.dumps(data))
+    changed.write_text(before.replace('"fingerprint":"', '"fingerprint":"0'))
+    assert "line 1 does not match its checksum" in fails("resume", str(changed))  # an edit that breaks the seal
+    reseal(changed, lambda lines: [{**lines[0], "fingerprint": "0" * 16}, *lines[1:]])  # one that seals again
     assert "different definition of variant 'yacht'" in fails("resume", str(changed))
-    data = json.loads(before)
-    data["seats"][0]["kind"] = "bot:genius"
-    changed.write_text(json.dumps(data))
+    changed.write_text(before)
+    reseal(changed, lambda lines: [{**lines[0], "seats": [{"name": "a", "kind": "bot:genius"}]}, *lines[1:]])
     assert "seats[0].kind is 'bot:genius'" in fails("resume", str(changed))
     assert other.read_text() == before

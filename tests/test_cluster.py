@@ -134,13 +134,23 @@ def test_a_worker_killed_mid_solve_is_replaced(cluster, tmp_path):
     pids = list(cluster.client.run(os.getpid).values())
     killed: list[int] = []
 
-    def progress(phase: str, done: int, total: int) -> None:
-        if phase == "solve" and not killed and done > total // 4:
-            killed.append(pids[0])
-            os.kill(pids[0], signal.SIGKILL)
+    class Kill:  # a progress reporter that kills a worker a quarter into the backward pass
+        label, total, count = "", 0, 0
+
+        def start(self, label, total=None, unit="", seconds=None):
+            self.label, self.total, self.count = label, total or 0, 0
+
+        def advance(self, n=1):
+            self.count += n
+            if self.label == "backward pass" and not killed and self.count > self.total // 4:
+                killed.append(pids[0])
+                os.kill(pids[0], signal.SIGKILL)
+
+        def done(self):
+            self.label = ""
 
     backend = ClusterBackend(cluster, tmp_path / "store", block=8)
-    values = solve(variant, backend=backend, progress=progress).values
+    values = solve(variant, backend=backend, progress=Kill()).values
     assert killed and _same(values, solve(variant).values)
     cluster.client.wait_for_workers(2, timeout=30)  # the nanny restarted it, for the tests after this one
 

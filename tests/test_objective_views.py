@@ -174,7 +174,7 @@ def test_session_shows_the_ranking_table_instead_of_the_line():
     text = buf.getvalue()
     assert "hint                  mean          risk 0.1" in text
     assert (
-        "  keep 666            #1 31.2       #2 30.0" in text and "  score sixes         #2 30.0       #1 30.5" in text
+        "  keep 666            #1 31.2       #2 30.0" in text and "  score Sixes         #2 30.0       #1 30.5" in text
     )
     assert "hint: best" not in text
 
@@ -343,7 +343,7 @@ def test_a_single_objective_names_the_hint_line():
         advisor=lambda st: [(a, p[0][0]) for a, p in rows],
         ranking=Ranking(["risk -0.03"], ["points"], lambda st: rows),
     ).step()
-    assert "hint (risk -0.03): best keep 666 (21.2); then score sixes -1.2" in buf.getvalue()
+    assert "hint (risk -0.03): best keep 666 (21.2); then score Sixes -1.2" in buf.getvalue()
 
 
 def test_the_hint_objectives_are_saved_and_resumed(tmp_path):

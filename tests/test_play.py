@@ -94,11 +94,17 @@ def test_score_by_number_id_prefix_and_name(engine):
         ("keep 5", "you have no 5s (the dice are 2 3 6 6 6)"),
         ("keep 2 2", "you have only 1 2 (the dice are 2 3 6 6 6)"),
         ("s 14", "there is no box 14: boxes are numbered 1 to 13"),
-        ("s four", "could be four_of_a_kind, fours"),
-        ("s bogus", "no open box 'bogus'"),
+        ("s four", "could be Four of a kind, Fours"),
+        ("s bogus", "no open box 'bogus'; open boxes: Ones, Twos,"),
+        ("s fulhouse", "no box 'fulhouse'; did you mean Full house (s 9)?"),
+        ("fulhouse", "I don't understand 'fulhouse'; did you mean 's 9' (score Full house)?"),
+        ("kep 6 6 6", "I don't understand 'kep 6 6 6'; did you mean 'keep 6 6 6'?"),
+        ("scor 9", "did you mean 'score 9'?"),
+        ("hitn", "did you mean 'hint'?"),
+        ("c zed", "no player 'zed'; players: ann (or 1 to 1)"),
         ("9", "to score box 9 type s 9"),
         ("y", "I don't understand 'y'"),  # a stray key must not score the yahtzee box
-        ("dance", "I don't understand 'dance'"),
+        ("dance", "I don't understand 'dance'; type ? for the commands"),
     ],
 )
 def test_command_mistakes_say_what_to_type(engine, text, message):
@@ -170,7 +176,9 @@ def test_stage_order_mistake_is_explained(engine):
     view, out = capture()
     session = Session(state, [Seat("ann")], rng=random.Random(1), view=view, ask=Script(["s two_pairs", "s twos"]))
     session.step()
-    assert "two_pairs is a stage-2 box: fill every stage-1 box first" in out.getvalue()
+    assert "Two pairs cannot be scored now: Two pairs is a stage-2 box: fill every stage-1 box first" in " ".join(
+        out.getvalue().split()
+    )
     assert session.state.cards[0].scores == {"twos": -2}  # (2 - 3) x 2, docs/games/russian.md
 
 
@@ -291,5 +299,5 @@ def test_hints_show_the_best_move_and_what_the_others_lose(engine):
     )
     session.step()
     text = out.getvalue()
-    line = "hint: best keep 666 (31.2); then score sixes -1.2, reroll all -18.8"
+    line = "hint: best keep 666 (31.2); then score Sixes -1.2, reroll all -18.8"
     assert text.count(line) == 2  # shown with the dice, and again on `hint`

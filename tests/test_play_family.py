@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _saves import moves
 from conftest import FAMILY_VARIANTS
 from rich.console import Console
 from test_play import Script
@@ -68,18 +70,21 @@ def said(out: io.StringIO) -> str:
 
 
 def cells(text: str, label: str) -> list[str]:
-    """The cells of the last table line whose first or second cell is `label` (`11 │ Full │ - │ ...`)."""
-    found = []
+    """The last card or table line labelled `label`: its number, the label, then each cell
+    (`11 Full  -  -  (49)  -`; a card in two halves is read half by half)."""
+    found: list[str] = []
     for line in text.splitlines():
-        if "│" not in line:
-            continue
-        parts = [c.strip() for c in line.split("│")]
-        if line.startswith("│"):  # a framed table: drop the empty cells outside its edges
-            parts = parts[1:-1]
-        if label in parts[:2]:
-            found = parts
-    assert found, f"no table row {label!r} in:\n{text}"
+        for part in re.split(r" [│|] ", line):
+            hit = re.match(rf"\s*(\d*)\s+{re.escape(label)}(?:\s+([^A-Za-z\s].*))?\s*$", part)
+            if hit:
+                found = [hit.group(1), label, *(hit.group(2) or "").split()]
+    assert found, f"no line {label!r} in:\n{text}"
     return found
+
+
+def head(text: str, first: str) -> list[str]:
+    """The words of the last head line of a card or table starting with `first` (`row down up ...`)."""
+    return next(line.split("│")[0].split() for line in reversed(text.splitlines()) if line.split()[:1] == [first])
 
 
 def fill_except_announce(state: GameState) -> GameState:
@@ -116,11 +121,11 @@ def test_yamb_turn_with_four_columns_for_three_players(engine):
     s.step()  # c, then s full: only the Free column may take a Full now (Down wants ones, Up yamb, Announce an announcement)
     text = out.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines())
-    header = next(line for line in text.splitlines() if "Down ↓" in line)
-    assert [c.strip() for c in header.split("│")] == ["#", "row", "Down ↓", "Up ↑", "Free", "Announce"]
-    assert cells(text, "Full") == ["11", "Full", "-", "-", "49", "-"]  # 22555: sum + 30, only Free allowed
-    assert cells(text, "Ones") == ["1", "Ones", "0", "-", "0", "-"]
-    assert "others: bob 0, carla 0" in text
+    assert head(text, "row") == ["row", "down", "up", "free", "announce"]
+    assert cells(text, "Full") == ["11", "Full", "-", "-", "(49)", "-"]  # 22555: sum + 30, only Free allowed
+    assert cells(text, "Ones") == ["1", "Ones", "(0)", "-", "(0)", "-"]
+    assert cells(text, "Upper bonus") == ["", "Upper bonus", "0/60", "0/60", "0/60", "0/60"]
+    assert "ann 0 · bob 0 · carla 0" in text and "c NAME or c 1-3: a player's card" in text
     assert "You score 49 in Full (Free)." in text
     assert s.state.cards[0].scores == {"free.full": 49}
     assert s.state.player == "bob"
@@ -132,9 +137,9 @@ def test_triple_yahtzee_card_multiplies_and_names_columns(engine):
     s.step()
     text = out.getvalue()
     flat = said(out)
-    header = next(line for line in text.splitlines() if "x1" in line and line.strip().startswith("#"))
-    assert [c.strip() for c in header.split("│")] == ["#", "row", "x1", "x2", "x3"]  # not "x2 x2"
-    assert cells(text, "Chance")[2:] == ["23", "46", "69"]
+    assert head(text, "row") == ["row", "x1", "x2", "x3"]
+    assert cells(text, "Chance")[2:] == ["(23)", "(46)", "(69)"]  # what the dice score there, times the column's
+    assert cells(text, "Yahtzee bonus")[2:] == ["0"]
     assert "Chance can go in x1 (23), x2 (46) or x3 (69): say which, e.g. s chance x1" in flat
     assert s.state.cards[0].scores == {"x2.chance": 23}
     assert "You score 46 in Chance (x2)." in flat
@@ -203,7 +208,7 @@ def test_row_with_no_column_allowed_now_gives_each_reason(engine):
     )
     assert (
         "up: the Up column is filled bottom to top" in text
-        and "announce: announce.full is in an announced column" in text
+        and "announce: the Announce column takes a box only when announced right after the first roll" in text
     )
 
 
@@ -227,11 +232,13 @@ def test_announcement_offered_typed_shown_and_enforced(engine):
     assert "You may also announce a box of the Announce column: ones, twos, threes," in flat
     assert "  announce ...  announce the box of an announced column" in text  # `?` lists the verb
     assert "You announce Full (Announce)." in flat
-    assert "Announced: Full (Announce column, announce.full); this turn scores it" in flat
-    assert "Full (Free) cannot be scored now: you announced Full (announce.full): this turn must score it" in flat
-    assert "you cannot announce now (Announced: Full (Announce column, announce.full); this turn scores it)" in flat
-    assert "(k 1 3 keep, r reroll all, s scores Full, ? help)" in script.prompts[-1]
-    assert cells(text, "Full")[2:] == ["-", "-", "-", "49"]  # only the announced box can be scored
+    assert "Announced: Full (Announce column); this turn scores it" in flat
+    assert (
+        "Full (Free) cannot be scored now: you announced Full in the Announce column: this turn must score it" in flat
+    )
+    assert "you cannot announce now (Announced: Full (Announce column); this turn scores it)" in flat
+    assert script.prompts[-1] == "ann, roll 2 of 3 (k 1 3 keep, r reroll, s scores Full (Announce)) > "  # fits
+    assert cells(text, "Full")[2:] == ["-", "-", "-", "(49)"]  # only the announced box can be scored
     assert s.state.cards[0].scores == {"announce.full": 49}
     assert "You score 49 in Full (Announce)." in flat
 
@@ -257,7 +264,7 @@ def test_only_announce_boxes_left_the_player_must_announce_first(engine):
     assert "You must announce a box of the Announce column: ones, twos" in flat
     assert "Only announced boxes are left: announce one now (e.g. announce " in flat
     assert "no reroll now: Only announced boxes are left" in flat
-    assert "Ones (Announce) cannot be scored now: announce.ones is in an announced column" in flat
+    assert "Ones (Announce) cannot be scored now: the Announce column takes a box only when announced" in flat
     assert "no box can be scored yet; announce a box of the Announce column" in flat
     assert s.state.turn_state["announced"] == "announce.triple"
     s.step()  # once announced the dice may be rolled again
@@ -332,12 +339,11 @@ def test_balut_card_has_a_points_column_and_the_points_row(engine):
     s, _, out = session(engine, state, ["c", "s full house a"])
     s.step()
     text = out.getvalue()
-    header = next(line for line in text.splitlines() if "Points" in line and "row" in line)
-    assert [c.strip() for c in header.split("│")] == ["#", "row", "A", "B", "C", "D", "Points"]
-    assert cells(text, "Fours") == ["1", "Fours", "12", "12", "12", "12", "0/52"]
+    assert head(text, "row") == ["row", "a", "b", "c", "d", "Points"]
+    assert cells(text, "Fours") == ["1", "Fours", "(12)", "(12)", "(12)", "(12)", "0/52"]
     assert cells(text, "Full house")[-1] == "0/4"
     assert cells(text, "Points")[-1] == "-2"  # a total under 300 counts -2
-    assert "others: bob 0 (-2 points)" in text
+    assert "ann 0 (-2 points) · bob 0 (-2 points)" in text
     assert s.state.cards[0].scores == {"a.full_house": 22}
 
 
@@ -353,9 +359,11 @@ def test_balut_ranks_by_points_then_score(engine):
     view.final(final)
     text = out.getvalue()
     said(out)
-    assert "Ranking (by points, then score)" in text
-    assert cells(text, "1")[1:] == ["ann", "2", "156"] and cells(text, "2")[1:] == ["bob", "0", "208"]
+    assert head(text, "#") == ["#", "player", "a", "b", "c", "d", "TOTAL", "Points"]
+    assert cells(text, "ann")[0] == "1" and cells(text, "ann")[-2:] == ["156", "2"]  # first on points
+    assert cells(text, "bob")[0] == "2" and cells(text, "bob")[-2:] == ["208", "0"]
     assert text.rstrip().endswith("Winner: ann with 2 points")
+    assert len(text.splitlines()) == 5  # the heading, the table's head and two players, the winner
     data = result_json(final, [Seat("ann"), Seat("bob")])
     assert data["ranking"] == ["ann", "bob"] and data["match_figures"] == {"points": {"ann": 2, "bob": 0}}
     assert data["rounds"][0]["figures"] == {"points": {"ann": 2, "bob": 0}}
@@ -369,11 +377,13 @@ def test_balut_match_table_shows_points(engine):
     v = engine.variant("balut")
     state = finish(GameState.new(v, ["ann", "bob"], rounds=2), {"ann": [1, 2, 3, 4, 5], "bob": [6, 6, 5, 5, 4]})
     view, out = capture()
-    view.console.print(view.round_table(state))
+    view.final(state)
     text = out.getvalue()
-    assert cells(text, "1")[1:] == ["156 (2 points)", "208 (0 points)"]
-    assert cells(text, "match points")[1:] == ["4", "0"]
-    assert cells(text, "match total")[1:] == ["312", "416"]
+    assert "Match over after 2 games" in text
+    assert head(text, "#") == ["#", "player", "g1", "g2", "match", "Points"]
+    assert cells(text, "ann") == ["1", "ann", "156", "156", "312", "4"]
+    assert cells(text, "bob") == ["2", "bob", "208", "208", "416", "0"]
+    assert "g1 to g2: each game's total" in text
 
 
 # ---------------------------------------------------------------------------- forced order
@@ -445,7 +455,11 @@ def test_bots_play_each_game_to_the_end(engine, variant, options):
     best = max(tuple(k[n] for k in keys) for n in data["match_totals"])
     assert data["winners"] == [n for n in data["match_totals"] if tuple(k[n] for k in keys) == best]
     assert all(len(line) <= 80 for line in result.stderr.splitlines())
-    assert "Final scorecard" in result.stderr and ("Winner: " in result.stderr or "Tie at " in result.stderr)
+    assert "Game over" in result.stderr and ("Winner: " in result.stderr or "Tie at " in result.stderr)
+    for name, total in data["match_totals"].items():  # the results table: each total, in parts that add up
+        values = [int(x) for x in cells(result.stderr, name)[2:]]
+        parts, shown = values[: -1 - len(v.figures)], values[-1 - len(v.figures)]  # then TOTAL, then figures
+        assert sum(parts) == shown == total, values
 
 
 def _figure(variant, bonus_id: str) -> str:
@@ -518,7 +532,7 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
         history: list = []
         while time.monotonic() < deadline:
             try:
-                history = json.loads(save.read_text())["game"]["history"]
+                history = moves(save)
             except (OSError, ValueError, KeyError):
                 history = []
             if history and history[-1] == ["rule", "announced", "announce", "announce.fives"]:
@@ -535,7 +549,7 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
     marker = "You announce Fives (Announce).\n"
     assert whole.stderr.count(marker) == 1
     assert resumed.stderr == whole.stderr.split(marker, 1)[1]
-    assert "Announced: Fives (Announce column, announce.fives); this turn scores it" in resumed.stderr.split("> ", 1)[0]
+    assert "Announced: Fives (Announce column); this turn scores it" in resumed.stderr.split("> ", 1)[0]
 
 
 def test_bot_match_narrates_each_round_with_points(engine):
@@ -545,5 +559,9 @@ def test_bot_match_narrates_each_round_with_points(engine):
     final = Session(state, seats, rng=random.Random(1), view=view, make_bot=engine.make_bot).run()
     first = final.results[0]
     points = first.figure("points")
-    line = f"Round 1 of 2: random {first.totals[0]} ({points[0]} points), Bo {first.totals[1]} ({points[1]} points)"
-    assert line in out.getvalue()
+    text = out.getvalue()
+    game_one = text.split("Game 1 of 2 finished")[1].split("Game over")[0]
+    assert head(game_one, "player")[-2:] == ["TOTAL", "Points"]  # the game's results, players in turn order
+    assert cells(game_one, "random")[-2:] == [str(first.totals[0]), str(points[0])]
+    assert cells(game_one, "Bo")[-2:] == [str(first.totals[1]), str(points[1])]
+    assert "Match over after 2 games" not in text  # the match's results are the CLI's to show (View.final)

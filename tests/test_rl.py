@@ -434,3 +434,126 @@ def test_the_training_example_refuses_bad_numbers():
         timeout=120,
     )
     assert proc.returncode == 2 and proc.stderr.startswith("error: --minutes must be >= 0")
+
+
+# ---------------------------------------------------------------------- misuse, fuzzed
+
+
+WRONG_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.integers(min_value=10**300, max_value=10**400),
+    st.floats(allow_nan=True),
+    st.text(max_size=300),
+    st.lists(st.integers(), max_size=5),
+    st.builds(lambda n: np.array(n), st.integers(min_value=-5, max_value=60)),
+    st.builds(lambda n: np.array([n]), st.integers(min_value=0, max_value=60)),
+    st.just(object()),
+)
+GYM_CALLS = st.lists(
+    st.one_of(
+        st.tuples(st.just("reset"), st.one_of(st.none(), st.integers(min_value=0, max_value=2**32), WRONG_VALUES)),
+        st.tuples(st.just("reset_options"), WRONG_VALUES),
+        st.tuples(st.just("step"), st.one_of(st.integers(min_value=-3, max_value=60), WRONG_VALUES)),
+        st.tuples(st.just("step_legal"), st.none()),
+        st.tuples(st.just("finish"), st.none()),
+        st.tuples(st.just("mask"), st.none()),
+        st.tuples(st.just("render"), st.none()),
+    ),
+    max_size=25,
+)
+AEC_CALLS = st.lists(
+    st.one_of(
+        st.tuples(st.just("reset"), st.one_of(st.none(), st.integers(min_value=0, max_value=2**32), WRONG_VALUES)),
+        st.tuples(st.just("step"), st.one_of(st.integers(min_value=-3, max_value=60), WRONG_VALUES)),
+        st.tuples(st.just("step_legal"), st.none()),
+        st.tuples(st.just("finish"), st.none()),
+        st.tuples(st.just("observe"), st.one_of(st.sampled_from(["player_0", "player_1"]), WRONG_VALUES)),
+        st.tuples(st.just("spaces"), st.one_of(st.sampled_from(["player_0", "player_1"]), WRONG_VALUES)),
+        st.tuples(st.just("last"), st.none()),
+        st.tuples(st.just("render"), st.none()),
+    ),
+    max_size=25,
+)
+
+
+def _typed(call, *args, **kwargs):
+    """Run one call: it answers, or raises one EnvUsageError (a DicecupError) that says what to do."""
+    from dicecup.rl import EnvUsageError
+
+    try:
+        return call(*args, **kwargs)
+    except EnvUsageError as exc:
+        text = str(exc)
+        assert text and "\n" not in text and len(text) < 300, text
+        return None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls=GYM_CALLS, illegal=st.sampled_from(["penalise", "raise"]))
+def test_gymnasium_misuse_is_always_one_typed_error(engine, calls, illegal):
+    env = DicecupEnv("yacht", engine=engine, illegal=illegal, render_mode="ansi")
+    for name, value in calls:
+        if name == "reset":
+            _typed(env.reset, seed=value)
+        elif name == "reset_options":
+            _typed(env.reset, options=value)
+        elif name == "step":
+            _typed(env.step, value)
+        elif name in ("step_legal", "finish"):
+            for _ in range(1 if name == "step_legal" else 200):  # finish: the game to its end
+                mask = _typed(env.action_masks)
+                if mask is None or not mask.any():
+                    break
+                _typed(env.step, int(np.flatnonzero(mask)[-1]))
+        elif name == "mask":
+            _typed(env.action_masks)
+        else:
+            _typed(env.render)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls=AEC_CALLS)
+def test_pettingzoo_misuse_is_always_one_typed_error(engine, calls):
+    env = DicecupAECEnv("yacht", players=2, engine=engine, render_mode="ansi")
+    for name, value in calls:
+        if name == "reset":
+            _typed(env.reset, seed=value)
+        elif name == "step":
+            _typed(env.step, value)
+        elif name in ("step_legal", "finish"):
+            for _ in range(1 if name == "step_legal" else 400):  # finish: the game to its end, then past it
+                got = _typed(env.last)
+                if got is None:
+                    break
+                mask = got[0]["action_mask"]
+                _typed(env.step, None if got[2] or got[3] else int(np.flatnonzero(mask)[-1]))
+        elif name == "observe":
+            _typed(env.observe, value)
+        elif name == "spaces":
+            _typed(env.action_space, value)
+            _typed(env.observation_space, value)
+        elif name == "last":
+            _typed(env.last)
+        else:
+            _typed(env.render)
+
+
+def test_the_reported_misuses_name_what_to_do(engine):
+    from dicecup.rl import EnvUsageError, IllegalStep
+
+    env = DicecupEnv("yacht", engine=engine)
+    with pytest.raises(EnvUsageError, match=r"step\(\) before reset\(\): call reset\(\) first"):
+        env.step(0)
+    aec = DicecupAECEnv("yacht", players=2, engine=engine)
+    with pytest.raises(EnvUsageError, match=r"step\(\) before reset\(\)"):
+        aec.step(0)
+    aec.reset(seed=1)
+    with pytest.raises(EnvUsageError, match="no agent 'nobody' here; the agents are player_0, player_1"):
+        aec.observe("nobody")
+    with pytest.raises(IllegalStep, match="outside the action space") as exc:
+        aec.step(10**400)
+    assert isinstance(exc.value, IllegalAction) and "a 401-digit number" in str(exc.value)
+    with pytest.raises(EnvUsageError, match="takes None or a whole number"):
+        env.reset(seed=-1)

@@ -65,7 +65,7 @@ def test_stage_two_boxes_are_illegal_until_stage_one_is_full(russian):
     with pytest.raises(IllegalAction) as err:
         state.score("two_pairs")
     assert str(err.value) == (
-        "box 'two_pairs' may not be used with 33566 now: two_pairs is a stage-2 box: fill every stage-1 box first; "
+        "box 'two_pairs' may not be used with 33566 now: Two pairs is a stage-2 box: fill every stage-1 box first; "
         "allowed: ones, twos, threes, fours, fives, sixes"
     )
     five_filled = evolve(GameState.new(russian, 1), cards=(Card(dict.fromkeys(STAGE1[:5], 0)),))

@@ -12,10 +12,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import _saves
 import pytest
 from _server_helpers import ENV, Player, Serve, best_box, call, create, http_check, play_out, tiny_server
 
-from dicecup import Engine, GameState
+from dicecup import Engine
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +154,8 @@ def test_racing_and_replayed_moves_store_one_move(server):
 
 
 def test_the_save_export_is_read_by_review_and_resume(server, tmp_path):
+    """A running and a finished table download as the CLI's journal saves; review, resume and
+    `serve --export` read and write the same game, its moves replayed through the rules."""
     made, ann_token, bob_token = two_humans(server)
     ann, bob = Player(server), Player(server)
     ann.hello(made["code"], ann_token)
@@ -160,46 +163,55 @@ def test_the_save_export_is_read_by_review_and_resume(server, tmp_path):
     ack = ann.move(0, best_box(ann.game))
     assert ack["type"] == "ack"
     running = tmp_path / "running.json"
-    running.write_text(fetch(f"{server.url}/api/tables/{made['code']}/save"))
-    saved = json.loads(running.read_text())
-    assert saved["format"] == "dicecup/play" and [s["name"] for s in saved["seats"]] == ["ann", "bob"]
-    engine = Engine(entry_points=False)
-    state = GameState.from_dict(saved["game"], engine)
-    assert len(state.history) == ack["seq"]
+    running.write_bytes(fetch(f"{server.url}/api/tables/{made['code']}/save"))
+    head = _saves.header(running)
+    assert head["format"] == "dicecup/play" and [s["name"] for s in head["seats"]] == ["ann", "bob"]
+    tiny = ["--variant", str(server.folder / "tiny.yaml")]  # a variant file's game: the save names it, unread
+    state = _saves.state(running, variant=str(server.folder / "tiny.yaml"))
+    assert len(state.history) == ack["seq"] and not state.over
+    assert b"seed" not in running.read_bytes().split(b"\n")[0]  # the header holds no generator of the server
     play_out({0: ann, 1: bob})
     finished = tmp_path / "finished.json"
-    finished.write_text(fetch(f"{server.url}/api/tables/{made['code']}/save"))
-    for args in (["resume", str(finished)], ["review", str(running), "--json"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=ENV, timeout=300
-        )
-        assert proc.returncode == 0, proc.stderr
-    assert (
-        "already over"
-        in subprocess.run(
-            [sys.executable, "-m", "dicecup", "resume", str(finished)],
-            capture_output=True,
-            text=True,
-            env=ENV,
-            timeout=120,
-        ).stdout
-    )
-    export = subprocess.run(
-        [sys.executable, "-m", "dicecup", "serve", "--db", server.db, "--export", made["code"]],
-        capture_output=True,
-        text=True,
-        env=server.env,
-        timeout=120,
-    )
-    assert export.returncode == 0, export.stderr
-    assert json.loads(export.stdout)["game"]["history"] == json.loads(finished.read_text())["game"]["history"]
+    finished.write_bytes(fetch(f"{server.url}/api/tables/{made['code']}/save"))
+    final = _saves.state(finished, variant=str(server.folder / "tiny.yaml"))
+    assert final.over and len(final.history) > len(state.history)
+    assert _saves.moves(finished)[: len(state.history)] == _saves.moves(running)
+    reviewed = dicecup_cli("review", str(running), *tiny, "--json")
+    assert reviewed.returncode == 0, reviewed.stderr
+    assert len(json.loads(reviewed.stdout)["decisions"]) >= 1
+    resumed = dicecup_cli("resume", str(finished), *tiny)
+    assert resumed.returncode == 0 and "already over" in resumed.stdout, resumed.stderr
+    # a running table resumes at the terminal: the next decision is ann's or bob's, played on from the save
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(running.read_bytes())
+    more = dicecup_cli("resume", str(copy), *tiny, "--no-handover", stdin="q\n")
+    assert more.returncode == 0 and "bob, roll 1 of 2" in more.stdout and "Game saved in" in more.stdout, more.stderr
+    # serve --export writes the same game with the CLI's writer, and refuses to replace a file unasked
+    exported = tmp_path / "exported.json"
+    export = dicecup_cli("serve", "--db", server.db, "--export", made["code"], "--save", str(exported), env=server.env)
+    assert export.returncode == 0 and export.stdout == "", export.stderr
+    assert _saves.moves(exported) == _saves.moves(finished)
+    assert _saves.header(exported) == _saves.header(finished)
+    again = dicecup_cli("serve", "--db", server.db, "--export", made["code"], "--save", str(exported), env=server.env)
+    assert again.returncode == 2 and "already exists" in again.stderr and "--overwrite" in again.stderr
+    printed = dicecup_cli("serve", "--db", server.db, "--export", made["code"], env=server.env)
+    assert printed.returncode == 0 and printed.stdout.count("\n") == len(_saves.records(finished))
+    unknown = dicecup_cli("serve", "--db", server.db, "--export", "nosuchtable00000", env=server.env)
+    assert unknown.returncode == 2 and unknown.stderr.startswith("error: ") and "Traceback" not in unknown.stderr
 
 
-def fetch(url: str) -> str:
+def dicecup_cli(*args: str, env: dict[str, str] | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=env or ENV, timeout=300, input=stdin
+    )
+
+
+def fetch(url: str) -> bytes:
     import urllib.request
 
     with urllib.request.urlopen(url, timeout=30) as answer:
-        return answer.read().decode()
+        assert answer.headers["content-type"].startswith("application/x-ndjson")
+        return answer.read()
 
 
 def test_openapi_describes_every_route_and_the_schemas_are_served(server):

@@ -208,8 +208,8 @@ def test_plot_writes_a_valid_png(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--games", "0"], "--games must be at least 1"),
-        (["--games", "-3"], "--games must be at least 1"),
+        (["--games", "0"], "--games must be a whole number from 1 to"),
+        (["--games", "-3"], "--games must be a whole number from 1 to"),
         (["--strategy", "clever"], "unknown strategy 'clever'"),
         (["--plot", "/nonexistent-dir/x.png"], "does not exist"),
         (["--plot", "hist.jpg"], "ending in .png"),

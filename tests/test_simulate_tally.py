@@ -255,11 +255,15 @@ def test_simulate_range_plays_in_pieces(engine, monkeypatch):
     import dicecup.simulate as sim
 
     v = engine.variant("yacht")
+    from dicecup.progress import Recorder
+
     monkeypatch.setattr(sim, "RANGE_PIECE", 7)
-    seen: list[int] = []
-    got = simulate_range(v, "greedy", 5, 40, 30, progress=seen.append)
+    seen = Recorder()
+    got = simulate_range(v, "greedy", 5, 40, 30, progress=seen)
     assert got == tally_of(simulate(v, "greedy", 30, 5, first_game=40))
-    assert got.spans == ((40, 70),) and max(seen) == 30
+    assert got.spans == ((40, 70),)
+    assert seen.balanced() and seen.events[0][2:4] == (30, "games")
+    assert sum(e[1] for e in seen.events if e[0] == "advance") == 30  # every game told once
 
 
 @pytest.mark.parametrize("vid", ["yacht", "generala"])

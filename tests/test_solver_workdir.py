@@ -21,15 +21,25 @@ class Stop(Exception):
 
 
 def _interrupt_after(layers: int):
-    seen = [0]
+    """A progress reporter that stops the solve once `layers` layers of its backward pass are reported."""
 
-    def progress(phase: str, done: int, total: int) -> None:
-        if phase == "solve":
-            seen[0] += 1
-            if seen[0] > layers:
-                raise Stop
+    class Interrupt:
+        seen = 0
+        phase = ""
 
-    return progress
+        def start(self, label, total=None, unit="", seconds=None):
+            self.phase = label
+
+        def advance(self, n=1):
+            if self.phase == "backward pass":
+                self.seen += 1
+                if self.seen > layers:
+                    raise Stop
+
+        def done(self):
+            self.phase = ""
+
+    return Interrupt()
 
 
 def _layers_computed(monkeypatch) -> list[int]:

@@ -4,11 +4,11 @@ compact screen's size, the bots' pace, the coach, and the wording of the prompts
 from __future__ import annotations
 
 import io
-import json
 import random
 import re
 
 import pytest
+from _saves import header, state
 from _solver_helpers import tiny_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -145,12 +145,11 @@ def test_rematch_same_players_new_dice_saved_next_to_the_game(tmp_path, cli_buil
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "Rematch with the same players and new dice? [y/N]" in out
+    assert "Rematch with the same players and new dice? [y/N; c: the cards]" in out
     rematch = tmp_path / "g-2.json"
     assert f"The rematch is saved in {rematch}" in " ".join(out.split())
-    first, second = json.loads(save.read_text()), json.loads(rematch.read_text())
-    assert first["game"]["over"] is True and second["game"]["over"] is False  # the finished game is kept
-    assert [s["kind"] for s in second["seats"]] == ["human", "bot:greedy"]
+    assert state(save).over is True and state(rematch).over is False  # the finished game is kept
+    assert [s["kind"] for s in header(rematch)["seats"]] == ["human", "bot:greedy"]
     assert out.count("ann: turn 1 of 12") == 2 and out.count("Winner") == 1
     games = out.split("Rematch with the same players")
     firsts = [re.findall(r"#\d: (\d)", game)[:5] for game in games]
@@ -246,8 +245,9 @@ def test_full_card_on_c_and_not_after_every_roll(engine):
     s.step()
     s.step()
     text = out.getvalue()
-    assert text.count("now (ann)") == 1  # the whole card's column, once: on `c`
-    assert text.count("card   now") == 2 * 2  # the compact card at both decisions (two halves side by side)
+    assert text.count("Scorecards · ann, roll 2 of 3: ") == 1  # the whole card, once: on `c`
+    assert re.search(r"box +ann +bob +now\n", text)  # everyone side by side, and what the dice score now
+    assert len(re.findall(r"box +card +now +│ +box +card +now", text)) == 2  # the compact card at both decisions
 
 
 # ---------------------------------------------------------------------------- bots' pace
@@ -329,7 +329,7 @@ def test_second_person_and_singular_plural(engine):
     text = out.getvalue()
     assert "(1 box to go)" in text and "1 boxes" not in text
     assert "You keep 6666 and roll 1 die." in text
-    assert Session.heading(s, GameState.new(v, ["ann"]).roll(dice=[1, 1, 1, 1, 1])).count("(12 boxes to go)") == 1
+    assert s.screens.heading(GameState.new(v, ["ann"]).roll(dice=[1, 1, 1, 1, 1])).count("(12 boxes to go)") == 1
 
 
 def test_prefixes_match_open_boxes_only(engine):
@@ -345,13 +345,13 @@ def test_prefixes_match_open_boxes_only(engine):
     assert parse_command("s four", filled("yahtzee", ["fours"])).box == "four_of_a_kind"
     assert parse_command("s four", filled("yahtzee", ["four_of_a_kind"])).box == "fours"
     assert parse_command("s four x1", filled("triple-yahtzee", ["x1.fours"])).box == "x1.four_of_a_kind"
-    with pytest.raises(InputProblem, match="could be four_of_a_kind, fours"):
+    with pytest.raises(InputProblem, match="could be Four of a kind, Fours"):
         parse_command("s four", filled("yahtzee", []))
     with pytest.raises(InputProblem) as err:  # a start naming only a filled box says so, and lists the open ones
         parse_command("s lar", filled("yahtzee", ["large_straight", "ones"]))
     said = str(err.value)
-    assert "large_straight is already filled; open boxes: twos, threes," in said, said
-    assert said.count("large_straight") == 1 and "ones," not in said
+    assert "Large straight is already filled; open boxes: Twos, Threes," in said, said
+    assert said.count("Large straight") == 1 and "Ones," not in said
 
 
 @pytest.mark.parametrize(
@@ -399,12 +399,12 @@ def test_bot_turn_lines_break_between_moves_on_a_terminal(engine):
 
 
 def test_undo_is_saved_and_resume_continues_from_it(tmp_path, cli_builtins):
-    """A --save game is rewritten after an undo: the save holds the position before the score, its dice."""
+    """An undo takes the score back out of a --save file: the save holds the position before the score, its dice."""
     save = tmp_path / "g.json"
     result = run("play", "-v", "yacht", "-p", "ann", "--seed", "6", "--save", str(save), input="s choice\nundo\n")
     assert result.exit_code == 2 and "Undone: your " in result.stdout
-    saved = json.loads(save.read_text())["game"]
-    assert saved["cards"][0]["scores"] == {} and len(saved["history"]) == 1  # the first roll only
+    saved = state(save)
+    assert saved.cards[0].scores == {} and len(saved.history) == 1  # the first roll only
     resumed = run("resume", str(save), input="s choice\nq\n")
     assert resumed.exit_code == 0, resumed.output
-    assert json.loads(save.read_text())["game"]["cards"][0]["scores"].keys() == {"choice"}
+    assert state(save).cards[0].scores.keys() == {"choice"}

@@ -384,13 +384,13 @@ def test_match_player_samples_the_exact_share():
     """The lockstep match player's bot:win share (seats rotated) agrees with the exact evaluation of the same
     pairing (`duel.evaluate`, both seats) within four standard errors; its control with bot:optimal in both
     seats with the exact 1/2 (a symmetric game)."""
-    from dicecup.simulate import duel, win
+    from dicecup.simulate import duel, matches
 
     _, _, planner = _micro(MICRO)
     d = duel.solve_duel(planner)
     exact = (duel.evaluate(planner, d, "win", "optimal") + 1 - duel.evaluate(planner, d, "optimal", "win")) / 2
     for seats, want in ((True, exact), (False, 0.5)):
-        r = win.play_matches(planner, 2, 10_000, seed=11, win_seats=seats)
+        r = matches.play_matches(planner, 2, 10_000, seed=11, win_seats=seats)
         rate, half = r.rate()
         assert abs(rate - want) < 4 * half / 1.96, (seats, rate, want)
         assert np.array_equal(r.win_seat, np.arange(10_000) % 2)

@@ -163,7 +163,8 @@ def test_match_cli(tmp_path, monkeypatch):
     figures as the match player's own count); other bots and bot:win twice refused in one line."""
     monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
     from dicecup.cli.app import app
-    from dicecup.simulate.win import planner_for, play_matches
+    from dicecup.simulate.matches import play_matches
+    from dicecup.simulate.win import planner_for
 
     v = tiny_variant(tmp_path, "threshold", Engine(entry_points=False))
     path = str(tmp_path / "tiny-threshold.yaml")

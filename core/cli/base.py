@@ -22,7 +22,7 @@ import typer
 from typer._click import exceptions as click_errors  # the click typer ships: its usage errors
 
 from .. import __version__
-from ..errors import DicecupError, UnknownVariant
+from ..errors import DicecupError, UnknownVariant, bounded_line, shown
 from ..language.engine import Engine
 from ..language.model import Variant
 
@@ -86,8 +86,8 @@ class _PlainValue:
 
     def _out_of_range(self, number: float) -> Exception:
         if self.low is not None and number < self.low:
-            return click_errors.BadParameter(f"must be at least {self.low}, got {number}")
-        return click_errors.BadParameter(f"must be at most {self.high}, got {number}")
+            return click_errors.BadParameter(f"must be at least {self.low}, got {shown(number)}")
+        return click_errors.BadParameter(f"must be at most {self.high}, got {shown(number)}")
 
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
         got = self.quick(value, param) if self.plain else self
@@ -107,7 +107,8 @@ class _PlainValue:
             except ValueError:
                 raise click_errors.BadParameter(f"{value!r} is not a {'whole ' if whole else ''}number") from None
             if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
-                raise self._out_of_range(int(number) if float(number).is_integer() else number) from None
+                whole_float = isinstance(number, float) and number.is_integer()  # never float() a 400-digit int
+                raise self._out_of_range(int(number) if whole_float else number) from None
             raise
 
 
@@ -223,7 +224,7 @@ class QuickGroup(typer.core.TyperGroup):
 
 
 def _exit_error(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(bounded_line(f"error: {message}"), err=True)
     sys.exit(2)
 
 
@@ -309,18 +310,24 @@ def get_engine() -> Engine:
 
 def fail(message: str) -> typer.Exit:
     """Print an error to stderr and return the exit to raise (status 2)."""
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(bounded_line(f"error: {message}"), err=True)
     return typer.Exit(2)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
-    """Read repeated `--option KEY=VALUE` flags."""
+    """Read repeated `--option KEY=VALUE` flags; a key given twice is refused, naming both values
+    (the last one silently winning would hide a typo in a long command line)."""
     out: dict[str, str] = {}
     for raw in pairs or []:
         key, sep, value = raw.partition("=")
-        if not sep or not key.strip():
-            raise DicecupError(f"--option takes KEY=VALUE, got {raw!r}")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise DicecupError(f"--option takes KEY=VALUE, got {shown(raw)}")
+        if key in out:
+            raise DicecupError(
+                f"--option {shown(key)} is given twice ({shown(out[key])}, then {shown(value)}); give each option once"
+            )
+        out[key] = value
     return out
 
 

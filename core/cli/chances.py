@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from ..language.dice import parse_dice
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, cli_errors, console, load_variant
@@ -106,7 +106,7 @@ def _rows(v: Any, wanted: list[str]) -> list[str]:
         elif name in v.box_ids:
             row = v.box(name).row
         else:
-            raise DicecupError(f"--box: no row or box {name!r} in {v.id}; rows: {', '.join(v.rows)}")
+            raise DicecupError(f"--box: no row or box {shown(name)} in {v.id}; rows: {', '.join(v.rows)}")
         if row not in out:
             out.append(row)
     return out

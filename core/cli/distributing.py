@@ -12,6 +12,8 @@ from ..errors import DicecupError
 from ..language.describe import options_text
 from ..language.dice import parse_dice
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
+from .progress import reporting
 from .solving import load_solution, parse_card
 
 if TYPE_CHECKING:
@@ -67,15 +69,16 @@ def distribution_cmd(
         Path | None, typer.Option("--plot", help="Write the distribution as a PNG image to this file.")
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """The exact distribution of the final score when the solver's optimal strategy plays on (no sampling):
     every score's probability, mean, sd, median, mode, percentiles and P(score >= t)."""
     try:  # every argument is checked before the solver's table is loaded (or solved)
         from ..simulate.distribution import check_variant, distribution
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
         if plot is not None:  # before any work: a path that cannot be written, matplotlib missing
-            check_plot_path(plot)
+            plot_path(plot, overwrite)
             pyplot("for the tables alone")
         v = load_variant(variant, option)
         the_card = parse_card(card, v)
@@ -90,9 +93,15 @@ def distribution_cmd(
         from ..solver.rules import check_solvable
 
         check_solvable(v)
-        solution, _ = load_solution(v, quiet=quiet)
         left = None if values is None else (v.rolls - 1 if rolls_left is None else rolls_left)
-        d = distribution(solution, the_card, values, left)
+        with reporting(quiet or as_json, f"distribution of {v.id}") as told:
+            solution, _ = load_solution(v, progress=told)
+            if not the_card.scores and values is None:  # from the start: kept beside the table
+                from ..simulate.kept import start_distribution
+
+                d = start_distribution(solution, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+            else:
+                d = distribution(solution, the_card, values, left, progress=told)
         if plot is not None:
             from ..simulate.plot import write_distribution_png
 

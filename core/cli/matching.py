@@ -14,15 +14,17 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
+from .progress import check_games, reporting
 
 __all__ = ["match_cmd", "MATCH_BOTS", "MAX_GAMES"]
 
 #: the bots the lockstep match player plays (bot:win at most once)
 MATCH_BOTS = ("win", "optimal")
-#: the most games one command plays (about a minute of Yahtzee's lockstep play per 10 million is far beyond)
+#: the most games one command plays (its per-game results are held: a few hundred MB at most)
 MAX_GAMES = 10_000_000
 
 
@@ -38,7 +40,7 @@ def read_lineup(players: list[str] | None) -> list[str]:
         kind = text.strip().removeprefix("bot:")
         if kind not in MATCH_BOTS:
             raise DicecupError(
-                f"--player {text!r}: match plays {', '.join('bot:' + b for b in MATCH_BOTS)} (the lockstep match "
+                f"--player {shown(text)}: match plays {', '.join('bot:' + b for b in MATCH_BOTS)} (the lockstep match "
                 "player); play other bots and people through `dicecup play`"
             )
         kinds.append(kind)
@@ -69,31 +71,33 @@ def match_cmd(
         ),
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Head-to-head play of bot:win and bot:optimal: each player's share of the wins (ties shared) with its
     95% confidence interval, and its mean score."""
     start = time.perf_counter()
     try:
-        from ..simulate.plot import check_plot_path, pyplot
-        from ..simulate.win import check_win, planner_for, play_matches, player_figures
+        with reporting(quiet or as_json, f"match of {variant}") as told:
+            from ..simulate.matches import play_matches, player_figures
+            from ..simulate.plot import pyplot
+            from ..simulate.win import check_win, planner_for
 
-        kinds = read_lineup(player)
-        if not 1 <= games <= MAX_GAMES:
-            raise DicecupError(f"--games must be 1..{MAX_GAMES:,}, got {games:,}")
-        if plot is not None:
-            check_plot_path(plot)
-            pyplot("for the table alone")
-        v = load_variant(variant, option)
-        check_win(v)
-        if not quiet:
-            typer.echo(f"{v.id}: loading the solver's and the remaining-score tables (made on first use)", err=True)
-        planner = planner_for(v)
-        result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds)
-        rows = player_figures(result, kinds)
-        if plot is not None:
-            from ..simulate.plot import write_match_png
+            kinds = read_lineup(player)
+            check_games("--games", games, MAX_GAMES)
+            if not 0 <= seed < 2**63:
+                raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {shown(seed)}")
+            if plot is not None:
+                plot_path(plot, overwrite)
+                pyplot("for the table alone")
+            v = load_variant(variant, option)
+            check_win(v)
+            planner = planner_for(v, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+            result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
+            rows = player_figures(result, kinds)
+            if plot is not None:
+                from ..simulate.plot import write_match_png
 
-            write_match_png(plot, rows, len(kinds), _title(v, games))
+                write_match_png(plot, rows, len(kinds), _title(v, games))
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start

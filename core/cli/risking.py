@@ -16,7 +16,10 @@ import typer
 
 from ..errors import DicecupError
 from ..language.describe import options_text
+from ..progress import task
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
+from .progress import reporting
 from .solving import load_solution
 
 __all__ = ["risk_cmd", "DEFAULT_THETAS"]
@@ -71,35 +74,40 @@ def risk_cmd(
         typer.Option("--plot", help="Draw mean, sd and percentiles against theta as a PNG image in this file."),
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Mean, sd and percentiles of the final score of the exact risk-optimal player, for each theta (exact
     distributions, no sampling): what maximising E[exp(THETA x score)] trades."""
     start = time.perf_counter()
     try:  # every argument and every theta's range are checked before any table is made
-        from ..numeric.objective import risk_objective
-        from ..simulate.distribution import check_variant, distribution
-        from ..simulate.plot import check_plot_path, pyplot
-        from ..solver.rules import check_solvable
-        from ..solver.solve import check_objective
+        with reporting(quiet or as_json, f"risk play of {variant}") as told:
+            from ..numeric.objective import risk_objective
+            from ..simulate.distribution import check_variant
+            from ..simulate.kept import start_distribution
+            from ..simulate.plot import pyplot
+            from ..solver.rules import check_solvable
+            from ..solver.solve import check_objective
 
-        thetas = read_thetas(theta)
-        if plot is not None:
-            check_plot_path(plot)
-            pyplot("for the table alone")
-        v = load_variant(variant, option)
-        check_variant(v)
-        check_solvable(v)
-        goals = [risk_objective(repr(t), f"--theta {t:g}") for t in thetas]
-        for goal in goals:
-            check_objective(v, goal)
-        rows = []
-        for t, goal in zip(thetas, goals, strict=True):
-            solution, _ = load_solution(v, quiet=quiet, objective=goal)
-            rows.append(risk_row(t, distribution(solution)))
-        if plot is not None:
-            from ..simulate.plot import write_risk_png
+            thetas = read_thetas(theta)
+            if plot is not None:
+                plot_path(plot, overwrite)
+                pyplot("for the table alone")
+            v = load_variant(variant, option)
+            check_variant(v)
+            check_solvable(v)
+            goals = [risk_objective(repr(t), f"--theta {t:g}") for t in thetas]
+            for goal in goals:
+                check_objective(v, goal)
+            rows = []
+            with task(told, f"risk play of {v.id}", len(goals), "thetas"):
+                for t, goal in zip(thetas, goals, strict=True):
+                    solution, _ = load_solution(v, objective=goal, progress=told)
+                    rows.append(risk_row(t, start_distribution(solution, told, _warn)))
+                    told.advance()
+            if plot is not None:
+                from ..simulate.plot import write_risk_png
 
-            write_risk_png(plot, rows, _title(v))
+                write_risk_png(plot, rows, _title(v))
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start
@@ -120,6 +128,10 @@ def risk_cmd(
     if not quiet:
         for note in v.solitaire_notes():
             console().print(f"note: {note}")
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)
 
 
 def _title(v: Any) -> str:

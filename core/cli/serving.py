@@ -16,6 +16,7 @@ import typer
 
 from ..errors import DicecupError
 from .base import app, cli_errors, get_engine
+from .outputs import OverwriteOpt, output_path
 
 __all__ = ["serve"]
 
@@ -43,19 +44,26 @@ async def _check_db(config: Any) -> None:
     await store.close()
 
 
-async def _export(config: Any, code: str) -> str:
+async def _export(config: Any, code: str, path: Path | None) -> bytes:
+    """Table `code` as a save file: written to `path` by the CLI's save writer, else returned as bytes."""
     from ..server.app import Server
+    from ..server.lobby import save_bytes
     from ..server.protocol import Refused
     from ..server.store import open_store
+    from ..terminal.savefile import save
 
     server = Server(config, get_engine(), open_store(config.db_url, exclusive=False))
     await server.store.open()
     try:
-        return await server.lobby.save(code)
+        saved = await server.lobby.saved_game(code)
     except Refused as exc:
         raise DicecupError(exc.message) from None
     finally:
         await server.store.close()
+    if path is None:
+        return save_bytes(saved)
+    save(path, saved)
+    return b""
 
 
 def _check_prepare(items: list[str]) -> None:
@@ -121,9 +129,14 @@ def serve(
         str | None,
         typer.Option(
             metavar="CODE",
-            help="Do not serve: print table CODE's game as a save file (for `dicecup review` and `dicecup resume`).",
+            help="Do not serve: write table CODE's game as a save file (for `dicecup review` and `dicecup resume`) "
+            "to --save FILE, or to standard output.",
         ),
     ] = None,
+    save: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="With --export: the save file to write.")
+    ] = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Serve the game: tables of any variant for humans and bots, over HTTP and a WebSocket."""
     _needs_web()
@@ -139,8 +152,14 @@ def serve(
         max_tables_per_client=max_tables_per_client,
         max_connections_per_client=max_connections_per_client,
     )
+    if save is not None and export is None:
+        raise DicecupError("--save FILE goes with --export CODE (the table to write); the server itself needs neither")
     if export is not None:
-        typer.echo(asyncio.run(_export(config, export)))
+        if save is not None:
+            output_path("--save", save, overwrite)
+        data = asyncio.run(_export(config, export, save))
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
         return
     _check_prepare(list(prepare or ()))
     asyncio.run(_check_db(config))

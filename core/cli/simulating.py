@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.model import Variant
-from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, strategy_name, summarize
-from ..simulate import simulate as run_simulation
-from ..simulate.plot import check_plot_path, terminal_histogram, write_png
+from ..progress import Reporter
+from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
+from ..simulate.plot import terminal_histogram, write_png
 from .base import BOTS, OptionOpt, QuietOpt, VariantOpt, app, console, fail, get_engine, load_variant
 from .clustering import ClusterOpt
-from .solving import load_solution, load_strong
+from .outputs import OverwriteOpt, plot_path
+from .progress import check_games, reporting
+from .solving import load_solution
 
 __all__ = ["simulate"]
 
+#: The most games one command plays: memory stays flat, but time grows with them.
+MAX_GAMES = 1_000_000_000
 #: How many of the most frequent totals the default report lists (`--scores` lists every one).
 TOP_SCORES = 10
 #: Count columns of the times-earned table: 0 .. TIMES_COLUMNS - 2, then one column for the rest.
@@ -156,38 +160,20 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     _print_events(console, s)
 
 
-def _load_solution(variant: Variant, quiet: bool) -> None:
-    """Load (or solve, with a progress bar, and cache) the optimal strategy before simulating."""
+def _prepare(variant: Variant, strategy: str, told: Reporter) -> None:
+    """Load (or make, with progress, and cache) the tables a strategy plays from, before any game."""
     from ..simulate.optimal import remember
 
-    solution, _ = load_solution(variant, quiet=quiet)
-    remember(solution)
+    if strategy == "optimal" or strategy.startswith("risk:"):
+        from ..numeric.objective import risk_objective
 
+        goal = risk_objective(strategy[5:], "--strategy") if strategy.startswith("risk:") else None
+        solution, _ = load_solution(variant, objective=goal, progress=told)
+        remember(solution)
+    if strategy == "strong":
+        from ..solver.strong import strong_values
 
-def _load_risk(variant: Variant, strategy: str, quiet: bool) -> None:
-    """Load (or solve, with a progress bar, and cache) a risk strategy's table before simulating."""
-    from ..numeric.objective import risk_objective
-    from ..simulate.optimal import remember
-
-    solution, _ = load_solution(variant, quiet=quiet, objective=risk_objective(strategy[5:], "--strategy"))
-    remember(solution)
-
-
-def _progress(games: int, quiet: bool) -> tuple[Progress, Any]:
-    """A rich progress bar on stderr; disabled with --quiet or when stderr is not a terminal."""
-    err = Console(stderr=True)
-    bar = Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=quiet or not err.is_terminal,
-    )
-    task = bar.add_task("games", total=games)
-    return bar, lambda done: bar.update(task, completed=done)
+        strong_values(variant, progress=told, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
 
 
 @app.command()
@@ -205,7 +191,9 @@ def simulate(
             "longer than --max-seconds by its second game is refused).",
         ),
     ] = "optimal",
-    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play (>= 1).")] = 1000,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help=f"Number of games to play (1 .. {MAX_GAMES:,}); memory stays flat.")
+    ] = 1000,
     seed: Annotated[
         int | None,
         typer.Option("--seed", help="Random seed: the same seed gives the same games. Default: a fresh one, printed."),
@@ -238,47 +226,45 @@ def simulate(
         ),
     ] = MAX_ENGINE_SECONDS,
     cluster: ClusterOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
-        if games < 1:
-            raise DicecupError(f"--games must be at least 1, got {games}")
+        check_games("--games", games, MAX_GAMES)
         if seed is not None and not 0 <= seed < 2**63:
             raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {seed}")
         engine = get_engine()
         check_run(strategy, games, seed, method, engine)  # the strategy, the method
         strategy = strategy_name(strategy)
         if plot is not None:
-            check_plot_path(plot)
+            plot_path(plot, overwrite)
         v = load_variant(variant, option)
         check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
         if method == "batched":
             from ..simulate.batched_run import supports
 
             if not supports(v, strategy):
-                raise DicecupError(f"--method batched: the batched simulator cannot play {strategy!r} on {v.id} yet")
-        if strategy == "optimal":
-            _load_solution(v, quiet)
-        if strategy.startswith("risk:"):
-            _load_risk(v, strategy, quiet)
-        if strategy == "strong":
-            load_strong(v, quiet)  # parts solved and the correction fitted before the games (then cached)
-        bar, advance = _progress(games, quiet)
-        start = time.perf_counter()
+                raise DicecupError(
+                    f"--method batched: the batched simulator cannot play {shown(strategy)} on {v.id} yet"
+                )
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**32)
         report = None
-        result: Any  # a SimResult, or on a cluster the Tally of its ranges
-        with bar:
+        result: Any  # the Tally of the run
+        with reporting(quiet or as_json, f"simulate {v.id}") as told:
+            _prepare(v, strategy, told)
+            start = time.perf_counter()
             if cluster is not None:
                 if method != "auto":
                     raise DicecupError("--cluster plays each range as --method auto does: leave --method out")
                 from ..cluster import simulate_on_cluster
 
                 result, report = simulate_on_cluster(
-                    cluster, v, strategy, games, seed, progress=advance, max_seconds=max_seconds
+                    cluster, v, strategy, games, seed, progress=told, max_seconds=max_seconds
                 )
-            else:
-                result = run_simulation(
-                    v, strategy, games, seed, method=method, progress=advance, engine=engine, max_seconds=max_seconds
+            else:  # a running tally: memory does not grow with --games
+                result = simulate_range(
+                    v, strategy, seed, 0, games, method=method, progress=told, engine=engine, max_seconds=max_seconds
                 )
         seconds = time.perf_counter() - start
         s = summarize(result)
@@ -298,9 +284,8 @@ def simulate(
         out.print(f"histogram written to {plot}")
     else:
         from ..simulate.stats import histogram_counts
-        from ..simulate.tally import Tally, tally_of
 
-        coarse = histogram_counts((result if isinstance(result, Tally) else tally_of(result)).totals, target_bins=24)
+        coarse = histogram_counts(result.totals, target_bins=24)
         out.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
         for line in terminal_histogram(coarse, s["games"]):
             out.print(line)

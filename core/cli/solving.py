@@ -6,7 +6,6 @@ the rest of the CLI starts fast. Both commands share the strategy-table cache.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -15,19 +14,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..language.dice import parse_dice
 from ..language.model import Card, Variant
 from . import imports_paused
 from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
 from .clustering import ClusterOpt, drop_store, solve_backend
+from .outputs import OverwriteOpt, plot_path
+from .progress import reporting
 
 if TYPE_CHECKING:
     from ..numeric.objective import Objective
-    from ..solver.relax import Relaxation  # the solver (numpy) is imported only when a command runs
+    from ..progress import Reporter
     from ..solver.solve import Solution
 
-__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "load_solution", "prepare_optimal", "parse_card"]
+__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "load_solution", "parse_card"]
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
@@ -63,60 +64,6 @@ def _value_fields(objective: Objective, value: float) -> dict[str, Any]:
     return {objective.value_key: value}
 
 
-class _SolveBar:
-    """A rich progress bar on stderr that exists only once a solve reports progress: its first `update` makes
-    and starts it (off when stderr is not a terminal), so a command whose tables are cached imports no rich.
-
-    Used as `with bar:` around what may solve; leaving stops the bar if it was started.
-    """
-
-    def __init__(self) -> None:
-        self._bar: Any = None
-        self._tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> _SolveBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-    def _started(self) -> Any:
-        if self._bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            err = Console(stderr=True)
-            self._bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err,
-                transient=True,
-                disable=not err.is_terminal,
-            )
-            self._bar.start()
-        return self._bar
-
-    def update(self, phase: str, done: int, total: int) -> None:
-        """Show `done` of `total` (0: not known yet) in `phase` ("search": exploring states; else solving)."""
-        bar = self._started()
-        label = "exploring states" if phase == "search" else "solving"
-        if phase not in self._tasks:
-            self._tasks[phase] = bar.add_task(label, total=total or None)
-        bar.update(self._tasks[phase], completed=done, total=total or None)
-
-
-def _progress(quiet: bool) -> tuple[Any, Callable[[str, int, int], None] | None]:
-    """A progress bar on stderr for what may solve, made at a solve's first progress (`_SolveBar`); with --quiet,
-    none at all."""
-    if quiet:
-        return contextlib.nullcontext(), None
-    bar = _SolveBar()
-    return bar, bar.update
-
-
 def load_solution(
     variant: Variant,
     max_states: int | None = None,
@@ -125,9 +72,11 @@ def load_solution(
     workdir: Path | None = None,
     objective: Objective | None = None,
     backend: Any = None,
+    progress: Reporter | None = None,
 ) -> tuple[Solution, bool]:
-    """The optimal strategy of `variant` (for `objective`, default the mean), from the cache or solved with a
-    progress bar on stderr (its backward pass on `backend` where given: `--cluster`); warnings as lines."""
+    """The optimal strategy of `variant` (for `objective`, default the mean), from the cache or solved with
+    progress on stderr (`cli.progress`; `progress`: a reporter already made, a command's several tables
+    told as one work) (its backward pass on `backend` where given: `--cluster`); warnings as lines."""
     from ..numeric.objective import MEAN
     from ..solver import DEFAULT_MAX_STATES
     from ..solver.cache import load_or_solve
@@ -140,33 +89,20 @@ def load_solution(
         check_solvable(variant)
         check_objective(variant, objective)  # before the cache or a progress bar
 
-    bar, update = _progress(quiet)
-    with bar:
+    if progress is not None:  # the command's own reporter
+        return load_or_solve(variant, max_states or DEFAULT_MAX_STATES, progress, use_cache=not no_cache, warn=_warn,
+                             workdir=workdir, objective=objective, backend=backend)  # fmt: skip
+    with reporting(quiet) as told:
         return load_or_solve(
             variant,
             max_states or DEFAULT_MAX_STATES,
-            update,
+            told,
             use_cache=not no_cache,
             warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
             workdir=workdir,
             objective=objective,
             backend=backend,
         )
-
-
-def load_strong(variant: Variant, quiet: bool = False) -> Relaxation:
-    """What bot strong plays against (its parts' tables and its correction), saying so on stderr when the
-    correction is fitted (the first time: it takes seconds to minutes, then it is cached)."""
-    from ..solver.strong import strong_values
-
-    told = [quiet]
-
-    def fitting(phase: str, done: int, total: int) -> None:
-        if not told[0]:
-            told[0] = True
-            typer.echo(f"{variant.id}: fitting bot strong's correction (first use; it is then cached)", err=True)
-
-    return strong_values(variant, progress=fitting, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
 
 
 @app.command("solve")
@@ -195,6 +131,7 @@ def solve_cmd(
             "--plot", help="With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file."
         ),
     ] = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's, or
     target play's curve P(final score >= t) next to the mean-optimal player's)."""
@@ -202,17 +139,21 @@ def solve_cmd(
         goal = read_objective(objective)
         if plot is not None and not goal.is_target:
             raise DicecupError("--plot draws target play's curve: use it with --objective target or target:T")
+        if plot is not None:
+            plot_path(plot, overwrite)
         if cluster is not None and goal.is_target:
             raise DicecupError("--cluster solves the mean and risk objectives; target play is solved in this process")
         if goal.is_target:
-            _solve_target(variant, option, goal, as_json, max_states, quiet, no_cache, plot)
+            _solve_target(variant, option, goal, as_json, max_states, quiet or as_json, no_cache, plot)
             return
         v = load_variant(variant, option)
         backend, store, ours = None, work_dir, False
         if cluster is not None:
             backend, store, ours = solve_backend(cluster, work_dir, v, goal)
         start = time.perf_counter()
-        solution, cached = load_solution(v, max_states, quiet, no_cache, None if backend else work_dir, goal, backend)
+        solution, cached = load_solution(
+            v, max_states, quiet or as_json, no_cache, None if backend else work_dir, goal, backend
+        )
         expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
@@ -263,30 +204,24 @@ def solve_cmd(
 CURVE_STEP = 25
 
 
-def _target_progress(quiet: bool) -> Callable[[str, int, int], None] | None:
-    """Where target play's layers are (stderr, a line per layer) unless --quiet or stderr is not a terminal."""
-    import sys
-
-    if quiet or not sys.stderr.isatty():
-        return None
-    return lambda phase, done, total: typer.echo(f"target play: {done:,} of {total:,} states", err=True)
-
-
-def load_target(variant: Variant, keep: str, quiet: bool, max_states: int | None = None, no_cache: bool = False) -> Any:
-    """Target play's tables of `variant` (the mean's table loaded or solved first): refused at once where target
-    play cannot go (banked rolls, no numba, the solver's limits) and, with the estimate, past its memory limit."""
+def load_target(variant: Variant, quiet: bool, max_states: int | None = None, no_cache: bool = False) -> Any:
+    """Target play's tables of every layer of `variant` (the mean's table loaded or solved first), from the
+    cache or made with progress and kept: refused at once where target play cannot go (banked rolls, no numba,
+    the solver's limits) and, with the estimate, past its memory limit."""
     from ..solver.rules import check_solvable
-    from ..solver.target import check_variant, solve_target
+    from ..solver.target import check_variant
+    from ..solver.target_store import target_tables
 
     check_variant(variant)
     check_solvable(variant)
-    solution, cached = load_solution(variant, max_states, quiet, no_cache)
+    with reporting(quiet, f"target play of {variant.id}") as told:
+        solution, cached = load_solution(variant, max_states, quiet, no_cache, progress=told)
+        tables, kept = target_tables(solution, told, _warn, use_cache=not no_cache)
+    return solution, cached and kept, tables
 
-    def told(estimate: Any) -> None:
-        if not quiet:
-            typer.echo(f"target play: {estimate.describe()} (estimate; solving)", err=True)
 
-    return solution, cached, solve_target(solution, keep=keep, progress=_target_progress(quiet), on_estimate=told)
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)  # a real problem: said even with --quiet
 
 
 def _solve_target(
@@ -306,9 +241,8 @@ def _solve_target(
     from ..simulate.distribution import distribution
 
     if plot is not None:
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
-        check_plot_path(plot)
         pyplot("for the tables alone")
     from ..solver.target import check_variant
 
@@ -316,7 +250,7 @@ def _solve_target(
     check_variant(v)
     check_distribution(v)
     start = time.perf_counter()
-    solution, cached, tables = load_target(v, "start", quiet, max_states, no_cache)
+    solution, cached, tables = load_target(v, quiet, max_states, no_cache)
     curve = tables.curve()
     mean = distribution(solution)
     seconds = time.perf_counter() - start
@@ -407,22 +341,22 @@ def parse_card(
         box, sep, raw = part.partition("=")
         box, raw = box.strip(), raw.strip()
         if not sep or not box or not raw:
-            raise DicecupError(f"{flag}: {part!r} is not BOX=SCORE (e.g. ones=3)")
+            raise DicecupError(f"{flag}: {shown(part)} is not BOX=SCORE (e.g. ones=3)")
         if box not in variant.box_ids:
-            raise DicecupError(f"{flag}: no box {box!r} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
+            raise DicecupError(f"{flag}: no box {shown(box)} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
         if box in scores:
-            raise DicecupError(f"{flag}: box {box!r} is given twice")
+            raise DicecupError(f"{flag}: box {shown(box)} is given twice")
         try:
             value = int(raw)
         except ValueError:
-            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {raw!r}") from None
+            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {shown(raw)}") from None
         scores[box] = value
     if len(scores) >= len(variant.boxes) and not full:
         raise DicecupError(f"{flag}: every box is filled; the game is over, there is nothing to advise")
     card = Card(scores)
     for box, value in scores.items():
         if value not in _possible(variant, card, box, known):
-            raise DicecupError(f"{flag}: box {box!r} cannot hold {value} (no roll scores that there)")
+            raise DicecupError(f"{flag}: box {box!r} cannot hold {shown(value)} (no roll scores that there)")
     return card
 
 
@@ -496,16 +430,15 @@ def make_advisors(
     (`opponents`: the other players' cards, what the win objective ranks against)."""
     from ..rankings import Asking, make_advisor
 
-    bar, update = _progress(quiet)
-    asking = Asking(
-        strategy,
-        max_states,
-        update,
-        warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
-        say=None if quiet else lambda msg: typer.echo(msg, err=True),
-        opponents=opponents,
-    )
-    with bar:
+    with reporting(quiet) as told:
+        asking = Asking(
+            strategy,
+            max_states,
+            told,
+            warn=_warn,
+            say=None if quiet else lambda msg: typer.echo(msg, err=True),
+            opponents=opponents,
+        )
         return [make_advisor(variant, goal, asking) for goal in goals]
 
 
@@ -565,7 +498,7 @@ def advise_cmd(
         v = load_variant(variant, option)
         values = parse_dice(dice, v.dice, v.faces)
         if strategy not in ("auto", "optimal", "strong"):
-            raise DicecupError(f"unknown strategy {strategy!r}; strategies: auto, optimal, strong")
+            raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: auto, optimal, strong")
         if strategy == "auto":
             strategy = "optimal" if any(not getattr(g, "is_mean", False) for g in goals) else _auto_strategy(v)
 
@@ -599,7 +532,7 @@ def advise_cmd(
                 + (f", plus {banked} banked" if banked else "")
                 + f"), got {left}"
             )
-        advisors = make_advisors(v, goals, strategy, max_states, quiet, opponents)
+        advisors = make_advisors(v, goals, strategy, max_states, quiet or as_json, opponents)
 
         start = time.perf_counter()
         first = left == most
@@ -747,19 +680,6 @@ def _row_json(row: Any, goals: list[Any]) -> dict[str, Any]:
             for g, p in zip(goals, row.places, strict=True)
         ],
     }
-
-
-def prepare_optimal(variant: Variant, objective: Objective | None = None) -> None:
-    """Solve (or load) the variant before a game whose bot:optimal (or bot:risk:THETA, for `objective`) needs
-    it, so it fails or waits up front.
-
-    A variant the solver cannot take (its size, rule actions) is refused at once,
-    with the size, before the cache is read or a progress bar shown.
-    """
-    from ..solver.rules import check_solvable
-
-    check_solvable(variant)
-    load_solution(variant, None, quiet=False, no_cache=False, objective=objective)
 
 
 def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:

@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from .. import __version__
+from ..errors import shown
 from .errors import ClusterError, ClusterUnavailable
 
 __all__ = ["Cluster", "connect", "parse_address", "reached", "require_packages", "LOCAL_MAX_WORKERS", "CONNECT_SECONDS"]
@@ -27,18 +28,20 @@ def parse_address(address: str) -> tuple[str, int | None]:
     """("local", workers) for `local` or `local:N`, else (the scheduler's address, None); a ClusterError
     for anything else, before any connection is tried."""
     if not isinstance(address, str):
-        raise ClusterError(f"a cluster address is text, got {address!r}")
+        raise ClusterError(f"a cluster address is text, got {shown(address)}")
     text = address.strip()
     local = _LOCAL.fullmatch(text)
     if local:
         n = int(local.group(1)) if local.group(1) else 2
         if not 1 <= n <= LOCAL_MAX_WORKERS:
-            raise ClusterError(f"cluster {address!r}: a local cluster has 1 to {LOCAL_MAX_WORKERS} workers, got {n}")
+            raise ClusterError(
+                f"cluster {shown(address)}: a local cluster has 1 to {LOCAL_MAX_WORKERS} workers, got {n}"
+            )
         return "local", n
     if _REMOTE.fullmatch(text):
         return text, None
     raise ClusterError(
-        f"cluster {address!r} is not an address: give a Dask scheduler's (tcp://HOST:PORT, as `dask scheduler` "
+        f"cluster {shown(address)} is not an address: give a Dask scheduler's (tcp://HOST:PORT, as `dask scheduler` "
         "prints it) or local:N to start N worker processes on this machine"
     )
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from attrs import define
 
 from ..errors import DicecupError
 from ..language.model import Variant
+from ..progress import Reporter, task
 from .connect import Cluster, parse_address, reached, require_packages
 from .errors import ClusterError
 
@@ -64,7 +64,7 @@ def simulate_on_cluster(
     seed: int | None = None,
     *,
     games_per_range: int = DEFAULT_RANGE,
-    progress: Callable[[int], None] | None = None,
+    progress: Reporter | None = None,
     max_seconds: float | None = None,
 ) -> tuple[Tally, SimulateReport]:
     """The tally of `simulate(variant, strategy, games, seed)` played on `cluster` (a `Cluster`, or an address
@@ -104,16 +104,17 @@ def simulate_on_cluster(
             )  # fmt: skip
             for a in starts
         ]
-        tallies = _collect(jobs, report, progress)
+        with task(progress, f"simulating {games:,} games of {variant.id} ({strategy}) on the cluster", games, "games"):
+            tallies = _collect(jobs, report, progress)
     from ..simulate.tally import merge
 
     return merge(tallies), report
 
 
-def _collect(jobs: list[Any], report: SimulateReport, progress: Callable[[int], None] | None) -> list[Tally]:
+def _collect(jobs: list[Any], report: SimulateReport, progress: Reporter | None) -> list[Tally]:
     from distributed import as_completed
 
-    done, out = 0, []
+    out = []
     try:
         for job in as_completed(jobs):
             try:
@@ -124,9 +125,8 @@ def _collect(jobs: list[Any], report: SimulateReport, progress: Callable[[int], 
                 raise ClusterError(f"a range of games failed on the cluster ({type(exc).__name__}: {exc})") from None
             out.append(tally)
             report.task_seconds += seconds
-            done += tally.games
             if progress is not None:
-                progress(done)
+                progress.advance(tally.games)
     except BaseException:
         for job in jobs:
             job.cancel()

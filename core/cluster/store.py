@@ -5,25 +5,37 @@ Layer k (the states with k boxes filled, in the solver's order of that layer) is
 chunks; only the client writes `progress.json`, which names every finished chunk with the SHA-256 of its
 values, so a run begun again verifies and keeps them and computes only the rest. A folder that holds another
 solve's work, or a chunk whose bytes changed since they were recorded, is refused, never reused.
+
+Nothing in a store is opened blindly: the store is walked when it is opened (only folders and regular files,
+no links, FIFOs or devices), every record and array description is read bounded and without blocking
+(`fileio`), and layers are read chunk by chunk here (`read_layer`: each chunk file checked to be a regular
+file of exactly a chunk's size inside the store), not by Zarr, which would read whatever a file held. Zarr
+writes the chunks (to a temporary file renamed over the chunk's name) and creates the arrays.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import fileio
-from ..solver.workdir import digest, make_folder
+from ..errors import shown, shown_path
+from ..fileio import FileError
+from ..solver.workdir import digest, make_folder, solve_name
 from .errors import ClusterStoreError
 
-__all__ = ["LayerStore", "layer_name", "open_layer", "PROGRESS"]
+__all__ = ["LayerStore", "layer_name", "open_layer", "read_layer", "PROGRESS"]
 
 PROGRESS = "progress.json"
 PROGRESS_LIMIT = 64 << 20  # a record names each chunk by 64 hex digits: a million chunks fit
+META = "zarr.json"
+META_LIMIT = 1 << 20  # an array's or a group's description: well under 1 kB
+FIX = "delete the folder to start over"
 
 
 def layer_name(filled: int) -> str:
@@ -32,10 +44,108 @@ def layer_name(filled: int) -> str:
 
 
 def open_layer(folder: str, filled: int, mode: str = "r") -> Any:
-    """The Zarr array of a layer (what a worker opens to read the layer below or write its chunk)."""
+    """The Zarr array of a layer (what a worker opens to write its chunk), its description checked first."""
     import zarr
 
+    layer_meta(folder, filled)
     return zarr.open_array(os.path.join(folder, layer_name(filled)), mode=mode)
+
+
+def damaged(folder: str | os.PathLike, why: str) -> ClusterStoreError:
+    """The error of a store whose work cannot be trusted: what is wrong, where, and how to go on."""
+    return ClusterStoreError(f"{shown_path(folder)}: the work there is damaged ({why}); {FIX}")
+
+
+def _inside(folder: str | os.PathLike, path: str | os.PathLike) -> str:
+    """`path` relative to the store, for messages; a damaged-store error where it leads out of the store (a
+    linked folder on the way)."""
+    top, real = os.path.realpath(folder), os.path.realpath(os.path.dirname(path))
+    if os.path.commonpath([top, real]) != top:
+        raise damaged(folder, f"{os.path.relpath(path, folder)} leads out of the store (a linked folder)")
+    return os.path.relpath(path, folder)
+
+
+def _read(folder: str | os.PathLike, path: str | os.PathLike, limit: int, what: str) -> bytes:
+    """The bytes of a file of the store, read bounded and without blocking, never through a link; a
+    damaged-store error naming the file and what it is otherwise (a FIFO, a device, a link, too big)."""
+    name = _inside(folder, path)
+    try:
+        return fileio.read_bytes(path, limit=limit, what=what, follow_symlinks=False)
+    except FileError as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise damaged(folder, f"{name} {exc.message}") from None
+
+
+def layer_meta(folder: str | os.PathLike, filled: int) -> dict[str, Any]:
+    """The description of a layer's array (its `zarr.json`), read bounded; a damaged-store error when it is not
+    an uncompressed little-endian Zarr v3 array of regular chunks, as this solver writes them."""
+    where = os.path.join(folder, layer_name(filled), META)
+    try:
+        meta = json.loads(_read(folder, where, META_LIMIT, "Zarr array description"))
+    except FileNotFoundError:
+        raise damaged(folder, f"{layer_name(filled)}/{META} is missing") from None
+    except (ValueError, RecursionError):
+        raise damaged(folder, f"{layer_name(filled)}/{META} is not JSON") from None
+    try:
+        ok = (
+            meta["zarr_format"] == 3
+            and meta["node_type"] == "array"
+            and meta["chunk_key_encoding"]["name"] == "default"
+            and meta["chunk_key_encoding"].get("configuration", {}).get("separator", "/") == "/"
+            and [c["name"] for c in meta["codecs"]] == ["bytes"]
+            and meta["codecs"][0].get("configuration", {}).get("endian", "little") == "little"
+            and meta["data_type"] in ("float32", "float64")
+            and meta["chunk_grid"]["name"] == "regular"
+            and _sizes(meta["shape"])
+            and _sizes(meta["chunk_grid"]["configuration"]["chunk_shape"])
+            and len(meta["chunk_grid"]["configuration"]["chunk_shape"]) == len(meta["shape"]) in (1, 2)
+        )
+    except (KeyError, TypeError, AttributeError, IndexError):
+        ok = False
+    if not ok:
+        raise damaged(folder, f"{layer_name(filled)}/{META} does not describe an array this solver writes")
+    return dict(meta)
+
+
+def _sizes(value: Any) -> bool:
+    """Whether an array description's shape is a list of whole numbers a store can hold."""
+    return isinstance(value, list) and all(
+        isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1 << 40 for n in value
+    )
+
+
+def chunk_path(folder: str | os.PathLike, filled: int, chunk: int, columns: int) -> str:
+    """Where Zarr keeps a chunk of a layer (its default chunk key: `c/<chunk>`, `c/<chunk>/0` with columns)."""
+    key = f"c/{chunk}" if columns == 1 else f"c/{chunk}/0"
+    return os.path.join(folder, layer_name(filled), *key.split("/"))
+
+
+def read_layer(folder: str | os.PathLike, filled: int, shape: tuple[int, ...]) -> np.ndarray:
+    """A layer's values, of `shape`, read chunk by chunk: each chunk file a regular file inside the store of
+    exactly one chunk's size (a missing one is Zarr's fill value, NaN); a damaged-store error naming the chunk,
+    or an array description of another shape, otherwise."""
+    meta = layer_meta(folder, filled)
+    chunks = tuple(meta["chunk_grid"]["configuration"]["chunk_shape"])
+    block, columns = chunks[0], (shape[1] if len(shape) == 2 else 1)
+    if tuple(meta["shape"]) != shape or not 1 <= block <= 1 << 24 or chunks[1:] != shape[1:]:
+        raise damaged(
+            folder, f"{layer_name(filled)}/{META} describes {tuple(meta['shape'])} in chunks {chunks}, not {shape}"
+        )
+    dtype = np.dtype(meta["data_type"]).newbyteorder("<")
+    size = block * columns * dtype.itemsize
+    values = np.full(shape, np.nan, dtype=np.dtype(meta["data_type"]))
+    for chunk in range(-(-shape[0] // block)):
+        path = chunk_path(folder, filled, chunk, columns)
+        try:
+            raw = _read(folder, path, size, "chunk of the store")
+        except FileNotFoundError:
+            continue  # never written, or all NaN (Zarr keeps no chunk of fill values)
+        if len(raw) != size:
+            raise damaged(folder, f"{_inside(folder, path)} holds {len(raw):,} bytes, not a chunk's {size:,}")
+        lo, hi = chunk * block, min((chunk + 1) * block, shape[0])
+        values[lo:hi] = np.frombuffer(raw, dtype=dtype).reshape((block, *shape[1:]))[: hi - lo]
+    return values
 
 
 class LayerStore:
@@ -67,11 +177,30 @@ class LayerStore:
         make_folder(self.folder, "the chunk store", "give the chunk store a folder (it is created)", ClusterStoreError)
 
     def _damaged(self, why: str) -> ClusterStoreError:
-        return ClusterStoreError(f"{self.folder}: the work there is damaged ({why}); delete the folder to start over")
+        return damaged(self.folder, why)
+
+    def _check_tree(self) -> None:
+        """Walk the store: only folders and regular files (no links, FIFOs, devices), descriptions small; a
+        damaged-store error naming the first thing that is not (nothing is opened)."""
+        for top, dirs, files in os.walk(self.folder):
+            for name in dirs + files:
+                path = os.path.join(top, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue  # gone meanwhile
+                if stat.S_ISDIR(st.st_mode) or (
+                    stat.S_ISREG(st.st_mode) and (name != META or st.st_size <= META_LIMIT)
+                ):
+                    continue
+                kind = "too large" if stat.S_ISREG(st.st_mode) else fileio.kind_of(st.st_mode)
+                if stat.S_ISLNK(st.st_mode):
+                    kind += f" (to {shown_path(os.readlink(path))})"
+                raise self._damaged(f"{os.path.relpath(path, self.folder)} is {kind}, not a file of the store")
 
     def _read_progress(self) -> None:
         path = self.folder / PROGRESS
-        if not path.exists():
+        if not os.path.lexists(path):
             if any(self.folder.iterdir()):
                 raise ClusterStoreError(
                     f"{self.folder}: is not empty and holds no solve's record; give an empty or new folder"
@@ -79,18 +208,20 @@ class LayerStore:
             self._check_space()
             self._record()
             return
-        text = fileio.read_text(path, limit=PROGRESS_LIMIT, what="chunk store record")
+        try:
+            text = fileio.read_text(path, limit=PROGRESS_LIMIT, what="chunk store record", follow_symlinks=False)
+        except FileError as exc:
+            raise self._damaged(f"{PROGRESS} {exc.message}") from None
         try:
             record = json.loads(text)
             signature, block = record["signature"], int(record["block"])
             done = {int(k): {int(c): str(d) for c, d in v.items()} for k, v in record["done"].items()}
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise self._damaged("its progress record is not one this solver wrote") from None
         if signature != self.signature:
-            theirs = signature.get("variant", "?") if isinstance(signature, dict) else "?"
             raise ClusterStoreError(
-                f"{self.folder}: holds the work of another solve ({theirs}, or other rules, options, objective "
-                "or solver version); give another store, or delete this folder to start over"
+                f"{self.folder}: holds the work of another solve ({solve_name(signature)}, or other rules, options, "
+                "objective or solver version); give another store, or delete this folder to start over"
             )
         if block != self.block:
             raise ClusterStoreError(
@@ -119,7 +250,10 @@ class LayerStore:
     def _open_arrays(self) -> None:
         import zarr
 
+        self._check_tree()
         try:
+            if os.path.lexists(self.folder / META):
+                _read(self.folder, self.folder / META, META_LIMIT, "Zarr group description")
             zarr.open_group(self.folder, mode="a")
             for k, n in enumerate(self.sizes):
                 shape = (n,) if self.columns == 1 else (n, self.columns)
@@ -136,10 +270,15 @@ class LayerStore:
                         compressors=None,
                     )
                     continue
-                arr = zarr.open_array(path, mode="r")
-                if arr.shape != shape or arr.chunks != chunks or np.dtype(arr.dtype) != self.dtype:
+                meta = layer_meta(self.folder, k)
+                got = (
+                    tuple(meta["shape"]),
+                    tuple(meta["chunk_grid"]["configuration"]["chunk_shape"]),
+                    meta["data_type"],
+                )
+                if got != (shape, chunks, self.dtype.name):
                     raise self._damaged(
-                        f"{layer_name(k)} holds {arr.shape} in chunks {arr.chunks} of {arr.dtype}, "
+                        f"{layer_name(k)} holds {got[0]} in chunks {got[1]} of {got[2]}, "
                         f"not {shape} in {chunks} of {self.dtype}"
                     )
         except ClusterStoreError:
@@ -147,7 +286,7 @@ class LayerStore:
         except OSError as exc:
             raise ClusterStoreError(f"{self.folder}: cannot write the chunk store ({exc.strerror or exc})") from None
         except Exception as exc:  # zarr reports unreadable metadata with many types of its own
-            raise self._damaged(f"zarr cannot read it: {exc}") from None
+            raise self._damaged(f"zarr cannot read it: {type(exc).__name__}: {shown(str(exc))}") from None
 
     # ------------------------------------------------------------------ chunks
 
@@ -201,12 +340,8 @@ class LayerStore:
         want = self.done.get(filled, {})
         if len(want) != self.chunks(filled):
             raise ClusterStoreError(f"{self.folder}: layer {filled} is not finished")
-        try:
-            values = np.asarray(open_layer(str(self.folder), filled)[:])
-        except OSError as exc:
-            raise ClusterStoreError(f"{self.folder}: cannot read layer {filled} ({exc.strerror or exc})") from None
-        except Exception as exc:  # a truncated or rewritten chunk: zarr's own error types
-            raise self._damaged(f"layer {filled} cannot be read: {exc}") from None
+        n = self.sizes[filled]
+        values = read_layer(self.folder, filled, (n,) if self.columns == 1 else (n, self.columns))
         for chunk, sha in want.items():
             lo, hi = self.span(filled, chunk)
             if digest(values[lo:hi]) != sha:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..numeric.records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from ..solver.workdir import digest
-from .store import open_layer
+from .store import open_layer, read_layer
 
 __all__ = ["Statics", "LayerJob", "BlockJob", "BlockDone", "run_block"]
 
@@ -72,7 +72,8 @@ def _table(statics: Statics, layer: LayerJob) -> tuple[np.ndarray, int]:
     if cached is not None and cached[0] == layer.below_token:
         return cached[1], 0
     _BELOW.clear()  # one layer at a time
-    values = np.asarray(open_layer(layer.folder, layer.filled + 1)[:])
+    below = (len(layer.below_slots), *statics.shape[1:])
+    values = read_layer(layer.folder, layer.filled + 1, below)  # bounded, chunk by chunk: never a FIFO or a link
     table = np.zeros(statics.shape, dtype=np.dtype(statics.dtype))
     table[layer.below_slots] = values
     table[statics.shape[0] - 1] = np.nan

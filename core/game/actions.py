@@ -14,7 +14,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from ..errors import DiceError, IllegalAction
+from ..errors import DiceError, IllegalAction, shown
 from ..language.frozen import FrozenMap, freeze_json, thaw_json
 from ..language.model import RuleAction
 
@@ -34,18 +34,6 @@ __all__ = [
 
 MAX_DICE_GIVEN = 64  # more values than any variant has dice: refused before they are looked at
 MAX_DIE_VALUE = 1000  # far above any die's faces (at most 20): larger values are refused before they are shown
-
-
-def shown(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to `limit` characters, for error messages about values a host passed.
-
-    Never raises: an int too long to print, or an object whose repr fails, is named by its type.
-    """
-    try:
-        text = repr(value)
-    except Exception:  # e.g. ValueError: an int of more than 4,300 digits
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def whole_number(value: Any, what: str) -> int:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from attrs import evolve
 
-from ..errors import TooLarge
+from ..errors import DicecupError, TooLarge
 from ..language.contexts import Situation
 from ..language.dice import reroll_outcomes
 from ..language.model import Variant
@@ -45,7 +45,7 @@ class RandomBot:
         self.rng = rng or random.Random()
 
     def choose(self, state: GameState) -> Action:
-        return self.rng.choice(state.legal_actions())
+        return self.rng.choice(_legal_actions(state))
 
 
 class GreedyBot:
@@ -112,14 +112,25 @@ class GreedyBot:
         return best
 
     def choose(self, state: GameState) -> Action:
+        state.require_decision()
         value, action = self._value(state)
         for rule_action in state.rule_actions():
             after, _ = self._value(state.act(rule_action))
             if after > value + 1e-9:
                 value, action = after, rule_action
         if action is None:  # nothing scores anything: any legal move
-            return (self.rng or random.Random(0)).choice(state.legal_actions())
+            return (self.rng or random.Random(0)).choice(_legal_actions(state))
         return action
+
+
+def _legal_actions(state: GameState) -> list[Action]:
+    """The legal actions of a decision state; a DicecupError, not an empty choice, where there is none (no
+    decision now, or rules that leave no move: the engine refuses those itself where it can tell)."""
+    state.require_decision()
+    actions = state.legal_actions()
+    if not actions:
+        raise DicecupError(f"{state.variant.id}: no legal action at this decision (no box, keep or rule action)")
+    return actions
 
 
 def _after_roll(sit: Situation, state: GameState) -> Situation:

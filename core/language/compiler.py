@@ -1,7 +1,8 @@
 """Check a resolved variant document key by key and compile it into a frozen `Variant`.
 
-Every error names the file, the line and the key path down to the bad value, and
-unknown keys are errors (with a did-you-mean), in the spirit of pre-commit's cfgv.
+The keys, their bounds and defaults are declared in `keys`; every error names the
+file, the line and the key path down to the bad value, and unknown keys are errors
+(with a did-you-mean), in the spirit of pre-commit's cfgv.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ import hashlib
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, overload
+from typing import Any
 
 from attrs import frozen
 
 from ..errors import VariantError
+from . import keys
 from .contexts import PatternContext
 from .frozen import FrozenMap, frozen_params
+from .keys import ANY_ORDER, MAX_ID_LENGTH, MAX_ROUNDS, REQUIRED
 from .model import (
     Bonus,
     Box,
@@ -30,41 +33,16 @@ from .model import (
     Variant,
     rows_to_boxes,
 )
-from .yamlsource import where
+from .nodes import Node, check_id, describe_value, key_node, read_bool, read_int, read_str, title
 
 __all__ = ["Node", "Maker", "compile_variant", "REQUIRED", "fingerprint", "MAX_ID_LENGTH", "MAX_ROUNDS"]
 
 
-class _Required:
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-REQUIRED: Any = _Required()
-
-TOP_KEYS = (
-    "id",
-    "name",
-    "description",
-    "extends",
-    "dice",
-    "turn",
-    "options",
-    "columns",
-    "boxes",
-    "bonuses",
-    "rules",
-    "figures",
-    "rank_by",
-    "match",
-)
-BOX_KEYS = ("name", "section", "stage", "pattern", "score", "first_roll", "extra", "help")
-COLUMN_KEYS = ("name", "multiplier", "order")
-BONUS_KEYS = ("kind", "name", "scope", "figure")  # what every bonus may say; the rest are its kind's parameters
-MAX_ID_LENGTH = 64  # ids end up in file names, save files and tables
-MAX_ROUNDS = 1000
-MAX_MULTIPLIER = 1000
-ANY_ORDER = "any"
+# Every key, its bounds and its default are declared once, in `keys` (the docs' reference reads them too).
+TOP_KEYS = keys.TOP.names
+BOX_KEYS = keys.BOX.names
+COLUMN_KEYS = keys.COLUMN.names
+BONUS_KEYS = keys.BONUS.names  # what every bonus may say; the rest are its kind's parameters
 
 
 @frozen
@@ -74,96 +52,6 @@ class Maker:
     factory: Callable[..., Any]
     text: Callable[[Mapping[str, Any]], str] | None = None
     plugin: Any = None
-
-
-class Node:
-    """A value in the document with the key path that leads to it, for precise errors."""
-
-    def __init__(
-        self, value: Any, path: tuple[Any, ...], parent: Any = None, key: Any = None, source: str = ""
-    ) -> None:
-        self.value = value
-        self.path = path
-        self._parent = parent
-        self._key = key
-        self.source = source
-
-    def loc(self) -> tuple[str | None, int | None]:
-        found = where(self._parent, self._key) if self._parent is not None else where(self.value)
-        if found is None:
-            found = where(self.value)
-        if found is None:
-            return self.source, None
-        return found
-
-    def error(self, message: str, hint: str | None = None) -> VariantError:
-        source, line = self.loc()
-        return VariantError(message, source=source, line=line, path=self.path, hint=hint)
-
-    def child(self, key: Any) -> Node:
-        return Node(self.value[key], self.path + (key,), self.value, key, self.source)
-
-    # -- typed accessors ---------------------------------------------------------
-
-    def mapping(self, allowed: tuple[str, ...] | None = None, what: str = "a mapping") -> Node:
-        if not isinstance(self.value, dict):
-            raise self.error(f"expected {what}, got {_describe(self.value)}")
-        if allowed is not None:
-            for key in self.value:
-                if key not in allowed:
-                    close = difflib.get_close_matches(str(key), allowed, n=1)
-                    hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {', '.join(allowed)}"
-                    raise self.child(key).error(f"unknown key {key!r}", hint=hint)
-        return self
-
-    @overload
-    def get(self, key: str) -> Node: ...
-
-    @overload
-    def get(self, key: str, default: None) -> Node | None: ...
-
-    def get(self, key: str, default: Any = REQUIRED) -> Node | None:
-        """The child at `key`; without a default a missing key is an error naming it."""
-        if key in self.value:
-            return self.child(key)
-        if default is REQUIRED:
-            raise self.error(f"missing required key {key!r}", hint=f"add `{key}:` to this mapping")
-        return None
-
-    def integer(self, low: int | None = None, high: int | None = None) -> int:
-        v = self.value
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.error(f"expected an integer, got {_describe(v)}")
-        if low is not None and v < low:
-            raise self.error(f"expected an integer >= {low}, got {v}")
-        if high is not None and v > high:
-            raise self.error(f"expected an integer <= {high}, got {v}")
-        return v
-
-    def string(self) -> str:
-        if not isinstance(self.value, str):
-            raise self.error(f"expected a string, got {_describe(self.value)}")
-        return self.value
-
-    def boolean(self) -> bool:
-        if not isinstance(self.value, bool):
-            raise self.error(f"expected true or false, got {_describe(self.value)}")
-        return self.value
-
-
-def _describe(v: Any) -> str:
-    if v is None:
-        return "nothing (null)"
-    if isinstance(v, bool):
-        return f"the boolean {str(v).lower()}"
-    if isinstance(v, dict):
-        return "a mapping"
-    if isinstance(v, list):
-        return "a list"
-    text = repr(v)
-    if len(text) > 40:  # never echo a long value back
-        text = text[:37] + "..."
-    return f"{type(v).__name__} {text}"
 
 
 def _plain(value: Any, str_keys: bool = False) -> Any:
@@ -180,30 +68,6 @@ def fingerprint(document: Any) -> str:
     """A stable hash of a resolved variant document (cache keys, save-file checks)."""
     text = json.dumps(_plain(document, str_keys=True), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _ident(node: Node, what: str) -> str:
-    """A name of letters, digits, '_' or '-', at most MAX_ID_LENGTH long (ids go into file names)."""
-    name = node.value
-    if (
-        not isinstance(name, str)
-        or not name
-        or not name.replace("_", "").replace("-", "").isalnum()
-        or not name.isascii()
-    ):
-        raise node.error(f"{what} must be a name of letters, digits, '_' or '-', got {_describe(name)}")
-    if len(name) > MAX_ID_LENGTH:
-        raise node.error(
-            f"{what} is {len(name)} characters long; the limit is {MAX_ID_LENGTH}", hint="use a shorter id"
-        )
-    return name
-
-
-def _key_node(parent: Node, key: Any, what: str) -> Node:
-    """The node of a mapping key itself (for ids written as keys), checked to be a valid id."""
-    node = Node(key, parent.path + (key,), parent.value, key, parent.source)
-    _ident(node, what)
-    return node
 
 
 def _call_factory(
@@ -262,20 +126,24 @@ class _Compiling:
     def spec(self, node: Node, what: str) -> Spec:
         """Compile `pattern:`/`score:` written as a name, an integer (fixed score) or a mapping with `kind`."""
         registry = self.patterns if what == "pattern" else self.scorers
+        section = keys.PATTERN if what == "pattern" else keys.SCORER
         value = node.value
+        multiply = 1
         if what == "scorer" and isinstance(value, int) and not isinstance(value, bool):
             kind, params = "fixed", {"points": value}
         elif isinstance(value, str):
             kind, params = value, {}
         elif isinstance(value, dict):
-            kind = node.get("kind").string()
-            params = {k: v for k, v in value.items() if k != "kind"}
+            kind = read_str(node, section["kind"])
+            if what == "scorer":
+                multiply = read_int(node, keys.SCORER["multiply"])
+            params = {k: v for k, v in value.items() if k not in section.names}
             for k in params:
                 if not isinstance(k, str):
-                    raise node.child(k).error(f"a parameter name must be a string, got {_describe(k)}")
+                    raise node.child(k).error(f"a parameter name must be a string, got {describe_value(k)}")
         else:
             raise node.error(
-                f"expected a {what} name or a mapping with `kind`, got {_describe(value)}",
+                f"expected a {what} name or a mapping with `kind`, got {describe_value(value)}",
                 hint=f"e.g. `{what}: {{kind: {next(iter(registry), 'name')}}}`",
             )
         maker = registry.get(kind)
@@ -292,6 +160,8 @@ class _Compiling:
             self.current.pop()
         if not callable(fn):
             raise node.error(f"the {what} {kind!r} did not compile to a function (a plugin bug)")
+        if multiply != 1:
+            fn = _multiplied(fn, multiply)
         frozen_p = frozen_params(_plain(params, str_keys=True))
         text = ""
         if maker.text is not None:
@@ -299,18 +169,20 @@ class _Compiling:
                 text = str(maker.text(frozen_p))
             except Exception:  # a description is a nicety: fall back to the declared form
                 text = ""
-        return Spec(kind, frozen_p, fn, text)
+        return Spec(kind, frozen_p, fn, text, multiply)
+
+
+def _multiplied(scorer: Callable[..., Any], factor: int) -> Callable[..., int]:
+    """A scorer whose whole-number points are multiplied by `factor` (a scorer's `multiply:`)."""
+    return lambda comb, roll: int(scorer(comb, roll)) * factor
 
 
 def _first_roll(node: Node) -> FirstRoll:
-    node.mapping(("multiply", "add", "points"))
-    multiply = node.get("multiply", None)
-    add = node.get("add", None)
-    points = node.get("points", None)
+    node.mapping(keys.FIRST_ROLL.names)
     return FirstRoll(
-        multiply=multiply.integer(0) if multiply else 1,
-        add=add.integer() if add else 0,
-        points=points.integer() if points else None,
+        multiply=read_int(node, keys.FIRST_ROLL["multiply"]),
+        add=read_int(node, keys.FIRST_ROLL["add"]),
+        points=read_int(node, keys.FIRST_ROLL["points"]),
     )
 
 
@@ -321,7 +193,7 @@ def _attributes(node: Node | None, faces: int) -> FrozenMap:
     node.mapping(what="a mapping of attribute name to its value on each face")
     out: dict[str, tuple[Any, ...]] = {}
     for name in node.value:
-        _key_node(node, name, "an attribute name")
+        key_node(node, name, "an attribute name")
         child = node.child(name)
         raw = child.value
         values: list[Any] = [None] * (faces + 1)
@@ -332,16 +204,20 @@ def _attributes(node: Node | None, faces: int) -> FrozenMap:
         elif isinstance(raw, dict):
             for face in raw:
                 if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= faces:
-                    raise child.child(face).error(f"expected a face from 1 to {faces}, got {_describe(face)}")
+                    raise child.child(face).error(f"expected a face from 1 to {faces}, got {describe_value(face)}")
                 values[face] = raw[face]
             missing = [f for f in range(1, faces + 1) if f not in raw]
             if missing:
                 raise child.error(f"no value for face{'s' * (len(missing) > 1)} {', '.join(map(str, missing))}")
         else:
-            raise child.error(f"expected a list of {faces} values or a mapping of face to value, got {_describe(raw)}")
+            raise child.error(
+                f"expected a list of {faces} values or a mapping of face to value, got {describe_value(raw)}"
+            )
         for v in values[1:]:
             if isinstance(v, (dict, list)) or v is None:
-                raise child.error(f"an attribute value must be a plain value (a name or a number), got {_describe(v)}")
+                raise child.error(
+                    f"an attribute value must be a plain value (a name or a number), got {describe_value(v)}"
+                )
         out[str(name)] = tuple(values)
     return FrozenMap(out)
 
@@ -356,13 +232,13 @@ def _columns(doc: Node, rules: Mapping[str, Any]) -> tuple[Column, ...]:
     orders = sorted(k for k, d in rules.items() if d.kind == "order")
     out = []
     for cid in node.value:
-        _key_node(node, cid, "a column id")
+        key_node(node, cid, "a column id")
         c = node.child(cid)
         if c.value is None:
             c = Node({}, c.path, node.value, cid, node.source)
         c.mapping(COLUMN_KEYS, "a column mapping")
-        nm, mult, order = c.get("name", None), c.get("multiplier", None), c.get("order", None)
-        order_name = order.string() if order else ANY_ORDER
+        order = c.get("order", None)
+        order_name = read_str(c, keys.COLUMN["order"])
         if order_name != ANY_ORDER and order_name not in orders:
             close = difflib.get_close_matches(order_name, [ANY_ORDER, *orders], n=1)
             hint = f"did you mean {close[0]!r}?" if close else f"fill orders: {', '.join([ANY_ORDER, *orders])}"
@@ -370,8 +246,8 @@ def _columns(doc: Node, rules: Mapping[str, Any]) -> tuple[Column, ...]:
         out.append(
             Column(
                 id=cid,
-                name=nm.string() if nm else str(cid).replace("_", " ").title(),
-                multiplier=mult.integer(1, MAX_MULTIPLIER) if mult else 1,
+                name=read_str(c, keys.COLUMN["name"]) or title(cid),
+                multiplier=read_int(c, keys.COLUMN["multiplier"]),
                 order=order_name,
             )
         )
@@ -390,15 +266,14 @@ def _figures(doc: Node) -> tuple[tuple[Figure, ...], tuple[str, ...]]:
     if node is not None:
         node.mapping(what="a mapping of figure id to figure (results other than the score)")
         for fid in node.value:
-            _key_node(node, fid, "a figure id")
+            key_node(node, fid, "a figure id")
             if fid == "score":
                 raise node.child(fid).error("`score` is always a figure; declare only the others")
             f = node.child(fid)
             if f.value is None:
                 f = Node({}, f.path, node.value, fid, node.source)
-            f.mapping(("name",), "a figure mapping")
-            nm = f.get("name", None)
-            figures.append(Figure(fid, nm.string() if nm else str(fid).replace("_", " ").title()))
+            f.mapping(keys.FIGURE.names, "a figure mapping")
+            figures.append(Figure(fid, read_str(f, keys.FIGURE["name"]) or title(fid)))
     known = ["score", *(f.id for f in figures)]
     rank = doc.get("rank_by", None)
     if rank is None:
@@ -408,7 +283,7 @@ def _figures(doc: Node) -> tuple[tuple[Figure, ...], tuple[str, ...]]:
     order: list[str] = []
     for i, item in enumerate(rank.value):
         if item not in known:
-            raise rank.child(i).error(f"unknown figure {_describe(item)}", hint=f"figures: {', '.join(known)}")
+            raise rank.child(i).error(f"unknown figure {describe_value(item)}", hint=f"figures: {', '.join(known)}")
         if item in order:
             raise rank.child(i).error(f"figure {item!r} is listed twice")
         order.append(item)
@@ -419,26 +294,26 @@ def _match(doc: Node) -> MatchSpec:
     match_node = doc.get("match", None)
     if match_node is None:
         return MatchSpec({0: 1})
-    match_node.mapping(("rounds", "replay_ties"))
+    match_node.mapping(keys.MATCH.names)
+    rounds = keys.MATCH["rounds"]
     rounds_node = match_node.get("rounds", None)
-    table: dict[int, int] = {0: 1}
+    table: dict[int, int] = {0: rounds.default}
     if rounds_node is not None:
         if isinstance(rounds_node.value, dict):
             for key in rounds_node.value:
-                n = rounds_node.child(key).integer(1, MAX_ROUNDS)
+                n = rounds_node.child(key).integer(rounds.low, rounds.high)
                 if key == "default":
                     table[0] = n
                 elif isinstance(key, int) and not isinstance(key, bool) and key >= 1:
                     table[key] = n
                 else:
                     raise rounds_node.child(key).error(
-                        f"expected a number of players or 'default', got {_describe(key)}",
+                        f"expected a number of players or 'default', got {describe_value(key)}",
                         hint="e.g. `rounds: {2: 1, default: 13}`",
                     )
         else:
-            table[0] = rounds_node.integer(1, MAX_ROUNDS)
-    rt = match_node.get("replay_ties", None)
-    return MatchSpec(table, rt.boolean() if rt else False)
+            table[0] = read_int(match_node, rounds)
+    return MatchSpec(table, read_bool(match_node, keys.MATCH["replay_ties"]))
 
 
 def compile_variant(
@@ -461,24 +336,20 @@ def compile_variant(
     differ never give equal variants (nor share a cached table).
     """
     doc = doc_node.mapping(TOP_KEYS, "a variant mapping")
-    vid = _ident(doc.get("id"), "the variant id")
-    name_node = doc.get("name", None)
-    desc_node = doc.get("description", None)
+    vid = check_id(doc.get("id"), "the variant id")
+    name = read_str(doc, keys.TOP["name"]) or vid
+    description = read_str(doc, keys.TOP["description"])
 
-    dice_node = doc.get("dice").mapping(("count", "faces", "attributes"))
-    count = dice_node.get("count").integer(1, 10)
-    faces_node = dice_node.get("faces", None)
-    faces = faces_node.integer(2, 20) if faces_node else 6
+    dice_node = doc.get("dice").mapping(keys.DICE.names)
+    count = read_int(dice_node, keys.DICE["count"])
+    faces = read_int(dice_node, keys.DICE["faces"])
     attributes = _attributes(dice_node.get("attributes", None), faces)
 
     turn_node = doc.get("turn", None)
-    rolls, carry = 3, False
     if turn_node is not None:
-        turn_node.mapping(("rolls", "carry_over"))
-        r = turn_node.get("rolls", None)
-        rolls = r.integer(1, 20) if r else 3
-        c = turn_node.get("carry_over", None)
-        carry = c.boolean() if c else False
+        turn_node.mapping(keys.TURN.names)
+    rolls = read_int(turn_node, keys.TURN["rolls"])
+    carry = read_bool(turn_node, keys.TURN["carry_over"])
 
     columns = _columns(doc, rules)
     figures, rank_by = _figures(doc)
@@ -489,7 +360,7 @@ def compile_variant(
         raise boxes_node.error("a variant needs at least one box")
     raw_boxes: dict[str, Node] = {}
     for bid in boxes_node.value:
-        _key_node(boxes_node, bid, "a box id")
+        key_node(boxes_node, bid, "a box id")
         raw_boxes[bid] = boxes_node.child(bid)
     compiled_patterns: dict[str, Spec] = {}
     resolving: list[str] = []
@@ -515,19 +386,18 @@ def compile_variant(
         bnode.mapping(BOX_KEYS, "a box mapping")
         resolve_pattern(bid)
         scorer = comp.spec(bnode.get("score"), "scorer")
-        nm, sec, stg = bnode.get("name", None), bnode.get("section", None), bnode.get("stage", None)
-        fr, ex, hp = bnode.get("first_roll", None), bnode.get("extra", None), bnode.get("help", None)
+        fr = bnode.get("first_roll", None)
         rows.append(
             Box(
                 id=bid,
-                name=nm.string() if nm else bid.replace("_", " ").title(),
-                section=sec.string() if sec else "main",
-                stage=stg.integer(1, 1000) if stg else 1,
+                name=read_str(bnode, keys.BOX["name"]) or title(bid),
+                section=read_str(bnode, keys.BOX["section"]),
+                stage=read_int(bnode, keys.BOX["stage"]),
                 pattern=compiled_patterns[bid],
                 scorer=scorer,
                 first_roll=_first_roll(fr) if fr else None,
-                extra=ex.integer() if ex else 0,
-                help=hp.string() if hp else "",
+                extra=read_int(bnode, keys.BOX["extra"]),
+                help=read_str(bnode, keys.BOX["help"]),
             )
         )
     multi = len(columns) >= 2
@@ -542,17 +412,16 @@ def compile_variant(
     if bonus_node is not None:
         bonus_node.mapping(what="a mapping of bonus id to bonus")
         for bid in bonus_node.value:
-            _key_node(bonus_node, bid, "a bonus id")
+            key_node(bonus_node, bid, "a bonus id")
             node = bonus_node.child(bid).mapping(what="a bonus mapping")
             bonus_nodes[bid] = node
-            kind = node.get("kind").string()
+            kind = read_str(node, keys.BONUS["kind"])
             decl = rules.get(kind)
             if decl is None or decl.kind != "bonus":
                 known = sorted(k for k, d in rules.items() if d.kind == "bonus")
                 raise node.child("kind").error(
                     f"unknown bonus kind {kind!r}", hint=f"known bonus kinds: {', '.join(known)}"
                 )
-            nm = node.get("name", None)
             scope_node = node.get("scope", None)
             scope = "column" if multi else "card"
             if scope_node is not None:
@@ -562,7 +431,7 @@ def compile_variant(
                 if scope == "column" and not multi:
                     raise scope_node.error("scope `column` needs a variant with several columns")
             fig_node = node.get("figure", None)
-            figure = fig_node.string() if fig_node else "score"
+            figure = read_str(node, keys.BONUS["figure"])
             if figure not in figure_ids:
                 raise fig_node.error(  # type: ignore[union-attr]
                     f"unknown figure {figure!r}",
@@ -570,7 +439,7 @@ def compile_variant(
                 )
             raw = {k: v for k, v in node.value.items() if k not in BONUS_KEYS}
             params = _rule_params(node, decl, raw)
-            bonus = Bonus(bid, nm.string() if nm else str(bid).replace("_", " ").title(), kind, params, scope, figure)
+            bonus = Bonus(bid, read_str(node, keys.BONUS["name"]) or title(bid), kind, params, scope, figure)
             if scope == "card":
                 card_bonuses.append(bonus)
                 enabled.setdefault(kind, {})
@@ -591,7 +460,9 @@ def compile_variant(
                 raise node.error(f"unknown rule {rname!r}", hint=hint + " (a plugin may provide it; is it installed?)")
             raw = node.value if node.value is not None else {}
             if not isinstance(raw, dict):
-                raise node.error(f"expected a mapping of parameters, got {_describe(raw)}", hint="write `{}` for none")
+                raise node.error(
+                    f"expected a mapping of parameters, got {describe_value(raw)}", hint="write `{}` for none"
+                )
             enabled[rname] = _rule_params(node, decl, raw)
     for col in columns:
         if col.order != ANY_ORDER:
@@ -637,8 +508,8 @@ def compile_variant(
     )
     variant = Variant(
         id=vid,
-        name=name_node.string() if name_node else vid,
-        description=desc_node.string() if desc_node else "",
+        name=name,
+        description=description,
         dice=count,
         faces=faces,
         rolls=rolls,
@@ -699,12 +570,14 @@ def _rule_params(node: Node, decl: Any, raw: Mapping[str, Any]) -> dict[str, Any
             takes = ", ".join(decl.params) or "no parameters"
             hint = f"did you mean {close[0]!r}?" if close else f"{decl.name} takes: {takes}"
             raise node.child(key).error(
-                f"unknown parameter {_describe(key) if not isinstance(key, str) else repr(key)} for {decl.name}",
+                f"unknown parameter {describe_value(key) if not isinstance(key, str) else repr(key)} for {decl.name}",
                 hint=hint,
             )
         default = decl.params[key]
         if default is not REQUIRED and default is not None and not _same_type(default, value):
-            raise node.child(key).error(f"expected {_type_name(default)} for {decl.name}.{key}, got {_describe(value)}")
+            raise node.child(key).error(
+                f"expected {_type_name(default)} for {decl.name}.{key}, got {describe_value(value)}"
+            )
         out[key] = _plain(value, str_keys=True)
     for key, default in decl.params.items():
         if key in out:

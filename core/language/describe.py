@@ -36,7 +36,11 @@ def row_info(box: Box) -> dict[str, Any]:
         "needs": box.pattern.describe(),
         "pattern": {"kind": box.pattern.kind, **plain(box.pattern.params)},
         "scores": box.scorer.describe(),
-        "scorer": {"kind": box.scorer.kind, **plain(box.scorer.params)},
+        "scorer": {
+            "kind": box.scorer.kind,
+            **plain(box.scorer.params),
+            **({"multiply": box.scorer.multiply} if box.scorer.multiply != 1 else {}),
+        },
         "first_roll": box.first_roll.describe() if box.first_roll else None,
         "extra": box.extra,
         "help": box.help,

@@ -10,7 +10,7 @@ from functools import cache
 
 from attrs import field, frozen
 
-from ..errors import DiceError
+from ..errors import MAX_DIGITS, MAX_ITEMS, DiceError, shown
 
 __all__ = ["Roll", "parse_dice", "all_rolls", "reroll_outcomes", "sub_multisets", "check_dice"]
 
@@ -43,10 +43,11 @@ class Roll:
 def check_dice(dice: Sequence[int], count: int, faces: int, what: str = "dice") -> tuple[int, ...]:
     """Validate a dice tuple against the variant's dice; raise DiceError saying what was expected."""
     if len(dice) != count:
-        raise DiceError(f"expected {count} {what}, got {len(dice)}: {list(dice)}")
+        listed = f": {shown(list(dice), items=what)}" if len(dice) <= MAX_ITEMS else ""
+        raise DiceError(f"expected {count} {what}, got {len(dice):,}{listed}")
     for d in dice:
         if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= faces:
-            raise DiceError(f"die value {d!r} is out of range: each die shows a face from 1 to {faces}")
+            raise DiceError(f"die value {shown(d)} is out of range: each die shows a face from 1 to {faces}")
     return tuple(dice)
 
 
@@ -63,9 +64,15 @@ def parse_dice(text: str, count: int, faces: int) -> tuple[int, ...]:
         parts = [raw]
     values = []
     for p in parts:
-        if not p.isdigit():
-            raise DiceError(f"cannot read die {p!r} in {text!r}: use digits, e.g. {'1' * count}")
-        values.append(int(p))
+        if not (p.isascii() and p.isdigit()):  # not '²': str.isdigit takes digits int() does not read
+            raise DiceError(f"cannot read die {shown(p)} in {shown(text)}: use digits, e.g. {'1' * count}")
+        values.append(int(p) if len(p) <= MAX_DIGITS else faces + 1)  # a huge number: out of range, unread
+    if len(values) == count:
+        for p, v in zip(parts, values, strict=True):
+            if not 1 <= v <= faces:
+                raise DiceError(
+                    f"die value {shown(p if len(p) > MAX_DIGITS else v)} is out of range: each die shows a face from 1 to {faces}"
+                )
     return check_dice(values, count, faces)
 
 

@@ -14,9 +14,10 @@ from typing import Any
 
 from attrs import frozen
 
-from ..errors import VariantError
-from .compiler import Node
+from ..errors import VariantError, shown
+from . import keys
 from .model import OptionSpec
+from .nodes import Node
 from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, load_yaml, merge, read_variant, where
 
 __all__ = [
@@ -141,7 +142,7 @@ def option_specs(doc: Any, source: str) -> tuple[tuple[OptionSpec, ...], dict[tu
                 f"option name {name!r} is not an identifier",
                 hint="use letters, digits and _ (not starting with a digit), so that ${name} can name it",
             )
-        onode = opts.child(name).mapping(("default", "choices", "help"), "an option mapping")
+        onode = opts.child(name).mapping(keys.OPTION.names, "an option mapping")
         choices_node = onode.get("choices")
         if isinstance(choices_node.value, list):
             choices = tuple(choices_node.value)
@@ -209,9 +210,9 @@ def option_combinations(
         if count > 10**18:
             break
     if count > limit:
-        shown = f"{count:,}" if count <= 10**18 else "more than 10^18"
+        counted = f"{count:,}" if count <= 10**18 else "more than 10^18"
         raise VariantError(
-            f"{shown} option combinations; validate checks up to {limit:,}",
+            f"{counted} option combinations; validate checks up to {limit:,}",
             source=source,
             path=("options",),
             hint="split the variant into files that extend a shared one",
@@ -230,21 +231,31 @@ def choose_options(specs: Sequence[OptionSpec], given: Mapping[str, Any], source
         if spec is None:
             known = ", ".join(by_name) or "none"
             raise VariantError(
-                f"unknown option {key!r}",
+                f"unknown option {shown(key)}",
                 source=source,
                 path=("options",),
                 hint=f"this variant's options: {known}",
             )
-        match = [c for c in spec.choices if c == raw or str(c).lower() == str(raw).lower()]
+        match = [c for c in spec.choices if _is_choice(c, raw)]
         if not match:
             raise VariantError(
-                f"option {key!r} cannot be {raw!r}",
+                f"option {shown(key)} cannot be {shown(raw)}",
                 source=source,
                 path=("options", key),
                 hint=f"choose one of: {', '.join(str(c) for c in spec.choices)}",
             )
         chosen[key] = match[0]
     return chosen
+
+
+def _is_choice(choice: Any, raw: Any) -> bool:
+    """Whether a given option value `raw` names `choice`: text in any case (the command line's "false"), or a
+    value of the choice's own kind; never None (str(None) reads 'none'), a list, or 1 for True (1 == True)."""
+    if isinstance(raw, str):
+        return str(choice).lower() == raw.lower()
+    if isinstance(raw, bool) or isinstance(choice, bool):
+        return isinstance(raw, bool) and isinstance(choice, bool) and raw == choice
+    return isinstance(raw, (int, float)) and (raw == choice or str(choice) == str(raw))
 
 
 def _substitute(value: Any, options: Mapping[str, Any], source: str, path: tuple, budget: list[int]) -> Any:

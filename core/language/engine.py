@@ -18,16 +18,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-from attrs import frozen
 
-from ..errors import DicecupError, PluginError, UnknownVariant, VariantError
+from ..errors import DicecupError, PluginError, UnknownVariant, VariantError, described, shown
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import check_numbers, resolve
 from .entry_points import from_importlib as entry_points_from_importlib
 from .entry_points import installed as installed_entry_points
+from .guard import plugin_label, registered_name
 from .model import Variant
-from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, plugin_label
+from .plugin_files import FILE_REF, load_plugin_file, plugin_ref
+from .registry import (
+    BUILTIN_PLUGINS,
+    RULE_KINDS,
+    BotDecl,
+    RuleDecl,
+    bot_registrar,
+    check_hook_names,
+    each_plugin,
+    maker_registrar,
+    rule_registrar,
+    run_registration,
+)
+from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, check_answers
 from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
 
 if TYPE_CHECKING:
@@ -42,62 +55,10 @@ __all__ = [
     "AUTOLOAD_ENV",
     "REQUIRED",
     "load_plugin_file",
+    "RULE_KINDS",
 ]
 
 AUTOLOAD_ENV = "DICECUP_DISABLE_PLUGIN_AUTOLOAD"
-
-BUILTIN_PLUGINS = (
-    "dicecup.plugins.patterns",
-    "dicecup.plugins.builtin_variants",
-    "dicecup.plugins.box_modifiers",
-    "dicecup.plugins.bonuses",
-    "dicecup.plugins.joker",
-    "dicecup.plugins.stage_order",
-    "dicecup.plugins.fill_order",
-    "dicecup.plugins.announce",
-    "dicecup.plugins.box_requires",
-    "dicecup.plugins.instant_win",
-    "dicecup.plugins.settlement",
-    "dicecup.plugins.bots",
-)
-
-RULE_KINDS = ("rule", "bonus", "order")
-
-
-@frozen
-class RuleDecl:
-    """A rule (bonus kind or fill order) a plugin provides, with its parameters and their defaults."""
-
-    name: str
-    kind: str  # "rule", "bonus" or "order"
-    params: Mapping[str, Any]
-    doc: str
-    plugin: Any
-    check: Callable[[Variant, Mapping[str, Any]], None] | None = None
-    actions: Mapping[str, str] = {}
-
-
-@frozen
-class BotDecl:
-    """A computer player a plugin provides: `factory(rng)` makes one; `check(variant)` refuses what it cannot play.
-
-    A bot with an `argument` (its label, e.g. THETA) is written `bot:NAME:ARG`: `parse(text)` reads the
-    argument (a DicecupError saying what is wrong), and `factory(rng, value)` / `check(variant, value)` take it.
-    """
-
-    name: str
-    factory: Callable[..., Any]
-    doc: str
-    plugin: Any
-    check: Callable[..., None] | None = None
-    argument: str | None = None
-    parse: Callable[[str], Any] | None = None
-    solitaire: bool = True  # False: it plays against the others at the table (solitaire simulation refuses it)
-
-    @property
-    def usage(self) -> str:
-        """How players write it after `bot:` ("greedy", "risk:THETA")."""
-        return self.name if self.argument is None else f"{self.name}:{self.argument}"
 
 
 class VariantEntry:
@@ -142,66 +103,6 @@ def _parse_document(text: str, source: str, *, libyaml: bool = False) -> tuple[s
     return node.get("id").string(), doc
 
 
-_FILE_ATTR = "__dicecup_plugin_file__"  # set on a module `load_plugin_file` imported: its file's path
-_FILE_REF = "file:"  # how `_plugin_ref` names such a module
-
-
-def load_plugin_file(path: str | os.PathLike[str]) -> Any:
-    """Import a plugin module from a `.py` file that is not installed (`Engine(plugin_files=...)`,
-    `dicecup --plugin FILE.py`): PluginError when it is missing, does not compile or import, or
-    implements no dicecup hook.
-
-    The module is imported under a name made from the file's path, so the same file gives the
-    same module again and two files of one name do not clash.
-    """
-    file = Path(path)
-    if file.suffix != ".py":
-        raise PluginError(f"plugin file {str(file)!r}: a plugin file is a Python module, its name must end in .py")
-    if not file.is_file():
-        raise PluginError(f"plugin file {str(file)!r} does not exist (or is not a file)")
-    resolved = file.resolve()
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    name = f"dicecup_plugin_file_{''.join(c if c.isalnum() else '_' for c in file.stem)}_{digest}"
-    known = sys.modules.get(name)
-    if known is not None:
-        return known
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, resolved)
-    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
-        raise PluginError(f"plugin file {str(file)!r} cannot be imported")
-    module = importlib.util.module_from_spec(spec)
-    setattr(module, _FILE_ATTR, str(resolved))
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        del sys.modules[name]
-        raise PluginError(f"plugin file {file}:{exc.lineno}: syntax error: {exc.msg}") from None
-    except Exception as exc:
-        del sys.modules[name]
-        where = _traceback_line(exc, str(resolved))
-        raise PluginError(f"plugin file {file}{where}: importing it failed: {type(exc).__name__}: {exc}") from None
-    if not any(n.startswith(f"{hookspecs.PROJECT}_") and callable(getattr(module, n)) for n in dir(module)):
-        del sys.modules[name]
-        raise PluginError(
-            f"plugin file {file} implements no dicecup hook: define functions such as dicecup_register_variants, "
-            "each marked @dicecup.hookimpl"
-        )
-    return module
-
-
-def _traceback_line(exc: BaseException, filename: str) -> str:
-    """`:LINE` of the innermost frame of `exc` in `filename` ("" when none is)."""
-    line = ""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            line = f":{tb.tb_lineno}"
-        tb = tb.tb_next
-    return line
-
-
 class Engine:
     """A plugin manager, its pattern/scorer/rule/bot registries and its variants.
 
@@ -230,17 +131,20 @@ class Engine:
         if entry_points is None:
             entry_points = not os.environ.get(AUTOLOAD_ENV)
         self._plugins = tuple(plugins)
-        self._spec = (bool(builtins), bool(entry_points), tuple(_plugin_ref(p) for p in plugins))
+        self._spec = (bool(builtins), bool(entry_points), tuple(plugin_ref(p) for p in plugins))
         try:
             if entry_points:
                 _load_installed(self.pm)
             for plugin in plugins:
                 self.pm.register(plugin)
         except (pluggy.PluginValidationError, ValueError) as exc:  # bad hook arguments, registered twice
-            raise PluginError(f"cannot register plugin {_plugin_name(getattr(exc, 'plugin', None))}: {exc}") from None
-        except Exception as exc:  # a broken entry point: its import failed
-            raise PluginError(f"cannot load the installed dicecup plugins: {type(exc).__name__}: {exc}") from None
-        self._check_hooks()
+            who = plugin_label(getattr(exc, "plugin", None), self.pm)
+            raise PluginError(f"cannot register {who}: {described(exc).partition(': ')[2]}") from None
+        except (PluginError, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # a broken entry point: its import failed (or it raised SystemExit)
+            raise PluginError(f"cannot load the installed dicecup plugins: {described(exc)}") from None
+        check_hook_names(self.pm)
         self.patterns: dict[str, Maker] = {}
         self.scorers: dict[str, Maker] = {}
         self.rules: dict[str, RuleDecl] = {}
@@ -267,131 +171,35 @@ class Engine:
             import pickle
 
             raise pickle.PicklingError(
-                f"this engine holds plugin {_plugin_name(unnamed[0])}, which cannot be imported by name, so it "
+                f"this engine holds {plugin_label(unnamed[0], self.pm)}, which cannot be imported by name, so it "
                 "cannot be pickled; put the plugin in an importable module (or a file given as plugin_files)"
             )
         return (_engine_from_spec, (self._spec,))
 
     # ------------------------------------------------------------------ registration
 
-    def _check_hooks(self) -> None:
-        """Reject a `dicecup_*` function that is no hook (a typo) or lacks `@hookimpl` (never called)."""
-        known = sorted(n for n in vars(hookspecs) if n.startswith(f"{hookspecs.PROJECT}_"))
-        for plugin in self.pm.get_plugins():
-            for attr in dir(plugin):
-                if not attr.startswith(f"{hookspecs.PROJECT}_") or not callable(getattr(plugin, attr, None)):
-                    continue
-                marked = self.pm.parse_hookimpl_opts(plugin, attr) is not None
-                if attr not in known:
-                    import difflib
-
-                    cut = len(hookspecs.PROJECT) + 1  # compare what follows the shared prefix
-                    close = difflib.get_close_matches(attr[cut:], [k[cut:] for k in known], n=1)
-                    hint = f"did you mean {attr[:cut]}{close[0]}?" if close else f"the hooks are: {', '.join(known)}"
-                    raise PluginError(
-                        f"plugin {_plugin_name(plugin)} implements {attr}, which is not a dicecup hook; {hint}"
-                    )
-                if not marked:
-                    raise PluginError(
-                        f"plugin {_plugin_name(plugin)} defines {attr} without @dicecup.hookimpl, so it would never be called"
-                    )
-        try:
-            self.pm.check_pending()
-        except pluggy.PluginValidationError as exc:  # pragma: no cover - the loop above catches these first
-            raise PluginError(
-                f"plugin {_plugin_name(exc.plugin)} implements a hook dicecup does not have: {exc}"
-            ) from None
-
-    def _each_plugin(self, hook: str) -> list[tuple[Any, Any]]:
-        """(plugin, a hook caller for that plugin alone) for every plugin implementing `hook`, in registration order."""
-        caller = getattr(self.pm.hook, hook)
-        everyone = self.pm.get_plugins()
-        plugins = list(dict.fromkeys(impl.plugin for impl in caller.get_hookimpls()))
-        return [(p, self.pm.subset_hook_caller(hook, [o for o in everyone if o is not p])) for p in plugins]
-
     def _collect(self) -> None:
+        """Run every plugin's registration hooks, in order: patterns, scorers, rules, bots, variants."""
+        pm = self.pm
         for hook, table, what in (
             ("dicecup_register_patterns", self.patterns, "pattern"),
             ("dicecup_register_scorers", self.scorers, "scorer"),
         ):
-            for plugin, call in self._each_plugin(hook):
-                self._guard(plugin, hook, call, self._maker_registrar(table, what, plugin))
-        for plugin, call in self._each_plugin("dicecup_register_rules"):
-            self._guard(plugin, "dicecup_register_rules", call, self._rule_registrar(plugin))
-        for plugin, call in self._each_plugin("dicecup_register_bots"):
-            self._guard(plugin, "dicecup_register_bots", call, self._bot_registrar(plugin))
-        for plugin, call in self._each_plugin("dicecup_register_variants"):
-            origin = self.pm.get_name(plugin) or "plugin"
-            self._guard(plugin, "dicecup_register_variants", call, self._variant_registrar(origin))
+            for plugin, call in each_plugin(pm, hook):
+                register = maker_registrar(table, what, plugin, plugin_label(plugin, pm), _builtin(pm, plugin))
+                run_registration(pm, hook, plugin, call, register)
+        for plugin, call in each_plugin(pm, "dicecup_register_rules"):
+            register = rule_registrar(self.rules, plugin, plugin_label(plugin, pm))
+            run_registration(pm, "dicecup_register_rules", plugin, call, register)
+        for plugin, call in each_plugin(pm, "dicecup_register_bots"):
+            register = bot_registrar(self.bots, plugin, plugin_label(plugin, pm), _builtin(pm, plugin))
+            run_registration(pm, "dicecup_register_bots", plugin, call, register)
+        for plugin, call in each_plugin(pm, "dicecup_register_variants"):
+            origin = pm.get_name(plugin) or "plugin"
+            register = self._variant_registrar(origin, plugin_label(plugin, pm))
+            run_registration(pm, "dicecup_register_variants", plugin, call, register)
 
-    def _guard(self, plugin: Any, hook: str, call: Callable[..., Any], register: Callable[..., None]) -> None:
-        """Call one plugin's registration hook; its own failure becomes a PluginError naming it."""
-        try:
-            call(register=register)
-        except DicecupError:
-            raise
-        except Exception as exc:
-            raise PluginError(f"plugin {_plugin_name(plugin)} failed in {hook}: {type(exc).__name__}: {exc}") from None
-
-    @staticmethod
-    def _maker_registrar(table: dict[str, Maker], what: str, plugin: Any) -> Callable[..., None]:
-        def register(
-            name: str, factory: Callable[..., Any], text: Callable[[Mapping[str, Any]], str] | None = None
-        ) -> None:
-            if not isinstance(name, str) or not name:
-                raise PluginError(f"a {what} name must be a non-empty string, got {name!r}")
-            if not callable(factory):
-                raise PluginError(f"{what} {name!r}: the factory must be callable")
-            if name in table:
-                raise PluginError(f"{what} {name!r} is registered twice")
-            table[name] = Maker(factory, text, plugin)
-
-        return register
-
-    def _rule_registrar(self, plugin: Any) -> Callable[..., None]:
-        def register(
-            name: str,
-            params: Mapping[str, Any] | None = None,
-            doc: str = "",
-            *,
-            kind: str = "rule",
-            check: Callable[[Variant, Mapping[str, Any]], None] | None = None,
-            actions: Mapping[str, str] | None = None,
-        ) -> None:
-            if not isinstance(name, str) or not name:
-                raise PluginError(f"a rule name must be a non-empty string, got {name!r}")
-            if name in self.rules:
-                raise PluginError(f"rule {name!r} is registered twice")
-            if kind not in RULE_KINDS:
-                raise PluginError(f"rule {name!r}: kind must be one of {', '.join(RULE_KINDS)}, not {kind!r}")
-            self.rules[name] = RuleDecl(name, kind, dict(params or {}), doc, plugin, check, dict(actions or {}))
-
-        return register
-
-    def _bot_registrar(self, plugin: Any) -> Callable[..., None]:
-        def register(
-            name: str,
-            factory: Callable[..., Any],
-            doc: str = "",
-            *,
-            check: Callable[..., None] | None = None,
-            argument: str | None = None,
-            parse: Callable[[str], Any] | None = None,
-            solitaire: bool = True,
-        ) -> None:
-            if not isinstance(name, str) or not name or ":" in name:
-                raise PluginError(f"a bot name must be a non-empty string without ':', got {name!r}")
-            if name in self.bots:
-                raise PluginError(f"bot {name!r} is registered twice")
-            if argument is not None and (not isinstance(argument, str) or not argument or ":" in argument):
-                raise PluginError(f"bot {name!r}: its argument's label must be a word without ':', got {argument!r}")
-            if parse is not None and argument is None:
-                raise PluginError(f"bot {name!r}: parse is given but no argument")
-            self.bots[name] = BotDecl(name, factory, doc, plugin, check, argument, parse, bool(solitaire))
-
-        return register
-
-    def _variant_registrar(self, origin: str) -> Callable[..., None]:
+    def _variant_registrar(self, origin: str, label: str) -> Callable[..., None]:
         def register(
             path: str | os.PathLike[str] | None = None,
             *,
@@ -399,13 +207,19 @@ class Engine:
             source: str | None = None,
             id: str | None = None,
         ) -> None:
+            if source is not None and not isinstance(source, str):
+                raise PluginError(f"{label}: a variant's source must be text, got {shown(source)}")
             if path is not None:
+                if not isinstance(path, (str, os.PathLike)):
+                    raise PluginError(f"{label}: a variant's path must be a path, got {shown(path)}")
                 text = read_variant(path)
                 source = source or str(path)
             if text is None:
-                raise PluginError("register a variant with a path or with text=...")
+                raise PluginError(f"{label}: register a variant with a path or with text=...")
+            if not isinstance(text, str):
+                raise PluginError(f"{label}: a variant's text must be a str, got {shown(text)}")
             if id is not None and (not isinstance(id, str) or not id):
-                raise PluginError(f"a variant id must be a non-empty string, got {id!r}")
+                raise PluginError(f"{label}: a variant id must be a non-empty string, got {shown(id)}")
             source = source or "<variant>"
             # with its id given, the document is parsed when first used (then checked to declare that id)
             entry = (
@@ -415,7 +229,8 @@ class Engine:
             )
             if entry.id in self._entries:
                 raise PluginError(
-                    f"variant id {entry.id!r} from {entry.source} is already registered by {self._entries[entry.id].source}"
+                    f"{label}: variant id {entry.id!r} from {entry.source} is already registered by "
+                    f"{self._entries[entry.id].source}"
                 )
             self._entries[entry.id] = entry
 
@@ -474,10 +289,10 @@ class Engine:
         name, colon, arg = spec.partition(":") if isinstance(spec, str) else ("", "", "")
         decl = self.bots.get(name)
         if decl is None:
-            raise DicecupError(f"unknown bot {spec!r}; bots: {', '.join(self.bot_usage())}")
+            raise DicecupError(f"unknown bot {shown(spec)}; bots: {', '.join(self.bot_usage())}")
         if decl.argument is None:
             if colon:
-                raise DicecupError(f"bot {decl.name} takes no argument, got {spec!r}; write bot:{decl.name}")
+                raise DicecupError(f"bot {decl.name} takes no argument, got {shown(spec)}; write bot:{decl.name}")
             return decl, None
         if not arg.strip():
             raise DicecupError(f"bot {decl.name} needs its {decl.argument}: write bot:{decl.usage}")
@@ -535,7 +350,7 @@ class Engine:
                 (spec, variant.document, source, dict(variant.options), specs, variant.fingerprint),
             )
 
-        return compile_variant(
+        variant = compile_variant(
             Node(document, (), source=source),
             patterns=self.patterns,
             scorers=self.scorers,
@@ -547,6 +362,8 @@ class Engine:
             rebuild=rebuild,
             derive=self._derive,
         )
+        check_answers(variant)  # a plugin answering against its contract is refused now, before any work
+        return variant
 
     def _derive(self, variant: Variant, overlay: Mapping[str, Any]) -> Variant:
         """`Variant.derive`: the variant's resolved document with `overlay` merged on, compiled here
@@ -607,12 +424,18 @@ class Engine:
                 digest.update(repr(_settings(plugin)).encode())  # Points(10) and Points(20) differ
             qual = "" if inspect.ismodule(plugin) else getattr(type(plugin), "__qualname__", "")
             got = self._identities[id(plugin)] = [
-                plugin_label(self.pm, plugin),
+                registered_name(plugin, self.pm),
                 modname + (":" + qual if qual else ""),
                 version,
                 digest.hexdigest()[:16],
             ]
         return got
+
+
+def _builtin(pm: pluggy.PluginManager, plugin: Any) -> bool:
+    """Whether `plugin` is one of dicecup's own (`BUILTIN_PLUGINS`, registered under its module's name)."""
+    name = pm.get_name(plugin)
+    return name in BUILTIN_PLUGINS and plugin is sys.modules.get(name or "")
 
 
 def _load_installed(pm: pluggy.PluginManager) -> None:
@@ -641,8 +464,11 @@ def _settings(plugin: Any) -> list[tuple[str, Any]]:
 def _options(options: Any) -> Mapping[str, Any]:
     if options is None:
         return {}
-    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+    if not isinstance(options, Mapping):
         raise VariantError(f"options must be a mapping of option name to value, got {type(options).__name__}")
+    for key in options:
+        if not isinstance(key, str):
+            raise VariantError(f"option names are text such as 'joker', got {type(key).__name__} {shown(key)}")
     return options
 
 
@@ -679,31 +505,6 @@ def _package_version(top: str) -> str:
     return "?"
 
 
-def _plugin_ref(plugin: Any) -> str | None:
-    """How an explicit plugin is found again by name (for pickling variants), or None."""
-    if inspect.ismodule(plugin):
-        origin = getattr(plugin, _FILE_ATTR, None)
-        if origin is not None:  # a plugin file: imported again from its path
-            return f"{_FILE_REF}{origin}"
-        return plugin.__name__ if sys.modules.get(plugin.__name__) is plugin and plugin.__name__ != "__main__" else None
-    module = getattr(type(plugin), "__module__", None) if not inspect.isclass(plugin) else plugin.__module__
-    qual = getattr(plugin if inspect.isclass(plugin) else type(plugin), "__qualname__", "")
-    if not module or module == "__main__" or "<" in qual:
-        return None
-    if not inspect.isclass(plugin) and (getattr(plugin, "__dict__", None) or not _builds_bare(type(plugin))):
-        return None  # an object with settings cannot be made again from its class's name alone
-    return f"{module}:{qual}" + ("" if inspect.isclass(plugin) else "()")
-
-
-def _builds_bare(cls: type) -> bool:
-    """Whether `cls()` needs no arguments."""
-    try:
-        params = inspect.signature(cls).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
-
-
 _ENGINES: dict[tuple[Any, ...], Engine] = {}
 
 
@@ -714,8 +515,8 @@ def _engine_from_spec(spec: tuple[Any, ...]) -> Engine:
         builtins, entry_points, refs = spec
         plugins: list[Any] = []
         for ref in refs:
-            if ref.startswith(_FILE_REF):
-                plugins.append(load_plugin_file(ref.removeprefix(_FILE_REF)))
+            if ref.startswith(FILE_REF):
+                plugins.append(load_plugin_file(ref.removeprefix(FILE_REF)))
                 continue
             modname, _, qual = ref.partition(":")
             obj: Any = importlib.import_module(modname)
@@ -762,11 +563,3 @@ def _plain(value: Any, path: tuple[Any, ...], source: str) -> Any:
         source=source,
         path=path,
     )
-
-
-def _plugin_name(plugin: Any) -> str:
-    """A readable plugin name for errors: the module or class name, not an object repr."""
-    if plugin is None:
-        return "?"
-    name = getattr(plugin, "__name__", None) or type(plugin).__name__
-    return repr(name)

@@ -27,6 +27,12 @@ on it, and ``dicecup.testing.check_variant`` checks it):
   filled box's *value* declares it (``dicecup_state_flags``); one whose
   whole-card bonuses depend on a group's total declares the group
   (``dicecup_state_totals``). The solver refuses rules that read anything else.
+* **Returns what its contract says.** ``@returns(...)`` on each specification
+  below is what the hook, and each function it registers, must return
+  (``contracts``); the engine checks every value where it comes back, and a
+  value of the wrong kind is one ``ContractError`` (a ``PluginError``) naming
+  the plugin, the hook and the value. Scores and points are whole numbers (int,
+  not float) within ±1,000,000,000, the bound of every number in a variant.
 """
 
 from __future__ import annotations
@@ -36,6 +42,34 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import pluggy
+
+from .contracts import (
+    ANYTHING,
+    AWARDS,
+    BOT,
+    BOX_FLAG,
+    BOX_IDS,
+    BOX_TOTAL,
+    COMBINATION,
+    COUNT,
+    FUNCTION,
+    ID,
+    LEGAL_ACTION,
+    NOTHING,
+    POINTS,
+    PROGRESS,
+    RULE_ACTION,
+    SETTLEMENT,
+    STATE_UPDATE,
+    TEXT,
+    Flag,
+    Items,
+    MappingOf,
+    Maybe,
+    OneOf,
+    Text,
+    returns,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .card import Award, Card
@@ -52,13 +86,15 @@ __all__ = ["PROJECT", "hookspec", "hookimpl"]
 
 
 @hookspec
+@returns(NOTHING, pattern_factory=FUNCTION, pattern=Maybe(COMBINATION), pattern_text=TEXT)
 def dicecup_register_patterns(register: Callable[..., None]) -> None:
     """Add named patterns. Called once per engine, on every plugin.
 
     ``register(name, factory, text=None)``: ``factory(ctx, **params)`` receives a
     ``PatternContext`` and the YAML parameters and returns a function
     ``(roll: Roll) -> tuple[int, ...] | None``: the dice that form the
-    combination, or None when the roll does not meet the pattern. Raise
+    combination (some of the roll's dice, a tuple of die values), or None when the
+    roll does not meet the pattern. Raise
     ``ParameterError(key, message)`` (a ``ValueError``) from the factory for a bad
     parameter value, and the message points at that key. ``text(params) -> str``,
     if given, says in plain words what the pattern needs (`dicecup show`).
@@ -66,17 +102,20 @@ def dicecup_register_patterns(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING, scorer_factory=FUNCTION, scorer=POINTS, scorer_text=TEXT)
 def dicecup_register_scorers(register: Callable[..., None]) -> None:
     """Add named scorers. Called once per engine, on every plugin.
 
     ``register(name, factory, text=None)``: ``factory(ctx, **params)`` returns a
     function ``(combination: tuple[int, ...], roll: Roll) -> int``, called only
     when the box's pattern is met (an unmet pattern scores 0 before any rule
-    adjusts it). ``text(params) -> str`` says what the box then scores.
+    adjusts it): a whole number (an int, never a float, even 12.0) within
+    ±1,000,000,000. ``text(params) -> str`` says what the box then scores.
     """
 
 
 @hookspec
+@returns(NOTHING, rule_check=NOTHING)
 def dicecup_register_rules(register: Callable[..., None]) -> None:
     """Declare the rules this plugin provides. Called once per engine, on every plugin.
 
@@ -89,7 +128,8 @@ def dicecup_register_rules(register: Callable[..., None]) -> None:
       for none); a value of another type than its default is an error;
     * ``check(variant, params)``, if given, runs on the compiled variant and
       raises ``ParameterError(key, message)`` for bad parameters (e.g. a box that
-      does not exist); a column-scope bonus is checked on one column's sheet;
+      does not exist), returning nothing (None) otherwise; a column-scope bonus is
+      checked on one column's sheet;
     * ``actions={verb: help}`` names the actions the rule adds (see
       ``dicecup_actions``), for help texts and the terminal game.
 
@@ -99,6 +139,7 @@ def dicecup_register_rules(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING)
 def dicecup_register_variants(register: Callable[..., None]) -> None:
     """Add variant files. Called once per engine, on every plugin.
 
@@ -110,12 +151,15 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(NOTHING, bot_factory=BOT, bot_choose=LEGAL_ACTION, bot_check=NOTHING, bot_parse=ANYTHING)
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     """Add computer players. Called once per engine, on every plugin.
 
     ``register(name, factory, doc="", check=None)``: ``factory(rng)`` returns an
     object with ``choose(state) -> action`` for a decision state (``rng`` is a
-    ``random.Random``); ``check(variant)``, if given, raises a DicecupError at once
+    ``random.Random``), the action one of ``state.legal_actions()`` (a plugin's bot
+    is handed out wrapped: a move that is not legal is a ContractError naming it);
+    ``check(variant)``, if given, returns None or raises a DicecupError at once
     for a variant the bot cannot play (too large, rules it does not model), so a
     game is refused before it starts. Players write ``bot:NAME``.
 
@@ -131,32 +175,38 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
 
 
 @hookspec
+@returns(Maybe(BOX_IDS))
 def dicecup_legal_boxes(ctx: TurnContext) -> Collection[str] | None:
     """Restrict where the current roll may be scored. Called on all enabled plugins.
 
     ``ctx`` holds the variant, the player's card, the roll, whether it is the
     first roll, ``open_boxes`` (ids not yet filled) and the situation. Return the
-    ids this rule allows (a subset of the open boxes) or None for no restriction;
-    the engine keeps the ids every result allows.
+    ids this rule allows, ids of this variant's boxes (for a column-scope rule, its
+    sheet's row ids) in any collection but text, or None for no restriction; the
+    engine keeps the ids every result allows. Where no other roll is allowed the
+    rules together must leave an open box to score (or offer an action): a game
+    left with no move is the legality rules' error.
     """
 
 
 @hookspec
+@returns(Maybe(TEXT))
 def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     """Why this rule does not allow open box ``box`` now, in words; None when it does (or says nothing).
 
     Used for the message of a refused move, so say what the player can do
-    ("fill every stage-1 box first").
+    ("fill every stage-1 box first"): one line of text.
     """
 
 
 @hookspec
+@returns(Maybe(POINTS))
 def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
     """Change what a box scores for a roll. Called as a fold over enabled plugins.
 
     ``score`` is the score so far: the box's declared scorer (0 when its pattern
-    is not met) after earlier plugins' adjustments. Return the new score, or
-    None to leave it. Plugins marked ``tryfirst`` see the declared score first.
+    is not met) after earlier plugins' adjustments. Return the new score, a whole
+    number (an int, never a float) within ±1,000,000,000, or None to leave it. Plugins marked ``tryfirst`` see the declared score first.
     ``ctx.met`` says whether the pattern is met; read ``ctx.combination`` only for
     the dice themselves (the solver then asks the rule once per distinct
     combination, not once per distinct declared score).
@@ -164,23 +214,26 @@ def dicecup_adjust_score(ctx: ScoreContext, score: int) -> int | None:
 
 
 @hookspec
+@returns(Maybe(AWARDS))
 def dicecup_extra_points(ctx: ScoreContext) -> Iterable[Award] | None:
     """Points earned besides the box score when the box is filled (a Yahtzee bonus).
 
     Called on all enabled plugins after the score is fixed; every returned
-    ``Award`` is added to the player's card. ``ctx.score`` is the box's final
+    ``Award`` (its points a whole number within ±1,000,000,000, its id and name
+    text) is added to the player's card. ``ctx.score`` is the box's final
     score. The engine multiplies the points by the box's column multiplier and
     counts them in the figure of the bonus whose id they carry.
     """
 
 
 @hookspec
+@returns(Maybe(MappingOf(ID, COUNT, "a mapping of event id to a count")))
 def dicecup_turn_events(ctx: ScoreContext) -> Mapping[str, int] | None:
     """Things that happen when a box is filled that are not points (a Yahtzee rolled, a joker used).
 
     Called on all enabled plugins when a box is scored, after the score is fixed
     (``ctx.score`` is the box's final score, as for ``dicecup_extra_points``).
-    Return ``{event id: count}`` (ids snake_case text, counts whole numbers >= 0)
+    Return ``{event id: count}`` (ids snake_case text, counts whole numbers from 0 to 1,000,000,000)
     or None for nothing; the counts of every plugin are summed per id. The
     simulators count each id per game; name the ids in ``dicecup_event_names``.
     For a column-scope bonus the context is one column's sheet and the ids are
@@ -189,6 +242,7 @@ def dicecup_turn_events(ctx: ScoreContext) -> Mapping[str, int] | None:
 
 
 @hookspec
+@returns(Maybe(MappingOf(ID, TEXT, "a mapping of event id to its name")))
 def dicecup_event_names(variant: Variant) -> Mapping[str, str] | None:
     """The events this rule reports through ``dicecup_turn_events``: ``{event id: name}``. Called on all enabled plugins.
 
@@ -199,6 +253,7 @@ def dicecup_event_names(variant: Variant) -> Mapping[str, str] | None:
 
 
 @hookspec
+@returns(Maybe(AWARDS))
 def dicecup_end_bonuses(variant: Variant, card: Card) -> Iterable[Award] | None:
     """Bonuses the card earns as a whole (upper-section bonus). Called on all enabled plugins.
 
@@ -210,24 +265,30 @@ def dicecup_end_bonuses(variant: Variant, card: Card) -> Iterable[Award] | None:
 
 
 @hookspec(firstresult=True)
+@returns(Maybe(OneOf(Flag(), Text("a phrase", empty=False), text="True, False or a phrase saying what won")))
 def dicecup_instant_win(ctx: TurnContext, players: int) -> bool | str | None:
     """Whether this roll wins the game at once. First non-None result wins.
 
     Return True, or a short phrase saying what won ("a Generala on the first
-    roll"). Called after every roll of a game with two or more players (never in
-    solitaire play, where such a roll is scored as usual).
+    roll"); False or None for no win (nothing else: not 0, 1 or a number). Called
+    after every roll of a game with two or more players (never in solitaire play,
+    where such a roll is scored as usual).
     """
 
 
 @hookspec(firstresult=True)
+@returns(Maybe(SETTLEMENT))
 def dicecup_settle(variant: Variant, totals: Mapping[str, int]) -> Mapping[str, Fraction] | None:
     """What each player receives (negative: pays) at the end of a match. First result wins.
 
-    ``totals`` maps player name to match total. The amounts must sum to zero.
+    ``totals`` maps player name to match total. Return an amount for every player
+    in ``totals`` (an int, a Fraction or a finite float, within ±10**18): the
+    amounts must sum to zero (floats: up to their rounding).
     """
 
 
 @hookspec
+@returns(Maybe(Items(RULE_ACTION, "RuleAction(rule, name, arg) objects")))
 def dicecup_actions(ctx: TurnContext) -> Iterable[RuleAction] | None:
     """Actions this rule adds that the acting player may take now, besides keeping and scoring.
 
@@ -240,6 +301,7 @@ def dicecup_actions(ctx: TurnContext) -> Iterable[RuleAction] | None:
 
 
 @hookspec
+@returns(Maybe(STATE_UPDATE))
 def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | None:
     """What taking ``action`` (one this plugin offered) changes. Asked only of the rule's plugin.
 
@@ -252,16 +314,21 @@ def dicecup_apply_action(ctx: TurnContext, action: RuleAction) -> StateUpdate | 
 
 
 @hookspec
+@returns(Maybe(Flag()))
 def dicecup_may_reroll(ctx: TurnContext) -> bool | None:
-    """Return False to forbid keeping dice and rolling again now (e.g. an announcement must come first)."""
+    """Return False to forbid keeping dice and rolling again now (e.g. an announcement must come first);
+    True or None allows it (nothing else)."""
 
 
 @hookspec
+@returns(Maybe(Items(TEXT, "lines of text")))
 def dicecup_turn_status(ctx: TurnContext) -> Iterable[str] | None:
-    """Lines to show about the acting player's turn (e.g. "announced: full (announce column)")."""
+    """Lines to show about the acting player's turn (e.g. "announced: full (announce column)"): each one line
+    of printable text (no newline)."""
 
 
 @hookspec
+@returns(Maybe(Items(PROGRESS, "Progress(id, cell, line) objects")))
 def dicecup_progress(variant: Variant, card: Card) -> Iterable[Progress] | None:
     """How this rule's bonuses or constraints stand on a card, for display.
 
@@ -272,25 +339,30 @@ def dicecup_progress(variant: Variant, card: Card) -> Iterable[Progress] | None:
 
 
 @hookspec
+@returns(Maybe(Items(TEXT, "lines of text")))
 def dicecup_solitaire_notes(variant: Variant) -> Iterable[str] | None:
     """What solitaire play (the solver, the simulator) leaves out of this rule, in words."""
 
 
 @hookspec
+@returns(Maybe(Items(BOX_FLAG, "BoxFlag(box, value) objects")))
 def dicecup_state_flags(variant: Variant) -> Iterable[BoxFlag] | None:
     """Facts about a card that this rule's scoring or legality depends on.
 
     Called on all enabled plugins by the solver, which keeps one state per
     combination of flags. A rule that reads a filled box's *value* (not only
-    whether it is filled) must declare it here, e.g. ``BoxFlag("yahtzee", 50)``.
+    whether it is filled) must declare it here, e.g. ``BoxFlag("yahtzee", 50)``: a
+    box of this variant and a whole-number value.
     """
 
 
 @hookspec
+@returns(Maybe(Items(BOX_TOTAL, "BoxTotal(name, boxes) objects")))
 def dicecup_state_totals(variant: Variant) -> Iterable[BoxTotal] | None:
     """Groups of boxes whose running total this rule's whole-card bonuses depend on.
 
-    ``BoxTotal(name, boxes)``, e.g. the upper section of a threshold bonus. The
+    ``BoxTotal(name, boxes)`` (distinct boxes of this variant, at least one), e.g.
+    the upper section of a threshold bonus. The
     solver keeps each group's total (clamped to where it still matters) in its
     state, and reads the bonuses' values from ``dicecup_end_bonuses``.
     """

@@ -73,15 +73,18 @@ class Spec:
     params: FrozenMap = field(converter=frozen_params)
     fn: Callable[..., Any] = field(eq=False, repr=False)
     text: str = field(default="", eq=False, repr=False)
+    multiply: int = 1  # a scorer's `multiply:` (already applied by `fn`)
 
     def describe(self) -> str:
-        """The plugin's plain-words description, else the declared form `kind(param=value)`."""
+        """The plugin's plain-words description, else the declared form `kind(param=value)`; `N x` before it
+        for a scorer with a multiplier."""
         if self.text:
-            return self.text
-        if not self.params:
-            return self.kind
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
-        return f"{self.kind}({args})"
+            text = self.text
+        elif not self.params:
+            text = self.kind
+        else:
+            text = f"{self.kind}({', '.join(f'{k}={_short(v)}' for k, v in self.params.items())})"
+        return text if self.multiply == 1 else f"{self.multiply} x {text}"
 
 
 def _short(value: Any) -> str:

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 
 __all__ = [
     "MEAN",
@@ -56,6 +56,7 @@ __all__ = [
 EXP_LIMIT = 700.0
 """|theta| x the widest score a variant can reach must stay below this: exp(709.78) is float64's largest number
 (and exp(-708) about its smallest normal one); the margin keeps sums and products of values in range."""
+MAX_TARGET = 10**9  # no variant scores near this: a target beyond it is a typo, refused before any work
 
 
 class ObjectiveError(DicecupError):
@@ -193,7 +194,7 @@ class Objective:
             raise ObjectiveError(
                 f"{variant_id}: risk theta {self.theta:g} is too large for this variant: its scores reach "
                 f"{highest:g} (lowest {lowest:g}), and exp({self.theta:g} x {max(abs(lowest), abs(highest)):g}) "
-                f"= exp({span:.0f}) does not fit a float64 (limit exp({EXP_LIMIT:.0f})); use |theta| <= {most:.4g}"
+                f"= exp({span:.4g}) does not fit a float64 (limit exp({EXP_LIMIT:.0f})); use |theta| <= {most:.4g}"
             )
 
 
@@ -246,18 +247,22 @@ def parse_objective(text: str) -> Any:
     """An objective written NAME or NAME:ARG (`mean`, `risk:0.05`; risk:0 is the mean), read by its kind's
     parser; ObjectiveError saying what is wrong (an unknown name lists the known ones)."""
     if not isinstance(text, str):
-        raise ObjectiveError(f"an objective must be text like 'mean' or 'risk:0.05', got {text!r}")
+        raise ObjectiveError(f"an objective must be text like 'mean' or 'risk:0.05', got {shown(text)}")
     name, colon, arg = text.strip().partition(":")
     kind = KINDS.get(name.strip().lower())
     if kind is None:
-        raise ObjectiveError(f"unknown objective {text!r}; objectives: {', '.join(k.usage for k in KINDS.values())}")
+        raise ObjectiveError(
+            f"unknown objective {shown(text)}; objectives: {', '.join(k.usage for k in KINDS.values())}"
+        )
     if kind.argument is None and colon:
-        raise ObjectiveError(f"objective {text!r}: {kind.name} takes no parameter; write '{kind.name}'")
+        raise ObjectiveError(f"objective {shown(text)}: {kind.name} takes no parameter; write '{kind.name}'")
     if kind.argument is None or (kind.optional and not colon):
-        return kind.parse(None, f"objective {text!r}")
+        return kind.parse(None, f"objective {shown(text)}")
     if not arg.strip():
-        raise ObjectiveError(f"objective {text!r}: {kind.name} needs its {kind.argument.lower()}, e.g. {kind.help}")
-    return kind.parse(arg.strip(), f"objective {text!r}")
+        raise ObjectiveError(
+            f"objective {shown(text)}: {kind.name} needs its {kind.argument.lower()}, e.g. {kind.help}"
+        )
+    return kind.parse(arg.strip(), f"objective {shown(text)}")
 
 
 def parse_objectives(texts: str | Iterable[str]) -> list[Any]:
@@ -267,10 +272,10 @@ def parse_objectives(texts: str | Iterable[str]) -> list[Any]:
     out: list[Any] = []
     for text in items:
         if not isinstance(text, str):
-            raise ObjectiveError(f"an objective must be text like 'mean' or 'risk:0.05', got {text!r}")
+            raise ObjectiveError(f"an objective must be text like 'mean' or 'risk:0.05', got {shown(text)}")
         for part in text.split(","):
             if not part.strip():
-                raise ObjectiveError(f"empty objective in {text!r}: separate objectives by single commas")
+                raise ObjectiveError(f"empty objective in {shown(text)}: separate objectives by single commas")
             got = parse_objective(part)
             if any(o.id == got.id for o in out):
                 raise ObjectiveError(f"objective {got.id} is given twice")
@@ -286,9 +291,9 @@ def risk_objective(theta: str, where: str) -> Objective:
     try:
         value = float(arg)
     except ValueError:
-        raise ObjectiveError(f"{where}: theta must be a number (e.g. 0.05 or -0.03), got {arg!r}") from None
+        raise ObjectiveError(f"{where}: theta must be a number (e.g. 0.05 or -0.03), got {shown(arg)}") from None
     if not math.isfinite(value):
-        raise ObjectiveError(f"{where}: theta must be a finite number, got {arg!r}")
+        raise ObjectiveError(f"{where}: theta must be a finite number, got {shown(arg)}")
     return Objective(value + 0.0)  # -0.0 is 0.0: the mean
 
 
@@ -296,9 +301,17 @@ def target_objective(score: str, where: str) -> Objective:
     """Target play for t = a whole number written as text (`target:300`); ObjectiveError naming `where`."""
     arg = score.strip()
     try:
-        value = int(arg)
+        value = int(arg)  # more than 4,300 digits: ValueError too
     except ValueError:
-        raise ObjectiveError(f"{where}: the target must be a whole number of points (e.g. 300), got {arg!r}") from None
+        if not arg.lstrip("+-").isdigit():
+            raise ObjectiveError(
+                f"{where}: the target must be a whole number of points (e.g. 300), got {shown(arg)}"
+            ) from None
+        value = MAX_TARGET + 1
+    if not -MAX_TARGET <= value <= MAX_TARGET:
+        raise ObjectiveError(
+            f"{where}: the target must be from {-MAX_TARGET:,} to {MAX_TARGET:,} points, got {shown(arg)}"
+        )
     return Objective(target=value)
 
 

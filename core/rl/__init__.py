@@ -15,7 +15,16 @@ import importlib.util
 
 from ..errors import DicecupError
 
-__all__ = ["MissingExtra", "DicecupEnv", "DicecupAECEnv", "Encoding", "EncodingError", "ENV_ID"]
+__all__ = [
+    "MissingExtra",
+    "DicecupEnv",
+    "DicecupAECEnv",
+    "Encoding",
+    "EncodingError",
+    "ENV_ID",
+    "EnvUsageError",
+    "IllegalStep",
+]
 
 
 class MissingExtra(DicecupError, ImportError):
@@ -32,3 +41,4 @@ if _missing:
 from .aec import DicecupAECEnv  # noqa: E402  (after the check, so a missing extra gives the one error above)
 from .encoding import Encoding, EncodingError  # noqa: E402
 from .env import ENV_ID, DicecupEnv  # noqa: E402
+from .table import EnvUsageError, IllegalStep  # noqa: E402

@@ -12,7 +12,8 @@ players' totals, whether they are to act) and the `action_mask` (all 0 for a pla
 the mask is also in the acting agent's info. Actions are those of the gymnasium environment.
 Rewards: at each step every player receives the points their total changed by, so an agent's
 return over the episode is its final total. All agents terminate when the game ends (every card
-full, or an instant win); one episode is one game.
+full, or an instant win); one episode is one game. Misuse (a step or an observation before reset, an agent
+the game does not have, an action for a terminated agent) is `EnvUsageError`, see `dicecup.rl.table`.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..errors import DicecupError
+from ..errors import DicecupError, shown
 from ..game.state import MAX_PLAYERS, GameState
 from ..language.engine import Engine
 from .encoding import Encoding
 from .env import render_text
-from .table import Table, resolve_variant, whole_number_from
+from .table import EnvUsageError, Table, check_options, checked_seed, resolve_variant, whole_number_from
 
 __all__ = ["DicecupAECEnv"]
 
@@ -83,23 +84,32 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """The engine's state of the game."""
         return self.table.state
 
+    def _agent(self, agent: Any) -> int:
+        """The seat of `agent`; EnvUsageError naming the agents when the game has no such agent."""
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise EnvUsageError(f"no agent {shown(agent)} here; the agents are {', '.join(self.possible_agents)}")
+        return self._seat[agent]
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The agent's observation space (the same object every time, as PettingZoo asks)."""
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         """The agent's action space (the same object every time)."""
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._agent(agent)]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation vector and its action mask (0s unless it is to act)."""
-        seat = self._seat[agent]
+        seat = self._agent(agent)
+        self.table.require_reset("observe()")
         acting = not self.table.ended and self.table.state.current == seat
         mask = self.table.mask() if acting else np.zeros(self.encoding.size, dtype=np.int8)
         return {"observation": self.table.observe(seat), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; its rolls come from a generator seeded from `seed`."""
+        check_options(options)
+        seed = checked_seed(seed)
         if seed is not None:
             self._seed = seed
         rng = np.random.default_rng(self._seed)
@@ -121,8 +131,13 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     def step(self, action: Any) -> None:
         """The selected agent takes action index `action` (None once it is terminated)."""
+        self.table.require_reset("step()")
+        if not self.agents:
+            raise EnvUsageError("the game is over and every agent is done: reset() to play another")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise EnvUsageError(f"{agent} is done: step(None) for each agent after the game, then reset()")
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
@@ -137,10 +152,18 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 self.infos[agent]["illegal"] = refused
         self._accumulate_rewards()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """(observation, cumulative reward, terminated, truncated, info) of the selected agent (PettingZoo's)."""
+        self.table.require_reset("last()")
+        if not self.agents:
+            raise EnvUsageError("the game is over and every agent is done: reset() to play another")
+        return super().last(observe)
+
     def render(self) -> str | None:
         """The acting player's card and the dice, as text (render mode "ansi")."""
         if self.render_mode != "ansi":
             return None
+        self.table.require_reset("render()")
         return render_text(self.table.state, self.table.state.current)
 
     def close(self) -> None:

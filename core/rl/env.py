@@ -16,6 +16,7 @@ variant by id or pass a compiled `Variant` (a copy of one is itself) and leave `
   count), so an episode's return is the game's final total. The episode terminates when the card
   is full; it is truncated only after `max_illegal` illegal actions in a row.
 * Illegal actions: see `dicecup.rl.table` (`illegal="penalise"` with `penalty`, or `"raise"`).
+* Misuse (a step before reset, a seed or an action of the wrong kind): `EnvUsageError`, see `dicecup.rl.table`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..errors import DicecupError
 from ..game.state import GameState
 from ..language.engine import Engine
 from .encoding import Encoding
-from .table import Table, resolve_variant, whole_number_from
+from .table import Table, check_options, checked_seed, resolve_variant, whole_number_from
 
 __all__ = ["DicecupEnv", "ENV_ID", "render_text"]
 
@@ -86,7 +87,8 @@ class DicecupEnv(gymnasium.Env[Any, np.int64]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """A new game; its rolls come from a generator seeded from `seed` (the env's np_random)."""
-        super().reset(seed=seed)
+        check_options(options)
+        super().reset(seed=checked_seed(seed))
         self.table.reset(int(self.np_random.integers(2**63)))
         self._illegal_run = 0
         return self._observation(), {"action_mask": self.table.mask()}
@@ -107,6 +109,7 @@ class DicecupEnv(gymnasium.Env[Any, np.int64]):
         """The game as text (render mode "ansi"): the dice, the rolls left and the card."""
         if self.render_mode != "ansi":
             return None
+        self.table.require_reset("render()")
         return render_text(self.state, 0)
 
 

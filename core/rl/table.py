@@ -10,26 +10,60 @@ Illegal actions (an index the mask marks 0): with `illegal="penalise"` (the defa
 not change, the acting player's reward is `penalty`, and the engine's message says why; with
 `illegal="raise"` the engine's `IllegalAction` is raised (the state unchanged). Penalising is the
 default because gymnasium's own checker and learners that do not read masks sample the whole space.
+
+Misuse is one error type, `EnvUsageError` (a `DicecupError`): a step, an observation, a mask or a render
+before the first reset, a seed that is no seed, an agent the environment does not have, a step after the
+episode. An action that is not an index of the space (a float, a string, out of range), a step after the
+game is over and an illegal action in raise mode are `IllegalStep`, both an `EnvUsageError` and an
+`IllegalAction`.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ..errors import DicecupError, IllegalAction
+from ..errors import DicecupError, IllegalAction, shown
 from ..game.actions import Keep
 from ..game.state import GameState
 from ..language.engine import Engine
 from ..language.model import Variant
 from .encoding import Encoding
 
-__all__ = ["Table", "ILLEGAL_MODES", "resolve_variant"]
+__all__ = ["Table", "ILLEGAL_MODES", "resolve_variant", "EnvUsageError", "IllegalStep", "checked_seed", "check_options"]
 
 ILLEGAL_MODES = ("penalise", "raise")
+MAX_SEED = 2**128  # a seed beyond this is a mistake, not entropy
+
+
+class EnvUsageError(DicecupError):
+    """A call the environment cannot take now (before reset, an unknown agent, a bad seed): says what to do."""
+
+
+class IllegalStep(EnvUsageError, IllegalAction):
+    """An action that is no index of the space, a step after the game, or (raise mode) an illegal action."""
+
+
+def check_options(options: Any) -> None:
+    """reset's `options`: None or a mapping (the environments take none; a mapping is accepted and unused)."""
+    if options is not None and not isinstance(options, Mapping):
+        raise EnvUsageError(f"reset(options=...) takes None or a dict, got {type(options).__name__}")
+
+
+def checked_seed(seed: Any) -> int | None:
+    """`seed` when it is None or a whole number from 0 to MAX_SEED (numpy integers too, bool not)."""
+    if seed is None:
+        return None
+    if isinstance(seed, np.ndarray) and seed.shape == ():
+        seed = seed.item()
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) <= MAX_SEED:
+        raise EnvUsageError(f"reset(seed=...) takes None or a whole number from 0 to 2**128, got {shown(seed)}")
+    return int(seed)
 
 
 def resolve_variant(variant: Any, options: Any, engine: Engine | None) -> tuple[Variant, Engine]:
@@ -65,8 +99,14 @@ class Table:
         self.state = GameState.new(variant, players, rounds=1)
         self._cards: list[np.ndarray] = []
         self._mask: np.ndarray | None = None
+        self.started = False  # whether reset() has dealt a game
 
     # ------------------------------------------------------------------ queries
+
+    def require_reset(self, doing: str) -> None:
+        """EnvUsageError unless reset() has dealt a game (`doing`: what was asked, for the message)."""
+        if not self.started:
+            raise EnvUsageError(f"{doing} before reset(): call reset() first to deal a game")
 
     @property
     def ended(self) -> bool:
@@ -81,6 +121,7 @@ class Table:
 
     def mask(self) -> np.ndarray:
         """The action mask of the state on the table (a copy the caller may keep)."""
+        self.require_reset("the action mask")
         if self.ended:
             return np.zeros(self.encoding.size, dtype=np.int8)
         if self._mask is None:
@@ -89,6 +130,7 @@ class Table:
 
     def observe(self, player: int) -> np.ndarray:
         """Player `player`'s observation vector (see `dicecup.rl.encoding`)."""
+        self.require_reset("an observation")
         return self.encoding.vector(self.state, player, self._cards)
 
     # ------------------------------------------------------------------ moves
@@ -99,18 +141,20 @@ class Table:
         self.state = GameState.new(self.variant, self.players, rounds=1).roll(self.rng)
         self._cards = [self.encoding.card_block(c) for c in self.state.cards]
         self._mask = None
+        self.started = True
 
     def step(self, index: Any) -> tuple[list[float], str | None]:
         """Take action `index` for the player to act: (reward per player, why it was refused or None)."""
+        self.require_reset("step()")
         if self.ended:
-            raise IllegalAction("the game is over: reset the environment to play another")
+            raise IllegalStep("the game is over: reset the environment to play another")
         i = _index(index, self.encoding.size)
         if self._mask is None:
             self._mask = self.encoding.mask(self.state)
         if not self._mask[i]:
             why = self._refusal(i)
             if self.illegal == "raise":
-                raise IllegalAction(why)
+                raise IllegalStep(why)
             rewards = [0.0] * self.players
             rewards[self.state.current] = self.penalty
             return rewards, why
@@ -148,24 +192,28 @@ class Table:
 
 def finite_number(value: object, what: str) -> float:
     """`value` as a float when it is a finite real number (bool not); DicecupError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
-        raise DicecupError(f"{what} must be a finite number, got {value!r:.60}")
-    return float(value)
+    try:
+        number = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
+    except OverflowError:  # an int of 400 digits
+        number = math.inf
+    if not math.isfinite(number):
+        raise DicecupError(f"{what} must be a finite number, got {shown(value)}")
+    return number
 
 
 def whole_number_from(value: object, what: str, low: int, high: int) -> int:
     """`value` as an int from `low` to `high` (numpy integers too, bool not); DicecupError otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
-        raise DicecupError(f"{what} must be a whole number from {low} to {high}, got {value!r:.60}")
+        raise DicecupError(f"{what} must be a whole number from {low} to {high}, got {shown(value)}")
     return int(value)
 
 
 def _index(index: Any, size: int) -> int:
-    """`index` as an int in 0..size-1 (numpy integers and 0-d arrays too); IllegalAction otherwise."""
+    """`index` as an int in 0..size-1 (numpy integers and 0-d arrays too); IllegalStep otherwise."""
     if isinstance(index, np.ndarray) and index.shape == ():
         index = index.item()
     if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-        raise IllegalAction(f"an action is an index from 0 to {size - 1}, got {type(index).__name__} {index!r:.60}")
+        raise IllegalStep(f"an action is an index from 0 to {size - 1}, got {type(index).__name__} {shown(index)}")
     if not 0 <= int(index) < size:
-        raise IllegalAction(f"action {int(index)} is outside the action space: indices run from 0 to {size - 1}")
+        raise IllegalStep(f"action {shown(index)} is outside the action space: indices run from 0 to {size - 1}")
     return int(index)

@@ -151,9 +151,9 @@ def _routes(server: Server) -> list[Any]:
 
     async def save(request: Request) -> Any:
         code = _code(request)
-        text = await lobby.save(code)
+        data = await lobby.save(code)
         disposition = f'attachment; filename="dicecup-{code}.json"'
-        return Response(text, media_type="application/json", headers={"content-disposition": disposition})
+        return Response(data, media_type="application/x-ndjson", headers={"content-disposition": disposition})
 
     async def spec(request: Request) -> Any:
         return openapi()

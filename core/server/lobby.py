@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
-import random
 import secrets
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -295,14 +294,29 @@ class Lobby:
         room = await self.room(code)
         return {"table": room.table_view(), "game": room.game_view(), "recent": list(room.recent)}
 
-    async def save(self, code: str) -> str:
-        """The table as `dicecup play --save` writes a game: `dicecup review` and `dicecup resume` read it."""
-        from ..terminal.savefile import SavedGame, to_dict
-        from ..terminal.session import Seat
+    async def saved_game(self, code: str) -> Any:
+        """The table as a saved game (`terminal.savefile.SavedGame`): its seats, its moves, and dice of a new
+        generator for whoever resumes it (nothing of this server's own generators leaves it)."""
+        from ..terminal.savefile import SavedGame, TrackedRandom
+        from ..terminal.seats import Seat
 
         room = await self.room(code)
         if room.state is None:
             raise Refused(409, "the game has not started: seats are still open")
         seats = tuple(Seat(name, room.bot(i) or HUMAN) for i, name in enumerate(room.state.players))
-        fresh = random.Random(secrets.randbits(128))  # dice for whoever resumes it: nothing of this server's
-        return json.dumps(to_dict(SavedGame(room.state, seats, fresh)), indent=1)
+        return SavedGame(room.state, seats, TrackedRandom(secrets.randbits(64)))
+
+    async def save(self, code: str) -> bytes:
+        """The table as `dicecup play --save` writes a game (a journal): `dicecup review` and `resume` read it."""
+        saved = await self.saved_game(code)
+        return await asyncio.to_thread(save_bytes, saved)
+
+
+def save_bytes(saved: Any) -> bytes:
+    """A saved game's file as bytes, written by the CLI's own save writer (in a folder of its own, then read)."""
+    from ..terminal.savefile import save
+
+    with tempfile.TemporaryDirectory(prefix="dicecup-export-") as folder:
+        path = Path(folder) / "game.json"
+        save(path, saved)
+        return path.read_bytes()

@@ -134,12 +134,10 @@ def _paths() -> dict[str, Any]:
                 "parameters": _code(),
                 "responses": {
                     "200": _answer(
-                        "the saved game",
-                        body={
-                            "type": "object",
-                            "required": ["format"],
-                            "properties": {"format": {"const": "dicecup/play"}},
-                        },
+                        "the saved game: a journal of JSON lines (a header, the dice generator, one line per move), "
+                        "each sealed by a checksum chained to the line before",
+                        kind="application/x-ndjson",
+                        body={"type": "string"},
                     ),
                     **_refusals(404, 409, 429, 503),
                 },

@@ -20,8 +20,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DicecupError
+from ..errors import DicecupError, TooLarge, shown
 from ..language.model import Variant
+from ..progress import Reporter, task
 from .result import SimResult
 from .stats import describe, histogram, summarize
 from .tally import Tally, TallyError, merge, tally_of
@@ -46,14 +47,13 @@ __all__ = [
     "prepare",
     "strategy_name",
     "MAX_ENGINE_SECONDS",
+    "MAX_RESULT_GAMES",
 ]
 
 STRATEGIES = ("optimal", "strong", "greedy", "random")
 MAX_ENGINE_SECONDS = 3600.0
 """A run the engine simulator would take longer than this for (by its first game's time) is refused."""
 METHODS = ("auto", "batched", "engine")
-
-Progress = Callable[[int], None]
 
 
 def strategy_name(strategy: str) -> str:
@@ -80,12 +80,12 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     solver's strategy for that exponential utility) has its theta read; any other name must be a bot of the
     engine's registry that plays solitaire."""
     if not isinstance(strategy, str):
-        raise DicecupError(f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
+        raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
     name = strategy_name(strategy)
     if name.startswith("risk:"):
         from ..numeric.objective import risk_objective
 
-        risk_objective(name[5:], f"strategy {strategy!r}")
+        risk_objective(name[5:], f"strategy {shown(strategy)}")
         return name
     if name in STRATEGIES:
         return name
@@ -95,11 +95,11 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     except DicecupError:
         bots = ", ".join(f"bot:{b}" for b in eng.bot_usage())
         raise DicecupError(
-            f"unknown strategy {strategy!r}; strategies: {', '.join(STRATEGIES)}, risk:THETA, or a bot: {bots}"
+            f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}, risk:THETA, or a bot: {bots}"
         ) from None
     if not decl.solitaire:
         raise DicecupError(
-            f"strategy {strategy!r}: bot {decl.name} plays against the others at the table, and simulate plays "
+            f"strategy {shown(strategy)}: bot {decl.name} plays against the others at the table, and simulate plays "
             "solitaire games; pit it against other bots with `dicecup play` instead"
         )
     return name
@@ -153,7 +153,7 @@ def check_size(variant: Variant, strategy: str, engine: Any = None) -> None:
             from ..numeric.objective import risk_objective
             from ..solver.solve import check_objective
 
-            check_objective(variant, risk_objective(strategy[5:], f"strategy {strategy!r}"))
+            check_objective(variant, risk_objective(strategy[5:], f"strategy {shown(strategy)}"))
     if strategy == "strong":
         from ..solver.relax import check_relaxable
 
@@ -181,7 +181,7 @@ def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
         from ..numeric.objective import risk_objective
         from ..solver import OptimalBot
 
-        return OptimalBot(rng, risk_objective(strategy[5:], f"strategy {strategy!r}"))
+        return OptimalBot(rng, risk_objective(strategy[5:], f"strategy {shown(strategy)}"))
     from ..game.bots import GreedyBot, RandomBot
 
     return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
@@ -207,7 +207,7 @@ def simulate(
     seed: int | None = None,
     *,
     method: str = "auto",
-    progress: Progress | None = None,
+    progress: Reporter | None = None,
     engine: Any = None,
     max_seconds: float = MAX_ENGINE_SECONDS,
     first_game: int = 0,
@@ -216,14 +216,52 @@ def simulate(
     solitaire bot of `engine`'s registry, `bot:` or not); same seed, same games. Each game depends only on the
     seed and its number in the run: `first_game` plays games first_game .. first_game + games - 1 of the run,
     the very games a run from game 0 plays there. A run the engine simulator would take more than
-    `max_seconds` for, by its first game, is refused then (TooLarge, with the estimate)."""
+    `max_seconds` for, by its first game, is refused then (TooLarge, with the estimate). The result holds
+    every game's arrays, so runs past `MAX_RESULT_GAMES` are refused: `simulate_range` tallies any number
+    in bounded memory. `progress` hears of the games played."""
     check_run(strategy, games, seed, method, engine, first_game)
+    if games > MAX_RESULT_GAMES:
+        raise TooLarge(
+            f"{games:,} games hold their per-game arrays in memory (about {games * 8 * (len(variant.box_ids) + 8):,} "
+            f"bytes), above the {MAX_RESULT_GAMES:,} games a result holds; tally them with simulate_range, whose "
+            "memory does not grow with the games"
+        )
     strategy = strategy_name(strategy)
     if not _fast(strategy):
         engine = _engine(engine)
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     check_size(variant, strategy, engine)
+    with task(progress, f"simulating {games:,} games of {variant.id} ({strategy})", games, "games") as told:
+        return _play(variant, strategy, games, seed, method, _counter(told), engine, max_seconds, first_game)
+
+
+def _counter(told: Reporter) -> Callable[[int], None]:
+    """A callback taking the games done so far, telling `told` of each step."""
+    seen = [0]
+
+    def done(n: int) -> None:
+        if n > seen[0]:
+            told.advance(n - seen[0])
+            seen[0] = n
+
+    return done
+
+
+def _play(
+    variant: Variant,
+    strategy: str,
+    games: int,
+    seed: int,
+    method: str,
+    progress: Callable[[int], None],
+    engine: Any,
+    max_seconds: float | None,
+    first_game: int,
+    run_games: int | None = None,
+) -> SimResult:
+    """`simulate`'s games, its arguments checked: batched where it can, else game by game (refused by its
+    second game past `max_seconds` for `run_games`, the whole run's games; None: no limit)."""
     if method in ("auto", "batched"):
         from ..numeric.tables import Untabulable
         from .batched_run import simulate_batched, supports
@@ -236,7 +274,7 @@ def simulate(
                 why = str(exc)
         if method == "batched":
             raise DicecupError(
-                f"the batched simulator cannot play {strategy!r} on {variant.id}" + (f": {why}" if why else " yet")
+                f"the batched simulator cannot play {shown(strategy)} on {variant.id}" + (f": {why}" if why else " yet")
             )
     from .engine_sim import simulate_engine
 
@@ -249,11 +287,14 @@ def simulate(
         progress,
         max_seconds,
         first_game=first_game,
+        run_games=run_games,
     )
 
 
 RANGE_PIECE = 1 << 18
 """Games `simulate_range` plays at a time: their per-game arrays (tens of MB) are tallied, then dropped."""
+MAX_RESULT_GAMES = 1 << 24
+"""The most games `simulate` holds per-game arrays of (hundreds of MB to a few GB); more: `simulate_range`."""
 
 
 def simulate_range(
@@ -264,7 +305,7 @@ def simulate_range(
     games: int,
     *,
     method: str = "auto",
-    progress: Progress | None = None,
+    progress: Reporter | None = None,
     engine: Any = None,
     max_seconds: float = MAX_ENGINE_SECONDS,
 ) -> Tally:
@@ -275,24 +316,21 @@ def simulate_range(
     if seed is None:
         raise DicecupError("a range of a run needs the run's seed: give seed=")
     check_run(strategy, games, seed, method, engine, first_game)
-    parts = []
-    for start in range(0, games, RANGE_PIECE):
-        n = min(RANGE_PIECE, games - start)
-
-        def step(done: int, base: int = start) -> None:
-            if progress is not None:
-                progress(base + done)
-
-        result = simulate(
-            variant,
-            strategy,
-            n,
-            seed,
-            method=method,
-            progress=step if progress is not None else None,
-            engine=engine,
-            max_seconds=max_seconds * n / games,
-            first_game=first_game + start,
-        )
-        parts.append(tally_of(result))
-    return merge(parts)
+    name = strategy_name(strategy)
+    if not _fast(name):
+        engine = _engine(engine)
+    check_size(variant, name, engine)
+    tally: Tally | None = None
+    with task(progress, f"simulating {games:,} games of {variant.id} ({name})", games, "games") as told:
+        for start in range(0, games, RANGE_PIECE):
+            n = min(RANGE_PIECE, games - start)
+            first = start == 0  # the first piece's second game is timed against the whole range
+            result = _play(
+                variant, name, n, seed, method, _counter(told), engine, max_seconds if first else None,
+                first_game + start, games,
+            )  # fmt: skip
+            part = tally_of(result)
+            del result  # the piece's per-game arrays: only its tally is kept
+            tally = part if tally is None else tally + part
+    assert tally is not None  # games >= 1
+    return tally

@@ -17,26 +17,19 @@ points, D(s) = sum over the turn's outcomes (box, successor s', points p) of P(o
 from the full cards (a point mass at their end bonus) down to the empty card, one layer of filled boxes at a
 time: only two layers' vectors live at once, each state's vector is written by one thread (a pull, no
 scatter), and every position (a card, or dice on the table mid-turn) reads its answer off the layer after it,
-shifted by the points already on its card. A forward pass would carry score-so-far vectors, no smaller, and
-would have to scatter into successors and be rerun per starting position.
+shifted by the points already on its card (a forward pass would carry score-so-far vectors, no smaller).
 
-Which states: only those the policy reaches from the position with positive probability (about 2/3 of
-yahtzee's reachable states from the empty card). The turns are played forward first, layer by layer from the
-position, each layer's states being those its predecessors' outcomes lead to, and their outcomes kept (a few
-dozen compact rows a state: the vectors' windows are far larger); the backward pass then convolves those
-states alone. A state's vector sums only outcomes of positive probability, so it is the same, bit for bit, as
-with every state computed (`LayerPass.layer` without outcomes still does every state: `win`'s table).
+Which states: only those the policy reaches from the position with positive probability. The turns are
+played forward first, layer by layer, their outcomes kept as compact rows; the backward pass then convolves
+those states alone, each vector the same, bit for bit, as with every state computed (`win`'s table).
 
 Within a turn the probabilities go forward: the first roll's multinomial probabilities, then at each decision
 the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
 die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
-roll adds its mass to its (box, successor, points) outcome. Each state's vector is stored over the window
-of points its outcomes reach (every entry inside is computed, none is dropped); a layer's outcomes are kept
-as compact rows (a few dozen per state). Memory is bounded before starting: `estimate_bytes` bounds the two
-neighbouring layers' vectors, `_Tables.outcome_bytes` the reached states' outcomes (below), kept besides, 24
-bytes an outcome (183 MiB for yahtzee, 310 MiB for yatzy; the bound counts every outcome of each state's
-context: 1.1 and 2.6 GiB), and a variant past `max_bytes` is refused with the estimate. The fewer vectors leave the peak lower than with
-every state computed (958 against 1103 MB, 882 against 1080 MB).
+roll adds its mass to its (box, successor, points) outcome, and each state's vector covers the points its
+outcomes reach. Memory is bounded before starting (`estimate_bytes`: two neighbouring layers' vectors;
+`_Tables.outcome_bytes`: the kept outcomes, 24 bytes each), and a variant past `max_bytes` is refused with
+the estimate. Each layer, forward and backward, is told to the `progress` reporter.
 
 It lives beside the simulator because it plays the simulator's policy (the solver does not import the
 simulator); it reads the solver only through `Solution`'s public methods and arrays.
@@ -56,6 +49,7 @@ from ..errors import DicecupError
 from ..language.model import Card, Variant
 from ..numeric import compiled
 from ..numeric.turn import W
+from ..progress import Reporter, task
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
@@ -915,6 +909,7 @@ def distribution(
     dice: Sequence[int] | None = None,
     rolls_left: int | None = None,
     max_bytes: int = MAX_BYTES,
+    progress: Reporter | None = None,
 ) -> Distribution:
     """The exact distribution of the final score when `solution`'s optimal policy plays on from a position:
     the start of a game, the start of a turn on `card`, or `dice` on the table with `rolls_left` rolls left
@@ -966,21 +961,26 @@ def distribution(
         )
     codes = np.array([code], dtype=np.int64)
     progs = np.ascontiguousarray(prog.reshape(1, -1).astype(np.int64))
-    first = run.outcomes(codes, progs, stage0, mass0)
     # forward: only the states the policy reaches from the position with positive probability (about 2/3 of
     # yahtzee's), their outcomes kept; then backward through them alone (an outcome of probability 0 is
     # never added, so the vectors are the same, bit for bit, as from every state)
-    reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []
-    parts = first
-    for k in range(filled + 1, len(layers) - 1):
-        c, p, index = _reached(parts, layers[k], ix.size)
-        parts = run.outcomes(c, p)
-        reached.append((c, p, index, parts))
-    run.terminal(_reached(parts, layers[-1], ix.size)[2])
-    while reached:  # each layer's outcomes let go of once it is convolved
-        c, p, index, parts = reached.pop()
-        run.layer(c, p, index, parts)
-    wlo, wln, woff, out = run.convolve(first, 1)
+    with task(progress, f"score distribution of {v.id}", 2 * (len(layers) - 1 - filled), "layers") as told:
+        first = run.outcomes(codes, progs, stage0, mass0)
+        reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []
+        parts = first
+        for k in range(filled + 1, len(layers) - 1):
+            told.advance()
+            c, p, index = _reached(parts, layers[k], ix.size)
+            parts = run.outcomes(c, p)
+            reached.append((c, p, index, parts))
+        run.terminal(_reached(parts, layers[-1], ix.size)[2])
+        told.advance()
+        while reached:  # each layer's outcomes let go of once it is convolved
+            c, p, index, parts = reached.pop()
+            run.layer(c, p, index, parts)
+            told.advance()
+        wlo, wln, woff, out = run.convolve(first, 1)
+        told.advance()
     so_far = int(v.points_so_far(card))
     expected = _expected(solution, card, dice, rolls_left)
     return Distribution(v.id, int(wlo[0]) + so_far, out.copy(), expected, time.perf_counter() - start)

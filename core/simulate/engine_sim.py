@@ -53,12 +53,14 @@ def simulate_engine(
     progress: Progress | None = None,
     max_seconds: float | None = None,
     first_game: int = 0,
+    run_games: int | None = None,
 ) -> SimResult:
     """Play games first_game .. first_game + games - 1 of the run of `seed` with the named bot; game g's dice
     and the bot's draws in it come from generators seeded by (seed, g), so a game is the same whatever range
     plays it (for a bot whose choices depend only on the game it plays). With `max_seconds`, the second game
     is timed (the first may make the bot's tables) and a run that would take longer is refused then
-    (TooLarge, with the estimate)."""
+    (TooLarge, with the estimate); `run_games`: the whole run's games these are the first of (default: these)."""
+    run = games if run_games is None else run_games
     dice_rng, bot_rng = random.Random(), random.Random()
     bot = make_bot(strategy, bot_rng)
     rows: list[list[int]] = []
@@ -73,12 +75,12 @@ def simulate_engine(
         dice_rng.seed(f"dicecup-sim-dice:{seed}:{first_game + g}")
         bot_rng.seed(f"dicecup-sim-bot:{seed}:{first_game + g}")  # in place: the bot holds this generator
         card, total = play_one(variant, bot, dice_rng, events)
-        if g == 1 and max_seconds is not None and games > 2:  # the second game: the first made the bot's tables
+        if g == 1 and max_seconds is not None and run > 2:  # the second game: the first made the bot's tables
             took = time.perf_counter() - second
-            guess = second - start + took * (games - 1)
+            guess = second - start + took * (run - 1)
             if guess > max_seconds:
                 raise TooLarge(
-                    f"{variant.id}: bot {strategy} took {took:.2f} s for a game, so {games:,} games would take about "
+                    f"{variant.id}: bot {strategy} took {took:.2f} s for a game, so {run:,} games would take about "
                     f"{guess:,.0f} s, above the limit of {max_seconds:,.0f} s; ask for at most "
                     f"{max(2, int((max_seconds - (second - start)) / max(took, 1e-9))):,} games"
                 )

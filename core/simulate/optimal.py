@@ -33,6 +33,7 @@ from ..language.model import Variant
 from ..numeric.objective import MEAN, Objective, risk_objective
 from ..numeric.records import StateArrays
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
+from ..progress import Reporter
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
@@ -65,9 +66,10 @@ def strategy_objective(strategy: str) -> Objective | None:
     return risk_objective(strategy[5:], f"strategy {strategy!r}")
 
 
-def solution_for(variant: Variant, objective: Objective = MEAN) -> Solution:
+def solution_for(variant: Variant, objective: Objective = MEAN, progress: Reporter | None = None) -> Solution:
     """The solver's Solution for `variant` and `objective`: from the user's cache when there, else solved
-    (and cached). One remembered per (fingerprint, objective), used only for a variant of the same engine."""
+    (and cached, telling `progress`). One remembered per (fingerprint, objective), used only for a variant
+    of the same engine."""
     key = (variant.fingerprint, objective.id)
     got = _SOLUTIONS.get(key)
     if got is None or got.variant.hooks is not variant.hooks:
@@ -76,9 +78,9 @@ def solution_for(variant: Variant, objective: Objective = MEAN) -> Solution:
         except ImportError:  # a solver without a cache
             from ..solver import solve
 
-            got = solve(variant, objective=objective)
+            got = solve(variant, objective=objective, progress=progress)
         else:
-            got, _ = load_or_solve(variant, objective=objective)
+            got, _ = load_or_solve(variant, objective=objective, progress=progress)
         _SOLUTIONS[key] = got
     return got
 

@@ -39,6 +39,7 @@ from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric import compiled
+from ..progress import Reporter, task
 from . import distribution as dist
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_TABLE_BYTES",
-    "MatchResult",
     "NO_OPPONENTS",
     "RemainingTable",
     "WinAdvisor",
@@ -56,8 +56,6 @@ __all__ = [
     "check_win",
     "opponent_of",
     "planner_for",
-    "play_matches",
-    "player_figures",
     "remaining_table",
     "seats_of",
     "table_bytes",
@@ -139,7 +137,9 @@ def check_win(variant: Variant) -> None:
         )
 
 
-def build_table(solution: Solution, max_bytes: int = MAX_TABLE_BYTES) -> RemainingTable:
+def build_table(
+    solution: Solution, max_bytes: int = MAX_TABLE_BYTES, progress: Reporter | None = None
+) -> RemainingTable:
     """Every reachable turn-start state's distribution of remaining points (one backward pass, all layers
     kept); refused with the estimate, before any work, past `max_bytes`."""
     v = solution.variant
@@ -167,11 +167,13 @@ def build_table(solution: Solution, max_bytes: int = MAX_TABLE_BYTES) -> Remaini
 
     run.terminal(layers[-1][2])
     keep(layers[-1][2])
-    for k in range(len(layers) - 2, -1, -1):
-        codes, progs, index = layers[k]
-        if len(codes):
-            run.layer(codes, progs, index)
-            keep(index)
+    with task(progress, "remaining points by state", sum(len(x[0]) for x in layers[:-1]), "states") as told:
+        for k in range(len(layers) - 2, -1, -1):
+            codes, progs, index = layers[k]
+            if len(codes):
+                run.layer(codes, progs, index)
+                keep(index)
+                told.advance(len(codes))
     vec = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
     return RemainingTable(v.id, lo, ln, off, vec)
 
@@ -203,7 +205,10 @@ def _check_table(solution: Solution, table: RemainingTable, rng: np.random.Gener
 
 
 def remaining_table(
-    solution: Solution, max_bytes: int = MAX_TABLE_BYTES, warn: Callable[[str], None] | None = None
+    solution: Solution,
+    max_bytes: int = MAX_TABLE_BYTES,
+    warn: Callable[[str], None] | None = None,
+    progress: Reporter | None = None,
 ) -> RemainingTable:
     """The variant's `RemainingTable`: from the cache beside its solver table when there and sound (signed with
     this user's key, made by this code, its arrays consistent, a sample of states' means the solver's), else
@@ -214,7 +219,8 @@ def remaining_table(
     say = warn or (lambda message: None)
     if not solution.objective.is_mean:
         raise DicecupError("the remaining-score table is the mean-optimal policy's: give the mean's solution")
-    got = cache.load_arrays(v, TABLE_KIND, say, limit=CACHE_LIMIT)
+    with task(progress, f"loading the remaining-score table of {v.id}"):
+        got = cache.load_arrays(v, TABLE_KIND, say, limit=CACHE_LIMIT)
     if got is not None:
         meta, arrays = got
         table = None
@@ -233,9 +239,11 @@ def remaining_table(
             cache.arrays_path(v, TABLE_KIND).unlink(missing_ok=True)
         except OSError:
             pass
-    table = build_table(solution, max_bytes)
-    arrays = {"lo": table.lo, "ln": table.ln, "off": table.off, "vec": table.vec}
-    cache.save_arrays(v, TABLE_KIND, {"layout": TABLE_LAYOUT, "code": _CODE_DIGEST}, arrays, say, limit=CACHE_LIMIT)
+    with task(progress, f"making the remaining-score table of {v.id} (then kept)"):
+        table = build_table(solution, max_bytes, progress)
+        arrays = {"lo": table.lo, "ln": table.ln, "off": table.off, "vec": table.vec}
+        meta = {"layout": TABLE_LAYOUT, "code": _CODE_DIGEST}
+        cache.save_arrays(v, TABLE_KIND, meta, arrays, say, limit=CACHE_LIMIT)
     return table
 
 
@@ -478,16 +486,20 @@ def win_curve(planner: WinPlanner, opponents: Sequence[tuple[int, int]]) -> tupl
 _PLANNERS: dict[str, WinPlanner] = {}
 
 
-def planner_for(variant: Variant) -> WinPlanner:
-    """The planner of a variant (its mean solution and remaining-score table: cached, else made), one per
-    fingerprint, used only for a variant of the same engine."""
+def planner_for(
+    variant: Variant, progress: Reporter | None = None, warn: Callable[[str], None] | None = None
+) -> WinPlanner:
+    """The planner of a variant (its mean solution and remaining-score table: cached, else made, telling
+    `progress`), one per fingerprint, used only for a variant of the same engine."""
     got = _PLANNERS.get(variant.fingerprint)
     if got is None or got.solution.variant.hooks is not variant.hooks:
         from .optimal import solution_for
 
         check_win(variant)
-        solution = solution_for(variant)
-        got = _PLANNERS[variant.fingerprint] = WinPlanner(solution, remaining_table(solution))
+        solution = solution_for(variant, progress=progress)
+        table = remaining_table(solution, warn=warn, progress=progress)
+        with task(progress, f"bot win's turn tables of {variant.id}"):
+            got = _PLANNERS[variant.fingerprint] = WinPlanner(solution, table)
     return got
 
 
@@ -633,6 +645,10 @@ class WinBot:
         self.seconds += time.perf_counter() - t0
         return got
 
+    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
+        """Load or make the planner's tables now (a game asks before it starts), telling `progress`."""
+        planner_for(variant, progress)
+
     def choose(self, state: GameState) -> Action:
         state.require_decision()
         row, flag = self.row(state)
@@ -652,113 +668,3 @@ class WinBot:
                 return Score(alike[0])
             return Score(v.box_ids[b])
         return Keep(tuple(d for j, d in enumerate(roll) if x >> j & 1))
-
-
-# ---------------------------------------------------------------------------------------------- matches
-
-
-@frozen
-class MatchResult:
-    """Games of one `bot:win` seat against `bot:optimal` in the others (seats rotated): the win seat's share
-    of each game's win (1, 1/k for a k-way tie, 0) and every seat's final score."""
-
-    variant_id: str
-    players: int
-    share: np.ndarray = field(repr=False)  # float64 [games]
-    finals: np.ndarray = field(repr=False)  # int64 [games, players]
-    win_seat: np.ndarray = field(repr=False)  # int64 [games]
-    seconds: float
-
-    def rate(self) -> tuple[float, float]:
-        """(mean share of the win, half-width of its 95% confidence interval, normal approximation)."""
-        n = len(self.share)
-        mean = float(self.share.mean())
-        sd = float(self.share.std(ddof=1)) if n > 1 else 0.0
-        return mean, 1.959963984540054 * sd / max(n, 1) ** 0.5
-
-
-def play_matches(
-    planner: WinPlanner, players: int, games: int, seed: int = 0, chunk: int = 16384, win_seats: bool = True
-) -> MatchResult:
-    """`games` games of `players` players, game g's seat g % players played by `bot:win` and the others by
-    `bot:optimal` (`win_seats` False: every seat by `bot:optimal`, the control). Played a chunk of games in
-    lockstep, turn by turn in solver states (value slot and points so far per seat): each turn's outcome
-    (box, points, successor) drawn from its exact law under the seat's policy (`WinPlanner.outcomes`), which
-    is how its dice would fall. The same seed plays the same games."""
-    if players < 2:
-        raise DicecupError("a match needs at least two players")
-    t0 = time.perf_counter()
-    sol = planner.solution
-    nb = len(sol.variant.box_ids)
-    start = planner.slot_of(Card())
-    rng = np.random.default_rng(seed)
-    share = np.empty(games)
-    finals = np.empty((games, players), dtype=np.int64)
-    seat = np.arange(games, dtype=np.int64) % players
-    lo = planner.table.lo
-    mean = planner.mean_table()
-    for a in range(0, games, chunk):
-        n = min(chunk, games - a)
-        slot = np.full((n, players), start, dtype=np.int64)
-        pts = np.zeros((n, players), dtype=np.int64)
-        mine = seat[a : a + n]
-        for _ in range(nb):
-            for p in range(players):
-                here = slot[:, p].copy()
-                succ, after = planner.successors(here)
-                is_win = (mine == p) if win_seats else np.zeros(n, dtype=bool)
-                moves: np.ndarray = np.empty((n, sol.graph.n_rolls, sol.variant.rolls), dtype=planner.dtype)
-                m = ~is_win
-                if m.any():
-                    moves[m] = mean[here[m]]
-                if is_win.any():
-                    w = np.flatnonzero(is_win)
-                    others = [q for q in range(players) if q != p]
-                    start_s, curve = planner.curves(slot[w][:, others], pts[w][:, others])
-                    leaf = planner.leaves(here[w], pts[w, p], succ[w], start_s, curve)
-                    moves[w] = planner.moves(here[w], leaf)
-                acc, nxt = planner.outcomes(here, moves, succ)
-                cum = np.cumsum(acc, axis=1)
-                u = (1.0 - rng.random(n)) * cum[:, -1]  # in (0, total]: never an outcome of no chance
-                o = np.minimum((cum < u[:, None]).sum(axis=1), acc.shape[1] - 1)
-                rows = np.arange(n)
-                slot[:, p] = nxt[rows, o]
-                pts[:, p] += planner.points(here)[rows, o]
-        final = pts + lo[slot]  # a full card's remaining points: its end bonus
-        finals[a : a + n] = final
-        best = final.max(axis=1)
-        top = final == best[:, None]
-        share[a : a + n] = np.where(top[np.arange(n), mine], 1.0 / top.sum(axis=1), 0.0)
-    return MatchResult(sol.variant.id, players, share, finals, seat, time.perf_counter() - t0)
-
-
-def player_figures(result: MatchResult, kinds: Sequence[str]) -> list[dict[str, Any]]:
-    """Per player of a lineup (`kinds`: "win" at most once, "optimal" in the rest, in the order given; the
-    lineup rotated one seat per game as `play_matches` rotates bot:win's seat): its share of the wins (a
-    k-way tie counts 1/k) with a 95% confidence interval (normal approximation) and its mean final score."""
-    n, players = result.finals.shape
-    if len(kinds) != players:
-        raise DicecupError(f"internal error: {len(kinds)} players for games of {players}")
-    w = kinds.index("win") if "win" in kinds else 0
-    rows = np.arange(n)
-    top = result.finals == result.finals.max(axis=1, keepdims=True)
-    split = top.sum(axis=1)
-    out = []
-    for i, kind in enumerate(kinds):
-        seat = (result.win_seat + (i - w)) % players  # player i sits i - w seats after bot:win's seat
-        share = np.where(top[rows, seat], 1.0 / split, 0.0)
-        mean = float(share.mean()) if n else 0.0
-        sd = float(share.std(ddof=1)) if n > 1 else 0.0
-        half = 1.959963984540054 * sd / max(n, 1) ** 0.5
-        scores = result.finals[rows, seat]
-        out.append(
-            {
-                "player": f"bot:{kind}",
-                "win_share": mean,
-                "ci95": [max(0.0, mean - half), min(1.0, mean + half)],
-                "outright": float((top[rows, seat] & (split == 1)).mean()) if n else 0.0,
-                "mean_score": float(scores.mean()) if n else 0.0,
-                "sd_score": float(scores.std(ddof=1)) if n > 1 else 0.0,
-            }
-        )
-    return out

@@ -43,6 +43,7 @@ from ..numeric.objective import MEAN, Objective
 from ..numeric.records import CardArrays, LayerArrays, SlotArrays
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
+from ..progress import Reporter
 from . import card_tables
 from .card_tables import CardTables
 from .errors import SolverError
@@ -1053,12 +1054,19 @@ class OptimalBot:
             self.name = objective.id
         self._policies: dict[str, Policy] = {}
 
-    def choose(self, state: GameState) -> Action:
-        v = state.variant
+    def policy(self, v: Variant, progress: Reporter | None = None) -> Policy:
+        """The policy of `v` (loaded or solved once per variant and engine, telling `progress`)."""
         policy = self._policies.get(v.fingerprint)
         if policy is None or policy.solution.variant.hooks is not v.hooks:  # same code, another engine
             from .cache import load_or_solve
 
-            solution, _ = load_or_solve(v, objective=self.objective)
+            solution, _ = load_or_solve(v, objective=self.objective, progress=progress)
             policy = self._policies[v.fingerprint] = Policy.of(solution)
-        return policy.choose(state)
+        return policy
+
+    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
+        """Load or solve the table now (a game asks before it starts), telling `progress`."""
+        self.policy(variant, progress)
+
+    def choose(self, state: GameState) -> Action:
+        return self.policy(state.variant).choose(state)

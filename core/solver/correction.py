@@ -27,6 +27,7 @@ import numpy as np
 from ..game.state import GameState
 from ..numeric.coding import EMPTY
 from ..numeric.tables import CardFacts
+from ..progress import Reporter, task
 from .advice import turn_start_value
 from .relax import Relaxation, best_move, profile_cells
 
@@ -39,8 +40,6 @@ MAX_CELLS = 1_000_000  # profiles in a table: beyond this the plain sum is used
 RECORD_KIND = "strong-correction"
 FIT_SEED = 2026
 
-Progress = Callable[[str, int, int], None]
-
 
 def games_for(rel: Relaxation) -> int:
     """Self-play games to sample: about FIT_STATES turn starts, PROGRESS_SAMPLES times that for a table
@@ -50,24 +49,24 @@ def games_for(rel: Relaxation) -> int:
 
 
 def fit(
-    rel: Relaxation, games: int | None = None, seed: int = FIT_SEED, progress: Progress | None = None
+    rel: Relaxation, games: int | None = None, seed: int = FIT_SEED, progress: Reporter | None = None
 ) -> np.ndarray:
     """The correction table of `rel` (one float per profile), fitted on `games` games of its plain-sum play."""
     base = rel.corrected(None)
     games = games_for(rel) if games is None else games
     rng = random.Random(seed)
     rows = []
-    for g in range(games):
-        state = GameState.new(rel.variant, 1)
-        while not state.over:
-            if state.is_chance:
-                if state.rolls_used == 0:
-                    rows.append(base.row_of(state.card)[0])
-                state = state.roll(rng)
-            else:
-                state = state.apply(best_move(base, state, rng))
-        if progress:
-            progress("sample", g + 1, games)
+    with task(progress, "self-play games", games, "games") as told:
+        for _ in range(games):
+            state = GameState.new(rel.variant, 1)
+            while not state.over:
+                if state.is_chance:
+                    if state.rolls_used == 0:
+                        rows.append(base.row_of(state.card)[0])
+                    state = state.roll(rng)
+                else:
+                    state = state.apply(best_move(base, state, rng))
+            told.advance()
     vals = np.array(rows)
     cells = base.cells(vals)
     plain = base.values(vals)
@@ -76,33 +75,33 @@ def fit(
     profiles = profile_cells(rel.profile_shape)
     per_profile = len(table) // profiles  # progress cells of one profile (profiles are the table's major axis)
     facts = CardFacts(rel.variant)  # a row back to its Card
-    for k in range(1, len(rel.ids) + 1):
-        now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
-        sel = np.flatnonzero(open_boxes == k)
-        gap = np.array([turn_start_value(now, facts.card(vals[i])) for i in sel]) - plain[sel]
-        # a turn the recursion cannot play (only announced boxes left: the announcement is a rule action it
-        # does not model) gives no target: such states are left out, as if play had not met them
-        met = np.isfinite(gap)
-        sel, gap = sel[met], gap[met]
-        total = np.bincount(cells[sel], weights=gap, minlength=len(table))
-        count = np.bincount(cells[sel], minlength=len(table))
-        # a cell play never met takes its profile's mean over the progress met; a profile never met keeps
-        # zero: the plain sum, a real strategy's value where no rule crosses parts, so no freedom is
-        # counted that the games did not show
-        by_profile = np.arange(len(table)) // per_profile
-        p_total = np.bincount(by_profile, weights=total, minlength=profiles)[by_profile]
-        p_count = np.bincount(by_profile, weights=count, minlength=profiles)[by_profile]
-        seen = count > 0
-        near = ~seen & (p_count > 0)
-        table[seen] = total[seen] / count[seen]
-        table[near] = p_total[near] / p_count[near]
-        if progress:
-            progress("fit", k, len(rel.ids))
+    with task(progress, "fitting", len(rel.ids), "boxes") as told:
+        for k in range(1, len(rel.ids) + 1):
+            now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
+            sel = np.flatnonzero(open_boxes == k)
+            gap = np.array([turn_start_value(now, facts.card(vals[i])) for i in sel]) - plain[sel]
+            # a turn the recursion cannot play (only announced boxes left: the announcement is a rule action it
+            # does not model) gives no target: such states are left out, as if play had not met them
+            met = np.isfinite(gap)
+            sel, gap = sel[met], gap[met]
+            total = np.bincount(cells[sel], weights=gap, minlength=len(table))
+            count = np.bincount(cells[sel], minlength=len(table))
+            # a cell play never met takes its profile's mean over the progress met; a profile never met keeps
+            # zero: the plain sum, a real strategy's value where no rule crosses parts, so no freedom is
+            # counted that the games did not show
+            by_profile = np.arange(len(table)) // per_profile
+            p_total = np.bincount(by_profile, weights=total, minlength=profiles)[by_profile]
+            p_count = np.bincount(by_profile, weights=count, minlength=profiles)[by_profile]
+            seen = count > 0
+            near = ~seen & (p_count > 0)
+            table[seen] = total[seen] / count[seen]
+            table[near] = p_total[near] / p_count[near]
+            told.advance()
     return table
 
 
 def load_or_fit(
-    rel: Relaxation, *, progress: Progress | None = None, warn: Callable[[str], None] | None = None, store: bool = True
+    rel: Relaxation, *, progress: Reporter | None = None, warn: Callable[[str], None] | None = None, store: bool = True
 ) -> Relaxation:
     """`rel` with its correction: from its signed record, else fitted and recorded (`store`). A card with
     more profiles than MAX_CELLS keeps the plain sum."""
@@ -116,7 +115,8 @@ def load_or_fit(
         table = _table(got, want, profile_cells(rel.shape))
         if table is not None:
             return rel.corrected(table)
-    table = fit(rel, games_for(rel), FIT_SEED, progress)
+    with task(progress, f"fitting bot strong's correction for {rel.variant.id} (then kept)"):
+        table = fit(rel, games_for(rel), FIT_SEED, progress)
     if store:
         save_record(rel.variant, RECORD_KIND, {**want, "values": table.tolist()}, warn)
     return rel.corrected(table)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DicecupError
+from ..errors import ContractError, DicecupError
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
@@ -345,6 +345,8 @@ class RuleModel(ClassCoding):
             try:
                 res = self.variant.score(card, box, self._traced(r), first)
                 out: tuple[int, float] | Exception = (int(res.score), float(res.points))
+            except ContractError:  # a value of the wrong kind: the plugin's bug whatever the situation
+                raise
             except Exception as exc:  # only fatal if this situation can occur
                 out = exc
         reads.roll |= got.roll
@@ -973,6 +975,9 @@ class RuleModel(ClassCoding):
             axis = table.ndim - len(self.group_ranges) + gi
             t = np.moveaxis(table, axis, 0)
             n = t.shape[0]
+            if n < 2:  # no total (every score failed) or a single one: nothing to clamp
+                out.append(None)
+                continue
             same_next = (t[1:] == t[:-1]).reshape(n - 1, -1).all(axis=1).tolist()  # total i and i + 1 alike
             if all(same_next):
                 out.append(None)

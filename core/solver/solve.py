@@ -15,6 +15,7 @@ from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import fold, turn_tables
+from ..progress import Reporter, task
 from .dp import (
     LayerBackend,
     backward,
@@ -37,7 +38,6 @@ KERNEL_ENV = "DICECUP_SOLVER_KERNEL"
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 FLOAT32_FROM = 2_000_000  # "auto" stores values as float32 from this many states on (half the memory and disk)
 
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
 # per decision of a turn: (value of each roll on the table, value of each keep or None after the last roll)
 TurnTables = list[tuple[np.ndarray, np.ndarray | None]]
 
@@ -358,7 +358,7 @@ def check_objective(variant: Variant, objective: Objective, model: RuleModel | N
 def solve(
     variant: Variant,
     max_states: int | None = DEFAULT_MAX_STATES,
-    progress: Progress | None = None,
+    progress: Reporter | None = None,
     kernel: str | None = None,
     precision: str = "auto",
     workdir: str | os.PathLike | None = None,
@@ -400,72 +400,73 @@ def solve(
         kernel = "numba" if jit.AVAILABLE else "numpy"
     if kernel == "numba" and not jit.AVAILABLE:
         raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
-    run = backward_jit if kernel == "numba" else backward
-    if kernel == "numba":
-        jit.compile_ahead()  # while the rules model and the search run
-    model = RuleModel(variant)
-    model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
-    model.clamps  # noqa: B018
-    if not isinstance(objective, Objective):
-        check_objective(variant, objective)
-    if objective.is_target:
-        raise SolverError(
-            f"objective {objective.id}: target play's values are vectors, solved by solver.target.solve_target "
-            "(from the mean's Solution), not by solve"
-        )
-    if not objective.is_mean:
-        if precision == "float32":
+    with task(progress, f"solving {variant.id}"):
+        run = backward_jit if kernel == "numba" else backward
+        if kernel == "numba":
+            jit.compile_ahead()  # while the rules model and the search run
+        model = RuleModel(variant)
+        model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
+        model.clamps  # noqa: B018
+        if not isinstance(objective, Objective):
+            check_objective(variant, objective)
+        if objective.is_target:
             raise SolverError(
-                f"a risk objective's table is stored in float64 (its values span exp(theta x score)); "
-                f"precision float32 cannot hold {objective.id}"
+                f"objective {objective.id}: target play's values are vectors, solved by solver.target.solve_target "
+                "(from the mean's Solution), not by solve"
             )
-        check_objective(variant, objective, model)
-    counter = [0]
+        if not objective.is_mean:
+            if precision == "float32":
+                raise SolverError(
+                    f"a risk objective's table is stored in float64 (its values span exp(theta x score)); "
+                    f"precision float32 cannot hold {objective.id}"
+                )
+            check_objective(variant, objective, model)
+        counter = [0]
 
-    def on_class() -> None:
-        counter[0] += 1
-        if progress and counter[0] % 256 == 0:
-            progress("search", counter[0], 0)
+        def on_class() -> None:
+            counter[0] += 1
+            if progress and counter[0] % 256 == 0:
+                progress.advance(256)
 
-    # an obviously small variant skips the limit checks; otherwise the search counts, and stops past the limit
-    limit = None if max_states is None or state_bound(model) <= max_states else max_states
-    space = StateSpace(model, limit, on_class)
-    states = space.n_states
-    assert states is not None  # counted by the search
-    done = [0]
+        # an obviously small variant skips the limit checks; otherwise the search counts, and stops past the limit
+        limit = None if max_states is None or state_bound(model) <= max_states else max_states
+        with task(progress, "exploring its states", unit="card classes"):
+            space = StateSpace(model, limit, on_class)
+        states = space.n_states
+        assert states is not None  # counted by the search
 
-    def on_states(n: int) -> None:
-        done[0] += n
-        if progress:
-            progress("solve", done[0], states)
+        def on_states(n: int) -> None:
+            if progress:
+                progress.advance(n)
 
-    if precision == "auto":
-        precision = "float32" if states >= FLOAT32_FROM and objective.is_mean else "float64"
-    dtype = PRECISIONS[precision]
-    signature = {
-        "variant": variant.id,
-        "fingerprint": variant.fingerprint,
-        "solver": SOLVER_VERSION,
-        "states": states,
-        "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
-        "precision": precision,
-    }
-    if not objective.is_mean:
-        signature["objective"] = objective.id
-    work = None
-    if workdir is not None:
-        from .workdir import WorkDir
+        if precision == "auto":
+            precision = "float32" if states >= FLOAT32_FROM and objective.is_mean else "float64"
+        dtype = PRECISIONS[precision]
+        signature = {
+            "variant": variant.id,
+            "fingerprint": variant.fingerprint,
+            "solver": SOLVER_VERSION,
+            "states": states,
+            "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
+            "precision": precision,
+        }
+        if not objective.is_mean:
+            signature["objective"] = objective.id
+        work = None
+        if workdir is not None:
+            from .workdir import WorkDir
 
-        work = WorkDir(workdir, signature, value_shape(space), dtype)
-    bonus = terminal_values(model, space)
+            work = WorkDir(workdir, signature, value_shape(space), dtype)
+        bonus = terminal_values(model, space)
 
-    def terminal(codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
-        return objective.terminal(bonus(codes, prog))
+        def terminal(codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
+            return objective.terminal(bonus(codes, prog))
 
-    if backend is not None:
-        values = backend.backward(space, terminal, on_states, dtype, objective, signature)
-    else:
-        values = run(space, terminal, on_states, dtype, work, objective)
-    if work is not None:
-        values = np.asarray(values)  # the memory-mapped table, read-only from here on
-    return Solution(variant, space.index, values, states, time.perf_counter() - start, space, objective)
+        with task(progress, "backward pass", states, "states"):
+            if backend is not None:
+                values = backend.backward(space, terminal, on_states, dtype, objective, signature)
+            else:
+                values = run(space, terminal, on_states, dtype, work, objective)
+        if work is not None:
+            values = np.asarray(values)  # the memory-mapped table, read-only from here on
+        return Solution(variant, space.index, values, states, time.perf_counter() - start, space, objective)

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from ..game.actions import Action
 from ..game.state import GameState
 from ..language.model import Variant
-from .correction import Progress, load_or_fit
+from ..progress import Reporter
+from .correction import load_or_fit
 from .relax import Relaxation, Solver, best_move, load_part
 
 __all__ = ["StrongBot", "strong_values"]
@@ -20,7 +21,7 @@ def strong_values(
     *,
     fitted: bool = True,
     store: bool = True,
-    progress: Progress | None = None,
+    progress: Reporter | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> Relaxation:
     """What bot strong plays against: `variant`'s parts solved (`solver`), with the fitted correction
@@ -43,12 +44,16 @@ class StrongBot:
         self.store = store
         self._values: dict[str, Relaxation] = {}
 
-    def relaxation(self, variant: Variant) -> Relaxation:
+    def relaxation(self, variant: Variant, progress: Reporter | None = None) -> Relaxation:
         got = self._values.get(variant.fingerprint)
         if got is None or got.variant.hooks is not variant.hooks:
-            got = strong_values(variant, self.solver, fitted=self.fitted, store=self.store)
+            got = strong_values(variant, self.solver, fitted=self.fitted, store=self.store, progress=progress)
             self._values[variant.fingerprint] = got
         return got
+
+    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
+        """Solve the parts and fit the correction now (a game asks before it starts), telling `progress`."""
+        self.relaxation(variant, progress)
 
     def choose(self, state: GameState) -> Action:
         return best_move(self.relaxation(state.variant), state, self.rng)

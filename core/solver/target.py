@@ -31,6 +31,7 @@ from ..language.model import Card, Variant
 from ..numeric import compiled
 from ..numeric.objective import Objective
 from ..numeric.reference import plain_pick, turn_tables
+from ..progress import Reporter, task
 from .dp import ContextRows, layer_arrays, slot_arrays
 from .jit import threads
 from .solve import Solution
@@ -54,8 +55,6 @@ SAMPLE = 1024  # states of the last layer the kernel is timed on before starting
 
 AVAILABLE = compiled.NUMBA
 """The target kernels are compiled by numba; without numba target play is refused."""
-
-Progress = Callable[[str, int, int], None]
 
 
 @frozen
@@ -119,16 +118,23 @@ def check_variant(variant: Variant) -> None:
         raise DicecupError(f"{variant.id}: target play of variants that bank unused rolls is not supported")
 
 
-def _split(n: int, run: Callable[[int, int], None]) -> None:
-    """run(a, z) over chunks of 0..n-1, on the solver's threads (the kernels release the GIL)."""
+def _split(n: int, run: Callable[[int, int], None], told: Reporter | None = None) -> None:
+    """run(a, z) over chunks of 0..n-1, on the solver's threads (the kernels release the GIL); `told` hears
+    of each chunk's states as it is done."""
     workers = min(threads(), max(1, n // 32))
-    if workers <= 1:
-        run(0, n)
-        return
     step = max(1, min(CHUNK, -(-n // (8 * workers))))
+    if workers <= 1:
+        for a in range(0, n, 8 * step):
+            run(a, min(n, a + 8 * step))
+            if told is not None:
+                told.advance(min(n, a + 8 * step) - a)
+        return
     with ThreadPoolExecutor(workers) as pool:
-        for job in [pool.submit(run, a, min(n, a + step)) for a in range(0, n, step)]:
+        jobs = [(pool.submit(run, a, min(n, a + step)), min(n, a + step) - a) for a in range(0, n, step)]
+        for job, size in jobs:
             job.result()
+            if told is not None:
+                told.advance(size)
 
 
 class _Run:
@@ -183,8 +189,8 @@ class _Run:
         """The windows and vectors layer k's kernels read: layer k + 1's (none yet while bounding windows)."""
         return self.kernel.Windows(self.lo, self.hi, self.off, self.vecs.get(k + 1, np.zeros(0)))
 
-    def windows(self, k: int) -> None:
-        """The window bounds of layer k's states, from layer k + 1's."""
+    def windows(self, k: int, told: Reporter | None = None) -> None:
+        """The window bounds of layer k's states, from layer k + 1's (`told` hears of the states done)."""
         codes, _, index = self.layers[k]
         n = len(codes)
         if n == 0:
@@ -199,7 +205,7 @@ class _Run:
         def run(a: int, z: int) -> None:
             self.kernel.window_block(walk, below, a, z, here)
 
-        _split(n, run)
+        _split(n, run, told)
         if (lo_out == self.kernel.UNSET).any():
             raise DicecupError("internal error: a legal box leads to a state with no target window")
         self.lo[index], self.hi[index] = lo_out, hi_out
@@ -208,8 +214,11 @@ class _Run:
         index = self.layers[k][2]
         return self.hi[index] - self.lo[index]
 
-    def vectors(self, k: int, a: int = 0, z: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """The vectors of layer k's states a..z-1 (all by default), from layer k + 1's; stored when all."""
+    def vectors(
+        self, k: int, a: int = 0, z: int | None = None, out: np.ndarray | None = None, told: Reporter | None = None
+    ) -> np.ndarray:
+        """The vectors of layer k's states a..z-1 (all by default), from layer k + 1's; stored when all
+        (`told` hears of the states done)."""
         codes, _, index = self.layers[k]
         z = len(codes) if z is None else z
         walk = self.walk(k)
@@ -223,7 +232,7 @@ class _Run:
         def run(x: int, y: int) -> None:
             self.kernel.vector_block(walk, below, x, y, here)
 
-        _split(z - a, lambda x, y: run(a + x, a + y))
+        _split(z - a, lambda x, y: run(a + x, a + y), told)
         if a == 0 and z == len(codes):
             self.off[index] = off_out
             self.vecs[k] = out
@@ -247,11 +256,13 @@ def _sample_seconds(run: _Run, k: int) -> tuple[float, int]:
     return time.perf_counter() - start, blocks
 
 
-def _plan(run: _Run, keep: str) -> TargetEstimate:
+def _plan(run: _Run, keep: str, progress: Reporter | None = None) -> TargetEstimate:
     """Every window bounded (layers from the end down), then the estimate of the vectors' size and time."""
     lowest = min((k for k in range(run.nb) if len(run.layers[k][0])), default=0)
-    for k in range(run.nb - 1, lowest - 1, -1):
-        run.windows(k)
+    states = sum(len(run.layers[k][0]) for k in range(lowest, run.nb))
+    with task(progress, "bounding each state's window", states, "states") as told:
+        for k in range(run.nb - 1, lowest - 1, -1):
+            run.windows(k, told)
     per = [int(run.widths(k).sum()) if k >= lowest else 0 for k in range(run.nb)] + [0]
     entries = sum(per)
     peak = entries if keep == "all" else max(a + b for a, b in zip(per, per[1:], strict=False))
@@ -397,45 +408,46 @@ def target_options(tables: TargetTables, card: Card, dice: Sequence[int], rolls_
     return ranked([a for a, _, _ in opts], [float(x[0]) for _, x, _ in opts], [p for _, _, p in opts])
 
 
-def estimate_target(solution: Solution, keep: str = "all") -> TargetEstimate:
+def estimate_target(solution: Solution, keep: str = "all", progress: Reporter | None = None) -> TargetEstimate:
     """The estimate of a target solve (windows bounded, the kernel timed on a sample), without solving."""
-    return _plan(_Run(solution), keep)
+    with task(progress, f"estimating target play's tables of {solution.variant.id}"):
+        return _plan(_Run(solution), keep, progress)
 
 
 def solve_target(
     solution: Solution,
     keep: str = "all",
     max_bytes: int = MAX_BYTES,
-    progress: Progress | None = None,
+    progress: Reporter | None = None,
     on_estimate: Callable[[TargetEstimate], None] | None = None,
+    seconds: float | None = None,
 ) -> TargetTables:
     """Target play's vectors for every state of `solution`'s variant (the mean's table gives the states and
     their end bonuses). `keep`: "all" layers (positions, the advisor, bots) or "start" (the curve from the
     start, two neighbouring layers held). Refused, with the estimate, when the vectors would pass `max_bytes`;
-    `on_estimate` is told the estimate before any vector is computed."""
+    `on_estimate` is told the estimate before any vector is computed; `seconds`, the whole solve's time where
+    an earlier estimate knows it, is told to `progress` up front."""
     if keep not in ("all", "start"):
         raise DicecupError(f"unknown keep {keep!r}; keeps: all, start")
     start = time.perf_counter()
-    run = _Run(solution)
-    estimate = _plan(run, keep)
-    if estimate.bytes > max_bytes:
-        raise TooLarge(
-            f"{solution.variant.id}: target play would take {estimate.describe()}, above the limit of "
-            f"{max_bytes / 2**30:.1f} GiB; nothing was solved"
-        )
-    if on_estimate:
-        on_estimate(estimate)
-    done = 0
-    total = estimate.states
-    for k in range(run.nb - 1, -1, -1):
-        if len(run.layers[k][0]) == 0:
-            continue
-        run.vectors(k)
-        if keep == "start" and k + 2 in run.vecs and k + 2 <= run.nb:
-            run.vecs[k + 2] = np.zeros(0)
-        done += len(run.layers[k][0])
-        if progress:
-            progress("target", done, total)
+    with task(progress, f"target play's tables of {solution.variant.id}", seconds=seconds):
+        run = _Run(solution)
+        estimate = _plan(run, keep, progress)
+        if estimate.bytes > max_bytes:
+            raise TooLarge(
+                f"{solution.variant.id}: target play would take {estimate.describe()}, above the limit of "
+                f"{max_bytes / 2**30:.1f} GiB; nothing was solved"
+            )
+        if on_estimate:
+            on_estimate(estimate)
+        inner = sum(len(run.layers[k][0]) for k in range(run.nb))  # the full cards' vectors are their bonuses
+        with task(progress, "target vectors", inner, "states", estimate.seconds) as told:
+            for k in range(run.nb - 1, -1, -1):
+                if len(run.layers[k][0]) == 0:
+                    continue
+                run.vectors(k, told=told)
+                if keep == "start" and k + 2 in run.vecs and k + 2 <= run.nb:
+                    run.vecs[k + 2] = np.zeros(0)
     return TargetTables(run, estimate, time.perf_counter() - start, keep)
 
 
@@ -459,16 +471,21 @@ class TargetBot:
         self.name = objective.id
         self._tables: dict[str, TargetTables] = {}
 
-    def tables(self, variant: Variant) -> TargetTables:
-        """The target tables of `variant` (made once per variant and engine)."""
+    def tables(self, variant: Variant, progress: Reporter | None = None) -> TargetTables:
+        """The target tables of `variant` (once per variant and engine: from the cache, else made and kept)."""
         got = self._tables.get(variant.fingerprint)
         if got is None or got.variant.hooks is not variant.hooks:
             from .cache import load_or_solve
+            from .target_store import target_tables
 
             check_variant(variant)
-            solution, _ = load_or_solve(variant)
-            got = self._tables[variant.fingerprint] = solve_target(solution, keep="all")
+            solution, _ = load_or_solve(variant, progress=progress)
+            got = self._tables[variant.fingerprint] = target_tables(solution, progress)[0]
         return got
+
+    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
+        """Load or make the tables now (a game asks before it starts), telling `progress`."""
+        self.tables(variant, progress)
 
     def choose(self, state: Any) -> Any:
         state.require_decision()

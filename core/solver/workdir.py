@@ -21,13 +21,16 @@ from typing import Any
 import numpy as np
 
 from .. import fileio
+from ..errors import shown
+from ..fileio import FileError
 from .errors import SolverError
 
-__all__ = ["WorkDir", "WorkDirError", "digest", "make_folder"]
+__all__ = ["WorkDir", "WorkDirError", "digest", "make_folder", "solve_name"]
 
 VALUES = "values.npy"
 PROGRESS = "progress.json"
 PROGRESS_LIMIT = 1 << 20  # a progress record is a few KB: anything larger is not ours
+NPY_HEADER = 1 << 16  # the .npy header of the value table: its shape and type, under 200 bytes
 
 
 class WorkDirError(SolverError):
@@ -53,19 +56,21 @@ class WorkDir:
 
     def _read_progress(self) -> dict[str, Any] | None:
         path = self.folder / PROGRESS
-        if not path.exists():
+        if not os.path.lexists(path):
             return None
-        text = fileio.read_text(path, limit=PROGRESS_LIMIT, what="progress record")
+        try:
+            text = fileio.read_text(path, limit=PROGRESS_LIMIT, what="progress record", follow_symlinks=False)
+        except FileError as exc:
+            raise self._damaged(f"{PROGRESS} {exc.message}") from None
         try:
             record = json.loads(text)
             done = {int(k): str(v) for k, v in record["done"].items()}
             signature = record["signature"]
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise self._damaged("its progress record is not one this solver wrote") from None
         if signature != self.signature:
-            theirs = signature.get("variant", "?") if isinstance(signature, dict) else "?"
             raise WorkDirError(
-                f"{self.folder}: holds the work of another solve ({theirs}, or other rules, options or "
+                f"{self.folder}: holds the work of another solve ({solve_name(signature)}, or other rules, options or "
                 "solver version); give another --work-dir, or delete this folder to start over"
             )
         self.done = done
@@ -74,18 +79,34 @@ class WorkDir:
     def _open(self) -> np.memmap:
         path = self.folder / VALUES
         record = self._read_progress()
-        if record is None or not path.exists():
+        if record is None or not os.path.lexists(path):
             self.done = {}
             return self._create(path)
-        try:
-            values = np.lib.format.open_memmap(path, mode="r+")
-        except (ValueError, OSError) as exc:
-            raise self._damaged(f"{VALUES} cannot be read as the value table ({exc})") from None
-        if values.shape != self.shape or values.dtype != self.dtype:
-            raise self._damaged(
-                f"{VALUES} has shape {values.shape} of {values.dtype}, not {self.shape} of {self.dtype}"
-            )
-        return values
+        need = int(np.prod(self.shape)) * self.dtype.itemsize
+        try:  # opened as every file is (bounded, never a FIFO or a link), then mapped: numpy never opens it
+            fh = fileio.open_regular(path, limit=need + NPY_HEADER, what="value table", writable=True,
+                                     follow_symlinks=False)  # fmt: skip
+        except FileError as exc:
+            raise self._damaged(f"{VALUES} {exc.message}") from None
+        with fh:
+            try:
+                version = np.lib.format.read_magic(fh)
+                reader = (
+                    np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                )
+                shape, fortran, dtype = reader(fh, max_header_size=NPY_HEADER)
+            except (ValueError, OSError, EOFError) as exc:
+                raise self._damaged(f"{VALUES} cannot be read as the value table ({shown(str(exc))})") from None
+            if shape != self.shape or dtype != self.dtype or fortran:
+                raise self._damaged(f"{VALUES} has shape {shown(shape)} of {dtype}, not {self.shape} of {self.dtype}")
+            offset = fh.tell()
+            size = os.fstat(fh.fileno()).st_size
+            if size != offset + need:
+                raise self._damaged(f"{VALUES} is {size:,} bytes, not the {offset + need:,} its shape takes")
+            try:
+                return np.memmap(fh, dtype=self.dtype, mode="r+", offset=offset, shape=self.shape)
+            except (ValueError, OSError) as exc:
+                raise self._damaged(f"{VALUES} cannot be mapped ({shown(str(exc))})") from None
 
     def _create(self, path: Path) -> np.memmap:
         need = int(np.prod(self.shape)) * self.dtype.itemsize
@@ -99,8 +120,11 @@ class WorkDir:
                 f"{self.folder}: the value table needs {need / 2**30:.1f} GiB and the disk has "
                 f"{free / 2**30:.1f} GiB free; free some space or give another --work-dir"
             )
+        if os.path.isdir(path) and not os.path.islink(path):
+            raise WorkDirError(f"{self.folder}: {VALUES} is a folder; remove it, or give another --work-dir")
         try:
             (self.folder / PROGRESS).unlink(missing_ok=True)
+            path.unlink(missing_ok=True)  # a link or a FIFO there is removed, never written through
             values = np.lib.format.open_memmap(path, mode="w+", dtype=self.dtype, shape=self.shape)
         except OSError as exc:
             raise WorkDirError(f"{self.folder}: cannot write the value table ({exc.strerror or exc})") from None
@@ -148,6 +172,12 @@ def make_folder(folder: Path, what: str, fix: str, error: type[Exception]) -> No
         raise error(f"{folder}: cannot use it as {what} ({exc.strerror})") from None
     if not stat.S_ISDIR(st.st_mode):
         raise error(f"{folder}: is not a folder; {fix}")
+
+
+def solve_name(signature: Any) -> str:
+    """The variant a work record's signature names, for a message ("?" where it names none fit to show)."""
+    name = signature.get("variant") if isinstance(signature, dict) else None
+    return name if isinstance(name, str) and 0 < len(name) <= 64 and name.isprintable() else "?"
 
 
 def digest(values: np.ndarray) -> str:

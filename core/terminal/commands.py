@@ -18,19 +18,21 @@ from attrs import field, frozen
 from ..errors import DicecupError
 from ..game.state import GameState
 from ..language.model import RuleAction, Variant
+from .wording import box_names, closest, score_example, typed_box, variant_box_name, why_not
 
 __all__ = [
     "KeepDice",
     "ScoreBox",
     "DoAction",
     "Say",
+    "ShowCard",
     "Command",
     "InputProblem",
     "AmbiguousBox",
     "parse_command",
     "actions_summary",
-    "why_not",
     "resolve_box",
+    "find_player",
     "help_text",
 ]
 
@@ -59,12 +61,20 @@ class DoAction:
 
 @frozen
 class Say:
-    """A command that changes nothing: help, card, hint or quit."""
+    """A command that changes nothing: help (on a `topic`, or all), hint, undo or quit."""
 
     what: str
+    topic: str = ""
 
 
-Command = KeepDice | ScoreBox | DoAction | Say
+@frozen
+class ShowCard:
+    """Show the whole scorecard: everyone's (or the player to move's), or `player`'s (0-based)."""
+
+    player: int | None = None
+
+
+Command = KeepDice | ScoreBox | DoAction | Say | ShowCard
 
 
 class InputProblem(DicecupError):
@@ -82,46 +92,41 @@ class AmbiguousBox(InputProblem):
 _HELP = (
     ("k 1 3 4", "keep the dice at positions 1, 3 and 4, reroll the rest (or k134)"),
     ("keep 6 6", "keep dice by their faces: here two sixes (or keep 66)"),
-    ("r", "reroll every die"),
-    ("r 2 5", "reroll only the dice at positions 2 and 5"),
-    ("s 9", "score box number 9 of the card"),
-    ("s full_house", "score a box by id; the start of an id or name also works (s full)"),
+    ("r", "reroll every die (r 2 5: only the dice at positions 2 and 5)"),
+    ("s {n}", "score box {n} of the card ({name})"),
+    ("s {start}", "score a box by the start of its name (or its whole name or id)"),
 )
 
 _HELP_COLUMNS = (
     (
         "s {row} {col}",
-        "score a row in a column: the row by number, id, name or the start of one, "
-        "then the column (or s {n} {col}, s {col}.{row})",
+        "score a row in a column: the row by number, name or the start of one, then the column (or s {n} {col})",
     ),
-    ("s {row}", "the row alone, when only one of its columns can take these dice now"),
+    ("s {row}", "the row alone, when only one of its columns can take the dice"),
 )
 
 _HELP_END = (
-    (
-        "s",
-        "alone: score the only box the rules allow now, when there is just one "
-        "(an announced box, the next box in card order)",
-    ),
-    ("c", "show the whole scorecard (every player, every box)"),
-    ("hint", "the advisor's best move (games started with --hints)"),
-    (
-        "undo",
-        "take back your last score or announcement: back to the dice you had then, your card as it was. "
-        "Fair by design: the dice to come stay the same (undo never gives new dice), so once you have seen "
-        "them you score instead of rerolling; the bots' turns since are played again as they were; "
-        "another human's move, and a keep whose dice are rolled (a free reroll), are never taken back",
-    ),
-    ("q", "quit (asks first unless the game is saved: a game played with --save FILE can be resumed later)"),
+    ("s", "alone: score the only box the rules allow now (an announced box, the next in card order)"),
+    ("c", "the whole scorecard; c NAME or c 2: one player's card"),
+    ("hint", "the advisor's best moves (games started with --hints)"),
+    ("undo", "take back your last score or announcement (? undo says more)"),
+    ("q", "quit (asks first unless the game is saved with --save FILE)"),
     ("?", "this help"),
 )
+
+_TOPICS = {
+    "undo": (
+        "undo takes back your last score or announcement: back to the dice you had then, your card as it was. "
+        "Fair by design: the dice to come stay the same (undo never gives new dice), so once you have seen "
+        "them you score instead of rerolling; the bots' turns since are played again as they were; "
+        "another human's move, and a keep whose dice are rolled (a free reroll), are never taken back."
+    ),
+}
 
 _SAY = {
     "?": "help",
     "h": "help",
     "help": "help",
-    "c": "card",
-    "card": "card",
     "q": "quit",
     "quit": "quit",
     "exit": "quit",
@@ -131,22 +136,37 @@ _SAY = {
     "undo": "undo",
 }
 
+_CARD = ("c", "card", "cards")
 
-def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: int = 80) -> str:
-    """The command list for this variant (columns and the actions its rules add included), wrapped to `width`."""
+#: every command word, for "did you mean" (the rules' verbs are added per game)
+_WORDS = (*_SAY, *_CARD, "k", "keep", "r", "roll", "reroll", "s", "score")
+
+
+def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: int = 80, topic: str = "") -> str:
+    """The command list for this variant (columns and the actions its rules add included), wrapped to `width`;
+    or the help on one `topic` (`undo`)."""
+    if topic:
+        known = _TOPICS.get(topic.lower())
+        if known is None:
+            return f"No help on {topic!r}; ? alone lists the commands, ? {' or ? '.join(_TOPICS)} says more."
+        return "\n".join(textwrap.wrap(known, max(width, 40)))
     rows = list(_HELP)
+    example = variant.boxes[min(9, len(variant.boxes)) - 1]
+    fill = {"n": min(9, len(variant.boxes)), "name": example.name, "start": example.name.split()[0].lower()[:4]}
     if len(variant.columns) > 1:
-        row, col = variant.rows[-1], variant.columns[0].id
-        fill = {"row": row, "col": col, "n": len(variant.rows)}
-        rows[4:] = [
-            (cmd.format(**fill), text.format(**fill)) for cmd, text in _HELP_COLUMNS
-        ]  # for `s 9`, `s full_house`
+        fill.update(row=variant.rows[-1], col=variant.columns[0].id, n=len(variant.rows))
+        rows[3:] = _HELP_COLUMNS
     rows.extend((f"{verb} ...", text) for verb, text in (verbs or {}).items())
     rows.extend(_HELP_END)
     lines = ["Commands (dice positions are the numbers under the dice, #1 at the left):"]
     for cmd, text in rows:
         lines.extend(
-            textwrap.wrap(f"{cmd:<13} {text}", max(width, 40), initial_indent="  ", subsequent_indent=" " * 16)
+            textwrap.wrap(
+                f"{cmd.format(**fill):<13} {text.format(**fill)}",
+                max(width, 40),
+                initial_indent="  ",
+                subsequent_indent=" " * 16,
+            )
         )
     return "\n".join(lines)
 
@@ -244,9 +264,9 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
     no column named raises AmbiguousBox, which lists the columns to choose from.
     """
     text = token.strip()
-    if not text:
-        raise InputProblem("say which box, e.g. s 9 or s full_house")
     candidates = list(variant.box_ids if open_boxes is None else open_boxes)
+    if not text:
+        raise InputProblem(f"say which box, e.g. {typed_box(variant, (candidates or variant.box_ids)[0])}")
     if text in variant.box_ids:
         return text
     if len(variant.columns) > 1:
@@ -270,12 +290,24 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
     if len(found) == 1:
         return found[0]
     if found:
-        raise InputProblem(f"{token!r} could be {', '.join(found)}; type more of the name")
+        raise InputProblem(f"{token!r} could be {box_names(variant, found)}; type more of the name")
     filled = [i for i in ids if i not in candidates and (i.startswith(t) or _norm(variant.box(i).name).startswith(t))]
     if filled:  # what was typed names boxes already filled: say so, not "no box"
-        were = f"{', '.join(filled)} {'is' if len(filled) == 1 else 'are'} already filled"
-        raise InputProblem(f"no open box {token!r}: {were}; open boxes: {', '.join(candidates)}")
-    raise InputProblem(f"no open box {token!r}; open boxes: {', '.join(candidates)} (or their numbers on the card)")
+        were = f"{box_names(variant, filled)} {'is' if len(filled) == 1 else 'are'} already filled"
+        raise InputProblem(f"no open box {token!r}: {were}; open boxes: {box_names(variant, candidates)}")
+    guess = _guess(t, {**{b.id: b.id for b in variant.boxes}, **names})
+    if guess is not None:  # a misspelling: the box it most likely means
+        name = variant_box_name(variant, guess)
+        if guess not in candidates:
+            raise InputProblem(f"no open box {token!r}: {name} is already filled")
+        raise InputProblem(f"no box {token!r}; did you mean {name} ({typed_box(variant, guess)})?")
+    raise InputProblem(f"no open box {token!r}; open boxes: {box_names(variant, candidates)} (or their numbers)")
+
+
+def _guess(typed: str, keys: Mapping[str, str]) -> str | None:
+    """What a mistyped box or row most likely means: `keys` maps ids and names (normalised) to it."""
+    hit = closest(typed, keys, cutoff=0.75)  # names are long: a looser match would guess wildly
+    return None if hit is None else keys[hit]
 
 
 def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> str:
@@ -300,9 +332,16 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
             f"no open box {token!r}: write a row and a column ({cols}), e.g. s 1 {variant.columns[0].id}"
         )
     if not rows:
-        raise InputProblem(f"no open box {token!r}; rows are {', '.join(variant.rows)} (type ? for help)")
+        keys = {**{r: r for r in variant.rows}, **{_norm(variant.row(r).name): r for r in variant.rows}}
+        guess = _guess(_norm(row_text), keys)
+        if guess is not None:  # a misspelled row: the row it most likely means, in the column named
+            typed = f"s {variant.rows.index(guess) + 1}" + (f" {column}" if column else "")
+            raise InputProblem(f"no row {row_text.strip()!r}; did you mean {variant.row(guess).name} ({typed})?")
+        names = ", ".join(variant.row(r).name for r in variant.rows)
+        raise InputProblem(f"no open box {token!r}; rows are {names} (type ? for help)")
     if len(rows) > 1:
-        raise InputProblem(f"{token!r} could be {', '.join(rows)}; type more of the name")
+        names = ", ".join(variant.row(r).name for r in rows)
+        raise InputProblem(f"{token!r} could be {names}; type more of the name")
     row = rows[0]
     if column is not None:
         return f"{column}.{row}"
@@ -338,17 +377,6 @@ def _score_target(text: str, state: GameState) -> str:
         raise InputProblem(f"{name} cannot be scored now in any open column ({'; '.join(reasons)})") from None
 
 
-def why_not(state: GameState, box: str) -> str:
-    """The rules' reason open `box` cannot take the dice now."""
-    roll = state.roll_now
-    if roll is None:
-        return "roll the dice first"
-    return (
-        state.variant.why_illegal(state.card, roll, state.first_roll, box, state.situation())
-        or "the rules forbid it now"
-    )
-
-
 def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence[RuleAction]) -> DoAction:
     """`announce full`, `announce 11` or `announce announce.full`: the offered action it names."""
     mine = [a for a in offered if a.name.lower() == head]
@@ -380,11 +408,13 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
     """
     words = text.strip().split()
     if not words:
-        raise InputProblem("type a command: k 1 3 to keep dice, s 9 to score, ? for help")
+        raise InputProblem(f"type a command: k 1 3 to keep dice, {score_example(state)} to score, ? for help")
     head, args = words[0].lower(), words[1:]
     dice = state.dice
-    if head in _SAY and not args:
-        return Say(_SAY[head])
+    if head in _SAY and (not args or _SAY[head] == "help"):
+        return Say(_SAY[head], " ".join(args))
+    if head in _CARD:
+        return ShowCard(find_player(" ".join(args), state.players) if args else None)
     offered = state.rule_actions()
     if head in {a.name.lower() for a in offered}:
         return _rule_action(head, args, state, offered)
@@ -424,7 +454,7 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
                 return ScoreBox(legal[0])
             if not legal and offered:
                 raise InputProblem(f"no box can be scored yet; {'; or '.join(actions_summary(offered, state.variant))}")
-            raise InputProblem("say which box to score, e.g. s 9 or s full_house")
+            raise InputProblem(f"say which box to score, e.g. {score_example(state)}")
         return ScoreBox(_score_target(" ".join(args), state))
     if head.isdigit():
         raise InputProblem(f"to score box {head} type s {head}; to keep dice type k followed by their positions")
@@ -433,4 +463,35 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
     for box in state.variant.boxes:
         if wanted in (box.id, _norm(box.name)) and (len(state.variant.columns) == 1 or wanted == box.id):
             return ScoreBox(box.id)
-    raise InputProblem(f"I don't understand {text.strip()!r}; type ? for the commands")
+    raise InputProblem(_not_understood(text, head, args, state, [*helps, *(a.name.lower() for a in offered)]))
+
+
+def _not_understood(text: str, head: str, args: list[str], state: GameState, verbs: Sequence[str]) -> str:
+    """The "I don't understand" message, with the command it most likely misspells (`kep 3 3 3`: `keep 3 3 3`)."""
+    said = f"I don't understand {text.strip()!r}"
+    word = closest(head, [*_WORDS, *verbs])
+    if word is not None:
+        return f"{said}; did you mean {' '.join([word, *args])!r}?"
+    box = None if args else _guess(_norm(text), {_norm(b.name): b.id for b in state.variant.boxes})
+    if box is not None and box in state.variant.open_boxes(state.card):
+        v = state.variant
+        return f"{said}; did you mean {typed_box(v, box)!r} (score {variant_box_name(v, box)})?"
+    return f"{said}; type ? for the commands"
+
+
+def find_player(text: str, players: Sequence[str]) -> int:
+    """A player (0-based) by number in turn order (1 first), by name, or by the start of a name."""
+    t = text.strip().lower()
+    if t.isdigit() and t not in (p.lower() for p in players):
+        k = int(t)
+        if 1 <= k <= len(players):
+            return k - 1
+        raise InputProblem(f"there is no player {k}: players are numbered 1 to {len(players)} in turn order")
+    for pool in ([p for p in players if p.lower() == t], [p for p in players if p.lower().startswith(t)]):
+        if len(pool) == 1:
+            return players.index(pool[0])
+        if pool:
+            raise InputProblem(f"{text.strip()!r} could be {', '.join(pool)}; type more of the name")
+    guess = closest(t, {p.lower(): p for p in players})
+    hint = f"did you mean {players[[p.lower() for p in players].index(guess)]}? " if guess else ""
+    raise InputProblem(f"no player {text.strip()!r}; {hint}players: {', '.join(players)} (or 1 to {len(players)})")

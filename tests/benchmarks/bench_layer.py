@@ -9,7 +9,7 @@ the same states with the kernel's own functions: every successor look-up
 (`lookup.state_slot`), every best-score row (`layer._best_row`), and the fold of every
 block (`turn.turn_block`). The look-ups were once 15 times their cost today (a way of
 writing the function that compiled badly), and the best-score rows took a masked pass per
-successor slot: a figure far above the ones printed in the README is such a regression.
+successor slot: a figure far above those on the docs' Performance page is such a regression.
 It needs numba (the parts are compiled here).
 """
 

@@ -5,7 +5,7 @@
 
 Per variant: the mean solution and the remaining-score table are loaded or made (timed apart), then per
 number of players `games` games with one `bot:win` seat (game g: seat g % players, so every seat is taken
-as often) and `bot:optimal` in the others (`win.play_matches`: the seats' turns drawn from each policy's
+as often) and `bot:optimal` in the others (`matches.play_matches`: the seats' turns drawn from each policy's
 exact turn-outcome law, in solver states, a chunk of games in lockstep). Printed: bot:win's share of the
 wins (a k-way tie counts 1/k) with its 95% CI, the fair share 1/players, outright wins and ties, both
 players' mean scores, games/s. `--control` plays the same games with bot:optimal in every seat first (its
@@ -20,11 +20,11 @@ import time
 import numpy as np
 
 from dicecup import Engine
-from dicecup.simulate import win
+from dicecup.simulate import matches, win
 from dicecup.simulate.optimal import solution_for
 
 
-def _report(label: str, r: win.MatchResult) -> None:
+def _report(label: str, r: matches.MatchResult) -> None:
     rate, half = r.rate()
     n = len(r.share)
     rows = np.arange(n)
@@ -67,13 +67,13 @@ def main() -> None:
             f"{vid}: solution {t_sol:.1f} s, remaining-score table {t_tab:.1f} s ({table.nbytes / 2**20:.0f} MiB), "
             f"bot:optimal's move table {t_mean:.1f} s"
         )
-        win.play_matches(planner, 2, 64, seed=0)  # the kernels compiled or loaded
+        matches.play_matches(planner, 2, 64, seed=0)  # the kernels compiled or loaded
         for players in (int(x) for x in args.players.split(",")):
             print(f" {players} players:")
             if args.control:
-                control = win.play_matches(planner, players, args.games, args.seed, win_seats=False)
+                control = matches.play_matches(planner, players, args.games, args.seed, win_seats=False)
                 _report("control, bot:optimal everywhere", control)
-            _report("bot:win vs bot:optimal", win.play_matches(planner, players, args.games, args.seed))
+            _report("bot:win vs bot:optimal", matches.play_matches(planner, players, args.games, args.seed))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,286 @@
+"""Signed cache files: where they live, the per-user key that signs them, their signature, and the one safe way
+to read a signed .npz (`read_signed_npz`).
+
+A signed .npz is what `numpy.savez` writes (a zip of uncompressed .npy members): a `header` member holding
+JSON with an HMAC-SHA256 (`mac`) of that JSON and of every array's name, type, shape and bytes, keyed by a
+per-user secret (a random file, mode 0600, in the state folder, never in the cache folder). Reading one
+never trusts what the file declares before its signature holds: the file is read whole but bounded and
+without blocking (`fileio.read_bytes`), its zip directory must be a few members, every member stored (never
+compressed: nothing is inflated), every array's declared size the size of its bytes in the file, and the
+signature is checked over those bytes in place; only then is anything copied out of the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import json
+import os
+import secrets
+import stat
+import struct
+import sys
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from .. import fileio
+from ..fileio import FileError
+
+__all__ = [
+    "CACHE_ENV",
+    "STATE_ENV",
+    "KEY_FILE",
+    "KEY_BYTES",
+    "CacheInvalid",
+    "CacheUnavailable",
+    "cache_dir",
+    "state_dir",
+    "key_path",
+    "signing_key",
+    "mac",
+    "read_signed_npz",
+    "HEADER_LIMIT",
+]
+
+CACHE_ENV = "DICECUP_CACHE_DIR"
+STATE_ENV = "DICECUP_STATE_DIR"
+KEY_FILE = "cache.key"
+KEY_BYTES = 32
+HEADER_LIMIT = 4 << 20  # the JSON header of a signed file: a few kB (a table's index shape, flags)
+MAX_MEMBERS = 64  # members of a signed .npz: the header and a few arrays
+_DIRECTORY_LIMIT = 1 << 16  # bytes of zip directory a signed .npz may have (a few hundred are enough)
+_NPY_HEADER_LIMIT = 1 << 16  # bytes of one .npy member's own header (shape and type: under 200)
+_SIMPLE_KINDS = "biuf"  # the array types a signed file may hold: no objects, records, strings, times
+
+
+class CacheInvalid(Exception):
+    """A cache file that must not be used (says why); it is deleted and rebuilt."""
+
+
+class CacheUnavailable(Exception):
+    """The cache cannot be used at all (no key, a file in the way, no permission); says why."""
+
+
+# ---------------------------------------------------------------------- places
+
+
+def cache_dir() -> Path:
+    """$DICECUP_CACHE_DIR, else the user's cache folder (XDG_CACHE_HOME, ~/.cache, %LOCALAPPDATA%) / dicecup."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "dicecup" / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "dicecup"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dicecup"
+
+
+def state_dir() -> Path:
+    """$DICECUP_STATE_DIR, else the user's state folder (XDG_STATE_HOME, ~/.local/state, %LOCALAPPDATA%) / dicecup."""
+    env = os.environ.get(STATE_ENV)
+    if env:
+        return Path(env)
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "dicecup" / "state"
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "dicecup"
+
+
+def key_path() -> Path:
+    """Where the per-user key that signs the tables lives."""
+    return state_dir() / KEY_FILE
+
+
+# ---------------------------------------------------------------------- the key
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` lies in `folder` (symlinks resolved)."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    try:
+        return os.path.commonpath([real, top]) == top
+    except ValueError:  # different drives (Windows)
+        return False
+
+
+def _read_key(path: Path) -> bytes:
+    """The key file's bytes, if it is a regular file of ours, private, of the right size."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES:
+        raise CacheUnavailable(f"the key file {path} is not a {KEY_BYTES}-byte file; remove it to make a new key")
+    if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+        raise CacheUnavailable(
+            f"the key file {path} is not private to this user (mode {stat.S_IMODE(st.st_mode):o}); "
+            "remove it to make a new key"
+        )
+    return fileio.read_bytes(path, limit=KEY_BYTES, what="key file")
+
+
+def signing_key() -> bytes:
+    """The per-user key that signs tables, created at first use (random, mode 0600) outside the cache folder."""
+    path = key_path()
+    if _inside(path, cache_dir()):
+        raise CacheUnavailable(
+            f"the key file {path} would be inside the cache folder {cache_dir()}; set {STATE_ENV} elsewhere"
+        )
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, FileError) as exc:
+        raise CacheUnavailable(f"cannot read the key file {path}: {exc}") from None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(secrets.token_bytes(KEY_BYTES))
+                fh.flush()
+                os.fsync(fh.fileno())
+            try:
+                os.link(tmp, path)  # all or nothing, and never over a key another process made first
+            except FileExistsError:
+                pass
+        finally:
+            tmp.unlink(missing_ok=True)
+        return _read_key(path)
+    except (OSError, FileError) as exc:
+        raise CacheUnavailable(f"cannot create the key file {path}: {exc}") from None
+
+
+def mac(secret: bytes, header: dict, arrays: Mapping[str, np.ndarray], names: Iterable[str]) -> str:
+    """HMAC-SHA256 of the header (without its MAC) and every array's name, type, shape and bytes."""
+    h = hmac.new(secret, digestmod=hashlib.sha256)
+    h.update(json.dumps({k: v for k, v in header.items() if k != "hmac"}, sort_keys=True).encode())
+    for name in names:
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        h.update(a.reshape(-1).view(np.uint8).data)  # the bytes in place: a large table is not copied
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------- reading a signed .npz
+
+
+def read_signed_npz(
+    path: str | os.PathLike,
+    *,
+    secret: bytes,
+    fmt: str,
+    names: Iterable[str] | None,
+    limit: int,
+    what: str,
+    check: Callable[[dict, Mapping[str, np.ndarray]], None] | None = None,
+) -> tuple[dict, dict[str, np.ndarray]]:
+    """(header, arrays) of the signed .npz at `path`, its header's "format" `fmt`, holding the arrays `names`
+    (None: those its header lists under "names") signed with `secret`; `check(header, arrays)` may refuse it
+    (CacheInvalid) before the arrays are copied out of the file.
+
+    The file is read bounded by `limit` bytes and without blocking; its zip directory, every member's declared
+    size and the signature over the bytes in place are checked before anything is copied, and nothing is ever
+    inflated. FileNotFoundError (no file), FileError (not a regular file, too big, unreadable) or CacheInvalid
+    (anything wrong inside: not a zip, a compressed or missing member, sizes that do not add up, a bad
+    signature) saying why.
+    """
+    raw = fileio.read_bytes(path, limit=limit, what=what)
+    members = _stored_members(raw)
+    if "header" not in members:
+        raise CacheInvalid("not a signed dicecup file (no header)")
+    head = _npy_view(raw, *members["header"], "header")
+    if head.dtype != np.uint8 or head.ndim != 1 or head.nbytes > HEADER_LIMIT:
+        raise CacheInvalid("not a signed dicecup file (its header is not short text)")
+    try:
+        header = json.loads(head.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise CacheInvalid("not a signed dicecup file (its header is not JSON)") from None
+    if not isinstance(header, dict) or header.get("format") != fmt:
+        raise CacheInvalid(f"not a {fmt} file of this dicecup")
+    listed = header.get("names") if names is None else list(names)
+    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed) or len(listed) >= MAX_MEMBERS:
+        raise CacheInvalid("not a signed dicecup file (its header lists no arrays)")
+    member = (lambda n: n) if names is not None else (lambda n: f"a_{n}")
+    if set(members) != {"header", *(member(n) for n in listed)} or len(set(listed)) != len(listed):
+        raise CacheInvalid("its arrays are not the ones its kind holds")
+    views = {n: _npy_view(raw, *members[member(n)], n) for n in listed}
+    signature = header.get("hmac")
+    if not isinstance(signature, str) or not hmac.compare_digest(signature, mac(secret, header, views, listed)):
+        raise CacheInvalid("its signature does not match this user's key (damaged, or not written by dicecup here)")
+    if check is not None:
+        check(header, views)
+    return header, {n: np.array(v) for n, v in views.items()}  # aligned, writable copies
+
+
+def _stored_members(raw: bytes) -> dict[str, tuple[int, int]]:
+    """Each member of the zip `raw` by name without ".npy": (where its bytes start, how many), every member
+    stored uncompressed and lying inside `raw`; the directory's size is checked before it is parsed."""
+    _check_directory_size(raw)
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            infos = zf.infolist()
+    except Exception:  # zipfile reports a damaged archive with many types (BadZipFile, struct.error, ...)
+        raise CacheInvalid("not a table file (not a zip archive)") from None
+    out: dict[str, tuple[int, int]] = {}
+    for info in infos:
+        name = info.filename.removesuffix(".npy")
+        if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 1:
+            raise CacheInvalid("a member is compressed or encrypted: dicecup writes its tables uncompressed")
+        if name in out or not info.filename.endswith(".npy") or info.file_size != info.compress_size:
+            raise CacheInvalid("its members are not the arrays of a table")
+        at = info.header_offset
+        local = raw[at : at + 30]
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            raise CacheInvalid("not a table file (a member's header is missing)")
+        name_len, extra_len = struct.unpack("<2H", local[26:30])
+        start = at + 30 + name_len + extra_len
+        if start + info.compress_size > len(raw):
+            raise CacheInvalid(f"truncated: member {name} runs past the end of the file")
+        out[name] = (start, info.compress_size)
+    return out
+
+
+def _check_directory_size(raw: bytes) -> None:
+    """Refuse a zip whose directory (found as zipfile finds it: the last end record) lists more than
+    MAX_MEMBERS members or is longer than _DIRECTORY_LIMIT bytes, before zipfile builds one object per entry."""
+    end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - (1 << 16) - 22))
+    if end < 0 or len(raw) - end < 22:
+        raise CacheInvalid("not a table file (not a zip archive)")
+    entries, size = struct.unpack("<HL", raw[end + 10 : end + 16])
+    if entries == 0xFFFF or size == 0xFFFFFFFF:  # a zip64 archive: its own end record says
+        locator = raw[end - 20 : end]
+        if len(locator) != 20 or locator[:4] != b"PK\x06\x07":
+            raise CacheInvalid("not a table file (a zip64 archive without its end record)")
+        (record,) = struct.unpack("<Q", locator[8:16])
+        body = raw[record : record + 56]
+        if len(body) != 56 or body[:4] != b"PK\x06\x06":
+            raise CacheInvalid("not a table file (a zip64 archive without its end record)")
+        entries, size = struct.unpack("<2Q", body[32:48])
+    if entries > MAX_MEMBERS or size > _DIRECTORY_LIMIT:
+        raise CacheInvalid(f"not a table file (its zip directory lists {entries:,} members in {size:,} bytes)")
+
+
+def _npy_view(raw: bytes, start: int, length: int, name: str) -> np.ndarray:
+    """The array the .npy member at raw[start:start + length] holds, as a read-only view of those bytes: its
+    declared type must be a plain number type and its declared shape exactly fill the member."""
+    head = io.BytesIO(raw[start : start + min(length, _NPY_HEADER_LIMIT)])
+    try:
+        version = np.lib.format.read_magic(head)
+        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = reader(head, max_header_size=_NPY_HEADER_LIMIT)
+    except Exception:  # ValueError mostly; whatever a garbled header raises
+        raise CacheInvalid(f"array {name}: not a .npy array") from None
+    if dtype.kind not in _SIMPLE_KINDS or dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        raise CacheInvalid(f"array {name}: holds {dtype}, not numbers")
+    count = 1
+    for n in shape:
+        count *= n  # exact: a declared shape of 10**12 x 10**12 is refused, not wrapped around
+    body = length - head.tell()
+    if fortran or count * dtype.itemsize != body:
+        raise CacheInvalid(
+            f"array {name}: declares {shape} of {dtype} ({count * dtype.itemsize:,} bytes) in {body:,} bytes"
+        )
+    return np.frombuffer(raw, dtype=dtype, count=count, offset=start + head.tell()).reshape(shape)

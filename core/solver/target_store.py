@@ -1,0 +1,175 @@
+"""Target play's tables kept on disk, signed and keyed as the solver's table is, so their second use loads them.
+
+Every layer's vectors (`solve_target(keep="all")`: what `bot:target:T` and the target advisor read) are
+written beside the mean's table through `cache.save_arrays` (an HMAC with the user's key over the header and
+every array; the key names the variant's fingerprint and the digest of the rules', numeric core's and
+solver's code) and read back through `cache.load_arrays`, then checked for shape and sense (windows inside
+the vectors, probabilities in [0, 1] falling with the target); a file that fails is removed and made again.
+The estimate of making them is kept as a small signed record, so that a caller can refuse work it has no
+time for (`play` with a bot that needs them) at once, the second time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import DicecupError
+from ..progress import Reporter, task
+from . import cache
+from .solve import Solution
+from .target import MAX_BYTES, TargetEstimate, TargetTables, _Run, estimate_target, solve_target
+
+__all__ = ["KIND", "LAYOUT", "kept_estimate", "target_estimate", "target_kept", "target_tables"]
+
+KIND = "target"
+ESTIMATE_KIND = "target-estimate"
+LAYOUT = 1
+LIMIT = MAX_BYTES + (64 << 20)  # the vectors at most, and the windows beside them
+
+Warn = Callable[[str], None]
+
+
+def _estimate_json(e: TargetEstimate) -> dict:
+    return {
+        "states": e.states,
+        "entries": e.entries,
+        "peak_entries": e.peak_entries,
+        "seconds": e.seconds,
+        "threads": e.threads,
+    }
+
+
+def _estimate_of(variant_id: str, got: dict) -> TargetEstimate | None:
+    try:
+        return TargetEstimate(
+            variant_id,
+            int(got["states"]),
+            int(got["entries"]),
+            int(got["peak_entries"]),
+            float(got["seconds"]),
+            int(got["threads"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def target_kept(solution: Solution) -> bool:
+    """Whether target play's tables of the solution's variant are in the cache (a file is there; whether it is
+    sound is known only once read)."""
+    try:
+        return cache.arrays_path(solution.variant, KIND).is_file()
+    except OSError:
+        return False
+
+
+def kept_estimate(solution: Solution, warn: Warn | None = None) -> TargetEstimate | None:
+    """The estimate of making the tables, as recorded by an earlier run, or None."""
+    got = cache.load_record(solution.variant, ESTIMATE_KIND, warn)
+    return None if got is None else _estimate_of(solution.variant.id, got)
+
+
+def target_estimate(solution: Solution, progress: Reporter | None = None, warn: Warn | None = None) -> TargetEstimate:
+    """The estimate of making target play's tables (`estimate_target`: windows bounded, the kernel timed), from
+    the record of an earlier run where there is one; recorded for the next."""
+    known = kept_estimate(solution, warn)
+    if known is not None:
+        return known
+    got = estimate_target(solution, "all", progress)
+    cache.save_record(solution.variant, ESTIMATE_KIND, _estimate_json(got), warn)
+    return got
+
+
+def _arrays(tables: TargetTables) -> dict[str, np.ndarray]:
+    """The tables as named arrays: windows (lo, hi, off by value slot), every layer's vectors end to end with
+    where each layer starts, and which layers have vectors."""
+    run = tables._run
+    nb = run.nb
+    present = np.array([k in run.vecs for k in range(nb)], dtype=bool)
+    parts = [run.vecs[k] if present[k] else np.zeros(0) for k in range(nb)]
+    starts = np.zeros(nb + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=starts[1:])
+    return {
+        "lo": run.lo,
+        "hi": run.hi,
+        "off": run.off,
+        "vec": np.concatenate(parts) if parts else np.zeros(0),
+        "starts": starts,
+        "present": present,
+    }
+
+
+def _restore(solution: Solution, meta: dict, arrays: dict[str, np.ndarray]) -> TargetTables | None:
+    """The tables read back, or None when they do not fit this solution or make no sense."""
+    run = _Run(solution)
+    size, nb = solution.index.size, run.nb
+    lo, hi, off, vec = arrays["lo"], arrays["hi"], arrays["off"], arrays["vec"]
+    starts, present = arrays["starts"], arrays["present"]
+    if any(a.dtype != np.int64 or a.shape != (size + 1,) for a in (lo, hi, off)):
+        return None
+    if vec.dtype != np.float64 or vec.ndim != 1 or starts.shape != (nb + 1,) or present.shape != (nb,):
+        return None
+    if starts[0] != 0 or (np.diff(starts) < 0).any() or starts[-1] != len(vec) or present.dtype != bool:
+        return None
+    if not np.isfinite(vec).all() or (vec < 0).any() or (vec > 1).any():
+        return None
+    vecs: dict[int, np.ndarray] = {nb: np.zeros(0)}
+    for k in range(nb):
+        if present[k]:
+            vecs[k] = vec[starts[k] : starts[k + 1]]
+            index = run.layers[k][2]
+            width = hi[index] - lo[index]
+            if (width < 0).any() or (off[index] < 0).any() or (off[index] + width > len(vecs[k])).any():
+                return None
+    if not (lo[run.layers[-1][2]] == run.lo[run.layers[-1][2]]).all():
+        return None  # the full cards' end bonuses are not this solution's
+    run.lo, run.hi, run.off, run.vecs = lo, hi, off, vecs
+    estimate = _estimate_of(solution.variant.id, meta.get("estimate", {}))
+    if estimate is None:
+        return None
+    return TargetTables(run, estimate, float(meta.get("seconds", 0.0)), "all")
+
+
+def _load(solution: Solution, warn: Warn | None) -> TargetTables | None:
+    got = cache.load_arrays(solution.variant, KIND, warn, limit=LIMIT)
+    if got is None:
+        return None
+    meta, arrays = got
+    try:
+        tables = _restore(solution, meta, arrays) if meta.get("layout") == LAYOUT else None
+    except (KeyError, TypeError, ValueError, IndexError):
+        tables = None
+    if tables is None:
+        (warn or (lambda message: None))("the kept target tables do not fit this table; they are made again")
+        try:
+            cache.arrays_path(solution.variant, KIND).unlink(missing_ok=True)
+        except OSError:
+            pass
+    return tables
+
+
+def target_tables(
+    solution: Solution,
+    progress: Reporter | None = None,
+    warn: Warn | None = None,
+    max_bytes: int = MAX_BYTES,
+    use_cache: bool = True,
+) -> tuple[TargetTables, bool]:
+    """(target play's tables of every layer, whether they came from the cache): read back where kept and
+    sound, else made (`solve_target`, refused past `max_bytes` with the estimate) and kept."""
+    if not solution.objective.is_mean:
+        raise DicecupError("target play's tables are made from the mean's table: give the mean's solution")
+    if use_cache:
+        with task(progress, f"loading target play's tables of {solution.variant.id}"):
+            got = _load(solution, warn)
+        if got is not None:
+            return got, True
+    known = kept_estimate(solution, warn) if use_cache else None  # an earlier run's: the time told up front
+    tables = solve_target(solution, "all", max_bytes, progress, seconds=None if known is None else known.seconds)
+    if use_cache:
+        cache.save_record(solution.variant, ESTIMATE_KIND, _estimate_json(tables.estimate), warn)
+        meta = {"layout": LAYOUT, "estimate": _estimate_json(tables.estimate), "seconds": tables.seconds}
+        with task(progress, f"keeping target play's tables of {solution.variant.id}"):
+            cache.save_arrays(solution.variant, KIND, meta, _arrays(tables), warn, limit=LIMIT)
+    return tables, False
