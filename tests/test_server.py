@@ -202,7 +202,12 @@ def test_the_save_export_is_read_by_review_and_resume(server, tmp_path):
 
 def dicecup_cli(*args: str, env: dict[str, str] | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dicecup", *args], capture_output=True, text=True, env=env or ENV, timeout=300, input=stdin
+        [sys.executable, "-m", "dicecup", *args],
+        capture_output=True,
+        text=True,
+        env=env or ENV,
+        timeout=300,
+        input=stdin,
     )
 
 

@@ -133,9 +133,7 @@ def serve(
             "to --save FILE, or to standard output.",
         ),
     ] = None,
-    save: Annotated[
-        Path | None, typer.Option(metavar="FILE", help="With --export: the save file to write.")
-    ] = None,
+    save: Annotated[Path | None, typer.Option(metavar="FILE", help="With --export: the save file to write.")] = None,
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Serve the game: tables of any variant for humans and bots, over HTTP and a WebSocket."""
