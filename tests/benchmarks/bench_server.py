@@ -254,12 +254,13 @@ def check_acknowledged(server: Server, stats: Stats) -> tuple[int, list[str]]:
 
 
 def saved_history(url: str) -> list[Any]:
-    """A table's stored moves (its save), asked for at the pace the server's rate limit allows."""
+    """A table's stored moves, from its save (a journal: a line per move, in order), asked for at the pace
+    the server's rate limit allows."""
     while True:
         try:
             with urllib.request.urlopen(url, timeout=60) as answer:
-                history: list[Any] = json.loads(answer.read())["game"]["history"]
-                return history
+                lines = [json.loads(line) for line in answer.read().splitlines()]
+                return [r["move"] for r in lines if "move" in r]
         except urllib.error.HTTPError as exc:
             if exc.code != 429:
                 raise
