@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import DicecupError
+from ..errors import DicecupError, install_extra
 from .base import app, cli_errors, get_engine
 from .outputs import OverwriteOpt, output_path
 
@@ -30,9 +30,7 @@ def _needs_web() -> None:
         except ImportError:
             missing.append(module)
     if missing:
-        raise DicecupError(
-            f"dicecup serve needs the web extra ({', '.join(missing)} missing): pip install 'dicecup[web]'"
-        )
+        raise DicecupError(f"dicecup serve needs the web extra ({', '.join(missing)} missing): {install_extra('web')}")
 
 
 async def _check_db(config: Any) -> None:
