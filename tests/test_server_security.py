@@ -8,6 +8,7 @@ import json
 import re
 import secrets
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
@@ -247,3 +248,51 @@ def test_a_client_may_have_only_so_many_tables(tmp_path):
     assert answers[3][1] == {
         "error": "you have 3 unfinished tables (at most 3); finish or leave some (a table left for a day no longer counts)"
     }
+
+
+def test_a_client_may_hold_only_so_many_connections(tmp_path):
+    """Past --max-connections-per-client the handshake is refused; the others go on, and a closed one frees its
+    place."""
+    limited = tiny_server(tmp_path, "--max-connections-per-client", "3").start()
+    try:
+        held = [Player(limited) for _ in range(3)]
+        with pytest.raises(InvalidStatus):
+            Player(limited)
+        for p in held:
+            still_answers(p)
+        held.pop().ws.close()
+        deadline = time.monotonic() + 10
+        while True:  # the server counts the closed connection out once it has seen it end
+            try:
+                held.append(Player(limited))
+                break
+            except InvalidStatus:
+                assert time.monotonic() < deadline, "a closed connection never freed its place"
+                time.sleep(0.1)
+        still_answers(held[-1])
+        for p in held:
+            p.ws.close()
+    finally:
+        limited.stop()
+    assert "Traceback" not in limited.log()
+
+
+def test_a_flood_of_http_requests_is_refused_with_retry_after(tmp_path):
+    """One address past its burst of requests gets 429 (one JSON message, Retry-After), then is served again."""
+    limited = tiny_server(tmp_path).start()
+    try:
+        statuses, refusal = [], None
+        for _ in range(90):  # the default burst is 60, refilled at 20 a second
+            try:
+                with urllib.request.urlopen(f"{limited.url}/api/health", timeout=10) as answer:
+                    statuses.append(answer.status)
+            except urllib.error.HTTPError as exc:
+                statuses.append(exc.code)
+                refusal = refusal or (exc.headers["Retry-After"], json.loads(exc.read()))
+        assert statuses.count(200) >= 60 and 429 in statuses
+        assert refusal == ("1", {"error": "at most 20 requests a second from one address; slow down"})
+        time.sleep(1.5)
+        assert call(f"{limited.url}/api/health")[0] == 200
+    finally:
+        limited.stop()
+    assert "Traceback" not in limited.log()
