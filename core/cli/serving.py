@@ -168,6 +168,7 @@ def _run(config: Any, host: str, port: int, forwarded: str) -> None:
     from ..server.app import create_app
 
     app = create_app(config, get_engine())
+    _tune_gc()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     logging.getLogger("dicecup.server").setLevel(logging.INFO)
     where = config.db_url if config.db_url.startswith("sqlite") else "postgresql"
@@ -186,3 +187,14 @@ def _run(config: Any, host: str, port: int, forwarded: str) -> None:
         forwarded_allow_ips=forwarded,
         timeout_graceful_shutdown=3,
     )
+
+
+def _tune_gc() -> None:
+    """Keep the collector's pauses short in the server: what is loaded by now (the engine, the app) lives as long
+    as the process and is left out of every collection, and young objects are collected less often (a move
+    makes thousands, all of them short-lived or kept by a table)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
