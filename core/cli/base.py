@@ -294,6 +294,7 @@ COMMAND_MODULES: dict[str, str] = {
     "distribution": "distributing",
     "risk": "risking",
     "match": "matching",
+    "serve": "serving",
 }
 
 

@@ -1,0 +1,235 @@
+"""Bots think in child processes, never on the server's event loop.
+
+A bot's move can take tens of milliseconds of pure Python, and preparing its tables (a solve, a fit)
+minutes: in the server's own process either would stall every table. So the moves are computed by
+`Workers.movers` (a table always goes to the same one, which keeps its replayed state and its bots
+warm), and tables are prepared by one more process, `preparer`. Stopping the server kills them at
+once, mid-computation or not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ..errors import DicecupError
+from ..game.actions import action_from_json, action_to_json
+from ..game.state import GameState
+from ..language.engine import Engine
+from ..language.model import Variant
+
+__all__ = ["Workers", "WorkerFailed", "VariantRef", "load_variant"]
+
+log = logging.getLogger("dicecup.server")
+KEEP = 256  # tables (their states and bots) one mover keeps warm; the least recent is dropped
+
+#: how a table names its variant: (id, source file or None, options)
+VariantRef = tuple[str, "str | None", dict[str, Any]]
+
+
+class WorkerFailed(Exception):
+    """A bot could not move or its tables could not be prepared (says why), or its process died."""
+
+
+def load_variant(engine: Engine, ref: VariantRef) -> Variant:
+    """The compiled variant a table names (DicecupError when it cannot be built any more)."""
+    vid, source, options = ref
+    return engine.load_file(source, options) if source else engine.variant(vid, options)
+
+
+class Bench:
+    """What one worker process keeps: compiled variants, tables' states and their bots (each bounded)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.variants: OrderedDict[str, Variant] = OrderedDict()
+        self.states: OrderedDict[str, GameState] = OrderedDict()
+        self.bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
+
+    def variant(self, ref: VariantRef) -> Variant:
+        key = repr((ref[0], ref[1], sorted(ref[2].items())))
+        if key not in self.variants:
+            self.variants[key] = load_variant(self.engine, ref)
+        self.variants.move_to_end(key)
+        _trim(self.variants, 64)
+        return self.variants[key]
+
+    def state(self, code: str, ref: VariantRef, players: Sequence[str], moves: Sequence[Any]) -> GameState:
+        """The table's state after `moves`: the kept one moved on when it is a prefix, else replayed."""
+        state = self.states.pop(code, None)
+        if state is None or len(state.history) > len(moves) or state.players != tuple(players):
+            state = GameState.new(self.variant(ref), list(players))
+        for move in moves[len(state.history) :]:
+            state = state.apply(action_from_json(move))
+        self.states[code] = state
+        _trim(self.states, KEEP)
+        return state
+
+    def choose(self, job: dict[str, Any]) -> list[Any]:
+        """A bot's move at a table: `{code, seat, spec, variant, players, moves}`."""
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"])
+        key = (job["code"], job["seat"], job["spec"])
+        bot = self.bots.pop(key, None) or self.engine.make_bot(job["spec"])
+        self.bots[key] = bot
+        _trim(self.bots, KEEP)
+        if state.over or state.is_chance or state.current != job["seat"]:
+            raise WorkerFailed(f"it is not bot {job['spec']}'s decision at table {job['code']}")
+        return action_to_json(bot.choose(state))
+
+    def prepare(self, job: dict[str, Any]) -> None:
+        """Build (or load) what a bot needs for a variant, by having it choose once: `{spec, variant, players}`."""
+        import random
+
+        variant = self.variant(job["variant"])
+        state = GameState.new(variant, [f"p{i}" for i in range(job["players"])]).roll(random.Random(0))
+        self.engine.make_bot(job["spec"], random.Random(0)).choose(state)
+
+
+def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+def _die_with_parent() -> None:
+    """On Linux, be killed when the server dies, even by SIGKILL mid-computation (elsewhere: when the pipe closes)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the server died before the call: nobody to work for
+        os._exit(0)
+
+
+def serve_jobs(jobs: Connection, results: Connection, engine: Engine) -> None:
+    """A worker process's life: answer each job `(id, kind, payload)` with `(id, ok, result or message)`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the server stops us itself
+    _die_with_parent()
+    bench = Bench(engine)
+    while True:
+        try:
+            job_id, kind, payload = jobs.recv()
+        except (EOFError, OSError):  # the server is gone
+            return
+        try:
+            out: list[Any] | None = None
+            if kind == "choose":
+                out = bench.choose(payload)
+            else:
+                bench.prepare(payload)
+            results.send((job_id, True, out))
+        except (DicecupError, WorkerFailed) as exc:
+            results.send((job_id, False, str(exc)))
+        except Exception as exc:  # a bot's own fault: reported, the process goes on
+            results.send((job_id, False, f"{type(exc).__name__}: {exc}"))
+
+
+class Worker:
+    """One child process and the jobs waiting on it; restarted when it dies."""
+
+    def __init__(self, engine: Engine, name: str) -> None:
+        self.engine = engine
+        self.name = name
+        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.ids = itertools.count(1)
+        self.process: Any = None
+        self.jobs: Connection | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        job_out, job_in = ctx.Pipe(duplex=False)
+        result_out, result_in = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(
+            target=serve_jobs, args=(job_out, result_in, self.engine), name=self.name, daemon=True
+        )
+        self.process.start()
+        job_out.close()
+        result_in.close()
+        self.jobs = job_in
+        threading.Thread(target=self._read, args=(result_out, loop, self.process), daemon=True).start()
+
+    def _read(self, results: Connection, loop: asyncio.AbstractEventLoop, process: Any) -> None:
+        """The thread that hands results back to the event loop (and fails the jobs when the process dies)."""
+        while True:
+            try:
+                job_id, ok, out = results.recv()
+            except (EOFError, OSError):
+                break
+            loop.call_soon_threadsafe(self._settle, job_id, ok, out)
+        results.close()
+        loop.call_soon_threadsafe(self._died, process)
+
+    def _settle(self, job_id: int, ok: bool, out: Any) -> None:
+        future = self.pending.pop(job_id, None)
+        if future is not None and not future.done():
+            future.set_result(out) if ok else future.set_exception(WorkerFailed(out))
+
+    def _died(self, process: Any) -> None:
+        if process is not self.process:
+            return
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(WorkerFailed(f"the bots' process {self.name} stopped"))
+        self.pending.clear()
+        self.process = None
+
+    async def run(self, kind: str, payload: dict[str, Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        if self.process is None or not self.process.is_alive():
+            self.start(loop)
+        job_id = next(self.ids)
+        future: asyncio.Future[Any] = loop.create_future()
+        self.pending[job_id] = future
+        assert self.jobs is not None
+        try:
+            self.jobs.send((job_id, kind, payload))
+        except OSError as exc:
+            self.pending.pop(job_id, None)
+            raise WorkerFailed(f"the bots' process {self.name} cannot take work: {exc}") from None
+        return await future
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join(5)
+            self.process = None
+        if self.jobs is not None:
+            self.jobs.close()
+            self.jobs = None
+
+
+class Workers:
+    """The movers and the preparer, started on first use and killed by `stop`."""
+
+    def __init__(self, engine: Engine, movers: int) -> None:
+        self.movers = [Worker(engine, f"dicecup-bots-{i}") for i in range(movers)]
+        self.preparer = Worker(engine, "dicecup-prepare")
+
+    async def choose(self, job: dict[str, Any]) -> list[Any]:
+        """A bot's move (JSON) for `job` (see `Bench.choose`); WorkerFailed saying why not."""
+        worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
+        move: list[Any] = await worker.run("choose", job)
+        return move
+
+    async def prepare(self, job: dict[str, Any]) -> None:
+        """Build a bot's tables for a variant (see `Bench.prepare`), one preparation at a time."""
+        await self.preparer.run("prepare", job)
+
+    def stop(self) -> None:
+        for worker in [*self.movers, self.preparer]:
+            worker.stop()
