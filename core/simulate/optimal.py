@@ -408,7 +408,7 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
-        kept = policy.graph.kept_rows  # int16 where the rows fit: a quarter of the cache lines (64 KB for Yahtzee)
+        kept = policy.graph.kept_rows  # int16 where the rows fit: a quarter of the cache lines
         self.kept_rows = kept.astype(np.int16) if kept.max(initial=0) < 1 << 15 else kept
         self.hand_keys = jit.hand_keys(self.dice.row_counts, self.dice.dice, self.dice.faces)
         self.roll_draws = jit.roll_draws(self.dice.dice, self.dice.faces, self.hand_keys.weight)

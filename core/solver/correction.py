@@ -34,7 +34,7 @@ FIT_SEED = 2026
 
 def games_for(rel: Relaxation) -> int:
     """Self-play games to sample: about FIT_STATES turn starts, PROGRESS_SAMPLES times that for a table
-    keyed on threshold progress too (Yatzy: 400 games; its cells are too many for fewer, see bench_strong)."""
+    keyed on threshold progress too, whose cells are too many for fewer games to meet."""
     times = PROGRESS_SAMPLES if rel.steps else 1
     return max(20, min(200 * times, math.ceil(times * FIT_STATES / len(rel.ids))))
 
