@@ -1,15 +1,10 @@
 """The options of a decision ranked by several objectives side by side (`advise --objective A,B`, play's hints).
 
-Each objective kind (`numeric.objective.KINDS`) has an advisor factory registered here
-(`register_advisor`): given a variant and an objective it loads what it ranks from (the
-exact table, bot strong's estimate, a later kind's own tables) and ranks the options of a
-decision in that objective's units. `side_by_side` then lines the rankings up by move. The
-CLI and the terminal ask `make_advisor` and never name an objective kind: a new kind
-(a target score, winning) registers its parser in `numeric.objective` and its factory here.
-
-It sits above both the solver and the simulator: winning is ranked from the simulator's `win`
-distributions (imported only when asked for), the other objectives from the solver's tables, so
-`advise` never imports the simulator.
+Each objective kind (`numeric.objective.KINDS`) registers an advisor factory here (`register_advisor`) that
+loads what it ranks from and ranks a decision's options in that objective's units; `side_by_side` lines the
+rankings up by move. The CLI and the terminal call `make_advisor` and never name an objective kind. It sits
+above the solver and the simulator: winning is ranked from the simulator's `win` distributions (imported only
+when asked for), the others from the solver's tables, so `advise` never imports the simulator.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Conformance helpers for variant and plugin authors (public: `dicecup.testing`).
 
-`check_variant(engine, "my-variant")` plays random legal games of a variant through
-the public API, with random actions (those rule plugins add included) and random
-dice, and checks at every step the invariants every dicecup game must keep: a
-decision node always has a legal action, chance outcomes sum to 1, a filled box
-holds what `score_preview` said, totals equal boxes + awards + bonuses, the game
-ends, the settlement sums to zero, and a state survives a JSON round trip
-unchanged. It also checks the hook contract of `hookspecs` on states met along the
-way: the rules answer the same twice, and the same on a card whose values differ
-only where they did not look. Every hook's answer is checked against its contract
-by the engine itself (`hookspecs`); here a value against the contract, or a plugin's
-exception, is reported like any broken invariant: a `ConformanceError` (an
-AssertionError, so pytest shows it as a failure) with the engine's message.
-
-`turn(state, box, dice, (keep, rolled), ...)` scripts one turn with host-supplied
-dice, for tests that need exact games.
+`check_variant(engine, "my-variant")` plays random legal games of a variant through the public API, with
+random actions and dice, and checks at every step the invariants every dicecup game keeps and, on states met
+along the way, the rule hooks' contract. A broken invariant, a value against a hook's contract or a plugin's
+exception is a `ConformanceError` (an AssertionError, so pytest shows it as a failure) with the engine's
+message. `turn(state, box, dice, (keep, rolled), ...)` scripts one turn with given dice, for exact games.
 """
 
 from __future__ import annotations
@@ -356,8 +346,11 @@ def check_variant(
 ) -> Report:
     """Play `games` random legal games of a variant through the API and check every invariant.
 
-    Players cycle through `players`; `rounds=None` plays the variant's own match
-    length (Russian: 13 rounds for three players, so slower). Raises
+    The invariants: a decision node always has a legal action, chance outcomes sum to 1, a filled box holds
+    what `score_preview` said, totals equal boxes + awards + bonuses, the game ends, the settlement sums to
+    zero, and a state survives a JSON round trip unchanged (every `roundtrip_every` steps). On a random share
+    `contract_every` of decision states, `check_hook_contract` asks the rules again. Players cycle through `players`;
+    `rounds=None` plays the variant's own match length (Russian: 13 rounds for three players). Raises
     ConformanceError on the first broken invariant and returns a Report otherwise.
     """
     try:

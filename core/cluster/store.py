@@ -1,16 +1,9 @@
 """A solve's layers as Zarr arrays in one folder, and the record of the chunks already finished.
 
-Layer k (the states with k boxes filled, in the solver's order of that layer) is the array `layer_<k>`:
-(states,) or (states, banks) values, one chunk per block of `block` states, no compression. Workers write
-chunks; only the client writes `progress.json`, which names every finished chunk with the SHA-256 of its
-values, so a run begun again verifies and keeps them and computes only the rest. A folder that holds another
-solve's work, or a chunk whose bytes changed since they were recorded, is refused, never reused.
-
-Nothing in a store is opened blindly: the store is walked when it is opened (only folders and regular files,
-no links, FIFOs or devices), every record and array description is read bounded and without blocking
-(`fileio`), and layers are read chunk by chunk here (`read_layer`: each chunk file checked to be a regular
-file of exactly a chunk's size inside the store), not by Zarr, which would read whatever a file held. Zarr
-writes the chunks (to a temporary file renamed over the chunk's name) and creates the arrays.
+Workers write chunks; only the client writes `progress.json`, which names every finished chunk with the
+SHA-256 of its values, so a run begun again verifies and keeps them and computes only the rest. Nothing in a
+store is opened blindly: another solve's folder, a chunk whose bytes changed, a link, a FIFO or a device is
+refused, never reused. Zarr creates the arrays and writes the chunks, but chunks are read here, bounded.
 """
 
 from __future__ import annotations
@@ -124,7 +117,8 @@ def chunk_path(folder: str | os.PathLike, filled: int, chunk: int, columns: int)
 def read_layer(folder: str | os.PathLike, filled: int, shape: tuple[int, ...]) -> np.ndarray:
     """A layer's values, of `shape`, read chunk by chunk: each chunk file a regular file inside the store of
     exactly one chunk's size (a missing one is Zarr's fill value, NaN); a damaged-store error naming the chunk,
-    or an array description of another shape, otherwise."""
+    or an array description of another shape, otherwise. Read here, not by Zarr, which would read whatever a
+    file held."""
     meta = layer_meta(folder, filled)
     chunks = tuple(meta["chunk_grid"]["configuration"]["chunk_shape"])
     block, columns = chunks[0], (shape[1] if len(shape) == 2 else 1)
@@ -149,7 +143,12 @@ def read_layer(folder: str | os.PathLike, filled: int, shape: tuple[int, ...]) -
 
 
 class LayerStore:
-    """The chunk store of one solve: a folder of Zarr arrays, one per layer, and the chunks finished."""
+    """The chunk store of one solve: a folder of Zarr arrays, one per layer, and the chunks finished.
+
+    Layer k (the states with k boxes filled, in the solver's order) is the array `layer_<k>`: (states,) or
+    (states, banks) values, one uncompressed chunk per block of `block` states, each written to a temporary
+    file renamed over the chunk's name. The store is walked when opened (only folders and regular files), and
+    every record and array description is read bounded and without blocking (`fileio`)."""
 
     def __init__(
         self,

@@ -1,16 +1,9 @@
 """Saved states: what a save holds, the strict checks that refuse a corrupt, foreign or forged one, and
 which variant a save may name.
 
-A save holds the variant (id, source, options, fingerprint), the players, the
-match length and every move since the start; loading replays the moves through
-the rules, then compares the position the save states with the one the moves
-give. A save therefore describes only positions the rules can reach, and a
-tampered one is refused with the key path at fault.
-
-A save names its variant by id. A built-in or installed variant is compiled from
-the engine; a variant defined by a file is never read because a save names it (a
-save from elsewhere could name any file, and errors would quote it): the caller
-passes that variant explicitly (`variant=`, the CLI's `--variant FILE`).
+A save holds the variant, the players, the match length and every move since the start; loading replays the
+moves through the rules and compares the position the save states with the one they give. So a save can only
+describe positions the rules reach, and a tampered one is refused with the key path at fault.
 """
 
 from __future__ import annotations
@@ -123,7 +116,8 @@ def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str = "") ->
 def save_variant(data: Any, engine: Engine, variant: VariantArg = None) -> Variant:
     """The variant a save's header names: `variant` when the caller passes it (a Variant, or a variant file's
     path, compiled with the save's options; it must be that variant), else the engine's built-in or installed
-    one; a variant file the save names is refused unread."""
+    one. A variant file the save names is refused unread: a save from elsewhere could name any file, and errors
+    would quote it, so the caller passes such a variant (`variant=`, the CLI's `--variant FILE`)."""
     vid = _get(data, "variant", str)
     options = _get(data, "options", dict)
     if not all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in options.items()):

@@ -1,16 +1,9 @@
 """What each hook, and each function a plugin registers, must return: the contracts, as data.
 
-`hookspecs` writes every hook's contract next to its specification (`returns`); the engine checks each
-value a plugin hands back against it, where pluggy hands it back (`rulehooks` for the rule hooks,
-`registry` for the registration hooks and the functions they register), before the value is used. A
-contract's `check` returns the value as the engine keeps it (a list of ids as a frozenset, a numpy
-integer as an int) or raises `Broken` saying what is wrong; the caller turns that into one
-`ContractError` naming the plugin, the hook and the value.
-
-Numbers a plugin gives (scores, points, counts) are whole numbers within ±`NUMBER_LIMIT`, the bound of
-every number in a variant file, so that totals stay exact in the solver's 64-bit integers and floats.
-A float is refused even when it is whole (12.0): the contract is an int, and a float there is a
-division or a rounding that would fail on some other roll.
+`hookspecs` writes every hook's contract next to its specification (`returns`), and the engine checks each
+value a plugin hands back against it before using it (`rulehooks` for rule hooks, `registry` for registration
+hooks and what they register). A contract's `check` returns the value as the engine keeps it, or raises
+`Broken` saying what is wrong; the caller turns that into one `ContractError` naming plugin, hook and value.
 """
 
 from __future__ import annotations
@@ -123,7 +116,11 @@ class Maybe(Contract):
 
 
 class Whole(Contract):
-    """A whole number from `low` to `high`: an int (or a numpy integer), never a bool or a float."""
+    """A whole number from `low` to `high`: an int (or a numpy integer), never a bool or a float.
+
+    Plugins' scores, points and counts are held within ±`NUMBER_LIMIT`, the bound of every number in a variant
+    file, so that totals stay exact in the solver's 64-bit integers and floats. A float is refused even when
+    whole (12.0): it is a division or a rounding that would go wrong on some other roll."""
 
     def __init__(self, low: int, high: int, text: str | None = None) -> None:
         self.low, self.high = low, high

@@ -1,38 +1,12 @@
 """Hook specifications: the whole public surface a dicecup plugin implements.
 
-Two kinds of hook. *Registration* hooks run once when an engine starts and add
-patterns, scorers, rules, variants and bots. *Rule* hooks run during play; the
-engine calls them only on the plugins a variant enables (in `rules:`, as a
-bonus `kind:` or as a column `order:`), plus plugins that declare no rule at all
-(those apply to every variant).
-
-Plugins mark implementations with ``dicecup.hookimpl``; a function whose name
-starts with ``dicecup_`` but matches no specification is rejected at start-up.
-
-The contract every rule hook keeps (the solver, the simulator and the tables rely
-on it, and ``dicecup.testing.check_variant`` checks it):
-
-* **Pure.** A rule hook's result depends only on its arguments: no global or
-  hidden state, no randomness, no clock, no I/O, and it changes nothing it is
-  given (contexts, cards and variants are frozen anyway).
-* **Reads through the public accessors.** A hook reads the card only through
-  ``card.scores`` (``in``, ``[]``, ``.get``, iteration) and ``card.awards``,
-  the roll through its attributes, and the game around the card through the
-  context's properties (``ctx.player``, ``ctx.turn``, ``ctx.rolls_used``,
-  ``ctx.rolls_left``, ``ctx.cards`` / ``ctx.others``, ``ctx.turn_state``,
-  ``ctx.player_state``). The engine records those reads; an answer is reused
-  for every call that agrees on what was read, so reading by any other route
-  gives wrong results.
-* **Declared dependencies.** A rule whose scoring or legality depends on a
-  filled box's *value* declares it (``dicecup_state_flags``); one whose
-  whole-card bonuses depend on a group's total declares the group
-  (``dicecup_state_totals``). The solver refuses rules that read anything else.
-* **Returns what its contract says.** ``@returns(...)`` on each specification
-  below is what the hook, and each function it registers, must return
-  (``contracts``); the engine checks every value where it comes back, and a
-  value of the wrong kind is one ``ContractError`` (a ``PluginError``) naming
-  the plugin, the hook and the value. Scores and points are whole numbers (int,
-  not float) within ±1,000,000,000, the bound of every number in a variant.
+*Registration* hooks run once when an engine starts and add patterns, scorers, rules, variants
+and bots. *Rule* hooks run during play, only on the plugins a variant enables (plus plugins that
+declare no rule at all), and keep `CONTRACT`: pure, reading only through the public accessors,
+declaring what they depend on, so the solver and the tables can reuse their answers. Each
+specification's ``@returns(...)`` is what the engine checks the hook's answers against. Plugins mark
+implementations with ``dicecup.hookimpl``; a ``dicecup_`` function that matches no specification is
+rejected at start-up.
 """
 
 from __future__ import annotations
@@ -79,7 +53,35 @@ PROJECT = "dicecup"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
-__all__ = ["PROJECT", "hookspec", "hookimpl"]
+__all__ = ["PROJECT", "hookspec", "hookimpl", "CONTRACT"]
+
+#: The contract every rule hook keeps, as the docs' hooks page shows it.
+CONTRACT = """\
+The contract every rule hook keeps (the solver, the simulator and the tables rely
+on it, and ``dicecup.testing.check_variant`` checks it):
+
+* **Pure.** A rule hook's result depends only on its arguments: no global or
+  hidden state, no randomness, no clock, no I/O, and it changes nothing it is
+  given (contexts, cards and variants are frozen anyway).
+* **Reads through the public accessors.** A hook reads the card only through
+  ``card.scores`` (``in``, ``[]``, ``.get``, iteration) and ``card.awards``,
+  the roll through its attributes, and the game around the card through the
+  context's properties (``ctx.player``, ``ctx.turn``, ``ctx.rolls_used``,
+  ``ctx.rolls_left``, ``ctx.cards`` / ``ctx.others``, ``ctx.turn_state``,
+  ``ctx.player_state``). The engine records those reads; an answer is reused
+  for every call that agrees on what was read, so reading by any other route
+  gives wrong results.
+* **Declared dependencies.** A rule whose scoring or legality depends on a
+  filled box's *value* declares it (``dicecup_state_flags``); one whose
+  whole-card bonuses depend on a group's total declares the group
+  (``dicecup_state_totals``). The solver refuses rules that read anything else.
+* **Returns what its contract says.** ``@returns(...)`` on each specification
+  below is what the hook, and each function it registers, must return
+  (``contracts``); the engine checks every value where it comes back, and a
+  value of the wrong kind is one ``ContractError`` (a ``PluginError``) naming
+  the plugin, the hook and the value. Scores and points are whole numbers (int,
+  not float) within ±1,000,000,000, the bound of every number in a variant.
+"""
 
 
 # --------------------------------------------------------------------------- registration
@@ -120,21 +122,15 @@ def dicecup_register_rules(register: Callable[..., None]) -> None:
     """Declare the rules this plugin provides. Called once per engine, on every plugin.
 
     ``register(name, params={key: default, ...}, doc="...", kind="rule", check=None, actions=None)``:
+    ``name`` is what a variant writes under ``rules:`` (``kind="rule"``), as a bonus's ``kind:``
+    (``kind="bonus"``) or as a column's ``order:`` (``kind="order"``, a fill-order rule). ``params`` lists
+    every accepted parameter with its default (``REQUIRED`` for none); a value of another type than its
+    default is an error. ``check(variant, params)``, if given, runs on the compiled variant (a
+    column-scope bonus: on one column's sheet) and returns None or raises ``ParameterError(key, message)``
+    for a bad parameter (e.g. a box that does not exist). ``actions={verb: help}`` names the actions the
+    rule adds (see ``dicecup_actions``), for help texts and the terminal game.
 
-    * ``name`` is what a variant writes under ``rules:`` (``kind="rule"``), as a
-      bonus's ``kind:`` (``kind="bonus"``) or as a column's ``order:``
-      (``kind="order"``: a fill-order rule);
-    * ``params`` lists every accepted parameter with its default (``REQUIRED``
-      for none); a value of another type than its default is an error;
-    * ``check(variant, params)``, if given, runs on the compiled variant and
-      raises ``ParameterError(key, message)`` for bad parameters (e.g. a box that
-      does not exist), returning nothing (None) otherwise; a column-scope bonus is
-      checked on one column's sheet;
-    * ``actions={verb: help}`` names the actions the rule adds (see
-      ``dicecup_actions``), for help texts and the terminal game.
-
-    A plugin that declares rules receives rule hook calls only for variants that
-    enable one of them.
+    A plugin that declares rules receives rule hook calls only for variants that enable one of them.
     """
 
 
@@ -155,19 +151,16 @@ def dicecup_register_variants(register: Callable[..., None]) -> None:
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     """Add computer players. Called once per engine, on every plugin.
 
-    ``register(name, factory, doc="", check=None)``: ``factory(rng)`` returns an
-    object with ``choose(state) -> action`` for a decision state (``rng`` is a
-    ``random.Random``), the action one of ``state.legal_actions()`` (a plugin's bot
-    is handed out wrapped: a move that is not legal is a ContractError naming it);
-    ``check(variant)``, if given, returns None or raises a DicecupError at once
-    for a variant the bot cannot play (too large, rules it does not model), so a
-    game is refused before it starts. Players write ``bot:NAME``.
+    ``register(name, factory, doc="", check=None)``: ``factory(rng)`` (``rng`` a ``random.Random``)
+    returns an object whose ``choose(state)`` returns one of ``state.legal_actions()`` (a plugin's bot is
+    handed out wrapped: an illegal move is a ContractError naming it). ``check(variant)``, if given,
+    returns None or raises a DicecupError for a variant the bot cannot play (too large, rules it does not
+    model), so that a game is refused before it starts. Players write ``bot:NAME``.
 
-    A bot with a parameter adds ``argument="LABEL"`` (and ``parse=fn``, reading the
-    text into a value or raising a DicecupError): players write ``bot:NAME:ARG``, and
-    ``factory(rng, value)`` and ``check(variant, value)`` take the parsed argument.
-    A bot whose play depends on the other players (it plays to win) adds ``solitaire=False``:
-    ``dicecup simulate``, which plays solitaire games, then refuses it.
+    A bot with a parameter adds ``argument="LABEL"`` (and ``parse=fn``, reading the text into a value or
+    raising a DicecupError): players write ``bot:NAME:ARG``, and ``factory(rng, value)`` and
+    ``check(variant, value)`` take the parsed value. A bot that plays to win (its play depends on the other
+    players) adds ``solitaire=False``, and ``dicecup simulate``, which plays solitaire games, refuses it.
     """
 
 

@@ -1,17 +1,10 @@
 """How the rule hooks are called for one variant: only the plugins it enables take part.
 
-Calls follow pluggy's rules (an implementation may take any subset of a hook's
-arguments, `wrapper=True` implementations work); plain hooks skip pluggy's
-per-call machinery (`_Caller`) unless someone watches the calls
-(`HookManager`: pluggy's tracing and `add_hookcall_monitoring`). Folds
-(`adjust_score`) and per-plugin questions (which rule forbids a box, which plugin
-answers an action) use one subset caller per plugin.
-
-This is where every rule hook's answer comes back from its plugin, and so where it
-is checked against the hook's contract (`hookspecs`, `contracts`): a value of the
-wrong kind is one `ContractError` naming the plugin, the hook and the value, before
-anything uses it; an exception a plugin raises (anything but a `DicecupError`,
-SystemExit included) is a `PluginError` naming the plugin and the hook.
+Calls follow pluggy's rules (an implementation may take any subset of a hook's arguments; `wrapper=True`
+works), but plain hooks skip pluggy's per-call machinery unless someone watches the calls (`HookManager`).
+Every rule hook's answer comes back from its plugin here, so here it is checked against the hook's contract:
+a value of the wrong kind is one `ContractError`, and an exception a plugin raises (anything but a
+`DicecupError`, SystemExit included) one `PluginError`, each naming the plugin and the hook.
 """
 
 from __future__ import annotations

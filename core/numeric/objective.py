@@ -1,26 +1,10 @@
-"""What the solver maximises: the expected final score (`MEAN`), or an exponential utility of it (`risk:THETA`).
+"""What the solver maximises: the expected final score (`MEAN`), an exponential utility of it (`risk:THETA`),
+or the chance of reaching a score (`target`, `target:T`).
 
-With U(s) = E[exp(theta * points still to come from s)], a turn folds exactly like
-the mean (the expectation over rolls, the best over keeps) when scoring p points in
-a box and going on to state s' is worth exp(theta * p) * V(s'), with V = sign(theta) * U
-stored (so that the larger is the better for both signs) and a full card worth
-sign(theta) * exp(theta * its end bonuses). theta > 0 prefers a spread of scores (bold),
-theta < 0 a narrow one (careful); theta -> 0 is the mean. The only change to the turn
-recursion is a multiplicative leaf (`product`) on a table of factors exp(theta * p).
-
-A value V is shown to people as its certainty equivalent log(|V|) / theta: the sure
-number of points worth as much as the gamble (for the mean, the value itself), so the
-advisor and bots compare points on both objectives. Risk tables are stored in float64:
-exp(theta * score) spans hundreds of orders of magnitude, beyond float32's range.
-
-Objectives are written NAME or NAME:ARG and read through one registry (`register_objective`,
-`parse_objective`, `parse_objectives`): a new objective (a target score, winning) adds its kind here
-and its advisor in `rankings`; the CLI names none of them. What the views need of an objective
-object is `ObjectiveView`: its id, a short label, the JSON key and unit of its values, a description.
-
-`target` maximises P(final score >= t) for every t at once: a state's value is a vector over the points still
-needed, not a number, so it has its own solve (`solver.target`) on the same states and the same turn recursion;
-`target:T` is the same solve read at t = T (its values shown as probabilities, in [0, 1]).
+Each objective only changes how a scoring leaf is valued, so every one runs on the solver's one turn recursion.
+Objectives are written NAME or NAME:ARG and read through one registry (`register_objective`, `parse_objective`):
+a new kind registers here and its advisor in `rankings`, and the CLI names none of them. `ObjectiveView` is what
+the views read of any objective.
 """
 
 from __future__ import annotations
@@ -82,7 +66,16 @@ class ObjectiveView(Protocol):
 @dataclass(frozen=True)
 class Objective:
     """The expected final score (theta == 0), the exponential utility exp(theta * score), or target play:
-    P(final score >= t) for every t (`curve`) or for t = `target`."""
+    P(final score >= t) for every t (`curve`) or for t = `target`.
+
+    Risk: with U(s) = E[exp(theta * points still to come from s)], a turn folds exactly like the mean when
+    scoring p points and going on to s' is worth exp(theta * p) * V(s'), V = sign(theta) * U being stored so
+    that larger is better for both signs (theta > 0 bold, theta < 0 careful, theta -> 0 the mean): the one
+    change is a multiplicative leaf (`product`). A value is shown as its certainty equivalent log(|V|) / theta,
+    so the advisor compares points on every objective; risk values need float64 (exp(theta * score) spans
+    hundreds of orders of magnitude). Target: a state's value is a vector over the points still needed, with
+    its own solve (`solver.target`) on the same states; `target:T` reads that solve at t = T.
+    """
 
     theta: float = 0.0
     target: int | None = None

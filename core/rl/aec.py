@@ -6,14 +6,8 @@
     ...     obs, reward, terminated, truncated, info = env.last()
     ...     env.step(None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"]))
 
-Agents are `player_0`, `player_1`, ... in seat order. Each observation is a dict with the
-`observation` vector (`dicecup.rl.encoding`, from that player's seat: their card, the other
-players' totals, whether they are to act) and the `action_mask` (all 0 for a player not to act);
-the mask is also in the acting agent's info. Actions are those of the gymnasium environment.
-Rewards: at each step every player receives the points their total changed by, so an agent's
-return over the episode is its final total. All agents terminate when the game ends (every card
-full, or an instant win); one episode is one game. Misuse (a step or an observation before reset, an agent
-the game does not have, an action for a terminated agent) is `EnvUsageError`, see `dicecup.rl.table`.
+Actions are the gymnasium environment's; at each step every player receives the points their total changed
+by, so an agent's return over the episode is its final total. One episode is one game.
 """
 
 from __future__ import annotations
@@ -36,7 +30,13 @@ __all__ = ["DicecupAECEnv"]
 
 
 class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
-    """A game of a dicecup variant between `players` agents (see the module docstring)."""
+    """A game of a dicecup variant between `players` agents, `player_0`, `player_1`, ... in seat order.
+
+    Each observation is a dict of the `observation` vector (`dicecup.rl.encoding`, from that player's seat: their
+    card, the other players' totals, whether they are to act) and the `action_mask` (all 0 for a player not to
+    act; the acting agent's info holds it too). All agents terminate when the game ends (every card full, or an
+    instant win). Misuse (a step or an observation before reset, an agent the game does not have, an action for
+    a terminated agent) is `EnvUsageError`."""
 
     metadata: dict[str, Any] = {
         "render_modes": ["ansi"],

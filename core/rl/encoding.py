@@ -1,46 +1,11 @@
-"""The one encoding both environments use: actions as fixed indices with a mask, states as numbers.
+"""The one encoding both learning environments use: actions as fixed indices with a mask, states as a vector.
 
-Actions (a `Discrete(size)` space), in three blocks:
-
-* **keeps**, indices `0 .. 2**dice - 2`: bit `i` of the index keeps die `i` of the dice *sorted by
-  value* (the order of the observation's `dice`); the others are rerolled. Index 0 rerolls every
-  die; keeping every die is not a keep, so there is no index for it. Equal dice are
-  interchangeable, so of the indices that keep the same faces only one is legal: the one that keeps
-  the *leftmost* of equal dice (with dice 2 2 5, index 1 keeps a 2 and index 2 is never legal). So
-  each legal keep index is exactly one of the engine's legal `Keep`s.
-* **boxes**, one index per box, in card order (`variant.box_ids`).
-* **rule actions**: for every action verb a rule of the variant declares (Yamb's `announce`), one
-  index with no argument and one per box id as the argument, in card order.
-
-The mask marks exactly the engine's legal actions (`GameState.legal_actions()`), one index each.
-
-Observation: a float32 vector made of these named parts in this order (the dict form has the
-same parts as separate arrays; a part with no entries for the variant is left out of both):
-
-=============  ============================  ====================================================================
-part           entries                       value
-=============  ============================  ====================================================================
-dice           dice                          the dice on the table sorted by value (0: none)
-face_counts    faces                         how many dice show face 1, 2, ...
-attributes     each value of each attribute  how many dice show it (Kismet's colours: black, red, green)
-rolls_used     1                             rolls used this turn
-rolls_left     1                             rolls left this turn (banked ones included)
-banked         1 (with carry-over)           rolls banked for later turns
-open           boxes                         1 while the box is open
-scores         boxes                         the box's score as written (column multiplier applied), 0 while open
-group_totals   each bonus group              running total of the boxes a bonus counts (Yahtzee's upper section)
-flags          each card fact rules read     1 when the box holds that value (the Yahtzee box holds 50)
-column_totals  columns (if more than one)    each column's score (its bonuses included)
-total          1                             the player's total score now
-figures        each other figure             other results players are ranked by (Balut's points)
-turn_actions   rule-action indices           1 for each rule action taken this turn (an announcement)
-others_totals  players - 1                   the other players' totals, in seat order after this player
-to_act         1 (several players)           1 when this player is the one to act
-=============  ============================  ====================================================================
-
-The parts describe the observing player's card; dice, rolls and turn actions are the turn on the
-table (the acting player's). A one-player game has no `others_totals` and `to_act`, so the
-gymnasium environment's vector is the PettingZoo one's for one player.
+Actions form one `Discrete` space in three blocks: keeps (bit `i` keeps die `i` of the dice sorted by
+value; of equal dice only the leftmost may be kept, so each legal keep index is exactly one engine `Keep`),
+one index per box in card order, then each verb a rule declares, with no argument and with each box id.
+The mask marks exactly `GameState.legal_actions()`. The observation is a float32 vector of named parts
+(`Encoding.parts`; the dict form holds them as separate arrays) seen from the observing player's seat;
+a one-player game has no parts about other players, so the gymnasium vector is the PettingZoo one's.
 """
 
 from __future__ import annotations
@@ -73,7 +38,13 @@ MAX_DICE = 16
 
 
 class Encoding:
-    """Action indices, masks and observations for one variant and a number of players."""
+    """Action indices, masks and observations for one variant and a number of players.
+
+    The observation's parts, in order (a part with no entries for the variant is left out): `dice`,
+    `face_counts`, `attributes`, `rolls_used`, `rolls_left`, `banked`, `open`, `scores`, `group_totals`,
+    `flags`, `column_totals`, `total`, `figures`, `turn_actions`, `others_totals`, `to_act`. The card parts
+    are the observing player's; the dice, rolls and turn actions are the acting player's turn.
+    """
 
     def __init__(self, variant: Variant, engine: Engine, players: int = 1) -> None:
         if variant.dice > MAX_DICE:
@@ -113,23 +84,24 @@ class Encoding:
         self.figures = tuple(f.id for f in variant.figures)
         max_rolls = variant.rolls + (variant.rolls - 1) * len(self.box_ids) if variant.carry_over else variant.rolls
         s = SCORE_BOUND
+        # (name, entries, low, high) of each observation part, in vector order
         parts: list[tuple[str, int, float, float]] = [
-            ("dice", n, 0, faces),
-            ("face_counts", faces, 0, n),
-            ("attributes", len(self._attr_values), 0, n),
+            ("dice", n, 0, faces),  # the dice on the table sorted by value (0: none)
+            ("face_counts", faces, 0, n),  # how many dice show face 1, 2, ...
+            ("attributes", len(self._attr_values), 0, n),  # dice per value of each attribute (Kismet's colours)
             ("rolls_used", 1, 0, max_rolls),
-            ("rolls_left", 1, 0, max_rolls),
-            ("banked", 1 if variant.carry_over else 0, 0, max_rolls),
-            ("open", len(self.box_ids), 0, 1),
-            ("scores", len(self.box_ids), -s, s),
-            ("group_totals", len(self.groups), -s, s),
-            ("flags", len(self.flags), 0, 1),
-            ("column_totals", len(self.columns), -s, s),
-            ("total", 1, -s, s),
-            ("figures", len(self.figures), -s, s),
-            ("turn_actions", len(self.rule_slots), 0, 1),
-            ("others_totals", players - 1, -s, s),
-            ("to_act", 1 if players > 1 else 0, 0, 1),
+            ("rolls_left", 1, 0, max_rolls),  # banked rolls included
+            ("banked", 1 if variant.carry_over else 0, 0, max_rolls),  # rolls banked for later turns
+            ("open", len(self.box_ids), 0, 1),  # 1 while the box is open
+            ("scores", len(self.box_ids), -s, s),  # as written (column multiplier applied), 0 while open
+            ("group_totals", len(self.groups), -s, s),  # running total of each bonus's group (the upper section)
+            ("flags", len(self.flags), 0, 1),  # 1 where a box holds a value the rules read (Yahtzee box holds 50)
+            ("column_totals", len(self.columns), -s, s),  # each column's score, its bonuses included
+            ("total", 1, -s, s),  # the player's total score now
+            ("figures", len(self.figures), -s, s),  # other figures players are ranked by (Balut's points)
+            ("turn_actions", len(self.rule_slots), 0, 1),  # 1 per rule action taken this turn (an announcement)
+            ("others_totals", players - 1, -s, s),  # the other players' totals, in seat order after this player
+            ("to_act", 1 if players > 1 else 0, 0, 1),  # 1 when this player is the one to act
         ]
         self.parts = tuple((name, count, lo, hi) for name, count, lo, hi in parts if count)
         self.layout: dict[str, slice] = {}
@@ -273,7 +245,7 @@ class Encoding:
         return int(card_block[self._total])
 
     def vector(self, state: GameState, player: int, cards: Sequence[np.ndarray]) -> np.ndarray:
-        """The observation vector of `player` (the module's table); `cards[i]` is player i's `card_block`."""
+        """The observation vector of `player` (`Encoding`'s parts); `cards[i]` is player i's `card_block`."""
         out = np.zeros(self.length, dtype=np.float32)
         if state.dice:
             out[: self._dice_end] = self.dice_block(tuple(sorted(state.dice)))

@@ -4,19 +4,9 @@
     >>> obs, info = env.reset(seed=1)
     >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].nonzero()[0][0]))
 
-Registered as `dicecup/Dicecup-v0` (keyword arguments as below), so
-`gymnasium.make("dicecup.rl:dicecup/Dicecup-v0", variant="yamb")` imports and builds it. `make`
-deep-copies its keyword arguments, which an `Engine` does not allow: through `make`, name the
-variant by id or pass a compiled `Variant` (a copy of one is itself) and leave `engine` out.
-
-* Actions, mask and observation: `dicecup.rl.encoding` (a `Discrete` space of keeps by position in the
-  sorted dice, boxes and rule actions; `info["action_mask"]` and `action_masks()`; a float32 vector,
-  or with `observation="dict"` a dict of named parts).
-* Reward: the points the step adds to the player's total (end-of-game bonuses included once they
-  count), so an episode's return is the game's final total. The episode terminates when the card
-  is full; it is truncated only after `max_illegal` illegal actions in a row.
-* Illegal actions: see `dicecup.rl.table` (`illegal="penalise"` with `penalty`, or `"raise"`).
-* Misuse (a step before reset, a seed or an action of the wrong kind): `EnvUsageError`, see `dicecup.rl.table`.
+The reward is the points a step adds to the player's total (end bonuses once they count), so an episode's
+return is the game's final total. Actions, mask and observation are `dicecup.rl.encoding`'s; illegal actions
+and misuse are handled by `dicecup.rl.table`.
 """
 
 from __future__ import annotations
@@ -40,7 +30,14 @@ OBSERVATIONS = ("vector", "dict")
 
 
 class DicecupEnv(gymnasium.Env[Any, np.int64]):
-    """One player's game of a dicecup variant as a gymnasium environment (see the module docstring)."""
+    """One player's game of a dicecup variant as a gymnasium environment.
+
+    Registered as `ENV_ID`: `gymnasium.make("dicecup.rl:dicecup/Dicecup-v0", variant="yamb")` imports and builds
+    it. `make` deep-copies its keyword arguments, which an `Engine` does not allow, so through `make` name the
+    variant by id or pass a compiled `Variant`, and leave `engine` out. `observation="dict"` gives the
+    observation's named parts as a dict. An episode terminates when the card is full and is truncated only
+    after `max_illegal` illegal actions in a row (`illegal="penalise"`, the default, with `penalty`; or
+    `"raise"`)."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
 

@@ -1,21 +1,9 @@
 """One game played by action indices: what the gymnasium and the PettingZoo environments share.
 
-The table holds the engine's `GameState` and a `random.Random` that rolls its dice, so the
-environments only ever sit at decision states: after a keep the dice are rolled at once, and after
-a box is scored the next player's first roll is. An episode is one game: the state is made with one
-round. (A variant that replays a full tie starts another game after one; the episode ends all
-the same, with the tied totals, and its last observation shows the new game's empty cards.)
-
-Illegal actions (an index the mask marks 0): with `illegal="penalise"` (the default) the state does
-not change, the acting player's reward is `penalty`, and the engine's message says why; with
-`illegal="raise"` the engine's `IllegalAction` is raised (the state unchanged). Penalising is the
-default because gymnasium's own checker and learners that do not read masks sample the whole space.
-
-Misuse is one error type, `EnvUsageError` (a `DicecupError`): a step, an observation, a mask or a render
-before the first reset, a seed that is no seed, an agent the environment does not have, a step after the
-episode. An action that is not an index of the space (a float, a string, out of range), a step after the
-game is over and an illegal action in raise mode are `IllegalStep`, both an `EnvUsageError` and an
-`IllegalAction`.
+The table rolls the dice itself, so the environments only ever sit at decision states. An episode is one
+game. Illegal actions are penalised by default (the state unchanged, the reward `penalty`, the engine's
+reason given), because gymnasium's own checker and learners that do not read masks sample the whole space;
+`illegal="raise"` raises the engine's `IllegalAction` instead. Misuse is one error type, `EnvUsageError`.
 """
 
 from __future__ import annotations
@@ -42,11 +30,14 @@ MAX_SEED = 2**128  # a seed beyond this is a mistake, not entropy
 
 
 class EnvUsageError(DicecupError):
-    """A call the environment cannot take now (before reset, an unknown agent, a bad seed): says what to do."""
+    """A call the environment cannot take now, saying what to do: a step, an observation, a mask or a render
+    before the first reset, a seed that is no seed, an agent the environment does not have, a step after the
+    episode."""
 
 
 class IllegalStep(EnvUsageError, IllegalAction):
-    """An action that is no index of the space, a step after the game, or (raise mode) an illegal action."""
+    """An action that is no index of the space (a float, a string, out of range), a step after the game, or
+    (raise mode) an illegal action: both misuse and an illegal action."""
 
 
 def check_options(options: Any) -> None:
@@ -83,7 +74,11 @@ def resolve_variant(variant: Any, options: Any, engine: Engine | None) -> tuple[
 
 
 class Table:
-    """A game of `players` played by action indices, rolled with a seeded `random.Random`."""
+    """A game of `players` played by action indices, rolled with a seeded `random.Random`.
+
+    After a keep the dice are rolled at once, and after a box is scored the next player's first roll is. The
+    state is made with one round; a variant that replays a full tie starts another game, but the episode ends
+    all the same with the tied totals (its last observation shows the new game's empty cards)."""
 
     def __init__(
         self, variant: Variant, engine: Engine, players: int, illegal: str = "penalise", penalty: float = -1.0

@@ -1,17 +1,11 @@
 """Simulation: many solitaire games under one strategy, and the statistics of their scores.
 
-`simulate(variant, "optimal" | "strong" | "greedy" | "random" | "risk:THETA", games, seed)` returns a
-`SimResult` (per-game arrays); `summarize` turns it, through its exact `Tally`, into every reported
-figure. Every game of a run depends only on the seed and its number, so a run can be played in ranges
-(`simulate(..., first_game=)`, or `simulate_range` for the tally of a range of any size in bounded
-memory) whose tallies merge (`a + b`, `merge`) into the whole run's, whatever the split. Any other bot the
-engine registers plays too (`bot:NAME` or `NAME`), through the engine simulator, unless it is not a
-solitaire player; a run the engine simulator would take too long for is refused after timing its
-first game (`MAX_ENGINE_SECONDS`).
-Two simulators share that result type: `batched` plays thousands of games at
-once with numpy tables built from the variant's own scoring, `engine` plays
-game by game through `GameState` (the reference the batched one is tested
-against). Both use only the compiled variant's rules.
+`simulate(variant, strategy, games, seed)` returns a `SimResult` (per-game arrays); `summarize` turns it,
+through its exact `Tally`, into every reported figure. Every game depends only on the seed and its number,
+so a run can be played in ranges (`simulate_range`) whose tallies merge into the whole run's, whatever the
+split. Two simulators give the same result type: `batched` plays thousands of games at once from tables
+built from the variant's own scoring, and `engine` plays game by game through `GameState` (the reference
+the batched one is tested against); any solitaire bot the engine registers plays through the latter.
 """
 
 from __future__ import annotations
@@ -189,9 +183,9 @@ def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
 
 def prepare(variant: Variant, strategy: str = "optimal") -> None:
     """Build now what `strategy` plays from on `variant`, so that later runs only play: the solver's table and
-    the whole best-move table where it fits (for Yahtzee, a few seconds and some 290 MB), whose rows runs otherwise fill
-    as their games reach states. For a program that simulates many runs in one process (a single run is
-    faster without it); nothing changes in the games."""
+    the whole best-move table where it fits, whose rows runs otherwise fill as their games reach states. For a
+    program that simulates many runs in one process (a single run is faster without it); nothing changes in
+    the games."""
     strategy = check_strategy(strategy)
     check_size(variant, strategy)
     from .batched_run import prepare_batched, supports

@@ -1,38 +1,11 @@
-"""The exact distribution of the final score under optimal play, by probability propagation.
+"""The exact distribution of the final score under the solver's policy, by probability propagation.
 
-Optimal for the objective the solution maximises: the mean, or a risk objective (whose policy folds its rolls
-as utilities: `jit.fill_moves`' theta). Values are read as points throughout (`points_column`: the mean's
-values, a risk table's certainty equivalents), so one propagation serves both.
-
-The policy is the solver's, decision for decision and ties included: each block of states is folded by the
-simulator's `jit.fold_block` and its keeps chosen by `jit.choose_keep` (what `jit.fill_moves` writes the rows
-`bot:optimal` plays from with), fed the solver's own score contexts, so the distribution is the one a long
-simulation of `bot:optimal` samples. The moves are chosen inside the propagation (`_play`), only for the rolls
-that carry mass, instead of written to a table of rows and read back. No state value is recomputed here.
-
-Direction: backward. The points still to come from the start of a turn depend only on the solver state
-(class, clamped threshold totals): the points of a turn and its successor follow from the state and the dice,
-and the end bonuses from the full card's state. So each state carries the distribution of its *remaining*
-points, D(s) = sum over the turn's outcomes (box, successor s', points p) of P(outcome) * D(s') shifted by p,
-from the full cards (a point mass at their end bonus) down to the empty card, one layer of filled boxes at a
-time: only two layers' vectors live at once, each state's vector is written by one thread (a pull, no
-scatter), and every position (a card, or dice on the table mid-turn) reads its answer off the layer after it,
-shifted by the points already on its card (a forward pass would carry score-so-far vectors, no smaller).
-
-Which states: only those the policy reaches from the position with positive probability. The turns are
-played forward first, layer by layer, their outcomes kept as compact rows; the backward pass then convolves
-those states alone, each vector the same, bit for bit, as with every state computed (`win`'s table).
-
-Within a turn the probabilities go forward: the first roll's multinomial probabilities, then at each decision
-the policy's keep sends a roll's mass to the kept multiset, from which it spreads over the rerolled dice one
-die at a time (the dice graph's `add_edges`: the forward twin of the turn recursion's expectation); a scored
-roll adds its mass to its (box, successor, points) outcome, and each state's vector covers the points its
-outcomes reach. Memory is bounded before starting (`estimate_bytes`: two neighbouring layers' vectors;
-`_Tables.outcome_bytes`: the kept outcomes, 24 bytes each), and a variant past `max_bytes` is refused with
-the estimate. Each layer, forward and backward, is told to the `progress` reporter.
-
-It lives beside the simulator because it plays the simulator's policy (the solver does not import the
-simulator); it reads the solver only through `Solution`'s public methods and arrays.
+The policy is the solution's own, ties included (the mean's or a risk objective's, its values read as points
+through `points_column`), played by the simulator's kernels (`jit.fold_block`, `jit.choose_keep`), so the
+result is the law a long simulation of `bot:optimal` samples. The turns are played forward from the position,
+keeping only the states reached with positive probability; a backward pass then gives each of them the
+distribution of its remaining points, one layer of filled boxes at a time (`LayerPass`). Memory is bounded
+before starting (`estimate_bytes`). It sits beside the simulator because it plays the simulator's policy.
 """
 
 from __future__ import annotations
@@ -747,7 +720,14 @@ def _pairs(per_layer: list[int]) -> int:
 
 
 class LayerPass:
-    """The backward pass's running state: the score vectors of the last layer done, addressed by value slot."""
+    """The backward pass's running state: the score vectors of the last layer done, addressed by value slot.
+
+    Backward, because the points still to come from a turn's start depend only on the solver state: D(s) is the
+    sum over the turn's outcomes (box, successor s', points p) of P(outcome) * D(s') shifted by p, and a full
+    card is a point mass at its end bonus. So only two layers' vectors live at once, each state's vector is
+    written by one thread (a pull, no scatter), and a position reads its answer off the layer after it,
+    shifted by the points already on its card. A forward pass would carry score-so-far vectors, no smaller.
+    """
 
     def __init__(self, solution: Solution, codes: np.ndarray, room: int = 0) -> None:
         self.solution = solution
@@ -806,7 +786,11 @@ class LayerPass:
     def outcomes(self, codes: np.ndarray, progs: np.ndarray, stage0: int = 0, mass0: np.ndarray | None = None) -> Parts:
         """The outcomes these states' turns end in (a turn's start, or decision stage0 with roll distribution
         mass0), chunk by chunk: (the chunk's first state, its `Compact` rows). Reads only the solution, not the
-        vectors: a layer's can be had before the layer after is convolved."""
+        vectors: a layer's can be had before the layer after is convolved.
+
+        Within a turn the mass goes forward: the first roll's probabilities, then at each decision the policy's
+        keep sends a roll's mass to the kept dice, whence it spreads over the rerolled dice one die at a time
+        (the forward twin of the turn recursion's expectation); a scored roll adds its mass to its outcome."""
         from .jit import policy
         from .optimal import turn_states
 
@@ -961,9 +945,9 @@ def distribution(
         )
     codes = np.array([code], dtype=np.int64)
     progs = np.ascontiguousarray(prog.reshape(1, -1).astype(np.int64))
-    # forward: only the states the policy reaches from the position with positive probability (about 2/3 of
-    # yahtzee's), their outcomes kept; then backward through them alone (an outcome of probability 0 is
-    # never added, so the vectors are the same, bit for bit, as from every state)
+    # forward: only the states the policy reaches from the position with positive probability, their outcomes
+    # kept; then backward through them alone (an outcome of probability 0 is never added, so the vectors are
+    # the same, bit for bit, as from every state)
     with task(progress, f"score distribution of {v.id}", 2 * (len(layers) - 1 - filled), "layers") as told:
         first = run.outcomes(codes, progs, stage0, mass0)
         reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []

@@ -1,21 +1,10 @@
 """The exact two-player game of a small variant: the chance that the player to move wins, from every position.
 
-A position at the start of a turn is (the mover's solver state, the other's, d = the mover's points so far
-minus the other's): the points still to come depend only on the states, and who wins only on the final
-difference, so nothing else matters. V(m, o, d) is the mover's expected share of the win (a tie shares it,
-as `GameState.winners` does). A turn of the mover ends in an outcome (box, points p, successor m'), after
-which the other moves: the outcome is worth 1 - V(o, m', -(d + p)); the mover's turn is folded over those
-leaf values by the core's turn recursion (`reference.turn_value`), every d and every opponent state at once
-as the fold's columns. Full cards end it: the end bonuses decide. Player one moves first, so the states of a
-position have as many filled boxes, or the other one more.
-
-The same layers evaluate fixed policies exactly (`evaluate`): per position the policy's moves
-(`WinPlanner.moves` for bot:win and this exact player, bot:optimal's own rows), the law of its turn's
-outcomes (`WinPlanner.outcomes`), and the outcomes' values: so bot:win's winning chance against bot:optimal
-is computed, not sampled, and compared with the optimum's.
-
-Memory: the value array holds states^2 x (2R + 1) float64 (R bounds the difference that can still be made
-up); `duel_size` says it before starting, and past `MAX_BYTES` the variant is refused with the figure.
+A position at a turn's start is the two players' solver states and the mover's lead in points: the points
+still to come depend only on the states, and who wins only on the final difference. `solve_duel` works the
+values out layer by layer from the full cards, folding each turn with the core's turn recursion; `evaluate`
+uses the same layers to value fixed policies (`bot:win`, `bot:optimal`) exactly instead of by sampling.
+The value array holds states^2 x (2R + 1) numbers; `duel_size` says it before starting and `MAX_BYTES` bounds it.
 """
 
 from __future__ import annotations
@@ -160,7 +149,13 @@ def _order(lay: _Layout) -> list[tuple[int, int, np.ndarray]]:
 
 
 def solve_duel(planner: WinPlanner, max_bytes: int = MAX_BYTES) -> Duel:
-    """The exact two-player values of `planner`'s variant (refused past `max_bytes`, with the size)."""
+    """The exact two-player values of `planner`'s variant (refused past `max_bytes`, with the size).
+
+    V(m, o, d) is the mover's expected share of the win (a tie shares it, as `GameState.winners` does). A turn
+    of the mover ends in an outcome (box, points p, successor m'), after which the other moves, so the outcome
+    is worth 1 - V(o, m', -(d + p)); the turn is folded over those leaf values with every lead d and every
+    opponent state as the fold's columns. Full cards end it, their end bonuses deciding. Player one moves
+    first, so a position's states have as many filled boxes, or the other one more."""
     t0 = time.perf_counter()
     sol = planner.solution
     n, R, need = duel_size(sol)

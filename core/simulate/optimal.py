@@ -1,23 +1,10 @@
 """The optimal policy for the batched simulator, driven by the solver's value table.
 
-Per turn, every game's solver state (class code + clamped threshold totals) is
-computed from its box scores (`numeric.coding`). For each distinct state, the
-value of scoring a box is the points the engine's tables give
-(tables.ScoreTables) plus the solver's value of the state the box leads to
-(`Solution.successors`); the value of every keep at each reroll follows by the
-core's turn recursion. Only `Solution`'s public methods are used. Ties go as in the solver's
-own `Policy.choose`: score rather than keep unless a keep is better by more
-than 1e-9, the first best box in box order, the first keep within 1e-9 of the
-best in `GameState.legal_keeps` order.
-
-Two implementations: `OptimalPolicy.decide` (numpy, one decision for many
-games at a time; legality from tables.LegalTables) is the reference, and
-`JitPlay` (numba, `jit.py`; legality from the solver's own per-class tables,
-which come from the same `Variant.legal_boxes`) is the fast path: each state's
-turn is folded once into a row of best moves (`Moves`, kept per solution
-between runs, up to MOVES_BYTES), and games are played whole from those rows.
-Tests check both take a best action, and that on the same dice they play the
-same games.
+Each turn, a game's solver state is worked out from its box scores (`numeric.coding`); scoring a box is worth
+its points plus the solver's value of the state it leads to, and keeps are valued by the core's turn recursion.
+Ties go as in the solver's own play (`TIE`). `OptimalPolicy.decide` (numpy) is the reference and `JitPlay`
+(numba) the fast path, which folds each state's turn once into a row of best moves (`Moves`) and plays whole
+games from those rows; tests check both play the same games on the same dice.
 """
 
 from __future__ import annotations
@@ -44,6 +31,8 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
 __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
 
 _SOLUTIONS: dict[tuple[str, str], Solution] = {}
+# Ties go as in the solver's `Policy.choose`: score rather than keep unless a keep is better by more than TIE,
+# the first best box in box order, the first keep within TIE of the best in `GameState.legal_keeps` order.
 TIE = 1e-9
 
 
@@ -93,7 +82,7 @@ def remember(solution: Solution) -> None:
 class OptimalPolicy:
     """Optimal solitaire play for the batched simulator."""
 
-    chunk = 65536  # games per batch: the turn tables take ~12 KB per distinct state of a turn
+    chunk = 65536  # games per batch (the turn tables grow with the distinct states of a turn)
 
     def __init__(self, variant: Variant, objective: Objective = MEAN) -> None:
         # a risk table's Solution answers in points (certainty equivalents): the same decisions play it
@@ -187,7 +176,7 @@ class OptimalPolicy:
 
 
 MOVES_BYTES = 1 << 28  # best-move rows kept per solution between runs; past this they are dropped and refilled
-FULL_BYTES = 1 << 29  # a table of every state's row up to this size (Yahtzee: 292 MiB) once runs reach as many turns
+FULL_BYTES = 1 << 29  # a table of every state's row up to this size, once runs reach COMPLETE_AFTER turns
 COMPLETE_AFTER = (
     40.0  # turns per state a solution's runs play before its whole table is filled (one run fills rows lazily: cheaper)
 )
@@ -300,7 +289,7 @@ class ClassArrays:
         slots_hash = jit.class_slots(keys, 1 << max(4, (2 * self.n).bit_length()))
         lo, hi = (int(self.scores.min()), int(self.scores.max())) if self.n else (0, -1)
         span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
-        # learnt again by the kernel; narrow, so that the memo stays in the core's caches (int64: ~1 MB for Yahtzee)
+        # learnt again by the kernel; narrow, so that the memo stays in the core's caches
         after = np.full((self.n, self.shape[2], span), -1, dtype=np.int16 if self.n < 1 << 15 else np.int32)
         self._arrays = jit.Classes(
             np.array(t.keyed, dtype=np.int64),
@@ -419,7 +408,7 @@ class JitPlay:
         self.policy = policy
         self.sim = sim
         self.dice = policy.graph.arrays
-        kept = policy.graph.kept_rows  # int16 where the rows fit: a quarter of the cache lines (64 KB for Yahtzee)
+        kept = policy.graph.kept_rows  # int16 where the rows fit: a quarter of the cache lines
         self.kept_rows = kept.astype(np.int16) if kept.max(initial=0) < 1 << 15 else kept
         self.hand_keys = jit.hand_keys(self.dice.row_counts, self.dice.dice, self.dice.faces)
         self.roll_draws = jit.roll_draws(self.dice.dice, self.dice.faces, self.hand_keys.weight)

@@ -1,19 +1,9 @@
 """Summary statistics of a simulation, computed exactly from its tally (`tally.Tally`).
 
-Every figure here is what `dicecup simulate --json` prints; the definitions are
-the textbook ones (sample standard deviation, linear-interpolation percentiles,
-smallest most-frequent total as the mode) so they can be checked by hand. They
-are computed from exact integer counts, never from per-game arrays, so the
-figures of a run split over processes are those of the run played at once:
-means and rates are the exact sums over the games divided by their number
-(correctly rounded: numpy's mean of the same games, bit for bit, while the sums
-stay below 2**53), the standard deviation and error the correctly rounded square
-roots of the exact variances, the median and percentiles np.percentile's
-interpolation (its very float steps) between order statistics read from the
-counts. An award's `times` are the counts the simulators recorded while playing
-(`SimResult.bonus_counts`), never inferred from its points. Events
-(`SimResult.event_counts`) are reported the same way: per game, the times the
-rules said it happened at a scoring.
+Every figure here is what `dicecup simulate --json` prints, by the textbook definitions (sample standard
+deviation, linear-interpolation percentiles, smallest most-frequent total as the mode) so that they can be
+checked by hand. They come from exact integer counts, never from per-game arrays, so a run split over
+processes reports the same figures as the run played at once.
 """
 
 from __future__ import annotations
@@ -173,7 +163,11 @@ def percentile(counts: Counts, q: float, cumulative: list[int] | None = None) ->
 
 def describe_counts(counts: Counts) -> dict[str, Any]:
     """Mean, sample sd, standard error, median, mode with its count and rate, min, max and percentiles of
-    integer totals given as `Counts` (see the module docstring for how each is computed)."""
+    integer totals given as `Counts`.
+
+    The mean is the exact sum divided by the count, correctly rounded (numpy's mean of the same games, bit for
+    bit, while the sums stay below 2**53); the standard deviation and error are the correctly rounded square
+    roots of the exact variances (`sqrt_ratio`); percentiles follow np.percentile's float steps (`percentile`)."""
     if not counts:
         raise ValueError("no values to describe")
     cum = list(accumulate(c for _, c in counts))

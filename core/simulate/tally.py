@@ -1,16 +1,9 @@
 """The exact tally of a simulation: the integer counts every reported figure follows from, mergeable.
 
-A `Tally` holds, for the games it counts: how many ended on each total, each box's summed score and
-its zero count, each award's tally of per-game points and of times earned, and each event's tally of
-times per game. All are exact Python integers and the tally's size does not grow with the number of
-games (it grows with the spread of totals and points), so it can be sent between processes. Tallies
-of disjoint games of one run add up (`a + b`, `merge`, `sum`) to the tally of those games played at
-once, in any order and grouping: a run split over processes is summarized exactly as if played in one
-(`stats.summarize` turns a tally into the reported figures).
-
-Columns: every award and event id the variant declares is kept; an id it does not declare (a plugin's)
-only where some game has it, so that which columns a part holds never depends on what else the process
-simulated before. Order: declared ids as declared, then the others by id.
+A `Tally` holds exact integer counts whose size does not grow with the number of games, so it can be sent
+between processes, and tallies of disjoint games of one run add up (`a + b`, `merge`, `sum`) to the tally of
+those games played at once, in any order and grouping: a run split over processes is summarized exactly as if
+played in one (`stats.summarize`).
 """
 
 from __future__ import annotations
@@ -111,10 +104,13 @@ class EventTally:
 
 @frozen
 class Tally:
-    """Exact counts of some games of one run (variant, strategy, seed, method): see the module docstring.
+    """Exact counts of some games of one run (variant, strategy, seed, method).
 
-    `spans` are the game numbers of the run counted here; merging refuses tallies of different runs and
-    tallies that share a game.
+    How many games ended on each total, each box's summed score and zero count, each award's per-game points
+    and times earned, each event's times per game. Every award and event id the variant declares has its
+    column; an undeclared one (a plugin's) only where some game has it, so that the columns a part holds never
+    depend on what else the process simulated. `spans` are the game numbers of the run counted here; merging
+    refuses tallies of different runs and tallies that share a game.
     """
 
     variant: str

@@ -1,24 +1,11 @@
-"""Playing to win: every turn-start state's distribution of remaining points, and `bot:win`, which scores each
-turn's outcomes by the probability of finishing first against the opponents' cards.
+"""Playing to win: every turn-start state's distribution of remaining points, and `bot:win`.
 
-The idea is Pawlewicz's for multi-player Yahtzee (J. Pawlewicz, "Nearly optimal computer play in
-multi-player Yahtzee", Computers and Games 2010): a player's final score from the start of a turn is its
-points so far plus a random remainder whose law depends only on its solver state, so the law of each
-opponent's final score is a shifted per-state distribution, the opponents' are independent, and the chance
-that the best of them stays below a score is the product of their CDFs. This module's code is its own.
-
-The table (`RemainingTable`): the backward pass of `distribution` kept for every layer (not two), each
-state's vector over the window of points its mean-optimal play can still reach, stored as float32; its
-memory bounded before starting (`table_bytes`), cached beside the solver table, signed like it and checked
-on load (`remaining_table`).
-
-A decision (`WinPlanner.moves`): the opponents at turn start give a curve V(s), the expected share of the
-win (ties shared, as `GameState.winners` settles them) of finishing on s; each outcome of the mover's turn
-(box, points p, successor s') is worth sum_x D_s'(x) V(so_far + p + x), a few dozen dot products per turn;
-the turn is then folded over those leaf values by the simulator's own best-move kernel (`optimal.fill_rows_of`,
-on the core's one turn recursion) with the outcome as the "slot" and the leaf value as what follows it.
-Later turns are assumed played for the mean (that is what D_s' describes): a one-turn look-ahead, exact for
-the last turn.
+A player's final score from a turn's start is its points so far plus a remainder whose law depends only on
+its solver state (Pawlewicz's observation for multi-player Yahtzee; this code is its own). So each opponent's
+final score is a shifted per-state law, opponents are independent, and the chance that the best of them stays
+below a score is the product of their CDFs. `RemainingTable` holds those laws; `WinPlanner` values each
+outcome of the mover's turn by its chance of winning and folds the turn over those values. Later turns are
+taken as played for the mean: a one-turn look-ahead, exact on the last turn.
 """
 
 from __future__ import annotations
@@ -81,7 +68,11 @@ _CODE_DIGEST = hashlib.sha256(
 @frozen(eq=False)
 class RemainingTable:
     """P(points still to come = lo[s] + j) = vec[off[s] + j] for j < ln[s], for every turn-start state (value
-    slot s) of a variant under mean-optimal play; ln[s] = 0 for a slot no play reaches (and the sentinel)."""
+    slot s) of a variant under mean-optimal play; ln[s] = 0 for a slot no play reaches (and the sentinel).
+
+    It is `distribution`'s backward pass with every layer kept, each vector over the window of points the
+    state's play can still reach, in float32; its size is bounded before it is built (`table_bytes`), and it is
+    cached beside the solver table, signed like it and checked on load (`remaining_table`)."""
 
     variant_id: str
     lo: np.ndarray = field(repr=False)  # int64 [size + 1]
@@ -346,7 +337,12 @@ if dist.AVAILABLE:
 
 class WinPlanner:
     """A variant's turns as the kernels see them (score contexts, outcomes, successor slots) and its table:
-    the best-move rows of movers given their outcomes' leaf values, and the chances of each outcome."""
+    the best-move rows of movers given their outcomes' leaf values, and the chances of each outcome.
+
+    The opponents at a turn's start give a curve V(x): the mover's expected share of the win (ties shared, as
+    `GameState.winners` settles them) on finishing with x points. An outcome (box, points p, successor s') is
+    worth the sum over x of D_s'(x) * V(so_far + p + x), D_s' read from the table; the turn is then folded over
+    those leaf values by the simulator's best-move kernel (`optimal.fill_rows_of`), the outcome as the slot."""
 
     def __init__(self, solution: Solution, table: RemainingTable) -> None:
         if not dist.AVAILABLE:

@@ -1,12 +1,8 @@
 """Exact optimal solitaire strategy for any variant the YAML and plugins declare.
 
-`solve(variant)` runs a dynamic programme over turn states (filled boxes,
-declared state flags, clamped threshold-bonus progress) using the variant's
-own scoring (`Variant.score`, `legal_boxes`, `end_bonuses`, `state_flags`).
-
-`solve(variant, objective=parse_objective("risk:0.05"))` maximises E[exp(0.05 x final
-score)] instead (`numeric.objective`): the same states and recursion, values shown as
-certainty equivalents.
+`solve(variant)` runs a dynamic programme over turn states (filled boxes, declared state flags, clamped
+threshold-bonus progress) using only the variant's own scoring; `solve(variant, objective=...)` maximises
+another objective (`numeric.objective`) over the same states.
 
     >>> from dicecup import Engine, Card
     >>> from dicecup.solver import solve, advise

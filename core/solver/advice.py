@@ -1,21 +1,11 @@
 """The advisor and the optimal policy: every option of a decision with its expected final score.
 
-`advise` needs only the state values (a cached table). Where the solve's complete
-scoring tables are at hand (`card_tables`: kept beside the cached table by the solve,
-or made from a search this process ran), any card's turn is a few look-ups and one
-compiled call, with no engine call and nothing learned. Otherwise a variant's first
-cards are scored by the engine (`Variant.legal_boxes` / `Variant.score`), the roll on
-the table alone where that is all a decision asks; later ones by memoised score
-tables. The score tables can be kept beside the cached table (`keep_tables`,
-signed as the table is) and read back by the next process (`recall_tables`,
-what `dicecup advise` does), whose first card then needs no engine call. Where
-the kernels are compiled, a card's turn from the tables (successors, best score
-of each roll, the keeps) is one call of `numeric.card`; elsewhere keeps are
-folded by the compiled turn recursion where it is built ahead of time, or its
-numpy twin (no compiler imported for a one-card `dicecup advise`): the same bits
-every way. A card's turn is memoised, so the next decision of the same turn is a
-lookup. `Policy` serves bots and simulation: it plays from the rule tables the
-solver built, one turn table per state, memoised.
+`advise` needs only the state values (a cached table). A card's turn is scored from the best source at hand:
+the solve's complete scoring tables (`card_tables`: a few look-ups and one compiled call), score tables memoised
+from earlier cards (kept across processes by `keep_tables` and `recall_tables`), or, for a variant's first
+cards, the engine itself (`Variant.legal_boxes`, `Variant.score`). Every way gives the same bits. A card's turn
+is memoised, so the next decision of the same turn is a look-up. `Policy` serves bots and simulation from the
+rule tables the solver built.
 """
 
 from __future__ import annotations
@@ -681,7 +671,7 @@ def _tables_answer(v: Variant) -> bool:
 
 TABLES_AFTER = 3
 #: Score tables kept per variant at most. Each card class the rules tell apart holds a whole table (Triple
-#: Yahtzee's bonus and joker read a dozen boxes: classes keep coming, about 2 MB each); past this, the engine.
+#: Yahtzee's bonus and joker read a dozen boxes, so classes keep coming); past this, the engine answers.
 MAX_TABLE_BYTES = 256 << 20
 _ASKED: dict[str, int] = {}  # cards advised per variant fingerprint in this process
 _UNTABULABLE: set[str] = set()

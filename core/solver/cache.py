@@ -1,15 +1,10 @@
 """The strategy table on disk: one .npz per (variant, options, plugins, rules code, solver version).
 
-The file holds the state values and the small arrays that rebuild the state index, with a JSON header
-carrying the cache key (`tablekeys`) and an HMAC-SHA256 of header and arrays keyed by a per-user secret
-(`signed`: a random file, mode 0600, in the state folder, never in the cache folder): someone who can write
-the cache but not read the key cannot forge a table. Every signed file is read the one way `signed`
-reads them: bounded, nothing inflated, the signature checked over the bytes in place before anything is
-copied; then the table's declared shapes are checked against the variant before an index is built from
-them, and once per table its values against the solver (`spotcheck`). A file that fails any check is
-deleted and the variant is solved again; a cache that cannot be used (no key, a folder in the way, a FIFO,
-no permission) is reported as a warning and the answer is computed uncached. Tables are written atomically
-(dicecup.fileio.write_atomic).
+The file holds the state values, the small arrays that rebuild the state index, and a JSON header with the
+cache key (`tablekeys`), signed with an HMAC keyed by a per-user secret kept in the state folder, never in the
+cache folder: someone who can write the cache but not read the key cannot forge a table. A file that fails
+any check is deleted and the variant solved again; a cache that cannot be used (no key, a FIFO, no
+permission) is reported as a warning and the answer computed uncached. Tables are written atomically.
 """
 
 from __future__ import annotations

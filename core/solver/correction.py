@@ -1,19 +1,10 @@
-"""What the parts' sum misses: the worth of choosing the part after the roll, fitted by open boxes per part
-and threshold progress.
+"""What the parts' sum misses: the worth of choosing the part after the roll, fitted per cell of a table.
 
-A `Relaxation` values the rest of a card as if each turn were given to one part
-before its roll. The real game chooses after, and that freedom is worth more the
-more boxes are open in several parts, and more or less as a part's threshold
-(Yatzy's upper total against 63) is still undecided. `fit` learns it as one
-number per cell (`Relaxation.cells`: the open boxes of each part, and where each
-part's threshold stands, where the table stays small), by Bellman backups: cards
-met in the strong bot's own games, taken from the fewest open boxes up, each get
-the value of one turn played against the corrected estimate of what follows
-(`advice.turn_start_value`); a cell's number is the mean gap between that value
-and the parts' sum, a cell the games never met takes its profile's mean, and a
-profile they never met keeps zero (the plain sum, a real strategy's value where
-no rule crosses parts: no freedom is counted that play did not show). The table
-is kept beside the parts' tables as a signed record (`cache.save_record`).
+A `Relaxation` values a card as if each turn were given to one part before its roll. The real game chooses
+after, and that freedom is worth more the more boxes are open in several parts, and more or less while a
+part's threshold (Yatzy's upper total against 63) is undecided. `fit` learns it as one number per cell
+(`Relaxation.cells`: open boxes per part and threshold progress) from cards met in the strong bot's own games;
+the table is kept beside the parts' tables as a signed record (`cache.save_record`).
 """
 
 from __future__ import annotations
@@ -33,7 +24,7 @@ from .relax import Relaxation, best_move, profile_cells
 
 __all__ = ["fit", "load_or_fit", "FIT_VERSION", "FIT_STATES", "MAX_CELLS", "RECORD_KIND"]
 
-FIT_VERSION = 5  # 5: cells keyed also on threshold progress; 4: turns without a finite value left out (3: profiles never met keep zero; 2: nearest met)
+FIT_VERSION = 5  # raised whenever the fit changes: a record of another version is fitted again
 FIT_STATES = 2000  # turn starts sampled: games enough for about this many (at least 20 games, at most 200)
 PROGRESS_SAMPLES = 3  # a table keyed on threshold progress too has more cells: this many times the turn starts
 MAX_CELLS = 1_000_000  # profiles in a table: beyond this the plain sum is used
@@ -43,7 +34,7 @@ FIT_SEED = 2026
 
 def games_for(rel: Relaxation) -> int:
     """Self-play games to sample: about FIT_STATES turn starts, PROGRESS_SAMPLES times that for a table
-    keyed on threshold progress too (Yatzy: 400 games; its cells are too many for fewer, see bench_strong)."""
+    keyed on threshold progress too, whose cells are too many for fewer games to meet."""
     times = PROGRESS_SAMPLES if rel.steps else 1
     return max(20, min(200 * times, math.ceil(times * FIT_STATES / len(rel.ids))))
 
@@ -51,7 +42,13 @@ def games_for(rel: Relaxation) -> int:
 def fit(
     rel: Relaxation, games: int | None = None, seed: int = FIT_SEED, progress: Reporter | None = None
 ) -> np.ndarray:
-    """The correction table of `rel` (one float per profile), fitted on `games` games of its plain-sum play."""
+    """The correction table of `rel` (one float per profile), fitted on `games` games of its plain-sum play.
+
+    Bellman backups: the cards met, taken from the fewest open boxes up, each get the value of one turn played
+    against the corrected estimate of what follows (`advice.turn_start_value`); a cell's number is the mean gap
+    between that value and the parts' sum. A cell the games never met takes its profile's mean, and a profile
+    they never met keeps zero: the plain sum, a real strategy's value where no rule crosses parts, so no
+    freedom is counted that play did not show."""
     base = rel.corrected(None)
     games = games_for(rel) if games is None else games
     rng = random.Random(seed)

@@ -1,18 +1,9 @@
 """Odds: the chance that one roll, or the rest of a turn played for it, meets each row's pattern.
 
-"Meets" is read from the variant itself: a roll meets a row when the row's declared
-pattern (the plugin's pattern function, `Variant.combination`) finds its combination
-and that combination holds at least one die. So a row whose pattern every roll meets
-(`always`: chance, yarborough) is met by every roll, and an upper row (`face`: the dice
-showing that face) by any roll with at least one die of its face. Scoring rules (bonuses,
-jokers, served points) never change whether a pattern is met: a served (first-roll) row
-meets its pattern as on any roll, and its one-roll chance from the start of a turn is
-the chance of serving it.
-
-A turn played for a row is the turn recursion (`numeric.reference.fold`) with the
-indicator "these dice meet the pattern" (1 or 0) as the value of scoring: each keep is
-worth its chance of ending the turn on a roll that meets it, each roll the best of
-stopping there and its best keep. No second recursion: the same fold the solver runs.
+A roll meets a row when the row's declared pattern (`Variant.combination`) finds a combination holding at
+least one die, so the answer comes from the variant itself; scoring rules (bonuses, jokers, served points)
+never change it. A turn played for a row is the solver's own turn recursion (`numeric.reference.fold`) with
+"these dice meet the pattern" (1 or 0) as the value of scoring: no second recursion.
 """
 
 from __future__ import annotations
@@ -60,7 +51,11 @@ class Odds:
 
 
 def meets_table(variant: Variant) -> np.ndarray:
-    """(full rolls in `DiceGraph` order, rows) of 1.0 where the roll meets the row's declared pattern, else 0.0."""
+    """(full rolls in `DiceGraph` order, rows) of 1.0 where the roll meets the row's declared pattern, else 0.0.
+
+    A row whose pattern every roll meets (`always`: chance) is met by every roll, an upper row (`face`) by any
+    roll with a die of its face, and a served (first-roll) row as on any roll: its one-roll chance from a turn's
+    start is the chance of serving it."""
     return _meets(variant).copy()
 
 

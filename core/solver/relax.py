@@ -1,15 +1,10 @@
 """The strong strategy for games beyond exact reach: the card split into parts, each solved exactly.
 
-A `Relaxation` values the rest of a card as the sum of its parts' exact values:
-each column of a column game, or each section of a one-column card, becomes a
-variant of its own (`Variant.derive`), solved by the exact solver. Where a part
-still holds what the solver cannot model (a fill order with announcements, a
-bonus that reads box values, too many threshold groups), that is left out of
-the part, and `Part.dropped` says what. Playing every part on its own, a turn
-given to one part decided before the roll, is a strategy of the real game
-wherever no rule crosses parts, so the sum is then the value of a real
-strategy, and choosing each turn's best move against it (`StrongBot`, through
-the advisor's own turn recursion) does at least as well as that strategy.
+A `Relaxation` values the rest of a card as the sum of its parts' exact values: each column of a column game,
+or each section of a one-column card, becomes a variant of its own (`Variant.derive`). What a part cannot
+hold for the solver (a fill order with announcements, a bonus that reads box values) is left out of it
+(`Part.dropped`). Where no rule crosses parts, playing each part alone is a real strategy, so the sum is its
+value, and choosing each turn's best move against it (`StrongBot`) does at least as well.
 """
 
 from __future__ import annotations

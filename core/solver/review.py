@@ -1,20 +1,8 @@
 """A played game reviewed move by move against the exact solver: what each decision cost in expected points.
 
-`review(solution, state)` replays the moves of `state` (its `history`: every roll is
-there as a chance move, so each decision is met again with its own dice) and asks the
-advisor (`advise_state`) at each decision for every option's expected final score. A
-decision's loss is the best option's value minus the chosen one's: 0 for an optimal
-move, and the points a player gives away on average by any other. Values are those of
-solitaire play on the player's own card (the solver's game), so a match of several
-players is reviewed one card at a time.
-
-    >>> from dicecup import Engine, GameState
-    >>> from dicecup.solver import load_or_solve, review
-    >>> state = GameState.new(Engine().variant("yahtzee"), 1).roll(dice=[6, 6, 6, 6, 6]).score("chance")
-    >>> solution, _ = load_or_solve(state.variant)
-    >>> (move,) = review(solution, state).decisions  # 30 points in chance, where the yahtzee box gave 50
-    >>> move.best.label, move.loss > 20
-    ('score yahtzee', True)
+A decision's loss is the best option's expected final score minus the chosen one's: 0 for an optimal move,
+and otherwise the points a player gives away on average. Values are those of solitaire play on the player's
+own card (the solver's game), so a match of several players is reviewed one card at a time.
 """
 
 from __future__ import annotations
@@ -156,7 +144,17 @@ class Reviewer:
 
 def review(solution: Solution, state: GameState, progress: Reporter | None = None) -> Review:
     """Replay `state`'s moves and value every decision with the advisor (`advise_state`) against `solution`
-    (`progress` hears of the moves replayed)."""
+    (`progress` hears of the moves replayed). Every roll is in the history as a chance move, so each decision
+    is met again with its own dice.
+
+    >>> from dicecup import Engine, GameState
+    >>> from dicecup.solver import load_or_solve, review
+    >>> state = GameState.new(Engine().variant("yahtzee"), 1).roll(dice=[6, 6, 6, 6, 6]).score("chance")
+    >>> solution, _ = load_or_solve(state.variant)
+    >>> (move,) = review(solution, state).decisions  # 30 points in chance, where the yahtzee box gave 50
+    >>> move.best.label, move.loss > 20
+    ('score yahtzee', True)
+    """
     from ..game.saving import replay
     from ..game.state import GameState  # (here: importing the solver, as `advise` does, needs no game state)
 

@@ -1,19 +1,8 @@
 """What the solver knows of a variant's rules, learned by asking the engine on traced cards.
 
-Nothing here names a box, a variant or a rule: scores, awards and legality come
-from `Variant.score` / `Variant.legal_boxes`, end-of-game bonuses from
-`Variant.end_bonuses`, the state flags from `Variant.state_flags`, and the
-box groups whose totals matter from `Variant.state_totals` (the rules' own hook).
-
-A *class* is a card abstracted to what the rules may depend on: which boxes are
-filled, plus a digit per flagged box saying which declared flag value it holds
-(0: none of them). It is packed into an int: `mask | flagcode << n_boxes`.
-A box's *category* on a card: 0 open, 1 filled with no flagged value, 2+i
-filled with the box's i-th flag value.
-
-Boxes proven interchangeable (`RuleModel.symmetric`) are counted, not enumerated:
-classes are canonical (see `numeric.coding`) and of such a group only its first
-open box is offered, which leads to the same canonical class as any other.
+Nothing here names a box, a variant or a rule: scores, awards, legality, end bonuses, state flags and the
+box groups whose totals matter all come from the compiled variant's own methods, so every variant the
+language and its plugins declare is solved the same way. `RuleModel` is the whole of it.
 """
 
 from __future__ import annotations
@@ -127,7 +116,14 @@ class _Answers:
 
 
 class RuleModel(ClassCoding):
-    """The compiled variant seen by the solver: score tables per context, legality, end bonuses."""
+    """The compiled variant seen by the solver: score tables per context, legality, end bonuses.
+
+    A *class* is a card abstracted to what the rules may depend on: which boxes are filled, plus a digit per
+    flagged box saying which declared flag value it holds (0: none), packed into an int as
+    `mask | flagcode << n_boxes`. A box's *category* on a card is 0 open, 1 filled with no flagged value,
+    2 + i filled with the box's i-th flag value. Boxes proven interchangeable (`symmetric`) are counted, not
+    enumerated: classes are canonical (`numeric.coding`) and only the first open box of such a group is
+    offered, which leads to the same canonical class as any other."""
 
     def __init__(self, variant: Variant, checked: bool = True) -> None:
         if checked:  # (unchecked: only to prove symmetry for a refusal's message)

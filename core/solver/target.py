@@ -1,17 +1,9 @@
 """Target play: the strategy that maximises P(final score >= t), exactly, for every t at once.
 
-A state's value (turn start: card class and clamped totals, as the mean's) is the vector
-V(s)[n] = P(points still to come >= n) under the play that maximises that very entry, stored over the window
-lo(s) + 1 .. hi(s) of n (below it 1, above it 0: `numeric.target`). Scoring p points into s' is worth V(s')
-shifted by p; the expectation over rolls and the best over keeps and boxes are taken entry by entry, so the
-turn is the one turn recursion (`numeric.turn`), its W lanes carrying W consecutive entries of one state's
-vector. Layers are solved from the full cards down, each from the layer after it, as the mean is.
-
-Before any vector is computed, every state's window is bounded (a cheap integer pass): the memory the vectors
-take is then known exactly, and the time is estimated from the turn kernel's speed on a sample of the last
-layer. Work past `max_bytes` is refused with the estimate. `keep="all"` keeps every layer's vectors (what the
-advisor and `bot:target:T` read, from any position); `keep="start"` only two neighbouring layers at a time
-(the curve from the start). Variants that bank unused rolls are refused (as the score distribution does).
+A state's value is a vector over the points still needed, and the turn is the solver's one turn recursion
+with its lanes carrying consecutive entries of a vector, so target play needs no recursion of its own.
+Layers are solved from the full cards down, as the mean is. Every state's window is bounded first, so the
+memory is known exactly and work past `max_bytes` is refused with the estimate before any vector is made.
 """
 
 from __future__ import annotations
@@ -138,7 +130,12 @@ def _split(n: int, run: Callable[[int, int], None], told: Reporter | None = None
 
 
 class _Run:
-    """The solver's records of every layer, and the windows and vectors computed so far (by value slot)."""
+    """The solver's records of every layer, and the windows and vectors computed so far (by value slot).
+
+    A state's value (turn start: card class and clamped totals, as the mean's) is V(s)[n] = P(points still to
+    come >= n) under the play that maximises that very entry, stored over the window lo(s) + 1 .. hi(s) of n
+    (below it 1, above it 0: `numeric.target`). Scoring p points into s' is worth V(s') shifted by p; the
+    expectation over rolls and the best over keeps and boxes are taken entry by entry."""
 
     def __init__(self, solution: Solution, mask: int = 0) -> None:
         from ..numeric import target as kernel
@@ -426,7 +423,8 @@ def solve_target(
     their end bonuses). `keep`: "all" layers (positions, the advisor, bots) or "start" (the curve from the
     start, two neighbouring layers held). Refused, with the estimate, when the vectors would pass `max_bytes`;
     `on_estimate` is told the estimate before any vector is computed; `seconds`, the whole solve's time where
-    an earlier estimate knows it, is told to `progress` up front."""
+    an earlier estimate knows it, is told to `progress` up front. The time is estimated from the turn kernel's
+    speed on a sample of the last layer. Variants that bank unused rolls are refused."""
     if keep not in ("all", "start"):
         raise DicecupError(f"unknown keep {keep!r}; keeps: all, start")
     start = time.perf_counter()

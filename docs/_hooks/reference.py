@@ -3,7 +3,7 @@
 A page asks for a part with a line `<!-- generated: NAME -->`; the hook replaces it with
 markdown made from the engine's registries (patterns, scorers, rules, bots), the
 language's key declarations (`dicecup.language.keys`) and the hook specifications
-(`dicecup.language.hookspecs`), so those pages cannot drift from the code. An unknown
+(`dicecup.language.hookspecs`, its `CONTRACT` included), so those pages cannot drift from the code. An unknown
 NAME fails the build.
 """
 
@@ -218,9 +218,7 @@ def _hookspecs() -> Iterable[tuple[str, Callable[..., Any]]]:
 def hook_contract() -> str:
     from dicecup.language import hookspecs
 
-    doc = inspect.getdoc(hookspecs) or ""
-    start = doc.find("The contract")  # the module docstring's part about the contract, to its end
-    return _rst(doc[start:] if start >= 0 else doc)
+    return _rst(hookspecs.CONTRACT)
 
 
 def _hook_section(registration: bool) -> str:
