@@ -150,9 +150,9 @@ def test_advise_from_a_cached_table_in_a_terminal_draws_no_bar(tmp_path):
 
 def test_flags_show_no_value_type_in_help():
     piped = cli("score", "--help").stdout
-    assert "--first-roll" in piped and "<bool>" not in piped and "<str>" in piped
+    assert "--first-roll  " in piped and "BOOLEAN" not in piped and "--variant TEXT" in piped
     terminal = _in_a_terminal("score", "--help")
-    assert "first-roll" in terminal and "<bool>" not in terminal and "str" in terminal and "╭" in terminal
+    assert "first-roll" in terminal and "BOOLEAN" not in terminal and "TEXT" in terminal and "╭" in terminal
 
 
 def test_play_help_lists_every_registered_bot():
@@ -182,7 +182,7 @@ USAGE_ERRORS = [
     (("play", "-v", "yacht", "--pace", "nan"), "error: --pace: 'nan' is not a number"),
     (("play", "-v", "yacht", "--pace", "inf"), "error: --pace: must be at most 60, got inf"),  # no sleep forever
     (("frobnicate",), "error: no such command 'frobnicate' (see `dicecup --help`)"),
-    (("show", "-v", "yacht", "extra"), "error: got unexpected extra argument(s) (extra)"),
+    (("show", "-v", "yacht", "extra"), "error: got unexpected extra argument"),
 ]
 
 

@@ -17,7 +17,7 @@ from ..language.model import Variant
 from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
 from ..simulate.plot import check_plot_path, terminal_histogram, write_png
-from .base import BOTS, OptionOpt, QuietOpt, VariantOpt, app, console, fail, get_engine, load_variant
+from .base import BOTS, Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
 from .clustering import ClusterOpt
 from .progress import check_games, reporting
 from .solving import load_solution
@@ -191,11 +191,21 @@ def simulate(
         ),
     ] = "optimal",
     games: Annotated[
-        int, typer.Option("--games", "-n", help=f"Number of games to play (1 .. {MAX_GAMES:,}); memory stays flat.")
+        int,
+        typer.Option(
+            "--games",
+            "-n",
+            click_type=Whole(),
+            help=f"Number of games to play (1 .. {MAX_GAMES:,}); memory stays flat.",
+        ),
     ] = 1000,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", help="Random seed: the same seed gives the same games. Default: a fresh one, printed."),
+        typer.Option(
+            "--seed",
+            click_type=Whole(),
+            help="Random seed: the same seed gives the same games. Default: a fresh one, printed.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every figure as JSON instead of tables.")] = False,
     plot: Annotated[
@@ -220,7 +230,7 @@ def simulate(
         float,
         typer.Option(
             "--max-seconds",
-            min=1,
+            click_type=Number(1),
             help="Refuse a run the game-by-game simulator would take longer than this for, by its second game.",
         ),
     ] = MAX_ENGINE_SECONDS,
