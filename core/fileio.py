@@ -16,18 +16,23 @@ from .errors import DicecupError, shown_path
 __all__ = [
     "FileError",
     "MissingFile",
-    "read_bytes",
-    "read_text",
-    "open_regular",
+    "decode",
     "kind_of",
+    "open_descriptor",
+    "open_regular",
+    "read_bytes",
+    "read_open",
+    "read_text",
     "write_atomic",
     "write_atomic_with",
+    "write_new",
     "TEMP_SUFFIX",
 ]
 
-#: Temporary files are named `.NAME.PID.TOKEN.dicecup-tmp` next to their destination.
+#: Temporary files are named `.PID.TOKEN.dicecup-tmp` in their destination's folder: short, whatever the
+#: destination's name, so any name the file system allows can be written.
 TEMP_SUFFIX = ".dicecup-tmp"
-_TEMP_MIDDLE = re.compile(r"(\d+)\.[0-9a-f]{8}")  # PID.TOKEN
+_TEMP_NAME = re.compile(r"\.(\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX))  # .PID.TOKEN.dicecup-tmp
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL
@@ -93,10 +98,18 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file", follo
     Anything else (missing, a directory, a FIFO, a device, too big; a symbolic link where `follow_symlinks` is
     False) is a FileError that names the file.
     """
-    fd = _open(path, limit, what, follow_symlinks, os.O_RDONLY)
+    fd = open_descriptor(path, limit=limit, what=what, follow_symlinks=follow_symlinks)
     try:
-        chunks: list[bytes] = []
-        left = limit + 1
+        return read_open(fd, path, limit=limit, what=what)
+    finally:
+        os.close(fd)
+
+
+def read_open(fd: int, path: str | os.PathLike, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of the open file `fd` (of `path`) from where it stands, at most `limit` (FileError beyond)."""
+    chunks: list[bytes] = []
+    left = limit + 1
+    try:
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
             if not chunk:
@@ -105,8 +118,6 @@ def read_bytes(path: str | os.PathLike, *, limit: int, what: str = "file", follo
             left -= len(chunk)
     except OSError as exc:
         raise _os_error(path, exc, "read") from None
-    finally:
-        os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:
         raise FileError(path, f"grew beyond {_size(limit)} while being read; a {what} must be smaller")
@@ -118,7 +129,9 @@ def open_regular(
 ) -> BinaryIO:
     """The regular file `path` of at most `limit` bytes opened in binary (for reading and writing where
     `writable`), checked and opened as `read_bytes` reads: never blocking on a FIFO, never a device."""
-    fd = _open(path, limit, what, follow_symlinks, os.O_RDWR if writable else os.O_RDONLY)
+    fd = open_descriptor(
+        path, os.O_RDWR if writable else os.O_RDONLY, limit=limit, what=what, follow_symlinks=follow_symlinks
+    )
     try:
         if getattr(os, "O_NONBLOCK", 0):
             os.set_blocking(fd, True)  # a regular file: reads and writes may wait for the disk again
@@ -128,7 +141,14 @@ def open_regular(
         raise _os_error(path, exc, "open") from None
 
 
-def _open(path: str | os.PathLike, limit: int, what: str, follow_symlinks: bool, access: int) -> int:
+def open_descriptor(
+    path: str | os.PathLike,
+    access: int = os.O_RDONLY,
+    *,
+    limit: int,
+    what: str = "file",
+    follow_symlinks: bool = True,
+) -> int:
     """A descriptor of the regular file `path` (at most `limit` bytes), opened without blocking; the file is
     checked before it is opened (opening a FIFO or a device can block or have effects) and again after (the
     file opened may not be the one checked)."""
@@ -143,7 +163,7 @@ def _open(path: str | os.PathLike, limit: int, what: str, follow_symlinks: bool,
     try:
         fd = os.open(path, flags)  # O_NONBLOCK: a FIFO swapped in after the check cannot hang us
     except OSError as exc:
-        raise _os_error(path, exc, "read") from None
+        raise _os_error(path, exc, "read" if access & (os.O_WRONLY | os.O_RDWR) == 0 else "open for writing") from None
     try:
         _check_regular(path, os.fstat(fd), limit, what)
     except BaseException:
@@ -159,7 +179,7 @@ def read_text(path: str | os.PathLike, *, limit: int, what: str = "file", follow
     `follow_symlinks` is False) is a FileError that names the file and, for bad bytes, their line and column,
     never the bytes.
     """
-    return _decode(path, read_bytes(path, limit=limit, what=what, follow_symlinks=follow_symlinks), what)
+    return decode(path, read_bytes(path, limit=limit, what=what, follow_symlinks=follow_symlinks), what)
 
 
 def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what: str) -> None:
@@ -176,8 +196,9 @@ def _check_regular(path: str | os.PathLike, st: os.stat_result, limit: int, what
         raise FileError(path, f"is {_size(st.st_size)}; a {what} may be at most {_size(limit)}")
 
 
-def _decode(path: str | os.PathLike, data: bytes, what: str) -> str:
-    """Strict UTF-8 without NUL; the error gives the line and column of the first bad byte."""
+def decode(path: str | os.PathLike, data: bytes, what: str) -> str:
+    """`data` read from `path` as strict UTF-8 without NUL; the FileError gives the line and column of the first
+    bad byte, never the bytes."""
     nul = data.find(b"\0")
     try:
         text = data.decode("utf-8")
@@ -211,9 +232,15 @@ def write_atomic_with(path: str | os.PathLike, write: Callable[[BinaryIO], objec
     twice in memory).
     A symlink's target is replaced and the symlink kept; the old file's permission bits are
     kept. The temporary file is named after this process, removed on any error, and the stale
-    temporary files of dead writers of the same destination are removed first. A destination
-    that is not a regular file, or lies in no folder, is a FileError; a failed write an OSError.
+    temporary files of dead writers in that folder are removed first. A destination that is not
+    a regular file, or lies in no folder, is a FileError; a failed write an OSError.
     """
+    os.close(write_new(path, write))
+
+
+def write_new(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> int:
+    """`write_atomic_with`, returning a descriptor of the new file open for writing, at its end (the caller
+    closes it)."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     if not folder.is_dir():
@@ -226,36 +253,39 @@ def write_atomic_with(path: str | os.PathLike, write: Callable[[BinaryIO], objec
         raise _os_error(path, exc, "write") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise FileError(path, f"is {_kind(st.st_mode)}; it was not replaced")
-    _remove_stale(target)
-    tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    _remove_stale(folder)
+    tmp = folder / f".{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666  # a new file gets 0o666 less the umask
+    fd = -1
     try:
         fd = os.open(tmp, _WRITE_FLAGS, mode)
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(os.dup(fd), "wb") as fh:
             if st is not None and hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)  # exactly the old bits, whatever the umask
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+        os.lseek(fd, 0, os.SEEK_END)  # where `write` stopped may not be the end (a zip writer seeks back)
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         tmp.unlink(missing_ok=True)
         raise
     _sync_folder(folder)
+    return fd
 
 
-def _remove_stale(target: Path) -> None:
-    """Delete temporary files of `target` left by writers that no longer run (killed mid-write)."""
-    prefix = f".{target.name}."
-    for tmp in target.parent.glob(f"{_glob_escape(prefix)}*{TEMP_SUFFIX}"):
-        found = _TEMP_MIDDLE.fullmatch(tmp.name[len(prefix) : -len(TEMP_SUFFIX)])
+def _remove_stale(folder: Path) -> None:
+    """Delete the temporary files in `folder` of writers that no longer run (killed mid-write)."""
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return
+    for name in names:
+        found = _TEMP_NAME.fullmatch(name)
         if found and not _alive(int(found.group(1))):
-            tmp.unlink(missing_ok=True)
-
-
-def _glob_escape(text: str) -> str:
-    """`text` with glob wildcards made literal (a file may be called `[1].json`)."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+            (folder / name).unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:

@@ -132,8 +132,9 @@ def _in_a_terminal(*args: str, cache: Path | None = None) -> str:
 
 
 def test_a_solve_in_a_terminal_shows_its_progress_bar(tmp_path):
-    """Solving in a terminal draws the bar (its phase and states done of all), then erases it."""
-    out = _in_a_terminal("solve", "-v", "yacht", "--no-cache", cache=tmp_path)
+    """Solving in a terminal draws the bar (its phase and states done of all) once the work has lasted
+    `APPEAR_SECONDS`, then erases it; a solve of yatzy takes a few seconds."""
+    out = _in_a_terminal("solve", "-v", "yatzy", "--no-cache", cache=tmp_path)
     assert "solving" in out
     assert re.search(r"\d+/\d+", out)  # states done of all, rich's MofNCompleteColumn
     assert "optimal expected score" in out

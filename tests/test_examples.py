@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from _saves import moves
 from conftest import BUILTIN_VARIANTS, FAMILY_VARIANTS
 
 from dicecup import Engine, GameState, RuleAction, SaveError, VariantError
@@ -326,11 +327,9 @@ def test_the_terminal_game_offers_double(double_down_path, tmp_path):
     assert "double ...    make the box you score this turn count double" in out  # `?` lists the rule's verb
     assert "You may also double" in out and "Double down: 1 left this game (type double)" in out
     assert "You double." in out and "you cannot double now" in out  # a second double is refused
-    saved = json.loads((tmp_path / "game.json").read_text())["game"]
-    roll, declared, score = saved["history"][:3]  # then the next turn's first roll
+    roll, declared, score = moves(tmp_path / "game.json")[:3]  # the save's moves; then the next turn's first roll
     assert declared == ["rule", "double_down", "double", None] and score == ["score", "chance"]
-    assert saved["cards"][0]["scores"]["chance"] == 2 * sum(roll[1])
-    assert f"You score {2 * sum(roll[1])} in Chance." in out  # second person, not "you scores"
+    assert f"You score {2 * sum(roll[1])} in Chance." in out  # doubled; second person, not "you scores"
 
 
 def test_show_describes_yahtzee_double(double_down_path):

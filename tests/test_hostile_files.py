@@ -8,7 +8,6 @@ bound, and atomic writes that leave the whole old file or the whole new one.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -19,9 +18,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _saves import header, reseal
 
-from dicecup import GameState, SaveError, VariantError
+from dicecup import DicecupError, GameState, SaveError, VariantError
 from dicecup.fileio import TEMP_SUFFIX, FileError, read_text, write_atomic, write_atomic_with
+from dicecup.game.saving import VariantFileNeeded
 from dicecup.terminal import savefile
 from dicecup.terminal.session import Seat
 
@@ -242,7 +243,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
 
     monkeypatch.setattr(os, "replace", record)
     write_atomic(path, "new")
-    assert names[0].startswith(f".save.json.{os.getpid()}.") and names[0].endswith(TEMP_SUFFIX)
+    assert names[0].startswith(f".{os.getpid()}.") and names[0].endswith(TEMP_SUFFIX) and len(names[0]) < 40
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="No space left"):
         write_atomic(path, "newer")
@@ -254,9 +255,9 @@ def test_stale_temporary_files_of_dead_writers_are_removed(tmp_path):
     path = write(tmp_path / "save.json", "old")
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)
-    stale = write(tmp_path / f".save.json.{dead_pid}.0badc0de{TEMP_SUFFIX}", "half")
-    alive = write(tmp_path / f".save.json.{os.getppid()}.0badc0de{TEMP_SUFFIX}", "in progress")
-    other = write(tmp_path / f".save.json.5.{dead_pid}.0badc0de{TEMP_SUFFIX}", "another file's")  # `save.json.5`
+    stale = write(tmp_path / f".{dead_pid}.0badc0de{TEMP_SUFFIX}", "half")
+    alive = write(tmp_path / f".{os.getppid()}.0badc0de{TEMP_SUFFIX}", "in progress")
+    other = write(tmp_path / f"notes.{dead_pid}.0badc0de{TEMP_SUFFIX}", "not ours")  # not a temporary file's name
     write_atomic(path, "new")
     assert not stale.exists()
     assert alive.exists() and other.exists()
@@ -305,8 +306,8 @@ def test_resume_of_a_file_that_is_no_save(engine, tmp_path, make):
 
 
 def test_resume_of_a_huge_or_deeply_nested_save(engine, tmp_path):
-    big = write(tmp_path / "big.json", b" " * (17 << 20))
-    with pytest.raises(SaveError, match=r"is 17\.0 MiB .*; a saved game may be at most 16\.0 MiB"):
+    big = write(tmp_path / "big.json", b" " * (33 << 20))
+    with pytest.raises(SaveError, match=r"is 33\.0 MiB .*; a saved game may be at most 32\.0 MiB"):
         savefile.load(big, engine)
     deep = write(tmp_path / "deep.json", "[" * 100_000 + "]" * 100_000)
     with pytest.raises(SaveError, match="JSON nested too deeply"):
@@ -470,33 +471,36 @@ def test_a_merge_of_a_non_mapping_is_refused(tmp_path):
 # ---------------------------------------------------------------------------- saves whose variant source was tampered
 
 
-def _saved_game(engine, tmp_path: Path) -> tuple[Path, dict]:
-    """A saved game (as `dicecup play --save` writes it) of a variant file, and its JSON."""
+def _saved_game(engine, tmp_path: Path) -> tuple[Path, Path]:
+    """A saved game (as `dicecup play --save` writes it) of a variant file, and that file."""
     variant = write(tmp_path / "tiny.yaml", TINY)
     save = tmp_path / "game.json"
     state = GameState.new(engine.load_file(variant), ["ann"])
     savefile.save(save, savefile.SavedGame(state, (Seat("ann"),), random.Random(1)))
-    assert savefile.load(save, engine).state == state
-    data = json.loads(save.read_text())
-    assert data["game"]["source"] == str(variant.resolve())
-    return save, data
+    assert savefile.load(save, engine, variant).state == state
+    assert header(save)["source"] == str(variant.resolve())  # named, to say which file to pass
+    return save, variant
 
 
 @pytest.mark.parametrize("case", ["huge", "binary", "directory", "fifo", "dev_zero"])
-def test_resume_with_a_tampered_source(engine, tmp_path, case):
-    save, data = _saved_game(engine, tmp_path)
+def test_a_save_never_reads_the_variant_file_it_names(engine, tmp_path, case):
+    """A save names its variant file; the file is read only when the user passes it (--variant FILE)."""
+    save, _ = _saved_game(engine, tmp_path)
     make, words, _ = HOSTILE[case]
-    data["game"]["source"] = "/dev/zero" if case == "dev_zero" else str(make(tmp_path / "evil"))
-    save.write_text(json.dumps(data))
-    with pytest.raises(SaveError) as err:
+    evil = "/dev/zero" if case == "dev_zero" else str(make(tmp_path / "evil"))
+    reseal(save, lambda lines: [{**lines[0], "source": evil}, *lines[1:]])
+    with pytest.raises(VariantFileNeeded) as err:
         savefile.load(save, engine)
-    if case == "dev_zero":  # not a .yaml path: refused before anything is opened
-        assert str(err.value) == f"{save}: save file key 'source' must name a variant .yaml file, got '/dev/zero'"
-        assert cli_fails("resume", str(save)).strip() == f"error: {err.value}"
-        return
-    assert str(err.value).startswith(f"{save}: the save's variant 'tiny' cannot be loaded: ")
-    assert words in str(err.value) and SECRET not in str(err.value)
-    assert cli_fails("resume", str(save)).startswith(f"error: {save}: the save's variant 'tiny' cannot be loaded")
+    assert str(err.value).startswith(f"{save}: the save's variant 'tiny' is neither built in nor installed")
+    assert f"the save names the file {evil!r}" in str(err.value) and SECRET not in str(err.value)
+    for command in ("resume", "review"):
+        line = cli_fails(command, str(save))
+        assert f"--variant {evil}" in line and SECRET not in line  # the command that would load it, spelled out
+    with pytest.raises(DicecupError) as err:  # passed by the user: read through the bounded reader
+        savefile.load(save, engine, evil)
+    assert SECRET not in str(err.value)
+    if case != "dev_zero":
+        assert words in str(err.value)
 
 
 # ---------------------------------------------------------------------------- extends

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _saves import moves
 from conftest import FAMILY_VARIANTS
 from rich.console import Console
 from test_play import Script
@@ -531,7 +532,7 @@ def test_yamb_killed_mid_announcement_resumes_exactly(tmp_path: Path):
         history: list = []
         while time.monotonic() < deadline:
             try:
-                history = json.loads(save.read_text())["game"]["history"]
+                history = moves(save)
             except (OSError, ValueError, KeyError):
                 history = []
             if history and history[-1] == ["rule", "announced", "announce", "announce.fives"]:

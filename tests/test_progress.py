@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import tracemalloc
 
 import numpy as np
@@ -305,3 +306,29 @@ def test_check_games_takes_only_whole_counts():
     with pytest.raises(DicecupError, match="whole number"):
         cli_progress.check_games("--games", 0, 10)
     cli_progress.check_games("--games", 10, 10)
+
+
+def test_quick_work_draws_no_bar_and_slow_work_does():
+    """Work done before the bar's delay leaves the terminal untouched (no flicker); work that lasts longer
+    brings the bar up with its rows, and closing takes it away."""
+    quick = cli_progress.Bar("working", appear=5.0)
+    quick.hold()
+    quick.start("solving", 10, "layers")
+    quick.advance(10)
+    quick.done()
+    quick.close()
+    assert quick.bar is None and quick.timer is None
+
+    slow = cli_progress.Bar("working", appear=0.05)
+    slow.hold()
+    slow.start("solving", 10, "layers")
+    deadline = time.monotonic() + 10
+    while slow.bar is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert slow.bar is not None  # brought up by the timer
+    assert [t.description for t in slow.bar.tasks] == ["solving"]
+    slow.advance(4)
+    slow.done()
+    assert [t.description for t in slow.bar.tasks] == ["working"]  # the held row, between tasks
+    slow.close()
+    assert slow.bar is None

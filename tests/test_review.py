@@ -231,16 +231,23 @@ def test_a_match_of_two_games_and_its_plot(oracles, tmp_path):
         "--seed", "3", "--save", str(path), "-q",
     )  # fmt: skip
     png = tmp_path / "review.png"
-    data = validated(ok("review", str(path), "--json", "--plot", str(png)))
+    assert f"--variant {variant_file}" in one_error("review", str(path))  # a save never reads its variant file
+    data = validated(ok("review", str(path), "--json", "--plot", str(png), "--variant", str(variant_file)))
     assert {d["round"] for d in data["decisions"]} == {1, 2}
     assert data["players"][0]["total_loss"] == 0.0 and data["players"][1]["total_loss"] > 0
     assert data["worst"] and all(d["player"] == "R" for d in data["worst"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-    text = ok("review", str(path), "--all")
+    text = ok("review", str(path), "--all", "-v", str(variant_file))
     assert text.count("\n│ O ") + text.count("\n│ R ") >= len(data["decisions"])  # every decision listed
     assert one_error("review", str(path), "--plot", str(tmp_path / "review.txt")).startswith(
         "error: --plot writes a PNG image"
     )
+    before = png.read_bytes()  # an existing plot is replaced only when asked, as --save's file
+    assert "pass --overwrite to replace it" in one_error(
+        "review", str(path), "--plot", str(png), "-v", str(variant_file)
+    )
+    assert png.read_bytes() == before
+    ok("review", str(path), "--plot", str(png), "-v", str(variant_file), "--overwrite")
 
 
 # ---------------------------------------------------------------------------- refusals
@@ -256,9 +263,8 @@ def test_a_variant_beyond_the_exact_solver_is_refused_with_the_reason(tmp_path):
 
 
 def _tampered(tmp_path: Path, good: Path) -> Path:
-    data = json.loads(good.read_text())
-    data["game"]["cards"][0]["scores"]["chance"] = 28  # scored 29
-    (tmp_path / "tampered.json").write_text(json.dumps(data))
+    text = good.read_text().replace('["roll",[6,6,6,6,5]]', '["roll",[6,6,6,6,6]]')  # a yahtzee rolled instead
+    (tmp_path / "tampered.json").write_text(text)
     return tmp_path / "tampered.json"
 
 
@@ -269,7 +275,7 @@ def _fifo(tmp_path: Path, good: Path) -> Path:
 
 def _huge(tmp_path: Path, good: Path) -> Path:
     with open(tmp_path / "huge.json", "wb") as fh:
-        fh.truncate(17 << 20)  # sparse: no 17 MiB written
+        fh.truncate(33 << 20)  # sparse: no 33 MiB written
     return tmp_path / "huge.json"
 
 
@@ -282,11 +288,11 @@ def _write(name: str, text: str):
 
 
 BAD_SAVES = {
-    "tampered": (_tampered, "does not match the game its moves replay"),
-    "truncated": (_write("cut.json", lambda t: t[: len(t) // 2]), "invalid JSON"),
+    "tampered": (_tampered, "line 3 does not match its checksum"),
+    "truncated": (_write("cut.json", lambda t: t[: len(t) // 2]), "the save holds no dice generator"),
     "not JSON": (_write("notes.json", "my yahtzee notes"), "invalid JSON at line 1, column 1"),
     "not a save": (_write("other.json", '{"format": "something/else"}'), "not a dicecup saved game"),
-    "huge": (_huge, "a saved game may be at most 16.0 MiB"),
+    "huge": (_huge, "a saved game may be at most 32.0 MiB"),
     "a directory": (lambda tmp_path, good: tmp_path, "a directory"),
     "a FIFO": (_fifo, "a named pipe (FIFO)"),
     "missing": (lambda tmp_path, good: tmp_path / "nowhere.json", "no such file"),

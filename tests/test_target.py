@@ -189,7 +189,7 @@ def test_target_bot_specs(solved):
     assert engine.make_bot("target:30").name == "target:30"
     for spec, message in [
         ("target", "bot target needs its T: write bot:target:T"),
-        ("target:x", "bot:target:x: the target must be a whole number"),
+        ("target:x", r"bot:target:T: the target must be a whole number of points \(e.g. 300\), got 'x'"),
     ]:
         with pytest.raises(DicecupError, match=message):
             engine.make_bot(spec)

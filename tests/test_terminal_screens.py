@@ -385,7 +385,10 @@ def variant_boxes(variant: str) -> tuple[str, ...]:
 
 
 def _plain(raw: bytes) -> str:
-    return ANSI.sub("", raw.decode("utf-8", "replace"))
+    """The text as a terminal leaves it: colours and cursor moves off, and of a line drawn over after a
+    carriage return (a transient progress bar, then what replaced it), what was drawn last."""
+    lines = ANSI.sub("", raw.decode("utf-8", "replace")).split("\n")
+    return "\n".join(next((part for part in reversed(line.split("\r")) if part), "") for line in lines)
 
 
 @pytest.mark.parametrize(

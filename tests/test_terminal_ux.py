@@ -4,11 +4,11 @@ compact screen's size, the bots' pace, the coach, and the wording of the prompts
 from __future__ import annotations
 
 import io
-import json
 import random
 import re
 
 import pytest
+from _saves import header, state
 from _solver_helpers import tiny_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -148,9 +148,8 @@ def test_rematch_same_players_new_dice_saved_next_to_the_game(tmp_path, cli_buil
     assert "Rematch with the same players and new dice? [y/N; c: the cards]" in out
     rematch = tmp_path / "g-2.json"
     assert f"The rematch is saved in {rematch}" in " ".join(out.split())
-    first, second = json.loads(save.read_text()), json.loads(rematch.read_text())
-    assert first["game"]["over"] is True and second["game"]["over"] is False  # the finished game is kept
-    assert [s["kind"] for s in second["seats"]] == ["human", "bot:greedy"]
+    assert state(save).over is True and state(rematch).over is False  # the finished game is kept
+    assert [s["kind"] for s in header(rematch)["seats"]] == ["human", "bot:greedy"]
     assert out.count("ann: turn 1 of 12") == 2 and out.count("Winner") == 1
     games = out.split("Rematch with the same players")
     firsts = [re.findall(r"#\d: (\d)", game)[:5] for game in games]
@@ -400,12 +399,12 @@ def test_bot_turn_lines_break_between_moves_on_a_terminal(engine):
 
 
 def test_undo_is_saved_and_resume_continues_from_it(tmp_path, cli_builtins):
-    """A --save game is rewritten after an undo: the save holds the position before the score, its dice."""
+    """An undo takes the score back out of a --save file: the save holds the position before the score, its dice."""
     save = tmp_path / "g.json"
     result = run("play", "-v", "yacht", "-p", "ann", "--seed", "6", "--save", str(save), input="s choice\nundo\n")
     assert result.exit_code == 2 and "Undone: your " in result.stdout
-    saved = json.loads(save.read_text())["game"]
-    assert saved["cards"][0]["scores"] == {} and len(saved["history"]) == 1  # the first roll only
+    saved = state(save)
+    assert saved.cards[0].scores == {} and len(saved.history) == 1  # the first roll only
     resumed = run("resume", str(save), input="s choice\nq\n")
     assert resumed.exit_code == 0, resumed.output
-    assert json.loads(save.read_text())["game"]["cards"][0]["scores"].keys() == {"choice"}
+    assert state(save).cards[0].scores.keys() == {"choice"}

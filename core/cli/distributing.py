@@ -13,6 +13,7 @@ from ..language.describe import options_text
 from ..language.dice import parse_dice
 from .advising import parse_card
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 from .solving import load_solution
 
@@ -72,15 +73,16 @@ def distribution_cmd(
         Path | None, typer.Option("--plot", help="Write the distribution as a PNG image to this file.")
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """The exact distribution of the final score when the solver's optimal strategy plays on (no sampling):
     every score's probability, mean, sd, median, mode, percentiles and P(score >= t)."""
     try:  # every argument is checked before the solver's table is loaded (or solved)
         from ..simulate.distribution import check_variant, distribution
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
         if plot is not None:  # before any work: a path that cannot be written, matplotlib missing
-            check_plot_path(plot)
+            plot_path(plot, overwrite)
             pyplot("for the tables alone")
         v = load_variant(variant, option)
         the_card = parse_card(card, v)

@@ -17,6 +17,7 @@ import typer
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
 
 __all__ = ["match_cmd", "MATCH_BOTS", "MAX_GAMES"]
@@ -71,6 +72,7 @@ def match_cmd(
         ),
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Head-to-head play of bot:win and bot:optimal: each player's share of the wins (ties shared) with its
     95% confidence interval, and its mean score."""
@@ -78,7 +80,7 @@ def match_cmd(
     try:
         with reporting(quiet or as_json, f"match of {variant}") as told:
             from ..simulate.matches import play_matches, player_figures
-            from ..simulate.plot import check_plot_path, pyplot
+            from ..simulate.plot import pyplot
             from ..simulate.win import check_win, planner_for
 
             kinds = read_lineup(player)
@@ -86,7 +88,7 @@ def match_cmd(
             if not 0 <= seed < 2**63:
                 raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {shown(seed)}")
             if plot is not None:
-                check_plot_path(plot)
+                plot_path(plot, overwrite)
                 pyplot("for the table alone")
             v = load_variant(variant, option)
             check_win(v)

@@ -1,28 +1,32 @@
-"""CLI commands `play` and `resume`: the terminal game, saved after every action when asked."""
+"""CLI commands `play` and `resume`: the terminal game, its save brought up to date after every action when
+asked (`savefile.Recorder`: one line appended per move)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import random
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from attrs import evolve
 from rich.text import Text
 
 from ..errors import DicecupError
+from ..game.saving import VariantFileNeeded
 from ..game.state import GameState
 from ..terminal.cards import card_rows
-from ..terminal.savefile import SavedGame
+from ..terminal.savefile import Journaled, Recorder, SavedGame, TrackedRandom
 from ..terminal.savefile import load as load_saved_game
-from ..terminal.savefile import save as save_game
+from ..terminal.savefile import read as read_saved_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View
 from .advising import read_objectives
 from .base import BOTS, Number, OptionOpt, VariantOpt, Whole, app, cli_errors, console, get_engine, load_variant, number
+from .outputs import OverwriteOpt, output_path
 from .preparing import prepare_bots
 from .solving import hint_advisor, hint_ranking
 
@@ -63,6 +67,7 @@ def _run(
     saved: SavedGame,
     save_path: Path | None,
     *,
+    recorder: Recorder | None = None,
     quiet: bool,
     as_json: bool,
     coach: bool = False,
@@ -97,31 +102,57 @@ def _run(
             why = str(exc).removeprefix(f"{state.variant.id}: ")  # the variant is named once
             view.say(f"Coaching is unavailable for {state.variant.id}: {why}", "yellow")
             coach = False
+    if recorder is not None and recorder.settings != (saved.hints, saved.objectives):
+        _close(recorder)  # the hints asked for on resuming differ from the save's: it is written again with them
+        recorder = None
     while True:
-        final = _play_one(
-            saved,
-            save_path,
-            view,
-            advisor,
-            quiet=quiet,
-            as_json=as_json,
-            coach=coach,
-            pace=pace,
-            ranking=ranking,
-            pauses=pauses and sys.stdin.isatty(),  # piped input has nobody to wait for
-            make_bot=make_bot,
-        )
+        if save_path is not None and recorder is None:
+            recorder = _recorder(save_path, saved)
+        try:
+            final = _play_one(
+                saved,
+                recorder,
+                view,
+                advisor,
+                quiet=quiet,
+                as_json=as_json,
+                coach=coach,
+                pace=pace,
+                ranking=ranking,
+                pauses=pauses and sys.stdin.isatty(),  # piped input has nobody to wait for
+                make_bot=make_bot,
+            )
+        finally:
+            if recorder is not None:
+                _close(recorder)
+        recorder = None
         if final is None:
             return
         if as_json or not final.rematch():
             return
-        rng = random.Random(saved.rng.getrandbits(64))  # a new seed, drawn from the last game's dice
+        rng = TrackedRandom(saved.rng.getrandbits(64))  # a new seed, drawn from the last game's dice
         rounds = final.state.rounds - final.state.replays
         saved = evolve(saved, state=GameState.new(state.variant, list(state.players), rounds), rng=rng)
         make_bot = prepare_bots(state.variant, seats, engine, rng, quiet or as_json)  # kept tables: loaded
         if save_path is not None:
             save_path = _next_free(save_path)
             view.say(f"The rematch is saved in {save_path}.", soft_wrap=True)
+
+
+def _recorder(path: Path, saved: SavedGame) -> Recorder:
+    """A new save at `path` that follows the game (DicecupError when it cannot be written)."""
+    try:
+        return Recorder.start(path, saved)
+    except OSError as exc:
+        raise DicecupError(f"cannot save the game to {path}: {exc.strerror or exc}") from None
+
+
+def _close(recorder: Recorder) -> None:
+    """Close the save (its last lines flushed to disk); DicecupError when that fails."""
+    try:
+        recorder.close()
+    except OSError as exc:
+        raise DicecupError(f"cannot save the game to {recorder.path}: {exc.strerror or exc}") from None
 
 
 def _next_free(path: Path) -> Path:
@@ -137,7 +168,7 @@ def _next_free(path: Path) -> Path:
 
 def _play_one(
     saved: SavedGame,
-    save_path: Path | None,
+    recorder: Recorder | None,
     view: View,
     advisor: Any,
     *,
@@ -152,11 +183,14 @@ def _play_one(
     """One game to its end (its session, for the rematch question); None when the player quit."""
     state, seats, rng = saved.state, saved.seats, saved.rng
     console = view.console
+    save_path = None if recorder is None else recorder.path
 
     def on_change(new: GameState) -> None:
-        if save_path is not None:
+        if recorder is not None:
+            # on disk (fsync) before a player is asked: a decision seen is never lost
+            asks = not new.over and not new.is_chance and seats[new.current].is_human
             try:
-                save_game(save_path, evolve(saved, state=new))
+                recorder.record(new, sync=asks)
             except OSError as exc:
                 raise DicecupError(f"cannot save the game to {save_path}: {exc.strerror or exc}") from None
 
@@ -209,12 +243,17 @@ def _play_one(
 
 def _check_save_target(path: Path, overwrite: bool) -> None:
     """Refuse to clobber an existing file unless told to; say what the file holds."""
-    if not path.exists() or overwrite:
-        if not path.parent.is_dir():
-            raise DicecupError(f"--save {path}: the folder {path.parent} does not exist")
-        return
+    output_path("--save", path, overwrite, refuse=_refuse_save)
+
+
+def _refuse_save(path: Path) -> NoReturn:
+    """The refusal to replace the existing file `path` with a new game, saying what it holds."""
     try:
         found = load_saved_game(path, get_engine())
+    except VariantFileNeeded as exc:
+        raise DicecupError(
+            f"--save {path} already holds a saved {exc.variant_id} game; pass --overwrite to replace it"
+        ) from None
     except DicecupError:
         raise DicecupError(
             f"--save {path}: the file exists and is not a dicecup saved game; nothing was written (pick another file)"
@@ -225,6 +264,45 @@ def _check_save_target(path: Path, overwrite: bool) -> None:
     raise DicecupError(
         f"--save {path} already holds an unfinished {vid} game; "
         f"continue it with `dicecup resume {path}`, or pass --overwrite to start a new one there"
+    )
+
+
+SaveVariantOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--variant",
+        "-v",
+        help="The variant file the game was played with (a save names it but never reads it by itself); "
+        "or a variant id: refuse the save unless it is of that variant.",
+    ),
+]
+
+
+def variant_file(value: str | None) -> tuple[Path | None, str | None]:
+    """--variant of a saved game: a variant file to load it with, or an id it must be of."""
+    if value is not None and value.endswith((".yaml", ".yml")):
+        return Path(value), None
+    return None, value
+
+
+def read_save(command: str, path: Path, variant: Path | None) -> Journaled:
+    """The saved game at `path` read (not replayed), refused with the command to type when it needs its
+    variant file."""
+    try:
+        return read_saved_game(path, get_engine(), variant)
+    except VariantFileNeeded as exc:
+        raise variant_file_needed(command, path, exc) from None
+
+
+def variant_file_needed(command: str, path: Path, exc: VariantFileNeeded) -> DicecupError:
+    """The refusal of a save of a variant file, with the command that loads it when the file's name is plain."""
+    source = exc.source
+    if not source or not source.isprintable() or len(source) > 300:
+        return DicecupError(f"{exc}")
+    return DicecupError(
+        f"{path}: the game was played with the variant file {source} (variant {exc.variant_id!r}), and a save "
+        f"never reads a variant file by itself (a save from elsewhere could name any file); to load it, pass it: "
+        f"dicecup {command} {shlex.quote(str(path))} --variant {shlex.quote(source)}"
     )
 
 
@@ -301,9 +379,10 @@ def play(
         int | None, typer.Option(click_type=Whole(1), help="Games in the match (default: the variant's rule).")
     ] = None,
     save: Annotated[
-        Path | None, typer.Option("--save", help="Save the game to this JSON file after every action.")
+        Path | None,
+        typer.Option("--save", help="Save the game to this file as it goes (one line appended per move)."),
     ] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Let --save replace an existing file.")] = False,
+    overwrite: OverwriteOpt = False,
     hints: HintsOpt = False,
     objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
@@ -319,17 +398,23 @@ def play(
     if save is not None:
         _check_save_target(save, overwrite)
     state = GameState.new(v, [s.name for s in seats], rounds)
-    game = SavedGame(state, seats, random.Random(seed), hints)
-    _run(game, save, quiet=quiet, as_json=as_json, coach=coach, pace=pace, objectives=objective, pauses=not no_handover)
+    _run(
+        SavedGame(state, seats, TrackedRandom(seed), hints),
+        save,
+        quiet=quiet,
+        as_json=as_json,
+        coach=coach,
+        pace=pace,
+        objectives=objective,
+        pauses=not no_handover,
+    )
 
 
 @app.command()
 @cli_errors
 def resume(
     file: Annotated[Path, typer.Argument(help="A file written by `dicecup play --save`.")],
-    variant: Annotated[
-        str | None, typer.Option("--variant", "-v", help="Refuse the save unless it is of this variant.")
-    ] = None,
+    variant: SaveVariantOpt = None,
     hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
     objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
@@ -339,25 +424,41 @@ def resume(
     as_json: GameJsonOpt = False,
 ) -> None:
     """Continue a saved game exactly where it stopped (same dice to come)."""
-    saved = load_saved_game(file, get_engine())
-    if variant is not None and variant != saved.state.variant.id:
-        raise DicecupError(f"{file} holds a {saved.state.variant.id} game, not {variant}; nothing was changed")
-    if hints is not None:
-        saved = evolve(saved, hints=hints, objectives=saved.objectives if hints else ())
-    if saved.state.over:
-        if as_json:
-            typer.echo(json.dumps(result_json(saved.state, saved.seats), ensure_ascii=False))
-        else:
-            View(console()).final(saved.state)
-            typer.echo(f"This game is already over ({file}).")
-        return
-    _run(
-        saved,
-        file,
-        quiet=quiet,
-        as_json=as_json,
-        coach=coach,
-        pace=pace,
-        objectives=objective,
-        pauses=not no_handover,
-    )
+    vfile, vid = variant_file(variant)
+    try:
+        saved, recorder = Recorder.resume(file, get_engine(), vfile)
+    except VariantFileNeeded as exc:
+        raise variant_file_needed("resume", file, exc) from None
+    try:
+        if vid is not None and vid != saved.state.variant.id:
+            raise DicecupError(f"{file} holds a {saved.state.variant.id} game, not {vid}; nothing was changed")
+        if saved.note:
+            View(console(stderr=True)).say(f"{file}: {saved.note}.", "yellow", soft_wrap=True)
+        if hints is not None:
+            saved = evolve(saved, hints=hints, objectives=saved.objectives if hints else ())
+        if saved.state.over:
+            _close(recorder)
+            if as_json:
+                typer.echo(json.dumps(result_json(saved.state, saved.seats), ensure_ascii=False))
+            else:
+                View(console()).final(saved.state)
+                typer.echo(f"This game is already over ({file}).")
+            return
+    except BaseException:
+        with contextlib.suppress(OSError):
+            recorder.close()
+        raise
+    try:
+        _run(
+            saved,
+            file,
+            recorder=recorder,
+            quiet=quiet,
+            as_json=as_json,
+            coach=coach,
+            pace=pace,
+            objectives=objective,
+            pauses=not no_handover,
+        )
+    finally:
+        _close(recorder)

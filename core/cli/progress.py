@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from ..errors import DicecupError, shown
 from ..progress import NULL, Reporter
 
 __all__ = [
+    "APPEAR_SECONDS",
     "FASTEST_GAMES",
     "QUIET_SECONDS",
     "Bar",
@@ -170,17 +172,26 @@ class EstimateLine(_Tasks):
         self.pop()
 
 
+APPEAR_SECONDS = 0.4
+"""On a terminal, the bar appears once a command has worked this long: quick work draws nothing, so nothing
+flickers."""
+
+
 class Bar(_Tasks):
     """A terminal's stderr: rich's progress bar, a row per open task (what it is, its bar, its count, the time
     elapsed and, on the outermost, the time left), transient. Held for a command (`hold`), a row with its
-    `label` shows while no task is open (loading a table, between two tasks), so the command is never silent."""
+    `label` shows while no task is open (loading a table, between two tasks), so the command is never silent.
+    The bar is drawn only once the command has worked `appear` seconds (a timer thread brings it up)."""
 
-    def __init__(self, label: str | None = None) -> None:
+    def __init__(self, label: str | None = None, appear: float = APPEAR_SECONDS) -> None:
         super().__init__()
         self.bar: Any = None
         self.label = label
         self.idle: Any = None  # the held row
         self.shown = 0.0
+        self.appear = appear
+        self.timer: threading.Timer | None = None
+        self.lock = threading.RLock()  # the timer's thread and the worker both change the rows
 
     def _columns(self) -> list[Any]:
         from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -205,30 +216,49 @@ class Bar(_Tasks):
             Left(table_column=Column(no_wrap=True, min_width=10)),
         ]
 
-    def _live(self) -> Any:
-        if self.bar is None:
+    def _wait(self) -> None:
+        """Set the timer that brings the bar up, once, when work begins."""
+        if self.bar is None and self.timer is None:
+            self.timer = threading.Timer(self.appear, self._appear)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _appear(self) -> None:
+        """Draw the bar: a row per open task, or the held row when none is open."""
+        with self.lock:
+            if self.bar is not None or self.timer is None:
+                return  # closed meanwhile
             from rich.console import Console
             from rich.progress import Progress
 
             console = Console(stderr=True)
             self.bar = Progress(*self._columns(), console=console, transient=True, expand=True, refresh_per_second=8)
+            for depth, t in enumerate(self.open):
+                t.row = self.bar.add_task(t.label, total=None, count="", depth=depth)
+            if not self.open and self.label is not None:
+                self.idle = self.bar.add_task(self.label, total=None, count="", depth=-1)
             self.bar.start()
-        return self.bar
+            self._show(now=True)
 
     def hold(self) -> None:
-        """Show the held row now (the command has begun)."""
-        if self.label is not None and self.idle is None and not self.open:
-            self.idle = self._live().add_task(self.label, total=None, count="", depth=-1)
+        """Show the held row (the command has begun): at once if the bar is up, else when it appears."""
+        with self.lock:
+            if self.label is None or self.open:
+                return
+            if self.bar is None:
+                self._wait()
+            elif self.idle is None:
+                self.idle = self.bar.add_task(self.label, total=None, count="", depth=-1)
 
     def _unhold(self) -> None:
-        if self.idle is not None:
-            self._live().remove_task(self.idle)
-            self.idle = None
+        if self.idle is not None and self.bar is not None:
+            self.bar.remove_task(self.idle)
+        self.idle = None
 
     def _show(self, now: bool = False) -> None:
         """Bring every open task's row up to date (at most every 50 ms unless `now`)."""
         clock = time.monotonic()
-        if not now and clock - self.shown < 0.05:
+        if self.bar is None or (not now and clock - self.shown < 0.05):
             return
         self.shown = clock
         for depth, t in enumerate(self.open):
@@ -238,38 +268,48 @@ class Bar(_Tasks):
                             count=count.rstrip(), depth=depth)  # fmt: skip
 
     def start(self, label: str, total: int | None = None, unit: str = "", seconds: float | None = None) -> None:
-        self._unhold()
-        bar = self._live()
-        t = self.push(label, total, unit, seconds)
-        t.row = bar.add_task(label, total=None, count="", depth=len(self.open) - 1)
-        self._show(now=True)
+        with self.lock:
+            self._unhold()
+            t = self.push(label, total, unit, seconds)
+            if self.bar is None:
+                self._wait()
+                return
+            t.row = self.bar.add_task(label, total=None, count="", depth=len(self.open) - 1)
+            self._show(now=True)
 
     def advance(self, n: int = 1) -> None:
-        if self.open and self.bar is not None:
-            self.open[-1].done += n
-            self._show()
+        with self.lock:
+            if self.open:
+                self.open[-1].done += n
+                self._show()
 
     def done(self) -> None:
-        t = self.pop()
-        if t is None or self.bar is None:
-            return
-        self.bar.remove_task(t.row)
-        if self.open:
-            self._show(now=True)
-        elif self.label is not None:
-            self.hold()
-        else:
-            self.close()
+        with self.lock:
+            t = self.pop()
+            if t is None:
+                return
+            if self.bar is not None and t.row is not None:
+                self.bar.remove_task(t.row)
+            if self.open:
+                self._show(now=True)
+            elif self.label is not None:
+                self.hold()
+            else:
+                self.close()
 
     def close(self) -> None:
-        """Close every open task and take the bar away."""
-        self.label = None
-        while self.open:
-            self.done()
-        self._unhold()
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
+        """Close every open task and take the bar away (or never draw it)."""
+        with self.lock:
+            self.label = None
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            while self.open:
+                self.done()
+            self._unhold()
+            if self.bar is not None:
+                self.bar.stop()
+                self.bar = None
 
 
 @contextmanager

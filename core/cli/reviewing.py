@@ -15,15 +15,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..terminal.savefile import load as load_saved_game
+from ..progress import task
 from .advising import option_json
-from .base import app, cli_errors, console, get_engine
+from .base import app, cli_errors, console
+from .outputs import OverwriteOpt, output_path
+from .playing import SaveVariantOpt, read_save, variant_file
 from .progress import reporting
 from .solving import load_solution
 
 if TYPE_CHECKING:
+    from ..game.actions import Action
+    from ..game.state import GameState
     from ..solver.review import Decision, Review
-    from ..terminal.session import Seat
+    from ..terminal.seats import Seat
 
 __all__ = ["review_cmd", "review_json", "write_review_png", "WORST"]
 
@@ -224,25 +228,43 @@ def review_cmd(
             "--quiet", "-q", help="No progress on stderr while the strategy table is solved and the moves reviewed."
         ),
     ] = False,
+    variant: SaveVariantOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Review a saved game move by move: each decision's expected loss against the optimal move."""
+    from ..errors import DicecupError
     from ..solver.errors import SolverError
-    from ..solver.review import check_reviewable, needs_solver, review
+    from ..solver.review import Reviewer, check_reviewable, needs_solver
 
     if plot is not None:  # before the save is replayed or a table solved: the path, and matplotlib
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
-        check_plot_path(plot)
+        output_path("--plot", plot, overwrite, suffix=".png", kind="a PNG image")
         pyplot(_WITHOUT_PLOT)
-    saved = load_saved_game(save, get_engine())
-    state = saved.state
-    check_reviewable(state.variant)  # before the table is read or solved
+    vfile, vid = variant_file(variant)
+    journaled = read_save("review", save, vfile)  # checked line by line; its moves are replayed once, below
+    v = journaled.start.variant
+    if vid is not None and vid != v.id:
+        raise DicecupError(f"{save} holds a {v.id} game, not {vid}")
+    if journaled.note:
+        console(stderr=True).print(f"{save}: {journaled.note}.", style="yellow", markup=False)
+    check_reviewable(v)  # before the table is read or solved
     with reporting(quiet or as_json, f"review of {save.name}") as told:
         try:
-            solution, _ = load_solution(state.variant, progress=told)
+            solution, _ = load_solution(v, progress=told)
         except SolverError as exc:  # beyond the solver only once explored (its size)
-            raise needs_solver(state.variant, exc) from None
-        result = review(solution, state, progress=told)
+            raise needs_solver(v, exc) from None
+        reviewer = Reviewer(solution, v)
+        n = len(journaled.moves)
+        with task(told, f"reviewing {n:,} moves", n, "moves") as moved:
+
+            def visit(now: GameState, move: Action, index: int) -> None:
+                reviewer.visit(now, move, index)  # the rules check each move as the reviewer values it
+                moved.advance()
+
+            saved = journaled.replay(visit)
+    state = saved.state
+    result = reviewer.result(state)
     scores = state.match_totals()
     if plot is not None:
         write_review_png(plot, result)

@@ -18,6 +18,7 @@ from ..errors import DicecupError
 from ..language.describe import options_text
 from ..progress import task
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 from .solving import load_solution
 
@@ -73,6 +74,7 @@ def risk_cmd(
         typer.Option("--plot", help="Draw mean, sd and percentiles against theta as a PNG image in this file."),
     ] = None,
     quiet: QuietOpt = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Mean, sd and percentiles of the final score of the exact risk-optimal player, for each theta (exact
     distributions, no sampling): what maximising E[exp(THETA x score)] trades."""
@@ -82,13 +84,13 @@ def risk_cmd(
             from ..numeric.objective import risk_objective
             from ..simulate.distribution import check_variant
             from ..simulate.kept import start_distribution
-            from ..simulate.plot import check_plot_path, pyplot
+            from ..simulate.plot import pyplot
             from ..solver.rules import check_solvable
             from ..solver.solve import check_objective
 
             thetas = read_thetas(theta)
             if plot is not None:
-                check_plot_path(plot)
+                plot_path(plot, overwrite)
                 pyplot("for the table alone")
             v = load_variant(variant, option)
             check_variant(v)

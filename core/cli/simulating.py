@@ -16,9 +16,10 @@ from ..errors import DicecupError, shown
 from ..language.model import Variant
 from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
-from ..simulate.plot import check_plot_path, terminal_histogram, write_png
+from ..simulate.plot import terminal_histogram, write_png
 from .base import BOTS, Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
 from .clustering import ClusterOpt
+from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
 from .solving import load_solution
 
@@ -235,6 +236,7 @@ def simulate(
         ),
     ] = MAX_ENGINE_SECONDS,
     cluster: ClusterOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
@@ -245,7 +247,7 @@ def simulate(
         check_run(strategy, games, seed, method, engine)  # the strategy, the method
         strategy = strategy_name(strategy)
         if plot is not None:
-            check_plot_path(plot)
+            plot_path(plot, overwrite)
         v = load_variant(variant, option)
         check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
         if method == "batched":

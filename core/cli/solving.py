@@ -20,6 +20,7 @@ from ..language.model import Variant
 from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, advise_cmd, make_advisors, value_fields, warn
 from .base import OptionOpt, VariantOpt, app, fail, load_variant, typer_command, typer_option
 from .clustering import ClusterOpt, drop_store, solve_backend
+from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def solve_cmd(
             "--plot", help="With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file."
         ),
     ] = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's, or
     target play's curve P(final score >= t) next to the mean-optimal player's)."""
@@ -128,6 +130,8 @@ def solve_cmd(
         goal = read_objective(objective)
         if plot is not None and not goal.is_target:
             raise DicecupError("--plot draws target play's curve: use it with --objective target or target:T")
+        if plot is not None:
+            plot_path(plot, overwrite)
         if cluster is not None and goal.is_target:
             raise DicecupError("--cluster solves the mean and risk objectives; target play is solved in this process")
         if goal.is_target:
@@ -224,9 +228,8 @@ def _solve_target(
     from ..simulate.distribution import distribution
 
     if plot is not None:
-        from ..simulate.plot import check_plot_path, pyplot
+        from ..simulate.plot import pyplot
 
-        check_plot_path(plot)
         pyplot("for the tables alone")
     from ..solver.target import check_variant
 

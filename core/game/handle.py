@@ -1,7 +1,8 @@
 """`Game`: a small mutable handle around the immutable `GameState` for hosts.
 
 It keeps the current state, a seeded random generator for the dice and an undo
-stack; every move is checked by the state machine underneath. A seed is None
+stack (`UndoStack`: the earlier states, rebuilt from the shared move history);
+every move is checked by the state machine underneath. A seed is None
 (fresh randomness) or a whole number (numpy integers too): a float or a string
 is refused, so `--seed 7` in a command line and `seed=7` here mean the same
 dice. A Game pickles and copies (`copy.copy` and `copy.deepcopy` alike give an
@@ -20,6 +21,7 @@ from ..errors import IllegalAction
 from ..language.model import Variant
 from .actions import Action, shown
 from .state import GameState
+from .undo import UndoStack
 
 __all__ = ["Game"]
 
@@ -48,7 +50,13 @@ class Game:
         self.state = state
         self.seed = _seed(seed)
         self.rng = rng if rng is not None else random.Random(self.seed)
-        self.history: list[GameState] = []
+        self._undo = UndoStack()
+        self._made = state  # the state the last move made: one put in place by hand is kept whole on the stack
+
+    @property
+    def history(self) -> UndoStack:
+        """The states before each move (or reroll), oldest first: what `undo` goes back to."""
+        return self._undo
 
     @classmethod
     def new(
@@ -62,7 +70,8 @@ class Game:
         """A handle on the same states with `rng` and its own undo stack (states are immutable: shared)."""
         twin = Game(self.state, rng=rng)
         twin.seed = self.seed
-        twin.history = list(self.history)
+        twin._undo = self._undo.copy()
+        twin._made = self._made
         return twin
 
     def __copy__(self) -> Game:
@@ -74,8 +83,8 @@ class Game:
 
     def _push(self, state: GameState) -> GameState:
         """Make `state` current, the old one the top of the undo stack."""
-        self.history.append(self.state)
-        self.state = state
+        self._undo.push(self.state, reached=self.state is self._made)
+        self.state = self._made = state
         return state
 
     def roll(self, dice: Sequence[int] | None = None) -> GameState:
@@ -102,9 +111,11 @@ class Game:
 
     def undo(self) -> GameState:
         """Go back one move (IllegalAction when there is none)."""
-        if not self.history:
+        if not self._undo:
             raise IllegalAction("nothing to undo")
-        self.state = self.history.pop()
+        whole = self._undo.top_is_whole()  # perhaps put in place by hand: not one the moves are known to reach
+        self.state = self._undo.pop()
+        self._made = None if whole else self.state
         return self.state
 
     @property

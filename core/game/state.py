@@ -24,23 +24,22 @@ from typing import Any
 
 from attrs import evolve, field, fields, frozen
 
-from ..errors import DicecupError, DiceError, IllegalAction, SaveError, TooLarge
+from ..errors import DicecupError, DiceError, IllegalAction, TooLarge
 from ..language.card import Card
 from ..language.compiler import MAX_ROUNDS
 from ..language.contexts import Situation
 from ..language.dice import check_dice, reroll_outcomes, sub_multisets
-from ..language.engine import Engine
-from ..language.frozen import FrozenMap, freeze_json, thaw_json
+from ..language.frozen import FrozenMap, freeze_json
 from ..language.model import MAX_ROLLS, UNCHANGED, Roll, RuleAction, ScoreResult, Variant
 from ..language.rulehooks import no_move_error
-from .actions import Action, Keep, RollDice, RoundResult, Score, action_to_json, dice_values, shown, whole_number
-from .saving import SAVE_FORMAT, SAVE_VERSION, check_replay, read_save
+from .actions import Action, Keep, RollDice, RoundResult, Score, dice_values, shown, whole_number
+from .history import EMPTY, History, as_history
+from .saving import SAVE_FORMAT, SAVE_VERSION, VariantArg, award_json, state_from_dict, state_from_json, state_to_dict
 
 __all__ = ["GameState", "SAVE_FORMAT", "SAVE_VERSION", "MAX_PLAYERS", "MAX_NAME"]
 
 MAX_PLAYERS = 16
 MAX_NAME = 64
-MAX_SAVED_BITS = 64  # no number in a real save comes near this; a longer one is refused before it is printed
 
 
 def _players(players: Any) -> tuple[str, ...]:
@@ -87,7 +86,7 @@ class GameState:
     over: bool = False
     turn_state: FrozenMap = field(converter=FrozenMap, factory=FrozenMap)  # rule -> its state this turn
     player_state: tuple[FrozenMap, ...] = ()  # per player: rule -> its state this game
-    history: tuple[Action, ...] = field(default=(), eq=False, repr=False)  # the moves since `new`
+    history: History = field(default=EMPTY, converter=as_history, eq=False, repr=False)  # the moves since `new`
 
     # ------------------------------------------------------------------ creation
 
@@ -276,8 +275,8 @@ class GameState:
         out: dict[str, Any] = {
             "player": self.players[i],
             "boxes": v.written_scores(card),
-            "awards": [_award_json(a) for a in card.awards],
-            "bonuses": [_award_json(a) for a in v.end_bonuses(card)],
+            "awards": [award_json(a) for a in card.awards],
+            "bonuses": [award_json(a) for a in v.end_bonuses(card)],
             "total": figures["score"],
         }
         if len(v.columns) > 1:
@@ -313,7 +312,7 @@ class GameState:
             object.__setattr__(new, name, changes[name] if name in changes else getattr(self, name))
         if "turn_state" in changes and not isinstance(new.turn_state, FrozenMap):
             object.__setattr__(new, "turn_state", FrozenMap(new.turn_state))
-        object.__setattr__(new, "history", self.history + (action,))
+        object.__setattr__(new, "history", self.history.then(action))
         return new
 
     def roll(self, rng: random.Random | None = None, dice: Sequence[int] | None = None) -> GameState:
@@ -489,40 +488,15 @@ class GameState:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True)
 
     @classmethod
-    def from_dict(cls, data: Any, engine: Any) -> GameState:
-        """Rebuild a saved state by replaying its moves; SaveError names the key that is wrong."""
-        _need_engine(engine, "from_dict")
-        _refuse_unplain(data)
-        save = read_save(data, engine)
-        try:
-            state = cls.new(save.variant, list(save.players), save.rounds)
-        except IllegalAction as exc:
-            raise SaveError(f"save file: {exc}") from None
-        for i, move in enumerate(save.moves):
-            try:
-                state = state.apply(move)
-            except (IllegalAction, DiceError) as exc:
-                raise SaveError(f"save file key 'history[{i}]' is not a legal move in that position: {exc}") from None
-        check_replay(data, state.to_dict())
-        return state
+    def from_dict(cls, data: Any, engine: Any, variant: VariantArg = None) -> GameState:
+        """Rebuild a saved state by replaying its moves; SaveError names the key that is wrong. A variant
+        defined by a file is never read because a save names it: pass it (`variant=` its path, or compiled)."""
+        return state_from_dict(cls, data, engine, variant)
 
     @classmethod
-    def from_json(cls, text: str | bytes, engine: Any) -> GameState:
+    def from_json(cls, text: str | bytes, engine: Any, variant: VariantArg = None) -> GameState:
         """Rebuild a state from `to_json` text (str, or UTF-8 bytes) with `engine`; SaveError for anything else."""
-        if not isinstance(text, (str, bytes, bytearray)):
-            raise SaveError(f"from_json needs the saved text, got {type(text).__name__}")
-        _need_engine(engine, "from_json")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SaveError(f"not a dicecup save (invalid JSON at line {exc.lineno}, column {exc.colno})") from None
-        except UnicodeDecodeError:
-            raise SaveError("not a dicecup save (the bytes are not UTF-8 text)") from None
-        except RecursionError:
-            raise SaveError("not a dicecup save (invalid JSON: nested too deeply)") from None
-        except ValueError:  # a number of more than 4,300 digits
-            raise SaveError("not a dicecup save (invalid JSON: a number too long to read)") from None
-        return cls.from_dict(data, engine)
+        return state_from_json(cls, text, engine, variant)
 
 
 _FIELDS = tuple(a.name for a in fields(GameState) if a.name != "history")  # what `_moved` copies
@@ -560,91 +534,3 @@ def _label(action: RuleAction) -> str:
         return shown(action.label, 80)
     except Exception:  # the label could not be written (an int too long to print)
         return shown(action, 80)
-
-
-def _need_engine(engine: Any, what: str) -> None:
-    """Refuse a load without an Engine to compile the save's variant with."""
-    if not isinstance(engine, Engine):
-        raise IllegalAction(
-            f"{what} needs the Engine to load the variant with (dicecup.Engine()), got {type(engine).__name__}"
-        )
-
-
-_PLAIN = (dict, list, tuple, str, int, float, bool, type(None))
-
-
-def _refuse_unplain(data: Any) -> None:
-    """SaveError naming the first key that holds what JSON cannot: a whole number no game has (it
-    could not even be printed), an object of another type (a numpy array), a key that is not text."""
-    stack: list[tuple[Any, str]] = [(data, "")]
-    seen: set[int] = set()
-    while stack:
-        value, path = stack.pop()
-        where = path or "(top)"
-        if not isinstance(value, _PLAIN):
-            raise SaveError(f"save file key {where!r} holds a {type(value).__name__}, not a JSON value")
-        if isinstance(value, int) and value.bit_length() > MAX_SAVED_BITS:
-            bits = value.bit_length()
-            raise SaveError(f"save file key {where!r} holds a number far too large for a game ({bits} bits)")
-        if isinstance(value, (dict, list, tuple)) and id(value) not in seen:  # tuples: a host's dict, not JSON
-            seen.add(id(value))
-            if isinstance(value, dict):
-                bad = next((k for k in value if not isinstance(k, str)), None)
-                if bad is not None:
-                    raise SaveError(f"save file key {where!r} has a key {shown(bad, 20)} that is not text")
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            stack.extend((v, _key_path(path, k)) for k, v in reversed(list(items)))
-
-
-def _key_path(path: str, key: Any) -> str:
-    """The key path of `key` inside `path`, as SaveError messages write it (`cards[0].scores`)."""
-    if not isinstance(key, str):
-        return f"{path}[{shown(key, 20)}]"
-    return f"{path}.{key}" if path else key
-
-
-def _award_json(a: Any) -> dict[str, Any]:
-    """An award as JSON (figure and column only when they are not the defaults)."""
-    out = {"id": a.id, "name": a.name, "points": a.points}
-    if a.figure != "score":
-        out["figure"] = a.figure
-    if a.column is not None:
-        out["column"] = a.column
-    return out
-
-
-def state_to_dict(state: GameState) -> dict[str, Any]:
-    """A versioned, JSON-ready description from which `GameState.from_dict` rebuilds this exact state."""
-    v = state.variant
-    return {
-        "format": SAVE_FORMAT,
-        "version": SAVE_VERSION,
-        "variant": v.id,
-        "source": v.source,
-        "options": dict(v.options),
-        "fingerprint": v.fingerprint,
-        "players": list(state.players),
-        "start_rounds": state.rounds - state.replays,  # the match length at the start (ties add rounds)
-        "history": [action_to_json(a) for a in state.history],
-        "cards": [{"scores": dict(c.scores), "awards": [_award_json(a) for a in c.awards]} for c in state.cards],
-        "current": state.current,
-        "dice": list(state.dice),
-        "rolls_used": state.rolls_used,
-        "held": None if state.held is None else list(state.held),
-        "banked": list(state.banked),
-        "round": state.round,
-        "rounds": state.rounds,
-        "replays": state.replays,
-        "results": [
-            {
-                "totals": list(r.totals),
-                "instant_winner": r.instant_winner,
-                **({"figures": {k: list(t) for k, t in r.figures.items()}} if r.figures else {}),
-                **({"won_by": r.won_by} if r.won_by else {}),
-            }
-            for r in state.results
-        ],
-        "over": state.over,
-        "turn_state": thaw_json(state.turn_state),
-        "player_state": [thaw_json(p) for p in state.player_state],
-    }

@@ -1,9 +1,8 @@
 """Histograms of simulated totals: a PNG file (matplotlib, written atomically) or unicode bars; and the
-PNG plumbing other commands' plots share (`pyplot`, `save_png`, `check_plot_path`)."""
+PNG plumbing other commands' plots share (`pyplot`, `save_png`; the CLI checks the path: `cli.outputs`)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ from ..errors import DicecupError
 from ..fileio import write_atomic_with
 
 __all__ = [
-    "check_plot_path",
     "pyplot",
     "save_png",
     "terminal_histogram",
@@ -22,22 +20,6 @@ __all__ = [
 ]
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
-
-
-def check_plot_path(path: Path) -> Path:
-    """Fail early (before a long simulation) when the PNG could not be written there."""
-    if path.suffix.lower() != ".png":
-        raise DicecupError(f"--plot writes a PNG image; give a file name ending in .png, not {str(path)!r}")
-    if path.is_dir():
-        raise DicecupError(f"--plot {str(path)!r} is a directory; give a file name ending in .png")
-    if path.exists() and not path.is_file():  # a pipe or a device: the plot would replace it
-        raise DicecupError(f"--plot {str(path)!r} is not a regular file; give a new or plain .png file name")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise DicecupError(f"cannot write the plot {str(path)!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise DicecupError(f"cannot write the plot {str(path)!r}: permission denied")
-    return path
 
 
 def pyplot(without: str = "for a terminal histogram") -> Any:

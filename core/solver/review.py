@@ -35,7 +35,7 @@ from .solve import Solution
 if TYPE_CHECKING:
     from ..game.state import GameState
 
-__all__ = ["Decision", "Review", "ReviewNeedsSolver", "check_reviewable", "review"]
+__all__ = ["Decision", "Review", "Reviewer", "ReviewNeedsSolver", "check_reviewable", "review"]
 
 #: Losses below this are rounding, not a mistake (the values are sums of thousands of products).
 TOLERANCE = 1e-9
@@ -124,35 +124,57 @@ class Review:
         return tuple(sorted(lost, key=lambda d: -d.loss)[:n])
 
 
+class Reviewer:
+    """Values each decision as a game's moves are replayed (`visit`, a `replay` visitor), then gives the Review:
+    a front end that replays a save anyway reviews it in the same pass."""
+
+    def __init__(self, solution: Solution, variant: Variant) -> None:
+        if not isinstance(solution, Solution):  # an estimate (bot strong's) would make its own errors look like losses
+            raise ReviewNeedsSolver(
+                "a review needs the exact solver's Solution (dicecup.solver.load_or_solve), "
+                f"got {type(solution).__name__}"
+            )
+        if solution.variant.fingerprint != variant.fingerprint:
+            raise DicecupError(
+                f"the solution is of {solution.variant.id}, the game of {variant.id} (or of other rules under that "
+                "id): review it against its own variant's solution"
+            )
+        check_reviewable(variant)
+        self.solution = solution
+        self.decisions: list[Decision] = []
+
+    def visit(self, state: GameState, move: Action, index: int) -> None:
+        """Value `move`, the game's move `index`, made at `state` (a roll is no decision)."""
+        if not isinstance(move, RollDice):
+            self.decisions.append(_decision(self.solution, state, move, index))
+
+    def result(self, final: GameState) -> Review:
+        """The review of the game that ended (or stands) at `final`."""
+        v = final.variant
+        return Review(v, final.players, tuple(self.decisions), self.solution.expected_score, final.over)
+
+
 def review(solution: Solution, state: GameState, progress: Reporter | None = None) -> Review:
     """Replay `state`'s moves and value every decision with the advisor (`advise_state`) against `solution`
     (`progress` hears of the moves replayed)."""
+    from ..game.saving import replay
     from ..game.state import GameState  # (here: importing the solver, as `advise` does, needs no game state)
 
     if not isinstance(state, GameState):
         raise DicecupError(f"review takes a GameState, got {type(state).__name__}")
-    v = state.variant
-    if not isinstance(solution, Solution):  # an estimate (bot strong's) would make its own errors look like losses
-        raise ReviewNeedsSolver(
-            f"a review needs the exact solver's Solution (dicecup.solver.load_or_solve), got {type(solution).__name__}"
-        )
-    if solution.variant.fingerprint != v.fingerprint:
-        raise DicecupError(
-            f"the solution is of {solution.variant.id}, the game of {v.id} (or of other rules under that id): "
-            "review it against its own variant's solution"
-        )
-    check_reviewable(v)
-    now = GameState.new(v, list(state.players), state.rounds - state.replays)
-    decisions: list[Decision] = []
-    with task(progress, f"reviewing {len(state.history):,} moves", len(state.history), "moves") as told:
-        for i, move in enumerate(state.history):
-            if not isinstance(move, RollDice):
-                decisions.append(_decision(solution, now, move, i))
-            now = now.apply(move)
+    reviewer = Reviewer(solution, state.variant)
+    start = GameState.new(state.variant, list(state.players), state.rounds - state.replays)
+    n = len(state.history)
+    with task(progress, f"reviewing {n:,} moves", n, "moves") as told:
+
+        def visit(now: GameState, move: Action, index: int) -> None:
+            reviewer.visit(now, move, index)
             told.advance()
-    if now != state:
+
+        final = replay(start, state.history, lambda i: f"move {i}", visit)
+    if final != state:
         raise DicecupError("the state's moves do not lead to it (it was changed without a move); nothing to review")
-    return Review(v, state.players, tuple(decisions), solution.expected_score, state.over)
+    return reviewer.result(state)
 
 
 def _decision(solution: Solution, state: GameState, move: Action, index: int) -> Decision:

@@ -1,167 +1,209 @@
-"""Saved terminal games: the game state plus who plays each seat and the dice generator.
+"""Saved terminal games: who plays each seat, the moves, and the dice generator, in a journal.
 
-`dicecup play --save F` rewrites F after every action (dicecup.fileio.write_atomic, so a
-killed process leaves the previous save intact); `dicecup resume F` reads it back
-and continues exactly, the same dice included. The file wraps the engine's own
-versioned state JSON in a versioned envelope of its own.
+`dicecup play --save F` writes F as a journal (`journal`): a header line (the variant,
+the players, the seats, the hints), then one line per move as it is made, with how
+far the dice generator has run; a line restating the generator where the count starts
+again (the game's start, a new seed, an undo back before the last restatement, every
+2**20 words). Saving a move appends one line, whatever the game's length; an undo cuts
+lines back off the end. `dicecup resume F` replays the moves through the
+rules and continues exactly, the same dice included. A save cut short by a crash is
+resumed after its last whole line, and says so; one changed in any other way is refused
+with the line at fault. Saves of the single-JSON version 1 are still read.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
-
-from ..errors import DicecupError, SaveError
-from ..fileio import FileError, read_text, write_atomic
-from ..game.actions import shown
+from ..errors import SaveError
+from ..fileio import FileError, read_bytes
+from ..game.actions import action_to_json
+from ..game.history import History
+from ..game.saving import VariantArg, variant_json
 from ..game.state import GameState
-from .seats import HUMAN, Seat
+from .generator import TrackedRandom, generator_state
+from .journal import Journal, Writer
+from .savereading import FORMAT, RESTATE_AFTER, VERSION, Journaled, SavedGame, read_journaled, read_old
 
-__all__ = [
-    "FORMAT",
-    "VERSION",
-    "SavedGame",
-    "to_dict",
-    "from_dict",
-    "load",
-    "save",
-    "write_atomic",
-    "rng_state",
-    "make_rng",
-]
+__all__ = ["FORMAT", "VERSION", "Journaled", "Recorder", "SavedGame", "TrackedRandom", "load", "read", "save"]
 
-FORMAT = "dicecup/play"
-VERSION = 1
-MAX_SAVE_BYTES = 16 << 20  # a save of a long match is tens of kB
+MAX_SAVE_BYTES = 32 << 20  # the longest match a save may hold, 200,000 moves, is about 13 MB
 
 
-@frozen
-class SavedGame:
-    """Everything needed to continue a game exactly."""
-
-    state: GameState
-    seats: tuple[Seat, ...]
-    rng: random.Random
-    hints: bool = False
-    objectives: tuple[str, ...] = ()  # what the hints rank by (`play --objective`), as written; () the mean
-
-
-def rng_state(rng: random.Random) -> list[Any]:
-    """The generator's state as JSON-ready lists."""
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def make_rng(data: Any) -> random.Random:
-    """A generator restored from `rng_state` output; SaveError when it is not one a generator can be in."""
-    try:
-        version, internal, gauss = data
-        if version != 3 or not isinstance(internal, list) or len(internal) != 625:
-            raise ValueError("not a Mersenne Twister state")
-        if not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**32 for x in internal):
-            raise ValueError("its words must be 32-bit whole numbers")
-        if not any(internal[:624]):
-            raise ValueError("an all-zero state would roll the same face forever")
-        if not 1 <= internal[624] <= 624:
-            raise ValueError("its position is out of range")
-        if gauss is not None and not isinstance(gauss, float):
-            raise ValueError("its spare normal value is not a number")
-        rng = random.Random()
-        rng.setstate((version, tuple(internal), gauss))
-    except (TypeError, ValueError) as exc:
-        raise SaveError(f"save file key 'rng' is not a dice generator state ({exc})") from None
-    return rng
-
-
-def to_dict(saved: SavedGame) -> dict[str, Any]:
-    """The save file's content."""
-    game = saved.state.to_dict()
-    src = Path(game.get("source", ""))
+def _header(saved: SavedGame) -> dict[str, Any]:
+    """The first line of a save: the game's variant, players, length and seats, and the hints asked for."""
+    state = saved.state
+    about = variant_json(state.variant)
+    src = Path(about["source"])
     if src.is_file():
-        game["source"] = str(src.resolve())  # a variant file: resume from any directory
+        about["source"] = str(src.resolve())  # informative (never read back): which file to pass to resume
     return {
         "format": FORMAT,
         "version": VERSION,
+        **about,
+        "players": list(state.players),
+        "start_rounds": state.rounds - state.replays,
         "seats": [{"name": s.name, "kind": s.spec} for s in saved.seats],
-        "rng": rng_state(saved.rng),
         "hints": saved.hints,
         **({"hint_objectives": list(saved.objectives)} if saved.objectives else {}),
-        "game": game,
     }
 
 
-def from_dict(data: Any, engine: Any) -> SavedGame:
-    """Check a save file's content and rebuild the game; SaveError says what is wrong."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        if isinstance(data, dict) and data.get("format") == "dicecup/state":
-            raise SaveError("this is a bare game state (GameState.to_json), not a `dicecup play --save` file")
-        raise SaveError(f'not a dicecup saved game (no "format": "{FORMAT}" key)')
-    if data.get("version") != VERSION:
-        raise SaveError(
-            f"saved-game version {shown(data.get('version'))} is not supported (this dicecup reads {VERSION})"
-        )
-    state = GameState.from_dict(data.get("game"), engine)
-    raw = data.get("seats")
-    if not isinstance(raw, list) or len(raw) != len(state.players):
-        raise SaveError("save file key 'seats' must list one seat per player")
-    seats = []
-    for i, (item, name) in enumerate(zip(raw, state.players, strict=True)):
-        if not isinstance(item, dict) or item.get("name") != name:
-            raise SaveError(f'save file seats[{i}] must be {{"name": {name!r}, "kind": ...}}')
-        kind = item.get("kind")
-        if kind == HUMAN:
-            seats.append(Seat(name))
-        elif isinstance(kind, str) and kind.startswith("bot:") and _known_bot(engine, kind[4:]):
-            seats.append(Seat(name, kind[4:]))
-        else:
-            known = ", ".join([HUMAN] + [f"bot:{b}" for b in engine.bot_usage()])
-            raise SaveError(f"save file seats[{i}].kind is {shown(kind)}; expected one of {known}")
-    hints = data.get("hints", False)
-    if not isinstance(hints, bool):
-        raise SaveError("save file key 'hints' must be true or false")
-    objectives = data.get("hint_objectives", [])
-    if not isinstance(objectives, list) or not all(isinstance(o, str) and o for o in objectives):
-        raise SaveError('save file key \'hint_objectives\' must be a list of objectives like "mean", "risk:0.05"')
-    return SavedGame(state, tuple(seats), make_rng(data.get("rng")), hints, tuple(objectives))
+def _move(n: int, move: Any, drawn: int) -> dict[str, Any]:
+    return {"n": n, "move": action_to_json(move), "drawn": drawn}
 
 
-def _known_bot(engine: Any, spec: str) -> bool:
-    """Whether the engine has this bot, its argument (`risk:0.05`) read without error."""
-    try:
-        engine.bot_spec(spec)
-    except DicecupError:
-        return False
-    return True
-
-
-def load(path: str | os.PathLike, engine: Any) -> SavedGame:
-    """Read a save file (SaveError for a missing, unreadable, oversized, corrupt or foreign file)."""
-    p = Path(path)
-    try:
-        text = read_text(p, limit=MAX_SAVE_BYTES, what="saved game")
-    except FileError as exc:
-        raise SaveError(str(exc)) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SaveError(
-            f"{p}: not a dicecup saved game (invalid JSON at line {exc.lineno}, column {exc.colno})"
-        ) from None
-    except RecursionError:  # `[[[[...` nested deeper than Python's stack
-        raise SaveError(f"{p}: not a dicecup saved game (JSON nested too deeply)") from None
-    except ValueError:  # an integer of thousands of digits
-        raise SaveError(f"{p}: not a dicecup saved game (a number in it is too long)") from None
-    try:
-        return from_dict(data, engine)
-    except SaveError as exc:
-        raise SaveError(f"{p}: {exc}") from None
+def _generator(rng: random.Random) -> dict[str, Any]:
+    return {"generator": generator_state(rng)}
 
 
 def save(path: str | os.PathLike, saved: SavedGame) -> None:
-    """Write a saved game atomically (dicecup.fileio.write_atomic: the old save or the new, never half)."""
-    write_atomic(path, json.dumps(to_dict(saved), indent=1))
+    """Write a whole saved game at once, atomically (the old file or the new, never half of one)."""
+    Recorder.start(path, saved).close()
+
+
+class Recorder:
+    """Keeps a save up to date as a game goes on: each new move appended, an undo taken back."""
+
+    def __init__(self, path: str | os.PathLike, saved: SavedGame, writer: Writer | None = None) -> None:
+        self.path = path
+        self.writer = writer  # None until the first move is recorded (a version 1 save is rewritten then)
+        self.settings = (saved.hints, saved.objectives)  # the hints the header holds
+        self._saved = saved
+        self._moves = saved.state.history  # the moves the save holds
+        self._lines: list[int] = []  # the line count before each move's line (to take moves back)
+        self._epoch: object = None  # the generator's epoch and count at its last restatement
+        self._base = 0
+        self._base_line = 0  # the line of that restatement (from 1)
+        self._recorded = False  # whether a line was written since the save was opened
+        self._at: tuple[object, int | None] = (None, None)  # the generator's epoch and count the last line gives
+        self.rng = saved.rng
+
+    @classmethod
+    def start(cls, path: str | os.PathLike, saved: SavedGame) -> Recorder:
+        """A new save at `path` holding `saved` (its moves so far and its generator)."""
+        rec = cls(path, saved)
+        rec._create()
+        return rec
+
+    def _create(self) -> Writer:
+        """Write the save anew: the header, the generator as it is now, the moves so far."""
+        moves = [_move(n, m, 0) for n, m in enumerate(self._moves)]
+        self.writer = Writer.create(self.path, _header(self._saved), [_generator(self.rng), *moves])
+        self._lines = list(range(2, 2 + len(moves)))
+        self._restated(2)
+        self._at = (self._epoch, self._base)
+        return self.writer
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike, engine: Any, variant: VariantArg = None) -> tuple[SavedGame, Recorder]:
+        """The saved game at `path`, and a recorder appending to it (a cut last line is cut off first; a
+        version 1 save is written again as a journal when a move is made)."""
+        try:
+            writer, data = Writer.reopen(path, MAX_SAVE_BYTES)
+        except FileError as exc:
+            raise SaveError(str(exc)) from None
+        try:
+            if not _is_journal(data):
+                saved = read_old(data, Path(path), engine, variant).replay()
+                writer.close()
+                return saved, cls(path, saved)
+            journal = Journal(data, path)
+            journaled = read_journaled(journal, path, engine, variant)
+            saved = journaled.replay()
+            writer.adopt(journal)
+        except BaseException:
+            writer.close()
+            raise
+        rec = cls(path, saved, writer)
+        rec._lines = [n - 1 for n in journaled.lines]  # the generator is restated with the first move recorded
+        return saved, rec
+
+    def _restated(self, line: int) -> None:
+        self._epoch = getattr(self.rng, "epoch", None)
+        self._base = getattr(self.rng, "drawn", 0)
+        self._base_line = line
+
+    def _restate(self) -> None:
+        assert self.writer is not None
+        self.writer.append([_generator(self.rng)])
+        self._restated(len(self.writer))
+        self._at = (self._epoch, self._base)
+
+    def record(self, state: GameState, sync: bool = False) -> None:
+        """Bring the save to `state`: take back the moves it no longer has (an undo), append the new ones."""
+        writer = self.writer if self.writer is not None else self._create()
+        have, now = self._moves, state.history
+        common = _common(have, now)
+        if common < len(have):  # an undo: cut back to the last move kept (and any generator line after it)
+            writer.truncate(self._lines[common - 1] + 1 if common else 1)
+            del self._lines[common:]
+            self._recorded, self._at = True, (None, None)
+        new = now.since(common)
+        drawn = getattr(self.rng, "drawn", None)
+        records: list[dict[str, Any]] = []
+        # counted from the last restatement while it is still in the file and the generator ran on from it (an
+        # undo rewinds the generator to a decision after it); written out again otherwise
+        counted = self._base_line <= len(writer) and getattr(self.rng, "epoch", None) is self._epoch
+        if drawn is None or not counted or not 0 <= drawn - self._base <= RESTATE_AFTER:
+            records.append(_generator(self.rng))
+            self._restated(len(writer) + 1)
+        count = len(writer) + len(records)
+        for k, move in enumerate(new):
+            records.append(_move(common + k, move, drawn - self._base if drawn is not None else 0))
+        if records:
+            writer.append(records, sync=sync)
+            self._lines.extend(range(count, count + len(new)))
+            self._recorded = True
+            self._at = (getattr(self.rng, "epoch", None), drawn)
+        self._moves = now
+
+    def close(self) -> None:
+        """Write the generator as it stands (so resuming needs no counting) and flush the save to disk."""
+        if self.writer is not None and self.writer.fd >= 0:
+            try:
+                now = (getattr(self.rng, "epoch", None), getattr(self.rng, "drawn", None))
+                moved = now[0] is not self._at[0] or now[1] != self._at[1] or now[1] is None
+                if self._recorded and moved and not self.writer.broken:
+                    self._restate()
+            finally:
+                self.writer.close()
+
+
+def _common(a: History, b: History) -> int:
+    """The number of moves `a` and `b` begin with alike (shared nodes are not compared again)."""
+    n = min(len(a), len(b))
+    x, y = a.back(n), b.back(n)
+    while x is not y and len(x):
+        if x[-1] != y[-1]:
+            n = len(x) - 1
+        x, y = x.before, y.before
+    return n
+
+
+def _is_journal(data: bytes) -> bool:
+    """Whether `data` is a journal (version 2; its first line sealed), not a version 1 JSON document."""
+    end = data.find(b"\n")
+    return end >= 0 and data.rfind(b',"sum":"', 0, end) >= 0
+
+
+def read(path: str | os.PathLike, engine: Any, variant: VariantArg = None) -> Journaled:
+    """Read and check a save without replaying its moves (SaveError for a missing, unreadable, oversized,
+    corrupt or foreign file). `variant`: the variant file the game was played with, when it is neither built
+    in nor installed (a save never reads the file it names)."""
+    p = Path(path)
+    try:
+        data = read_bytes(p, limit=MAX_SAVE_BYTES, what="saved game")
+    except FileError as exc:
+        raise SaveError(str(exc)) from None
+    if _is_journal(data):
+        return read_journaled(Journal(data, p), p, engine, variant)
+    return read_old(data, p, engine, variant)
+
+
+def load(path: str | os.PathLike, engine: Any, variant: VariantArg = None) -> SavedGame:
+    """Read a save and replay its moves through the rules (see `read`)."""
+    return read(path, engine, variant).replay()
