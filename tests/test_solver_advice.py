@@ -14,8 +14,7 @@ from dicecup.numeric import compiled
 from dicecup.solver import advice, solve
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _solver_helpers import tiny_variant
-from test_simulate_batched import decision_states
+from _solver_helpers import decision_states, tiny_variant
 
 
 @pytest.mark.parametrize("name", ["threshold", "served", "flags", "banked", "banked-served", "eight-faces"])

@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
@@ -145,7 +145,6 @@ def solve_cmd(
         solution, cached = load_solution(
             v, max_states, quiet or as_json, no_cache, None if backend else work_dir, goal, backend
         )
-        expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
         raise fail(str(exc)) from None
@@ -158,6 +157,22 @@ def solve_cmd(
     report = getattr(backend, "report", None)
     if ours and store is not None and report is not None:
         drop_store(store)
+    _report_solution(v, goal, solution, seconds, cached, report, cluster is not None, as_json)
+
+
+def _report_solution(
+    v: Variant,
+    goal: Objective,
+    solution: Solution,
+    seconds: float,
+    cached: bool,
+    report: Any,
+    clustered: bool,
+    as_json: bool,
+) -> None:
+    """`solve`'s answer: the value of optimal play, the table's size and where it came from (the cluster's
+    `report` where it solved it), as JSON or as lines."""
+    expected = solution.expected_score
     if as_json:
         out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
         if not goal.is_mean:
@@ -185,7 +200,7 @@ def solve_cmd(
             f"cluster: {report.workers} workers, {report.computed:,} chunks of {report.block:,} states computed"
             + (f", {report.resumed:,} kept from an earlier run" if report.resumed else "")
         )
-    elif cluster is not None and cached:
+    elif clustered and cached:
         typer.echo("cluster: not used (the table was cached; --no-cache solves it again there)")
     for note in v.solitaire_notes():
         typer.echo(f"note: {note}")
@@ -209,6 +224,21 @@ def load_target(variant: Variant, quiet: bool, max_states: int | None = None, no
         solution, cached = load_solution(variant, max_states, quiet, no_cache, progress=told)
         tables, kept = target_tables(solution, told, warn, use_cache=not no_cache)
     return solution, cached and kept, tables
+
+
+class TargetAnswer(NamedTuple):
+    """What `solve --objective target[:T]` found: both curves over the scores `ts` (target play's `mine`, the
+    mean-optimal player's `tail`), from the tables and distribution they were read from."""
+
+    variant: Variant
+    goal: Objective
+    solution: Solution
+    tables: Any
+    curve: Any
+    mean: Any
+    ts: Any
+    mine: Any
+    tail: Any
 
 
 def _solve_target(
@@ -244,42 +274,52 @@ def _solve_target(
     lo, hi = min(curve.low + 1, mean.low), max(curve.high, mean.high)
     ts = np.arange(lo, hi + 1, dtype=np.int64)
     tail = np.concatenate([np.ones(max(0, mean.low - lo)), mean.tail(), np.zeros(max(0, hi - mean.high))])
-    mine = curve.over(ts)
-    at = goal.target
+    got = TargetAnswer(v, goal, solution, tables, curve, mean, ts, curve.over(ts), tail)
     if plot is not None:
         from ..simulate.plot import write_target_png
 
         title = f"{v.name}: P(final score >= t), target play and mean-optimal play"
-        write_target_png(plot, ts, mine, tail, title, at)
+        write_target_png(plot, ts, got.mine, tail, title, goal.target)
     if as_json:
-        est = tables.estimate
-        out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
-        if at is not None:
-            out.update(target=at, probability=curve.at(at), mean_probability=mean.at_least(at))
-        out.update(
-            mean_expected_score=solution.expected_score,
-            curve=[
-                {"score": int(t), "target": float(p), "mean": float(q)}
-                for t, p, q in zip(ts.tolist(), mine.tolist(), tail.tolist(), strict=True)
-            ],
-            estimate={
-                "states": est.states,
-                "entries": est.entries,
-                "bytes": est.bytes,
-                "seconds": est.seconds,
-                "threads": est.threads,
-            },
-            states=solution.states,
-            seconds=seconds,
-            target_seconds=tables.seconds,
-            cached=cached,
-            notes=list(v.solitaire_notes()),
-        )
-        typer.echo(json.dumps(out))
+        typer.echo(json.dumps(_target_json(got, seconds, cached)))
         return
+    _print_target(got, seconds, plot)
+
+
+def _target_json(got: TargetAnswer, seconds: float, cached: bool) -> dict[str, Any]:
+    """`solve --objective target[:T] --json`: both curves, the chance at T, and the tables' estimate."""
+    v, at, est = got.variant, got.goal.target, got.tables.estimate
+    out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": got.goal.id}
+    if at is not None:
+        out.update(target=at, probability=got.curve.at(at), mean_probability=got.mean.at_least(at))
+    out.update(
+        mean_expected_score=got.solution.expected_score,
+        curve=[
+            {"score": int(t), "target": float(p), "mean": float(q)}
+            for t, p, q in zip(got.ts.tolist(), got.mine.tolist(), got.tail.tolist(), strict=True)
+        ],
+        estimate={
+            "states": est.states,
+            "entries": est.entries,
+            "bytes": est.bytes,
+            "seconds": est.seconds,
+            "threads": est.threads,
+        },
+        states=got.solution.states,
+        seconds=seconds,
+        target_seconds=got.tables.seconds,
+        cached=cached,
+        notes=list(v.solitaire_notes()),
+    )
+    return out
+
+
+def _print_target(got: TargetAnswer, seconds: float, plot: Path | None) -> None:
+    """`solve --objective target[:T]` as text: the chance at T, and a table of both curves every `CURVE_STEP`."""
     from rich.console import Console
     from rich.table import Table
 
+    v, at, curve, mean, ts, mine, tail = got.variant, got.goal.target, got.curve, got.mean, got.ts, got.mine, got.tail
     console = Console(highlight=False)
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
     console.print(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
@@ -289,7 +329,7 @@ def _solve_target(
             f"mean-optimal play {100 * mean.at_least(at):.4f}%"
         )
     inside = (mine > 0) & (mine < 1) | (tail > 0) & (tail < 1)
-    first, last = (int(ts[inside][0]), int(ts[inside][-1])) if inside.any() else (lo, hi)
+    first, last = (int(ts[inside][0]), int(ts[inside][-1])) if inside.any() else (int(ts[0]), int(ts[-1]))
     table = Table(title="P(final score >= t): target play (each t maximised on its own) and mean-optimal play")
     for name in ("t", "target play", "mean-optimal", "gain"):
         table.add_column(name, justify="right")
@@ -299,8 +339,8 @@ def _solve_target(
         table.add_row(str(t), f"{100 * p:.4f}%", f"{100 * q:.4f}%", f"+{100 * (p - q):.4f}")
     console.print(table)
     console.print(
-        f"states: {solution.states:,}; target play {tables.estimate.describe()} (estimate), "
-        f"solved in {tables.seconds:.2f} s; all in {seconds:.2f} s"
+        f"states: {got.solution.states:,}; target play {got.tables.estimate.describe()} (estimate), "
+        f"solved in {got.tables.seconds:.2f} s; all in {seconds:.2f} s"
     )
     if plot is not None:
         console.print(f"plot written to {plot}")
