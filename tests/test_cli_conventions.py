@@ -195,6 +195,33 @@ def test_usage_errors_are_one_line_exit_2(args, message):
     assert result.stdout == ""
 
 
+def _number_options() -> list[tuple[str, str, bool]]:
+    """(command, its long option, whole) for every option of the whole app that takes a number."""
+    import click
+    import typer
+
+    group = typer.main.get_command(app)
+    out = []
+    for name, command in sorted(group.commands.items()):
+        for param in command.params:
+            kind = param.type.name
+            if isinstance(param, click.Option) and kind in ("integer", "float", "integer range", "float range"):
+                out.append((name, next(o for o in param.opts if o.startswith("--")), kind.startswith("integer")))
+    return out
+
+
+def test_every_number_option_is_read_in_the_clis_words():
+    """Each command's whole-number and number options say what was wrong in the CLI's words (as `advise` does
+    on its quick path), not click's or pydantic's."""
+    options = _number_options()
+    assert ("simulate", "--games", True) in options and ("play", "--pace", False) in options
+    for command, option, whole in options:
+        result = run(command, option, "x")
+        assert result.exit_code == 2, (command, option, result.output)
+        kind = "a whole number" if whole else "a number"
+        assert one_error_line(result.stderr).startswith(f"error: {option}: 'x' is not {kind}"), (command, option)
+
+
 def test_the_console_script_prints_the_same_lines():
     """Through the real entry (lazy imports, sys.exit): the same single line, exit 2."""
     for args, message in (USAGE_ERRORS[0], USAGE_ERRORS[2], USAGE_ERRORS[5], USAGE_ERRORS[9]):
