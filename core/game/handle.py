@@ -51,7 +51,8 @@ class Game:
         self.seed = _seed(seed)
         self.rng = rng if rng is not None else random.Random(self.seed)
         self._undo = UndoStack()
-        self._made = state  # the state the last move made: one put in place by hand is kept whole on the stack
+        # the state the last move made: one put in place by hand is kept whole on the stack
+        self._made: GameState | None = state
 
     @property
     def history(self) -> UndoStack:
