@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time each module
     from .game.actions import Action, Keep, RollDice, RoundResult, Score
     from .game.bots import Bot, GreedyBot, RandomBot
     from .game.handle import Game
+    from .game.saving import VariantFileNeeded
     from .game.state import GameState
     from .language.card import Award, Card
     from .language.compiler import REQUIRED
@@ -82,6 +83,7 @@ _WHERE: dict[str, str] = {
     **dict.fromkeys(("Bot", "GreedyBot", "RandomBot"), ".game.bots"),
     **dict.fromkeys(("Game",), ".game.handle"),
     **dict.fromkeys(("GameState",), ".game.state"),
+    **dict.fromkeys(("VariantFileNeeded",), ".game.saving"),
     **dict.fromkeys(("Award", "Card"), ".language.card"),
     **dict.fromkeys(("REQUIRED",), ".language.compiler"),
     **dict.fromkeys(("PatternContext", "PatternFn", "ScorerFn", "Situation"), ".language.contexts"),
@@ -170,6 +172,7 @@ __all__ = [
     "RuleAction",
     "RuleDecl",
     "SaveError",
+    "VariantFileNeeded",
     "Score",
     "ScoreContext",
     "ScoreResult",

@@ -12,6 +12,7 @@ from collections.abc import Sequence, Sized
 from typing import Any
 
 __all__ = [
+    "install_extra",
     "DicecupError",
     "VariantError",
     "DiceError",
@@ -92,6 +93,12 @@ def described(exc: BaseException, limit: int = EXCEPTION_TEXT_LIMIT) -> str:
     text = one_line(text[: limit * 4])
     text = text if len(text) <= limit else text[: limit - 3] + "..."
     return f"{name}: {text}" if text else name
+
+
+def install_extra(extra: str) -> str:
+    """How to install one of dicecup's extras, as a message says it: dicecup is installed from its checkout (it is
+    not on PyPI), so `pip install 'dicecup[x]'` would fail where this works."""
+    return f"install the {extra} extra: .venv/bin/pip install -e '.[{extra}]' in dicecup's checkout"
 
 
 def shown(value: Any, limit: int = MAX_CHARS, *, items: str = "items") -> str:

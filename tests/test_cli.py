@@ -260,6 +260,7 @@ def test_validate_ok_summary(tmp_path):
     out = ok("validate", str(f))
     assert out.startswith(f"ok: {f}: variant 'tiny' (Tiny)")
     assert "3 dice x 6 faces" in out and "3 boxes" in out and "options: bonus=small|big" in out
+    assert ", 1 bonus," in out  # one bonus, counted in the singular
 
 
 @pytest.mark.parametrize(

@@ -269,7 +269,10 @@ def test_an_unreachable_scheduler_is_one_error():
 
 def test_missing_extra_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
-    with pytest.raises(ClusterUnavailable, match=r"pip install 'dicecup\[cluster\]'"):
+    with pytest.raises(
+        ClusterUnavailable,
+        match=r"install the cluster extra: \.venv/bin/pip install -e '\.\[cluster\]' in dicecup's checkout",
+    ):
         ClusterBackend("local:2", "store")
 
 

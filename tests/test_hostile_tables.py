@@ -30,6 +30,7 @@ from dicecup import Engine
 from dicecup.fileio import FileError
 from dicecup.solver import cache
 from dicecup.solver.errors import StateSpaceTooLarge
+from dicecup.solver.signed import read_signed_npz
 
 SECONDS = 20  # any one case: far more than a refusal takes, far less than a hang
 MEMORY = 64 << 20  # bytes allocated while one case runs (the files are under a megabyte)
@@ -472,3 +473,37 @@ def test_a_spoiled_work_folder_is_one_clear_error(tmp_path, target, kind):
     assert text.startswith(f"{work}: ") and ("delete the folder" in text or "remove it" in text), text
     assert (target in text or "progress record" in text) and len(text) < 400, text
     assert outside.read_bytes() == b"z" * 100
+
+
+def _read_either_way(path: Any, table: dict[str, Any], mapped: bool) -> tuple[str, Any]:
+    """("ok", (header, arrays)) or ("refused", its message) of reading `path` as the table's kind of file."""
+    try:
+        header, arrays = read_signed_npz(
+            path, secret=table["key"], fmt=cache.FORMAT, names=cache._ARRAYS,
+            limit=1 << 24, what="strategy table", mapped=mapped,
+        )  # fmt: skip
+    except (cache.CacheInvalid, FileError) as exc:
+        return "refused", str(exc)
+    return "ok", (header, {k: (a.dtype.str, a.shape, a.tobytes()) for k, a in arrays.items()})
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_mapped_read_checks_exactly_what_a_read_checks(table, data, tmp_path_factory):
+    """Mapped (large tables: read-only views of the file) or read, a file is accepted or refused alike: the
+    same checks, the same message, the same arrays; an empty file is refused, not mapped."""
+    raw = bytearray(table["raw"])
+    how = data.draw(st.sampled_from(["whole", "cut", "flipped", "junk"]))
+    if how == "cut":
+        raw = raw[: data.draw(st.integers(min_value=0, max_value=len(raw) - 1))]
+    elif how == "flipped":
+        for at in data.draw(st.lists(st.integers(min_value=0, max_value=len(raw) - 1), min_size=1, max_size=8)):
+            raw[at] ^= data.draw(st.integers(min_value=1, max_value=255))
+    elif how == "junk":
+        raw = bytearray(data.draw(st.binary(max_size=2048)))
+    path = tmp_path_factory.mktemp("mapped") / "table.npz"
+    path.write_bytes(bytes(raw))
+    read = _read_either_way(path, table, mapped=False)
+    assert _read_either_way(path, table, mapped=True) == read
+    if how == "whole":
+        assert read[0] == "ok"

@@ -362,6 +362,6 @@ def test_plot_without_matplotlib_is_refused_before_any_work(tmp_path, monkeypatc
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails as where it is not installed
     line = one_error("review", str(tmp_path / "no-such-save.json"), "--plot", str(tmp_path / "out.png"))
     assert line == (
-        "error: --plot needs matplotlib: pip install 'dicecup[plot]' (or run without --plot for the review's tables alone)"
+        "error: --plot needs matplotlib: install the plot extra: .venv/bin/pip install -e '.[plot]' in dicecup's checkout (or run without --plot for the review's tables alone)"
     )
     assert not (tmp_path / "out.png").exists()

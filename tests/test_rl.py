@@ -392,7 +392,7 @@ def test_dicecup_works_without_the_extra_and_dicecup_rl_says_how_to_get_it():
     missing = run_python(hide + "try:\n    import dicecup.rl\nexcept ImportError as e:\n    print(type(e).__name__, e)")
     assert missing.stdout.strip() == (
         "MissingExtra dicecup.rl needs gymnasium and pettingzoo, which are not installed; "
-        "install the extra with: pip install 'dicecup[rl]'"
+        "install the rl extra: .venv/bin/pip install -e '.[rl]' in dicecup's checkout"
     )
 
 

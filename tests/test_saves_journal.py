@@ -85,6 +85,30 @@ def test_a_game_saved_after_every_action_resumes_to_the_same_game(engine, tmp_pa
     play(engine, variant, players, seed, path, undo, same)
 
 
+def test_resuming_tells_its_progress_move_by_move(engine, tmp_path):
+    """A long save takes seconds to replay: resuming tells the reporter each move, in one task of all of them."""
+    path = tmp_path / "game.json"
+    states, _ = play(engine, "yacht", 2, 7, path)
+    heard: list[tuple] = []
+
+    class Heard:
+        def start(self, label, total=None, unit="", seconds=None):
+            heard.append(("start", label, total, unit))
+
+        def advance(self, n=1):
+            heard.append(("advance", n))
+
+        def done(self):
+            heard.append(("done",))
+
+    saved, recorder = Recorder.resume(path, engine, progress=Heard())
+    recorder.close()
+    moves = len(saved.state.history)
+    assert saved.state == states[moves]
+    assert heard[0] == ("start", f"replaying {moves:,} moves", moves, "moves")
+    assert heard[1:-1] == [("advance", 1)] * moves and heard[-1] == ("done",)
+
+
 @SETTINGS
 @given(st.sampled_from(["yacht", "yamb"]), st.integers(0, 2**32), st.data())
 def test_any_prefix_of_a_save_is_the_game_after_its_whole_lines(engine, tmp_path, variant, seed, data):

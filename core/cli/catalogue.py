@@ -270,7 +270,7 @@ def validate(file: Annotated[Path, typer.Argument(help="A variant .yaml file.")]
         f"{v.dice} dice x {v.faces} faces",
         f"{v.rolls} rolls",
         f"{len(v.boxes)} boxes",
-        f"{len(v.bonuses)} bonuses",
+        f"{len(v.bonuses)} bonus{'es' if len(v.bonuses) != 1 else ''}",
     ]
     rules = [r for r in v.rules if r not in {b.kind for b in v.bonuses}]
     if rules:

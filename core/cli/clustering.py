@@ -23,7 +23,7 @@ ClusterOpt = Annotated[
         "--cluster",
         metavar="ADDRESS",
         help="Run on a Dask cluster: a scheduler's address (tcp://HOST:PORT, as `dask scheduler` prints it) or "
-        "local:N to start N worker processes here; needs pip install 'dicecup[cluster]'.",
+        "local:N to start N worker processes here; needs the cluster extra (.venv/bin/pip install -e '.[cluster]').",
     ),
 ]
 

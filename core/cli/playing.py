@@ -28,6 +28,7 @@ from .advising import read_objectives
 from .base import BOTS, Number, OptionOpt, VariantOpt, Whole, app, cli_errors, console, get_engine, load_variant, number
 from .outputs import OverwriteOpt, output_path
 from .preparing import prepare_bots
+from .progress import reporting
 from .solving import hint_advisor, hint_ranking
 
 __all__ = ["play", "resume", "result_json"]
@@ -426,7 +427,8 @@ def resume(
     """Continue a saved game exactly where it stopped (same dice to come)."""
     vfile, vid = variant_file(variant)
     try:
-        saved, recorder = Recorder.resume(file, get_engine(), vfile)
+        with reporting(quiet or as_json, f"reading {file.name}") as told:
+            saved, recorder = Recorder.resume(file, get_engine(), vfile, progress=told)
     except VariantFileNeeded as exc:
         raise variant_file_needed("resume", file, exc) from None
     try:

@@ -1,6 +1,6 @@
 """The solver's backward pass and the simulator on a Dask cluster, with the tables stored as Zarr chunks.
 
-Optional (`pip install 'dicecup[cluster]'`): nothing here is imported unless a cluster is asked for
+Optional (the `cluster` extra: `.venv/bin/pip install -e '.[cluster]'` in the checkout): nothing here is imported unless a cluster is asked for
 (`dicecup solve --cluster ADDRESS`, `dicecup simulate --cluster ADDRESS`, or this package).
 
     >>> from dicecup import Engine

@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from .. import __version__
-from ..errors import shown
+from ..errors import install_extra, shown
 from .errors import ClusterError, ClusterUnavailable
 
 __all__ = ["Cluster", "connect", "parse_address", "reached", "require_packages", "LOCAL_MAX_WORKERS", "CONNECT_SECONDS"]
@@ -83,7 +83,7 @@ def require_packages() -> Any:
         import zarr  # noqa: F401  (the chunk store: refused now rather than on the first write)
     except ImportError as exc:
         raise ClusterUnavailable(
-            f"a cluster needs Dask distributed and Zarr ({exc.name} is not installed): pip install 'dicecup[cluster]'"
+            f"a cluster needs Dask distributed and Zarr ({exc.name} is not installed): {install_extra('cluster')}"
         ) from None
     return distributed
 

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_RANGE", "SimulateReport", "play_range", "simulate_on_cluster"]
 
 DEFAULT_RANGE = 1 << 20
-"""Games per task: about a second of a worker's time for Yahtzee's optimal strategy, seconds to minutes for
-strategies played through the engine (each range is split further where it runs, so memory stays bounded)."""
+"""Games per task: a short task for the optimal strategy's compiled player, a long one for strategies played
+through the engine (each range is split further where it runs, so memory stays bounded)."""
 
 
 @define

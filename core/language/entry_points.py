@@ -1,8 +1,8 @@
 """The installed packages' plugins for one entry-point group, read from their `entry_points.txt` files.
 
 The same files `importlib.metadata` reads, found the same way (each `*.dist-info` and `*.egg-info` folder of each
-`sys.path` folder, in path order), without importing it: its import (the `email` parser with it) and its scan cost
-every engine about 35 ms, a tenth of `dicecup advise`. Where the standard search is not the whole story (an
+`sys.path` folder, in path order), without importing it: its import (the `email` parser with it) and its scan were a large share of a short
+command's start-up (the Performance page has the figures). Where the standard search is not the whole story (an
 archive on the path, another finder of distributions installed) `installed` answers None and the caller asks
 `importlib.metadata` (`from_importlib`): either way the caller gets the same `EntryPoint`s, loaded the same way.
 An `entry_points.txt` that is no small regular file (a FIFO, a device, something huge) is a `FileError` naming

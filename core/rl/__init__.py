@@ -3,7 +3,7 @@
 Both play any variant through the engine's `GameState` (legal actions, apply, seeded rolls) and share
 one encoding (`Encoding`): a fixed discrete action space of keeps, boxes and rule actions with an
 action mask, and an observation as a documented vector or a dict of named parts. Needs the optional
-extra: `pip install 'dicecup[rl]'` (gymnasium and pettingzoo); nothing in the engine imports this package.
+extra: `.venv/bin/pip install -e '.[rl]'` in the checkout (gymnasium and pettingzoo); nothing in the engine imports this package.
 
     >>> import gymnasium, dicecup.rl
     >>> env = gymnasium.make("dicecup/Dicecup-v0", variant="yatzy")
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from ..errors import DicecupError
+from ..errors import DicecupError, install_extra
 
 __all__ = [
     "MissingExtra",
@@ -35,7 +35,7 @@ _missing = [name for name in ("gymnasium", "pettingzoo") if importlib.util.find_
 if _missing:
     raise MissingExtra(
         f"dicecup.rl needs {' and '.join(_missing)}, which {'is' if len(_missing) == 1 else 'are'} not installed; "
-        "install the extra with: pip install 'dicecup[rl]'"
+        + install_extra("rl")
     )
 
 from .aec import DicecupAECEnv  # noqa: E402  (after the check, so a missing extra gives the one error above)

@@ -189,7 +189,7 @@ def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
 
 def prepare(variant: Variant, strategy: str = "optimal") -> None:
     """Build now what `strategy` plays from on `variant`, so that later runs only play: the solver's table and
-    the whole best-move table where it fits (Yahtzee: about 3 s and 290 MB), whose rows runs otherwise fill
+    the whole best-move table where it fits (for Yahtzee, a few seconds and some 290 MB), whose rows runs otherwise fill
     as their games reach states. For a program that simulates many runs in one process (a single run is
     faster without it); nothing changes in the games."""
     strategy = check_strategy(strategy)

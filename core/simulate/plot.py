@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import DicecupError
+from ..errors import DicecupError, install_extra
 from ..fileio import write_atomic_with
 
 __all__ = [
@@ -31,7 +31,7 @@ def pyplot(without: str = "for a terminal histogram") -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise DicecupError(
-            f"--plot needs matplotlib: pip install 'dicecup[plot]' (or run without --plot {without})"
+            f"--plot needs matplotlib: {install_extra('plot')} (or run without --plot {without})"
         ) from None
     return plt
 

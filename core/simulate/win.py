@@ -220,7 +220,7 @@ def remaining_table(
     if not solution.objective.is_mean:
         raise DicecupError("the remaining-score table is the mean-optimal policy's: give the mean's solution")
     with task(progress, f"loading the remaining-score table of {v.id}"):
-        got = cache.load_arrays(v, TABLE_KIND, say, limit=CACHE_LIMIT)
+        got = cache.load_arrays(v, TABLE_KIND, say, limit=CACHE_LIMIT, mapped=True)
     if got is not None:
         meta, arrays = got
         table = None

@@ -528,7 +528,7 @@ _RECALLED: dict[str, CardTables | None] = {}  # read by `recall_tables`, not yet
 
 
 def _sorted_distinct(a: np.ndarray) -> np.ndarray:
-    """The distinct values of `a`, ascending (np.unique would import numpy.ma: 15 ms of a one-card process)."""
+    """The distinct values of `a`, ascending (np.unique would import numpy.ma, a cost a one-card process can do without)."""
     flat = np.sort(a, axis=None)
     return flat[np.concatenate([[True], flat[1:] != flat[:-1]])]
 

@@ -384,12 +384,17 @@ def save_arrays(
 
 
 def load_arrays(
-    variant: Variant, kind: str, warn: Callable[[str], None] | None = None, limit: int = ARRAYS_LIMIT
+    variant: Variant,
+    kind: str,
+    warn: Callable[[str], None] | None = None,
+    limit: int = ARRAYS_LIMIT,
+    mapped: bool = False,
 ) -> tuple[dict, dict[str, np.ndarray]] | None:
     """(meta, arrays) that `save_arrays` wrote for `variant`, or None when there are none or they cannot be
     trusted: not signed with this user's key, tampered with, stale (other rules, plugins or solver version),
     garbled, over `limit` bytes, not a regular file. Read as every signed file is (`signed.read_signed_npz`).
-    A bad file is deleted (said through `warn`); the caller computes the arrays again."""
+    A bad file is deleted (said through `warn`); the caller computes the arrays again. `mapped`: large
+    arrays, mapped and shared read-only rather than read and copied."""
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     if not os.path.lexists(path):
@@ -397,7 +402,13 @@ def load_arrays(
     try:
         secret = _secret()
         header, arrays = read_signed_npz(
-            path, secret=secret, fmt=ARRAYS_FORMAT, names=None, limit=limit + (1 << 20), what=f"{kind} arrays"
+            path,
+            secret=secret,
+            fmt=ARRAYS_FORMAT,
+            names=None,
+            limit=limit + (1 << 20),
+            what=f"{kind} arrays",
+            mapped=mapped,
         )
     except FileNotFoundError:
         return None

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import io
 import json
+import mmap
 import os
 import secrets
 import stat
@@ -24,6 +25,7 @@ import sys
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import IO, cast
 
 import numpy as np
 
@@ -176,6 +178,7 @@ def read_signed_npz(
     limit: int,
     what: str,
     check: Callable[[dict, Mapping[str, np.ndarray]], None] | None = None,
+    mapped: bool = False,
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """(header, arrays) of the signed .npz at `path`, its header's "format" `fmt`, holding the arrays `names`
     (None: those its header lists under "names") signed with `secret`; `check(header, arrays)` may refuse it
@@ -186,8 +189,12 @@ def read_signed_npz(
     inflated. FileNotFoundError (no file), FileError (not a regular file, too big, unreadable) or CacheInvalid
     (anything wrong inside: not a zip, a compressed or missing member, sizes that do not add up, a bad
     signature) saying why.
+
+    `mapped`: the file is mapped into memory rather than read, and its arrays are read-only views of the map
+    where their bytes are aligned (a large table is then neither read twice nor copied: its pages are read as
+    the signature is checked, and shared with the page cache).
     """
-    raw = fileio.read_bytes(path, limit=limit, what=what)
+    raw = _mapped(path, limit, what) if mapped else fileio.read_bytes(path, limit=limit, what=what)
     members = _stored_members(raw)
     if "header" not in members:
         raise CacheInvalid("not a signed dicecup file (no header)")
@@ -212,15 +219,30 @@ def read_signed_npz(
         raise CacheInvalid("its signature does not match this user's key (damaged, or not written by dicecup here)")
     if check is not None:
         check(header, views)
+    if mapped:
+        return header, {n: v if v.flags.aligned else np.array(v) for n, v in views.items()}
     return header, {n: np.array(v) for n, v in views.items()}  # aligned, writable copies
 
 
-def _stored_members(raw: bytes) -> dict[str, tuple[int, int]]:
+def _mapped(path: str | os.PathLike, limit: int, what: str) -> mmap.mmap | bytes:
+    """The regular file `path` (at most `limit` bytes) mapped read-only; an empty file as no bytes."""
+    fd = fileio.open_descriptor(path, limit=limit, what=what)
+    try:
+        if os.fstat(fd).st_size == 0:
+            return b""
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise fileio.FileError(path, f"cannot map the file: {(exc.strerror or type(exc).__name__).lower()}") from None
+    finally:
+        os.close(fd)
+
+
+def _stored_members(raw: bytes | mmap.mmap) -> dict[str, tuple[int, int]]:
     """Each member of the zip `raw` by name without ".npy": (where its bytes start, how many), every member
     stored uncompressed and lying inside `raw`; the directory's size is checked before it is parsed."""
     _check_directory_size(raw)
     try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        with zipfile.ZipFile(cast(IO[bytes], raw) if isinstance(raw, mmap.mmap) else io.BytesIO(raw)) as zf:
             infos = zf.infolist()
     except Exception:  # zipfile reports a damaged archive with many types (BadZipFile, struct.error, ...)
         raise CacheInvalid("not a table file (not a zip archive)") from None
@@ -243,7 +265,7 @@ def _stored_members(raw: bytes) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _check_directory_size(raw: bytes) -> None:
+def _check_directory_size(raw: bytes | mmap.mmap) -> None:
     """Refuse a zip whose directory (found as zipfile finds it: the last end record) lists more than
     MAX_MEMBERS members or is longer than _DIRECTORY_LIMIT bytes, before zipfile builds one object per entry."""
     end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - (1 << 16) - 22))
@@ -263,7 +285,7 @@ def _check_directory_size(raw: bytes) -> None:
         raise CacheInvalid(f"not a table file (its zip directory lists {entries:,} members in {size:,} bytes)")
 
 
-def _npy_view(raw: bytes, start: int, length: int, name: str) -> np.ndarray:
+def _npy_view(raw: bytes | mmap.mmap, start: int, length: int, name: str) -> np.ndarray:
     """The array the .npy member at raw[start:start + length] holds, as a read-only view of those bytes: its
     declared type must be a plain number type and its declared shape exactly fill the member."""
     head = io.BytesIO(raw[start : start + min(length, _NPY_HEADER_LIMIT)])

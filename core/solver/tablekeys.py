@@ -33,7 +33,7 @@ def _rules_digest() -> str:
     The bytes of each file are hashed, not its size and time: a file edited in place, copied with its
     time kept (`cp -p`, rsync, a wheel's fixed timestamps) or edited twice within the clock's tick must
     still change the key, and a stale table that matches its key is served without recomputing its values
-    (`verify` runs once per signed table). The files are few and small (about 60, 0.7 MB: about 2 ms).
+    (`verify` runs once per signed table). The files are few and small, so hashing them is cheap.
 
     Third-party plugins are not listed here: each variant's fingerprint already names every plugin that
     implements it (its rules, patterns and scorers, and any plugin whose rule hooks apply to all

@@ -24,6 +24,7 @@ from ..game.actions import action_to_json
 from ..game.history import History
 from ..game.saving import VariantArg, variant_json
 from ..game.state import GameState
+from ..progress import Reporter, task
 from .generator import TrackedRandom, generator_state
 from .journal import Journal, Writer
 from .savereading import FORMAT, RESTATE_AFTER, VERSION, Journaled, SavedGame, read_journaled, read_old
@@ -99,21 +100,24 @@ class Recorder:
         return self.writer
 
     @classmethod
-    def resume(cls, path: str | os.PathLike, engine: Any, variant: VariantArg = None) -> tuple[SavedGame, Recorder]:
+    def resume(
+        cls, path: str | os.PathLike, engine: Any, variant: VariantArg = None, progress: Reporter | None = None
+    ) -> tuple[SavedGame, Recorder]:
         """The saved game at `path`, and a recorder appending to it (a cut last line is cut off first; a
-        version 1 save is written again as a journal when a move is made)."""
+        version 1 save is written again as a journal when a move is made); `progress` hears of the moves
+        replayed."""
         try:
             writer, data = Writer.reopen(path, MAX_SAVE_BYTES)
         except FileError as exc:
             raise SaveError(str(exc)) from None
         try:
             if not _is_journal(data):
-                saved = read_old(data, Path(path), engine, variant).replay()
+                saved = replayed(read_old(data, Path(path), engine, variant), progress)
                 writer.close()
                 return saved, cls(path, saved)
             journal = Journal(data, path)
             journaled = read_journaled(journal, path, engine, variant)
-            saved = journaled.replay()
+            saved = replayed(journaled, progress)
             writer.adopt(journal)
         except BaseException:
             writer.close()
@@ -188,6 +192,13 @@ def _is_journal(data: bytes) -> bool:
     """Whether `data` is a journal (version 2; its first line sealed), not a version 1 JSON document."""
     end = data.find(b"\n")
     return end >= 0 and data.rfind(b',"sum":"', 0, end) >= 0
+
+
+def replayed(journaled: Journaled, progress: Reporter | None = None) -> SavedGame:
+    """`journaled.replay()`, each move told to `progress` (a long save takes seconds to replay)."""
+    n = len(journaled.moves)
+    with task(progress, f"replaying {n:,} moves", n, "moves") as told:
+        return journaled.replay(lambda state, move, index: told.advance())
 
 
 def read(path: str | os.PathLike, engine: Any, variant: VariantArg = None) -> Journaled:
