@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import json
 import random
 import sys
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dicecup import Engine, GameState, Variant
+from dicecup.game.bots import RandomBot
+from dicecup.solver import advice, solve
 
 # A four-box card small enough that every command (solve, advise, simulate, risk) runs on it in a moment.
 CLI_TINY = """
@@ -294,3 +299,96 @@ def cli_schema(command: str):
 
     text = (resources.files("dicecup.cli") / "schemas" / f"{command}.json").read_text()
     return Draft202012Validator(json.loads(text))
+
+
+def decision_states(variant, count: int, seed: int) -> list[GameState]:
+    """Decision states met in random games (every turn and roll number), `count` of them."""
+    rng = random.Random(seed)
+    bot = RandomBot(random.Random(seed + 1))
+    out: list[GameState] = []
+    while len(out) < count:
+        state = GameState.new(variant, 1)
+        while not state.over and len(out) < count:
+            if state.is_chance:
+                state = state.roll(rng)
+                continue
+            if rng.random() < 0.3:
+                out.append(state)
+            state = state.apply(bot.choose(state))
+    return out
+
+
+def forget_advice_tables() -> None:
+    """What a new process knows of the advisor's tables: nothing."""
+    for memo in (
+        advice._TABLES,
+        advice._ASKED,
+        advice._KEPT,
+        advice._CLASSES,
+        advice._LATER,
+        advice._CARD_TABLES,
+        advice._RECALLED,
+        advice._RECALLED,
+    ):
+        memo.clear()
+    advice._UNTABULABLE.clear()
+
+
+def rewrite_kept(path: Path, change) -> None:
+    """Write the kept file again with `change(header, arrays)` applied and the old signature left as it was."""
+    with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as data:
+        header = json.loads(bytes(data["header"]).decode())
+        arrays = {k: data[k] for k in data.files if k != "header"}
+    change(header, arrays)
+    head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    with open(path, "wb") as fh:
+        np.savez(fh, header=head, **arrays)
+
+
+def share(state: GameState, player: int) -> float:
+    """`player`'s share of the win of a finished game (a k-way tie shares it)."""
+    won = state.winners()
+    return 1.0 / len(won) if state.players[player] in won else 0.0
+
+
+def state_key(s: GameState) -> tuple:
+    held = None if s.held is None else tuple(sorted(s.held))
+    return (s.cards, s.current, tuple(sorted(s.dice)), s.rolls_used, held, s.over)
+
+
+def deep_recursion(fn):
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        return fn()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+# three boxes, a bonus: small enough for a brute force of the two-player game in a second or two
+MICRO_DUEL = """
+id: micro-duel
+dice: {count: 2, faces: 3}
+turn: {rolls: 2}
+boxes:
+  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
+  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
+  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
+bonuses:
+  up: {kind: threshold, section: upper, at_least: 4, points: 5}
+"""
+
+
+@cache
+def micro_duel(text: str):
+    """(variant, solution, planner) of a micro variant (the variant compiled from text in memory)."""
+    import tempfile
+    from pathlib import Path
+
+    from dicecup.simulate import win
+
+    path = Path(tempfile.mkdtemp()) / "micro.yaml"
+    path.write_text(text, encoding="utf-8")
+    v = Engine(entry_points=False).load_file(path)
+    solution = solve(v)
+    return v, solution, win.WinPlanner(solution, win.build_table(solution))

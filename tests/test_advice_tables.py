@@ -7,7 +7,6 @@ Every test has its own cache folder and key folder, and starts with the advisor 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -15,32 +14,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from dicecup.language.model import Variant
 from dicecup.solver import advice, cache
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _solver_helpers import tiny_variant
-from test_simulate_batched import decision_states
-
-
-def _forget() -> None:
-    """What a new process knows of the advisor's tables: nothing."""
-    for memo in (
-        advice._TABLES,
-        advice._ASKED,
-        advice._KEPT,
-        advice._CLASSES,
-        advice._LATER,
-        advice._CARD_TABLES,
-        advice._RECALLED,
-        advice._RECALLED,
-    ):
-        memo.clear()
-    advice._UNTABULABLE.clear()
-
+from _solver_helpers import decision_states, forget_advice_tables, rewrite_kept, tiny_variant
 
 COMPLETE = advice._card_tables
 
@@ -52,9 +32,9 @@ def private_cache(monkeypatch, tmp_path):
     monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
     # the solve's complete ones), unless a test says otherwise
-    _forget()
+    forget_advice_tables()
     yield
-    _forget()
+    forget_advice_tables()
 
 
 def _no_engine(monkeypatch) -> None:
@@ -79,7 +59,7 @@ def _engine_answers(solution, states, monkeypatch) -> list:
         for s in states:
             advice._LATER.clear()
             out += _ask(solution, [s])
-    _forget()
+    forget_advice_tables()
     return out
 
 
@@ -96,7 +76,7 @@ def test_kept_tables_advise_a_new_process_without_the_engine(tmp_path, monkeypat
     advice.keep_tables(solution.variant)
     path = cache.arrays_path(v, advice.TABLES_KIND)
     assert path.is_file()
-    _forget()
+    forget_advice_tables()
     assert advice.recall_tables(solution.variant) is True
     with monkeypatch.context() as mp:
         _no_engine(mp)
@@ -115,19 +95,8 @@ def _kept(tmp_path, name: str = "flags"):
     advice.recall_tables(solution.variant)
     _ask(solution, states)
     advice.keep_tables(solution.variant)
-    _forget()
+    forget_advice_tables()
     return v, solution, states, cache.arrays_path(v, advice.TABLES_KIND)
-
-
-def _rewrite(path: Path, change) -> None:
-    """Write the kept file again with `change(header, arrays)` applied and the old signature left as it was."""
-    with np.load(io.BytesIO(path.read_bytes()), allow_pickle=False) as data:
-        header = json.loads(bytes(data["header"]).decode())
-        arrays = {k: data[k] for k in data.files if k != "header"}
-    change(header, arrays)
-    head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-    with open(path, "wb") as fh:
-        np.savez(fh, header=head, **arrays)
 
 
 def _refused(v, solution, states, path, monkeypatch) -> None:
@@ -138,7 +107,7 @@ def _refused(v, solution, states, path, monkeypatch) -> None:
     assert said and not path.exists()
     assert _ask(solution, states) == want
     advice.keep_tables(solution.variant)
-    _forget()
+    forget_advice_tables()
     assert advice.recall_tables(solution.variant) is True
 
 
@@ -150,7 +119,7 @@ def test_tampered_tables_are_refused_and_made_again(tmp_path, monkeypatch):
         tables = arrays["a_s_tables"]
         tables[0, 0, 0] += 1
 
-    _rewrite(path, change)
+    rewrite_kept(path, change)
     _refused(v, solution, states, path, monkeypatch)
 
 
@@ -173,7 +142,7 @@ def test_stale_tables_are_refused(tmp_path, monkeypatch):
         advice.recall_tables(solution.variant)
         _ask(solution, states)
         advice.keep_tables(solution.variant)  # signed properly, for the other key
-        _forget()
+        forget_advice_tables()
     path.unlink(missing_ok=True)  # removed already: the other key's file replaced it
     old.rename(path)
     _refused(v, solution, states, path, monkeypatch)
@@ -187,7 +156,7 @@ def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
         advice.recall_tables(solution.variant)
         _ask(solution, states)
         advice.keep_tables(solution.variant)
-        _forget()
+        forget_advice_tables()
     _refused(v, solution, states, path, monkeypatch)
 
 

@@ -24,9 +24,7 @@ from dicecup.solver.card_tables import CardTables
 from dicecup.solver.solve import Solution
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _solver_helpers import tiny_variant
-from test_advice_tables import _forget, _rewrite
-from test_simulate_batched import decision_states
+from _solver_helpers import decision_states, forget_advice_tables, rewrite_kept, tiny_variant
 
 pytestmark = pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")
 
@@ -37,9 +35,9 @@ def private_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
     monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "TABLES_AFTER", 0)  # the compiled card turn from the first card, in any mode
-    _forget()
+    forget_advice_tables()
     yield
-    _forget()
+    forget_advice_tables()
 
 
 def _ask(solution, states) -> list:
@@ -55,14 +53,14 @@ def _learned_answers(solution, states, monkeypatch) -> list:
     with monkeypatch.context() as mp:
         mp.setattr(advice, "_card_tables", lambda solution: None)
         out = _ask(solution, states)
-    _forget()
+    forget_advice_tables()
     return out
 
 
 def _new_process(v: Variant, monkeypatch) -> object:
     """The solution as a new process loads it (from the cache, no search), with nothing known, the engine
     refused and the learned tables refused: only the kept complete tables can answer."""
-    _forget()
+    forget_advice_tables()
     monkeypatch.setattr(cache, "_RECENT", {})
     solution, cached = cache.load_or_solve(v)
     assert cached and solution.searched is None
@@ -142,7 +140,7 @@ def _kept(tmp_path, monkeypatch):
 def _refused(v, solution, states, want, path, monkeypatch, deleted: bool = True) -> list[str]:
     """A new process does not use the kept file (it warns, and deletes it unless `deleted` is False), and its
     advice, learned again, is still right; returns what it said."""
-    _forget()
+    forget_advice_tables()
     said: list[str] = []
     advice.recall_tables(v, said.append)  # what `dicecup advise` does first
     assert path.exists() is not deleted
@@ -161,7 +159,7 @@ def test_tampered_tables_are_refused(tmp_path, monkeypatch):
     def change(header, arrays):
         arrays["a_points"][0, 0] += 1
 
-    _rewrite(path, change)
+    rewrite_kept(path, change)
     said = _refused(v, solution, states, want, path, monkeypatch)
     assert any("damaged, stale or not ours" in s for s in said)
 

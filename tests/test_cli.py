@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from _rules_oracle import ORACLES
 from _saves import header, moves, reseal, state
-from conftest import BUILTIN_VARIANTS
+from _variants import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
 from dicecup import GameState

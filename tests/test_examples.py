@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from _saves import moves
-from conftest import BUILTIN_VARIANTS, FAMILY_VARIANTS
+from _variants import BUILTIN_VARIANTS, FAMILY_VARIANTS
 
 from dicecup import Engine, GameState, RuleAction, SaveError, VariantError
 from dicecup.testing import check_variant

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 from _family_oracle import FAMILY_ORACLES
-from conftest import FAMILY_VARIANTS as FAMILY
+from _variants import FAMILY_VARIANTS as FAMILY
 
 from dicecup import Card, Engine
 

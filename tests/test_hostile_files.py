@@ -18,6 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _cli_helpers import ENV, SECRET, cli_fails, deadline  # noqa: F401 (deadline: autouse, a FIFO opened by mistake fails the test)
 from _saves import header, reseal
 
 from dicecup import DicecupError, GameState, SaveError, VariantError
@@ -28,10 +29,6 @@ from dicecup.terminal.session import Seat
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and signals as on POSIX")
 
-ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
-MEMORY_CAP = 2 << 30  # bytes of address space for each command run
-SECRET = "SECRET-CONTENT-42"  # written into hostile files: no message may repeat it
-
 TINY = """\
 id: tiny
 name: Tiny
@@ -40,48 +37,6 @@ boxes:
   ones: {section: top, pattern: {kind: face, face: 1}, score: sum}
   triple: {pattern: {kind: of_a_kind, n: 3}, score: 30}
 """
-
-
-@pytest.fixture(autouse=True)
-def deadline():
-    """Fail (instead of hanging the run) when a test takes more than 30 seconds: a FIFO that blocks."""
-
-    def expired(signum, frame):
-        raise TimeoutError("this test blocked: a read waited on a FIFO or device")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(30)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
-
-
-def _cap_memory() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
-
-
-def cli_fails(*args: str, cwd: Path | None = None) -> str:
-    """Run `python -m dicecup ARGS` under a timeout and a memory cap; it must fail cleanly. Returns stderr."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "dicecup", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **ENV},
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-        preexec_fn=_cap_memory,
-    )
-    assert proc.returncode == 2, (args, proc.returncode, proc.stderr[-3000:])
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    lines = proc.stderr.splitlines()
-    assert lines and lines[0].startswith("error: "), proc.stderr[-3000:]
-    assert sum(line.startswith("error:") for line in lines) == 1
-    assert all(line.startswith("  hint: ") for line in lines[1:]), lines  # a hint may follow the error line
-    assert SECRET not in proc.stderr and len(proc.stderr) < 1000
-    return proc.stderr
 
 
 def write(path: Path, text: str | bytes) -> Path:

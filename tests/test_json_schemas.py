@@ -7,28 +7,12 @@ One style across commands: an object whose first keys are `variant` (the id; nul
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 import pytest
+from _cli_helpers import REGISTRY, SCHEMAS, check, json_of
 from _solver_helpers import CLI_TINY
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from typer.testing import CliRunner
 
 from dicecup.cli.app import app, get_engine, json_schema
-
-
-def _schemas() -> dict[str, dict]:
-    folder = resources.files("dicecup.cli") / "schemas"
-    return {
-        f.name.removesuffix(".json"): json.loads(f.read_text()) for f in folder.iterdir() if f.name.endswith(".json")
-    }
-
-
-SCHEMAS = _schemas()
-REGISTRY = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in SCHEMAS.values())
-
 
 pytestmark = pytest.mark.usefixtures("cli_builtins")  # the CLI's engine: built-in plugins only
 
@@ -38,21 +22,6 @@ def tiny(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("schemas") / "tiny.yaml"
     path.write_text(CLI_TINY)
     return str(path)
-
-
-def json_of(*args: str, quiet: bool = True) -> dict:
-    """Run a command with --json (and -q): its stdout is exactly one JSON document, its stderr empty."""
-    result = CliRunner().invoke(app, [*args, "--json", *(["-q"] if quiet else [])])
-    assert result.exit_code == 0, result.output
-    if quiet:
-        assert result.stderr == "", result.stderr
-    data = json.loads(result.stdout)
-    assert list(data)[:2] == ["variant", "options"]
-    return data
-
-
-def check(command: str, data: dict) -> None:
-    Draft202012Validator(SCHEMAS[command], registry=REGISTRY).validate(data)
 
 
 def test_every_schema_is_valid_and_shares_the_envelope():

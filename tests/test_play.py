@@ -7,6 +7,7 @@ import io
 import random
 
 import pytest
+from _cli_helpers import BOTS, Script
 from rich.console import Console
 
 from dicecup import DicecupError, Engine, GameState, Keep, Score
@@ -14,8 +15,6 @@ from dicecup.language.describe import bonus_cells
 from dicecup.terminal.commands import InputProblem, KeepDice, Say, ScoreBox, parse_command, resolve_box
 from dicecup.terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from dicecup.terminal.view import View, dice_line
-
-BOTS = ("random", "greedy", "optimal")
 
 
 def decision(engine, variant: str, dice: list[int], players=("ann",)) -> GameState:
@@ -120,20 +119,6 @@ def test_resolve_box_numbers_follow_the_card(engine):
 
 
 # ---------------------------------------------------------------------------- sessions
-
-
-class Script:
-    """Answers prompts from a list; counts the problems shown in between."""
-
-    def __init__(self, lines):
-        self.lines = list(lines)
-        self.prompts: list[str] = []
-
-    def __call__(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        if not self.lines:
-            raise EOFError
-        return self.lines.pop(0)
 
 
 def test_human_turn_with_mistakes_then_keep_and_score(engine):

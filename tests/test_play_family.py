@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
+from _cli_helpers import Script
 from _saves import moves
-from conftest import FAMILY_VARIANTS
+from _variants import FAMILY_VARIANTS
 from rich.console import Console
-from test_play import Script
 
 from dicecup import GameState, RuleAction
 from dicecup.cli.playing import result_json

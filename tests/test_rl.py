@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import BUILTIN_VARIANTS, FAMILY_VARIANTS
+from _variants import BUILTIN_VARIANTS, FAMILY_VARIANTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -10,10 +10,10 @@ import random
 from pathlib import Path
 
 import pytest
+from _cli_helpers import deadline  # noqa: F401 (autouse: a FIFO opened by mistake fails the test, not hangs it)
 from _saves import reseal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_hostile_files import deadline  # noqa: F401 (autouse: a FIFO opened by mistake fails the test, not hangs it)
 from typer.testing import CliRunner
 
 from dicecup import Engine, GameState, SaveError

@@ -15,10 +15,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _cli_helpers import cli_fails
 from _saves import records, reseal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_hostile_files import cli_fails
 
 from dicecup import Game, GameState, SaveError
 from dicecup.terminal import journal, savefile

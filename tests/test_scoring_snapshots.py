@@ -53,7 +53,7 @@ import pytest
 from _rules_oracle import ORACLES
 from _rules_oracle import generala as generala_oracle
 from _rules_oracle import russian as russian_oracle
-from conftest import BUILTIN_VARIANTS
+from _variants import BUILTIN_VARIANTS
 
 from dicecup import Card
 

@@ -14,13 +14,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from _solver_helpers import TINY, tiny_variant
-from conftest import BUILTIN_VARIANTS
+from _solver_helpers import TINY, decision_states, tiny_variant
+from _variants import BUILTIN_VARIANTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
-from dicecup.game.bots import GreedyBot, RandomBot
+from dicecup.game.bots import GreedyBot
 from dicecup.language.tracing import traced_card, traced_roll, tracing
 from dicecup.numeric.objective import MEAN
 from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
@@ -35,23 +35,6 @@ CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS] + [
     ("russian", {"chance": "any"}),
 ]
 IDS = [v + "".join(f"-{k}={x}" for k, x in o.items()) for v, o in CONFIGS]
-
-
-def decision_states(variant, count: int, seed: int) -> list[GameState]:
-    """Decision states met in random games (every turn and roll number), `count` of them."""
-    rng = random.Random(seed)
-    bot = RandomBot(random.Random(seed + 1))
-    out: list[GameState] = []
-    while len(out) < count:
-        state = GameState.new(variant, 1)
-        while not state.over and len(out) < count:
-            if state.is_chance:
-                state = state.roll(rng)
-                continue
-            if rng.random() < 0.3:
-                out.append(state)
-            state = state.apply(bot.choose(state))
-    return out
 
 
 def as_rows(sim: Batched, states: list[GameState]):

@@ -11,7 +11,7 @@ import zlib
 from collections import Counter
 
 import pytest
-from conftest import BUILTIN_VARIANTS
+from _variants import BUILTIN_VARIANTS
 from typer.testing import CliRunner
 
 from dicecup import hookimpl

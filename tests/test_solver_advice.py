@@ -1,28 +1,20 @@
 """The advisor's quick paths: a new card scored from the tables and folded by the compiled turn recursion
-gives the engine's advice, and `dicecup advise` reads its options as typer would."""
+gives the engine's advice."""
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import numpy as np
 import pytest
-import typer
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from dicecup.cli.base import QuickCommand
 from dicecup.numeric import card as card_kernel
 from dicecup.numeric import compiled
 from dicecup.solver import advice, solve
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _solver_helpers import tiny_variant
-from test_simulate_batched import decision_states
+from _solver_helpers import decision_states, tiny_variant
 
 
 @pytest.mark.parametrize("name", ["threshold", "served", "flags", "banked", "banked-served", "eight-faces"])
@@ -128,63 +120,6 @@ def test_one_roll_scored_alone_is_its_row_of_the_whole_table(tmp_path):
                 assert np.array_equal(one.points[r], whole.points[r])
                 assert np.array_equal(one.after[r], whole.after[r])
                 assert one.legal.sum() == whole.legal[r].sum()
-
-
-def _apps():
-    """The same options on a `QuickCommand` and on a plain typer command; each prints what it was given."""
-
-    def show(
-        n: Annotated[int, typer.Option("--n", min=1)] = 3,
-        m: Annotated[int | None, typer.Option("--m", max=99)] = None,
-        s: Annotated[str, typer.Option("--s")] = "x",
-        o: Annotated[list[str] | None, typer.Option("--o")] = None,
-        flag: Annotated[bool, typer.Option("--flag")] = False,
-    ) -> None:
-        typer.echo(repr((n, m, s, o, flag)))
-
-    quick, plain = typer.Typer(), typer.Typer()
-    quick.command(cls=QuickCommand)(show)
-    plain.command()(show)
-    return quick, plain
-
-
-_QUICK, _PLAIN = _apps()
-_VALUE = st.one_of(
-    st.from_regex(r"[-+ ]?[0-9_]{0,22} ?", fullmatch=True),
-    st.integers(-(10**20), 10**20).map(str),
-    st.text(max_size=6),
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(option=st.sampled_from(["--n", "--m", "--s", "--o"]), value=_VALUE, flag=st.booleans())
-def test_quick_command_reads_options_as_typer_does(option, value, flag):
-    """Whatever an option's value, the quick command gives typer's result: the same value, or the same
-    refusal (for a whole number typer refuses too, in the CLI's own words: what was wrong, and the bound)."""
-    args = [option, value] + (["--flag"] if flag else [])
-    want = CliRunner().invoke(_PLAIN, args)
-    got = CliRunner().invoke(_QUICK, args)
-    if want.exit_code == 0 or got.output == want.output:
-        assert (got.exit_code, got.output) == (want.exit_code, want.output)
-    else:
-        assert got.exit_code == want.exit_code == 2
-        assert option in ("--n", "--m")
-        said = " ".join(re.sub("[│╭╮╰╯─]", " ", got.output).split())  # the message, unboxed and unwrapped
-        assert re.search(r"is not a whole number|must be at (least 1|most 99), got -?[0-9]+", said), got.output
-
-
-def test_every_command_is_found_where_main_looks_for_it():
-    """`cli.main` imports only the module `COMMAND_MODULES` names for a command: it must be the one adding it,
-    and every command of the whole app must be listed (else main would load the whole app for it)."""
-    from dicecup.cli.app import app
-    from dicecup.cli.base import COMMAND_MODULES
-
-    added = {
-        (info.name or info.callback.__name__.replace("_", "-")): info.callback.__module__.rsplit(".", 1)[1]
-        for info in app.registered_commands
-        if info.callback is not None
-    }
-    assert added == COMMAND_MODULES
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import statistics
 import zlib
 
 import pytest
-from conftest import BUILTIN_VARIANTS
+from _variants import BUILTIN_VARIANTS
 
 from dicecup.solver.advice import Policy
 from dicecup.solver.cache import load_or_solve

@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import attrs
 import pytest
+from _variants import BUILTIN_VARIANTS
 from attrs import evolve
-from conftest import BUILTIN_VARIANTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

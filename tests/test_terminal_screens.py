@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import pytest
-from conftest import BUILTIN_VARIANTS, FAMILY_VARIANTS
+from _variants import BUILTIN_VARIANTS, FAMILY_VARIANTS
 from rich.cells import cell_len
 from rich.console import Console
 

@@ -8,12 +8,12 @@ import random
 import re
 
 import pytest
+from _cli_helpers import BOTS, Script
 from _saves import header, state
 from _solver_helpers import tiny_variant
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
-from test_play import BOTS, Script
 from typer.testing import CliRunner
 
 from dicecup import GameState, Score

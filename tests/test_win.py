@@ -5,44 +5,21 @@ against the engine's legality."""
 from __future__ import annotations
 
 import random
-import sys
-from functools import cache
 
 import numpy as np
 import pytest
-from _solver_helpers import tiny_variant
+from _solver_helpers import MICRO_DUEL, deep_recursion, micro_duel, share, state_key, tiny_variant
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicecup import Card, Engine, GameState
 from dicecup.errors import DicecupError
 from dicecup.simulate import distribution as dist_mod
-from dicecup.solver import solve
 from dicecup.solver.advice import best_action
 
 pytestmark = pytest.mark.skipif(not dist_mod.AVAILABLE, reason="bot win needs numba")
 
 CASES = ["threshold", "served", "two-groups"]
-
-
-def share(state: GameState, player: int) -> float:
-    """`player`'s share of the win of a finished game (a k-way tie shares it)."""
-    won = state.winners()
-    return 1.0 / len(won) if state.players[player] in won else 0.0
-
-
-def _key(s: GameState) -> tuple:
-    held = None if s.held is None else tuple(sorted(s.held))
-    return (s.cards, s.current, tuple(sorted(s.dice)), s.rolls_used, held, s.over)
-
-
-def _deep(fn):
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        return fn()
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def brute_duel(v) -> float:
@@ -51,7 +28,7 @@ def brute_duel(v) -> float:
     memo: dict[tuple, float] = {}
 
     def walk(s: GameState) -> float:
-        key = _key(s)
+        key = state_key(s)
         if key in memo:
             return memo[key]
         if s.over:
@@ -64,7 +41,7 @@ def brute_duel(v) -> float:
         memo[key] = out
         return out
 
-    return _deep(lambda: walk(GameState.new(v, ["a", "b"])))
+    return deep_recursion(lambda: walk(GameState.new(v, ["a", "b"])))
 
 
 def brute_turn(v, solution, state: GameState) -> float:
@@ -74,7 +51,7 @@ def brute_turn(v, solution, state: GameState) -> float:
     memo: dict[tuple, float] = {}
 
     def walk(s: GameState) -> float:
-        key = _key(s)
+        key = state_key(s)
         if key in memo:
             return memo[key]
         mine = s.current == me and s.cards[me] == card and not s.over
@@ -89,21 +66,8 @@ def brute_turn(v, solution, state: GameState) -> float:
         memo[key] = out
         return out
 
-    return _deep(lambda: walk(state))
+    return deep_recursion(lambda: walk(state))
 
-
-# three boxes, a bonus: small enough for a brute force of the two-player game in a second or two
-MICRO = """
-id: micro-duel
-dice: {count: 2, faces: 3}
-turn: {rolls: 2}
-boxes:
-  ones:   {section: upper, pattern: {kind: face, face: 1}, score: sum}
-  threes: {section: upper, pattern: {kind: face, face: 3}, score: sum}
-  pair:   {section: lower, pattern: {kind: of_a_kind, n: 2}, score: 8}
-bonuses:
-  up: {kind: threshold, section: upper, at_least: 4, points: 5}
-"""
 
 MICRO_SERVED = """
 id: micro-served
@@ -116,26 +80,11 @@ boxes:
 """
 
 
-@cache
-def _micro(text: str):
-    """(variant, solution, planner) of a micro variant (the variant compiled from text in memory)."""
-    import tempfile
-    from pathlib import Path
-
-    from dicecup.simulate import win
-
-    path = Path(tempfile.mkdtemp()) / "micro.yaml"
-    path.write_text(text, encoding="utf-8")
-    v = Engine(entry_points=False).load_file(path)
-    solution = solve(v)
-    return v, solution, win.WinPlanner(solution, win.build_table(solution))
-
-
-@pytest.mark.parametrize("text", [MICRO, pytest.param(MICRO_SERVED, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("text", [MICRO_DUEL, pytest.param(MICRO_SERVED, marks=pytest.mark.slow)])
 def test_exact_duel_equals_brute_force(text):
     from dicecup.simulate import duel
 
-    v, _, planner = _micro(text)
+    v, _, planner = micro_duel(text)
     d = duel.solve_duel(planner)
     assert d.first_player == pytest.approx(brute_duel(v), abs=1e-12)
     # the same layers evaluating the optimum's own moves (forward chances, not the fold's maxima) agree
@@ -161,11 +110,11 @@ def _positions(v, games: int, seed: int):
                 s = s.apply(rng.choice(s.legal_actions()))
 
 
-@pytest.mark.parametrize("text", [MICRO, pytest.param(MICRO_SERVED, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("text", [MICRO_DUEL, pytest.param(MICRO_SERVED, marks=pytest.mark.slow)])
 def test_win_turn_value_equals_brute_force(text):
     """At turn start, bot:win's turn (its moves' outcome law, weighed by its leaf values) is worth the best
     share of the win any play of the turn gets when every later move is the mean's: the brute force's."""
-    v, solution, planner = _micro(text)
+    v, solution, planner = micro_duel(text)
     seen = set()
     for s in _positions(v, 6, 3):
         key = (s.cards, s.current)
@@ -232,7 +181,7 @@ def test_table_matches_the_distribution_of_every_position(tmp_path):
     """Each turn-start state's vector is the exact distribution `distribution` gives from that card."""
     from dicecup.simulate import win
 
-    v, solution, planner = _micro(MICRO)
+    v, solution, planner = micro_duel(MICRO_DUEL)
     table = planner.table
     for s in _positions(v, 3, 1):
         card = s.card
@@ -252,14 +201,14 @@ def test_table_refused_past_its_limit_with_the_size():
     from dicecup.errors import TooLarge
     from dicecup.simulate import win
 
-    _, solution, _ = _micro(MICRO)
+    _, solution, _ = micro_duel(MICRO_DUEL)
     with pytest.raises(TooLarge, match="GiB"):
         win.build_table(solution, max_bytes=10)
 
 
 def test_curve_shares_ties():
     """Against one opponent the curve is P(X < s) + P(X = s) / 2; against two, ties split three ways."""
-    v, _, planner = _micro(MICRO)
+    v, _, planner = micro_duel(MICRO_DUEL)
     s0 = planner.slot_of(Card())
     lo, p = planner.table.at(s0)
     p = p.astype(float)
@@ -283,7 +232,7 @@ def table_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    v, solution, _ = _micro(MICRO)
+    v, solution, _ = micro_duel(MICRO_DUEL)
     return v, solution, cache.arrays_path(v, win.TABLE_KIND)
 
 
@@ -386,7 +335,7 @@ def test_match_player_samples_the_exact_share():
     seats with the exact 1/2 (a symmetric game)."""
     from dicecup.simulate import duel, matches
 
-    _, _, planner = _micro(MICRO)
+    _, _, planner = micro_duel(MICRO_DUEL)
     d = duel.solve_duel(planner)
     exact = (duel.evaluate(planner, d, "win", "optimal") + 1 - duel.evaluate(planner, d, "optimal", "win")) / 2
     for seats, want in ((True, exact), (False, 0.5)):
@@ -405,7 +354,7 @@ def _live_slots(planner) -> list[int]:
 def test_curves_and_leaves_are_chances(data):
     """Whatever the opponents (one to three, any states, any points so far): the share-of-win curve rises
     with the score and stays in [0, 1], and so does every leaf value of any mover."""
-    _, _, planner = _micro(MICRO)
+    _, _, planner = micro_duel(MICRO_DUEL)
     live = _live_slots(planner)
     k = data.draw(st.integers(1, 3))
     opp = np.array([[data.draw(st.sampled_from(live)) for _ in range(k)]])

@@ -6,9 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from _solver_helpers import tiny_variant
-from test_json_schemas import check, json_of
-from test_win import MICRO, _deep, _key, _micro, share
+from _cli_helpers import check, json_of
+from _solver_helpers import MICRO_DUEL, deep_recursion, micro_duel, share, state_key, tiny_variant
 from typer.testing import CliRunner
 
 from dicecup import Card, Engine, GameState
@@ -44,7 +43,7 @@ def brute_after(v, solution, state: GameState, me: int, card: Card, memo: dict[t
     memo = {} if memo is None else memo
 
     def walk(s: GameState) -> float:
-        key = _key(s)
+        key = state_key(s)
         if key in memo:
             return memo[key]
         if s.over:
@@ -58,7 +57,7 @@ def brute_after(v, solution, state: GameState, me: int, card: Card, memo: dict[t
         memo[key] = out
         return out
 
-    return _deep(lambda: walk(state))
+    return deep_recursion(lambda: walk(state))
 
 
 def test_win_is_registered_without_argument():
@@ -75,7 +74,7 @@ def test_every_option_is_worth_its_brute_force_share():
     move the mean's: brute force over GameState (no code shared with the planner), keeps and boxes alike."""
     from dicecup.simulate.win import WinAdvisor
 
-    v, solution, planner = _micro(MICRO)
+    v, solution, planner = micro_duel(MICRO_DUEL)
     advisor = WinAdvisor(parse_objective("win"), planner)
     checked = 0
     for s in _decisions(v, 4, 11):

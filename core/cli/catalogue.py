@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -21,6 +21,9 @@ from ..language.dice import parse_dice
 from ..language.documents import option_combinations
 from ..language.model import Card, Variant
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["variants", "show", "show_json", "score", "validate", "empty_card_scores"]
 
@@ -102,6 +105,69 @@ def show_json(v: Variant, info: dict[str, Any]) -> dict[str, Any]:
     return {"variant": v.id, "options": dict(v.options), **rest, "option_specs": info["options"]}
 
 
+def _rows_table(v: Variant, multi: bool) -> Table:
+    """`show`'s table of the card's rows (boxes): what each needs and scores, its section or stage."""
+    staged = len({b.stage for b in v.boxes}) > 1
+    table = Table(title="Rows (each column has them all; a box id is column.row)" if multi else "Boxes")
+    table.add_column("#", justify="right")
+    table.add_column("id", no_wrap=True)
+    table.add_column("name")
+    table.add_column("stage" if staged else "section")
+    table.add_column("needs", overflow="fold")
+    table.add_column("scores", overflow="fold")
+    for i, row in enumerate(v.rows, 1):
+        b = row_info(v.row(row))
+        scores = b["scores"]
+        if b["first_roll"]:
+            scores += f"; {b['first_roll']}"
+        if b["extra"]:
+            scores += f"; then {b['extra']:+d}"
+        if b["help"]:
+            scores += f" ({b['help']})"
+        where = b["section"]
+        if staged and b["section"] != f"stage {b['stage']}":
+            where = f"{b['stage']} ({b['section']})"
+        elif staged:
+            where = str(b["stage"])
+        table.add_row(*(Text(str(c)) for c in (i, b["id"], b["name"], where, b["needs"], scores)))
+    return table
+
+
+def _print_extras(out: Console, v: Variant, info: dict[str, Any]) -> None:
+    """`show`'s tables after the card: bonuses, ranking, rules, options and rounds per match."""
+    if info["bonuses"]:
+        bt = Table(title="Bonuses")
+        for col in ("id", "name", "kind", "counts in", "parameters"):
+            bt.add_column(col, overflow="fold")
+        for b in info["bonuses"]:
+            skip = ("id", "name", "kind", "scope", "figure", "column")
+            params = ", ".join(f"{k}={_flat(val)}" for k, val in b.items() if k not in skip and val is not None)
+            bt.add_row(*(Text(str(c)) for c in (b["id"], b["name"], b["kind"], b["figure"], params)))
+        out.print(bt)
+    if v.figures:
+        out.print("Players rank by " + ", then ".join(v.rank_by) + ".")
+    if info["rules"]:
+        rt = Table(title="Rules")
+        rt.add_column("rule")
+        rt.add_column("parameters", overflow="fold")
+        for name, params in info["rules"].items():
+            rt.add_row(Text(name), Text(", ".join(f"{k}={_flat(val)}" for k, val in params.items()) or "-"))
+        out.print(rt)
+    if info["options"]:
+        ot = Table(title="Options (--option KEY=VALUE)")
+        for col in ("option", "choices", "default", "now", "meaning"):
+            ot.add_column(col, overflow="fold")
+        for name, o in info["options"].items():
+            cells = (name, " | ".join(map(_word, o["choices"])), _word(o["default"]), _word(o["value"]), o["help"])
+            ot.add_row(*(Text(c) for c in cells))
+        out.print(ot)
+    rounds = v.match.rounds
+    if len(rounds) > 1 or rounds.get(0, 1) != 1 or v.match.replay_ties:
+        per = ", ".join(f"{k} player{'s' * (k > 1)}: {n}" for k, n in rounds.items() if k)
+        per += f"{', otherwise' if per else ''} {rounds.get(0, 1)}"
+        out.print(f"Rounds (games) per match: {per}." + (" A full tie is replayed." if v.match.replay_ties else ""))
+
+
 @app.command()
 @cli_errors
 def show(
@@ -136,61 +202,8 @@ def show(
         for c in v.columns:
             ct.add_row(Text(c.id), Text(c.name), f"x{c.multiplier}", Text(c.order))
         out.print(ct)
-    staged = len({b.stage for b in v.boxes}) > 1
-    table = Table(title="Rows (each column has them all; a box id is column.row)" if multi else "Boxes")
-    table.add_column("#", justify="right")
-    table.add_column("id", no_wrap=True)
-    table.add_column("name")
-    table.add_column("stage" if staged else "section")
-    table.add_column("needs", overflow="fold")
-    table.add_column("scores", overflow="fold")
-    for i, row in enumerate(v.rows, 1):
-        b = row_info(v.row(row))
-        scores = b["scores"]
-        if b["first_roll"]:
-            scores += f"; {b['first_roll']}"
-        if b["extra"]:
-            scores += f"; then {b['extra']:+d}"
-        if b["help"]:
-            scores += f" ({b['help']})"
-        where = b["section"]
-        if staged and b["section"] != f"stage {b['stage']}":
-            where = f"{b['stage']} ({b['section']})"
-        elif staged:
-            where = str(b["stage"])
-        table.add_row(*(Text(str(c)) for c in (i, b["id"], b["name"], where, b["needs"], scores)))
-    out.print(table)
-    if info["bonuses"]:
-        bt = Table(title="Bonuses")
-        for col in ("id", "name", "kind", "counts in", "parameters"):
-            bt.add_column(col, overflow="fold")
-        for b in info["bonuses"]:
-            skip = ("id", "name", "kind", "scope", "figure", "column")
-            params = ", ".join(f"{k}={_flat(val)}" for k, val in b.items() if k not in skip and val is not None)
-            bt.add_row(*(Text(str(c)) for c in (b["id"], b["name"], b["kind"], b["figure"], params)))
-        out.print(bt)
-    if v.figures:
-        out.print("Players rank by " + ", then ".join(v.rank_by) + ".")
-    if info["rules"]:
-        rt = Table(title="Rules")
-        rt.add_column("rule")
-        rt.add_column("parameters", overflow="fold")
-        for name, params in info["rules"].items():
-            rt.add_row(Text(name), Text(", ".join(f"{k}={_flat(val)}" for k, val in params.items()) or "-"))
-        out.print(rt)
-    if info["options"]:
-        ot = Table(title="Options (--option KEY=VALUE)")
-        for col in ("option", "choices", "default", "now", "meaning"):
-            ot.add_column(col, overflow="fold")
-        for name, o in info["options"].items():
-            cells = (name, " | ".join(map(_word, o["choices"])), _word(o["default"]), _word(o["value"]), o["help"])
-            ot.add_row(*(Text(c) for c in cells))
-        out.print(ot)
-    rounds = v.match.rounds
-    if len(rounds) > 1 or rounds.get(0, 1) != 1 or v.match.replay_ties:
-        per = ", ".join(f"{k} player{'s' * (k > 1)}: {n}" for k, n in rounds.items() if k)
-        per += f"{', otherwise' if per else ''} {rounds.get(0, 1)}"
-        out.print(f"Rounds (games) per match: {per}." + (" A full tie is replayed." if v.match.replay_ties else ""))
+    out.print(_rows_table(v, multi))
+    _print_extras(out, v, info)
 
 
 # ---------------------------------------------------------------------------- score

@@ -10,7 +10,7 @@ import typer
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from ..language.dice import parse_dice
-from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, cli_errors, console, load_variant
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, cli_errors, console, load_variant
 
 __all__ = ["odds_cmd", "odds_json"]
 
@@ -56,6 +56,7 @@ def odds_cmd(
         typer.Option(
             "--rolls-left",
             "-r",
+            click_type=Whole(),
             help="Rolls still to make: with --dice, after them (default: the first roll was just made); "
             "without, the turn's first roll included (default: the whole turn).",
         ),

@@ -11,10 +11,11 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from ..language.dice import parse_dice
-from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .advising import parse_card
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
-from .solving import load_solution, parse_card
+from .solving import load_solution
 
 if TYPE_CHECKING:
     from ..simulate.distribution import Distribution
@@ -61,7 +62,10 @@ def distribution_cmd(
     rolls_left: Annotated[
         int | None,
         typer.Option(
-            "--rolls-left", "-r", help="With --dice: rolls still allowed this turn (default: after the first)."
+            "--rolls-left",
+            "-r",
+            click_type=Whole(),
+            help="With --dice: rolls still allowed this turn (default: after the first).",
         ),
     ] = None,
     as_json: JsonOpt = False,

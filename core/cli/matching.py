@@ -16,7 +16,7 @@ import typer
 
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
-from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
 
@@ -59,9 +59,10 @@ def match_cmd(
         ),
     ] = None,
     games: Annotated[
-        int, typer.Option("--games", "-n", help="Games to play (the lineup rotated one seat per game).")
+        int,
+        typer.Option("--games", "-n", click_type=Whole(), help="Games to play (the lineup rotated one seat per game)."),
     ] = 20_000,
-    seed: Annotated[int, typer.Option("--seed", help="The same seed plays the same games.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", click_type=Whole(), help="The same seed plays the same games.")] = 0,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
     plot: Annotated[

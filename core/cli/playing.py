@@ -24,11 +24,12 @@ from ..terminal.savefile import load as load_saved_game
 from ..terminal.savefile import read as read_saved_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View
-from .base import BOTS, OptionOpt, VariantOpt, app, cli_errors, console, get_engine, load_variant, number
+from .advising import read_objectives
+from .base import BOTS, Number, OptionOpt, VariantOpt, Whole, app, cli_errors, console, get_engine, load_variant, number
 from .outputs import OverwriteOpt, output_path
 from .preparing import prepare_bots
 from .progress import reporting
-from .solving import hint_advisor, hint_ranking, read_objectives
+from .solving import hint_advisor, hint_ranking
 
 __all__ = ["play", "resume", "result_json"]
 
@@ -346,7 +347,9 @@ CoachOpt = Annotated[
 PaceOpt = Annotated[
     float,
     typer.Option(
-        "--pace", min=0, max=60, help="Seconds to wait after each bot move, so you can follow the bots' turns."
+        "--pace",
+        click_type=Number(0, 60),
+        help="Seconds to wait after each bot move, so you can follow the bots' turns.",
     ),
 ]
 NoHandoverOpt = Annotated[
@@ -370,9 +373,12 @@ def play(
     option: OptionOpt = None,
     player: PlayerOpt = None,
     seed: Annotated[
-        int | None, typer.Option(help="Seed for the dice and the bots: the same seed replays the same game.")
+        int | None,
+        typer.Option(click_type=Whole(), help="Seed for the dice and the bots: the same seed replays the same game."),
     ] = None,
-    rounds: Annotated[int | None, typer.Option(min=1, help="Games in the match (default: the variant's rule).")] = None,
+    rounds: Annotated[
+        int | None, typer.Option(click_type=Whole(1), help="Games in the match (default: the variant's rule).")
+    ] = None,
     save: Annotated[
         Path | None,
         typer.Option("--save", help="Save the game to this file as it goes (one line appended per move)."),

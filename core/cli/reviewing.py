@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..progress import task
+from .advising import option_json
 from .base import app, cli_errors, console
 from .outputs import OverwriteOpt, output_path
 from .playing import SaveVariantOpt, read_save, variant_file
 from .progress import reporting
-from .solving import _option_json, load_solution
+from .solving import load_solution
 
 if TYPE_CHECKING:
     from ..game.actions import Action
@@ -46,8 +47,8 @@ def _decision_json(d: Decision) -> dict[str, Any]:
         "turn": d.turn,
         "dice": list(d.dice),
         "rolls_left": d.rolls_left,
-        "played": _option_json(d.chosen),
-        "best": _option_json(d.best),
+        "played": option_json(d.chosen),
+        "best": option_json(d.best),
         "loss": d.loss,
         "expected_before": d.expected_before,
         "expected_after": d.expected_after,

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import DicecupError, install_extra
-from .base import app, cli_errors, get_engine
+from .base import Number, Whole, app, cli_errors, get_engine
 from .outputs import OverwriteOpt, output_path
 
 __all__ = ["serve"]
@@ -80,7 +80,7 @@ def serve(
     host: Annotated[
         str, typer.Option(metavar="ADDRESS", help="Address to listen on (0.0.0.0: every network of this machine).")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(click_type=Whole(1, 65535), help="Port to listen on.")] = 8000,
     db: Annotated[
         str | None,
         typer.Option(
@@ -96,8 +96,12 @@ def serve(
             help="Also let pages from this origin connect, e.g. https://game.example.org (repeatable).",
         ),
     ] = None,
-    bot_delay: Annotated[float, typer.Option(min=0, max=60, help="Seconds a bot waits before each move.")] = 0.8,
-    bot_workers: Annotated[int, typer.Option(min=1, max=64, help="Processes that compute the bots' moves.")] = 1,
+    bot_delay: Annotated[
+        float, typer.Option(click_type=Number(0, 60), help="Seconds a bot waits before each move.")
+    ] = 0.8,
+    bot_workers: Annotated[
+        int, typer.Option(click_type=Whole(1, 64), help="Processes that compute the bots' moves.")
+    ] = 1,
     prepare: Annotated[
         list[str] | None,
         typer.Option(
@@ -111,10 +115,10 @@ def serve(
         typer.Option(metavar="FILE.yaml", help="Also offer the variant in this YAML file (repeatable)."),
     ] = None,
     max_tables_per_client: Annotated[
-        int, typer.Option(min=1, help="Unfinished tables one address may have created (in the last day).")
+        int, typer.Option(click_type=Whole(1), help="Unfinished tables one address may have created (in the last day).")
     ] = 20,
     max_connections_per_client: Annotated[
-        int, typer.Option(min=1, help="WebSocket connections one address may hold at once.")
+        int, typer.Option(click_type=Whole(1), help="WebSocket connections one address may hold at once.")
     ] = 32,
     forwarded_allow_ips: Annotated[
         str,

@@ -17,7 +17,7 @@ from ..language.model import Variant
 from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
 from ..simulate.plot import terminal_histogram, write_png
-from .base import BOTS, OptionOpt, QuietOpt, VariantOpt, app, console, fail, get_engine, load_variant
+from .base import BOTS, Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
 from .clustering import ClusterOpt
 from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
@@ -176,77 +176,107 @@ def _prepare(variant: Variant, strategy: str, told: Reporter) -> None:
         strong_values(variant, progress=told, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
 
 
+def _checked(
+    variant: str,
+    option: list[str] | None,
+    strategy: str,
+    games: int,
+    seed: int | None,
+    method: str,
+    plot: Path | None,
+    overwrite: bool,
+) -> tuple[Variant, str]:
+    """`simulate`'s arguments checked before any table or game (a DicecupError saying what is wrong): the
+    variant and the strategy's name."""
+    check_games("--games", games, MAX_GAMES)
+    if seed is not None and not 0 <= seed < 2**63:
+        raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {seed}")
+    engine = get_engine()
+    check_run(strategy, games, seed, method, engine)  # the strategy, the method
+    strategy = strategy_name(strategy)
+    if plot is not None:
+        plot_path(plot, overwrite)
+    v = load_variant(variant, option)
+    check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
+    if method == "batched":
+        from ..simulate.batched_run import supports
+
+        if not supports(v, strategy):
+            raise DicecupError(f"--method batched: the batched simulator cannot play {shown(strategy)} on {v.id} yet")
+    return v, strategy
+
+
+StrategyOpt = Annotated[
+    str,
+    typer.Option(
+        "--strategy",
+        "-s",
+        help=f"How the games are played: {', '.join(STRATEGIES)}, risk:THETA (the exact solver's strategy "
+        "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
+        f"bot: prefix: {BOTS}. Bots the batched simulator does not know play game by game (slower; a run "
+        "longer than --max-seconds by its second game is refused).",
+    ),
+]
+GamesOpt = Annotated[
+    int,
+    typer.Option(
+        "--games", "-n", click_type=Whole(), help=f"Number of games to play (1 .. {MAX_GAMES:,}); memory stays flat."
+    ),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        click_type=Whole(),
+        help="Random seed: the same seed gives the same games. Default: a fresh one, printed.",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print every figure as JSON instead of tables.")]
+PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Write the histogram as a PNG image to this file.")]
+MethodOpt = Annotated[
+    str,
+    typer.Option(
+        "--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference)."
+    ),
+]
+ScoresOpt = Annotated[
+    bool,
+    typer.Option(
+        "--scores",
+        help="List every final total that occurred with its games and cumulative share "
+        f"(default: the {TOP_SCORES} most frequent). --json always holds every one.",
+    ),
+]
+MaxSecondsOpt = Annotated[
+    float,
+    typer.Option(
+        "--max-seconds",
+        click_type=Number(1),
+        help="Refuse a run the game-by-game simulator would take longer than this for, by its second game.",
+    ),
+]
+
+
 @app.command()
 def simulate(
     variant: VariantOpt,
     option: OptionOpt = None,
-    strategy: Annotated[
-        str,
-        typer.Option(
-            "--strategy",
-            "-s",
-            help=f"How the games are played: {', '.join(STRATEGIES)}, risk:THETA (the exact solver's strategy "
-            "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
-            f"bot: prefix: {BOTS}. Bots the batched simulator does not know play game by game (slower; a run "
-            "longer than --max-seconds by its second game is refused).",
-        ),
-    ] = "optimal",
-    games: Annotated[
-        int, typer.Option("--games", "-n", help=f"Number of games to play (1 .. {MAX_GAMES:,}); memory stays flat.")
-    ] = 1000,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", help="Random seed: the same seed gives the same games. Default: a fresh one, printed."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print every figure as JSON instead of tables.")] = False,
-    plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the histogram as a PNG image to this file.")
-    ] = None,
-    method: Annotated[
-        str,
-        typer.Option(
-            "--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference)."
-        ),
-    ] = "auto",
-    every_score: Annotated[
-        bool,
-        typer.Option(
-            "--scores",
-            help="List every final total that occurred with its games and cumulative share "
-            f"(default: the {TOP_SCORES} most frequent). --json always holds every one.",
-        ),
-    ] = False,
+    strategy: StrategyOpt = "optimal",
+    games: GamesOpt = 1000,
+    seed: SeedOpt = None,
+    as_json: JsonOpt = False,
+    plot: PlotOpt = None,
+    method: MethodOpt = "auto",
+    every_score: ScoresOpt = False,
     quiet: QuietOpt = False,
-    max_seconds: Annotated[
-        float,
-        typer.Option(
-            "--max-seconds",
-            min=1,
-            help="Refuse a run the game-by-game simulator would take longer than this for, by its second game.",
-        ),
-    ] = MAX_ENGINE_SECONDS,
+    max_seconds: MaxSecondsOpt = MAX_ENGINE_SECONDS,
     cluster: ClusterOpt = None,
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
-        check_games("--games", games, MAX_GAMES)
-        if seed is not None and not 0 <= seed < 2**63:
-            raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {seed}")
         engine = get_engine()
-        check_run(strategy, games, seed, method, engine)  # the strategy, the method
-        strategy = strategy_name(strategy)
-        if plot is not None:
-            plot_path(plot, overwrite)
-        v = load_variant(variant, option)
-        check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
-        if method == "batched":
-            from ..simulate.batched_run import supports
-
-            if not supports(v, strategy):
-                raise DicecupError(
-                    f"--method batched: the batched simulator cannot play {shown(strategy)} on {v.id} yet"
-                )
+        v, strategy = _checked(variant, option, strategy, games, seed, method, plot, overwrite)
         if seed is None:
             seed = random.SystemRandom().randrange(2**32)
         report = None

@@ -1,7 +1,8 @@
-"""CLI commands `solve` and `advise`: the exact optimal solitaire strategy and its advice.
+"""CLI command `solve`: the exact optimal solitaire strategy (or a risk objective's, or target play's), and the
+advisors `play --hints` asks; `advise` (`cli.advising`) is added to the app here.
 
-The solver itself (numpy) is imported only when one of these commands runs, so
-the rest of the CLI starts fast. Both commands share the strategy-table cache.
+The solver itself (numpy) is imported only when a command runs, so the rest of the CLI starts fast. The
+commands share the strategy-table cache.
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
-from ..errors import DicecupError, shown
-from ..language.dice import parse_dice
-from ..language.model import Card, Variant
-from . import imports_paused
-from .base import OptionOpt, QuickCommand, VariantOpt, app, fail, load_variant
+from ..errors import DicecupError
+from ..language.model import Variant
+from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, advise_cmd, make_advisors, value_fields, warn
+from .base import OptionOpt, VariantOpt, app, fail, load_variant, typer_command, typer_option
 from .clustering import ClusterOpt, drop_store, solve_backend
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
@@ -28,14 +28,11 @@ if TYPE_CHECKING:
     from ..progress import Reporter
     from ..solver.solve import Solution
 
-__all__ = ["solve_cmd", "advise_cmd", "hint_advisor", "load_solution", "parse_card"]
+__all__ = ["solve_cmd", "hint_advisor", "hint_ranking", "load_solution"]
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-MaxStatesOpt = Annotated[
-    int | None,
-    typer.Option("--max-states", min=1, help="Refuse variants with more states than this (default 40,000,000)."),
-]
+JsonOpt = Annotated[bool, typer_option(JSON_TEXT, bool)]
+QuietOpt = Annotated[bool, typer_option(QUIET_BAR, bool)]
+MaxStatesOpt = Annotated[int | None, typer_option(MAX_STATES, int)]
 NoCacheOpt = Annotated[
     bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")
 ]
@@ -56,12 +53,6 @@ def read_objective(text: str) -> Objective:
     from ..numeric.objective import parse_objective
 
     return parse_objective(text)
-
-
-def _value_fields(objective: Objective, value: float) -> dict[str, Any]:
-    """A value in JSON under its objective's key ("expected_score" for the mean, "certainty_equivalent" for
-    a risk objective)."""
-    return {objective.value_key: value}
 
 
 def load_solution(
@@ -90,7 +81,7 @@ def load_solution(
         check_objective(variant, objective)  # before the cache or a progress bar
 
     if progress is not None:  # the command's own reporter
-        return load_or_solve(variant, max_states or DEFAULT_MAX_STATES, progress, use_cache=not no_cache, warn=_warn,
+        return load_or_solve(variant, max_states or DEFAULT_MAX_STATES, progress, use_cache=not no_cache, warn=warn,
                              workdir=workdir, objective=objective, backend=backend)  # fmt: skip
     with reporting(quiet) as told:
         return load_or_solve(
@@ -98,7 +89,7 @@ def load_solution(
             max_states or DEFAULT_MAX_STATES,
             told,
             use_cache=not no_cache,
-            warn=lambda msg: typer.echo(f"warning: {msg}", err=True),  # a real problem: said even with --quiet
+            warn=warn,  # a real problem: said even with --quiet
             workdir=workdir,
             objective=objective,
             backend=backend,
@@ -154,7 +145,6 @@ def solve_cmd(
         solution, cached = load_solution(
             v, max_states, quiet or as_json, no_cache, None if backend else work_dir, goal, backend
         )
-        expected = solution.expected_score
         seconds = time.perf_counter() - start
     except DicecupError as exc:
         raise fail(str(exc)) from None
@@ -167,11 +157,27 @@ def solve_cmd(
     report = getattr(backend, "report", None)
     if ours and store is not None and report is not None:
         drop_store(store)
+    _report_solution(v, goal, solution, seconds, cached, report, cluster is not None, as_json)
+
+
+def _report_solution(
+    v: Variant,
+    goal: Objective,
+    solution: Solution,
+    seconds: float,
+    cached: bool,
+    report: Any,
+    clustered: bool,
+    as_json: bool,
+) -> None:
+    """`solve`'s answer: the value of optimal play, the table's size and where it came from (the cluster's
+    `report` where it solved it), as JSON or as lines."""
+    expected = solution.expected_score
     if as_json:
         out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
         if not goal.is_mean:
             out["theta"] = goal.theta
-        out.update(_value_fields(goal, expected))
+        out.update(value_fields(goal, expected))
         out.update(states=solution.states, seconds=seconds, cached=cached, notes=list(v.solitaire_notes()))
         if report is not None:
             out["cluster"] = report.as_json()
@@ -194,7 +200,7 @@ def solve_cmd(
             f"cluster: {report.workers} workers, {report.computed:,} chunks of {report.block:,} states computed"
             + (f", {report.resumed:,} kept from an earlier run" if report.resumed else "")
         )
-    elif cluster is not None and cached:
+    elif clustered and cached:
         typer.echo("cluster: not used (the table was cached; --no-cache solves it again there)")
     for note in v.solitaire_notes():
         typer.echo(f"note: {note}")
@@ -216,12 +222,23 @@ def load_target(variant: Variant, quiet: bool, max_states: int | None = None, no
     check_solvable(variant)
     with reporting(quiet, f"target play of {variant.id}") as told:
         solution, cached = load_solution(variant, max_states, quiet, no_cache, progress=told)
-        tables, kept = target_tables(solution, told, _warn, use_cache=not no_cache)
+        tables, kept = target_tables(solution, told, warn, use_cache=not no_cache)
     return solution, cached and kept, tables
 
 
-def _warn(message: str) -> None:
-    typer.echo(f"warning: {message}", err=True)  # a real problem: said even with --quiet
+class TargetAnswer(NamedTuple):
+    """What `solve --objective target[:T]` found: both curves over the scores `ts` (target play's `mine`, the
+    mean-optimal player's `tail`), from the tables and distribution they were read from."""
+
+    variant: Variant
+    goal: Objective
+    solution: Solution
+    tables: Any
+    curve: Any
+    mean: Any
+    ts: Any
+    mine: Any
+    tail: Any
 
 
 def _solve_target(
@@ -257,42 +274,52 @@ def _solve_target(
     lo, hi = min(curve.low + 1, mean.low), max(curve.high, mean.high)
     ts = np.arange(lo, hi + 1, dtype=np.int64)
     tail = np.concatenate([np.ones(max(0, mean.low - lo)), mean.tail(), np.zeros(max(0, hi - mean.high))])
-    mine = curve.over(ts)
-    at = goal.target
+    got = TargetAnswer(v, goal, solution, tables, curve, mean, ts, curve.over(ts), tail)
     if plot is not None:
         from ..simulate.plot import write_target_png
 
         title = f"{v.name}: P(final score >= t), target play and mean-optimal play"
-        write_target_png(plot, ts, mine, tail, title, at)
+        write_target_png(plot, ts, got.mine, tail, title, goal.target)
     if as_json:
-        est = tables.estimate
-        out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": goal.id}
-        if at is not None:
-            out.update(target=at, probability=curve.at(at), mean_probability=mean.at_least(at))
-        out.update(
-            mean_expected_score=solution.expected_score,
-            curve=[
-                {"score": int(t), "target": float(p), "mean": float(q)}
-                for t, p, q in zip(ts.tolist(), mine.tolist(), tail.tolist(), strict=True)
-            ],
-            estimate={
-                "states": est.states,
-                "entries": est.entries,
-                "bytes": est.bytes,
-                "seconds": est.seconds,
-                "threads": est.threads,
-            },
-            states=solution.states,
-            seconds=seconds,
-            target_seconds=tables.seconds,
-            cached=cached,
-            notes=list(v.solitaire_notes()),
-        )
-        typer.echo(json.dumps(out))
+        typer.echo(json.dumps(_target_json(got, seconds, cached)))
         return
+    _print_target(got, seconds, plot)
+
+
+def _target_json(got: TargetAnswer, seconds: float, cached: bool) -> dict[str, Any]:
+    """`solve --objective target[:T] --json`: both curves, the chance at T, and the tables' estimate."""
+    v, at, est = got.variant, got.goal.target, got.tables.estimate
+    out: dict[str, Any] = {"variant": v.id, "options": dict(v.options), "objective": got.goal.id}
+    if at is not None:
+        out.update(target=at, probability=got.curve.at(at), mean_probability=got.mean.at_least(at))
+    out.update(
+        mean_expected_score=got.solution.expected_score,
+        curve=[
+            {"score": int(t), "target": float(p), "mean": float(q)}
+            for t, p, q in zip(got.ts.tolist(), got.mine.tolist(), got.tail.tolist(), strict=True)
+        ],
+        estimate={
+            "states": est.states,
+            "entries": est.entries,
+            "bytes": est.bytes,
+            "seconds": est.seconds,
+            "threads": est.threads,
+        },
+        states=got.solution.states,
+        seconds=seconds,
+        target_seconds=got.tables.seconds,
+        cached=cached,
+        notes=list(v.solitaire_notes()),
+    )
+    return out
+
+
+def _print_target(got: TargetAnswer, seconds: float, plot: Path | None) -> None:
+    """`solve --objective target[:T]` as text: the chance at T, and a table of both curves every `CURVE_STEP`."""
     from rich.console import Console
     from rich.table import Table
 
+    v, at, curve, mean, ts, mine, tail = got.variant, got.goal.target, got.curve, got.mean, got.ts, got.mine, got.tail
     console = Console(highlight=False)
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
     console.print(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
@@ -302,7 +329,7 @@ def _solve_target(
             f"mean-optimal play {100 * mean.at_least(at):.4f}%"
         )
     inside = (mine > 0) & (mine < 1) | (tail > 0) & (tail < 1)
-    first, last = (int(ts[inside][0]), int(ts[inside][-1])) if inside.any() else (lo, hi)
+    first, last = (int(ts[inside][0]), int(ts[inside][-1])) if inside.any() else (int(ts[0]), int(ts[-1]))
     table = Table(title="P(final score >= t): target play (each t maximised on its own) and mean-optimal play")
     for name in ("t", "target play", "mean-optimal", "gain"):
         table.add_column(name, justify="right")
@@ -312,374 +339,13 @@ def _solve_target(
         table.add_row(str(t), f"{100 * p:.4f}%", f"{100 * q:.4f}%", f"+{100 * (p - q):.4f}")
     console.print(table)
     console.print(
-        f"states: {solution.states:,}; target play {tables.estimate.describe()} (estimate), "
-        f"solved in {tables.seconds:.2f} s; all in {seconds:.2f} s"
+        f"states: {got.solution.states:,}; target play {got.tables.estimate.describe()} (estimate), "
+        f"solved in {got.tables.seconds:.2f} s; all in {seconds:.2f} s"
     )
     if plot is not None:
         console.print(f"plot written to {plot}")
     for note in v.solitaire_notes():
         console.print(f"note: {note}")
-
-
-def parse_card(
-    text: str | None,
-    variant: Variant,
-    known: Callable[[Variant, Card, str], set[int] | None] | None = None,
-    flag: str = "--card",
-    full: bool = False,
-) -> Card:
-    """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors naming `flag`; a full
-    card only where `full`, an opponent's). `known(variant, card, box)` may tell the scores a box can get on
-    a card from tables learned before (None: the engine)."""
-    if not text or not text.strip():
-        return Card()
-    scores: dict[str, int] = {}
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        box, sep, raw = part.partition("=")
-        box, raw = box.strip(), raw.strip()
-        if not sep or not box or not raw:
-            raise DicecupError(f"{flag}: {shown(part)} is not BOX=SCORE (e.g. ones=3)")
-        if box not in variant.box_ids:
-            raise DicecupError(f"{flag}: no box {shown(box)} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
-        if box in scores:
-            raise DicecupError(f"{flag}: box {shown(box)} is given twice")
-        try:
-            value = int(raw)
-        except ValueError:
-            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {shown(raw)}") from None
-        scores[box] = value
-    if len(scores) >= len(variant.boxes) and not full:
-        raise DicecupError(f"{flag}: every box is filled; the game is over, there is nothing to advise")
-    card = Card(scores)
-    for box, value in scores.items():
-        if value not in _possible(variant, card, box, known):
-            raise DicecupError(f"{flag}: box {box!r} cannot hold {shown(value)} (no roll scores that there)")
-    return card
-
-
-def _possible(
-    variant: Variant, card: Card, box: str, known: Callable[[Variant, Card, str], set[int] | None] | None = None
-) -> set[int]:
-    """Scores `box` can get on an empty card, or on this card without it (rules may depend on the card);
-    from `known` where it knows them, else from the engine."""
-    out: set[int] = set()
-    rest = Card({b: s for b, s in card.scores.items() if b != box})
-    for base in (Card(), rest):
-        got = known(variant, base, box) if known is not None else None
-        if got is not None:
-            out |= got
-        else:
-            for roll in variant.all_rolls():
-                for first in (False, True):
-                    out.add(variant.score(base, box, roll, first).score)
-        if card.scores[box] in out:
-            break
-    return out
-
-
-def _auto_strategy(variant: Variant) -> str:
-    """optimal where the exact solver takes the variant at once, strong where it refuses and the card splits."""
-    from ..solver import SolverError, check_solvable
-
-    try:
-        check_solvable(variant)
-    except SolverError:
-        from ..solver.relax import check_relaxable
-
-        try:
-            check_relaxable(variant)
-        except SolverError:
-            return "optimal"  # neither: the solver's refusal is the error to show
-        return "strong"
-    return "optimal"
-
-
-ObjectivesOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--objective",
-        help="What the moves are ranked by: mean (the expected final score, the default); risk:THETA (the "
-        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful); "
-        "target:T (the chance of a final score of at least T); win (the chance of finishing first against the "
-        "--opponent cards). "
-        "Several side by side: repeat the flag or separate them by commas (--objective mean,risk:-0.03); "
-        "the first orders the rows.",
-    ),
-]
-
-
-def read_objectives(texts: list[str] | None) -> list[Any]:
-    """`--objective` given once or more, each a comma list (default: the mean), in order; a one-line error."""
-    from ..numeric.objective import parse_objectives
-
-    return parse_objectives(texts or ["mean"])
-
-
-def make_advisors(
-    variant: Variant,
-    goals: list[Any],
-    strategy: str,
-    max_states: int | None,
-    quiet: bool,
-    opponents: tuple[Card, ...] = (),
-) -> list[Any]:
-    """Each objective's advisor (`rankings`), its tables loaded or made with one progress bar on stderr
-    (`opponents`: the other players' cards, what the win objective ranks against)."""
-    from ..rankings import Asking, make_advisor
-
-    with reporting(quiet) as told:
-        asking = Asking(
-            strategy,
-            max_states,
-            told,
-            warn=_warn,
-            say=None if quiet else lambda msg: typer.echo(msg, err=True),
-            opponents=opponents,
-        )
-        return [make_advisor(variant, goal, asking) for goal in goals]
-
-
-@app.command("advise", cls=QuickCommand)
-def advise_cmd(
-    variant: VariantOpt,
-    dice: Annotated[str, typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 or 1,1,2,5,6.")],
-    rolls_left: Annotated[
-        int | None,
-        typer.Option(
-            "--rolls-left",
-            "-r",
-            help="Rolls still allowed this turn, banked ones included (default: after the first roll).",
-        ),
-    ] = None,
-    card: Annotated[
-        str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')
-    ] = None,
-    banked: Annotated[
-        int,
-        typer.Option(
-            "--banked", "-b", help="Rolls this turn began with from the bank (variants that bank unused rolls)."
-        ),
-    ] = 0,
-    option: OptionOpt = None,
-    as_json: JsonOpt = False,
-    top: Annotated[
-        int, typer.Option("--top", min=1, help="Show this many options (text output; JSON lists all).")
-    ] = 12,
-    max_states: MaxStatesOpt = None,
-    quiet: QuietOpt = False,
-    strategy: Annotated[
-        str,
-        typer.Option(
-            "--strategy",
-            "-s",
-            help="optimal (the exact solver's table), strong (the card's parts solved exactly: for games "
-            "beyond the solver) or auto (optimal where the solver takes the variant, else strong).",
-        ),
-    ] = "auto",
-    objective: ObjectivesOpt = None,
-    opponent: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--opponent",
-            help="An opponent's card, as --card (repeat per opponent; '' an empty card): what --objective win "
-            "ranks against.",
-        ),
-    ] = None,
-) -> None:
-    """Rank every option (each distinct keep, each box to score now) by expected final score, or by other
-    objectives side by side (--objective)."""
-    try:
-        with imports_paused():  # what advising needs, numpy and the solver included (see `cli`)
-            from ..rankings import side_by_side
-        goals = read_objectives(objective)
-        v = load_variant(variant, option)
-        values = parse_dice(dice, v.dice, v.faces)
-        if strategy not in ("auto", "optimal", "strong"):
-            raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: auto, optimal, strong")
-        if strategy == "auto":
-            strategy = "optimal" if any(not getattr(g, "is_mean", False) for g in goals) else _auto_strategy(v)
-
-        def warn(msg: str) -> None:
-            typer.echo(f"warning: {msg}", err=True)
-
-        from ..solver.advice import keep_tables, known_scores, recall_tables
-
-        if strategy == "optimal":  # the score tables kept beside the table: the card is checked and advised
-            from ..solver.rules import check_solvable  # without asking the engine
-
-            check_solvable(v)  # (a variant the solver refuses is refused first, with its size)
-            recall_tables(v, warn)
-        the_card = parse_card(card, v, known_scores)
-        opponents = tuple(parse_card(o, v, known_scores, "--opponent", full=True) for o in opponent or ())
-        if any(g.kind == "win" for g in goals) and not opponents:
-            from ..simulate.win import NO_OPPONENTS
-
-            raise DicecupError(NO_OPPONENTS)
-        from ..solver.space import most_banked
-
-        bank_max = most_banked(v, len(the_card.scores))
-        if not 0 <= banked <= bank_max:
-            why = "its turns bank no unused rolls" if not v.carry_over else f"this card's turns left at most {bank_max}"
-            raise DicecupError(f"--banked must be 0..{bank_max} for {v.id} ({why}), got {banked}")
-        most = v.rolls - 1 + banked
-        left = most if rolls_left is None else rolls_left
-        if not 0 <= left <= most:
-            raise DicecupError(
-                f"--rolls-left must be 0..{most} ({v.id} has {v.rolls} rolls a turn"
-                + (f", plus {banked} banked" if banked else "")
-                + f"), got {left}"
-            )
-        advisors = make_advisors(v, goals, strategy, max_states, quiet or as_json, opponents)
-
-        start = time.perf_counter()
-        first = left == most
-        rankings = [a.options(the_card, values, left, first) for a in advisors]
-        seconds = time.perf_counter() - start
-        if strategy == "optimal":
-            keep_tables(v, warn)
-    except DicecupError as exc:
-        raise fail(str(exc)) from None
-    rows = side_by_side(rankings)
-    notes = v.solitaire_notes()
-    if as_json:
-        moves = [_row_json(r, goals) for r in rows]
-        out = {
-            "variant": v.id,
-            "options": dict(v.options),
-            "dice": list(values),
-            "strategy": strategy,
-            "objective": goals[0].id,
-            "objectives": [g.id for g in goals],
-            "rolls_left": left,
-            "banked": banked,
-            "first_roll": first,
-            "card": dict(the_card.scores),
-            "opponents": [dict(o.scores) for o in opponents],
-            "moves": moves,
-            "best": moves[0] if moves else None,
-            "picks": [
-                {"objective": g.id, "move": next(m for m, r in zip(moves, rows, strict=True) if r.places[i].best)}
-                for i, g in enumerate(goals)
-                if rows
-            ],
-            "seconds": seconds,
-            "notes": list(notes),
-        }
-        typer.echo(json.dumps(out))
-        return
-    _print_advice(v, goals, rows, values, left, first, strategy, seconds, top)
-    for note in notes:
-        typer.echo(f"note: {note}")
-
-
-def _print_advice(
-    v: Variant,
-    goals: list[Any],
-    rows: list[Any],
-    dice: Any,
-    left: int,
-    first: bool,
-    strategy: str,
-    secs: float,
-    top: int,
-) -> None:
-    """The ranking as a table: per objective its value of each move, and (several objectives) its rank."""
-    with imports_paused():  # rich (see `cli`)
-        from rich.console import Console
-        from rich.table import Table
-
-    console = Console(highlight=False)
-    title = f"{v.name}: dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left" + (
-        " (first roll)" if first else ""
-    )
-    after = (
-        "played optimally afterwards"
-        if strategy == "optimal"
-        else "played afterwards against the card's parts, each solved exactly (bot strong)"
-    )
-    what = "; ".join(f"{g.label}: {g.describe()}" for g in goals) if len(goals) > 1 else goals[0].describe()
-    table = Table(title=title, caption=f"{what}, if {after}; {secs * 1000:.0f} ms")
-    table.add_column("", no_wrap=True)
-    table.add_column("option")
-    table.add_column("scores now", justify="right")
-    single = len(goals) == 1
-    for g in goals:
-        table.add_column(_value_header(g) if single else g.label, justify="right")
-        table.add_column("loss" if single else "#", justify="right")
-    bests = [next(r.places[i].value for r in rows if r.places[i].best) for i in range(len(goals))] if rows else []
-    shown = rows[:top]
-    for extra in rows[top:]:  # each objective's pick is shown, whatever its place under the first
-        if any(p.best for p in extra.places) and not single:
-            shown.append(extra)
-    for r in shown:
-        mark = "best" if r.places[0].best else ""
-        if not single and any(p.best for p in r.places[1:]):
-            mark = "pick" if not mark else mark
-        cells: list[str] = []
-        for g, place, best_value in zip(goals, r.places, bests, strict=True):
-            cells.append(_format_value(g, place.value))
-            cells.append(("" if place.best else f"-{best_value - place.value:.3f}") if single else str(place.rank))
-        table.add_row(mark, r.label, "" if r.points is None else str(r.points), *cells)
-    console.print(table)
-    if len(rows) > len(shown):
-        console.print(f"(and {len(rows) - len(shown)} more options; --top N shows more)")
-    if not single:
-        console.print("# is each move's rank under that objective; pick: another objective's best move")
-
-
-#: the value column's header of a single objective, by its JSON key (other kinds: their label)
-VALUE_HEADERS = {"expected_score": "expected final", "certainty_equivalent": "certainty equiv."}
-
-
-def _value_header(goal: Any) -> str:
-    return VALUE_HEADERS.get(goal.value_key, goal.label)
-
-
-def _format_value(goal: Any, value: float) -> str:
-    """A value in its objective's unit: points with three decimals, a probability as a percentage."""
-    return f"{100 * value:.2f}%" if goal.unit == "probability" else f"{value:.3f}"
-
-
-def _option_json(o: Any, objective: Objective | None = None) -> dict[str, Any]:
-    """One advisor `Option` in JSON (the review's moves): the move and its value under its objective's key."""
-    from ..game.actions import Score
-    from ..numeric.objective import MEAN
-
-    objective = objective or MEAN
-    if isinstance(o.action, Score):
-        return {
-            "action": "score",
-            "box": o.action.box,
-            "points": o.points,
-            **_value_fields(objective, o.value),
-            "best": o.best,
-        }
-    return {"action": "keep", "keep": list(o.action.dice), **_value_fields(objective, o.value), "best": o.best}
-
-
-def _row_json(row: Any, goals: list[Any]) -> dict[str, Any]:
-    """A move in JSON: the first objective's value under its key (as before several objectives), and every
-    objective's value and rank."""
-    from ..game.actions import Score
-
-    first = row.places[0]
-    what: dict[str, Any] = (
-        {"action": "score", "box": row.action.box, "points": row.points}
-        if isinstance(row.action, Score)
-        else {"action": "keep", "keep": list(row.action.dice)}
-    )
-    return {
-        **what,
-        goals[0].value_key: first.value,
-        "best": first.best,
-        "ranks": [
-            {"objective": g.id, "value": p.value, "rank": p.rank, "best": p.best}
-            for g, p in zip(goals, row.places, strict=True)
-        ],
-    }
 
 
 def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
@@ -719,3 +385,6 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
         return [(r.action, [(p.value, p.rank) for p in r.places]) for r in rows]
 
     return first, Ranking([g.label for g in goals], [g.unit for g in goals], rank)
+
+
+app.command("advise")(typer_command(advise_cmd))

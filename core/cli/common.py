@@ -1,0 +1,229 @@
+"""What every command shares that needs no command-line library: the engine and the variant flags, the
+options every command declares, and output to the terminal.
+
+Typer-free, so that a command the quick path runs (`cli.quick`) imports neither typer nor click;
+`cli.base` builds the typer app from the same declarations.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DicecupError, UnknownVariant, bounded_line, shown
+from .quick import Opt
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..language.engine import Engine
+    from ..language.model import Variant
+
+__all__ = [
+    "BOTS",
+    "COMMAND_MODULES",
+    "JSON",
+    "OPTION",
+    "QUIET",
+    "UNWRAPPED",
+    "VARIANT",
+    "check_choice",
+    "check_variant",
+    "console",
+    "echo",
+    "error_line",
+    "get_engine",
+    "json_schema",
+    "load_variant",
+    "number",
+    "parse_options",
+    "read_number",
+    "read_whole",
+    "use_plugin_files",
+]
+
+#: The width piped output is laid out in: wide enough that rich never wraps a table or a line of help.
+UNWRAPPED = 10_000
+
+#: in an option's help, stands for the bots the engine has (`play --help` lists what `bot:` takes)
+BOTS = "{bots}"
+
+#: the module of `cli` that adds each command (`cli.main` imports only the one a command line names)
+COMMAND_MODULES: dict[str, str] = {
+    **dict.fromkeys(("variants", "show", "score", "validate"), "catalogue"),
+    **dict.fromkeys(("solve", "advise"), "solving"),  # (`advise` is declared in `advising`, typer-free)
+    **dict.fromkeys(("play", "resume"), "playing"),
+    "simulate": "simulating",
+    "review": "reviewing",
+    "odds": "chances",
+    "distribution": "distributing",
+    "risk": "risking",
+    "match": "matching",
+    "serve": "serving",
+}
+
+_DIGITS = re.compile(r"[-+]?[0-9]+")
+
+
+def echo(text: str, err: bool = False) -> None:
+    """A line on stdout (or stderr), looked up when called (test runners swap them), flushed at once."""
+    out = sys.stderr if err else sys.stdout
+    out.write(f"{text}\n")
+    out.flush()
+
+
+def error_line(message: str) -> str:
+    """An error as the CLI prints it: one bounded `error:` line."""
+    return bounded_line(f"error: {message}")
+
+
+#: the plugin files `--plugin` named (one slot, replaced per command line)
+_PLUGIN_FILES: list[tuple[str, ...]] = [()]
+
+
+@lru_cache(maxsize=1)
+def get_engine() -> Engine:
+    """The CLI's engine: built-in plugins, installed entry-point plugins and the `--plugin` files."""
+    from ..language.engine import Engine
+
+    return Engine(plugin_files=_PLUGIN_FILES[0])
+
+
+def use_plugin_files(files: tuple[str, ...]) -> None:
+    """The `--plugin` files of this command line: the engine is built anew when they change, and a broken
+    file is one error now, before the command starts (and is not kept for the process's next command line)."""
+    if files != _PLUGIN_FILES[0]:
+        _PLUGIN_FILES[0] = files
+        get_engine.cache_clear()
+    if files:
+        try:
+            get_engine()
+        except BaseException:
+            _PLUGIN_FILES[0] = ()
+            get_engine.cache_clear()
+            raise
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """Read repeated `--option KEY=VALUE` flags; a key given twice is refused, naming both values
+    (the last one silently winning would hide a typo in a long command line)."""
+    out: dict[str, str] = {}
+    for raw in pairs or []:
+        key, sep, value = raw.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise DicecupError(f"--option takes KEY=VALUE, got {shown(raw)}")
+        if key in out:
+            raise DicecupError(
+                f"--option {shown(key)} is given twice ({shown(out[key])}, then {shown(value)}); give each option once"
+            )
+        out[key] = value
+    return out
+
+
+def check_variant(value: str) -> str:
+    """The --variant callback: an unknown variant id is the engine's own error, listing the known ones (exit 2)."""
+    if value is None or value.endswith((".yaml", ".yml")):
+        return value
+    known = get_engine().variant_ids()
+    if value not in known:
+        if os.sep in value or "/" in value or os.path.lexists(value):
+            raise DicecupError(
+                f"--variant: {value!r} is not a variant id, and a variant file's name must end in .yaml or .yml; "
+                f"known variants: {', '.join(known)}"
+            )
+        raise UnknownVariant(value, known)
+    return value
+
+
+def check_choice(flag: str, value: str, choices: Sequence[str]) -> str:
+    """`value` when it is one of `choices`, else a DicecupError naming the flag and listing them."""
+    if value not in choices:
+        raise DicecupError(f"{flag}: unknown value {value!r}; choose one of: {', '.join(choices)}")
+    return value
+
+
+def _complete_variant(incomplete: str) -> list[str]:
+    """Shell completion of --variant: the variant ids that start with what is typed."""
+    return [vid for vid in get_engine().variant_ids() if vid.startswith(incomplete)]
+
+
+def load_variant(variant: str, options: list[str] | None = None) -> Variant:
+    """The compiled variant named by the CLI flags (raises DicecupError on bad input)."""
+    return get_engine().resolve(variant, parse_options(options))
+
+
+def read_whole(text: str, low: int | None = None, high: int | None = None) -> int:
+    """A whole number given on the command line, within [low, high]; a ValueError in the CLI's words."""
+    try:
+        if not _DIGITS.fullmatch(text.strip()):
+            raise ValueError(text)
+        value = int(text)  # (past Python's digit limit: a ValueError too)
+    except ValueError:
+        raise ValueError(f"{shown(text)} is not a whole number") from None
+    return _within(value, low, high)
+
+
+def read_number(text: str, low: float | None = None, high: float | None = None) -> float:
+    """A number given on the command line, within [low, high] (never nan); a ValueError in the CLI's words."""
+    try:
+        value = float(text)
+        if value != value:  # nan
+            raise ValueError(text)
+    except ValueError:
+        raise ValueError(f"{shown(text)} is not a number") from None
+    return _within(value, low, high)
+
+
+def _within(value: Any, low: float | None, high: float | None) -> Any:
+    """`value` when inside the bounds, else a ValueError naming the bound and the value (a whole float as a whole
+    number: -1, not -1.0)."""
+    said = shown(int(value)) if isinstance(value, float) and value.is_integer() else shown(value)
+    if low is not None and value < low:
+        raise ValueError(f"must be at least {low}, got {said}")
+    if high is not None and value > high:
+        raise ValueError(f"must be at most {high}, got {said}")
+    return value
+
+
+def json_schema(command: str) -> dict[str, Any]:
+    """The JSON Schema of `dicecup COMMAND --json` (package data: dicecup/cli/schemas/COMMAND.json)."""
+    import json
+    from importlib import resources
+
+    file = resources.files(__package__ or "dicecup.cli") / "schemas" / f"{command}.json"
+    if not file.is_file():
+        raise DicecupError(f"no JSON schema for command {command!r}")
+    loaded: dict[str, Any] = json.loads(file.read_text(encoding="utf-8"))
+    return loaded
+
+
+def number(value: Fraction) -> int | float:
+    """An exact amount as a JSON number: whole numbers as integers, the rest as the nearest float."""
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def console(stderr: bool = False) -> Console:
+    """Rich output to the current stdout (looked up per call, so test runners capture it); piped, it is
+    laid out without a width limit, so no table or line is wrapped or cut at 80 columns."""
+    from rich.console import Console
+
+    out = Console(highlight=False, stderr=stderr)
+    return out if out.is_terminal else Console(highlight=False, stderr=stderr, width=UNWRAPPED)
+
+
+VARIANT = Opt(
+    "--variant",
+    "-v",
+    help="Variant id (see `dicecup variants`) or a path to a variant .yaml file.",
+    callback=check_variant,
+    autocompletion=_complete_variant,
+)
+OPTION = Opt("--option", "-o", help="Variant option KEY=VALUE (repeatable); `dicecup show` lists them.")
+JSON = Opt("--json", help="Print JSON instead of tables.")
+QUIET = Opt("--quiet", "-q", help="Print only the result: no notes (with --json, nothing but the JSON).")
