@@ -1,26 +1,12 @@
 """The `dicecup` command line: one module per group of commands, all on the app of `cli.base`.
 
-`main()` is the console script: any usage error or `DicecupError` that escapes a command is one
-`error: ...` line on stderr and exit status 2. A plain command line of a quick command (`QUICK_COMMANDS`:
-`advise`, which answers in a blink) is read by `cli.quick` and runs without typer, click or pydantic;
-any other line (its --help, a bad value) goes to typer. Typer's path imports only the command module its
-command line names (`dicecup advise` needs neither the simulator nor the game's terminal); anything else
-(`--help`, no command, an unknown one) gets the whole app, `cli.app`, which is also where a program that
-wants the typer app itself imports it (`from dicecup.cli.app import app`).
-While it imports them the cyclic garbage collector is paused, and what the imports made is then
-frozen (`gc.freeze`, never scanned again): modules, classes and functions live as long as the
-process anyway, and collecting while they were made cost `advise` milliseconds.
-A command imports what it alone needs (numpy, the solver) the same way, once its arguments have parsed
-(`imports_paused`).
-
-A command that does no linear algebra worth a thread (`ONE_BLAS_THREAD`: `advise` reads its tables and
-takes small array steps, a table it must solve first being solved by compiled kernels, not BLAS; `odds` takes
-dot products of a few hundred numbers) runs with
-OpenBLAS limited to one thread, unless the user has set a thread count (`BLAS_THREAD_VARS`). NumPy's OpenBLAS
-starts its thread pool when numpy is imported, and its threads spin waiting for work that never comes: on two
-cores that cost `advise` CPU time taken from whatever else runs. The variable is set only by this
-console script, only while the command runs, and only when numpy is not imported yet: the library
-(`import dicecup`) never touches the environment, and a program that calls `main` keeps its own.
+`main()` is the console script: an error that escapes a command is one `error: ...` line on stderr and exit
+status 2. A plain line of a quick command (`QUICK_COMMANDS`: `advise`) runs without typer, click or pydantic;
+any other line goes to typer, which imports only the command module the line names. While the command's
+modules import, the garbage collector is paused and what they made is frozen (`imports_paused`). A command
+that does no linear algebra worth a thread (`ONE_BLAS_THREAD`) runs with OpenBLAS on one thread unless the
+user set a thread count: its idle threads would spin on the other core. Only this console script touches the
+environment, only while the command runs; `import dicecup` never does.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The kernels built ahead of time: `dicecup.numeric._kernels`, an extension module that needs no numba to run.
 
-setup.py runs `build` when the package is installed (numba and a C compiler are
-needed then, not after). It compiles the very functions the `jit` mode compiles
-(`turn._turn_block`, `layer._layer`, `card._card_turn` with the functions they call) with numba's
-ahead-of-time compiler, for the argument types the solver and the advisor pass
-(`records.signatures`),
-with the GIL released so that the solver's threads run them on every core. The
-code is tuned for the CPU it is built on; the CPU's flags are written beside the
-module (`_kernels_cpu.py`) and checked before it is loaded elsewhere, with a digest of the
-argument types (a build older than a change of a record is not loaded: numba compiles instead).
+setup.py runs `build` at install (numba and a C compiler are needed then, not after). It compiles the
+functions the `jit` mode compiles, for the argument types of `records.signatures`, with the GIL released.
+The code is tuned for the build's CPU: its flags and a digest of the argument types are written beside the
+module (`_kernels_cpu.py`) and checked before it is loaded, so another CPU or a stale build falls back to numba.
 
     python -m dicecup.numeric.aot OUTPUT_DIR   # (re)build by hand
 

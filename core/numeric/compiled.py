@@ -9,12 +9,6 @@ does not load, or was built for a CPU with instructions this one lacks, numba
 compiles the same functions on first use (cached on disk); without numba the
 numpy reference runs (slower, same values). `MODE` says which, decided without
 importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one.
-
-numba leaves LLVM's SLP vectoriser off by default; the turn recursion spells its W
-lanes out so that this pass packs them into one vector register, so it is
-switched on (for both builds) unless $NUMBA_SLP_VECTORIZE says otherwise. It
-changes no value: the lanes are independent states, each added and compared in
-the same order.
 """
 
 from __future__ import annotations
@@ -208,6 +202,8 @@ def numba_module() -> Any:
     """numba, imported on first use (only the `jit` mode and the simulator's own kernels need it)."""
     numba: Any = importlib.import_module("numba")
     if "NUMBA_SLP_VECTORIZE" not in os.environ:
+        # numba leaves LLVM's SLP vectoriser off; the turn recursion spells its W lanes out so that this pass
+        # packs them into one vector register. No value changes: the lanes are independent states.
         numba.config.SLP_VECTORIZE = 1
     return numba
 

@@ -6,13 +6,9 @@ the best over keeps and boxes is elementwise too (each n has its own best choice
 turn recursion (`turn.turn_block`, W independent columns) carry W consecutive entries n of one state's vector
 instead of W states: the turn is folded once per block of W entries, by the same compiled code, from score
 rows filled here (`_fill`: the best shifted successor entry of each roll). The successors, points and
-legality come from the solver's own layer records (`LayerArrays`, `SlotArrays`, `StateArrays`), read as the
-mean's layer kernel (`layer.py`) reads them.
-
-Windows: with lo(s) the fewest and hi(s) the most points still to come from s under any play (bounds over
-every roll and legal box), P(rest >= n) is 1 for n <= lo(s) and 0 for n > hi(s); only n in lo(s) + 1 .. hi(s)
-is stored (`_window` computes the bounds before any vector exists: the memory is known before starting).
-numba only (as the exact score distribution); Python calls `window_block` and `vector_block`.
+legality come from the solver's own layer records, read as the mean's layer kernel (`layer.py`) reads
+them. Only each state's window of n where the probability is strictly between 0 and 1 is stored (`_window`).
+numba only; Python calls `window_block` and `vector_block`.
 """
 
 from __future__ import annotations
@@ -91,7 +87,10 @@ def _leaves(walk, i, succ, pts):
 
 def _window(succ, pts, lo, hi):
     """(fewest, most) points still to come over every legal (roll, box) of `_leaves`, from the successors' bounds
-    lo, hi; (UNSET, UNSET) where a legal box leads to a state without bounds (a search bug)."""
+    lo, hi; (UNSET, UNSET) where a legal box leads to a state without bounds (a search bug).
+
+    With lo(s) and hi(s) these bounds, P(rest >= n) is 1 for n <= lo(s) and 0 for n > hi(s), so only n in
+    lo(s) + 1 .. hi(s) is stored; the bounds come before any vector exists, so the memory is known at the start."""
     a = np.int64(1) << 62
     z = -(np.int64(1) << 62)
     for f in range(succ.shape[0]):
