@@ -21,6 +21,7 @@ from dicecup import (
     Engine,
     GameState,
     IllegalAction,
+    ParameterError,
     PluginError,
     Progress,
     RandomBot,
@@ -663,3 +664,38 @@ def test_open_boxes_of_a_traced_card_report_the_boxes_asked_about():
             use(opened)
         assert reads.boxes == dict.fromkeys(v.box_ids, FILLED), use
     assert opened == tuple(b for b in v.box_ids if b not in ("ones", "twos"))
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [
+        (
+            ParameterError("limit", "31 is more than 5 dice can show"),
+            "at boxes -> high -> pattern -> limit: bad parameter",
+        ),
+        (ValueError("not a face"), "at boxes -> high -> pattern: bad parameter for pattern 'high_roll': not a face"),
+        (ZeroDivisionError("division by zero"), "pattern 'high_roll' failed to build from these parameters "),
+    ],
+)
+def test_a_factory_failure_is_told_from_a_bad_parameter(tmp_path, raised, said):
+    """A factory's ParameterError or ValueError is the parameter's fault, at its key; any other exception is the
+    plugin's own failure, said as such (it was reported as a bad parameter)."""
+
+    class Patterns:
+        @hookimpl
+        def dicecup_register_patterns(self, register):
+            def high_roll(ctx, limit):
+                raise raised
+
+            register("high_roll", high_roll)
+
+    path = tmp_path / "v.yaml"
+    path.write_text(
+        "id: v\ndice: {count: 5, faces: 6}\nboxes:\n  high:\n    pattern: {kind: high_roll, limit: 31}\n"
+        "    score: sum\n  chance: {pattern: always, score: total}\n"
+    )
+    with pytest.raises(VariantError) as info:
+        Engine(plugins=[Patterns()], entry_points=False).load_file(path)
+    assert said in str(info.value)
+    if isinstance(raised, ZeroDivisionError):
+        assert "ZeroDivisionError: division by zero" in str(info.value) and "bad parameter" not in str(info.value)

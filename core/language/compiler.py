@@ -89,14 +89,22 @@ def _call_factory(
         return factory(ctx, **params)
     except VariantError:
         raise  # a nested declaration's own precise error
-    except Exception as exc:  # a plugin's factory: any failure is this parameter's fault
+    except (ValueError, TypeError) as exc:  # ParameterError among them: the parameters' fault, at the key named
         bad = getattr(exc, "key", None)
         target = node.child(bad) if isinstance(bad, str) and bad in params else node
         raise target.error(f"bad parameter for {what}: {_exc_text(exc)}") from None
+    except Exception as exc:  # anything else is the factory's own failure: said as such, at the declaration
+        raise node.error(
+            f"{what} failed to build from these parameters ({type(exc).__name__}: {_exc_text(exc)})",
+            hint="a bug in the plugin that provides it (a factory says a parameter is wrong with ParameterError)",
+        ) from None
 
 
 def _exc_text(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
+    try:
+        text = str(exc) or type(exc).__name__
+    except Exception:  # an exception whose str() fails is still named
+        text = type(exc).__name__
     return text if len(text) <= 300 else text[:300] + "..."
 
 
