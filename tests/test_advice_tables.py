@@ -19,27 +19,16 @@ import numpy as np
 import pytest
 
 from dicecup.language.model import Variant
-from dicecup.solver import advice, cache
+from dicecup.solver import advice, advisor_memory, cache
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import tiny_variant
 from test_simulate_batched import decision_states
 
 
-def _forget() -> None:
-    """What a new process knows of the advisor's tables: nothing."""
-    for memo in (
-        advice._TABLES,
-        advice._ASKED,
-        advice._KEPT,
-        advice._CLASSES,
-        advice._LATER,
-        advice._CARD_TABLES,
-        advice._RECALLED,
-        advice._RECALLED,
-    ):
-        memo.clear()
-    advice._UNTABULABLE.clear()
+def _forget(v: Variant) -> None:
+    """What a new process knows of the advisor's tables for `v`: nothing (the engine's memory of it let go of)."""
+    advisor_memory.forget(v)
 
 
 COMPLETE = advice._card_tables
@@ -51,10 +40,7 @@ def private_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
     monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
-    # the solve's complete ones), unless a test says otherwise
-    _forget()
-    yield
-    _forget()
+    # the solve's complete ones), unless a test says otherwise (each test's variant: a new engine's, fresh)
 
 
 def _no_engine(monkeypatch) -> None:
@@ -77,9 +63,9 @@ def _engine_answers(solution, states, monkeypatch) -> list:
         mp.setattr(advice, "TABLES_AFTER", 10**9)
         out = []
         for s in states:
-            advice._LATER.clear()
+            advisor_memory.memory_of(solution.variant).later.clear()
             out += _ask(solution, [s])
-    _forget()
+    _forget(solution.variant)
     return out
 
 
@@ -96,13 +82,13 @@ def test_kept_tables_advise_a_new_process_without_the_engine(tmp_path, monkeypat
     advice.keep_tables(solution.variant)
     path = cache.arrays_path(v, advice.TABLES_KIND)
     assert path.is_file()
-    _forget()
+    _forget(v)
     assert advice.recall_tables(solution.variant) is True
     with monkeypatch.context() as mp:
         _no_engine(mp)
         got = []
         for s in states:
-            advice._LATER.clear()
+            advisor_memory.memory_of(solution.variant).later.clear()
             got += _ask(solution, [s])
     assert got == want
 
@@ -115,7 +101,7 @@ def _kept(tmp_path, name: str = "flags"):
     advice.recall_tables(solution.variant)
     _ask(solution, states)
     advice.keep_tables(solution.variant)
-    _forget()
+    _forget(v)
     return v, solution, states, cache.arrays_path(v, advice.TABLES_KIND)
 
 
@@ -138,7 +124,7 @@ def _refused(v, solution, states, path, monkeypatch) -> None:
     assert said and not path.exists()
     assert _ask(solution, states) == want
     advice.keep_tables(solution.variant)
-    _forget()
+    _forget(v)
     assert advice.recall_tables(solution.variant) is True
 
 
@@ -173,7 +159,7 @@ def test_stale_tables_are_refused(tmp_path, monkeypatch):
         advice.recall_tables(solution.variant)
         _ask(solution, states)
         advice.keep_tables(solution.variant)  # signed properly, for the other key
-        _forget()
+        _forget(v)
     path.unlink(missing_ok=True)  # removed already: the other key's file replaced it
     old.rename(path)
     _refused(v, solution, states, path, monkeypatch)
@@ -187,7 +173,7 @@ def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
         advice.recall_tables(solution.variant)
         _ask(solution, states)
         advice.keep_tables(solution.variant)
-        _forget()
+        _forget(v)
     _refused(v, solution, states, path, monkeypatch)
 
 

@@ -847,7 +847,7 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
     """Each option's action, value and points now, and the ranking, do not depend on who scored the roll on
     the table: the engine asked for that roll alone (the first cards), the memoised tables (later ones) or the
     solve's complete tables; Generala's first-roll bonuses included."""
-    from dicecup.solver import advice, solve
+    from dicecup.solver import advice, advisor_memory, solve
 
     v = engine.variant(vid)
     solution = solve(v)  # solved here (a fraction of a second): its search makes the complete tables
@@ -856,16 +856,15 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
     complete = advice._card_tables  # the solve's complete tables, kept beside the cached table
     for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
         monkeypatch.setattr(advice, "TABLES_AFTER", after)
-        monkeypatch.setattr(advice, "_ASKED", {})
-        monkeypatch.setattr(advice, "_TABLES", {})
-        monkeypatch.setattr(advice, "_CARD_TABLES", {})
         monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
-        advice._LATER.clear()
+        advisor_memory.forget(v)  # nothing learned, no tables made, no turn remembered
         answers.append([advice.advise_state(solution, state) for state in states])
+        memory = advisor_memory.memory_of(v)
         if after == 1:
-            assert advice._TABLES  # the learned tables did answer
+            assert memory.tables is not None  # the learned tables did answer
         if tables is not None:
-            assert advice._CARD_TABLES[v.fingerprint][0] is not None  # and here the complete ones
+            assert memory.card_tables is not None and memory.card_tables[0] is not None  # and the complete ones
+    advisor_memory.forget(v)  # the shared engine's advisor as other tests expect it
     for tables_side in answers[1:]:
         for engine_side, other in zip(answers[0], tables_side, strict=True):
             assert [(o.label, o.points, o.best) for o in engine_side] == [(o.label, o.points, o.best) for o in other]
@@ -873,11 +872,10 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
 
 
 def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
-    from dicecup.solver import advice
+    from dicecup.solver import advice, advisor_memory
 
     v, solution = solved("generala")
-    monkeypatch.setattr(advice, "_ASKED", {})
-    monkeypatch.setattr(advice, "_TABLES", {})  # none built yet in this process
+    advisor_memory.forget(v)  # no card asked, no tables built yet in this process
     monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # nor the solve's complete ones kept
     used = []
     monkeypatch.setattr(  # which whole turns (not single rolls: `only`) the tables scored
@@ -887,10 +885,12 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
     monkeypatch.setattr(advice, "_card_turn", lambda *args: used.append(None) or card_turn(*args))
     for state in decision_states(v, 12, seed=5):
         if state.rolls_left:
-            advice._LATER.clear()
+            advisor_memory.memory_of(v).later.clear()
             advice.advise_state(solution, state)
     whole = [u for u in used if u is None]
-    assert whole and advice._ASKED[v.fingerprint] - len(whole) == advice.TABLES_AFTER - 1
+    asked = advisor_memory.memory_of(v).asked
+    advisor_memory.forget(v)
+    assert whole and asked - len(whole) == advice.TABLES_AFTER - 1
 
 
 @pytest.mark.parametrize("vid", ["generala", "yahtzee", "russian"])
