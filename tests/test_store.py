@@ -31,6 +31,15 @@ def test_each_kind_keeps_its_most_recently_used_entries():
     assert store.size("kind") == 2 and store.size("other") == 1  # kinds are bounded apart
 
 
+def test_an_entry_that_no_longer_serves_is_made_again():
+    store = Store()
+    first = store.get("kind", "a", lambda: ["old"])
+    same = store.get("kind", "a", lambda: ["new"], valid=lambda got: got == ["old"])
+    assert same is first
+    made = store.get("kind", "a", lambda: ["new"], valid=lambda got: got == ["new"])
+    assert made == ["new"] and store.peek("kind", "a") is made and store.size("kind") == 1
+
+
 def test_put_keeps_the_first_entry_and_replace_overrides_it():
     store = Store()
     assert store.put("kind", "a", 1) == 1
@@ -92,6 +101,18 @@ def test_an_object_without_a_store_keeps_nothing():
 
     assert store_of(Bare()) is not store_of(Bare())
     assert advisor_memory.memory_of(Bare()) is not advisor_memory.memory_of(Bare())
+
+
+def test_the_simulators_memos_are_the_engines(engine):
+    from dicecup.simulate import optimal
+    from dicecup.simulate.batch import BATCHED_KIND, batched_for
+
+    v = engine.variant("yacht")
+    sim = batched_for(v)
+    assert batched_for(v) is sim and engine.store.peek(BATCHED_KIND, v.fingerprint) is sim
+    other = Engine(entry_points=False).variant("yacht")
+    assert batched_for(other) is not sim  # another engine's rule hooks: its own tables
+    assert optimal.moves_of(other) is None
 
 
 def test_the_advisor_remembers_few_variants_and_few_turns(monkeypatch):
