@@ -38,7 +38,6 @@ COMPLETE = advice._card_tables
 def private_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
     # the solve's complete ones), unless a test says otherwise (each test's variant: a new engine's, fresh)
 

@@ -35,9 +35,10 @@ pytestmark = pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kern
 def private_cache(monkeypatch, tmp_path, engine):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "TABLES_AFTER", 0)  # the compiled card turn from the first card, in any mode
-    engine.store.drop(advisor_memory.KIND)  # the shared engine's advisor knows nothing (tiny variants: new engines)
+    # the shared engine's advisor and loaded tables forgotten (a tiny variant's engine is new anyway)
+    for kind in (advisor_memory.KIND, cache.RECENT_KIND):
+        engine.store.drop(kind)
     yield
     engine.store.drop(advisor_memory.KIND)
 
@@ -63,7 +64,7 @@ def _new_process(v: Variant, monkeypatch) -> object:
     """The solution as a new process loads it (from the cache, no search), with nothing known, the engine
     refused and the learned tables refused: only the kept complete tables can answer."""
     _forget(v)
-    monkeypatch.setattr(cache, "_RECENT", {})
+    v.store.drop(cache.RECENT_KIND)  # no table read yet
     solution, cached = cache.load_or_solve(v)
     assert cached and solution.searched is None
 
