@@ -15,7 +15,7 @@ import numpy as np
 
 from dicecup import Engine, GameState, Variant
 from dicecup.game.bots import RandomBot
-from dicecup.solver import advice, solve
+from dicecup.solver import solve
 
 # A four-box card small enough that every command (solve, advise, simulate, risk) runs on it in a moment.
 CLI_TINY = """
@@ -318,20 +318,11 @@ def decision_states(variant, count: int, seed: int) -> list[GameState]:
     return out
 
 
-def forget_advice_tables() -> None:
-    """What a new process knows of the advisor's tables: nothing."""
-    for memo in (
-        advice._TABLES,
-        advice._ASKED,
-        advice._KEPT,
-        advice._CLASSES,
-        advice._LATER,
-        advice._CARD_TABLES,
-        advice._RECALLED,
-        advice._RECALLED,
-    ):
-        memo.clear()
-    advice._UNTABULABLE.clear()
+def forget_advice(v) -> None:
+    """What a new process knows of the advisor's tables for `v`: nothing (the engine's memory of it let go of)."""
+    from dicecup.solver import advisor_memory
+
+    advisor_memory.forget(v)
 
 
 def rewrite_kept(path: Path, change) -> None:

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from dicecup.language.model import Variant
-from dicecup.solver import advice, cache
+from dicecup.solver import advice, advisor_memory, cache
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _solver_helpers import decision_states, forget_advice_tables, rewrite_kept, tiny_variant
+from _solver_helpers import decision_states, rewrite_kept, tiny_variant
+from _solver_helpers import forget_advice as _forget
 
 COMPLETE = advice._card_tables
 
@@ -29,12 +30,8 @@ COMPLETE = advice._card_tables
 def private_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
-    # the solve's complete ones), unless a test says otherwise
-    forget_advice_tables()
-    yield
-    forget_advice_tables()
+    # the solve's complete ones), unless a test says otherwise (each test's variant: a new engine's, fresh)
 
 
 def _no_engine(monkeypatch) -> None:
@@ -57,9 +54,9 @@ def _engine_answers(solution, states, monkeypatch) -> list:
         mp.setattr(advice, "TABLES_AFTER", 10**9)
         out = []
         for s in states:
-            advice._LATER.clear()
+            advisor_memory.memory_of(solution.variant).later.clear()
             out += _ask(solution, [s])
-    forget_advice_tables()
+    _forget(solution.variant)
     return out
 
 
@@ -76,13 +73,13 @@ def test_kept_tables_advise_a_new_process_without_the_engine(tmp_path, monkeypat
     advice.keep_tables(solution.variant)
     path = cache.arrays_path(v, advice.TABLES_KIND)
     assert path.is_file()
-    forget_advice_tables()
+    _forget(v)
     assert advice.recall_tables(solution.variant) is True
     with monkeypatch.context() as mp:
         _no_engine(mp)
         got = []
         for s in states:
-            advice._LATER.clear()
+            advisor_memory.memory_of(solution.variant).later.clear()
             got += _ask(solution, [s])
     assert got == want
 
@@ -95,7 +92,7 @@ def _kept(tmp_path, name: str = "flags"):
     advice.recall_tables(solution.variant)
     _ask(solution, states)
     advice.keep_tables(solution.variant)
-    forget_advice_tables()
+    _forget(v)
     return v, solution, states, cache.arrays_path(v, advice.TABLES_KIND)
 
 
@@ -107,7 +104,7 @@ def _refused(v, solution, states, path, monkeypatch) -> None:
     assert said and not path.exists()
     assert _ask(solution, states) == want
     advice.keep_tables(solution.variant)
-    forget_advice_tables()
+    _forget(v)
     assert advice.recall_tables(solution.variant) is True
 
 
@@ -142,7 +139,7 @@ def test_stale_tables_are_refused(tmp_path, monkeypatch):
         advice.recall_tables(solution.variant)
         _ask(solution, states)
         advice.keep_tables(solution.variant)  # signed properly, for the other key
-        forget_advice_tables()
+        _forget(v)
     path.unlink(missing_ok=True)  # removed already: the other key's file replaced it
     old.rename(path)
     _refused(v, solution, states, path, monkeypatch)
@@ -156,7 +153,7 @@ def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
         advice.recall_tables(solution.variant)
         _ask(solution, states)
         advice.keep_tables(solution.variant)
-        forget_advice_tables()
+        _forget(v)
     _refused(v, solution, states, path, monkeypatch)
 
 

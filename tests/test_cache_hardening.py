@@ -27,10 +27,10 @@ TIMEOUT = 60
 
 @pytest.fixture(autouse=True)
 def private_cache(monkeypatch, tmp_path):
-    """A cache folder and a key folder of this test's own, and no table remembered from other tests."""
+    """A cache folder and a key folder of this test's own (so no table read by another test is remembered: the
+    engine remembers them by path)."""
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(cache, "_RECENT", {})
 
 
 @pytest.fixture(scope="module")

@@ -19,31 +19,33 @@ from hypothesis import strategies as st
 
 from dicecup.language.model import Variant
 from dicecup.numeric import card as card_kernel
-from dicecup.solver import advice, cache, card_tables, solve
+from dicecup.solver import advice, advisor_memory, cache, card_tables, solve
 from dicecup.solver.card_tables import CardTables
 from dicecup.solver.solve import Solution
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _solver_helpers import decision_states, forget_advice_tables, rewrite_kept, tiny_variant
+from _solver_helpers import decision_states, rewrite_kept, tiny_variant
+from _solver_helpers import forget_advice as _forget
 
 pytestmark = pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kernel does not run compiled here")
 
 
 @pytest.fixture(autouse=True)
-def private_cache(monkeypatch, tmp_path):
+def private_cache(monkeypatch, tmp_path, engine):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(cache, "_RECENT", {})
     monkeypatch.setattr(advice, "TABLES_AFTER", 0)  # the compiled card turn from the first card, in any mode
-    forget_advice_tables()
+    # the shared engine's advisor and loaded tables forgotten (a tiny variant's engine is new anyway)
+    for kind in (advisor_memory.KIND, cache.RECENT_KIND):
+        engine.store.drop(kind)
     yield
-    forget_advice_tables()
+    engine.store.drop(advisor_memory.KIND)
 
 
 def _ask(solution, states) -> list:
     out = []
     for s in states:
-        advice._LATER.clear()  # every card new
+        advisor_memory.memory_of(solution.variant).later.clear()  # every card new
         out.append(advice.advise(solution, s.card, s.dice, s.rolls_left, s.first_roll))
     return out
 
@@ -53,15 +55,15 @@ def _learned_answers(solution, states, monkeypatch) -> list:
     with monkeypatch.context() as mp:
         mp.setattr(advice, "_card_tables", lambda solution: None)
         out = _ask(solution, states)
-    forget_advice_tables()
+    _forget(solution.variant)
     return out
 
 
 def _new_process(v: Variant, monkeypatch) -> object:
     """The solution as a new process loads it (from the cache, no search), with nothing known, the engine
     refused and the learned tables refused: only the kept complete tables can answer."""
-    forget_advice_tables()
-    monkeypatch.setattr(cache, "_RECENT", {})
+    _forget(v)
+    v.store.drop(cache.RECENT_KIND)  # no table read yet
     solution, cached = cache.load_or_solve(v)
     assert cached and solution.searched is None
 
@@ -101,7 +103,8 @@ def test_a_new_process_advises_from_the_kept_tables_alone(tmp_path, monkeypatch,
     with monkeypatch.context() as mp:
         kept = _new_process(v, mp)
         assert _ask(kept, states) == want
-        assert advice._CARD_TABLES[v.fingerprint][0] is not None and not advice._TABLES
+        memory = advisor_memory.memory_of(v)
+        assert memory.card_tables is not None and memory.card_tables[0] is not None and memory.tables is None
 
 
 @pytest.mark.slow
@@ -114,7 +117,7 @@ def test_yahtzee_any_position_from_the_complete_tables(engine, monkeypatch):
     assert any(s.card.scores.get("yahtzee") is not None for s in states)
     want = _learned_answers(solution, states, monkeypatch)
     got = _ask(solution, states)
-    assert advice._CARD_TABLES[v.fingerprint][0] is not None
+    assert advisor_memory.memory_of(v).card_tables[0] is not None
     assert got == want
 
 
@@ -140,15 +143,16 @@ def _kept(tmp_path, monkeypatch):
 def _refused(v, solution, states, want, path, monkeypatch, deleted: bool = True) -> list[str]:
     """A new process does not use the kept file (it warns, and deletes it unless `deleted` is False), and its
     advice, learned again, is still right; returns what it said."""
-    forget_advice_tables()
+    _forget(v)
     said: list[str] = []
     advice.recall_tables(v, said.append)  # what `dicecup advise` does first
     assert path.exists() is not deleted
     with monkeypatch.context() as mp:
         mp.setattr(Solution, "searched", property(lambda self: None))  # as loaded: no search to make them from
         assert _ask(solution, states) == want
-    assert advice._CARD_TABLES[v.fingerprint][0] is None
-    assert advice._TABLES  # learned instead
+    memory = advisor_memory.memory_of(v)
+    assert memory.card_tables is not None and memory.card_tables[0] is None
+    assert memory.tables is not None  # learned instead
     return said
 
 

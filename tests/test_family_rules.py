@@ -406,7 +406,7 @@ bonuses:
 def test_points_so_far_are_the_boxes_as_written_and_the_awards(engine, variant_id, multiplied):
     """Boxes as written (a column's multiplier applied) plus the awards earned, whatever the card holds:
     cards met in random games, checked against the definition."""
-    from test_simulate_batched import decision_states
+    from _solver_helpers import decision_states
 
     v = engine.variant(variant_id)
     assert any(v.multiplier(b) != 1 for b in v.box_ids) is multiplied  # the case each run is about

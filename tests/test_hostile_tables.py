@@ -92,7 +92,6 @@ def cache_with(table: dict[str, Any], raw: bytes) -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
         mp.setenv(cache.CACHE_ENV, str(Path(tmp) / "cache"))
         mp.setenv(cache.STATE_ENV, str(Path(tmp) / "state"))
-        mp.setattr(cache, "_RECENT", {})
         shutil.copytree(table["state"], Path(tmp) / "state")
         (Path(tmp) / "state" / cache.VERIFIED_FILE).unlink(missing_ok=True)
         path = Path(tmp) / "cache" / table["name"]

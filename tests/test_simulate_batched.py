@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
 from dicecup.game.bots import GreedyBot
 from dicecup.language.tracing import traced_card, traced_roll, tracing
-from dicecup.numeric.objective import MEAN
 from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
 from dicecup.simulate import optimal as optimal_mod
 from dicecup.simulate import simulate, summarize
@@ -297,6 +296,18 @@ def test_triple_yahtzee_counts_are_the_cards_awards_not_points_over_100(engine, 
 solver = pytest.importorskip("dicecup.solver")
 
 
+@pytest.fixture
+def forget_memos(engine):
+    """Let go of the engine's best-move and score-class memos when called, and again after the test."""
+
+    def forget() -> None:
+        engine.store.drop(optimal_mod.MOVES_KIND)
+        engine.store.drop(optimal_mod.CLASSES_KIND)
+
+    yield forget
+    forget()
+
+
 @pytest.fixture(scope="module")
 def solved(engine):
     """(variant, solution): the Solution the simulator plays, from the test run's cache (solved once a run, for
@@ -420,7 +431,7 @@ def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, 
     from dicecup.simulate.batch import NO_JIT_ENV, batched_for
 
     v = tiny_variant(tmp_path, "flags", options=options)
-    monkeypatch.setitem(optimal_mod._SOLUTIONS, (v.fingerprint, MEAN.id), solver.solve(v))
+    optimal_mod.remember(solver.solve(v))  # (kept by the variant's own engine, made for this test)
     sim = batched_for(v)
     vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
     assert (vals != EMPTY).all()
@@ -568,7 +579,7 @@ def test_compiled_risk_play_is_the_numpy_policy_game_for_game(vid, theta):
 
 
 @needs_numba
-def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monkeypatch):
+def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(forget_memos, solved, monkeypatch):
     """Decisions are a function of the state and dice of the game's own stream: one thread or two, a fresh
     memo, one dropped again and again when full, or the whole table filled instead, the games are the same."""
     from dicecup.numeric.compiled import numba_module
@@ -582,20 +593,20 @@ def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monk
         one = simulate(v, "optimal", 3000, seed=4)
     finally:
         numba.set_num_threads(threads)
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    forget_memos()
     two = simulate(v, "optimal", 3000, seed=4)
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    forget_memos()
     row_bytes = solution.graph.n_rolls * v.rolls  # one byte per roll and decision (5 dice: uint8 rows)
     monkeypatch.setattr(optimal_mod, "MOVES_BYTES", 200 * row_bytes)
     full_bytes = optimal_mod.FULL_BYTES
     monkeypatch.setattr(optimal_mod, "FULL_BYTES", 0)  # no whole table to fall back on: the memo is dropped
     small = simulate(v, "optimal", 3000, seed=4)
-    assert optimal_mod._MOVES[v.fingerprint].limit == 200
-    assert not optimal_mod._MOVES[v.fingerprint].complete
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    assert optimal_mod.moves_of(v).limit == 200
+    assert not optimal_mod.moves_of(v).complete
+    forget_memos()
     monkeypatch.setattr(optimal_mod, "FULL_BYTES", full_bytes)  # a memo that would pass its limit fills it all
     whole = simulate(v, "optimal", 3000, seed=4)
-    assert optimal_mod._MOVES[v.fingerprint].complete
+    assert optimal_mod.moves_of(v).complete
     for r in (two, small, whole):
         assert (r.boxes == one.boxes).all() and (r.bonus_counts == one.bonus_counts).all()
         assert (r.event_counts == one.event_counts).all() and (r.totals == one.totals).all()
@@ -603,47 +614,47 @@ def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(solved, monk
 
 @needs_numba
 @pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("yahtzee", {"joker": "forced"})])
-def test_the_whole_move_table_is_the_rows_games_reach(solved, monkeypatch, vid, options):
+def test_the_whole_move_table_is_the_rows_games_reach(forget_memos, solved, monkeypatch, vid, options):
     """Filled at once from the solver's score tables by context, every state's best-move row is the row
     filled from the engine's score classes when a game first reaches the state; and games played from
     the whole table are the games played from rows filled as they go."""
     from dicecup.simulate.batch import batched_for
 
     v, _ = solved(vid, options)
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    forget_memos()
     monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", float("inf"))  # rows only as games reach states
     lazy = simulate(v, "optimal", 400, seed=8)
-    memo = optimal_mod._MOVES[v.fingerprint]
+    memo = optimal_mod.moves_of(v)
     assert not memo.complete
     reached = np.flatnonzero(memo.row_of >= 0)
     assert len(reached) > 50
     whole = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    forget_memos()
     whole.moves = optimal_mod.moves_for(whole.policy.solution, memo.dtype, memo.flag)
     whole.complete()
     assert whole.moves.complete
     assert (whole.moves.rows[reached] == memo.rows[memo.row_of[reached]]).all()
     monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", 0.0)  # the whole table before the first game
     full = simulate(v, "optimal", 400, seed=8)
-    assert optimal_mod._MOVES[v.fingerprint].complete
+    assert optimal_mod.moves_of(v).complete
     for a, b in ((full.boxes, lazy.boxes), (full.bonus_points, lazy.bonus_points), (full.totals, lazy.totals)):
         assert (a == b).all()
 
 
 @needs_numba
-def test_prepare_fills_the_whole_table_and_changes_no_game(solved, monkeypatch):
+def test_prepare_fills_the_whole_table_and_changes_no_game(forget_memos, solved, monkeypatch):
     """`simulate.prepare` builds every state's row before any game (so runs after it only play), and the
     games are the ones a fresh process plays; a strategy the tables cannot take is refused at once."""
     from dicecup.errors import DicecupError
     from dicecup.simulate import prepare
 
     v, _ = solved("generala")
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    forget_memos()
     monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", float("inf"))
     lazy = simulate(v, "optimal", 500, seed=12)
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
+    forget_memos()
     prepare(v, "optimal")
-    memo = optimal_mod._MOVES[v.fingerprint]
+    memo = optimal_mod.moves_of(v)
     assert memo.complete and memo.turns == 0  # filled before any game was played
     full = simulate(v, "optimal", 500, seed=12)
     assert (full.boxes == lazy.boxes).all() and (full.totals == lazy.totals).all()
@@ -670,14 +681,13 @@ def test_end_bonuses_from_the_solver_tables_are_the_engines(solved, vid):
 
 
 @needs_numba
-def test_threads_of_a_host_simulate_at_once_as_one_after_the_other(solved, monkeypatch):
+def test_threads_of_a_host_simulate_at_once_as_one_after_the_other(forget_memos, solved, monkeypatch):
     """The best-move and score-class memos are one per process: two threads of an embedding program that
     simulate the same variant at once, both starting from empty memos, get the games a lone run gets."""
     import threading
 
     v, _ = solved("russian")
-    monkeypatch.setattr(optimal_mod, "_MOVES", {})
-    monkeypatch.setattr(optimal_mod, "_CLASSES", {})
+    forget_memos()
     got: dict[int, object] = {}
 
     def run(seed: int) -> None:
@@ -830,7 +840,7 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
     """Each option's action, value and points now, and the ranking, do not depend on who scored the roll on
     the table: the engine asked for that roll alone (the first cards), the memoised tables (later ones) or the
     solve's complete tables; Generala's first-roll bonuses included."""
-    from dicecup.solver import advice, solve
+    from dicecup.solver import advice, advisor_memory, solve
 
     v = engine.variant(vid)
     solution = solve(v)  # solved here (a fraction of a second): its search makes the complete tables
@@ -839,16 +849,15 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
     complete = advice._card_tables  # the solve's complete tables, kept beside the cached table
     for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
         monkeypatch.setattr(advice, "TABLES_AFTER", after)
-        monkeypatch.setattr(advice, "_ASKED", {})
-        monkeypatch.setattr(advice, "_TABLES", {})
-        monkeypatch.setattr(advice, "_CARD_TABLES", {})
         monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
-        advice._LATER.clear()
+        advisor_memory.forget(v)  # nothing learned, no tables made, no turn remembered
         answers.append([advice.advise_state(solution, state) for state in states])
+        memory = advisor_memory.memory_of(v)
         if after == 1:
-            assert advice._TABLES  # the learned tables did answer
+            assert memory.tables is not None  # the learned tables did answer
         if tables is not None:
-            assert advice._CARD_TABLES[v.fingerprint][0] is not None  # and here the complete ones
+            assert memory.card_tables is not None and memory.card_tables[0] is not None  # and the complete ones
+    advisor_memory.forget(v)  # the shared engine's advisor as other tests expect it
     for tables_side in answers[1:]:
         for engine_side, other in zip(answers[0], tables_side, strict=True):
             assert [(o.label, o.points, o.best) for o in engine_side] == [(o.label, o.points, o.best) for o in other]
@@ -856,11 +865,10 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
 
 
 def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
-    from dicecup.solver import advice
+    from dicecup.solver import advice, advisor_memory
 
     v, solution = solved("generala")
-    monkeypatch.setattr(advice, "_ASKED", {})
-    monkeypatch.setattr(advice, "_TABLES", {})  # none built yet in this process
+    advisor_memory.forget(v)  # no card asked, no tables built yet in this process
     monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # nor the solve's complete ones kept
     used = []
     monkeypatch.setattr(  # which whole turns (not single rolls: `only`) the tables scored
@@ -870,10 +878,12 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
     monkeypatch.setattr(advice, "_card_turn", lambda *args: used.append(None) or card_turn(*args))
     for state in decision_states(v, 12, seed=5):
         if state.rolls_left:
-            advice._LATER.clear()
+            advisor_memory.memory_of(v).later.clear()
             advice.advise_state(solution, state)
     whole = [u for u in used if u is None]
-    assert whole and advice._ASKED[v.fingerprint] - len(whole) == advice.TABLES_AFTER - 1
+    asked = advisor_memory.memory_of(v).asked
+    advisor_memory.forget(v)
+    assert whole and asked - len(whole) == advice.TABLES_AFTER - 1
 
 
 @pytest.mark.parametrize("vid", ["generala", "yahtzee", "russian"])

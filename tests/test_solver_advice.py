@@ -11,7 +11,7 @@ import pytest
 
 from dicecup.numeric import card as card_kernel
 from dicecup.numeric import compiled
-from dicecup.solver import advice, solve
+from dicecup.solver import advice, advisor_memory, solve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import decision_states, tiny_variant
@@ -30,17 +30,16 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
     complete = advice._card_tables
     for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
         monkeypatch.setattr(advice, "TABLES_AFTER", after)
-        monkeypatch.setattr(advice, "_ASKED", {})
-        monkeypatch.setattr(advice, "_TABLES", {})
-        monkeypatch.setattr(advice, "_CARD_TABLES", {})
         monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
+        advisor_memory.forget(v)  # nothing learned, no tables made
         got = []
         for state in states:
-            advice._LATER.clear()  # each card new
+            advisor_memory.memory_of(v).later.clear()  # each card new
             got.append(advice.advise_state(solution, state))
         answers.append(got)
         if tables is not None and card_kernel.AVAILABLE:  # (without compiled kernels, the numpy path answers)
-            assert advice._CARD_TABLES[v.fingerprint][0] is not None  # the complete tables did answer
+            made = advisor_memory.memory_of(v).card_tables
+            assert made is not None and made[0] is not None  # the complete tables did answer
     engine = answers[0]
     for other in answers[1:]:
         for slow, fast in zip(engine, other, strict=True):
@@ -75,7 +74,7 @@ def test_the_card_kernel_gives_the_numpy_tables_advice_bit_for_bit(tmp_path, mon
         monkeypatch.setattr(card_kernel, "AVAILABLE", fast)
         got = []
         for state in states:
-            advice._LATER.clear()
+            advisor_memory.memory_of(v).later.clear()
             most = state.rolls_left
             for left in range(most, -1, -1):  # this decision, then the turn's later ones on the same card
                 first = state.first_roll and left == most

@@ -384,18 +384,18 @@ def test_score_tables_past_their_memory_bound_give_way_to_the_engine(
 ) -> None:
     """Where the rules tell card classes apart without end (Triple Yahtzee), the advisor's tables stop at
     MAX_TABLE_BYTES and the engine answers, the same values."""
-    from dicecup.solver import advice
+    from dicecup.solver import advice, advisor_memory
 
     variant = _two_columns(tmp_path, engine)
     solution = _solver(variant)
     monkeypatch.setattr(advice, "MAX_TABLE_BYTES", 1)
-    monkeypatch.setattr(advice, "_ASKED", {})
-    monkeypatch.setattr(advice, "_UNTABULABLE", set())
+    advisor_memory.forget(variant)
     cards = [Card(), Card({"a.ones": 2}), Card({"b.pair": 8}), Card({"a.threes": 3, "b.ones": 1})]
     for card in cards:
         got = advice._later_scores(solution, card, 0).best()
         assert np.allclose(got, advice._later_from_engine(solution, card, 0).best(), atol=1e-9)
-    assert variant.fingerprint in advice._UNTABULABLE and variant.fingerprint not in advice._TABLES
+    memory = advisor_memory.memory_of(variant)
+    assert memory.untabulable and memory.tables is None
 
 
 def test_strong_plays_only_legal_moves_where_the_rules_forbid_a_reroll(tmp_path: Path, engine: Engine) -> None:

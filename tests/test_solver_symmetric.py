@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from dicecup import Card, Engine, GameState, Keep, Score
 from dicecup.game.bots import RandomBot
 from dicecup.numeric.coding import EMPTY
-from dicecup.numeric.objective import MEAN
 from dicecup.solver import cache, rules
 from dicecup.solver.advice import advise, advise_state
 from dicecup.solver.errors import SolverError
@@ -248,11 +247,8 @@ def test_optimal_bot_and_simulator_play_the_counted_variant(tmp_path):
 
     v = tiny_variant(tmp_path, "sym-upper")
     s = solve(v, max_states=None)
-    optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id] = s
-    try:
-        got = summarize(simulate(v, "optimal", 20000, seed=5))
-    finally:
-        del optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id]
+    optimal_mod.remember(s)  # (the variant's own engine keeps it: a new one, made for this test)
+    got = summarize(simulate(v, "optimal", 20000, seed=5))
     assert abs(got["mean"] - s.expected_score) < 4 * got["se"], (got["mean"], s.expected_score)
     bot = OptimalBot()
     from dicecup.solver.advice import Policy
@@ -278,28 +274,25 @@ def test_the_batched_optimal_policy_takes_a_best_action_on_any_fill_order(tmp_pa
 
     v = tiny_variant(tmp_path, "sym-chance")
     s = solve(v, max_states=None)
-    optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id] = s
-    try:
-        sim, policy = Batched(v), optimal_mod.OptimalPolicy(v)
-        states = _states(v, 6, seed=4)
-        nb = len(v.box_ids)
-        vals = np.full((len(states), nb), EMPTY, dtype=np.int64)
-        for i, st_ in enumerate(states):
-            for box, score in st_.card.scores.items():
-                vals[i, v.box_ids.index(box)] = score
-        roll_id = {r: i for i, r in enumerate(sim.dm.rolls)}
-        rolls = np.array([roll_id[tuple(sorted(st_.dice))] for st_ in states], dtype=np.int64)
-        turn = Turn(sim, vals, 0)
-        swapped = 0
-        for i, st_ in enumerate(states):
-            filled = [b for b in ("c1", "c2", "c3") if b in st_.card.scores]
-            swapped += filled != ["c1", "c2", "c3"][: len(filled)]
-            box, keep = policy.decide(turn, np.array([i]), rolls[i : i + 1], st_.first_roll, st_.rolls_left, None)
-            action = Score(v.box_ids[int(box[0])]) if box[0] >= 0 else Keep(sim.dm.keeps[int(keep[0])])
-            ranked = advise_state(s, st_)
-            value = {o.action: o.value for o in ranked}
-            assert action in value, (st_.card, st_.dice, action)
-            assert value[action] >= ranked[0].value - 1e-6, (st_.card, st_.dice, action, ranked[:3])
-        assert swapped
-    finally:
-        del optimal_mod._SOLUTIONS[v.fingerprint, MEAN.id]
+    optimal_mod.remember(s)  # (the variant's own engine keeps it: a new one, made for this test)
+    sim, policy = Batched(v), optimal_mod.OptimalPolicy(v)
+    states = _states(v, 6, seed=4)
+    nb = len(v.box_ids)
+    vals = np.full((len(states), nb), EMPTY, dtype=np.int64)
+    for i, st_ in enumerate(states):
+        for box, score in st_.card.scores.items():
+            vals[i, v.box_ids.index(box)] = score
+    roll_id = {r: i for i, r in enumerate(sim.dm.rolls)}
+    rolls = np.array([roll_id[tuple(sorted(st_.dice))] for st_ in states], dtype=np.int64)
+    turn = Turn(sim, vals, 0)
+    swapped = 0
+    for i, st_ in enumerate(states):
+        filled = [b for b in ("c1", "c2", "c3") if b in st_.card.scores]
+        swapped += filled != ["c1", "c2", "c3"][: len(filled)]
+        box, keep = policy.decide(turn, np.array([i]), rolls[i : i + 1], st_.first_roll, st_.rolls_left, None)
+        action = Score(v.box_ids[int(box[0])]) if box[0] >= 0 else Keep(sim.dm.keeps[int(keep[0])])
+        ranked = advise_state(s, st_)
+        value = {o.action: o.value for o in ranked}
+        assert action in value, (st_.card, st_.dice, action)
+        assert value[action] >= ranked[0].value - 1e-6, (st_.card, st_.dice, action, ranked[:3])
+    assert swapped

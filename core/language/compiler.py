@@ -336,8 +336,10 @@ def compile_variant(
     identity: Callable[[Mapping[str, Any], set[tuple[str, str]]], Any] = lambda enabled, used: None,
     rebuild: Any = None,
     derive: Any = None,
+    store: Any = None,
 ) -> Variant:
-    """Check every key of a resolved document and build the frozen Variant.
+    """Check every key of a resolved document and build the frozen Variant (`store`: the engine's, which the
+    variant carries: what is learned and built for it is kept there).
 
     `identity(enabled rules, used (what, kind) pairs)` describes the plugins that
     implement them; it goes into the fingerprint, so two engines whose plugins
@@ -507,6 +509,7 @@ def compile_variant(
                 figures=figures,
                 rank_by=rank_by,
                 hooks=sheet_hooks,
+                store=store,
             )
             sheets[col.id] = sheet
     column_bonuses = tuple(
@@ -540,6 +543,7 @@ def compile_variant(
         hooks=hooks_for(enabled),
         rebuild=rebuild,
         deriver=derive,
+        store=store,
     )
     # Rule-specific checks run on the compiled variant (e.g. a box id a rule names exists);
     # a column-scope bonus is checked on a column's sheet, where its box names are row ids.

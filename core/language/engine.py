@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from ..errors import DicecupError, PluginError, UnknownVariant, VariantError, described, shown
+from ..store import Store
 from . import hookspecs
 from .compiler import REQUIRED, Maker, Node, compile_variant
 from .documents import check_numbers, resolve
@@ -153,6 +154,8 @@ class Engine:
         self._compiled: dict[tuple[Any, ...], Variant] = {}
         self._hooks: dict[frozenset[str], RuleHooks] = {}
         self._identities: dict[int, list[str]] = {}
+        self.store = Store()
+        """What is kept for this engine's variants (the advisor's memory of each), bounded (`store.Store`)."""
         self._collect()
 
     # ------------------------------------------------------------------ copying and pickling
@@ -361,6 +364,7 @@ class Engine:
             identity=self._identity,
             rebuild=rebuild,
             derive=self._derive,
+            store=self.store,
         )
         check_answers(variant)  # a plugin answering against its contract is refused now, before any work
         return variant

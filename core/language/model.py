@@ -381,6 +381,7 @@ class Variant:
     hooks: Any = field(default=None, eq=False, repr=False)  # rulehooks.RuleHooks
     rebuild: Any = field(default=None, eq=False, repr=False)  # how to compile it again (pickling)
     deriver: Any = field(default=None, eq=False, repr=False)  # (variant, overlay) -> Variant, from the engine
+    store: Any = field(default=None, eq=False, repr=False)  # store.Store: the engine's, what is kept for it
 
     # ------------------------------------------------------------------ copying and pickling
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..language.model import Variant
 from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
+from ..store import store_of
 from .dicemath import DiceMath
 from .result import bonus_columns, event_columns
 
@@ -194,16 +195,21 @@ class Batched:
         return vals, awards, earned, events
 
 
-_CACHE: dict[str, Batched] = {}
+BATCHED_KIND = "batched"
+BATCHED_KEPT = 8
+"""Variants whose simulator tables an engine keeps at most (`store.Store`: the least recently used goes)."""
 
 
 def batched_for(variant: Variant) -> Batched:
-    """The tables of a variant, built once per process per fingerprint and engine.
+    """The tables of a variant, built once per fingerprint and kept by the engine that compiled it.
 
     The fingerprint covers the plugins' code, not an instance's arguments: tables built
     through another engine's rule hooks are not reused.
     """
-    sim = _CACHE.get(variant.fingerprint)
-    if sim is None or sim.variant.hooks is not variant.hooks:
-        sim = _CACHE[variant.fingerprint] = Batched(variant)
-    return sim
+    return store_of(variant).get(
+        BATCHED_KIND,
+        variant.fingerprint,
+        lambda: Batched(variant),
+        BATCHED_KEPT,
+        valid=lambda sim: sim.variant.hooks is variant.hooks,
+    )

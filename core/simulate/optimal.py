@@ -21,6 +21,7 @@ from ..numeric.objective import MEAN, Objective, risk_objective
 from ..numeric.records import StateArrays
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 from ..progress import Reporter
+from ..store import store_of
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..solver.solve import Solution
@@ -30,7 +31,9 @@ if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
 
 __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
 
-_SOLUTIONS: dict[tuple[str, str], Solution] = {}
+SOLUTIONS_KIND = "solutions"
+SOLUTIONS_KEPT = 8
+"""Solutions (variant and objective) an engine keeps for simulation at most (the least recently used goes)."""
 # Ties go as in the solver's `Policy.choose`: score rather than keep unless a keep is better by more than TIE,
 # the first best box in box order, the first keep within TIE of the best in `GameState.legal_keeps` order.
 TIE = 1e-9
@@ -58,25 +61,30 @@ def strategy_objective(strategy: str) -> Objective | None:
 def solution_for(variant: Variant, objective: Objective = MEAN, progress: Reporter | None = None) -> Solution:
     """The solver's Solution for `variant` and `objective`: from the user's cache when there, else solved
     (and cached, telling `progress`). One remembered per (fingerprint, objective), used only for a variant
-    of the same engine."""
-    key = (variant.fingerprint, objective.id)
-    got = _SOLUTIONS.get(key)
-    if got is None or got.variant.hooks is not variant.hooks:
+    of the same engine (kept by it: `store.Store`)."""
+
+    def load() -> Solution:
         try:
             from ..solver.cache import load_or_solve
         except ImportError:  # a solver without a cache
             from ..solver import solve
 
-            got = solve(variant, objective=objective, progress=progress)
-        else:
-            got, _ = load_or_solve(variant, objective=objective, progress=progress)
-        _SOLUTIONS[key] = got
-    return got
+            return solve(variant, objective=objective, progress=progress)
+        return load_or_solve(variant, objective=objective, progress=progress)[0]
+
+    return store_of(variant).get(
+        SOLUTIONS_KIND,
+        (variant.fingerprint, objective.id),
+        load,
+        SOLUTIONS_KEPT,
+        valid=lambda got: got.variant.hooks is variant.hooks,
+    )
 
 
 def remember(solution: Solution) -> None:
     """Use this Solution for its variant and objective from now on (e.g. one the CLI loaded with a progress bar)."""
-    _SOLUTIONS[(solution.variant.fingerprint, solution.objective.id)] = solution
+    key = (solution.variant.fingerprint, solution.objective.id)
+    store_of(solution.variant).replace(SOLUTIONS_KIND, key, solution, SOLUTIONS_KEPT)
 
 
 class OptimalPolicy:
@@ -227,9 +235,11 @@ class Moves:
         return out
 
 
-_MOVES: dict[str, Moves] = {}
+MOVES_KIND = "best-moves"
+MOVES_KEPT = 4
+"""Best-move memos (`Moves`, one per variant) an engine keeps at most."""
 NEXT_CLASS_CELLS = 1 << 22  # the class-after-scoring memo of the compiled player, at most (else it hashes each turn)
-#: the memos above and the score tables are shared by every run in the process: one run at a time adds to them
+#: the memos (kept by the variant's engine) and the score tables are shared by every run: one run at a time adds to them
 _PLAYING = threading.Lock()
 
 
@@ -303,22 +313,38 @@ class ClassArrays:
         return self._arrays
 
 
-_CLASSES: dict[int, ClassArrays] = {}
+CLASSES_KIND = "class-arrays"
+CLASSES_KEPT = 8
+"""Score tables whose `ClassArrays` an engine keeps at most."""
 
 
 def class_arrays(tables: ScoreTables, solution: Solution) -> ClassArrays:
-    """The kernels' view of a score table's classes, one per table and solution, kept between runs."""
-    got = _CLASSES.get(id(tables))
-    if got is None or got.traced is not tables.traced or got.solution is not solution:
-        got = _CLASSES[id(tables)] = ClassArrays(tables, solution)
-    return got
+    """The kernels' view of a score table's classes, one per table and solution, kept between runs (by the
+    solution's variant's engine)."""
+    return store_of(solution.variant).get(
+        CLASSES_KIND,
+        id(tables),
+        lambda: ClassArrays(tables, solution),
+        CLASSES_KEPT,
+        valid=lambda got: got.traced is tables.traced and got.solution is solution,
+    )
 
 
 def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
-    """The best-move memo of a solution (one per fingerprint: a new solution of it starts a new memo)."""
-    got = _MOVES.get(solution.variant.fingerprint)
-    if got is None or got.solution is not solution or got.dtype is not dtype:
-        got = _MOVES[solution.variant.fingerprint] = Moves(solution, dtype, flag)
+    """The best-move memo of a solution (one per fingerprint: a new solution of it starts a new memo), kept by
+    its variant's engine."""
+    return store_of(solution.variant).get(
+        MOVES_KIND,
+        solution.variant.fingerprint,
+        lambda: Moves(solution, dtype, flag),
+        MOVES_KEPT,
+        valid=lambda got: got.solution is solution and got.dtype is dtype,
+    )
+
+
+def moves_of(variant: Variant) -> Moves | None:
+    """The best-move memo the variant's engine keeps for it now, or None."""
+    got: Moves | None = store_of(variant).peek(MOVES_KIND, variant.fingerprint)
     return got
 
 

@@ -27,6 +27,7 @@ from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric import compiled
 from ..progress import Reporter, task
+from ..store import store_of
 from . import distribution as dist
 
 if TYPE_CHECKING:
@@ -479,24 +480,33 @@ def win_curve(planner: WinPlanner, opponents: Sequence[tuple[int, int]]) -> tupl
 
 # ---------------------------------------------------------------------------------------------- bot
 
-_PLANNERS: dict[str, WinPlanner] = {}
+PLANNERS_KIND = "win-planners"
+PLANNERS_KEPT = 4
+"""Variants whose win planner an engine keeps at most (the least recently used goes)."""
 
 
 def planner_for(
     variant: Variant, progress: Reporter | None = None, warn: Callable[[str], None] | None = None
 ) -> WinPlanner:
     """The planner of a variant (its mean solution and remaining-score table: cached, else made, telling
-    `progress`), one per fingerprint, used only for a variant of the same engine."""
-    got = _PLANNERS.get(variant.fingerprint)
-    if got is None or got.solution.variant.hooks is not variant.hooks:
+    `progress`), one per fingerprint, kept by the engine that compiled the variant."""
+
+    def make() -> WinPlanner:
         from .optimal import solution_for
 
         check_win(variant)
         solution = solution_for(variant, progress=progress)
         table = remaining_table(solution, warn=warn, progress=progress)
         with task(progress, f"bot win's turn tables of {variant.id}"):
-            got = _PLANNERS[variant.fingerprint] = WinPlanner(solution, table)
-    return got
+            return WinPlanner(solution, table)
+
+    return store_of(variant).get(
+        PLANNERS_KIND,
+        variant.fingerprint,
+        make,
+        PLANNERS_KEPT,
+        valid=lambda got: got.solution.variant.hooks is variant.hooks,
+    )
 
 
 def opponent_of(planner: WinPlanner, card: Card, carried: int = 0) -> tuple[int, int]:

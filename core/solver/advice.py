@@ -35,6 +35,7 @@ from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from ..progress import Reporter
 from . import card_tables
+from .advisor_memory import memory_of
 from .card_tables import CardTables
 from .errors import SolverError
 from .solve import Solution, TurnTables
@@ -114,10 +115,10 @@ def advise(
     """
     v = solution.variant
     roll = v.roll_of(dice)
-    last = _CHECKED[0]  # (the decisions of a turn pass the same card again)
-    if last[0] is not card or last[1] is not v:
+    memory = memory_of(v)
+    if memory.checked is not card:  # (the decisions of a turn pass the same card again)
         v.check_card(card)
-        _CHECKED[0] = (card, v)
+        memory.checked = card
     if len(card.scores) >= len(v.boxes):
         raise DicecupError("the card is full: the game is over")
     most = v.rolls - 1 + most_banked(v, len(card.scores))
@@ -160,11 +161,6 @@ def advise(
             values.append(so_far + now_points[b] + after[b])
             points.append(now_points[b])
     return ranked(actions, values, points)
-
-
-_CHECKED: list[tuple[Any, Any]] = [(None, None)]
-"""The card last checked (`Variant.check_card`) with its variant, both immutable: one pair, replaced whole, so
-that a thread never reads one call's card with another's variant."""
 
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:
@@ -237,25 +233,19 @@ def _after_roll(situation: Situation | None) -> Situation | None:
     return evolve(situation, rolls_used=situation.rolls_used + 1, rolls_left=max(0, situation.rolls_left - 1))
 
 
-#: per (what, solution, card, bank, situation): one turn's decisions ask the same (first in, first out)
-_LATER: OrderedDict[tuple, tuple] = OrderedDict()
-
-
 def _memo_peek(key: tuple, solution: Values) -> Any:
     """What `_memo` holds for `key` and this `solution`, or None."""
-    hit = _LATER.get((id(solution), *key))
+    hit = memory_of(solution.variant).later.get((id(solution), *key))
     return hit[1] if hit is not None and hit[0]() is solution else None
 
 
 def _memo(key: tuple, solution: Values, make: Callable[[], Any]) -> Any:
-    """`make()`, remembered for the last few keys of a live `solution` (a turn's decisions share them)."""
+    """`make()`, remembered for the last few keys of a live `solution` (a turn's decisions share them: the
+    variant's `AdvisorMemory.later`)."""
     got = _memo_peek(key, solution)
-    key = (id(solution), *key)
     if got is None:
         got = make()
-        _LATER[key] = (weakref.ref(solution), got)
-        if len(_LATER) > 64:
-            _LATER.popitem(last=False)
+        memory_of(solution.variant).remember((id(solution), *key), (weakref.ref(solution), got))
     return got
 
 
@@ -337,7 +327,7 @@ def _compiled(v: Variant) -> bool:
     would compile it, once this process has advised `TABLES_AFTER` cards of `v` (a one-card process does not
     wait for a compiler)."""
     mode = _kernels()[0].MODE
-    return mode == "aot" or (mode == "jit" and _ASKED.get(v.fingerprint, 0) >= TABLES_AFTER)
+    return mode == "aot" or (mode == "jit" and memory_of(v).asked >= TABLES_AFTER)
 
 
 @lru_cache(maxsize=1)
@@ -371,9 +361,10 @@ def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> _ClassArr
     scores, legal, mult = _tables_of(v)
     cid, shaped, box_scores = _class_of(v, scores, vals)
     lcid = int(legal.lookup(vals)[0])
-    memo = _CLASSES.get(v.fingerprint)
+    memory = memory_of(v)
+    memo = memory.classes
     if memo is None or memo[0] is not scores or memo[1] is not legal:
-        memo = _CLASSES[v.fingerprint] = (scores, legal, {}, {})
+        memo = memory.classes = (scores, legal, {}, {})
     table = scores.traced.tables[cid]
     hit = memo[2].get(cid)
     if hit is None or hit[0] is not table:
@@ -450,17 +441,18 @@ def _card_tables(solution: Solution) -> tuple[CardTables, LayerArrays] | None:
     v = solution.variant
     if solution.index.symmetric or not solution.objective.is_mean:
         return None
-    got = _CARD_TABLES.get(v.fingerprint)
+    memory = memory_of(v)
+    got = memory.card_tables
     space = solution.searched
     if got is None or (got[0] is None and space is not None and got[1] != id(space)):
         tables = CardTables.of(space) if space is not None else None
         if tables is None and got is None:
-            fp = v.fingerprint
-            tables = _RECALLED.pop(fp) if fp in _RECALLED else _recalled_card_tables(v, None)
+            recalled, memory.recalled = memory.recalled, None
+            tables = recalled[0] if recalled is not None else _recalled_card_tables(v, None)
         made = None
         if tables is not None and _fit(tables, solution):  # its layer checked once as the card kernel's argument
             made = (tables, _kernels()[0].pinned(tables.shared_layer(), "card_f8", 2))
-        got = _CARD_TABLES[v.fingerprint] = (made, id(space) if space is not None else None)
+        got = memory.card_tables = (made, id(space) if space is not None else None)
     return got[0]
 
 
@@ -511,20 +503,10 @@ def _solved_class(solution: Solution, code: int) -> _ClassArrays | None:
     return None if at < 0 else _ClassArrays(shared, tables.slot_arrays, at)
 
 
-#: per variant fingerprint: (its complete tables and their shared layer, or None; the id of the search they
-#: were made from, or None)
-_CARD_TABLES: dict[str, tuple[tuple[CardTables, LayerArrays] | None, int | None]] = {}
-_RECALLED: dict[str, CardTables | None] = {}  # read by `recall_tables`, not yet checked against a solution
-
-
 def _sorted_distinct(a: np.ndarray) -> np.ndarray:
     """The distinct values of `a`, ascending (np.unique would import numpy.ma, a cost a one-card process can do without)."""
     flat = np.sort(a, axis=None)
     return flat[np.concatenate([[True], flat[1:] != flat[:-1]])]
-
-
-#: per variant fingerprint: (the score tables, the legal tables, arrays per score class, per pair of classes)
-_CLASSES: dict[str, tuple[ScoreTables, LegalTables, dict[int, tuple], dict[tuple[int, int], tuple]]] = {}
 
 
 _BOXES = np.arange(64)  # box positions, for gathering one value per box (`_CardTurn.own`)
@@ -580,14 +562,12 @@ def _card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: 
     try:
         made = _card_turn(solution, card, rolls_left)
     except Untabulable:
-        _UNTABULABLE.add(v.fingerprint)
+        memory_of(v).untabulable = True
         return None
     if made is not None:  # (else the path it falls back to counts the card)
-        _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
-        _LATER[(id(solution), "turn", card)] = (weakref.ref(solution), made)
-        _LATER.move_to_end((id(solution), "turn", card))
-        if len(_LATER) > 64:
-            _LATER.popitem(last=False)
+        memory = memory_of(v)
+        memory.asked += 1
+        memory.remember((id(solution), "turn", card), (weakref.ref(solution), made))
     return made
 
 
@@ -654,29 +634,25 @@ def _later_scores(
     """
     v = solution.variant
     if only is None:
-        _ASKED[v.fingerprint] = _ASKED.get(v.fingerprint, 0) + 1
+        memory_of(v).asked += 1
     if _tables_answer(v):
         try:
             return _later_from_tables(solution, card, bank, situation, first, only)
         except Untabulable:
-            _UNTABULABLE.add(v.fingerprint)
+            memory_of(v).untabulable = True
     return _later_from_engine(solution, card, bank, situation, first, only)
 
 
 def _tables_answer(v: Variant) -> bool:
     """Whether the score tables answer for `v` now: built already, or this is the `TABLES_AFTER`-th card."""
-    fp = v.fingerprint
-    return fp not in _UNTABULABLE and (fp in _TABLES or _ASKED.get(fp, 0) >= TABLES_AFTER)
+    memory = memory_of(v)
+    return not memory.untabulable and (memory.tables is not None or memory.asked >= TABLES_AFTER)
 
 
 TABLES_AFTER = 3
 #: Score tables kept per variant at most. Each card class the rules tell apart holds a whole table (Triple
 #: Yahtzee's bonus and joker read a dozen boxes, so classes keep coming); past this, the engine answers.
 MAX_TABLE_BYTES = 256 << 20
-_ASKED: dict[str, int] = {}  # cards advised per variant fingerprint in this process
-_UNTABULABLE: set[str] = set()
-_TABLES: dict[str, tuple[ScoreTables, LegalTables, np.ndarray]] = {}  # and each box's multiplier
-_SITUATED: set[str] = set()  # variants whose legality reads the situation: the engine answers it per roll
 
 
 def _later_from_tables(
@@ -693,13 +669,13 @@ def _later_from_tables(
     _, shaped, box_scores = _class_of(v, scores, vals)
     asked = np.arange(scores.R) if only is None else np.array([only])  # the rolls scored: all, or the one
     ok = None
-    if situation is None or v.fingerprint not in _SITUATED:
+    if situation is None or not memory_of(v).situated:
         try:
             ok = legal.allowed(np.repeat(legal.lookup(vals), len(asked)), first, asked)
         except Untabulable:  # legality reads the game around the card (an announcement)
             if situation is None:
                 raise
-            _SITUATED.add(v.fingerprint)
+            memory_of(v).situated = True
     if ok is None:
         assert situation is not None
         ok = _legal_in(v, card, [scores.rolls[r] for r in asked.tolist()], situation, first)
@@ -733,9 +709,10 @@ def _box_points(v: Variant, box_scores: np.ndarray, shaped: np.ndarray, mult: np
 
 def _tables_of(v: Variant) -> tuple[ScoreTables, LegalTables, np.ndarray]:
     """The variant's score and legality tables (made empty at first use) and each box's multiplier."""
-    got = _TABLES.get(v.fingerprint)
+    memory = memory_of(v)
+    got = memory.tables
     if got is None or got[0].variant.hooks is not v.hooks:
-        got = _TABLES[v.fingerprint] = (
+        got = memory.tables = (
             ScoreTables(v, [b.id for b in v.declared_bonuses]),
             LegalTables(v),
             np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64),
@@ -749,15 +726,11 @@ TABLES_LAYOUT = 1  # of what `keep_tables` writes: a file of another layout is r
 
 def _learned(v: Variant) -> tuple[int, int, int]:
     """How much the variant's tables hold (score classes, legal classes, per-roll answers): what grows."""
-    got = _TABLES.get(v.fingerprint)
+    got = memory_of(v).tables
     if got is None:
         return (0, 0, 0)
     scores, legal, _ = got
     return len(scores.traced.tables), len(legal.simple), int(legal.known[: legal.n_dep].sum())
-
-
-#: per variant fingerprint: `_learned` when its tables were last read from or written to the cache
-_KEPT: dict[str, tuple[int, int, int]] = {}
 
 
 def known_scores(v: Variant, card: Card, box: str) -> set[int] | None:
@@ -765,7 +738,8 @@ def known_scores(v: Variant, card: Card, box: str) -> set[int] | None:
     they know the card's class (kept beside the table and recalled, or learned in this process), else from the
     solve's complete tables (`card_tables`, recalled); None where neither knows it (nothing is learned here:
     the caller asks the engine)."""
-    got = _TABLES.get(v.fingerprint)
+    memory = memory_of(v)
+    got = memory.tables
     if got is not None and got[0].variant.hooks is v.hooks:
         scores = got[0]
         row = np.full(len(v.box_ids), EMPTY, dtype=np.int64)
@@ -774,19 +748,19 @@ def known_scores(v: Variant, card: Card, box: str) -> set[int] | None:
         known = scores.known_scores(row, scores.facts.index[box])
         if known is not None:
             return known
-    made = _CARD_TABLES.get(v.fingerprint)
-    complete = made[0][0] if made is not None and made[0] is not None else _RECALLED.get(v.fingerprint)
+    made = memory.card_tables
+    if made is not None and made[0] is not None:
+        complete = made[0][0]
+    else:
+        complete = memory.recalled[0] if memory.recalled is not None else None
     if complete is None:
         return None
-    coding = _CODINGS.get(v.fingerprint)
+    coding = memory.coding
     if coding is None:  # what the complete tables are keyed on (no solve needed; none kept where boxes
-        coding = _CODINGS[v.fingerprint] = ClassCoding(v)  # are interchangeable)
+        coding = memory.coding = ClassCoding(v)  # are interchangeable)
     if len(complete.point_row[0]) != coding.nb:
         return None
     return complete.scores(coding.class_of_card(card), coding.bidx[box])
-
-
-_CODINGS: dict[str, ClassCoding] = {}  # per variant fingerprint: its cards' class coding
 
 
 def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool:
@@ -796,8 +770,9 @@ def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool
     them. A file that fails its signature, is stale or does not fit is deleted (`cache.load_arrays`)."""
     from . import cache
 
-    if v.fingerprint not in _CARD_TABLES:  # read now, to say what is wrong; checked against a solution at use
-        _RECALLED[v.fingerprint] = _recalled_card_tables(v, warn)
+    memory = memory_of(v)
+    if memory.card_tables is None:  # read now, to say what is wrong; checked against a solution at use
+        memory.recalled = (_recalled_card_tables(v, warn),)
     got = cache.load_arrays(v, TABLES_KIND, warn)
     scores, legal, _ = _tables_of(v)  # made: the tables answer from the first card (`_tables_answer`)
     if got is None or len(scores.traced.tables) or len(legal.simple):
@@ -810,14 +785,14 @@ def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool
         scores.restore(meta.get("scores", {}), score_arrays)
         legal.restore({k[2:]: a for k, a in arrays.items() if k.startswith("l_")})
     except (ValueError, KeyError, TypeError, IndexError) as exc:
-        del _TABLES[v.fingerprint]  # half restored: start empty
+        memory.tables = None  # half restored: start empty
         (warn or (lambda message: None))(f"the kept {TABLES_KIND} do not fit ({exc}); they are made again")
         try:
             cache.arrays_path(v, TABLES_KIND).unlink(missing_ok=True)
         except OSError:
             pass
         return False
-    _KEPT[v.fingerprint] = _learned(v)
+    memory.kept = _learned(v)
     return True
 
 
@@ -826,23 +801,24 @@ def keep_tables(v: Variant, warn: Callable[[str], None] | None = None) -> None:
     learned something since they were read or kept; nothing where the tables do not answer for it."""
     from . import cache
 
-    if v.fingerprint not in _TABLES or v.fingerprint in _UNTABULABLE or _learned(v) == _KEPT.get(v.fingerprint):
+    memory = memory_of(v)
+    if memory.tables is None or memory.untabulable or _learned(v) == memory.kept:
         return
-    scores, legal, _ = _TABLES[v.fingerprint]
+    scores, legal, _ = memory.tables
     try:
         meta, score_arrays = scores.state()
     except Untabulable:
         return
     arrays = {f"s_{k}": a for k, a in score_arrays.items()} | {f"l_{k}": a for k, a in legal.state().items()}
     cache.save_arrays(v, TABLES_KIND, {"layout": TABLES_LAYOUT, "scores": meta}, arrays, warn)
-    _KEPT[v.fingerprint] = _learned(v)
+    memory.kept = _learned(v)
 
 
 def _class_of(v: Variant, scores: ScoreTables, vals: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     """`ScoreTables.card` of the card row vals[0]; Untabulable where the tables cannot answer for `v`."""
     got = scores.card(vals[0])
     if scores.nbytes > MAX_TABLE_BYTES:  # the rules read so much of the card that classes keep coming
-        del _TABLES[v.fingerprint]
+        memory_of(v).tables = None
         raise Untabulable(f"the score tables grew past {MAX_TABLE_BYTES >> 20} MiB; the engine answers from here on")
     if len(scores.award_ids) > len(v.declared_bonuses):
         raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know: the engine values it")
@@ -877,7 +853,9 @@ def _after_fills(solution: Values, card: Card, bank: int, boxes: np.ndarray, sco
         values = np.concatenate([values, _futures_at(solution, card, boxes[new], scores[new], bank)])
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
-        _LATER[(id(solution), "after", card, bank)] = (weakref.ref(solution), (keys, values))
+        memory_of(solution.variant).remember(
+            (id(solution), "after", card, bank), (weakref.ref(solution), (keys, values))
+        )
         at = np.searchsorted(keys, wanted)
     return values[at]
 

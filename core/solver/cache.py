@@ -27,6 +27,7 @@ from ..language.model import Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import MEAN, Objective
 from ..progress import Reporter
+from ..store import store_of
 from . import tablekeys
 from .card_tables import KIND as CARD_TABLES
 from .card_tables import LAYOUT as CARD_LAYOUT
@@ -434,8 +435,9 @@ def load_arrays(
 
 # ---------------------------------------------------------------------- the one entry point
 
-_RECENT: dict[str, tuple[tuple[int, int, int], Solution]] = {}  # path -> (file stamp, checked solution)
+RECENT_KIND = "loaded-tables"
 RECENT = 8
+"""Tables read from the cache that the variant's engine keeps (by path: the file's stamp and the checked solution)."""
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -448,14 +450,11 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
 
 
 def _remember(path: Path, solution: Solution) -> None:
-    """Keep a checked table for the next call in this process (a game asks for it several times);
-    it is used again only for a variant with the same rule hooks (the same engine)."""
+    """Keep a checked table for the next call (a game asks for it several times), in the store of the engine
+    that compiled its variant; it is used again only for a variant with the same rule hooks."""
     stamp = _stamp(path)
     if stamp is not None:
-        _RECENT.pop(str(path), None)
-        _RECENT[str(path)] = (stamp, solution)
-        while len(_RECENT) > RECENT:
-            _RECENT.pop(next(iter(_RECENT)))
+        store_of(solution.variant).replace(RECENT_KIND, str(path), (stamp, solution), RECENT)
 
 
 def load_or_solve(
@@ -496,7 +495,7 @@ def load_or_solve(
     if path.parent.exists() and not path.parent.is_dir():
         say(f"the strategy-table cache is not used: {path.parent} is not a folder")
         return solve_it(), False
-    recent = _RECENT.get(str(path))
+    recent = store_of(variant).peek(RECENT_KIND, str(path))
     if recent is not None and recent[0] == _stamp(path) and recent[1].variant.hooks is variant.hooks:
         if recent[1].states > max_states:
             raise StateSpaceTooLarge(variant.id, recent[1].states, max_states, complete=True)

@@ -20,6 +20,7 @@ from ..language.dice import check_dice
 from ..language.model import Variant
 from ..numeric.dice import DiceGraph
 from ..numeric.reference import fold
+from ..store import store_of
 from .space import most_banked
 
 __all__ = ["RowOdds", "Odds", "meets_table", "most_rolls", "odds"]
@@ -59,8 +60,18 @@ def meets_table(variant: Variant) -> np.ndarray:
     return _meets(variant).copy()
 
 
-@lru_cache(maxsize=16)
+MEETS_KIND = "meets"
+MEETS_KEPT = 16
+"""Variants whose `meets_table` their engine keeps at most."""
+
+
 def _meets(variant: Variant) -> np.ndarray:
+    """`meets_table`, read-only, made once and kept by the variant's engine."""
+    got: np.ndarray = store_of(variant).get(MEETS_KIND, variant.fingerprint, lambda: _meets_now(variant), MEETS_KEPT)
+    return got
+
+
+def _meets_now(variant: Variant) -> np.ndarray:
     rolls = variant.all_rolls()  # sorted, as the graph's full rolls are (TooLarge past MAX_ROLLS)
     boxes = [variant.row(r) for r in variant.rows]
     out = np.zeros((len(rolls), len(boxes)))

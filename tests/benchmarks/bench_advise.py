@@ -33,7 +33,7 @@ import tempfile
 import time
 
 from dicecup import Engine, GameState
-from dicecup.solver import advice, cache
+from dicecup.solver import advice, advisor_memory, cache
 from dicecup.solver.advice import advise
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -64,7 +64,7 @@ def whole_games(count: int) -> None:
     advice.recall_tables(variant)
     positions = _positions(variant, count, seed=2, whole_games=True)
     advise(solution, *positions[0])  # the first call loads the kernels
-    complete = (advice._CARD_TABLES.get(variant.fingerprint) or (None,))[0] is not None
+    complete = (advisor_memory.memory_of(variant).card_tables or (None,))[0] is not None
     asked = positions[1:]
     timed = _per_call(lambda pos: advise(solution, *pos), asked)
     first = [t for t, pos, before in zip(timed, asked, positions[:-1], strict=True) if pos[0] != before[0]]
@@ -140,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         advise(solution, *pos)
 
     def ask_new(pos) -> None:
-        advice._LATER.clear()  # a card not seen before: its turn's scoring table is built from the rules
+        advisor_memory.memory_of(
+            solution.variant
+        ).later.clear()  # a card not seen before: its turn's scoring table is built from the rules
         advise(solution, *pos)
 
     cold = _per_call(ask_new, positions)
