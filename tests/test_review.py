@@ -212,7 +212,9 @@ def test_scoring_chance_with_a_yahtzee_open_is_the_worst_move(yahtzee, tmp_path)
     assert bad["loss"] == pytest.approx(best - chance, abs=1e-9) and bad["loss"] > 20
     assert data["worst"][0] == bad
     ann = data["players"][0]
-    assert ann["total_loss"] >= bad["loss"] and ann["optimal"] == ann["decisions"] - 1  # Ann's later moves: Policy's
+    assert (
+        ann["total_loss"] >= bad["loss"] and ann["optimal"] == ann["decisions"] - 1
+    )  # Ann's later moves: SolverPolicy's
     assert len(data["decisions"]) == sum(not isinstance(m, RollDice) for m in state.history)
 
     text = ok("review", str(path))

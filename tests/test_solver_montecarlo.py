@@ -10,7 +10,7 @@ import zlib
 import pytest
 from _variants import BUILTIN_VARIANTS
 
-from dicecup.solver.advice import Policy
+from dicecup.solver.advice import SolverPolicy
 from dicecup.solver.cache import load_or_solve
 from dicecup.testing import play_solitaire
 
@@ -28,7 +28,7 @@ CONFIGS = [(v, {}) for v in BUILTIN_VARIANTS if v not in ("kniffel", "yahtzee")]
 GAMES = 400  # 3 standard errors of 400 games: about 5 points on Yahtzee's 59-point spread
 
 
-def play_games(variant, policy: Policy, games: int, seed: int) -> list[int]:
+def play_games(variant, policy: SolverPolicy, games: int, seed: int) -> list[int]:
     """Final totals of `games` solitaire games, every decision by the policy, every roll by the engine."""
     return play_solitaire(variant, policy, games, random.Random(seed))
 
@@ -41,7 +41,7 @@ def test_engine_games_agree_with_solver(engine, vid, options):
     variant = engine.variant(vid, options)
     solution, _ = load_or_solve(variant)  # the run's cache: solved once for every file that plays the variant
     seed = zlib.crc32(f"{vid}{sorted(options.items())}".encode())  # independent dice per configuration
-    totals = play_games(variant, Policy.of(solution), GAMES, seed)
+    totals = play_games(variant, SolverPolicy.of(solution), GAMES, seed)
     mean = statistics.fmean(totals)
     se = statistics.stdev(totals) / len(totals) ** 0.5
     print(

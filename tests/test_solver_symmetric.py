@@ -251,9 +251,9 @@ def test_optimal_bot_and_simulator_play_the_counted_variant(tmp_path):
     got = summarize(simulate(v, "optimal", 20000, seed=5))
     assert abs(got["mean"] - s.expected_score) < 4 * got["se"], (got["mean"], s.expected_score)
     bot = OptimalBot()
-    from dicecup.solver.advice import Policy
+    from dicecup.solver.advice import SolverPolicy
 
-    bot._policies[v.fingerprint] = Policy.of(s)
+    bot._policies[v.fingerprint] = SolverPolicy.of(s)
     rng = random.Random(1)
     state = GameState.new(v, 1)
     while not state.over:

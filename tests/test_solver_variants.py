@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dicecup import GameState
 from dicecup.solver import advise_state, jit, solve
-from dicecup.solver.advice import Policy
+from dicecup.solver.advice import SolverPolicy
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_policy_and_advisor_agree_on_random_states(generala, seed, stop):
         options = advise_state(generala, state)
         values = {o.action: o.value for o in options}
         assert set(values) == set(state.legal_actions())
-        chosen = Policy.of(generala).choose(state)
+        chosen = SolverPolicy.of(generala).choose(state)
         assert values[chosen] == pytest.approx(options[0].value, abs=1e-9)
         steps += 1
         if steps > stop:

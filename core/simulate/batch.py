@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Turn",
-    "Policy",
+    "BatchPolicy",
     "GreedyPolicy",
     "RandomPolicy",
     "Batched",
@@ -35,7 +35,6 @@ __all__ = [
     "MAX_TABLE_ROLLS",
 ]
 
-Progress = Callable[[int], None]
 NO_JIT_ENV = "DICECUP_SIMULATE_NO_JIT"  # set to play optimal games with the numpy reference policy
 
 
@@ -68,7 +67,7 @@ class Turn:
         return inv.reshape(-1), table
 
 
-class Policy(Protocol):
+class BatchPolicy(Protocol):
     """Picks, for rows `idx` holding roll ids `roll`, a box (>= 0) or a keep id (box -1); a policy that draws
     at random draws from `rng` (`streams.RowStreams` of rows idx: `rng.random(len(idx))`)."""
 
@@ -126,7 +125,7 @@ class RandomPolicy:
         return np.where(is_keep, -1, box), np.where(is_keep, keep, -1)
 
 
-POLICIES: dict[str, Callable[[Variant], Policy]] = {
+POLICIES: dict[str, Callable[[Variant], BatchPolicy]] = {
     "greedy": lambda v: GreedyPolicy(),
     "random": lambda v: RandomPolicy(),
 }
@@ -149,7 +148,7 @@ class Batched:
         self.end = EndBonuses(variant, self.award_ids, self.scores.max_awards)
 
     def play(
-        self, policy: Policy, games: int, streams: GameStreams, on_turn: Callable[[int], None] | None = None
+        self, policy: BatchPolicy, games: int, streams: GameStreams, on_turn: Callable[[int], None] | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Play `games` games, game i drawing its dice and the policy's choices from row i of `streams` (so
         each game is the same whatever the others): (box scores [games, boxes], points of awards won when

@@ -12,9 +12,9 @@ import numpy as np
 
 from ..language.model import Variant
 from . import jit
-from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, Policy, Progress, batched_for
+from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for
 from .optimal import JitPlay, OptimalPolicy, optimal_available, strategy_objective
-from .result import SimResult, event_columns
+from .result import OnGamesDone, SimResult, event_columns
 from .streams import GameStreams
 
 __all__ = ["JIT_CHUNK", "prepare_batched", "simulate_batched", "supports"]
@@ -38,7 +38,7 @@ def supports(variant: Variant, strategy: str) -> bool:
 JIT_CHUNK = 1 << 18  # games per chunk on the compiled path
 
 
-def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
+def compiled_play(policy: BatchPolicy, sim: Batched) -> JitPlay | None:
     """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
     if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
         return None
@@ -47,7 +47,7 @@ def compiled_play(policy: Policy, sim: Batched) -> JitPlay | None:
     return JitPlay(policy, sim)
 
 
-def make_policy(variant: Variant, strategy: str) -> Policy:
+def make_policy(variant: Variant, strategy: str) -> BatchPolicy:
     objective = strategy_objective(strategy)
     if objective is not None:
         return OptimalPolicy(variant, objective)
@@ -63,7 +63,7 @@ def prepare_batched(variant: Variant, strategy: str) -> None:
 
 
 def simulate_batched(
-    variant: Variant, strategy: str, games: int, seed: int, progress: Progress | None = None, first_game: int = 0
+    variant: Variant, strategy: str, games: int, seed: int, progress: OnGamesDone | None = None, first_game: int = 0
 ) -> SimResult:
     """Play games first_game .. first_game + games - 1 of the run of `seed`, in chunks; every game draws from
     its own stream (seed, game number), so a game is the same whatever the chunk, range or path plays it."""

@@ -18,11 +18,9 @@ from ..game.actions import Score
 from ..game.bots import Bot
 from ..game.state import GameState
 from ..language.model import Card, Variant
-from .result import SimResult, bonus_columns, card_row, event_columns
+from .result import OnGamesDone, SimResult, bonus_columns, card_row, event_columns
 
 __all__ = ["play_one", "simulate_engine"]
-
-Progress = Callable[[int], None]
 
 
 def play_one(variant: Variant, bot: Bot, rng: random.Random, events: dict[str, int] | None = None) -> tuple[Card, int]:
@@ -50,7 +48,7 @@ def simulate_engine(
     make_bot: Callable[[str, random.Random], Bot],
     games: int,
     seed: int,
-    progress: Progress | None = None,
+    progress: OnGamesDone | None = None,
     max_seconds: float | None = None,
     first_game: int = 0,
     run_games: int | None = None,

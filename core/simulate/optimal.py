@@ -34,7 +34,7 @@ __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solut
 SOLUTIONS_KIND = "solutions"
 SOLUTIONS_KEPT = 8
 """Solutions (variant and objective) an engine keeps for simulation at most (the least recently used goes)."""
-# Ties go as in the solver's `Policy.choose`: score rather than keep unless a keep is better by more than TIE,
+# Ties go as in the solver's `SolverPolicy.choose`: score rather than keep unless a keep is better by more than TIE,
 # the first best box in box order, the first keep within TIE of the best in `GameState.legal_keeps` order.
 TIE = 1e-9
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from attrs import frozen
 
 from ..language.model import Award, Card, Variant
 
-__all__ = ["SimResult", "bonus_columns", "card_row", "event_columns"]
+OnGamesDone = Callable[[int], None]
+"""Told the number of games a run has finished, as it goes (a simulation's progress callback)."""
+
+__all__ = ["OnGamesDone", "SimResult", "bonus_columns", "card_row", "event_columns"]
 
 
 @frozen(eq=False)

@@ -12,7 +12,7 @@ another objective (`numeric.objective`) over the same states.
 
 from __future__ import annotations
 
-from .advice import OptimalBot, Option, Policy, advise, advise_state, best_action
+from .advice import OptimalBot, Option, SolverPolicy, advise, advise_state, best_action
 from .cache import load_or_solve
 from .errors import SolverError, StateSpaceTooLarge
 from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
@@ -25,7 +25,7 @@ __all__ = [
     "SOLVER_VERSION",
     "OptimalBot",
     "Option",
-    "Policy",
+    "SolverPolicy",
     "Review",
     "ReviewNeedsSolver",
     "Solution",

@@ -4,7 +4,7 @@
 the solve's complete scoring tables (`card_tables`: a few look-ups and one compiled call), score tables memoised
 from earlier cards (kept across processes by `keep_tables` and `recall_tables`), or, for a variant's first
 cards, the engine itself (`Variant.legal_boxes`, `Variant.score`). Every way gives the same bits. A card's turn
-is memoised, so the next decision of the same turn is a look-up. `Policy` serves bots and simulation from the
+is memoised, so the next decision of the same turn is a look-up. `SolverPolicy` serves bots and simulation from the
 rule tables the solver built.
 """
 
@@ -34,6 +34,7 @@ from ..numeric.records import CardArrays, LayerArrays, SlotArrays
 from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from ..progress import Reporter
+from ..store import store_of
 from . import card_tables
 from .advisor_memory import memory_of
 from .card_tables import CardTables
@@ -51,7 +52,7 @@ __all__ = [
     "turn_start_value",
     "advise_state",
     "best_action",
-    "Policy",
+    "SolverPolicy",
     "OptimalBot",
     "recall_tables",
     "keep_tables",
@@ -933,13 +934,16 @@ def advise_state(solution: Solution, state: GameState) -> list[Option]:
 
 def best_action(solution: Solution, state: GameState) -> Action:
     """The optimal action at a decision state (ties: scoring first, then the first listed)."""
-    return Policy.of(solution).choose(state)
+    return SolverPolicy.of(solution).choose(state)
 
 
-class Policy:
+POLICIES_KIND = "solver-policies"
+POLICIES_KEPT = 8
+"""Policies (one per solution) an engine keeps at most; the least recently used goes."""
+
+
+class SolverPolicy:
     """Optimal play from the solver's rule tables: one turn table per state, memoised (LRU)."""
-
-    _by_solution: dict[int, Policy] = {}
 
     def __init__(self, solution: Solution, memo: int = 4096) -> None:
         self.solution = solution
@@ -948,11 +952,12 @@ class Policy:
         self.limit = memo
 
     @classmethod
-    def of(cls, solution: Solution) -> Policy:
-        got = cls._by_solution.get(id(solution))
-        if got is None or got.solution is not solution:
-            got = cls._by_solution[id(solution)] = cls(solution)
-        return got
+    def of(cls, solution: Solution) -> SolverPolicy:
+        """The policy of `solution`, kept by the engine that compiled its variant (bounded, `POLICIES_KEPT`)."""
+        key = (solution.variant.fingerprint, solution.objective.id)
+        return store_of(solution.variant).get(
+            POLICIES_KIND, key, lambda: cls(solution), keep=POLICIES_KEPT, valid=lambda p: p.solution is solution
+        )
 
     def _state(self, card: Card) -> tuple[int, np.ndarray]:
         return self.solution.index.state_of_card(card)
@@ -1020,16 +1025,16 @@ class OptimalBot:
         self.objective = objective
         if not objective.is_mean:
             self.name = objective.id
-        self._policies: dict[str, Policy] = {}
+        self._policies: dict[str, SolverPolicy] = {}
 
-    def policy(self, v: Variant, progress: Reporter | None = None) -> Policy:
+    def policy(self, v: Variant, progress: Reporter | None = None) -> SolverPolicy:
         """The policy of `v` (loaded or solved once per variant and engine, telling `progress`)."""
         policy = self._policies.get(v.fingerprint)
         if policy is None or policy.solution.variant.hooks is not v.hooks:  # same code, another engine
             from .cache import load_or_solve
 
             solution, _ = load_or_solve(v, objective=self.objective, progress=progress)
-            policy = self._policies[v.fingerprint] = Policy.of(solution)
+            policy = self._policies[v.fingerprint] = SolverPolicy.of(solution)
         return policy
 
     def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:

@@ -76,7 +76,7 @@ class Layer:
         return len(self.codes)
 
 
-class Progress(NamedTuple):
+class ReachedTotals(NamedTuple):
     """The totals reached by a layer's classes, as rows sorted by (class, totals of every group but the last):
     each row holds the last group's totals as bits (bit i: total offset + i) in 64-bit words."""
 
@@ -264,7 +264,7 @@ class StateSpace:
 
     def _explore(self, max_states: int | None, on_class: Callable[[], None] | None) -> None:
         """Every reachable state, layer by layer from the empty card (`classes`: per layer, the sorted class
-        codes and their `Progress`)."""
+        codes and their `ReachedTotals`)."""
         m = self.model
         start = [int(np.clip(0, self.clo[g][0], self.chi[g][0])) for g in range(self.G)]
         codes = np.zeros(1, dtype=np.int64)
@@ -275,8 +275,8 @@ class StateSpace:
         row = np.zeros((1, self.words * 64), dtype=bool)
         row[0, start[last] - self.offset[last] if self.G else 0] = True
         head = np.array(start[:last], dtype=np.int64).reshape(1, max(self.G - 1, 0))
-        prog = Progress(np.zeros(1, dtype=np.int64), head, _pack(row))
-        self.classes: list[tuple[np.ndarray, Progress]] = [(codes, prog)]
+        prog = ReachedTotals(np.zeros(1, dtype=np.int64), head, _pack(row))
+        self.classes: list[tuple[np.ndarray, ReachedTotals]] = [(codes, prog)]
         legal: list[tuple[np.ndarray, ...]] = []
         total = prog.states()
         cap = None if max_states is None else SIZE_ANYWAY * max_states  # beyond it the count is not worth finishing
@@ -443,14 +443,14 @@ class StateSpace:
 
     def _advance(
         self,
-        prog: Progress,
+        prog: ReachedTotals,
         codes: np.ndarray,
         src: np.ndarray,
         box: np.ndarray,
         dest: np.ndarray,
         inc: np.ndarray,
         nxt: np.ndarray,
-    ) -> Progress:
+    ) -> ReachedTotals:
         """The next layer's progress: every row's totals moved by each move of its class (filling `box`: the
         explicit totals added and clamped, the last group's bits shifted and clamped), merged per (class,
         explicit totals)."""
@@ -478,7 +478,7 @@ class StateSpace:
         out = np.zeros((len(keys), prog.words.shape[1]), dtype=np.uint64)
         if G == 0:
             out[:, 0] = 1
-            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
+            return ReachedTotals(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         d = inc[move, last]
         # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
         same = (d == 0) & self._keeps_range[box[move]]
@@ -487,7 +487,7 @@ class StateSpace:
             keep = ~same
             row, d, inverse, mask2 = row[keep], d[keep], inverse[keep], mask2[keep]
         if not len(row):
-            return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
+            return ReachedTotals(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         lo = self.clo[last][mask2] - self.offset[last]
         hi = self.chi[last][mask2] - self.offset[last]
         upto, above, bit = self._masks
@@ -504,7 +504,7 @@ class StateSpace:
             bottom |= (moved != kept).any(axis=1)
             moved[bottom] |= bit[low[bottom]]
             _merge(out, inverse[part], moved)
-        return Progress(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
+        return ReachedTotals(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
 
     @cached_property
     def _keeps_range(self) -> np.ndarray:
@@ -530,7 +530,7 @@ class StateSpace:
         Consecutive layers are taken together up to `INDEX_ROWS` rows (a card filled in a forced order has a
         class or two per layer, where per-layer array calls would cost more than the work)."""
         G = self.G
-        batches: list[list[tuple[np.ndarray, Progress]]] = [[]]
+        batches: list[list[tuple[np.ndarray, ReachedTotals]]] = [[]]
         rows = 0
         for codes, prog in self.classes:
             if rows and rows + len(prog.pos) > INDEX_ROWS:
@@ -560,7 +560,7 @@ class StateSpace:
             self.layers += [Layer(state_codes[a:b], vals[a:b], where[a:b]) for a, b in itertools.pairwise(cut)]
 
     def _index_rows(
-        self, batch: list[tuple[np.ndarray, Progress]]
+        self, batch: list[tuple[np.ndarray, ReachedTotals]]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int]]:
         """Consecutive layers' classes with their lowest totals and ranges (class codes, pmin, dims), and
         their states (class codes, totals (N, G)) with where each layer's states start and end."""

@@ -37,7 +37,7 @@ import zlib
 
 from dicecup import Engine
 from dicecup.solver import jit, solve
-from dicecup.solver.advice import Policy
+from dicecup.solver.advice import SolverPolicy
 from dicecup.testing import play_solitaire
 
 CONFIGS = [
@@ -68,7 +68,7 @@ def monte_carlo(engine: Engine, games: int) -> bool:
     for vid, options in CONFIGS:
         variant = engine.variant(vid, options)
         solution = solve(variant)
-        policy = Policy.of(solution)
+        policy = SolverPolicy.of(solution)
         rng = random.Random(zlib.crc32(_label(vid, options).encode()))
         totals = play_solitaire(variant, policy, games, rng)
         mean = statistics.fmean(totals)
