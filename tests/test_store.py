@@ -5,6 +5,8 @@ from __future__ import annotations
 import pickle
 import threading
 
+import pytest
+
 from dicecup.language.engine import Engine
 from dicecup.solver import advisor_memory
 from dicecup.store import Store, store_of
@@ -128,3 +130,26 @@ def test_the_advisor_remembers_few_variants_and_few_turns(monkeypatch):
     assert len(memory.later) == advisor_memory.LATER_KEPT and (0,) not in memory.later
     advisor_memory.forget(engine.variant(ids[-1]))
     assert advisor_memory.memory_of(engine.variant(ids[-1])) is not memory
+
+
+@pytest.mark.parametrize(
+    ("kind", "xdg", "default"),
+    [
+        ("cache", "XDG_CACHE_HOME", ".cache"),
+        ("state", "XDG_STATE_HOME", ".local/state"),
+        ("data", "XDG_DATA_HOME", ".local/share"),
+    ],
+)
+def test_the_user_folders_follow_one_rule(monkeypatch, tmp_path, kind, xdg, default):
+    """The cache, state and data folders: the override variable, else $XDG_..._HOME/dicecup, else the default
+    under the home folder (on Linux, where the tests run)."""
+    from dicecup.places import user_folder
+
+    monkeypatch.setenv("DICECUP_TEST_OVERRIDE", str(tmp_path / "here"))
+    assert user_folder(kind, "DICECUP_TEST_OVERRIDE") == tmp_path / "here"
+    monkeypatch.delenv("DICECUP_TEST_OVERRIDE")
+    monkeypatch.setenv(xdg, str(tmp_path / "xdg"))
+    assert user_folder(kind, "DICECUP_TEST_OVERRIDE") == tmp_path / "xdg" / "dicecup"
+    monkeypatch.delenv(xdg)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert user_folder(kind, "DICECUP_TEST_OVERRIDE") == tmp_path / "home" / default / "dicecup"

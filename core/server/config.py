@@ -6,13 +6,12 @@ and work stay bounded whatever is sent; the command line sets the ones an operat
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 from attrs import field, frozen
 
 from ..errors import DicecupError
+from ..places import user_folder
 
 __all__ = ["DATA_ENV", "ServerConfig", "data_dir", "default_db_url", "ServerError"]
 
@@ -26,14 +25,7 @@ class ServerError(DicecupError):
 
 def data_dir() -> Path:
     """$DICECUP_DATA_DIR, else the user's data folder (XDG_DATA_HOME, ~/.local/share, %LOCALAPPDATA%) / dicecup."""
-    env = os.environ.get(DATA_ENV)
-    if env:
-        return Path(env)
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "dicecup" / "data"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "dicecup"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "dicecup"
+    return user_folder("data", DATA_ENV)
 
 
 def default_db_url() -> str:

@@ -21,7 +21,6 @@ import os
 import secrets
 import stat
 import struct
-import sys
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -31,6 +30,7 @@ import numpy as np
 
 from .. import fileio
 from ..fileio import FileError
+from ..places import user_folder
 
 __all__ = [
     "CACHE_ENV",
@@ -72,24 +72,12 @@ class CacheUnavailable(Exception):
 
 def cache_dir() -> Path:
     """$DICECUP_CACHE_DIR, else the user's cache folder (XDG_CACHE_HOME, ~/.cache, %LOCALAPPDATA%) / dicecup."""
-    env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "dicecup" / "cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "dicecup"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dicecup"
+    return user_folder("cache", CACHE_ENV)
 
 
 def state_dir() -> Path:
     """$DICECUP_STATE_DIR, else the user's state folder (XDG_STATE_HOME, ~/.local/state, %LOCALAPPDATA%) / dicecup."""
-    env = os.environ.get(STATE_ENV)
-    if env:
-        return Path(env)
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "dicecup" / "state"
-    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "dicecup"
+    return user_folder("state", STATE_ENV)
 
 
 def key_path() -> Path:
