@@ -5,13 +5,9 @@ and `Variant.end_bonuses` (and what a scoring counts besides points behind
 `Variant.turn_events`): the game, the bots and the solver all call these, so
 there is one source of truth for the rules.
 
-A card is rows x columns. A variant without `columns` has one column and its box
-ids are the row ids; with several columns a box id is `column.row` (`x2.yahtzee`).
-A box holds its own score; the column's multiplier applies when points are
-counted (`ScoreResult.points`, `Variant.total`, `Variant.written`). A bonus of
-scope `column` is evaluated on each column as if that column were the whole
-card (a *sheet*: row ids, scores before the multiplier) and its points are then
-multiplied by the column's multiplier.
+A card is rows x columns: with several columns a box id is `column.row` (`x2.yahtzee`). A box holds its own
+score; the column's multiplier applies when points are counted (`ScoreResult.points`, `Variant.total`). A
+column-scope bonus is evaluated on each column's *sheet* and multiplied by the column's multiplier.
 """
 
 from __future__ import annotations

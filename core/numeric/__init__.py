@@ -4,12 +4,10 @@
 - `coding`: the state coding, once: class codes, clamped threshold totals, value slots (`StateIndex`).
 - `reference`: the turn recursion in numpy (the reference, and the path without numba).
 - `turn` / `lookup`: the same recursion and state lookup compiled with numba, for kernels.
-- `objective`: what is maximised, the mean or an exponential utility (`risk:THETA`): the leaf the
-  recursion folds (points + value, or exp(theta x points) x value) and how a value is shown.
+- `objective`: what is maximised, the mean or an exponential utility (`risk:THETA`), and its leaf.
 - `card`: the advisor's kernel, one card's turn (successors, best score per roll, keeps) in one call.
 
-Nothing here asks the rules: callers hand in the tables they learned from the
-variant's hooks. Importing this package does not import numba.
+Nothing here asks the rules: callers hand in the tables they learned. Importing it does not import numba.
 """
 
 from __future__ import annotations

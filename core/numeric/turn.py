@@ -1,15 +1,10 @@
 """The turn recursion, compiled, written once: what every roll and every keep of a turn is worth.
 
-Given the value of scoring each full roll right now at each decision (after the
-first roll or a later one, or with so many rolls left where unused rolls are
-banked), a turn of `rolls` rolls is folded back one decision at a time: a keep is worth the mean over the next die's face of keeping one die more
-(`DiceArrays.add_edges`, rolling n dice = one die, then n - 1); a roll is worth
-the best of scoring it and of its best proper keep, which is the best over one
-die removed (`sub_edges`). The solver folds it for every state of a layer, the
-simulator and the advisor read the keeps it leaves. `reference.turn_tables` is
-the numpy twin the tests hold it to. `turn_block` is what Python calls (built ahead
-of time, or compiled by numba: `compiled.MODE`); `jitted()` is numba's, for other
-numba kernels to call.
+From the value of scoring each full roll at each decision, a turn is folded back one decision at a time: a
+keep is worth the mean over the next die's face of keeping one die more (`DiceArrays.add_edges`); a roll is
+worth the best of scoring it and of its best proper keep, the best over one die removed (`sub_edges`).
+`reference.turn_tables` is the numpy twin the tests hold it to. `turn_block` is what Python calls (built
+ahead of time or compiled by numba: `compiled.MODE`); `jitted()` is numba's, for other kernels to call.
 """
 
 from __future__ import annotations

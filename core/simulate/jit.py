@@ -1,16 +1,10 @@
 """Compiled (numba) kernels for batched optimal play: best-move rows per state, then whole games.
 
-Same arithmetic and tie rules as the numpy path in `optimal.py` (which stays the
-reference, and the fallback when numba is missing): the value of scoring each
-roll is the best, over legal open boxes, of the engine-table points plus the
-solver's value after; keeps come from the numeric core's one turn recursion
-(`numeric.turn`). A state's turn is folded once into a compact row of best moves
-(`fill_moves`: per roll on the table and decision, the dice kept or the box
-scored); `play_games` then plays each game turn after turn, coding its card into
-its solver state as boxes fill (`numeric.lookup`), and stops a game only where a
-row or a score class is still missing. Dice come from a per-game splitmix64
-stream, so a game's dice depend only on (seed, game number), not on how games
-are batched or how many threads play them.
+Same arithmetic and tie rules as the numpy reference in `optimal.py`; keeps come from the numeric core's one
+turn recursion (`numeric.turn`). A state's turn is folded once into a row of best moves (`fill_moves`);
+`play_games` then plays each game turn after turn, coding its card into its solver state as boxes fill.
+Dice come from a per-game splitmix64 stream, so a game's dice depend only on (seed, game number), not on how
+games are batched or how many threads play them.
 """
 
 from __future__ import annotations
