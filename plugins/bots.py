@@ -92,7 +92,7 @@ def _target_score(text: str) -> Objective:
 
 def _target(rng: random.Random, objective: Objective) -> Bot:
     """Target play: the strategy that maximises P(final score >= T) (imported on first use)."""
-    from dicecup.solver.target import TargetBot
+    from dicecup.solver.target_store import TargetBot
 
     return TargetBot(rng, objective)
 

@@ -21,7 +21,8 @@ from dicecup.numeric.objective import TARGET, ObjectiveError, parse_objective
 from dicecup.simulate.distribution import distribution
 from dicecup.solver import solve
 from dicecup.solver.errors import SolverError
-from dicecup.solver.target import AVAILABLE, TargetBot, solve_target, target_options
+from dicecup.solver.target import AVAILABLE, solve_target, target_options
+from dicecup.solver.target_store import TargetBot
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="target play needs numba")
 

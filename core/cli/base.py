@@ -38,11 +38,9 @@ from .common import (
     load_variant,
     number,
     parse_options,
-    read_number,
-    read_whole,
     use_plugin_files,
 )
-from .quick import Opt, params
+from .quick import Opt, params, read_number, read_whole
 
 __all__ = [
     "BOTS",
@@ -69,7 +67,7 @@ __all__ = [
 
 
 class _Read(click.ParamType):
-    """A number option read in the CLI's words (`common.read_whole`, `read_number`): what was wrong, and the
+    """A number option read in the CLI's words (`quick.read_whole`, `read_number`): what was wrong, and the
     bound; as click's number ranges for the help ("[x>=1]")."""
 
     read: Callable[[str, Any, Any], Any]

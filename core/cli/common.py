@@ -8,7 +8,6 @@ Typer-free, so that a command the quick path runs (`cli.quick`) imports neither 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
@@ -42,8 +41,6 @@ __all__ = [
     "load_variant",
     "number",
     "parse_options",
-    "read_number",
-    "read_whole",
     "use_plugin_files",
 ]
 
@@ -66,8 +63,6 @@ COMMAND_MODULES: dict[str, str] = {
     "match": "matching",
     "serve": "serving",
 }
-
-_DIGITS = re.compile(r"[-+]?[0-9]+")
 
 
 def echo(text: str, err: bool = False) -> None:
@@ -156,39 +151,6 @@ def _complete_variant(incomplete: str) -> list[str]:
 def load_variant(variant: str, options: list[str] | None = None) -> Variant:
     """The compiled variant named by the CLI flags (raises DicecupError on bad input)."""
     return get_engine().resolve(variant, parse_options(options))
-
-
-def read_whole(text: str, low: int | None = None, high: int | None = None) -> int:
-    """A whole number given on the command line, within [low, high]; a ValueError in the CLI's words."""
-    try:
-        if not _DIGITS.fullmatch(text.strip()):
-            raise ValueError(text)
-        value = int(text)  # (past Python's digit limit: a ValueError too)
-    except ValueError:
-        raise ValueError(f"{shown(text)} is not a whole number") from None
-    return _within(value, low, high)
-
-
-def read_number(text: str, low: float | None = None, high: float | None = None) -> float:
-    """A number given on the command line, within [low, high] (never nan); a ValueError in the CLI's words."""
-    try:
-        value = float(text)
-        if value != value:  # nan
-            raise ValueError(text)
-    except ValueError:
-        raise ValueError(f"{shown(text)} is not a number") from None
-    return _within(value, low, high)
-
-
-def _within(value: Any, low: float | None, high: float | None) -> Any:
-    """`value` when inside the bounds, else a ValueError naming the bound and the value (a whole float as a whole
-    number: -1, not -1.0)."""
-    said = shown(int(value)) if isinstance(value, float) and value.is_integer() else shown(value)
-    if low is not None and value < low:
-        raise ValueError(f"must be at least {low}, got {said}")
-    if high is not None and value > high:
-        raise ValueError(f"must be at most {high}, got {said}")
-    return value
 
 
 def json_schema(command: str) -> dict[str, Any]:

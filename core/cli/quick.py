@@ -12,14 +12,18 @@ leaves to typer, which then reads the whole command line and says what is wrong.
 from __future__ import annotations
 
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Opt", "Command", "parse", "params"]
+from ..errors import shown
+
+__all__ = ["Opt", "Command", "parse", "params", "read_number", "read_whole"]
 
 Command = Callable[..., Any]
+_DIGITS = re.compile(r"[-+]?[0-9]+")
 
 
 class Opt:
@@ -72,7 +76,6 @@ def _plain(kind: Any) -> Any:
 def parse(command: Command, args: list[str]) -> dict[str, Any] | None:
     """The keyword arguments typer would call `command` with for this plain command line, its options' callbacks
     applied; None where the line is not plain (typer reads it then)."""
-    from .common import read_number, read_whole
 
     table = params(command)
     by_name = {name: p for p in table for name in p.opt.names}
@@ -124,3 +127,36 @@ def _value(p: Param, text: str, whole: Callable[..., int], number: Callable[...,
     if p.kind is str:
         return text
     raise ValueError(f"{p.name}: a {p.kind} is read by typer")
+
+
+def read_whole(text: str, low: int | None = None, high: int | None = None) -> int:
+    """A whole number given on the command line, within [low, high]; a ValueError in the CLI's words."""
+    try:
+        if not _DIGITS.fullmatch(text.strip()):
+            raise ValueError(text)
+        value = int(text)  # (past Python's digit limit: a ValueError too)
+    except ValueError:
+        raise ValueError(f"{shown(text)} is not a whole number") from None
+    return _within(value, low, high)
+
+
+def read_number(text: str, low: float | None = None, high: float | None = None) -> float:
+    """A number given on the command line, within [low, high] (never nan); a ValueError in the CLI's words."""
+    try:
+        value = float(text)
+        if value != value:  # nan
+            raise ValueError(text)
+    except ValueError:
+        raise ValueError(f"{shown(text)} is not a number") from None
+    return _within(value, low, high)
+
+
+def _within(value: Any, low: float | None, high: float | None) -> Any:
+    """`value` when inside the bounds, else a ValueError naming the bound and the value (a whole float as a whole
+    number: -1, not -1.0)."""
+    said = shown(int(value)) if isinstance(value, float) and value.is_integer() else shown(value)
+    if low is not None and value < low:
+        raise ValueError(f"must be at least {low}, got {said}")
+    if high is not None and value > high:
+        raise ValueError(f"must be at most {high}, got {said}")
+    return value

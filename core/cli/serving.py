@@ -35,7 +35,7 @@ def _needs_web() -> None:
 
 async def _check_db(config: Any) -> None:
     """Open (and migrate) the database once, so its problems are reported before serving."""
-    from ..server.store import open_store
+    from ..server.opening import open_store
 
     store = open_store(config.db_url)
     await store.open()
@@ -46,8 +46,8 @@ async def _export(config: Any, code: str, path: Path | None) -> bytes:
     """Table `code` as a save file: written to `path` by the CLI's save writer, else returned as bytes."""
     from ..server.app import Server
     from ..server.lobby import save_bytes
+    from ..server.opening import open_store
     from ..server.protocol import Refused
-    from ..server.store import open_store
     from ..terminal.savefile import save
 
     server = Server(config, get_engine(), open_store(config.db_url, exclusive=False))

@@ -33,9 +33,10 @@ from .hall import Hall
 from .limits import Buckets, client_address, read_json
 from .lobby import Lobby
 from .openapi import openapi
+from .opening import open_store
 from .protocol import VERSION, Refused, validator
 from .sockets import serve_socket
-from .store import Store, open_store
+from .store import Store
 from .workers import Workers
 
 __all__ = ["Server", "create_app"]

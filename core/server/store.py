@@ -15,8 +15,6 @@ from typing import Any
 
 from attrs import frozen
 
-from .config import ServerError
-
 __all__ = [
     "Append",
     "MoveRecord",
@@ -28,7 +26,6 @@ __all__ = [
     "StoreUnavailable",
     "TableRecord",
     "Notify",
-    "open_store",
     "STATUSES",
 ]
 
@@ -226,26 +223,3 @@ class Store(ABC):
 
     async def listen(self, notify: Notify) -> None:  # noqa: B027  (one process alone: nothing to hear)
         """Hear other processes' changes (PostgreSQL's LISTEN); a store of one process hears nothing."""
-
-
-def open_store(url: str, exclusive: bool = True) -> Store:
-    """The store a --db URL names: `sqlite:///PATH` (or a path) or `postgresql://...`; `exclusive`: a SQLite
-    file is held by this process alone (a serving one)."""
-    if url.startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresStore
-
-        return PostgresStore(url)
-    if url.startswith("sqlite:///"):
-        path = url[len("sqlite:///") :]
-    elif "://" in url:
-        scheme = url.split("://", 1)[0]
-        raise ServerError(
-            f"--db: {scheme!r} databases are not supported; give sqlite:///PATH or postgresql://USER@HOST/NAME"
-        )
-    else:
-        path = url
-    if not path:
-        raise ServerError("--db: sqlite:/// needs a file path, e.g. sqlite:///var/lib/dicecup/server.sqlite3")
-    from .sqlite import SQLiteStore
-
-    return SQLiteStore(path, exclusive)

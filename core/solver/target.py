@@ -453,39 +453,3 @@ def target_objective_check(objective: Objective) -> None:
     """Refuse an objective that is not target play where target tables are asked for."""
     if not objective.is_target:
         raise DicecupError(f"objective {objective.id} is not target play")
-
-
-class TargetBot:
-    """Plays target play for one target T (`bot:target:T`): at each decision the option with the highest
-    P(final score >= T) when played for T afterwards (ties: a box before a keep, else as listed). Solves (or
-    loads) the mean's table and then the target tables of every layer on first use of a variant."""
-
-    def __init__(self, rng: Any = None, objective: Objective | None = None) -> None:
-        if objective is None or objective.target is None:
-            raise DicecupError("bot:target needs its target, e.g. bot:target:300")
-        self.rng = rng
-        self.objective = objective
-        self.target = objective.target
-        self.name = objective.id
-        self._tables: dict[str, TargetTables] = {}
-
-    def tables(self, variant: Variant, progress: Reporter | None = None) -> TargetTables:
-        """The target tables of `variant` (once per variant and engine: from the cache, else made and kept)."""
-        got = self._tables.get(variant.fingerprint)
-        if got is None or got.variant.hooks is not variant.hooks:
-            from .cache import load_or_solve
-            from .target_store import target_tables
-
-            check_variant(variant)
-            solution, _ = load_or_solve(variant, progress=progress)
-            got = self._tables[variant.fingerprint] = target_tables(solution, progress)[0]
-        return got
-
-    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
-        """Load or make the tables now (a game asks before it starts), telling `progress`."""
-        self.tables(variant, progress)
-
-    def choose(self, state: Any) -> Any:
-        state.require_decision()
-        options = target_options(self.tables(state.variant), state.card, state.dice, state.rolls_left, self.target)
-        return options[0].action

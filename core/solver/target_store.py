@@ -12,16 +12,28 @@ time for (`play` with a bot that needs them) at once, the second time.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..errors import DicecupError
+from ..language.model import Variant
+from ..numeric.objective import Objective
 from ..progress import Reporter, task
 from . import cache
 from .solve import Solution
-from .target import MAX_BYTES, TargetEstimate, TargetTables, _Run, estimate_target, solve_target
+from .target import (
+    MAX_BYTES,
+    TargetEstimate,
+    TargetTables,
+    _Run,
+    check_variant,
+    estimate_target,
+    solve_target,
+    target_options,
+)
 
-__all__ = ["KIND", "LAYOUT", "kept_estimate", "target_estimate", "target_kept", "target_tables"]
+__all__ = ["KIND", "LAYOUT", "TargetBot", "kept_estimate", "target_estimate", "target_kept", "target_tables"]
 
 KIND = "target"
 ESTIMATE_KIND = "target-estimate"
@@ -173,3 +185,36 @@ def target_tables(
         with task(progress, f"keeping target play's tables of {solution.variant.id}"):
             cache.save_arrays(solution.variant, KIND, meta, _arrays(tables), warn, limit=LIMIT)
     return tables, False
+
+
+class TargetBot:
+    """Plays target play for one target T (`bot:target:T`): at each decision the option with the highest
+    P(final score >= T) when played for T afterwards (ties: a box before a keep, else as listed). Solves (or
+    loads) the mean's table and then the target tables of every layer on first use of a variant."""
+
+    def __init__(self, rng: Any = None, objective: Objective | None = None) -> None:
+        if objective is None or objective.target is None:
+            raise DicecupError("bot:target needs its target, e.g. bot:target:300")
+        self.rng = rng
+        self.objective = objective
+        self.target = objective.target
+        self.name = objective.id
+        self._tables: dict[str, TargetTables] = {}
+
+    def tables(self, variant: Variant, progress: Reporter | None = None) -> TargetTables:
+        """The target tables of `variant` (once per variant and engine: from the cache, else made and kept)."""
+        got = self._tables.get(variant.fingerprint)
+        if got is None or got.variant.hooks is not variant.hooks:
+            check_variant(variant)
+            solution, _ = cache.load_or_solve(variant, progress=progress)
+            got = self._tables[variant.fingerprint] = target_tables(solution, progress)[0]
+        return got
+
+    def prepare(self, variant: Variant, progress: Reporter | None = None) -> None:
+        """Load or make the tables now (a game asks before it starts), telling `progress`."""
+        self.tables(variant, progress)
+
+    def choose(self, state: Any) -> Any:
+        state.require_decision()
+        options = target_options(self.tables(state.variant), state.card, state.dice, state.rolls_left, self.target)
+        return options[0].action
