@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import json
 import random
+import struct
 import sys
+import zipfile
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -334,6 +336,17 @@ def rewrite_kept(path: Path, change) -> None:
     head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     with open(path, "wb") as fh:
         np.savez(fh, header=head, **arrays)
+
+
+def flip_array_byte(path: Path, member: str | None = None) -> None:
+    """Flip the last byte of an array's data in the signed .npz at `path` (the largest member's, or
+    `member`'s): the file stays a well-formed zip whose signature no longer holds."""
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(f"{member}.npy") if member else max(zf.infolist(), key=lambda i: i.file_size)
+    raw = bytearray(path.read_bytes())
+    name_len, extra_len = struct.unpack("<2H", raw[info.header_offset + 26 : info.header_offset + 30])
+    raw[info.header_offset + 30 + name_len + extra_len + info.file_size - 1] ^= 0xFF
+    path.write_bytes(bytes(raw))
 
 
 def share(state: GameState, player: int) -> float:

@@ -409,3 +409,79 @@ def test_a_changed_rule_source_gives_the_variant_another_table():
     finally:
         cache._rules_digest.cache_clear()
     assert cache.cache_path(v) == before
+
+
+# ---------------------------------------------------------------------- mapped files: aligned, vouched for
+
+
+def _kept_arrays(engine):
+    """The signed arrays file of a kind of our own for yacht, written as the cache writes them."""
+    v = engine.variant("yacht")
+    arrays = {"big": np.arange(5000, dtype=np.float32), "odd": np.arange(7, dtype=np.int64)}
+    cache.save_arrays(v, "test-kind", {"n": 1}, arrays)
+    return v, arrays, cache.arrays_path(v, "test-kind")
+
+
+def test_a_mapped_file_s_arrays_are_views_of_the_map_not_copies(engine):
+    v, arrays, _ = _kept_arrays(engine)
+    meta, got = cache.load_arrays(v, "test-kind", mapped=True)
+    assert meta == {"n": 1}
+    for name, a in arrays.items():
+        assert np.array_equal(got[name], a)
+        assert not got[name].flags.owndata and not got[name].flags.writeable  # the file's bytes in place
+
+
+def test_a_kept_file_reads_back_with_numpy_load(engine):
+    _, arrays, path = _kept_arrays(engine)
+    with np.load(path, allow_pickle=False) as data:
+        assert np.array_equal(data["a_big"], arrays["big"])
+
+
+def _count_macs(monkeypatch) -> list[int]:
+    from dicecup.solver import signed
+
+    calls: list[int] = []
+    real = signed.mac
+    monkeypatch.setattr(signed, "mac", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(signed, "VOUCH_AGE_NS", -1)  # vouch at once (the file is seconds old)
+    return calls
+
+
+def test_a_mapped_file_checked_once_is_not_hashed_again_while_unchanged(engine, monkeypatch):
+    v, arrays, _ = _kept_arrays(engine)
+    calls = _count_macs(monkeypatch)
+    assert cache.load_arrays(v, "test-kind", mapped=True) is not None
+    assert cache.load_arrays(v, "test-kind", mapped=True) is not None
+    assert len(calls) == 1
+
+
+def test_a_vouched_file_edited_in_place_is_hashed_again_and_refused(engine, monkeypatch):
+    from _solver_helpers import flip_array_byte
+
+    v, arrays, path = _kept_arrays(engine)
+    calls = _count_macs(monkeypatch)
+    assert cache.load_arrays(v, "test-kind", mapped=True) is not None
+    ino = path.stat().st_ino
+    flip_array_byte(path, "a_big")
+    assert path.stat().st_ino == ino  # the same file, its bytes changed in place
+    warned: list[str] = []
+    assert cache.load_arrays(v, "test-kind", warned.append, mapped=True) is None
+    assert len(calls) == 2 and any("damaged, stale or not ours" in w for w in warned)
+
+
+def test_a_forged_vouch_line_vouches_for_nothing(engine, monkeypatch):
+    from _solver_helpers import flip_array_byte
+
+    from dicecup.solver import signed
+
+    v, arrays, path = _kept_arrays(engine)
+    calls = _count_macs(monkeypatch)
+    flip_array_byte(path, "a_big")
+    with np.load(path, allow_pickle=False) as data:
+        sig = json.loads(bytes(data["header"]).decode())["hmac"]
+    st = path.stat()
+    record = signed.state_dir() / signed.VOUCHED_FILE
+    stamp = f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {sig}"
+    record.write_text(f"{stamp} {'f' * 64}\n")  # a line not signed with the user's key
+    assert cache.load_arrays(v, "test-kind", mapped=True) is None
+    assert len(calls) == 1

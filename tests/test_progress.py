@@ -11,7 +11,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from _solver_helpers import tiny_variant
+from _solver_helpers import flip_array_byte, tiny_variant
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -115,6 +115,29 @@ def test_the_time_left_counts_the_unit_under_way_from_its_first_progress(monkeyp
     assert tasks.left() == pytest.approx(18.75)
 
 
+def test_piped_work_of_several_phases_a_unit_is_estimated_from_whole_units(monkeypatch):
+    """Each theta is a quick solve then a long distribution: the solve's rate says nothing of the theta's,
+    so the line waits for the first whole theta (22 s of 8: 7 more to go, 154 s)."""
+    clock = Clock()
+    monkeypatch.setattr(cli_progress.time, "monotonic", clock)
+    out = io.StringIO()
+    line = cli_progress.EstimateLine(out)
+    line.start("risk play of yatzy", 8, "thetas")
+    line.start("backward pass", 100, "states")
+    for _ in range(10):
+        clock.now += 0.3
+        line.advance(10)
+    line.done()
+    line.start("score distribution", 30, "layers")
+    for _ in range(30):
+        clock.now += 0.6
+        line.advance()
+    line.done()
+    assert out.getvalue() == ""  # the solve alone would have said "about 22 s"
+    line.advance()
+    assert out.getvalue() == "risk play of yatzy: about 2 min (8 thetas)\n"
+
+
 def test_reporter_is_nothing_quiet_a_bar_on_a_terminal_else_a_line():
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -199,9 +222,7 @@ def test_target_tables_are_kept_signed_and_read_back(tmp_path):
     assert cached
     assert np.array_equal(again.curve().probs, made.curve().probs)
     path = cache.arrays_path(v, KIND)
-    raw = bytearray(path.read_bytes())
-    raw[-200] ^= 0xFF  # a flipped byte: the signature no longer matches
-    path.write_bytes(bytes(raw))
+    flip_array_byte(path)  # the signature no longer matches
     warned: list[str] = []
     rebuilt, cached = target_tables(solution, warn=warned.append)
     assert not cached and warned and np.array_equal(rebuilt.curve().probs, made.curve().probs)

@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import pytest
-from _solver_helpers import MICRO_DUEL, deep_recursion, micro_duel, share, state_key, tiny_variant
+from _solver_helpers import MICRO_DUEL, deep_recursion, flip_array_byte, micro_duel, share, state_key, tiny_variant
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -256,10 +256,7 @@ def test_a_tampered_table_is_dropped_and_made_again(table_cache):
 
     _, solution, path = table_cache
     made = win.remaining_table(solution)
-    raw = bytearray(path.read_bytes())
-    at = raw.index(b"a_vec.npy")  # a byte inside the vectors' bytes
-    raw[at + 200] ^= 0xFF
-    path.write_bytes(bytes(raw))
+    flip_array_byte(path, "a_vec")  # a byte inside the vectors' bytes
     warnings: list[str] = []
     again = win.remaining_table(solution, warn=warnings.append)
     assert _same(made, again)

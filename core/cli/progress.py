@@ -82,7 +82,7 @@ LINE_SETTLED = (0.05, 3.0)
 class _Task:
     """One open task: what it is, how far it is, when it started."""
 
-    __slots__ = ("label", "total", "unit", "seconds", "done", "began", "seen", "row")
+    __slots__ = ("label", "total", "unit", "seconds", "done", "began", "seen", "row", "phased")
 
     def __init__(self, label: str, total: int | None, unit: str, seconds: float | None) -> None:
         self.label, self.total, self.unit, self.seconds = label, total, unit, seconds
@@ -90,6 +90,7 @@ class _Task:
         self.began = time.monotonic()
         self.seen: tuple[float, float] | None = None  # (when, fraction) of its first progress seen
         self.row: Any = None  # the bar's row of it (terminal only)
+        self.phased = False  # tasks were opened inside it: a unit of it may be several phases
 
 
 class _Tasks:
@@ -128,6 +129,8 @@ class _Tasks:
 
     def push(self, label: str, total: int | None, unit: str, seconds: float | None) -> _Task:
         t = _Task(label, total if total is None else max(0, int(total)), unit, seconds)
+        for outer in self.open:
+            outer.phased = True
         self.open.append(t)
         return t
 
@@ -147,10 +150,12 @@ class EstimateLine(_Tasks):
     def _check(self) -> None:
         if self.said or not self.open:
             return
-        left = self.left(settled=LINE_SETTLED)
+        top = self.open[0]
+        left = self.left(settled=LINE_SETTLED)  # also notes each task's first progress seen
+        if top.phased and (top.total or 0) > 1:
+            left = self._whole_units_left(top)
         if left is None:
             return
-        top = self.open[0]
         if time.monotonic() - top.began + left < QUIET_SECONDS:
             return
         self.said = True
@@ -158,6 +163,17 @@ class EstimateLine(_Tasks):
         out = self.stream or sys.stderr
         out.write(f"{top.label}: {say_duration(left)}{size}\n")
         out.flush()
+
+    @staticmethod
+    def _whole_units_left(top: _Task) -> float | None:
+        """The time left of a task whose units are each several phases (a theta's solve, then its
+        distribution): the phase under way says nothing of the unit's length, so the one line, which cannot be
+        corrected, waits for whole units."""
+        if not top.done or not top.total:
+            return None
+        f = min(1.0, top.done / top.total)
+        spent = time.monotonic() - top.began
+        return spent * (1 - f) / f if f >= LINE_SETTLED[0] or spent >= LINE_SETTLED[1] else None
 
     def start(self, label: str, total: int | None = None, unit: str = "", seconds: float | None = None) -> None:
         self.push(label, total, unit, seconds)

@@ -47,6 +47,7 @@ from .signed import (
     mac,
     read_signed_npz,
     state_dir,
+    write_npz,
 )
 from .signed import signing_key as _secret
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
@@ -163,9 +164,7 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
     head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     write_atomic_with(  # streamed to the file, never held whole in memory
         path,
-        lambda fh: np.savez(
-            fh, header=head, values=arrays["values"], codes=arrays["codes"], pmin=arrays["pmin"], dims=arrays["dims"]
-        ),
+        lambda fh: write_npz(fh, {"header": head} | {n: arrays[n] for n in _ARRAYS}),
     )
     if solution.objective.is_mean:
         _drop_stale(path, solution.variant)
@@ -371,7 +370,7 @@ def save_arrays(
         head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
         path.parent.mkdir(parents=True, exist_ok=True)
         named: dict[str, Any] = {"header": head} | {f"a_{n}": arrays[n] for n in names}
-        write_atomic_with(path, lambda fh: np.savez(fh, **named))
+        write_atomic_with(path, lambda fh: write_npz(fh, named))
         for old in path.parent.glob(f"{_stem(variant)}-*.{path.name.rsplit('.', 2)[-2]}.npz"):
             if old != path and old.is_file() and not old.is_symlink():
                 old.unlink(missing_ok=True)

@@ -21,6 +21,7 @@ import os
 import secrets
 import stat
 import struct
+import time
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -45,6 +46,7 @@ __all__ = [
     "signing_key",
     "mac",
     "read_signed_npz",
+    "write_npz",
     "HEADER_LIMIT",
 ]
 
@@ -154,6 +156,36 @@ def mac(secret: bytes, header: dict, arrays: Mapping[str, np.ndarray], names: It
     return h.hexdigest()
 
 
+# ---------------------------------------------------------------------- writing a signed .npz
+
+ALIGN = 64  # where each array's bytes start in the file: a mapped array is then a view, never a copy
+_PAD_FIELD = 0xD935  # the zip extra field that pads a member's header (the id zipalign uses)
+
+
+def write_npz(fh: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
+    """Write `arrays` to `fh` as `numpy.savez` would (a zip of stored .npy members, read back by `numpy.load`),
+    but with each member's header padded so its array's bytes start at a multiple of ALIGN in the file."""
+    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, array in arrays.items():
+            a = np.asanyarray(array)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            info.file_size = _npy_size(a)
+            bare = fh.tell() + 30 + len(info.filename.encode()) + 4  # local header, name, an empty field
+            if info.file_size * 1.05 > zipfile.ZIP64_LIMIT:
+                bare += 20  # zipfile adds its zip64 field to a large member's local header
+            info.extra = struct.pack("<HH", _PAD_FIELD, -bare % ALIGN) + bytes(-bare % ALIGN)
+            with zf.open(info, mode="w", force_zip64=info.file_size * 1.05 > zipfile.ZIP64_LIMIT) as out:
+                np.lib.format.write_array(out, a, allow_pickle=False)
+
+
+def _npy_size(a: np.ndarray) -> int:
+    """The bytes `numpy.lib.format.write_array` writes for `a`: its padded header, then its data."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, np.lib.format.header_data_from_array_1_0(a))
+    return buffer.tell() + a.nbytes
+
+
 # ---------------------------------------------------------------------- reading a signed .npz
 
 
@@ -180,9 +212,10 @@ def read_signed_npz(
 
     `mapped`: the file is mapped into memory rather than read, and its arrays are read-only views of the map
     where their bytes are aligned (a large table is then neither read twice nor copied: its pages are read as
-    the signature is checked, and shared with the page cache).
+    the signature is checked, and shared with the page cache). A mapped file checked once is vouched for
+    (`_vouch`), and while it is unchanged on disk its later mappings skip hashing its bytes.
     """
-    raw = _mapped(path, limit, what) if mapped else fileio.read_bytes(path, limit=limit, what=what)
+    raw, st = _mapped(path, limit, what) if mapped else (fileio.read_bytes(path, limit=limit, what=what), None)
     members = _stored_members(raw)
     if "header" not in members:
         raise CacheInvalid("not a signed dicecup file (no header)")
@@ -203,8 +236,14 @@ def read_signed_npz(
         raise CacheInvalid("its arrays are not the ones its kind holds")
     views = {n: _npy_view(raw, *members[member(n)], n) for n in listed}
     signature = header.get("hmac")
-    if not isinstance(signature, str) or not hmac.compare_digest(signature, mac(secret, header, views, listed)):
-        raise CacheInvalid("its signature does not match this user's key (damaged, or not written by dicecup here)")
+    if not isinstance(signature, str):
+        raise CacheInvalid("not a signed dicecup file (its header holds no signature)")
+    stamp = _stamp_text(st, signature) if st is not None else None
+    if stamp is None or stamp not in _vouched(secret):
+        if not hmac.compare_digest(signature, mac(secret, header, views, listed)):
+            raise CacheInvalid("its signature does not match this user's key (damaged, or not written by dicecup here)")
+        if stamp is not None and st is not None and time.time_ns() - st.st_ctime_ns > VOUCH_AGE_NS:
+            _vouch(secret, stamp)
     if check is not None:
         check(header, views)
     if mapped:
@@ -212,17 +251,65 @@ def read_signed_npz(
     return header, {n: np.array(v) for n, v in views.items()}  # aligned, writable copies
 
 
-def _mapped(path: str | os.PathLike, limit: int, what: str) -> mmap.mmap | bytes:
-    """The regular file `path` (at most `limit` bytes) mapped read-only; an empty file as no bytes."""
+def _mapped(path: str | os.PathLike, limit: int, what: str) -> tuple[mmap.mmap | bytes, os.stat_result]:
+    """The regular file `path` (at most `limit` bytes) mapped read-only (an empty file as no bytes), and the
+    status of the file mapped."""
     fd = fileio.open_descriptor(path, limit=limit, what=what)
     try:
-        if os.fstat(fd).st_size == 0:
-            return b""
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        st = os.fstat(fd)
+        if st.st_size == 0:
+            return b"", st
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ), st
     except OSError as exc:
         raise fileio.FileError(path, f"cannot map the file: {(exc.strerror or type(exc).__name__).lower()}") from None
     finally:
         os.close(fd)
+
+
+# ---------------------------------------------------------------------- vouched mapped files
+# A mapped file whose whole signature was checked is vouched for: a line in the state folder, itself signed,
+# holds its device, inode, size, modification and change times and signature. While none of those changed
+# (a rewrite is a new inode, an edit in place changes the change time, which no user can set back), the next
+# mapping skips hashing every byte, so a large table's second use reads only the pages it needs. As git does
+# with its index, a file changed in the last few seconds is not vouched for (see VOUCH_AGE_NS).
+
+VOUCHED_FILE = "vouched-files"
+VOUCHED_KEEP = 64  # files remembered (the oldest are forgotten first)
+VOUCH_AGE_NS = 3_000_000_000  # a file changed more recently than this is not vouched for: the file system's
+# clock is coarse, so an edit made just after it was checked could leave its times as they were
+
+
+def _stamp_text(st: os.stat_result, signature: str) -> str:
+    return f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {signature}"
+
+
+def _line_mac(secret: bytes, text: str) -> str:
+    return hmac.new(secret, b"vouched\0" + text.encode(), hashlib.sha256).hexdigest()
+
+
+def _vouched(secret: bytes) -> list[str]:
+    """The stamps of the files vouched for with this user's key; a missing, unreadable, garbled or forged
+    line vouches for nothing (the file's signature is then checked in full)."""
+    try:
+        raw = fileio.read_bytes(state_dir() / VOUCHED_FILE, limit=VOUCHED_KEEP * 256, what="vouched-files record")
+    except (OSError, FileError):
+        return []
+    stamps = []
+    for line in raw.decode("ascii", errors="replace").splitlines():
+        text, _, line_mac = line.rpartition(" ")
+        if text and hmac.compare_digest(line_mac, _line_mac(secret, text)):
+            stamps.append(text)
+    return stamps
+
+
+def _vouch(secret: bytes, stamp: str) -> None:
+    """Vouch for the file stamped `stamp` (best effort: a record that cannot be written only costs a full
+    check next time)."""
+    known = [t for t in _vouched(secret) if t != stamp][-(VOUCHED_KEEP - 1) :] + [stamp]
+    try:
+        fileio.write_atomic(state_dir() / VOUCHED_FILE, "".join(f"{t} {_line_mac(secret, t)}\n" for t in known))
+    except (OSError, FileError):
+        pass
 
 
 def _stored_members(raw: bytes | mmap.mmap) -> dict[str, tuple[int, int]]:
