@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from attrs import frozen
 
@@ -21,15 +21,13 @@ from ..language.frozen import thaw_json
 from ..language.model import Variant
 from .actions import Action, action_from_json, action_to_json, shown
 
-if TYPE_CHECKING:
-    from .state import GameState
-
 __all__ = [
     "SAVE_FORMAT",
     "SAVE_VERSION",
     "MAX_MOVES",
     "POSITION_KEYS",
     "Save",
+    "SavedGame",
     "VariantArg",
     "VariantFileNeeded",
     "award_json",
@@ -67,7 +65,51 @@ POSITION_KEYS = (
     "player_state",
 )
 
-S = TypeVar("S", bound="GameState")
+
+class SavedGame(Protocol):
+    """What saving reads of a game state and does with one (`GameState` is the one there is): named here so
+    this module, which the state module imports, needs nothing of it."""
+
+    @classmethod
+    def new(cls, variant: Variant, players: Sequence[str] | int = 1, rounds: int | None = None) -> Any: ...
+
+    def apply(self, action: Action) -> Any: ...
+
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def players(self) -> tuple[str, ...]: ...
+    @property
+    def history(self) -> Iterable[Action]: ...
+    @property
+    def cards(self) -> tuple[Any, ...]: ...
+    @property
+    def results(self) -> tuple[Any, ...]: ...
+    @property
+    def current(self) -> int: ...
+    @property
+    def dice(self) -> tuple[int, ...]: ...
+    @property
+    def rolls_used(self) -> int: ...
+    @property
+    def held(self) -> tuple[int, ...] | None: ...
+    @property
+    def banked(self) -> tuple[int, ...]: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def replays(self) -> int: ...
+    @property
+    def over(self) -> bool: ...
+    @property
+    def turn_state(self) -> Any: ...
+    @property
+    def player_state(self) -> tuple[Any, ...]: ...
+
+
+S = TypeVar("S", bound=SavedGame)
 #: The variant a caller passes for a save: compiled, or a variant file's path; None: the save's own id.
 VariantArg = Variant | str | os.PathLike[str] | None
 
@@ -196,7 +238,7 @@ def replay(
         if visit is not None:
             visit(state, move, i)
         try:
-            state = state.apply(move)  # type: ignore[assignment]
+            state = state.apply(move)
         except (IllegalAction, DiceError) as exc:
             raise SaveError(f"save file {where(i)} is not a legal move in that position: {exc}") from None
     return state
@@ -205,7 +247,7 @@ def replay(
 def new_game(cls: type[S], variant: Variant, players: tuple[str, ...], rounds: int) -> S:
     """The saved match's first position (SaveError when its players or length are impossible)."""
     try:
-        return cls.new(variant, list(players), rounds)  # type: ignore[return-value]
+        return cls.new(variant, list(players), rounds)
     except IllegalAction as exc:
         raise SaveError(f"save file: {exc}") from None
 
@@ -335,7 +377,7 @@ def variant_json(variant: Variant) -> dict[str, Any]:
     }
 
 
-def state_to_dict(state: GameState) -> dict[str, Any]:
+def state_to_dict(state: SavedGame) -> dict[str, Any]:
     """A versioned, JSON-ready description from which `GameState.from_dict` rebuilds this exact state."""
     return {
         "format": SAVE_FORMAT,
