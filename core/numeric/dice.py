@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 from attrs import frozen
@@ -22,7 +23,7 @@ from attrs import frozen
 from ..language.dice import sub_multisets
 from .records import DiceArrays
 
-__all__ = ["DiceArrays", "DiceGraph"]
+__all__ = ["DiceArrays", "DiceGraph", "DiceMath", "Draws"]
 
 
 @frozen
@@ -190,3 +191,56 @@ class DiceGraph:
         return DiceArrays(
             levels, add, sub, count, sub_face, counts, counts.sum(axis=1), self.roll_probs, self.faces, self.dice
         )
+
+
+# ---------------------------------------------------------------------- the graph as ids, for batched play
+
+
+class Draws(Protocol):
+    """Where batched play draws its dice: `dice(free, width)` gives [rows, width] faces 1..F, row j's first
+    free[j] of them drawn (the simulator's per-game streams are one)."""
+
+    def dice(self, free: np.ndarray, width: int) -> np.ndarray: ...
+
+
+class DiceMath:
+    """The graph's rolls and keeps as ids, for play batched over many games: a keep's id is its graph row
+    (the proper keeps are the graph's first rows), a roll's id its place among the full rolls (`all_rolls`
+    order)."""
+
+    def __init__(self, dice: int, faces: int) -> None:
+        self.graph = graph = DiceGraph(dice, faces)
+        self.dice, self.faces = dice, faces
+        self.K = int(graph.roll_rows[0])
+        self.R = graph.n_rolls
+        self.keeps = graph.multisets[: self.K]
+        self.rolls = graph.multisets[self.K :]
+        counts = graph.arrays.row_counts
+        self.keep_counts, self.keep_size = counts[: self.K], graph.arrays.row_size[: self.K]
+        self._pow = (dice + 1) ** np.arange(faces, dtype=np.int64)
+        codes = counts[self.K :] @ self._pow
+        self._order = np.argsort(codes)
+        self._sorted = codes[self._order]
+        rows, self.n_keeps, _ = graph.keep_order
+        self.keeps_of = np.where(np.arange(rows.shape[1]) < self.n_keeps[:, None], rows, -1)
+        """[rolls, widest]: each roll's keeps in the order `GameState.legal_keeps` lists them, -1 past them."""
+
+    def keep_means(self, roll_values: np.ndarray) -> np.ndarray:
+        """[B, keeps]: for each row of `roll_values` [B, rolls], its mean over the rolls each keep leads to
+        (`DiceGraph.expect`: one die at a time, never a keeps x rolls matrix)."""
+        return self.graph.expect(np.ascontiguousarray(roll_values.T))[: self.K].T
+
+    def roll_ids(self, counts: np.ndarray) -> np.ndarray:
+        """Roll id of each row of face counts [n, faces] (face f in column f - 1)."""
+        return self._order[np.searchsorted(self._sorted, counts @ self._pow)]
+
+    def reroll(self, keeps: np.ndarray, draws: Draws) -> np.ndarray:
+        """Keep `keeps` (keep ids) and roll the other dice from `draws`: the new roll ids."""
+        counts = self.keep_counts[keeps].copy()
+        free = self.dice - self.keep_size[keeps]
+        drawn = draws.dice(free, self.dice)
+        rows = np.arange(len(keeps))
+        for c in range(self.dice):
+            sel = c < free
+            counts[rows[sel], drawn[sel, c] - 1] += 1
+        return self.roll_ids(counts)

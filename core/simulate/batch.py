@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..language.model import Variant
+from ..numeric.dice import DiceMath
 from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
 from ..store import store_of
-from .dicemath import DiceMath
 from .result import bonus_columns, event_columns
 
 if TYPE_CHECKING:
@@ -139,7 +139,8 @@ class Batched:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        self.dm = DiceMath(variant)
+        variant.check_roll_count(f"{variant.id}: listing the rolls")
+        self.dm = DiceMath(variant.dice, variant.faces)
         ids, _ = bonus_columns(variant)
         self.award_ids = list(ids)
         self.event_ids = event_columns(variant)[0]  # grows when a plugin reports an undeclared event id

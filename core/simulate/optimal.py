@@ -24,9 +24,9 @@ from ..progress import Reporter
 from ..store import store_of
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
+    from ..numeric.dice import DiceMath
     from ..solver.solve import Solution
     from .batch import Batched, Turn
-    from .dicemath import DiceMath
     from .jit import Classes, MoveRows, ScoreArrays, TurnStates
 
 __all__ = ["fill_rows", "optimal_available", "OptimalPolicy", "remember", "solution_for", "strategy_objective"]
