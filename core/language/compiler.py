@@ -31,9 +31,9 @@ from .model import (
     OptionSpec,
     Spec,
     Variant,
-    rows_to_boxes,
 )
 from .nodes import Node, check_id, describe_value, key_node, read_bool, read_int, read_str, title
+from .parts import rows_to_boxes
 
 __all__ = ["Node", "Maker", "compile_variant", "REQUIRED", "fingerprint", "MAX_ID_LENGTH", "MAX_ROUNDS"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -23,11 +23,28 @@ from attrs import evolve, field, frozen
 
 from ..errors import CardError, DicecupError, IllegalAction, TooLarge
 from .card import Award, Card, column_card
-from .contexts import PatternContext, Situation, SituationFields
+from .contexts import PatternContext, ScoreContext, Situation, TurnContext, score_context, turn_context
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
-from .tracing import is_tracing, note_first_roll, note_pattern, pattern_read
+from .parts import (
+    UNCHANGED,
+    Bonus,
+    Box,
+    BoxFlag,
+    BoxTotal,
+    Column,
+    Figure,
+    FirstRoll,
+    MatchSpec,
+    OptionSpec,
+    Progress,
+    RuleAction,
+    ScoreResult,
+    Spec,
+    StateUpdate,
+)
 from .tracing import open_boxes as traced_open
+from .tracing import pattern_read
 
 __all__ = [
     "MAX_ROLLS",
@@ -59,293 +76,6 @@ __all__ = [
 
 #: Operations that look at every distinct roll (solving, greedy look-ahead, tables) refuse more than this.
 MAX_ROLLS = 100_000
-
-
-@frozen
-class Spec:
-    """A named pattern or scorer with its YAML parameters, the compiled function and its description."""
-
-    kind: str
-    params: FrozenMap = field(converter=frozen_params)
-    fn: Callable[..., Any] = field(eq=False, repr=False)
-    text: str = field(default="", eq=False, repr=False)
-    multiply: int = 1  # a scorer's `multiply:` (already applied by `fn`)
-
-    def describe(self) -> str:
-        """The plugin's plain-words description, else the declared form `kind(param=value)`; `N x` before it
-        for a scorer with a multiplier."""
-        if self.text:
-            text = self.text
-        elif not self.params:
-            text = self.kind
-        else:
-            text = f"{self.kind}({', '.join(f'{k}={_short(v)}' for k, v in self.params.items())})"
-        return text if self.multiply == 1 else f"{self.multiply} x {text}"
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_short(v) for v in value) + "]"
-    return str(value)
-
-
-@frozen
-class FirstRoll:
-    """How a box scores when its combination is made on the turn's first roll."""
-
-    multiply: int = 1
-    add: int = 0
-    points: int | None = None  # replaces the score outright when set
-
-    def apply(self, score: int) -> int:
-        if self.points is not None:
-            return self.points
-        return score * self.multiply + self.add
-
-    def describe(self) -> str:
-        if self.points is not None:
-            return f"{self.points} if served"
-        parts = []
-        if self.multiply != 1:
-            parts.append(f"x{self.multiply}")
-        if self.add:
-            parts.append(f"{self.add:+d}")
-        return " ".join(parts) + " on first roll"
-
-
-@frozen
-class Column:
-    """One column of the card: its id, name, score multiplier and fill-order rule (`any` for none)."""
-
-    id: str
-    name: str
-    multiplier: int = 1
-    order: str = "any"
-
-
-@frozen
-class Box:
-    """One slot on the scorecard: a row of the card in one column.
-
-    `row` is the row id (what rule parameters name), `column` the column id;
-    pattern, scorer and the rest are the row's, the same in every column.
-    """
-
-    id: str
-    name: str
-    section: str
-    stage: int
-    pattern: Spec
-    scorer: Spec
-    first_roll: FirstRoll | None = None
-    extra: int = 0
-    help: str = ""
-    row: str = ""
-    column: str = ""
-
-
-@frozen
-class Bonus:
-    """A declared bonus; `kind` names the rule plugin that evaluates it.
-
-    `scope` is `card` or `column` (evaluated on each column); `figure` is the
-    result its points count in; `column` is set on the per-column copies listed
-    in `Variant.column_bonuses`.
-    """
-
-    id: str
-    name: str
-    kind: str
-    params: FrozenMap = field(converter=frozen_params)
-    scope: str = "card"
-    figure: str = "score"
-    column: str | None = None
-
-
-@frozen
-class Figure:
-    """A result other than the score that players may be ranked by (Balut's points)."""
-
-    id: str
-    name: str
-
-
-@frozen
-class BoxFlag:
-    """A solver state fact: whether box `box` holds exactly `value`."""
-
-    box: str
-    value: int
-
-    def holds(self, card: Card) -> bool:
-        return bool(card.scores.get(self.box) == self.value)
-
-
-def _strings(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(values)
-
-
-@frozen
-class BoxTotal:
-    """A solver state fact: the running total of these boxes (a threshold bonus's group)."""
-
-    name: str
-    boxes: tuple[str, ...] = field(converter=_strings)
-
-
-@frozen
-class Progress:
-    """How a bonus or rule stands on a card, for display: a short `cell` and/or a `line` of words."""
-
-    id: str
-    cell: str = ""
-    line: str = ""
-
-
-@frozen
-class RuleAction:
-    """An action a rule plugin offers (Yamb's announcement): rule, verb and an optional JSON argument."""
-
-    rule: str
-    name: str
-    arg: Any = None
-
-    @property
-    def label(self) -> str:
-        return self.name if self.arg is None else f"{self.name} {self.arg}"
-
-
-class _Unchanged:
-    def __repr__(self) -> str:
-        return "UNCHANGED"
-
-
-UNCHANGED: Any = _Unchanged()
-
-
-@frozen
-class StateUpdate:
-    """What an action does to its rule's state: the new turn and/or player value (None clears it)."""
-
-    turn: Any = UNCHANGED
-    player: Any = UNCHANGED
-
-
-@frozen
-class OptionSpec:
-    """A variant option: its default and the values it accepts."""
-
-    name: str
-    default: Any
-    choices: tuple[Any, ...]
-    help: str = ""
-
-
-@frozen
-class MatchSpec:
-    """How many games (rounds) a match has and whether a full tie is replayed."""
-
-    rounds: FrozenMap = field(converter=FrozenMap, factory=FrozenMap)  # players -> rounds, key 0 = default
-    replay_ties: bool = False
-
-    def rounds_for(self, players: int) -> int:
-        return int(self.rounds.get(players, self.rounds.get(0, 1)))
-
-
-@frozen
-class ScoreResult:
-    """What filling a box gives: its score (before the column multiplier) and awards (as counted)."""
-
-    box: str
-    score: int
-    awards: tuple[Award, ...] = ()
-    multiplier: int = 1
-
-    @property
-    def written(self) -> int:
-        """The box's score as written on the card: the column multiplier applied."""
-        return self.score * self.multiplier
-
-    @property
-    def points(self) -> int:
-        """What filling the box adds to the total score (awards in other figures not included)."""
-        return self.written + sum(a.points for a in self.awards if a.figure == "score")
-
-
-@frozen
-class TurnContext(SituationFields):
-    """Argument of the per-turn rule hooks: the variant, the acting player's card and roll, the situation."""
-
-    variant: Variant
-    card: Card
-    roll: Roll | None
-    first_roll: bool
-    situation: Situation = field(factory=Situation.unknown, repr=False)
-
-    @property
-    def open_boxes(self) -> tuple[str, ...]:
-        """The card's open boxes, in card order (worked out when asked: a rule that does not ask reads nothing)."""
-        return self.variant.open_boxes(self.card)
-
-
-@frozen
-class ScoreContext(SituationFields):
-    """Argument of the scoring rule hooks: which box, which roll, on which card."""
-
-    variant: Variant
-    card: Card
-    box: Box
-    roll: Roll
-    first_roll: bool
-    combination: tuple[int, ...] | None
-    score: int = 0  # the final box score, set for `dicecup_extra_points`
-    situation: Situation = field(factory=Situation.unknown, repr=False)
-
-    @property
-    def met(self) -> bool:
-        """Whether the roll meets the box's pattern: `combination is not None`, without reading which dice
-        form it (a traced call that reads only this holds for every roll with the same declared points)."""
-        return object.__getattribute__(self, "combination") is not None
-
-
-class _TracedScoreContext(ScoreContext):
-    """The ScoreContext of a traced `Variant.score`: reading `combination` is noted as reading the declared
-    result of box `traced_box` (the dice that form it; what `score` itself read is whether it is met and
-    its declared points, "points"), and reading `first_roll` is noted too."""
-
-    __slots__ = ("traced_box",)
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "combination":
-            try:
-                box_id = object.__getattribute__(self, "traced_box")
-            except AttributeError:  # a copy a rule made (attrs.evolve): its own box
-                box_id = object.__getattribute__(self, "box").id
-            note_pattern("declared", box_id)
-        elif name == "first_roll":
-            note_first_roll()
-        return object.__getattribute__(self, name)
-
-
-class _TracedTurnContext(TurnContext):
-    """The TurnContext of a traced call: reading `first_roll` is noted, so that an answer that did not read
-    it holds after the first roll and after later ones alike (the solver asks legality once for both)."""
-
-    __slots__ = ()
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "first_roll":
-            note_first_roll()
-        return object.__getattribute__(self, name)
-
-
-def _score_context(box_id: str, *args: Any, **kwargs: Any) -> ScoreContext:
-    """A ScoreContext for scoring box `box_id`; traced (`_TracedScoreContext`) while reads are traced."""
-    if not is_tracing():
-        return ScoreContext(*args, **kwargs)
-    ctx = _TracedScoreContext(*args, **kwargs)
-    object.__setattr__(ctx, "traced_box", box_id)
-    return ctx
 
 
 @frozen(cache_hash=True)
@@ -558,18 +288,18 @@ class Variant:
         # read as whether met and the declared points; the dice of the combination are noted when a rule reads them
         comb, base = pattern_read("points", box.id, _declared, box, roll)
         score = self.hooks.adjust_score(
-            _score_context(box_id, self, card, box, roll, first_roll, comb, situation=sit), base
+            score_context(box_id, self, card, box, roll, first_roll, comb, situation=sit), base
         )
         found = list(
             self.hooks.extra_points(
-                _score_context(box_id, self, card, box, roll, first_roll, comb, score, situation=sit)
+                score_context(box_id, self, card, box, roll, first_roll, comb, score, situation=sit)
             )
         )
         sheet = self.sheets.get(box.column)
         if sheet is not None:
             view = column_card(card, box.column, sheet.box_ids)
             row = sheet.box(box.row)
-            sctx = _score_context(box_id, sheet, view, row, roll, first_roll, comb, score, situation=sit)
+            sctx = score_context(box_id, sheet, view, row, roll, first_roll, comb, score, situation=sit)
             found.extend(self._tag(sheet, a, box.column, qualify=True) for a in sheet.hooks.extra_points(sctx))
         mult = self._multiplier.get(box_id, 1)
         awards = tuple(self._count(self._tag(self, a, box.column or None), mult) for a in found)
@@ -628,10 +358,7 @@ class Variant:
         return traced_open(self.box_ids, card.scores)
 
     def _turn(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None) -> TurnContext:
-        sit = situation if situation is not None else Situation.unknown()
-        if is_tracing():
-            return _TracedTurnContext(self, card, roll, first_roll, situation=sit)
-        return TurnContext(self, card, roll, first_roll, situation=sit)
+        return turn_context(self, card, roll, first_roll, situation if situation is not None else Situation.unknown())
 
     def legal_boxes(
         self, card: Card, roll: Roll, first_roll: bool = False, situation: Situation | None = None
@@ -817,11 +544,3 @@ def _declared(box: Box, roll: Roll) -> tuple[tuple[int, ...] | None, int]:
     if comb is None:
         return None, 0
     return comb, int(box.scorer.fn(comb, roll))
-
-
-def rows_to_boxes(rows: Sequence[Box], columns: Sequence[Column]) -> tuple[Box, ...]:
-    """The boxes of a card: every row in every column, column by column (`column.row` ids with columns)."""
-    if len(columns) < 2:
-        col = columns[0].id if columns else ""
-        return tuple(evolve(r, row=r.id, column=col) for r in rows)
-    return tuple(evolve(r, id=f"{c.id}.{r.id}", row=r.id, column=c.id) for c in columns for r in rows)
