@@ -64,6 +64,22 @@ def test_tiny_variants_bit_identical(cluster, tmp_path, name):
     assert backend.report.computed == sum(r.chunks for r in backend.report.layers) > 2
 
 
+def test_each_worker_reads_the_layer_below_once_not_per_chunk(cluster, tmp_path):
+    """The layer below is kept by each worker's plugin: a layer of many chunks costs each of the 2 workers at
+    most one read of it (float64 values: 8 bytes a state), not one per chunk."""
+    variant = Engine().variant("yacht")
+    backend = ClusterBackend(cluster, tmp_path / "store", block=16)
+    solve(variant, backend=backend)
+    states = {r.filled: r.states for r in backend.report.layers}
+    checked = 0
+    for row in backend.report.layers:
+        if row.filled + 1 in states and row.chunks > 2:
+            one_read = 8 * states[row.filled + 1]
+            assert one_read <= row.read_bytes <= 2 * one_read < row.chunks * one_read
+            checked += 1
+    assert checked >= 3
+
+
 # One of each shape among the built-ins (Kniffel is Yahtzee renamed, Yatzy the forced order's card without the
 # order, the simple Russian game the full one's subset): `tests/benchmarks/bench_cluster.py --identical` runs them all.
 BUILT_IN = ["yacht", "yahtzee", "yatzy-forced", "generala", "russian", "kismet"]

@@ -161,6 +161,9 @@ class ClusterBackend:
             slot_arrays(space), space.index.arrays, space.model.graph.arrays, space.model.variant.rolls, shape,
             np.dtype(dtype).name,
         )  # fmt: skip
+        from .worker_cache import BelowLayer
+
+        client.register_plugin(BelowLayer())  # each worker keeps the layer below between its blocks
         [sent] = client.scatter([statics], broadcast=True, hash=False)
         context_rows = ContextRows(space, objective)
         computed = 0

@@ -1,7 +1,7 @@
 """What a worker runs: one block of a layer of the solve (read the layer below, the kernel, write a chunk).
 
 Plain functions of picklable records, so that any Dask worker with dicecup installed runs them. A worker
-keeps the last layer it read (`_BELOW`): its next blocks of the same layer read nothing more.
+keeps the last layer it read (`worker_cache.BelowLayer`): its next blocks of the same layer read nothing more.
 """
 
 from __future__ import annotations
@@ -61,23 +61,23 @@ class BlockDone(NamedTuple):
     peak_rss: int  # the worker process's peak resident memory so far, bytes
 
 
-_BELOW: dict[str, tuple[str, np.ndarray]] = {}
-
-
 def _table(statics: Statics, layer: LayerJob) -> tuple[np.ndarray, int]:
     """The value table as the kernel reads it: the layer below in place, NaN at the sentinel slot, nothing else
     touched (zeros the operating system maps lazily: a worker's memory is the layer below, not the table)."""
+    from .worker_cache import below_layer
+
+    kept = below_layer()
     key = f"{layer.folder}:{layer.filled + 1}"
-    cached = _BELOW.get(key)
+    cached = kept.get(key)
     if cached is not None and cached[0] == layer.below_token:
         return cached[1], 0
-    _BELOW.clear()  # one layer at a time
+    kept.clear()  # one layer at a time
     below = (len(layer.below_slots), *statics.shape[1:])
     values = read_layer(layer.folder, layer.filled + 1, below)  # bounded, chunk by chunk: never a FIFO or a link
     table = np.zeros(statics.shape, dtype=np.dtype(statics.dtype))
     table[layer.below_slots] = values
     table[statics.shape[0] - 1] = np.nan
-    _BELOW[key] = (layer.below_token, table)
+    kept[key] = (layer.below_token, table)
     return table, int(values.nbytes)
 
 
