@@ -74,68 +74,80 @@ def _check_prepare(items: list[str]) -> None:
         engine.check_bot(spec, engine.variant(vid))
 
 
+# The options of `serve`, each with its help.
+HostOpt = Annotated[
+    str, typer.Option(metavar="ADDRESS", help="Address to listen on (0.0.0.0: every network of this machine).")
+]
+PortOpt = Annotated[int, typer.Option(click_type=Whole(1, 65535), help="Port to listen on.")]
+DbOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="URL",
+        help="Database: sqlite:///PATH, or postgresql://USER:PASSWORD@HOST/NAME for several server processes "
+        "(default: server.sqlite3 in the user's data folder, or $DICECUP_DATA_DIR).",
+    ),
+]
+AllowOriginOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="ORIGIN",
+        help="Also let pages from this origin connect, e.g. https://game.example.org (repeatable).",
+    ),
+]
+BotDelayOpt = Annotated[float, typer.Option(click_type=Number(0, 60), help="Seconds a bot waits before each move.")]
+BotWorkersOpt = Annotated[int, typer.Option(click_type=Whole(1, 64), help="Processes that compute the bots' moves.")]
+PrepareOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar="VARIANT:bot:NAME",
+        help="Prepare a bot's tables for a variant as the server starts, in the background (repeatable), "
+        "e.g. yahtzee:bot:optimal: the first table with that bot then need not wait.",
+    ),
+]
+VariantFileOpt = Annotated[
+    list[Path] | None,
+    typer.Option(metavar="FILE.yaml", help="Also offer the variant in this YAML file (repeatable)."),
+]
+MaxTablesPerClientOpt = Annotated[
+    int, typer.Option(click_type=Whole(1), help="Unfinished tables one address may have created (in the last day).")
+]
+MaxConnectionsPerClientOpt = Annotated[
+    int, typer.Option(click_type=Whole(1), help="WebSocket connections one address may hold at once.")
+]
+ForwardedAllowIpsOpt = Annotated[
+    str,
+    typer.Option(
+        metavar="ADDRESSES",
+        help="Proxies trusted to say the client's address (X-Forwarded-For): comma-separated, or *.",
+    ),
+]
+ExportOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="CODE",
+        help="Do not serve: write table CODE's game as a save file (for `dicecup review` and `dicecup resume`) "
+        "to --save FILE, or to standard output.",
+    ),
+]
+SaveOpt = Annotated[Path | None, typer.Option(metavar="FILE", help="With --export: the save file to write.")]
+
+
 @app.command()
 @cli_errors
 def serve(
-    host: Annotated[
-        str, typer.Option(metavar="ADDRESS", help="Address to listen on (0.0.0.0: every network of this machine).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(click_type=Whole(1, 65535), help="Port to listen on.")] = 8000,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            metavar="URL",
-            help="Database: sqlite:///PATH, or postgresql://USER:PASSWORD@HOST/NAME for several server processes "
-            "(default: server.sqlite3 in the user's data folder, or $DICECUP_DATA_DIR).",
-        ),
-    ] = None,
-    allow_origin: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="ORIGIN",
-            help="Also let pages from this origin connect, e.g. https://game.example.org (repeatable).",
-        ),
-    ] = None,
-    bot_delay: Annotated[
-        float, typer.Option(click_type=Number(0, 60), help="Seconds a bot waits before each move.")
-    ] = 0.8,
-    bot_workers: Annotated[
-        int, typer.Option(click_type=Whole(1, 64), help="Processes that compute the bots' moves.")
-    ] = 1,
-    prepare: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="VARIANT:bot:NAME",
-            help="Prepare a bot's tables for a variant as the server starts, in the background (repeatable), "
-            "e.g. yahtzee:bot:optimal: the first table with that bot then need not wait.",
-        ),
-    ] = None,
-    variant_file: Annotated[
-        list[Path] | None,
-        typer.Option(metavar="FILE.yaml", help="Also offer the variant in this YAML file (repeatable)."),
-    ] = None,
-    max_tables_per_client: Annotated[
-        int, typer.Option(click_type=Whole(1), help="Unfinished tables one address may have created (in the last day).")
-    ] = 20,
-    max_connections_per_client: Annotated[
-        int, typer.Option(click_type=Whole(1), help="WebSocket connections one address may hold at once.")
-    ] = 32,
-    forwarded_allow_ips: Annotated[
-        str,
-        typer.Option(
-            metavar="ADDRESSES",
-            help="Proxies trusted to say the client's address (X-Forwarded-For): comma-separated, or *.",
-        ),
-    ] = "127.0.0.1",
-    export: Annotated[
-        str | None,
-        typer.Option(
-            metavar="CODE",
-            help="Do not serve: write table CODE's game as a save file (for `dicecup review` and `dicecup resume`) "
-            "to --save FILE, or to standard output.",
-        ),
-    ] = None,
-    save: Annotated[Path | None, typer.Option(metavar="FILE", help="With --export: the save file to write.")] = None,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8000,
+    db: DbOpt = None,
+    allow_origin: AllowOriginOpt = None,
+    bot_delay: BotDelayOpt = 0.8,
+    bot_workers: BotWorkersOpt = 1,
+    prepare: PrepareOpt = None,
+    variant_file: VariantFileOpt = None,
+    max_tables_per_client: MaxTablesPerClientOpt = 20,
+    max_connections_per_client: MaxConnectionsPerClientOpt = 32,
+    forwarded_allow_ips: ForwardedAllowIpsOpt = "127.0.0.1",
+    export: ExportOpt = None,
+    save: SaveOpt = None,
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Serve the game: tables of any variant for humans and bots, over HTTP and a WebSocket."""
