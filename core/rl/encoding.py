@@ -82,27 +82,7 @@ class Encoding:
         self.flags = variant.state_flags()
         self.columns = tuple(c.id for c in variant.columns) if len(variant.columns) > 1 else ()
         self.figures = tuple(f.id for f in variant.figures)
-        max_rolls = variant.rolls + (variant.rolls - 1) * len(self.box_ids) if variant.carry_over else variant.rolls
-        s = SCORE_BOUND
-        # (name, entries, low, high) of each observation part, in vector order
-        parts: list[tuple[str, int, float, float]] = [
-            ("dice", n, 0, faces),  # the dice on the table sorted by value (0: none)
-            ("face_counts", faces, 0, n),  # how many dice show face 1, 2, ...
-            ("attributes", len(self._attr_values), 0, n),  # dice per value of each attribute (Kismet's colours)
-            ("rolls_used", 1, 0, max_rolls),
-            ("rolls_left", 1, 0, max_rolls),  # banked rolls included
-            ("banked", 1 if variant.carry_over else 0, 0, max_rolls),  # rolls banked for later turns
-            ("open", len(self.box_ids), 0, 1),  # 1 while the box is open
-            ("scores", len(self.box_ids), -s, s),  # as written (column multiplier applied), 0 while open
-            ("group_totals", len(self.groups), -s, s),  # running total of each bonus's group (the upper section)
-            ("flags", len(self.flags), 0, 1),  # 1 where a box holds a value the rules read (Yahtzee box holds 50)
-            ("column_totals", len(self.columns), -s, s),  # each column's score, its bonuses included
-            ("total", 1, -s, s),  # the player's total score now
-            ("figures", len(self.figures), -s, s),  # other figures players are ranked by (Balut's points)
-            ("turn_actions", len(self.rule_slots), 0, 1),  # 1 per rule action taken this turn (an announcement)
-            ("others_totals", players - 1, -s, s),  # the other players' totals, in seat order after this player
-            ("to_act", 1 if players > 1 else 0, 0, 1),  # 1 when this player is the one to act
-        ]
+        parts = self._observation_parts(n, faces, players)
         self.parts = tuple((name, count, lo, hi) for name, count, lo, hi in parts if count)
         self.layout: dict[str, slice] = {}
         start = 0
@@ -121,6 +101,34 @@ class Encoding:
         self._first_rule = first_rule
         self._dice: dict[tuple[int, ...], np.ndarray] = {}
         self._group_index = [[self.box_ids.index(b) for b in g.boxes] for g in self.groups]
+        self._make_spaces()
+
+    def _observation_parts(self, n: int, faces: int, players: int) -> list[tuple[str, int, float, float]]:
+        """(name, entries, low, high) of each part of the observation, in vector order (empty ones included)."""
+        variant = self.variant
+        max_rolls = variant.rolls + (variant.rolls - 1) * len(self.box_ids) if variant.carry_over else variant.rolls
+        s = SCORE_BOUND
+        return [
+            ("dice", n, 0, faces),  # the dice on the table sorted by value (0: none)
+            ("face_counts", faces, 0, n),  # how many dice show face 1, 2, ...
+            ("attributes", len(self._attr_values), 0, n),  # dice per value of each attribute (Kismet's colours)
+            ("rolls_used", 1, 0, max_rolls),
+            ("rolls_left", 1, 0, max_rolls),  # banked rolls included
+            ("banked", 1 if variant.carry_over else 0, 0, max_rolls),  # rolls banked for later turns
+            ("open", len(self.box_ids), 0, 1),  # 1 while the box is open
+            ("scores", len(self.box_ids), -s, s),  # as written (column multiplier applied), 0 while open
+            ("group_totals", len(self.groups), -s, s),  # running total of each bonus's group (the upper section)
+            ("flags", len(self.flags), 0, 1),  # 1 where a box holds a value the rules read (Yahtzee box holds 50)
+            ("column_totals", len(self.columns), -s, s),  # each column's score, its bonuses included
+            ("total", 1, -s, s),  # the player's total score now
+            ("figures", len(self.figures), -s, s),  # other figures players are ranked by (Balut's points)
+            ("turn_actions", len(self.rule_slots), 0, 1),  # 1 per rule action taken this turn (an announcement)
+            ("others_totals", players - 1, -s, s),  # the other players' totals, in seat order after this player
+            ("to_act", 1 if players > 1 else 0, 0, 1),  # 1 when this player is the one to act
+        ]
+
+    def _make_spaces(self) -> None:
+        """The gymnasium spaces of the observation (as one vector and as a dict of parts) and of the actions."""
         low = np.concatenate([np.full(c, lo, np.float32) for _, c, lo, _ in self.parts])
         high = np.concatenate([np.full(c, hi, np.float32) for _, c, _, hi in self.parts])
         self.vector_space = spaces.Box(low, high, dtype=np.float32)
@@ -128,7 +136,7 @@ class Encoding:
             {name: spaces.Box(lo, hi, shape=(c,), dtype=np.float32) for name, c, lo, hi in self.parts}
         )
         self.action_space = spaces.Discrete(self.size)
-        self.scale = np.maximum(np.minimum(np.abs(high), _typical(variant, self.parts)), 1).astype(np.float32)
+        self.scale = np.maximum(np.minimum(np.abs(high), _typical(self.variant, self.parts)), 1).astype(np.float32)
 
     # ------------------------------------------------------------------ actions
 
