@@ -143,7 +143,7 @@ def advise(
             values += [so_far + x for x in fast.keeps[fast.stages - rolls_left][rows, 0].tolist()]
             points += [None] * len(kept)
         for box, now_points, after in fast.own(r, int(first), solution.bank_after(rolls_left)):
-            actions.append(_SCORE[box])
+            actions.append(Score(box))
             values.append(so_far + now_points + after)
             points.append(now_points)
         return ranked(actions, values, points)
@@ -158,7 +158,7 @@ def advise(
     legal, now_points, after = now.legal[r].tolist(), now.points[r].tolist(), now.after[r].tolist()
     for b, box in enumerate(v.box_ids):
         if legal[b]:
-            actions.append(_SCORE[box])
+            actions.append(Score(box))
             values.append(so_far + now_points[b] + after[b])
             points.append(now_points[b])
     return ranked(actions, values, points)
@@ -173,33 +173,11 @@ def ranked(actions: list[Keep | Score], values: list[float], points: list[int | 
     return [make(Option, (actions[i], values[i], i == best, points[i])) for i in order]
 
 
-class _BoxScores(dict[str, Score]):
-    """`Score(box)` actions, made once per box id (they are immutable)."""
-
-    def __missing__(self, box: str) -> Score:
-        got = self[box] = Score(box)
-        return got
-
-
-_SCORE = _BoxScores()
-
-
 @lru_cache(maxsize=4096)
 def keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
     """(Keep actions, their keep indices in `graph`) for every distinct proper sub-multiset of a roll's dice."""
     kept = [k for k in sub_multisets(dice) if len(k) < len(dice)]
-    return [_KEEPS[k] for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
-
-
-class _Keeps(dict[tuple[int, ...], Keep]):
-    """`Keep(dice)` actions of sorted dice, made once each (they are immutable; a few hundred in all)."""
-
-    def __missing__(self, dice: tuple[int, ...]) -> Keep:
-        got = self[dice] = Keep(dice)
-        return got
-
-
-_KEEPS = _Keeps()
+    return [Keep(k) for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
 
 
 @frozen(eq=False)  # arrays: compared by identity
