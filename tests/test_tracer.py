@@ -19,7 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicecup import Card, Engine
+from dicecup.language.tracing import FILLED, VALUE, traced_card, tracing
 from dicecup.numeric.tables import EMPTY, RuleTables
+from dicecup.numeric.tracer import box_reads
 from dicecup.simulate import simulate
 from dicecup.simulate.batch import Batched, batched_for
 from dicecup.simulate.result import bonus_columns, event_columns
@@ -184,3 +186,19 @@ def test_kept_tables_that_do_not_fit_are_learned_again(own_cache):
     assert learned.recall(v, learned.KIND, learned.LAYOUT, sim.tables.restore, said.append) is False
     assert said and "made again" in said[0]
     assert not cache.arrays_path(v, learned.KIND).exists()
+
+
+def test_box_reads_names_each_box_read_and_the_whole_card_as_every_box():
+    """`box_reads` (what both the tracer and the solver key answers on): a box read for its value or only
+    whether it is filled, boxes the card does not have left out, and a read of the whole card (its
+    length) a read of every box, merged with what was read of each."""
+    index = {"a": 0, "b": 1, "c": 2}
+    card = traced_card({"a": 3, "b": 0})
+    with tracing() as reads:
+        _ = card.scores["a"], "b" in card.scores, "zz" in card.scores
+    got = box_reads(reads, index)
+    assert set(got) == {0, 1} and got[0] & VALUE and got[1] == FILLED
+    with tracing() as reads:
+        _ = card.scores["a"], len(card.scores)
+    got = box_reads(reads, index)
+    assert set(got) == {0, 1, 2} and got[0] & VALUE and all(k & FILLED for k in got.values())

@@ -1,20 +1,21 @@
 """The rule tracer: a rule hook's answers for many cards, learned from a few traced calls and reused soundly.
 
 A hook is a deterministic function of what it reads (`language.tracing`): one call on a traced card records
-the card *facts* it read, and its answer then holds for every card that agrees on those facts. A *fact* is
-'box j is filled' or 'the score in box j'; a card is a row `vals` of one int per box (`EMPTY`: open).
+the card *facts* it read (`box_reads`), and its answer then holds for every card that agrees on those facts.
+A fact is 'box j is filled' or 'the score in box j'; a card is a row `vals` of one int per box (`EMPTY`: open).
 
-`Traced` tabulates f(card, entry) for entries 0..E-1 (a (first roll?, roll, box) of the score, say). Each
-entry remembers the facts its calls read; entries that read the same facts form a *group*, whose answers
-are kept by those facts' values, so a card's whole table is a lookup per group, not per entry. A *class* is
-the set of cards that agree on every fact any entry reads (`keyed`): they share one table. The solver's
-`RuleModel` keys its classes on categories (`numeric.coding`) but learns through the same tracing calls.
-What was learned goes to and from plain arrays (`state`, `restore`), to be kept on disk by its caller.
+A *class* is a set of cards the rules cannot tell apart: they agree on every fact the rules read, so one
+answer (one table) serves them all. `Traced` tabulates f(card, entry) for entries 0..E-1 (each (first roll?,
+roll, box) of the score, say) and keys its classes on the facts the entries were seen to read (`keyed`).
+Entries that read the same facts form a *group*, whose answers are kept by those facts' values, so a card's
+table is one lookup per group. The solver (`solver.rules`) means the same by a class but must enumerate
+them before play: it keys one on every fact the rules may read, as a class code (`numeric.coding`).
+What `Traced` learned goes to and from plain arrays (`state`, `restore`), for its caller to keep on disk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -23,11 +24,23 @@ from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, tracing
 from .coding import EMPTY
 
-__all__ = ["CardFacts", "Grouper", "Traced", "Untabulable", "unique_rows"]
+__all__ = ["CardFacts", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
 
 
 class Untabulable(DicecupError):
     """The rules need something the tables cannot hold (the game situation, the awards): the engine plays them."""
+
+
+def box_reads(reads: Reads, index: Mapping[str, int]) -> dict[int, int]:
+    """What one traced call read of each box, by position in `index` (box id -> position): FILLED and/or
+    VALUE bits. A read of the card as a whole ("*": iterating it, its size) is a read of every box."""
+    if "*" not in reads.boxes:  # (each box read once: no kinds to merge)
+        return {index[name]: kind for name, kind in reads.boxes.items() if name in index}
+    out: dict[int, int] = {}
+    for name, kind in reads.boxes.items():
+        for b in index.values() if name == "*" else (index[name],) if name in index else ():
+            out[b] = out.get(b, 0) | kind
+    return out
 
 
 class CardFacts:
@@ -59,12 +72,8 @@ class CardFacts:
             )
         if "*" in reads.boxes:  # the set of filled boxes as a whole (iteration, len, hash, ==)
             return frozenset(range(2 * self.n))
-        out: set[int] = set()
-        for box, kind in reads.boxes.items():
-            j = self.index.get(box)
-            if j is not None:  # the score column holds EMPTY for an open box: a value read needs no presence fact
-                out.add(self.n + j if kind & VALUE else j)
-        return frozenset(out)
+        # (the score column holds EMPTY for an open box: a value read needs no presence fact)
+        return frozenset(self.n + j if kind & VALUE else j for j, kind in box_reads(reads, self.index).items())
 
     def key(self, row: Sequence[int], facts: Sequence[int]) -> tuple[int, ...]:
         """The values of `facts` for one card row, as plain ints (what a class is keyed on)."""
