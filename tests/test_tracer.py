@@ -10,7 +10,10 @@ is refused with a warning, deleted, and learned again.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -202,3 +205,29 @@ def test_box_reads_names_each_box_read_and_the_whole_card_as_every_box():
         _ = card.scores["a"], len(card.scores)
     got = box_reads(reads, index)
     assert set(got) == {0, 1, 2} and got[0] & VALUE and all(k & FILLED for k in got.values())
+
+
+def test_dicecup_simulate_reads_the_kept_tables_and_warns_of_a_tampered_file(own_cache):
+    """`dicecup simulate`, as whole processes: the first keeps the rule tables, the second reads them (the
+    file is not written again: nothing new was learned) and reports the same games; a file tampered with
+    after that is refused with a warning on stderr, and the run still reports the same games."""
+    env = {**os.environ, cache.CACHE_ENV: str(own_cache / "cache"), cache.STATE_ENV: str(own_cache / "state")}
+    env["DICECUP_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    args = [sys.executable, "-m", "dicecup", "simulate", "-v", "yahtzee", "-n", "300", "--seed", "5", "--json", "-q"]
+
+    def run() -> subprocess.CompletedProcess:
+        done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    first = run()
+    path = cache.arrays_path(_fresh(), learned.KIND)
+    written = path.stat().st_mtime_ns
+    second = run()
+    assert second.stdout == first.stdout and second.stderr == ""
+    assert path.stat().st_mtime_ns == written
+    rewrite_kept(path, lambda h, a: a["a_s_answers"].__setitem__((0, 0), a["a_s_answers"][0, 0] + 1))
+    third = run()
+    assert third.stdout == first.stdout
+    assert third.stderr.startswith("warning: the rule-tables arrays") and "removed" in third.stderr
+    assert "Traceback" not in third.stderr
