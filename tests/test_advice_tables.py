@@ -113,8 +113,8 @@ def test_tampered_tables_are_refused_and_made_again(tmp_path, monkeypatch):
     v, solution, states, path = _kept(tmp_path)
 
     def change(header, arrays):
-        tables = arrays["a_s_tables"]
-        tables[0, 0, 0] += 1
+        answers = arrays["a_s_answers"]  # the learned answers the score tables are made from
+        answers[0, 0] += 1
 
     rewrite_kept(path, change)
     _refused(v, solution, states, path, monkeypatch)

@@ -160,8 +160,10 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     _print_events(console, s)
 
 
-def _prepare(variant: Variant, strategy: str, told: Reporter) -> None:
+def _prepare(variant: Variant, strategy: str, told: Reporter, method: str) -> None:
     """Load (or make, with progress, and cache) the tables a strategy plays from, before any game."""
+    from ..simulate.batch import batched_for
+    from ..simulate.batched_run import supports
     from ..simulate.optimal import remember
 
     if strategy == "optimal" or strategy.startswith("risk:"):
@@ -174,6 +176,8 @@ def _prepare(variant: Variant, strategy: str, told: Reporter) -> None:
         from ..solver.strong import strong_values
 
         strong_values(variant, progress=told, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
+    if method != "engine" and supports(variant, strategy):  # what earlier runs taught the rule tables
+        batched_for(variant, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
 
 
 def _checked(
@@ -282,7 +286,7 @@ def simulate(
         report = None
         result: Any  # the Tally of the run
         with reporting(quiet or as_json, f"simulate {v.id}") as told:
-            _prepare(v, strategy, told)
+            _prepare(v, strategy, told, method)
             start = time.perf_counter()
             if cluster is not None:
                 if method != "auto":

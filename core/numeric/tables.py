@@ -1,256 +1,36 @@
-"""Score and legality tables of many cards at once, learned from the variant's own hooks (simulator, advisor).
+"""Score, legality and end-bonus tables of many cards at once, learned from the variant's own hooks.
 
 Every number here comes from `Variant.score` (with `Variant.turn_events`), `Variant.legal_boxes` and
-`Variant.end_bonuses`, called on real `Card`s: nothing re-implements a rule.
-What makes tables affordable is that a rule usually looks at very little of the
-card (the joker asks whether the yahtzee box is filled, the Yahtzee bonus
-whether it holds 50). The card handed to the rules records which boxes were
-looked at; a result is then reused for every card that agrees on exactly those
-boxes, which is sound because the rule's code saw the same values. The watching
-is `language.tracing`'s, the solver's own: each engine call is traced once. A card
-is described by `vals`: one int per box, `EMPTY` for an open box.
+`Variant.end_bonuses`, called on real `Card`s through the rule tracer (`numeric.tracer`): nothing
+re-implements a rule, and a rule's answer is reused for every card that agrees on what it read. `RuleTables`
+holds the three for one variant, and turns what they learned into arrays a caller can keep on disk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..errors import DicecupError
 from ..language.dice import Roll
 from ..language.model import Card, Variant
-from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
+from ..language.tracing import traced_roll, tracing
 from .coding import EMPTY  # an open box in `vals`
+from .tracer import CardFacts, Grouper, Traced, Untabulable, unique_rows
 
-__all__ = ["EMPTY", "CardFacts", "Traced", "ScoreTables", "LegalTables", "EndBonuses", "Untabulable"]
-
-
-class Untabulable(DicecupError):
-    """The rules need something the tables cannot hold (the game situation, the awards): the engine plays them."""
-
-
-class CardFacts:
-    """Card facts as columns: fact j < n is 'box j is filled', fact n + j is 'the score in box j'."""
-
-    def __init__(self, variant: Variant) -> None:
-        self.variant = variant
-        self.ids = variant.box_ids
-        self.n = len(self.ids)
-        self.index = {b: i for i, b in enumerate(self.ids)}
-
-    def card(self, row: Sequence[int]) -> Card:
-        """The real card whose boxes hold `row` (EMPTY: open)."""
-        return Card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
-
-    def traced(self, row: Sequence[int] | np.ndarray) -> Card:
-        """The card of `row` as a traced card: what the rules read of it goes to the active `tracing()`."""
-        return traced_card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
-
-    def facts_of(self, reads: Reads) -> frozenset[int]:
-        """The fact columns one traced engine call depends on; Untabulable if it read the situation or awards."""
-        if reads.situation:  # the tables hold cards only, no game around them
-            fields = ", ".join(sorted(reads.situation))
-            raise Untabulable(f"a rule reads the game around the card ({fields}), which the batched tables do not hold")
-        if reads.awards:
-            raise Untabulable(
-                "a rule plugin reads the card's awards, which the batched simulator cannot tabulate; "
-                "use --method engine"
-            )
-        if "*" in reads.boxes:  # the set of filled boxes as a whole (iteration, len, hash, ==)
-            return frozenset(range(2 * self.n))
-        out: set[int] = set()
-        for box, kind in reads.boxes.items():
-            j = self.index.get(box)
-            if j is not None:  # the score column holds EMPTY for an open box: a value read needs no presence fact
-                out.add(self.n + j if kind & VALUE else j)
-        return frozenset(out)
-
-    def key(self, row: Sequence[int], facts: Sequence[int]) -> tuple[int, ...]:
-        """The values of `facts` for one card row, as plain ints (what a class is keyed on)."""
-        n = self.n
-        return tuple(int(row[f] != EMPTY) if f < n else int(row[f - n]) for f in facts)
-
-    def columns(self, vals: np.ndarray, facts: Sequence[int]) -> np.ndarray:
-        """The values of `facts` for every card row of `vals` (int64 [rows, len(facts)])."""
-        out = np.empty((vals.shape[0], len(facts)), dtype=np.int64)
-        for c, f in enumerate(facts):
-            if f < self.n:
-                out[:, c] = vals[:, f] != EMPTY
-            else:
-                out[:, c] = vals[:, f - self.n]
-        return out
-
-
-Grouper = Callable[[np.ndarray, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-
-def unique_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """np.unique(cols, axis=0, return_index, return_inverse), fast when the rows pack into one int64.
-
-    Each column is replaced by its value's rank among the column's distinct
-    values, and the ranks are packed mixed-radix into one int64 per row.
-    """
-    if cols.shape[1] == 0:
-        return cols[:1], np.zeros(min(1, len(cols)), dtype=np.int64), np.zeros(len(cols), dtype=np.int64)
-    ranks = np.empty(cols.shape, dtype=np.int64)
-    spans = []
-    for c in range(cols.shape[1]):
-        col = cols[:, c]
-        empty = col == EMPTY
-        if empty.any() and not empty.all():
-            col = np.where(empty, col[~empty].min() - 1, col)  # an open box ranks below every score
-        lo, hi = int(col.min()), int(col.max())
-        if hi - lo < 1 << 20:  # small range: the offset is a rank (gaps are harmless)
-            ranks[:, c] = col - lo
-            spans.append(hi - lo + 1)
-        else:
-            distinct, ranks[:, c] = np.unique(col, return_inverse=True)
-            spans.append(len(distinct))
-    size = float(np.prod(np.array(spans, dtype=float)))
-    if size < 2.0**62:
-        weights = np.concatenate([[1], np.cumprod(spans[:-1])]).astype(np.int64)
-        packed = ranks @ weights
-        if size <= 1 << 22:  # small key range: group without sorting
-            first_at = np.full(int(size), len(packed), dtype=np.int64)
-            np.minimum.at(first_at, packed, np.arange(len(packed)))
-            keys = np.flatnonzero(first_at < len(packed))
-            slot = np.empty(int(size), dtype=np.int64)
-            slot[keys] = np.arange(len(keys))
-            first = first_at[keys]
-            return cols[first], first, slot[packed]
-        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        return cols[first], first, inverse.reshape(-1)
-    uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
-    return uniq, first, inverse.reshape(-1)
-
-
-class Traced:
-    """f(card, entry) for entries 0..E-1, memoised on the card facts each entry was seen to read.
-
-    `table(vals_row)` gives the whole [E, width] table for one card; `classes(vals)`
-    groups many cards into classes that share one table (they agree on every fact
-    any entry reads) and returns each card's class and the stacked tables.
-    """
-
-    def __init__(self, facts: CardFacts, entries: int, width: int, evaluate: Callable[[Card, int], np.ndarray]) -> None:
-        self.facts = facts
-        self.entries = entries
-        self.width = width
-        self.evaluate = evaluate
-        self.reads: list[tuple[int, ...] | None] = [None] * entries
-        self.memo: dict[tuple, np.ndarray] = {}
-        self.keyed: tuple[int, ...] = ()  # union of all entries' reads: what a class is keyed on
-        self.class_of: dict[tuple, int] = {}
-        self.tables: list[np.ndarray] = []
-        self._stacked: np.ndarray | None = None
-
-    def _entry(self, e: int, row: np.ndarray, fv: list[int]) -> np.ndarray:
-        reads = self.reads[e]
-        if reads is not None:
-            hit = self.memo.get((e, reads, *[fv[f] for f in reads]))
-            if hit is not None:
-                return hit
-        card = self.facts.traced(row)
-        with tracing() as seen:  # the one trace of this engine call: what the answer depends on
-            result = np.asarray(self.evaluate(card, e), dtype=np.int64)
-        merged = tuple(sorted(self.facts.facts_of(seen) | set(reads or ())))
-        self.reads[e] = merged
-        self.memo[(e, merged, *[fv[f] for f in merged])] = result
-        return result
-
-    def table(self, row: np.ndarray) -> np.ndarray:
-        """The [entries, width] table for the card `row` (exact)."""
-        fv = self.facts.columns(row[None, :], range(2 * self.facts.n))[0].tolist()
-        return np.stack([self._entry(e, row, fv) for e in range(self.entries)])
-
-    def class_of_row(self, row: np.ndarray) -> int:
-        """The class of one card row (its table is `tables[class]`): a dict lookup once the class is known,
-        with no grouping and no stacking (the advisor asks one card at a time)."""
-        while True:
-            key = self.facts.key(row.tolist(), self.keyed)
-            cid = self.class_of.get(key)
-            if cid is None:
-                cid = self._new_class(key, row)
-            if cid is not None:
-                return cid
-
-    def known_class(self, row: np.ndarray) -> int | None:
-        """The class of one card row where it is known already, else None (nothing is asked of the rules)."""
-        return self.class_of.get(self.facts.key(row.tolist(), self.keyed))
-
-    def _new_class(self, key: tuple, row: np.ndarray) -> int | None:
-        """Add the class of card `row` (keyed `key`) with its table; None when a rule read something new:
-        the classes so far were keyed too coarsely, and are dropped to be keyed on it."""
-        table = self.table(row)
-        union = tuple(sorted(set().union(*(r for r in self.reads if r))))
-        if union != self.keyed:
-            self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
-            return None
-        cid = self.class_of[key] = len(self.tables)
-        self.tables.append(table)
-        return cid
-
-    def state(self, width: int) -> dict[str, np.ndarray]:
-        """What was learned, as arrays (the first `width` columns of each table): every entry's reads, the
-        facts classes are keyed on, each class's key and table. `restore` takes it back (the memo of single
-        entries is not kept: a class met later asks the engine again, entry by entry)."""
-        lens = np.array([-1 if r is None else len(r) for r in self.reads], dtype=np.int64)
-        flat = np.array([f for r in self.reads if r for f in r], dtype=np.int64)
-        keys = sorted(self.class_of.items(), key=lambda kv: kv[1])
-        n = len(self.tables)
-        stacked = np.stack([t[:, :width] for t in self.tables]) if n else np.zeros((0, self.entries, width), int)
-        if n and np.abs(stacked).max() < 1 << 31:
-            stacked = stacked.astype(np.int32)  # half the bytes to read back
-        return {
-            "reads_len": lens,
-            "reads": flat,
-            "keyed": np.array(self.keyed, dtype=np.int64),
-            "keys": np.array([k for k, _ in keys], dtype=np.int64).reshape(n, len(self.keyed)),
-            "tables": stacked,
-        }
-
-    def restore(self, arrays: dict[str, np.ndarray]) -> None:
-        """Take back what `state` gave (of tables for the same rules); ValueError where the arrays do not fit."""
-        lens, flat, keyed, keys, tables = (arrays[k] for k in ("reads_len", "reads", "keyed", "keys", "tables"))
-        n = len(tables)
-        if lens.shape != (self.entries,) or int(lens[lens > 0].sum()) != len(flat) or keys.shape != (n, len(keyed)):
-            raise ValueError("the learned tables do not fit these rules")
-        if tables.ndim != 3 or tables.shape[1] != self.entries or tables.shape[2] > self.width:
-            raise ValueError("the learned tables do not fit these rules")
-        at, reads = 0, []
-        for k in lens.tolist():
-            reads.append(None if k < 0 else tuple(flat[at : at + k].tolist()))
-            at += max(k, 0)
-        full = np.zeros((n, self.entries, self.width), dtype=np.int64)
-        full[:, :, : tables.shape[2]] = tables
-        self.reads, self.memo, self.keyed = reads, {}, tuple(keyed.tolist())
-        self.class_of = {tuple(k): c for c, k in enumerate(keys.tolist())}
-        self.tables, self._stacked = list(full), None
-
-    def classes(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(class id per card row, tables [classes, entries, width]) for many cards.
-
-        `group(vals, facts)` may replace the numpy grouping of rows by fact values (same result)."""
-        while True:
-            keyed = self.keyed
-            if group is None:
-                uniq, first, inverse = unique_rows(self.facts.columns(vals, keyed))
-            else:
-                uniq, first, inverse = group(vals, keyed)
-            ids = np.empty(len(uniq), dtype=np.int64)
-            for u in range(len(uniq)):
-                key = tuple(uniq[u].tolist())
-                cid = self.class_of.get(key)
-                if cid is None:
-                    cid = self._new_class(key, vals[first[u]])
-                    if cid is None:  # keyed anew: group again
-                        break
-                ids[u] = cid
-            else:
-                if self._stacked is None or len(self._stacked) != len(self.tables):
-                    self._stacked = np.stack(self.tables)
-                return ids[inverse.reshape(-1)], self._stacked
+__all__ = [
+    "EMPTY",
+    "CardFacts",
+    "Traced",
+    "ScoreTables",
+    "LegalTables",
+    "EndBonuses",
+    "RuleTables",
+    "Untabulable",
+    "unique_rows",
+    "Grouper",
+]
 
 
 class ScoreTables:
@@ -307,21 +87,20 @@ class ScoreTables:
         return cid, got[1], got[2]
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
-        """(award ids, arrays): what was learned, to keep beside the solver's table (`restore` takes it
-        back). Only the score and award columns in use are kept; tables with events are not kept."""
-        if self.event_ids is not None:
-            raise Untabulable("score tables with events are not kept")
-        return {"award_ids": list(self.award_ids)}, self.traced.state(1 + len(self.award_ids))
+        """(award and event ids, arrays): what was learned, to keep on disk (`restore` takes it back)."""
+        return {"award_ids": list(self.award_ids), "event_ids": self.event_ids}, self.traced.state()
 
     def restore(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
         """Take back `state` (made for the same rules); ValueError where it does not fit."""
-        ids = meta.get("award_ids")
-        if not isinstance(ids, list) or not all(isinstance(a, str) for a in ids) or len(ids) > self.max_awards:
-            raise ValueError("the learned award ids do not fit these rules")
-        if ids[: len(self.award_ids)] != self.award_ids or arrays["tables"].shape[-1:] != (1 + len(ids),):
-            raise ValueError("the learned award ids do not fit these rules")
+        ids, events = meta.get("award_ids"), meta.get("event_ids")
+        if not _ids_fit(ids, self.award_ids, self.max_awards) or (events is None) != (self.event_ids is None):
+            raise ValueError("the learned award or event ids do not fit these rules")
+        if self.event_ids is not None and not _ids_fit(events, self.event_ids, self.max_events):
+            raise ValueError("the learned event ids do not fit these rules")
         self.traced.restore(arrays)
-        self.award_ids[:] = ids
+        self.award_ids[:] = list(ids or ())
+        if self.event_ids is not None:
+            self.event_ids[:] = list(events or ())
         self._points, self._cards = None, {}
 
     def known_scores(self, row: np.ndarray, b: int) -> set[int] | None:
@@ -350,6 +129,13 @@ class ScoreTables:
                 shaped[..., 0] + shaped[..., 1 : 1 + self.max_awards].sum(axis=-1),
             )
         return cls, self._points[1], self._points[2], self._points[3]
+
+
+def _ids_fit(ids: object, have: list[str], most: int) -> bool:
+    """Whether learned ids `ids` extend the ids `have` of these tables, within `most`."""
+    return (
+        isinstance(ids, list) and all(isinstance(a, str) for a in ids) and len(ids) <= most and ids[: len(have)] == have
+    )
 
 
 class LegalTables:
@@ -560,3 +346,46 @@ class EndBonuses:
         """Award points [rows, width] of the end bonuses of every finished card row."""
         cls, tables = self.traced.classes(vals, group)
         return tables[cls, 0]
+
+    def state(self) -> dict[str, np.ndarray]:
+        """What was learned, as arrays (`Traced.state`); the award ids are the score tables' (shared)."""
+        return self.traced.state()
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Take back what `state` gave; ValueError where it does not fit."""
+        self.traced.restore(arrays)
+
+
+class RuleTables:
+    """A variant's score (with events), legality and end-bonus tables, sharing their award ids: what the
+    batched simulator plays from. `state` and `restore` carry all three, for a caller to keep on disk;
+    `learned` says how much they hold (it grows as games reach new classes)."""
+
+    def __init__(self, variant: Variant, award_ids: list[str], event_ids: list[str] | None) -> None:
+        self.variant = variant
+        self.award_ids = award_ids  # grows when a plugin awards an undeclared id (the three share it)
+        self.scores = ScoreTables(variant, award_ids, event_ids)
+        self.legal = LegalTables(variant)
+        self.end = EndBonuses(variant, award_ids, self.scores.max_awards)
+
+    def learned(self) -> tuple[int, ...]:
+        """How much the tables hold (engine calls kept, classes, legal classes, per-roll answers): what grows."""
+        legal = self.legal
+        known = int(legal.known[: legal.n_dep].sum())
+        return self.scores.traced.asked, len(self.scores.traced.tables), self.end.traced.asked, len(legal.simple), known
+
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """(meta, arrays) of all three (`restore` takes them back)."""
+        meta, scores = self.scores.state()
+        arrays = {f"s_{k}": a for k, a in scores.items()}
+        arrays |= {f"l_{k}": a for k, a in self.legal.state().items()}
+        arrays |= {f"e_{k}": a for k, a in self.end.state().items()}
+        return meta, arrays
+
+    def restore(self, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        """Take back `state` (for the same rules); ValueError, KeyError or TypeError where it does not fit
+        (the tables are then partly restored: the caller makes them anew)."""
+        part = {p: {k[2:]: a for k, a in arrays.items() if k.startswith(p)} for p in ("s_", "l_", "e_")}
+        self.scores.restore(meta, part["s_"])
+        self.legal.restore(part["l_"])
+        self.end.restore(part["e_"])

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..language.model import Variant
 from ..numeric.dice import DiceMath
-from ..numeric.tables import EMPTY, EndBonuses, LegalTables, ScoreTables
+from ..numeric.tables import EMPTY, RuleTables
 from ..store import store_of
 from .result import bonus_columns, event_columns
 
@@ -31,6 +31,7 @@ __all__ = [
     "RandomPolicy",
     "Batched",
     "batched_for",
+    "keep_learned",
     "POLICIES",
     "MAX_TABLE_ROLLS",
 ]
@@ -144,9 +145,9 @@ class Batched:
         ids, _ = bonus_columns(variant)
         self.award_ids = list(ids)
         self.event_ids = event_columns(variant)[0]  # grows when a plugin reports an undeclared event id
-        self.scores = ScoreTables(variant, self.award_ids, self.event_ids)
-        self.legal = LegalTables(variant)
-        self.end = EndBonuses(variant, self.award_ids, self.scores.max_awards)
+        self.tables = RuleTables(variant, self.award_ids, self.event_ids)
+        self.scores, self.legal, self.end = self.tables.scores, self.tables.legal, self.tables.end
+        self.kept: tuple[int, ...] | None = None  # what the tables held when read from or written to the cache
 
     def play(
         self, policy: BatchPolicy, games: int, streams: GameStreams, on_turn: Callable[[int], None] | None = None
@@ -200,8 +201,9 @@ BATCHED_KEPT = 8
 """Variants whose simulator tables an engine keeps at most (`store.Store`: the least recently used goes)."""
 
 
-def batched_for(variant: Variant) -> Batched:
-    """The tables of a variant, built once per fingerprint and kept by the engine that compiled it.
+def batched_for(variant: Variant, warn: Callable[[str], None] | None = None) -> Batched:
+    """The tables of a variant, built once per fingerprint and kept by the engine that compiled it; what the
+    rules taught them is read from the user's cache where an earlier process kept it (`keep_learned`).
 
     The fingerprint covers the plugins' code, not an instance's arguments: tables built
     through another engine's rule hooks are not reused.
@@ -209,7 +211,35 @@ def batched_for(variant: Variant) -> Batched:
     return store_of(variant).get(
         BATCHED_KIND,
         variant.fingerprint,
-        lambda: Batched(variant),
+        lambda: _recalled(variant, warn),
         BATCHED_KEPT,
         valid=lambda sim: sim.variant.hooks is variant.hooks,
     )
+
+
+def _recalled(variant: Variant, warn: Callable[[str], None] | None) -> Batched:
+    """New tables for `variant`, with what the cache kept of them (`solver.learned`); empty where nothing fit."""
+    sim = Batched(variant)
+    try:
+        from ..solver import learned
+    except ImportError:  # pragma: no cover - the solver ships with dicecup
+        return sim
+    if learned.recall(variant, learned.KIND, learned.LAYOUT, sim.tables.restore, warn):
+        sim.kept = sim.tables.learned()
+        return sim
+    return Batched(variant)  # (half restored: made anew)
+
+
+def keep_learned(sim: Batched, warn: Callable[[str], None] | None = None) -> None:
+    """Keep what the rules taught `sim`'s tables in the user's cache, when they learned anything since they
+    were read or last kept, so the next process does not ask the rules again."""
+    now = sim.tables.learned()
+    if now == sim.kept:
+        return
+    try:
+        from ..solver import learned
+    except ImportError:  # pragma: no cover - the solver ships with dicecup
+        return
+    meta, arrays = sim.tables.state()
+    learned.keep(sim.variant, learned.KIND, learned.LAYOUT, meta, arrays, warn)
+    sim.kept = now

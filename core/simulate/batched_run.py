@@ -12,7 +12,7 @@ import numpy as np
 
 from ..language.model import Variant
 from . import jit
-from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for
+from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for, keep_learned
 from .optimal import JitPlay, OptimalPolicy, optimal_available, strategy_objective
 from .result import OnGamesDone, SimResult, event_columns
 from .streams import GameStreams
@@ -57,9 +57,11 @@ def make_policy(variant: Variant, strategy: str) -> BatchPolicy:
 def prepare_batched(variant: Variant, strategy: str) -> None:
     """Build what the batched simulator plays this strategy from: the optimal strategy's solver table and,
     where it fits, every state's best-move row (else rows are added as games reach states)."""
-    jitted = compiled_play(make_policy(variant, strategy), batched_for(variant))
+    sim = batched_for(variant)
+    jitted = compiled_play(make_policy(variant, strategy), sim)
     if jitted is not None and jitted.moves.full_fits:
         jitted.complete()
+    keep_learned(sim)
 
 
 def simulate_batched(
@@ -100,6 +102,7 @@ def simulate_batched(
         used = len(sim.award_ids)  # the columns past these are not reported (nor touched)
         awards[rows, :used] += end[:, :used]
         earned[rows, :used] += end[:, :used] != 0  # an end bonus with nonzero points is earned once
+    keep_learned(sim)  # what the rules taught the tables, for the next process
     eids, enames = event_columns(variant, sim.event_ids)
     ids = list(sim.award_ids)
     names = {b.id: b.name for b in variant.bonuses}

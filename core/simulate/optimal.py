@@ -272,8 +272,11 @@ class ClassArrays:
             self._reset()
         if self._arrays is not None and self.n == len(t.tables):
             return self._arrays
-        new = [t.tables[c].reshape(*self.shape, self.width + 1) for c in range(self.n, len(t.tables))]
-        if new:
+        n = len(t.tables)
+        for start in range(self.n, n, STACK_CLASSES):  # a few at a time (the kept tables come all at once)
+            new = [
+                t.tables[c].reshape(*self.shape, self.width + 1) for c in range(start, min(n, start + STACK_CLASSES))
+            ]
             tables = np.stack(new)
             scores = tables[..., 0]
             extra = np.full(scores.shape, -1, dtype=np.int32)
@@ -313,6 +316,8 @@ class ClassArrays:
         return self._arrays
 
 
+STACK_CLASSES = 32
+"""Classes whose tables `ClassArrays` copies at once (each is large: every roll and box of a card)."""
 CLASSES_KIND = "class-arrays"
 CLASSES_KEPT = 8
 """Score tables whose `ClassArrays` an engine keeps at most."""

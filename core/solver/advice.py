@@ -35,7 +35,7 @@ from ..numeric.reference import fold, turn_value
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
 from ..progress import Reporter
 from ..store import store_of
-from . import card_tables
+from . import card_tables, learned
 from .advisor_memory import memory_of
 from .card_tables import CardTables
 from .errors import SolverError
@@ -700,7 +700,7 @@ def _tables_of(v: Variant) -> tuple[ScoreTables, LegalTables, np.ndarray]:
 
 
 TABLES_KIND = "advice-tables"
-TABLES_LAYOUT = 1  # of what `keep_tables` writes: a file of another layout is refused
+TABLES_LAYOUT = 2  # of what `keep_tables` writes: a file of another layout is refused
 
 
 def _learned(v: Variant) -> tuple[int, int, int]:
@@ -746,30 +746,23 @@ def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool
     """Read the score and legality tables kept beside the variant's cached table (`keep_tables`), so that the
     process's first card needs no engine call; True when they were there and fit. Where they are not,
     the tables are learned from the first card on (no engine-scored first cards): `keep_tables` then keeps
-    them. A file that fails its signature, is stale or does not fit is deleted (`cache.load_arrays`)."""
-    from . import cache
-
+    them. A file that fails its signature, is stale or does not fit is deleted (`learned.recall`)."""
     memory = memory_of(v)
     if memory.card_tables is None:  # read now, to say what is wrong; checked against a solution at use
         memory.recalled = (_recalled_card_tables(v, warn),)
-    got = cache.load_arrays(v, TABLES_KIND, warn)
     scores, legal, _ = _tables_of(v)  # made: the tables answer from the first card (`_tables_answer`)
-    if got is None or len(scores.traced.tables) or len(legal.simple):
+    if len(scores.traced.tables) or len(legal.simple):
         return False
-    meta, arrays = got
-    try:
-        if meta.get("layout") != TABLES_LAYOUT:
-            raise ValueError("another layout")
-        score_arrays = {k[2:]: a for k, a in arrays.items() if k.startswith("s_")}
-        scores.restore(meta.get("scores", {}), score_arrays)
-        legal.restore({k[2:]: a for k, a in arrays.items() if k.startswith("l_")})
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
-        memory.tables = None  # half restored: start empty
-        (warn or (lambda message: None))(f"the kept {TABLES_KIND} do not fit ({exc}); they are made again")
+
+    def restore(meta: dict, arrays: dict) -> None:
         try:
-            cache.arrays_path(v, TABLES_KIND).unlink(missing_ok=True)
-        except OSError:
-            pass
+            scores.restore(meta, {k[2:]: a for k, a in arrays.items() if k.startswith("s_")})
+            legal.restore({k[2:]: a for k, a in arrays.items() if k.startswith("l_")})
+        except Exception:
+            memory.tables = None  # half restored: start empty
+            raise
+
+    if not learned.recall(v, TABLES_KIND, TABLES_LAYOUT, restore, warn):
         return False
     memory.kept = _learned(v)
     return True
@@ -778,18 +771,13 @@ def recall_tables(v: Variant, warn: Callable[[str], None] | None = None) -> bool
 def keep_tables(v: Variant, warn: Callable[[str], None] | None = None) -> None:
     """Keep the variant's score and legality tables beside its cached table (signed as it is) when they
     learned something since they were read or kept; nothing where the tables do not answer for it."""
-    from . import cache
-
     memory = memory_of(v)
     if memory.tables is None or memory.untabulable or _learned(v) == memory.kept:
         return
     scores, legal, _ = memory.tables
-    try:
-        meta, score_arrays = scores.state()
-    except Untabulable:
-        return
+    meta, score_arrays = scores.state()
     arrays = {f"s_{k}": a for k, a in score_arrays.items()} | {f"l_{k}": a for k, a in legal.state().items()}
-    cache.save_arrays(v, TABLES_KIND, {"layout": TABLES_LAYOUT, "scores": meta}, arrays, warn)
+    learned.keep(v, TABLES_KIND, TABLES_LAYOUT, meta, arrays, warn)
     memory.kept = _learned(v)
 
 

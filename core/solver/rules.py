@@ -2,26 +2,27 @@
 
 Nothing here names a box, a variant or a rule: scores, awards, legality, end bonuses, state flags and the
 box groups whose totals matter all come from the compiled variant's own methods, so every variant the
-language and its plugins declare is solved the same way. `RuleModel` is the whole of it.
+language and its plugins declare is solved the same way. `RuleModel` is the whole of it: its questions to
+the rules are `rule_probes`', its legality `rule_legality`'s, its scores, symmetry and end bonuses here.
+
+A *class* means what it means in the rule tracer (`numeric.tracer`): the cards the rules cannot tell
+apart. The tracer learns which facts the rules read before it keys a class; the solver enumerates every
+class in advance, so it keys one on every fact the rules may read (the filled boxes, and per flagged box
+which declared value it holds): a class *code*.
 """
 
 from __future__ import annotations
 
-import bisect
 import itertools
-from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 
 from ..errors import ContractError, DicecupError
-from ..language.dice import Roll
 from ..language.model import Card, Variant
-from ..language.tracing import VALUE, Reads, traced_card, traced_roll, tracing
-from ..numeric.coding import ClassCoding
-from ..numeric.dice import DiceGraph
+from ..language.tracing import Reads, traced_card, tracing
 from .errors import SolverError, StateSpaceTooLarge
+from .rule_legality import Legality, RuleLegality
 
 __all__ = ["RuleModel", "Legality", "MAX_COMBOS", "SOLVER_MAX_ROLLS", "check_solvable"]
 
@@ -29,7 +30,6 @@ MAX_COMBOS = 4096  # card situations explored for one (box, roll) before giving 
 MAX_TERMINAL = 2_000_000
 SOLVER_MAX_ROLLS = 20_000  # the turn recursion visits every kept-dice multiset per state
 MAX_CLASSES = 1 << 27
-FEW_LOOKUPS = 64  # (classes x memos) looked up one by one rather than as arrays
 DETECT_SYMMETRY = True  # count interchangeable boxes (off: enumerate every box, to compare against)
 # hooks that may treat boxes apart in ways the model does not trace for every class in advance
 UNTRACED_HOOKS = ("legal_boxes", "may_reroll", "actions", "apply_action")
@@ -76,49 +76,10 @@ def _counted_note(variant: Variant) -> str:
         return ""
 
 
-class Legality:
-    """Where a class may score: the same open boxes for every roll (`bits`), or a table per roll."""
-
-    __slots__ = ("first", "later", "table")
-
-    def __init__(self, first: int, later: int, table: np.ndarray | None = None) -> None:
-        self.first = first  # bitmask of boxes, when the roll does not matter
-        self.later = later
-        self.table = table  # (rolls, 2) int64 bitmasks [later, first] per roll, or None
-
-
-class _Answers:
-    """The legality answers asked so far, by id, in arrays grown in place (the search asks a few per layer and
-    looks them up by id as arrays; entries from `n` on are unused): the boxes allowed as bits (`bits`), those
-    bits where they hold for every roll else -1 (`flat`), whether the call read whether the roll is the first
-    (`first`), and the rolls each answer holds for (`match`)."""
-
-    __slots__ = ("bits", "first", "flat", "match", "n")
-
-    def __init__(self) -> None:
-        self.n = 0
-        self.bits = np.zeros(16, dtype=np.int64)
-        self.flat = np.zeros(16, dtype=np.int64)
-        self.first = np.zeros(16, dtype=bool)
-        self.match: list[np.ndarray] = []
-
-    def add(self, bits: int, alone: bool, first: bool, match: np.ndarray) -> int:
-        """Keep one more answer (`alone`: it holds for every roll); its id."""
-        a = self.n
-        if a == len(self.bits):
-            self.bits, self.flat, self.first = (
-                np.concatenate([x, np.zeros_like(x)]) for x in (self.bits, self.flat, self.first)
-            )
-        self.bits[a], self.flat[a], self.first[a] = bits, bits if alone else -1, first
-        self.match.append(match)
-        self.n = a + 1
-        return a
-
-
-class RuleModel(ClassCoding):
+class RuleModel(RuleLegality):
     """The compiled variant seen by the solver: score tables per context, legality, end bonuses.
 
-    A *class* is a card abstracted to what the rules may depend on: which boxes are filled, plus a digit per
+    A class (code) is a card abstracted to what the rules may depend on: which boxes are filled, plus a digit per
     flagged box saying which declared flag value it holds (0: none), packed into an int as
     `mask | flagcode << n_boxes`. A box's *category* on a card is 0 open, 1 filled with no flagged value,
     2 + i filled with the box's i-th flag value. Boxes proven interchangeable (`symmetric`) are counted, not
@@ -128,137 +89,7 @@ class RuleModel(ClassCoding):
     def __init__(self, variant: Variant, checked: bool = True) -> None:
         if checked:  # (unchecked: only to prove symmetry for a refusal's message)
             check_solvable(variant)
-        self.variant = variant
         super().__init__(variant)
-        self.rolls: tuple[Roll, ...] = variant.all_rolls()
-        self.graph = DiceGraph(variant.dice, variant.faces)
-        self._other_values()
-        self._groups()
-        self._traced_rolls: list[Roll | None] = [None] * len(self.rolls)  # made when first asked (`_traced`)
-
-    # ------------------------------------------------------------------ declarations
-
-    def _other_values(self) -> None:
-        """Per flagged box, a score outside its declared values (the 'filled, no flag value' category)."""
-        self.ncat = [2 + len(self.flag_values.get(b, ())) for b in range(self.nb)]
-        self.other_value = [0] * self.nb
-        for b, vals in self.flag_values.items():
-            other = 0
-            while other in vals:
-                other -= 1
-            self.other_value[b] = other
-
-    def _groups(self) -> None:
-        """The box groups whose totals the end bonuses depend on, as the rules declare them."""
-        groups: list[tuple[int, ...]] = []
-        names: list[str] = []
-        for total in self.variant.state_totals():
-            missing = [b for b in total.boxes if b not in self.bidx]
-            if missing:
-                raise SolverError(
-                    f"a rule declares a total over box {missing[0]!r}, which {self.variant.id} does not have"
-                )
-            groups.append(tuple(sorted(self.bidx[b] for b in total.boxes)))
-            names.append(total.name)
-        self.all_groups = tuple(groups)
-        self.group_names = tuple(names)
-
-    # ------------------------------------------------------------------ cards
-
-    def _traced(self, r: int) -> Roll:
-        """Roll r as a traced roll (made once, when first asked: the rules are asked about a few rolls)."""
-        got = self._traced_rolls[r]
-        if got is None:
-            got = self._traced_rolls[r] = traced_roll(self.rolls[r])
-        return got
-
-    def cat_value(self, b: int, cat: int) -> int:
-        return self.other_value[b] if cat == 1 else self.flag_values[b][cat - 2]
-
-    def class_cats(self, code: int) -> list[int]:
-        mask, flagcode = code & ((1 << self.nb) - 1), code >> self.nb
-        cats = []
-        for b in range(self.nb):
-            if not mask >> b & 1:
-                cats.append(0)
-            elif b in self.flag_values:
-                cats.append(1 + (flagcode // self.radix[b]) % (len(self.flag_values[b]) + 1))
-            else:
-                cats.append(1)
-        return cats
-
-    def _card(self, assign: dict[int, int], alt: bool = False, items: tuple | None = None) -> Card:
-        """A traced card with these categories; `alt`: another value for 'filled, no flag value'. `items`:
-        `assign`'s items sorted, where the caller has them."""
-        key = (tuple(sorted(assign.items())) if items is None else items, alt)
-        card = self._cards.get(key)
-        if card is None:
-            ids, flags, other = self.box_ids, self.flag_values, self.other_value
-            # (a box without flag values has one filled category: its 'other' value, with `alt` or not)
-            card = self._cards[key] = traced_card(
-                {ids[b]: self._value(b, c, alt) if b in flags else other[b] for b, c in key[0] if c}
-            )
-        return card
-
-    @cached_property
-    def _cards(self) -> dict[tuple, Card]:
-        """Traced cards by categories (a traced card is immutable; its reads go to whoever traces)."""
-        return {}
-
-    def _value(self, b: int, cat: int, alt: bool) -> int:
-        if alt and cat == 1 and b in self.flag_values:
-            return max(self.flag_values[b]) + 1
-        return self.cat_value(b, cat)
-
-    def _other_read(self, reads: Reads, assign: dict[int, int]) -> bool:
-        """Whether a flagged box holding none of its flag values had its value read."""
-        for name, kind in reads.boxes.items():
-            b = self.bidx.get(name)
-            if b is not None and kind & VALUE and assign.get(b) == 1 and b in self.flag_values:
-                return True
-        return False
-
-    def _beyond_flags(self, what: str, reads: Reads, assign: dict[int, int]) -> str:
-        names = [n for n, k in reads.boxes.items() if k & VALUE and assign.get(self.bidx.get(n, -1)) == 1]
-        return (
-            f"{what} depends on the value of box {names[0]!r} beyond the declared flag values "
-            f"{list(self.flag_values[self.bidx[names[0]]])}; declare every value the rule compares with"
-        )
-
-    def _check_legal_reads(
-        self, reads: Reads, assign: dict[int, int], card_alt: Callable[[], bool] | None = None
-    ) -> None:
-        """A legality probe may read which boxes are filled, and flagged values only (compared with them)."""
-        if reads.awards or reads.values or reads.situation:
-            self._check_reads(reads, assign, "a legality rule")
-            if reads.values and self._other_read(reads, assign) and card_alt is not None and card_alt():
-                raise SolverError(self._beyond_flags("a legality rule", reads, assign))
-
-    def _check_reads(
-        self, reads: Reads, assign: dict[int, int], what: str, allowed_values: frozenset[int] = frozenset()
-    ) -> list[int]:
-        """Boxes read (indices); refuses reads the solver's state cannot answer."""
-        if reads.awards:
-            raise SolverError(f"{what} reads the awards on the card, which the solver does not track")
-        if reads.situation:
-            fields = ", ".join(sorted(reads.situation))
-            raise SolverError(
-                f"{what} reads the game around the card ({fields}), which the solitaire solver does not model"
-            )
-        out = []
-        for name, kind in reads.boxes.items():
-            if name == "*":
-                continue
-            b = self.bidx.get(name)
-            if b is None:
-                continue
-            if kind & VALUE and assign.get(b, 0) and b not in self.flag_values and b not in allowed_values:
-                raise SolverError(
-                    f"{what} reads the value of box {name!r}, which no rule declares as a state flag "
-                    "(a rule that depends on a box's value must declare it with dicecup_state_flags)"
-                )
-            out.append(b)
-        return out
 
     # ------------------------------------------------------------------ scores
 
@@ -424,13 +255,6 @@ class RuleModel(ClassCoding):
             mult *= self.ncat[b]
         return out
 
-    def _cats_vec(self, codes: np.ndarray, b: int) -> np.ndarray:
-        filled = (codes >> b) & 1
-        if b not in self.flag_values:
-            return filled
-        digit = ((codes >> self.nb) // self.radix[b]) % (len(self.flag_values[b]) + 1)
-        return filled * (1 + digit)
-
     def _ctx_cats(self, ctx: int) -> dict[int, int]:
         cats = {}
         for b in self.context_boxes:
@@ -483,322 +307,6 @@ class RuleModel(ClassCoding):
                         raise SolverError(
                             f"scoring box {self.box_ids[b]!r} with {self.rolls[r]} failed: {exc}"
                         ) from exc
-
-    # ------------------------------------------------------------------ legality
-
-    def legality(self, code: int) -> Legality:
-        """Where class `code` may score each roll, after the first roll and after later ones (`legal_arrays`)."""
-        later, first, index, tables = self.legal_arrays(np.array([code], dtype=np.int64))
-        if index[0] < 0:
-            return Legality(int(first[0]), int(later[0]))
-        return Legality(0, 0, tables[int(index[0])])
-
-    def legal_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Where classes `codes` may score: (later bits, first bits, row in the per-roll tables or -1,
-        the per-roll tables (T, rolls, 2) [later, first]); the bits hold where the roll does not matter.
-
-        The rules are asked what they allow (`Variant.rules_allow`), and each class's open
-        boxes are taken from its code, so a rule's answer is reused for every class that
-        agrees on what the rule read (for a card without legality rules: one call for all).
-        One engine call answers for every roll that gives the same results to the
-        declared patterns the rules asked about (through `Variant.combination` or
-        `declared_score`); a rule that reads the roll itself is asked roll by roll.
-        """
-        codes = np.asarray(codes, dtype=np.int64).reshape(-1)
-        later, first, index, tables = self._allowed_arrays(codes)
-        if not self.symmetric:
-            return later, first, index, tables
-        return self.first_open(later), self.first_open(first), index, self.first_open(tables)
-
-    def _allowed_arrays(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """`legal_arrays` before symmetric groups are cut to their first open box."""
-        open_bits = ~codes & self._full
-        n = len(self.rolls)
-        asked = [self._allowed_rolls(codes, False)]
-        index = np.full(len(codes), -1, dtype=np.int64)
-        # where no answer read whether the roll is the first, the first roll's pass would ask the same (memoised)
-        # questions and get the same answers: it is the same
-        if asked[0][3]:
-            asked.append(self._allowed_rolls(codes, True))
-        elif not len(asked[0][1]):  # (and no class's bits depend on the roll)
-            later = asked[0][0] & open_bits
-            return later, later.copy(), index, self._no_tables
-        else:
-            asked.append(asked[0])
-        later, first = (np.maximum(flat, 0) & open_bits for flat, *_ in asked)  # (-1: bits by roll, in the tables)
-        dep = np.flatnonzero((asked[0][0] < 0) | (asked[1][0] < 0))
-        if not len(dep):
-            return later, first, index, self._no_tables
-        tables = np.empty((len(dep), n, 2), dtype=np.int64)
-        for f, (flat, varies, rows, _) in enumerate(asked):
-            tables[:, :, f] = flat[dep, None]
-            tables[np.searchsorted(dep, varies), :, f] = rows
-        tables &= open_bits[dep, None, None]
-        same = (tables == tables[:, :1, :]).all(axis=(1, 2))
-        later[dep[same]], first[dep[same]] = tables[same, 0, 0], tables[same, 0, 1]
-        varies = dep[~same]
-        index[varies] = np.arange(len(varies))
-        return later, first, index, tables[~same]
-
-    def _allowed_rolls(self, codes: np.ndarray, first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-        """What the legality rules allow classes `codes` (box bits, open or not): (per class the bits, or -1
-        where they depend on the roll; those classes' positions; their bits per roll (classes, rolls);
-        whether any answer used read whether the roll is the first).
-
-        A class is asked about roll 0, then about the first roll its answers so far do not cover: an
-        answer holds for every roll that gives the same results to the declared patterns the rules
-        asked about (r alone if they read the dice), as `_same_answer` says."""
-        ids = self._roll_ids(codes, first, 0)
-        answers = self._answers
-        read_first = bool(answers.first[ids].any())
-        flat = answers.flat[ids]
-        varies = np.flatnonzero(flat < 0)
-        n = len(self.rolls)
-        if not len(varies):  # every answer holds for every roll (no legality rule read the roll)
-            return flat, varies, self._no_tables[:, :, 0], read_first
-        rows = np.zeros((len(varies), n), dtype=np.int64)
-        pending = np.ones((len(varies), n), dtype=bool)
-        sub, ids = np.arange(len(varies)), ids[varies]
-        while len(sub):
-            bits = answers.bits
-            read_first |= bool(answers.first[ids].any())
-            uniq, inverse = np.unique(ids, return_inverse=True)
-            match = np.stack([answers.match[a] for a in uniq.tolist()])[inverse.reshape(-1)] & pending[sub]
-            rows[sub] = np.where(match, bits[ids][:, None], rows[sub])
-            pending[sub] &= ~match
-            sub = np.flatnonzero(pending.any(axis=1))
-            at = pending[sub].argmax(axis=1)
-            ids = np.empty(len(sub), dtype=np.int64)
-            for r in np.unique(at).tolist():
-                sel = np.flatnonzero(at == r)
-                ids[sel] = self._roll_ids(codes[varies[sub[sel]]], first, r)
-        same = (rows == rows[:, :1]).all(axis=1)
-        flat[varies[same]] = rows[same, 0]
-        return flat, varies[~same], rows[~same], read_first
-
-    def _roll_ids(self, codes: np.ndarray, first: bool, r: int) -> np.ndarray:
-        """Per class, the id of what the legality rules allow it for roll r (`_answers`): memoised where
-        the class agrees with an earlier one on every fact (box and read kind) that call read, since the rules
-        then follow the same path (a hook depends only on what it reads); the engine asked for the others."""
-        ids = np.full(len(codes), -1, dtype=np.int64)
-        keys_of: dict[tuple, np.ndarray] = {}  # per read set: each class's fact key under it
-        memos = self._roll_memo.setdefault((first, r), {})
-        few = len(codes) * len(memos) <= FEW_LOOKUPS  # a few classes (a forced order's): no arrays to look up
-        for known, memo in memos.items():  # the first memo that knows a class answers for it
-            if few:
-                for i, code in enumerate(codes.tolist()):
-                    if ids[i] < 0:
-                        ids[i] = memo.get(self._fact_key(code, known), -1)
-            else:
-                keys = keys_of[known] = self._fact_keys(codes, known)
-                have, got = self._memo_arrays((first, r, known), memo)
-                at = np.minimum(np.searchsorted(have, keys), len(have) - 1)
-                hit = (have[at] == keys) & (ids < 0)
-                ids[hit] = got[at[hit]]
-            if ids.min() >= 0:
-                return ids
-        for i in np.flatnonzero(ids < 0).tolist():
-            if ids[i] >= 0:
-                continue
-            known, key, a = self._ask_roll(int(codes[i]), first, r)
-            got_keys = keys_of.get(known)
-            if got_keys is None:
-                got_keys = keys_of[known] = self._fact_keys(codes, known)
-            ids[(got_keys == key) & (ids < 0)] = a
-        return ids
-
-    def _ask_roll(self, code: int, first: bool, r: int) -> tuple[tuple[tuple[int, int], ...], int, int]:
-        """Ask the legality rules about class `code` and roll r; memoise the answer on the facts the call read:
-        (those (box, read kind) facts, the class's key under them, the answer's id). An answer that did not
-        read whether the roll is the first holds for the other case too."""
-        assign = {b: c for b, c in enumerate(self.class_cats(code)) if c}
-        with tracing() as reads:
-            card = self._card(assign, items=tuple(assign.items()))  # (in box order: sorted)
-            allowed = self.variant.rules_allow(card, self._traced(r), first)
-        self._check_legal_reads(reads, assign, self._legal_differs(assign, r, first, allowed))
-        bidx = self.bidx
-        if "*" in reads.boxes:
-            facts: dict[int, int] = {}
-            for name, kind in reads.boxes.items():
-                if name == "*":
-                    for b in range(self.nb):
-                        facts[b] = facts.get(b, 0) | kind
-                elif name in bidx:
-                    facts[bidx[name]] = facts.get(bidx[name], 0) | kind
-        else:  # (each box read once: no kinds to merge)
-            facts = {bidx[name]: kind for name, kind in reads.boxes.items() if name in bidx}
-        known = tuple(sorted(facts.items()))
-        key = self._fact_key(code, known)
-        alone = not reads.roll and not reads.patterns  # the roll played no part: one answer for every roll
-        every = self._every_roll
-        a = self._answers.add(
-            self._full if allowed is None else self._bits(allowed),
-            alone,
-            reads.first_roll,
-            every if alone else self._same_answer(reads, r, every),
-        )
-        for f in (first,) if reads.first_roll else (False, True):
-            self._roll_memo.setdefault((f, r), {}).setdefault(known, {})[key] = a
-        return known, key, a
-
-    def _memo_arrays(self, where: tuple, memo: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Memo `where` (first roll?, roll, reads): its fact keys sorted, and their answer ids (made again only
-        after the memo grew)."""
-        got = self._sorted_memos.get(where)
-        if got is None or len(got[0]) != len(memo):
-            have = np.fromiter(memo.keys(), dtype=np.int64, count=len(memo))
-            ids = np.fromiter(memo.values(), dtype=np.int64, count=len(memo))
-            order = np.argsort(have)
-            got = self._sorted_memos[where] = (have[order], ids[order])
-        return got
-
-    @cached_property
-    def _sorted_memos(self) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
-        """`_memo_arrays` by memo."""
-        return {}
-
-    @cached_property
-    def _roll_memo(self) -> dict[tuple[bool, int], dict[tuple[tuple[int, int], ...], dict[int, int]]]:
-        """(first roll?, roll) -> the (box, read kind) facts a legality call read -> fact key -> answer id."""
-        return {}
-
-    @cached_property
-    def _answers(self) -> _Answers:
-        """Every legality answer asked (`_ask_roll`), by id."""
-        return _Answers()
-
-    @cached_property
-    def _every_roll(self) -> np.ndarray:
-        """A mask of every roll (read-only: the match of each answer that holds for every roll)."""
-        every = np.ones(len(self.rolls), dtype=bool)
-        every.setflags(write=False)
-        return every
-
-    @cached_property
-    def _no_tables(self) -> np.ndarray:
-        """(0, rolls, 2) per-roll legality tables: where no class's legality depends on the roll (read-only)."""
-        none = np.zeros((0, len(self.rolls), 2), dtype=np.int64)
-        none.setflags(write=False)
-        return none
-
-    def _fact_key(self, code: int, known: tuple[tuple[int, int], ...]) -> int:
-        """The facts class `code` shows to the reads `known`, packed into one int: the filled bits of the boxes
-        read as filled or not, and above them the categories of the boxes whose value was read (mixed radix)."""
-        filled, valued = self._read_masks(known)
-        key = code & filled
-        if valued:
-            cats, value = self.class_cats(code), 0
-            for b in valued:
-                value = value * self.ncat[b] + cats[b]
-            key |= value << self.nb
-        return key
-
-    def _fact_keys(self, codes: np.ndarray, known: tuple[tuple[int, int], ...]) -> np.ndarray:
-        """`_fact_key` of many class codes at once."""
-        filled, valued = self._read_masks(known)
-        key = codes & filled
-        if valued:
-            value = np.zeros(len(codes), dtype=np.int64)
-            for b in valued:
-                value = value * self.ncat[b] + self._cats_vec(codes, b)
-            key |= value << self.nb
-        return key
-
-    def _read_masks(self, known: tuple[tuple[int, int], ...]) -> tuple[int, tuple[int, ...]]:
-        """(bits of the boxes `known` reads as filled or not only, the boxes whose value it reads)."""
-        got = self._masks_of.get(known)
-        if got is None:
-            filled = sum(1 << b for b, kind in known if not kind & VALUE)
-            got = self._masks_of[known] = (filled, tuple(b for b, kind in known if kind & VALUE))
-        return got
-
-    @cached_property
-    def _masks_of(self) -> dict[tuple[tuple[int, int], ...], tuple[int, tuple[int, ...]]]:
-        return {}
-
-    @cached_property
-    def _full(self) -> int:
-        return (1 << self.nb) - 1
-
-    def _legal_differs(
-        self, assign: dict[int, int], r: int, first: bool, allowed: frozenset[str] | None
-    ) -> Callable[[], bool]:
-        """A check (run only if needed): does the alternative 'no flag value' card change what the rules allow?"""
-
-        def check() -> bool:
-            with tracing():
-                return self.variant.rules_allow(self._card(assign, alt=True), self.rolls[r], first) != allowed
-
-        return check
-
-    def _same_answer(self, reads: Reads, r: int, pending: np.ndarray) -> np.ndarray:
-        """The pending rolls an answer asked on roll r holds for (`_answer_rolls`), as a mask."""
-        match = np.zeros(len(pending), dtype=bool)
-        match[self._answer_rolls(reads, r)] = True
-        return match & pending
-
-    def _answer_rolls(self, reads: Reads, r: int) -> np.ndarray:
-        """The rolls (ascending, an array not to be written) an answer asked on roll r holds for: r alone if the
-        rules read the dice, else every roll the declared patterns they asked about treat as they treat r."""
-        if reads.roll:
-            return np.array([r], dtype=np.intp)
-        asked = tuple(sorted(reads.patterns))
-        got = self._alike.get(asked)
-        if got is None:  # the rolls grouped by what these patterns give them
-            keys: list[Any]
-            if not asked:
-                keys = [()] * len(self.rolls)
-            elif len(asked) == 1:
-                keys = self._signature(*asked[0])
-            else:
-                keys = list(zip(*(self._signature(*a) for a in asked), strict=True))
-            # each roll's group as the group's first roll, then the rolls sorted by it (a stable sort: ascending
-            # within a group), each group a slice of them: loops in C, not a Python loop per roll
-            first: dict[Any, int] = {}
-            of_roll = np.fromiter(map(first.setdefault, keys, range(len(keys))), dtype=np.intp, count=len(keys))
-            order = np.argsort(of_roll, kind="stable")
-            got = self._alike[asked] = (of_roll, order, of_roll[order].tolist())
-        of_roll, order, firsts = got
-        at = int(of_roll[r])
-        start = bisect.bisect_left(firsts, at)
-        return order[start : bisect.bisect_right(firsts, at, start)]
-
-    @cached_property
-    def _alike(self) -> dict[tuple[tuple[str, str], ...], tuple[np.ndarray, np.ndarray, list[int]]]:
-        """`_answer_rolls` by the patterns read: each roll's group under them (as its first roll), the rolls
-        sorted by group (ascending within one), and their groups in that order."""
-        return {}
-
-    def _signature(self, kind: str, box: str) -> list[Any]:
-        """Per roll, what the declared pattern of `box` gives to a read of this kind (`Reads.patterns`), equal
-        where the read sees the same: its combination ("combination"), that and the declared points
-        ("declared"), or only whether it is met and the points ("points")."""
-        declared = self._declared_results(box)
-        if kind == "points":  # (None where unmet: unmet rolls give 0 points, met ones the points)
-            return [None if comb is None else points for comb, points in declared]
-        if kind == "combination":
-            return [comb for comb, _ in declared]
-        return declared
-
-    def _declared_results(self, box: str) -> list[tuple[tuple[int, ...] | None, int]]:
-        """`Variant.declared_score` of `box` for every roll, in roll order (asked once per box)."""
-        got = self._declared.get(box)
-        if got is None:
-            spec = self.variant.box(box)
-            got = self._declared[box] = self.variant.declared_scores(spec, self.rolls)
-        return got
-
-    @cached_property
-    def _declared(self) -> dict[str, list[tuple[tuple[int, ...] | None, int]]]:
-        return {}
-
-    def _bits(self, boxes: Iterable[str]) -> int:
-        out = 0
-        for box in boxes:
-            b = self.bidx.get(box)
-            if b is not None:  # a rule may name boxes this card does not have: they are not legal
-                out |= 1 << b
-        return out
 
     # ------------------------------------------------------------------ symmetry
 

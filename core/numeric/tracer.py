@@ -1,0 +1,399 @@
+"""The rule tracer: a rule hook's answers for many cards, learned from a few traced calls and reused soundly.
+
+A hook is a deterministic function of what it reads (`language.tracing`): one call on a traced card records
+the card *facts* it read (`box_reads`), and its answer then holds for every card that agrees on those facts.
+A fact is 'box j is filled' or 'the score in box j'; a card is a row `vals` of one int per box (`EMPTY`: open).
+
+A *class* is a set of cards the rules cannot tell apart: they agree on every fact the rules read, so one
+answer (one table) serves them all. `Traced` tabulates f(card, entry) for entries 0..E-1 (each (first roll?,
+roll, box) of the score, say) and keys its classes on the facts the entries were seen to read (`keyed`).
+Entries that read the same facts form a *group*, whose answers are kept by those facts' values, so a card's
+table is one lookup per group. The solver (`solver.rules`) means the same by a class but must enumerate
+them before play: it keys one on every fact the rules may read, as a class code (`numeric.coding`).
+What `Traced` learned goes to and from plain arrays (`state`, `restore`), for its caller to keep on disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import DicecupError
+from ..language.model import Card, Variant
+from ..language.tracing import VALUE, Reads, traced_card, tracing
+from .coding import EMPTY
+
+__all__ = ["CardFacts", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
+
+
+class Untabulable(DicecupError):
+    """The rules need something the tables cannot hold (the game situation, the awards): the engine plays them."""
+
+
+def box_reads(reads: Reads, index: Mapping[str, int]) -> dict[int, int]:
+    """What one traced call read of each box, by position in `index` (box id -> position): FILLED and/or
+    VALUE bits. A read of the card as a whole ("*": iterating it, its size) is a read of every box."""
+    if "*" not in reads.boxes:  # (each box read once: no kinds to merge)
+        return {index[name]: kind for name, kind in reads.boxes.items() if name in index}
+    out: dict[int, int] = {}
+    for name, kind in reads.boxes.items():
+        for b in index.values() if name == "*" else (index[name],) if name in index else ():
+            out[b] = out.get(b, 0) | kind
+    return out
+
+
+class CardFacts:
+    """Card facts as columns: fact j < n is 'box j is filled', fact n + j is 'the score in box j'."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.ids = variant.box_ids
+        self.n = len(self.ids)
+        self.index = {b: i for i, b in enumerate(self.ids)}
+
+    def card(self, row: Sequence[int]) -> Card:
+        """The real card whose boxes hold `row` (EMPTY: open)."""
+        return Card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
+
+    def traced(self, row: Sequence[int] | np.ndarray) -> Card:
+        """The card of `row` as a traced card: what the rules read of it goes to the active `tracing()`."""
+        return traced_card({b: int(v) for b, v in zip(self.ids, row, strict=False) if v != EMPTY})
+
+    def facts_of(self, reads: Reads) -> frozenset[int]:
+        """The fact columns one traced engine call depends on; Untabulable if it read the situation or awards."""
+        if reads.situation:  # the tables hold cards only, no game around them
+            fields = ", ".join(sorted(reads.situation))
+            raise Untabulable(f"a rule reads the game around the card ({fields}), which the batched tables do not hold")
+        if reads.awards:
+            raise Untabulable(
+                "a rule plugin reads the card's awards, which the batched simulator cannot tabulate; "
+                "use --method engine"
+            )
+        if "*" in reads.boxes:  # the set of filled boxes as a whole (iteration, len, hash, ==)
+            return frozenset(range(2 * self.n))
+        # (the score column holds EMPTY for an open box: a value read needs no presence fact)
+        return frozenset(self.n + j if kind & VALUE else j for j, kind in box_reads(reads, self.index).items())
+
+    def key(self, row: Sequence[int], facts: Sequence[int]) -> tuple[int, ...]:
+        """The values of `facts` for one card row, as plain ints (what a class is keyed on)."""
+        n = self.n
+        return tuple(int(row[f] != EMPTY) if f < n else int(row[f - n]) for f in facts)
+
+    def columns(self, vals: np.ndarray, facts: Sequence[int]) -> np.ndarray:
+        """The values of `facts` for every card row of `vals` (int64 [rows, len(facts)])."""
+        out = np.empty((vals.shape[0], len(facts)), dtype=np.int64)
+        for c, f in enumerate(facts):
+            if f < self.n:
+                out[:, c] = vals[:, f] != EMPTY
+            else:
+                out[:, c] = vals[:, f - self.n]
+        return out
+
+
+Grouper = Callable[[np.ndarray, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def unique_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """np.unique(cols, axis=0, return_index, return_inverse), fast when the rows pack into one int64.
+
+    Each column is replaced by its value's rank among the column's distinct
+    values, and the ranks are packed mixed-radix into one int64 per row.
+    """
+    if cols.shape[1] == 0:
+        return cols[:1], np.zeros(min(1, len(cols)), dtype=np.int64), np.zeros(len(cols), dtype=np.int64)
+    ranks = np.empty(cols.shape, dtype=np.int64)
+    spans = []
+    for c in range(cols.shape[1]):
+        col = cols[:, c]
+        empty = col == EMPTY
+        if empty.any() and not empty.all():
+            col = np.where(empty, col[~empty].min() - 1, col)  # an open box ranks below every score
+        lo, hi = int(col.min()), int(col.max())
+        if hi - lo < 1 << 20:  # small range: the offset is a rank (gaps are harmless)
+            ranks[:, c] = col - lo
+            spans.append(hi - lo + 1)
+        else:
+            distinct, ranks[:, c] = np.unique(col, return_inverse=True)
+            spans.append(len(distinct))
+    size = float(np.prod(np.array(spans, dtype=float)))
+    if size < 2.0**62:
+        weights = np.concatenate([[1], np.cumprod(spans[:-1])]).astype(np.int64)
+        packed = ranks @ weights
+        if size <= 1 << 22:  # small key range: group without sorting
+            first_at = np.full(int(size), len(packed), dtype=np.int64)
+            np.minimum.at(first_at, packed, np.arange(len(packed)))
+            keys = np.flatnonzero(first_at < len(packed))
+            slot = np.empty(int(size), dtype=np.int64)
+            slot[keys] = np.arange(len(keys))
+            first = first_at[keys]
+            return cols[first], first, slot[packed]
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        return cols[first], first, inverse.reshape(-1)
+    uniq, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+    return uniq, first, inverse.reshape(-1)
+
+
+class _Group:
+    """The entries whose calls read the same facts, and their answers by those facts' values.
+
+    `members` only grows (an entry that reads more moves to another group and is marked not `live` here), so
+    positions stay put; each answer is (known [capacity], results [capacity, width]), grown by doubling."""
+
+    __slots__ = ("answers", "at", "index", "live", "members")
+
+    def __init__(self) -> None:
+        self.members: list[int] = []
+        self.at: dict[int, int] = {}
+        self.index = np.zeros(0, dtype=np.int64)  # members as an array (capacity long)
+        self.live = np.zeros(0, dtype=bool)
+        self.answers: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def join(self, e: int) -> int:
+        at = self.at[e] = len(self.members)
+        self.members.append(e)
+        if at == len(self.index):
+            grow = max(8, at)
+            self.index = np.concatenate([self.index, np.zeros(grow, dtype=np.int64)])
+            self.live = np.concatenate([self.live, np.zeros(grow, dtype=bool)])
+        self.index[at], self.live[at] = e, True
+        return at
+
+    def answer(self, values: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]:
+        """The answers kept for these fact values (made empty, or grown to the members' capacity)."""
+        got = self.answers.get(values)
+        cap = len(self.index)
+        if got is None or len(got[0]) < cap:
+            known, results = np.zeros(cap, dtype=bool), np.zeros((cap, width), dtype=np.int64)
+            if got is not None:
+                known[: len(got[0])], results[: len(got[0])] = got
+            got = self.answers[values] = (known, results)
+        return got
+
+
+class Traced:
+    """f(card, entry) for entries 0..E-1, learned from traced calls and kept by the facts each entry reads.
+
+    `table(vals_row)` gives the whole [E, width] table for one card; `classes(vals)` groups many cards into
+    classes that share one table and returns each card's class and the stacked tables. `asked` counts the
+    engine calls made (what a table learned from the cache saves)."""
+
+    def __init__(self, facts: CardFacts, entries: int, width: int, evaluate: Callable[[Card, int], np.ndarray]) -> None:
+        self.facts = facts
+        self.entries = entries
+        self.width = width
+        self.evaluate = evaluate
+        self.asked = 0
+        self._forget_entries()
+        self.keyed: tuple[int, ...] = ()  # union of all entries' reads: what a class is keyed on
+        self.class_of: dict[tuple, int] = {}
+        self.tables: list[np.ndarray] = []
+        self._stacked: np.ndarray | None = None
+
+    def _forget_entries(self) -> None:
+        self.reads: list[tuple[int, ...] | None] = [None] * self.entries
+        self._groups: dict[tuple[int, ...], _Group] = {}
+        self._fresh: set[int] = set(range(self.entries))  # entries never asked
+
+    def _ask(self, e: int, card: Card, fv: list[int]) -> np.ndarray:
+        """One engine call, traced: its answer kept by the facts entry `e` has read so far (this call's too)."""
+        with tracing() as seen:  # the one trace of this engine call: what the answer depends on
+            result = np.asarray(self.evaluate(card, e), dtype=np.int64)
+        self.asked += 1
+        old = self.reads[e]
+        merged = tuple(sorted(self.facts.facts_of(seen) | set(old or ())))
+        group = self._groups.get(merged)
+        if group is None:
+            group = self._groups[merged] = _Group()
+        if merged != old:
+            if old is None:
+                self._fresh.discard(e)
+            else:
+                gone = self._groups[old]
+                gone.live[gone.at[e]] = False
+            self.reads[e] = merged
+            group.join(e)
+        known, results = group.answer(tuple(fv[f] for f in merged), self.width)
+        at = group.at[e]
+        known[at], results[at] = True, result
+        return result
+
+    def _known(self, fv: list[int], out: np.ndarray) -> list[int]:
+        """Fill `out` [entries, width] with the answers known for the card of fact values `fv`; the entries
+        missing (ascending: the engine is asked in entry order)."""
+        missing = list(self._fresh)
+        for facts, group in self._groups.items():
+            n = len(group.members)
+            got = group.answers.get(tuple(fv[f] for f in facts))
+            live = group.live[:n]
+            if got is None:
+                missing.extend(group.index[:n][live].tolist())
+                continue
+            have = min(n, len(got[0]))  # (members that joined since these answers were kept: not known)
+            hit = live[:have] & got[0][:have]
+            out[group.index[:have][hit]] = got[1][:have][hit]
+            miss = live.copy()
+            miss[:have] &= ~got[0][:have]
+            missing.extend(group.index[:n][miss].tolist())
+        return sorted(missing)
+
+    def table(self, row: np.ndarray) -> np.ndarray:
+        """The [entries, width] table for the card `row` (exact)."""
+        fv = self.facts.columns(row[None, :], range(2 * self.facts.n))[0].tolist()
+        out = np.empty((self.entries, self.width), dtype=np.int64)
+        missing = self._known(fv, out)
+        if missing:
+            card = self.facts.traced(row)  # (immutable: its reads go to whoever traces)
+            for e in missing:
+                out[e] = self._ask(e, card, fv)
+        return out
+
+    def class_of_row(self, row: np.ndarray) -> int:
+        """The class of one card row (its table is `tables[class]`): a dict lookup once the class is known,
+        with no grouping and no stacking (the advisor asks one card at a time)."""
+        while True:
+            key = self.facts.key(row.tolist(), self.keyed)
+            cid = self.class_of.get(key)
+            if cid is None:
+                cid = self._new_class(key, row)
+            if cid is not None:
+                return cid
+
+    def known_class(self, row: np.ndarray) -> int | None:
+        """The class of one card row where it is known already, else None (nothing is asked of the rules)."""
+        return self.class_of.get(self.facts.key(row.tolist(), self.keyed))
+
+    def _new_class(self, key: tuple, row: np.ndarray) -> int | None:
+        """Add the class of card `row` (keyed `key`) with its table; None when a rule read something new:
+        the classes so far were keyed too coarsely, and are dropped to be keyed on it."""
+        table = self.table(row)
+        union = tuple(sorted(set().union(*self._groups)))
+        if union != self.keyed:
+            self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
+            return None
+        cid = self.class_of[key] = len(self.tables)
+        self.tables.append(table)
+        return cid
+
+    def classes(self, vals: np.ndarray, group: Grouper | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(class id per card row, tables [classes, entries, width]) for many cards.
+
+        `group(vals, facts)` may replace the numpy grouping of rows by fact values (same result)."""
+        while True:
+            keyed = self.keyed
+            if group is None:
+                uniq, first, inverse = unique_rows(self.facts.columns(vals, keyed))
+            else:
+                uniq, first, inverse = group(vals, keyed)
+            ids = np.empty(len(uniq), dtype=np.int64)
+            for u in range(len(uniq)):
+                key = tuple(uniq[u].tolist())
+                cid = self.class_of.get(key)
+                if cid is None:
+                    cid = self._new_class(key, vals[first[u]])
+                    if cid is None:  # keyed anew: group again
+                        break
+                ids[u] = cid
+            else:
+                if self._stacked is None or len(self._stacked) != len(self.tables):
+                    self._stacked = np.stack(self.tables)
+                return ids[inverse.reshape(-1)], self._stacked
+
+    # ------------------------------------------------------------------ what was learned, as arrays
+
+    def _key_values(self, key: Sequence[int]) -> list[int]:
+        """Fact values of a class's key, as `table` indexes them (the facts no entry reads: 0)."""
+        fv = [0] * (2 * self.facts.n)
+        for f, x in zip(self.keyed, key, strict=True):
+            fv[f] = int(x)
+        return fv
+
+    def state(self) -> dict[str, np.ndarray]:
+        """What was learned, as arrays: every entry's reads, its answers by the values of those facts (one row
+        each), the facts classes are keyed on and each class's key. `restore` takes it back; the class tables
+        are made again from the answers (no engine call)."""
+        for key, c in self.class_of.items():  # a class's answers under reads that grew after it was made
+            fv = self._key_values(key)
+            for facts, group in self._groups.items():
+                known, results = group.answer(tuple(fv[f] for f in facts), self.width)
+                n = len(group.members)
+                fill = group.live[:n] & ~known[:n]
+                known[:n][fill], results[:n][fill] = True, self.tables[c][group.index[:n][fill]]
+        used = max([len(r) for r in self.reads if r], default=0)  # values padded to the longest reads
+        entry, values, answers = (
+            [np.zeros(0, dtype=np.int64)],
+            [np.zeros((0, used), np.int64)],
+            [np.zeros((0, self.width), np.int64)],
+        )
+        for group in self._groups.values():
+            n = len(group.members)
+            for vals, (known, results) in group.answers.items():
+                at = np.flatnonzero(group.live[:n] & known[:n])
+                entry.append(group.index[at])
+                answers.append(results[at])
+                values.append(np.tile(np.array(vals + (0,) * (used - len(vals)), dtype=np.int64), (len(at), 1)))
+        got = np.concatenate(answers)
+        if len(got) and np.abs(got).max() < 1 << 31:
+            got = got.astype(np.int32)  # half the bytes to read back
+        return {
+            "reads_len": np.array([-1 if r is None else len(r) for r in self.reads], dtype=np.int64),
+            "reads": np.array([f for r in self.reads if r for f in r], dtype=np.int64),
+            "entry": np.concatenate(entry),
+            "values": np.concatenate(values),
+            "answers": got,
+            "keyed": np.array(self.keyed, dtype=np.int64),
+            "keys": np.array(sorted(self.class_of, key=self.class_of.__getitem__), dtype=np.int64).reshape(
+                len(self.class_of), len(self.keyed)
+            ),
+        }
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Take back what `state` gave (of tables for the same rules); ValueError where the arrays do not fit."""
+        lens, flat, entry, values, answers, keyed, keys = (
+            arrays[k] for k in ("reads_len", "reads", "entry", "values", "answers", "keyed", "keys")
+        )
+        m, nf = len(entry), 2 * self.facts.n
+        fits = (
+            lens.shape == (self.entries,)
+            and int(lens[lens > 0].sum()) == len(flat)
+            and bool(((flat >= 0) & (flat < nf)).all())
+            and entry.shape == (m,)
+            and bool(((entry >= 0) & (entry < self.entries)).all())
+            and values.ndim == 2
+            and len(values) == m
+            and values.shape[1] >= max(lens.max(initial=0), 0)
+            and answers.shape == (m, self.width)
+            and keys.ndim == 2
+            and keys.shape[1] == len(keyed)
+            and bool(((keyed >= 0) & (keyed < nf)).all())
+        )
+        if not fits:
+            raise ValueError("the learned tables do not fit these rules")
+        self._forget_entries()
+        at = 0
+        for e, k in enumerate(lens.tolist()):
+            if k >= 0:
+                facts = tuple(flat[at : at + k].tolist())
+                at += k
+                self.reads[e] = facts
+                self._fresh.discard(e)
+                self._groups.setdefault(facts, _Group()).join(e)
+        for e, vals, result in zip(entry.tolist(), values.tolist(), answers.astype(np.int64), strict=True):
+            facts = self.reads[e]
+            if facts is None:
+                raise ValueError("the learned tables do not fit these rules")
+            group = self._groups[facts]
+            known, results = group.answer(tuple(vals[: len(facts)]), self.width)
+            known[group.at[e]], results[group.at[e]] = True, result
+        self.keyed = tuple(keyed.tolist())
+        if self.keyed != tuple(sorted(set().union(*self._groups))):
+            raise ValueError("the learned tables do not fit these rules")
+        self.class_of, self.tables, self._stacked = {}, [], None
+        if len(set(map(tuple, keys.tolist()))) != len(keys):
+            raise ValueError("the learned tables do not fit these rules")
+        for key in keys.tolist():
+            out = np.empty((self.entries, self.width), dtype=np.int64)
+            if self._known(self._key_values(key), out):
+                raise ValueError("the learned tables miss answers of their classes")
+            self.class_of[tuple(key)] = len(self.tables)
+            self.tables.append(out)
