@@ -7,8 +7,9 @@ policy, in the same run, on the same machine, timed runs alternating (dicecup,
 peer, dicecup, ...) so both see the same load. Building the strategies is not
 timed but reported (dicecup: the solver's table, loaded from the cache or
 solved, then `simulate.prepare`: every state's best-move row; the peer:
-`Solver.build`), nor is dicecup's first run, which learns the score tables from
-the engine, and is reported on its own line. With --lazy dicecup skips
+`Solver.build`), nor is dicecup's first run, which reads the rule tables kept
+by an earlier process (or learns them from the engine and keeps them), and is
+reported on its own line. With --lazy dicecup skips
 `prepare`: a run adds the rows of the states its games reach first (what one
 short run in a fresh process does). The peer is skipped, with a note, when the
 package is not installed (`pip install yatzy-solver`) or with --no-peer.
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     warm = simulate(variant, "optimal", n, seed=10_000)
     cold = time.perf_counter() - start
-    print(f"dicecup: first run (score tables from the engine) {n / cold:,.0f} games/s")
+    print(f"dicecup: first run (rule tables read back, or learned) {n / cold:,.0f} games/s")
 
     peer = None
     if not args.no_peer:
