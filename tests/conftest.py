@@ -24,13 +24,10 @@ def engine() -> Engine:
 
 @pytest.fixture
 def cli_builtins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The CLI's engine with the built-in plugins only, built anew for the test (use it in CLI tests)."""
-    from dicecup.cli.base import get_engine
-
+    """The CLI's engine with the built-in plugins only (each command line makes its own engine: use it in CLI
+    tests)."""
     monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
     yield
-    get_engine.cache_clear()
 
 
 @pytest.fixture

@@ -285,6 +285,14 @@ def plugin_file(tmp_path) -> Path:
     return path
 
 
+def test_each_command_line_has_its_own_engine(plugin_file):
+    """The plugin file one command line names is not in the next one's engine (run in the same process)."""
+    with_file = json.loads(run("--plugin", str(plugin_file), "variants", "--json").stdout)
+    without = json.loads(run("variants", "--json").stdout)
+    assert "local-tiny" in {v["id"] for v in with_file["variants"]}
+    assert "local-tiny" not in {v["id"] for v in without["variants"]}
+
+
 def test_a_plugin_file_adds_its_variant_and_bot(plugin_file):
     data = json.loads(run("--plugin", str(plugin_file), "variants", "--json").stdout)
     row = next(v for v in data["variants"] if v["id"] == "local-tiny")

@@ -836,17 +836,15 @@ def _write_plugin(folder: Path, name: str, body: str) -> Path:
 @pytest.fixture(scope="module")
 def cli_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(a finished save of yacht, played by the CLI without plugins; yacht's variant file, copied)."""
-    from dicecup.cli.app import app, get_engine
+    from dicecup.cli.app import app
 
     folder = tmp_path_factory.mktemp("hostile")
     save = folder / "game.json"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-        get_engine.cache_clear()
         done = CliRunner().invoke(
             app, ["play", "-v", "yacht", "-p", "bot:random", "--rounds", "1", "--seed", "3", "--save", str(save)]
         )
-        get_engine.cache_clear()
     assert done.exit_code == 0 and save.exists(), done.output
     variant_file = folder / "yacht-copy.yaml"
     source = (Path(__file__).resolve().parent.parent / "variants" / "yacht.yaml").read_text()

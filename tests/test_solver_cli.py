@@ -24,9 +24,7 @@ def isolated_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))  # the key that signs tables, not the user's
     monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
     yield
-    get_engine.cache_clear()
 
 
 def run(*args: str):

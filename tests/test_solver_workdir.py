@@ -11,7 +11,7 @@ from _solver_helpers import tiny_variant
 from typer.testing import CliRunner
 
 from dicecup import DicecupError, Engine
-from dicecup.cli.app import app, get_engine
+from dicecup.cli.app import app
 from dicecup.solver import cache, dp, jit, solve
 from dicecup.solver.workdir import PROGRESS, VALUES, WorkDirError
 
@@ -119,7 +119,6 @@ def test_cli_work_dir_then_cached(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
     monkeypatch.setenv("DICECUP_DISABLE_PLUGIN_AUTOLOAD", "1")
-    get_engine.cache_clear()
     runner = CliRunner()
     out = runner.invoke(app, ["solve", "-v", "yacht", "--work-dir", str(tmp_path / "w"), "--json", "-q"])
     assert out.exit_code == 0, out.output
@@ -133,7 +132,6 @@ def test_cli_work_dir_then_cached(tmp_path, monkeypatch):
     monkeypatch.setattr(jit, "layer_values", interrupted)  # Ctrl-C in the middle of the backward pass
     args = ["solve", "-v", "kismet", "--no-cache", "--work-dir", str(tmp_path / "k"), "-q"]
     out = runner.invoke(app, args)
-    get_engine.cache_clear()
     assert out.exit_code == 130
     assert (
         out.stderr.strip()

@@ -90,11 +90,12 @@ def _run_quick(command: str, args: list[str]) -> None:
     from ..errors import DicecupError
 
     with imports_paused():
-        from .common import echo, error_line
+        from .common import QUICK_SESSION, echo, error_line
         from .quick import parse
 
         where, name = QUICK_COMMANDS[command]
         run = getattr(importlib.import_module(f".{where}", __name__), name)
+    session = QUICK_SESSION.set({})  # what the command keeps (its engine), as click's context would
     try:
         kwargs = parse(run, args)
         if kwargs is None:
@@ -107,4 +108,6 @@ def _run_quick(command: str, args: list[str]) -> None:
     except (KeyboardInterrupt, EOFError):
         echo("aborted", err=True)
         sys.exit(1)
+    finally:
+        QUICK_SESSION.reset(session)
     sys.exit(0)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from contextvars import ContextVar
 from fractions import Fraction
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DicecupError, UnknownVariant, bounded_line, shown
@@ -28,6 +28,9 @@ __all__ = [
     "COMMAND_MODULES",
     "JSON",
     "OPTION",
+    "ENGINE_KEY",
+    "PLUGIN_FILES_KEY",
+    "QUICK_SESSION",
     "QUIET",
     "UNWRAPPED",
     "VARIANT",
@@ -77,31 +80,44 @@ def error_line(message: str) -> str:
     return bounded_line(f"error: {message}")
 
 
-#: the plugin files `--plugin` named (one slot, replaced per command line)
-_PLUGIN_FILES: list[tuple[str, ...]] = [()]
+ENGINE_KEY = "dicecup.engine"
+PLUGIN_FILES_KEY = "dicecup.plugin-files"
+
+#: the quick path's command (`cli.main`), which runs without click: what click's context keeps otherwise
+QUICK_SESSION: ContextVar[dict[str, Any] | None] = ContextVar("dicecup_quick_session", default=None)
 
 
-@lru_cache(maxsize=1)
+def _session() -> dict[str, Any] | None:
+    """What the running command line keeps: click's context's `meta` (shared by every context of one
+    invocation), or the quick path's session; None when no command runs."""
+    click = sys.modules.get("click")  # a quick command imports no click, and then has no context
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    return ctx.meta if ctx is not None else QUICK_SESSION.get()
+
+
 def get_engine() -> Engine:
-    """The CLI's engine: built-in plugins, installed entry-point plugins and the `--plugin` files."""
+    """The command line's engine: built-in plugins, installed entry-point plugins and the `--plugin` files,
+    made once per command line and kept with it (a new one for a caller outside any command)."""
     from ..language.engine import Engine
 
-    return Engine(plugin_files=_PLUGIN_FILES[0])
+    session = _session()
+    if session is None:
+        return Engine()
+    got = session.get(ENGINE_KEY)
+    if got is None:
+        got = session[ENGINE_KEY] = Engine(plugin_files=session.get(PLUGIN_FILES_KEY, ()))
+    return got
 
 
 def use_plugin_files(files: tuple[str, ...]) -> None:
-    """The `--plugin` files of this command line: the engine is built anew when they change, and a broken
-    file is one error now, before the command starts (and is not kept for the process's next command line)."""
-    if files != _PLUGIN_FILES[0]:
-        _PLUGIN_FILES[0] = files
-        get_engine.cache_clear()
+    """The `--plugin` files of this command line: a broken file is one error now, before the command starts."""
+    session = _session()
+    if session is None:
+        raise DicecupError("--plugin files are read by a running command line")
+    session[PLUGIN_FILES_KEY] = files
+    session.pop(ENGINE_KEY, None)
     if files:
-        try:
-            get_engine()
-        except BaseException:
-            _PLUGIN_FILES[0] = ()
-            get_engine.cache_clear()
-            raise
+        get_engine()
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
