@@ -31,6 +31,7 @@ __all__ = [
     "MODE",
     "MODES",
     "NUMBA",
+    "NUMBA_KERNELS",
     "aot_kernel",
     "aot_module",
     "cpu_flags",
@@ -91,6 +92,8 @@ NUMBA = importlib.util.find_spec("numba") is not None
 MODE = _mode()
 AVAILABLE = MODE != "numpy"
 """Whether compiled kernels run here (ahead of time or by numba)."""
+NUMBA_KERNELS = AVAILABLE and NUMBA
+"""Whether the kernels only numba compiles (the simulator's: never built ahead of time) run here."""
 
 
 def aot_kernel(name: str, checked: int | None = None) -> Callable[..., Any]:
