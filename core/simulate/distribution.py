@@ -506,18 +506,7 @@ def distribution(
     filled = len(card.scores)
     if filled >= len(v.box_ids):
         raise DicecupError("every box of the card is filled: the game is over")
-    stage0, mass0 = 0, None
-    if dice is not None:
-        roll = tuple(sorted(int(x) for x in dice))
-        if len(roll) != v.dice or not all(1 <= x <= v.faces for x in roll):
-            raise DicecupError(f"{v.id}: the dice must be {v.dice} faces from 1 to {v.faces}, got {list(dice)}")
-        left = v.rolls - 1 if rolls_left is None else rolls_left
-        if isinstance(left, bool) or not 0 <= left <= v.rolls - 1:
-            raise DicecupError(f"rolls_left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {left}")
-        graph = solution.graph
-        stage0 = v.rolls - 1 - left
-        mass0 = np.zeros(graph.n_rolls)
-        mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0
+    stage0, mass0 = _start(solution, dice, rolls_left)
     mask = int(code) & ix.full
     layers = layers_from(solution, mask)
     per_layer = layer_bytes(solution, layers)
@@ -559,6 +548,24 @@ def distribution(
     so_far = int(v.points_so_far(card))
     expected = _expected(solution, card, dice, rolls_left)
     return Distribution(v.id, int(wlo[0]) + so_far, out.copy(), expected, time.perf_counter() - start)
+
+
+def _start(solution: Solution, dice: Sequence[int] | None, rolls_left: int | None) -> tuple[int, np.ndarray | None]:
+    """(decision, each roll's probability) the turn's propagation starts from: the first roll's (None) without
+    dice, else `dice` on the table with `rolls_left` rolls left (default: after the first roll)."""
+    if dice is None:
+        return 0, None
+    v = solution.variant
+    roll = tuple(sorted(int(x) for x in dice))
+    if len(roll) != v.dice or not all(1 <= x <= v.faces for x in roll):
+        raise DicecupError(f"{v.id}: the dice must be {v.dice} faces from 1 to {v.faces}, got {list(dice)}")
+    left = v.rolls - 1 if rolls_left is None else rolls_left
+    if isinstance(left, bool) or not 0 <= left <= v.rolls - 1:
+        raise DicecupError(f"rolls_left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {left}")
+    graph = solution.graph
+    mass0 = np.zeros(graph.n_rolls)
+    mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0
+    return v.rolls - 1 - left, mass0
 
 
 def _expected(solution: Solution, card: Card, dice: Sequence[int] | None, rolls_left: int | None) -> float:
