@@ -140,7 +140,7 @@ if compiled.NUMBA_KERNELS:
             np.zeros(n_groups, dtype=np.int64),
         )
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _start_group(ps, vals, cl, gr, k0):
         """Games k0 .. k0 + GROUP - 1 of the pass (fewer at its end) into the group, each with its score class
         (then from the memo, turn by turn); the number of games."""
@@ -154,7 +154,7 @@ if compiled.NUMBA_KERNELS:
             c_of[q] = class_of(vals, active[k0 + q], facts, keys, slots)
         return n_live
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _turn_rows(ps, gm, sa, mv, gr, n_live):
         """Each game's class, state and row of best moves at its turn's start; a full game, or one stopped for
         a missing class or row (`Pass.pending`), leaves the group. The games still playing."""
@@ -196,7 +196,7 @@ if compiled.NUMBA_KERNELS:
             kept += 1
         return kept
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _roll(active, gm, cl, mv, d, hk, rd, gr, n_live, used):
         """Roll the dice not kept of each game whose turn goes on (a chunk of dice a draw), and ask for the
         line of its move (and at the last roll its score cells) while the next games roll."""
@@ -240,7 +240,7 @@ if compiled.NUMBA_KERNELS:
                     prefetch(cells, at)
                     prefetch(cells, at + nb - 1)
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _read_moves(cl, mv, lo_roll, nb, gr, n_live, used):
         """Every game's move (a short loop, its misses in flight at once), then the score cells of the games
         that score and their memo rows of the class after, asked for together."""
@@ -274,7 +274,7 @@ if compiled.NUMBA_KERNELS:
                 pos += 1
         return kept_row
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _make_moves(active, errors, gm, cod, sa, cl, mv, d, gr, n_live, used):
         """Each game's move: keep the dice of its mask (the rest are rolled next), or score its box. A score is
         the cell of the roll in the box (with the awards and events it wins); then the game's class code and
@@ -348,7 +348,7 @@ if compiled.NUMBA_KERNELS:
                     nxt[c, b, v] = nc  # threads may race here: they write the same class
             c_of[q] = nc
 
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, inline="always")
     def _drop_failed(gr, n_live):
         """The group's games less those that hit an error in the turn (they stop here); how many are left."""
         live, c_of, ok = gr.live, gr.c_of, gr.ok
