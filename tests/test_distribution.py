@@ -271,12 +271,13 @@ def test_successor_slots_match_the_solver(tmp_path):
 
 @pytest.mark.parametrize("theta", [0.0, 0.15, -0.2])
 def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
-    """The propagation that chooses its moves on the way (`_play`) ends every turn in the same outcomes, with
-    the same probabilities bit for bit, as the one playing the simulator's best-move rows (`best_moves`, the
+    """The propagation that chooses its moves on the way (`propagate.play_turns`) ends every turn in the same
+    outcomes, with the same probabilities bit for bit, as the one playing the simulator's best-move rows (`best_moves`, the
     rows `bot:optimal` plays from), from a turn's start and from a roll on the table mid-turn, for the mean
     and risk objectives."""
+    from dicecup.numeric import propagate
+    from dicecup.numeric.moves import move_rows, policy
     from dicecup.numeric.objective import parse_objective
-    from dicecup.simulate import jit
     from dicecup.simulate.optimal import turn_states
 
     for name in ("sym-upper", "flags", "two-groups"):
@@ -304,11 +305,11 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
                 start, ends = dist_mod.Start(stage0, mass0), dist_mod.Ends(acc, count, errors)
                 if play:
                     states = turn_states(solution, codes, progs, ctx, tables.scores.same, after)
-                    pol = jit.policy(graph.keep_order, v.rolls, theta)
-                    dist_mod._play(states, tables.scores, graph.arrays, pol, run.outs, start, ends)
+                    pol = policy(graph.keep_order, v.rolls, theta)
+                    propagate.play_turns(states, tables.scores, graph.arrays, pol, run.outs, start, ends)
                 else:
-                    rows = jit.move_rows(moves, flag, v.rolls)._replace(kept=run.kept)
-                    dist_mod._propagate(rows, ctx, run.outs, graph.arrays, start, ends)
+                    rows = move_rows(moves, flag, v.rolls)._replace(kept=run.kept)
+                    propagate.propagate(rows, ctx, run.outs, graph.arrays, start, ends)
                 assert not errors.any(), name
                 got.append((acc, count))
             np.testing.assert_array_equal(got[1][0], got[0][0], err_msg=f"{name} from decision {stage0}")

@@ -212,12 +212,24 @@ def test_the_digest_follows_the_records_layout(monkeypatch):
     ("jit", True, True, "jit"), ("jit", False, True, "aot"), ("numpy", True, True, "numpy"),
     ("aot", True, False, "jit"), ("nonsense", True, True, "aot"),
 ])  # fmt: skip
-def test_the_kernel_mode_a_process_picks(monkeypatch, asked, numba_here, built, mode):
+def test_the_kernel_mode_a_process_picks(asked, numba_here, built, mode):
     """$DICECUP_KERNELS forces a mode that can run; otherwise the build, then numba, then numpy."""
-    monkeypatch.setenv(compiled.MODE_ENV, asked)
-    monkeypatch.setattr(compiled, "NUMBA", numba_here)
-    monkeypatch.setattr(compiled, "aot_module", lambda: object() if built else None)
-    assert compiled._mode() == mode
+    environ = {compiled.MODE_ENV: asked}
+    assert compiled.pick_mode(environ, numba_here, lambda: object() if built else None) == mode
+
+
+@pytest.mark.parametrize(("old", "new", "mode"), [
+    ("numpy", "", "numpy"), ("numba", "", "aot"), ("numpy", "jit", "jit"), ("numba", "numpy", "numpy"),
+])  # fmt: skip
+def test_the_solvers_old_switch_still_picks_the_mode(old, new, mode):
+    """$DICECUP_SOLVER_KERNEL, deprecated, is read as the one mode where $DICECUP_KERNELS is not set (with a
+    warning saying what to set instead), and ignored where it is."""
+    environ = {compiled.LEGACY_ENV: old, compiled.MODE_ENV: new}
+    if new:
+        assert compiled.pick_mode(environ, True, object) == mode
+    else:
+        with pytest.warns(DeprecationWarning, match=compiled.MODE_ENV):
+            assert compiled.pick_mode(environ, True, object) == mode
 
 
 @needs_aot

@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from dicecup import Award, Card, Engine, GameState, Keep, Score, hookimpl
 from dicecup.game.bots import GreedyBot
 from dicecup.language.tracing import traced_card, traced_roll, tracing
+from dicecup.numeric import compiled, draws, scoreclass
 from dicecup.numeric.tables import EMPTY, LegalTables, ScoreTables
+from dicecup.simulate import jitplay, simulate, summarize
 from dicecup.simulate import optimal as optimal_mod
-from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import Batched, GreedyPolicy, RandomPolicy, Turn
 from dicecup.simulate.streams import GameStreams
 
@@ -301,8 +302,8 @@ def forget_memos(engine):
     """Let go of the engine's best-move and score-class memos when called, and again after the test."""
 
     def forget() -> None:
-        engine.store.drop(optimal_mod.MOVES_KIND)
-        engine.store.drop(optimal_mod.CLASSES_KIND)
+        engine.store.drop(jitplay.MOVES_KIND)
+        engine.store.drop(jitplay.CLASSES_KIND)
 
     yield forget
     forget()
@@ -381,8 +382,7 @@ def test_optimal_batched_agrees_with_engine_games(solved):
 
 # ----------------------------------------------------------------------------- compiled optimal play
 
-jit = pytest.importorskip("dicecup.simulate.jit")
-needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+needs_numba = pytest.mark.skipif(not compiled.NUMBA_KERNELS, reason="numba is not installed")
 
 
 @needs_numba
@@ -395,7 +395,7 @@ def test_compiled_games_total_like_the_engine(solved, vid, options):
 
     v, _ = solved(vid, options)
     sim = batched_for(v)
-    vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
+    vals, awards, earned, _ = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(300, seed=3, first_game=0)
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all()  # a per-turn award is counted exactly where it scored
     end = sim.end.points(vals)
@@ -412,7 +412,7 @@ def test_end_bonuses_from_the_played_states_are_those_of_the_cards(solved, vid, 
     from dicecup.simulate.batch import batched_for
 
     v, _ = solved(vid, options)
-    play = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
+    play = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
     states = play.new_states(400)
     vals = play.play(400, seed=5, first_game=0, states=states)[0]
     assert (vals != EMPTY).all() and (states[0] != 0).all()
@@ -433,7 +433,7 @@ def test_compiled_play_counts_each_award_where_it_scores(tmp_path, monkeypatch, 
     v = tiny_variant(tmp_path, "flags", options=options)
     optimal_mod.remember(solver.solve(v))  # (kept by the variant's own engine, made for this test)
     sim = batched_for(v)
-    vals, awards, earned, _ = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
+    vals, awards, earned, _ = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(2000, seed=3, first_game=0)
     assert (vals != EMPTY).all()
     assert ((earned == 0) == (awards == 0)).all()
     j = sim.award_ids.index("extra_yam")
@@ -485,11 +485,13 @@ def test_compiled_helpers_match_numpy(solved, vid):
 
     v, _ = solved(vid)
     sim = batched_for(v)
-    play = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim)
+    play = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), sim)
     vals, _ = as_rows(sim, decision_states(v, 300, seed=17))
     nb = len(v.box_ids)
     facts = tuple(range(nb)) + (nb, nb + 1)  # every box's presence, the first two boxes' scores
-    assert len(jit.group_facts(vals, np.array(facts), nb, int(EMPTY), 1 << 24)[1]) == len(vals)  # compiled, no fallback
+    assert len(scoreclass.group_facts(vals, np.array(facts), nb, int(EMPTY), 1 << 24)[1]) == len(
+        vals
+    )  # compiled, no fallback
     got_uniq, got_first, got_inv = play.group(vals, facts)
     uniq, first, inv = unique_rows(sim.scores.facts.columns(vals, facts))
     # the same partition of the rows, whatever the group numbering
@@ -510,7 +512,7 @@ def _replay(v, sim, games: int, seed: int, objective=None):
     awards = np.zeros((games, na), dtype=np.int64)
     earned = np.zeros_like(awards)
     events = np.zeros((games, sim.scores.max_events), dtype=np.int64)
-    streams = jit.DiceStreams(seed, games, v.faces, v.dice)
+    streams = draws.DiceStreams(seed, games, v.faces, v.dice)
     roll_id = {r: i for i, r in enumerate(dm.rolls)}
     for t in range(nb):
         turn = Turn(sim, vals, t)
@@ -554,7 +556,7 @@ def test_compiled_play_is_the_numpy_policy_game_for_game(solved, vid, options):
 
     v, _ = solved(vid, options)
     sim = batched_for(v)
-    fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(150, seed=21, first_game=0)
+    fast = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), sim).play(150, seed=21, first_game=0)
     ref = _replay(v, sim, 150, seed=21)
     for got, want in zip(fast, ref, strict=True):
         assert (got == want).all()
@@ -564,7 +566,7 @@ def test_compiled_play_is_the_numpy_policy_game_for_game(solved, vid, options):
 @pytest.mark.parametrize("theta", [-0.05, 0.04])
 @pytest.mark.parametrize("vid", ["yacht", "generala"])
 def test_compiled_risk_play_is_the_numpy_policy_game_for_game(vid, theta):
-    """A risk table's compiled best-move rows (`jit.fill_moves` folding rolls as utilities) decide as the numpy
+    """A risk table's compiled best-move rows (`numeric.moves.fill_moves` folding rolls as utilities) decide as the numpy
     policy does on the solver's own turn tables, game for game."""
     from dicecup.numeric.objective import parse_objective
     from dicecup.simulate.batch import batched_for
@@ -572,7 +574,7 @@ def test_compiled_risk_play_is_the_numpy_policy_game_for_game(vid, theta):
     v = Engine().variant(vid)
     goal = parse_objective(f"risk:{theta}")
     sim = batched_for(v)
-    fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v, goal), sim).play(150, seed=23, first_game=0)
+    fast = jitplay.JitPlay(optimal_mod.OptimalPolicy(v, goal), sim).play(150, seed=23, first_game=0)
     ref = _replay(v, sim, 150, seed=23, objective=goal)
     for got, want in zip(fast, ref, strict=True):
         assert (got == want).all()
@@ -597,16 +599,16 @@ def test_compiled_results_do_not_depend_on_threads_or_the_move_memo(forget_memos
     two = simulate(v, "optimal", 3000, seed=4)
     forget_memos()
     row_bytes = solution.graph.n_rolls * v.rolls  # one byte per roll and decision (5 dice: uint8 rows)
-    monkeypatch.setattr(optimal_mod, "MOVES_BYTES", 200 * row_bytes)
-    full_bytes = optimal_mod.FULL_BYTES
-    monkeypatch.setattr(optimal_mod, "FULL_BYTES", 0)  # no whole table to fall back on: the memo is dropped
+    monkeypatch.setattr(jitplay, "MOVES_BYTES", 200 * row_bytes)
+    full_bytes = jitplay.FULL_BYTES
+    monkeypatch.setattr(jitplay, "FULL_BYTES", 0)  # no whole table to fall back on: the memo is dropped
     small = simulate(v, "optimal", 3000, seed=4)
-    assert optimal_mod.moves_of(v).limit == 200
-    assert not optimal_mod.moves_of(v).complete
+    assert jitplay.moves_of(v).limit == 200
+    assert not jitplay.moves_of(v).complete
     forget_memos()
-    monkeypatch.setattr(optimal_mod, "FULL_BYTES", full_bytes)  # a memo that would pass its limit fills it all
+    monkeypatch.setattr(jitplay, "FULL_BYTES", full_bytes)  # a memo that would pass its limit fills it all
     whole = simulate(v, "optimal", 3000, seed=4)
-    assert optimal_mod.moves_of(v).complete
+    assert jitplay.moves_of(v).complete
     for r in (two, small, whole):
         assert (r.boxes == one.boxes).all() and (r.bonus_counts == one.bonus_counts).all()
         assert (r.event_counts == one.event_counts).all() and (r.totals == one.totals).all()
@@ -622,21 +624,21 @@ def test_the_whole_move_table_is_the_rows_games_reach(forget_memos, solved, monk
 
     v, _ = solved(vid, options)
     forget_memos()
-    monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", float("inf"))  # rows only as games reach states
+    monkeypatch.setattr(jitplay, "COMPLETE_AFTER", float("inf"))  # rows only as games reach states
     lazy = simulate(v, "optimal", 400, seed=8)
-    memo = optimal_mod.moves_of(v)
+    memo = jitplay.moves_of(v)
     assert not memo.complete
     reached = np.flatnonzero(memo.row_of >= 0)
     assert len(reached) > 50
-    whole = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
+    whole = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
     forget_memos()
-    whole.moves = optimal_mod.moves_for(whole.policy.solution, memo.dtype, memo.flag)
+    whole.moves = jitplay.moves_for(whole.policy.solution, memo.dtype, memo.flag)
     whole.complete()
     assert whole.moves.complete
     assert (whole.moves.rows[reached] == memo.rows[memo.row_of[reached]]).all()
-    monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", 0.0)  # the whole table before the first game
+    monkeypatch.setattr(jitplay, "COMPLETE_AFTER", 0.0)  # the whole table before the first game
     full = simulate(v, "optimal", 400, seed=8)
-    assert optimal_mod.moves_of(v).complete
+    assert jitplay.moves_of(v).complete
     for a, b in ((full.boxes, lazy.boxes), (full.bonus_points, lazy.bonus_points), (full.totals, lazy.totals)):
         assert (a == b).all()
 
@@ -650,11 +652,11 @@ def test_prepare_fills_the_whole_table_and_changes_no_game(forget_memos, solved,
 
     v, _ = solved("generala")
     forget_memos()
-    monkeypatch.setattr(optimal_mod, "COMPLETE_AFTER", float("inf"))
+    monkeypatch.setattr(jitplay, "COMPLETE_AFTER", float("inf"))
     lazy = simulate(v, "optimal", 500, seed=12)
     forget_memos()
     prepare(v, "optimal")
-    memo = optimal_mod.moves_of(v)
+    memo = jitplay.moves_of(v)
     assert memo.complete and memo.turns == 0  # filled before any game was played
     full = simulate(v, "optimal", 500, seed=12)
     assert (full.boxes == lazy.boxes).all() and (full.totals == lazy.totals).all()
@@ -673,7 +675,7 @@ def test_end_bonuses_from_the_solver_tables_are_the_engines(solved, vid):
     v, _ = solved(vid)
     sim = batched_for(v)
     cards = simulate(v, "optimal", 300, seed=2).boxes
-    fast = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), sim).end_points(cards)
+    fast = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), sim).end_points(cards)
     assert fast is not None
     assert (fast == sim.end.points(cards)).all()
     if vid in ("yahtzee", "yatzy"):
@@ -711,7 +713,7 @@ def test_a_compiled_game_is_the_same_in_any_batch(solved, first, games, seed):
     from dicecup.simulate.batch import batched_for
 
     v, _ = solved("russian")
-    play = optimal_mod.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
+    play = jitplay.JitPlay(optimal_mod.OptimalPolicy(v), batched_for(v))
     part = play.play(games, seed, first)
     whole = play.play(first + games, seed, 0)
     for got, want in zip(part, whole, strict=True):
@@ -732,11 +734,11 @@ def test_class_hash_finds_each_known_key_and_nothing_else(keys, probe):
     """The kernel's score-class lookup: every known key gives its class, any other card -1."""
     facts = np.array([3, 4, 5], dtype=np.int64)  # the scores of boxes 0..2 of a 3-box card
     arr = np.array(keys, dtype=np.int64).reshape(len(keys), 3)
-    slots = jit.class_slots(arr, 1 << max(4, (2 * len(keys)).bit_length()))
+    slots = scoreclass.class_slots(arr, 1 << max(4, (2 * len(keys)).bit_length()))
     for c, k in enumerate(keys):
-        assert jit._class_of(np.array([k], dtype=np.int64), 0, facts, arr, slots) == c
+        assert scoreclass.class_of(np.array([k], dtype=np.int64), 0, facts, arr, slots) == c
     want = keys.index(probe) if probe in keys else -1
-    assert jit._class_of(np.array([probe], dtype=np.int64), 0, facts, arr, slots) == want
+    assert scoreclass.class_of(np.array([probe], dtype=np.int64), 0, facts, arr, slots) == want
 
 
 # ----------------------------------------------------------------------------- what the tables learn from the trace

@@ -21,11 +21,12 @@ from typer.testing import CliRunner
 
 from dicecup import Engine, GameState, RandomBot, Score, hookimpl, solver
 from dicecup.cli.app import app
-from dicecup.simulate import jit, simulate, summarize
+from dicecup.numeric import compiled
 from dicecup.simulate import optimal as optimal_mod
+from dicecup.simulate import simulate, summarize
 from dicecup.simulate.batch import NO_JIT_ENV
 
-needs_numba = pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+needs_numba = pytest.mark.skipif(not compiled.NUMBA_KERNELS, reason="numba is not installed")
 
 
 class Scratches:

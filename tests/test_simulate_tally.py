@@ -270,9 +270,9 @@ def test_simulate_range_plays_in_pieces(engine, monkeypatch):
 def test_numpy_and_compiled_optimal_play_the_same_games(engine, monkeypatch, vid):
     """The numpy policies draw dice from the compiled player's per-game streams: with the compiled player
     switched off, the optimal strategy plays the very same games."""
-    from dicecup.simulate import jit
+    from dicecup.numeric import compiled
 
-    if not jit.AVAILABLE:
+    if not compiled.NUMBA_KERNELS:
         pytest.skip("numba is not installed")
     v = engine.variant(vid)
     fast = simulate(v, "optimal", 500, 4, first_game=1000)
@@ -300,15 +300,15 @@ def test_simulate_range_refuses_bad_arguments(engine, kwargs, match):
 @settings(max_examples=40, deadline=None)
 @given(faces=st.integers(2, 40), dice=st.integers(1, 10), seed=st.integers(0, 2**63 - 1), data=st.data())
 def test_numpy_streams_draw_the_compiled_players_dice(faces, dice, seed, data):
-    """The numpy games' dice are the compiled player's (jit.DiceStreams, its scalar reference, game by game):
+    """The numpy games' dice are the compiled player's (draws.DiceStreams, its scalar reference, game by game):
     any rows, any number of dice each, turn after turn."""
-    from dicecup.simulate import jit
+    from dicecup.numeric import compiled, draws
     from dicecup.simulate.streams import GameStreams
 
-    if not jit.AVAILABLE:
+    if not compiled.NUMBA_KERNELS:
         pytest.skip("numba is not installed")
     first, games = data.draw(st.integers(0, 50)), 12
-    ours, ref = GameStreams(seed, first, games, faces, dice), jit.DiceStreams(seed, first + games, faces, dice)
+    ours, ref = GameStreams(seed, first, games, faces, dice), draws.DiceStreams(seed, first + games, faces, dice)
     for _ in range(data.draw(st.integers(1, 4))):
         ours.new_turn()
         ref.new_turn()

@@ -106,7 +106,7 @@ def test_an_object_without_a_store_keeps_nothing():
 
 
 def test_the_simulators_memos_are_the_engines(engine):
-    from dicecup.simulate import optimal
+    from dicecup.simulate import jitplay
     from dicecup.simulate.batch import BATCHED_KIND, batched_for
 
     v = engine.variant("yacht")
@@ -114,7 +114,7 @@ def test_the_simulators_memos_are_the_engines(engine):
     assert batched_for(v) is sim and engine.store.peek(BATCHED_KIND, v.fingerprint) is sim
     other = Engine(entry_points=False).variant("yacht")
     assert batched_for(other) is not sim  # another engine's rule hooks: its own tables
-    assert optimal.moves_of(other) is None
+    assert jitplay.moves_of(other) is None
 
 
 def test_the_advisor_remembers_few_variants_and_few_turns(monkeypatch):

@@ -6,6 +6,10 @@
 - `turn` / `lookup`: the same recursion and state lookup compiled with numba, for kernels.
 - `objective`: what is maximised, the mean or an exponential utility (`risk:THETA`), and its leaf.
 - `card`: the advisor's kernel, one card's turn (successors, best score per roll, keeps) in one call.
+- `layer` / `target`: the solver's kernels, a layer of states' values (mean or risk) and target vectors.
+- `moves` / `play` (with `draws`, `scoreclass`, `intrinsics`): the simulator's best-move rows and whole games.
+- `propagate` / `curves`: the exact score distribution's kernels, and `bot:win`'s share-of-win curves.
+- `compiled`: the one switch deciding how the kernels run here (`$DICECUP_KERNELS`).
 
 Nothing here asks the rules: callers hand in the tables they learned. Importing it does not import numba.
 """

@@ -7,8 +7,10 @@ numba and a C compiler at build time only), so a process that solves or advises
 imports neither numba nor LLVM and compiles nothing. Where that module is missing,
 does not load, or was built for a CPU with instructions this one lacks, numba
 compiles the same functions on first use (cached on disk); without numba the
-numpy reference runs (slower, same values). `MODE` says which, decided without
-importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one.
+numpy reference runs (slower, same values). `MODE` says which, decided once per process
+without importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one. It is the one switch:
+the solver, advisor, simulator and distributions all follow it (the simulator's and distributions'
+kernels, never built ahead of time, are compiled by numba in both compiled modes).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import importlib
 import importlib.util
 import os
 import threading
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Mapping
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -31,17 +34,22 @@ __all__ = [
     "MODE",
     "MODES",
     "NUMBA",
+    "NUMBA_KERNELS",
     "aot_kernel",
     "aot_module",
     "cpu_flags",
     "jit",
     "numba_module",
+    "pick_mode",
     "pinned",
 ]
 
 MODES = ("aot", "jit", "numpy")
 AOT_MODULE = "dicecup.numeric._kernels"
 MODE_ENV = "DICECUP_KERNELS"
+LEGACY_ENV = "DICECUP_SOLVER_KERNEL"
+"""Deprecated: the solver's own switch before `MODE_ENV`; `numpy` still means the numpy mode, `numba` the best
+compiled one, where `MODE_ENV` is not set."""
 
 
 def cpu_flags() -> frozenset[str]:
@@ -76,21 +84,30 @@ def aot_module() -> ModuleType | None:
     return module
 
 
-def _mode() -> str:
-    """`aot`, `jit` or `numpy`: $DICECUP_KERNELS, else the best this install can run."""
-    asked = os.environ.get(MODE_ENV, "")
-    if asked == "numpy" or (asked == "jit" and NUMBA):
+def pick_mode(environ: Mapping[str, str], numba: bool, built: Callable[[], object | None]) -> str:
+    """`aot`, `jit` or `numpy`: what $DICECUP_KERNELS in `environ` asks for where it can run, else the best
+    this install can run (`built()`: the ahead-of-time build, or None; asked only when it matters)."""
+    asked = environ.get(MODE_ENV, "")
+    legacy = environ.get(LEGACY_ENV, "")
+    if legacy and not asked:
+        warnings.warn(
+            f"${LEGACY_ENV} is deprecated: set ${MODE_ENV}=numpy (or aot, jit) instead", DeprecationWarning, 2
+        )
+        asked = "numpy" if legacy == "numpy" else ""
+    if asked == "numpy" or (asked == "jit" and numba):
         return asked
-    if aot_module() is not None:
+    if built() is not None:
         return "aot"
-    return "jit" if NUMBA else "numpy"
+    return "jit" if numba else "numpy"
 
 
 NUMBA = importlib.util.find_spec("numba") is not None
 """Whether numba is installed (asked without importing it)."""
-MODE = _mode()
+MODE = pick_mode(os.environ, NUMBA, aot_module)
 AVAILABLE = MODE != "numpy"
 """Whether compiled kernels run here (ahead of time or by numba)."""
+NUMBA_KERNELS = AVAILABLE and NUMBA
+"""Whether the kernels only numba compiles (the simulator's: never built ahead of time) run here."""
 
 
 def aot_kernel(name: str, checked: int | None = None) -> Callable[..., Any]:

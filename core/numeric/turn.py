@@ -9,6 +9,7 @@ ahead of time or compiled by numba: `compiled.MODE`); `jitted()` is numba's, for
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from . import compiled
 from .records import DiceArrays, W
 
-__all__ = ["W", "jitted", "turn_block"]
+__all__ = ["W", "compile_ahead", "jitted", "turn_block"]
 
 
 def _lanes(a: np.ndarray, i: int) -> tuple[float, ...]:
@@ -144,3 +145,28 @@ if compiled.MODE == "aot":
     turn_block = compiled.aot_kernel("turn_block")
 elif compiled.MODE == "jit":
     turn_block = jitted()
+
+
+def _compile_turn() -> None:
+    """Compile (or load from numba's cache) the turn recursion for the argument types the layer kernel gives
+    it: any dice graph's arrays have the same types, so a two-faced die's stands in."""
+    from .dice import DiceGraph
+    from .reference import plain_pick
+
+    graph = DiceGraph(1, 2)
+    rolls, rows = graph.n_rolls, len(graph.multisets)
+    pick = plain_pick(2)
+    scratch = (np.empty((rolls, W)), np.empty((rows, W)), np.empty((rows, W)))
+    jitted()(np.zeros((2, rolls, W)), pick, pick, graph.arrays, *scratch, np.empty((0, 0, W)), np.empty((0, rolls, W)))
+
+
+def compile_ahead() -> threading.Thread | None:
+    """Where numba compiles the kernels (`compiled.MODE == "jit"`), start compiling the turn recursion in a
+    thread while the caller builds the rules model and searches the states (its compiler spends most of
+    its time in LLVM, which releases the GIL): a part of a first compile hides behind the search. The
+    layer kernel, which calls it, waits for it through numba's compiler lock when it compiles in turn."""
+    if compiled.MODE != "jit":
+        return None
+    thread = threading.Thread(target=_compile_turn, name="dicecup-compile", daemon=True)
+    thread.start()
+    return thread

@@ -11,9 +11,12 @@ import os
 import numpy as np
 
 from ..language.model import Variant
-from . import jit
+from ..numeric import compiled
+from ..numeric.moves import move_flag
+from ..numeric.play import counts_array
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for, keep_learned
-from .optimal import JitPlay, OptimalPolicy, optimal_available, strategy_objective
+from .jitplay import JitPlay
+from .optimal import OptimalPolicy, optimal_available, strategy_objective
 from .result import OnGamesDone, SimResult, event_columns
 from .streams import GameStreams
 
@@ -42,7 +45,7 @@ def compiled_play(policy: BatchPolicy, sim: Batched) -> JitPlay | None:
     """The compiled (numba) player for this policy, or None (then the numpy policy plays)."""
     if not isinstance(policy, OptimalPolicy) or os.environ.get(NO_JIT_ENV):
         return None
-    if not jit.AVAILABLE or jit.move_flag(sim.variant.dice, len(sim.variant.box_ids)) is None:
+    if not compiled.NUMBA_KERNELS or move_flag(sim.variant.dice, len(sim.variant.box_ids)) is None:
         return None
     return JitPlay(policy, sim)
 
@@ -78,7 +81,7 @@ def simulate_batched(
     # the whole run's arrays, each chunk played into its rows: no copy of the results at the end; the
     # counts zeroed column by column, so that the columns no rule fills are never touched
     vals = np.empty((games, nb), dtype=np.int64)
-    awards, earned, events = (jit.counts_array(games, w) for w in (na, na, ne))
+    awards, earned, events = (counts_array(games, w) for w in (na, na, ne))
     for start in range(0, games, chunk):
         n = min(chunk, games - start)
         rows = slice(start, start + n)

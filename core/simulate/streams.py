@@ -1,7 +1,7 @@
 """Per-game random streams for the numpy simulator: game g of a run draws only from its own stream.
 
-Game g's stream is the splitmix64 sequence the compiled player gives it (`jit.seed_streams`), and dice
-are drawn from it as that player draws them (`jit.roll_draws`: a roll's dice in chunks, each one uniform
+Game g's stream is the splitmix64 sequence the compiled player gives it (`numeric.draws.seed_streams`), and dice
+are drawn from it as that player draws them (`numeric.draws.roll_draws`: a roll's dice in chunks, each one uniform
 outcome from 32 bits, drawn again below Lemire's bound, whose base-faces digits are the dice; each turn
 from a fresh word): a game's dice depend only on the seed and its number, never on the batch it is
 played in, and the numpy policies play on the very dice the compiled player would. Here the games are
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import chunk_faces, roll_draws, seed_streams
+from ..numeric.draws import chunk_faces, roll_draws, seed_streams
 
 __all__ = ["GameStreams", "RowStreams"]
 
@@ -59,7 +59,7 @@ class RowStreams:
 
     def _outcomes(self, need: np.ndarray, j: np.ndarray) -> np.ndarray:
         """One chunk's outcome (uniform 0 .. faces ** j - 1) for each row need[k] (positions in `rows`) of j[k]
-        dice, from the next 32 bits of its stream, drawn again where `jit._chunk` draws again."""
+        dice, from the next 32 bits of its stream, drawn again where `numeric.draws.chunk` draws again."""
         s, rd = self.streams, self.streams.draws
         n, low = rd.outcomes[j], rd.low[j]
         out = np.empty(len(need), dtype=np.int64)

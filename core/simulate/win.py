@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from attrs import field, frozen
@@ -25,7 +25,10 @@ from ..errors import DicecupError, TooLarge
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
 from ..language.model import Card, Variant
-from ..numeric import compiled
+from ..numeric import curves as win_kernels
+from ..numeric import propagate
+from ..numeric.curves import Stakes
+from ..numeric.moves import move_flag, move_rows, score_arrays
 from ..progress import Reporter, task
 from ..store import store_of
 from . import distribution as dist
@@ -59,7 +62,7 @@ CACHE_LIMIT = 4 << 30  # the table file's size that is kept and read back at mos
 CHECK_SAMPLE = 64  # states whose vectors are checked against the solver's values on load
 
 _CODE_DIGEST = hashlib.sha256(
-    Path(dist.__file__).read_bytes() if dist.__file__ and Path(dist.__file__).exists() else b""
+    b"".join(Path(f).read_bytes() for f in (dist.__file__, propagate.__file__) if f and Path(f).exists())
 ).hexdigest()[:16]  # the propagation that makes the table (with TABLE_LAYOUT): a table of other code is not used
 
 
@@ -242,100 +245,6 @@ def remaining_table(
     return table
 
 
-# ---------------------------------------------------------------------------------------------- kernels
-
-
-class Stakes(NamedTuple):
-    """What each mover g's turn plays for: its points so far, and its share of the win on each final score
-    (`WinPlanner.curves`: curve[g, k] on start[g] + k; 0 below, 1 above)."""
-
-    so_far: np.ndarray  # int64 [movers]
-    start: np.ndarray  # int64 [movers]
-    curve: np.ndarray  # float64 [movers, scores]
-
-
-if dist.AVAILABLE:
-    numba = compiled.numba_module()
-
-    @numba.njit(cache=True, parallel=True)
-    def _curves(opp, base, tab, start, curve):
-        """curve[g, k]: game g's mover's expected share of the win on a final score of start[g] + k, against
-        opponents at value slots opp[g, j] (-1: no such opponent, -2: one whose game is over) with base[g, j]
-        points already theirs: the integral over t in [0, 1] of prod_j (P(X_j < s) + t P(X_j = s)) (a k-way
-        tie shares the win k ways)."""
-        lo, ln, off, vec = tab.lo, tab.ln, tab.off, tab.vec
-        n_games, n_opp = opp.shape
-        width = curve.shape[1]
-        for g in numba.prange(n_games):
-            cdf = np.zeros(n_opp)
-            poly = np.zeros(n_opp + 1)
-            for k in range(width):
-                s = start[g] + k
-                poly[:] = 0.0
-                poly[0] = 1.0
-                deg = 0
-                for j in range(n_opp):
-                    x = opp[g, j]
-                    if x == -1:
-                        continue
-                    if x == -2:
-                        p = 1.0 if s == base[g, j] else 0.0
-                    else:
-                        i = s - base[g, j] - lo[x]
-                        p = np.float64(vec[off[x] + i]) if 0 <= i < ln[x] else 0.0
-                    below = cdf[j]
-                    for d in range(deg + 1, 0, -1):  # poly *= (below + p t)
-                        poly[d] = poly[d] * below + poly[d - 1] * p
-                    poly[0] *= below
-                    deg += 1
-                    cdf[j] = below + p
-                acc = 0.0
-                for d in range(deg + 1):
-                    acc += poly[d] / (d + 1)
-                curve[g, k] = acc
-
-    @numba.njit(cache=True, parallel=True)
-    def _leaves(ctx, succ, outs, tab, stakes, leaf):
-        """leaf[g, o]: the share of the win of game g's mover (of context ctx[g], successor slots succ[g]) when
-        its turn ends in outcome o of its context (`dist.Outcomes`: box, successor slot, points), the rest of
-        its game played for the mean: the successor's remaining points (`tab`) weighed by the curve of `stakes`
-        (0 below it, 1 above it); -inf where the outcome leads nowhere."""
-        lo, ln, off, vec = tab.lo, tab.ln, tab.off, tab.vec
-        out_box, out_slot, out_pts, kmax, n_out = outs.box, outs.slot, outs.pts, outs.kmax, outs.n
-        so_far, start, curve = stakes
-        n_games, width = leaf.shape
-        cw = curve.shape[1]
-        size = ln.shape[0] - 1
-        for g in numba.prange(n_games):
-            c = ctx[g]
-            for o in range(width):
-                leaf[g, o] = -np.inf
-                if o >= n_out[c]:
-                    continue
-                b = out_box[c, o]
-                sl = out_slot[c, o]
-                if b < 0 or sl < 0 or sl >= kmax:
-                    continue
-                s2 = succ[g, b * kmax + sl]
-                if s2 < 0 or s2 >= size or ln[s2] <= 0:
-                    continue
-                first = so_far[g] + out_pts[c, o] + lo[s2] - start[g]  # the curve's entry of the lowest
-                n = ln[s2]
-                a = off[s2]
-                j0 = min(max(-first, 0), n)  # below the curve (worth 0), on it, above it (worth 1)
-                j1 = min(max(cw - first, j0), n)
-                acc = 0.0
-                src = vec[a + j0 : a + j1]  # slices without branches: the loops below are vectorised
-                cv = curve[g, first + j0 : first + j1]
-                for j in range(j1 - j0):
-                    acc += src[j] * cv[j]
-                top = 0.0
-                rest = vec[a + j1 : a + n]
-                for j in range(n - j1):
-                    top += rest[j]
-                leaf[g, o] = acc + top
-
-
 # ---------------------------------------------------------------------------------------------- planner
 
 
@@ -362,11 +271,9 @@ class WinPlanner:
         self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
         self.ctx_all[self.live] = t.dense(solution, codes[self.live])
         self.n_out = self.run.outs.n  # a context's outcomes (the rest: padding)
-        from . import jit
-
         zeros = np.zeros(t.oid.shape, dtype=np.float64)
-        self.sc = jit.score_arrays(zeros, t.oid, t.scores.same)
-        fit = jit.move_flag(solution.variant.dice, len(solution.variant.box_ids))
+        self.sc = score_arrays(zeros, t.oid, t.scores.same)
+        fit = move_flag(solution.variant.dice, len(solution.variant.box_ids))
         if fit is None:
             raise DicecupError(f"{solution.variant.id}: too many dice or boxes for the compiled policy")
         self.dtype, self.flag = fit
@@ -402,7 +309,7 @@ class WinPlanner:
             raise DicecupError("bot win needs at least one opponent")
         width = int((high - low).max()) + 1
         curve = np.empty((len(opp), width))
-        _curves(opp.astype(np.int64), base.astype(np.int64), t.vectors, low, curve)
+        win_kernels.curves(opp.astype(np.int64), base.astype(np.int64), t.vectors, low, curve)
         return low, curve
 
     def leaves(
@@ -411,13 +318,12 @@ class WinPlanner:
         """[movers, outcomes]: each mover's share of the win after each outcome of its turn."""
         leaf = np.empty((len(slots), self.width))
         stakes = Stakes(so_far.astype(np.int64), start.astype(np.int64), curve)
-        _leaves(self.ctx_all[slots], succ, self.run.outs, self.table.vectors, stakes, leaf)
+        win_kernels.leaves(self.ctx_all[slots], succ, self.run.outs, self.table.vectors, stakes, leaf)
         return leaf
 
     def moves(self, slots: np.ndarray, leaf: np.ndarray) -> np.ndarray:
         """Best-move rows [movers, rolls, decisions] maximising each mover's leaf values (the simulator's
         kernel and tie rules: a keep must beat scoring by more than 1e-9, the first best box in box order)."""
-        from .jit import move_rows
         from .optimal import fill_rows_of
 
         v = self.solution.variant
@@ -439,7 +345,6 @@ class WinPlanner:
     def mean_table(self) -> np.ndarray:
         """`bot:optimal`'s best-move row of every live state, by value slot (made at first use, then kept)."""
         if self._mean is None:
-            from .jit import move_rows
             from .optimal import fill_rows
 
             sol = self.solution
@@ -452,8 +357,6 @@ class WinPlanner:
 
     def outcomes(self, slots: np.ndarray, moves: np.ndarray, succ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(probability of each outcome [movers, outcomes], its successor value slot) of turns played by `moves`."""
-        from .jit import move_rows
-
         run, sol = self.run, self.solution
         rows = move_rows(moves, self.flag, sol.variant.rolls)._replace(kept=run.kept)  # mover i's row is moves[i]
         return dist.turn_outcomes(rows, self.ctx_all[slots], run.outs, sol.graph.arrays, self.start, succ)

@@ -7,18 +7,14 @@ computed alone, so the split cannot change a bit of the result.
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..numeric import compiled, turn
 from ..numeric.compiled import AVAILABLE
-from ..numeric.dice import DiceGraph
 from ..numeric.layer import layer_block
 from ..numeric.records import DiceArrays, LayerArrays, SlotArrays, StateArrays
-from ..numeric.reference import plain_pick
-from ..numeric.turn import W
+from ..numeric.turn import W, compile_ahead
 
 __all__ = ["AVAILABLE", "LayerArrays", "SlotArrays", "compile_ahead", "layer_values", "threads"]
 
@@ -68,27 +64,3 @@ def layer_values(
             for job in jobs:
                 job.result()
     return out if values.ndim == 2 else out[:, 0]
-
-
-def _compile_turn() -> None:
-    """Compile (or load from numba's cache) the turn recursion for the argument types `_layer` gives it:
-    any dice graph's arrays have the same types, so a two-faced die's stands in."""
-    graph = DiceGraph(1, 2)
-    rolls, rows = graph.n_rolls, len(graph.multisets)
-    pick = plain_pick(2)
-    scratch = (np.empty((rolls, W)), np.empty((rows, W)), np.empty((rows, W)))
-    turn.jitted()(
-        np.zeros((2, rolls, W)), pick, pick, graph.arrays, *scratch, np.empty((0, 0, W)), np.empty((0, rolls, W))
-    )
-
-
-def compile_ahead() -> threading.Thread | None:
-    """Where numba compiles the kernels (`compiled.MODE == "jit"`), start compiling the turn recursion in a
-    thread while the caller builds the rules model and searches the states (its compiler spends most of
-    its time in LLVM, which releases the GIL): a part of a first compile hides behind the search. The
-    layer kernel, which calls it, waits for it through numba's compiler lock when it compiles in turn."""
-    if compiled.MODE != "jit":
-        return None
-    thread = threading.Thread(target=_compile_turn, name="dicecup-compile", daemon=True)
-    thread.start()
-    return thread

@@ -34,7 +34,6 @@ __all__ = ["solve", "check_objective", "score_bounds", "Solution", "SOLVER_VERSI
 
 SOLVER_VERSION = "1"
 DEFAULT_MAX_STATES = 40_000_000  # Maxi Yatzy without saved rolls (33.5 million states, ~2.3 GB) fits
-KERNEL_ENV = "DICECUP_SOLVER_KERNEL"
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 FLOAT32_FROM = 2_000_000  # "auto" stores values as float32 from this many states on (half the memory and disk)
 
@@ -367,8 +366,8 @@ def solve(
 ) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score, or `objective`).
 
-    `kernel`: "numba" (compiled, parallel), "numpy" (vectorised reference) or
-    "auto" (numba when installed); $DICECUP_SOLVER_KERNEL sets the default.
+    `kernel`: "numba" (compiled, parallel), "numpy" (vectorised reference) or "auto"
+    (the default: compiled unless the process runs the numpy kernels, `compiled.MODE`).
     `precision`: how values are stored, "float64", "float32" or "auto" (float32 from
     FLOAT32_FROM states on). Every value is computed in float64 from its successors;
     float32 storage rounds each one (~6e-8 relative), which keeps Yahtzee's and
@@ -391,7 +390,7 @@ def solve(
     if precision not in ("auto", *PRECISIONS):
         raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
     start = time.perf_counter()
-    kernel = kernel or os.environ.get(KERNEL_ENV) or "auto"
+    kernel = kernel or "auto"
     if kernel not in ("auto", "numba", "numpy"):
         raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
     from . import jit  # numba is imported only when solving (the advisor does not need it)

@@ -1,0 +1,405 @@
+"""Whole simulated games, compiled: each game turn after turn from best-move rows, many games a thread.
+
+A game's card is coded into its solver state (`coding`) as boxes fill, its score class looked up by hash
+(`scoreclass`), its dice drawn from its own stream (`draws`), its move read from its state's best-move row
+(`moves.fill_moves`). Where a row or a class is missing the game stops, and the caller (`simulate.jitplay`)
+adds it and plays on. Compiled only (`compiled.NUMBA_KERNELS`); the records are numpy.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import compiled, lookup
+from .coding import EMPTY
+
+__all__ = [
+    "GROUP",
+    "Classes",
+    "Coding",
+    "Games",
+    "Pass",
+    "counts_array",
+    "play_games",
+    "start_games",
+    "state_slot",
+    "workers",
+]
+
+GROUP = 128  # games a thread of `play_games` plays in step: their table look-ups are in flight together
+EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
+
+
+class Coding(NamedTuple):
+    """The solver's state coding (`numeric.coding.StateIndex`) as arrays a kernel updates box by box."""
+
+    flag_vals: np.ndarray  # int64 [boxes, K]: the declared flag values of each box (first flag_n[b] used)
+    flag_n: np.ndarray  # int64 [boxes]
+    radix: np.ndarray  # int64 [boxes]: the weight of each box's flag digit (above the filled bits)
+    groups: np.ndarray  # int64 [G, boxes]: 1 where a box counts towards a threshold group's total
+
+
+class Classes(NamedTuple):
+    """The score classes known so far (`tables.Traced`): their keys in an open-addressing hash, and tables."""
+
+    facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
+    keys: np.ndarray  # int64 [C, F]: each class's fact values
+    slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
+    cells: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score << 1 (the score tables' first column), or where
+    # awards or events are won, the row of `extras` << 1 | 1 (one int32 a box: a roll's boxes share a cache line)
+    extras: np.ndarray  # int64 [E, 1 + awards + events]: the box score, award points and events (the tables' columns)
+    after: np.ndarray  # int16/int32 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
+    after_lo: int
+
+
+class Games(NamedTuple):
+    """The games of a batch, one row each, with their solver state kept up to date as boxes fill."""
+
+    vals: np.ndarray  # int64 [N, boxes]: box scores, EMPTY where open
+    awards: np.ndarray  # int64 [N, awards]
+    earned: np.ndarray  # int64 [N, awards]: times each award was won (scorings giving it nonzero points)
+    events: np.ndarray  # int64 [N, events]: times each event happened (the tables' last columns)
+    rng: np.ndarray  # uint64 [N]: splitmix64 state
+    code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
+    prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
+
+
+class Pass(NamedTuple):
+    """One pass of `play_games` over some games of a batch: which games, and where each one stopped."""
+
+    active: np.ndarray  # int64 [K]: the games (rows of `Games`) to play
+    pending: np.ndarray  # int64 [K], out: -1 when the card is full (or on an error, counted in `errors`), -2 when
+    # the game's score class is not known yet, else the slot of the state whose best-move row is missing
+    cls: np.ndarray  # int64 [K], out: the game's score class where its state's row is missing
+    errors: np.ndarray  # int64 [3], out: counts of [(unused), a move scoring no open box, an unreachable card]
+
+
+def counts_array(games: int, width: int) -> np.ndarray:
+    """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column: the
+    system zeroes a page when it is first written, so a column no rule fills (most: the width is the score
+    tables' capacity) costs no memory and no page fault. A padding row keeps every view of it (a chunk's
+    rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
+    return np.zeros((width, games + 1), dtype=np.int64).T[:games]
+
+
+class Group(NamedTuple):
+    """The scratch of the GROUP games a thread plays in step (`_play_worker`), one entry a game of the group."""
+
+    live: np.ndarray  # int64: positions (in `Pass.active`) of the group's games still playing
+    c_of: np.ndarray  # int64: the game's score class
+    row: np.ndarray  # int64: its state's row of best moves
+    hand: np.ndarray  # int64: the dice graph row of its dice on the table (or kept)
+    move: np.ndarray  # int64: its move at this decision
+    open_: np.ndarray  # bool: the turn goes on (no box scored yet)
+    buf: np.ndarray  # uint64: its random bits not used yet this turn
+    left: np.ndarray  # int64: how many 32-bit halves of buf are left
+    ok: np.ndarray  # bool: no error in the turn
+    prog: np.ndarray  # int64 [groups]: a game's group totals, copied (a view costs reference counts)
+    zero: np.ndarray  # int64 [groups]: no increment (the state look-up's)
+
+
+if compiled.NUMBA_KERNELS:
+    from .draws import chunk
+    from .intrinsics import fetch_add, prefetch
+    from .scoreclass import class_of
+
+    numba = compiled.numba_module()
+    # the state coding's compiled look-up, inlined (numba IR) into the player: a call per game and turn passed
+    # the whole index record on the stack, and a view of the game's group totals cost two reference counts
+    state_slot = compiled.jit(lookup.jitted().py_func, inline=True)
+
+    @numba.njit(cache=True, parallel=True)
+    def start_games(vals):
+        """Every box of every game open, rows shared out between threads: a large run's fresh pages are
+        touched (and faulted in) by all of them, not by the caller's thread alone."""
+        for i in numba.prange(vals.shape[0]):
+            for b in range(vals.shape[1]):
+                vals[i, b] = EMPTY_INT
+
+    def workers() -> int:
+        """The threads `play_games` shares its blocks between: numba's for parallel loops now (asked here, in
+        Python: a kernel asking for them could not be cached)."""
+        return int(numba.get_num_threads())
+
+    @numba.njit(cache=True, nogil=True)
+    def _new_group(n_groups):
+        """A thread's scratch for its groups of games (`Group`)."""
+        return Group(
+            np.empty(GROUP, dtype=np.int64),
+            np.empty(GROUP, dtype=np.int64),
+            np.empty(GROUP, dtype=np.int64),
+            np.empty(GROUP, dtype=np.int64),
+            np.empty(GROUP, dtype=np.int64),
+            np.empty(GROUP, dtype=np.bool_),
+            np.zeros(GROUP, dtype=np.uint64),
+            np.zeros(GROUP, dtype=np.int64),
+            np.empty(GROUP, dtype=np.bool_),
+            np.empty(n_groups, dtype=np.int64),
+            np.zeros(n_groups, dtype=np.int64),
+        )
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _start_group(ps, vals, cl, gr, k0):
+        """Games k0 .. k0 + GROUP - 1 of the pass (fewer at its end) into the group, each with its score class
+        (then from the memo, turn by turn); the number of games."""
+        active, pending = ps.active, ps.pending
+        facts, keys, slots = cl.facts, cl.keys, cl.slots
+        live, c_of = gr.live, gr.c_of
+        n_live = min(GROUP, active.shape[0] - k0)
+        for q in range(n_live):
+            live[q] = k0 + q
+            pending[k0 + q] = -1
+            c_of[q] = class_of(vals, active[k0 + q], facts, keys, slots)
+        return n_live
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _turn_rows(ps, gm, sa, mv, gr, n_live):
+        """Each game's class, state and row of best moves at its turn's start; a full game, or one stopped for
+        a missing class or row (`Pass.pending`), leaves the group. The games still playing."""
+        active, pending, cls, errors = ps
+        codes, progs = gm.code, gm.prog
+        row_of, direct = mv.row_of, mv.direct
+        live, c_of, row, hand, open_ = gr.live, gr.c_of, gr.row, gr.hand, gr.open_
+        left, ok, prog, zero = gr.left, gr.ok, gr.prog, gr.zero
+        full, size, n_groups = sa.full, sa.size, prog.shape[0]
+        kept = 0
+        for q in range(n_live):
+            k = live[q]
+            i = active[k]
+            code = codes[i]
+            if (code & full) == full:
+                continue
+            c = c_of[q]
+            if c < 0:
+                pending[k] = -2
+                continue
+            for g in range(n_groups):
+                prog[g] = progs[i, g]
+            slot = state_slot(sa, code, prog, zero)
+            if slot >= size:
+                errors[2] += 1
+                continue
+            r0 = slot if direct else np.int64(row_of[slot])
+            if r0 < 0:
+                pending[k] = slot
+                cls[k] = c
+                continue
+            live[kept] = k
+            c_of[kept] = c
+            row[kept] = r0
+            hand[kept] = 0  # the empty multiset
+            ok[kept] = True
+            left[kept] = 0  # a turn's dice start from a fresh word of the stream
+            open_[kept] = True
+            kept += 1
+        return kept
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _roll(active, gm, cl, mv, d, hk, rd, gr, n_live, used):
+        """Roll the dice not kept of each game whose turn goes on (a chunk of dice a draw), and ask for the
+        line of its move (and at the last roll its score cells) while the next games roll."""
+        live, c_of, row, hand, open_, buf, left = gr.live, gr.c_of, gr.row, gr.hand, gr.open_, gr.buf, gr.left
+        moves, cells, rng, nb = mv.rows, cl.cells, gm.rng, gm.vals.shape[1]
+        n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
+        add_edges, row_size, faces, dice = d.add_edges, d.row_size, d.faces, d.dice
+        lo_roll = d.levels[dice]
+        key_of, row_of_key = hk.key_of, hk.row_of_key
+        keyed = key_of.shape[0] > 0
+        per, outcomes, low, start, chunk_keys = rd
+        f1 = 1 if used == 1 else 0
+        for q in range(n_live):
+            if open_[q]:
+                i = active[live[q]]
+                h = hand[q]
+                bits, n_left = buf[q], left[q]
+                k = dice - row_size[h]  # the dice to roll, a chunk a draw (Yahtzee: one chunk)
+                if keyed:  # the chunks' keys are summed: one look-up then gives the row
+                    key = key_of[h]
+                    while k > 0:
+                        j = min(k, per)
+                        o, bits, n_left = chunk(rng, i, bits, n_left, outcomes[j], low[j])
+                        key += chunk_keys[start[j] + o]
+                        k -= j
+                    h = np.int64(row_of_key[key])
+                else:  # the dice graph walked die by die, the digits of each chunk
+                    while k > 0:
+                        j = min(k, per)
+                        o, bits, n_left = chunk(rng, i, bits, n_left, outcomes[j], low[j])
+                        for _ in range(j):
+                            h = add_edges[h, o % faces]
+                            o //= faces
+                        k -= j
+                hand[q] = h
+                buf[q], left[q] = bits, n_left
+                # the move's line is asked for now: the next games roll while it comes
+                prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
+                if used == mv.rolls:  # the last roll scores: its cells (every box's) are asked for too
+                    at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
+                    prefetch(cells, at)
+                    prefetch(cells, at + nb - 1)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _read_moves(cl, mv, lo_roll, nb, gr, n_live, used):
+        """Every game's move (a short loop, its misses in flight at once), then the score cells of the games
+        that score and their memo rows of the class after, asked for together."""
+        moves, flag, rolls, cells, nxt = mv.rows, mv.flag, mv.rolls, cl.cells, cl.after
+        row, hand, move, open_, c_of = gr.row, gr.hand, gr.move, gr.open_, gr.c_of
+        n_cell_rolls, n_next = cells.shape[2], nxt.shape[2]
+        f1 = 1 if used == 1 else 0
+        for q in range(n_live):
+            move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
+        for q in range(n_live):
+            x = move[q]
+            if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:
+                b = x & (flag - 1)
+                if used < rolls:
+                    r = hand[q] - lo_roll
+                    prefetch(cells, ((c_of[q] * 2 + f1) * n_cell_rolls + r) * nb + b)
+                if n_next > 0:
+                    at = (c_of[q] * nb + b) * n_next
+                    prefetch(nxt, at)
+                    prefetch(nxt, at + n_next - 1)
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _kept_row(x, h, faces, row_counts, add_edges):
+        """The multiset of roll h's dice that keep mask x keeps (a mask of its sorted dice), by the dice graph."""
+        kept_row = 0
+        pos = 0
+        for f in range(faces):
+            for _ in range(row_counts[h, f]):
+                if (x >> pos) & 1:
+                    kept_row = add_edges[kept_row, f]
+                pos += 1
+        return kept_row
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _make_moves(active, errors, gm, cod, sa, cl, mv, d, gr, n_live, used):
+        """Each game's move: keep the dice of its mask (the rest are rolled next), or score its box. A score is
+        the cell of the roll in the box (with the awards and events it wins); then the game's class code and
+        group totals move on, and its class after (from the memo, else hashed). Written out here, not in a
+        function given the game's records: unpacking those on every scoring costs reference counts."""
+        vals, awards, earned, events, _, codes, progs = gm
+        flag_vals, flag_n, radix, groups = cod
+        facts, keys, slots, nxt, nxt_lo = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo
+        cells, extras = cl.cells, cl.extras
+        flag, kept_rows, rolls = mv.flag, mv.kept, mv.rolls
+        live, c_of, hand, move, open_, ok = gr.live, gr.c_of, gr.hand, gr.move, gr.open_, gr.ok
+        sa_base, sa_pmin, sa_dims, sa_strides, n_codes = sa.base, sa.pmin, sa.dims, sa.strides, sa.base.shape[0]
+        n_awards, n_events, n_groups = awards.shape[1], events.shape[1], groups.shape[0]
+        n_next, nb = nxt.shape[2], vals.shape[1]
+        lo_roll = d.levels[d.dice]
+        f1 = 1 if used == 1 else 0
+        for q in range(n_live):
+            if not open_[q]:
+                continue
+            i = active[live[q]]
+            h = hand[q]
+            x = move[q]
+            if (x & flag) == 0 and used < rolls:  # keep the dice of mask x, reroll the rest
+                if kept_rows.shape[1] > 0:
+                    hand[q] = kept_rows[h - lo_roll, x]
+                else:
+                    hand[q] = _kept_row(x, h, d.faces, d.row_counts, d.add_edges)
+                continue
+            open_[q] = False
+            b = x & (flag - 1)
+            if (x & flag) == 0 or b >= nb or vals[i, b] != EMPTY_INT:
+                errors[1] += 1
+                ok[q] = False  # leaves the group
+                continue
+            c = c_of[q]
+            cell = np.int64(cells[c, f1, h - lo_roll, b])
+            score = cell >> 1
+            if cell & 1:  # a scoring that wins awards or events: its row of `extras`
+                x = score
+                score = extras[x, 0]
+                for a in range(n_awards):
+                    y = extras[x, 1 + a]
+                    if y != 0:
+                        awards[i, a] += y
+                        earned[i, a] += 1
+                for e in range(n_events):
+                    events[i, e] += extras[x, 1 + n_awards + e]
+            vals[i, b] = score
+            digit = 0
+            for j in range(flag_n[b]):
+                if flag_vals[b, j] == score:
+                    digit = j + 1
+                    break
+            code = codes[i] | (1 << b) | ((digit * radix[b]) << nb)
+            codes[i] = code
+            if 0 <= code < n_codes:  # the next turn's state look-up, asked for while the others score
+                prefetch(sa_base, code)
+                for g in range(n_groups):
+                    prefetch(sa_pmin, g * n_codes + code)
+                    prefetch(sa_dims, g * n_codes + code)
+                    prefetch(sa_strides, g * n_codes + code)
+            for g in range(n_groups):
+                if groups[g, b]:
+                    progs[i, g] += score
+            v = vals[i, b] - nxt_lo
+            memo = 0 <= v < n_next
+            nc = np.int64(nxt[c, b, v]) if memo else -1
+            if nc < 0:
+                nc = class_of(vals, i, facts, keys, slots)
+                if memo and nc >= 0:
+                    nxt[c, b, v] = nc  # threads may race here: they write the same class
+            c_of[q] = nc
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def _drop_failed(gr, n_live):
+        """The group's games less those that hit an error in the turn (they stop here); how many are left."""
+        live, c_of, ok = gr.live, gr.c_of, gr.ok
+        kept = 0
+        for q in range(n_live):
+            if ok[q]:
+                live[kept] = live[q]
+                c_of[kept] = c_of[q]
+                kept += 1
+        return kept
+
+    @numba.njit(cache=True, nogil=True)
+    def _play_worker(ps, gm, cod, sa, cl, mv, d, hk, rd, taken):
+        """One thread's share of `play_games`: blocks of GROUP games taken from the shared counter `taken` until
+        none is left, each played turn after turn, one decision of every game of the block at a time (a
+        function of its own so that the parallel loop around it stays small: numba's parallel passes on a
+        large body cost tens of seconds of compile)."""
+        n_blocks = (ps.active.shape[0] + GROUP - 1) // GROUP
+        lo_roll = d.levels[d.dice]
+        gr = _new_group(cod.groups.shape[0])
+        while True:
+            t = fetch_add(taken, 1)
+            if t >= n_blocks:
+                break
+            n_live = _start_group(ps, gm.vals, cl, gr, t * GROUP)
+            while n_live > 0:
+                n_live = _turn_rows(ps, gm, sa, mv, gr, n_live)
+                for used in range(1, mv.rolls + 1):
+                    _roll(ps.active, gm, cl, mv, d, hk, rd, gr, n_live, used)
+                    _read_moves(cl, mv, lo_roll, gm.vals.shape[1], gr, n_live, used)
+                    _make_moves(ps.active, ps.errors, gm, cod, sa, cl, mv, d, gr, n_live, used)
+                n_live = _drop_failed(gr, n_live)
+
+    @numba.njit(cache=True, parallel=True)
+    def play_games(ps, gm, cod, sa, cl, mv, d, hk, rd, workers):
+        """Play the games of pass `ps` (`Pass`: rows of gm, `Games`) in parallel, each turn after turn while its
+        score class and its state's best-move row (`mv`, `MoveRows`) are known; `ps` says where each stopped.
+        `hk`: `hand_keys`, by which a roll's row is one look-up after its dice (empty: the dice graph is walked
+        die by die); `rd`: `roll_draws` with those keys, how the dice are drawn (a chunk of dice a draw).
+        `workers`: the threads to share the blocks between (`workers()`).
+
+        Each thread takes the next block of GROUP games as it finishes one (a shared counter, not a fixed half
+        of the games: a thread the system holds up does not leave the other idle at the end), and plays the
+        block's games in step, one decision of every game at a time: their look-ups (class,
+        state, best move) do not depend on each other, so the processor has them in flight together
+        instead of waiting for each miss in turn; the best move's line (a random byte of a table of
+        hundreds of MB) and the score cells are prefetched as soon as their place is known (at the last roll,
+        with the dice: the cells of every box for that roll, a line or two), so that the other games' dice and
+        moves are worked on while they come. Each game's dice come from its own
+        stream, in the order a game played alone draws them."""
+        n_blocks = (ps.active.shape[0] + GROUP - 1) // GROUP
+        taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
+        for _worker in numba.prange(min(workers, n_blocks)):  # one worker a thread
+            _play_worker(ps, gm, cod, sa, cl, mv, d, hk, rd, taken)
