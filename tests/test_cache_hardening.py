@@ -364,12 +364,16 @@ def test_the_key_covers_every_rule_plugin_the_language_layer_the_numeric_core_an
     numeric core the solver computes with (its turn recursion and layer kernels), the solver."""
     import dicecup.language.engine
     import dicecup.numeric.layer
+    import dicecup.numeric.play
     import dicecup.numeric.turn
     import dicecup.plugins.joker
 
     files = {p.resolve() for p in cache._rules_files()}
     for module in (dicecup.plugins.joker, dicecup.language.engine, dicecup.numeric.layer, dicecup.numeric.turn, cache):
         assert module.__file__ is not None and Path(module.__file__).resolve() in files
+    # the simulator's kernels decide no solved value: editing them keeps every table
+    assert dicecup.numeric.play.__file__ is not None
+    assert Path(dicecup.numeric.play.__file__).resolve() not in files
 
 
 def test_a_rule_file_edited_in_place_with_its_size_and_time_kept_changes_the_key(tmp_path):

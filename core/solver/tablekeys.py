@@ -22,6 +22,11 @@ MAX_ID_CHARS = 64  # of the variant id in a file name (the compiler caps ids at 
 #: the folders of dicecup besides the solver's own whose code decides a table's values: the rules (language) and
 #: the numeric core the solver computes with (the turn recursion, the layer kernels' sources, the state coding)
 _SCORING_CORE = ("language", "numeric")
+#: modules of the numeric core the solver never computes with (the simulator's, the distributions' and
+#: `bot:win`'s kernels): editing them leaves every solved table as it was
+_NOT_SOLVING = frozenset(
+    {"moves.py", "play.py", "draws.py", "scoreclass.py", "intrinsics.py", "propagate.py", "curves.py"}
+)
 
 
 @lru_cache(maxsize=1)
@@ -53,7 +58,7 @@ def _rules_files() -> list[Path]:
     from .. import plugins
 
     core = Path(__file__).parent.parent
-    files = [f for name in _SCORING_CORE for f in sorted((core / name).glob("*.py"))]
+    files = [f for name in _SCORING_CORE for f in sorted((core / name).glob("*.py")) if f.name not in _NOT_SOLVING]
     return files + sorted(Path(plugins.__file__).parent.glob("*.py")) + sorted(Path(__file__).parent.glob("*.py"))
 
 
