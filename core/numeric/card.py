@@ -63,19 +63,17 @@ def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
         )  # fmt: skip
 
 
+@cache
 def jitted() -> Any:
     """The card kernel compiled by numba, with what it calls (the `jit` mode, and the ahead-of-time build)."""
-    g = globals()
-    with compiled.JIT_LOCK:
-        if not hasattr(g["_card_turn"], "py_func"):
-            from . import layer, lookup, turn
+    from . import layer, lookup, turn
 
-            layer.jitted()  # compiles `_best_row` in place
-            g["_best_row"] = vars(layer)["_best_row"]
-            g["state_slot"] = lookup.jitted()
-            g["turn_block"] = turn.jitted()
-            g["_card_turn"] = compiled.jit(g["_card_turn"])
-    return g["_card_turn"]
+    calls = {
+        "_best_row": layer.compiled_names()["_best_row"],
+        "state_slot": lookup.jitted(),
+        "turn_block": turn.jitted(),
+    }
+    return compiled.jit_namespace(globals(), ("_card_turn",), calls=calls)["_card_turn"]
 
 
 AVAILABLE = compiled.MODE == "jit" or (compiled.MODE == "aot" and hasattr(compiled.aot_module(), "card_f8"))

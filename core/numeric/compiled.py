@@ -20,8 +20,9 @@ import importlib
 import importlib.util
 import os
 import threading
+import types
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -39,6 +40,7 @@ __all__ = [
     "aot_module",
     "cpu_flags",
     "jit",
+    "jit_namespace",
     "numba_module",
     "pick_mode",
     "pinned",
@@ -226,7 +228,28 @@ def numba_module() -> Any:
 
 
 JIT_LOCK = threading.RLock()
-"""Held while a kernel module swaps its functions for numba's (`jitted()`): the solver's threads may ask at once."""
+"""Held while a kernel module's functions are compiled (`jit_namespace`): the solver's threads may ask at once."""
+
+
+def jit_namespace(
+    module_globals: Mapping[str, Any],
+    names: Sequence[str],
+    inline: Sequence[str] = (),
+    calls: Mapping[str, Any] | None = None,
+) -> Mapping[str, Any]:
+    """A module's kernels `names` (and its helpers `inline`, inlined where called) compiled by numba against a
+    namespace of their own: copies of the module's globals where each compiled function, and each kernel of
+    another module it `calls`, stands in for the plain one. The module itself is left as it is: its plain
+    functions stay the numpy reference, and nothing is rebound."""
+    space = dict(module_globals)
+    space.update(calls or {})
+    with JIT_LOCK:
+        for name in (*inline, *names):
+            fn = module_globals[name]
+            copy = types.FunctionType(fn.__code__, space, fn.__name__, fn.__defaults__, fn.__closure__)
+            copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+            space[name] = jit(copy, inline=name in inline)
+    return types.MappingProxyType(space)
 
 
 def jit(fn: Callable[..., Any], inline: bool = False) -> Any:

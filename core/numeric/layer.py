@@ -13,6 +13,8 @@ over threads (`solver.jit`), which the kernel allows by releasing the GIL.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -162,18 +164,18 @@ def _layer(layer, sl, st, d, values, nb, rolls, lo, hi, out):
                 out[start + w, q] = total if ok else np.nan
 
 
+@cache
+def compiled_names() -> Mapping[str, Any]:
+    """The layer kernel and its helpers compiled by numba, calling the compiled fold and state lookup."""
+    from . import lookup, turn
+
+    calls = {"turn_block": turn.jitted(), "state_slot": lookup.jitted()}
+    return compiled.jit_namespace(globals(), ("_best_row", "_scores", "_layer"), calls=calls)
+
+
 def jitted() -> Any:
     """The layer kernel compiled by numba, with what it calls (the `jit` mode, and the ahead-of-time build)."""
-    g = globals()
-    with compiled.JIT_LOCK:
-        if not hasattr(g["_layer"], "py_func"):
-            from . import lookup, turn
-
-            g["turn_block"] = turn.jitted()
-            g["state_slot"] = lookup.jitted()
-            for name in ("_best_row", "_scores", "_layer"):
-                g[name] = compiled.jit(g[name])
-    return g["_layer"]
+    return compiled_names()["_layer"]
 
 
 def _aot(values: np.ndarray) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -35,13 +36,10 @@ def _state_slot(st: StateArrays, code: int, prog: np.ndarray, inc: np.ndarray) -
     return idx
 
 
+@cache
 def jitted() -> Any:
     """`state_slot` compiled by numba, for numba kernels (built ahead of time, it is inlined into theirs)."""
-    g = globals()
-    with compiled.JIT_LOCK:
-        if not hasattr(g["_state_slot"], "py_func"):
-            g["_state_slot"] = compiled.jit(_state_slot)
-    return g["_state_slot"]
+    return compiled.jit_namespace(globals(), ("_state_slot",))["_state_slot"]
 
 
 state_slot: Any = _state_slot

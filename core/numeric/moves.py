@@ -189,7 +189,7 @@ if compiled.NUMBA_KERNELS:
                 now[f, r, w] = row[r]
                 best_box[w, f, r] = arg[r]
 
-    lanes = turn._lanes  # compiled by `turn.jitted()` above: a (rows, W) array's row as W values, in registers
+    lanes = turn.compiled_names()["_lanes"]  # a (rows, W) array's row as W values, in registers
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _bar(top, now, live):

@@ -145,8 +145,8 @@ if AVAILABLE:
 
     from . import turn as _turn
 
-    _turn.jitted()  # the turn recursion's lane helpers, compiled: a row of W lanes held in registers
-    _lanes, _store, _add, _scale = _turn._lanes, _turn._store, _turn._add, _turn._scale
+    lane_helpers = _turn.compiled_names()  # the turn recursion's lane helpers: a row of W lanes in registers
+    _lanes, _store, _add, _scale = (lane_helpers[n] for n in ("_lanes", "_store", "_add", "_scale"))
     _NONE = (0.0,) * W
 
     @numba.njit(cache=True, nogil=True, inline="always")

@@ -13,6 +13,8 @@ numba only; Python calls `window_block` and `vector_block`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -194,18 +196,14 @@ def _score_rows(walk, below, i, n0, score, succ, pts):
     _fill(succ, pts, below, n0, 0, 2, score)
 
 
-def jitted() -> Any:
+@cache
+def jitted() -> Mapping[str, Any]:
     """The kernels compiled by numba, with what they call (the turn recursion and the state lookup)."""
-    g = globals()
-    with compiled.JIT_LOCK:
-        if not hasattr(g["_vector_block"], "py_func"):
-            from . import lookup, turn
+    from . import lookup, turn
 
-            g["turn_block"] = turn.jitted()
-            g["state_slot"] = lookup.jitted()
-            for name in ("_leaves", "_window", "_fill", "_window_block", "_vector_block", "_score_rows"):
-                g[name] = compiled.jit(g[name])
-    return g
+    calls = {"turn_block": turn.jitted(), "state_slot": lookup.jitted()}
+    names = ("_leaves", "_window", "_fill", "_window_block", "_vector_block", "_score_rows")
+    return compiled.jit_namespace(globals(), names, calls=calls)
 
 
 def window_block(walk: Walk, below: Windows, a: int, z: int, here: Windows) -> None:

@@ -10,6 +10,8 @@ ahead of time or compiled by numba: `compiled.MODE`); `jitted()` is numba's, for
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ import numpy as np
 from . import compiled
 from .records import DiceArrays, W
 
-__all__ = ["W", "compile_ahead", "jitted", "turn_block"]
+__all__ = ["W", "compile_ahead", "compiled_names", "jitted", "turn_block"]
 
 
 def _lanes(a: np.ndarray, i: int) -> tuple[float, ...]:
@@ -128,15 +130,16 @@ def _turn_block(
             _store(val, r, _max(_lanes(now, r), acc))
 
 
+@cache
+def compiled_names() -> Mapping[str, Any]:
+    """The fold and its lane helpers compiled by numba (`compiled.jit_namespace`), for numba kernels that
+    hold a row of W lanes in registers too."""
+    return compiled.jit_namespace(globals(), ("_turn_block",), inline=("_lanes", "_store", "_add", "_max", "_scale"))
+
+
 def jitted() -> Any:
     """The fold compiled by numba (its lane helpers inlined), for numba kernels and the `jit` mode."""
-    g = globals()
-    with compiled.JIT_LOCK:
-        if not hasattr(g["_turn_block"], "py_func"):
-            for name in ("_lanes", "_store", "_add", "_max", "_scale"):
-                g[name] = compiled.jit(g[name], inline=True)
-            g["_turn_block"] = compiled.jit(_turn_block)
-    return g["_turn_block"]
+    return compiled_names()["_turn_block"]
 
 
 turn_block: Any = _turn_block
