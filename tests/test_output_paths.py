@@ -91,8 +91,8 @@ def test_overwrite_replaces_a_plot_and_a_long_name_is_written(tmp_path, paths):
     long = tmp_path / ("p" * 251 + ".png")  # 255 bytes: the longest name most file systems take
     assert run(*command("simulate", paths), "--plot", str(long)).exit_code == 0
     assert long.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # no temporary file is left beside the plots (the cache folder holds the rule tables the runs learned)
-    beside = sorted(p.name for p in tmp_path.iterdir() if p.name != "cache")
+    # no temporary file is left beside the plots (the cache and state folders: the rule tables learned, signed)
+    beside = sorted(p.name for p in tmp_path.iterdir() if p.name not in ("cache", "state"))
     assert beside == sorted([long.name, "old.png", "game.json", "tiny.yaml"])
 
 
