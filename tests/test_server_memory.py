@@ -23,7 +23,7 @@ from dicecup import Engine
 
 uvicorn = pytest.importorskip("uvicorn", reason="the server needs the web extra")
 
-from dicecup.server.app import Server, create_app  # noqa: E402  (after the web extra's check)
+from dicecup.server.app import SWEEP_SECONDS, Server, create_app  # noqa: E402  (after the web extra's check)
 from dicecup.server.config import ServerConfig  # noqa: E402
 from dicecup.server.rooms import Room  # noqa: E402
 from dicecup.server.sockets import Client  # noqa: E402
@@ -32,10 +32,13 @@ from dicecup.server.sockets import Client  # noqa: E402
 class Here:
     """A server run on a thread of this process: its address (as `Serve` has it), its state and its loop."""
 
-    def __init__(self, folder: Path, engine: Engine) -> None:
+    def __init__(self, folder: Path, engine: Engine, collect_seconds: float) -> None:
         (folder / "tiny.yaml").write_text(TINY)
         config = ServerConfig(
-            db_url=f"sqlite:///{folder}/tables.sqlite3", variant_files=(str(folder / "tiny.yaml"),), idle_seconds=3600.0
+            db_url=f"sqlite:///{folder}/tables.sqlite3",
+            variant_files=(str(folder / "tiny.yaml"),),
+            idle_seconds=3600.0,
+            collect_seconds=collect_seconds,
         )
         self.app = create_app(config, engine)
         self.server: Server = self.app.state.server
@@ -66,8 +69,9 @@ class Here:
 
 
 @contextmanager
-def served_here(folder: Path, engine: Engine) -> Iterator[Here]:
-    here = Here(folder, engine)
+def served_here(folder: Path, engine: Engine, collect_seconds: float = 3600.0) -> Iterator[Here]:
+    """A server on a thread, whose own garbage collections (`collect_seconds` apart) are left out by default."""
+    here = Here(folder, engine, collect_seconds)
     here.thread.start()
     deadline = time.monotonic() + 60
     while not here.uvicorn.started:
@@ -120,5 +124,29 @@ def test_a_left_table_and_its_connections_are_freed_without_the_garbage_collecto
                 assert here.call(lambda: len(here.server.hall.rooms)) == 0
                 # nothing of the tables or their connections is left, not even as garbage
                 assert (alive(Room), alive(Client)) == (rooms, clients), f"round {round_}"
+        finally:
+            gc.enable()
+
+
+def closed_transports() -> int:
+    """Connections' transports that are closed but not freed yet (nothing keeps a closed one but a cycle)."""
+    return sum(1 for o in gc.get_objects() if issubclass(type(o), asyncio.Transport) and o.is_closing())
+
+
+def test_the_cycles_closed_connections_leave_are_collected_by_the_server_itself(tmp_path, engine):
+    with served_here(tmp_path, engine, collect_seconds=0.0) as here:
+        gc.collect()
+        gc.disable()  # the server's own collections run all the same (an explicit collection is never off)
+        try:
+            made = create(here, {"player": "human", "name": "ann", "mine": True}, {"player": "human"})
+            for _ in range(3):
+                p = Player(here)
+                p.hello(made["code"], made["tokens"][0]["token"])
+                p.close()
+            here.wait_for(lambda: not here.server.connections, "every connection ended")
+            deadline = time.monotonic() + 3 * SWEEP_SECONDS
+            while closed_transports() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert closed_transports() == 0
         finally:
             gc.enable()
