@@ -59,6 +59,7 @@ class ServerConfig:
     idle_seconds: float = 30.0  # a table nobody watches stays in memory this long
     outbox: int = 256  # messages queued for one slow connection before it is closed (1013)
     fallback_seconds: float = 5.0  # another process takes over a table's bots after this much silence
+    collect_seconds: float = 300.0  # a full garbage collection this often (the CLI tunes the collector to pass rarely)
     variant_files: tuple[str, ...] = ()  # variant YAML files offered besides the engine's variants
     prepare: tuple[str, ...] = ()  # VARIANT:bot:SPEC whose tables are prepared as the server starts
 

@@ -70,13 +70,16 @@ class Client:
                 self.outbox.put_nowait(None)
 
     async def write(self) -> None:
-        """Send the outbox in order until the connection closes."""
-        while True:
-            text = await self.outbox.get()
-            if text is None:
-                await self.socket.close(self.closing or 1000)
-                return
-            await self.socket.send_text(text)
+        """Send the outbox in order until the connection closes; a client gone meanwhile ends it quietly."""
+        try:
+            while True:
+                text = await self.outbox.get()
+                if text is None:
+                    await self.socket.close(self.closing or 1000)
+                    return
+                await self.socket.send_text(text)
+        except (WebSocketDisconnect, RuntimeError):  # gone (Starlette: RuntimeError once the socket is closed)
+            return
 
 
 async def serve_socket(socket: WebSocket, hall: Hall, connections: dict[str, int]) -> None:
@@ -98,17 +101,28 @@ async def serve_socket(socket: WebSocket, hall: Hall, connections: dict[str, int
             await _receive(client, hall)
         finally:
             client.close(1000)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer, 5)
-            writer.cancel()
+            await _drain(writer)
     except WebSocketDisconnect:
         pass
     finally:
         if client.room is not None:
             hall.leave(client, client.room)
+            client.room = None
         connections[address] -= 1
         if not connections[address]:
             del connections[address]
+
+
+async def _drain(writer: asyncio.Task[None]) -> None:
+    """Give the writer a few seconds to send what is queued, then stop it. Its failure is logged, never re-raised
+    here: raised through this frame, the exception (kept by the task this frame holds) would make a cycle that
+    keeps the connection and its table alive until a full garbage collection, rare in a server."""
+    try:
+        await asyncio.wait({writer}, timeout=5)
+    finally:
+        writer.cancel()
+    if writer.done() and not writer.cancelled() and writer.exception() is not None:
+        log.error("a connection's writer failed", exc_info=writer.exception())
 
 
 async def _receive(client: Client, hall: Hall) -> None:

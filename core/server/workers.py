@@ -102,7 +102,8 @@ def _trim(cache: OrderedDict[Any, Any], size: int) -> None:
 
 
 def _die_with_parent() -> None:
-    """On Linux, be killed when the server dies, even by SIGKILL mid-computation (elsewhere: when the pipe closes)."""
+    """On Linux, be killed when the server dies, even by SIGKILL mid-computation (elsewhere: when the pipe closes),
+    and go by the worker's name (`dicecup-bots-0`, `dicecup-prepare`) in ps, top and /proc, not as `python`."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -110,6 +111,7 @@ def _die_with_parent() -> None:
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        libc.prctl(15, multiprocessing.current_process().name.encode()[:15])  # PR_SET_NAME
     except (OSError, AttributeError):
         return
     if os.getppid() == 1:  # the server died before the call: nobody to work for

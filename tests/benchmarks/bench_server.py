@@ -13,7 +13,8 @@ each decision, keeps the dice of its most common face while no box is worth 25, 
 when its game ends it creates a new table, so the load goes on for the whole run. The bot (`--bot`, the
 exact solver's by default; its tables are prepared before the clients start) moves after `--bot-delay`.
 Latency is measured by the client: from sending a move to reading its `ack`, which the server sends once
-the move is committed to the database. Memory: the resident size of the server and its bots' processes.
+the move is committed to the database. Memory: the resident size of each process (the server's own, its bots',
+its preparer's), sampled as the load runs, and the trend of each.
 """
 
 from __future__ import annotations
@@ -86,14 +87,25 @@ class Server:
         except psutil.Error:
             return 0.0
 
-    def memory(self) -> int:
-        """Resident bytes of the server and its children (the bots' processes)."""
+    def memory(self) -> dict[str, int]:
+        """Resident bytes of each process: the server's own (`server`) and its children by name (the bots'
+        `dicecup-bots-N`, `dicecup-prepare`, and multiprocessing's `resource-tracker`)."""
         assert self.proc is not None
+        sizes: dict[str, int] = {}
         try:
             main = psutil.Process(self.proc.pid)
-            return sum(p.memory_info().rss for p in [main, *main.children(recursive=True)])
+            sizes["server"] = main.memory_info().rss
+            for child in main.children(recursive=True):
+                try:
+                    name = child.name()
+                    if name.startswith("python"):
+                        name = "resource-tracker" if "resource_tracker" in " ".join(child.cmdline()) else name
+                    sizes[name] = sizes.get(name, 0) + child.memory_info().rss
+                except psutil.Error:
+                    continue
         except psutil.Error:
-            return 0
+            pass
+        return sizes
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -216,7 +228,7 @@ async def run(server: Server, args: argparse.Namespace, seconds: float) -> tuple
     for _ in range(args.tables):  # started over a few seconds, as people arrive
         clients.append(asyncio.create_task(play_tables(server, args, stats, stop, random.Random(rng.random()))))
         await asyncio.sleep(args.ramp / args.tables)
-    samples: list[tuple[float, int]] = []
+    samples: list[tuple[float, dict[str, int]]] = []
     began = time.monotonic()
     stats.cpu = -server.cpu()
     end = began + seconds
@@ -230,8 +242,11 @@ async def run(server: Server, args: argparse.Namespace, seconds: float) -> tuple
             killed = True
             break
         if args.minutes:
+            at, sizes = samples[-1]
+            each = ", ".join(f"{name} {rss / MiB:.1f}" for name, rss in sorted(sizes.items()))
             print(
-                f"  {samples[-1][0] / 60:5.1f} min: server {samples[-1][1] / MiB:6.1f} MiB, {len(stats.latencies)} moves, {stats.games} games",
+                f"  {at / 60:5.1f} min: {sum(sizes.values()) / MiB:6.1f} MiB ({each}), "
+                f"{len(stats.latencies)} moves, {stats.games} games",
                 flush=True,
             )
     stop.set()
@@ -267,7 +282,7 @@ def saved_history(url: str) -> list[Any]:
             time.sleep(float(exc.headers.get("retry-after", "1")))
 
 
-def report(stats: Stats, samples: list[tuple[float, int]], seconds: float, args: argparse.Namespace) -> None:
+def report(stats: Stats, samples: list[tuple[float, dict[str, int]]], seconds: float, args: argparse.Namespace) -> None:
     ms = [x * 1000 for x in stats.latencies]
     print(f"tables at once: {args.tables}; tables played: {len(stats.tables)}; games finished: {stats.games}")
     print(f"moves acknowledged: {len(ms)} ({len(ms) / max(seconds, 1e-9):.1f} a second)")
@@ -277,17 +292,18 @@ def report(stats: Stats, samples: list[tuple[float, int]], seconds: float, args:
             f"p99 {percentile(ms, 0.99):.1f}  max {max(ms):.1f}  mean {statistics.fmean(ms):.1f}"
         )
     if samples:
-        rss = [s for _, s in samples]
-        print(
-            f"server memory (RSS, with its bots' processes, MiB): first {rss[0] / MiB:.1f}  peak {max(rss) / MiB:.1f}  last {rss[-1] / MiB:.1f}"
-        )
-        if len(rss) >= 10:
-            tenth = max(1, len(rss) // 10)
-            early = statistics.median(rss[tenth : 2 * tenth])
-            late = statistics.median(rss[-tenth:])
-            print(
-                f"memory trend: median of the second tenth {early / MiB:.1f} MiB, of the last tenth {late / MiB:.1f} MiB ({(late - early) / early * 100:+.1f}%)"
-            )
+        names = sorted({name for _, sizes in samples for name in sizes}, key=lambda n: (n != "server", n))
+        print("memory (RSS, MiB; the trend: the median of the run's last tenth against its second tenth's):")
+        for name in [*names, "all"]:
+            rss = [sum(sizes.values()) if name == "all" else sizes.get(name, 0) for _, sizes in samples]
+            line = f"  {name:>16}: first {rss[0] / MiB:6.1f}  peak {max(rss) / MiB:6.1f}  last {rss[-1] / MiB:6.1f}"
+            if len(rss) >= 10:
+                tenth = max(1, len(rss) // 10)
+                early = statistics.median(rss[tenth : 2 * tenth])
+                late = statistics.median(rss[-tenth:])
+                if early:
+                    line += f"  trend {early / MiB:6.1f} -> {late / MiB:6.1f} ({(late - early) / early * 100:+.1f}%)"
+            print(line)
     used = stats.cpu_end + stats.cpu
     print(
         f"server CPU (with its bots' processes): {used:.1f} s in {seconds:.0f} s ({used / seconds * 100:.0f}% of a core), "
