@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time each module
     from .language.dice import Roll, all_rolls, parse_dice, reroll_outcomes, sub_multisets
     from .language.engine import Engine, RuleDecl
     from .language.frozen import FrozenMap
+    from .language.hookcontexts import ScoreContext, TurnContext
     from .language.hookspecs import hookimpl, hookspec
     from .language.model import (
         UNCHANGED,
@@ -52,11 +53,9 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time each module
         OptionSpec,
         Progress,
         RuleAction,
-        ScoreContext,
         ScoreResult,
         Spec,
         StateUpdate,
-        TurnContext,
         Variant,
     )
 
@@ -87,6 +86,7 @@ _WHERE: dict[str, str] = {
     **dict.fromkeys(("Award", "Card"), ".language.card"),
     **dict.fromkeys(("REQUIRED",), ".language.compiler"),
     **dict.fromkeys(("PatternContext", "PatternFn", "ScorerFn", "Situation"), ".language.contexts"),
+    **dict.fromkeys(("ScoreContext", "TurnContext"), ".language.hookcontexts"),
     **dict.fromkeys(("Roll", "all_rolls", "parse_dice", "reroll_outcomes", "sub_multisets"), ".language.dice"),
     **dict.fromkeys(("Engine", "RuleDecl"), ".language.engine"),
     **dict.fromkeys(("FrozenMap",), ".language.frozen"),
@@ -105,11 +105,9 @@ _WHERE: dict[str, str] = {
             "OptionSpec",
             "Progress",
             "RuleAction",
-            "ScoreContext",
             "ScoreResult",
             "Spec",
             "StateUpdate",
-            "TurnContext",
             "Variant",
         ),
         ".language.model",

@@ -10,30 +10,16 @@ with a made-up value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import field, frozen
 
 from .card import Card
 from .dice import Roll
 from .frozen import FrozenMap
-from .parts import Box
-from .tracing import is_tracing, note_first_roll, note_pattern, note_situation
+from .tracing import note_situation
 
-if TYPE_CHECKING:
-    from .model import Variant
-
-__all__ = [
-    "PatternContext",
-    "Situation",
-    "SituationFields",
-    "PatternFn",
-    "ScorerFn",
-    "ScoreContext",
-    "TurnContext",
-    "score_context",
-    "turn_context",
-]
+__all__ = ["PatternContext", "Situation", "SituationFields", "PatternFn", "ScorerFn"]
 
 PatternFn = Callable[[Roll], "tuple[int, ...] | None"]
 ScorerFn = Callable[["tuple[int, ...]", Roll], int]
@@ -161,87 +147,3 @@ class SituationFields:
         """Rule name -> the state that rule keeps for the acting player's game."""
         note_situation("player_state")
         return self.situation.player_state
-
-
-@frozen
-class TurnContext(SituationFields):
-    """Argument of the per-turn rule hooks: the variant, the acting player's card and roll, the situation."""
-
-    variant: Variant
-    card: Card
-    roll: Roll | None
-    first_roll: bool
-    situation: Situation = field(factory=Situation.unknown, repr=False)
-
-    @property
-    def open_boxes(self) -> tuple[str, ...]:
-        """The card's open boxes, in card order (worked out when asked: a rule that does not ask reads nothing)."""
-        return self.variant.open_boxes(self.card)
-
-
-@frozen
-class ScoreContext(SituationFields):
-    """Argument of the scoring rule hooks: which box, which roll, on which card."""
-
-    variant: Variant
-    card: Card
-    box: Box
-    roll: Roll
-    first_roll: bool
-    combination: tuple[int, ...] | None
-    score: int = 0  # the final box score, set for `dicecup_extra_points`
-    situation: Situation = field(factory=Situation.unknown, repr=False)
-
-    @property
-    def met(self) -> bool:
-        """Whether the roll meets the box's pattern: `combination is not None`, without reading which dice
-        form it (a traced call that reads only this holds for every roll with the same declared points)."""
-        return object.__getattribute__(self, "combination") is not None
-
-
-class _TracedScoreContext(ScoreContext):
-    """The ScoreContext of a traced `Variant.score`: reading `combination` is noted as reading the declared
-    result of box `traced_box` (the dice that form it; what `score` itself read is whether it is met and
-    its declared points, "points"), and reading `first_roll` is noted too."""
-
-    __slots__ = ("traced_box",)
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "combination":
-            try:
-                box_id = object.__getattribute__(self, "traced_box")
-            except AttributeError:  # a copy a rule made (attrs.evolve): its own box
-                box_id = object.__getattribute__(self, "box").id
-            note_pattern("declared", box_id)
-        elif name == "first_roll":
-            note_first_roll()
-        return object.__getattribute__(self, name)
-
-
-class _TracedTurnContext(TurnContext):
-    """The TurnContext of a traced call: reading `first_roll` is noted, so that an answer that did not read
-    it holds after the first roll and after later ones alike (the solver asks legality once for both)."""
-
-    __slots__ = ()
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "first_roll":
-            note_first_roll()
-        return object.__getattribute__(self, name)
-
-
-def score_context(box_id: str, *args: Any, **kwargs: Any) -> ScoreContext:
-    """A ScoreContext for scoring box `box_id`; traced (`_TracedScoreContext`) while reads are traced."""
-    if not is_tracing():
-        return ScoreContext(*args, **kwargs)
-    ctx = _TracedScoreContext(*args, **kwargs)
-    object.__setattr__(ctx, "traced_box", box_id)
-    return ctx
-
-
-def turn_context(
-    variant: Variant, card: Card, roll: Roll | None, first_roll: bool, situation: Situation
-) -> TurnContext:
-    """A TurnContext; traced (`_TracedTurnContext`) while reads are traced."""
-    kind = _TracedTurnContext if is_tracing() else TurnContext
-    return kind(variant, card, roll, first_roll, situation=situation)

@@ -47,7 +47,8 @@ from .contracts import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from .card import Award, Card
-    from .model import BoxFlag, BoxTotal, Progress, RuleAction, ScoreContext, StateUpdate, TurnContext, Variant
+    from .hookcontexts import ScoreContext, TurnContext
+    from .model import BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate, Variant
 
 PROJECT = "dicecup"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -23,7 +23,7 @@ from attrs import evolve, field, frozen
 
 from ..errors import CardError, DicecupError, IllegalAction, TooLarge
 from .card import Award, Card, column_card
-from .contexts import PatternContext, ScoreContext, Situation, TurnContext, score_context, turn_context
+from .contexts import PatternContext, Situation
 from .dice import Roll, all_rolls, check_dice
 from .frozen import FrozenMap, frozen_params
 from .parts import (
@@ -63,12 +63,10 @@ __all__ = [
     "PatternContext",
     "Progress",
     "RuleAction",
-    "ScoreContext",
     "ScoreResult",
     "Situation",
     "Spec",
     "StateUpdate",
-    "TurnContext",
     "UNCHANGED",
     "Variant",
     "frozen_params",
@@ -287,19 +285,16 @@ class Variant:
         sit = situation if situation is not None else Situation.unknown()
         # read as whether met and the declared points; the dice of the combination are noted when a rule reads them
         comb, base = pattern_read("points", box.id, _declared, box, roll)
-        score = self.hooks.adjust_score(
-            score_context(box_id, self, card, box, roll, first_roll, comb, situation=sit), base
-        )
+        hooks = self.hooks
+        score = hooks.adjust_score(hooks.score_context(box_id, self, card, box, roll, first_roll, comb, sit), base)
         found = list(
-            self.hooks.extra_points(
-                score_context(box_id, self, card, box, roll, first_roll, comb, score, situation=sit)
-            )
+            hooks.extra_points(hooks.score_context(box_id, self, card, box, roll, first_roll, comb, sit, score))
         )
         sheet = self.sheets.get(box.column)
         if sheet is not None:
             view = column_card(card, box.column, sheet.box_ids)
             row = sheet.box(box.row)
-            sctx = score_context(box_id, sheet, view, row, roll, first_roll, comb, score, situation=sit)
+            sctx = sheet.hooks.score_context(box_id, sheet, view, row, roll, first_roll, comb, sit, score)
             found.extend(self._tag(sheet, a, box.column, qualify=True) for a in sheet.hooks.extra_points(sctx))
         mult = self._multiplier.get(box_id, 1)
         awards = tuple(self._count(self._tag(self, a, box.column or None), mult) for a in found)
@@ -316,12 +311,19 @@ class Variant:
         box = self.box(box_id)
         sit = situation if situation is not None else Situation.unknown()
         comb, base = self.declared_score(box, roll)
-        score = self.hooks.adjust_score(ScoreContext(self, card, box, roll, first_roll, comb, situation=sit), base)
-        out = self.hooks.turn_events(ScoreContext(self, card, box, roll, first_roll, comb, score, situation=sit))
+        hooks = self.hooks
+        score = hooks.adjust_score(
+            hooks.score_context(box.id, self, card, box, roll, first_roll, comb, sit, plain=True), base
+        )
+        out = hooks.turn_events(
+            hooks.score_context(box.id, self, card, box, roll, first_roll, comb, sit, score, plain=True)
+        )
         sheet = self.sheets.get(box.column)
         if sheet is not None:
             view = column_card(card, box.column, sheet.box_ids)
-            sctx = ScoreContext(sheet, view, sheet.box(box.row), roll, first_roll, comb, score, situation=sit)
+            sctx = sheet.hooks.score_context(
+                box.id, sheet, view, sheet.box(box.row), roll, first_roll, comb, sit, score, plain=True
+            )
             for eid, n in sheet.hooks.turn_events(sctx).items():
                 out[f"{box.column}.{eid}"] = out.get(f"{box.column}.{eid}", 0) + n
         return out
@@ -357,8 +359,11 @@ class Variant:
         about, `tracing.open_boxes`)."""
         return traced_open(self.box_ids, card.scores)
 
-    def _turn(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None) -> TurnContext:
-        return turn_context(self, card, roll, first_roll, situation if situation is not None else Situation.unknown())
+    def _turn(self, card: Card, roll: Roll | None, first_roll: bool, situation: Situation | None) -> Any:
+        """The TurnContext the per-turn rule hooks are told (`hookcontexts`), made by the variant's hooks."""
+        return self.hooks.turn_context(
+            self, card, roll, first_roll, situation if situation is not None else Situation.unknown()
+        )
 
     def legal_boxes(
         self, card: Card, roll: Roll, first_roll: bool = False, situation: Situation | None = None

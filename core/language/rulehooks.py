@@ -21,9 +21,12 @@ from . import hookspecs
 from .card import Award, Card
 from .contexts import Situation
 from .contracts import NUMBER_LIMIT, Contract, contract_of
+from .dice import Roll
 from .frozen import FrozenMap
 from .guard import checked, passed_on, plugin_failure, plugin_label
-from .model import BoxFlag, BoxTotal, Progress, RuleAction, ScoreContext, StateUpdate, TurnContext
+from .hookcontexts import ScoreContext, TurnContext, score_context, turn_context
+from .model import BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate, Variant
+from .parts import Box
 from .tracing import is_tracing, tracing
 
 __all__ = ["HookManager", "RuleHooks", "RULE_HOOKS", "CONTRACTS", "check_answers", "no_move_error", "plugin_label"]
@@ -154,6 +157,32 @@ class RuleHooks:
         self._owners = dict(owners or {})  # enabled rule name -> the plugin providing it
         self._callers = {n: _Caller(pm.subset_hook_caller(f"dicecup_{n}", self._excluded), pm) for n in RULE_HOOKS}
         self._single: dict[str, list[tuple[Any, Any]]] = {}
+
+    # ------------------------------------------------------------------ what the hooks are told
+
+    @staticmethod
+    def score_context(
+        box_id: str,
+        variant: Variant,
+        card: Card,
+        box: Box,
+        roll: Roll,
+        first_roll: bool,
+        combination: tuple[int, ...] | None,
+        situation: Situation,
+        score: int = 0,
+        plain: bool = False,
+    ) -> ScoreContext:
+        """The ScoreContext of scoring box `box_id`; traced while the rules are learned, unless `plain`."""
+        args = (variant, card, box, roll, first_roll, combination, score)
+        return ScoreContext(*args, situation=situation) if plain else score_context(box_id, *args, situation=situation)
+
+    @staticmethod
+    def turn_context(
+        variant: Variant, card: Card, roll: Roll | None, first_roll: bool, situation: Situation
+    ) -> TurnContext:
+        """The TurnContext of the acting player's turn; traced while the rules are learned."""
+        return turn_context(variant, card, roll, first_roll, situation)
 
     # ------------------------------------------------------------------ calling and checking
 
