@@ -209,21 +209,11 @@ def compile_variant(
     name = read_str(doc, keys.TOP["name"]) or vid
     description = read_str(doc, keys.TOP["description"])
 
-    dice_node = doc.get("dice").mapping(keys.DICE.names)
-    count = read_int(dice_node, keys.DICE["count"])
-    faces = read_int(dice_node, keys.DICE["faces"])
-    attributes = read_attributes(dice_node.get("attributes", None), faces)
-
-    turn_node = doc.get("turn", None)
-    if turn_node is not None:
-        turn_node.mapping(keys.TURN.names)
-    rolls = read_int(turn_node, keys.TURN["rolls"])
-    carry = read_bool(turn_node, keys.TURN["carry_over"])
-
+    dice = _dice_and_turn(doc)
     columns = read_columns(doc, rules)
     figures, rank_by = read_figures(doc)
     comp = _Compiling(patterns, scorers)
-    rows = _boxes(doc, comp, count, faces, attributes)
+    rows = _boxes(doc, comp, dice["dice"], dice["faces"], dice["attributes"])
     declared = read_bonuses(doc, rules, len(columns) >= 2, figures)
     enable_rules(doc, rules, declared.enabled, columns)
     match = read_match(doc)
@@ -231,18 +221,7 @@ def compile_variant(
     card_columns = columns or (Column("main", "Card"),)
     ident = identity({**declared.sheet_kinds, **declared.enabled}, comp.used)
     fp = fingerprint({"doc": plain_doc, "options": {k: options[k] for k in sorted(options)}, "plugins": ident})
-    shared = {
-        "dice": count,
-        "faces": faces,
-        "rolls": rolls,
-        "carry_over": carry,
-        "match": match,
-        "source": doc.source,
-        "attributes": attributes,
-        "figures": figures,
-        "rank_by": rank_by,
-        "store": store,
-    }
+    shared = {**dice, "match": match, "source": doc.source, "figures": figures, "rank_by": rank_by, "store": store}
     sheets = _column_sheets(vid, rows, columns, declared, fp, hooks_for, options, shared)
     column_bonuses = tuple(
         Bonus(f"{col.id}.{b.id}", f"{b.name} ({col.name})", b.kind, b.params, "column", b.figure, col.id)
@@ -270,6 +249,21 @@ def compile_variant(
     )
     _check_rules(variant, doc, rules, declared, sheets)
     return variant
+
+
+def _dice_and_turn(doc: Node) -> dict[str, Any]:
+    """The variant's dice (how many, their faces and attributes) and turn (rolls, whether unused ones carry
+    over), as the Variant's fields."""
+    dice_node = doc.get("dice").mapping(keys.DICE.names)
+    count = read_int(dice_node, keys.DICE["count"])
+    faces = read_int(dice_node, keys.DICE["faces"])
+    attributes = read_attributes(dice_node.get("attributes", None), faces)
+    turn_node = doc.get("turn", None)
+    if turn_node is not None:
+        turn_node.mapping(keys.TURN.names)
+    rolls = read_int(turn_node, keys.TURN["rolls"])
+    carry = read_bool(turn_node, keys.TURN["carry_over"])
+    return {"dice": count, "faces": faces, "attributes": attributes, "rolls": rolls, "carry_over": carry}
 
 
 def _column_sheets(
