@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -382,44 +383,15 @@ def solve(
     its own store of finished work (so `workdir` is refused with it); the rules model and the state search
     stay in this process. Same table, bit for bit, as the compiled kernel's here.
     """
-    if backend is not None and (workdir is not None or kernel == "numpy"):
-        raise SolverError(
-            "a solve on a backend keeps its work in the backend's own store and runs the compiled kernel: "
-            "give it neither a work folder nor the numpy kernel"
-        )
-    if precision not in ("auto", *PRECISIONS):
-        raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
     start = time.perf_counter()
-    kernel = kernel or "auto"
-    if kernel not in ("auto", "numba", "numpy"):
-        raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
+    kernel = _kernel_for(kernel, precision, backend, workdir)
     from . import jit  # numba is imported only when solving (the advisor does not need it)
 
-    if kernel == "auto":
-        kernel = "numba" if jit.AVAILABLE else "numpy"
-    if kernel == "numba" and not jit.AVAILABLE:
-        raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
     with task(progress, f"solving {variant.id}"):
         run = backward_jit if kernel == "numba" else backward
         if kernel == "numba":
             jit.compile_ahead()  # while the rules model and the search run
-        model = RuleModel(variant)
-        model.score_groups  # noqa: B018  (explore the scores up front: errors surface before the search)
-        model.clamps  # noqa: B018
-        if not isinstance(objective, Objective):
-            check_objective(variant, objective)
-        if objective.is_target:
-            raise SolverError(
-                f"objective {objective.id}: target play's values are vectors, solved by solver.target.solve_target "
-                "(from the mean's Solution), not by solve"
-            )
-        if not objective.is_mean:
-            if precision == "float32":
-                raise SolverError(
-                    f"a risk objective's table is stored in float64 (its values span exp(theta x score)); "
-                    f"precision float32 cannot hold {objective.id}"
-                )
-            check_objective(variant, objective, model)
+        model = _rules_for(variant, objective, precision)
         counter = [0]
 
         def on_class() -> None:
@@ -441,16 +413,7 @@ def solve(
         if precision == "auto":
             precision = "float32" if states >= FLOAT32_FROM and objective.is_mean else "float64"
         dtype = PRECISIONS[precision]
-        signature = {
-            "variant": variant.id,
-            "fingerprint": variant.fingerprint,
-            "solver": SOLVER_VERSION,
-            "states": states,
-            "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
-            "precision": precision,
-        }
-        if not objective.is_mean:
-            signature["objective"] = objective.id
+        signature = _signature(variant, states, kernel, precision, objective)
         work = None
         if workdir is not None:
             from .workdir import WorkDir
@@ -469,3 +432,64 @@ def solve(
         if work is not None:
             values = np.asarray(values)  # the memory-mapped table, read-only from here on
         return Solution(variant, space.index, values, states, time.perf_counter() - start, space, objective)
+
+
+def _signature(variant: Variant, states: int, kernel: str, precision: str, objective: Objective) -> dict[str, Any]:
+    """What a table on disk (a work folder's, a backend's store) must have been made for to be taken up again."""
+    signature: dict[str, Any] = {
+        "variant": variant.id,
+        "fingerprint": variant.fingerprint,
+        "solver": SOLVER_VERSION,
+        "states": states,
+        "kernel": kernel,  # the two kernels agree to rounding, not bit for bit
+        "precision": precision,
+    }
+    if not objective.is_mean:
+        signature["objective"] = objective.id
+    return signature
+
+
+def _kernel_for(
+    kernel: str | None, precision: str, backend: LayerBackend | None, workdir: str | os.PathLike | None
+) -> str:
+    """The kernel a solve runs ("numba" or "numpy"), its arguments checked before any work."""
+    if backend is not None and (workdir is not None or kernel == "numpy"):
+        raise SolverError(
+            "a solve on a backend keeps its work in the backend's own store and runs the compiled kernel: "
+            "give it neither a work folder nor the numpy kernel"
+        )
+    if precision not in ("auto", *PRECISIONS):
+        raise SolverError(f"unknown precision {precision!r}; precisions: auto, {', '.join(PRECISIONS)}")
+    kernel = kernel or "auto"
+    if kernel not in ("auto", "numba", "numpy"):
+        raise SolverError(f"unknown solver kernel {kernel!r}; kernels: auto, numba, numpy")
+    from . import jit
+
+    if kernel == "auto":
+        kernel = "numba" if jit.AVAILABLE else "numpy"
+    if kernel == "numba" and not jit.AVAILABLE:
+        raise SolverError("the numba kernel was asked for but numba is not installed (pip install numba)")
+    return kernel
+
+
+def _rules_for(variant: Variant, objective: Objective, precision: str) -> RuleModel:
+    """The variant's rules model, its scores explored up front (errors surface before the search), and the
+    objective checked against them."""
+    model = RuleModel(variant)
+    model.score_groups  # noqa: B018
+    model.clamps  # noqa: B018
+    if not isinstance(objective, Objective):
+        check_objective(variant, objective)
+    if objective.is_target:
+        raise SolverError(
+            f"objective {objective.id}: target play's values are vectors, solved by solver.target.solve_target "
+            "(from the mean's Solution), not by solve"
+        )
+    if not objective.is_mean:
+        if precision == "float32":
+            raise SolverError(
+                f"a risk objective's table is stored in float64 (its values span exp(theta x score)); "
+                f"precision float32 cannot hold {objective.id}"
+            )
+        check_objective(variant, objective, model)
+    return model
