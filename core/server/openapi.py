@@ -58,6 +58,11 @@ def _code(extra: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
 
 
 def _paths() -> dict[str, Any]:
+    """Every route: the page and its files, then the API."""
+    return {**_page_paths(), **_api_paths()}
+
+
+def _page_paths() -> dict[str, Any]:
     page = {"200": _answer("the game's page", kind="text/html", body={"type": "string"})}
     return {
         "/": {"get": {"summary": "The game's page: the lobby, where a table is created", "responses": page}},
@@ -89,6 +94,11 @@ def _paths() -> dict[str, Any]:
                 "responses": {"200": _answer("OpenAPI 3.1", body={"type": "object"})},
             }
         },
+    }
+
+
+def _api_paths() -> dict[str, Any]:
+    return {
         "/api/health": {
             "get": {
                 "summary": "Whether the server is up, and its database",
