@@ -114,7 +114,9 @@ def test_every_reused_score_is_the_engines_own(engine, vid, options):
 def test_progress_rows_shift_each_by_its_own_step_as_bits_do():
     """`_shifted` moves every row's bits by that row's step (words carried into each other, bits past the top
     dropped) and says which rows lost a bit below bit 0: checked against the rows as lists of bits."""
-    from dicecup.solver.space import _pack, _shifted, _unpack
+    from dicecup.solver.bitrows import pack as _pack
+    from dicecup.solver.bitrows import shifted as _shifted
+    from dicecup.solver.bitrows import unpack as _unpack
 
     rng = np.random.default_rng(7)
     for words in (1, 2, 3):

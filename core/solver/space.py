@@ -11,7 +11,6 @@ its reachable progress range, so a successor's index is arithmetic.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable
 from functools import cached_property
 from typing import NamedTuple
@@ -20,6 +19,7 @@ import numpy as np
 
 from ..language.model import Variant
 from ..numeric.coding import StateIndex, clamp, clamp_arrays
+from .bitrows import alike_columns, group_rows, merge, pack, shifted, unpack
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
 
@@ -88,7 +88,7 @@ class ReachedTotals(NamedTuple):
         """The states these rows hold."""
         if self.words.size <= FEW_ROWS:  # (a forced order's layer: a popcount of a few words, no unpacking)
             return sum(w.bit_count() for w in self.words.ravel().tolist())
-        return int(_unpack(self.words).sum())
+        return int(unpack(self.words).sum())
 
 
 class StateSpace:
@@ -275,7 +275,7 @@ class StateSpace:
         row = np.zeros((1, self.words * 64), dtype=bool)
         row[0, start[last] - self.offset[last] if self.G else 0] = True
         head = np.array(start[:last], dtype=np.int64).reshape(1, max(self.G - 1, 0))
-        prog = ReachedTotals(np.zeros(1, dtype=np.int64), head, _pack(row))
+        prog = ReachedTotals(np.zeros(1, dtype=np.int64), head, pack(row))
         self.classes: list[tuple[np.ndarray, ReachedTotals]] = [(codes, prog)]
         legal: list[tuple[np.ndarray, ...]] = []
         total = prog.states()
@@ -400,7 +400,7 @@ class StateSpace:
         contexts, of_class = np.unique(m.context_of(codes[varies]), return_inverse=True)
         of_class = of_class.reshape(-1)
         rows = tables[index[varies]].reshape(len(varies), -1)  # (classes, rolls x [later, first])
-        columns, group = _alike_columns(rows)  # rolls alike for every class
+        columns, group = alike_columns(rows)  # rolls alike for every class
         n_groups, n_cols = len(columns), rows.shape[1]
         slots = np.stack([self.context_slots(c) for c in contexts.tolist()]).reshape(len(contexts), self.nb, n_cols)
         err = np.stack([m.context_tables(c)[0] == ERR for c in contexts.tolist()]).reshape(slots.shape)
@@ -471,7 +471,7 @@ class StateSpace:
             head = prog.head[row] + inc[move, : G - 1]
             for g in range(G - 1):
                 head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
-            keys, inverse = _group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
+            keys, inverse = group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
         order = np.argsort(inverse, kind="stable")  # rows merged into the same next row lie together
         move = order if move is None else move[order]  # (a row per move: the moves in that order)
         row, inverse, mask2 = row[order], inverse[order], mask2[order]
@@ -483,7 +483,7 @@ class StateSpace:
         # a move that adds nothing to the last group and leaves its clamp range as it was keeps its bits
         same = (d == 0) & self._keeps_range[box[move]]
         if same.any():
-            _merge(out, inverse[same], prog.words[row[same]])
+            merge(out, inverse[same], prog.words[row[same]])
             keep = ~same
             row, d, inverse, mask2 = row[keep], d[keep], inverse[keep], mask2[keep]
         if not len(row):
@@ -495,7 +495,7 @@ class StateSpace:
         for a in range(0, len(row), step):
             part = slice(a, a + step)
             # bottom: a total shifted below the row, below any clamp
-            moved, bottom = _shifted(prog.words[row[part]], d[part])
+            moved, bottom = shifted(prog.words[row[part]], d[part])
             h, low = hi[part], lo[part]
             kept = moved & upto[h]  # totals above the clamp's top go to it
             top = (kept != moved).any(axis=1)
@@ -503,7 +503,7 @@ class StateSpace:
             moved = kept & above[low - 1]  # and those below its bottom to it (h >= low >= 0: -1 is no bit)
             bottom |= (moved != kept).any(axis=1)
             moved[bottom] |= bit[low[bottom]]
-            _merge(out, inverse[part], moved)
+            merge(out, inverse[part], moved)
         return ReachedTotals(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
 
     @cached_property
@@ -520,7 +520,7 @@ class StateSpace:
         n = self.words * 64
         pos = np.arange(n)
         at = np.append(np.arange(self.width), -1)[:, None]
-        return _pack(pos[None, :] <= at), _pack(pos[None, :] > at), _pack(pos[None, :] == at)
+        return pack(pos[None, :] <= at), pack(pos[None, :] > at), pack(pos[None, :] == at)
 
     # ------------------------------------------------------------------ indexing
 
@@ -574,7 +574,7 @@ class StateSpace:
             pos = np.concatenate([p.pos + o for (_, p), o in zip(batch, offsets, strict=True)])
             words = np.concatenate([p.words for _, p in batch])
             head = np.concatenate([p.head for _, p in batch])
-        bits = _unpack(words)[:, : self.width]
+        bits = unpack(words)[:, : self.width]
         at, col = np.nonzero(bits)
         if G:
             head = head.reshape(len(pos), G - 1)
@@ -595,75 +595,3 @@ class StateSpace:
 
     def lookup(self, codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
         return self.index.lookup(codes, progress)
-
-
-def _pack(rows: np.ndarray) -> np.ndarray:
-    """Boolean rows (n, 64k) as rows of k 64-bit words (bit i of a row: column i)."""
-    packed = np.packbits(rows, axis=1, bitorder="little")
-    return np.ascontiguousarray(packed).view("<u8").astype(np.uint64)
-
-
-def _unpack(words: np.ndarray) -> np.ndarray:
-    """`_pack` undone: (n, 64k) booleans."""
-    raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8)
-    return np.unpackbits(raw, axis=1, bitorder="little").astype(bool)
-
-
-def _group_rows(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of an int64 matrix, sorted, and the position of each row among them."""
-    if len(cols):  # rows as one mixed-radix number each, where it fits: one sort of numbers, not of rows
-        low = cols.min(axis=0)
-        spans = [int(x) for x in cols.max(axis=0) - low + 1]
-        if math.prod(spans) < 1 << 62:
-            key = np.zeros(len(cols), dtype=np.int64)
-            for j, span in enumerate(spans):
-                key = key * span + (cols[:, j] - low[j])
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-            return cols[first], inverse.reshape(-1).astype(np.int64)
-    order = np.lexsort(cols.T[::-1])
-    ranked = cols[order]
-    new = np.ones(len(ranked), dtype=bool)
-    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
-    inverse = np.empty(len(cols), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return ranked[new], inverse
-
-
-def _alike_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct columns of an int64 matrix (as rows) and the position of each column among them: grouped
-    by a hash of each column, then checked equal (`np.unique` on whole columns sorts long byte strings)."""
-    weights = np.random.default_rng(0).integers(1, 1 << 62, size=rows.shape[0], dtype=np.int64)
-    _, first, group = np.unique(weights @ rows, return_index=True, return_inverse=True)
-    group = group.reshape(-1)
-    if not (rows == rows[:, first[group]]).all():  # two columns' hashes collided: sort the columns themselves
-        columns, group = np.unique(rows.T, axis=0, return_inverse=True)
-        return columns, group.reshape(-1)
-    return rows[:, first].T, group
-
-
-def _merge(out: np.ndarray, pos: np.ndarray, rows: np.ndarray) -> None:
-    """OR each word row into row `pos` of `out` (sorted positions, which may repeat)."""
-    if not len(pos):
-        return
-    starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
-    out[pos[starts]] |= np.bitwise_or.reduceat(rows, starts, axis=0)
-
-
-def _shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Word rows each shifted by its own d bits, up (d > 0) or down, and which rows lost a bit below bit 0.
-
-    A shift by d = 64q + r (q = d // 64, 0 <= r < 64: a downward shift is one down by whole words and one up by
-    r bits) makes word k of the result from word k - q shifted up by r, with the top r bits of word k - q - 1
-    below them (numpy gives 0 for a shift by 64: no bits where r = 0). The result is worked out for words
-    -width..width-1: those below 0 hold the bits shifted below bit 0 (a row shifted down by more than its
-    width loses them all, as it does shifted by its width); the row sits among zero words, and a source word
-    below them is one of them (bits shifted past the top are dropped)."""
-    n, width = rows.shape
-    padded = np.zeros((n, 4 * width), dtype=np.uint64)  # words -2w..2w-1 of the row
-    padded[:, 2 * width : 3 * width] = rows
-    d = np.maximum(d, -64 * width)
-    r = (d & 63).astype(np.uint64)[:, None]
-    at = np.arange(width, 3 * width)[None, :] - (d >> 6)[:, None]  # of result word k (from -width): k - q
-    line = np.arange(n)[:, None]
-    out = (padded[line, np.maximum(at, 0)] << r) | (padded[line, np.maximum(at - 1, 0)] >> (np.uint64(64) - r))
-    return out[:, width:], out[:, :width].any(axis=1)
