@@ -20,23 +20,11 @@ def test_the_node_client_plays_a_whole_game_against_a_bot(tmp_path):
         pytest.skip("Node.js is not installed (Debian: apt-get install nodejs; .ci/run installs it)")
     server = Serve(tmp_path, f"sqlite:///{tmp_path}/t.sqlite3", "--bot-delay", "0").start()
     try:
-        proc = subprocess.run(
-            [
-                node,
-                str(CLIENT),
-                "--server",
-                server.url,
-                "--variant",
-                "yahtzee",
-                "--bot",
-                "bot:greedy",
-                "--name",
-                "nodie",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        args = [node, str(CLIENT), "--server", server.url, "--variant", "yahtzee", "--bot", "bot:greedy"]
+        try:
+            proc = subprocess.run([*args, "--name", "nodie"], capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired as exc:  # say where the game stood, not only that it stopped
+            pytest.fail(f"the Node.js client did not finish in 300 s:\n{exc.stdout!s}\n{exc.stderr!s}")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         code = re.match(r"table ([A-Za-z0-9_-]{16}) ", proc.stdout).group(1)
         status, view = call(f"{server.url}/api/tables/{code}")

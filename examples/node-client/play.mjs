@@ -60,7 +60,12 @@ async function main() {
       const message = JSON.parse(text);
       if (message.type === "error") {
         console.error(`refused: ${message.code}: ${message.message}`);
-        if (message.code === "stale") ws.send(JSON.stringify({type: "sync"}));
+        if (["stale", "unavailable", "internal"].includes(message.code)) {
+          // the move was not made (another came first, or the server could not store it): ask for the
+          // position again, and move from it, a moment later
+          asked = -1;
+          setTimeout(() => ws.send(JSON.stringify({type: "sync"})), 200);
+        }
         return;
       }
       if (!["welcome", "update", "state"].includes(message.type)) return;
