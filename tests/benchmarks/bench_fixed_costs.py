@@ -1,0 +1,158 @@
+"""Fixed costs as whole processes, against yatzy-solver, same run: the ratios the core's goals are stated in.
+
+    .venv/bin/python tests/benchmarks/bench_fixed_costs.py [--runs 5] [--only simulate,advise,solve]
+
+Each line pairs a dicecup command, run as a fresh process, with the peer, run
+alternately (ours, theirs, ours, ...) so that the machine's drift hits both
+alike; the medians of each side and of the pairwise ratios are printed.
+
+- simulate: `dicecup simulate -v yahtzee -n N` (N = 20,000 and 200,000) as a whole
+  process, start-up and table loading included, against the peer's in-process
+  `Solver.simulate(N)`, timed inside its process after the peer's table is
+  loaded (so the peer's start-up is not counted: the goal is stated that way).
+- advise: `dicecup advise -v yahtzee --dice 11256 --rolls-left 2 --json`
+  against a Python one-liner loading the peer's table and asking the same
+  position; both whole processes, CPU time (user + system) and wall time.
+- solve: `dicecup solve -v yahtzee` with an empty table cache (numba's cache
+  warm) against the peer's `Solver.build`, both whole processes.
+
+dicecup's cache and state folders are temporary ones of this run; its table is
+solved once first (not timed) for `simulate` and `advise`. The peer is needed:
+`pip install yatzy-solver`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+DICECUP = str(Path(sys.executable).with_name("dicecup"))
+
+PEER_SIMULATE = """
+import sys, time, yatzy_solver as ys
+solver = ys.Solver.load(sys.argv[1], ys.Variant("american"))
+start = time.perf_counter()
+solver.simulate(int(sys.argv[2]), seed=int(sys.argv[3]))
+print(time.perf_counter() - start)
+"""
+
+PEER_ADVISE = (
+    "import sys, yatzy_solver as ys; v = ys.Variant('american'); "
+    "print(ys.Solver.load(sys.argv[1], v).option_values({situation!r}))"
+)
+
+
+def _children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of one whole process."""
+    used = _children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start, _children_cpu() - used, done.stdout
+
+
+def _pairs(runs: int, ours: Callable[[], float], theirs: Callable[[], float]) -> tuple[list[float], list[float]]:
+    """`runs` alternating pairs of figures (one warm-up pair first, not counted)."""
+    ours(), theirs()
+    a, b = [], []
+    for _ in range(runs):
+        a.append(ours())
+        b.append(theirs())
+    return a, b
+
+
+def _report(what: str, ours: list[float], theirs: list[float], goal: str) -> None:
+    ratio = statistics.median(x / y for x, y in zip(ours, theirs, strict=True))
+    print(
+        f"{what}: dicecup {statistics.median(ours):.3f} s, peer {statistics.median(theirs):.3f} s; "
+        f"dicecup / peer {ratio:.3f} (peer / dicecup {1 / ratio:.1f}x; goal {goal}); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+
+
+def _peer_table(folder: str) -> str:
+    import yatzy_solver as ys
+
+    path = os.path.join(folder, f"peer-american-{ys.SOLVER_VERSION}.table")
+    ys.Solver.build_table(ys.Variant("american"), path)
+    return path
+
+
+def simulate(env: dict[str, str], table: str, runs: int) -> None:
+    for games in (20_000, 200_000):
+        ours_cmd = [DICECUP, "simulate", "-v", "yahtzee", "-n", str(games), "--seed", "1"]
+        seed = iter(range(1_000_000))
+
+        def peer() -> float:
+            cmd = [sys.executable, "-c", PEER_SIMULATE, table, str(games), str(next(seed))]
+            return float(_run(cmd, env)[2])
+
+        ours, theirs = _pairs(runs, lambda cmd=ours_cmd: _run(cmd, env)[0], peer)
+        goal = "10x" if games == 20_000 else "30x"
+        _report(f"simulate {games:,} games (ours whole process, the peer's in process)", ours, theirs, goal)
+
+
+def advise(env: dict[str, str], table: str, runs: int) -> None:
+    ours_cmd = [DICECUP, "advise", "-v", "yahtzee", "--dice", "11256", "--rolls-left", "2", "--json"]
+    situation = "dice 1 1 2 5 6 | rolls 2 | upper 0 | filled -"  # the same position in the peer's notation
+    peer_cmd = [sys.executable, "-c", PEER_ADVISE.format(situation=situation), table]
+    for index, label in ((1, "CPU"), (0, "wall")):
+        ours, theirs = _pairs(runs, lambda: _run(ours_cmd, env)[index], lambda: _run(peer_cmd, env)[index])
+        _report(f"advise, whole processes, {label}", ours, theirs, "dicecup / peer at most 2.5")
+
+
+def solve(env: dict[str, str], runs: int) -> None:
+    peer_cmd = [sys.executable, "-c", "import yatzy_solver as ys; ys.Solver.build(ys.Variant('american'))"]
+
+    def ours() -> float:
+        with tempfile.TemporaryDirectory(prefix="dicecup-cold-table-") as cache:
+            return _run([DICECUP, "solve", "-v", "yahtzee"], {**env, "DICECUP_CACHE_DIR": cache})[0]
+
+    a, b = _pairs(runs, ours, lambda: _run(peer_cmd, env)[0])
+    _report("solve yahtzee, empty table cache, whole processes", a, b, "dicecup / peer at most 0.15")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5, help="alternating pairs a figure (default 5)")
+    ap.add_argument("--only", default="simulate,advise,solve", help="which figures, comma-separated")
+    args = ap.parse_args(argv)
+    try:
+        import yatzy_solver  # noqa: F401
+    except ImportError:
+        print("yatzy-solver is not installed (pip install yatzy-solver): every figure here is a ratio to it")
+        return 2
+    only = set(args.only.split(","))
+    with tempfile.TemporaryDirectory(prefix="dicecup-bench-") as folder:
+        env = {
+            **os.environ,
+            "DICECUP_CACHE_DIR": os.path.join(folder, "cache"),
+            "DICECUP_STATE_DIR": os.path.join(folder, "state"),
+        }
+        print(f"machine: {os.cpu_count()} cores; {args.runs} alternating pairs a figure")
+        if only & {"simulate", "advise"}:
+            table = _peer_table(folder)
+            subprocess.run([DICECUP, "solve", "-v", "yahtzee"], env=env, check=True, capture_output=True)
+            if "simulate" in only:
+                simulate(env, table, args.runs)
+            if "advise" in only:
+                advise(env, table, args.runs)
+        if "solve" in only:
+            solve(env, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
