@@ -31,8 +31,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 DICECUP = str(Path(sys.executable).with_name("dicecup"))
 
@@ -63,7 +67,7 @@ def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return time.perf_counter() - start, _children_cpu() - used, done.stdout
 
 
-def _pairs(runs: int, ours: Callable[[], float], theirs: Callable[[], float]) -> tuple[list[float], list[float]]:
+def _pairs(runs: int, ours: Callable[[], T], theirs: Callable[[], T]) -> tuple[list[T], list[T]]:
     """`runs` alternating pairs of figures (one warm-up pair first, not counted)."""
     ours(), theirs()
     a, b = [], []
@@ -90,16 +94,19 @@ def _peer_table(folder: str) -> str:
     return path
 
 
+def _peer_simulate(env: dict[str, str], table: str, games: int, seeds: Iterator[int]) -> float:
+    """The peer's in-process seconds for `games` games, timed inside a fresh process of its own."""
+    return float(_run([sys.executable, "-c", PEER_SIMULATE, table, str(games), str(next(seeds))], env)[2])
+
+
 def simulate(env: dict[str, str], table: str, runs: int) -> None:
     for games in (20_000, 200_000):
         ours_cmd = [DICECUP, "simulate", "-v", "yahtzee", "-n", str(games), "--seed", "1"]
-        seed = iter(range(1_000_000))
-
-        def peer() -> float:
-            cmd = [sys.executable, "-c", PEER_SIMULATE, table, str(games), str(next(seed))]
-            return float(_run(cmd, env)[2])
-
-        ours, theirs = _pairs(runs, lambda cmd=ours_cmd: _run(cmd, env)[0], peer)
+        ours, theirs = _pairs(
+            runs,
+            partial(lambda cmd: _run(cmd, env)[0], ours_cmd),
+            partial(_peer_simulate, env, table, games, iter(range(1_000_000))),
+        )
         goal = "10x" if games == 20_000 else "30x"
         _report(f"simulate {games:,} games (ours whole process, the peer's in process)", ours, theirs, goal)
 
@@ -108,9 +115,10 @@ def advise(env: dict[str, str], table: str, runs: int) -> None:
     ours_cmd = [DICECUP, "advise", "-v", "yahtzee", "--dice", "11256", "--rolls-left", "2", "--json"]
     situation = "dice 1 1 2 5 6 | rolls 2 | upper 0 | filled -"  # the same position in the peer's notation
     peer_cmd = [sys.executable, "-c", PEER_ADVISE.format(situation=situation), table]
+    ours, theirs = _pairs(runs, partial(_run, ours_cmd, env), partial(_run, peer_cmd, env))
     for index, label in ((1, "CPU"), (0, "wall")):
-        ours, theirs = _pairs(runs, lambda: _run(ours_cmd, env)[index], lambda: _run(peer_cmd, env)[index])
-        _report(f"advise, whole processes, {label}", ours, theirs, "dicecup / peer at most 2.5")
+        goal = "dicecup / peer at most 2.5"
+        _report(f"advise, whole processes, {label}", [o[index] for o in ours], [t[index] for t in theirs], goal)
 
 
 def solve(env: dict[str, str], runs: int) -> None:
