@@ -43,8 +43,11 @@ def pytest_configure(config: pytest.Config) -> None:
     """Solver tables and their signing key go to a folder of this run, never the user's ~/.cache
     or ~/.local/state; subprocesses and xdist workers inherit it, so a table is solved once a run.
 
-    Set DICECUP_TEST_CACHE_DIR to reuse tables between runs while developing.
+    Set DICECUP_TEST_CACHE_DIR to reuse tables between runs while developing. The games' names are
+    read in English whatever the developer's locale (LANGUAGE decides first; tests of other languages
+    pass `--lang` or their own environment).
     """
+    os.environ["LANGUAGE"] = "en"
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return  # a worker: the controller has set the folders (the environment is inherited)
     run_dir = Path(tempfile.mkdtemp(prefix="dicecup-tests-"))

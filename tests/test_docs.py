@@ -392,6 +392,8 @@ def test_an_unknown_key_is_refused_with_the_declared_ones(tmp_path, section):
         "option": "id: v\ndice: {count: 2}\nboxes: {a: {pattern: always, score: total}}\n"
         "options: {o: {default: 1, choices: [1], zzz: 1}}\n",
         "figure": "id: v\ndice: {count: 2}\nboxes: {a: {pattern: always, score: total}}\nfigures: {f: {zzz: 1}}\n",
+        "translation": "id: v\ndice: {count: 2}\nboxes: {a: {pattern: always, score: total}}\n"
+        "translations: {fr: {zzz: 1}}\n",
     }
     path = tmp_path / "v.yaml"
     path.write_text(docs[section.name])

@@ -38,6 +38,7 @@ from .common import (
     load_variant,
     number,
     parse_options,
+    use_language,
     use_plugin_files,
 )
 from .quick import Opt, params, read_number, read_whole
@@ -266,11 +267,21 @@ def _root(
             "before the command: dicecup --plugin house.py play ...).",
         ),
     ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            metavar="CODE",
+            help="The language of the games' names: en, ru, de, es or sv (default: from LANGUAGE, LC_ALL, "
+            "LC_MESSAGES or LANG; before the command: dicecup --lang ru play ...).",
+        ),
+    ] = None,
 ) -> None:
     """Play, score, solve and analyse the Yahtzee family of dice games."""
     if ctx.invoked_subcommand is None:  # `dicecup` alone: the help, as --help gives it
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
+    use_language(lang)
     use_plugin_files(tuple(plugin or ()))
 
 

@@ -30,6 +30,9 @@ __all__ = [
     "OPTION",
     "ENGINE_KEY",
     "PLUGIN_FILES_KEY",
+    "LANG_KEY",
+    "language",
+    "use_language",
     "QUICK_SESSION",
     "QUIET",
     "UNWRAPPED",
@@ -82,6 +85,7 @@ def error_line(message: str) -> str:
 
 ENGINE_KEY = "dicecup.engine"
 PLUGIN_FILES_KEY = "dicecup.plugin-files"
+LANG_KEY = "dicecup.lang"
 
 #: the quick path's command (`cli.main`), which runs without click: what click's context keeps otherwise
 QUICK_SESSION: ContextVar[dict[str, Any] | None] = ContextVar("dicecup_quick_session", default=None)
@@ -118,6 +122,25 @@ def use_plugin_files(files: tuple[str, ...]) -> None:
     session.pop(ENGINE_KEY, None)
     if files:
         get_engine()
+
+
+def use_language(requested: str | None) -> None:
+    """The `--lang` of this command line (None: the environment's language, `locales.choose`)."""
+    from ..locales import choose
+
+    session = _session()
+    if session is None:
+        raise DicecupError("--lang is read by a running command line")
+    session[LANG_KEY] = choose(requested)
+
+
+def language() -> str:
+    """The language this command line speaks: its `--lang`, else the environment's (`locales.choose`)."""
+    from ..locales import choose
+
+    session = _session()
+    got = session.get(LANG_KEY) if session is not None else None
+    return got if got is not None else choose()
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
@@ -165,8 +188,9 @@ def _complete_variant(incomplete: str) -> list[str]:
 
 
 def load_variant(variant: str, options: list[str] | None = None) -> Variant:
-    """The compiled variant named by the CLI flags (raises DicecupError on bad input)."""
-    return get_engine().resolve(variant, parse_options(options))
+    """The compiled variant named by the CLI flags, with its names in the command line's language (raises
+    DicecupError on bad input)."""
+    return get_engine().resolve(variant, parse_options(options)).in_language(language())
 
 
 def json_schema(command: str) -> dict[str, Any]:

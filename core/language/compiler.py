@@ -42,6 +42,7 @@ from .model import (
 )
 from .nodes import Node, check_id, describe_value, key_node, read_bool, read_int, read_str, title
 from .parts import rows_to_boxes
+from .translations import read_translations
 
 __all__ = ["Node", "Maker", "compile_variant", "REQUIRED", "fingerprint", "MAX_ID_LENGTH", "MAX_ROUNDS"]
 
@@ -220,7 +221,18 @@ def compile_variant(
     plain_doc = plain(doc.value)
     card_columns = columns or (Column("main", "Card"),)
     ident = identity({**declared.sheet_kinds, **declared.enabled}, comp.used)
-    fp = fingerprint({"doc": plain_doc, "options": {k: options[k] for k in sorted(options)}, "plugins": ident})
+    translations = read_translations(
+        doc,
+        {
+            "boxes": [r.id for r in rows],
+            "bonuses": [b.id for b in declared.card] + [b.id for b, _ in declared.column_scoped],
+            "columns": [c.id for c in columns],
+            "figures": [f.id for f in figures],
+            "sections": [r.section for r in rows],
+        },
+    )
+    played = {k: v for k, v in plain_doc.items() if k != "translations"}  # names players read: not the rules
+    fp = fingerprint({"doc": played, "options": {k: options[k] for k in sorted(options)}, "plugins": ident})
     shared = {**dice, "match": match, "source": doc.source, "figures": figures, "rank_by": rank_by, "store": store}
     sheets = _column_sheets(vid, rows, columns, declared, fp, hooks_for, options, shared)
     column_bonuses = tuple(
@@ -242,6 +254,7 @@ def compile_variant(
         column_bonuses=column_bonuses,
         sheets=sheets,
         document=plain_doc,
+        translations=translations,
         hooks=hooks_for(declared.enabled),
         rebuild=rebuild,
         deriver=derive,

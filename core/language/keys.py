@@ -31,6 +31,7 @@ __all__ = [
     "MATCH",
     "OPTION",
     "FIGURE",
+    "TRANSLATION",
     "MAX_ID_LENGTH",
     "MAX_ROUNDS",
     "MAX_MULTIPLIER",
@@ -162,6 +163,12 @@ TOP = Section(
             default_text="[score]",
         ),
         Key("match", "a mapping (`match`)", "Games in a match.", default_text="one game"),
+        Key(
+            "translations",
+            "a mapping of language code to `translation`",
+            "The names players read, in other languages (`ru`, `de`, `pt-BR`); rules and tables are unchanged.",
+            default_text="none",
+        ),
     ),
 )
 
@@ -360,5 +367,25 @@ FIGURE = Section(
     (_SHOWN_NAME,),
 )
 
+TRANSLATION = Section(
+    "translation",
+    "translations.LANGUAGE",
+    "One language's names for the variant; whatever it leaves out keeps the variant's own name.",
+    (
+        Key("name", "a string", "The variant's name.", default_text="the variant's"),
+        Key("description", "a string", "Its description.", default_text="the variant's"),
+        Key(
+            "boxes",
+            "a mapping of row id to a string",
+            "The rows' names (in column games, by row id).",
+            default_text="none",
+        ),
+        Key("bonuses", "a mapping of bonus id to a string", "The bonuses' names.", default_text="none"),
+        Key("columns", "a mapping of column id to a string", "The columns' names.", default_text="none"),
+        Key("figures", "a mapping of figure id to a string", "The figures' names.", default_text="none"),
+        Key("sections", "a mapping of section to a string", "Headings for the boxes' sections.", default_text="none"),
+    ),
+)
+
 #: Every section, in the order the reference lists them.
-SECTIONS = (TOP, DICE, TURN, COLUMN, BOX, FIRST_ROLL, PATTERN, SCORER, BONUS, RULE, MATCH, OPTION, FIGURE)
+SECTIONS = (TOP, DICE, TURN, COLUMN, BOX, FIRST_ROLL, PATTERN, SCORER, BONUS, RULE, MATCH, OPTION, FIGURE, TRANSLATION)

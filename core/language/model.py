@@ -102,6 +102,7 @@ class Variant:
     figures: tuple[Figure, ...] = ()
     rank_by: tuple[str, ...] = ("score",)
     document: Any = field(default=None, eq=False, repr=False)  # the resolved YAML, for hashing/showing
+    translations: FrozenMap = field(converter=FrozenMap, factory=FrozenMap, eq=False, repr=False)  # lang -> names
     hooks: Any = field(default=None, eq=False, repr=False)  # rulehooks.RuleHooks
     rebuild: Any = field(default=None, eq=False, repr=False)  # how to compile it again (pickling)
     deriver: Any = field(default=None, eq=False, repr=False)  # (variant, overlay) -> Variant, from the engine
@@ -130,6 +131,13 @@ class Variant:
         if not isinstance(overlay, Mapping):
             raise DicecupError(f"an overlay must be a mapping of variant keys, got {type(overlay).__name__}")
         return self.deriver(self, overlay)
+
+    def in_language(self, lang: str) -> Variant:
+        """This variant with the names of language `lang` from its `translations` (itself when it has none):
+        the same rules, ids and fingerprint, so solved tables and saves are shared."""
+        from .translations import translated
+
+        return translated(self, lang)
 
     # ------------------------------------------------------------------ lookups
 
