@@ -1,4 +1,5 @@
-"""Which language a player reads: the languages dicecup speaks, and the choice from a flag or the environment.
+"""Which language a player reads: the languages dicecup speaks, the choice from a flag or the environment, and
+the messages in it (gettext catalogs, read through Babel).
 
 A `--lang` flag wins; otherwise the first language of `LANGUAGE`, `LC_ALL`, `LC_MESSAGES` or `LANG` (the
 order gettext reads them in) that dicecup speaks; otherwise English. `ru_RU.UTF-8` and `ru` are the same.
@@ -6,12 +7,27 @@ order gettext reads them in) that dicecup speaks; otherwise English. `ru_RU.UTF-
 
 from __future__ import annotations
 
+import gettext
+import io
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from pathlib import Path
 
 from .errors import DicecupError
 
-__all__ = ["DEFAULT", "LANGUAGES", "choose", "normalise"]
+__all__ = [
+    "DEFAULT",
+    "DOMAIN",
+    "LANGUAGES",
+    "_",
+    "catalog_path",
+    "choose",
+    "messages",
+    "ngettext",
+    "normalise",
+    "speak",
+]
 
 #: The languages dicecup speaks, by code, each named in itself.
 LANGUAGES = {"en": "English", "ru": "Русский", "de": "Deutsch", "es": "Español", "sv": "Svenska"}
@@ -46,3 +62,53 @@ def choose(requested: str | None = None, environ: Mapping[str, str] | None = Non
         if var != "LANGUAGE":  # the first of LC_ALL, LC_MESSAGES, LANG that is set decides (C, POSIX: English)
             return DEFAULT
     return DEFAULT
+
+
+# ---------------------------------------------------------------------------- the messages players read
+
+#: The gettext domain of dicecup's messages: catalogs are `locale/LANG/LC_MESSAGES/dicecup.po` in the package.
+DOMAIN = "dicecup"
+
+_SPOKEN: ContextVar[gettext.NullTranslations | None] = ContextVar("dicecup_messages", default=None)
+
+
+def catalog_path(lang: str) -> Path:
+    """Where the catalog of language `lang` lives in the package (the source `.po`, read by Babel)."""
+    return Path(__file__).with_name("locale") / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def messages(lang: str) -> gettext.NullTranslations:
+    """The messages of language `lang`: its catalog compiled in memory (English, or no catalog: as written)."""
+    path = catalog_path(lang)
+    if lang == DEFAULT or not path.is_file():
+        return gettext.NullTranslations()
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=lang, domain=DOMAIN)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog, use_fuzzy=False)
+    compiled.seek(0)
+    return gettext.GNUTranslations(compiled)
+
+
+def speak(lang: str) -> Callable[[], None]:
+    """Speak `lang` from now on in this context (a command line, a thread): `_` and `ngettext` read it.
+    Returns what puts back the language spoken before."""
+    token = _SPOKEN.set(messages(lang))
+    return lambda: _SPOKEN.reset(token)
+
+
+def _(message: str) -> str:
+    """`message` in the language spoken (`speak`), or as written."""
+    spoken = _SPOKEN.get()
+    return message if spoken is None else spoken.gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of a message for `n` in the language spoken: Russian has three, English two."""
+    spoken = _SPOKEN.get()
+    if spoken is None:
+        return singular if n == 1 else plural
+    return spoken.ngettext(singular, plural, n)

@@ -125,13 +125,19 @@ def use_plugin_files(files: tuple[str, ...]) -> None:
 
 
 def use_language(requested: str | None) -> None:
-    """The `--lang` of this command line (None: the environment's language, `locales.choose`)."""
-    from ..locales import choose
+    """The `--lang` of this command line (None: the environment's language, `locales.choose`), spoken until
+    the command line ends."""
+    from ..locales import choose, speak
 
     session = _session()
     if session is None:
         raise DicecupError("--lang is read by a running command line")
-    session[LANG_KEY] = choose(requested)
+    session[LANG_KEY] = lang = choose(requested)
+    undo = speak(lang)
+    click = sys.modules.get("click")
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    if ctx is not None:
+        ctx.call_on_close(undo)
 
 
 def language() -> str:

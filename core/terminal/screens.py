@@ -10,11 +10,12 @@ from rich.text import Text
 
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
+from ..locales import _, ngettext
 from .cards import live
 from .commands import actions_summary
 from .grid import SCREEN_LINES, cut
 from .view import View, joined, ranking_lines
-from .wording import action_text, box_name, example_action, plural, score_example
+from .wording import action_text, box_name, example_action, score_example
 
 __all__ = ["Advisor", "Ranking", "Screens"]
 
@@ -32,6 +33,11 @@ class Ranking(NamedTuple):
     labels: Sequence[str]
     units: Sequence[str]
     rank: Callable[[GameState], Sequence[tuple[Action, Sequence[tuple[float, int]]]]]
+
+
+def _roll(st: GameState) -> str:
+    """`roll 2 of 3`: which roll of the turn this is."""
+    return _("roll {used} of {available}").format(used=st.rolls_used, available=st.rolls_available)
 
 
 class Screens:
@@ -57,13 +63,20 @@ class Screens:
         """Whose turn, which turn, which roll, and the banked rolls where unused rolls carry over."""
         v = st.variant
         left = len(v.boxes) - len(st.card.scores)
-        head = f"{st.player}: turn {st.turn} of {len(v.boxes)} ({plural(left, 'box', 'boxes')} to go), "
-        head += f"roll {st.rolls_used} of {st.rolls_available}"
+        to_go = ngettext("{n} box to go", "{n} boxes to go", left).format(n=left)
+        head = _("{player}: turn {turn} of {turns} ({to_go}), ").format(
+            player=st.player, turn=st.turn, turns=len(v.boxes), to_go=to_go
+        )
+        head += _roll(st)
         if v.carry_over:
             banked = st.banked[st.current]
-            head += f" ({v.rolls} + {banked} banked)" if banked else " (none banked)"
+            head += (
+                _(" ({rolls} + {banked} banked)").format(rolls=v.rolls, banked=banked)
+                if banked
+                else _(" (none banked)")
+            )
         if st.rounds > 1:
-            head = f"Game {st.round} of {st.rounds} · " + head
+            head = _("Game {round} of {rounds}").format(round=st.round, rounds=st.rounds) + " · " + head
         return head
 
     def prompt(self, st: GameState) -> str:
@@ -72,22 +85,33 @@ class Screens:
         legal = st.legal_boxes()
         one = box_name(st, legal[0]) if len(legal) == 1 else ""
         score = "s" if one else score_example(st)  # `s` alone scores the one box allowed
-        p, roll = cut(st.player, 20, self.view.unicode), f"roll {st.rolls_used} of {st.rolls_available}"
+        p, roll = cut(st.player, 20, self.view.unicode), _roll(st)
         if not st.may_reroll():
             if st.rule_actions() and not legal:
-                verbs = " or ".join(sorted({a.name for a in st.rule_actions()}))
-                wordings = [f"{p}: {verbs} first, e.g. {example_action(st)} (? for help) > "]
+                verbs = _(" or ").join(sorted({a.name for a in st.rule_actions()}))
+                wordings = [
+                    _("{player}: {verbs} first, e.g. {example} (? for help) > ").format(
+                        player=p, verbs=verbs, example=example_action(st)
+                    )
+                ]
             else:
-                when = roll if st.rolls_left > 0 else "no rolls left"
-                wordings = [f"{p}, {when}: type s to score {one} > ", f"{p}, {when}: s scores {one} > "]
+                when = roll if st.rolls_left > 0 else _("no rolls left")
+                wordings = [
+                    _("{player}, {when}: type s to score {box} > ").format(player=p, when=when, box=one),
+                    _("{player}, {when}: s scores {box} > ").format(player=p, when=when, box=one),
+                ]
                 if not one:
-                    wordings = [f"{p}, {when}: score a box ({score}) > "]
+                    wordings = [
+                        _("{player}, {when}: score a box ({example}) > ").format(player=p, when=when, example=score)
+                    ]
         else:
-            what = f"s scores {one}" if one else f"{score} score"
+            what = _("s scores {box}").format(box=one) if one else _("{example} score").format(example=score)
             wordings = [
-                f"{p}, {roll} (k 1 3 keep, r reroll all, {what}, ? help) > ",
-                f"{p}, {roll} (k 1 3 keep, r reroll, {what}) > ",
-                f"{p}, {roll} (k 1 3, r, {score}, ? help) > ",
+                _("{player}, {roll} (k 1 3 keep, r reroll all, {what}, ? help) > ").format(
+                    player=p, roll=roll, what=what
+                ),
+                _("{player}, {roll} (k 1 3 keep, r reroll, {what}) > ").format(player=p, roll=roll, what=what),
+                _("{player}, {roll} (k 1 3, r, {example}, ? help) > ").format(player=p, roll=roll, example=score),
             ]
         return next((w for w in wordings if len(w) <= self.view.width - PROMPT_ROOM), wordings[-1])
 
@@ -107,11 +131,16 @@ class Screens:
         actions = st.rule_actions()
         if actions:
             must = not st.legal_boxes() and not st.may_reroll()
-            offer = ("You must " if must else "You may also ") + "; or ".join(actions_summary(actions, st.variant))
+            listed = _("; or ").join(actions_summary(actions, st.variant))
+            offer = (_("You must {actions}") if must else _("You may also {actions}")).format(actions=listed)
             said.append(Text(offer, style="yellow"))
         if st.variant.carry_over and st.rolls_left > 0:
             n = st.rolls_left
-            banked = f"Unused rolls are banked: scoring now keeps {plural(n, 'roll', 'rolls')} for later turns."
+            banked = ngettext(
+                "Unused rolls are banked: scoring now keeps {n} roll for later turns.",
+                "Unused rolls are banked: scoring now keeps {n} rolls for later turns.",
+                n,
+            ).format(n=n)
             said.append(Text(banked, style="dim"))
         hints = [Text(line, style="yellow") for line in self.hint_lines(st)] if self.hints else []
         dice = v.dice(st.dice, st.variant, kept)
@@ -136,17 +165,15 @@ class Screens:
         who = default if player is None else player
         notes = v.progress(st, who) if len(st.variant.columns) > 1 else []
         now = len(st.variant.columns) > 1 and who == st.current and live(st)
-        tips = ["(n): score now, -: not allowed now"] if now else []
+        tips = [_("(n): score now, -: not allowed now")] if now else []
         if len(names) > 1:
-            tips.append(f"c NAME or c 1-{len(names)}: a player's card")
+            tips.append(_("c NAME or c 1-{n}: a player's card").format(n=len(names)))
         lines = joined([*notes, " · ".join(tips)] if tips else notes, v.width)
         standings = v.standings(st) if len(names) > 1 else []
         rows, shown = v.whole_card(st, player, SCREEN_LINES - 2 - len(standings) - len(lines), default)
-        title = "Scorecards" if shown is None else f"{names[shown]}'s card"
+        title = _("Scorecards") if shown is None else _("{player}'s card").format(player=names[shown])
         if not st.over and st.dice:
-            title += (
-                f" · {st.player}, roll {st.rolls_used} of {st.rolls_available}: {v.line(st.dice, st.variant.faces)}"
-            )
+            title += f" · {st.player}, {_roll(st)}: {v.line(st.dice, st.variant.faces)}"
         v.heading(title)
         for standing in standings if shown is not None else []:  # everyone's card shows every total
             v.console.print(standing)
@@ -166,7 +193,7 @@ class Screens:
     def hint(self, st: GameState) -> None:
         """`hint`: the advisor's best moves now (or why there are none)."""
         if self.advisor is None:
-            self.view.problem("hints are off; start the game with --hints")
+            self.view.problem(_("hints are off; start the game with --hints"))
             return
         for line in self.hint_lines(st):
             self.view.say(line, "yellow")
@@ -191,7 +218,8 @@ class Screens:
             for i, (a, val) in enumerate(ranked[:5])
         ]
         by = f" ({self.ranking.labels[0]})" if self.ranking is not None and self.ranking.labels[0] != "mean" else ""
-        return [f"hint{by}: best " + parts[0] + ("; then " + ", ".join(parts[1:]) if parts[1:] else "")]
+        then = _("; then {moves}").format(moves=", ".join(parts[1:])) if parts[1:] else ""
+        return [_("hint{objective}: best {move}").format(objective=by, move=parts[0]) + then]
 
     def coach_note(self, st: GameState, action: Action) -> str:
         """With --coach: what a keep or a score cost against the best move, in expected final points."""
@@ -205,8 +233,7 @@ class Screens:
         lost = max(0.0, best - value)
         mine = action_text(action, st.variant)
         if lost < 0.005:
-            return f"coach: {mine} is optimal (expected {value:.2f}; 0.00 lost)"
-        return (
-            f"coach: {mine} cost {lost:.2f} expected points; "
-            f"best was {action_text(best_action, st.variant)} (expected {best:.2f}, yours {value:.2f})"
-        )
+            return _("coach: {move} is optimal (expected {value:.2f}; 0.00 lost)").format(move=mine, value=value)
+        return _(
+            "coach: {move} cost {lost:.2f} expected points; best was {best_move} (expected {best:.2f}, yours {value:.2f})"
+        ).format(move=mine, lost=lost, best_move=action_text(best_action, st.variant), best=best, value=value)

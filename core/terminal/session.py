@@ -24,11 +24,12 @@ from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
 from ..game.handle import Game
 from ..game.state import GameState
+from ..locales import _, ngettext
 from .commands import Command, DoAction, InputProblem, KeepDice, Say, ShowCard, find_player, help_text, parse_command
 from .screens import Advisor, Ranking, Screens
 from .seats import HUMAN, Seat, parse_seats
 from .view import View
-from .wording import action_text, box_name, dice_digits, plural, score_example, why_not_here
+from .wording import action_text, box_name, dice_digits, score_example, why_not_here
 
 __all__ = [
     "HUMAN",
@@ -94,6 +95,12 @@ def place_dice(
             keep.add(next(i for i, d in enumerate(slots) if d == face and i not in keep))
     new = iter(sorted(drawn))
     return tuple(slots[i] if i in keep else next(new) for i in range(len(slots))), frozenset(keep)
+
+
+def _is_yes(answer: str) -> bool:
+    """A yes: `y` or `yes`, or the spoken language's (`д`, `да`; `j`, `ja`; `s`, `sí`)."""
+    said = answer.strip().lower()
+    return said in ("y", "yes", _("y").lower(), _("yes").lower())
 
 
 class Session:
@@ -216,17 +223,18 @@ class Session:
                     said if not self._open_line else " → " + said, first=not self._open_line, label=seat.label
                 )
         elif isinstance(action, Keep):
-            kept = dice_digits(action.dice, v.faces) if action.dice else "nothing"
+            kept = dice_digits(action.dice, v.faces) if action.dice else _("nothing")
             if not bot:
                 n = v.dice - len(action.dice)
-                self.view.say(f"You keep {kept} and roll {plural(n, 'die', 'dice')}.", "dim")
+                said = ngettext("You keep {kept} and roll {n} die.", "You keep {kept} and roll {n} dice.", n)
+                self.view.say(said.format(kept=kept, n=n), "dim")
             elif self.narrate_bots:
-                self._bot_says(f" → keep {kept}" if action.dice else " → reroll all")
-            self._log.append(f"keep {kept}")
+                self._bot_says(" → " + (_("keep {kept}").format(kept=kept) if action.dice else _("reroll all")))
+            self._log.append(_("keep {kept}").format(kept=kept))
         elif isinstance(action, RuleAction):
             said = action_text(action, v)
             if not bot:
-                self.view.say(f"You {said}.", "bold")
+                self.view.say(_("You {action}.").format(action=said), "bold")
             elif self.narrate_bots:
                 self._bot_says(f" → {said}")
             self._log.append(said)
@@ -235,7 +243,9 @@ class Session:
             extra = "".join(f", {a.name or a.id} {a.points:+d}" for a in res.awards)
             name = box_name(old, action.box)
             if not bot:
-                self.view.say(f"You score {res.written} in {name}{extra}.", "bold")
+                self.view.say(
+                    _("You score {points} in {box}{awards}.").format(points=res.written, box=name, awards=extra), "bold"
+                )
             elif self.narrate_bots:
                 self._bot_says(f" → {name} {res.written}{extra}")
                 self._end_line()
@@ -278,7 +288,7 @@ class Session:
             who = self.seats[result.instant_winner]
             if (self.narrate_bots or self.any_human) and not (not who.is_human and self.narrate_bots):
                 v.say(f"{who.label}: " + " → ".join(self._log))
-            v.instant_win(new, result.instant_winner, result.won_by or "a winning roll")
+            v.instant_win(new, result.instant_winner, result.won_by or _("a winning roll"))
             self._log = []
         self._slots, self._kept = None, frozenset()
         if new.over:
@@ -286,9 +296,11 @@ class Session:
         if self.any_human or self.narrate_bots:
             v.round_over(new, _cards_after(old, action))
         if new.rounds > old.rounds:
-            v.say("Every total is equal: the match is replayed with one more game.", "yellow")
+            v.say(_("Every total is equal: the match is replayed with one more game."), "yellow")
         if self.pauses and self.any_human:
-            self._wait(f"Game {new.round} of {new.rounds}: press Enter to start it ")
+            self._wait(
+                _("Game {round} of {rounds}: press Enter to start it ").format(round=new.round, rounds=new.rounds)
+            )
             self._last_human = None  # that was the hand-over too
 
     # -- a human's decision -----------------------------------------------------------
@@ -303,7 +315,7 @@ class Session:
         if not self.handover or last is None or last == st.current:
             return
         self._end_line()
-        self._wait(f"{st.player}'s turn: press Enter ")
+        self._wait(_("{player}'s turn: press Enter ").format(player=st.player))
 
     def _wait(self, prompt: str) -> None:
         """A pause: the players press Enter to go on."""
@@ -348,20 +360,25 @@ class Session:
         mine = [k for k, d in enumerate(self._decisions) if d.seat == me]
         if not mine:
             raise InputProblem(
-                "nothing to undo: you have made no move this game"
-                + ("" if not st.history else " since it was started or resumed here")
+                _("nothing to undo: you have made no move this game")
+                if not st.history
+                else _("nothing to undo: you have made no move this game since it was started or resumed here")
             )
         k = mine[-1]
         last = self._decisions[k]
         others = {self.seats[d.seat].name for d in self._decisions[k + 1 :] if d.seat != me}
         if others:
             raise InputProblem(
-                f"{', '.join(sorted(others))} moved since your last move; undo takes back only your own moves"
+                _("{players} moved since your last move; undo takes back only your own moves").format(
+                    players=", ".join(sorted(others))
+                )
             )
         if isinstance(last.action, Keep):
             raise InputProblem(
-                "a keep cannot be taken back once its dice are rolled: that would be a free reroll "
-                "(undo takes back a score or an announcement)"
+                _(
+                    "a keep cannot be taken back once its dice are rolled: that would be a free reroll "
+                    "(undo takes back a score or an announcement)"
+                )
             )
         seen = bots = False
         while len(self.game.history) > last.depth:
@@ -377,9 +394,17 @@ class Session:
         back = self.state
         what = action_text(last.action, back.variant)
         if isinstance(last.action, Score):
-            what = f"your {back.score_preview(last.action.box).written} in {box_name(back, last.action.box)}"
-        again = " (the bots' turns since then will be played again as they were)" if bots else ""
-        self.view.say(f"Undone: {what}. The dice are as they were{again}.", "yellow")
+            what = _("your {points} in {box}").format(
+                points=back.score_preview(last.action.box).written, box=box_name(back, last.action.box)
+            )
+        said = (
+            _(
+                "Undone: {move}. The dice are as they were (the bots' turns since then will be played again as they were)."
+            )
+            if bots
+            else _("Undone: {move}. The dice are as they were.")
+        )
+        self.view.say(said.format(move=what), "yellow")
         if self.on_change is not None:
             self.on_change(back)
 
@@ -394,26 +419,27 @@ class Session:
             elif cmd.what == "hint":
                 self.screens.hint(st)
             elif cmd.what == "quit":
-                if self.saved or self._ask_yes("Quit? This game is not saved and cannot be resumed. [y/N] ", True):
+                if self.saved or self._ask_yes(_("Quit? This game is not saved and cannot be resumed. [y/N] "), True):
                     raise QuitGame()
-                self.view.say("Not quit; the game goes on.", "dim")
+                self.view.say(_("Not quit; the game goes on."), "dim")
             return None
         if isinstance(cmd, DoAction):
             return cmd.action
         if isinstance(cmd, KeepDice):
             if st.rolls_left <= 0:
                 raise InputProblem(
-                    f"no rolls left ({st.rolls_used} of {st.rolls_available} used): "
-                    f"score a box, e.g. {score_example(st)}"
+                    _("no rolls left ({used} of {available} used): score a box, e.g. {example}").format(
+                        used=st.rolls_used, available=st.rolls_available, example=score_example(st)
+                    )
                 )
             if len(cmd.dice) == len(st.dice):
-                raise InputProblem("that keeps every die, so nothing would be rolled; score a box instead (s ...)")
+                raise InputProblem(_("that keeps every die, so nothing would be rolled; score a box instead (s ...)"))
             if not st.may_reroll():
-                status = "; ".join(st.turn_status()) or "the rules allow no other roll now"
-                raise InputProblem(f"no reroll now: {status}")
+                status = "; ".join(st.turn_status()) or _("the rules allow no other roll now")
+                raise InputProblem(_("no reroll now: {why}").format(why=status))
             if self._no_reroll == len(self.game.history):
                 raise InputProblem(
-                    "after an undo you cannot reroll here: the dice that would come have been seen; score a box"
+                    _("after an undo you cannot reroll here: the dice that would come have been seen; score a box")
                 )
             try:
                 st.keep(cmd.dice)
@@ -424,7 +450,9 @@ class Session:
         v = st.variant
         if st.card.is_filled(box):
             raise InputProblem(
-                f"{box_name(st, box)} is already filled (with {v.written(box, st.card.scores[box])}); pick an open box"
+                _("{box} is already filled (with {points}); pick an open box").format(
+                    box=box_name(st, box), points=v.written(box, st.card.scores[box])
+                )
             )
         if box not in st.legal_boxes():
             raise InputProblem(why_not_here(st, box))
@@ -432,17 +460,23 @@ class Session:
         if v.combination(v.box(box), st.roll_now) is None and res.points <= 0:  # type: ignore[arg-type]
             # Short enough for an 80-column line with the longest box names (Kismet's, a column's).
             dice = " ".join(map(str, st.dice))
-            where = f" in {v.column(v.box(box).column).name}" if len(v.columns) > 1 else ""
-            prompt = f"{dice} is not a {v.box(box).name}. Scratch it{where} for {res.points}? [y/N] "
+            if len(v.columns) > 1:
+                prompt = _("{dice} is not a {box}. Scratch it in {column} for {points}? [y/N] ").format(
+                    dice=dice, box=v.box(box).name, column=v.column(v.box(box).column).name, points=res.points
+                )
+            else:
+                prompt = _("{dice} is not a {box}. Scratch it for {points}? [y/N] ").format(
+                    dice=dice, box=v.box(box).name, points=res.points
+                )
             if not self._ask_yes(prompt):
-                self.view.say("Not scored; choose again.", "dim")
+                self.view.say(_("Not scored; choose again."), "dim")
                 return None
         return Score(box)
 
     def _ask_yes(self, prompt: str, at_end: bool | None = None) -> bool:
         """A yes/no question; `at_end` is the answer when input has ended (else EndOfInput)."""
         try:
-            return self.ask(prompt).strip().lower() in ("y", "yes")
+            return _is_yes(self.ask(prompt))
         except EOFError:
             if at_end is not None:
                 return at_end
@@ -456,12 +490,12 @@ class Session:
         st = self.state
         while True:
             try:
-                text = self.ask("Rematch with the same players and new dice? [y/N; c: the cards] ").strip()
+                text = self.ask(_("Rematch with the same players and new dice? [y/N; c: the cards] ")).strip()
             except EOFError:
                 return False
-            head, _, rest = text.lower().partition(" ")
+            head, _sep, rest = text.lower().partition(" ")
             if head not in ("c", "card", "cards"):
-                return head in ("y", "yes")
+                return _is_yes(head)
             first = next(i for i, seat in enumerate(self.seats) if seat.is_human)  # when one card: a human's
             try:
                 self.screens.card(st, find_player(rest, st.players) if rest.strip() else None, first)

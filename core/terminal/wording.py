@@ -11,7 +11,6 @@ from ..game.state import GameState
 from ..language.model import Variant
 
 __all__ = [
-    "plural",
     "variant_box_name",
     "box_name",
     "box_names",
@@ -24,11 +23,6 @@ __all__ = [
     "why_not_here",
     "closest",
 ]
-
-
-def plural(n: int, one: str, many: str) -> str:
-    """`1 box`, `2 boxes`: a count with its noun in the right number."""
-    return f"{n} {one if n == 1 else many}"
 
 
 def variant_box_name(variant: Variant, box: str) -> str:
