@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT",
     "DOMAIN",
     "LANGUAGES",
+    "N_",
     "_",
     "catalog_path",
     "choose",
@@ -98,6 +99,11 @@ def speak(lang: str) -> Callable[[], None]:
     Returns what puts back the language spoken before."""
     token = _SPOKEN.set(messages(lang))
     return lambda: _SPOKEN.reset(token)
+
+
+def N_(message: str) -> str:
+    """`message` as written, marked for the catalogs: said later with `_` (help tables built at import)."""
+    return message
 
 
 def _(message: str) -> str:

@@ -33,6 +33,7 @@ from dicecup import (
     Variant,
     hookimpl,
 )
+from dicecup.locales import _, ngettext
 
 # ----------------------------------------------------------------------------- checks
 
@@ -290,7 +291,8 @@ def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
         elif bonus.kind == "event":
             count = sum(1 for a in card.awards if a.id == bonus.id)
             if count:
-                out.append(Progress(bonus.id, line=f"{bonus.name}: earned {count} time{'s' * (count > 1)}"))
+                earned = ngettext("{bonus}: earned {n} time", "{bonus}: earned {n} times", count)
+                out.append(Progress(bonus.id, line=earned.format(bonus=bonus.name, n=count)))
         elif bonus.kind == "nonzero" and not bonus.params["each"]:
             ids = _refs(variant, "boxes", bonus.params["boxes"])
             hits = sum(1 for b in ids if card.scores.get(b, 0) != 0)
@@ -305,19 +307,19 @@ def _threshold_progress(variant: Variant, card: Card, bonus: Any) -> Progress:
     left = [b for b in ids if b not in card.scores]
     nxt = next(((at, pts) for at, pts in tiers if reached is None or at > tiers[reached][0]), None)
     if not left:
-        line = f"{bonus.name}: {got}" + (f", {tiers[reached][1]:+d}" if reached is not None else ", missed")
+        line = f"{bonus.name}: {got}" + (f", {tiers[reached][1]:+d}" if reached is not None else _(", missed"))
         return Progress(bonus.id, line=line)
     if nxt is None:
-        return Progress(bonus.id, line=f"{bonus.name}: {got}, {tiers[-1][1]:+d} secured")
+        return Progress(
+            bonus.id,
+            line=_("{bonus}: {got}, {points:+d} secured").format(bonus=bonus.name, got=got, points=tiers[-1][1]),
+        )
     par = _par(variant, ids, nxt[0])
-    extra = f", {got - par(card):+d} against three of each" if par else ""
-    secured = f", {tiers[reached][1]:+d} secured" if reached is not None else ""
-    box_word = "box" if len(left) == 1 else "boxes"
-    return Progress(
-        bonus.id,
-        cell=f"{got}/{nxt[0]}",
-        line=f"{bonus.name}: {got}/{nxt[0]} for {nxt[1]:+d}{secured}, {len(left)} {box_word} to go{extra}",
-    )
+    extra = _(", {diff:+d} against three of each").format(diff=got - par(card)) if par else ""
+    secured = _(", {points:+d} secured").format(points=tiers[reached][1]) if reached is not None else ""
+    to_go = ngettext("{n} box to go", "{n} boxes to go", len(left)).format(n=len(left))
+    line = _("{bonus}: {got}/{at} for {points:+d}").format(bonus=bonus.name, got=got, at=nxt[0], points=nxt[1])
+    return Progress(bonus.id, cell=f"{got}/{nxt[0]}", line=f"{line}{secured}, {to_go}{extra}")
 
 
 def _par(variant: Variant, ids: Sequence[str], need: int) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dicecup import Card, Column, Progress, TurnContext, Variant, hookimpl
+from dicecup.locales import _
 
 ORDERS = ("down", "up")
 
@@ -66,6 +67,11 @@ def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
         nxt = _next_box(variant, col, open_boxes)
         if nxt is not None:
             out.append(
-                Progress(f"order:{col.id}", line=f"{col.name} column ({col.order}): {variant.box(nxt).name} next")
+                Progress(
+                    f"order:{col.id}",
+                    line=_("{column} column ({order}): {box} next").format(
+                        column=col.name, order=col.order, box=variant.box(nxt).name
+                    ),
+                )
             )
     return out

@@ -13,18 +13,21 @@ from babel.messages.pofile import read_po
 from typer.testing import CliRunner
 
 import dicecup
+import dicecup.plugins
 from dicecup.cli.app import app
 from dicecup.locales import DEFAULT, LANGUAGES, catalog_path, ngettext, speak
 
-CORE = Path(dicecup.__file__).parent
+PACKAGES = (Path(dicecup.__file__).parent, Path(dicecup.plugins.__file__).parent)  # the engine, its built-in rules
 SPOKEN = [lang for lang in LANGUAGES if lang != DEFAULT]
 
 
 def _used() -> dict[str | tuple[str, str], str]:
-    """Every message the package marks for translation (`_` and `ngettext`), with where it is."""
+    """Every message the package and its built-in plugins mark for translation (`_`, `N_` and `ngettext`), with
+    where it is."""
     found: dict[str | tuple[str, str], str] = {}
-    for file, line, message, _comments, _context in extract_from_dir(str(CORE), method_map=[("**.py", "python")]):
-        found.setdefault(message, f"{file}:{line}")
+    for folder in PACKAGES:
+        for file, line, message, _comments, _context in extract_from_dir(str(folder), method_map=[("**.py", "python")]):
+            found.setdefault(message, f"{folder.name}/{file}:{line}")
     return found
 
 

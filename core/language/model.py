@@ -103,6 +103,7 @@ class Variant:
     rank_by: tuple[str, ...] = ("score",)
     document: Any = field(default=None, eq=False, repr=False)  # the resolved YAML, for hashing/showing
     translations: FrozenMap = field(converter=FrozenMap, factory=FrozenMap, eq=False, repr=False)  # lang -> names
+    section_names: FrozenMap = field(converter=FrozenMap, factory=FrozenMap, eq=False, repr=False)  # shown headings
     hooks: Any = field(default=None, eq=False, repr=False)  # rulehooks.RuleHooks
     rebuild: Any = field(default=None, eq=False, repr=False)  # how to compile it again (pickling)
     deriver: Any = field(default=None, eq=False, repr=False)  # (variant, overlay) -> Variant, from the engine

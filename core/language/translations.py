@@ -115,6 +115,7 @@ def translated(variant: Variant, lang: str) -> Variant:
         columns=columns,
         column_bonuses=_column_bonuses(variant, tr, {c.id: c.name for c in columns}),
         figures=tuple(evolve(f, name=tr.figures.get(f.id, f.name)) for f in variant.figures),
+        section_names=FrozenMap({**variant.section_names, **tr.sections}),
     )
 
 

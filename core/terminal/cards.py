@@ -16,6 +16,7 @@ from ..game.state import GameState
 from ..language.card import Card
 from ..language.describe import bonus_cells
 from ..language.model import Variant
+from ..locales import _
 from .grid import GridRow, cut, grid
 
 __all__ = ["live", "now_cell", "decision_card", "whole_card", "card_rows"]
@@ -26,7 +27,7 @@ HEAD = 8
 
 def card_rows(variant: Variant, card: Card) -> dict[str, Any]:
     """One card as numbers: boxes as written, bonuses by id, totals (what `play --json` reports)."""
-    bonuses = {bid: pts for bid, _, _, pts in bonus_cells(variant, card, final=True)}
+    bonuses = {bid: pts for bid, _name, _text, pts in bonus_cells(variant, card, final=True)}
     out: dict[str, Any] = {"boxes": variant.written_scores(card), "bonuses": bonuses, "total": variant.total(card)}
     if len(variant.columns) > 1:
         out["columns"] = variant.column_totals(card)
@@ -85,14 +86,14 @@ def _player_rows(state: GameState, players: Sequence[int], now: bool) -> tuple[l
         rows.append(GridRow(str(i), b.name, cells + ([now_cell(state, b.id, legal, best)] if now else [])))
     bonus: dict[str, tuple[str, list[str]]] = {}
     for k, p in enumerate(players):
-        for bid, name, text, _ in bonus_cells(v, state.cards[p], final=state.over):
+        for bid, name, text, _points in bonus_cells(v, state.cards[p], final=state.over):
             bonus.setdefault(bid, (name, [""] * len(players)))[1][k] = text
     style = "" if state.over else "dim"
     rows += [GridRow("", name, [*map(Text, texts), *tail], style) for name, texts in bonus.values()]
     for f in v.figures:
         rows.append(GridRow("", f.name, [Text(str(v.figure_totals(state.cards[p])[f.id])) for p in players] + tail))
-    rows.append(GridRow("", "TOTAL", [Text(str(v.total(state.cards[p]))) for p in players] + tail, "bold"))
-    heads = [cut(state.players[p], HEAD) for p in players] + (["now"] if now else [])
+    rows.append(GridRow("", _("TOTAL"), [Text(str(v.total(state.cards[p]))) for p in players] + tail, "bold"))
+    heads = [cut(state.players[p], HEAD) for p in players] + ([_("now")] if now else [])
     return heads, rows
 
 
@@ -106,9 +107,9 @@ def _column_rows(state: GameState, player: int, now: bool, whole: bool) -> tuple
     card = state.cards[player]
     legal, best = _now(state) if now else (set(), None)
     attached = _row_bonuses(v) if whole else {}
-    texts = {bid: text for bid, _, text, _ in bonus_cells(v, card, final=state.over)}
+    texts = {bid: text for bid, _name, text, _points in bonus_cells(v, card, final=state.over)}
     figures = {b.figure for b in v.bonuses if b.id in attached.values()}
-    side = next((f.name for f in v.figures if figures == {f.id}), "bonus") if attached else None
+    side = next((f.name for f in v.figures if figures == {f.id}), _("bonus")) if attached else None
     extra = [""] if side is not None else []
     rows = []
     for i, row in enumerate(v.rows, 1):
@@ -129,7 +130,7 @@ def _column_rows(state: GameState, player: int, now: bool, whole: bool) -> tuple
     for name, by_column in per_column.values():
         rows.append(GridRow("", name, [by_column.get(c.id, "") for c in v.columns] + extra, "dim"))
     totals = v.column_totals(card)
-    rows.append(GridRow("", "column total", [str(totals[c.id]) for c in v.columns] + extra, "bold"))
+    rows.append(GridRow("", _("column total"), [str(totals[c.id]) for c in v.columns] + extra, "bold"))
     in_side = {f.id for f in v.figures if f.name == side}
 
     def place(text: str, figure: str) -> list[str]:
@@ -145,7 +146,7 @@ def _column_rows(state: GameState, player: int, now: bool, whole: bool) -> tuple
                 rows.append(GridRow("", name, place(text, figure_of.get(bid, "score"))))
         for f in v.figures:
             rows.append(GridRow("", f.name, place(str(v.figure_totals(card)[f.id]), f.id), "bold"))
-    rows.append(GridRow("", "TOTAL", place(str(v.total(card)), "score"), "bold"))
+    rows.append(GridRow("", _("TOTAL"), place(str(v.total(card)), "score"), "bold"))
     return [f"{c.id:>3}" for c in v.columns] + ([side] if side is not None else []), rows
 
 
@@ -158,16 +159,16 @@ def decision_card(state: GameState, width: int, unicode: bool = True) -> list[Te
     v = state.variant
     if len(v.columns) > 1:
         heads, rows = _column_rows(state, state.current, live(state), whole=False)
-        return grid(("", "row"), heads, rows, width, None, unicode) or []
+        return grid(("", _("row")), heads, rows, width, None, unicode) or []
     card, now = state.card, live(state)
     legal, best = _now(state) if now else (set(), None)
     rows = [
         GridRow(str(i), b.name, [_written(v, card, b.id), now_cell(state, b.id, legal, best) if now else ""])
         for i, b in enumerate(v.boxes, 1)
     ]
-    rows += [GridRow("", name, [text, ""], "dim") for _, name, text, _ in bonus_cells(v, card, final=False)]
-    rows.append(GridRow("", "TOTAL", [str(v.total(card)), ""], "bold"))
-    return grid(("", "box"), ["card", "now"], rows, width, None, unicode) or []
+    rows += [GridRow("", name, [text, ""], "dim") for _bid, name, text, _points in bonus_cells(v, card, final=False)]
+    rows.append(GridRow("", _("TOTAL"), [str(v.total(card)), ""], "bold"))
+    return grid(("", _("box")), [_("card"), _("now")], rows, width, None, unicode) or []
 
 
 def whole_card(
@@ -180,11 +181,11 @@ def whole_card(
     columns = len(v.columns) > 1
     if not columns and player is None and len(state.players) > 1:
         heads, rows = _player_rows(state, range(len(state.players)), live(state))
-        fit = grid(("", "box"), heads, rows, width, lines, unicode)
+        fit = grid(("", _("box")), heads, rows, width, lines, unicode)
         if fit is not None:
             return fit, None
     p = player if player is not None else state.current if default is None else default
     now = live(state) and p == state.current
     heads, rows = _column_rows(state, p, now, whole=True) if columns else _player_rows(state, [p], now)
-    corner = ("", "row" if columns else "box")
+    corner = ("", _("row") if columns else _("box"))
     return grid(corner, heads, rows, width, lines, unicode) or grid(corner, heads, rows, width, None, unicode) or [], p

@@ -18,6 +18,7 @@ from attrs import field, frozen
 from ..errors import DicecupError
 from ..game.state import GameState
 from ..language.model import RuleAction, Variant
+from ..locales import N_, _, ngettext
 from .wording import box_names, closest, score_example, typed_box, variant_box_name, why_not
 
 __all__ = [
@@ -90,32 +91,32 @@ class AmbiguousBox(InputProblem):
 
 
 _HELP = (
-    ("k 1 3 4", "keep the dice at positions 1, 3 and 4, reroll the rest (or k134)"),
-    ("keep 6 6", "keep dice by their faces: here two sixes (or keep 66)"),
-    ("r", "reroll every die (r 2 5: only the dice at positions 2 and 5)"),
-    ("s {n}", "score box {n} of the card ({name})"),
-    ("s {start}", "score a box by the start of its name (or its whole name or id)"),
+    ("k 1 3 4", N_("keep the dice at positions 1, 3 and 4, reroll the rest (or k134)")),
+    ("keep 6 6", N_("keep dice by their faces: here two sixes (or keep 66)")),
+    ("r", N_("reroll every die (r 2 5: only the dice at positions 2 and 5)")),
+    ("s {n}", N_("score box {n} of the card ({name})")),
+    ("s {start}", N_("score a box by the start of its name (or its whole name or id)")),
 )
 
 _HELP_COLUMNS = (
     (
         "s {row} {col}",
-        "score a row in a column: the row by number, name or the start of one, then the column (or s {n} {col})",
+        N_("score a row in a column: the row by number, name or the start of one, then the column (or s {n} {col})"),
     ),
-    ("s {row}", "the row alone, when only one of its columns can take the dice"),
+    ("s {row}", N_("the row alone, when only one of its columns can take the dice")),
 )
 
 _HELP_END = (
-    ("s", "alone: score the only box the rules allow now (an announced box, the next in card order)"),
-    ("c", "the whole scorecard; c NAME or c 2: one player's card"),
-    ("hint", "the advisor's best moves (games started with --hints)"),
-    ("undo", "take back your last score or announcement (? undo says more)"),
-    ("q", "quit (asks first unless the game is saved with --save FILE)"),
-    ("?", "this help"),
+    ("s", N_("alone: score the only box the rules allow now (an announced box, the next in card order)")),
+    ("c", N_("the whole scorecard; c NAME or c 2: one player's card")),
+    ("hint", N_("the advisor's best moves (games started with --hints)")),
+    ("undo", N_("take back your last score or announcement (? undo says more)")),
+    ("q", N_("quit (asks first unless the game is saved with --save FILE)")),
+    ("?", N_("this help")),
 )
 
 _TOPICS = {
-    "undo": (
+    "undo": N_(
         "undo takes back your last score or announcement: back to the dice you had then, your card as it was. "
         "Fair by design: the dice to come stay the same (undo never gives new dice), so once you have seen "
         "them you score instead of rerolling; the bots' turns since are played again as they were; "
@@ -148,8 +149,10 @@ def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: i
     if topic:
         known = _TOPICS.get(topic.lower())
         if known is None:
-            return f"No help on {topic!r}; ? alone lists the commands, ? {' or ? '.join(_TOPICS)} says more."
-        return "\n".join(textwrap.wrap(known, max(width, 40)))
+            return _("No help on {topic!r}; ? alone lists the commands, ? {topics} says more.").format(
+                topic=topic, topics=" or ? ".join(_TOPICS)
+            )
+        return "\n".join(textwrap.wrap(_(known), max(width, 40)))
     rows = list(_HELP)
     example = variant.boxes[min(9, len(variant.boxes)) - 1]
     fill = {"n": min(9, len(variant.boxes)), "name": example.name, "start": example.name.split()[0].lower()[:4]}
@@ -158,11 +161,11 @@ def help_text(variant: Variant, verbs: Mapping[str, str] | None = None, width: i
         rows[3:] = _HELP_COLUMNS
     rows.extend((f"{verb} ...", text) for verb, text in (verbs or {}).items())
     rows.extend(_HELP_END)
-    lines = ["Commands (dice positions are the numbers under the dice, #1 at the left):"]
+    lines = [_("Commands (dice positions are the numbers under the dice, #1 at the left):")]
     for cmd, text in rows:
         lines.extend(
             textwrap.wrap(
-                f"{cmd.format(**fill):<13} {text.format(**fill)}",
+                f"{cmd.format(**fill):<13} {_(text).format(**fill)}",
                 max(width, 40),
                 initial_indent="  ",
                 subsequent_indent=" " * 16,
@@ -189,8 +192,12 @@ def actions_summary(actions: Sequence[RuleAction], variant: Variant) -> list[str
         for b in boxes:
             by_column.setdefault(variant.box(b).column, []).append(variant.box(b).row)
         for col, rows in by_column.items():
-            where = f" of the {variant.column(col).name} column" if len(variant.columns) > 1 else ""
-            out.append(f"{verb} a box{where}: {', '.join(rows)} (e.g. {verb} {rows[-1]})")
+            said = (
+                _("{verb} a box of the {column} column: {rows} (e.g. {verb} {row})")
+                if len(variant.columns) > 1
+                else _("{verb} a box: {rows} (e.g. {verb} {row})")
+            )
+            out.append(said.format(verb=verb, column=variant.column(col).name, rows=", ".join(rows), row=rows[-1]))
     return out
 
 
@@ -200,7 +207,11 @@ def _numbers(args: list[str], what: str, split_digits: bool) -> list[int]:
     for tok in args:
         for part in tok.replace(",", " ").split():
             if not part.isdigit():
-                raise InputProblem(f"{part!r} is not a {what}; write numbers, e.g. k 1 3 or keep 6 6")
+                raise InputProblem(
+                    _("{typed!r} is not a {what}; write numbers, e.g. k 1 3 or keep 6 6").format(
+                        typed=part, what=_(what)
+                    )
+                )
             if split_digits and len(part) > 1:
                 out.extend(int(c) for c in part)
             else:
@@ -210,16 +221,22 @@ def _numbers(args: list[str], what: str, split_digits: bool) -> list[int]:
 
 def _positions(args: list[str], dice: Sequence[int], faces: int = 6) -> list[int]:
     """Die positions typed after `k` or `r`; a mistake that reads like faces (`k 55`) points to `keep 5 5`."""
-    picks = _numbers(args, "die position", split_digits=len(dice) < 10)
+    picks = _numbers(args, N_("die position"), split_digits=len(dice) < 10)
     n = len(dice)
     typed = " ".join(map(str, picks))
-    by_face = f" (keep {typed} keeps dice by their faces; k takes positions)" if _faces_fit(picks, faces) else ""
+    by_face = (
+        _(" (keep {faces} keeps dice by their faces; k takes positions)").format(faces=typed)
+        if _faces_fit(picks, faces)
+        else ""
+    )
     for p in picks:
         if not 1 <= p <= n:
-            raise InputProblem(f"there is no die at position {p}: the dice are numbered 1 to {n}{by_face}")
+            raise InputProblem(
+                _("there is no die at position {k}: the dice are numbered 1 to {n}").format(k=p, n=n) + by_face
+            )
     dup = [p for p, c in Counter(picks).items() if c > 1]
     if dup:
-        raise InputProblem(f"position {dup[0]} is given twice; each die can be picked once{by_face}")
+        raise InputProblem(_("position {k} is given twice; each die can be picked once").format(k=dup[0]) + by_face)
     return picks
 
 
@@ -239,7 +256,7 @@ def _row_of(token: str, variant: Variant, rows: Sequence[str]) -> list[str]:
         k = int(t)
         if 1 <= k <= len(variant.rows):
             return [variant.rows[k - 1]]
-        raise InputProblem(f"there is no row {k}: rows are numbered 1 to {len(variant.rows)}")
+        raise InputProblem(_("there is no row {k}: rows are numbered 1 to {n}").format(k=k, n=len(variant.rows)))
     names = {_norm(variant.row(r).name): r for r in variant.rows}
     if t in variant.rows:
         return [t]
@@ -266,7 +283,9 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
     text = token.strip()
     candidates = list(variant.box_ids if open_boxes is None else open_boxes)
     if not text:
-        raise InputProblem(f"say which box, e.g. {typed_box(variant, (candidates or variant.box_ids)[0])}")
+        raise InputProblem(
+            _("say which box, e.g. {example}").format(example=typed_box(variant, (candidates or variant.box_ids)[0]))
+        )
     if text in variant.box_ids:
         return text
     if len(variant.columns) > 1:
@@ -277,7 +296,7 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
         k = int(t)
         if 1 <= k <= len(ids):
             return ids[k - 1]
-        raise InputProblem(f"there is no box {k}: boxes are numbered 1 to {len(ids)}")
+        raise InputProblem(_("there is no box {k}: boxes are numbered 1 to {n}").format(k=k, n=len(ids)))
     names = {_norm(b.name): b.id for b in variant.boxes}
     if t in ids:
         return t
@@ -290,18 +309,32 @@ def resolve_box(token: str, variant: Variant, open_boxes: Iterable[str] | None =
     if len(found) == 1:
         return found[0]
     if found:
-        raise InputProblem(f"{token!r} could be {box_names(variant, found)}; type more of the name")
+        raise InputProblem(
+            _("{typed!r} could be {boxes}; type more of the name").format(typed=token, boxes=box_names(variant, found))
+        )
     filled = [i for i in ids if i not in candidates and (i.startswith(t) or _norm(variant.box(i).name).startswith(t))]
     if filled:  # what was typed names boxes already filled: say so, not "no box"
-        were = f"{box_names(variant, filled)} {'is' if len(filled) == 1 else 'are'} already filled"
-        raise InputProblem(f"no open box {token!r}: {were}; open boxes: {box_names(variant, candidates)}")
+        were = ngettext("{boxes} is already filled", "{boxes} are already filled", len(filled))
+        raise InputProblem(
+            _("no open box {typed!r}: {filled}; open boxes: {boxes}").format(
+                typed=token, filled=were.format(boxes=box_names(variant, filled)), boxes=box_names(variant, candidates)
+            )
+        )
     guess = _guess(t, {**{b.id: b.id for b in variant.boxes}, **names})
     if guess is not None:  # a misspelling: the box it most likely means
         name = variant_box_name(variant, guess)
         if guess not in candidates:
-            raise InputProblem(f"no open box {token!r}: {name} is already filled")
-        raise InputProblem(f"no box {token!r}; did you mean {name} ({typed_box(variant, guess)})?")
-    raise InputProblem(f"no open box {token!r}; open boxes: {box_names(variant, candidates)} (or their numbers)")
+            raise InputProblem(_("no open box {typed!r}: {box} is already filled").format(typed=token, box=name))
+        raise InputProblem(
+            _("no box {typed!r}; did you mean {box} ({example})?").format(
+                typed=token, box=name, example=typed_box(variant, guess)
+            )
+        )
+    raise InputProblem(
+        _("no open box {typed!r}; open boxes: {boxes} (or their numbers)").format(
+            typed=token, boxes=box_names(variant, candidates)
+        )
+    )
 
 
 def _guess(typed: str, keys: Mapping[str, str]) -> str | None:
@@ -322,26 +355,38 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
                 break
     elif _column_of(row_text, variant) is not None:
         first = variant.rows[0]
-        raise InputProblem(f"say the row too, e.g. s {first} {_column_of(row_text, variant)} (or s 1 {row_text})")
+        raise InputProblem(
+            _("say the row too, e.g. s {row} {column} (or s 1 {typed})").format(
+                row=first, column=_column_of(row_text, variant), typed=row_text
+            )
+        )
     # Abbreviations match rows open where the box would go: in the column named, else in any column.
     open_rows = [variant.box(b).row for b in candidates if column is None or variant.box(b).column == column]
     rows = _row_of(row_text, variant, open_rows)
     if not rows and column is None and len(words) >= 2:
         cols = ", ".join(c.id for c in variant.columns)
         raise InputProblem(
-            f"no open box {token!r}: write a row and a column ({cols}), e.g. s 1 {variant.columns[0].id}"
+            _("no open box {typed!r}: write a row and a column ({columns}), e.g. s 1 {column}").format(
+                typed=token, columns=cols, column=variant.columns[0].id
+            )
         )
     if not rows:
         keys = {**{r: r for r in variant.rows}, **{_norm(variant.row(r).name): r for r in variant.rows}}
         guess = _guess(_norm(row_text), keys)
         if guess is not None:  # a misspelled row: the row it most likely means, in the column named
             typed = f"s {variant.rows.index(guess) + 1}" + (f" {column}" if column else "")
-            raise InputProblem(f"no row {row_text.strip()!r}; did you mean {variant.row(guess).name} ({typed})?")
+            raise InputProblem(
+                _("no row {typed!r}; did you mean {row} ({example})?").format(
+                    typed=row_text.strip(), row=variant.row(guess).name, example=typed
+                )
+            )
         names = ", ".join(variant.row(r).name for r in variant.rows)
-        raise InputProblem(f"no open box {token!r}; rows are {names} (type ? for help)")
+        raise InputProblem(
+            _("no open box {typed!r}; rows are {rows} (type ? for help)").format(typed=token, rows=names)
+        )
     if len(rows) > 1:
         names = ", ".join(variant.row(r).name for r in rows)
-        raise InputProblem(f"{token!r} could be {names}; type more of the name")
+        raise InputProblem(_("{typed!r} could be {boxes}; type more of the name").format(typed=token, boxes=names))
     row = rows[0]
     if column is not None:
         return f"{column}.{row}"
@@ -350,11 +395,10 @@ def _resolve_in_columns(token: str, variant: Variant, candidates: list[str]) -> 
         return where[0]
     name = variant.row(row).name
     if not where:
-        raise InputProblem(f"{name} is filled in every column; pick another row")
+        raise InputProblem(_("{row} is filled in every column; pick another row").format(row=name))
     cols = ", ".join(variant.box(b).column for b in where)
-    raise AmbiguousBox(
-        f"{name} is open in columns {cols}: say which, e.g. s {row} {variant.box(where[0]).column}", where
-    )
+    said = _("{row} is open in columns {columns}: say which, e.g. s {row_id} {column}")
+    raise AmbiguousBox(said.format(row=name, columns=cols, row_id=row, column=variant.box(where[0]).column), where)
 
 
 def _score_target(text: str, state: GameState) -> str:
@@ -371,10 +415,14 @@ def _score_target(text: str, state: GameState) -> str:
         if legal:
             scores = [f"{v.box(b).column} ({state.score_preview(b).written})" for b in legal]
             raise InputProblem(
-                f"{name} can go in {', '.join(scores[:-1])} or {scores[-1]}: say which, e.g. s {row} {v.box(legal[0]).column}"
+                _("{row} can go in {some} or {last}: say which, e.g. s {row_id} {column}").format(
+                    row=name, some=", ".join(scores[:-1]), last=scores[-1], row_id=row, column=v.box(legal[0]).column
+                )
             ) from None
         reasons = [f"{v.box(b).column}: {why_not(state, b)}" for b in amb.boxes]
-        raise InputProblem(f"{name} cannot be scored now in any open column ({'; '.join(reasons)})") from None
+        raise InputProblem(
+            _("{row} cannot be scored now in any open column ({reasons})").format(row=name, reasons="; ".join(reasons))
+        ) from None
 
 
 def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence[RuleAction]) -> DoAction:
@@ -396,8 +444,12 @@ def _rule_action(head: str, args: list[str], state: GameState, offered: Sequence
     for a in mine:
         if str(a.arg).lower() == arg_text.lower():
             return DoAction(a)
-    what = f"{head} what?" if not args else f"you cannot {head} {arg_text} now;"
-    raise InputProblem(f"{what} you can {'; '.join(actions_summary(mine, state.variant))}")
+    offers = "; ".join(actions_summary(mine, state.variant))
+    if not args:
+        raise InputProblem(_("{verb} what? you can {offers}").format(verb=head, offers=offers))
+    raise InputProblem(
+        _("you cannot {verb} {what} now; you can {offers}").format(verb=head, what=arg_text, offers=offers)
+    )
 
 
 def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterable[str] = ()) -> Command:
@@ -408,7 +460,9 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
     """
     words = text.strip().split()
     if not words:
-        raise InputProblem(f"type a command: k 1 3 to keep dice, {score_example(state)} to score, ? for help")
+        raise InputProblem(
+            _("type a command: k 1 3 to keep dice, {example} to score, ? for help").format(example=score_example(state))
+        )
     head, args = words[0].lower(), words[1:]
     dice = state.dice
     if head in _SAY and (not args or _SAY[head] == "help"):
@@ -422,24 +476,32 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
     if head in helps:
         status = "; ".join(state.turn_status())
         why = f" ({status})" if status else (f": {helps[head]}" if helps[head] else "")
-        raise InputProblem(f"you cannot {head} now{why}")
+        raise InputProblem(_("you cannot {verb} now{why}").format(verb=head, why=why))
     if head[0] == "k" and head[1:].isdigit() and head != "keep":  # k134
         head, args = "k", [head[1:]] + args
     if head == "k":
         if not args:
-            raise InputProblem("say which dice to keep, e.g. k 1 3 (positions), or r to reroll them all")
+            raise InputProblem(_("say which dice to keep, e.g. k 1 3 (positions), or r to reroll them all"))
         picks = _positions(args, dice, state.variant.faces)
         return KeepDice(tuple(sorted(dice[p - 1] for p in picks)), tuple(sorted(picks)))
     if head == "keep":
         if not args:
-            raise InputProblem("say which faces to keep, e.g. keep 6 6, or r to reroll every die")
-        want = Counter(_numbers(args, "face", split_digits=state.variant.faces < 10))
+            raise InputProblem(_("say which faces to keep, e.g. keep 6 6, or r to reroll every die"))
+        want = Counter(_numbers(args, N_("face"), split_digits=state.variant.faces < 10))
         have = Counter(dice)
         for face, n in sorted(want.items()):
             if have[face] < n:
                 showing = " ".join(map(str, sorted(dice)))
-                count = "no" if not have[face] else f"only {have[face]}"
-                raise InputProblem(f"you have {count} {face}{'s' if have[face] != 1 else ''} (the dice are {showing})")
+                said = (
+                    _("you have no {face}s (the dice are {dice})")
+                    if not have[face]
+                    else ngettext(
+                        "you have only {n} {face} (the dice are {dice})",
+                        "you have only {n} {face}s (the dice are {dice})",
+                        have[face],
+                    )
+                )
+                raise InputProblem(said.format(n=have[face], face=face, dice=showing))
         return KeepDice(tuple(sorted(want.elements())))
     if head in ("r", "roll", "reroll"):
         if not args:
@@ -453,11 +515,14 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
             if len(legal) == 1:
                 return ScoreBox(legal[0])
             if not legal and offered:
-                raise InputProblem(f"no box can be scored yet; {'; or '.join(actions_summary(offered, state.variant))}")
-            raise InputProblem(f"say which box to score, e.g. {score_example(state)}")
+                offers = _("; or ").join(actions_summary(offered, state.variant))
+                raise InputProblem(_("no box can be scored yet; {offers}").format(offers=offers))
+            raise InputProblem(_("say which box to score, e.g. {example}").format(example=score_example(state)))
         return ScoreBox(_score_target(" ".join(args), state))
     if head.isdigit():
-        raise InputProblem(f"to score box {head} type s {head}; to keep dice type k followed by their positions")
+        raise InputProblem(
+            _("to score box {n} type s {n}; to keep dice type k followed by their positions").format(n=head)
+        )
     # A bare box id or full name scores it (no abbreviations here: a stray `y` must not score).
     wanted = _norm(text)
     for box in state.variant.boxes:
@@ -468,15 +533,19 @@ def parse_command(text: str, state: GameState, verbs: Mapping[str, str] | Iterab
 
 def _not_understood(text: str, head: str, args: list[str], state: GameState, verbs: Sequence[str]) -> str:
     """The "I don't understand" message, with the command it most likely misspells (`kep 3 3 3`: `keep 3 3 3`)."""
-    said = f"I don't understand {text.strip()!r}"
+    typed = text.strip()
     word = closest(head, [*_WORDS, *verbs])
     if word is not None:
-        return f"{said}; did you mean {' '.join([word, *args])!r}?"
+        return _("I don't understand {typed!r}; did you mean {command!r}?").format(
+            typed=typed, command=" ".join([word, *args])
+        )
     box = None if args else _guess(_norm(text), {_norm(b.name): b.id for b in state.variant.boxes})
     if box is not None and box in state.variant.open_boxes(state.card):
         v = state.variant
-        return f"{said}; did you mean {typed_box(v, box)!r} (score {variant_box_name(v, box)})?"
-    return f"{said}; type ? for the commands"
+        return _("I don't understand {typed!r}; did you mean {command!r} (score {box})?").format(
+            typed=typed, command=typed_box(v, box), box=variant_box_name(v, box)
+        )
+    return _("I don't understand {typed!r}; type ? for the commands").format(typed=typed)
 
 
 def find_player(text: str, players: Sequence[str]) -> int:
@@ -486,12 +555,23 @@ def find_player(text: str, players: Sequence[str]) -> int:
         k = int(t)
         if 1 <= k <= len(players):
             return k - 1
-        raise InputProblem(f"there is no player {k}: players are numbered 1 to {len(players)} in turn order")
+        raise InputProblem(
+            _("there is no player {k}: players are numbered 1 to {n} in turn order").format(k=k, n=len(players))
+        )
     for pool in ([p for p in players if p.lower() == t], [p for p in players if p.lower().startswith(t)]):
         if len(pool) == 1:
             return players.index(pool[0])
         if pool:
-            raise InputProblem(f"{text.strip()!r} could be {', '.join(pool)}; type more of the name")
+            raise InputProblem(
+                _("{typed!r} could be {players}; type more of the name").format(
+                    typed=text.strip(), players=", ".join(pool)
+                )
+            )
     guess = closest(t, {p.lower(): p for p in players})
-    hint = f"did you mean {players[[p.lower() for p in players].index(guess)]}? " if guess else ""
-    raise InputProblem(f"no player {text.strip()!r}; {hint}players: {', '.join(players)} (or 1 to {len(players)})")
+    listed = ", ".join(players)
+    if guess:
+        said = _("no player {typed!r}; did you mean {player}? players: {players} (or 1 to {n})")
+    else:
+        said = _("no player {typed!r}; players: {players} (or 1 to {n})")
+    player = players[[p.lower() for p in players].index(guess)] if guess else ""
+    raise InputProblem(said.format(typed=text.strip(), player=player, players=listed, n=len(players)))

@@ -11,6 +11,7 @@ from rich.text import Text
 from ..game.state import GameState
 from ..language.card import Card
 from ..language.model import Variant
+from ..locales import _
 from .grid import GridRow, cut, grid
 
 __all__ = ["card_parts", "ranked", "results_lines", "fmt_amount", "figure_unit"]
@@ -44,7 +45,10 @@ def card_parts(variant: Variant, card: Card) -> list[tuple[str, int]]:
     else:
         sections = list(v.sections())
         parts = [
-            (name if len(sections) > 1 else "boxes", sum(v.written(b.id, card.scores.get(b.id, 0)) for b in boxes))
+            (
+                v.section_names.get(name, name) if len(sections) > 1 else _("boxes"),
+                sum(v.written(b.id, card.scores.get(b.id, 0)) for b in boxes),
+            )
             for name, boxes in sections
         ]
     bonus: dict[str, list] = {b.id: [b.name, 0] for b in v.bonuses if b.figure == "score" and len(v.columns) == 1}
@@ -74,9 +78,9 @@ def _one_game(state: GameState, cards: Sequence[Card]) -> tuple[list[str], list[
     """Heads and each player's cells for one game: its parts, TOTAL, and the other figures."""
     v = state.variant
     parts = [card_parts(v, c) for c in cards]
-    heads = [name for name, _ in parts[0]] + ["TOTAL"] + [f.name for f in v.figures]
+    heads = [name for name, _points in parts[0]] + [_("TOTAL")] + [f.name for f in v.figures]
     cells = [
-        [Text(str(p)) for _, p in part]
+        [Text(str(p)) for _name, p in part]
         + [Text(str(v.total(c)), style="bold")]
         + [Text(str(v.figure_totals(c)[f.id])) for f in v.figures]
         for part, c in zip(parts, cards, strict=True)
@@ -89,15 +93,16 @@ def _match(state: GameState, width: int) -> tuple[list[str], list[list[Text]], s
     v = state.variant
     games = state.results
     shown = games if 8 + 6 * (len(games) + 2 + len(v.figures)) <= width else []
-    heads = [f"g{k}" for k in range(1, len(shown) + 1)] + ["match"] + [f.name for f in v.figures]
+    heads = [f"g{k}" for k in range(1, len(shown) + 1)] + [_("match")] + [f.name for f in v.figures]
     figures = [state.match_totals(f.id) for f in v.figures]
     cells = []
     for i, total in enumerate(state.match_totals()):
         row = [Text(f"{r.totals[i]}" + ("*" if r.instant_winner == i else "")) for r in shown]
         cells.append([*row, Text(str(total), style="bold"), *(Text(str(f[i])) for f in figures)])
-    note = f"g1 to g{len(games)}: each game's total" if shown else f"{len(games)} games; --json lists each"
+    n = len(games)
+    note = _("g1 to g{n}: each game's total").format(n=n) if shown else _("{n} games; --json lists each").format(n=n)
     if any(r.instant_winner is not None for r in shown):
-        note += "; * won at once (instant win)"
+        note += _("; * won at once (instant win)")
     return heads, cells, note
 
 
@@ -116,16 +121,18 @@ def results_lines(
     order = ranked(state) if state.over else [(0, i) for i in range(len(state.players))]
     settle = state.settlement()
     if settle is not None:
-        heads.append("settles")
+        heads.append(_("settles"))
         for i, name in enumerate(state.players):
             amount = settle.get(name, Fraction(0))
             cells[i].append(Text(fmt_amount(amount), style="green" if amount > 0 else ("red" if amount < 0 else "")))
-        note = "; ".join(filter(None, [note, "settles: + receives, - pays"]))
+        note = "; ".join(filter(None, [note, _("settles: + receives, - pays")]))
     rows = [GridRow(str(place) if place else "", cut(state.players[i], NAME, unicode), cells[i]) for place, i in order]
-    lines = grid(("#" if state.over else "", "player"), heads, rows, width, len(rows) + 1, unicode)
+    player = _("player")
+    lines = grid(("#" if state.over else "", player), heads, rows, width, len(rows) + 1, unicode)
     if lines is None and cards is not None and len(heads) > 2:  # too wide: the parts give way to the totals
-        keep = [k for k, h in enumerate(heads) if h == "TOTAL" or k >= len(card_parts(v, cards[0]))]
+        parts = len(card_parts(v, cards[0]))
+        keep = [k for k in range(len(heads)) if k >= parts]  # TOTAL, the figures and the settlement
         heads = [heads[k] for k in keep]
         rows = [GridRow(r.number, r.label, [r.cells[k] for k in keep]) for r in rows]
-        lines = grid(("#" if state.over else "", "player"), heads, rows, width, len(rows) + 1, unicode)
-    return lines or grid(("", "player"), heads, rows, width, None, unicode) or [], note
+        lines = grid(("#" if state.over else "", player), heads, rows, width, len(rows) + 1, unicode)
+    return lines or grid(("", player), heads, rows, width, None, unicode) or [], note

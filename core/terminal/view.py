@@ -19,6 +19,7 @@ from rich.text import Text
 from ..game.state import GameState
 from ..language.card import Card
 from ..language.model import Variant
+from ..locales import _, ngettext
 from .cards import decision_card, whole_card
 from .results import figure_unit, results_lines
 
@@ -201,17 +202,21 @@ class View:
     def final(self, state: GameState) -> None:
         """The end of the match on one screen: the players ranked with their totals in parts, the winner."""
         games = len(state.results)
-        self.heading("Game over" if games <= 1 else f"Match over after {games} games")
+        self.heading(
+            _("Game over")
+            if games <= 1
+            else ngettext("Match over after {n} game", "Match over after {n} games", games).format(n=games)
+        )
         self._results(state, state.cards if games <= 1 else None)
         self.say(self.winner_text(state), "bold green" if len(state.winners()) == 1 else "bold yellow")
 
     def round_over(self, state: GameState, cards: Sequence[Card]) -> None:
         """A game of a match is finished: its results, and the match so far."""
-        self.heading(f"Game {len(state.results)} of {state.rounds} finished")
+        self.heading(_("Game {round} of {rounds} finished").format(round=len(state.results), rounds=state.rounds))
         self._results(state, cards)
         if len(state.results) > 1:
             so_far = zip(state.players, state.match_totals(), strict=True)
-            self.notes(["match so far:", *(f"{name} {total}" for name, total in so_far)], "bold")
+            self.notes([_("match so far:"), *(f"{name} {total}" for name, total in so_far)], "bold")
 
     def _results(self, state: GameState, cards: Sequence[Card] | None) -> None:
         lines, note = results_lines(state, cards, self.width, self.unicode)
@@ -228,27 +233,32 @@ class View:
         keys = [state.match_totals(f) for f in v.rank_by]
         units = [figure_unit(v, f) for f in v.rank_by]
         if last is not None and last.instant_winner is not None and state.rounds == 1:
-            return f"Winner: {winners[0]}, at once (instant win)"
+            return _("Winner: {player}, at once (instant win)").format(player=winners[0])
         if len(winners) > 1:
-            return f"Tie at {keys[0][state.players.index(winners[0])]}{units[0]}: " + ", ".join(winners)
+            at = f"{keys[0][state.players.index(winners[0])]}{units[0]}"
+            return _("Tie at {total}: {players}").format(total=at, players=", ".join(winners))
         w = state.players.index(winners[0])
-        text = f"Winner: {winners[0]} with {keys[0][w]}{units[0]}"
+        text = _("Winner: {player} with {total}").format(player=winners[0], total=f"{keys[0][w]}{units[0]}")
         tied = [i for i in range(len(state.players)) if i != w and keys[0][i] == keys[0][w]]
         k = next((k for k in range(1, len(keys)) if all(keys[k][i] != keys[k][w] for i in tied)), None)
         if tied and k is not None:  # the first ranking key ties: say which one decided
-            name = "score" if v.rank_by[k] == "score" else units[k].strip()
-            text += f" (tied on{units[0]}, ahead on {name}: {keys[k][w]})"
+            name = _("score") if v.rank_by[k] == "score" else units[k].strip()
+            text += _(" (tied on{unit}, ahead on {figure}: {value})").format(
+                unit=units[0], figure=name, value=keys[k][w]
+            )
         return text
 
     def instant_win(self, state: GameState, winner: int, what: str) -> None:
         """Announce a game won on one roll, with everyone's total at that moment."""
-        self.say(f"{state.players[winner]} rolled {what}: an instant win!", "bold magenta")
+        self.say(
+            _("{player} rolled {what}: an instant win!").format(player=state.players[winner], what=what), "bold magenta"
+        )
         table = Table()
-        table.add_column("player")
-        table.add_column("total so far", justify="right")
-        table.add_column("result")
+        table.add_column(_("player"))
+        table.add_column(_("total so far"), justify="right")
+        table.add_column(_("result"))
         for i, (name, total) in enumerate(zip(state.players, state.results[-1].totals, strict=True)):
-            table.add_row(Text(name), str(total), Text("wins", style="bold green") if i == winner else "")
+            table.add_row(Text(name), str(total), Text(_("wins"), style="bold green") if i == winner else "")
         self.console.print(table)
 
 
@@ -276,7 +286,7 @@ def ranking_lines(ranking: Any, rows: Sequence[tuple[Any, Sequence[tuple[float, 
         if any(rank == 1 for _, rank in row[1]):
             shown.append(row)
     labels = [lab[: HINT_COLUMN - 1] for lab in ranking.labels]
-    lines = ["hint".ljust(HINT_LABEL) + "".join(lab.ljust(HINT_COLUMN) for lab in labels)]
+    lines = [_("hint").ljust(HINT_LABEL) + "".join(lab.ljust(HINT_COLUMN) for lab in labels)]
     for action, places in shown:
         name = text(action)
         most = HINT_LABEL - 3  # two spaces before it, at least one after

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.state import GameState
 from ..language.model import Variant
+from ..locales import _
 
 __all__ = [
     "variant_box_name",
@@ -51,9 +52,13 @@ def dice_digits(dice: Sequence[int], faces: int) -> str:
 def action_text(action: Action, variant: Variant) -> str:
     """A move in a few words: `keep 566`, `score Full house`, `announce Full (Announce)`."""
     if isinstance(action, Score):
-        return f"score {variant_box_name(variant, action.box)}"
+        return _("score {box}").format(box=variant_box_name(variant, action.box))
     if isinstance(action, Keep):
-        return "reroll all" if not action.dice else "keep " + dice_digits(action.dice, variant.faces)
+        return (
+            _("reroll all")
+            if not action.dice
+            else _("keep {kept}").format(kept=dice_digits(action.dice, variant.faces))
+        )
     if isinstance(action, RuleAction):
         if isinstance(action.arg, str) and action.arg in variant.box_ids:
             return f"{action.name} {variant_box_name(variant, action.arg)}"
@@ -88,10 +93,9 @@ def why_not(state: GameState, box: str) -> str:
     """The rules' reason open `box` cannot take the dice now."""
     roll = state.roll_now
     if roll is None:
-        return "roll the dice first"
-    return (
-        state.variant.why_illegal(state.card, roll, state.first_roll, box, state.situation())
-        or "the rules forbid it now"
+        return _("roll the dice first")
+    return state.variant.why_illegal(state.card, roll, state.first_roll, box, state.situation()) or _(
+        "the rules forbid it now"
     )
 
 
@@ -102,18 +106,17 @@ def why_not_here(st: GameState, box: str) -> str:
     legal = st.legal_boxes()
     if len(v.columns) == 1 and v.columns[0].order in ("down", "up") and len(legal) == 1:
         nxt = legal[0]
-        return (
-            f"{name} cannot be scored yet: this game fills the boxes in card order, "
-            f"so this turn scores {v.box(nxt).name} ({typed_box(v, nxt)})"
-        )
+        return _(
+            "{box} cannot be scored yet: this game fills the boxes in card order, so this turn scores {next} ({typed})"
+        ).format(box=name, next=v.box(nxt).name, typed=typed_box(v, nxt))
     why = why_not(st, box)
     if not legal:
-        allowed = "; ".join(st.turn_status()) or "no box can be scored before another move"
+        allowed = "; ".join(st.turn_status()) or _("no box can be scored before another move")
     elif len(legal) <= 4:
-        allowed = "now you can score " + box_names(v, legal)
+        allowed = _("now you can score {boxes}").format(boxes=box_names(v, legal))
     else:
-        allowed = f"{len(legal)} other boxes can be scored now (the card shows them)"
-    return f"{name} cannot be scored now: {why}; {allowed}"
+        allowed = _("{n} other boxes can be scored now (the card shows them)").format(n=len(legal))
+    return _("{box} cannot be scored now: {why}; {allowed}").format(box=name, why=why, allowed=allowed)
 
 
 def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
