@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dicecup import RuleAction, StateUpdate, TurnContext, Variant, hookimpl
+from dicecup.locales import _
 
 RULE = "announced"
 
@@ -82,13 +83,14 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
         if box == chosen:
             return None
         b = ctx.variant.box(chosen)
-        return f"you announced {b.name} in the {ctx.variant.column(b.column).name} column: this turn must score it"
+        return _("you announced {box} in the {column} column: this turn must score it").format(
+            box=b.name, column=ctx.variant.column(b.column).name
+        )
     if box in _announced_boxes(ctx.variant, ctx.open_boxes):
         b = ctx.variant.box(box)
-        return (
-            f"the {ctx.variant.column(b.column).name} column takes a box only when announced "
-            f"right after the first roll (announce {b.row})"
-        )
+        return _(
+            "the {column} column takes a box only when announced right after the first roll (announce {row})"
+        ).format(column=ctx.variant.column(b.column).name, row=b.row)
     return None
 
 
@@ -97,10 +99,12 @@ def dicecup_turn_status(ctx: TurnContext) -> list[str] | None:
     chosen = _announced(ctx)
     if chosen is not None:
         box = ctx.variant.box(chosen)
-        return [f"Announced: {box.name} ({ctx.variant.column(box.column).name} column); this turn scores it"]
+        said = _("Announced: {box} ({column} column); this turn scores it")
+        return [said.format(box=box.name, column=ctx.variant.column(box.column).name)]
     left = _announced_boxes(ctx.variant, ctx.open_boxes)
     if left and len(left) == len(ctx.open_boxes) and ctx.rolls_used == 1:
-        return ["Only announced boxes are left: announce one now (e.g. announce " + ctx.variant.box(left[0]).row + ")"]
+        said = _("Only announced boxes are left: announce one now (e.g. announce {row})")
+        return [said.format(row=ctx.variant.box(left[0]).row)]
     return None
 
 

@@ -237,7 +237,7 @@ def _threshold_state(variant: Variant, card: Card, bonus: Any) -> tuple[int, int
     reached = None
     if not unknown:  # (a full group is never unknown: its floor is its total)
         level = got + lows
-        for i, (at, _) in enumerate(tiers):
+        for i, (at, _points) in enumerate(tiers):
             if level >= at:
                 reached = i
     return got, reached, ids
@@ -248,7 +248,7 @@ def dicecup_end_bonuses(variant: Variant, card: Card) -> list[Award]:
     out = []
     for bonus in variant.bonuses:
         if bonus.kind == "threshold":
-            _, reached, _ = _threshold_state(variant, card, bonus)
+            _got, reached, _ids = _threshold_state(variant, card, bonus)
             if reached is not None:
                 out.append(Award(bonus.id, _bonus_tiers(variant, bonus)[reached][1], bonus.name))
         elif bonus.kind == "nonzero":

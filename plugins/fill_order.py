@@ -55,8 +55,12 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     nxt = _next_box(ctx.variant, col, set(ctx.open_boxes))
     if nxt is None or nxt == box:
         return None
-    way = "top to bottom" if col.order == "down" else "bottom to top"
-    return f"the {col.name} column is filled {way}: {ctx.variant.box(nxt).name} comes next"
+    said = (
+        _("the {column} column is filled top to bottom: {box} comes next")
+        if col.order == "down"
+        else _("the {column} column is filled bottom to top: {box} comes next")
+    )
+    return said.format(column=col.name, box=ctx.variant.box(nxt).name)
 
 
 @hookimpl

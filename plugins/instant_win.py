@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dicecup import REQUIRED, Box, ParameterError, TurnContext, Variant, hookimpl
+from dicecup.locales import _
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
@@ -35,7 +36,7 @@ def dicecup_instant_win(ctx: TurnContext, players: int) -> str | None:
     box = _box(ctx.variant, params["pattern_of"])
     if ctx.variant.combination(box, ctx.roll) is None:
         return None
-    return f"a {box.name}" + (" on the first roll" if params["first_roll"] else "")
+    return (_("a {box} on the first roll") if params["first_roll"] else _("a {box}")).format(box=box.name)
 
 
 @hookimpl

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dicecup import Card, ParameterError, Roll, ScoreContext, TurnContext, Variant, hookimpl
+from dicecup.locales import _
 
 MODES = ("free", "forced", "none")
 
@@ -112,7 +113,9 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     allowed = dicecup_legal_boxes(ctx)
     if allowed is None or box in allowed:
         return None
-    return f"the forced joker rule sends five alike to {', '.join(ctx.variant.box(b).name for b in allowed)}"
+    return _("the forced joker rule sends five alike to {boxes}").format(
+        boxes=", ".join(ctx.variant.box(b).name for b in allowed)
+    )
 
 
 @hookimpl

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dicecup import Card, Progress, TurnContext, Variant, hookimpl
+from dicecup.locales import _
 
 
 @hookimpl
@@ -37,7 +38,9 @@ def dicecup_explain(ctx: TurnContext, box: str) -> str | None:
     stage = ctx.variant.box(box).stage
     if stage <= first:
         return None
-    return f"{ctx.variant.box(box).name} is a stage-{stage} box: fill every stage-{first} box first"
+    return _("{box} is a stage-{stage} box: fill every stage-{first} box first").format(
+        box=ctx.variant.box(box).name, stage=stage, first=first
+    )
 
 
 @hookimpl
