@@ -18,6 +18,7 @@ from rich.text import Text
 from ..errors import DicecupError
 from ..game.saving import VariantFileNeeded
 from ..game.state import GameState
+from ..locales import _
 from ..terminal.cards import card_rows
 from ..terminal.savefile import Journaled, Recorder, SavedGame, TrackedRandom
 from ..terminal.savefile import load as load_saved_game
@@ -101,7 +102,9 @@ def _run(
             advisor = hint_advisor(state.variant)
         except DicecupError as exc:  # beyond the exact solver: play on, say why once
             why = str(exc).removeprefix(f"{state.variant.id}: ")  # the variant is named once
-            view.say(f"Coaching is unavailable for {state.variant.id}: {why}", "yellow")
+            view.say(
+                _("Coaching is unavailable for {variant}: {why}").format(variant=state.variant.id, why=why), "yellow"
+            )
             coach = False
     if recorder is not None and recorder.settings != (saved.hints, saved.objectives):
         _close(recorder)  # the hints asked for on resuming differ from the save's: it is written again with them
@@ -137,7 +140,7 @@ def _run(
         make_bot = prepare_bots(state.variant, seats, engine, rng, quiet or as_json)  # kept tables: loaded
         if save_path is not None:
             save_path = _next_free(save_path)
-            view.say(f"The rematch is saved in {save_path}.", soft_wrap=True)
+            view.say(_("The rematch is saved in {path}.").format(path=save_path), soft_wrap=True)
 
 
 def _recorder(path: Path, saved: SavedGame) -> Recorder:
@@ -159,7 +162,7 @@ def _close(recorder: Recorder) -> None:
 def _next_free(path: Path) -> Path:
     """`game-2.json`, `game-3.json`, ...: a rematch's save, next to the finished game's (kept for review)."""
     stem = path.stem
-    base, _, number = stem.rpartition("-")
+    base, _sep, number = stem.rpartition("-")
     start, stem = (int(number) + 1, base) if base and number.isdigit() else (2, stem)
     k = start
     while (path.with_name(f"{stem}-{k}{path.suffix}")).exists():
@@ -214,25 +217,29 @@ def _play_one(
         make_bot=make_bot or get_engine().make_bot,
         verbs=get_engine().action_verbs(state.variant),
     )
-    resume_hint = f"; continue it with: dicecup resume {save_path}" if save_path else ""
+    resume_hint = _("; continue it with: dicecup resume {path}").format(path=save_path) if save_path else ""
     try:
         final = session.run()
     except QuitGame:
         view.say(
-            f"Game saved in {save_path}{resume_hint}."
+            _("Game saved in {path}{hint}.").format(path=save_path, hint=resume_hint)
             if save_path
-            else "Game stopped (it was not saved: use --save FILE to keep a game).",
+            else _("Game stopped (it was not saved: use --save FILE to keep a game)."),
             soft_wrap=True,
         )
         raise typer.Exit(0) from None
     except EndOfInput as exc:
         console.print()  # end the unanswered prompt's line
         raise DicecupError(
-            f"{exc}" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else "")
+            f"{exc}"
+            + (_("; the game is saved in {path}{hint}").format(path=save_path, hint=resume_hint) if save_path else "")
         ) from None
     except KeyboardInterrupt:
         typer.echo(
-            "\ninterrupted" + (f"; the game is saved in {save_path}{resume_hint}" if save_path else ""), err=True
+            "\n"
+            + _("interrupted")
+            + (_("; the game is saved in {path}{hint}").format(path=save_path, hint=resume_hint) if save_path else ""),
+            err=True,
         )
         raise typer.Exit(130) from None
     if not (as_json and quiet):
@@ -444,7 +451,7 @@ def resume(
                 typer.echo(json.dumps(result_json(saved.state, saved.seats), ensure_ascii=False))
             else:
                 View(console()).final(saved.state)
-                typer.echo(f"This game is already over ({file}).")
+                typer.echo(_("This game is already over ({path}).").format(path=file))
             return
     except BaseException:
         with contextlib.suppress(OSError):
