@@ -49,13 +49,14 @@ def _big_die(value: int, faces: int, unicode: bool, kept: bool = False) -> list[
 
     A kept die says so in its top edge, so it reads without colour too.
     """
+    label = _("kept")[:5]  # what the top edge says, in the language spoken: at most 5 letters fit
     if not unicode:
-        return ["+kept-+" if kept else "+-----+", "|     |", f"|{value:^5}|", "|     |", "+-----+"]
+        return [f"+{label:-<5}+" if kept else "+-----+", "|     |", f"|{value:^5}|", "|     |", "+-----+"]
     if faces > 6:
-        return ["╭kept─╮" if kept else "╭─────╮", "│     │", f"│{value:^5}│", "│     │", "╰─────╯"]
+        return [f"╭{label:─<5}╮" if kept else "╭─────╮", "│     │", f"│{value:^5}│", "│     │", "╰─────╯"]
     cells = ["●" if i in _PIPS[value] else " " for i in range(9)]
     rows = [" ".join(cells[r * 3 : r * 3 + 3]) for r in range(3)]
-    return ["╭─kept──╮" if kept else "╭───────╮"] + [f"│ {row} │" for row in rows] + ["╰───────╯"]
+    return [f"╭─{label:─<6}╮" if kept else "╭───────╮"] + [f"│ {row} │" for row in rows] + ["╰───────╯"]
 
 
 def _die_style(variant: Variant, face: int) -> str:
