@@ -185,20 +185,20 @@ def _class_arrays(v: Variant, solution: Solution, vals: np.ndarray) -> ClassArra
     cid, shaped, box_scores = class_of(v, scores, vals)
     lcid = int(legal.lookup(vals)[0])
     memory = memory_of(v)
-    memo = memory.classes
-    if memo is None or memo[0] is not scores or memo[1] is not legal:
-        memo = memory.classes = (scores, legal, {}, {})
+    per_class = memory.classes
+    if per_class is None or per_class[0] is not scores or per_class[1] is not legal:
+        per_class = memory.classes = (scores, legal, {}, {})
     table = scores.traced.tables[cid]
-    hit = memo[2].get(cid)
+    hit = per_class[2].get(cid)
     if hit is None or hit[0] is not table:
         made = _score_class(v, solution, box_scores, shaped, mult)
         if made is None:
             return None
-        hit = memo[2][cid] = (table, made)
+        hit = per_class[2][cid] = (table, made)
     allowed = legal.simple[lcid]
-    got = memo[3].get((cid, lcid))
+    got = per_class[3].get((cid, lcid))
     if got is None or got[0] is not allowed:
-        got = memo[3][(cid, lcid)] = (allowed, _with_legal(hit[1], solution.index, legal, lcid, vals))
+        got = per_class[3][(cid, lcid)] = (allowed, _with_legal(hit[1], solution.index, legal, lcid, vals))
     return got[1]
 
 

@@ -323,12 +323,12 @@ def _after_fills(solution: Values, card: Card, bank: int, boxes: np.ndarray, sco
     """`_futures_at` of fills (box positions, scores; sorted, distinct) on `card`, memoised per card and bank: a
     decision's own roll, scored after the turn's later rolls were, asks mostly the fills they asked."""
     wanted = (boxes.astype(np.int64) << 32) | (scores.astype(np.int64) + (1 << 31))  # box-major, then score
-    memo = memo_peek(("after", card, bank), solution)
-    if memo is None:
+    held = memo_peek(("after", card, bank), solution)
+    if held is None:
         values = _futures_at(solution, card, boxes, scores, bank)
         memo(("after", card, bank), solution, lambda: (wanted, values))
         return values
-    keys, values = memo
+    keys, values = held
     at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
     new = keys[at] != wanted
     if new.any():  # a few fills more: their successors looked up, the memo kept sorted
