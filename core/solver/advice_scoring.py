@@ -33,9 +33,9 @@ from .errors import SolverError
 __all__ = ["TABLES_AFTER", "Scored", "Values", "fold_keeps", "scored_cached"]
 
 
+#: Cards a process advises from the engine before the score tables answer and numba's kernels fold (a process
+#: that asks about one card starts at once, with no tables to build nor kernels to compile).
 TABLES_AFTER = 3
-
-
 UNREACHABLE = "this card cannot arise in play under the variant's rules (its state is not reachable)"
 
 
@@ -233,6 +233,8 @@ def _later_from_tables(
     first: bool = False,
     only: int | None = None,
 ) -> Scored:
+    """`Scored` from the variant's score and legality tables, every roll at once (`only`: that roll's row
+    alone); legality from the engine where it reads the game around the card. Raises Untabulable."""
     v = solution.variant
     scores, legal, mult = tables_of(v)
     vals = solution.row_of(card)

@@ -104,6 +104,7 @@ class SolverPolicy:
 
 
 def _best(options: list[Option]) -> Action:
+    """The first listed option's action: the best (`advise` ranks best first)."""
     return options[0].action
 
 
