@@ -19,7 +19,8 @@ from .game.actions import Keep, Score
 from .language.model import Card, Variant
 from .numeric.objective import ObjectiveView
 from .progress import Reporter
-from .solver.advice import Option, Values, advise
+from .solver.advice import Option, advise
+from .solver.advice_scoring import Values
 
 if TYPE_CHECKING:  # (annotations only: ranking a card's options needs no game state)
     from .game.state import GameState

@@ -17,20 +17,20 @@ from pathlib import Path
 import pytest
 
 from dicecup.language.model import Variant
-from dicecup.solver import advice, advisor_memory, cache
+from dicecup.solver import advice, advice_kernel, advice_scoring, advice_tables, advisor_memory, cache
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import decision_states, rewrite_kept, tiny_variant
 from _solver_helpers import forget_advice as _forget
 
-COMPLETE = advice._card_tables
+COMPLETE = advice_kernel._card_tables
 
 
 @pytest.fixture(autouse=True)
 def private_cache(monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
+    monkeypatch.setattr(advice_kernel, "_card_tables", lambda solution: None)  # the learned tables (test_card_tables:
     # the solve's complete ones), unless a test says otherwise (each test's variant: a new engine's, fresh)
 
 
@@ -51,7 +51,7 @@ def _ask(solution, states) -> list:
 def _engine_answers(solution, states, monkeypatch) -> list:
     """The advice scored by the engine (the tables never answer): the reference."""
     with monkeypatch.context() as mp:
-        mp.setattr(advice, "TABLES_AFTER", 10**9)
+        mp.setattr(advice_scoring, "TABLES_AFTER", 10**9)
         out = []
         for s in states:
             advisor_memory.memory_of(solution.variant).later.clear()
@@ -68,13 +68,13 @@ def test_kept_tables_advise_a_new_process_without_the_engine(tmp_path, monkeypat
     solution, _ = cache.load_or_solve(v)
     states = decision_states(v, 30, seed=4)
     want = _engine_answers(solution, states, monkeypatch)
-    assert advice.recall_tables(solution.variant) is False
+    assert advice_tables.recall_tables(solution.variant) is False
     assert _ask(solution, states) == want
-    advice.keep_tables(solution.variant)
-    path = cache.arrays_path(v, advice.TABLES_KIND)
+    advice_tables.keep_tables(solution.variant)
+    path = cache.arrays_path(v, advice_tables.TABLES_KIND)
     assert path.is_file()
     _forget(v)
-    assert advice.recall_tables(solution.variant) is True
+    assert advice_tables.recall_tables(solution.variant) is True
     with monkeypatch.context() as mp:
         _no_engine(mp)
         got = []
@@ -89,23 +89,23 @@ def _kept(tmp_path, name: str = "flags"):
     v = tiny_variant(tmp_path, name)
     solution, _ = cache.load_or_solve(v)
     states = decision_states(v, 12, seed=5)
-    advice.recall_tables(solution.variant)
+    advice_tables.recall_tables(solution.variant)
     _ask(solution, states)
-    advice.keep_tables(solution.variant)
+    advice_tables.keep_tables(solution.variant)
     _forget(v)
-    return v, solution, states, cache.arrays_path(v, advice.TABLES_KIND)
+    return v, solution, states, cache.arrays_path(v, advice_tables.TABLES_KIND)
 
 
 def _refused(v, solution, states, path, monkeypatch) -> None:
     """The kept file is refused with a warning and deleted; the advice is the engine's; the tables are kept again."""
     want = _engine_answers(solution, states, monkeypatch)
     said: list[str] = []
-    assert advice.recall_tables(solution.variant, said.append) is False
+    assert advice_tables.recall_tables(solution.variant, said.append) is False
     assert said and not path.exists()
     assert _ask(solution, states) == want
-    advice.keep_tables(solution.variant)
+    advice_tables.keep_tables(solution.variant)
     _forget(v)
-    assert advice.recall_tables(solution.variant) is True
+    assert advice_tables.recall_tables(solution.variant) is True
 
 
 def test_tampered_tables_are_refused_and_made_again(tmp_path, monkeypatch):
@@ -135,10 +135,10 @@ def test_stale_tables_are_refused(tmp_path, monkeypatch):
     v, solution, states, path = _kept(tmp_path)
     with monkeypatch.context() as mp:
         mp.setattr(cache, "cache_key", lambda variant: "0" * 24)
-        old = cache.arrays_path(v, advice.TABLES_KIND)
-        advice.recall_tables(solution.variant)
+        old = cache.arrays_path(v, advice_tables.TABLES_KIND)
+        advice_tables.recall_tables(solution.variant)
         _ask(solution, states)
-        advice.keep_tables(solution.variant)  # signed properly, for the other key
+        advice_tables.keep_tables(solution.variant)  # signed properly, for the other key
         _forget(v)
     path.unlink(missing_ok=True)  # removed already: the other key's file replaced it
     old.rename(path)
@@ -149,10 +149,10 @@ def test_tables_of_another_layout_are_refused(tmp_path, monkeypatch):
     """A properly signed file of another layout of the tables (an older dicecup's) is deleted and made again."""
     v, solution, states, path = _kept(tmp_path)
     with monkeypatch.context() as mp:
-        mp.setattr(advice, "TABLES_LAYOUT", advice.TABLES_LAYOUT + 1)
-        advice.recall_tables(solution.variant)
+        mp.setattr(advice_tables, "TABLES_LAYOUT", advice_tables.TABLES_LAYOUT + 1)
+        advice_tables.recall_tables(solution.variant)
         _ask(solution, states)
-        advice.keep_tables(solution.variant)
+        advice_tables.keep_tables(solution.variant)
         _forget(v)
     _refused(v, solution, states, path, monkeypatch)
 
@@ -201,7 +201,7 @@ def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_pat
     complete.unlink()
 
     first = run("learn")
-    assert list((tmp_path / "cache").glob(f"*.{advice.TABLES_KIND}.npz"))
+    assert list((tmp_path / "cache").glob(f"*.{advice_tables.TABLES_KIND}.npz"))
     assert run("kept") == first
 
 
@@ -223,17 +223,17 @@ def test_known_scores_are_the_engines(tmp_path, monkeypatch, name, complete):
     a card is what the engine scores there, for every card whose class they know; nothing where they do not
     know it."""
     if complete:
-        monkeypatch.setattr(advice, "_card_tables", COMPLETE)
+        monkeypatch.setattr(advice_kernel, "_card_tables", COMPLETE)
     v = tiny_variant(tmp_path, name)
     solution, _ = cache.load_or_solve(v)
     states = decision_states(v, 25, seed=6)
-    assert advice.known_scores(v, states[0].card, v.box_ids[0]) is None  # no tables yet
-    advice.recall_tables(v)
+    assert advice_tables.known_scores(v, states[0].card, v.box_ids[0]) is None  # no tables yet
+    advice_tables.recall_tables(v)
     _ask(solution, states)
     checked = 0
     for s in states:
         for box in v.box_ids:
-            got = advice.known_scores(v, s.card, box)
+            got = advice_tables.known_scores(v, s.card, box)
             if got is None:
                 continue
             rolls = v.all_rolls()
@@ -241,4 +241,4 @@ def test_known_scores_are_the_engines(tmp_path, monkeypatch, name, complete):
             checked += 1
     assert checked >= len(states)
     if complete:
-        assert advice._learned(v)[0] == 0  # the complete tables answered every one
+        assert advice_tables._learned(v)[0] == 0  # the complete tables answered every one

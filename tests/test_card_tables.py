@@ -19,7 +19,16 @@ from hypothesis import strategies as st
 
 from dicecup.language.model import Variant
 from dicecup.numeric import card as card_kernel
-from dicecup.solver import advice, advisor_memory, cache, card_tables, solve
+from dicecup.solver import (
+    advice,
+    advice_kernel,
+    advice_scoring,
+    advice_tables,
+    advisor_memory,
+    cache,
+    card_tables,
+    solve,
+)
 from dicecup.solver.card_tables import CardTables
 from dicecup.solver.solve import Solution
 
@@ -34,7 +43,7 @@ pytestmark = pytest.mark.skipif(not card_kernel.AVAILABLE, reason="the card kern
 def private_cache(monkeypatch, tmp_path, engine):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
-    monkeypatch.setattr(advice, "TABLES_AFTER", 0)  # the compiled card turn from the first card, in any mode
+    monkeypatch.setattr(advice_scoring, "TABLES_AFTER", 0)  # the compiled card turn from the first card, in any mode
     # the shared engine's advisor and loaded tables forgotten (a tiny variant's engine is new anyway)
     for kind in (advisor_memory.KIND, cache.RECENT_KIND):
         engine.store.drop(kind)
@@ -53,7 +62,7 @@ def _ask(solution, states) -> list:
 def _learned_answers(solution, states, monkeypatch) -> list:
     """The advice from tables learned of the engine (never the complete ones): the reference."""
     with monkeypatch.context() as mp:
-        mp.setattr(advice, "_card_tables", lambda solution: None)
+        mp.setattr(advice_kernel, "_card_tables", lambda solution: None)
         out = _ask(solution, states)
     _forget(solution.variant)
     return out
@@ -72,8 +81,8 @@ def _new_process(v: Variant, monkeypatch) -> object:
 
     monkeypatch.setattr(Variant, "score", refuse)
     monkeypatch.setattr(Variant, "legal_boxes", refuse)
-    monkeypatch.setattr(advice, "_class_arrays", refuse)
-    monkeypatch.setattr(advice, "_later_scores", refuse)
+    monkeypatch.setattr(advice_kernel, "_class_arrays", refuse)
+    monkeypatch.setattr(advice_scoring, "_later_scores", refuse)
     return solution
 
 
@@ -145,7 +154,7 @@ def _refused(v, solution, states, want, path, monkeypatch, deleted: bool = True)
     advice, learned again, is still right; returns what it said."""
     _forget(v)
     said: list[str] = []
-    advice.recall_tables(v, said.append)  # what `dicecup advise` does first
+    advice_tables.recall_tables(v, said.append)  # what `dicecup advise` does first
     assert path.exists() is not deleted
     with monkeypatch.context() as mp:
         mp.setattr(Solution, "searched", property(lambda self: None))  # as loaded: no search to make them from
@@ -235,7 +244,7 @@ def test_successors_past_the_state_index_are_not_used(tmp_path, monkeypatch):
 def test_asking_for_tables_that_are_not_there_makes_no_key(tmp_path):
     """A library that only advises, with no cache yet, writes nothing: no key file, no cache folder."""
     v = tiny_variant(tmp_path, "flags")
-    assert advice._recalled_card_tables(v, None) is None
+    assert advice_tables.recalled_card_tables(v, None) is None
     assert not cache.key_path().exists() and not cache.cache_dir().exists()
 
 

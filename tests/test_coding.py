@@ -158,3 +158,43 @@ def test_the_kernels_state_lookup_is_the_index_lookup(indexes, name, data):
     assert lookup.state_slot(ix.arrays, code, prog, inc) == want
     if compiled.NUMBA:
         assert lookup.jitted()(ix.arrays, code, prog, inc) == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    _rows(len(_YAHTZEE.box_ids), [0, 1, 3, 12, 25, 30, 40, 50, 63]),
+    st.sampled_from([(), ((0, 2, 4),), ((1, 3), (6, 7, 8))]),
+    st.sampled_from([0, 3, 25, 50]),
+)
+def test_a_fills_successor_code_is_the_code_plus_its_fill_code_and_shift(rows, symmetric, score):
+    """Filling an open box adds `fill_code` (its bit, its flag digit) plus `fill_shift` (a symmetric group's box
+    fills the group's first open one) to the card's canonical code: the code of the card with the box filled."""
+    coding = ClassCoding(_YAHTZEE, symmetric)
+    for row, code in zip(rows.tolist(), coding.class_codes_of(rows).tolist(), strict=True):
+        shift = coding.fill_shift(code)
+        assert shift.shape == (coding.nb,)
+        for b in (b for b, s in enumerate(row) if s == EMPTY):
+            filled = np.array([row[:b] + [score] + row[b + 1 :]], dtype=np.int64)
+            want = int(coding.class_codes_of(filled)[0])
+            assert code + coding.fill_code(b, coding.digit_of(b, score)) + int(shift[b]) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=13, max_size=13), min_size=1, max_size=5))
+def test_packed_boxes_are_the_filled_bits_and_unpack_to_the_open_boxes(flags):
+    """`pack_boxes` of a row's filled boxes is its class code's filled bits; `open_boxes` reads them back."""
+    filled = np.array(flags, dtype=bool)
+    rows = np.where(filled, 1, EMPTY).astype(np.int64)  # (1 is no declared flag value)
+    packed = _YAHTZEE_CODING.pack_boxes(filled)
+    assert packed.tolist() == [sum(1 << b for b, f in enumerate(row) if f) for row in flags]
+    assert packed.tolist() == (_YAHTZEE_CODING.class_codes_of(rows)).tolist()
+    assert np.array_equal(_YAHTZEE_CODING.open_boxes(packed), ~filled)
+
+
+@pytest.mark.parametrize("name", ["flags", "two-groups"])
+def test_fill_totals_are_what_a_box_adds_to_each_group(indexes, name):
+    ix = indexes[name]
+    scores = np.array([0, 2, 7, 30], dtype=np.int64)
+    for b in range(ix.nb):
+        want = [[s if b in boxes else 0 for boxes in ix.groups] for s in scores.tolist()]
+        assert ix.fill_totals(b, scores).tolist() == want

@@ -17,7 +17,7 @@ from dicecup import Card, Engine, GameState
 from dicecup.errors import DicecupError
 from dicecup.simulate import distribution as dist_mod
 from dicecup.solver import solve
-from dicecup.solver.advice import best_action
+from dicecup.solver.policy import best_action
 
 pytestmark = pytest.mark.skipif(not dist_mod.AVAILABLE, reason="the distribution needs numba")
 

@@ -261,11 +261,11 @@ for extra in (["--json"], []):  # then the table, with rich
         main(["advise", "-v", "yacht", "-d", "11256", "-q", "-r", "1", *extra])
     except SystemExit as exc:
         assert not exc.code, exc.code
-import numpy, rich.table, dicecup.language.engine, dicecup.rankings, dicecup.solver.advice
+import numpy, rich.table, dicecup.language.engine, dicecup.rankings, dicecup.solver.advice_tables
 made = {
     "the command line": dicecup.language.engine.Engine.variant,
     "numpy": numpy.unique,
-    "the solver": dicecup.solver.advice.recall_tables,
+    "the solver": dicecup.solver.advice_tables.recall_tables,
     "the rankings": dicecup.rankings.side_by_side,
     "rich": rich.table.Table.add_row,
 }

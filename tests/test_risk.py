@@ -20,7 +20,8 @@ from dicecup.errors import DicecupError
 from dicecup.numeric.objective import MEAN, Objective, ObjectiveError, parse_objective
 from dicecup.simulate import simulate
 from dicecup.solver import cache, jit, solve
-from dicecup.solver.advice import advise_state, best_action
+from dicecup.solver.advice import advise_state
+from dicecup.solver.policy import best_action
 from dicecup.solver.solve import score_bounds
 from dicecup.terminal.session import parse_seats
 

@@ -825,14 +825,14 @@ def test_a_whole_card_comparison_keys_the_score_tables_on_every_box(tmp_path):
 @pytest.mark.parametrize(("vid", "options"), [("generala", {}), ("russian", {}), ("yacht", {})])
 def test_advisor_tables_and_engine_give_the_same_later_scores(solved, vid, options):
     """The advisor's two ways to value scoring each roll (memoised tables, the engine roll by roll) agree."""
-    from dicecup.solver import advice
+    from dicecup.solver import advice_scoring
 
     v, solution = solved(vid, options)
     for state in decision_states(v, 25, seed=23):
         if len(state.card.scores) == len(v.box_ids) - 1 and state.rolls_left == 0:
             continue
-        fast = advice._later_from_tables(solution, state.card, 0)
-        slow = advice._later_from_engine(solution, state.card, 0)
+        fast = advice_scoring._later_from_tables(solution, state.card, 0)
+        slow = advice_scoring._later_from_engine(solution, state.card, 0)
         for got, want in ((fast.legal, slow.legal), (fast.points, slow.points), (fast.after, slow.after)):
             assert np.array_equal(got, want), state.card
 
@@ -842,16 +842,16 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
     """Each option's action, value and points now, and the ranking, do not depend on who scored the roll on
     the table: the engine asked for that roll alone (the first cards), the memoised tables (later ones) or the
     solve's complete tables; Generala's first-roll bonuses included."""
-    from dicecup.solver import advice, advisor_memory, solve
+    from dicecup.solver import advice, advice_kernel, advice_scoring, advisor_memory, solve
 
     v = engine.variant(vid)
     solution = solve(v)  # solved here (a fraction of a second): its search makes the complete tables
     states = list(decision_states(v, 30, seed=7))
     answers = []
-    complete = advice._card_tables  # the solve's complete tables, kept beside the cached table
+    complete = advice_kernel._card_tables  # the solve's complete tables, kept beside the cached table
     for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
-        monkeypatch.setattr(advice, "TABLES_AFTER", after)
-        monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
+        monkeypatch.setattr(advice_scoring, "TABLES_AFTER", after)
+        monkeypatch.setattr(advice_kernel, "_card_tables", tables or (lambda solution: None))
         advisor_memory.forget(v)  # nothing learned, no tables made, no turn remembered
         answers.append([advice.advise_state(solution, state) for state in states])
         memory = advisor_memory.memory_of(v)
@@ -867,17 +867,19 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
 
 
 def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
-    from dicecup.solver import advice, advisor_memory
+    from dicecup.solver import advice, advice_kernel, advice_scoring, advisor_memory
 
     v, solution = solved("generala")
     advisor_memory.forget(v)  # no card asked, no tables built yet in this process
-    monkeypatch.setattr(advice, "_card_tables", lambda solution: None)  # nor the solve's complete ones kept
+    monkeypatch.setattr(advice_kernel, "_card_tables", lambda solution: None)  # nor the solve's complete ones kept
     used = []
     monkeypatch.setattr(  # which whole turns (not single rolls: `only`) the tables scored
-        advice, "_later_from_tables", lambda *args: used.append(args[5]) or advice._later_from_engine(*args)
+        advice_scoring,
+        "_later_from_tables",
+        lambda *args: used.append(args[5]) or advice_scoring._later_from_engine(*args),
     )
-    card_turn = advice._card_turn  # a whole turn from the tables in one compiled call
-    monkeypatch.setattr(advice, "_card_turn", lambda *args: used.append(None) or card_turn(*args))
+    card_turn = advice_kernel._card_turn  # a whole turn from the tables in one compiled call
+    monkeypatch.setattr(advice_kernel, "_card_turn", lambda *args: used.append(None) or card_turn(*args))
     for state in decision_states(v, 12, seed=5):
         if state.rolls_left:
             advisor_memory.memory_of(v).later.clear()
@@ -885,7 +887,7 @@ def test_advisor_switches_to_tables_after_a_few_cards(solved, monkeypatch):
     whole = [u for u in used if u is None]
     asked = advisor_memory.memory_of(v).asked
     advisor_memory.forget(v)
-    assert whole and asked - len(whole) == advice.TABLES_AFTER - 1
+    assert whole and asked - len(whole) == advice_scoring.TABLES_AFTER - 1
 
 
 @pytest.mark.parametrize("vid", ["generala", "yahtzee", "russian"])

@@ -11,7 +11,8 @@ import pytest
 
 from dicecup.numeric import card as card_kernel
 from dicecup.numeric import compiled
-from dicecup.solver import advice, advisor_memory, solve
+from dicecup.numeric.reference import fold
+from dicecup.solver import advice, advice_kernel, advice_scoring, advisor_memory, solve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _solver_helpers import decision_states, tiny_variant
@@ -27,10 +28,10 @@ def test_advice_on_new_cards_is_the_engine_scored_advice(tmp_path, monkeypatch, 
     solution = solve(v)
     states = decision_states(v, 60, seed=11)
     answers = []
-    complete = advice._card_tables
+    complete = advice_kernel._card_tables
     for after, tables in ((10**9, None), (1, None), (10**9, complete)):  # the engine, learned, complete tables
-        monkeypatch.setattr(advice, "TABLES_AFTER", after)
-        monkeypatch.setattr(advice, "_card_tables", tables or (lambda solution: None))
+        monkeypatch.setattr(advice_scoring, "TABLES_AFTER", after)
+        monkeypatch.setattr(advice_kernel, "_card_tables", tables or (lambda solution: None))
         advisor_memory.forget(v)  # nothing learned, no tables made
         got = []
         for state in states:
@@ -64,11 +65,11 @@ def test_the_card_kernel_gives_the_numpy_tables_advice_bit_for_bit(tmp_path, mon
     v = tiny_variant(tmp_path, name)
     solution = solve(v, precision=precision)
     assert solution.values.dtype == np.dtype(precision)
-    monkeypatch.setattr(advice, "TABLES_AFTER", 1)
+    monkeypatch.setattr(advice_scoring, "TABLES_AFTER", 1)
     states = decision_states(v, 50, seed=7)
     used = []
-    real = advice._card_turn
-    monkeypatch.setattr(advice, "_card_turn", lambda *a: used.append(1) or real(*a))
+    real = advice_kernel._card_turn
+    monkeypatch.setattr(advice_kernel, "_card_turn", lambda *a: used.append(1) or real(*a))
     answers = []
     for fast in (True, False):
         monkeypatch.setattr(card_kernel, "AVAILABLE", fast)
@@ -98,10 +99,10 @@ def test_compiled_fold_gives_the_numpy_folds_keeps_exactly(dice, faces):
     n_keeps = int(Table.graph.arrays.levels[dice])
     for left in (1, 2, 3):
         rows = [rng.normal(50, 20, (Table.graph.n_rolls, 1)) for _ in range(left + 1)]
-        want = advice.fold(Table.graph, rows)[-1][1]
+        want = fold(Table.graph, rows)[-1][1]
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(advice, "_compiled", lambda v: True)
-            got = advice.fold_keeps(Table, rows)  # type: ignore[arg-type]
+            mp.setattr(advice_scoring, "use_compiled", lambda v: True)
+            got = advice_scoring.fold_keeps(Table, rows)  # type: ignore[arg-type]
         assert want is not None and got.shape == (n_keeps, 1)
         assert np.array_equal(got, want[:n_keeps])
 
@@ -112,9 +113,9 @@ def test_one_roll_scored_alone_is_its_row_of_the_whole_table(tmp_path):
     solution = solve(v)
     for state in decision_states(v, 20, seed=3):
         for first in (False, True):
-            whole = advice._later_from_tables(solution, state.card, 0, first=first)
+            whole = advice_scoring._later_from_tables(solution, state.card, 0, first=first)
             for r in (0, solution.graph.n_rolls // 2, solution.graph.n_rolls - 1):
-                one = advice._later_from_tables(solution, state.card, 0, first=first, only=r)
+                one = advice_scoring._later_from_tables(solution, state.card, 0, first=first, only=r)
                 assert np.array_equal(one.legal[r], whole.legal[r])
                 assert np.array_equal(one.points[r], whole.points[r])
                 assert np.array_equal(one.after[r], whole.after[r])

@@ -11,7 +11,8 @@ from _solver_helpers import TINY, brute_values, draw_outcome, tiny_variant
 
 from dicecup import Card, GameState, Keep, Score
 from dicecup.solver import SolverError, jit, solve
-from dicecup.solver.advice import advise_state, best_action
+from dicecup.solver.advice import advise_state
+from dicecup.solver.policy import best_action
 
 CASES = [(name, None) for name in TINY if name != "flags"] + [
     ("flags", {"joker": m}) for m in ("free", "forced", "none")

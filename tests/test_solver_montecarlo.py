@@ -10,8 +10,8 @@ import zlib
 import pytest
 from _variants import BUILTIN_VARIANTS
 
-from dicecup.solver.advice import SolverPolicy
 from dicecup.solver.cache import load_or_solve
+from dicecup.solver.policy import SolverPolicy
 from dicecup.testing import play_solitaire
 
 # Kniffel is Yahtzee under German box names (`extends: yahtzee`, names only): its games would repeat Yahtzee's.

@@ -354,7 +354,7 @@ def test_a_card_with_nothing_to_split_is_refused_at_once(tmp_path: Path, engine:
 def test_advisor_tables_agree_with_the_engine_on_multiplied_columns_and_figures(tmp_path: Path, engine: Engine) -> None:
     """The advisor's score tables apply a column's multiplier and count only score-figure awards, as
     `Variant.score` does: the best value of every later roll matches the engine's, on the exact table."""
-    from dicecup.solver import advice
+    from dicecup.solver import advice_scoring
 
     awards = (
         "figures:\n  stars: {name: Stars}\nbonuses:\n"
@@ -373,8 +373,8 @@ def test_advisor_tables_agree_with_the_engine_on_multiplied_columns_and_figures(
             Card({"b.threes": 3, "a.pair": 0}),
         )
         for card in cards:
-            tables = advice._later_from_tables(solution, card, 0)
-            direct = advice._later_from_engine(solution, card, 0)
+            tables = advice_scoring._later_from_tables(solution, card, 0)
+            direct = advice_scoring._later_from_engine(solution, card, 0)
             assert np.array_equal(tables.legal, direct.legal) and np.array_equal(tables.points, direct.points)
             assert np.allclose(tables.after, direct.after, atol=1e-9)
 
@@ -384,16 +384,16 @@ def test_score_tables_past_their_memory_bound_give_way_to_the_engine(
 ) -> None:
     """Where the rules tell card classes apart without end (Triple Yahtzee), the advisor's tables stop at
     MAX_TABLE_BYTES and the engine answers, the same values."""
-    from dicecup.solver import advice, advisor_memory
+    from dicecup.solver import advice_scoring, advice_tables, advisor_memory
 
     variant = _two_columns(tmp_path, engine)
     solution = _solver(variant)
-    monkeypatch.setattr(advice, "MAX_TABLE_BYTES", 1)
+    monkeypatch.setattr(advice_tables, "MAX_TABLE_BYTES", 1)
     advisor_memory.forget(variant)
     cards = [Card(), Card({"a.ones": 2}), Card({"b.pair": 8}), Card({"a.threes": 3, "b.ones": 1})]
     for card in cards:
-        got = advice._later_scores(solution, card, 0).best()
-        assert np.allclose(got, advice._later_from_engine(solution, card, 0).best(), atol=1e-9)
+        got = advice_scoring._later_scores(solution, card, 0).best()
+        assert np.allclose(got, advice_scoring._later_from_engine(solution, card, 0).best(), atol=1e-9)
     memory = advisor_memory.memory_of(variant)
     assert memory.untabulable and memory.tables is None
 

@@ -243,7 +243,7 @@ def test_advice_matches_the_enumerated_solve(tmp_path, monkeypatch):
 def test_optimal_bot_and_simulator_play_the_counted_variant(tmp_path):
     from dicecup.simulate import optimal as optimal_mod
     from dicecup.simulate import simulate, summarize
-    from dicecup.solver.advice import OptimalBot
+    from dicecup.solver.policy import OptimalBot
 
     v = tiny_variant(tmp_path, "sym-upper")
     s = solve(v, max_states=None)
@@ -251,7 +251,7 @@ def test_optimal_bot_and_simulator_play_the_counted_variant(tmp_path):
     got = summarize(simulate(v, "optimal", 20000, seed=5))
     assert abs(got["mean"] - s.expected_score) < 4 * got["se"], (got["mean"], s.expected_score)
     bot = OptimalBot()
-    from dicecup.solver.advice import SolverPolicy
+    from dicecup.solver.policy import SolverPolicy
 
     bot._policies[v.fingerprint] = SolverPolicy.of(s)
     rng = random.Random(1)

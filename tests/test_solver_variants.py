@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dicecup import GameState
 from dicecup.solver import advise_state, jit, solve
-from dicecup.solver.advice import SolverPolicy
+from dicecup.solver.policy import SolverPolicy
 
 
 @pytest.fixture(scope="module")

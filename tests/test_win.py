@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from dicecup import Card, Engine, GameState
 from dicecup.errors import DicecupError
 from dicecup.simulate import distribution as dist_mod
-from dicecup.solver.advice import best_action
+from dicecup.solver.policy import best_action
 
 pytestmark = pytest.mark.skipif(not dist_mod.AVAILABLE, reason="bot win needs numba")
 

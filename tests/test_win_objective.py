@@ -38,7 +38,7 @@ def brute_after(v, solution, state: GameState, me: int, card: Card, memo: dict[t
     """Player `me`'s share of the win from `state`, its moves while its card is `card` (this turn) the best
     for it, every other move the mean-optimal solver's (what the win objective ranks by). `memo` may be shared
     by calls with the same `me` and `card` (the options of one decision): a state's share depends on nothing else."""
-    from dicecup.solver.advice import best_action
+    from dicecup.solver.policy import best_action
 
     memo = {} if memo is None else memo
 

@@ -115,7 +115,7 @@ def advise_cmd(
     rankings = [a.options(asked.card, asked.dice, asked.left, first) for a in advisors]
     seconds = time.perf_counter() - start
     if asked.strategy == "optimal":
-        from ..solver.advice import keep_tables
+        from ..solver.advice_tables import keep_tables
 
         keep_tables(asked.variant, warn)
     rows = side_by_side(rankings)
@@ -160,7 +160,7 @@ def _question(
         raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}")
     if strategy == "auto":
         strategy = "optimal" if any(not getattr(g, "is_mean", False) for g in goals) else _auto_strategy(v)
-    from ..solver.advice import known_scores, recall_tables
+    from ..solver.advice_tables import known_scores, recall_tables
 
     if strategy == "optimal":  # the score tables kept beside the table: the card is checked and advised
         from ..solver.rules import check_solvable  # without asking the engine

@@ -105,6 +105,30 @@ class ClassCoding:
             return 0
         return vals.index(score) + 1
 
+    def fill_code(self, b: int, digit: int = 0) -> int:
+        """What filling open box `b` adds to a class code: the box's bit, plus its flag digit (`digit_of`) times
+        the box's radix above the filled bits."""
+        return (1 << b) + ((digit * self.radix[b]) << self.nb)
+
+    def fill_shift(self, code: int) -> np.ndarray:
+        """Per box, what to add to its `fill_code` from canonical class `code` for a canonical successor:
+        scoring a symmetric group's box fills the group's first open box instead (0 outside the groups)."""
+        shift = np.zeros(self.nb, dtype=np.int64)
+        open_bits = int(self.first_open(np.array(((1 << self.nb) - 1) & ~code, dtype=np.int64)))
+        for g in self.symmetric:
+            at = [b for b in g if (open_bits >> b) & 1]
+            for b in g:
+                shift[b] = (1 << at[0] if at else 0) - (1 << b)
+        return shift
+
+    def pack_boxes(self, flags: np.ndarray) -> np.ndarray:
+        """Per-box booleans [..., boxes] as box bitmasks (bit b: box b), the layout of a class code's filled bits."""
+        return np.dot(flags, self.box_bits)
+
+    def open_boxes(self, codes: np.ndarray) -> np.ndarray:
+        """[..., boxes]: whether each box is open in class codes `codes` (`pack_boxes` undone, flags ignored)."""
+        return (np.asarray(codes, dtype=np.int64)[..., None] & self.box_bits) == 0
+
     def spread_symmetric(self, codes: np.ndarray, per_box: np.ndarray) -> np.ndarray:
         """(states, boxes, k) per-box rows of canonical classes `codes`, with each symmetric group's boxes all
         given the row of its first open box (where filling any open box of the group leads), so a card
@@ -133,7 +157,7 @@ class ClassCoding:
 
     def class_codes_of(self, vals: np.ndarray) -> np.ndarray:
         """The canonical class code (filled bits, then flag digits above them) of every card row of `vals`."""
-        code = np.dot(vals != EMPTY, self.box_bits)  # few numpy calls: the advisor encodes one card at a time
+        code = self.pack_boxes(vals != EMPTY)  # few numpy calls: the advisor encodes one card at a time
         for b, (declared, digits) in self._flag_digits.items():
             code += np.dot(vals[:, b : b + 1] == declared, digits)
         return self.canonical(code) if self.symmetric else code
@@ -283,6 +307,10 @@ class StateIndex(ClassCoding):
         return StateArrays(self.base, self.pmin, self.dims, self.strides, self.clo, self.chi, self.full, self.size)
 
     # ------------------------------------------------------------------ arithmetic
+
+    def fill_totals(self, b: int, scores: np.ndarray) -> np.ndarray:
+        """(scores, G): what filling box `b` with each of `scores` adds to each threshold group's total."""
+        return np.outer(np.asarray(scores, dtype=np.int64), self.group_masks[:, b])
 
     def clamp(self, masks: np.ndarray, progress: np.ndarray) -> np.ndarray:
         """Clamp (N, G) group totals for classes with these box masks."""

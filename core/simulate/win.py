@@ -436,7 +436,7 @@ def seats_of(planner: WinPlanner, state: GameState) -> tuple[int, list[tuple[int
 class WinAdvisor:
     """Ranks a decision's options by the chance of finishing first (`--objective win`): each box by its
     outcome's leaf value (`WinPlanner.leaves`), each keep by the turn recursion folded over the later rolls'
-    best leaf values (`advice.fold_keeps`, the one fold); the opponents are `opponents` (advise's
+    best leaf values (`advice_scoring.fold_keeps`, the one fold); the opponents are `opponents` (advise's
     `--opponent`) or, in a game, the other players' cards."""
 
     strategy = "optimal"
@@ -467,7 +467,8 @@ class WinAdvisor:
         first_roll: bool,
     ) -> list[Any]:
         """Every option (distinct keeps, legal boxes) with its share of the win, best first (advise's order)."""
-        from ..solver.advice import fold_keeps, keep_options, ranked, scored_cached
+        from ..solver.advice import keep_options, ranked
+        from ..solver.advice_scoring import fold_keeps, scored_cached
 
         planner = self.planner
         sol = planner.solution

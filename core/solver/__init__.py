@@ -12,9 +12,10 @@ another objective (`numeric.objective`) over the same states.
 
 from __future__ import annotations
 
-from .advice import OptimalBot, Option, SolverPolicy, advise, advise_state, best_action
+from .advice import Option, advise, advise_state
 from .cache import load_or_solve
 from .errors import SolverError, StateSpaceTooLarge
+from .policy import OptimalBot, SolverPolicy, best_action
 from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
 from .rules import check_solvable
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve

@@ -27,7 +27,7 @@ class AdvisorMemory:
 
     def __init__(self) -> None:
         self.asked = 0
-        """Cards advised in this process (the score tables answer from `advice.TABLES_AFTER` on)."""
+        """Cards advised in this process (the score tables answer from `advice_scoring.TABLES_AFTER` on)."""
         self.untabulable = False
         """The rules read more than the score tables can hold: the engine answers."""
         self.situated = False

@@ -24,7 +24,8 @@ from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY, StateIndex
 from ..numeric.dice import DiceGraph
-from .advice import Values, advise
+from .advice import advise
+from .advice_scoring import Values
 from .errors import SolverError
 from .solve import Solution
 

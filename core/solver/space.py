@@ -217,7 +217,7 @@ class StateSpace:
                     key = (m.digit_of(b, s),) + tuple(s if b in g else 0 for g in self.groups)
                     of_score.append(seen.setdefault(key, len(seen)))
             keys = list(seen) or [(0,) + (0,) * self.G]
-            self.slot_add.append(np.array([(1 << b) + ((k[0] * m.radix[b]) << self.nb) for k in keys], dtype=np.int64))
+            self.slot_add.append(np.array([m.fill_code(b, k[0]) for k in keys], dtype=np.int64))
             self.slot_inc.append(np.array([k[1:] for k in keys], dtype=np.int64).reshape(len(keys), self.G))
             self.score_slot.append(np.array(of_score, dtype=np.int64))
         self._ctx_slots: dict[int, np.ndarray] = {}

@@ -33,7 +33,7 @@ import tempfile
 import time
 
 from dicecup import Engine, GameState
-from dicecup.solver import advice, advisor_memory, cache
+from dicecup.solver import advice_tables, advisor_memory, cache
 from dicecup.solver.advice import advise
 
 UPPER = ("ones", "twos", "threes", "fours", "fives", "sixes")
@@ -61,7 +61,7 @@ def whole_games(count: int) -> None:
     positions above, these include cards whose yahtzee box is filled (no peer figures: its rules differ there)."""
     variant = Engine().variant("yahtzee")
     solution, _ = cache.load_or_solve(variant)
-    advice.recall_tables(variant)
+    advice_tables.recall_tables(variant)
     positions = _positions(variant, count, seed=2, whole_games=True)
     advise(solution, *positions[0])  # the first call loads the kernels
     complete = (advisor_memory.memory_of(variant).card_tables or (None,))[0] is not None

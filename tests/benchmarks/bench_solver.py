@@ -37,7 +37,7 @@ import zlib
 
 from dicecup import Engine
 from dicecup.solver import jit, solve
-from dicecup.solver.advice import SolverPolicy
+from dicecup.solver.policy import SolverPolicy
 from dicecup.testing import play_solitaire
 
 CONFIGS = [
