@@ -237,3 +237,16 @@ def test_dice_tumble_unless_the_system_asks_for_less_motion(server, browser):
         assert page.locator("#dice .die.kept").count() == 1  # the die kept stays kept for the next roll
         page.wait_for_function("document.querySelector('#live').textContent.includes('rolled')")
         page.context.close()
+
+
+def test_two_people_at_one_device_play_in_turn(server, browser):
+    page = new_page(browser, PHONE)
+    make_table(page, server.url, "tiny", "hotseat")
+    page.wait_for_selector("#controls:not([hidden])")
+    assert page.inner_text("#turn") == "Your turn, ann"
+    names = page.locator("#seats .name").all_inner_texts()
+    assert names == ["ann", "player 2"] and page.locator("#seats .handoff").count() == 2
+    page.locator("button.score").first.click()
+    page.wait_for_function("document.querySelector('#turn').innerText === 'Your turn, player 2'")
+    play_to_the_end([page])
+    check_end(page)

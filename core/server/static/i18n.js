@@ -23,6 +23,8 @@ messages.en = {
   "lobby.seatName": "Name for seat {n}",
   "lobby.seatArg": "{arg} for seat {n}",
   "lobby.nameOptional": "name (optional)",
+  "lobby.arg.THETA": "Taste for risk (θ)",
+  "lobby.arg.T": "Target score",
   "lobby.invite": "a friend (joins by the link)",
   "lobby.hotseat": "someone at this device",
   "lobby.bot": "bot: {name}",

@@ -41,12 +41,20 @@ function pickVariant() {
   const v = chosenVariant();
   $("description").textContent = v.description;
   $("options").replaceChildren(...v.options.map((o, i) => el("div", {class: "field"},
-    el("label", {for: `option-${i}`}, o.name),
+    el("label", {for: `option-${i}`}, optionName(o.name)),
     el("select", {id: `option-${i}`, "data-option": o.name}, ...o.choices.map((c) => el("option", {
       value: JSON.stringify(c), selected: c === o.default,
     }, String(c)))))));
   $("options-box").hidden = v.options.length === 0;
   for (const row of document.querySelectorAll("#others li")) fillSeatChoices(row, row.querySelector("select").value);
+}
+
+function optionName(name) {
+  const key = `option.${name}`;
+  const text = t(key);
+  if (text !== key) return text;
+  const words = name.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function botLabel(bot) {
@@ -76,8 +84,10 @@ function showArgument(row) {
     const input = field.querySelector("input");
     if (field.dataset.arg !== arg) input.value = ARGUMENT_DEFAULTS[arg] || "";
     field.dataset.arg = arg;
-    field.querySelector("label").textContent = arg;
-    input.setAttribute("aria-label", t("lobby.seatArg", {arg, n: row.dataset.n}));
+    const key = `lobby.arg.${arg}`;
+    const name = t(key) === key ? arg : t(key);
+    field.querySelector(".arg-name").textContent = name;
+    input.setAttribute("aria-label", t("lobby.seatArg", {arg: name, n: row.dataset.n}));
   }
 }
 
@@ -100,7 +110,7 @@ function addSeat(kind) {
   const row = el("li", {class: "seat-row"},
     el("span", {class: "seat-title"}),
     el("select", {class: "seat-kind", onchange: () => showArgument(row)}),
-    el("span", {class: "seat-arg", hidden: true}, el("label", {}), el("input", {inputmode: "decimal", size: 6})),
+    el("span", {class: "seat-arg", hidden: true}, el("span", {class: "arg-name", "aria-hidden": "true"}), el("input", {inputmode: "decimal", size: 6})),
     el("input", {class: "seat-name", placeholder: t("lobby.nameOptional"), maxlength: 64, autocomplete: "off"}),
     el("button", {type: "button", class: "remove", onclick: () => { row.remove(); renumber(); }}, t("lobby.remove")));
   $("others").append(row);

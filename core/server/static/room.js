@@ -199,6 +199,18 @@ async function copyLink() {
 // ---------------------------------------------------------------------------- drawing
 
 function draw() {
+  // the page is drawn anew from each message: a focus inside the game goes back to the next thing to do
+  const focused = document.activeElement;
+  const hadFocus = focused && focused !== document.body && $("game").contains(focused);
+  drawAll();
+  if (hadFocus && !$("game").contains(document.activeElement)) {
+    const next = [$("roll"), document.querySelector("button.score"), $("result").querySelector(".winner"), $("turn")]
+      .find((node) => node && !node.disabled && node.offsetParent !== null);
+    if (next) next.focus();
+  }
+}
+
+function drawAll() {
   const g = s.game;
   const v = s.table.variant;
   $("title").textContent = v.name;
