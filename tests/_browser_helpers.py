@@ -9,7 +9,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,27 @@ def ensure_chromium() -> None:
             out = proc.stdout + proc.stderr
     if not CHROMIUM.exists():
         pytest.skip(f"chromium could not be installed with apt-get: {out.strip().splitlines()[-1:]}")
+
+
+def launch_chromium() -> Iterator[Any]:
+    """Debian's chromium, headless: a test module's fixture, `browser = pytest.fixture(scope="module")(launch_chromium)`."""
+    ensure_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        yield chromium
+        chromium.close()
+
+
+def serve_with_instant_bots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A server offering the tiny variant too, its bots moving at once: a test module's fixture, as `browser`."""
+    from _server_helpers import tiny_server
+
+    serve = tiny_server(tmp_path_factory.mktemp("page"), "--bot-delay", "0")
+    yield serve.start()
+    serve.stop()
+    assert "Traceback" not in serve.log(), serve.log()
 
 
 def new_page(browser: Any, viewport: dict[str, int] = DESKTOP, **context: Any) -> Any:

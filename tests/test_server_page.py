@@ -5,44 +5,28 @@ spectator; names full of markup shown as text; the lobby's refusals; a rematch."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from _browser_helpers import (
     DESKTOP,
     PHONE,
-    ensure_chromium,
+    launch_chromium,
     make_table,
     my_turn,
     new_page,
     no_sideways_scroll,
     play_to_the_end,
+    serve_with_instant_bots,
 )
-from _server_helpers import Serve, tiny_server
+from _server_helpers import tiny_server
 
 pytestmark = pytest.mark.slow  # a whole game in a browser each: tens of seconds
 
 SNEAKY = "<img src=x onerror=\"document.title='pwned'\">bob"
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    serve = tiny_server(tmp_path_factory.mktemp("page"), "--bot-delay", "0")
-    yield serve.start()
-    serve.stop()
-    assert "Traceback" not in serve.log(), serve.log()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
-        yield chromium
-        chromium.close()
+browser = pytest.fixture(scope="module", name="browser")(launch_chromium)
+server = pytest.fixture(scope="module", name="server")(serve_with_instant_bots)
 
 
 def visible_columns(page: Any) -> int:

@@ -8,13 +8,19 @@ import fcntl
 import shutil
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _browser_helpers import DESKTOP, PHONE, ensure_chromium, make_table, new_page, play_to_the_end
-from _server_helpers import Serve, tiny_server
+from _browser_helpers import (
+    DESKTOP,
+    PHONE,
+    launch_chromium,
+    make_table,
+    new_page,
+    play_to_the_end,
+    serve_with_instant_bots,
+)
 
 AXE_HOME = Path("/tmp/dicecup-test-axe-core")  # shared by test runs: npm is asked once
 
@@ -39,22 +45,8 @@ def axe_script() -> Path:
     return script
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    serve = tiny_server(tmp_path_factory.mktemp("audit"), "--bot-delay", "0")
-    yield serve.start()
-    serve.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
-        yield chromium
-        chromium.close()
+browser = pytest.fixture(scope="module", name="browser")(launch_chromium)
+server = pytest.fixture(scope="module", name="server")(serve_with_instant_bots)
 
 
 def audit(page: Any, axe: Path, where: str) -> None:
