@@ -63,15 +63,32 @@ def _paths() -> dict[str, Any]:
 
 
 def _page_paths() -> dict[str, Any]:
-    page = {"200": _answer("the game's page", kind="text/html", body={"type": "string"})}
+    unchanged = {"description": "not modified: the copy the browser has (If-None-Match) is this one"}
+    page = {"200": _answer("the game's page", kind="text/html", body={"type": "string"}), "304": unchanged}
+    name = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
         "/": {"get": {"summary": "The game's page: the lobby, where a table is created", "responses": page}},
         "/t/{code}": {"get": {"summary": "The game's page at a table", "parameters": _code(), "responses": page}},
-        "/static/{path}": {
+        "/static/{name}": {
             "get": {
-                "summary": "The page's script and style",
-                "parameters": [{"name": "path", "in": "path", "required": True, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "the file"}, "404": {"description": "no such file"}},
+                "summary": "One of the page's files (scripts, style), by ETag: a browser asks again before each use",
+                "parameters": [name],
+                "responses": {
+                    "200": {"description": "the file"},
+                    "304": unchanged,
+                    "404": {"description": "no such file"},
+                },
+            }
+        },
+        "/static/v/{version}/{name}": {
+            "get": {
+                "summary": "One of the page's files under the version of them all that the page names: kept for a year",
+                "parameters": [{"name": "version", "in": "path", "required": True, "schema": {"type": "string"}}, name],
+                "responses": {
+                    "200": {"description": "the file"},
+                    "304": unchanged,
+                    "404": {"description": "no such file"},
+                },
             }
         },
         "/schemas/v1/{name}": {
