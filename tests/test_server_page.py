@@ -234,3 +234,26 @@ def test_two_people_at_one_device_play_in_turn(server, browser):
     page.wait_for_function("document.querySelector('#turn').innerText === 'Your turn, player 2'")
     play_to_the_end([page])
     check_end(page)
+
+
+def test_a_hint_picks_the_dice_to_keep_or_marks_the_box(server, browser):
+    page = new_page(browser, PHONE)
+    make_table(page, server.url, "yahtzee", "bot:greedy")
+    page.wait_for_selector("#controls:not([hidden])")
+    for _ in range(3):  # the first roll's hint, then after rolling as it says, until it says to score
+        page.keyboard.press("h")
+        page.wait_for_function("document.querySelector('#message').innerText.startsWith('Hint (bot:greedy): ')")
+        said = page.inner_text("#message").split(": ", 1)[1]
+        page.wait_for_function("document.querySelector('#live').textContent.startsWith('Hint')")
+        if said.startswith("score "):
+            assert page.locator("button.score.hinted").count() == 1
+            break
+        kept = said.removeprefix("keep ").split() if said != "keep nothing" else []
+        pressed = page.locator("#dice .die[aria-pressed=true]").all()
+        assert sorted(d.get_attribute("data-face") for d in pressed) == sorted(kept)
+        rolls = page.inner_text("#turn-detail")
+        page.keyboard.press("r")
+        page.wait_for_function(f"document.querySelector('#turn-detail').innerText !== {rolls!r}")
+    else:
+        raise AssertionError("three rolls and no hint to score")
+    assert page.js_errors == []

@@ -159,6 +159,11 @@ def _routes(server: Server) -> list[Any]:
         seat = request.path_params["seat"]
         return await lobby.claim(_code(request), seat, body["name"])
 
+    async def hint(request: Request) -> Any:
+        _same_origin(request, config)
+        body = _checked(await read_json(request, config.max_body_bytes), "hintAsk")
+        return await lobby.hint(_code(request), body["token"])
+
     async def save(request: Request) -> Any:
         code = _code(request)
         data = await lobby.save(code)
@@ -187,6 +192,7 @@ def _routes(server: Server) -> list[Any]:
         Route("/api/tables", api(create, 201), methods=["POST"]),
         Route("/api/tables/{code}", api(show)),
         Route("/api/tables/{code}/seats/{seat:int}", api(claim), methods=["POST"]),
+        Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
         Route("/api/tables/{code}/save", api(save)),
         WebSocketRoute("/ws", socket),
         Route("/static/v/{version}/{name}", assets.file),

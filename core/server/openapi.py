@@ -36,8 +36,9 @@ def _answer(what: str, name: str | None = None, kind: str = JSON, body: dict[str
 def _refusals(*statuses: int) -> dict[str, Any]:
     words = {
         400: "a malformed request, or one the rules refuse (the message says what and how to fix it)",
+        403: "the token is of no seat at this table, or the request comes from another site's page",
         404: "no such table, seat or variant",
-        409: "the seat is taken, the name is in use, or the game is not there yet",
+        409: "the seat is taken, the name is in use, the game is not there yet, or it is not your turn",
         413: "the body is over 16 KiB",
         415: "the body is not sent as application/json",
         429: "too many requests, or too many unfinished tables, from this address",
@@ -153,6 +154,14 @@ def _api_paths() -> dict[str, Any]:
                     "200": _answer("the seat is yours", "claimed"),
                     **_refusals(400, 404, 409, 413, 415, 429, 503),
                 },
+            }
+        },
+        "/api/tables/{code}/hint": {
+            "post": {
+                "summary": "A hint on your turn: what the best bot ready for the variant would play now",
+                "parameters": _code(),
+                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("hintAsk")}}},
+                "responses": {"200": _answer("the hint", "hint"), **_refusals(400, 403, 404, 409, 413, 415, 429, 503)},
             }
         },
         "/api/tables/{code}/save": {

@@ -45,7 +45,8 @@ function boxCell(view, player, box, extra = "") {
     ? t("room.scoreBox", {box: boxLabel(view.table.variant, box), points: preview.points})
     : t("room.scoreBoxAs", {box: boxLabel(view.table.variant, box), written: preview.written, points: preview.points});
   return el("td", {...base, class: `legal ${extra}`.trim()},
-    el("button", {type: "button", class: preview.points > 0 ? "score" : "score zero", "aria-label": label,
+    el("button", {type: "button", "aria-label": label,
+      class: `score${preview.points > 0 ? "" : " zero"}${view.hint === box.id ? " hinted" : ""}`,
       "data-score": box.id, onclick: () => view.onScore(box.id)}, String(preview.written)));
 }
 

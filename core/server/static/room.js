@@ -12,7 +12,7 @@ const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 
 
 const s = {
   code: null, socket: null, table: null, game: null, mine: [], retry: 0, sent: 0,
-  kept: new Set(), rolled: new Set(), held: 0, column: 0, focusColumn: false, stop: false,
+  kept: new Set(), rolled: new Set(), held: 0, column: 0, focusColumn: false, stop: false, hintBox: null,
 };
 
 export function room(code) {
@@ -26,6 +26,7 @@ export function room(code) {
   $("share-link").value = `${location.origin}/t/${code}`;
   $("save").href = `/api/tables/${code}/save`;
   $("roll").addEventListener("click", roll);
+  $("hint").addEventListener("click", askHint);
   $("copy").addEventListener("click", copyLink);
   document.addEventListener("keydown", keys);
   connect();
@@ -74,7 +75,10 @@ function receive(message) {
       const turnChanged = !before || before.to_move !== s.game.to_move || s.game.status !== before.status;
       announce([describeUpdate(message.moves, s), turnChanged ? turnLine() : ""].filter(Boolean).join(" "));
     }
-    if (!before || before.seq !== s.game.seq) s.kept.clear();
+    if (!before || before.seq !== s.game.seq) {
+      s.kept.clear();
+      s.hintBox = null;
+    }
     if (message.type === "update") noteRoll(message.moves, before);
   } else if (message.type === "error") {
     if (message.code === "stale") {
@@ -158,6 +162,42 @@ function keys(event) {
   } else if (event.key === "r" || event.key === "R") {
     roll();
     event.preventDefault();
+  } else if ((event.key === "h" || event.key === "H") && myTurn()) {
+    askHint();
+    event.preventDefault();
+  }
+}
+
+/** Ask the server what a bot would play now, and show it: the dice it would keep picked, the box marked. */
+async function askHint() {
+  if (!myTurn()) return;
+  const at = s.game.seq;
+  $("hint").disabled = true;
+  try {
+    const hint = await api(`/api/tables/${s.code}/hint`, {token: tokens(s.code)[s.game.to_move]});
+    if (s.game.seq !== at || hint.seq !== at) return;
+    const text = t("room.hintIs", {bot: hint.bot, label: hint.label});
+    say(text);
+    announce(text);
+    s.hintBox = null;
+    if (hint.move[0] === "keep") {
+      const left = [...hint.move[1]];
+      s.kept.clear();
+      s.game.dice.forEach((face, i) => {
+        const k = left.indexOf(face);
+        if (k >= 0) { s.kept.add(i); left.splice(k, 1); }
+      });
+    } else if (hint.move[0] === "score") {
+      s.hintBox = hint.move[1];
+      const box = s.table.variant.boxes.find((b) => b.id === hint.move[1]);
+      const column = box ? s.table.variant.columns.findIndex((c) => c.id === box.column) : -1;
+      if (column >= 0) s.column = column; // on a phone, the tab of the box's column
+    }
+    draw();
+  } catch (error) {
+    say(error.message, true);
+  } finally {
+    $("hint").disabled = false;
   }
 }
 
@@ -226,7 +266,7 @@ function drawAll() {
   drawDice();
   const mineNow = myTurn();
   $("controls").hidden = !mineNow;
-  $("key-help").textContent = t("room.keyHelp", {n: g.dice.length});
+  $("key-help").textContent = `${t("room.keyHelp", {n: g.dice.length})} ${t("room.keyHelpHint")}`;
   const free = g.dice.length - s.kept.size;
   $("roll").textContent = free === g.dice.length ? t("room.rollAll") : free === 1 ? t("room.rollOne") : t("room.roll", {n: free});
   $("roll").disabled = !canRoll();
@@ -235,7 +275,7 @@ function drawAll() {
   $("notes").replaceChildren(...[...g.notes, ...g.progress].map((line) => el("li", {}, line)));
   const focusedTab = s.focusColumn;
   drawCards($("cards"), {
-    table: s.table, game: g, mine: s.mine, column: s.column, onScore: (box) => play(["score", box]),
+    table: s.table, game: g, mine: s.mine, column: s.column, hint: s.hintBox, onScore: (box) => play(["score", box]),
     onColumn: (k, focus = false) => { s.column = k; s.focusColumn = focus; draw(); },
   });
   if (focusedTab) {
