@@ -257,3 +257,20 @@ def test_a_hint_picks_the_dice_to_keep_or_marks_the_box(server, browser):
     else:
         raise AssertionError("three rolls and no hint to score")
     assert page.js_errors == []
+
+
+def test_the_lobby_lists_the_games_this_browser_plays(server, browser):
+    page = new_page(browser, PHONE)
+    page.goto(server.url)
+    page.wait_for_selector("#create:not([disabled])")
+    assert page.locator("#mine").is_hidden()  # a new browser plays nowhere yet
+    link = make_table(page, server.url, "kismet", "bot:greedy")
+    page.wait_for_selector("#controls:not([hidden])")
+    page.goto(server.url)
+    page.wait_for_selector("#my-tables li")
+    assert page.inner_text("#my-tables li a") == "Kismet" and "being played" in page.inner_text("#my-tables")
+    assert "ann (you) 0 · greedy 0" in page.inner_text("#my-tables")
+    no_sideways_scroll(page)
+    page.click("#my-tables li a")
+    page.wait_for_url(link)
+    page.wait_for_selector("#controls:not([hidden])")  # the seat again, from this browser's token

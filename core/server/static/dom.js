@@ -42,6 +42,26 @@ export function keepToken(code, seat, token) {
   const all = tokens(code);
   all[seat] = token;
   localStorage.setItem(`dicecup:${code}`, JSON.stringify(all));
+  const codes = myTables().filter((c) => c !== code);
+  localStorage.setItem("dicecup:tables", JSON.stringify([code, ...codes].slice(0, MY_TABLES)));
+}
+
+const MY_TABLES = 20;
+
+/** The tables this browser holds a seat at, the latest first. */
+export function myTables() {
+  try {
+    const codes = JSON.parse(localStorage.getItem("dicecup:tables"));
+    return Array.isArray(codes) ? codes.filter((c) => /^[A-Za-z0-9_-]{16}$/.test(c)) : [];
+  } catch (error) {
+    return [];
+  }
+}
+
+/** Forget a table (the server no longer has it). */
+export function forgetTable(code) {
+  localStorage.setItem("dicecup:tables", JSON.stringify(myTables().filter((c) => c !== code)));
+  localStorage.removeItem(`dicecup:${code}`);
 }
 
 /** True when the person asked their system for less motion. */

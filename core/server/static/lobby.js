@@ -1,7 +1,7 @@
 // The lobby: a new table (variant, options, seats of people and bots, the bots' pace, a turn timer), or
 // a table joined by its link or code. Everything offered comes from GET /api/variants.
 
-import {$, api, el, keepToken} from "./dom.js";
+import {$, api, el, forgetTable, keepToken, myTables, tokens} from "./dom.js";
 import {t} from "./i18n.js";
 
 const HUMAN = "human";
@@ -23,6 +23,32 @@ export async function lobby() {
   pickVariant();
   addSeat("bot:greedy");
   $("create").disabled = false;
+  listMyTables();
+}
+
+const LISTED = 8;
+
+/** The tables this browser plays at (its seats' tokens are kept here): each one's game now, and its link. */
+async function listMyTables() {
+  const codes = myTables().slice(0, LISTED);
+  const found = await Promise.all(codes.map(async (code) => {
+    try {
+      return {code, view: await api(`/api/tables/${code}`)};
+    } catch (error) {
+      if (/no such table|no table/i.test(error.message)) forgetTable(code);
+      return null;
+    }
+  }));
+  const rows = found.filter(Boolean).map(({code, view}) => {
+    const g = view.game;
+    const mine = Object.keys(tokens(code)).map(Number);
+    const scores = g.players.map((p, i) => `${p.name}${mine.includes(i) ? ` (${t("room.you")})` : ""} ${p.total}`);
+    const status = t(`mine.${g.status}`);
+    return el("li", {}, el("a", {href: `/t/${code}`}, view.table.variant.name),
+      el("span", {class: "status"}, status), el("span", {class: "scores"}, scores.join(" · ")));
+  });
+  $("my-tables").replaceChildren(...rows);
+  $("mine").hidden = rows.length === 0;
 }
 
 function fillPace() {
