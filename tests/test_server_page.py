@@ -274,3 +274,23 @@ def test_the_lobby_lists_the_games_this_browser_plays(server, browser):
     page.click("#my-tables li a")
     page.wait_for_url(link)
     page.wait_for_selector("#controls:not([hidden])")  # the seat again, from this browser's token
+
+
+def test_the_page_plays_under_its_own_content_security_policy(server, browser):
+    """Not bypassed here: no script, style or connection of the page is blocked by the server's policy."""
+    page = browser.new_context(viewport=PHONE).new_page()
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(f"{server.url}/?variant=maxi-yatzy")
+    page.locator("#create:not([disabled])").wait_for()
+    page.click("#create")
+    page.locator("#controls:not([hidden])").wait_for()
+    page.locator("#dice .die").first.click()
+    page.click("#roll")
+    page.locator("#turn-detail", has_text="1 roll left").wait_for()
+    page.locator("button.score").first.click()
+    page.locator("#log li", has_text="score").first.wait_for(state="attached")
+    width = page.locator("#dice .die").first.bounding_box()["width"]
+    assert 44 <= width <= 60  # six dice in a row on a phone: the grid's width, set from the script, applies
+    assert blocked == []
+    page.context.close()

@@ -31,7 +31,6 @@ messages.en = {
   "lobby.remove": "Remove",
   "lobby.removeSeat": "Remove seat {n}",
   "lobby.addSeat": "Add a seat",
-  "lobby.full": "A table has at most {n} seats.",
   "lobby.pace": "Bots' pace",
   "lobby.pace.slow": "slow (1.5 s a move)",
   "lobby.pace.normal": "normal (the server's)",
@@ -62,7 +61,6 @@ messages.en = {
   "bot.win": "win: the best chance of finishing first",
 
   "room.invite": "Invite others with this link:",
-  "room.link": "Link to this table",
   "room.copy": "Copy",
   "room.copied": "Copied.",
   "room.players": "Players",
@@ -79,7 +77,6 @@ messages.en = {
   "room.rollLeft": "1 roll left",
   "room.noRolls": "no rolls left: choose a box",
   "room.gameOf": "game {n} of {of}",
-  "room.roundOf": "round {n} of {of}",
   "room.dice": "Dice",
   "room.die": "Die {n}: {face}",
   "room.dieKept": "Die {n}: {face}, kept",
@@ -106,7 +103,6 @@ messages.en = {
   "room.banked": "Banked rolls",
   "room.scoreBox": "Score {box} for {points}",
   "room.scoreBoxAs": "Score {box}: {written} ({points} points)",
-  "room.open": "open",
   "room.toMove": "to move",
 
   "end.winner": "Winner: {name}",
@@ -117,7 +113,6 @@ messages.en = {
   "end.settlement": "Settlement",
   "end.games": "Games",
   "end.rematch": "Rematch",
-  "end.rematchShare": "The rematch is ready; send this link to the other players:",
   "end.newTable": "New table",
 
   "say.rolled": "{who} rolled {dice}.",
@@ -130,7 +125,6 @@ messages.en = {
   "say.over": "Game over. {winner}",
   "say.kept": "Die {n} kept.",
   "say.released": "Die {n} back to the roll.",
-  "say.nothingKept": "nothing",
 };
 
 let lang = "en";
