@@ -108,6 +108,7 @@ messages.en = {
   "end.winner": "Winner: {name}",
   "end.tie": "Tie: {names}",
   "end.ranking": "Final ranking",
+  "end.last": "The last move: {move}",
   "end.place": "Place",
   "end.player": "Player",
   "end.settlement": "Settlement",

@@ -61,7 +61,10 @@ export function drawResult(box, s) {
       ...result.rank_by.map((k) => el("th", {scope: "col"}, k)))),
     el("tbody", {}, ...result.ranking.map((r) => el("tr", {class: r.place === 1 ? "first" : null},
       el("td", {}, String(r.place)), el("th", {scope: "row"}, r.name), ...r.keys.map((k) => el("td", {}, String(k)))))));
-  const parts = [el("h2", {class: "winner", tabindex: "-1"}, winnerLine(result)), ranking];
+  const parts = [el("h2", {class: "winner", tabindex: "-1"}, winnerLine(result))];
+  const last = [...document.querySelectorAll("#log li")].pop();
+  if (last) parts.push(el("p", {class: "last-move"}, t("end.last", {move: last.textContent.trim()})));
+  parts.push(ranking);
   if (result.games.length > 1) {
     parts.push(el("table", {class: "games"}, el("caption", {}, t("end.games")),
       el("thead", {}, el("tr", {}, el("th", {scope: "col"}, "#"), ...names.map((n) => el("th", {scope: "col"}, n)))),
