@@ -67,6 +67,7 @@ def _page_paths() -> dict[str, Any]:
     unchanged = {"description": "not modified: the copy the browser has (If-None-Match) is this one"}
     page = {"200": _answer("the game's page", kind="text/html", body={"type": "string"}), "304": unchanged}
     name = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+    file = {"200": {"description": "the file"}, "304": unchanged, "404": {"description": "no such file"}}
     return {
         "/": {"get": {"summary": "The game's page: the lobby, where a table is created", "responses": page}},
         "/t/{code}": {"get": {"summary": "The game's page at a table", "parameters": _code(), "responses": page}},
@@ -74,22 +75,14 @@ def _page_paths() -> dict[str, Any]:
             "get": {
                 "summary": "One of the page's files (scripts, style), by ETag: a browser asks again before each use",
                 "parameters": [name],
-                "responses": {
-                    "200": {"description": "the file"},
-                    "304": unchanged,
-                    "404": {"description": "no such file"},
-                },
+                "responses": file,
             }
         },
         "/static/v/{version}/{name}": {
             "get": {
                 "summary": "One of the page's files under the version of them all that the page names: kept for a year",
                 "parameters": [{"name": "version", "in": "path", "required": True, "schema": {"type": "string"}}, name],
-                "responses": {
-                    "200": {"description": "the file"},
-                    "304": unchanged,
-                    "404": {"description": "no such file"},
-                },
+                "responses": file,
             }
         },
         "/schemas/v1/{name}": {
