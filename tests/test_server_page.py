@@ -1,147 +1,296 @@
 """The game's page, served by `dicecup serve`, in a real headless Chromium (Debian's, driven by Playwright; no
-browser download): a table created in one browser, joined by its link from another, watched from a third,
-played to the end, a reload resumed, an illegal click refused in the engine's words, and a name full of
-markup shown as plain text."""
+browser download): a whole game against a bot for every family of card, on a phone (360x640) and on a desktop,
+by taps or by the keyboard alone; two people at one table from two browsers, through a crash of the server; a
+spectator; names full of markup shown as text; the lobby's refusals; a rematch."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import shutil
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from _server_helpers import Serve, tiny_server
+from _browser_helpers import (
+    DESKTOP,
+    PHONE,
+    launch_chromium,
+    make_table,
+    my_turn,
+    new_page,
+    no_sideways_scroll,
+    play_to_the_end,
+    serve_with_instant_bots,
+)
+from _server_helpers import tiny_server
 
-pytestmark = pytest.mark.slow  # tens of seconds each
+pytestmark = pytest.mark.slow  # a whole game in a browser each: tens of seconds
 
-CHROMIUM = Path("/usr/bin/chromium")
 SNEAKY = "<img src=x onerror=\"document.title='pwned'\">bob"
 
-
-def ensure_chromium() -> None:
-    """Debian's chromium, installed with apt-get when it is missing (once: other workers wait on a lock)."""
-    if CHROMIUM.exists():
-        return
-    if shutil.which("apt-get") is None or os.geteuid() != 0:
-        pytest.skip("no /usr/bin/chromium, and apt-get cannot install it here (it needs Debian and root)")
-    with open("/tmp/dicecup-chromium.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        out = ""
-        for step in (
-            ["apt-get", "install", "-y", "chromium"],
-            ["apt-get", "update"],
-            ["apt-get", "install", "-y", "chromium"],
-        ):
-            if CHROMIUM.exists():
-                break
-            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-            proc = subprocess.run(step, capture_output=True, text=True, timeout=900, env=env)
-            out = proc.stdout + proc.stderr
-    if not CHROMIUM.exists():
-        pytest.skip(f"chromium could not be installed with apt-get: {out.strip().splitlines()[-1:]}")
+browser = pytest.fixture(scope="module", name="browser")(launch_chromium)
+server = pytest.fixture(scope="module", name="server")(serve_with_instant_bots)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    serve = tiny_server(tmp_path_factory.mktemp("page"), "--bot-delay", "0.1")
-    yield serve.start()
-    serve.stop()
+def visible_columns(page: Any) -> int:
+    """How many of the first card's columns of boxes the page shows now."""
+    return int(
+        page.evaluate(
+            "() => [...document.querySelectorAll('.player-card table.columns thead th:not(.corner)')]"
+            ".filter((th) => th.offsetParent !== null && th.closest('.player-card') === "
+            "document.querySelector('.player-card')).length"
+        )
+    )
+
+
+def check_end(page: Any) -> None:
+    """The end: a winner, a ranking of every player, its scores those of the cards, nothing off the screen."""
+    page.wait_for_selector("#result .winner")
+    assert page.inner_text("#result .winner").startswith(("Winner: ", "Tie: "))
+    names = page.evaluate("() => [...document.querySelectorAll('#seats .name')].map((n) => n.textContent)")
+    ranked = page.locator("#ranking tbody th").all_inner_texts()
+    assert sorted(ranked) == sorted(names)
+    totals = {t.get_attribute("data-total"): t.inner_text() for t in page.locator("[data-total]").all()}
+    score_col = page.locator("#ranking thead th").all_inner_texts().index("Score")
+    for row in page.locator("#ranking tbody tr").all():
+        cells = row.locator("th, td").all_inner_texts()
+        assert cells[score_col] == totals[cells[1]]
+    assert page.locator("#table-panel").is_hidden()
+
+
+# (variant, viewport, keyboard alone): every family of card on a phone, the column games and one more on a
+# desktop too; half of the games played without a pointer.
+GAMES = [
+    ("yahtzee", "phone", False),
+    ("yahtzee", "desktop", True),
+    ("triple-yahtzee", "phone", False),
+    ("triple-yahtzee", "desktop", True),
+    ("yamb", "phone", True),
+    ("yamb", "desktop", False),
+    ("maxi-yatzy", "phone", False),
+    ("maxi-yatzy", "desktop", True),
+    ("kismet", "phone", True),
+    ("balut", "phone", False),
+    ("balut", "desktop", True),
+    ("generala", "phone", False),
+    ("russian", "phone", True),
+]
+
+
+@pytest.mark.parametrize(("variant", "size", "keyboard"), GAMES, ids=[f"{v}-{s}" for v, s, _ in GAMES])
+def test_a_whole_game_against_a_bot(server, browser, variant, size, keyboard):
+    phone = size == "phone"
+    page = new_page(browser, PHONE if phone else DESKTOP)
+    make_table(page, server.url, variant, "bot:greedy")
+    page.wait_for_selector("#controls:not([hidden])")
+    assert page.inner_text("#turn") == "Your turn, ann"
+    page.wait_for_function("document.querySelector('#live').textContent.includes('Your turn')")
+    columns = page.evaluate("() => document.querySelectorAll('.player-card').length") > 0
+    if columns:  # a column game: tabs of one column on a phone, every column at once on a desktop
+        page.wait_for_selector(".player-card")
+        tabs = page.locator(".player-card").first.locator("[role=tab]")
+        assert tabs.first.is_visible() == phone
+        assert visible_columns(page) == (1 if phone else tabs.count())
+    if variant == "kismet":  # coloured faces, said in the dice's names too
+        assert page.locator("#dice .die[class*=colour-]").count() == 5
+        assert any(w in page.get_attribute("#dice .die", "aria-label") for w in ("red", "green", "black"))
+    if variant == "maxi-yatzy":
+        assert page.locator("#dice .die").count() == 6 and page.locator("tr.banked").count() == 1
+    if variant == "balut":
+        assert page.locator("tr.figure th", has_text="Points").count() == 2
+    if phone:
+        no_sideways_scroll(page)
+    play_to_the_end([page], keyboard=keyboard, checks=no_sideways_scroll if phone else None)
+    check_end(page)
+    if phone:
+        no_sideways_scroll(page)
+    if variant == "balut":
+        assert page.locator("#ranking thead th").all_inner_texts() == ["Place", "Player", "Points", "Score"]
+    if variant == "russian":  # a game played for stakes: who pays whom
+        assert page.locator("#result .settlement tr").count() == 2
+    page.screenshot(path=f"/tmp/dicecup-page-{variant}-{size}.png", full_page=True)
+    if variant == "yahtzee":  # a rematch: a new table, the same seats, the creator playing again
+        first = page.url
+        page.click("#rematch")
+        page.wait_for_url(lambda url: "/t/" in url and url != first)
+        page.wait_for_selector("#controls:not([hidden])")
+        assert page.inner_text("#turn") == "Your turn, ann" and "bot:greedy" in page.inner_text("#seats")
+    page.context.close()
+
+
+def test_two_browsers_play_one_table_through_a_crash_of_the_server(tmp_path, browser):
+    serve = tiny_server(tmp_path, "--bot-delay", "0").start()
+    try:
+        ann = new_page(browser, PHONE)
+        link = make_table(ann, serve.url, "yahtzee", "invite")
+        assert ann.input_value("#share-link") == link and len(link.rsplit("/", 1)[1]) == 16
+        ann.wait_for_selector("#seats li:nth-child(2) button")
+
+        bob = new_page(browser, DESKTOP)
+        bob.goto(link)
+        bob.fill("#seats li:nth-child(2) input", SNEAKY)
+        bob.click("#seats li:nth-child(2) button")
+        bob.wait_for_selector("#cards table")
+        watcher = new_page(browser, PHONE)
+        watcher.goto(link)
+        watcher.wait_for_selector("#cards table")
+        for page in (ann, bob, watcher):
+            page.wait_for_function("document.querySelector('#seats').innerText.includes('onerror')")
+            assert SNEAKY in page.inner_text("#seats")  # the name as typed, shown as text
+            assert page.locator("img").count() == 0 and page.title() == "dicecup"
+        assert watcher.locator("#controls").is_hidden() and watcher.inner_text("#link-status") == "watching"
+
+        ann.wait_for_selector("#controls:not([hidden])")
+        ann.click("#roll")
+        ann.wait_for_function("document.querySelector('#turn-detail').innerText.startsWith('1 roll left')")
+
+        serve.kill()  # a crash: every connection drops at once
+        for page in (ann, bob, watcher):
+            page.wait_for_function("document.querySelector('#link-status').innerText.includes('reconnecting')")
+        serve.start()  # the same port, the same database: the pages reconnect by themselves
+        ann.wait_for_function("document.querySelector('#link-status').innerText === ''")
+        assert my_turn(ann) and ann.inner_text("#turn-detail").startswith("1 roll left")
+        bob.reload()  # the seat's token is kept in this browser: the same seat again
+        bob.wait_for_selector("#cards table")
+        assert "you" in bob.inner_text("#seats li:nth-child(2)")
+
+        play_to_the_end([ann, bob])
+        for page in (ann, bob, watcher):
+            check_end(page)
+        totals = ann.locator("[data-total]").all_inner_texts()
+        assert (
+            totals == watcher.locator("[data-total]").all_inner_texts() == bob.locator("[data-total]").all_inner_texts()
+        )
+    finally:
+        serve.stop()
     assert "Traceback" not in serve.log(), serve.log()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        yield chromium
-        chromium.close()
-
-
-def new_page(browser: Any) -> Any:
-    """A page of its own browser context: its own localStorage, as another person's browser. (The page's
-    Content-Security-Policy forbids eval, which Playwright's waiting on a condition needs: bypassed here.)"""
-    page = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True).new_page()
-    page.set_default_timeout(30_000)
-    return page
-
-
-def my_turn(page: Any) -> bool:
-    return page.inner_text("#turn").startswith("Your turn")
-
-
-def test_two_browsers_and_a_spectator_play_a_table_by_its_link(server, browser):
-    ann = new_page(browser)
-    ann.goto(f"{server.url}/?variant=tiny")
-    ann.fill("#name", "ann")
-    ann.select_option("#others select.seat-kind", "invite")
-    ann.click("#create")
-    ann.wait_for_url("**/t/*")
-    link = ann.input_value("#share-link")
-    assert link == ann.url and len(link.rsplit("/", 1)[1]) == 16
-    ann.wait_for_selector("#seats li:nth-child(2) button")
-    assert "Ann" not in ann.inner_text("#seats") and "ann · you" in ann.inner_text("#seats")
-
-    bob = new_page(browser)
-    bob.goto(link)
-    bob.fill("#seats li:nth-child(2) input", SNEAKY)
-    bob.click("#seats li:nth-child(2) button")
-    bob.wait_for_function("document.querySelector('#turn').innerText.length > 0")
-    watcher = new_page(browser)
-    watcher.goto(link)
-    watcher.wait_for_selector("#cards table")
-    for page in (ann, bob, watcher):
-        page.wait_for_function("document.querySelector('#seats').innerText.includes('onerror')")
-        assert SNEAKY in page.inner_text("#seats")  # the name as typed, shown as text
-        assert page.locator("#seats img, #cards img, #log img").count() == 0 and page.title() == "dicecup"
-    assert "· you" not in watcher.inner_text("#seats") and watcher.locator("#controls").is_hidden()
-
-    ann.wait_for_function("document.querySelector('#turn').innerText.startsWith('Your turn')")
-    ann.locator("#dice .die").first.click()
-    ann.click("#keep")
-    ann.wait_for_function("document.querySelector('#turn').innerText.includes('0 rolls left')")
-    ann.reload()  # the seat's token is in this browser: the page resumes the same seat, the same dice
-    ann.wait_for_function("document.querySelector('#turn').innerText.includes('0 rolls left')")
-    assert my_turn(ann)
-
-    refused = False
-    for _ in range(30):
-        if ann.locator("#result").is_visible() and bob.locator("#result").is_visible():
-            break
-        for page in (ann, bob):
-            if page.locator("#result").is_visible() or not my_turn(page):
-                continue
-            seq = page.evaluate("() => document.querySelectorAll('#log li').length")
-            filled = page.locator("td.filled.mine")
-            if filled.count() and not refused:  # a box already filled: the engine says no, in its words
-                filled.first.click()
-                page.wait_for_selector("#message.error")
-                assert "is already filled" in page.inner_text("#message")
-                refused = True
-            page.locator("td.open.legal, td.open").first.click()
-            page.wait_for_function(f"document.querySelectorAll('#log li').length > {seq}")
-        ann.wait_for_timeout(200)
-    assert refused
-    for page in (ann, bob, watcher):
-        page.wait_for_selector("#result .winner")
-        assert page.inner_text("#result .winner").startswith(("Winner: ", "Tie: "))
-    ann.screenshot(path="/tmp/server-page-final.png", full_page=True)
-    totals = ann.locator("[data-total]").all_inner_texts()
-    assert totals == watcher.locator("[data-total]").all_inner_texts() and len(totals) == 2
+def test_a_double_tap_scores_once_and_the_page_stays_in_step(server, browser):
+    page = new_page(browser, PHONE)
+    make_table(page, server.url, "tiny", "bot:greedy")
+    page.wait_for_selector("#controls:not([hidden])")
+    box = page.get_attribute("button.score", "data-score")
+    page.evaluate("(box) => { const b = document.querySelector(`[data-score='${box}']`); b.click(); b.click(); }", box)
+    page.wait_for_selector(f"td.filled[data-box='{box}'][data-player='0']")
+    page.wait_for_selector("#controls:not([hidden])")  # the bot has played its turn: ann's turn again
+    assert page.locator("#log li", has_text="score").count() == 2  # ann's one score, and the bot's
+    assert not page.locator("#message.error").count() and page.js_errors == []
 
 
 def test_the_lobby_refuses_a_bad_code_and_shows_the_servers_refusals(server, browser):
-    page = new_page(browser)
+    page = new_page(browser, PHONE)
     page.goto(server.url)
+    page.wait_for_selector("#create:not([disabled])")
     page.fill("#join-code", "not a code")
     page.click("#join")
     assert "16 letters" in page.inner_text("#lobby-message")
+    page.select_option("#variant", "yahtzee")
+    page.select_option("#others select.seat-kind", "bot:risk:THETA")
+    assert page.locator("#others .seat-arg input").input_value() == "0.05"
+    page.fill("#others .seat-arg input", "lots")
+    page.click("#create")
+    page.wait_for_selector("#lobby-message.error")
+    assert "theta must be a number" in page.inner_text("#lobby-message") and "/t/" not in page.url
     page.goto(f"{server.url}/t/{'A' * 16}")
     page.wait_for_selector("#message.error")
     assert "no table" in page.inner_text("#message")
+    assert page.js_errors == []
+
+
+def test_every_bot_the_server_offers_is_offered_in_the_lobby(server, browser):
+    page = new_page(browser, PHONE)
+    page.goto(f"{server.url}/?variant=yahtzee")
+    page.wait_for_selector("#create:not([disabled])")
+    offered = page.evaluate("() => [...document.querySelector('#others select').options].map((o) => o.value)")
+    from _server_helpers import call
+
+    _, variants = call(f"{server.url}/api/variants")
+    bots = next(v for v in variants if v["id"] == "yahtzee")["bots"]
+    assert offered == ["invite", "hotseat", *bots]
+    assert {"bot:optimal", "bot:strong", "bot:risk:THETA", "bot:target:T", "bot:win"} <= set(offered)
+
+
+def test_dice_tumble_unless_the_system_asks_for_less_motion(server, browser):
+    for motion, tumbles in (("no-preference", True), ("reduce", False)):
+        page = new_page(browser, PHONE, reduced_motion=motion)
+        make_table(page, server.url, "yahtzee", "bot:greedy")
+        page.wait_for_selector("#controls:not([hidden])")
+        page.keyboard.press("1")
+        assert page.get_attribute("#dice .die >> nth=0", "aria-pressed") == "true"
+        page.keyboard.press("r")
+        page.wait_for_function("document.querySelector('#turn-detail').innerText.startsWith('1 roll left')")
+        assert (page.locator("#dice .die.rolling").count() == 4) == tumbles
+        assert page.locator("#dice .die.kept").count() == 1  # the die kept stays kept for the next roll
+        page.wait_for_function("document.querySelector('#live').textContent.includes('rolled')")
+        page.context.close()
+
+
+def test_two_people_at_one_device_play_in_turn(server, browser):
+    page = new_page(browser, PHONE)
+    make_table(page, server.url, "tiny", "hotseat")
+    page.wait_for_selector("#controls:not([hidden])")
+    assert page.inner_text("#turn") == "Your turn, ann"
+    names = page.locator("#seats .name").all_inner_texts()
+    assert names == ["ann", "player 2"] and page.locator("#seats .handoff").count() == 2
+    page.locator("button.score").first.click()
+    page.wait_for_function("document.querySelector('#turn').innerText === 'Your turn, player 2'")
+    play_to_the_end([page])
+    check_end(page)
+
+
+def test_a_hint_picks_the_dice_to_keep_or_marks_the_box(server, browser):
+    page = new_page(browser, PHONE)
+    make_table(page, server.url, "yahtzee", "bot:greedy")
+    page.wait_for_selector("#controls:not([hidden])")
+    for _ in range(3):  # the first roll's hint, then after rolling as it says, until it says to score
+        page.keyboard.press("h")
+        page.wait_for_function("document.querySelector('#message').innerText.startsWith('Hint (bot:greedy): ')")
+        said = page.inner_text("#message").split(": ", 1)[1]
+        page.wait_for_function("document.querySelector('#live').textContent.startsWith('Hint')")
+        if said.startswith("score "):
+            assert page.locator("button.score.hinted").count() == 1
+            break
+        kept = said.removeprefix("keep ").split() if said != "keep nothing" else []
+        pressed = page.locator("#dice .die[aria-pressed=true]").all()
+        assert sorted(d.get_attribute("data-face") for d in pressed) == sorted(kept)
+        rolls = page.inner_text("#turn-detail")
+        page.keyboard.press("r")
+        page.wait_for_function(f"document.querySelector('#turn-detail').innerText !== {rolls!r}")
+    else:
+        raise AssertionError("three rolls and no hint to score")
+    assert page.js_errors == []
+
+
+def test_the_lobby_lists_the_games_this_browser_plays(server, browser):
+    page = new_page(browser, PHONE)
+    page.goto(server.url)
+    page.wait_for_selector("#create:not([disabled])")
+    assert page.locator("#mine").is_hidden()  # a new browser plays nowhere yet
+    link = make_table(page, server.url, "kismet", "bot:greedy")
+    page.wait_for_selector("#controls:not([hidden])")
+    page.goto(server.url)
+    page.wait_for_selector("#my-tables li")
+    assert page.inner_text("#my-tables li a") == "Kismet" and "being played" in page.inner_text("#my-tables")
+    assert "ann (you) 0 · greedy 0" in page.inner_text("#my-tables")
+    no_sideways_scroll(page)
+    page.click("#my-tables li a")
+    page.wait_for_url(link)
+    page.wait_for_selector("#controls:not([hidden])")  # the seat again, from this browser's token
+
+
+def test_the_page_plays_under_its_own_content_security_policy(server, browser):
+    """Not bypassed here: no script, style or connection of the page is blocked by the server's policy."""
+    page = browser.new_context(viewport=PHONE).new_page()
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(f"{server.url}/?variant=maxi-yatzy")
+    page.locator("#create:not([disabled])").wait_for()
+    page.click("#create")
+    page.locator("#controls:not([hidden])").wait_for()
+    page.locator("#dice .die").first.click()
+    page.click("#roll")
+    page.locator("#turn-detail", has_text="1 roll left").wait_for()
+    page.locator("button.score").first.click()
+    page.locator("#log li", has_text="score").first.wait_for(state="attached")
+    width = page.locator("#dice .die").first.bounding_box()["width"]
+    assert 44 <= width <= 60  # six dice in a row on a phone: the grid's width, set from the script, applies
+    assert blocked == []
+    page.context.close()

@@ -22,13 +22,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from .. import __version__
 from ..language.engine import Engine
+from .assets import Assets
 from .config import ServerConfig, ServerError
 from .hall import Hall
 from .limits import Buckets, client_address, read_json
@@ -120,6 +120,7 @@ def _checked(body: dict[str, Any], definition: str) -> dict[str, Any]:
 
 def _routes(server: Server) -> list[Any]:
     lobby, config = server.lobby, server.config
+    assets = Assets(HERE / "static")
     Handler = Callable[[Request], Awaitable[Any]]
 
     def api(handler: Handler, status: int = 200) -> Callable[[Request], Awaitable[Response]]:
@@ -158,6 +159,11 @@ def _routes(server: Server) -> list[Any]:
         seat = request.path_params["seat"]
         return await lobby.claim(_code(request), seat, body["name"])
 
+    async def hint(request: Request) -> Any:
+        _same_origin(request, config)
+        body = _checked(await read_json(request, config.max_body_bytes), "hintAsk")
+        return await lobby.hint(_code(request), body["token"])
+
     async def save(request: Request) -> Any:
         code = _code(request)
         data = await lobby.save(code)
@@ -173,15 +179,12 @@ def _routes(server: Server) -> list[Any]:
             return _error(404, f"no schema {name[:60]!r}; schemas: client.json, server.json, http.json")
         return FileResponse(HERE / "schemas" / f"v{VERSION}" / name, media_type="application/json")
 
-    async def page(request: Request) -> Response:
-        return FileResponse(HERE / "static" / "index.html", headers={"cache-control": "no-store"})
-
     async def socket(websocket: WebSocket) -> None:
         await serve_socket(websocket, server.hall, server.connections)
 
     return [
-        Route("/", page),
-        Route("/t/{code}", page),
+        Route("/", assets.page),
+        Route("/t/{code}", assets.page),
         Route("/openapi.json", api(spec)),
         Route("/schemas/v1/{name}", schemas),
         Route("/api/health", api(health)),
@@ -189,9 +192,11 @@ def _routes(server: Server) -> list[Any]:
         Route("/api/tables", api(create, 201), methods=["POST"]),
         Route("/api/tables/{code}", api(show)),
         Route("/api/tables/{code}/seats/{seat:int}", api(claim), methods=["POST"]),
+        Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
         Route("/api/tables/{code}/save", api(save)),
         WebSocketRoute("/ws", socket),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Route("/static/v/{version}/{name}", assets.file),
+        Route("/static/{name}", assets.file),
     ]
 
 

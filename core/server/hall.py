@@ -291,21 +291,25 @@ class Hall:
             except Exception:
                 log.exception("table %s: the bot or timer failed", room.code)
 
+    def bot_job(self, room: Room, seat: int, spec: str) -> dict[str, Any]:
+        """What a bot's process needs to choose the move of `seat` now (the table's moves, replayed there)."""
+        assert room.state is not None
+        return {
+            "code": room.code,
+            "seat": seat,
+            "spec": spec,
+            "variant": self.variant_ref(room.record),
+            "players": list(room.state.players),
+            "moves": [action_to_json(a) for a in room.state.history],
+        }
+
     async def _bot_turn(self, room: Room, seq: int) -> None:
         state, seat = room.state, room.to_move
         spec = room.bot(seat) if seat is not None else None
         if state is None or seat is None or spec is None:
             return
-        job = {
-            "code": room.code,
-            "seat": seat,
-            "spec": spec,
-            "variant": self.variant_ref(room.record),
-            "players": list(state.players),
-            "moves": [action_to_json(a) for a in state.history],
-        }
         try:
-            move = await self.workers.choose(job)
+            move = await self.workers.choose(self.bot_job(room, seat, spec))
             action = action_from_json(move)
         except (WorkerFailed, ValueError) as exc:
             return self._bot_failed(room, f"bot:{spec} could not move: {exc}")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DicecupError, UnknownVariant
+from ..game.actions import action_from_json
 from ..game.state import MAX_NAME, MAX_PLAYERS
 from ..language.engine import Engine
 from ..language.model import Variant
@@ -27,11 +28,14 @@ from .hall import Hall, UnknownTable, token_hash
 from .protocol import Refused
 from .rooms import HUMAN, Room
 from .store import NameTaken, SeatRecord, StoreUnavailable, TableRecord
+from .views import move_label
+from .workers import WorkerFailed
 
 __all__ = ["Lobby", "new_code", "new_token"]
 
 log = logging.getLogger("dicecup.server")
 DAY = 24 * 3600.0
+HINT_BOTS = ("optimal", "strong")  # the bots a hint asks, the first one ready; else bot:greedy
 MAX_PREPARING = 8  # different bot tables being prepared at once; more is refused until they are done
 
 
@@ -289,6 +293,29 @@ class Lobby:
             raise Refused(409, f"seat {seat} was taken a moment ago; watch the game, or take another seat")
         await self.hall.start(room)
         return {"seat": seat, "token": token}
+
+    async def hint(self, code: str, token: str) -> dict[str, Any]:
+        """What the best bot ready for the variant would play now for the seat of `token`, on its turn."""
+        room = await self.room(code)
+        state, hashed = room.state, token_hash(token)
+        seat = next((s.seat for s in room.record.seats if s.token_hash == hashed), None)
+        if seat is None:
+            raise Refused(403, f"the token is of no seat at table {code}")
+        if state is None or state.over or room.to_move != seat:
+            raise Refused(409, "a hint is given on your turn only")
+        seq, fingerprint = room.seq, room.record.fingerprint
+        spec = next((b for b in HINT_BOTS if (b, fingerprint) in self.prepared), "greedy")
+        try:
+            move = await self.hall.workers.choose(self.hall.bot_job(room, seat, spec))
+        except WorkerFailed as exc:
+            raise Refused(503, f"no hint now: {exc}") from None
+        return {
+            "seq": seq,
+            "seat": seat,
+            "bot": f"bot:{spec}",
+            "move": move,
+            "label": move_label(state, action_from_json(move)),
+        }
 
     async def view(self, code: str) -> dict[str, Any]:
         room = await self.room(code)

@@ -36,8 +36,9 @@ def _answer(what: str, name: str | None = None, kind: str = JSON, body: dict[str
 def _refusals(*statuses: int) -> dict[str, Any]:
     words = {
         400: "a malformed request, or one the rules refuse (the message says what and how to fix it)",
+        403: "the token is of no seat at this table, or the request comes from another site's page",
         404: "no such table, seat or variant",
-        409: "the seat is taken, the name is in use, or the game is not there yet",
+        409: "the seat is taken, the name is in use, the game is not there yet, or it is not your turn",
         413: "the body is over 16 KiB",
         415: "the body is not sent as application/json",
         429: "too many requests, or too many unfinished tables, from this address",
@@ -63,15 +64,25 @@ def _paths() -> dict[str, Any]:
 
 
 def _page_paths() -> dict[str, Any]:
-    page = {"200": _answer("the game's page", kind="text/html", body={"type": "string"})}
+    unchanged = {"description": "not modified: the copy the browser has (If-None-Match) is this one"}
+    page = {"200": _answer("the game's page", kind="text/html", body={"type": "string"}), "304": unchanged}
+    name = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+    file = {"200": {"description": "the file"}, "304": unchanged, "404": {"description": "no such file"}}
     return {
         "/": {"get": {"summary": "The game's page: the lobby, where a table is created", "responses": page}},
         "/t/{code}": {"get": {"summary": "The game's page at a table", "parameters": _code(), "responses": page}},
-        "/static/{path}": {
+        "/static/{name}": {
             "get": {
-                "summary": "The page's script and style",
-                "parameters": [{"name": "path", "in": "path", "required": True, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "the file"}, "404": {"description": "no such file"}},
+                "summary": "One of the page's files (scripts, style), by ETag: a browser asks again before each use",
+                "parameters": [name],
+                "responses": file,
+            }
+        },
+        "/static/v/{version}/{name}": {
+            "get": {
+                "summary": "One of the page's files under the version of them all that the page names: kept for a year",
+                "parameters": [{"name": "version", "in": "path", "required": True, "schema": {"type": "string"}}, name],
+                "responses": file,
             }
         },
         "/schemas/v1/{name}": {
@@ -136,6 +147,14 @@ def _api_paths() -> dict[str, Any]:
                     "200": _answer("the seat is yours", "claimed"),
                     **_refusals(400, 404, 409, 413, 415, 429, 503),
                 },
+            }
+        },
+        "/api/tables/{code}/hint": {
+            "post": {
+                "summary": "A hint on your turn: what the best bot ready for the variant would play now",
+                "parameters": _code(),
+                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("hintAsk")}}},
+                "responses": {"200": _answer("the hint", "hint"), **_refusals(400, 403, 404, 409, 413, 415, 429, 503)},
             }
         },
         "/api/tables/{code}/save": {
