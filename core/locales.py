@@ -22,6 +22,7 @@ __all__ = [
     "LANGUAGES",
     "N_",
     "_",
+    "catalog_json",
     "catalog_path",
     "choose",
     "messages",
@@ -118,3 +119,31 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     if spoken is None:
         return singular if n == 1 else plural
     return spoken.ngettext(singular, plural, n)
+
+
+def catalog_json(lang: str) -> dict[str, object]:
+    """The catalog of `lang` for a browser: each message (English, as the code writes it) with its translation
+    (a list of forms for a count), and the form each CLDR plural category takes (`Intl.PluralRules` names
+    the category). English has no messages: the page's own text is English."""
+    if lang not in LANGUAGES:
+        raise DicecupError(f"no language {lang!r}; languages: {', '.join(LANGUAGES)}")
+    spoken = messages(lang)
+    found: dict[str, object] = {}
+    plural: dict[str, int] = {"one": 0, "other": 1}
+    if lang != DEFAULT:
+        from babel import Locale
+        from babel.messages.pofile import read_po
+
+        with catalog_path(lang).open("rb") as f:
+            catalog = read_po(f, locale=lang, domain=DOMAIN)
+        for entry in catalog:
+            if entry.id and not entry.fuzzy:
+                key = str(entry.id[0] if isinstance(entry.id, tuple | list) else entry.id)
+                found[key] = list(entry.string) if isinstance(entry.string, tuple) else entry.string
+        rules, form = Locale.parse(lang).plural_form, getattr(spoken, "plural", None)
+        if form is not None:  # which catalog form each category of counts takes
+            plural = {}
+            for n in (*range(200), 1_000_000):
+                plural.setdefault(rules(n), form(n))
+            plural.setdefault("other", max(plural.values()))  # fractions: not counted in whole dice
+    return {"language": lang, "plural": plural, "messages": found}

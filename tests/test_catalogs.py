@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from _cli_helpers import ENV
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 from typer.testing import CliRunner
 
@@ -25,8 +25,10 @@ def _used() -> dict[str | tuple[str, str], str]:
     """Every message the package and its built-in plugins mark for translation (`_`, `N_` and `ngettext`), with
     where it is."""
     found: dict[str | tuple[str, str], str] = {}
+    methods = [("**.py", "python"), ("**/static/**.js", "javascript")]  # the page's table marks N_ and NP_
+    keywords = {**DEFAULT_KEYWORDS, "NP_": (1, 2)}
     for folder in PACKAGES:
-        for file, line, message, _comments, _context in extract_from_dir(str(folder), method_map=[("**.py", "python")]):
+        for file, line, message, _comments, _context in extract_from_dir(str(folder), methods, keywords=keywords):
             found.setdefault(message, f"{folder.name}/{file}:{line}")
     return found
 
@@ -44,7 +46,8 @@ def _fields(text: str) -> set[str]:
 
 
 def test_the_code_marks_messages() -> None:
-    assert len(USED) >= 50  # the terminal game's own lines at least
+    assert len(USED) >= 250  # the terminal game's lines, the rules' explanations and the page's
+    assert "Roll all the dice" in USED and ("{n} roll left", "{n} rolls left") in USED  # the page's, from JS
 
 
 @pytest.mark.parametrize("lang", SPOKEN)

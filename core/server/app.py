@@ -28,6 +28,7 @@ from starlette.websockets import WebSocket
 
 from .. import __version__
 from ..language.engine import Engine
+from ..locales import LANGUAGES, catalog_json
 from .assets import Assets
 from .config import ServerConfig, ServerError
 from .hall import Hall
@@ -145,6 +146,16 @@ def _routes(server: Server) -> list[Any]:
     async def variants(request: Request) -> Any:
         return await asyncio.to_thread(lobby.catalogue)
 
+    catalogs: dict[str, dict[str, Any]] = {}  # the page's messages by language (a handful, read once)
+
+    async def messages(request: Request) -> Any:
+        lang = request.path_params["lang"]
+        if lang not in LANGUAGES:
+            raise Refused(404, f"no language {lang[:20]!r}; languages: {', '.join(LANGUAGES)}")
+        if lang not in catalogs:
+            catalogs[lang] = await asyncio.to_thread(catalog_json, lang)
+        return catalogs[lang]
+
     async def create(request: Request) -> Any:
         _same_origin(request, config)
         body = _checked(await read_json(request, config.max_body_bytes), "newTable")
@@ -189,6 +200,7 @@ def _routes(server: Server) -> list[Any]:
         Route("/schemas/v1/{name}", schemas),
         Route("/api/health", api(health)),
         Route("/api/variants", api(variants)),
+        Route("/api/messages/{lang}", api(messages)),
         Route("/api/tables", api(create, 201), methods=["POST"]),
         Route("/api/tables/{code}", api(show)),
         Route("/api/tables/{code}/seats/{seat:int}", api(claim), methods=["POST"]),

@@ -108,6 +108,7 @@ class Lobby:
                             {"name": o.name, "default": o.default, "choices": list(o.choices)} for o in v.option_specs
                         ],
                         "bots": [f"bot:{b}" for b in self._bots_for(v)],
+                        "names": {lang: tr.name for lang, tr in v.translations.items() if tr.name},
                         "seats": MAX_PLAYERS,
                     }
                 )

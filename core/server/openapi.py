@@ -122,6 +122,15 @@ def _api_paths() -> dict[str, Any]:
                 "responses": {"200": _answer("the variants", "variants"), **_refusals(429)},
             }
         },
+        "/api/messages/{lang}": {
+            "get": {
+                "summary": "The page's messages in a language (en, ru, de, es, sv), from the gettext catalogs",
+                "parameters": [
+                    {"name": "lang", "in": "path", "required": True, "schema": {"enum": ["en", "ru", "de", "es", "sv"]}}
+                ],
+                "responses": {"200": _answer("the messages", "messages"), **_refusals(404, 429)},
+            }
+        },
         "/api/tables": {
             "post": {
                 "summary": "Create a table: a variant, its options, the seats (humans and bots), a turn timer, the bots' pace",

@@ -61,7 +61,20 @@ def variant_view(v: Variant) -> dict[str, Any]:
         "attributes": {name: list(values[1:]) for name, values in v.attributes.items()},
         "figures": {f.id: f.name for f in v.figures},
         "carry_over": v.carry_over,
+        "translations": translations_view(v),
     }
+
+
+def translations_view(v: Variant) -> dict[str, dict[str, Any]]:
+    """The variant's names in other languages (its `translations`), for a page that speaks one."""
+    out = {}
+    for lang, tr in v.translations.items():
+        names: dict[str, Any] = {k: getattr(tr, k) for k in ("name", "description") if getattr(tr, k)}
+        for part in ("boxes", "bonuses", "columns", "figures", "sections"):
+            if getattr(tr, part):
+                names[part] = dict(getattr(tr, part))
+        out[lang] = names
+    return out
 
 
 def players_view(state: GameState) -> list[dict[str, Any]]:

@@ -1,13 +1,26 @@
 // The dicecup page: the lobby at /, a table at /t/CODE. Plain ES modules, no build step.
 
 import {$} from "./dom.js";
-import {setLanguage, t, translatePage} from "./i18n.js";
+import {LANGUAGES, language, loadLanguage, preferredLanguage, t, translatePage} from "./i18n.js";
 import {lobby} from "./lobby.js";
 import {room} from "./room.js";
 
-setLanguage("en");
+await loadLanguage(preferredLanguage()).catch(() => loadLanguage("en"));
 translatePage();
 document.title = t("app.title");
+const picker = $("lang");
+picker.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => {
+  const option = document.createElement("option");
+  option.value = code;
+  option.lang = code;
+  option.textContent = name;
+  option.selected = code === language();
+  return option;
+}));
+picker.addEventListener("change", () => {
+  localStorage.setItem("dicecup.lang", picker.value);
+  location.reload(); // everything drawn again in the new language; seats are kept in this browser
+});
 const at = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{16})$/);
 if (at) {
   room(at[1]);

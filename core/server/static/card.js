@@ -4,7 +4,7 @@
 // On the player's turn every legal box is a button showing what it would write.
 
 import {el} from "./dom.js";
-import {t} from "./i18n.js";
+import {bonusName, t} from "./i18n.js";
 
 /** Draw every card into `container`. `view`: {table, game, mine, column, onScore(box), onColumn(i)}. */
 export function drawCards(container, view) {
@@ -69,7 +69,7 @@ function footRows(view, players, cellsFor) {
   const rows = [];
   const bonusIds = [...new Set(players.flatMap((i) => g.players[i].bonuses.map((b) => b.id)))];
   for (const id of bonusIds) {
-    const name = players.map((i) => g.players[i].bonuses.find((b) => b.id === id)).find(Boolean).name;
+    const name = bonusName(v, id, players.map((i) => g.players[i].bonuses.find((b) => b.id === id)).find(Boolean).name);
     rows.push(el("tr", {class: "bonus"}, el("th", {scope: "row"}, name),
       ...cellsFor((i) => (g.players[i].bonuses.find((b) => b.id === id) || {text: ""}).text)));
   }

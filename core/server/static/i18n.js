@@ -1,146 +1,232 @@
-// Every text the page shows, in one table per language, and `t(key, params)` to read it. Another language
-// is one more table of the same keys (a key it lacks falls back to English); `{name}` is a parameter.
+// Every text the page shows, in one table of English (the messages of the gettext catalogs the command line
+// uses too: `N_` and `NP_` mark them for Babel), and `t(key, params)` to read it in the page's language.
+// Another language's table is built from its catalog, which the server sends (`/api/messages/LANG`); a key
+// it lacks falls back to English; `{name}` is a parameter.
 
 export const messages = {};
 
+/** The languages the page speaks, each named in itself (those of the command line: dicecup.locales). */
+export const LANGUAGES = {en: "English", ru: "Русский", de: "Deutsch", es: "Español", sv: "Svenska"};
+
+const N_ = (text) => text; // a message, as written in English
+const NP_ = (one, many) => [one, many]; // a message with a count `{n}`: its singular and plural
+
 messages.en = {
-  "app.title": "dicecup",
-  "app.skip": "Skip to the game",
-  "status.connecting": "connecting…",
-  "status.lost": "connection lost: reconnecting…",
-  "status.watching": "watching",
-  "status.clock": "{seconds} s left for this turn",
+  "app.title": N_("dicecup"),
+  "app.skip": N_("Skip to the game"),
+  "app.language": N_("Language"),
+  "status.connecting": N_("connecting…"),
+  "status.lost": N_("connection lost: reconnecting…"),
+  "status.watching": N_("watching"),
+  "status.clock": N_("{seconds} s left for this turn"),
 
-  "lobby.new": "New table",
-  "lobby.variant": "Variant",
-  "lobby.options": "Options",
-  "lobby.seats": "Seats",
-  "lobby.you": "You",
-  "lobby.yourName": "Your name",
-  "lobby.defaultName": "you",
-  "lobby.seat": "Seat {n}",
-  "lobby.seatKind": "Who plays seat {n}",
-  "lobby.seatName": "Name for seat {n}",
-  "lobby.seatArg": "{arg} for seat {n}",
-  "lobby.nameOptional": "name (optional)",
-  "lobby.arg.THETA": "Taste for risk (θ)",
-  "lobby.arg.T": "Target score",
-  "lobby.invite": "a friend (joins by the link)",
-  "lobby.hotseat": "someone at this device",
-  "lobby.bot": "bot: {name}",
-  "lobby.remove": "Remove",
-  "lobby.removeSeat": "Remove seat {n}",
-  "lobby.addSeat": "Add a seat",
-  "lobby.pace": "Bots' pace",
-  "lobby.pace.slow": "slow (1.5 s a move)",
-  "lobby.pace.normal": "normal (the server's)",
-  "lobby.pace.fast": "fast (0.3 s a move)",
-  "lobby.pace.instant": "at once",
-  "lobby.timer": "Turn timer",
-  "lobby.timer.none": "none",
-  "lobby.timer.seconds": "{n} s a turn",
-  "lobby.timer.minutes": "{n} min a turn",
-  "lobby.create": "Create the table",
-  "lobby.creating": "Creating the table…",
-  "lobby.join": "Join a table",
-  "lobby.joinCode": "Link or code",
-  "lobby.joinPlaceholder": "https://…/t/… or the code",
-  "lobby.joinButton": "Join",
-  "lobby.badCode": "A table's code is the 16 letters and digits after /t/ in its link.",
-  "lobby.player": "player {n}",
-  "mine.title": "Your games",
-  "mine.waiting": "waiting for players",
-  "mine.playing": "being played",
-  "mine.over": "finished",
-  "bot.greedy": "greedy: the best points now",
-  "bot.random": "random: any legal move",
-  "bot.optimal": "optimal: the highest expected score",
-  "bot.strong": "strong: each part of the card solved",
-  "bot.risk": "risk: bold or careful",
-  "bot.target": "target: reach a score",
-  "bot.win": "win: the best chance of finishing first",
+  "lobby.new": N_("New table"),
+  "lobby.variant": N_("Variant"),
+  "lobby.options": N_("Options"),
+  "lobby.seats": N_("Seats"),
+  "lobby.you": N_("You"),
+  "lobby.yourName": N_("Your name"),
+  "lobby.defaultName": N_("you"),
+  "lobby.seat": N_("Seat {n}"),
+  "lobby.seatKind": N_("Who plays seat {n}"),
+  "lobby.seatName": N_("Name for seat {n}"),
+  "lobby.seatArg": N_("{arg} for seat {n}"),
+  "lobby.nameOptional": N_("name (optional)"),
+  "lobby.arg.THETA": N_("Taste for risk (θ)"),
+  "lobby.arg.T": N_("Target score"),
+  "lobby.invite": N_("a friend (joins by the link)"),
+  "lobby.hotseat": N_("someone at this device"),
+  "lobby.bot": N_("bot: {name}"),
+  "lobby.remove": N_("Remove"),
+  "lobby.removeSeat": N_("Remove seat {n}"),
+  "lobby.addSeat": N_("Add a seat"),
+  "lobby.pace": N_("Bots' pace"),
+  "lobby.pace.slow": N_("slow (1.5 s a move)"),
+  "lobby.pace.normal": N_("normal (the server's)"),
+  "lobby.pace.fast": N_("fast (0.3 s a move)"),
+  "lobby.pace.instant": N_("at once"),
+  "lobby.timer": N_("Turn timer"),
+  "lobby.timer.none": N_("none"),
+  "lobby.timer.seconds": N_("{n} s a turn"),
+  "lobby.timer.minutes": N_("{n} min a turn"),
+  "lobby.create": N_("Create the table"),
+  "lobby.creating": N_("Creating the table…"),
+  "lobby.join": N_("Join a table"),
+  "lobby.joinCode": N_("Link or code"),
+  "lobby.joinPlaceholder": N_("https://…/t/… or the code"),
+  "lobby.joinButton": N_("Join"),
+  "lobby.badCode": N_("A table's code is the 16 letters and digits after /t/ in its link."),
+  "lobby.player": N_("player {n}"),
+  "mine.title": N_("Your games"),
+  "mine.waiting": N_("waiting for players"),
+  "mine.playing": N_("being played"),
+  "mine.over": N_("finished"),
+  "bot.greedy": N_("greedy: the best points now"),
+  "bot.random": N_("random: any legal move"),
+  "bot.optimal": N_("optimal: the highest expected score"),
+  "bot.strong": N_("strong: each part of the card solved"),
+  "bot.risk": N_("risk: bold or careful"),
+  "bot.target": N_("target: reach a score"),
+  "bot.win": N_("win: the best chance of finishing first"),
 
-  "room.invite": "Invite others with this link:",
-  "room.copy": "Copy",
-  "room.copied": "Copied.",
-  "room.players": "Players",
-  "room.openSeat": "(open seat)",
-  "room.you": "you",
-  "room.handoff": "play this seat on another device",
-  "room.takeName": "Your name",
-  "room.take": "Take this seat",
-  "room.waiting": "The game starts when every seat is taken.",
-  "room.gameOver": "Game over",
-  "room.yourTurn": "Your turn, {name}",
-  "room.theirTurn": "{name} to play",
-  "room.rollsLeft": "{n} rolls left",
-  "room.rollLeft": "1 roll left",
-  "room.noRolls": "no rolls left: choose a box",
-  "room.gameOf": "game {n} of {of}",
-  "room.dice": "Dice",
-  "room.die": "Die {n}: {face}",
-  "room.dieKept": "Die {n}: {face}, kept",
-  "room.die.colour": "{face} {colour}",
-  "room.roll": "Roll {n} dice",
-  "room.rollOne": "Roll 1 die",
-  "room.rollAll": "Roll all the dice",
-  "room.keyHelp": "Keys: 1–{n} keep a die, R rolls, then Tab to a box and Enter scores it.",
-  "room.rules": "Moves the rules offer",
-  "room.hint": "Hint",
-  "room.hintIs": "Hint ({bot}): {label}",
-  "room.keyHelpHint": "H asks for a hint.",
-  "room.log": "What happened",
-  "room.save": "Download the game",
-  "room.saveFor": "(for dicecup review or dicecup resume)",
-  "room.thinking": "…",
-  "room.card": "Score card",
-  "room.cardOf": "Score card of {name}",
-  "room.columns": "Columns",
-  "room.box": "Box",
-  "room.total": "Total",
-  "room.columnTotal": "Column total",
-  "room.ruleGo": "Play",
-  "room.banked": "Banked rolls",
-  "room.scoreBox": "Score {box} for {points}",
-  "room.scoreBoxAs": "Score {box}: {written} ({points} points)",
-  "room.toMove": "to move",
+  "room.invite": N_("Invite others with this link:"),
+  "room.copy": N_("Copy"),
+  "room.copied": N_("Copied."),
+  "room.players": N_("Players"),
+  "room.openSeat": N_("(open seat)"),
+  "room.you": N_("you"),
+  "room.handoff": N_("play this seat on another device"),
+  "room.takeName": N_("Your name"),
+  "room.take": N_("Take this seat"),
+  "room.waiting": N_("The game starts when every seat is taken."),
+  "room.gameOver": N_("Game over"),
+  "room.yourTurn": N_("Your turn, {name}"),
+  "room.theirTurn": N_("{name} to play"),
+  "room.rollsLeft": NP_("{n} roll left", "{n} rolls left"),
+  "room.noRolls": N_("no rolls left: choose a box"),
+  "room.gameOf": N_("game {n} of {of}"),
+  "room.dice": N_("Dice"),
+  "room.die": N_("Die {n}: {face}"),
+  "room.dieKept": N_("Die {n}: {face}, kept"),
+  "room.die.colour": N_("{face} {colour}"),
+  "room.roll": NP_("Roll {n} die", "Roll {n} dice"),
+  "room.rollAll": N_("Roll all the dice"),
+  "room.keyHelp": N_("Keys: 1–{n} keep a die, R rolls, then Tab to a box and Enter scores it."),
+  "room.rules": N_("Moves the rules offer"),
+  "room.hint": N_("Hint"),
+  "room.hintIs": N_("Hint ({bot}): {label}"),
+  "room.keyHelpHint": N_("H asks for a hint."),
+  "room.log": N_("What happened"),
+  "room.save": N_("Download the game"),
+  "room.saveFor": N_("(for dicecup review or dicecup resume)"),
+  "room.thinking": N_("…"),
+  "room.card": N_("Score card"),
+  "room.cardOf": N_("Score card of {name}"),
+  "room.columns": N_("Columns"),
+  "room.box": N_("Box"),
+  "room.total": N_("Total"),
+  "room.columnTotal": N_("Column total"),
+  "room.ruleGo": N_("Play"),
+  "room.banked": N_("Banked rolls"),
+  "room.scoreBox": N_("Score {box} for {points}"),
+  "room.scoreBoxAs": N_("Score {box}: {written} ({points} points)"),
+  "room.toMove": N_("to move"),
 
-  "end.winner": "Winner: {name}",
-  "end.tie": "Tie: {names}",
-  "end.ranking": "Final ranking",
-  "end.last": "The last move: {move}",
-  "end.place": "Place",
-  "end.player": "Player",
-  "end.settlement": "Settlement",
-  "end.games": "Games",
-  "end.rematch": "Rematch",
-  "end.newTable": "New table",
+  "end.winner": N_("Winner: {name}"),
+  "end.tie": N_("Tie: {names}"),
+  "end.ranking": N_("Final ranking"),
+  "end.last": N_("The last move: {move}"),
+  "end.place": N_("Place"),
+  "end.player": N_("Player"),
+  "end.settlement": N_("Settlement"),
+  "end.games": N_("Games"),
+  "end.rematch": N_("Rematch"),
+  "end.newTable": N_("New table"),
 
-  "say.rolled": "{who} rolled {dice}.",
-  "say.keeps": "{who} keeps {dice}.",
-  "say.keepsNothing": "{who} keeps nothing.",
-  "say.scored": "{who}: {label}.",
-  "say.move": "{who}: {label}.",
-  "say.yourTurn": "Your turn, {name}.",
-  "say.turn": "{name} to play.",
-  "say.over": "Game over. {winner}",
-  "say.kept": "Die {n} kept.",
-  "say.released": "Die {n} back to the roll.",
+  "say.rolled": N_("{who} rolled {dice}."),
+  "say.keeps": N_("{who} keeps {dice}."),
+  "say.keepsNothing": N_("{who} keeps nothing."),
+  "say.scored": N_("{who}: {label}."),
+  "say.move": N_("{who}: {label}."),
+  "say.yourTurn": N_("Your turn, {name}."),
+  "say.turn": N_("{name} to play."),
+  "say.over": N_("Game over. {winner}"),
+  "say.kept": N_("Die {n} kept."),
+  "say.released": N_("Die {n} back to the roll."),
 };
 
 let lang = "en";
+let pluralIndex = (n) => (n === 1 ? 0 : 1);
+
+/** The language to speak: the one chosen on this page before, else the browser's first the page speaks. */
+export function preferredLanguage() {
+  const chosen = localStorage.getItem("dicecup.lang");
+  if (chosen && chosen in LANGUAGES) return chosen;
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    const code = tag.toLowerCase().split("-")[0];
+    if (code in LANGUAGES) return code;
+  }
+  return "en";
+}
+
+/** Speak `code`: its catalog fetched from the server and made into a table of the page's keys. */
+export async function loadLanguage(code) {
+  if (code !== "en" && code in LANGUAGES && !messages[code]) {
+    const answer = await fetch(`/api/messages/${code}`);
+    if (answer.ok) {
+      const catalog = await answer.json();
+      const table = {};
+      for (const [key, english] of Object.entries(messages.en)) {
+        const said = catalog.messages[Array.isArray(english) ? english[0] : english];
+        if (said !== undefined) table[key] = said;
+      }
+      messages[code] = table;
+      messages[code][PLURAL] = catalog.plural;
+    }
+  }
+  setLanguage(code);
+}
+
+const PLURAL = Symbol("plural forms");
 
 /** Pick the language (a table of `messages`), English when there is none for `code`. */
 export function setLanguage(code) {
   lang = messages[code] ? code : "en";
   document.documentElement.lang = lang;
+  const forms = messages[lang][PLURAL];
+  if (forms) {
+    const rules = new Intl.PluralRules(lang);
+    pluralIndex = (n) => forms[rules.select(n)] ?? forms.other ?? 0;
+  } else {
+    pluralIndex = (n) => (n === 1 ? 0 : 1);
+  }
 }
 
-/** The text for `key` in the page's language, its `{name}` parameters filled from `params`. */
+/** The page's language. */
+export function language() {
+  return lang;
+}
+
+/** The text for `key` in the page's language, its `{name}` parameters filled from `params` (a message with a
+ * count picks its form for `params.n`). */
 export function t(key, params = {}) {
-  const text = (messages[lang] && messages[lang][key]) ?? messages.en[key] ?? key;
+  let text = (messages[lang] && messages[lang][key]) ?? messages.en[key] ?? key;
+  if (Array.isArray(text)) {
+    const english = messages.en[key];
+    text = messages[lang] && messages[lang][key] ? text[pluralIndex(params.n)] ?? text[text.length - 1]
+      : english[params.n === 1 ? 0 : 1];
+  }
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
+
+/** A variant's view (`/api/variants`, a table's `variant`) with its names in the page's language, from the
+ * variant's own translations: the variant, its rows and boxes, columns, figures and bonuses. */
+export function localVariant(v) {
+  const tr = v && v.translations && v.translations[lang];
+  if (!tr) return v && v.names && v.names[lang] ? {...v, name: v.names[lang]} : v;
+  const col = (id) => (tr.columns && tr.columns[id]) || (v.columns.find((c) => c.id === id) || {}).name || id;
+  const row = (id, name) => (tr.boxes && tr.boxes[id]) || name;
+  return {
+    ...v,
+    name: tr.name || v.name,
+    description: tr.description || v.description,
+    rows: (v.rows || []).map((r) => ({...r, name: row(r.id, r.name)})),
+    boxes: (v.boxes || []).map((b) => ({...b, name: row(b.row || b.id, b.name)})),
+    columns: (v.columns || []).map((c) => ({...c, name: col(c.id)})),
+    figures: Object.fromEntries(Object.entries(v.figures || {}).map(([id, name]) => [id, (tr.figures && tr.figures[id]) || name])),
+  };
+}
+
+/** A bonus line's name in the page's language (`x1.upper_bonus`: the bonus of a column, named with it). */
+export function bonusName(v, id, name) {
+  const tr = v && v.translations && v.translations[lang];
+  if (!tr || !tr.bonuses) return name;
+  const [column, base] = id.includes(".") ? id.split(".", 2) : [null, id];
+  const said = tr.bonuses[base];
+  if (!said) return name;
+  return column ? `${said} (${(tr.columns && tr.columns[column]) || column})` : said;
+}
+
 
 /** Fill every element marked `data-t` (text), `data-t-label` (aria-label) or `data-t-placeholder`. */
 export function translatePage(root = document) {

@@ -2,7 +2,7 @@
 // a table joined by its link or code. Everything offered comes from GET /api/variants.
 
 import {$, api, el, forgetTable, keepToken, myTables, tokens} from "./dom.js";
-import {t} from "./i18n.js";
+import {localVariant, t} from "./i18n.js";
 
 const HUMAN = "human";
 const ARGUMENT_DEFAULTS = {THETA: "0.05", T: "200"}; // a bot's parameter, as its usage names it
@@ -16,7 +16,7 @@ export async function lobby() {
   $("join-code").addEventListener("keydown", (event) => { if (event.key === "Enter") joinByCode(); });
   $("name").value = t("lobby.defaultName");
   fillPace();
-  catalogue = await api("/api/variants");
+  catalogue = (await api("/api/variants")).map(localVariant);
   const wanted = new URLSearchParams(location.search).get("variant");
   $("variant").replaceChildren(...catalogue.map((v) => el("option", {value: v.id, selected: v.id === wanted}, v.name)));
   $("variant").addEventListener("change", pickVariant);

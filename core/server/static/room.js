@@ -4,7 +4,7 @@
 
 import {drawCards} from "./card.js";
 import {$, api, el, keepToken, reducedMotion, tokens} from "./dom.js";
-import {t} from "./i18n.js";
+import {localVariant, t} from "./i18n.js";
 import {announce, describeUpdate, drawResult} from "./result.js";
 
 const HUMAN = "human";
@@ -59,7 +59,7 @@ function send(message) {
 
 function receive(message) {
   if (message.type === "welcome") {
-    s.table = message.table;
+    s.table = {...message.table, variant: localVariant(message.table.variant)};
     s.mine = message.seats;
     s.game = message.game;
     s.kept.clear();
@@ -268,7 +268,7 @@ function drawAll() {
   $("controls").hidden = !mineNow;
   $("key-help").textContent = `${t("room.keyHelp", {n: g.dice.length})} ${t("room.keyHelpHint")}`;
   const free = g.dice.length - s.kept.size;
-  $("roll").textContent = free === g.dice.length ? t("room.rollAll") : free === 1 ? t("room.rollOne") : t("room.roll", {n: free});
+  $("roll").textContent = free === g.dice.length ? t("room.rollAll") : t("room.roll", {n: free});
   $("roll").disabled = !canRoll();
   drawRuleActions(g.rule_actions);
   $("actions").hidden = !mineNow || g.rule_actions.length === 0;
@@ -334,7 +334,7 @@ function drawTurn() {
   }
   const name = seatName(g.to_move ?? g.current);
   $("turn").textContent = myTurn() ? t("room.yourTurn", {name}) : t("room.theirTurn", {name});
-  const rolls = g.rolls_left === 0 ? t("room.noRolls") : g.rolls_left === 1 ? t("room.rollLeft") : t("room.rollsLeft", {n: g.rolls_left});
+  const rolls = g.rolls_left === 0 ? t("room.noRolls") : t("room.rollsLeft", {n: g.rolls_left});
   const parts = [myTurn() ? rolls : null, g.rounds > 1 ? t("room.gameOf", {n: g.round, of: g.rounds}) : null];
   $("turn-detail").textContent = parts.filter(Boolean).join(" · ");
   $("table-panel").classList.toggle("mine", myTurn());

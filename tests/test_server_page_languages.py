@@ -1,0 +1,79 @@
+"""The game's page in the players' languages: the browser's language first, a switch on the page, the names of the
+variant and its boxes from the variant file's translations, the rest from the gettext catalogs the server sends
+(`GET /api/messages/LANG`), plural forms by `Intl.PluralRules`; a whole game in Russian on a phone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _browser_helpers import (
+    PHONE,
+    launch_chromium,
+    make_table,
+    new_page,
+    no_sideways_scroll,
+    play_to_the_end,
+    serve_with_instant_bots,
+)
+from _server_helpers import call, http_check
+
+from dicecup.locales import LANGUAGES, messages
+
+browser = pytest.fixture(scope="module", name="browser")(launch_chromium)
+server = pytest.fixture(scope="module", name="server")(serve_with_instant_bots)
+
+
+def test_the_server_sends_each_languages_messages_and_the_variants_names(server):
+    for lang in LANGUAGES:
+        status, answer = call(f"{server.url}/api/messages/{lang}")
+        http_check(status, answer, "messages")
+        assert answer["language"] == lang
+    status, ru = call(f"{server.url}/api/messages/ru")
+    assert ru["messages"]["Roll all the dice"] == messages("ru").gettext("Roll all the dice") == "Бросить все кости"
+    assert ru["messages"]["{n} roll left"] == ["остался {n} бросок", "осталось {n} броска", "осталось {n} бросков"]
+    assert ru["plural"] == {"one": 0, "few": 1, "many": 2, "other": 2}
+    status, answer = call(f"{server.url}/api/messages/fr")
+    assert status == 404 and "languages: en, ru, de, es, sv" in http_check(status, answer, "error")["error"]
+    status, variants = call(f"{server.url}/api/variants")
+    russian = next(v for v in http_check(status, variants, "variants") if v["id"] == "russian")
+    assert russian["names"]["ru"] == "Русская игра в два этапа"
+
+
+def _texts(page: Any, selector: str) -> list[str]:
+    return page.locator(selector).all_inner_texts()
+
+
+def test_the_page_speaks_the_browsers_language_and_its_switch_changes_it(server, browser):
+    page = new_page(browser, PHONE, locale="ru-RU")
+    page.goto(f"{server.url}/?variant=russian")
+    page.wait_for_selector("#create:not([disabled])")
+    assert page.evaluate("() => document.documentElement.lang") == "ru"
+    assert page.inner_text("#create") == "Создать стол"
+    assert "Русская игра в два этапа" in _texts(page, "#variant option")
+    assert page.input_value("#lang") == "ru"
+    page.select_option("#lang", "de")  # the page is drawn again in German, and remembers it
+    page.wait_for_function("() => document.documentElement.lang === 'de'")
+    page.wait_for_selector("#create:not([disabled])")
+    assert page.inner_text("#create") == "Tisch anlegen"
+    assert page.evaluate("() => localStorage.getItem('dicecup.lang')") == "de"
+    page.select_option("#lang", "en")
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    page.wait_for_selector("#create:not([disabled])")
+    assert page.inner_text("#create") == "Create the table"
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_whole_game_in_russian_on_a_phone(server, browser):
+    page = new_page(browser, PHONE, locale="ru-RU")
+    make_table(page, server.url, "russian", "bot:greedy", name="анна")
+    page.wait_for_selector("#cards table")
+    rows = " ".join(_texts(page, "#cards th"))
+    for name in ("Единицы", "Пара", "Две пары", "Короткая линия", "Чёт", "Нечёт", "Фул", "Каре", "Яхтзи", "Шанс"):
+        assert name in rows, (name, rows)
+    assert page.inner_text("#roll") in ("Бросить все кости", "Бросить 5 костей")
+    no_sideways_scroll(page)
+    play_to_the_end([page], timeout=240, checks=no_sideways_scroll)
+    assert page.inner_text("#result .winner").startswith(("Победитель: ", "Ничья: "))
+    assert "Итоговые места" in page.inner_text("#result")
+    assert not page.js_errors, page.js_errors
