@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 from .errors import DicecupError
 
@@ -81,18 +82,22 @@ def catalog_path(lang: str) -> Path:
 
 def messages(lang: str) -> gettext.NullTranslations:
     """The messages of language `lang`: its catalog compiled in memory (English, or no catalog: as written)."""
-    path = catalog_path(lang)
-    if lang == DEFAULT or not path.is_file():
+    if lang == DEFAULT or not catalog_path(lang).is_file():
         return gettext.NullTranslations()
     from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
 
-    with path.open("rb") as f:
-        catalog = read_po(f, locale=lang, domain=DOMAIN)
     compiled = io.BytesIO()
-    write_mo(compiled, catalog, use_fuzzy=False)
+    write_mo(compiled, _catalog(lang), use_fuzzy=False)
     compiled.seek(0)
     return gettext.GNUTranslations(compiled)
+
+
+def _catalog(lang: str) -> Any:
+    """The catalog of `lang` as Babel reads it (`babel.messages.Catalog`)."""
+    from babel.messages.pofile import read_po
+
+    with catalog_path(lang).open("rb") as f:
+        return read_po(f, locale=lang, domain=DOMAIN)
 
 
 def speak(lang: str) -> Callable[[], None]:
@@ -132,11 +137,8 @@ def catalog_json(lang: str) -> dict[str, object]:
     plural: dict[str, int] = {"one": 0, "other": 1}
     if lang != DEFAULT:
         from babel import Locale
-        from babel.messages.pofile import read_po
 
-        with catalog_path(lang).open("rb") as f:
-            catalog = read_po(f, locale=lang, domain=DOMAIN)
-        for entry in catalog:
+        for entry in _catalog(lang):
             if entry.id and not entry.fuzzy:
                 key = str(entry.id[0] if isinstance(entry.id, tuple | list) else entry.id)
                 found[key] = list(entry.string) if isinstance(entry.string, tuple) else entry.string
