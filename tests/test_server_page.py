@@ -55,8 +55,8 @@ def check_end(page: Any) -> None:
     assert page.locator("#table-panel").is_hidden()
 
 
-# (variant, viewport, keyboard alone): every family of card on a phone, the column games and one more on a
-# desktop too; half of the games played without a pointer.
+# (variant, viewport, keyboard alone): every family of card on a phone and on a desktop; half of the games
+# played without a pointer.
 GAMES = [
     ("yahtzee", "phone", False),
     ("yahtzee", "desktop", True),
@@ -67,10 +67,13 @@ GAMES = [
     ("maxi-yatzy", "phone", False),
     ("maxi-yatzy", "desktop", True),
     ("kismet", "phone", True),
+    ("kismet", "desktop", False),
     ("balut", "phone", False),
     ("balut", "desktop", True),
     ("generala", "phone", False),
+    ("generala", "desktop", True),
     ("russian", "phone", True),
+    ("russian", "desktop", False),
 ]
 
 
