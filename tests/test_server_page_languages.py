@@ -37,7 +37,8 @@ def test_the_server_sends_each_languages_messages_and_the_variants_names(server)
     assert status == 404 and "languages: en, ru, de, es, sv" in http_check(status, answer, "error")["error"]
     status, variants = call(f"{server.url}/api/variants")
     russian = next(v for v in http_check(status, variants, "variants") if v["id"] == "russian")
-    assert russian["names"]["ru"] == "Русская игра в два этапа"
+    assert russian["translations"]["ru"]["name"] == "Русская игра в два этапа"
+    assert russian["translations"]["de"]["description"].startswith("Stufe 1 zählt")
 
 
 def _texts(page: Any, selector: str) -> list[str]:
@@ -51,6 +52,7 @@ def test_the_page_speaks_the_browsers_language_and_its_switch_changes_it(server,
     assert page.evaluate("() => document.documentElement.lang") == "ru"
     assert page.inner_text("#create") == "Создать стол"
     assert "Русская игра в два этапа" in _texts(page, "#variant option")
+    assert "Первый этап считается относительно тройки" in page.inner_text("#lobby")
     assert page.input_value("#lang") == "ru"
     page.select_option("#lang", "de")  # the page is drawn again in German, and remembers it
     page.wait_for_function("() => document.documentElement.lang === 'de'")

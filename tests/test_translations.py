@@ -32,7 +32,7 @@ def test_every_built_in_row_and_bonus_is_named_in_every_language(vid: str, lang:
     t = v.in_language(lang)
     assert lang in v.translations, f"{vid} has no {lang} translation"
     tr = v.translations[lang]
-    assert tr.name, f"{vid}: no {lang} name"
+    assert tr.name and tr.description, f"{vid}: no {lang} name or description"
     assert set(v.rows) <= set(tr.boxes), f"{vid} ({lang}) lacks rows {sorted(set(v.rows) - set(tr.boxes))}"
     assert {b.id for b in v.bonuses} <= set(tr.bonuses)
     assert t.fingerprint == v.fingerprint

@@ -108,7 +108,10 @@ class Lobby:
                             {"name": o.name, "default": o.default, "choices": list(o.choices)} for o in v.option_specs
                         ],
                         "bots": [f"bot:{b}" for b in self._bots_for(v)],
-                        "names": {lang: tr.name for lang, tr in v.translations.items() if tr.name},
+                        "translations": {
+                            lang: {k: getattr(tr, k) for k in ("name", "description") if getattr(tr, k)}
+                            for lang, tr in v.translations.items()
+                        },
                         "seats": MAX_PLAYERS,
                     }
                 )

@@ -203,17 +203,17 @@ export function t(key, params = {}) {
  * variant's own translations: the variant, its rows and boxes, columns, figures and bonuses. */
 export function localVariant(v) {
   const tr = v && v.translations && v.translations[lang];
-  if (!tr) return v && v.names && v.names[lang] ? {...v, name: v.names[lang]} : v;
-  const col = (id) => (tr.columns && tr.columns[id]) || (v.columns.find((c) => c.id === id) || {}).name || id;
+  if (!tr) return v;
+  const col = (id) => (tr.columns && tr.columns[id]) || ((v.columns || []).find((c) => c.id === id) || {}).name || id;
   const row = (id, name) => (tr.boxes && tr.boxes[id]) || name;
   return {
     ...v,
     name: tr.name || v.name,
     description: tr.description || v.description,
-    rows: (v.rows || []).map((r) => ({...r, name: row(r.id, r.name)})),
-    boxes: (v.boxes || []).map((b) => ({...b, name: row(b.row || b.id, b.name)})),
-    columns: (v.columns || []).map((c) => ({...c, name: col(c.id)})),
-    figures: Object.fromEntries(Object.entries(v.figures || {}).map(([id, name]) => [id, (tr.figures && tr.figures[id]) || name])),
+    rows: v.rows && v.rows.map((r) => ({...r, name: row(r.id, r.name)})),
+    boxes: v.boxes && v.boxes.map((b) => ({...b, name: row(b.row || b.id, b.name)})),
+    columns: Array.isArray(v.columns) ? v.columns.map((c) => ({...c, name: col(c.id)})) : v.columns,
+    figures: v.figures && Object.fromEntries(Object.entries(v.figures).map(([id, name]) => [id, (tr.figures && tr.figures[id]) || name])),
   };
 }
 
