@@ -10,7 +10,8 @@ from __future__ import annotations
 import gettext
 import io
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from .errors import DicecupError
 
 __all__ = [
+    "Catalogs",
     "DEFAULT",
     "DOMAIN",
     "LANGUAGES",
@@ -149,3 +151,28 @@ def catalog_json(lang: str) -> dict[str, object]:
                 plural.setdefault(rules(n), form(n))
             plural.setdefault("other", max(plural.values()))  # fractions: not counted in whole dice
     return {"language": lang, "plural": plural, "messages": found}
+
+
+class Catalogs:
+    """Each language's compiled messages, read once: for a program that speaks to several players in their own
+    languages at once (the server), where `speak` would read a catalog for every message."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, gettext.NullTranslations] = {}  # at most one a language dicecup speaks
+
+    def messages(self, lang: str) -> gettext.NullTranslations:
+        """`messages(lang)`, kept (a language dicecup does not speak: English)."""
+        code = lang if lang in LANGUAGES else DEFAULT
+        got = self._compiled.get(code)
+        if got is None:
+            got = self._compiled[code] = messages(code)
+        return got
+
+    @contextmanager
+    def speaking(self, lang: str) -> Iterator[None]:
+        """Speak `lang` inside the block, then the language spoken before."""
+        token = _SPOKEN.set(self.messages(lang))
+        try:
+            yield
+        finally:
+            _SPOKEN.reset(token)

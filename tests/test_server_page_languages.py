@@ -1,6 +1,7 @@
 """The game's page in the players' languages: the browser's language first, a switch on the page, the names of the
 variant and its boxes from the variant file's translations, the rest from the gettext catalogs the server sends
-(`GET /api/messages/LANG`), plural forms by `Intl.PluralRules`; a whole game in Russian on a phone."""
+(`GET /api/messages/LANG`), plural forms by `Intl.PluralRules`; a whole game in Russian on a phone; the server's
+own narration, notes and labels in each connection's language."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from _browser_helpers import (
     play_to_the_end,
     serve_with_instant_bots,
 )
-from _server_helpers import call, http_check
+from _server_helpers import Player, call, create, http_check
 
 from dicecup.locales import LANGUAGES, messages
 
@@ -78,4 +79,36 @@ def test_a_whole_game_in_russian_on_a_phone(server, browser):
     play_to_the_end([page], timeout=240, checks=no_sideways_scroll)
     assert page.inner_text("#result .winner").startswith(("Победитель: ", "Ничья: "))
     assert "Итоговые места" in page.inner_text("#result")
+    log = page.evaluate("() => [...document.querySelectorAll('#log li')].map((li) => li.textContent).join('\\n')")
+    assert "записать в «" in log and "score " not in log, log[-2000:]  # the server's narration, in Russian
     assert not page.js_errors, page.js_errors
+
+
+def test_each_connection_reads_the_servers_narration_in_its_own_language(server):
+    made = create(server, {"player": "human", "name": "ann", "mine": True}, {"player": "bot:greedy"}, variant="yahtzee")
+    token = made["tokens"][0]["token"]
+    ru, en = Player(server), Player(server)
+    try:
+        ru.send({"type": "hello", "v": 1, "table": made["code"], "tokens": [token], "lang": "ru"})
+        welcome = ru.until(lambda m: m["type"] == "welcome")
+        assert welcome["recent"][-1]["label"].startswith("бросок ")
+        assert any(line.startswith("Бонус за верх: 0/63 за +35") for line in welcome["game"]["progress"])
+        assert en.hello(made["code"])["recent"][-1]["label"].startswith("roll ")
+        assert any(line.startswith("Upper bonus: 0/63 for +35") for line in en.game["progress"])
+        ack = ru.move(0, ["score", "chance"])
+        assert ack["type"] == "ack"
+        said_ru = ru.until(lambda m: m["type"] == "update")["moves"][0]["label"]
+        said_en = en.until(lambda m: m["type"] == "update")["moves"][0]["label"]
+        points = said_en.removeprefix("score Chance for ")
+        assert said_en == f"score Chance for {points}" and said_ru == f"записать в «Шанс» {points}"
+        ru.send({"type": "sync", "id": "s"})
+        state = ru.until(lambda m: m["type"] == "state")
+        assert any(e["label"] == said_ru for e in state["recent"])  # a resync is in the same language
+        en.until(lambda m: m["type"] == "update" and m["game"]["to_move"] == 0, timeout=60)  # the bot has played
+        ru.at_least(en.game["seq"])
+        for lang, starts in (("ru", ("оставить ", "записать в «")), ("en", ("keep ", "score "))):
+            status, hint = call(f"{server.url}/api/tables/{made['code']}/hint", {"token": token, "lang": lang})
+            assert status == 200 and http_check(status, hint, "hint")["label"].startswith(starts), hint
+    finally:
+        ru.close()
+        en.close()

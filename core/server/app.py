@@ -173,7 +173,7 @@ def _routes(server: Server) -> list[Any]:
     async def hint(request: Request) -> Any:
         _same_origin(request, config)
         body = _checked(await read_json(request, config.max_body_bytes), "hintAsk")
-        return await lobby.hint(_code(request), body["token"])
+        return await lobby.hint(_code(request), body["token"], body.get("lang", "en"))
 
     async def save(request: Request) -> Any:
         code = _code(request)

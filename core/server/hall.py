@@ -22,6 +22,7 @@ from ..errors import DicecupError
 from ..game.actions import Action, Score, action_from_json, action_to_json
 from ..game.state import GameState
 from ..language.engine import Engine
+from ..locales import DEFAULT, Catalogs
 from .config import ServerConfig
 from .protocol import ProtocolError, dumps
 from .rooms import HUMAN, BrokenHistory, Room, Watcher
@@ -58,6 +59,7 @@ class Hall:
         self.alone = store.kind == "sqlite"  # no other process can hold our tables
         self.rng = random.SystemRandom()  # the dice: the OS's randomness, nothing to leak or predict
         self.rooms: dict[str, Room] = {}
+        self.catalogs = Catalogs()  # the messages of each language its players read
         self._loading: dict[str, asyncio.Future[Room]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -128,7 +130,7 @@ class Hall:
                 f"table {code} was created with another definition of variant {record.variant!r} (its rules or "
                 "plugins changed since); it cannot be replayed here"
             )
-        room = Room(record, variant)
+        room = Room(record, variant, self.catalogs)
         moves = await self.store.moves(code)
         await asyncio.to_thread(room.replay, moves)
         return room
@@ -168,7 +170,7 @@ class Hall:
         if not room.watchers:
             room.idle_since = time.time()
 
-    def welcome(self, room: Room, seats: list[int], msg_id: Any) -> str:
+    def welcome(self, room: Room, seats: list[int], msg_id: Any, lang: str = DEFAULT) -> str:
         return dumps(
             {
                 "type": "welcome",
@@ -176,16 +178,22 @@ class Hall:
                 "id": msg_id,
                 "table": room.table_view(),
                 "seats": seats,
-                "game": room.game_view(),
-                "recent": list(room.recent),
+                "game": room.game_view(lang),
+                "recent": room.entries_in(room.recent, lang),
             }
         )
 
-    def snapshot(self, room: Room, msg_id: Any) -> str:
-        return dumps({"type": "state", "id": msg_id, "game": room.game_view(), "recent": list(room.recent)})
+    def snapshot(self, room: Room, msg_id: Any, lang: str = DEFAULT) -> str:
+        return dumps(
+            {"type": "state", "id": msg_id, "game": room.game_view(lang), "recent": room.entries_in(room.recent, lang)}
+        )
 
     def _announce(self, room: Room, entries: list[dict[str, Any]]) -> None:
-        room.broadcast(dumps({"type": "update", "moves": entries, "game": room.game_view()}))
+        room.broadcast_each(
+            lambda lang: dumps(
+                {"type": "update", "moves": room.entries_in(entries, lang), "game": room.game_view(lang)}
+            )
+        )
 
     # ------------------------------------------------------------------ moves
 

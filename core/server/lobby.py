@@ -23,12 +23,12 @@ from ..game.actions import action_from_json
 from ..game.state import MAX_NAME, MAX_PLAYERS
 from ..language.engine import Engine
 from ..language.model import Variant
+from ..locales import DEFAULT
 from .config import ServerConfig
 from .hall import Hall, UnknownTable, token_hash
 from .protocol import Refused
 from .rooms import HUMAN, Room
 from .store import NameTaken, SeatRecord, StoreUnavailable, TableRecord
-from .views import move_label
 from .workers import WorkerFailed
 
 __all__ = ["Lobby", "new_code", "new_token"]
@@ -298,8 +298,9 @@ class Lobby:
         await self.hall.start(room)
         return {"seat": seat, "token": token}
 
-    async def hint(self, code: str, token: str) -> dict[str, Any]:
-        """What the best bot ready for the variant would play now for the seat of `token`, on its turn."""
+    async def hint(self, code: str, token: str, lang: str = DEFAULT) -> dict[str, Any]:
+        """What the best bot ready for the variant would play now for the seat of `token`, on its turn (its
+        label in language `lang`)."""
         room = await self.room(code)
         state, hashed = room.state, token_hash(token)
         seat = next((s.seat for s in room.record.seats if s.token_hash == hashed), None)
@@ -318,7 +319,7 @@ class Lobby:
             "seat": seat,
             "bot": f"bot:{spec}",
             "move": move,
-            "label": move_label(state, action_from_json(move)),
+            "label": room.label(lang, state, action_from_json(move)),
         }
 
     async def view(self, code: str) -> dict[str, Any]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import deque
-from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, TypeVar
 
 from ..errors import DicecupError
 from ..game.actions import Action, action_from_json, action_to_json
 from ..game.state import GameState
 from ..language.model import Variant
+from ..locales import DEFAULT, LANGUAGES, Catalogs
 from .store import MoveRecord, TableRecord
 from .views import move_label, players_view, progress_lines, result_view, turn_view, variant_view
 
@@ -26,6 +27,8 @@ __all__ = ["BrokenHistory", "Room", "Watcher", "HUMAN", "Step", "RECENT"]
 HUMAN = "human"
 RECENT = 50  # moves (with their narration) a joining client is shown
 
+T = TypeVar("T")
+
 
 class BrokenHistory(Exception):
     """Stored moves that do not replay: the database was changed by something other than dicecup."""
@@ -33,6 +36,8 @@ class BrokenHistory(Exception):
 
 class Watcher(Protocol):
     """A connection at a table: it is handed each message for the table as JSON text."""
+
+    lang: str  # the language it reads (`locales.LANGUAGES`)
 
     def send(self, text: str) -> None: ...
 
@@ -43,10 +48,13 @@ Step = tuple[MoveRecord, str]  # a stored move and its narration
 class Room:
     """A table loaded in this process: the moves stored so far, the state they give, its watchers."""
 
-    def __init__(self, record: TableRecord, variant: Variant) -> None:
+    def __init__(self, record: TableRecord, variant: Variant, catalogs: Catalogs | None = None) -> None:
         self.code = record.code
         self.record = record
         self.variant = variant
+        self.catalogs = catalogs or Catalogs()
+        self._named: dict[str, Variant] = {}  # the variant in each language a watcher reads
+        self._labels: dict[int, dict[str, str]] = {}  # a recent move's narration in the other languages
         self.state: GameState | None = None
         self.seq = 0
         self.turn_started = record.created_at
@@ -56,8 +64,8 @@ class Room:
         self.driver: asyncio.Task[None] | None = None
         self.idle_since: float | None = None
         self.failures = 0  # a bot's failed attempts in a row at this position
-        self._players: tuple[Any, list[dict[str, Any]]] | None = None
-        self._progress: tuple[Any, list[str]] | None = None
+        self._players: dict[str, tuple[Any, list[dict[str, Any]]]] = {}  # by language
+        self._progress: dict[str, tuple[Any, list[str]]] = {}
         self._table: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ who plays
@@ -116,6 +124,33 @@ class Room:
         self.state = after
         self.seq = move.seq
         self.recent.append({"seq": move.seq, "seat": move.seat, "move": move.move, "by": move.actor, "label": label})
+        if label:  # in the window clients are shown: said in the other languages too
+            action = after.history[-1]
+            self._labels[move.seq] = {lang: self.label(lang, before, action) for lang in LANGUAGES if lang != DEFAULT}
+            for old in [s for s in self._labels if s <= move.seq - RECENT]:
+                del self._labels[old]
+
+    def named(self, lang: str) -> Variant:
+        """The room's variant with the names of language `lang` (kept: a handful of languages)."""
+        got = self._named.get(lang)
+        if got is None:
+            got = self._named[lang] = self.variant.in_language(lang)
+        return got
+
+    def label(self, lang: str, before: GameState, action: Action) -> str:
+        """A move's narration in language `lang` (`views.move_label`)."""
+        with self.catalogs.speaking(lang):
+            return move_label(before, action, self.named(lang))
+
+    def _said(self, lang: str, say: Callable[[], T]) -> T:
+        with self.catalogs.speaking(lang):
+            return say()
+
+    def entries_in(self, entries: Sequence[dict[str, Any]], lang: str) -> list[dict[str, Any]]:
+        """Move entries (`recent`, or a commit's) narrated in language `lang`."""
+        if lang == DEFAULT:
+            return list(entries)
+        return [{**e, "label": self._labels.get(e["seq"], {}).get(lang, e["label"])} for e in entries]
 
     def start_state(self) -> GameState:
         """The game at its start, every seat named (the first roll still to come)."""
@@ -177,8 +212,9 @@ class Room:
             }
         return self._table
 
-    def game_view(self) -> dict[str, Any]:
-        """The whole game now, as every client at the table sees it (the same for all: nothing secret)."""
+    def game_view(self, lang: str = DEFAULT) -> dict[str, Any]:
+        """The whole game now, as every client at the table sees it (the same for all: nothing secret), in
+        language `lang`."""
         state = self.state
         seats = [
             {"seat": s.seat, "player": s.player, "name": s.name, "taken": s.player != HUMAN or s.token_hash is not None}
@@ -210,18 +246,33 @@ class Room:
                 "players": [],
                 "result": None,
             }
-        if self._players is None or self._players[0] is not state.cards:  # the cards change only when scored
-            self._players = (state.cards, players_view(state))
-            self._progress = None
-        if self._progress is None or self._progress[0] is not state.card:
-            self._progress = (state.card, progress_lines(state))
+        return self._said(lang, lambda: {**head, **self._state_view(state, lang)})
+
+    def _state_view(self, state: GameState, lang: str) -> dict[str, Any]:
+        names = self.named(lang) if lang != DEFAULT else None
+        players = self._players.get(lang)
+        if players is None or players[0] is not state.cards:  # the cards change only when scored
+            players = self._players[lang] = (state.cards, players_view(state, names))
+            self._progress.pop(lang, None)
+        progress = self._progress.get(lang)
+        if progress is None or progress[0] is not state.card:
+            progress = self._progress[lang] = (state.card, progress_lines(state, names))
+        previews = self.to_move is None or self.bot(self.to_move) is None
         return {
-            **head,
-            **turn_view(state, self._progress[1], previews=self.to_move is None or self.bot(self.to_move) is None),
-            "players": self._players[1],
+            **turn_view(state, progress[1], previews=previews, names=names),
+            "players": players[1],
             "result": result_view(state) if state.over else None,
         }
 
     def broadcast(self, text: str) -> None:
         for watcher in list(self.watchers):
             watcher.send(text)
+
+    def broadcast_each(self, make: Callable[[str], str]) -> None:
+        """Send every watcher `make(lang)` for the language it reads (made once a language)."""
+        made: dict[str, str] = {}
+        for watcher in list(self.watchers):
+            lang = getattr(watcher, "lang", DEFAULT)
+            if lang not in made:
+                made[lang] = make(lang)
+            watcher.send(made[lang])

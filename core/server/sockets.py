@@ -16,6 +16,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..locales import DEFAULT
 from .config import ServerConfig
 from .hall import Hall
 from .limits import Bucket, client_address
@@ -53,6 +54,7 @@ class Client:
         self.bucket = Bucket(config.messages_per_second, config.message_burst)
         self.refusals = Bucket(1.0, config.max_refusals)  # one refusal a second is forgiven
         self.closing: int | None = None
+        self.lang = DEFAULT  # the language its `hello` asked for
 
     def send(self, text: str) -> None:
         """Queue a message; a client whose outbox is full reads too slowly and is closed."""
@@ -168,15 +170,16 @@ async def _dispatch(client: Client, hall: Hall, data: dict[str, Any]) -> None:
             )
         if data["v"] != VERSION:
             raise ProtocolError("unsupported_version", f"this server speaks protocol version {VERSION}")
+        client.lang = data.get("lang", DEFAULT)
         joined, seats = await hall.join(client, data["table"], data.get("tokens", []))
         client.room, client.seats = joined, frozenset(seats)
-        client.send(hall.welcome(joined, seats, msg_id))
+        client.send(hall.welcome(joined, seats, msg_id, client.lang))
         return
     room = client.room
     if room is None:
         raise ProtocolError("not_joined", 'send "hello" with the table\'s code first')
     if kind == "sync":
-        client.send(hall.snapshot(room, msg_id))
+        client.send(hall.snapshot(room, msg_id, client.lang))
         return
     seat = data["seat"]
     if seat not in client.seats:

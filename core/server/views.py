@@ -11,6 +11,7 @@ from ..game.actions import Action, Keep, Score, action_to_json
 from ..game.state import GameState
 from ..language.describe import bonus_cells
 from ..language.model import RuleAction, Variant
+from ..locales import _
 
 __all__ = [
     "box_name",
@@ -30,19 +31,24 @@ def box_name(v: Variant, box: str) -> str:
     return f"{b.name} ({v.column(b.column).name})" if len(v.columns) > 1 else b.name
 
 
-def move_label(state: GameState, action: Action) -> str:
-    """A move in words, made in `state`: `keep 5 5`, `score Full house for 25`, `roll 1 3 3 5 6`."""
+def move_label(state: GameState, action: Action, names: Variant | None = None) -> str:
+    """A move in words, made in `state`: `keep 5 5`, `score Full house for 25`, `roll 1 3 3 5 6`, in the language
+    spoken (`names`: the variant in it, `Variant.in_language`)."""
+    v = names or state.variant
     if isinstance(action, Keep):
-        return "keep " + (" ".join(map(str, action.dice)) or "nothing")
+        return _("keep {dice}").format(dice=" ".join(map(str, action.dice)) or _("nothing"))
     if isinstance(action, Score):
         result = state.score_preview(action.box)
-        awards = "".join(f" ({a.name or a.id} {a.points:+d})" for a in result.awards)
-        return f"score {box_name(state.variant, action.box)} for {result.points}{awards}"
+        named = {b.id: b.name for b in (*v.bonuses, *v.column_bonuses)}
+        awards = "".join(f" ({named.get(a.id, a.name or a.id)} {a.points:+d})" for a in result.awards)
+        return _("score {box} for {points}{awards}").format(
+            box=box_name(v, action.box), points=result.points, awards=awards
+        )
     if isinstance(action, RuleAction):
-        on_box = action.arg in state.variant.box_ids
-        return f"{action.name} {box_name(state.variant, action.arg)}" if on_box else action.label
+        on_box = action.arg in v.box_ids
+        return f"{action.name} {box_name(v, action.arg)}" if on_box else action.label
     held = state.held or ()
-    return "roll " + " ".join(map(str, sorted(held + action.dice)))
+    return _("roll {dice}").format(dice=" ".join(map(str, sorted(held + action.dice))))
 
 
 def variant_view(v: Variant) -> dict[str, Any]:
@@ -77,9 +83,10 @@ def translations_view(v: Variant) -> dict[str, dict[str, Any]]:
     return out
 
 
-def players_view(state: GameState) -> list[dict[str, Any]]:
-    """Every player's card: boxes as written (null when open), bonus lines, column totals, figures, total."""
-    v = state.variant
+def players_view(state: GameState, names: Variant | None = None) -> list[dict[str, Any]]:
+    """Every player's card: boxes as written (null when open), bonus lines, column totals, figures, total
+    (`names`: the variant in the language spoken)."""
+    v = names or state.variant
     out = []
     for i, (name, card) in enumerate(zip(state.players, state.cards, strict=True)):
         part = state.breakdown(i)
@@ -88,7 +95,8 @@ def players_view(state: GameState) -> list[dict[str, Any]]:
                 "name": name,
                 "scores": part["boxes"],
                 "bonuses": [
-                    {"id": bid, "name": bname, "text": text} for bid, bname, text, _ in bonus_cells(v, card, False)
+                    {"id": bid, "name": bname, "text": text}
+                    for bid, bname, text, _points in bonus_cells(v, card, False)
                 ],
                 "columns": part.get("columns"),
                 "figures": part.get("figures"),
@@ -99,12 +107,15 @@ def players_view(state: GameState) -> list[dict[str, Any]]:
     return out
 
 
-def progress_lines(state: GameState) -> list[str]:
-    """How the bonuses stand on the current player's card, in the rules' words."""
-    return [p.line for p in state.variant.progress(state.card) if p.line] if not state.over else []
+def progress_lines(state: GameState, names: Variant | None = None) -> list[str]:
+    """How the bonuses stand on the current player's card, in the rules' words (`names`: the variant in the
+    language spoken)."""
+    return [p.line for p in (names or state.variant).progress(state.card) if p.line] if not state.over else []
 
 
-def turn_view(state: GameState, progress: list[str] | None = None, previews: bool = True) -> dict[str, Any]:
+def turn_view(
+    state: GameState, progress: list[str] | None = None, previews: bool = True, names: Variant | None = None
+) -> dict[str, Any]:
     """The turn as it stands: dice, rolls left, and for a decision the legal boxes and rule moves (`progress`:
     `progress_lines(state)`, when the caller has it already; `previews`: what each legal box would score,
     left out while a bot decides: scoring every box is most of a view's cost, and nobody clicks them)."""
@@ -122,11 +133,11 @@ def turn_view(state: GameState, progress: list[str] | None = None, previews: boo
         "may_reroll": deciding and state.may_reroll(),
         "legal": legal,
         "rule_actions": [
-            {"move": action_to_json(a), "label": move_label(state, a)}
+            {"move": action_to_json(a), "label": move_label(state, a, names)}
             for a in (state.rule_actions() if deciding else ())
         ],
         "notes": [t for t in state.turn_status() if t] if deciding else [],
-        "progress": progress_lines(state) if progress is None else progress,
+        "progress": progress_lines(state, names) if progress is None else progress,
     }
 
 

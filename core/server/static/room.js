@@ -4,7 +4,7 @@
 
 import {drawCards} from "./card.js";
 import {$, api, el, keepToken, reducedMotion, tokens} from "./dom.js";
-import {localVariant, t} from "./i18n.js";
+import {language, localVariant, t} from "./i18n.js";
 import {announce, describeUpdate, drawResult} from "./result.js";
 
 const HUMAN = "human";
@@ -42,7 +42,7 @@ function connect() {
   $("link-status").textContent = t("status.connecting");
   socket.onopen = () => {
     s.retry = 0;
-    socket.send(JSON.stringify({type: "hello", v: 1, table: s.code, tokens: Object.values(tokens(s.code))}));
+    socket.send(JSON.stringify({type: "hello", v: 1, table: s.code, tokens: Object.values(tokens(s.code)), lang: language()}));
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = () => {
@@ -174,7 +174,7 @@ async function askHint() {
   const at = s.game.seq;
   $("hint").disabled = true;
   try {
-    const hint = await api(`/api/tables/${s.code}/hint`, {token: tokens(s.code)[s.game.to_move]});
+    const hint = await api(`/api/tables/${s.code}/hint`, {token: tokens(s.code)[s.game.to_move], lang: language()});
     if (s.game.seq !== at || hint.seq !== at) return;
     const text = t("room.hintIs", {bot: hint.bot, label: hint.label});
     say(text);
