@@ -223,7 +223,7 @@ def fill_rows_of(
 
     graph = solution.graph
     # a risk table's policy folds its rolls as utilities
-    pol = moves.policy(graph.keep_order, solution.variant.rolls, solution.objective.theta)
+    pol = moves.turn_play(graph.keep_order, solution.variant.rolls, solution.objective.theta)
     errors = np.zeros(1, dtype=np.int64)
     for lo in range(0, len(codes), FILL_CHUNK):
         part = slice(lo, lo + FILL_CHUNK)
@@ -244,15 +244,13 @@ def turn_states(
     roll scores like a later one where same[cls[s]]), their legal boxes, and their successor values `after`
     (`Solution.successors`, computed where None)."""
     from ..numeric.moves import TurnStates
+    from ..numeric.records import Legality
 
     later, first, rd_index, rd_tables = solution.legal_arrays(codes)
     return TurnStates(
         cls,
         same[cls] & (later == first) & (rd_index < 0),
         codes & solution.index.full,
-        later,
-        first,
-        rd_index,
-        rd_tables,
+        Legality(later, first, rd_index, rd_tables),
         np.ascontiguousarray(solution.successors(codes, prog) if after is None else after),
     )

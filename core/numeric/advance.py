@@ -1,0 +1,236 @@
+"""The score-and-advance step, written once: for one state and one decision, each roll's best box.
+
+For a state at a decision (after the turn's first roll, f = 1, or a later one, f = 0), scoring roll r in an open
+box b that is legal there gives that box's points and moves the card on to a successor state; the step is
+
+    best[r] = max over legal open boxes b of  points[b, r] + after[b, r]   (a risk objective: factor x after)
+
+with, where asked, arg[r] = the first box (in box order) reaching it (-1: no legal box). `after[b, r]` is the
+successor's value: box b's score of roll r leads to one of the box's few successor slots (`slots[r]`), and
+slot k is the state `successor` packs. The layer, card, target and best-move kernels (`layer.py`, `card.py`,
+`target.py`, `moves.py`) call the compiled form; `advance` and `advance_box` are its numpy twin (the
+reference, vectorised over states: the solver's numpy path, and the tests hold the compiled form to it) and
+`best_box` the same step over a table of (roll, box) leaves. Both forms take the best with the same
+comparisons in box order, so that they give the same bits.
+
+The legality walk (`box_rule`, `roll_legal`: the open boxes, the boxes legal after the first or a later roll,
+or per roll) and the successor's packing (`successor`) are here too, for every kernel to call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from . import compiled
+from .lookup import state_slot
+
+__all__ = [
+    "ALL_ROLLS",
+    "MISSING",
+    "NO",
+    "PER_ROLL",
+    "UNVALUED",
+    "advance",
+    "advance_box",
+    "best_box",
+    "compiled_names",
+]
+
+NO, ALL_ROLLS, PER_ROLL = 0, 1, 2
+"""`box_rule`'s answers: the box is not scored (filled, or not legal at this decision), legal for every roll,
+legal for the rolls its per-roll table allows (`roll_legal`)."""
+MISSING, UNVALUED = 1, 2
+"""`advance_box`'s flags: a legal roll's score has no successor slot (-1), a successor has no value (NaN)."""
+
+
+def _box_rule(legal, i, mask, f, b):
+    """How state i (filled boxes `mask`) may score box b after the first roll (f = 1) or a later one (`Legality`):
+    NO, ALL_ROLLS, or PER_ROLL (its legal boxes depend on the roll on the table)."""
+    if (mask >> b) & 1:
+        return NO
+    if legal.rd_index[i] >= 0:
+        return PER_ROLL
+    bits = legal.first_bits[i] if f == 1 else legal.later_bits[i]
+    return ALL_ROLLS if (bits >> b) & 1 else NO
+
+
+def _roll_legal(legal, i, f, b, r):
+    """Whether state i, whose legal boxes depend on the roll (`_box_rule` PER_ROLL), may score roll r in box b."""
+    return (legal.rd_tables[legal.rd_index[i], r, f] >> b) & 1 == 1
+
+
+def _successor(st, sl, code, prog, b, k):
+    """The value slot (`lookup.state_slot`) of the state that scoring open box b's slot k leads to from class
+    `code` with clamped group totals `prog`: the box's flag digit set, the slot's class-code increment added
+    (`SlotArrays`), the group totals moved on by its increments."""
+    bit = 1 << b
+    return state_slot(st, (code | bit) + (sl.add[b, k] - bit), prog, sl.inc[b, k])
+
+
+def _successors(sl, st, card, mask, values, sv):
+    """sv[q, b, k] = values[slot, q] of the state each open box b's slot k leads to (`_successor`) from
+    `card` = (class code, clamped group totals), for every bank q (a column of `values`)."""
+    code, prog = card
+    for b in range(sv.shape[1]):
+        if (mask >> b) & 1:
+            continue
+        for k in range(sl.used[b]):
+            at = _successor(st, sl, code, prog, b, k)
+            for q in range(sv.shape[0]):
+                sv[q, b, k] = values[at, q]
+
+
+def _advance_box(out, b, leaf, rule):
+    """Fold box b into out = (best, arg) (arg of length 0: not kept): for each roll r the box may score, its
+    leaf v = pts[r] + after[slots[r]] (x where `rule`'s product) replaces best[r] (and arg[r] = b) where
+    v > best[r], so the first box wins a tie. leaf = (pts, slots, after, single, reach): the box's points (or
+    factors) and successor slot per roll, the successor values by slot, the one slot every roll leads to
+    (-1: several; it is a broadcast then, not a gather) and the bits of the slots to check for a value (0:
+    none). rule = (legal, i, f, kind, product): state i's `Legality`, the decision and `_box_rule`'s kind;
+    with ALL_ROLLS every slot must be >= 0. Returns MISSING | UNVALUED as found (0: every leaf valued)."""
+    best, arg = out
+    pts, slots, after, single, reach = leaf
+    legal, i, f, kind, product = rule
+    n = best.shape[0]
+    with_arg = arg.shape[0] > 0
+    bad = 0
+    if kind == PER_ROLL:
+        for r in range(n):
+            if not _roll_legal(legal, i, f, b, r):
+                continue
+            k = slots[r]
+            if k < 0:
+                bad |= MISSING
+                continue
+            v = pts[r] * after[k] if product else pts[r] + after[k]
+            if v != v:
+                bad |= UNVALUED
+            if v > best[r]:
+                best[r] = v
+                if with_arg:
+                    arg[r] = b
+        return bad
+    k = 0
+    while reach >> k:  # the slots this box's rolls reach must have values
+        if (reach >> k) & 1 and after[k] != after[k]:
+            bad |= UNVALUED
+        k += 1
+    if with_arg:
+        for r in range(n):
+            a = after[single] if single >= 0 else after[slots[r]]
+            v = pts[r] * a if product else pts[r] + a
+            if v > best[r]:
+                best[r] = v
+                arg[r] = b
+    elif single >= 0:  # one successor for every roll: a broadcast (SIMD)
+        s = after[single]
+        if product:
+            for r in range(n):
+                best[r] = max(best[r], pts[r] * s)
+        else:
+            for r in range(n):
+                best[r] = max(best[r], pts[r] + s)
+    elif product:  # each roll's successor gathered from the box's slots (one pass over the rolls: vector gathers)
+        for r in range(n):
+            best[r] = max(best[r], pts[r] * after[slots[r]])
+    else:
+        for r in range(n):
+            best[r] = max(best[r], pts[r] + after[slots[r]])
+    return bad
+
+
+def _advance(layer, i, f, after, out):
+    """The step for state i of a layer (`LayerArrays`), after the first roll (f = 1) or a later one: out =
+    (best, arg) gets each roll's best leaf over the legal open boxes, box b's points read from the state's
+    context's score rows and its successors' values from after[b, k] (`_successors`, one bank). Returns
+    False where a legal box's successor has no value."""
+    best, arg = out
+    for r in range(best.shape[0]):
+        best[r] = -np.inf
+    for r in range(arg.shape[0]):
+        arg[r] = -1
+    rows, legal = layer.rows, layer.legal
+    code, ctx = layer.states.codes[i], layer.states.ctxs[i]
+    nb = after.shape[0]
+    mask = code & ((1 << nb) - 1)
+    product = layer.turn.product
+    bad = 0
+    for b in range(nb):
+        kind = _box_rule(legal, i, mask, f, b)
+        if kind == NO:
+            continue
+        slot_at = rows.slot_row[ctx, b, f]
+        slots = rows.slots[slot_at]
+        reach = rows.reach[slot_at]
+        single = slots[0] if reach & (reach - 1) == 0 else -1
+        leaf = (rows.points[rows.point_row[ctx, b, f]], slots, after[b], single, reach)
+        bad |= _advance_box(out, b, leaf, (legal, i, f, kind, product))
+    return bad == 0
+
+
+@cache
+def compiled_names() -> Mapping[str, Any]:
+    """The step and the walk compiled by numba, for the kernels to call (`compiled.jit_namespace`)."""
+    from . import lookup
+
+    return compiled.jit_namespace(
+        globals(),
+        ("_successors", "_advance_box", "_advance"),
+        inline=("_box_rule", "_roll_legal", "_successor"),
+        calls={"state_slot": lookup.jitted()},
+    )
+
+
+box_rule = _box_rule
+roll_legal = _roll_legal
+successor = _successor
+"""The walk for Python callers (the kernels call `compiled_names()`' forms)."""
+
+
+def advance_box(
+    out: tuple[np.ndarray, np.ndarray | None],
+    b: int,
+    points: np.ndarray,
+    after: np.ndarray,
+    legal: np.ndarray | None = None,
+    product: bool = False,
+) -> None:
+    """The numpy twin of one box of the step, vectorised: out = (best, arg) [rolls, states] (arg None: not
+    kept) takes box b's leaves points + after (x where `product`; broadcast together, e.g. points [rolls, 1]
+    and after [rolls or 1, states]) where `legal` (broadcastable; None: everywhere), arg = b where a leaf
+    beats the best so far (the first box wins a tie). A NaN leaf makes the best NaN (np.maximum)."""
+    best, arg = out
+    leaf = points * after if product else points + after
+    leaf = np.broadcast_to(leaf, best.shape)
+    if legal is not None and not np.all(legal):
+        leaf = leaf.copy()
+        np.copyto(leaf, -np.inf, where=~np.asarray(legal, dtype=bool))
+    if arg is not None:
+        arg[leaf > best] = b
+    np.maximum(best, leaf, out=best)
+
+
+def advance(
+    points: np.ndarray, after: np.ndarray, legal: np.ndarray | None = None, product: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The step's numpy twin over every box: (best, arg) [rolls, ...] from points, after and legal [boxes,
+    rolls, ...] (broadcast together; `legal` None: every box legal), the boxes folded in order
+    (`advance_box`); best -inf and arg -1 where no box is legal."""
+    shape = np.broadcast_shapes(points.shape, after.shape, () if legal is None else np.shape(legal))[1:]
+    best, arg = np.full(shape, -np.inf), np.full(shape, -1, dtype=np.int64)
+    for b in range(points.shape[0]):
+        advance_box((best, arg), b, points[b], after[b], None if legal is None else np.asarray(legal)[b], product)
+    return best, arg
+
+
+def best_box(
+    points: np.ndarray, after: np.ndarray, legal: np.ndarray | None = None, product: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The step over a table of leaves with the boxes on the last axis (the advisor's [rolls, boxes], `after`
+    -inf where a box is illegal): (best, arg) [rolls], each roll's best points + after and its first box."""
+    move = None if legal is None else np.moveaxis(np.asarray(legal), -1, 0)
+    return advance(np.moveaxis(points, -1, 0), np.moveaxis(after, -1, 0), move, product)
