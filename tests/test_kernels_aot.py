@@ -121,8 +121,8 @@ def test_a_pinned_record_is_checked_once_and_then_passes_unwalked(monkeypatch):
     from dicecup.numeric.records import signatures
 
     layer = signatures()["card_f8"][2]
-    bad = layer._replace(points=layer.points.astype(np.float32))
-    with pytest.raises(TypeError, match=r"card_f8 argument 2\.points"):
+    bad = layer._replace(rows=layer.rows._replace(points=layer.rows.points.astype(np.float32)))
+    with pytest.raises(TypeError, match=r"card_f8 argument 2\.rows\.points"):
         compiled.pinned(bad, "card_f8", 2)
     assert compiled.pinned(layer, "card_f8", 2) is layer
     walked: list[object] = []
@@ -233,7 +233,7 @@ def test_the_solvers_old_switch_still_picks_the_mode(old, new, mode):
 
 
 @needs_aot
-@pytest.mark.parametrize(("at", "field"), [(0, "prog"), (2, "points"), (5, "")])
+@pytest.mark.parametrize(("at", "field"), [(0, "prog"), (2, "rows.points"), (5, "")])
 def test_card_turn_checks_what_it_is_given(at, field):
     """`card_turn` allocates the kernel's scratch itself (not checked again); any argument it is given of
     another type is a TypeError naming it, before the kernel runs."""
@@ -244,7 +244,8 @@ def test_card_turn_checks_what_it_is_given(at, field):
     if at == 0:
         args[0] = args[0]._replace(prog=args[0].prog.astype(np.int32))
     elif at == 2:
-        args[2] = args[2]._replace(points=args[2].points.astype(np.float32))
+        rows = args[2].rows
+        args[2] = args[2]._replace(rows=rows._replace(points=rows.points.astype(np.float32)))
     else:
         args[5] = np.zeros((1, 1), dtype=np.float16)  # values neither float64 nor float32
     where = f"card_f8 argument {at}" + (f".{field}" if field else "")

@@ -48,8 +48,9 @@ MISSING, UNVALUED = 1, 2
 
 
 def _box_rule(legal, i, mask, f, b):
-    """How state i (filled boxes `mask`) may score box b after the first roll (f = 1) or a later one (`Legality`):
-    NO, ALL_ROLLS, or PER_ROLL (its legal boxes depend on the roll on the table)."""
+    """How state i (filled boxes `mask`) may score box b after the first roll (f = 1) or a later one: NO,
+    ALL_ROLLS, or PER_ROLL (its legal boxes depend on the roll on the table). `legal`: a `records.Legality`, or
+    a record with its fields (`moves.TurnStates`)."""
     if (mask >> b) & 1:
         return NO
     if legal.rd_index[i] >= 0:

@@ -13,7 +13,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import advance, compiled, turn
-from .records import Legality
 from .turn import W
 
 __all__ = [
@@ -40,12 +39,18 @@ DEAD = (0.0,) * 8  # none does: each scores
 
 
 class TurnStates(NamedTuple):
-    """Solver states whose best moves are wanted: where they may score and what each successor is worth."""
+    """Solver states whose best moves are wanted: where they may score and what each successor is worth.
+
+    Its legality fields are `records.Legality`'s, and the score-and-advance step's walk reads it as one (flat:
+    `fill_moves`' parallel loop cannot take a record nested in another)."""
 
     score_class: np.ndarray  # int64 [S]: the state's class of the score tables
     same: np.ndarray  # bool [S]: the first roll scores like a later one
     masks: np.ndarray  # int64 [S]: filled boxes
-    legal: Legality  # their legal boxes (`records.Legality`)
+    later_bits: np.ndarray  # int64 [S]: legal boxes after a later roll (when the roll does not matter)
+    first_bits: np.ndarray  # int64 [S]: ... after the first roll
+    rd_index: np.ndarray  # int64 [S]: row of rd_tables when legality depends on the roll, else -1
+    rd_tables: np.ndarray  # int64 [T, rolls, 2]: legal-box bits per roll and first roll?
     after: np.ndarray  # float64 [S, slots]: solver value after each slot (box * kmax + the box's slot)
 
 
@@ -154,7 +159,7 @@ if compiled.NUMBA_KERNELS:
                 row[r] = -np.inf
                 arg[r] = -1
             for b in range(nb):
-                kind = box_rule(st.legal, s, mask, f, b)
+                kind = box_rule(st, s, mask, f, b)  # st read as its `Legality`
                 if kind == advance.NO:
                     continue
                 lo, hi = sc.slot_lo[c, f, b], sc.slot_hi[c, f, b]
@@ -163,7 +168,7 @@ if compiled.NUMBA_KERNELS:
                     continue
                 single = lo if kind == advance.ALL_ROLLS and lo == hi else -1
                 leaf = (points[c, f, b], slots[c, f, b], after, single, np.int64(0))
-                if advance_box((row, arg), b, leaf, (st.legal, s, f, kind, False)) & advance.MISSING:
+                if advance_box((row, arg), b, leaf, (st, s, f, kind, False)) & advance.MISSING:
                     errors[0] += 1
             for r in range(n_rolls):
                 now[f, r, w] = row[r]

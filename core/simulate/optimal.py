@@ -244,13 +244,15 @@ def turn_states(
     roll scores like a later one where same[cls[s]]), their legal boxes, and their successor values `after`
     (`Solution.successors`, computed where None)."""
     from ..numeric.moves import TurnStates
-    from ..numeric.records import Legality
 
     later, first, rd_index, rd_tables = solution.legal_arrays(codes)
     return TurnStates(
         cls,
         same[cls] & (later == first) & (rd_index < 0),
         codes & solution.index.full,
-        Legality(later, first, rd_index, rd_tables),
+        later,
+        first,
+        rd_index,
+        rd_tables,
         np.ascontiguousarray(solution.successors(codes, prog) if after is None else after),
     )
