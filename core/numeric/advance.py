@@ -38,6 +38,7 @@ __all__ = [
     "advance_box",
     "best_box",
     "compiled_names",
+    "successor_code",
 ]
 
 NO, ALL_ROLLS, PER_ROLL = 0, 1, 2
@@ -66,10 +67,16 @@ def _roll_legal(legal, i, f, b, r):
 
 def _successor(st, sl, code, prog, b, k):
     """The value slot (`lookup.state_slot`) of the state that scoring open box b's slot k leads to from class
-    `code` with clamped group totals `prog`: the box's flag digit set, the slot's class-code increment added
-    (`SlotArrays`), the group totals moved on by its increments."""
-    bit = 1 << b
-    return state_slot(st, (code | bit) + (sl.add[b, k] - bit), prog, sl.inc[b, k])
+    `code` with clamped group totals `prog` (`successor_code`), the group totals moved on by the slot's
+    increments."""
+    return state_slot(st, successor_code(code, sl.add[b, k]), prog, sl.inc[b, k])
+
+
+def successor_code(code: Any, add: Any) -> Any:
+    """The class code after scoring an open box: `code` (the box's flag bit clear) plus the slot's class-code
+    increment (`SlotArrays.add`: the box's flag bit, and its score's digit; the advisor's symmetric cards
+    set their canonical class's open box instead), that is (code | bit) + (add - bit). numpy arrays or ints."""
+    return code + add
 
 
 def _successors(sl, st, card, mask, values, sv):
@@ -181,7 +188,7 @@ def compiled_names() -> Mapping[str, Any]:
     return compiled.jit_namespace(
         globals(),
         ("_successors", "_advance_box", "_advance"),
-        inline=("_box_rule", "_roll_legal", "_successor"),
+        inline=("_box_rule", "_roll_legal", "successor_code", "_successor"),
         calls={"state_slot": lookup.jitted()},
     )
 

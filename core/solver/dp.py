@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..numeric.advance import advance_box
+from ..numeric.advance import advance_box, successor_code
 from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import first_values, fold, plain_pick, turn_value
 from .errors import SolverError
@@ -137,9 +137,8 @@ def successor_values(
     """(slots, B): value of the state after filling box b, for each slot of b (`space.slot_add` order)."""
     adds, incs = space.slot_add[b], space.slot_inc[b]
     out = np.empty((len(adds), len(codes)))
-    bit = 1 << b
     for k in range(len(adds)):
-        code2 = (codes | bit) + (adds[k] - bit)
+        code2 = successor_code(codes, adds[k])  # garbage where b is filled: the step never reads those
         if space.G:
             p2 = space.clamp(code2 & space.full, progress + incs[k])
         else:
