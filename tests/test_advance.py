@@ -90,23 +90,41 @@ def plain(points: np.ndarray, after: np.ndarray, legal: np.ndarray, product: boo
     return best, arg
 
 
-def run_step(step, s: dict, with_arg: bool) -> tuple[np.ndarray, np.ndarray, bool]:  # type: ignore[no-untyped-def]
+def run_step(forms: dict, s: dict, with_arg: bool) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(best, arg, every successor valued) of the state: by `_advance` over its layer row (values), or box by
+    box by `_advance_arg` over the legal boxes `_legal_boxes` gives, as the best-move kernel folds them."""
     n_rolls = s["points"].shape[1]
+    lay, sv = layer_of(s), np.ascontiguousarray(s["sv"])
     best = np.empty(n_rolls)
-    arg = np.empty(n_rolls if with_arg else 0, dtype=np.int64)
-    ok = step(layer_of(s), 0, s["f"], np.ascontiguousarray(s["sv"]), (best, arg))
-    return best, arg, ok
+    if not with_arg:
+        return best, np.empty(0, dtype=np.int64), forms["_advance"](lay, 0, s["f"], sv, best)
+    best[:] = -np.inf
+    arg = np.full(n_rolls, -1, dtype=np.int64)
+    boxes, rd = forms["_legal_boxes"](lay.legal, 0, s["filled"], s["f"])
+    rule = (lay.legal.rd_tables, rd, s["f"], s["product"])
+    for b in range(len(sv)):
+        if (boxes >> b) & 1:
+            slots = s["slots"][b]
+            single = int(slots[0]) if rd < 0 and len(set(slots.tolist())) == 1 else -1
+            forms["_advance_arg"]((best, arg), b, (s["points"][b], slots, sv[b], single, 0), rule)
+    return best, arg, True
 
 
-def kernels() -> list:
-    """The step as Python runs it, and as numba compiles it (where numba is installed)."""
-    out = [advance._advance]
+def kernels() -> list[dict]:
+    """The step's forms as Python runs them, and as numba compiles them (where numba is installed)."""
+    names = ("_advance", "_legal_boxes", "_advance_arg")
+    out = [{name: getattr(advance, name) for name in names}]
     if compiled.NUMBA:
-        out.append(advance.compiled_names()["_advance"])
+        step = advance.compiled_names()
+        out.append({name: step[name] for name in names})
     return out
 
 
-@pytest.mark.parametrize("step", kernels(), ids=lambda k: "numba" if hasattr(k, "py_func") else "python")
+def form_id(forms: dict) -> str:
+    return "numba" if hasattr(forms["_advance"], "py_func") else "python"
+
+
+@pytest.mark.parametrize("step", kernels(), ids=form_id)
 @settings(max_examples=300, deadline=None)
 @given(s=states(), with_arg=st.booleans())
 def test_the_step_is_its_numpy_twin_and_its_definition(step, s, with_arg):
@@ -132,7 +150,7 @@ def test_best_box_is_the_step_over_the_last_axis(s):
     assert best.tolist() == want_best and arg.tolist() == want_arg
 
 
-@pytest.mark.parametrize("step", kernels(), ids=lambda k: "numba" if hasattr(k, "py_func") else "python")
+@pytest.mark.parametrize("step", kernels(), ids=form_id)
 @pytest.mark.parametrize(("per_roll", "slots"), [(False, [0, 0, 0]), (False, [0, 1, 0]), (True, [0, 1, 0])])
 def test_a_tie_goes_to_the_first_box(step, per_roll, slots):
     """Boxes 1 and 2 reach the same best leaf on every roll (box 0 less): box 1 is the one named, by the
@@ -145,7 +163,7 @@ def test_a_tie_goes_to_the_first_box(step, per_roll, slots):
     assert advance.advance(*twin_inputs(s))[1].tolist() == [1] * 3
 
 
-@pytest.mark.parametrize("step", kernels(), ids=lambda k: "numba" if hasattr(k, "py_func") else "python")
+@pytest.mark.parametrize("step", kernels(), ids=form_id)
 @pytest.mark.parametrize("per_roll", [False, True])
 def test_a_legal_successor_without_a_value_is_reported(step, per_roll):
     """A NaN successor value where a legal box leads (a state the search never valued) makes the step say so;
@@ -154,5 +172,16 @@ def test_a_legal_successor_without_a_value_is_reported(step, per_roll):
              filled=0, f=0, per_roll=per_roll, bits=[0b11, 0b11], table=np.full((3, 2), 0b11), product=False)  # fmt: skip
     assert not run_step(step, s, False)[2]
     s["filled"] = 0b10  # the box leading to it is filled
-    best, _, ok = run_step(step, s, True)
+    best, _, ok = run_step(step, s, False)
     assert ok and best.tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("step", kernels(), ids=form_id)
+def test_a_score_the_solver_never_saw_is_reported_and_skipped(step):
+    """With the arg kept (the best-move kernel's tables), a legal roll whose slot is -1 is MISSING, and only
+    that roll of that box is left out."""
+    best, arg = np.full(3, -np.inf), np.full(3, -1, dtype=np.int64)
+    rule = (np.full((1, 3, 2), 0b1), np.int64(0), 1, False)  # legality per roll: every roll may score box 0
+    leaf = (np.ones(3), np.array([0, -1, 0]), np.array([5.0]), np.int64(-1), np.int64(0))
+    assert step["_advance_arg"]((best, arg), 0, leaf, rule) == advance.MISSING
+    assert best.tolist() == [6.0, -np.inf, 6.0] and arg.tolist() == [0, -1, 0]

@@ -7,14 +7,16 @@ box b that is legal there gives that box's points and moves the card on to a suc
 
 with, where asked, arg[r] = the first box (in box order) reaching it (-1: no legal box). `after[b, r]` is the
 successor's value: box b's score of roll r leads to one of the box's few successor slots (`slots[r]`), and
-slot k is the state `successor` packs. The layer, card, target and best-move kernels (`layer.py`, `card.py`,
-`target.py`, `moves.py`) call the compiled form; `advance` and `advance_box` are its numpy twin (the
+slot k is the state `successor` packs. Compiled, a box is folded in by `_advance_box` (values: the solver's
+layer kernel and the advisor's card kernel, through `_advance` over a layer's score rows) or `_advance_arg`
+(the same leaves and comparisons, keeping the arg: the simulator's best moves, `moves.py`); target play
+(`target.py`) walks the same legal boxes and successors. `advance` and `advance_box` are its numpy twin (the
 reference, vectorised over states: the solver's numpy path, and the tests hold the compiled form to it) and
 `best_box` the same step over a table of (roll, box) leaves. Both forms take the best with the same
 comparisons in box order, so that they give the same bits.
 
-The legality walk (`box_rule`, `roll_legal`: the open boxes, the boxes legal after the first or a later roll,
-or per roll) and the successor's packing (`successor`) are here too, for every kernel to call.
+The legality walk (`legal_boxes`: the open boxes legal after the first or a later roll, or per roll) and the
+successor's packing (`successor`, `successor_code`) are here too, for every kernel to call.
 """
 
 from __future__ import annotations
@@ -29,40 +31,29 @@ from . import compiled
 from .lookup import state_slot
 
 __all__ = [
-    "ALL_ROLLS",
     "MISSING",
-    "NO",
-    "PER_ROLL",
-    "UNVALUED",
     "advance",
     "advance_box",
     "best_box",
     "compiled_names",
+    "legal_boxes",
+    "successor",
     "successor_code",
 ]
 
-NO, ALL_ROLLS, PER_ROLL = 0, 1, 2
-"""`box_rule`'s answers: the box is not scored (filled, or not legal at this decision), legal for every roll,
-legal for the rolls its per-roll table allows (`roll_legal`)."""
-MISSING, UNVALUED = 1, 2
-"""`advance_box`'s flags: a legal roll's score has no successor slot (-1), a successor has no value (NaN)."""
+MISSING = 1
+"""`_advance_arg`'s flag: a legal roll's score has no successor slot (-1: a score the solver never saw)."""
 
 
-def _box_rule(legal, i, mask, f, b):
-    """How state i (filled boxes `mask`) may score box b after the first roll (f = 1) or a later one: NO,
-    ALL_ROLLS, or PER_ROLL (its legal boxes depend on the roll on the table). `legal`: a `records.Legality`, or
-    a record with its fields (`moves.TurnStates`)."""
-    if (mask >> b) & 1:
-        return NO
-    if legal.rd_index[i] >= 0:
-        return PER_ROLL
-    bits = legal.first_bits[i] if f == 1 else legal.later_bits[i]
-    return ALL_ROLLS if (bits >> b) & 1 else NO
-
-
-def _roll_legal(legal, i, f, b, r):
-    """Whether state i, whose legal boxes depend on the roll (`_box_rule` PER_ROLL), may score roll r in box b."""
-    return (legal.rd_tables[legal.rd_index[i], r, f] >> b) & 1 == 1
+def _legal_boxes(legal, i, mask, f):
+    """(boxes, rd) for state i (filled boxes `mask`) after the first roll (f = 1) or a later one: the bits of the
+    open boxes it may score, and rd: -1, or the row of `legal.rd_tables` whose bits say which of them each roll
+    may score (its legality depends on the roll: `boxes` then holds every open box). `legal`: a
+    `records.Legality`, or a record with its fields (`moves.TurnStates`)."""
+    rd = legal.rd_index[i]
+    if rd >= 0:
+        return ~mask, rd
+    return (legal.first_bits[i] if f == 1 else legal.later_bits[i]) & ~mask, rd
 
 
 def _successor(st, sl, code, prog, b, k):
@@ -92,49 +83,29 @@ def _successors(sl, st, card, mask, values, sv):
                 sv[q, b, k] = values[at, q]
 
 
-def _advance_box(out, b, leaf, rule):
-    """Fold box b into out = (best, arg) (arg of length 0: not kept): for each roll r the box may score, its
-    leaf v = pts[r] + after[slots[r]] (x where `rule`'s product) replaces best[r] (and arg[r] = b) where
-    v > best[r], so the first box wins a tie. leaf = (pts, slots, after, single, reach): the box's points (or
-    factors) and successor slot per roll, the successor values by slot, the one slot every roll leads to
-    (-1: several; it is a broadcast then, not a gather) and the bits of the slots to check for a value (0:
-    none). rule = (legal, i, f, kind, product): state i's `Legality`, the decision and `_box_rule`'s kind;
-    with ALL_ROLLS every slot must be >= 0. Returns MISSING | UNVALUED as found (0: every leaf valued)."""
-    best, arg = out
+def _advance_box(best, b, leaf, rule):
+    """Fold box b into the best row: for each roll r the box may score, its leaf v = pts[r] + after[slots[r]]
+    (x where `rule`'s product) replaces best[r] where v > best[r]. leaf = (pts, slots, after, single, reach):
+    the box's points (or factors) and successor slot per roll (never -1 here), the successor values by slot,
+    the one slot every roll leads to (-1: several; it is a broadcast then, not a gather) and the bits of the
+    slots whose values are checked (0: none). rule = (tables, rd, f, product): `_legal_boxes`' rd (>= 0: the
+    rolls the box may score are the bits of tables[rd, r, f]; -1: every roll) and the decision. Returns False
+    where a checked successor, or a legal roll's leaf, has no value (NaN)."""
     pts, slots, after, single, reach = leaf
-    legal, i, f, kind, product = rule
+    tables, rd, f, product = rule
     n = best.shape[0]
-    with_arg = arg.shape[0] > 0
-    bad = 0
-    if kind == PER_ROLL:
+    ok = True
+    if rd >= 0:
         for r in range(n):
-            if not _roll_legal(legal, i, f, b, r):
-                continue
-            k = slots[r]
-            if k < 0:
-                bad |= MISSING
-                continue
-            v = pts[r] * after[k] if product else pts[r] + after[k]
-            if v != v:
-                bad |= UNVALUED
-            if v > best[r]:
-                best[r] = v
-                if with_arg:
-                    arg[r] = b
-        return bad
-    k = 0
-    while reach >> k:  # the slots this box's rolls reach must have values
-        if (reach >> k) & 1 and after[k] != after[k]:
-            bad |= UNVALUED
-        k += 1
-    if with_arg:
-        for r in range(n):
-            a = after[single] if single >= 0 else after[slots[r]]
-            v = pts[r] * a if product else pts[r] + a
-            if v > best[r]:
-                best[r] = v
-                arg[r] = b
-    elif single >= 0:  # one successor for every roll: a broadcast (SIMD)
+            if (tables[rd, r, f] >> b) & 1:
+                v = pts[r] * after[slots[r]] if product else pts[r] + after[slots[r]]
+                ok &= v == v
+                best[r] = max(best[r], v)
+        return ok
+    for k in range(after.shape[0] if reach != 0 else 0):  # the slots this box's rolls reach must have values
+        if (reach >> k) & 1:
+            ok &= after[k] == after[k]
+    if single >= 0:  # one successor for every roll: a broadcast (SIMD)
         s = after[single]
         if product:
             for r in range(n):
@@ -148,36 +119,54 @@ def _advance_box(out, b, leaf, rule):
     else:
         for r in range(n):
             best[r] = max(best[r], pts[r] + after[slots[r]])
-    return bad
+    return ok
 
 
-def _advance(layer, i, f, after, out):
-    """The step for state i of a layer (`LayerArrays`), after the first roll (f = 1) or a later one: out =
-    (best, arg) gets each roll's best leaf over the legal open boxes, box b's points read from the state's
+def _advance_arg(out, b, leaf, rule):
+    """`_advance_box` keeping the first box reaching the best: out = (best, arg), and arg[r] = b where box b's
+    leaf beats best[r] (the same leaves and comparisons: max(x, v) is v only where v > x). A roll's slot may be
+    -1 here (a score the solver never saw): it is skipped, and MISSING returned (0: none)."""
+    best, arg = out
+    pts, slots, after, single, _ = leaf
+    tables, rd, f, product = rule
+    missing = 0
+    for r in range(best.shape[0]):
+        if rd >= 0 and not (tables[rd, r, f] >> b) & 1:
+            continue
+        k = single if single >= 0 else slots[r]
+        if k < 0:
+            missing = MISSING
+            continue
+        v = pts[r] * after[k] if product else pts[r] + after[k]
+        if v > best[r]:
+            best[r] = v
+            arg[r] = b
+    return missing
+
+
+def _advance(layer, i, f, after, best):
+    """The step for state i of a layer (`LayerArrays`), after the first roll (f = 1) or a later one: best[r] =
+    each roll's best leaf over the legal open boxes (-inf: none), box b's points read from the state's
     context's score rows and its successors' values from after[b, k] (`_successors`, one bank). Returns
     False where a legal box's successor has no value."""
-    best, arg = out
     for r in range(best.shape[0]):
         best[r] = -np.inf
-    for r in range(arg.shape[0]):
-        arg[r] = -1
     rows, legal = layer.rows, layer.legal
     code, ctx = layer.states.codes[i], layer.states.ctxs[i]
     nb = after.shape[0]
     mask = code & ((1 << nb) - 1)
-    product = layer.turn.product
-    bad = 0
+    boxes, rd = _legal_boxes(legal, i, mask, f)
+    rule = (legal.rd_tables, rd, f, layer.turn.product)
+    ok = True
     for b in range(nb):
-        kind = _box_rule(legal, i, mask, f, b)
-        if kind == NO:
+        if not (boxes >> b) & 1:
             continue
         slot_at = rows.slot_row[ctx, b, f]
         slots = rows.slots[slot_at]
         reach = rows.reach[slot_at]
         single = slots[0] if reach & (reach - 1) == 0 else -1
-        leaf = (rows.points[rows.point_row[ctx, b, f]], slots, after[b], single, reach)
-        bad |= _advance_box(out, b, leaf, (legal, i, f, kind, product))
-    return bad == 0
+        ok &= _advance_box(best, b, (rows.points[rows.point_row[ctx, b, f]], slots, after[b], single, reach), rule)
+    return ok
 
 
 @cache
@@ -187,14 +176,13 @@ def compiled_names() -> Mapping[str, Any]:
 
     return compiled.jit_namespace(
         globals(),
-        ("_successors", "_advance_box", "_advance"),
-        inline=("_box_rule", "_roll_legal", "successor_code", "_successor"),
+        ("_legal_boxes", "_successors", "_advance"),
+        inline=("successor_code", "_successor", "_advance_box", "_advance_arg"),
         calls={"state_slot": lookup.jitted()},
     )
 
 
-box_rule = _box_rule
-roll_legal = _roll_legal
+legal_boxes = _legal_boxes
 successor = _successor
 """The walk for Python callers (the kernels call `compiled_names()`' forms)."""
 

@@ -38,14 +38,13 @@ def _card_turn(card, sl, layer, st, d, values, scratch):
     _successors(sl, st, (card.code, card.prog), layer.states.codes[card.state] & ((1 << nb) - 1), values, sv)
     n_rolls = score.shape[1]
     row = np.empty(n_rolls)
-    out = (row, np.empty(0, dtype=np.int64))
     ok = True
     for q in range(score.shape[0]):
         if q > 0 and card.ff[q] == card.ff[q - 1] and card.bank[q] == card.bank[q - 1]:
             for r in range(n_rolls):  # the same scoring as the decision before (rolls banked nowhere): a copy
                 score[q, r, 0] = score[q - 1, r, 0]
             continue
-        ok &= _advance(layer, card.state, card.ff[q], sv[card.bank[q]], out)
+        ok &= _advance(layer, card.state, card.ff[q], sv[card.bank[q]], row)
         for r in range(n_rolls):
             score[q, r, 0] = row[r]
     ok_out[0] = 1 if ok else 0

@@ -34,11 +34,10 @@ def _scores(i, w, layer, sl, st, values, scratch, score):
     Without banked rolls row 1 is after the first roll and row 0 after a later one; with
     them (`layer.turn.banked`) row q < D is a later roll's with q rolls left, which scoring
     banks, and row D + q the first roll's (when the layer's first-roll scoring differs).
-    Returns False when a legal box leads to a state without a value (a search bug). scratch = (sv, out): the
-    successors' values and the step's row (with no arg-best box: values need none).
+    Returns False when a legal box leads to a state without a value (a search bug). scratch = (sv, row): the
+    successors' values and the step's row.
     """
-    sv, out = scratch
-    row = out[0]
+    sv, row = scratch
     code = layer.states.codes[i]
     _successors(sl, st, (code, layer.states.prog[i]), code & st.full, values, sv)
     turn = layer.turn
@@ -47,7 +46,7 @@ def _scores(i, w, layer, sl, st, values, scratch, score):
     if turn.banked:  # rows 0..D-1 after a later roll, then (where the first roll differs) D..2D-1 after the first
         decisions = sv.shape[0]
         for q in range(score.shape[0]):
-            ok &= _advance(layer, i, 1 if q >= decisions else 0, sv[q % decisions], out)
+            ok &= _advance(layer, i, 1 if q >= decisions else 0, sv[q % decisions], row)
             for r in range(n_rolls):
                 score[q, r, w] = row[r]
         return ok
@@ -56,7 +55,7 @@ def _scores(i, w, layer, sl, st, values, scratch, score):
         if f == 0 and rolls == 1:
             continue  # a one-roll turn only scores right after its first roll
         ff = f if turn.fs_both else (1 if rolls == 1 else 0)
-        ok &= _advance(layer, i, ff, sv[0], out)
+        ok &= _advance(layer, i, ff, sv[0], row)
         for r in range(n_rolls):
             score[f, r, w] = row[r]
         if not turn.fs_both:
@@ -81,7 +80,7 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
     rolls, banked = turn.rolls, turn.banked
     decisions = turn.pick.shape[0]
     banks = decisions - rolls + 1 if banked else 1
-    scratch = (np.empty((decisions if banked else 1, nb, kmax)), (np.empty(n_rolls), np.empty(0, dtype=np.int64)))
+    scratch = (np.empty((decisions if banked else 1, nb, kmax)), np.empty(n_rolls))
     # padding columns of the last block stay harmless zeros
     score = np.zeros((decisions * (1 + turn.fs_both) if banked else 2, n_rolls, W))
     val = np.empty((n_rolls, W))

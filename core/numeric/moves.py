@@ -132,7 +132,7 @@ if compiled.NUMBA_KERNELS:
     turn_block = turn.jitted()
 
     step = advance.compiled_names()
-    box_rule, advance_box = step["_box_rule"], step["_advance_box"]
+    legal_boxes, advance_arg = step["_legal_boxes"], step["_advance_arg"]
 
     @numba.njit(cache=True, nogil=True)
     def _tables(st, sc, s, w, fold, errors):
@@ -158,17 +158,18 @@ if compiled.NUMBA_KERNELS:
             for r in range(n_rolls):
                 row[r] = -np.inf
                 arg[r] = -1
+            boxes, rd = legal_boxes(st, s, mask, f)  # st read as its `Legality`
+            rule = (st.rd_tables, rd, f, False)
             for b in range(nb):
-                kind = box_rule(st, s, mask, f, b)  # st read as its `Legality`
-                if kind == advance.NO:
+                if not (boxes >> b) & 1:
                     continue
                 lo, hi = sc.slot_lo[c, f, b], sc.slot_hi[c, f, b]
-                if kind == advance.ALL_ROLLS and lo < 0:
+                if rd < 0 and lo < 0:
                     errors[0] += 1
                     continue
-                single = lo if kind == advance.ALL_ROLLS and lo == hi else -1
+                single = lo if rd < 0 and lo == hi else -1
                 leaf = (points[c, f, b], slots[c, f, b], after, single, np.int64(0))
-                if advance_box((row, arg), b, leaf, (st, s, f, kind, False)) & advance.MISSING:
+                if advance_arg((row, arg), b, leaf, rule):
                     errors[0] += 1
             for r in range(n_rolls):
                 now[f, r, w] = row[r]

@@ -81,7 +81,7 @@ class LayerStates(NamedTuple):
 
 
 class Legality(NamedTuple):
-    """Which open boxes each state may score (`advance.box_rule` reads it): the same boxes for every roll,
+    """Which open boxes each state may score (`advance.legal_boxes` reads it): the same boxes for every roll,
     after the first roll or a later one, or (rd_index >= 0) a table of legal boxes per roll."""
 
     later_bits: np.ndarray  # int64 [N]: boxes legal after a later roll (when the roll does not matter)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import compiled
-from .advance import NO, PER_ROLL, _box_rule, _roll_legal, _successor
+from .advance import _legal_boxes, _successor
 from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from .turn import W, turn_block
 
@@ -68,16 +68,16 @@ def _leaves(walk, i, succ, pts):
                 succ[f, b, r] = -1
         if f == 0 and rolls == 1:
             continue  # a one-roll turn only scores right after its first roll
+        boxes, rd = _legal_boxes(legal, i, mask, f)
         for b in range(nb):
-            kind = _box_rule(legal, i, mask, f, b)
-            if kind == NO:
+            if not (boxes >> b) & 1:
                 continue
             for k in range(sl.used[b]):
                 at[k] = _successor(st, sl, code, prog, b, k)
             prow = rows.points[rows.point_row[ctx, b, f]]
             srow = rows.slots[rows.slot_row[ctx, b, f]]
             for r in range(n_rolls):
-                if kind == PER_ROLL and not _roll_legal(legal, i, f, b, r):
+                if rd >= 0 and not (legal.rd_tables[rd, r, f] >> b) & 1:
                     continue
                 succ[f, b, r] = at[srow[r]]
                 pts[f, b, r] = np.int64(prow[r])
@@ -198,7 +198,7 @@ def jitted() -> Mapping[str, Any]:
     from . import advance, turn
 
     step = advance.compiled_names()
-    calls = {"turn_block": turn.jitted(), **{name: step[name] for name in ("_box_rule", "_roll_legal", "_successor")}}
+    calls = {"turn_block": turn.jitted(), **{name: step[name] for name in ("_legal_boxes", "_successor")}}
     names = ("_leaves", "_window", "_fill", "_window_block", "_vector_block", "_score_rows")
     return compiled.jit_namespace(globals(), names, calls=calls)
 
