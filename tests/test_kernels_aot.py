@@ -165,6 +165,20 @@ def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monk
     assert len(compiled._RECORDS) == compiled.RECORDS_KEPT
 
 
+def test_a_large_record_is_not_remembered_even_when_its_arrays_are_in_nested_records(monkeypatch):
+    """Only small records are remembered as fitting (each is held while remembered): a layer's record, whose
+    arrays sit in the records nested in it, counts their bytes, so that a solve does not hold its layers."""
+    from dicecup.numeric.records import signatures
+
+    like = signatures()["layer_f8"][0]
+    monkeypatch.setattr(compiled, "_RECORDS", type(compiled._RECORDS)())
+    rows = like.rows._replace(points=np.zeros((1 << 18, 1)))  # 2 MiB in a nested record
+    big, small = like._replace(rows=rows), like._replace(rows=like.rows._replace(points=np.zeros((2, 1))))
+    assert compiled._fits(big, like) and compiled._fits(small, like)
+    assert id(big) not in compiled._RECORDS and id(big.rows) not in compiled._RECORDS
+    assert compiled._RECORDS.get(id(small)) is small
+
+
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
     """The module is tuned for the CPU it was built on: where this one lacks one of its flags, numba compiles."""
     _refused_with(monkeypatch, compiled, "cpu_flags", lambda: frozenset({"fpu"}))

@@ -163,7 +163,7 @@ def _fits(arg: Any, like: Any) -> bool:
             return True
         if type(arg) is not type(like) or not all(map(_fits, arg, like)):
             return False
-        if sum(a.nbytes for a in arg if isinstance(a, np.ndarray)) < 1 << 20:  # small ones only
+        if _nbytes(arg) < 1 << 20:  # small ones only
             _RECORDS[id(arg)] = arg
             if len(_RECORDS) > RECORDS_KEPT:
                 _RECORDS.popitem(last=False)
@@ -171,6 +171,11 @@ def _fits(arg: Any, like: Any) -> bool:
     if isinstance(like, bool | np.bool_):
         return isinstance(arg, bool | np.bool_)
     return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
+
+
+def _nbytes(record: tuple) -> int:
+    """The bytes of the arrays a record holds, in the records nested in it too."""
+    return sum(a.nbytes if isinstance(a, np.ndarray) else _nbytes(a) if isinstance(a, tuple) else 0 for a in record)
 
 
 _INTS = (int, np.integer)
