@@ -3,7 +3,7 @@
 Same arithmetic as `solver.dp.score_arrays` + `reference.turn_value` (which remain the
 reference and the fallback without compiled kernels): per state, the value of
 each successor slot, the best score of every roll after the first roll and after
-a later one; then the core's one turn recursion (`turn.py`) for a block of W
+a later one (the score-and-advance step, `advance.py`); then the core's one turn recursion (`turn.py`) for a block of W
 states, and the expectation over the first roll. numpy needs ~14 array
 operations per state-row (memory bound); compiled loops keep a block's multiset
 values in L1 cache. `layer_block` is what Python calls (built ahead of time, per
