@@ -6,7 +6,10 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["user_folder"]
+__all__ = ["CACHE_ENV", "STATE_ENV", "user_folder"]
+
+CACHE_ENV = "DICECUP_CACHE_DIR"  # moves the cache folder (solved tables, compiled kernels)
+STATE_ENV = "DICECUP_STATE_DIR"  # moves the state folder (the key that signs the cache)
 
 #: each kind's XDG variable, its default under the home folder, and its macOS folder (None: as on Linux)
 _KINDS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...] | None]] = {

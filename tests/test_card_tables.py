@@ -275,14 +275,15 @@ def test_any_one_changed_index_is_refused_or_harmless(tiny_tables, name, where, 
         return
     kmax = got.slot_arrays.add.shape[1]
     lay = got.shared_layer()  # what the card kernel reads, at each class's row
+    rows, legal = lay.rows, lay.legal
     for at, code in enumerate(got.codes.tolist()):
         assert got.position(code) == at
-        assert 0 <= int(lay.ctxs[at]) < len(lay.point_row)
-        assert lay.rd_index[at] == -1 or 0 <= lay.rd_index[at] < len(lay.rd_tables)
+        assert 0 <= int(lay.states.ctxs[at]) < len(rows.point_row)
+        assert legal.rd_index[at] == -1 or 0 <= legal.rd_index[at] < len(legal.rd_tables)
     assert got.position(int(got.codes[-1]) + 1) == -1  # a class the search never met
-    assert ((lay.point_row >= 0) & (lay.point_row < len(lay.points))).all()
-    assert ((lay.slot_row >= 0) & (lay.slot_row < len(lay.slots))).all()
-    assert ((lay.slots >= 0) & (lay.slots < kmax)).all()
+    assert ((rows.point_row >= 0) & (rows.point_row < len(rows.points))).all()
+    assert ((rows.slot_row >= 0) & (rows.slot_row < len(rows.slots))).all()
+    assert ((rows.slots >= 0) & (rows.slots < kmax)).all()
     assert ((got.slot_arrays.used >= 0) & (got.slot_arrays.used <= kmax)).all()
 
 

@@ -276,7 +276,7 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
     rows `bot:optimal` plays from), from a turn's start and from a roll on the table mid-turn, for the mean
     and risk objectives."""
     from dicecup.numeric import propagate
-    from dicecup.numeric.moves import move_rows, policy
+    from dicecup.numeric.moves import move_rows, turn_play
     from dicecup.numeric.objective import parse_objective
     from dicecup.simulate.optimal import turn_states
 
@@ -305,7 +305,7 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
                 start, ends = dist_mod.Start(stage0, mass0), dist_mod.Ends(acc, count, errors)
                 if play:
                     states = turn_states(solution, codes, progs, ctx, tables.scores.same, after)
-                    pol = policy(graph.keep_order, v.rolls, theta)
+                    pol = turn_play(graph.keep_order, v.rolls, theta)
                     propagate.play_turns(states, tables.scores, graph.arrays, pol, run.outs, start, ends)
                 else:
                     rows = move_rows(moves, flag, v.rolls)._replace(kept=run.kept)

@@ -121,8 +121,8 @@ def test_a_pinned_record_is_checked_once_and_then_passes_unwalked(monkeypatch):
     from dicecup.numeric.records import signatures
 
     layer = signatures()["card_f8"][2]
-    bad = layer._replace(points=layer.points.astype(np.float32))
-    with pytest.raises(TypeError, match=r"card_f8 argument 2\.points"):
+    bad = layer._replace(rows=layer.rows._replace(points=layer.rows.points.astype(np.float32)))
+    with pytest.raises(TypeError, match=r"card_f8 argument 2\.rows\.points"):
         compiled.pinned(bad, "card_f8", 2)
     assert compiled.pinned(layer, "card_f8", 2) is layer
     walked: list[object] = []
@@ -163,6 +163,20 @@ def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monk
         assert compiled._fits(one_off, like) and compiled._fits(steady, like)
     assert not any(arg is steady.prog for arg in walked)  # its fields never looked at again
     assert len(compiled._RECORDS) == compiled.RECORDS_KEPT
+
+
+def test_a_large_record_is_not_remembered_even_when_its_arrays_are_in_nested_records(monkeypatch):
+    """Only small records are remembered as fitting (each is held while remembered): a layer's record, whose
+    arrays sit in the records nested in it, counts their bytes, so that a solve does not hold its layers."""
+    from dicecup.numeric.records import signatures
+
+    like = signatures()["layer_f8"][0]
+    monkeypatch.setattr(compiled, "_RECORDS", type(compiled._RECORDS)())
+    rows = like.rows._replace(points=np.zeros((1 << 18, 1)))  # 2 MiB in a nested record
+    big, small = like._replace(rows=rows), like._replace(rows=like.rows._replace(points=np.zeros((2, 1))))
+    assert compiled._fits(big, like) and compiled._fits(small, like)
+    assert id(big) not in compiled._RECORDS and id(big.rows) not in compiled._RECORDS
+    assert compiled._RECORDS.get(id(small)) is small
 
 
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):
@@ -233,7 +247,7 @@ def test_the_solvers_old_switch_still_picks_the_mode(old, new, mode):
 
 
 @needs_aot
-@pytest.mark.parametrize(("at", "field"), [(0, "prog"), (2, "points"), (5, "")])
+@pytest.mark.parametrize(("at", "field"), [(0, "prog"), (2, "rows.points"), (5, "")])
 def test_card_turn_checks_what_it_is_given(at, field):
     """`card_turn` allocates the kernel's scratch itself (not checked again); any argument it is given of
     another type is a TypeError naming it, before the kernel runs."""
@@ -244,7 +258,8 @@ def test_card_turn_checks_what_it_is_given(at, field):
     if at == 0:
         args[0] = args[0]._replace(prog=args[0].prog.astype(np.int32))
     elif at == 2:
-        args[2] = args[2]._replace(points=args[2].points.astype(np.float32))
+        rows = args[2].rows
+        args[2] = args[2]._replace(rows=rows._replace(points=rows.points.astype(np.float32)))
     else:
         args[5] = np.zeros((1, 1), dtype=np.float16)  # values neither float64 nor float32
     where = f"card_f8 argument {at}" + (f".{field}" if field else "")

@@ -89,7 +89,7 @@ def run_block(job: BlockJob, layer: LayerJob, statics: Statics) -> BlockDone:
     table, read = _table(statics, layer)
     start = time.perf_counter()
     rows = layer_rows(layer.arrays, job.lo, job.hi)
-    values = layer_values(rows, statics.slots, statics.states, statics.dice, table, statics.rolls, workers=1)
+    values = layer_values(rows, statics.slots, statics.states, statics.dice, table, workers=1)
     chunk = np.ascontiguousarray(values, dtype=np.dtype(statics.dtype))
     open_layer(layer.folder, layer.filled, "r+")[job.lo : job.hi] = chunk
     seconds = time.perf_counter() - start

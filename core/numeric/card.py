@@ -3,8 +3,8 @@
 The advisor used to build a card's scoring table with some sixty numpy calls (successor
 lookups, best of each roll, the fold), a few microseconds each: most of a new card's
 cost. Here the same steps run compiled: each open box's successors are looked up
-(`lookup.state_slot`), each decision's best score per roll is the solver's own
-`layer._best_row` at the card's state of a `LayerArrays` (the advisor passes one layer holding
+(`advance._successors`), each decision's best score per roll is the solver's own
+score-and-advance step (`advance._advance`) at the card's state of a `LayerArrays` (the advisor passes one layer holding
 every class it knows, checked once, and the class's row in it), and the keeps are folded by the
 one turn recursion (`turn.turn_block`). Same sums in the same order as the solver and
 the numpy path: the same bits. `card_turn` is what Python calls (built ahead of time
@@ -19,29 +19,23 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .layer import _best_row
-from .lookup import state_slot
+from .advance import _advance, _successors
 from .records import CardArrays, DiceArrays, LayerArrays, SlotArrays, StateArrays
 from .turn import W, turn_block
 
 __all__ = ["AVAILABLE", "CardArrays", "card_turn", "jitted"]
 
 
-def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out):
-    """sv[b, q, k] = the value (bank q) of the state box b's slot k leads to, for each open box of the card
-    (`layer.codes[card.state]`'s low bits: its filled boxes; `sl.add` the class-code increment, `sl.inc` the
-    group totals'); score[q, :, 0] = the best of scoring each roll at decision q (`_best_row`, rows of `layer`
-    for state `card.state`); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the
-    turn folded from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state
-    without a value."""
-    mask = layer.codes[card.state] & ((1 << nb) - 1)
-    for b in range(nb):
-        if (mask >> b) & 1:
-            continue
-        for k in range(sl.used[b]):
-            at = state_slot(st, card.code + sl.add[b, k], card.prog, sl.inc[b, k])
-            for q in range(sv.shape[1]):
-                sv[b, q, k] = values[at, q]
+def _card_turn(card, sl, layer, st, d, values, scratch):
+    """scratch = (sv, score, keeps_out, ok_out): sv[q, b, k] = the value (bank q) of the state box b's slot k
+    leads to, for each open box of the card (`advance._successors` from the card's class code and group
+    totals; `layer.states.codes[card.state]`'s low bits: its filled boxes); score[q, :, 0] = the best of
+    scoring each roll at decision q (the score-and-advance step, `advance._advance`, at row `card.state` of
+    `layer`); keeps_out (stages, keeps, W), when it has stages, gets the keeps' values of the turn folded
+    from those rows (`turn_block`, lane 0). ok_out[0] = 0 where a legal box leads to a state without a value."""
+    sv, score, keeps_out, ok_out = scratch
+    nb = sv.shape[1]
+    _successors(sl, st, (card.code, card.prog), layer.states.codes[card.state] & ((1 << nb) - 1), values, sv)
     n_rolls = score.shape[1]
     row = np.empty(n_rolls)
     ok = True
@@ -50,7 +44,7 @@ def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
             for r in range(n_rolls):  # the same scoring as the decision before (rolls banked nowhere): a copy
                 score[q, r, 0] = score[q - 1, r, 0]
             continue
-        ok &= _best_row(layer, card.state, card.ff[q], card.bank[q], nb, sv, row)
+        ok &= _advance(layer, card.state, card.ff[q], sv[card.bank[q]], row)
         for r in range(n_rolls):
             score[q, r, 0] = row[r]
     ok_out[0] = 1 if ok else 0
@@ -66,13 +60,10 @@ def _card_turn(card, sl, layer, st, d, values, nb, sv, score, keeps_out, ok_out)
 @cache
 def jitted() -> Any:
     """The card kernel compiled by numba, with what it calls (the `jit` mode, and the ahead-of-time build)."""
-    from . import layer, lookup, turn
+    from . import advance, turn
 
-    calls = {
-        "_best_row": layer.compiled_names()["_best_row"],
-        "state_slot": lookup.jitted(),
-        "turn_block": turn.jitted(),
-    }
+    step = advance.compiled_names()
+    calls = {"_advance": step["_advance"], "_successors": step["_successors"], "turn_block": turn.jitted()}
     return compiled.jit_namespace(globals(), ("_card_turn",), calls=calls)["_card_turn"]
 
 
@@ -86,7 +77,7 @@ def _aot(name: str) -> Any:
     return compiled.aot_kernel(name, checked=_GIVEN)
 
 
-_GIVEN = 7  # card_turn's arguments, with nb; the kernel's other four are the scratch card_turn allocates
+_GIVEN = 6  # card_turn's arguments; the kernel's last, the scratch card_turn allocates
 
 
 def card_turn(
@@ -97,13 +88,13 @@ def card_turn(
     False where a legal box leads to a state without a value."""
     nb, kmax = sl.add.shape
     n = card.ff.shape[0]
-    sv = np.empty((nb, values.shape[1], kmax))
+    sv = np.empty((values.shape[1], nb, kmax))
     score = np.zeros((n, d.roll_probs.shape[0], W))
     keeps = np.empty((n - 1, d.levels[d.dice], W) if n > 1 else (0, 0, W))
     ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
-    args = (card, sl, layer, st, d, values, nb, sv, score, keeps, ok)
+    args = (card, sl, layer, st, d, values, (sv, score, keeps, ok))
     if compiled.MODE == "aot":
         _aot("card_f4" if values.dtype == np.float32 else "card_f8")(*args)
     else:
         (jitted() if compiled.MODE == "jit" else _card_turn)(*args)
-    return sv, keeps, bool(ok[0])
+    return sv.transpose(1, 0, 2), keeps, bool(ok[0])

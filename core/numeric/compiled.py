@@ -16,6 +16,7 @@ kernels, never built ahead of time, are compiled by numba in both compiled modes
 from __future__ import annotations
 
 import collections
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -24,10 +25,13 @@ import types
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+from ..places import CACHE_ENV, user_folder
 
 __all__ = [
     "AOT_MODULE",
@@ -163,7 +167,7 @@ def _fits(arg: Any, like: Any) -> bool:
             return True
         if type(arg) is not type(like) or not all(map(_fits, arg, like)):
             return False
-        if sum(a.nbytes for a in arg if isinstance(a, np.ndarray)) < 1 << 20:  # small ones only
+        if _nbytes(arg) < 1 << 20:  # small ones only
             _RECORDS[id(arg)] = arg
             if len(_RECORDS) > RECORDS_KEPT:
                 _RECORDS.popitem(last=False)
@@ -171,6 +175,11 @@ def _fits(arg: Any, like: Any) -> bool:
     if isinstance(like, bool | np.bool_):
         return isinstance(arg, bool | np.bool_)
     return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
+
+
+def _nbytes(record: tuple) -> int:
+    """The bytes of the arrays a record holds, in the records nested in it too."""
+    return sum(a.nbytes if isinstance(a, np.ndarray) else _nbytes(a) if isinstance(a, tuple) else 0 for a in record)
 
 
 _INTS = (int, np.integer)
@@ -218,13 +227,34 @@ def _check_like(arg: Any, like: Any, where: str) -> None:
 
 @cache
 def numba_module() -> Any:
-    """numba, imported on first use (only the `jit` mode and the simulator's own kernels need it)."""
+    """numba, imported on first use (only the `jit` mode and the simulator's own kernels need it), keeping the
+    kernels it compiles in `kernel_cache_dir` unless NUMBA_CACHE_DIR says where."""
     numba: Any = importlib.import_module("numba")
     if "NUMBA_SLP_VECTORIZE" not in os.environ:
         # numba leaves LLVM's SLP vectoriser off; the turn recursion spells its W lanes out so that this pass
         # packs them into one vector register. No value changes: the lanes are independent states.
         numba.config.SLP_VECTORIZE = 1
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        numba.config.CACHE_DIR = str(kernel_cache_dir(numba.__version__))
     return numba
+
+
+def kernel_cache_dir(numba_version: str) -> Path:
+    """Where numba keeps the kernels it compiled: the user's cache folder, a folder per numba version and state
+    of this folder's sources. numba checks a kernel's own source only, so a kernel kept by an older dicecup that
+    names a record since renamed would fail to load; a new folder is never read by an older one. (Beside the
+    package, in `__pycache__`, a read-only install could keep nothing.)"""
+    return user_folder("cache", CACHE_ENV) / "numba" / f"{numba_version}-{_sources_digest()}"
+
+
+@cache
+def _sources_digest() -> str:
+    """A digest of the numeric core's sources (its kernels and the records they take)."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 JIT_LOCK = threading.RLock()

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import compiled, turn
+from . import advance, compiled, turn
 from .turn import W
 
 __all__ = [
@@ -21,16 +21,16 @@ __all__ = [
     "TIE",
     "Fold",
     "MoveRows",
-    "Policy",
     "ScoreArrays",
+    "TurnPlay",
     "TurnStates",
     "choose_keep",
     "fill_moves",
     "fold_block",
     "move_flag",
     "move_rows",
-    "policy",
     "score_arrays",
+    "turn_play",
 ]
 
 TIE = 1e-9
@@ -39,7 +39,10 @@ DEAD = (0.0,) * 8  # none does: each scores
 
 
 class TurnStates(NamedTuple):
-    """Solver states whose best moves are wanted: where they may score and what each successor is worth."""
+    """Solver states whose best moves are wanted: where they may score and what each successor is worth.
+
+    Its legality fields are `records.Legality`'s, and the score-and-advance step's walk reads it as one (flat:
+    `fill_moves`' parallel loop cannot take a record nested in another)."""
 
     score_class: np.ndarray  # int64 [S]: the state's class of the score tables
     same: np.ndarray  # bool [S]: the first roll scores like a later one
@@ -66,7 +69,7 @@ def score_arrays(points: np.ndarray, slots: np.ndarray, same: np.ndarray) -> Sco
     return ScoreArrays(points, slots, slots.min(axis=3), slots.max(axis=3), np.ascontiguousarray(same, dtype=bool))
 
 
-class Policy(NamedTuple):
+class TurnPlay(NamedTuple):
     """How `fold_block`'s folded turns are played, besides the states' tables: the rolls a turn, the objective's
     theta (nonzero: a risk objective's rolls folded as utilities) and the keeps chosen among, ties to the first
     (`DiceGraph.keep_order`)."""
@@ -78,9 +81,9 @@ class Policy(NamedTuple):
     keep_masks: np.ndarray  # int64 [rolls of the graph, K]: each keep as a mask of the roll's sorted dice
 
 
-def policy(keep_order: tuple[np.ndarray, np.ndarray, np.ndarray], rolls: int, theta: float) -> Policy:
-    """The record of a solution's policy: its graph's `keep_order`, the variant's rolls, the objective's theta."""
-    return Policy(int(rolls), float(theta), *keep_order)
+def turn_play(keep_order: tuple[np.ndarray, np.ndarray, np.ndarray], rolls: int, theta: float) -> TurnPlay:
+    """How a solution's turns are played: its graph's `keep_order`, the variant's rolls, the objective's theta."""
+    return TurnPlay(int(rolls), float(theta), *keep_order)
 
 
 class Fold(NamedTuple):
@@ -128,21 +131,23 @@ if compiled.NUMBA_KERNELS:
     numba = compiled.numba_module()
     turn_block = turn.jitted()
 
+    step = advance.compiled_names()
+    legal_boxes, advance_arg = step["_legal_boxes"], step["_advance_arg"]
+
     @numba.njit(cache=True, nogil=True)
     def _tables(st, sc, s, w, fold, errors):
         """State s's scoring tables in column w of the fold: now[f, r, w] the best value of scoring roll r (f = 1:
-        first roll) and best_box[w, f, r] the first box reaching it, each built in `fold`'s scratch column. The
-        core's turn recursion then folds a block of such columns into keeps[i, row, w], the value of keeping
-        multiset `row` after roll i + 1.
-        A box whose legality ignores the roll is one vector pass per successor slot its scores reach
-        (`ScoreArrays.slot_lo`/`slot_hi`): the slot is a broadcast, not a gather per roll."""
+        first roll) and best_box[w, f, r] the first box reaching it (the score-and-advance step, `advance`, with
+        its arg-best box), each built in `fold`'s scratch column. The core's turn recursion then folds a block
+        of such columns into keeps[i, row, w], the value of keeping multiset `row` after roll i + 1.
+        A box whose legality ignores the roll and whose scores all lead to one successor slot
+        (`ScoreArrays.slot_lo` = `slot_hi`) is a broadcast of that slot's value, not a gather per roll;
+        errors[0] counts legal scores the solver never saw (slot -1)."""
         now, best_box, row, arg = fold.now, fold.best_box, fold.row, fold.arg  # once: no refcounts per read
         n_rolls = now.shape[1]
-        points, slots, after, rd_tables = sc.points, sc.slots, st.after, st.rd_tables
-        slot_lo, slot_hi = sc.slot_lo, sc.slot_hi
+        points, slots, after = sc.points, sc.slots, st.after[s]
         nb = points.shape[2]
         c = st.score_class[s]
-        rd = st.rd_index[s]
         mask = st.masks[s]
         for f in range(2):
             if f == 1 and st.same[s]:
@@ -153,38 +158,19 @@ if compiled.NUMBA_KERNELS:
             for r in range(n_rolls):
                 row[r] = -np.inf
                 arg[r] = -1
-            bits = st.first_bits[s] if f == 1 else st.later_bits[s]
+            boxes, rd = legal_boxes(st, s, mask, f)  # st read as its `Legality`
+            rule = (st.rd_tables, rd, f, False)
             for b in range(nb):
-                if (mask >> b) & 1:
+                if not (boxes >> b) & 1:
                     continue
-                pts = points[c, f, b]
-                sls = slots[c, f, b]
-                if rd < 0:
-                    if not (bits >> b) & 1:
-                        continue
-                    lo = slot_lo[c, f, b]
-                    if lo < 0:
-                        errors[0] += 1
-                        continue
-                    for k in range(lo, slot_hi[c, f, b] + 1):
-                        a = after[s, k]
-                        for r in range(n_rolls):
-                            v = pts[r] + a
-                            better = (sls[r] == k) & (v > row[r])
-                            row[r] = v if better else row[r]
-                            arg[r] = b if better else arg[r]
+                lo, hi = sc.slot_lo[c, f, b], sc.slot_hi[c, f, b]
+                if rd < 0 and lo < 0:
+                    errors[0] += 1
                     continue
-                for r in range(n_rolls):
-                    if not (rd_tables[rd, r, f] >> b) & 1:
-                        continue
-                    sl = sls[r]
-                    if sl < 0:
-                        errors[0] += 1
-                        continue
-                    v = pts[r] + after[s, sl]
-                    if v > row[r]:
-                        row[r] = v
-                        arg[r] = b
+                single = lo if rd < 0 and lo == hi else -1
+                leaf = (points[c, f, b], slots[c, f, b], after, single, np.int64(0))
+                if advance_arg((row, arg), b, leaf, rule):
+                    errors[0] += 1
             for r in range(n_rolls):
                 now[f, r, w] = row[r]
                 best_box[w, f, r] = arg[r]

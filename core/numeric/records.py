@@ -17,8 +17,12 @@ __all__ = [
     "CardArrays",
     "DiceArrays",
     "LayerArrays",
+    "LayerStates",
+    "Legality",
+    "ScoreRows",
     "SlotArrays",
     "StateArrays",
+    "TurnShape",
     "signature_digest",
     "signatures",
 ]
@@ -68,26 +72,52 @@ class SlotArrays(NamedTuple):
     used: np.ndarray  # int64 [boxes]: slots in use
 
 
-class LayerArrays(NamedTuple):
-    """One layer of the solver's states and the score tables of their contexts."""
+class LayerStates(NamedTuple):
+    """A layer's states: what each one is and where its score rows are."""
 
-    codes: np.ndarray  # int64 [N]: class code of each state
+    codes: np.ndarray  # int64 [N]: class code of each state (its low bits: the filled boxes)
     prog: np.ndarray  # int64 [N, G]: clamped group totals
-    ctxs: np.ndarray  # int64 [N]: dense context of each state (row of point_row / slot_row)
+    ctxs: np.ndarray  # int64 [N]: dense context of each state (row of `ScoreRows.point_row` / `slot_row`)
+
+
+class Legality(NamedTuple):
+    """Which open boxes each state may score (`advance.legal_boxes` reads it): the same boxes for every roll,
+    after the first roll or a later one, or (rd_index >= 0) a table of legal boxes per roll."""
+
     later_bits: np.ndarray  # int64 [N]: boxes legal after a later roll (when the roll does not matter)
     first_bits: np.ndarray  # int64 [N]: ... after the first roll
     rd_index: np.ndarray  # int64 [N]: row of rd_tables when legality depends on the roll, else -1
     rd_tables: np.ndarray  # int64 [T, rolls, 2]: legal-box bits per roll (and first roll?)
+
+
+class ScoreRows(NamedTuple):
+    """The distinct rows of points and successor slots of a layer's contexts, and which row each box reads."""
+
     points: np.ndarray  # float64 [P, rolls]: distinct rows of the points of scoring each roll in a box
     slots: np.ndarray  # int32 [S, rolls]: distinct rows of the successor slot each score leads to
     reach: np.ndarray  # int64 [S]: bit k set where the slot row holds slot k
     point_row: np.ndarray  # int32 [contexts, boxes, 2]: the row of points of each box, later/first roll
     slot_row: np.ndarray  # int32 [contexts, boxes, 2]: the row of slots ...
+
+
+class TurnShape(NamedTuple):
+    """How a layer's turn is folded: its decisions' score rows, banked rolls, and the objective's leaf."""
+
+    rolls: int  # rolls a turn
     fs_both: bool  # whether first-roll scoring differs anywhere in the layer
     pick: np.ndarray  # int64 [decisions]: the row of the turn's score table each decision uses
     first_pick: np.ndarray  # int64 [decisions]: ... were that decision the turn's first (banked rolls)
     banked: bool  # unused rolls are banked: a score row per rolls left, a value per bank
     product: bool  # a risk objective: `points` holds exp(theta * points) and a leaf is factor x value
+
+
+class LayerArrays(NamedTuple):
+    """One layer of the solver's states and the score tables of their contexts."""
+
+    states: LayerStates
+    legal: Legality
+    rows: ScoreRows
+    turn: TurnShape
 
 
 class CardArrays(NamedTuple):
@@ -116,21 +146,23 @@ def signatures() -> dict[str, tuple[Any, ...]]:
     st = StateArrays(_i8(1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), 1, 1)
     i4 = np.zeros((1, 1, 1), dtype=np.int32)
     lay = LayerArrays(
-        _i8(1), _i8(1, 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1), i4[0], _i8(1), i4, i4, False,
-        _i8(1), _i8(1), False, False,
-    )  # fmt: skip
+        LayerStates(_i8(1), _i8(1, 1), _i8(1)),
+        Legality(_i8(1), _i8(1), _i8(1), _i8(1, 1, 1)),
+        ScoreRows(_f8(1, 1), i4[0], _i8(1), i4, i4),
+        TurnShape(1, False, _i8(1), _i8(1), False, False),
+    )
     slots = SlotArrays(_i8(1, 1), _i8(1, 1, 1), _i8(1))
     w = W
     fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
     one = np.int64(1)
     card = (CardArrays(1, _i8(1), _i8(1), _i8(1), 0), slots, lay, st, dice)
-    scratch = (one, _f8(1, 1, 1), _f8(1, 1, w), _f8(1, 1, w), _i8(1))
+    scratch = (_f8(1, 1, 1), _f8(1, 1, w), _f8(1, 1, w), _i8(1))
     return {
         "turn_block": fold,
-        "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, one, one, _f8(1, 1)),
-        "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, one, one, _f8(1, 1)),
-        "card_f8": (*card, _f8(1, 1), *scratch),
-        "card_f4": (*card, np.zeros((1, 1), np.float32), *scratch),
+        "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, _f8(1, 1)),
+        "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, _f8(1, 1)),
+        "card_f8": (*card, _f8(1, 1), scratch),
+        "card_f4": (*card, np.zeros((1, 1), np.float32), scratch),
     }
 
 

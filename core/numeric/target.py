@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import compiled
-from .lookup import state_slot
+from .advance import _legal_boxes, _successor
 from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from .turn import W, turn_block
 
@@ -53,35 +53,31 @@ class Windows(NamedTuple):
 
 def _leaves(walk, i, succ, pts):
     """succ[f, b, r]: the value slot scoring roll r in box b leads to from state i after the first roll (f = 1) or
-    a later one (f = 0), -1 where the box is not legal; pts[f, b, r] its points (whole numbers)."""
+    a later one (f = 0), -1 where the box is not legal; pts[f, b, r] its points (whole numbers). The
+    score-and-advance step's walk (`advance`: the legal open boxes, each slot's successor), whose leaves are
+    kept here rather than maximised: a state's value here is a vector, each entry with its own best box."""
     layer, sl, st, nb, rolls = walk.layer, walk.sl, walk.st, walk.nb, walk.rolls
-    code = layer.codes[i]
+    rows, legal = layer.rows, layer.legal
+    code, prog, ctx = layer.states.codes[i], layer.states.prog[i], layer.states.ctxs[i]
     mask = code & st.full
-    ctx = layer.ctxs[i]
-    prog = layer.prog[i]
-    rd = layer.rd_index[i]
     n_rolls = succ.shape[2]
-    kmax = sl.add.shape[1]
-    at = np.empty(kmax, dtype=np.int64)
+    at = np.empty(sl.add.shape[1], dtype=np.int64)
     for f in range(2):
         for b in range(nb):
             for r in range(n_rolls):
                 succ[f, b, r] = -1
         if f == 0 and rolls == 1:
             continue  # a one-roll turn only scores right after its first roll
-        bits = layer.first_bits[i] if f == 1 else layer.later_bits[i]
+        boxes, rd = _legal_boxes(legal, i, mask, f)
         for b in range(nb):
-            if (mask >> b) & 1:
-                continue
-            if rd < 0 and not (bits >> b) & 1:
+            if not (boxes >> b) & 1:
                 continue
             for k in range(sl.used[b]):
-                code2 = (code | (1 << b)) + (sl.add[b, k] - (1 << b))
-                at[k] = state_slot(st, code2, prog, sl.inc[b, k])
-            prow = layer.points[layer.point_row[ctx, b, f]]
-            srow = layer.slots[layer.slot_row[ctx, b, f]]
+                at[k] = _successor(st, sl, code, prog, b, k)
+            prow = rows.points[rows.point_row[ctx, b, f]]
+            srow = rows.slots[rows.slot_row[ctx, b, f]]
             for r in range(n_rolls):
-                if rd >= 0 and not (layer.rd_tables[rd, r, f] >> b) & 1:
+                if rd >= 0 and not (legal.rd_tables[rd, r, f] >> b) & 1:
                     continue
                 succ[f, b, r] = at[srow[r]]
                 pts[f, b, r] = np.int64(prow[r])
@@ -144,7 +140,7 @@ def _fill(succ, pts, below, n0, f_lo, f_hi, score):
 
 def _window_block(walk, below, a, z, here):
     """here.lo[i], here.hi[i] for the states a..z-1 of a layer (`_window`), from their successors' bounds."""
-    n_rolls = walk.layer.points.shape[1]
+    n_rolls = walk.layer.rows.points.shape[1]
     succ = np.empty((2, walk.nb, n_rolls), dtype=np.int64)
     pts = np.zeros((2, walk.nb, n_rolls), dtype=np.int64)
     lo_out, hi_out = here.lo, here.hi
@@ -171,7 +167,7 @@ def _vector_block(walk, below, a, z, here):
     best = np.empty((n_rows, W))
     no_keeps = np.empty((0, 0, W))
     no_levels = np.empty((0, n_rolls, W))
-    same = rolls > 1 and not layer.fs_both
+    same = rolls > 1 and not layer.turn.fs_both
     for i in range(a, z):
         _leaves(walk, i, succ, pts)
         width = hi_out[i] - lo_out[i]
@@ -199,9 +195,10 @@ def _score_rows(walk, below, i, n0, score, succ, pts):
 @cache
 def jitted() -> Mapping[str, Any]:
     """The kernels compiled by numba, with what they call (the turn recursion and the state lookup)."""
-    from . import lookup, turn
+    from . import advance, turn
 
-    calls = {"turn_block": turn.jitted(), "state_slot": lookup.jitted()}
+    step = advance.compiled_names()
+    calls = {"turn_block": turn.jitted(), **{name: step[name] for name in ("_legal_boxes", "_successor")}}
     names = ("_leaves", "_window", "_fill", "_window_block", "_vector_block", "_score_rows")
     return compiled.jit_namespace(globals(), names, calls=calls)
 
@@ -218,7 +215,7 @@ def vector_block(walk: Walk, below: Windows, a: int, z: int, here: Windows) -> N
 
 def score_rows(walk: Walk, below: Windows, i: int, n0: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(score [2, rolls, width], succ [2, boxes, rolls], pts [2, boxes, rolls]) of state i (`_score_rows`)."""
-    n_rolls = walk.layer.points.shape[1]
+    n_rolls = walk.layer.rows.points.shape[1]
     score = np.zeros((2, n_rolls, width))
     succ = np.empty((2, walk.nb, n_rolls), dtype=np.int64)
     pts = np.zeros((2, walk.nb, n_rolls), dtype=np.int64)

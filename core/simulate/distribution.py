@@ -382,7 +382,7 @@ class LayerPass:
         Within a turn the mass goes forward: the first roll's probabilities, then at each decision the policy's
         keep sends a roll's mass to the kept dice, whence it spreads over the rerolled dice one die at a time
         (the forward twin of the turn recursion's expectation); a scored roll adds its mass to its outcome."""
-        from ..numeric.moves import policy
+        from ..numeric.moves import turn_play
         from .optimal import turn_states
 
         sol, tables = self.solution, self.tables
@@ -397,7 +397,7 @@ class LayerPass:
         errors = np.zeros(3, dtype=np.int64)
         width = tables.out_box.shape[1]
         # a risk table's policy folds its rolls as utilities
-        pol = policy(graph.keep_order, sol.variant.rolls, sol.objective.theta)
+        pol = turn_play(graph.keep_order, sol.variant.rolls, sol.objective.theta)
         for a in range(0, n, CHUNK):
             part = slice(a, min(n, a + CHUNK))
             c, p, cx = codes[part], progs[part], ctx_of[part]

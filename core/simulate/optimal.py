@@ -223,7 +223,7 @@ def fill_rows_of(
 
     graph = solution.graph
     # a risk table's policy folds its rolls as utilities
-    pol = moves.policy(graph.keep_order, solution.variant.rolls, solution.objective.theta)
+    pol = moves.turn_play(graph.keep_order, solution.variant.rolls, solution.objective.theta)
     errors = np.zeros(1, dtype=np.int64)
     for lo in range(0, len(codes), FILL_CHUNK):
         part = slice(lo, lo + FILL_CHUNK)

@@ -15,7 +15,7 @@ import numpy as np
 from ..language.contexts import Situation
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY, ClassCoding
-from ..numeric.records import CardArrays, LayerArrays, SlotArrays
+from ..numeric.records import CardArrays, LayerArrays, LayerStates, Legality, ScoreRows, SlotArrays, TurnShape
 from ..numeric.tables import LegalTables, Untabulable
 from .advice_scoring import UNREACHABLE, Values, kernels, memo_peek, tables_answer, use_compiled
 from .advice_tables import box_points, class_of, recalled_card_tables, tables_of
@@ -58,15 +58,16 @@ class CardTurn(NamedTuple):
     def own(self, r: int, ff: int, bank: int) -> list[tuple[str, int, float]]:
         """(box, points now, expected points after) of each legal box for roll `r`, after the first
         roll (ff = 1) or a later one, leaving `bank` rolls banked, read off the class's row of its layer as
-        the kernel reads it (`layer._best_row`); SolverError where one leads nowhere."""
+        the kernel reads it (`advance._advance`); SolverError where one leads nowhere."""
         lay, at = self.cls.layer, self.cls.state
         nb = len(self.box_ids)
-        rd = lay.rd_index.item(at)
-        bits = lay.rd_tables.item(rd, r, ff) if rd >= 0 else (lay.first_bits if ff else lay.later_bits).item(at)
-        bits &= ~lay.codes.item(at) & ((1 << nb) - 1)  # open boxes only
-        ctx = lay.ctxs.item(at)
-        pts = lay.points[lay.point_row[ctx, :, ff], r].tolist()
-        slot = lay.slots[lay.slot_row[ctx, :, ff], r]
+        leg, rows = lay.legal, lay.rows
+        rd = leg.rd_index.item(at)
+        bits = leg.rd_tables.item(rd, r, ff) if rd >= 0 else (leg.first_bits if ff else leg.later_bits).item(at)
+        bits &= ~lay.states.codes.item(at) & ((1 << nb) - 1)  # open boxes only
+        ctx = lay.states.ctxs.item(at)
+        pts = rows.points[rows.point_row[ctx, :, ff], r].tolist()
+        slot = rows.slots[rows.slot_row[ctx, :, ff], r]
         after = self.sv[_BOXES[:nb], bank, slot].tolist()  # each box's, open or not: one gather
         out = []
         for b, box in enumerate(self.box_ids):
@@ -225,16 +226,18 @@ def _score_class(
     reach = np.array([sum(1 << k for k in set(row)) for row in slot_rows.tolist()], dtype=np.int64)
     one = np.zeros(1, dtype=np.int64)
     layer = LayerArrays(
-        one, np.zeros((1, max(ix.G, 1)), dtype=np.int64), one, one, one, one - 1, np.zeros((1, n_rolls, 2), np.int64),
-        point_rows, slot_rows, reach, rows[None], rows[None].copy(), False, one, one, False, False,
-    )  # fmt: skip
+        LayerStates(one, np.zeros((1, max(ix.G, 1)), dtype=np.int64), one),
+        Legality(one, one, one - 1, np.zeros((1, n_rolls, 2), np.int64)),
+        ScoreRows(point_rows, slot_rows, reach, rows[None], rows[None].copy()),
+        TurnShape(1, False, one, one, False, False),
+    )
     used = np.array([len(k) for k in distinct], dtype=np.int64)
     return ClassArrays(layer, SlotArrays(add, inc, used))
 
 
 def _with_legal(cls: ClassArrays, coding: ClassCoding, legal: LegalTables, lcid: int, vals: np.ndarray) -> ClassArrays:
     """A score class's arrays with the boxes legal class `lcid` allows (of card row vals[0]'s open boxes)."""
-    n_rolls = cls.layer.points.shape[1]
+    n_rolls = cls.layer.rows.points.shape[1]
     per_roll = legal.depends_on_roll(lcid)
     if per_roll:
         ok = np.stack([legal.allowed(np.full(n_rolls, lcid), bool(fr), np.arange(n_rolls)) for fr in (0, 1)])
@@ -242,14 +245,16 @@ def _with_legal(cls: ClassArrays, coding: ClassCoding, legal: LegalTables, lcid:
         bits = coding.pack_boxes(ok)  # [2, rolls]
     else:  # the same boxes for every roll (most cards): one row per first roll or not
         once = legal.simple[lcid] & (vals[0] == EMPTY)
-        bits = coding.pack_boxes(once)[:, None]  # [2, 1]: `_best_row` reads no per-roll bits for such a class
+        bits = coding.pack_boxes(once)[:, None]  # [2, 1]: the step reads no per-roll bits for such a class
     filled = int(coding.pack_boxes(vals[0] != EMPTY))
     layer = cls.layer._replace(
-        codes=np.array([filled], dtype=np.int64),
-        later_bits=bits[0, :1].copy(),
-        first_bits=bits[1, :1].copy(),
-        rd_index=np.array([0 if per_roll else -1], dtype=np.int64),
-        rd_tables=np.ascontiguousarray(bits.T[None, :, :]),
+        states=cls.layer.states._replace(codes=np.array([filled], dtype=np.int64)),
+        legal=Legality(
+            bits[0, :1].copy(),
+            bits[1, :1].copy(),
+            np.array([0 if per_roll else -1], dtype=np.int64),
+            np.ascontiguousarray(bits.T[None, :, :]),
+        ),
     )
     return cls._replace(layer=layer)
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..numeric.records import LayerArrays, SlotArrays
+from ..numeric.records import LayerArrays, LayerStates, Legality, ScoreRows, SlotArrays, TurnShape
 from .dp import ContextRows, slot_arrays
 from .space import StateSpace
 
@@ -133,12 +133,13 @@ class CardTables(NamedTuple):
     def shared_layer(self) -> LayerArrays:
         """Every class as one kernel layer, state i being class i (`position` finds a class's)."""
         n = len(self.codes)
+        no_turn = np.zeros(1, dtype=np.int64)  # the card kernel folds its own decisions: it reads only `product`
         return LayerArrays(
-            self.codes, np.zeros((n, max(self.slot_arrays.inc.shape[2], 1)), dtype=np.int64), self.context,
-            self.later, self.first, self.rd_index, self.rd_tables, self.points, self.slots, self.reach,
-            self.point_row, self.slot_row, True, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), False,
-            False,
-        )  # fmt: skip
+            LayerStates(self.codes, np.zeros((n, max(self.slot_arrays.inc.shape[2], 1)), dtype=np.int64), self.context),
+            Legality(self.later, self.first, self.rd_index, self.rd_tables),
+            ScoreRows(self.points, self.slots, self.reach, self.point_row, self.slot_row),
+            TurnShape(1, True, no_turn, no_turn, False, False),
+        )
 
     def position(self, code: int) -> int:
         """The row of class `code` (in `codes` and `shared_layer`), or -1 where the search never met the class

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ..numeric.advance import advance_box, successor_code
 from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import first_values, fold, plain_pick, turn_value
 from .errors import SolverError
@@ -88,7 +89,8 @@ def score_arrays(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """(first, later) arrays (rolls, B): best value of scoring each roll now; later is None when equal.
 
-    A leaf is points + successor value, or for a risk objective exp(theta * points) x successor value."""
+    The score-and-advance step's numpy form (`numeric.advance.advance_box`, box by box): a leaf is points +
+    successor value, or for a risk objective exp(theta * points) x successor value."""
     model = space.model
     _, points = model.context_tables(ctx)
     slots = space.context_slots(ctx)
@@ -111,30 +113,19 @@ def score_arrays(
         succ = None
         for f in fs:
             if table is None:
-                allowed = open_b & (((first_bits if f else later_bits) >> b) & 1).astype(bool)
-                if not allowed.any():
+                legal = open_b & (((first_bits if f else later_bits) >> b) & 1).astype(bool)
+                if not legal.any():
                     continue
-                rows = None
             else:
                 rows = ((table[:, f] >> b) & 1).astype(bool)
                 if not rows.any():
                     continue
-                allowed = open_b
+                legal = rows[:, None] & open_b
             if succ is None:
                 succ = successor_values(space, values, b, codes, progress)
-            vs = np.where(allowed, succ, NEG)
-            pts = objective.factors(points[b, :, f])
-            if vs.shape[0] == 1:
-                cand = (np.multiply if objective.product else np.add).outer(pts, vs[0])
-            else:
-                cand = vs[slots[b, :, f]]
-                if objective.product:
-                    cand *= pts[:, None]
-                else:
-                    cand += pts[:, None]
-            if rows is not None:
-                cand[~rows] = NEG
-            np.maximum(out[f], cand, out=out[f])
+            after = succ if succ.shape[0] == 1 else succ[slots[b, :, f]]  # one successor: a broadcast
+            pts = objective.factors(points[b, :, f])[:, None]
+            advance_box((out[f], None), b, pts, after, legal, objective.product)
     first = out[1] if 1 in out else out[0]
     later = out[0] if (0 in out and 1 in out) else None
     return first, later
@@ -146,9 +137,8 @@ def successor_values(
     """(slots, B): value of the state after filling box b, for each slot of b (`space.slot_add` order)."""
     adds, incs = space.slot_add[b], space.slot_inc[b]
     out = np.empty((len(adds), len(codes)))
-    bit = 1 << b
     for k in range(len(adds)):
-        code2 = (codes | bit) + (adds[k] - bit)
+        code2 = successor_code(codes, adds[k])  # garbage where b is filled: the step never reads those
         if space.G:
             p2 = space.clamp(code2 & space.full, progress + incs[k])
         else:
@@ -381,7 +371,7 @@ def layer_arrays(
 ) -> LayerArrays:
     """The kernels' record of a layer's states (codes, clamped totals): their contexts' score rows, legality,
     and the score row each decision of the turn reads (`LayerArrays`)."""
-    from ..numeric.records import LayerArrays
+    from ..numeric.records import LayerArrays, LayerStates, Legality, ScoreRows, TurnShape
 
     model = space.model
     rolls = model.variant.rolls
@@ -389,7 +379,7 @@ def layer_arrays(
     banks = space.banks_in(filled)
     ctx = model.context_of(codes)
     uctx, ctx_dense = np.unique(ctx, return_inverse=True)
-    points, slot_of, reach, point_row, slot_row = context_rows.layer(uctx)
+    rows = ScoreRows(*context_rows.layer(uctx))
     later, first, rd_index, rd_tables = space.legal_arrays(codes)
     fs_both = (
         bool((rd_index >= 0).any())
@@ -399,36 +389,22 @@ def layer_arrays(
     banked = space.banks > 1
     pick = np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls)
     return LayerArrays(
-        codes,
-        np.ascontiguousarray(progress),
-        ctx_dense.reshape(-1).astype(np.int64),
-        later,
-        first,
-        rd_index,
-        rd_tables,
-        points,
-        slot_of,
-        reach,
-        point_row,
-        slot_row,
-        fs_both,
-        pick,
-        pick + len(pick) if banked and fs_both else pick,
-        banked,
-        objective.product,
+        LayerStates(codes, np.ascontiguousarray(progress), ctx_dense.reshape(-1).astype(np.int64)),
+        Legality(later, first, rd_index, rd_tables),
+        rows,
+        TurnShape(rolls, fs_both, pick, pick + len(pick) if banked and fs_both else pick, banked, objective.product),
     )
 
 
 def layer_rows(arrays: LayerArrays, lo: int, hi: int) -> LayerArrays:
     """The states [lo, hi) of a layer's kernel record, with the layer's shared score rows: a block the kernel
     computes alone (each state's value depends on nothing else in its layer, so any split gives the same bits)."""
+    states, legal = arrays.states, arrays.legal
     return arrays._replace(
-        codes=arrays.codes[lo:hi],
-        prog=arrays.prog[lo:hi],
-        ctxs=arrays.ctxs[lo:hi],
-        later_bits=arrays.later_bits[lo:hi],
-        first_bits=arrays.first_bits[lo:hi],
-        rd_index=arrays.rd_index[lo:hi],
+        states=type(states)(*(a[lo:hi] for a in states)),
+        legal=legal._replace(
+            later_bits=legal.later_bits[lo:hi], first_bits=legal.first_bits[lo:hi], rd_index=legal.rd_index[lo:hi]
+        ),
     )
 
 
@@ -448,7 +424,6 @@ def backward_jit(
     slots = slot_arrays(space)
     states = space.index.arrays
     dice = model.graph.arrays
-    rolls = model.variant.rolls
     context_rows = ContextRows(space, objective)
     for filled in range(space.nb - 1, -1, -1):
         layer, banks = space.layers[filled], space.banks_in(filled)
@@ -457,7 +432,7 @@ def backward_jit(
                 on_states(len(layer) * banks)
             continue
         arrays = layer_arrays(space, context_rows, layer.codes, layer.progress, objective)
-        v = layer_values(arrays, slots, states, dice, values, rolls)
+        v = layer_values(arrays, slots, states, dice, values)
         check_finite(space, layer.codes, layer.progress, v[:, :banks] if space.banks > 1 else v)
         values[layer.index] = v
         _finish(space, work, filled)

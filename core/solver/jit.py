@@ -36,7 +36,6 @@ def layer_values(
     st: StateArrays,
     dice: DiceArrays,
     values: np.ndarray,
-    rolls: int,
     workers: int | None = None,
 ) -> np.ndarray:
     """Run the compiled kernel on one layer: the value of each of its states, per bank where unused
@@ -48,19 +47,20 @@ def layer_values(
     kernels are compiled on first use, and which an ahead-of-time build cannot hold.
     """
     table = values if values.ndim == 2 else values.reshape(-1, 1)
-    out = np.empty((len(layer.codes), table.shape[1]))
-    nb = int(slots.add.shape[0])
-    n_blocks = (len(layer.codes) + W - 1) // W
+    n = len(layer.states.codes)
+    out = np.empty((n, table.shape[1]))
+    n_blocks = (n + W - 1) // W
     workers = min(workers or threads(), n_blocks)
+
+    def blocks(lo: int, hi: int) -> None:
+        layer_block(layer, slots, st, dice, table, lo, hi, out)
+
     if workers <= 1:
-        layer_block(layer, slots, st, dice, table, nb, rolls, 0, n_blocks, out)
+        blocks(0, n_blocks)
     else:
         step = max(1, -(-n_blocks // (8 * workers)))  # a few chunks per thread: a slow one does not hold the rest
         with ThreadPoolExecutor(workers) as pool:
-            jobs = [
-                pool.submit(layer_block, layer, slots, st, dice, table, nb, rolls, lo, min(lo + step, n_blocks), out)
-                for lo in range(0, n_blocks, step)
-            ]
+            jobs = [pool.submit(blocks, lo, min(lo + step, n_blocks)) for lo in range(0, n_blocks, step)]
             for job in jobs:
                 job.result()
     return out if values.ndim == 2 else out[:, 0]

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import fileio
 from ..fileio import FileError
-from ..places import user_folder
+from ..places import CACHE_ENV, STATE_ENV, user_folder
 
 __all__ = [
     "CACHE_ENV",
@@ -50,8 +50,6 @@ __all__ = [
     "HEADER_LIMIT",
 ]
 
-CACHE_ENV = "DICECUP_CACHE_DIR"
-STATE_ENV = "DICECUP_STATE_DIR"
 KEY_FILE = "cache.key"
 KEY_BYTES = 32
 HEADER_LIMIT = 4 << 20  # the JSON header of a signed file: a few kB (a table's index shape, flags)

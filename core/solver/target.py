@@ -172,7 +172,7 @@ class _Run:
         if got is None:
             codes, progs, _ = self.layers[k]
             got = layer_arrays(self.space, self.rows, codes, progs)
-            pts = got.points[np.isfinite(got.points)]
+            pts = got.rows.points[np.isfinite(got.rows.points)]
             if not np.array_equal(pts, np.rint(pts)) or np.abs(pts).max(initial=0) >= 2**40:
                 raise DicecupError(f"{self.solution.variant.id}: a box scores a fractional (or huge) number of points")
             self._records[k] = got

@@ -6,7 +6,7 @@ Solves Yahtzee once to capture the arguments of its largest layer (no banked rol
 thread (CPU seconds, the median of `--repeats`): the whole kernel as this process runs
 it (`compiled.MODE`) and as numba compiles it, and three of its parts driven alone over
 the same states with the kernel's own functions: every successor look-up
-(`lookup.state_slot`), every best-score row (`layer._best_row`), and the fold of every
+(`advance._successors`), every best-score row (the score-and-advance step, `advance._advance`), and the fold of every
 block (`turn.turn_block`). The look-ups were once 15 times their cost today (a way of
 writing the function that compiled badly), and the best-score rows took a masked pass per
 successor slot: a figure far above those on the docs' Performance page is such a regression.
@@ -30,52 +30,47 @@ from dicecup.numeric.turn import W
 
 
 def largest_layer() -> tuple[Any, ...]:
-    """(layer, slots, states, dice, values, rolls): the arguments of a Yahtzee solve's largest layer."""
+    """(layer, slots, states, dice, values): the arguments of a Yahtzee solve's largest layer."""
     from dicecup.solver import jit, solve
 
     seen: list[tuple[Any, ...]] = []
     kernel = jit.layer_values
 
-    def spy(arrays: Any, slots: Any, states: Any, dice: Any, values: np.ndarray, rolls: int) -> np.ndarray:
-        seen.append((arrays, slots, states, dice, values.reshape(values.shape[0], -1).copy(), rolls))
-        return kernel(arrays, slots, states, dice, values, rolls)
+    def spy(arrays: Any, slots: Any, states: Any, dice: Any, values: np.ndarray) -> np.ndarray:
+        seen.append((arrays, slots, states, dice, values.reshape(values.shape[0], -1).copy()))
+        return kernel(arrays, slots, states, dice, values)
 
     jit.layer_values = spy
     try:
         solve(Engine(entry_points=False).variant("yahtzee"))
     finally:
         jit.layer_values = kernel
-    return max(seen, key=lambda args: len(args[0].codes))
+    return max(seen, key=lambda args: len(args[0].states.codes))
 
 
 def parts() -> dict[str, Any]:
     """The three parts, each a loop over a layer's states compiled by numba around the kernel's own function."""
     numba = compiled.numba_module()
-    layer_kernel.jitted()
-    from dicecup.numeric import lookup, turn
+    from dicecup.numeric import advance, turn
 
-    state_slot, best_row, fold = lookup.jitted(), vars(layer_kernel)["_best_row"], turn.jitted()
-
-    @numba.njit(nogil=True)
-    def look_ups(layer, sl, st, values, nb, sv):  # type: ignore[no-untyped-def]
-        count = 0
-        for i in range(layer.codes.shape[0]):
-            code, prog = layer.codes[i], layer.prog[i]
-            for b in range(nb):
-                if not ((code & st.full) >> b) & 1:
-                    for k in range(sl.used[b]):
-                        at = state_slot(st, (code | (1 << b)) + (sl.add[b, k] - (1 << b)), prog, sl.inc[b, k])
-                        sv[b, 0, k] = values[at, 0]
-                        count += 1
-        return count
+    step, fold = advance.compiled_names(), turn.jitted()
+    successors, best_row = step["_successors"], step["_advance"]
 
     @numba.njit(nogil=True)
-    def best_rows(layer, nb, rolls, sv, row):  # type: ignore[no-untyped-def]
+    def look_ups(layer, sl, st, values, sv):  # type: ignore[no-untyped-def]
+        states = layer.states
+        for i in range(states.codes.shape[0]):
+            code = states.codes[i]
+            successors(sl, st, (code, states.prog[i]), code & st.full, values, sv)
+
+    @numba.njit(nogil=True)
+    def best_rows(layer, sv, out):  # type: ignore[no-untyped-def]
         ok = True  # as the kernel asks them (`layer._scores`, no banked rolls): a row per kind of roll that differs
-        for i in range(layer.codes.shape[0]):
-            for f in range(2 if layer.fs_both else 1):
-                ff = f if layer.fs_both else (1 if rolls == 1 else 0)
-                ok &= best_row(layer, i, ff, np.int64(0), nb, sv, row)
+        turn_shape = layer.turn
+        for i in range(layer.states.codes.shape[0]):
+            for f in range(2 if turn_shape.fs_both else 1):
+                ff = f if turn_shape.fs_both else (1 if turn_shape.rolls == 1 else 0)
+                ok &= best_row(layer, i, ff, sv[0], out)
         return ok
 
     @numba.njit(nogil=True)
@@ -104,28 +99,29 @@ def main(argv: list[str] | None = None) -> int:
     if not compiled.NUMBA:
         print("numba is not installed: the parts cannot be compiled here (pip install numba)")
         return 0
-    layer, sl, st, d, values, rolls = largest_layer()
-    n, nb = len(layer.codes), sl.add.shape[0]
+    layer, sl, st, d, values = largest_layer()
+    n, nb = len(layer.states.codes), sl.add.shape[0]
     blocks = (n + W - 1) // W
     out = np.empty((n, 1))
     print(f"Yahtzee's largest layer: {n:,} states, {blocks:,} blocks of {W}; CPU seconds, median of {args.repeats}")
     numba_layer = layer_kernel.jitted()
-    whole = {"numba": lambda: numba_layer(layer, sl, st, d, values, nb, rolls, 0, blocks, out)}
+    whole = {"numba": lambda: numba_layer(layer, sl, st, d, values, 0, blocks, out)}
     if compiled.MODE == "aot":
         built = compiled.aot_kernel("layer_f8")
-        whole["built at install"] = lambda: built(layer, sl, st, d, values, nb, rolls, 0, blocks, out)
+        whole["built at install"] = lambda: built(layer, sl, st, d, values, 0, blocks, out)
     for name, fn in whole.items():
         print(f"  whole kernel ({name}): {cpu(fn, args.repeats):.3f} s")
     part = parts()
-    sv = np.zeros((nb, 1, sl.add.shape[1]))
+    sv = np.zeros((1, nb, sl.add.shape[1]))
     row = np.empty(d.roll_probs.shape[0])
-    count = part["look-ups"](layer, sl, st, values, nb, sv)
-    seconds = cpu(lambda: part["look-ups"](layer, sl, st, values, nb, sv), args.repeats)
+    codes, filled = layer.states.codes, np.bitwise_and(layer.states.codes, st.full)
+    count = sum(int(sl.used[b]) * int(((filled >> b) & 1 == 0).sum()) for b in range(nb))  # one per open box's slot
+    seconds = cpu(lambda: part["look-ups"](layer, sl, st, values, sv), args.repeats)
     print(f"  successor look-ups: {seconds:.3f} s ({count:,} of them, {1e9 * seconds / count:.1f} ns each)")
-    seconds = cpu(lambda: part["best rows"](layer, nb, rolls, sv, row), args.repeats)
-    print(f"  best-score rows: {seconds:.3f} s ({n * (1 + layer.fs_both):,} rows of {len(row)} rolls)")
+    seconds = cpu(lambda: part["best rows"](layer, sv, (row, np.empty(0, dtype=np.int64))), args.repeats)
+    print(f"  best-score rows: {seconds:.3f} s ({len(codes) * (1 + layer.turn.fs_both):,} rows of {len(row)} rolls)")
     n_rows = d.add_edges.shape[0]
-    scratch = (np.zeros((2, len(row), W)), layer.pick, layer.first_pick, d, np.empty((len(row), W)))
+    scratch = (np.zeros((2, len(row), W)), layer.turn.pick, layer.turn.first_pick, d, np.empty((len(row), W)))
     scratch += (np.empty((n_rows, W)), np.empty((n_rows, W)), np.empty((0, 0, W)), np.empty((0, len(row), W)))
     seconds = cpu(lambda: part["folds"](blocks, *scratch), args.repeats)
     print(f"  folds: {seconds:.3f} s ({blocks:,} blocks)")
