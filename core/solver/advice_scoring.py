@@ -21,6 +21,7 @@ from ..language.contexts import Situation
 from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import traced_roll, tracing
+from ..numeric.advance import best_box
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
@@ -76,7 +77,7 @@ class Scored:
 
     def best(self) -> np.ndarray:
         """(rolls, 1): the best value (points now + points to come) of scoring each roll."""
-        return np.max(self.points + self.after, axis=1, initial=-np.inf, keepdims=True)
+        return best_box(self.points, self.after)[0][:, None]
 
 
 def tables_answer(v: Variant) -> bool:
