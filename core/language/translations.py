@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Any
 
 from attrs import evolve, frozen
 
@@ -17,9 +17,6 @@ from . import keys
 from .frozen import FrozenMap
 from .nodes import Node, key_node
 from .parts import Bonus
-
-if TYPE_CHECKING:
-    from .model import Variant
 
 __all__ = ["LANGUAGE_CODE", "Translation", "read_translations", "translated"]
 
@@ -99,9 +96,10 @@ def _names(entry: Node, key: str, what: str, known: set[str]) -> FrozenMap:
     return FrozenMap(names)
 
 
-def translated(variant: Variant, lang: str) -> Variant:
-    """`variant` with the names of language `lang` (`pt-BR` falls back to `pt`); the variant itself when it
-    has no translation to that language."""
+def translated(variant: Any, lang: str) -> Any:
+    """`variant` (a `model.Variant`, which calls this: its module is not imported here) with the names of
+    language `lang` (`pt-BR` falls back to `pt`); the variant itself when it has no translation to that
+    language."""
     tr = variant.translations.get(lang) or variant.translations.get(lang.split("-")[0])
     if tr is None:
         return variant
@@ -119,7 +117,7 @@ def translated(variant: Variant, lang: str) -> Variant:
     )
 
 
-def _column_bonuses(variant: Variant, tr: Translation, column_names: dict[str, str]) -> tuple[Bonus, ...]:
+def _column_bonuses(variant: Any, tr: Translation, column_names: dict[str, str]) -> tuple[Bonus, ...]:
     """The per-column bonuses' names (`NAME (COLUMN)`, as the compiler writes them) in the translation's words."""
     old_columns = {c.id: c.name for c in variant.columns}
     out = []
