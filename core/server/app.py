@@ -140,21 +140,8 @@ def _routes(server: Server) -> list[Any]:
 
         return endpoint
 
-    async def health(request: Request) -> Any:
-        return {"status": "ok", "version": __version__, "database": server.store.kind, "protocol": VERSION}
-
     async def variants(request: Request) -> Any:
         return await asyncio.to_thread(lobby.catalogue)
-
-    catalogs: dict[str, dict[str, Any]] = {}  # the page's messages by language (a handful, read once)
-
-    async def messages(request: Request) -> Any:
-        lang = request.path_params["lang"]
-        if lang not in LANGUAGES:
-            raise Refused(404, f"no language {lang[:20]!r}; languages: {', '.join(LANGUAGES)}")
-        if lang not in catalogs:
-            catalogs[lang] = await asyncio.to_thread(catalog_json, lang)
-        return catalogs[lang]
 
     async def create(request: Request) -> Any:
         _same_origin(request, config)
@@ -181,6 +168,33 @@ def _routes(server: Server) -> list[Any]:
         disposition = f'attachment; filename="dicecup-{code}.json"'
         return Response(data, media_type="application/x-ndjson", headers={"content-disposition": disposition})
 
+    async def socket(websocket: WebSocket) -> None:
+        await serve_socket(websocket, server.hall, server.connections)
+
+    return [
+        Route("/", assets.page),
+        Route("/t/{code}", assets.page),
+        *_described(server, api),
+        Route("/api/variants", api(variants)),
+        Route("/api/tables", api(create, 201), methods=["POST"]),
+        Route("/api/tables/{code}", api(show)),
+        Route("/api/tables/{code}/seats/{seat:int}", api(claim), methods=["POST"]),
+        Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
+        Route("/api/tables/{code}/save", api(save)),
+        WebSocketRoute("/ws", socket),
+        Route("/static/v/{version}/{name}", assets.file),
+        Route("/static/{name}", assets.file),
+    ]
+
+
+def _described(server: Server, api: Callable[[Any], Any]) -> list[Route]:
+    """The routes that describe the server: its health, the OpenAPI description, the protocol's schemas and
+    the page's messages in each language (`api`: the JSON endpoint of a handler, rate-limited)."""
+    catalogs: dict[str, dict[str, Any]] = {}  # the page's messages by language (a handful, read once)
+
+    async def health(request: Request) -> Any:
+        return {"status": "ok", "version": __version__, "database": server.store.kind, "protocol": VERSION}
+
     async def spec(request: Request) -> Any:
         return openapi()
 
@@ -190,25 +204,19 @@ def _routes(server: Server) -> list[Any]:
             return _error(404, f"no schema {name[:60]!r}; schemas: client.json, server.json, http.json")
         return FileResponse(HERE / "schemas" / f"v{VERSION}" / name, media_type="application/json")
 
-    async def socket(websocket: WebSocket) -> None:
-        await serve_socket(websocket, server.hall, server.connections)
+    async def messages(request: Request) -> Any:
+        lang = request.path_params["lang"]
+        if lang not in LANGUAGES:
+            raise Refused(404, f"no language {lang[:20]!r}; languages: {', '.join(LANGUAGES)}")
+        if lang not in catalogs:
+            catalogs[lang] = await asyncio.to_thread(catalog_json, lang)
+        return catalogs[lang]
 
     return [
-        Route("/", assets.page),
-        Route("/t/{code}", assets.page),
         Route("/openapi.json", api(spec)),
         Route("/schemas/v1/{name}", schemas),
         Route("/api/health", api(health)),
-        Route("/api/variants", api(variants)),
         Route("/api/messages/{lang}", api(messages)),
-        Route("/api/tables", api(create, 201), methods=["POST"]),
-        Route("/api/tables/{code}", api(show)),
-        Route("/api/tables/{code}/seats/{seat:int}", api(claim), methods=["POST"]),
-        Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
-        Route("/api/tables/{code}/save", api(save)),
-        WebSocketRoute("/ws", socket),
-        Route("/static/v/{version}/{name}", assets.file),
-        Route("/static/{name}", assets.file),
     ]
 
 

@@ -109,6 +109,11 @@ def _page_paths() -> dict[str, Any]:
 
 
 def _api_paths() -> dict[str, Any]:
+    """The API: what describes the server, then the tables."""
+    return {**_described_paths(), **_table_paths()}
+
+
+def _described_paths() -> dict[str, Any]:
     return {
         "/api/health": {
             "get": {
@@ -131,6 +136,11 @@ def _api_paths() -> dict[str, Any]:
                 "responses": {"200": _answer("the messages", "messages"), **_refusals(404, 429)},
             }
         },
+    }
+
+
+def _table_paths() -> dict[str, Any]:
+    return {
         "/api/tables": {
             "post": {
                 "summary": "Create a table: a variant, its options, the seats (humans and bots), a turn timer, the bots' pace",
