@@ -216,8 +216,9 @@ def test_dice_tumble_unless_the_system_asks_for_less_motion(server, browser):
         page = new_page(browser, PHONE, reduced_motion=motion)
         make_table(page, server.url, "yahtzee", "bot:greedy")
         page.wait_for_selector("#controls:not([hidden])")
+        page.wait_for_selector("#dice .die[aria-pressed]")  # the turn's dice drawn and live (a loaded machine)
         page.keyboard.press("1")
-        assert page.get_attribute("#dice .die >> nth=0", "aria-pressed") == "true"
+        page.wait_for_function("document.querySelector('#dice .die').getAttribute('aria-pressed') === 'true'")
         page.keyboard.press("r")
         page.wait_for_function("document.querySelector('#turn-detail').innerText.startsWith('1 roll left')")
         assert (page.locator("#dice .die.rolling").count() == 4) == tumbles

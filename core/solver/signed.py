@@ -378,4 +378,7 @@ def _npy_view(raw: bytes | mmap.mmap, start: int, length: int, name: str) -> np.
         raise CacheInvalid(
             f"array {name}: declares {shape} of {dtype} ({count * dtype.itemsize:,} bytes) in {body:,} bytes"
         )
-    return np.frombuffer(raw, dtype=dtype, count=count, offset=start + head.tell()).reshape(shape)
+    try:
+        return np.frombuffer(raw, dtype=dtype, count=count, offset=start + head.tell()).reshape(shape)
+    except ValueError:  # an empty array declared with a dimension past what numpy indexes (0 x 10**13 x 10**13)
+        raise CacheInvalid(f"array {name}: declares the shape {shape}, which no array can have") from None
