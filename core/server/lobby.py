@@ -29,6 +29,7 @@ from .hall import Hall, UnknownTable, token_hash
 from .protocol import Refused
 from .rooms import HUMAN, Room
 from .store import NameTaken, SeatRecord, StoreUnavailable, TableRecord
+from .views import translations_view
 from .workers import WorkerFailed
 
 __all__ = ["Lobby", "new_code", "new_token"]
@@ -108,9 +109,9 @@ class Lobby:
                             {"name": o.name, "default": o.default, "choices": list(o.choices)} for o in v.option_specs
                         ],
                         "bots": [f"bot:{b}" for b in self._bots_for(v)],
-                        "translations": {
-                            lang: {k: getattr(tr, k) for k in ("name", "description") if getattr(tr, k)}
-                            for lang, tr in v.translations.items()
+                        "translations": {  # a table's view has them all; the list, the name and description
+                            lang: {k: names[k] for k in ("name", "description") if k in names}
+                            for lang, names in translations_view(v).items()
                         },
                         "seats": MAX_PLAYERS,
                     }

@@ -139,8 +139,7 @@ class Room:
 
     def label(self, lang: str, before: GameState, action: Action) -> str:
         """A move's narration in language `lang` (`views.move_label`)."""
-        with self.catalogs.speaking(lang):
-            return move_label(before, action, self.named(lang))
+        return self._said(lang, lambda: move_label(before, action, self.named(lang)))
 
     def _said(self, lang: str, say: Callable[[], T]) -> T:
         with self.catalogs.speaking(lang):
