@@ -166,6 +166,24 @@ def test_two_browsers_play_one_table_through_a_crash_of_the_server(tmp_path, bro
     assert "Traceback" not in serve.log(), serve.log()
 
 
+def test_a_table_shows_no_controls_before_its_first_state(server, browser):
+    """Opened with the server's socket held silent, the room shows neither the game nor its buttons: nothing to
+    press and no empty turn line until the table's state has arrived (a test once pressed them too early)."""
+    page = new_page(browser, PHONE)
+    link = make_table(page, server.url, "tiny", "bot:greedy")
+    silent = new_page(browser, PHONE)
+    sockets: list[Any] = []
+    silent.route_web_socket("**/ws", lambda ws: sockets.append(ws))  # accepted, never answered, never forwarded
+    silent.goto(link)
+    silent.wait_for_function("!document.querySelector('#room').hidden")
+    while not sockets:  # the page has opened its socket: it is waiting on the table's state
+        silent.wait_for_timeout(50)
+    assert silent.locator("#game").is_hidden() and silent.locator("#controls").is_hidden()
+    assert silent.locator("#share").is_hidden() and silent.inner_text("#turn") == ""
+    for p in (page, silent):
+        p.context.close()
+
+
 def test_a_double_tap_scores_once_and_the_page_stays_in_step(server, browser):
     page = new_page(browser, PHONE)
     make_table(page, server.url, "tiny", "bot:greedy")
@@ -193,8 +211,8 @@ def test_the_lobby_refuses_a_bad_code_and_shows_the_servers_refusals(server, bro
     page.wait_for_selector("#lobby-message.error")
     assert "theta must be a number" in page.inner_text("#lobby-message") and "/t/" not in page.url
     page.goto(f"{server.url}/t/{'A' * 16}")
-    page.wait_for_selector("#message.error")
-    assert "no table" in page.inner_text("#message")
+    page.wait_for_selector("#room-message.error")
+    assert "no table" in page.inner_text("#room-message") and page.locator("#game").is_hidden()
     assert page.js_errors == []
 
 

@@ -210,8 +210,10 @@ function canRoll() {
 }
 
 function say(text, isError = false) {
-  $("message").textContent = text;
-  $("message").className = isError ? "error" : "";
+  // before the table's first state its panel is hidden: a refusal then (no such table) is the room's own line
+  const line = s.game ? $("message") : $("room-message");
+  line.textContent = text;
+  line.className = isError ? "error" : "";
 }
 
 async function claim(seat, input) {
