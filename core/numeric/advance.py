@@ -36,6 +36,7 @@ __all__ = [
     "advance_box",
     "best_box",
     "compiled_names",
+    "fill_shift",
     "legal_boxes",
     "successor",
     "successor_code",
@@ -68,6 +69,16 @@ def successor_code(code: Any, add: Any) -> Any:
     increment (`SlotArrays.add`: the box's flag bit, and its score's digit; the advisor's symmetric cards
     set their canonical class's open box instead), that is (code | bit) + (add - bit). numpy arrays or ints."""
     return code + add
+
+
+def fill_shift(code: Any, b: Any, sym: Any) -> Any:
+    """`coding.StateCoding.fill_shift` for one box, in a kernel: what to add to box b's slot increment from
+    canonical class `code` when b is one of a group of interchangeable boxes (`sym`: the group's mask, 0 for
+    none), whose canonical class fills the group's first open box instead of b."""
+    if sym == 0:
+        return 0
+    free = sym & ~code
+    return (free & -free) - (1 << b)
 
 
 def _successors(sl, st, card, mask, values, sv):
@@ -177,7 +188,7 @@ def compiled_names() -> Mapping[str, Any]:
     return compiled.jit_namespace(
         globals(),
         ("_legal_boxes", "_successors", "_advance"),
-        inline=("successor_code", "_successor", "_advance_box", "_advance_arg"),
+        inline=("successor_code", "fill_shift", "_successor", "_advance_box", "_advance_arg"),
         calls={"state_slot": lookup.jitted()},
     )
 

@@ -97,6 +97,11 @@ BLOCK = 32  # states a kernel task takes at once (its scratch arrays allocated o
 if AVAILABLE:
     numba = compiled.numba_module()
 
+    from . import advance as _advance
+
+    _step = _advance.compiled_names()
+    _successor_code, _fill_shift = _step["successor_code"], _step["fill_shift"]
+
     if compiled.NUMBA_KERNELS:  # the simulator's fold and choice of keep (else `play_turns` is refused when called)
         from .moves import DEAD, choose_keep, fold_block
         from .play import state_slot as _state_slot  # the state coding's look-up, inlined
@@ -125,18 +130,15 @@ if AVAILABLE:
                 for g in range(G):
                     prog[g] = progs[i, g]
                 for b in range(nb):
-                    bit = np.int64(1) << b
-                    filled = (code & bit) != 0
-                    if sym[b] != 0:
-                        free = sym[b] & ~code
-                        bit = free & -free
+                    filled = ((code >> b) & 1) != 0
+                    shift = _fill_shift(code, b, sym[b])
                     for k in range(kmax):
                         j = b * kmax + k
                         if filled or k >= used[b]:
                             succ[i, j] = st.size
                             after[i, j] = np.nan
                             continue
-                        code2 = (code | bit) + (slot_add[b, k] - (np.int64(1) << b))
+                        code2 = _successor_code(code, slot_add[b, k] + shift)
                         for g in range(G):
                             inc[g] = slot_inc[b, k, g]
                         x = _state_slot(st, code2, prog, inc)
