@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -104,6 +105,14 @@ class ClassCoding:
         if not vals or score not in vals:
             return 0
         return vals.index(score) + 1
+
+    def category(self, codes: Any, b: int) -> Any:
+        """Box b's category in class codes `codes` (`fill_code` undone): 0 open, 1 filled with no declared value,
+        2 + i filled with its i-th declared flag value. numpy arrays or ints."""
+        filled = (codes >> b) & 1
+        if b not in self.flag_values:
+            return filled
+        return filled * (1 + ((codes >> self.nb) // self.radix[b]) % (len(self.flag_values[b]) + 1))
 
     def fill_code(self, b: int, digit: int = 0) -> int:
         """What filling open box `b` adds to a class code: the box's bit, plus its flag digit (`digit_of`) times

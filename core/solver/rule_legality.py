@@ -266,7 +266,7 @@ class RuleLegality(RuleProbes):
         if valued:
             value = np.zeros(len(codes), dtype=np.int64)
             for b in valued:
-                value = value * self.ncat[b] + self._cats_vec(codes, b)
+                value = value * self.ncat[b] + self.category(codes, b)
             key |= value << self.nb
         return key
 

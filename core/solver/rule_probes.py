@@ -79,16 +79,8 @@ class RuleProbes(ClassCoding):
         return self.other_value[b] if cat == 1 else self.flag_values[b][cat - 2]
 
     def class_cats(self, code: int) -> list[int]:
-        mask, flagcode = code & ((1 << self.nb) - 1), code >> self.nb
-        cats = []
-        for b in range(self.nb):
-            if not mask >> b & 1:
-                cats.append(0)
-            elif b in self.flag_values:
-                cats.append(1 + (flagcode // self.radix[b]) % (len(self.flag_values[b]) + 1))
-            else:
-                cats.append(1)
-        return cats
+        """Every box's category in class `code` (`ClassCoding.category`)."""
+        return [int(self.category(code, b)) for b in range(self.nb)]
 
     def _card(self, assign: dict[int, int], alt: bool = False, items: tuple | None = None) -> Card:
         """A traced card with these categories; `alt`: another value for 'filled, no flag value'. `items`:
@@ -162,13 +154,6 @@ class RuleProbes(ClassCoding):
                 )
             out.append(b)
         return out
-
-    def _cats_vec(self, codes: np.ndarray, b: int) -> np.ndarray:
-        filled = (codes >> b) & 1
-        if b not in self.flag_values:
-            return filled
-        digit = ((codes >> self.nb) // self.radix[b]) % (len(self.flag_values[b]) + 1)
-        return filled * (1 + digit)
 
     # ------------------------------------------------------------------ rolls alike
 

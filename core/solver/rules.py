@@ -251,7 +251,7 @@ class RuleModel(RuleLegality):
         out = np.zeros(codes.shape, dtype=np.int64)
         mult = 1
         for b in self.context_boxes:
-            out += self._cats_vec(codes, b) * mult
+            out += self.category(codes, b) * mult
             mult *= self.ncat[b]
         return out
 

@@ -438,7 +438,7 @@ class StateSpace:
         """The column of `score_groups` (category combination of boxes `dep`, the last fastest) of each class."""
         combo = np.zeros(len(codes), dtype=np.int64)
         for d in dep:
-            combo = combo * self.model.ncat[d] + self.model._cats_vec(codes, d)
+            combo = combo * self.model.ncat[d] + self.model.category(codes, d)
         return combo
 
     def _advance(
