@@ -335,3 +335,16 @@ def test_cli_errors(args, message):
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ") and message in result.stderr
     assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_a_dice_graph_kept_by_the_caller_gives_the_same_odds_and_must_fit(engine):
+    """A caller asking many positions may build the dice graph once and pass it: the same figures; a graph of
+    other dice is refused, naming both."""
+    from dicecup.numeric.dice import DiceGraph
+
+    v = engine.variant("yahtzee")
+    graph = DiceGraph(v.dice, v.faces)
+    for dice, left in (((1, 1, 2, 5, 6), 2), (None, 3), ((6, 6, 6, 2, 3), 1)):
+        assert odds(v, dice, left, graph=graph) == odds(v, dice, left)
+    with pytest.raises(DicecupError, match="6 dice with 6 faces; yahtzee rolls 5"):
+        odds(v, (1, 2, 3, 4, 5), 1, graph=DiceGraph(6, 6))

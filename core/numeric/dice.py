@@ -50,6 +50,21 @@ class DiceGraph:
         sizes = np.array([len(m) for m in self.multisets])
         return tuple(np.flatnonzero(sizes == s) for s in range(self.dice + 1))
 
+    @cached_property
+    def _keeps_of(self) -> dict[tuple[int, ...], tuple[tuple[tuple[int, ...], ...], np.ndarray]]:
+        return {}  # `proper_keeps`' answers: at most one per multiset of this graph
+
+    def proper_keeps(self, dice: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+        """Every distinct proper sub-multiset of sorted `dice` (the keeps that reroll something), and their rows
+        here; kept per graph for the next decision on the same dice."""
+        got = self._keeps_of.get(dice)
+        if got is None:
+            kept = tuple(k for k in sub_multisets(dice) if len(k) < len(dice))
+            rows = np.array([self.index[k] for k in kept], dtype=np.intp)
+            rows.flags.writeable = False
+            got = self._keeps_of[dice] = (kept, rows)
+        return got
+
     @property
     def roll_rows(self) -> np.ndarray:
         """Rows of the full rolls, in `all_rolls` order (sorted tuples, lexicographic)."""

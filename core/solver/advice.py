@@ -9,7 +9,6 @@ tables kept across processes are `advice_tables`'; the optimal policy and bot bu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -17,7 +16,6 @@ import numpy as np
 from ..errors import DicecupError
 from ..game.actions import Keep, Score
 from ..language.contexts import Situation
-from ..language.dice import sub_multisets
 from ..language.model import Card
 from ..numeric.dice import DiceGraph
 from ..numeric.reference import turn_value
@@ -127,11 +125,10 @@ def ranked(actions: list[Keep | Score], values: list[float], points: list[int | 
     return [make(Option, (actions[i], values[i], i == best, points[i])) for i in order]
 
 
-@lru_cache(maxsize=4096)
 def keep_options(graph: DiceGraph, dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
     """(Keep actions, their keep indices in `graph`) for every distinct proper sub-multiset of a roll's dice."""
-    kept = [k for k in sub_multisets(dice) if len(k) < len(dice)]
-    return [Keep(k) for k in kept], np.array([graph.index[k] for k in kept], dtype=np.intp)
+    kept, rows = graph.proper_keeps(dice)
+    return [Keep(k) for k in kept], rows
 
 
 def turn_start_value(solution: Values, card: Card) -> float:

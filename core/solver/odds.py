@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 from attrs import frozen
@@ -90,14 +89,17 @@ def most_rolls(variant: Variant, from_dice: bool) -> int:
     return variant.rolls - (1 if from_dice else 0) + bank
 
 
-def odds(variant: Variant, dice: Sequence[int] | None = None, rolls_left: int | None = None) -> Odds:
+def odds(
+    variant: Variant, dice: Sequence[int] | None = None, rolls_left: int | None = None, graph: DiceGraph | None = None
+) -> Odds:
     """Each row's chance of being met from a position.
 
     Without `dice`, the position is the start of a turn: `rolls_left` rolls to make (default the
     variant's rolls), `roll` is one roll of every die (the chance of serving the row) and `turn`
     the whole turn. With `dice` on the table, `rolls_left` rolls are still allowed (default: the
     turn's first roll was just made), `roll` is one more roll after the best keep for the row and
-    `turn` is the rest of the turn. DiceError for dice that do not fit, DicecupError for a bad
+    `turn` is the rest of the turn. `graph`: the variant's dice graph, where the caller keeps one for many
+    positions (its edges take a moment to build). DiceError for dice that do not fit, DicecupError for a bad
     number of rolls, TooLarge for dice with too many distinct rolls.
     """
     from_dice = dice is not None
@@ -110,7 +112,13 @@ def odds(variant: Variant, dice: Sequence[int] | None = None, rolls_left: int | 
         raise DicecupError(f"rolls_left must be {least}..{most} for {variant.id}{banked}: {what}; got {rolls_left!r}")
     table = tuple(sorted(check_dice(tuple(dice), variant.dice, variant.faces))) if dice is not None else None
     meets = _meets(variant)
-    graph = _graph(variant.dice, variant.faces)
+    if graph is None:
+        graph = DiceGraph(variant.dice, variant.faces)
+    elif (graph.dice, graph.faces) != (variant.dice, variant.faces):
+        raise DicecupError(
+            f"the dice graph is of {graph.dice} dice with {graph.faces} faces; {variant.id} rolls "
+            f"{variant.dice} with {variant.faces}: pass DiceGraph({variant.dice}, {variant.faces}) or none"
+        )
     decisions = fold(graph, [meets] * (max(left, 1) + 1))  # entry k: k rolls left; each roll's value, each keep's
     probs = graph.roll_probs
     out = []
@@ -150,12 +158,6 @@ def _best_keep(graph: DiceGraph, keeps: np.ndarray | None, dice: tuple[int, ...]
                 best = key
     assert best is not None
     return best[2]
-
-
-@lru_cache(maxsize=4)
-def _graph(dice: int, faces: int) -> DiceGraph:
-    """The dice graph, kept for the next position of the same dice (its edges take a moment to build)."""
-    return DiceGraph(dice, faces)
 
 
 def _sub_multisets(dice: tuple[int, ...], size: int) -> list[tuple[int, ...]]:
