@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from dicecup.language.model import Variant
+from dicecup.numeric import compiled
 from dicecup.solver import advice, advice_kernel, advice_scoring, advice_tables, advisor_memory, cache
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -205,6 +206,10 @@ def test_dicecup_advise_keeps_the_tables_and_its_next_run_asks_no_engine(tmp_pat
     assert run("kept") == first
 
 
+@pytest.mark.skipif(
+    compiled.MODE != "aot",
+    reason="the card kernel answers a process's first card only when built ahead of time (numba would compile it)",
+)
 def test_dicecup_advise_after_a_solve_asks_no_engine(tmp_path):
     """With the solve's complete tables kept beside its table, the very first `dicecup advise` checks its
     --card and advises with every engine score and legality call refused, and says what the engine says."""
@@ -240,5 +245,5 @@ def test_known_scores_are_the_engines(tmp_path, monkeypatch, name, complete):
             assert got == {v.score(s.card, box, r, first).score for r in rolls for first in (False, True)}
             checked += 1
     assert checked >= len(states)
-    if complete:
+    if complete and compiled.MODE == "aot":  # (else the numpy path, or numba's before it compiles, answers)
         assert advice_tables._learned(v)[0] == 0  # the complete tables answered every one

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from dicecup import Card, Engine, GameState
 from dicecup.errors import DicecupError
+from dicecup.numeric import propagate
 from dicecup.simulate import distribution as dist_mod
 from dicecup.solver import solve
 from dicecup.solver.policy import best_action
@@ -261,7 +262,7 @@ def test_successor_slots_match_the_solver(tmp_path):
         nb, k = run.slot_add.shape
         succ = np.empty((len(codes), nb * k), dtype=np.int64)
         after = np.empty((len(codes), nb * k))
-        dist_mod.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
+        propagate.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
         want = solution.successors(codes, progs)
         filled = np.repeat((codes[:, None] >> np.arange(nb)) & 1 == 1, k, axis=1)
         # a filled box has no successor (the solver's table repeats its group's row there: never legal)
@@ -291,7 +292,7 @@ def test_play_chooses_as_the_simulators_best_move_rows(tmp_path, theta):
         nb, k = run.slot_add.shape
         succ = np.empty((len(codes), nb * k), dtype=np.int64)
         after = np.empty((len(codes), nb * k))
-        dist_mod.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
+        propagate.successor_slots(codes, progs, run.nexts, run.states, run.values, succ, after)
         ctx = tables.dense(solution, codes)
         moves, flag = dist_mod.best_moves(solution, codes, progs, after, (ctx, tables.scores))
         mid = np.zeros(graph.n_rolls)

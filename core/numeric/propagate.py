@@ -3,7 +3,8 @@
 Forward, each state's turn sends the first roll's probabilities through the policy's keeps (chosen on the way
 by the simulator's fold, `moves`, or read from best-move rows) to the outcomes it ends in; backward, a
 state's vector of remaining points is the sum of its outcomes' successor vectors, shifted and weighted.
-`simulate.distribution` drives them layer by layer. Compiled by numba only; without numba it is refused.
+`simulate.distribution` drives them layer by layer. Compiled by numba only: without numba, or with the numpy
+kernels asked for (`$DICECUP_KERNELS`), it is refused.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ __all__ = [
     "windows",
 ]
 
-AVAILABLE = compiled.NUMBA
-"""The propagation is compiled by numba (as the simulator's kernels are); without numba it is refused."""
+AVAILABLE = compiled.NUMBA_KERNELS
+"""The propagation is compiled by numba, as the simulator's kernels are: refused without them."""
 
 
 class Vectors(NamedTuple):
@@ -102,13 +103,8 @@ if AVAILABLE:
     _step = _advance.compiled_names()
     _successor_code, _fill_shift = _step["successor_code"], _step["fill_shift"]
 
-    if compiled.NUMBA_KERNELS:  # the simulator's fold and choice of keep (else `play_turns` is refused when called)
-        from .moves import DEAD, choose_keep, fold_block
-        from .play import state_slot as _state_slot  # the state coding's look-up, inlined
-    else:
-        from . import lookup as _lookup
-
-        _state_slot = _lookup.jitted()
+    from .moves import DEAD, choose_keep, fold_block  # the simulator's fold and choice of keep
+    from .play import state_slot as _state_slot  # the state coding's look-up, inlined
 
     @numba.njit(cache=True, parallel=True)
     def successor_slots(codes, progs, nexts, st, values, succ, after):

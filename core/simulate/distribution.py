@@ -22,7 +22,7 @@ from ..errors import DicecupError
 from ..language.model import Card, Variant
 from ..numeric import propagate as prop
 from ..numeric.moves import MoveRows
-from ..numeric.propagate import AVAILABLE, Compact, Ends, Outcomes, Start, Successors, Vectors, successor_slots
+from ..numeric.propagate import AVAILABLE, Compact, Ends, Outcomes, Start, Successors, Vectors
 from ..progress import Reporter, task
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ __all__ = [
     "Vectors",
     "box_ranges",
     "layers_from",
-    "successor_slots",
     "turn_outcomes",
     "best_moves",
     "check_variant",
@@ -253,7 +252,10 @@ def best_moves(
 def check_variant(variant: Variant) -> None:
     """Refuse at once (before any solving) what the distribution cannot do: no numba, banked rolls."""
     if not AVAILABLE:
-        raise DicecupError("the exact score distribution needs numba (pip install numba)")
+        raise DicecupError(
+            "the exact score distribution needs numba's kernels: pip install numba, and do not set "
+            "DICECUP_KERNELS=numpy"
+        )
     if variant.carry_over and variant.rolls > 1:
         raise DicecupError(f"{variant.id}: score distributions of variants that bank unused rolls are not supported")
 
@@ -404,7 +406,7 @@ class LayerPass:
             m = len(c)
             succ = np.empty((m, nb * kmax), dtype=np.int64)
             after = np.empty((m, nb * kmax))
-            successor_slots(c, p, self.nexts, self.states, self.values, succ, after)
+            prop.successor_slots(c, p, self.nexts, self.states, self.values, succ, after)
             states = turn_states(sol, c, p, cx, tables.scores.same, after)
             del after
             acc = np.empty((m, width))

@@ -293,7 +293,7 @@ class WinPlanner:
         n = len(slots)
         succ = np.empty((n, r.slot_add.shape[0] * self.kmax), dtype=np.int64)
         after = np.empty(succ.shape)
-        dist.successor_slots(c, p, r.nexts, r.states, r.values, succ, after)
+        propagate.successor_slots(c, p, r.nexts, r.states, r.values, succ, after)
         return succ, after
 
     def curves(self, opp: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

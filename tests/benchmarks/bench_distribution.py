@@ -6,7 +6,7 @@ Per variant: a warm-up of each (numba's caches loaded), then `runs` pairs of a f
 (`solve(variant)`) and a distribution from the start (`distribution(solution)`), alternating; medians of
 each and the median of the pairwise ratios (target: distribution / solve <= 2), by the clock and by the
 process's CPU time (all threads: steadier where other processes share the cores). Then one more distribution
-with its phases timed (clock and CPU): the successor slots, the turns folded and played (`_play`: the simulator's fold and
+with its phases timed (clock and CPU): the successor slots, the turns folded and played (`play_turns`: the simulator's fold and
 choice of keep, the policy, with the probabilities propagated through the turn, for the states the policy
 reaches), the outcomes compacted, their windows and the convolution;
 and the memory its score vectors took against the refusal's estimate.
@@ -20,6 +20,7 @@ import time
 from collections import defaultdict
 
 from dicecup import Engine
+from dicecup.numeric import propagate as prop
 from dicecup.simulate import distribution as dist_mod
 from dicecup.solver import solve
 
@@ -46,11 +47,11 @@ def _timed_phases() -> tuple[dict[str, float], dict[str, float], list[int], call
 
         setattr(owner, name, timed)
 
-    wrap(dist_mod, "successor_slots", "successor slots")
-    wrap(dist_mod, "_play", "turns folded and played")
-    wrap(dist_mod, "_compact", "compaction")
-    wrap(dist_mod, "_windows", "windows")
-    wrap(dist_mod, "_convolve", "convolution")
+    wrap(prop, "successor_slots", "successor slots")
+    wrap(prop, "play_turns", "turns folded and played")
+    wrap(prop, "compact", "compaction")
+    wrap(prop, "windows", "windows")
+    wrap(prop, "convolve", "convolution")
     layer = dist_mod.LayerPass.layer
 
     def spy(self, *args):
