@@ -20,6 +20,7 @@ from _solver_helpers import tiny_variant
 
 from dicecup.numeric import compiled
 from dicecup.numeric.dice import DiceGraph
+from dicecup.numeric.records import TurnArrays
 from dicecup.numeric.reference import plain_pick
 from dicecup.numeric.turn import W
 
@@ -31,10 +32,10 @@ def _fold_args(dice: int = 2, faces: int = 3) -> tuple:
     rolls, rows = graph.n_rolls, len(graph.multisets)
     pick = plain_pick(2)
     rng = np.random.default_rng(1)
-    return (
-        rng.normal(size=(2, rolls, W)), pick, pick, graph.arrays, np.empty((rolls, W)), np.empty((rows, W)),
-        np.empty((rows, W)), np.empty((0, 0, W)), np.empty((0, rolls, W)),
-    )  # fmt: skip
+    arrays = TurnArrays(
+        np.empty((rolls, W)), np.empty((rows, W)), np.empty((rows, W)), np.empty((0, 0, W)), np.empty((0, rolls, W))
+    )
+    return rng.normal(size=(2, rolls, W)), pick, pick, graph.arrays, arrays
 
 
 @pytest.mark.skipif(
@@ -101,9 +102,8 @@ def test_wrong_arrays_are_refused_before_they_reach_the_built_kernel():
     cases = {
         0: good[0].astype(np.float32),  # dtype
         1: good[1].reshape(1, -1),  # rank
-        4: np.empty((good[4].shape[0], 2 * W))[:, ::2],  # not contiguous
+        4: good[4]._replace(val=np.empty((good[4].val.shape[0], 2 * W))[:, ::2]),  # not contiguous, in a record
         3: tuple(good[3]),  # a plain tuple for the record
-        5: "rows",
     }
     for at, bad in cases.items():
         args = list(good)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicecup.numeric import DiceGraph, first_values, fold, turn_tables, turn_value
+from dicecup.numeric.records import TurnArrays
 from dicecup.numeric.reference import plain_pick
 from dicecup.numeric.turn import W, turn_block
 
@@ -93,7 +94,7 @@ def _run_block(g: DiceGraph, score: np.ndarray, pick: np.ndarray, first_pick: np
     keeps = np.empty((max(rolls - 1, 1), lo, width))
     levels = np.empty((rolls, g.n_rolls, width))
     scratch = (np.empty((len(g.multisets), width)), np.empty((len(g.multisets), width)))
-    turn_block(score, pick, first_pick, a, val, *scratch, keeps, levels)
+    turn_block(score, pick, first_pick, a, TurnArrays(val, *scratch, keeps, levels))
     return val, keeps, levels, lo
 
 

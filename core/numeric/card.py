@@ -20,7 +20,7 @@ import numpy as np
 
 from . import compiled
 from .advance import _advance, _successors
-from .records import CardArrays, DiceArrays, LayerArrays, SlotArrays, StateArrays
+from .records import CardArrays, DiceArrays, LayerArrays, SlotArrays, StateArrays, TurnArrays
 from .turn import W, turn_block
 
 __all__ = ["AVAILABLE", "CardArrays", "card_turn", "jitted"]
@@ -51,10 +51,10 @@ def _card_turn(card, sl, layer, st, d, values, scratch):
     if keeps_out.shape[0] > 0:
         n_rows = d.add_edges.shape[0]
         pick = np.arange(score.shape[0])
-        turn_block(
-            score, pick, pick, d, np.empty((n_rolls, W)), np.empty((n_rows, W)), np.empty((n_rows, W)),
-            keeps_out, np.empty((0, 0, W)),
-        )  # fmt: skip
+        scratch = TurnArrays(
+            np.empty((n_rolls, W)), np.empty((n_rows, W)), np.empty((n_rows, W)), keeps_out, np.empty((0, 0, W))
+        )
+        turn_block(score, pick, pick, d, scratch)
 
 
 @cache

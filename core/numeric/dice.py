@@ -204,7 +204,16 @@ class DiceGraph:
             count[i] = len(distinct)
             sub[i, : len(distinct)] = distinct
         return DiceArrays(
-            levels, add, sub, count, sub_face, counts, counts.sum(axis=1), self.roll_probs, self.faces, self.dice
+            levels=levels,
+            add_edges=add,
+            sub_edges=sub,
+            sub_count=count,
+            sub_face=sub_face,
+            row_counts=counts,
+            row_size=counts.sum(axis=1),
+            roll_probs=self.roll_probs,
+            faces=self.faces,
+            dice=self.dice,
         )
 
 

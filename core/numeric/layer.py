@@ -21,7 +21,7 @@ import numpy as np
 
 from . import compiled
 from .advance import _advance, _successors
-from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
+from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays, TurnArrays
 from .turn import W, turn_block
 
 __all__ = ["jitted", "layer_block"]
@@ -88,13 +88,14 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
     best = np.empty((n_rows, W))
     no_keeps = np.empty((0, 0, W))
     levels = np.empty((decisions if banked else 0, n_rolls, W))
+    arrays = TurnArrays(val, keep, best, no_keeps, levels)
     for c in range(lo, hi):
         start = c * W
         m = min(W, n - start)
         ok = True
         for w in range(m):
             ok &= _scores(start + w, w, layer, sl, st, values, scratch, score)
-        turn_block(score, turn.pick, turn.first_pick, d, val, keep, best, no_keeps, levels)
+        turn_block(score, turn.pick, turn.first_pick, d, arrays)
         for w in range(m):
             for q in range(out.shape[1]):
                 if q >= banks:

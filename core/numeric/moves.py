@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import advance, compiled, turn
+from .records import TurnArrays
 from .turn import W
 
 __all__ = [
@@ -260,7 +261,7 @@ if compiled.NUMBA_KERNELS:
                     for w in range(W):
                         x = now[f, r, w]
                         now[f, r, w] = -np.inf if x == -np.inf else sign * np.exp(theta * x)
-        turn_block(now, rows_of, no_score, d, val, keep, best, keeps, tops)
+        turn_block(now, rows_of, no_score, d, TurnArrays(val, keep, best, keeps, tops))
         if theta != 0.0:  # back to certainty equivalents
             now[:] = points
             for i in range(keeps.shape[0]):

@@ -51,6 +51,18 @@ class DiceArrays(NamedTuple):
     dice: int
 
 
+class TurnArrays(NamedTuple):
+    """What the turn recursion (`turn.turn_block`) works in and writes, W lanes each: the roll values and two
+    scratch rows per dice multiset, and the per-stage keep values and per-decision roll values it stores
+    where they have rows (an empty first axis: not stored)."""
+
+    val: np.ndarray  # float64 [full rolls, W]: each roll's value at the decision after the first roll
+    keep: np.ndarray  # float64 [rows, W]: scratch
+    best: np.ndarray  # float64 [rows, W]: scratch
+    keeps: np.ndarray  # float64 [stages, keeps, W]
+    levels: np.ndarray  # float64 [decisions, full rolls, W]
+
+
 class StateArrays(NamedTuple):
     """A `StateIndex` as flat arrays, for compiled kernels: per class code (and group) where its values start."""
 
@@ -142,7 +154,18 @@ def _f8(*shape: int) -> np.ndarray:
 def signatures() -> dict[str, tuple[Any, ...]]:
     """Per kernel built ahead of time (`aot.py`), example arguments of the types its callers pass (C-contiguous
     arrays, int64 counts): what it is compiled for, and what `compiled.aot_kernel` checks each call against."""
-    dice = DiceArrays(_i8(3), _i8(1, 1), _i8(1, 1), _i8(1), _i8(1, 1), _i8(1, 1), _i8(1), _f8(1), 1, 1)
+    dice = DiceArrays(
+        levels=_i8(3),
+        add_edges=_i8(1, 1),
+        sub_edges=_i8(1, 1),
+        sub_count=_i8(1),
+        sub_face=_i8(1, 1),
+        row_counts=_i8(1, 1),
+        row_size=_i8(1),
+        roll_probs=_f8(1),
+        faces=1,
+        dice=1,
+    )
     st = StateArrays(_i8(1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), _i8(1, 1), 1, 1)
     i4 = np.zeros((1, 1, 1), dtype=np.int32)
     lay = LayerArrays(
@@ -153,7 +176,7 @@ def signatures() -> dict[str, tuple[Any, ...]]:
     )
     slots = SlotArrays(_i8(1, 1), _i8(1, 1, 1), _i8(1))
     w = W
-    fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, _f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w))
+    fold = (_f8(1, 1, w), _i8(1), _i8(1), dice, TurnArrays(_f8(1, w), _f8(1, w), _f8(1, w), _f8(1, 1, w), _f8(1, 1, w)))
     one = np.int64(1)
     card = (CardArrays(1, _i8(1), _i8(1), _i8(1), 0), slots, lay, st, dice)
     scratch = (_f8(1, 1, 1), _f8(1, 1, w), _f8(1, 1, w), _i8(1))

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import compiled
 from .advance import _legal_boxes, _successor
-from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays
+from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays, TurnArrays
 from .turn import W, turn_block
 
 __all__ = ["W", "Walk", "Windows", "jitted", "leaves", "score_rows", "vector_block", "window_block"]
@@ -167,6 +167,7 @@ def _vector_block(walk, below, a, z, here):
     best = np.empty((n_rows, W))
     no_keeps = np.empty((0, 0, W))
     no_levels = np.empty((0, n_rolls, W))
+    arrays = TurnArrays(val, keep, best, no_keeps, no_levels)
     same = rolls > 1 and not layer.turn.fs_both
     for i in range(a, z):
         _leaves(walk, i, succ, pts)
@@ -177,7 +178,7 @@ def _vector_block(walk, below, a, z, here):
                 score[1, :, :] = score[0, :, :]
             else:
                 _fill(succ, pts, below, lo_out[i] + 1 + c, 0 if rolls > 1 else 1, 2, score)
-            turn_block(score, pick, pick, d, val, keep, best, no_keeps, no_levels)
+            turn_block(score, pick, pick, d, arrays)
             for w in range(min(W, width - c)):
                 total = 0.0
                 for r in range(n_rolls):

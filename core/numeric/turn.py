@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .records import DiceArrays, W
+from .records import DiceArrays, TurnArrays, W
 
 __all__ = ["W", "compile_ahead", "compiled_names", "jitted", "turn_block"]
 
@@ -53,27 +53,24 @@ def _turn_block(
     pick: np.ndarray,
     first_pick: np.ndarray,
     d: DiceArrays,
-    val: np.ndarray,
-    keep: np.ndarray,
-    best: np.ndarray,
-    keeps_out: np.ndarray,
-    levels_out: np.ndarray,
+    arrays: TurnArrays,
 ) -> None:
     """Fold one turn of len(pick) decisions for the W states (columns) of a block, in place.
 
     score (S, rolls of the graph, W): best values of scoring each roll now; the decision
     with `left` rolls left uses row pick[left] (`reference.plain_pick`: the first roll's
     row and a later one's; with banked rolls, row `left`, the bank scoring leaves).
-    On return val (rolls, W) holds the value of each roll on the table at the decision
-    after the first roll. keeps_out (stages, keeps, W), when it has stages, gets the
+    In `arrays` (`TurnArrays`): on return val (rolls, W) holds the value of each roll on the table at the
+    decision after the first roll. keeps (stages, keeps, W), when it has stages, gets the
     value of every keep (the rest rerolled) at the decision after roll stage + 1;
-    levels_out (decisions, rolls, W), when it has rows, the roll values at the decision
+    levels (decisions, rolls, W), when it has rows, the roll values at the decision
     with each number of rolls left were it the turn's first, scoring from row
     first_pick[left] (with banked rolls, a turn begun with b banked first decides with
     rolls - 1 + b left; the fold itself goes on with pick's rows). keep and best (rows,
     W) are scratch. Every array's last axis is W (`W` lanes; the values are the same
     as the numpy reference's, sums taken face by face in the same order).
     """
+    val, keep, best, keeps_out, levels_out = arrays.val, arrays.keep, arrays.best, arrays.keeps, arrays.levels
     for a in (score[0], val, keep, best):
         if a.shape[1] != W:
             raise ValueError("turn_block: the arrays must have W (numeric.turn.W) columns, one per state")

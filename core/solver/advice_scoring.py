@@ -184,6 +184,7 @@ def fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
         keeps = fold(solution.graph, rows)[-1][1]
         assert keeps is not None  # a decision with rolls left has keeps
         return keeps
+    from ..numeric.records import TurnArrays
     from ..numeric.turn import W, turn_block
 
     d = solution.graph.arrays
@@ -194,7 +195,7 @@ def fold_keeps(solution: Values, rows: list[np.ndarray]) -> np.ndarray:
     keeps = np.empty((len(rows) - 1, n_keeps, W))  # per stage: the decision with len(rows) - 1 - stage rolls left
     scratch = np.empty((n_rows, W)), np.empty((n_rows, W))
     no_levels = np.empty((0, 0, W))  # no per-decision roll values for the advisor
-    turn_block(score, pick, pick, d, np.empty((d.roll_probs.shape[0], W)), *scratch, keeps, no_levels)
+    turn_block(score, pick, pick, d, TurnArrays(np.empty((d.roll_probs.shape[0], W)), *scratch, keeps, no_levels))
     return keeps[0][:, :1].copy()
 
 
