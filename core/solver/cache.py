@@ -208,14 +208,14 @@ def load(
     try:
         index = StateIndex(
             variant,
-            header["groups"],
-            header["clamps"],
-            header["box_min"],
-            header["box_max"],
-            arrays["codes"],
-            arrays["pmin"],
-            arrays["dims"],
-            header.get("symmetric", ()),
+            groups=header["groups"],
+            clamps=header["clamps"],
+            box_min=header["box_min"],
+            box_max=header["box_max"],
+            codes=arrays["codes"],
+            pmin=arrays["pmin"],
+            dims=arrays["dims"],
+            symmetric=header.get("symmetric", ()),
         )
         if {str(b): list(v) for b, v in index.flag_values.items()} != header["flags"]:
             raise CacheInvalid("stale: the rules declare other state flags")

@@ -543,15 +543,15 @@ class StateSpace:
         codes = np.concatenate([d[0] for d in done])
         self.index = StateIndex(
             self.model.variant,
-            self.groups,
-            self.bounds,
-            self.box_min,
-            self.box_max,
-            codes,
-            np.concatenate([d[1] for d in done]).reshape(len(codes), G),
-            np.concatenate([d[2] for d in done]).reshape(len(codes), G),
-            self.model.symmetric,
-            (self.clo, self.chi),  # the same clamps, not worked out again
+            groups=self.groups,
+            clamps=self.bounds,
+            box_min=self.box_min,
+            box_max=self.box_max,
+            codes=codes,
+            pmin=np.concatenate([d[1] for d in done]).reshape(len(codes), G),
+            dims=np.concatenate([d[2] for d in done]).reshape(len(codes), G),
+            symmetric=self.model.symmetric,
+            limits=(self.clo, self.chi),  # the same clamps, not worked out again
         )
         self.size = self.index.size
         self.layers: list[Layer] = []
