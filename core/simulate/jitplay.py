@@ -21,6 +21,7 @@ from ..numeric.records import StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 from ..store import store_of
+from .kept_moves import keep_moves, recall_moves
 from .optimal import OptimalPolicy, fill_rows, fill_rows_of
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
@@ -57,6 +58,7 @@ class Moves:
         self.complete = False
         self.full_fits = (solution.index.size + 1) * row_bytes <= FULL_BYTES
         self.turns = 0  # turns played by this solution's runs so far
+        self.kept = 0  # rows kept on disk (`kept_moves`): the first `kept` rows
 
     def make_complete(self) -> np.ndarray:
         """Every state's row, in slot order (rows to fill: the caller fills them all)."""
@@ -70,8 +72,8 @@ class Moves:
         """Row numbers for n new states (dropping every row first when the memo would pass its limit)."""
         if self.used + n > self.limit:
             self.row_of[:] = -1
-            self.used = 0
-        if self.used + n > len(self.rows):
+            self.used = self.kept = 0
+        if self.used + n > len(self.rows) or not self.rows.flags.writeable:  # (kept rows are read-only)
             size = min(max(self.used + n, 2 * len(self.rows), 1024), max(self.limit, n))
             grown: np.ndarray = np.empty((size, *self.shape), dtype=self.dtype)
             grown[: self.used] = self.rows[: self.used]
@@ -181,13 +183,19 @@ def class_arrays(tables: ScoreTables, solution: Solution) -> ClassArrays:
     )
 
 
-def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
+def moves_for(solution: Solution, dtype: type, flag: int, warn: Callable[[str], None] | None = None) -> Moves:
     """The best-move memo of a solution (one per fingerprint: a new solution of it starts a new memo), kept by
-    its variant's engine."""
+    its variant's engine; it starts with the rows an earlier process kept on disk (`kept_moves`)."""
+
+    def made() -> Moves:
+        moves = Moves(solution, dtype, flag)
+        recall_moves(moves, warn)
+        return moves
+
     return store_of(solution.variant).get(
         MOVES_KIND,
         solution.variant.fingerprint,
-        lambda: Moves(solution, dtype, flag),
+        made,
         MOVES_KEPT,
         valid=lambda got: got.solution is solution and got.dtype is dtype,
     )
@@ -296,6 +304,11 @@ class JitPlay:
                 ids.append(aid)
             out[:, ids.index(aid)] += points
         return out
+
+    def keep(self, warn: Callable[[str], None] | None = None) -> None:
+        """Keep the best-move rows filled so far on disk for the next process (`kept_moves.keep_moves`)."""
+        with _PLAYING:
+            keep_moves(self.moves, warn)
 
     def complete(self) -> None:
         """Fill the best-move row of every state at once, from the solver's score tables by context (no game
