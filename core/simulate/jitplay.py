@@ -390,9 +390,7 @@ class JitPlay:
             pending = np.empty(len(active), dtype=np.int64)
             cls = np.empty(len(active), dtype=np.int64)
             moves_at = MoveRows(moves.row_of, moves.complete, moves.rows, moves.flag, self.kept_rows, self.policy.rolls)
-            play.play_games(
-                play.Pass(active, pending, cls, errors),
-                gm,
+            tables = play.Playing(
                 self.coding,
                 self.state_arrays,
                 self.classes.arrays(),
@@ -400,8 +398,8 @@ class JitPlay:
                 self.dice,
                 self.hand_keys,
                 self.roll_draws,
-                play.workers(),
             )
+            play.play_games(play.Pass(active, pending, cls, errors), gm, tables, play.workers())
             if errors[2]:
                 raise DicecupError("internal error: a game reached a card the solver found unreachable")
             if errors.any():
