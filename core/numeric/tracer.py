@@ -334,7 +334,7 @@ class Traced:
                 ids[u] = cid
             else:
                 if self._stacked is None or len(self._stacked) != len(self.tables):
-                    self._stacked = np.stack(self.tables)
+                    self._stacked = np.stack(list(self.tables))
                 return ids[inverse.reshape(-1)], self._stacked
 
     # ------------------------------------------------------------------ what was learned, as arrays

@@ -66,17 +66,17 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
     n_states = len(moves.row_of) - 1  # the last slot: the unreachable sentinel, never a row
     fits = (
         meta == _meta(moves)
-        and isinstance(slots, np.ndarray)
-        and isinstance(rows, np.ndarray)
+        and slots is not None
+        and rows is not None
         and slots.dtype == np.int32
         and slots.ndim == 1
         and rows.dtype == np.dtype(moves.dtype)
         and rows.shape == (len(slots), *moves.shape)
         and len(slots) <= moves.limit
+        and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
+        and len(np.unique(slots)) == len(slots)
     )
-    if fits and len(slots):
-        fits = bool(slots.min() >= 0 and slots.max() < n_states and len(np.unique(slots)) == len(slots))
-    if not fits:
+    if not fits or slots is None or rows is None:
         if meta.get("code") == _CODE and meta.get("layout") == LAYOUT:
             (warn or (lambda message: None))(f"the kept {kind} rows do not fit this solution; they are made again")
         cache.arrays_path(solution.variant, kind).unlink(missing_ok=True)
