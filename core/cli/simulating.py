@@ -162,8 +162,7 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
 
 def _prepare(variant: Variant, strategy: str, told: Reporter, method: str) -> None:
     """Load (or make, with progress, and cache) the tables a strategy plays from, before any game."""
-    from ..simulate.batch import batched_for
-    from ..simulate.batched_run import supports
+    from ..simulate.batched_run import recall_batched, supports
     from ..simulate.optimal import remember
 
     if strategy == "optimal" or strategy.startswith("risk:"):
@@ -177,7 +176,7 @@ def _prepare(variant: Variant, strategy: str, told: Reporter, method: str) -> No
 
         strong_values(variant, progress=told, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
     if method != "engine" and supports(variant, strategy):  # what earlier runs taught the rule tables
-        batched_for(variant, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
+        recall_batched(variant, strategy, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
 
 
 def _checked(

@@ -8,19 +8,27 @@ adds it and plays on. Compiled only (`compiled.NUMBA_KERNELS`); the records are 
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
 
 from . import compiled, lookup
 from .coding import EMPTY
+from .draws import HandKeys, RollDraws
+from .moves import MoveRows
+from .records import DiceArrays, StateArrays
 
 __all__ = [
     "GROUP",
     "Classes",
     "Coding",
     "Games",
+    "Group",
+    "Hands",
     "Pass",
+    "Playing",
+    "Turns",
     "counts_array",
     "play_games",
     "start_games",
@@ -84,18 +92,42 @@ def counts_array(games: int, width: int) -> np.ndarray:
     return np.zeros((width, games + 1), dtype=np.int64).T[:games]
 
 
-class Group(NamedTuple):
-    """The scratch of the GROUP games a thread plays in step (`_play_worker`), one entry a game of the group."""
+class Playing(NamedTuple):
+    """What the games of a pass are played from (one record: `play_games` and its steps take it whole)."""
+
+    coding: Coding
+    states: StateArrays  # the solver's state index (`state_slot`), int32 where it fits
+    classes: Classes
+    moves: MoveRows  # the best-move rows, and how a keep leaves the dice
+    dice: DiceArrays
+    keys: HandKeys  # `draws.hand_keys` (empty: the dice graph is walked die by die)
+    draws: RollDraws  # `draws.roll_draws` with those keys: how a roll's dice are drawn
+
+
+class Hands(NamedTuple):
+    """A group's games (`Group`), one entry each: which game, its class, row, dice and move."""
 
     live: np.ndarray  # int64: positions (in `Pass.active`) of the group's games still playing
     c_of: np.ndarray  # int64: the game's score class
     row: np.ndarray  # int64: its state's row of best moves
     hand: np.ndarray  # int64: the dice graph row of its dice on the table (or kept)
     move: np.ndarray  # int64: its move at this decision
+
+
+class Turns(NamedTuple):
+    """A group's games' turns (`Group`), one entry each."""
+
     open_: np.ndarray  # bool: the turn goes on (no box scored yet)
     buf: np.ndarray  # uint64: its random bits not used yet this turn
     left: np.ndarray  # int64: how many 32-bit halves of buf are left
     ok: np.ndarray  # bool: no error in the turn
+
+
+class Group(NamedTuple):
+    """The scratch of the GROUP games a thread plays in step (`_play_worker`)."""
+
+    hands: Hands
+    turns: Turns
     prog: np.ndarray  # int64 [groups]: a game's group totals, copied (a view costs reference counts)
     zero: np.ndarray  # int64 [groups]: no increment (the state look-up's)
 
@@ -126,19 +158,20 @@ if compiled.NUMBA_KERNELS:
     @numba.njit(cache=True, nogil=True)
     def _new_group(n_groups):
         """A thread's scratch for its groups of games (`Group`)."""
-        return Group(
+        hands = Hands(
             np.empty(GROUP, dtype=np.int64),
             np.empty(GROUP, dtype=np.int64),
             np.empty(GROUP, dtype=np.int64),
             np.empty(GROUP, dtype=np.int64),
             np.empty(GROUP, dtype=np.int64),
+        )
+        turns = Turns(
             np.empty(GROUP, dtype=np.bool_),
             np.zeros(GROUP, dtype=np.uint64),
             np.zeros(GROUP, dtype=np.int64),
             np.empty(GROUP, dtype=np.bool_),
-            np.empty(n_groups, dtype=np.int64),
-            np.zeros(n_groups, dtype=np.int64),
         )
+        return Group(hands, turns, np.empty(n_groups, dtype=np.int64), np.zeros(n_groups, dtype=np.int64))
 
     @numba.njit(cache=True, nogil=True, inline="always")
     def _start_group(ps, vals, cl, gr, k0):
@@ -146,7 +179,7 @@ if compiled.NUMBA_KERNELS:
         (then from the memo, turn by turn); the number of games."""
         active, pending = ps.active, ps.pending
         facts, keys, slots = cl.facts, cl.keys, cl.slots
-        live, c_of = gr.live, gr.c_of
+        live, c_of = gr.hands.live, gr.hands.c_of
         n_live = min(GROUP, active.shape[0] - k0)
         for q in range(n_live):
             live[q] = k0 + q
@@ -155,14 +188,16 @@ if compiled.NUMBA_KERNELS:
         return n_live
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _turn_rows(ps, gm, sa, mv, gr, n_live):
+    def _turn_rows(ps, gm, pl, gr, n_live):
         """Each game's class, state and row of best moves at its turn's start; a full game, or one stopped for
         a missing class or row (`Pass.pending`), leaves the group. The games still playing."""
         active, pending, cls, errors = ps
         codes, progs = gm.code, gm.prog
+        sa, mv = pl.states, pl.moves
         row_of, direct = mv.row_of, mv.direct
-        live, c_of, row, hand, open_ = gr.live, gr.c_of, gr.row, gr.hand, gr.open_
-        left, ok, prog, zero = gr.left, gr.ok, gr.prog, gr.zero
+        live, c_of, row, hand, _ = gr.hands
+        open_, _, left, ok = gr.turns
+        prog, zero = gr.prog, gr.zero
         full, size, n_groups = sa.full, sa.size, prog.shape[0]
         kept = 0
         for q in range(n_live):
@@ -197,10 +232,12 @@ if compiled.NUMBA_KERNELS:
         return kept
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _roll(active, gm, cl, mv, d, hk, rd, gr, n_live, used):
+    def _roll(active, gm, pl, gr, n_live, used):
         """Roll the dice not kept of each game whose turn goes on (a chunk of dice a draw), and ask for the
         line of its move (and at the last roll its score cells) while the next games roll."""
-        live, c_of, row, hand, open_, buf, left = gr.live, gr.c_of, gr.row, gr.hand, gr.open_, gr.buf, gr.left
+        cl, mv, d, hk, rd = pl.classes, pl.moves, pl.dice, pl.keys, pl.draws
+        live, c_of, row, hand, _ = gr.hands
+        open_, buf, left, _ = gr.turns
         moves, cells, rng, nb = mv.rows, cl.cells, gm.rng, gm.vals.shape[1]
         n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
         add_edges, row_size, faces, dice = d.add_edges, d.row_size, d.faces, d.dice
@@ -241,11 +278,13 @@ if compiled.NUMBA_KERNELS:
                     prefetch(cells, at + nb - 1)
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _read_moves(cl, mv, lo_roll, nb, gr, n_live, used):
+    def _read_moves(pl, lo_roll, nb, gr, n_live, used):
         """Every game's move (a short loop, its misses in flight at once), then the score cells of the games
         that score and their memo rows of the class after, asked for together."""
+        cl, mv = pl.classes, pl.moves
         moves, flag, rolls, cells, nxt = mv.rows, mv.flag, mv.rolls, cl.cells, cl.after
-        row, hand, move, open_, c_of = gr.row, gr.hand, gr.move, gr.open_, gr.c_of
+        _, c_of, row, hand, move = gr.hands
+        open_ = gr.turns.open_
         n_cell_rolls, n_next = cells.shape[2], nxt.shape[2]
         f1 = 1 if used == 1 else 0
         for q in range(n_live):
@@ -275,17 +314,19 @@ if compiled.NUMBA_KERNELS:
         return kept_row
 
     @numba.njit(cache=True, nogil=True, inline="always")
-    def _make_moves(active, errors, gm, cod, sa, cl, mv, d, gr, n_live, used):
+    def _make_moves(active, errors, gm, pl, gr, n_live, used):
         """Each game's move: keep the dice of its mask (the rest are rolled next), or score its box. A score is
         the cell of the roll in the box (with the awards and events it wins); then the game's class code and
         group totals move on, and its class after (from the memo, else hashed). Written out here, not in a
         function given the game's records: unpacking those on every scoring costs reference counts."""
         vals, awards, earned, events, _, codes, progs = gm
-        flag_vals, flag_n, radix, groups = cod
+        cl, mv, d, sa = pl.classes, pl.moves, pl.dice, pl.states
+        flag_vals, flag_n, radix, groups = pl.coding
         facts, keys, slots, nxt, nxt_lo = cl.facts, cl.keys, cl.slots, cl.after, cl.after_lo
         cells, extras = cl.cells, cl.extras
         flag, kept_rows, rolls = mv.flag, mv.kept, mv.rolls
-        live, c_of, hand, move, open_, ok = gr.live, gr.c_of, gr.hand, gr.move, gr.open_, gr.ok
+        live, c_of, _, hand, move = gr.hands
+        open_, _, _, ok = gr.turns
         sa_base, sa_pmin, sa_dims, sa_strides, n_codes = sa.base, sa.pmin, sa.dims, sa.strides, sa.base.shape[0]
         n_awards, n_events, n_groups = awards.shape[1], events.shape[1], groups.shape[0]
         n_next, nb = nxt.shape[2], vals.shape[1]
@@ -351,7 +392,7 @@ if compiled.NUMBA_KERNELS:
     @numba.njit(cache=True, nogil=True, inline="always")
     def _drop_failed(gr, n_live):
         """The group's games less those that hit an error in the turn (they stop here); how many are left."""
-        live, c_of, ok = gr.live, gr.c_of, gr.ok
+        live, c_of, ok = gr.hands.live, gr.hands.c_of, gr.turns.ok
         kept = 0
         for q in range(n_live):
             if ok[q]:
@@ -361,34 +402,36 @@ if compiled.NUMBA_KERNELS:
         return kept
 
     @numba.njit(cache=True, nogil=True)
-    def _play_worker(ps, gm, cod, sa, cl, mv, d, hk, rd, taken):
+    def _play_worker(ps, gm, pl, taken):
         """One thread's share of `play_games`: blocks of GROUP games taken from the shared counter `taken` until
         none is left, each played turn after turn, one decision of every game of the block at a time (a
         function of its own so that the parallel loop around it stays small: numba's parallel passes on a
         large body cost tens of seconds of compile)."""
         n_blocks = (ps.active.shape[0] + GROUP - 1) // GROUP
+        d, mv = pl.dice, pl.moves
         lo_roll = d.levels[d.dice]
-        gr = _new_group(cod.groups.shape[0])
+        gr = _new_group(pl.coding.groups.shape[0])
         while True:
             t = fetch_add(taken, 1)
             if t >= n_blocks:
                 break
-            n_live = _start_group(ps, gm.vals, cl, gr, t * GROUP)
+            n_live = _start_group(ps, gm.vals, pl.classes, gr, t * GROUP)
             while n_live > 0:
-                n_live = _turn_rows(ps, gm, sa, mv, gr, n_live)
+                n_live = _turn_rows(ps, gm, pl, gr, n_live)
                 for used in range(1, mv.rolls + 1):
-                    _roll(ps.active, gm, cl, mv, d, hk, rd, gr, n_live, used)
-                    _read_moves(cl, mv, lo_roll, gm.vals.shape[1], gr, n_live, used)
-                    _make_moves(ps.active, ps.errors, gm, cod, sa, cl, mv, d, gr, n_live, used)
+                    _roll(ps.active, gm, pl, gr, n_live, used)
+                    _read_moves(pl, lo_roll, gm.vals.shape[1], gr, n_live, used)
+                    _make_moves(ps.active, ps.errors, gm, pl, gr, n_live, used)
                 n_live = _drop_failed(gr, n_live)
 
-    @numba.njit(cache=True, parallel=True)
-    def play_games(ps, gm, cod, sa, cl, mv, d, hk, rd, workers):
-        """Play the games of pass `ps` (`Pass`: rows of gm, `Games`) in parallel, each turn after turn while its
-        score class and its state's best-move row (`mv`, `MoveRows`) are known; `ps` says where each stopped.
-        `hk`: `hand_keys`, by which a roll's row is one look-up after its dice (empty: the dice graph is walked
-        die by die); `rd`: `roll_draws` with those keys, how the dice are drawn (a chunk of dice a draw).
-        `workers`: the threads to share the blocks between (`workers()`).
+    def play_games(ps: Pass, gm: Games, pl: Playing, workers: int) -> None:
+        """Play the games of pass `ps` (`Pass`: rows of gm, `Games`) on `workers` threads, each turn after turn while its
+        score class and its state's best-move row (`pl.moves`, `MoveRows`) are known; `ps` says where each
+        stopped. `pl` (`Playing`) also holds `hand_keys`, by which a roll's row is one look-up after its dice
+        (empty: the dice graph is walked die by die), and `roll_draws` with those keys, how the dice are drawn
+        (a chunk of dice a draw).
+        `workers`: the threads to share the blocks between (`workers()`), each running the compiled
+        `_play_worker` without the GIL.
 
         Each thread takes the next block of GROUP games as it finishes one (a shared counter, not a fixed half
         of the games: a thread the system holds up does not leave the other idle at the end), and plays the
@@ -401,5 +444,19 @@ if compiled.NUMBA_KERNELS:
         stream, in the order a game played alone draws them."""
         n_blocks = (ps.active.shape[0] + GROUP - 1) // GROUP
         taken = np.zeros(1, dtype=np.int64)  # blocks handed out: a thread takes the next one as it finishes one
-        for _worker in numba.prange(min(workers, n_blocks)):  # one worker a thread
-            _play_worker(ps, gm, cod, sa, cl, mv, d, hk, rd, taken)
+        failed: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                _play_worker(ps, gm, pl, taken)  # (compiled without the GIL)
+            except BaseException as exc:  # raised again in the caller's thread
+                failed.append(exc)
+
+        others = [threading.Thread(target=work) for _ in range(min(workers, n_blocks) - 1)]
+        for thread in others:
+            thread.start()
+        work()
+        for thread in others:
+            thread.join()
+        if failed:
+            raise failed[0]

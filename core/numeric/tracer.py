@@ -15,7 +15,7 @@ What `Traced` learned goes to and from plain arrays (`state`, `restore`), for it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, tracing
 from .coding import EMPTY
 
-__all__ = ["CardFacts", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
+__all__ = ["CardFacts", "ClassTables", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
 
 
 class Untabulable(DicecupError):
@@ -171,6 +171,44 @@ class _Group:
         return got
 
 
+class ClassTables:
+    """Each class's table [entries, width], in class order: made from the answers that `Traced.restore` read on
+    first use and kept from then (a kept cache holds hundreds of classes of large tables, and a run reads
+    few of them whole), or appended as classes are learned. A table handed out is the same object on every use.
+    `into` copies one into a caller's buffer without keeping it (for a reader of every class, once)."""
+
+    def __init__(self, make: Callable[[int, np.ndarray], None] | None = None, n: int = 0, shape: tuple = ()) -> None:
+        self._made: list[np.ndarray | None] = [None] * n
+        self._make, self._shape = make, shape
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, c: int) -> np.ndarray:
+        got = self._made[c]
+        if got is None:
+            got = np.empty(self._shape, dtype=np.int64)
+            assert self._make is not None  # only restored tables are made later
+            self._make(c, got)
+            self._made[c] = got
+        return got
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[c] for c in range(len(self)))
+
+    def append(self, table: np.ndarray) -> None:
+        self._made.append(table)
+
+    def into(self, c: int, out: np.ndarray) -> None:
+        """Class c's table copied into `out` (of its shape), not kept when it was not made yet."""
+        got = self._made[c]
+        if got is not None:
+            out[...] = got
+        else:
+            assert self._make is not None
+            self._make(c, out)
+
+
 class Traced:
     """f(card, entry) for entries 0..E-1, learned from traced calls and kept by the facts each entry reads.
 
@@ -187,7 +225,7 @@ class Traced:
         self._forget_entries()
         self.keyed: tuple[int, ...] = ()  # union of all entries' reads: what a class is keyed on
         self.class_of: dict[tuple, int] = {}
-        self.tables: list[np.ndarray] = []
+        self.tables = ClassTables()
         self._stacked: np.ndarray | None = None
 
     def _forget_entries(self) -> None:
@@ -269,7 +307,7 @@ class Traced:
         table = self.table(row)
         union = tuple(sorted(set().union(*self._groups)))
         if union != self.keyed:
-            self.keyed, self.class_of, self.tables, self._stacked = union, {}, [], None
+            self.keyed, self.class_of, self.tables, self._stacked = union, {}, ClassTables(), None
             return None
         cid = self.class_of[key] = len(self.tables)
         self.tables.append(table)
@@ -296,7 +334,7 @@ class Traced:
                 ids[u] = cid
             else:
                 if self._stacked is None or len(self._stacked) != len(self.tables):
-                    self._stacked = np.stack(self.tables)
+                    self._stacked = np.stack(list(self.tables))
                 return ids[inverse.reshape(-1)], self._stacked
 
     # ------------------------------------------------------------------ what was learned, as arrays
@@ -388,12 +426,59 @@ class Traced:
         self.keyed = tuple(keyed.tolist())
         if self.keyed != tuple(sorted(set().union(*self._groups))):
             raise ValueError("the learned tables do not fit these rules")
-        self.class_of, self.tables, self._stacked = {}, [], None
-        if len(set(map(tuple, keys.tolist()))) != len(keys):
+        self.class_of, self.tables, self._stacked = {}, ClassTables(), None
+        key_list = keys.tolist()
+        if len(set(map(tuple, key_list))) != len(keys):
             raise ValueError("the learned tables do not fit these rules")
-        for key in keys.tolist():
-            out = np.empty((self.entries, self.width), dtype=np.int64)
-            if self._known(self._key_values(key), out):
+        tables = self._class_tables(keys)
+        self.class_of = {tuple(key): c for c, key in enumerate(key_list)}
+        self.tables = tables
+
+    def _class_tables(self, keys: np.ndarray) -> ClassTables:
+        """The tables of classes keyed `keys` (on `keyed`), each made on first use from the answers known (as
+        `_known` gives one class's); ValueError, now, where an answer is missing."""
+        n_classes = len(keys)
+        if n_classes == 0:
+            return ClassTables()
+        if self._fresh:
+            raise ValueError("the learned tables miss answers of their classes")
+        fv = np.zeros((n_classes, 2 * self.facts.n), dtype=np.int64)
+        fv[:, list(self.keyed)] = keys
+        blocks: list[tuple[np.ndarray, np.ndarray]] = []  # per group: each class's answer, the answers [A, m, width]
+        members = []
+        for facts, group in self._groups.items():
+            n = len(group.members)
+            live = np.flatnonzero(group.live[:n])
+            if not len(live):
+                continue
+            members.append(group.index[live])
+            values = [tuple(v) for v in fv[:, list(facts)].tolist()] if facts else [()] * n_classes
+            found: dict[tuple[int, ...], int] = {}
+            which = np.empty(n_classes, dtype=np.int64)
+            for c, v in enumerate(values):
+                at = found.get(v)
+                if at is None:
+                    if v not in group.answers:
+                        raise ValueError("the learned tables miss answers of their classes")
+                    at = found[v] = len(found)
+                which[c] = at
+            known = np.zeros((len(found), len(live)), dtype=bool)
+            results = np.zeros((len(found), len(live), self.width), dtype=np.int64)
+            for v, a in found.items():
+                got_known, got_results = group.answers[v]
+                have = live[live < len(got_known)]  # (members that joined since these answers were kept: not known)
+                known[a, : len(have)] = got_known[have]
+                results[a, : len(have)] = got_results[have]
+            if not known.all():
                 raise ValueError("the learned tables miss answers of their classes")
-            self.class_of[tuple(key)] = len(self.tables)
-            self.tables.append(out)
+            blocks.append((which, results))
+        order = np.concatenate(members) if members else np.zeros(0, dtype=np.int64)
+        if len(order) != self.entries or len(np.unique(order)) != self.entries:
+            raise ValueError("the learned tables miss answers of their classes")
+        back = np.empty(self.entries, dtype=np.int64)
+        back[order] = np.arange(self.entries)
+
+        def make(c: int, out: np.ndarray) -> None:  # the class's answers in the groups' order, put in entry order
+            np.take(np.concatenate([results[which[c]] for which, results in blocks]), back, axis=0, out=out)
+
+        return ClassTables(make, n_classes, (self.entries, self.width))

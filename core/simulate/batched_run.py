@@ -7,6 +7,7 @@ strategy, numpy and compiled), so neither needs the other's dispatch.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -15,12 +16,12 @@ from ..numeric import compiled
 from ..numeric.moves import move_flag
 from ..numeric.play import counts_array
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for, keep_learned
-from .jitplay import JitPlay
-from .optimal import OptimalPolicy, optimal_available, strategy_objective
+from .jitplay import JitPlay, moves_for
+from .optimal import OptimalPolicy, optimal_available, solution_for, strategy_objective
 from .result import OnGamesDone, SimResult, event_columns
 from .streams import GameStreams
 
-__all__ = ["JIT_CHUNK", "prepare_batched", "simulate_batched", "supports"]
+__all__ = ["JIT_CHUNK", "prepare_batched", "recall_batched", "simulate_batched", "supports"]
 
 
 def supports(variant: Variant, strategy: str) -> bool:
@@ -65,6 +66,19 @@ def prepare_batched(variant: Variant, strategy: str) -> None:
     if jitted is not None and jitted.moves.full_fits:
         jitted.complete()
     keep_learned(sim)
+    if jitted is not None:
+        jitted.keep()
+
+
+def recall_batched(variant: Variant, strategy: str, warn: Callable[[str], None] | None = None) -> None:
+    """Read back what earlier processes kept for the batched simulator (the rule tables' classes and the best-move
+    rows games reached), saying through `warn` why a kept file is not used; a run reads them itself otherwise,
+    silently."""
+    batched_for(variant, warn)
+    objective = strategy_objective(strategy)
+    fit = move_flag(variant.dice, len(variant.box_ids))
+    if objective is not None and fit is not None and compiled.NUMBA_KERNELS and not os.environ.get(NO_JIT_ENV):
+        moves_for(solution_for(variant, objective), *fit, warn)
 
 
 def simulate_batched(
@@ -106,6 +120,8 @@ def simulate_batched(
         awards[rows, :used] += end[:, :used]
         earned[rows, :used] += end[:, :used] != 0  # an end bonus with nonzero points is earned once
     keep_learned(sim)  # what the rules taught the tables, for the next process
+    if jitted is not None:
+        jitted.keep()  # and the best-move rows the games reached
     eids, enames = event_columns(variant, sim.event_ids)
     ids = list(sim.award_ids)
     names = {b.id: b.name for b in variant.bonuses}

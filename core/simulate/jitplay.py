@@ -8,7 +8,7 @@ variant's engine, so later runs of a solution start where earlier ones stopped.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,11 +16,12 @@ import numpy as np
 from ..errors import DicecupError
 from ..numeric import play
 from ..numeric.draws import hand_keys, roll_draws, seed_streams
-from ..numeric.moves import MoveRows, move_flag, move_rows, score_arrays
+from ..numeric.moves import MoveRows, ScoreArrays, move_flag, move_rows, score_arrays
 from ..numeric.records import StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 from ..store import store_of
+from .kept_moves import keep_moves, recall_moves
 from .optimal import OptimalPolicy, fill_rows, fill_rows_of
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
@@ -57,6 +58,7 @@ class Moves:
         self.complete = False
         self.full_fits = (solution.index.size + 1) * row_bytes <= FULL_BYTES
         self.turns = 0  # turns played by this solution's runs so far
+        self.kept = 0  # rows kept on disk (`kept_moves`): the first `kept` rows
 
     def make_complete(self) -> np.ndarray:
         """Every state's row, in slot order (rows to fill: the caller fills them all)."""
@@ -70,8 +72,8 @@ class Moves:
         """Row numbers for n new states (dropping every row first when the memo would pass its limit)."""
         if self.used + n > self.limit:
             self.row_of[:] = -1
-            self.used = 0
-        if self.used + n > len(self.rows):
+            self.used = self.kept = 0
+        if self.used + n > len(self.rows) or not self.rows.flags.writeable:  # (kept rows are read-only)
             size = min(max(self.used + n, 2 * len(self.rows), 1024), max(self.limit, n))
             grown: np.ndarray = np.empty((size, *self.shape), dtype=self.dtype)
             grown[: self.used] = self.rows[: self.used]
@@ -103,7 +105,7 @@ class ClassArrays:
         self._arrays: play.Classes | None = None
 
     def _reset(self) -> None:
-        self.class_of, self.n, self.n_extras = self.traced.class_of, 0, 0
+        self.class_of, self.n, self.n_extras, self.n_fill = self.traced.class_of, 0, 0, 0
         self.extras: list[np.ndarray] = []
         self.scores = np.zeros((0, *self.shape), dtype=np.int32)  # small: read on every scoring
         self.extra = np.zeros((0, *self.shape), dtype=np.int32)
@@ -111,35 +113,51 @@ class ClassArrays:
         self.slots_t = np.zeros((0, 2, self.shape[2], self.shape[1]), dtype=np.int64)
         self.same = np.zeros(0, dtype=bool)
 
+    def _chunks(self, start: int, stop: int) -> Iterator[np.ndarray]:
+        """The tables of classes start .. stop - 1, STACK_CLASSES at a time [classes, 2, rolls, boxes, width],
+        copied into one buffer (reused: the kept classes' tables are not all made at once)."""
+        t = self.traced
+        buf = np.empty((min(STACK_CLASSES, stop - start), t.entries, t.width), dtype=np.int64)
+        for lo in range(start, stop, STACK_CLASSES):
+            k = min(STACK_CLASSES, stop - lo)
+            for c in range(k):
+                t.tables.into(lo + c, buf[c])
+            yield buf[:k].reshape(k, *self.shape, self.width + 1)
+
+    def fill_arrays(self) -> ScoreArrays:
+        """The classes known now as `fill_rows_of` reads them: points and successor slots per box."""
+        self.arrays()
+        if self.n_fill < self.n:
+            for tables in self._chunks(self.n_fill, self.n):
+                scores = tables[..., 0]
+                points = scores + tables[..., 1 : 1 + self.awards].sum(axis=-1)
+                slots = self.solution.slot_of_scores(scores)
+                same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
+                self.points_t = np.concatenate([self.points_t, points.transpose(0, 1, 3, 2).astype(np.float64)])
+                self.slots_t = np.concatenate([self.slots_t, slots.transpose(0, 1, 3, 2)])
+                self.same = np.concatenate([self.same, same])
+            self.n_fill = self.n
+        return score_arrays(self.points_t, self.slots_t, self.same)
+
     def arrays(self) -> play.Classes:
-        """The record for the classes known now (`score_arrays` gives the rest)."""
+        """The record for the classes known now (`fill_arrays` gives the rest)."""
         t = self.traced
         if self.class_of is not t.class_of:  # keyed anew: every class is new
             self._reset()
         if self._arrays is not None and self.n == len(t.tables):
             return self._arrays
         n = len(t.tables)
-        for start in range(self.n, n, STACK_CLASSES):  # a few at a time (the kept tables come all at once)
-            new = [
-                t.tables[c].reshape(*self.shape, self.width + 1) for c in range(start, min(n, start + STACK_CLASSES))
-            ]
-            tables = np.stack(new)
+        for tables in self._chunks(self.n, n):  # a few at a time (the kept tables come all at once)
             scores = tables[..., 0]
             extra = np.full(scores.shape, -1, dtype=np.int32)
             at = np.nonzero((tables[..., 1:] != 0).any(axis=-1))
             extra[at] = self.n_extras + np.arange(len(at[0]))
             self.extras.append(tables[at])  # the score too: the cell holds the row instead
             self.n_extras += len(at[0])
-            points = scores + tables[..., 1 : 1 + self.awards].sum(axis=-1)
-            slots = self.solution.slot_of_scores(scores)
-            same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
             if np.abs(scores).max(initial=0) >= 1 << 30:  # a cell holds score << 1 in an int32
                 raise Untabulable("a box score too large for the compiled simulator's tables")
             self.scores = np.concatenate([self.scores, scores.astype(np.int32)])
             self.extra = np.concatenate([self.extra, extra])
-            self.points_t = np.concatenate([self.points_t, points.transpose(0, 1, 3, 2).astype(np.float64)])
-            self.slots_t = np.concatenate([self.slots_t, slots.transpose(0, 1, 3, 2)])
-            self.same = np.concatenate([self.same, same])
         self.n = len(t.tables)
         keys = np.zeros((self.n, len(t.keyed)), dtype=np.int64)
         for key, c in t.class_of.items():
@@ -181,13 +199,19 @@ def class_arrays(tables: ScoreTables, solution: Solution) -> ClassArrays:
     )
 
 
-def moves_for(solution: Solution, dtype: type, flag: int) -> Moves:
+def moves_for(solution: Solution, dtype: type, flag: int, warn: Callable[[str], None] | None = None) -> Moves:
     """The best-move memo of a solution (one per fingerprint: a new solution of it starts a new memo), kept by
-    its variant's engine."""
+    its variant's engine; it starts with the rows an earlier process kept on disk (`kept_moves`)."""
+
+    def made() -> Moves:
+        moves = Moves(solution, dtype, flag)
+        recall_moves(moves, warn)
+        return moves
+
     return store_of(solution.variant).get(
         MOVES_KIND,
         solution.variant.fingerprint,
-        lambda: Moves(solution, dtype, flag),
+        made,
         MOVES_KEPT,
         valid=lambda got: got.solution is solution and got.dtype is dtype,
     )
@@ -261,9 +285,8 @@ class JitPlay:
             if moves.full_fits and moves.used + len(uniq) > moves.limit:
                 self._complete()  # rather than drop every row and fill them again: the whole table fits
                 return
-            ca.arrays()
+            sc = ca.fill_arrays()
             new = moves.reserve(len(uniq))
-            sc = score_arrays(ca.points_t, ca.slots_t, ca.same)
             out = move_rows(moves.rows, moves.flag, p.rolls, new)
             fill_rows_of(p.solution, code, prog, cls[missing[first]], sc, out)
             moves.row_of[uniq] = new
@@ -296,6 +319,11 @@ class JitPlay:
                 ids.append(aid)
             out[:, ids.index(aid)] += points
         return out
+
+    def keep(self, warn: Callable[[str], None] | None = None) -> None:
+        """Keep the best-move rows filled so far on disk for the next process (`kept_moves.keep_moves`)."""
+        with _PLAYING:
+            keep_moves(self.moves, warn)
 
     def complete(self) -> None:
         """Fill the best-move row of every state at once, from the solver's score tables by context (no game
@@ -362,9 +390,7 @@ class JitPlay:
             pending = np.empty(len(active), dtype=np.int64)
             cls = np.empty(len(active), dtype=np.int64)
             moves_at = MoveRows(moves.row_of, moves.complete, moves.rows, moves.flag, self.kept_rows, self.policy.rolls)
-            play.play_games(
-                play.Pass(active, pending, cls, errors),
-                gm,
+            tables = play.Playing(
                 self.coding,
                 self.state_arrays,
                 self.classes.arrays(),
@@ -372,8 +398,8 @@ class JitPlay:
                 self.dice,
                 self.hand_keys,
                 self.roll_draws,
-                play.workers(),
             )
+            play.play_games(play.Pass(active, pending, cls, errors), gm, tables, play.workers())
             if errors[2]:
                 raise DicecupError("internal error: a game reached a card the solver found unreachable")
             if errors.any():

@@ -1,0 +1,106 @@
+"""The best-move rows games reached, kept beside the solver's table, so that a later process does not fill them again.
+
+A row depends on nothing but its state and the solution (`jitplay.Moves`), so the rows a run filled are kept as
+signed arrays (`solver.cache.save_arrays`: an HMAC with the user's key, keyed by the variant's fingerprint and
+the digest of the rules', numeric core's and solver's code), one file per objective, with the digest of the
+simulator's own code that fills them. They are read back mapped (the pages a run plays from are read, and a
+file vouched for is not hashed again). A file that is tampered with, stale, of another layout or that does not
+fit the solution is removed, said through `warn`, and its rows filled again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..solver.solve import Solution
+    from .jitplay import Moves
+
+__all__ = ["KEEP_BYTES", "keep_moves", "recall_moves"]
+
+LAYOUT = 1
+KEEP_BYTES = 1 << 27
+"""The most bytes of rows kept on disk (past it, rows are filled by each process as before)."""
+KEEP_NEW = 4096
+"""Rows a process must add to the kept ones before they are written again (fewer: filled again next time)."""
+_CODE = hashlib.sha256(
+    b"".join(Path(__file__).with_name(name).read_bytes() for name in ("optimal.py", "jitplay.py", "kept_moves.py"))
+).hexdigest()[:16]
+
+Warn = Callable[[str], None] | None
+
+
+def _kind(solution: Solution) -> str:
+    """One file per objective (its id hashed: ids hold characters a file name does not)."""
+    return "moves-" + hashlib.sha256(solution.objective.id.encode()).hexdigest()[:16]
+
+
+def _meta(moves: Moves) -> dict:
+    return {
+        "layout": LAYOUT,
+        "code": _CODE,
+        "objective": moves.solution.objective.id,
+        "dtype": np.dtype(moves.dtype).str,
+        "flag": moves.flag,
+        "shape": list(moves.shape),
+        "states": len(moves.row_of),
+    }
+
+
+def recall_moves(moves: Moves, warn: Warn = None) -> bool:
+    """Give a new, empty `moves` the rows kept for its solution; True when there were some that fit."""
+    from ..solver import cache
+
+    solution = moves.solution
+    kind = _kind(solution)
+    got = cache.load_arrays(solution.variant, kind, warn, limit=KEEP_BYTES, mapped=True)
+    if got is None:
+        return False
+    meta, arrays = got
+    slots, rows = arrays.get("slots"), arrays.get("rows")
+    n_states = len(moves.row_of) - 1  # the last slot: the unreachable sentinel, never a row
+    fits = (
+        meta == _meta(moves)
+        and slots is not None
+        and rows is not None
+        and slots.dtype == np.int32
+        and slots.ndim == 1
+        and rows.dtype == np.dtype(moves.dtype)
+        and rows.shape == (len(slots), *moves.shape)
+        and len(slots) <= moves.limit
+        and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
+        and len(np.unique(slots)) == len(slots)
+    )
+    if not fits or slots is None or rows is None:
+        if meta.get("code") == _CODE and meta.get("layout") == LAYOUT:
+            (warn or (lambda message: None))(f"the kept {kind} rows do not fit this solution; they are made again")
+        cache.arrays_path(solution.variant, kind).unlink(missing_ok=True)
+        return False
+    moves.row_of[slots] = np.arange(len(slots), dtype=moves.row_of.dtype)
+    moves.rows, moves.used, moves.kept = rows, len(slots), len(slots)  # read-only: `Moves.reserve` copies
+    return True
+
+
+def keep_moves(moves: Moves, warn: Warn = None) -> None:
+    """Keep the rows of `moves` for the next process, when it holds at least KEEP_NEW rows (or an eighth)
+    more than were kept, and they fit KEEP_BYTES; the whole table (`Moves.complete`) is not kept."""
+    if moves.complete or moves.used - moves.kept < max(KEEP_NEW, moves.kept // 8):
+        return
+    rows = moves.rows[: moves.used]
+    if rows.nbytes > KEEP_BYTES:
+        return
+    from ..solver import cache
+
+    at = np.flatnonzero(moves.row_of[:-1] >= 0)
+    slots = np.empty(moves.used, dtype=np.int32)
+    slots[moves.row_of[at]] = at
+    cache.save_arrays(
+        moves.solution.variant, _kind(moves.solution), _meta(moves), {"rows": rows, "slots": slots}, warn,
+        limit=KEEP_BYTES + (1 << 20),
+    )  # fmt: skip
+    moves.kept = moves.used

@@ -1,0 +1,106 @@
+"""The best-move rows games reached, kept on disk between processes (`simulate.kept_moves`): a later process plays
+the same games from them without filling them again, and a file that is tampered with or does not fit is said,
+removed and made again, never trusted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _solver_helpers import tiny_variant
+
+from dicecup.numeric import compiled
+from dicecup.simulate import jitplay, kept_moves, simulate
+from dicecup.simulate.batched_run import recall_batched
+from dicecup.simulate.optimal import solution_for
+from dicecup.solver import cache
+
+pytestmark = pytest.mark.skipif(not compiled.NUMBA_KERNELS, reason="the compiled player needs numba")
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """A new variant (of a new engine: a new process's memos) of one tiny game, its cache in this test's folder,
+    and every run's rows kept however few; calls to fill rows counted in `fresh.filled`."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    monkeypatch.setattr(kept_moves, "KEEP_NEW", 1)
+    monkeypatch.setattr(jitplay, "COMPLETE_AFTER", 1e12)  # rows filled as games reach them, never all at once
+    filled = []
+    fill = jitplay.fill_rows_of
+
+    def counted(*args, **kwargs):
+        filled.append(len(args[1]))
+        return fill(*args, **kwargs)
+
+    monkeypatch.setattr(jitplay, "fill_rows_of", counted)
+
+    def variant():
+        return tiny_variant(tmp_path, "threshold")
+
+    variant.filled = filled
+    return variant
+
+
+def _kept_path(v):
+    return cache.arrays_path(v, kept_moves._kind(solution_for(v)))
+
+
+def _same(a, b):
+    return (a.boxes == b.boxes).all() and (a.bonus_points == b.bonus_points).all() and (a.totals == b.totals).all()
+
+
+def test_a_later_process_plays_from_the_kept_rows(fresh):
+    v = fresh()
+    first = simulate(v, "optimal", 3000, seed=4)
+    assert fresh.filled and _kept_path(v).is_file()
+    fresh.filled.clear()
+    second = simulate(fresh(), "optimal", 3000, seed=4)
+    assert fresh.filled == []  # every state the games reached had its row kept
+    assert _same(first, second)
+    other = simulate(fresh(), "optimal", 3000, seed=5)  # other games: the same rows, or a few more filled
+    assert not (other.totals == first.totals).all()
+
+
+def test_tampered_rows_are_said_removed_and_filled_again(fresh):
+    v = fresh()
+    first = simulate(v, "optimal", 3000, seed=4)
+    path = _kept_path(v)
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0x40  # inside the rows (the file is almost all rows)
+    path.write_bytes(bytes(raw))
+    fresh.filled.clear()
+    said: list[str] = []
+    again = fresh()
+    recall_batched(again, "optimal", warn=said.append)
+    assert any("moves" in s and "removed" in s for s in said), said
+    assert not path.exists()
+    second = simulate(again, "optimal", 3000, seed=4)
+    assert fresh.filled and _same(first, second)
+    assert path.is_file()  # kept again, from this run's rows
+
+
+def test_signed_rows_that_do_not_fit_the_solution_are_not_used(fresh):
+    v = fresh()
+    first = simulate(v, "optimal", 3000, seed=4)
+    got = cache.load_arrays(v, kept_moves._kind(solution_for(v)))
+    assert got is not None
+    meta, arrays = got
+    n_states = solution_for(v).index.size
+    slots = np.full(len(arrays["slots"]), n_states + 5, dtype=np.int32)  # no state has this slot
+    cache.save_arrays(v, kept_moves._kind(solution_for(v)), meta, {"rows": np.array(arrays["rows"]), "slots": slots})
+    fresh.filled.clear()
+    said: list[str] = []
+    again = fresh()
+    recall_batched(again, "optimal", warn=said.append)
+    assert any("do not fit" in s for s in said), said
+    second = simulate(again, "optimal", 3000, seed=4)
+    assert fresh.filled and _same(first, second)
+
+
+def test_rows_of_other_code_are_dropped_without_a_word(fresh, monkeypatch):
+    v = fresh()
+    simulate(v, "optimal", 500, seed=4)
+    monkeypatch.setattr(kept_moves, "_CODE", "another-code")
+    said: list[str] = []
+    recall_batched(fresh(), "optimal", warn=said.append)
+    assert said == [] and not _kept_path(v).exists()
