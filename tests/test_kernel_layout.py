@@ -45,3 +45,47 @@ def test_the_check_sees_a_kernel():
 def test_the_simulation_layers_modules_are_small():
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (CORE / "simulate").glob("*.py")}
     assert {name: n for name, n in sizes.items() if n >= MAX_LINES} == {}
+
+
+MAX_POSITIONAL = 8
+
+
+def _numeric_names() -> set[str]:
+    """The functions and record classes the numeric core defines (its kernels, their helpers and records)."""
+    names: set[str] = set()
+    for path in (CORE / "numeric").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("__"):
+                names.add(node.name)
+    return names
+
+
+def _long_calls(source: str, where: str, names: set[str]) -> list[str]:
+    """Calls in `source` to one of `names` with more than MAX_POSITIONAL positional arguments."""
+    found = []
+    for node in ast.walk(ast.parse(source, where)):
+        if isinstance(node, ast.Call) and len(node.args) > MAX_POSITIONAL:
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if name in names:
+                found.append(f"{where}:{node.lineno} {name} ({len(node.args)} positional)")
+    return found
+
+
+def test_no_kernel_or_record_is_given_a_wall_of_positional_arguments():
+    """No call into the numeric core's kernels, nor a constructor of its records, takes more than eight
+    positional arguments: past that they are grouped into a record, or named."""
+    names = _numeric_names()
+    found = [
+        hit
+        for path in sorted(CORE.rglob("*.py"))
+        for hit in _long_calls(path.read_text(encoding="utf-8"), str(path.relative_to(CORE)), names)
+    ]
+    assert found == []
+
+
+def test_the_argument_check_sees_a_long_call():
+    """The check above finds a call of nine positional arguments to a name of the numeric core, and not one
+    whose last arguments are named."""
+    sample = "turn_block(a, b, c, d, e, f, g, h, i)\nturn_block(a, b, c, d, e, f, g, h=h, i=i)\n"
+    assert _long_calls(sample, "sample.py", {"turn_block"}) == ["sample.py:1 turn_block (9 positional)"]
