@@ -10,6 +10,7 @@ that run on the `click` package).
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import sys
@@ -22,11 +23,13 @@ import typer
 
 from .. import __version__
 from ..errors import DicecupError
+from ..locales import _
 from .common import (
     BOTS,
     COMMAND_MODULES,
     JSON,
     OPTION,
+    OWN_CONTEXT,
     QUIET,
     UNWRAPPED,
     VARIANT,
@@ -169,14 +172,21 @@ class QuickCommand(typer.core.TyperCommand):
 
 
 def usage_message(exc: click.ClickException) -> str:
-    """A click usage error as the one line every dicecup error is: what was wrong, then where to look."""
+    """A click usage error as the one line every dicecup error is: what was wrong, then where to look (the
+    CLI's own words in the command line's language; click's own messages as click words them)."""
     param = getattr(exc, "param", None)
     if isinstance(exc, click.BadParameter) and not isinstance(exc, click.MissingParameter) and param is not None:
         names = [o for o in getattr(param, "opts", ()) if o.startswith("--")] or [param.human_readable_name]
         text = f"{names[0]}: {exc.message}"
     elif isinstance(exc, click.NoSuchOption):
         close = sorted(exc.possibilities or ())
-        text = f"no such option: {exc.option_name}" + (f"; did you mean {' or '.join(close)}?" if close else "")
+        text = (
+            _("no such option: {option}; did you mean {close}?").format(
+                option=exc.option_name, close=_(" or ").join(close)
+            )
+            if close
+            else _("no such option: {option}").format(option=exc.option_name)
+        )
     else:
         text = exc.format_message()
         if len(text) > 1 and text[0].isupper() and text[1].islower():
@@ -184,7 +194,7 @@ def usage_message(exc: click.ClickException) -> str:
     text = " ".join(text.replace("\n", " ").split()).rstrip(".")
     ctx = getattr(exc, "ctx", None)
     if isinstance(exc, click.UsageError) and ctx is not None:
-        text += f" (see `{ctx.command_path} --help`)"
+        text += _(" (see `{command} --help`)").format(command=ctx.command_path)
     return text
 
 
@@ -209,6 +219,20 @@ class QuickGroup(typer.core.TyperGroup):
     ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        # in a context of its own: the language `--lang` chose is still spoken by the error line, and gone after
+        run = contextvars.copy_context().run
+        return run(self._standalone, args, prog_name, complete_var, windows_expand_args, extra)
+
+    def _standalone(
+        self,
+        args: Sequence[str] | None,
+        prog_name: str | None,
+        complete_var: str | None,
+        windows_expand_args: bool,
+        extra: dict[str, Any],
+    ) -> NoReturn:
+        """`main` as a console script runs it: every error one line, then exit."""
+        OWN_CONTEXT.set(True)
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except click.ClickException as exc:
@@ -216,7 +240,7 @@ class QuickGroup(typer.core.TyperGroup):
         except DicecupError as exc:
             _exit_error(str(exc))
         except click.Abort:
-            typer.echo("aborted", err=True)
+            typer.echo(_("aborted"), err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -272,8 +296,8 @@ def _root(
         typer.Option(
             "--lang",
             metavar="CODE",
-            help="The language of the games' names: en, ru, de, es or sv (default: from LANGUAGE, LC_ALL, "
-            "LC_MESSAGES or LANG; before the command: dicecup --lang ru play ...).",
+            help="The language of the messages and the games' names: en, ru, de, es or sv (default: from "
+            "LANGUAGE, LC_ALL, LC_MESSAGES or LANG; before the command: dicecup --lang ru play ...).",
         ),
     ] = None,
 ) -> None:

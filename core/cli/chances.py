@@ -10,6 +10,7 @@ import typer
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from ..language.dice import parse_dice
+from ..locales import _, ngettext
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, cli_errors, console, load_variant
 
 __all__ = ["odds_cmd", "odds_json"]
@@ -78,13 +79,17 @@ def odds_cmd(
     """
     from ..solver.odds import most_rolls, odds
 
-    v = load_variant(variant, option)
+    v = load_variant(variant, option, spoken=not as_json)
     values = parse_dice(dice, v.dice, v.faces) if dice is not None else None
     most = most_rolls(v, values is not None)
     least = 0 if values is not None else 1
     if rolls_left is not None and not least <= rolls_left <= most:
-        what = "after the dice on the table" if values is not None else "the turn's first roll included"
-        raise DicecupError(f"--rolls-left must be {least}..{most} for {v.id} ({what}), got {rolls_left}")
+        said = (
+            _("--rolls-left must be {least}..{most} for {variant} (after the dice on the table), got {got}")
+            if values is not None
+            else _("--rolls-left must be {least}..{most} for {variant} (the turn's first roll included), got {got}")
+        )
+        raise DicecupError(said.format(least=least, most=most, variant=v.id, got=rolls_left))
     rows = _rows(v, box or [])
     v.check_roll_count(f"{v.id}: odds")
     result = odds(v, values, rolls_left)
@@ -107,7 +112,11 @@ def _rows(v: Any, wanted: list[str]) -> list[str]:
         elif name in v.box_ids:
             row = v.box(name).row
         else:
-            raise DicecupError(f"--box: no row or box {shown(name)} in {v.id}; rows: {', '.join(v.rows)}")
+            raise DicecupError(
+                _("--box: no row or box {name} in {variant}; rows: {rows}").format(
+                    name=shown(name), variant=v.id, rows=", ".join(v.rows)
+                )
+            )
         if row not in out:
             out.append(row)
     return out
@@ -120,37 +129,44 @@ def _print_table(result: Any, quiet: bool) -> None:
     v, dice, left = result.variant, result.dice, result.rolls_left
     opts = options_text(v)
     where = (
-        f"dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left"
+        ngettext("dice {dice}, {n} roll left", "dice {dice}, {n} rolls left", left).format(
+            dice=" ".join(map(str, dice)), n=left
+        )
         if dice is not None
-        else f"a turn of {left} roll{'s' * (left != 1)}"
+        else ngettext("a turn of {n} roll", "a turn of {n} rolls", left).format(n=left)
     )
     table = Table(title=Text(f"{v.name}{f' [{opts}]' if opts else ''}: {where}"))  # Text: [..] is not markup
-    table.add_column("row", no_wrap=True)
-    table.add_column("name")
+    table.add_column(_("row"), no_wrap=True)
+    table.add_column(_("name"))
     if dice is not None:
-        table.add_column("met now", justify="center")
+        table.add_column(_("met now"), justify="center")
     if dice is None or left >= 1:
-        table.add_column("one roll", justify="right")
-    table.add_column("turn" if dice is None else "by the turn's end", justify="right")
+        table.add_column(_("one roll"), justify="right")
+    table.add_column(_("turn") if dice is None else _("by the turn's end"), justify="right")
     if dice is not None and left >= 1:
-        table.add_column("keep for it")
+        table.add_column(_("keep for it"))
     for r in result.rows:
-        cells = [Text(r.row), Text(r.name + (" (served pays more)" if r.served else ""))]
+        cells = [Text(r.row), Text(r.name + (_(" (served pays more)") if r.served else ""))]
         if dice is not None:
-            cells.append(Text("yes" if r.met_now else "no"))
+            cells.append(Text(_("yes") if r.met_now else _("no")))
         if dice is None or left >= 1:
             cells.append(Text(_percent(r.roll)))
         cells.append(Text(_percent(r.turn)))
         if dice is not None and left >= 1:
-            keep = "all (met)" if r.met_now else (" ".join(map(str, r.keep)) if r.keep else "none: reroll all")
+            keep = _("all (met)") if r.met_now else (" ".join(map(str, r.keep)) if r.keep else _("none: reroll all"))
             cells.append(Text(keep))
         table.add_row(*cells)
     out = console()
     out.print(table)
     if not quiet:
         out.print(
-            "one roll: "
-            + ("every die rolled once" if dice is None else "the best keep for the row, then one roll")
-            + "; turn: each keep chosen for that row alone. A roll meets a row when its pattern finds "
-            "its dice there (an upper row: one die of its face)."
+            _(
+                "one roll: every die rolled once; turn: each keep chosen for that row alone. A roll meets a row "
+                "when its pattern finds its dice there (an upper row: one die of its face)."
+            )
+            if dice is None
+            else _(
+                "one roll: the best keep for the row, then one roll; turn: each keep chosen for that row alone. "
+                "A roll meets a row when its pattern finds its dice there (an upper row: one die of its face)."
+            )
         )

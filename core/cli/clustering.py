@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..locales import _
+from .common import warn
+
 if TYPE_CHECKING:
     from ..language.model import Variant
     from ..numeric.objective import Objective
@@ -50,4 +53,4 @@ def drop_store(store: Path) -> None:
     try:
         shutil.rmtree(store)
     except OSError as exc:
-        typer.echo(f"warning: could not remove the chunk store {store} ({exc.strerror or exc})", err=True)
+        warn(_("could not remove the chunk store {path} ({reason})").format(path=store, reason=exc.strerror or exc))

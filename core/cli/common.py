@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DicecupError, UnknownVariant, bounded_line, shown
+from ..locales import _
 from .quick import Opt
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ __all__ = [
     "ENGINE_KEY",
     "PLUGIN_FILES_KEY",
     "LANG_KEY",
+    "OWN_CONTEXT",
     "language",
     "use_language",
     "QUICK_SESSION",
@@ -42,6 +44,8 @@ __all__ = [
     "console",
     "echo",
     "error_line",
+    "note_line",
+    "warn",
     "get_engine",
     "json_schema",
     "load_variant",
@@ -79,13 +83,26 @@ def echo(text: str, err: bool = False) -> None:
 
 
 def error_line(message: str) -> str:
-    """An error as the CLI prints it: one bounded `error:` line."""
-    return bounded_line(f"error: {message}")
+    """An error as the CLI prints it: one bounded `error:` line, in the command line's language."""
+    return bounded_line(_("error: {message}").format(message=message))
+
+
+def note_line(note: str) -> str:
+    """A note after a command's result (a variant's caveat), in the command line's language."""
+    return _("note: {note}").format(note=note)
+
+
+def warn(message: str) -> None:
+    """A warning on stderr (a real problem: said even with --quiet), in the command line's language."""
+    echo(_("warning: {message}").format(message=message), err=True)
 
 
 ENGINE_KEY = "dicecup.engine"
 PLUGIN_FILES_KEY = "dicecup.plugin-files"
 LANG_KEY = "dicecup.lang"
+
+#: set in a context a command line runs in alone (`base.QuickGroup.main`): its language needs no undoing
+OWN_CONTEXT: ContextVar[bool] = ContextVar("dicecup_own_context", default=False)
 
 #: the quick path's command (`cli.main`), which runs without click: what click's context keeps otherwise
 QUICK_SESSION: ContextVar[dict[str, Any] | None] = ContextVar("dicecup_quick_session", default=None)
@@ -136,7 +153,7 @@ def use_language(requested: str | None) -> None:
     undo = speak(lang)
     click = sys.modules.get("click")
     ctx = click.get_current_context(silent=True) if click is not None else None
-    if ctx is not None:
+    if ctx is not None and not OWN_CONTEXT.get():  # (in its own context, an error line is still said in it)
         ctx.call_on_close(undo)
 
 
@@ -157,10 +174,12 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
         key, sep, value = raw.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or not key:
-            raise DicecupError(f"--option takes KEY=VALUE, got {shown(raw)}")
+            raise DicecupError(_("--option takes KEY=VALUE, got {raw}").format(raw=shown(raw)))
         if key in out:
             raise DicecupError(
-                f"--option {shown(key)} is given twice ({shown(out[key])}, then {shown(value)}); give each option once"
+                _("--option {key} is given twice ({first}, then {then}); give each option once").format(
+                    key=shown(key), first=shown(out[key]), then=shown(value)
+                )
             )
         out[key] = value
     return out
@@ -174,8 +193,10 @@ def check_variant(value: str) -> str:
     if value not in known:
         if os.sep in value or "/" in value or os.path.lexists(value):
             raise DicecupError(
-                f"--variant: {value!r} is not a variant id, and a variant file's name must end in .yaml or .yml; "
-                f"known variants: {', '.join(known)}"
+                _(
+                    "--variant: {value} is not a variant id, and a variant file's name must end in .yaml or .yml; "
+                    "known variants: {known}"
+                ).format(value=repr(value), known=", ".join(known))
             )
         raise UnknownVariant(value, known)
     return value
@@ -184,7 +205,11 @@ def check_variant(value: str) -> str:
 def check_choice(flag: str, value: str, choices: Sequence[str]) -> str:
     """`value` when it is one of `choices`, else a DicecupError naming the flag and listing them."""
     if value not in choices:
-        raise DicecupError(f"{flag}: unknown value {value!r}; choose one of: {', '.join(choices)}")
+        raise DicecupError(
+            _("{flag}: unknown value {value}; choose one of: {choices}").format(
+                flag=flag, value=repr(value), choices=", ".join(choices)
+            )
+        )
     return value
 
 
@@ -193,10 +218,12 @@ def _complete_variant(incomplete: str) -> list[str]:
     return [vid for vid in get_engine().variant_ids() if vid.startswith(incomplete)]
 
 
-def load_variant(variant: str, options: list[str] | None = None) -> Variant:
-    """The compiled variant named by the CLI flags, with its names in the command line's language (raises
-    DicecupError on bad input)."""
-    return get_engine().resolve(variant, parse_options(options)).in_language(language())
+def load_variant(variant: str, options: list[str] | None = None, *, spoken: bool = True) -> Variant:
+    """The compiled variant named by the CLI flags (raises DicecupError on bad input), with its names in the
+    command line's language when `spoken`, else as the variant declares them (`--json`, an API, is the same
+    in every language)."""
+    got = get_engine().resolve(variant, parse_options(options))
+    return got.in_language(language()) if spoken else got
 
 
 def json_schema(command: str) -> dict[str, Any]:

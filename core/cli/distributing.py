@@ -11,8 +11,10 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from ..language.dice import parse_dice
+from ..locales import _, ngettext
 from .advising import parse_card
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
+from .common import note_line, warn
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 from .solving import load_solution
@@ -84,26 +86,30 @@ def distribution_cmd(
         if plot is not None:  # before any work: a path that cannot be written, matplotlib missing
             plot_path(plot, overwrite)
             pyplot("for the tables alone")
-        v = load_variant(variant, option)
+        v = load_variant(variant, option, spoken=not as_json)
         the_card = parse_card(card, v)
         values = parse_dice(dice, v.dice, v.faces) if dice is not None else None
         if rolls_left is not None and values is None:
-            raise DicecupError("--rolls-left needs --dice (the dice on the table)")
+            raise DicecupError(_("--rolls-left needs --dice (the dice on the table)"))
         if rolls_left is not None and not 0 <= rolls_left <= v.rolls - 1:
             raise DicecupError(
-                f"--rolls-left must be 0..{v.rolls - 1} ({v.id} has {v.rolls} rolls a turn), got {rolls_left}"
+                ngettext(
+                    "--rolls-left must be 0..{most} ({variant} has {n} roll a turn), got {got}",
+                    "--rolls-left must be 0..{most} ({variant} has {n} rolls a turn), got {got}",
+                    v.rolls,
+                ).format(most=v.rolls - 1, variant=v.id, n=v.rolls, got=rolls_left)
             )
         check_variant(v)
         from ..solver.rules import check_solvable
 
         check_solvable(v)
         left = None if values is None else (v.rolls - 1 if rolls_left is None else rolls_left)
-        with reporting(quiet or as_json, f"distribution of {v.id}") as told:
-            solution, _ = load_solution(v, progress=told)
+        with reporting(quiet or as_json, _("distribution of {variant}").format(variant=v.id)) as told:
+            solution, _cached = load_solution(v, progress=told)
             if not the_card.scores and values is None:  # from the start: kept beside the table
                 from ..simulate.kept import start_distribution
 
-                d = start_distribution(solution, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+                d = start_distribution(solution, told, warn)
             else:
                 d = distribution(solution, the_card, values, left, progress=told)
         if plot is not None:
@@ -117,24 +123,33 @@ def distribution_cmd(
         return
     _print_report(d, v, the_card, values, left, quiet)
     if plot is not None:
-        console().print(f"plot written to {plot}")
+        console().print(_("plot written to {path}").format(path=plot))
 
 
 def _title(v: Any, card: Any, dice: Any, left: int | None) -> str:
     opts = options_text(v)
-    where = "from the start" if not card.scores else f"from a card with {len(card.scores)} boxes filled"
+    filled = len(card.scores)
+    where = (
+        ngettext("from a card with {n} box filled", "from a card with {n} boxes filled", filled).format(n=filled)
+        if filled
+        else _("from the start")
+    )
     if dice is not None:
-        where += f", dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left"
-    return f"{v.name}{f' [{opts}]' if opts else ''}: optimal play {where}"
+        where += ngettext(", dice {dice}, {n} roll left", ", dice {dice}, {n} rolls left", left or 0).format(
+            dice=" ".join(map(str, dice)), n=left
+        )
+    return f"{v.name}{f' [{opts}]' if opts else ''}: " + _("optimal play {where}").format(where=where)
 
 
 def _ordinal(n: str) -> str:
-    """1st, 2nd, 3rd, 5th, 11th, ... of a whole number written as text."""
+    """'1st percentile', '2nd percentile', '11th percentile', ... of a whole number written as text (other
+    languages word it their own way: their catalogs give one wording for every suffix)."""
     if not n.isdigit():
-        return f"{n}th"
+        return _("{n}th percentile").format(n=n)
     k = int(n)
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{n}{suffix}"
+    if 10 <= k % 100 <= 20 or k % 10 not in (1, 2, 3):
+        return _("{n}th percentile").format(n=n)
+    return {1: _("{n}st percentile"), 2: _("{n}nd percentile"), 3: _("{n}rd percentile")}[k % 10].format(n=n)
 
 
 def _print_report(d: Distribution, v: Any, card: Any, dice: Any, left: int | None, quiet: bool) -> None:
@@ -143,24 +158,25 @@ def _print_report(d: Distribution, v: Any, card: Any, dice: Any, left: int | Non
 
     out = console()
     s = d.summary()
-    figures = Table(title=Text(_title(v, card, dice, left)), caption=f"exact, computed in {d.seconds:.2f} s")
-    figures.add_column("figure")
-    figures.add_column("value", justify="right")
-    figures.add_row("mean", f"{s['mean']:.4f}")
-    figures.add_row("sd", f"{s['sd']:.4f}")
-    figures.add_row("median", str(s["median"]))
-    figures.add_row("mode", f"{s['mode']} ({100 * float(d.probs[s['mode'] - d.low]):.3f}%)")
-    figures.add_row("lowest / highest", f"{s['min']} / {s['max']}")
+    caption = _("exact, computed in {seconds} s").format(seconds=f"{d.seconds:.2f}")
+    figures = Table(title=Text(_title(v, card, dice, left)), caption=caption)
+    figures.add_column(_("figure"))
+    figures.add_column(_("value"), justify="right")
+    figures.add_row(_("mean"), f"{s['mean']:.4f}")
+    figures.add_row(_("sd"), f"{s['sd']:.4f}")
+    figures.add_row(_("median"), str(s["median"]))
+    figures.add_row(_("mode"), f"{s['mode']} ({100 * float(d.probs[s['mode'] - d.low]):.3f}%)")
+    figures.add_row(_("lowest / highest"), f"{s['min']} / {s['max']}")
     for p, score in s["percentiles"].items():
-        figures.add_row(f"{_ordinal(p)} percentile", str(score))
+        figures.add_row(_ordinal(p), str(score))
     out.print(figures)
-    tails = Table(title="P(score >= t)")
+    tails = Table(title=_("P(score >= t)"))
     tails.add_column("t", justify="right")
-    tails.add_column("chance", justify="right")
+    tails.add_column(_("chance"), justify="right")
     lo, hi = d.quantile(0.01), d.quantile(0.99)
     for t in range((lo // TAIL_STEP + 1) * TAIL_STEP, hi + 1, TAIL_STEP):
         tails.add_row(str(t), f"{100 * d.at_least(t):.3f}%")
     out.print(tails)
     if not quiet:
         for note in v.solitaire_notes():
-            out.print(f"note: {note}")
+            out.print(note_line(note))

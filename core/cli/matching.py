@@ -16,7 +16,9 @@ import typer
 
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
+from ..locales import _, ngettext
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
+from .common import warn
 from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
 
@@ -33,19 +35,23 @@ def read_lineup(players: list[str] | None) -> list[str]:
     texts = list(players or [])
     if len(texts) < 2:
         raise DicecupError(
-            f"match needs at least two --player, got {len(texts)}; e.g. --player bot:win --player bot:optimal"
+            _("match needs at least two --player, got {count}; e.g. --player bot:win --player bot:optimal").format(
+                count=len(texts)
+            )
         )
     kinds = []
     for text in texts:
         kind = text.strip().removeprefix("bot:")
         if kind not in MATCH_BOTS:
             raise DicecupError(
-                f"--player {shown(text)}: match plays {', '.join('bot:' + b for b in MATCH_BOTS)} (the lockstep match "
-                "player); play other bots and people through `dicecup play`"
+                _(
+                    "--player {player}: match plays {bots} (the lockstep match player); play other bots and people "
+                    "through `dicecup play`"
+                ).format(player=shown(text), bots=", ".join("bot:" + b for b in MATCH_BOTS))
             )
         kinds.append(kind)
     if kinds.count("win") > 1:
-        raise DicecupError("--player bot:win is given twice: match seats bot:win once, bot:optimal in the others")
+        raise DicecupError(_("--player bot:win is given twice: match seats bot:win once, bot:optimal in the others"))
     return kinds
 
 
@@ -78,7 +84,7 @@ def match_cmd(
     95% confidence interval, and its mean score."""
     start = time.perf_counter()
     try:
-        with reporting(quiet or as_json, f"match of {variant}") as told:
+        with reporting(quiet or as_json, _("match of {variant}").format(variant=variant)) as told:
             from ..simulate.matches import play_matches, player_figures
             from ..simulate.plot import pyplot
             from ..simulate.win import check_win, planner_for
@@ -86,13 +92,13 @@ def match_cmd(
             kinds = read_lineup(player)
             check_games("--games", games, MAX_GAMES)
             if not 0 <= seed < 2**63:
-                raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {shown(seed)}")
+                raise DicecupError(_("--seed must be 0 .. 2**63 - 1, got {seed}").format(seed=shown(seed)))
             if plot is not None:
                 plot_path(plot, overwrite)
                 pyplot("for the table alone")
-            v = load_variant(variant, option)
+            v = load_variant(variant, option, spoken=not as_json)
             check_win(v)
-            planner = planner_for(v, told, lambda msg: typer.echo(f"warning: {msg}", err=True))
+            planner = planner_for(v, told, warn)
             result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
             rows = player_figures(result, kinds)
             if plot is not None:
@@ -116,7 +122,7 @@ def match_cmd(
         return
     _print_table(rows, _title(v, games), len(kinds), _ties(result), seconds)
     if plot is not None:
-        console().print(f"plot written to {plot}")
+        console().print(_("plot written to {path}").format(path=plot))
 
 
 def _ties(result: Any) -> float:
@@ -127,7 +133,8 @@ def _ties(result: Any) -> float:
 
 def _title(v: Any, games: int) -> str:
     opts = options_text(v)
-    return f"{v.name}{f' [{opts}]' if opts else ''}: {games:,} games, seats rotated"
+    said = ngettext("{n} game, seats rotated", "{n} games, seats rotated", games).format(n=f"{games:,}")
+    return f"{v.name}{f' [{opts}]' if opts else ''}: {said}"
 
 
 def _print_table(rows: list[dict[str, Any]], title: str, players: int, ties: float, seconds: float) -> None:
@@ -136,9 +143,11 @@ def _print_table(rows: list[dict[str, Any]], title: str, players: int, ties: flo
 
     table = Table(
         title=Text(title),
-        caption=f"ties shared (tied first in {100 * ties:.2f}% of games); fair share {1 / players:.4f}; {seconds:.1f} s",
+        caption=_("ties shared (tied first in {ties}% of games); fair share {fair}; {seconds} s").format(
+            ties=f"{100 * ties:.2f}", fair=f"{1 / players:.4f}", seconds=f"{seconds:.1f}"
+        ),
     )
-    for name in ("player", "win share", "95% CI", "outright", "mean score", "sd"):
+    for name in (_("player"), _("win share"), _("95% CI"), _("outright"), _("mean score"), _("sd")):
         table.add_column(name, justify="right")
     for i, r in enumerate(rows):
         lo, hi = r["ci95"]

@@ -12,6 +12,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from ..errors import DicecupError
+from ..locales import N_, _
 
 __all__ = ["OverwriteOpt", "output_path", "plot_path"]
 
@@ -28,41 +29,56 @@ def output_path(
     overwrite: bool,
     *,
     suffix: str = "",
-    kind: str = "a file",
+    kind: str = N_("a file"),
     refuse: Callable[[Path], NoReturn] | None = None,
 ) -> Path:
     """`path` when `flag` may write it: a name ending in `suffix` (if given) in an existing, writable folder,
     and a name the file system takes; an existing file only with `--overwrite`, and never a directory, a
-    pipe or a device. `refuse(path)` raises the refusal of an existing file (saying what it holds)."""
+    pipe or a device. `refuse(path)` raises the refusal of an existing file (saying what it holds). `kind`
+    (marked `N_`) is said in the command line's language."""
     name = _named(path)
     if suffix and path.suffix.lower() != suffix:
-        raise DicecupError(f"{flag} writes {kind}; give a file name ending in {suffix}, not {name}")
+        raise DicecupError(
+            _("{flag} writes {kind}; give a file name ending in {suffix}, not {name}").format(
+                flag=flag, kind=_(kind), suffix=suffix, name=name
+            )
+        )
     folder = path.parent if str(path.parent) else Path(".")
     try:
         if not folder.is_dir():
-            raise DicecupError(f"{flag} {name}: the folder {_named(folder)} does not exist")
+            raise DicecupError(
+                _("{flag} {name}: the folder {folder} does not exist").format(
+                    flag=flag, name=name, folder=_named(folder)
+                )
+            )
         _check_name(flag, path, folder)
         exists = os.path.lexists(path)
     except OSError as exc:  # a path longer than the system takes, a loop of links, ...
         raise DicecupError(f"{flag} {name}: {_reason(exc)}") from None
     if exists and path.is_dir():
-        raise DicecupError(f"{flag} {name} is a directory; give a file name")
+        raise DicecupError(_("{flag} {name} is a directory; give a file name").format(flag=flag, name=name))
     if exists and not path.is_file():
         raise DicecupError(
-            f"{flag} {name} is not a regular file (a pipe, a device or a broken link); it is left as it is"
+            _("{flag} {name} is not a regular file (a pipe, a device or a broken link); it is left as it is").format(
+                flag=flag, name=name
+            )
         )
     if exists and not overwrite:
         if refuse is not None:
             refuse(path)
-        raise DicecupError(f"{flag} {name} already exists; nothing was written (pass --overwrite to replace it)")
+        raise DicecupError(
+            _("{flag} {name} already exists; nothing was written (pass --overwrite to replace it)").format(
+                flag=flag, name=name
+            )
+        )
     if not os.access(folder, os.W_OK | os.X_OK) or (exists and not os.access(path, os.W_OK)):
-        raise DicecupError(f"{flag} {name}: permission denied")
+        raise DicecupError(_("{flag} {name}: permission denied").format(flag=flag, name=name))
     return path
 
 
 def plot_path(path: Path, overwrite: bool) -> Path:
     """`output_path` for `--plot`: a PNG file name."""
-    return output_path("--plot", path, overwrite, suffix=".png", kind="a PNG image")
+    return output_path("--plot", path, overwrite, suffix=".png", kind=N_("a PNG image"))
 
 
 def _named(path: Path) -> str:
@@ -80,11 +96,13 @@ def _check_name(flag: str, path: Path, folder: Path) -> None:
     size = len(os.fsencode(path.name))
     if size > limit:
         raise DicecupError(
-            f"{flag}: the file name is {size:,} bytes long; this file system takes names of at most {limit} bytes"
+            _(
+                "{flag}: the file name is {size} bytes long; this file system takes names of at most {limit} bytes"
+            ).format(flag=flag, size=f"{size:,}", limit=limit)
         )
 
 
 def _reason(exc: OSError) -> str:
     if exc.errno == errno.ENAMETOOLONG:
-        return "the path is longer than this file system takes"
+        return _("the path is longer than this file system takes")
     return (exc.strerror or type(exc).__name__).lower()

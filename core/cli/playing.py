@@ -148,7 +148,7 @@ def _recorder(path: Path, saved: SavedGame) -> Recorder:
     try:
         return Recorder.start(path, saved)
     except OSError as exc:
-        raise DicecupError(f"cannot save the game to {path}: {exc.strerror or exc}") from None
+        raise _cannot_save(path, exc) from None
 
 
 def _close(recorder: Recorder) -> None:
@@ -156,7 +156,12 @@ def _close(recorder: Recorder) -> None:
     try:
         recorder.close()
     except OSError as exc:
-        raise DicecupError(f"cannot save the game to {recorder.path}: {exc.strerror or exc}") from None
+        raise _cannot_save(recorder.path, exc) from None
+
+
+def _cannot_save(path: object, exc: OSError) -> DicecupError:
+    """The error of a save that cannot be written: where, and the system's reason."""
+    return DicecupError(_("cannot save the game to {path}: {reason}").format(path=path, reason=exc.strerror or exc))
 
 
 def _next_free(path: Path) -> Path:
@@ -196,7 +201,7 @@ def _play_one(
             try:
                 recorder.record(new, sync=asks)
             except OSError as exc:
-                raise DicecupError(f"cannot save the game to {save_path}: {exc.strerror or exc}") from None
+                raise _cannot_save(save_path, exc) from None
 
     on_change(state)
     session = Session(
@@ -260,18 +265,29 @@ def _refuse_save(path: Path) -> NoReturn:
         found = load_saved_game(path, get_engine())
     except VariantFileNeeded as exc:
         raise DicecupError(
-            f"--save {path} already holds a saved {exc.variant_id} game; pass --overwrite to replace it"
+            _("--save {path} already holds a saved {variant} game; pass --overwrite to replace it").format(
+                path=path, variant=exc.variant_id
+            )
         ) from None
     except DicecupError:
         raise DicecupError(
-            f"--save {path}: the file exists and is not a dicecup saved game; nothing was written (pick another file)"
+            _(
+                "--save {path}: the file exists and is not a dicecup saved game; nothing was written (pick another "
+                "file)"
+            ).format(path=path)
         ) from None
     vid = found.state.variant.id
     if found.state.over:
-        raise DicecupError(f"--save {path} already holds a finished {vid} game; pass --overwrite to replace it")
+        raise DicecupError(
+            _("--save {path} already holds a finished {variant} game; pass --overwrite to replace it").format(
+                path=path, variant=vid
+            )
+        )
     raise DicecupError(
-        f"--save {path} already holds an unfinished {vid} game; "
-        f"continue it with `dicecup resume {path}`, or pass --overwrite to start a new one there"
+        _(
+            "--save {path} already holds an unfinished {variant} game; continue it with `dicecup resume {path}`, "
+            "or pass --overwrite to start a new one there"
+        ).format(path=path, variant=vid)
     )
 
 
@@ -308,9 +324,15 @@ def variant_file_needed(command: str, path: Path, exc: VariantFileNeeded) -> Dic
     if not source or not source.isprintable() or len(source) > 300:
         return DicecupError(f"{exc}")
     return DicecupError(
-        f"{path}: the game was played with the variant file {source} (variant {exc.variant_id!r}), and a save "
-        f"never reads a variant file by itself (a save from elsewhere could name any file); to load it, pass it: "
-        f"dicecup {command} {shlex.quote(str(path))} --variant {shlex.quote(source)}"
+        _(
+            "{path}: the game was played with the variant file {source} (variant {variant}), and a save never reads "
+            "a variant file by itself (a save from elsewhere could name any file); to load it, pass it: {command}"
+        ).format(
+            path=path,
+            source=source,
+            variant=repr(exc.variant_id),
+            command=f"dicecup {command} {shlex.quote(str(path))} --variant {shlex.quote(source)}",
+        )
     )
 
 
@@ -434,13 +456,17 @@ def resume(
     """Continue a saved game exactly where it stopped (same dice to come)."""
     vfile, vid = variant_file(variant)
     try:
-        with reporting(quiet or as_json, f"reading {file.name}") as told:
+        with reporting(quiet or as_json, _("reading {save}").format(save=file.name)) as told:
             saved, recorder = Recorder.resume(file, get_engine(), vfile, progress=told)
     except VariantFileNeeded as exc:
         raise variant_file_needed("resume", file, exc) from None
     try:
         if vid is not None and vid != saved.state.variant.id:
-            raise DicecupError(f"{file} holds a {saved.state.variant.id} game, not {vid}; nothing was changed")
+            raise DicecupError(
+                _("{save} holds a {variant} game, not {asked}; nothing was changed").format(
+                    save=file, variant=saved.state.variant.id, asked=vid
+                )
+            )
         if saved.note:
             View(console(stderr=True)).say(f"{file}: {saved.note}.", "yellow", soft_wrap=True)
         if hints is not None:

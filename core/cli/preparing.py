@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import DicecupError
 from ..language.model import Variant
+from ..locales import _
 from ..progress import Reporter
 from .progress import reporting, say_duration
 
@@ -33,16 +34,24 @@ def _check_target(variant: Variant, kind: str, told: Reporter) -> None:
     from ..solver.cache import load_or_solve
     from ..solver.target_store import target_estimate, target_kept
 
-    solution, _ = load_or_solve(variant, progress=told)
+    solution, _cached = load_or_solve(variant, progress=told)
     if target_kept(solution):
         return
     estimate = target_estimate(solution, told)
     if estimate.seconds > PLAY_SECONDS:
         raise DicecupError(
-            f"bot:{kind} plays from target play's tables of {variant.id}, which are not made yet: making them "
-            f"takes {say_duration(estimate.seconds)} and {estimate.bytes / 2**30:.1f} GiB of memory, longer than "
-            f"a game waits ({PLAY_SECONDS:.0f} s); make them once with `{_solve_command(variant, 'target')}` "
-            f"(they are then kept, and a game with bot:{kind} starts within a minute), then play"
+            _(
+                "bot:{kind} plays from target play's tables of {variant}, which are not made yet: making them takes "
+                "{duration} and {gib} GiB of memory, longer than a game waits ({most} s); make them once with "
+                "`{command}` (they are then kept, and a game with bot:{kind} starts within a minute), then play"
+            ).format(
+                kind=kind,
+                variant=variant.id,
+                duration=say_duration(estimate.seconds),
+                gib=f"{estimate.bytes / 2**30:.1f}",
+                most=f"{PLAY_SECONDS:.0f}",
+                command=_solve_command(variant, "target"),
+            )
         )
 
 
@@ -56,7 +65,7 @@ def prepare_bots(
     made: dict[str, Any] = {}  # kind -> its bot (one for every seat of the kind: a bot is a policy)
     if not kinds:
         return engine.make_bot
-    with reporting(quiet, f"the bots of {variant.id}") as told:
+    with reporting(quiet, _("the bots of {variant}").format(variant=variant.id)) as told:
         for kind in kinds:
             engine.check_bot(kind, variant)  # refuse at once what a bot cannot play
         made.update((kind, engine.make_bot(kind, rng)) for kind in kinds)

@@ -13,15 +13,17 @@ started with.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ..errors import DicecupError, shown
+from ..locales import N_, _, ngettext
 from ..progress import NULL, Reporter
 
 __all__ = [
@@ -42,17 +44,31 @@ QUIET_SECONDS = 2.0
 
 def say_duration(seconds: float) -> str:
     """A duration as a person says it: 'about 40 s', 'about 3 min', 'about 2.5 h', 'about 4 days'."""
+    return (
+        _("about {duration}").format(duration=_amount(seconds))
+        if seconds < 1e9 * YEAR
+        else _("more than a billion years")
+    )
+
+
+def _amount(seconds: float) -> str:
+    """A duration short of a billion years, rounded as a person says it: '40 s', '3 min', '2.5 h', '4 days'."""
     if seconds < 90:
-        return f"about {max(1, round(seconds))} s"
+        return _("{n} s").format(n=max(1, round(seconds)))
     if seconds < 90 * 60:
-        return f"about {round(seconds / 60)} min"
+        return _("{n} min").format(n=round(seconds / 60))
     if seconds < 48 * 3600:
-        return f"about {seconds / 3600:.1f} h"
+        return _("{n} h").format(n=f"{seconds / 3600:.1f}")
     if seconds < 2 * YEAR:
-        return f"about {seconds / 86400:,.0f} days"
-    if seconds < 1e9 * YEAR:
-        return f"about {seconds / YEAR:,.3g} years"
-    return "more than a billion years"
+        days = round(seconds / 86400)
+        return ngettext("{n} day", "{n} days", days).format(n=f"{days:,}")
+    years = float(f"{seconds / YEAR:.3g}")
+    return ngettext("{n} year", "{n} years", int(years) if years.is_integer() else 2).format(n=f"{years:,.3g}")
+
+
+def _time_left(seconds: float) -> str:
+    """The bar's time left: '40 s left'."""
+    return _("{duration} left").format(duration=_amount(seconds))
 
 
 YEAR = 365.25 * 86400
@@ -65,14 +81,34 @@ def check_games(flag: str, games: int, most: int) -> None:
     """Refuse at once (a DicecupError, exit 2 in the CLI) a number of games below 1 or above `most`, saying
     how long so many would take at the least."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise DicecupError(f"{flag} must be a whole number from 1 to {most:,}, got {shown(games, 40)}")
+        raise DicecupError(
+            _("{flag} must be a whole number from 1 to {most}, got {games}").format(
+                flag=flag, most=f"{most:,}", games=shown(games, 40)
+            )
+        )
     if games > most:
         seconds = games / FASTEST_GAMES if games < 10**300 else math.inf  # past a float, any duration is too long
         raise DicecupError(
-            f"{flag} {f'{games:,}' if games < 10**20 else shown(games)} is beyond the {most:,} games one command plays: even at {FASTEST_GAMES:,} "
-            f"games a second, faster than any strategy plays, they would take {say_duration(seconds)}; "
-            f"ask for at most {most:,}"
+            _(
+                "{flag} {games} is beyond the {most} games one command plays: even at {fastest} games a second, "
+                "faster than any strategy plays, they would take {duration}; ask for at most {most}"
+            ).format(
+                flag=flag,
+                games=f"{games:,}" if games < 10**20 else shown(games),
+                most=f"{most:,}",
+                fastest=f"{FASTEST_GAMES:,}",
+                duration=say_duration(seconds),
+            )
         )
+
+
+#: the units the engine's tasks count in (`Reporter.start`), each said in the command line's language
+UNITS = (N_("games"), N_("moves"), N_("states"), N_("card classes"), N_("layers"), N_("boxes"), N_("thetas"))
+
+
+def unit_name(unit: str) -> str:
+    """A task's unit as the command line's language says it after a count (one of `UNITS`; others as given)."""
+    return _(unit) if unit in UNITS else unit
 
 
 #: piped, the one line waits for a rate this settled (fraction done, seconds spent): it cannot be corrected
@@ -159,7 +195,7 @@ class EstimateLine(_Tasks):
         if time.monotonic() - top.began + left < QUIET_SECONDS:
             return
         self.said = True
-        size = f" ({top.total:,} {top.unit})" if top.total and top.unit else ""
+        size = f" ({top.total:,} {unit_name(top.unit)})" if top.total and top.unit else ""
         out = self.stream or sys.stderr
         out.write(f"{top.label}: {say_duration(left)}{size}\n")
         out.flush()
@@ -208,6 +244,11 @@ class Bar(_Tasks):
         self.appear = appear
         self.timer: threading.Timer | None = None
         self.lock = threading.RLock()  # the timer's thread and the worker both change the rows
+        self.context = contextvars.copy_context()  # the command line's language, for the timer's and rich's threads
+
+    def spoken(self, work: Callable[..., Any], *args: Any) -> Any:
+        """`work(*args)` in the language the command line spoke when the bar was made (from any thread)."""
+        return self.context.copy().run(work, *args)
 
     def _columns(self) -> list[Any]:
         from rich.progress import BarColumn, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -221,7 +262,8 @@ class Bar(_Tasks):
 
             def render(self, task: Any) -> Text:
                 left = tasks.left() if task.fields.get("depth") == 0 else None
-                return Text("" if left is None else f"{say_duration(left)[6:]} left", style="progress.remaining")
+                said = "" if left is None else tasks.spoken(_time_left, left)
+                return Text(said, style="progress.remaining")
 
         return [
             SpinnerColumn(),
@@ -235,7 +277,7 @@ class Bar(_Tasks):
     def _wait(self) -> None:
         """Set the timer that brings the bar up, once, when work begins."""
         if self.bar is None and self.timer is None:
-            self.timer = threading.Timer(self.appear, self._appear)
+            self.timer = threading.Timer(self.appear, self.spoken, args=(self._appear,))
             self.timer.daemon = True
             self.timer.start()
 
@@ -279,7 +321,8 @@ class Bar(_Tasks):
         self.shown = clock
         for depth, t in enumerate(self.open):
             f = self.fraction(depth)
-            count = f"{t.done:,}/{t.total:,} {t.unit}" if t.total else (f"{t.done:,} {t.unit}" if t.done else "")
+            unit = unit_name(t.unit)
+            count = f"{t.done:,}/{t.total:,} {unit}" if t.total else (f"{t.done:,} {unit}" if t.done else "")
             self.bar.update(t.row, completed=None if f is None else f * 100, total=None if f is None else 100,
                             count=count.rstrip(), depth=depth)  # fmt: skip
 

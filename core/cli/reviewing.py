@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..locales import N_, _, ngettext
 from ..progress import task
 from .advising import option_json
 from .base import app, cli_errors, console
-from .outputs import OverwriteOpt, output_path
+from .common import note_line
+from .outputs import OverwriteOpt, plot_path
 from .playing import SaveVariantOpt, read_save, variant_file
 from .progress import reporting
 from .solving import load_solution
@@ -34,7 +36,7 @@ __all__ = ["review_cmd", "review_json", "write_review_png", "WORST"]
 #: How many of the costliest moves the report singles out.
 WORST = 3
 #: What the review gives without matplotlib (said when --plot cannot be drawn).
-_WITHOUT_PLOT = "for the review's tables alone"
+_WITHOUT_PLOT = "for the review's tables alone"  # (in simulate.plot's English sentence)
 
 
 def _decision_json(d: Decision) -> dict[str, Any]:
@@ -101,7 +103,7 @@ def _move_cells(d: Decision, rounds: bool) -> list[str]:
 
 def _count(n: int) -> str:
     """A number of decisions in words: '1 decision', '26 decisions'."""
-    return f"{n} decision{'s' * (n != 1)}"
+    return ngettext("{n} decision", "{n} decisions", n).format(n=n)
 
 
 def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], every: bool) -> None:
@@ -111,43 +113,55 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
     out = console()
     v = result.variant
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
-    state = "finished" if result.over else "in progress"
+    said = (
+        _(
+            "game finished: {decisions} reviewed against the optimal strategy (expected final score at the start {start})"
+        )
+        if result.over
+        else _(
+            "game in progress: {decisions} reviewed against the optimal strategy (expected final score at the "
+            "start {start})"
+        )
+    )
     out.print(
-        f"[bold]{v.name}[/] ({v.id}{'; ' + opts if opts else ''}), game {state}: {_count(len(result.decisions))} "
-        f"reviewed against the optimal strategy (expected final score at the start {result.start:.2f})"
+        f"[bold]{v.name}[/] ({v.id}{'; ' + opts if opts else ''}), "
+        + said.format(decisions=_count(len(result.decisions)), start=f"{result.start:.2f}")
     )
     rounds = any(d.round > 1 for d in result.decisions)
 
     legend = [  # the first table of moves says what its columns mean
-        "expected: the expected final score after the move (optimal play from then on); "
-        "loss: expected points given away against the best move"
+        _(
+            "expected: the expected final score after the move (optimal play from then on); "
+            "loss: expected points given away against the best move"
+        )
     ]
 
     def moves_table(title: str, rows: Sequence[Decision]) -> Any:
         table = Table(title=title, title_justify="left", caption=legend.pop() if legend else None)
         table.caption_justify = "left"
-        for name in ["player", *(["game"] if rounds else []), "turn", "dice", "rolls left", "played", "best"]:
+        names = [N_("player"), *([N_("game")] if rounds else []), N_("turn"), N_("dice"), N_("rolls left")]
+        for name in [*names, N_("played"), N_("best")]:
             numeric = name in ("game", "turn", "rolls left")
             wraps = name in ("played", "best")  # a long box id folds rather than lose its end
             table.add_column(
-                name,
+                _(name),
                 justify="right" if numeric else "left",
                 no_wrap=not wraps,
                 overflow="fold" if wraps else "ellipsis",
             )
-        table.add_column("expected", justify="right", no_wrap=True)
-        table.add_column("loss", justify="right", no_wrap=True)
+        table.add_column(_("expected"), justify="right", no_wrap=True)
+        table.add_column(_("loss"), justify="right", no_wrap=True)
         for d in rows:
             table.add_row(*_move_cells(d, rounds))
         return table
 
     shown = result.decisions if every else tuple(d for d in result.decisions if not d.optimal)
     if shown:
-        title = "Every decision" if every else "Decisions that cost points (--all lists every one)"
+        title = _("Every decision") if every else _("Decisions that cost points (--all lists every one)")
         out.print(moves_table(title, shown))
-    players = Table(title="Expected points lost against optimal play", title_justify="left")
-    for name in ("player", "kind", "decisions", "optimal", "total loss", "score"):
-        players.add_column(name, justify="left" if name in ("player", "kind") else "right")
+    players = Table(title=_("Expected points lost against optimal play"), title_justify="left")
+    for name in (N_("player"), N_("kind"), N_("decisions"), N_("optimal"), N_("total loss"), N_("score")):
+        players.add_column(_(name), justify="left" if name in ("player", "kind") else "right")
     for i, seat in enumerate(seats):
         mine = result.of(i)
         optimal = sum(d.optimal for d in mine)
@@ -157,11 +171,12 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
     out.print(players)
     worst = result.worst(WORST)
     if worst:
-        out.print(moves_table(f"The {len(worst)} costliest moves" if len(worst) > 1 else "The costliest move", worst))
+        title = ngettext("The costliest move", "The {n} costliest moves", len(worst)).format(n=len(worst))
+        out.print(moves_table(title, worst))
     else:
-        out.print("Every decision was optimal.")
+        out.print(_("Every decision was optimal."))
     for note in v.solitaire_notes():
-        out.print(f"note: {note}")
+        out.print(note_line(note))
 
 
 def write_review_png(path: Path, result: Review) -> None:
@@ -186,19 +201,23 @@ def write_review_png(path: Path, result: Review) -> None:
                 ys.append(d.expected_after)
                 if d.move in worst:
                     marks.append((n, d.expected_after, d.loss))
-            ax.plot(xs, ys, marker=".", linewidth=1.5, label=f"{name} (lost {result.total_loss(i):.2f})")
+            lost = _("{player} (lost {points})").format(player=name, points=f"{result.total_loss(i):.2f}")
+            ax.plot(xs, ys, marker=".", linewidth=1.5, label=lost)
             for x, y, loss in marks:
                 ax.plot([x], [y], marker="o", markersize=9, fillstyle="none", color="#c44e52")
                 ax.annotate(f"-{loss:.1f}", (x, y), textcoords="offset points", xytext=(4, 6), color="#c44e52")
-        ax.axhline(result.start, color="grey", linewidth=0.8, linestyle=":", label=f"start {result.start:.2f}")
-        ax.set_xlabel("each player's decisions (0: the game's start)")
-        ax.set_ylabel("expected final score after the decision")
+        start = _("start {value}").format(value=f"{result.start:.2f}")
+        ax.axhline(result.start, color="grey", linewidth=0.8, linestyle=":", label=start)
+        ax.set_xlabel(_("each player's decisions (0: the game's start)"))
+        ax.set_ylabel(_("expected final score after the decision"))
         v = result.variant
         opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
-        ax.set_title(
-            f"{v.id}{f' ({opts})' if opts else ''}: expected final score over the game "
-            f"(circled: the {WORST} costliest moves)"
-        )
+        circled = ngettext(
+            "expected final score over the game (circled: the costliest move)",
+            "expected final score over the game (circled: the {n} costliest moves)",
+            WORST,
+        ).format(n=WORST)
+        ax.set_title(f"{v.id}{f' ({opts})' if opts else ''}: {circled}")
         ax.grid(alpha=0.3)
         ax.legend(frameon=False)
         fig.tight_layout()
@@ -239,24 +258,25 @@ def review_cmd(
     if plot is not None:  # before the save is replayed or a table solved: the path, and matplotlib
         from ..simulate.plot import pyplot
 
-        output_path("--plot", plot, overwrite, suffix=".png", kind="a PNG image")
+        plot_path(plot, overwrite)
         pyplot(_WITHOUT_PLOT)
     vfile, vid = variant_file(variant)
     journaled = read_save("review", save, vfile)  # checked line by line; its moves are replayed once, below
     v = journaled.start.variant
     if vid is not None and vid != v.id:
-        raise DicecupError(f"{save} holds a {v.id} game, not {vid}")
+        raise DicecupError(_("{save} holds a {variant} game, not {asked}").format(save=save, variant=v.id, asked=vid))
     if journaled.note:
         console(stderr=True).print(f"{save}: {journaled.note}.", style="yellow", markup=False)
     check_reviewable(v)  # before the table is read or solved
-    with reporting(quiet or as_json, f"review of {save.name}") as told:
+    with reporting(quiet or as_json, _("review of {save}").format(save=save.name)) as told:
         try:
-            solution, _ = load_solution(v, progress=told)
+            solution, _cached = load_solution(v, progress=told)
         except SolverError as exc:  # beyond the solver only once explored (its size)
             raise needs_solver(v, exc) from None
         reviewer = Reviewer(solution, v)
         n = len(journaled.moves)
-        with task(told, f"reviewing {n:,} moves", n, "moves") as moved:
+        label = ngettext("reviewing {n} move", "reviewing {n} moves", n).format(n=f"{n:,}")
+        with task(told, label, n, "moves") as moved:
 
             def visit(now: GameState, move: Action, index: int) -> None:
                 reviewer.visit(now, move, index)  # the rules check each move as the reviewer values it
@@ -273,4 +293,4 @@ def review_cmd(
         return
     _print_review(result, saved.seats, scores, every)
     if plot is not None:
-        console().print(f"plot written to {plot}")
+        console().print(_("plot written to {path}").format(path=plot))

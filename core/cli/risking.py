@@ -16,8 +16,10 @@ import typer
 
 from ..errors import DicecupError
 from ..language.describe import options_text
+from ..locales import _
 from ..progress import task
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .common import note_line, warn
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 from .solving import load_solution
@@ -80,7 +82,7 @@ def risk_cmd(
     distributions, no sampling): what maximising E[exp(THETA x score)] trades."""
     start = time.perf_counter()
     try:  # every argument and every theta's range are checked before any table is made
-        with reporting(quiet or as_json, f"risk play of {variant}") as told:
+        with reporting(quiet or as_json, _("risk play of {variant}").format(variant=variant)) as told:
             from ..numeric.objective import risk_objective
             from ..simulate.distribution import check_variant
             from ..simulate.kept import start_distribution
@@ -92,17 +94,17 @@ def risk_cmd(
             if plot is not None:
                 plot_path(plot, overwrite)
                 pyplot("for the table alone")
-            v = load_variant(variant, option)
+            v = load_variant(variant, option, spoken=not as_json)
             check_variant(v)
             check_solvable(v)
             goals = [risk_objective(repr(t), f"--theta {t:g}") for t in thetas]
             for goal in goals:
                 check_objective(v, goal)
             rows = []
-            with task(told, f"risk play of {v.id}", len(goals), "thetas"):
+            with task(told, _("risk play of {variant}").format(variant=v.id), len(goals), "thetas"):
                 for t, goal in zip(thetas, goals, strict=True):
-                    solution, _ = load_solution(v, objective=goal, progress=told)
-                    rows.append(risk_row(t, start_distribution(solution, told, _warn)))
+                    solution, _cached = load_solution(v, objective=goal, progress=told)
+                    rows.append(risk_row(t, start_distribution(solution, told, warn)))
                     told.advance()
             if plot is not None:
                 from ..simulate.plot import write_risk_png
@@ -124,31 +126,35 @@ def risk_cmd(
         return
     _print_table(rows, _title(v), seconds)
     if plot is not None:
-        console().print(f"plot written to {plot}")
+        console().print(_("plot written to {path}").format(path=plot))
     if not quiet:
         for note in v.solitaire_notes():
-            console().print(f"note: {note}")
-
-
-def _warn(message: str) -> None:
-    typer.echo(f"warning: {message}", err=True)
+            console().print(note_line(note))
 
 
 def _title(v: Any) -> str:
     opts = options_text(v)
-    return f"{v.name}{f' [{opts}]' if opts else ''}: the risk-optimal player's final score"
+    return f"{v.name}{f' [{opts}]' if opts else ''}: " + _("the risk-optimal player's final score")
 
 
 def _print_table(rows: list[dict[str, Any]], title: str, seconds: float) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(title), caption=f"exact distributions, {seconds:.1f} s")
-    for name in ("theta", "certainty equiv.", "mean", "sd", *(f"p{p}" for p in PERCENTILES), "min", "max"):
+    table = Table(title=Text(title), caption=_("exact distributions, {seconds} s").format(seconds=f"{seconds:.1f}"))
+    for name in (
+        "theta",
+        _("certainty equiv."),
+        _("mean"),
+        _("sd"),
+        *(f"p{p}" for p in PERCENTILES),
+        _("min"),
+        _("max"),
+    ):
         table.add_column(name, justify="right")
     for r in rows:
         table.add_row(
-            f"{r['theta']:g}" + (" (mean)" if r["theta"] == 0 else ""),
+            f"{r['theta']:g}" + (_(" (mean)") if r["theta"] == 0 else ""),
             f"{r['certainty_equivalent']:.2f}",
             f"{r['mean']:.2f}",
             f"{r['sd']:.2f}",

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import DicecupError, install_extra
+from ..locales import _
 from .base import Number, Whole, app, cli_errors, get_engine
 from .outputs import OverwriteOpt, output_path
 
@@ -30,7 +31,11 @@ def _needs_web() -> None:
         except ImportError:
             missing.append(module)
     if missing:
-        raise DicecupError(f"dicecup serve needs the web extra ({', '.join(missing)} missing): {install_extra('web')}")
+        raise DicecupError(
+            _("dicecup serve needs the web extra ({missing} missing): {install}").format(
+                missing=", ".join(missing), install=install_extra("web")
+            )
+        )
 
 
 async def _check_db(config: Any) -> None:
@@ -68,9 +73,11 @@ def _check_prepare(items: list[str]) -> None:
     """Each `--prepare VARIANT:bot:NAME` names a variant and a bot that can play it (checked before serving)."""
     engine = get_engine()
     for item in items:
-        vid, _, spec = item.partition(":bot:")
+        vid, _sep, spec = item.partition(":bot:")
         if not spec:
-            raise DicecupError(f"--prepare takes VARIANT:bot:NAME such as yahtzee:bot:optimal, got {item!r}")
+            raise DicecupError(
+                _("--prepare takes VARIANT:bot:NAME such as yahtzee:bot:optimal, got {item}").format(item=repr(item))
+            )
         engine.check_bot(spec, engine.variant(vid))
 
 
@@ -165,7 +172,9 @@ def serve(
         max_connections_per_client=max_connections_per_client,
     )
     if save is not None and export is None:
-        raise DicecupError("--save FILE goes with --export CODE (the table to write); the server itself needs neither")
+        raise DicecupError(
+            _("--save FILE goes with --export CODE (the table to write); the server itself needs neither")
+        )
     if export is not None:
         if save is not None:
             output_path("--save", save, overwrite)
@@ -188,7 +197,7 @@ def _run(config: Any, host: str, port: int, forwarded: str) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     logging.getLogger("dicecup.server").setLevel(logging.INFO)
     where = config.db_url if config.db_url.startswith("sqlite") else "postgresql"
-    typer.echo(f"dicecup server on http://{host}:{port}/ (database: {where})")
+    typer.echo(_("dicecup server on {url} (database: {database})").format(url=f"http://{host}:{port}/", database=where))
     sys.stdout.flush()
     uvicorn.run(
         app,

@@ -14,11 +14,13 @@ from rich.table import Table
 
 from ..errors import DicecupError, shown
 from ..language.model import Variant
+from ..locales import _, ngettext
 from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
 from ..simulate.plot import terminal_histogram, write_png
 from .base import BOTS, Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
 from .clustering import ClusterOpt
+from .common import note_line, warn
 from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
 from .solving import load_solution
@@ -35,7 +37,7 @@ TIMES_COLUMNS = 6
 
 def _games(n: int) -> str:
     """A number of games in words: '1 game', '1,204 games'."""
-    return f"{n:,} game{'' if n == 1 else 's'}"
+    return ngettext("{n} game", "{n} games", n).format(n=f"{n:,}")
 
 
 def _print_scores(console: Console, s: dict[str, Any], every: bool) -> None:
@@ -43,9 +45,9 @@ def _print_scores(console: Console, s: dict[str, Any], every: bool) -> None:
     games = s["games"]
     scores = [(int(total), count) for total, count in s["scores"].items()]
     if every or len(scores) <= TOP_SCORES:
-        console.print(f"[bold]Exact scores[/]: every total that occurred ({len(scores):,})")
+        console.print(_("[bold]Exact scores[/]: every total that occurred ({count})").format(count=f"{len(scores):,}"))
         table = Table()
-        for name in ("total", "games", "share", "at most"):
+        for name in (_("total"), _("games"), _("share"), _("at most")):
             table.add_column(name, justify="right")
         running = 0
         for total, count in scores:
@@ -53,9 +55,13 @@ def _print_scores(console: Console, s: dict[str, Any], every: bool) -> None:
             table.add_row(str(total), f"{count:,}", f"{100 * count / games:.2f}%", f"{100 * running / games:.2f}%")
     else:
         top = sorted(scores, key=lambda tc: (-tc[1], tc[0]))[:TOP_SCORES]
-        console.print(f"[bold]Most frequent totals[/] (of {len(scores):,} distinct; --scores lists every one)")
+        console.print(
+            _("[bold]Most frequent totals[/] (of {count} distinct; --scores lists every one)").format(
+                count=f"{len(scores):,}"
+            )
+        )
         table = Table()
-        for name in ("total", "games", "share"):
+        for name in (_("total"), _("games"), _("share")):
             table.add_column(name, justify="right")
         for total, count in top:
             table.add_row(str(total), f"{count:,}", f"{100 * count / games:.2f}%")
@@ -79,12 +85,12 @@ def _print_times(console: Console, s: dict[str, Any]) -> None:
     rows = [(bid, _points_each(row), list(row["times"].values())) for bid, row in s["bonuses"].items()]
     if not rows:
         return
-    console.print("[bold]Bonuses[/]: games by times earned")
+    console.print(_("[bold]Bonuses[/]: games by times earned"))
     table = Table()
-    table.add_column("bonus")
-    table.add_column("points each (mean)", justify="right")
-    cells = _times_columns(table, [counts for *_, counts in rows])
-    for (bid, each, _), counted in zip(rows, cells, strict=True):
+    table.add_column(_("bonus"))
+    table.add_column(_("points each (mean)"), justify="right")
+    cells = _times_columns(table, [counts for *_rest, counts in rows])
+    for (bid, each, _counts), counted in zip(rows, cells, strict=True):
         table.add_row(bid, each, *counted)
     console.print(table)
 
@@ -109,12 +115,12 @@ def _print_events(console: Console, s: dict[str, Any]) -> None:
     rows = [(eid, row, list(row["games"].values())) for eid, row in s.get("events", {}).items()]
     if not rows:
         return
-    table = Table(title="Events: games by times they happened", title_justify="left")
-    table.add_column("event")
-    table.add_column("mean per game", justify="right")
-    table.add_column("games with it", justify="right")
-    cells = _times_columns(table, [counts for *_, counts in rows])
-    for (eid, row, _), counted in zip(rows, cells, strict=True):
+    table = Table(title=_("Events: games by times they happened"), title_justify="left")
+    table.add_column(_("event"))
+    table.add_column(_("mean per game"), justify="right")
+    table.add_column(_("games with it"), justify="right")
+    cells = _times_columns(table, [counts for *_rest, counts in rows])
+    for (eid, row, _counts), counted in zip(rows, cells, strict=True):
         label = eid if row["name"] == eid else f"{eid} ({row['name']})"
         table.add_row(label, f"{row['mean']:.3f}", f"{100 * row['rate']:.1f}%", *counted)
     console.print(table)
@@ -123,36 +129,42 @@ def _print_events(console: Console, s: dict[str, Any]) -> None:
 def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
     console.print(
-        f"[bold]{s['variant']}[/]{f' ({opts})' if opts else ''}: {s['strategy']} strategy, "
-        f"{s['games']:,} games, seed {s['seed']} ({s['method']} simulator, {seconds:.2f} s, "
-        f"{s['games'] / max(seconds, 1e-9):,.0f} games/s)"
+        f"[bold]{s['variant']}[/]{f' ({opts})' if opts else ''}: "
+        + _("{strategy} strategy, {games}, seed {seed} ({method} simulator, {seconds} s, {rate} games/s)").format(
+            strategy=s["strategy"],
+            games=_games(s["games"]),
+            seed=s["seed"],
+            method=s["method"],
+            seconds=f"{seconds:.2f}",
+            rate=f"{s['games'] / max(seconds, 1e-9):,.0f}",
+        )
     )
     for note in s.get("notes", []):
-        console.print(f"[dim]note: {note}[/]")
-    summary = Table(title="Final score", show_header=False, title_justify="left")
+        console.print(f"[dim]{note_line(note)}[/]")
+    summary = Table(title=_("Final score"), show_header=False, title_justify="left")
     summary.add_column("figure")
     summary.add_column("value", justify="right")
-    summary.add_row("mean", f"{s['mean']:.3f}")
-    summary.add_row("standard deviation", f"{s['sd']:.3f}")
-    summary.add_row("standard error", f"{s['se']:.3f}")
-    summary.add_row("median", f"{s['median']:g}")
-    summary.add_row("mode", f"{s['mode']} ({_games(s['mode_count'])}, {100 * s['mode_rate']:.1f}%)")
-    summary.add_row("min / max", f"{s['min']} / {s['max']}")
+    summary.add_row(_("mean"), f"{s['mean']:.3f}")
+    summary.add_row(_("standard deviation"), f"{s['sd']:.3f}")
+    summary.add_row(_("standard error"), f"{s['se']:.3f}")
+    summary.add_row(_("median"), f"{s['median']:g}")
+    summary.add_row(_("mode"), f"{s['mode']} ({_games(s['mode_count'])}, {100 * s['mode_rate']:.1f}%)")
+    summary.add_row(_("min / max"), f"{s['min']} / {s['max']}")
     for p, value in s["percentiles"].items():
-        summary.add_row(f"percentile {p}", f"{value:g}")
+        summary.add_row(_("percentile {p}").format(p=p), f"{value:g}")
     console.print(summary)
-    boxes = Table(title="Boxes", title_justify="left")
-    boxes.add_column("box")
-    boxes.add_column("mean", justify="right")
-    boxes.add_column("zero rate", justify="right")
+    boxes = Table(title=_("Boxes"), title_justify="left")
+    boxes.add_column(_("box"))
+    boxes.add_column(_("mean"), justify="right")
+    boxes.add_column(_("zero rate"), justify="right")
     for box, row in s["boxes"].items():
         boxes.add_row(box, f"{row['mean']:.2f}", f"{100 * row['zero_rate']:.1f}%")
     console.print(boxes)
     if s["bonuses"]:
-        bonuses = Table(title="Bonuses", title_justify="left")
-        bonuses.add_column("bonus")
-        bonuses.add_column("games earning it", justify="right")
-        bonuses.add_column("mean points", justify="right")
+        bonuses = Table(title=_("Bonuses"), title_justify="left")
+        bonuses.add_column(_("bonus"))
+        bonuses.add_column(_("games earning it"), justify="right")
+        bonuses.add_column(_("mean points"), justify="right")
         for bid, row in s["bonuses"].items():
             bonuses.add_row(f"{bid} ({row['name']})", f"{100 * row['rate']:.1f}%", f"{row['mean_points']:.2f}")
         console.print(bonuses)
@@ -169,14 +181,14 @@ def _prepare(variant: Variant, strategy: str, told: Reporter, method: str) -> No
         from ..numeric.objective import risk_objective
 
         goal = risk_objective(strategy[5:], "--strategy") if strategy.startswith("risk:") else None
-        solution, _ = load_solution(variant, objective=goal, progress=told)
+        solution, _cached = load_solution(variant, objective=goal, progress=told)
         remember(solution)
     if strategy == "strong":
         from ..solver.strong import strong_values
 
-        strong_values(variant, progress=told, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
+        strong_values(variant, progress=told, warn=warn)
     if method != "engine" and supports(variant, strategy):  # what earlier runs taught the rule tables
-        recall_batched(variant, strategy, warn=lambda msg: typer.echo(f"warning: {msg}", err=True))
+        recall_batched(variant, strategy, warn=warn)
 
 
 def _checked(
@@ -188,24 +200,29 @@ def _checked(
     method: str,
     plot: Path | None,
     overwrite: bool,
+    spoken: bool,
 ) -> tuple[Variant, str]:
     """`simulate`'s arguments checked before any table or game (a DicecupError saying what is wrong): the
-    variant and the strategy's name."""
+    variant (its names in the command line's language when `spoken`) and the strategy's name."""
     check_games("--games", games, MAX_GAMES)
     if seed is not None and not 0 <= seed < 2**63:
-        raise DicecupError(f"--seed must be 0 .. 2**63 - 1, got {seed}")
+        raise DicecupError(_("--seed must be 0 .. 2**63 - 1, got {seed}").format(seed=seed))
     engine = get_engine()
     check_run(strategy, games, seed, method, engine)  # the strategy, the method
     strategy = strategy_name(strategy)
     if plot is not None:
         plot_path(plot, overwrite)
-    v = load_variant(variant, option)
+    v = load_variant(variant, option, spoken=spoken)
     check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
     if method == "batched":
         from ..simulate.batched_run import supports
 
         if not supports(v, strategy):
-            raise DicecupError(f"--method batched: the batched simulator cannot play {shown(strategy)} on {v.id} yet")
+            raise DicecupError(
+                _("--method batched: the batched simulator cannot play {strategy} on {variant} yet").format(
+                    strategy=shown(strategy), variant=v.id
+                )
+            )
     return v, strategy
 
 
@@ -279,17 +296,17 @@ def simulate(
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
         engine = get_engine()
-        v, strategy = _checked(variant, option, strategy, games, seed, method, plot, overwrite)
+        v, strategy = _checked(variant, option, strategy, games, seed, method, plot, overwrite, not as_json)
         if seed is None:
             seed = random.SystemRandom().randrange(2**32)
         report = None
         result: Any  # the Tally of the run
-        with reporting(quiet or as_json, f"simulate {v.id}") as told:
+        with reporting(quiet or as_json, _("simulate {variant}").format(variant=v.id)) as told:
             _prepare(v, strategy, told, method)
             start = time.perf_counter()
             if cluster is not None:
                 if method != "auto":
-                    raise DicecupError("--cluster plays each range as --method auto does: leave --method out")
+                    raise DicecupError(_("--cluster plays each range as --method auto does: leave --method out"))
                 from ..cluster import simulate_on_cluster
 
                 result, report = simulate_on_cluster(
@@ -314,12 +331,12 @@ def simulate(
     out = console()
     _print_report(out, s, seconds)
     if plot is not None:
-        out.print(f"histogram written to {plot}")
+        out.print(_("histogram written to {path}").format(path=plot))
     else:
         from ..simulate.stats import histogram_counts
 
         coarse = histogram_counts(result.totals, target_bins=24)
-        out.print(f"[bold]Histogram[/] (bins of {coarse['bin_width']})")
+        out.print(_("[bold]Histogram[/] (bins of {width})").format(width=coarse["bin_width"]))
         for line in terminal_histogram(coarse, s["games"]):
             out.print(line)
     _print_scores(out, s, every_score)

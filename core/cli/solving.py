@@ -17,9 +17,11 @@ import typer
 
 from ..errors import DicecupError
 from ..language.model import Variant
+from ..locales import _, ngettext
 from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, advise_cmd, make_advisors, value_fields, warn
 from .base import OptionOpt, VariantOpt, app, fail, load_variant, typer_command, typer_option
 from .clustering import ClusterOpt, drop_store, solve_backend
+from .common import note_line
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
 
@@ -129,15 +131,17 @@ def solve_cmd(
     try:
         goal = read_objective(objective)
         if plot is not None and not goal.is_target:
-            raise DicecupError("--plot draws target play's curve: use it with --objective target or target:T")
+            raise DicecupError(_("--plot draws target play's curve: use it with --objective target or target:T"))
         if plot is not None:
             plot_path(plot, overwrite)
         if cluster is not None and goal.is_target:
-            raise DicecupError("--cluster solves the mean and risk objectives; target play is solved in this process")
+            raise DicecupError(
+                _("--cluster solves the mean and risk objectives; target play is solved in this process")
+            )
         if goal.is_target:
             _solve_target(variant, option, goal, as_json, max_states, quiet or as_json, no_cache, plot)
             return
-        v = load_variant(variant, option)
+        v = load_variant(variant, option, spoken=not as_json)
         backend, store, ours = None, work_dir, False
         if cluster is not None:
             backend, store, ours = solve_backend(cluster, work_dir, v, goal)
@@ -151,8 +155,12 @@ def solve_cmd(
     except KeyboardInterrupt:
         if store is None:
             raise
-        kept = "chunks" if backend is not None else "layers"
-        typer.echo(f"interrupted: run the same command again to resume from the {kept} kept in {store}", err=True)
+        said = (
+            _("interrupted: run the same command again to resume from the chunks kept in {path}")
+            if backend is not None
+            else _("interrupted: run the same command again to resume from the layers kept in {path}")
+        )
+        typer.echo(said.format(path=store), err=True)
         raise typer.Exit(130) from None
     report = getattr(backend, "report", None)
     if ours and store is not None and report is not None:
@@ -185,25 +193,33 @@ def _report_solution(
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
     where = (
-        f"loaded from the cache in {seconds:.3f} s (solved in {solution.seconds:.2f} s)"
+        _("loaded from the cache in {seconds} s (solved in {solved} s)").format(
+            seconds=f"{seconds:.3f}", solved=f"{solution.seconds:.2f}"
+        )
         if cached
-        else f"solved in {seconds:.2f} s"
+        else _("solved in {seconds} s").format(seconds=f"{seconds:.2f}")
     )
     typer.echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
     if goal.is_mean:
-        typer.echo(f"optimal expected score: {expected:.4f}")
+        typer.echo(_("optimal expected score: {value}").format(value=f"{expected:.4f}"))
     else:
-        typer.echo(f"objective {goal.id}: {goal.describe()}, played optimally: {expected:.4f}")
-    typer.echo(f"states: {solution.states:,}; {where}")
-    if report is not None:
         typer.echo(
-            f"cluster: {report.workers} workers, {report.computed:,} chunks of {report.block:,} states computed"
-            + (f", {report.resumed:,} kept from an earlier run" if report.resumed else "")
+            _("objective {objective}: {meaning}, played optimally: {value}").format(
+                objective=goal.id, meaning=goal.describe(), value=f"{expected:.4f}"
+            )
         )
+    typer.echo(_("states: {states}; {where}").format(states=f"{solution.states:,}", where=where))
+    if report is not None:
+        workers = ngettext("{n} worker", "{n} workers", report.workers).format(n=report.workers)
+        chunks = ngettext(
+            "{n} chunk of {states} states computed", "{n} chunks of {states} states computed", report.computed
+        ).format(n=f"{report.computed:,}", states=f"{report.block:,}")
+        resumed = _(", {n} kept from an earlier run").format(n=f"{report.resumed:,}") if report.resumed else ""
+        typer.echo(_("cluster: {workers}, {chunks}").format(workers=workers, chunks=chunks) + resumed)
     elif clustered and cached:
-        typer.echo("cluster: not used (the table was cached; --no-cache solves it again there)")
+        typer.echo(_("cluster: not used (the table was cached; --no-cache solves it again there)"))
     for note in v.solitaire_notes():
-        typer.echo(f"note: {note}")
+        typer.echo(note_line(note))
 
 
 #: the t the text report of target play lists: every multiple of this where either curve is strictly inside (0, 1)
@@ -220,7 +236,7 @@ def load_target(variant: Variant, quiet: bool, max_states: int | None = None, no
 
     check_variant(variant)
     check_solvable(variant)
-    with reporting(quiet, f"target play of {variant.id}") as told:
+    with reporting(quiet, _("target play of {variant}").format(variant=variant.id)) as told:
         solution, cached = load_solution(variant, max_states, quiet, no_cache, progress=told)
         tables, kept = target_tables(solution, told, warn, use_cache=not no_cache)
     return solution, cached and kept, tables
@@ -263,7 +279,7 @@ def _solve_target(
         pyplot("for the tables alone")
     from ..solver.target import check_variant
 
-    v = load_variant(variant, option)
+    v = load_variant(variant, option, spoken=not as_json)
     check_variant(v)
     check_distribution(v)
     start = time.perf_counter()
@@ -278,7 +294,7 @@ def _solve_target(
     if plot is not None:
         from ..simulate.plot import write_target_png
 
-        title = f"{v.name}: P(final score >= t), target play and mean-optimal play"
+        title = _("{name}: P(final score >= t), target play and mean-optimal play").format(name=v.name)
         write_target_png(plot, ts, got.mine, tail, title, goal.target)
     if as_json:
         typer.echo(json.dumps(_target_json(got, seconds, cached)))
@@ -325,13 +341,14 @@ def _print_target(got: TargetAnswer, seconds: float, plot: Path | None) -> None:
     console.print(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
     if at is not None:
         console.print(
-            f"P(final score >= {at}): target play {100 * curve.at(at):.4f}%, "
-            f"mean-optimal play {100 * mean.at_least(at):.4f}%"
+            _("P(final score >= {t}): target play {target}%, mean-optimal play {mean}%").format(
+                t=at, target=f"{100 * curve.at(at):.4f}", mean=f"{100 * mean.at_least(at):.4f}"
+            )
         )
     inside = (mine > 0) & (mine < 1) | (tail > 0) & (tail < 1)
     first, last = (int(ts[inside][0]), int(ts[inside][-1])) if inside.any() else (int(ts[0]), int(ts[-1]))
-    table = Table(title="P(final score >= t): target play (each t maximised on its own) and mean-optimal play")
-    for name in ("t", "target play", "mean-optimal", "gain"):
+    table = Table(title=_("P(final score >= t): target play (each t maximised on its own) and mean-optimal play"))
+    for name in ("t", _("target play"), _("mean-optimal"), _("gain")):
         table.add_column(name, justify="right")
     shown = sorted(set(range((first // CURVE_STEP + 1) * CURVE_STEP, last + 1, CURVE_STEP)) | ({at} if at else set()))
     for t in shown:
@@ -339,13 +356,17 @@ def _print_target(got: TargetAnswer, seconds: float, plot: Path | None) -> None:
         table.add_row(str(t), f"{100 * p:.4f}%", f"{100 * q:.4f}%", f"+{100 * (p - q):.4f}")
     console.print(table)
     console.print(
-        f"states: {got.solution.states:,}; target play {got.tables.estimate.describe()} (estimate), "
-        f"solved in {got.tables.seconds:.2f} s; all in {seconds:.2f} s"
+        _("states: {states}; target play {estimate} (estimate), solved in {solved} s; all in {seconds} s").format(
+            states=f"{got.solution.states:,}",
+            estimate=got.tables.estimate.describe(),
+            solved=f"{got.tables.seconds:.2f}",
+            seconds=f"{seconds:.2f}",
+        )
     )
     if plot is not None:
-        console.print(f"plot written to {plot}")
+        console.print(_("plot written to {path}").format(path=plot))
     for note in v.solitaire_notes():
-        console.print(f"note: {note}")
+        console.print(note_line(note))
 
 
 def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
@@ -357,7 +378,7 @@ def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
     from ..solver.rules import check_solvable
 
     check_solvable(variant)
-    solution, _ = load_solution(variant, None, quiet=False, no_cache=False)
+    solution, _cached = load_solution(variant, None, quiet=False, no_cache=False)
     return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
 
 
@@ -372,8 +393,10 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
 
     if len(goals) > HINT_OBJECTIVES:
         raise DicecupError(
-            f"--objective: the game's hints show at most {HINT_OBJECTIVES} objectives side by side in 80 columns, "
-            f"got {len(goals)}; `dicecup advise` takes more"
+            _(
+                "--objective: the game's hints show at most {most} objectives side by side in 80 columns, "
+                "got {count}; `dicecup advise` takes more"
+            ).format(most=HINT_OBJECTIVES, count=len(goals))
         )
     advisors = make_advisors(variant, goals, "optimal", None, quiet=False)
 
