@@ -183,7 +183,7 @@ class Player:
     def recv(self, timeout: float = 30) -> dict[str, Any]:
         message = json.loads(self.ws.recv(timeout=timeout))
         SERVER.validate(message)
-        if message["type"] in ("welcome", "update", "state"):
+        if message["type"] in ("welcome", "update", "state", "undone"):
             self.game = message["game"]
         if message["type"] == "welcome":
             self.seats = message["seats"]
