@@ -182,3 +182,9 @@ def test_a_move_two_writers_race_for_is_stored_once(tmp_path):
     from _server_helpers import conflicting_appends
 
     asyncio.run(conflicting_appends(SQLiteStore(tmp_path / "race.sqlite3")))
+
+
+def test_an_undo_takes_back_exactly_its_moves_or_nothing(tmp_path):
+    from _server_helpers import undo_against_appends
+
+    asyncio.run(undo_against_appends(SQLiteStore(tmp_path / "undo.sqlite3")))

@@ -102,7 +102,10 @@ def test_a_newer_schema_is_refused_and_the_password_never_shown(database, tmp_pa
     proc = subprocess.run(
         [sys.executable, "-m", "dicecup", "serve", "--db", database], capture_output=True, text=True, timeout=120
     )
-    assert proc.returncode == 2 and "has schema version 42, newer than this dicecup's (1)" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and f"has schema version 42, newer than this dicecup's ({MIGRATIONS[-1].version})" in proc.stderr
+    )
     wrong = database.replace("dicecup@", "dicecup:hunter2@").rsplit("/", 1)[0] + "/no_such_db"
     proc = subprocess.run(
         [sys.executable, "-m", "dicecup", "serve", "--db", wrong], capture_output=True, text=True, timeout=120
@@ -117,3 +120,11 @@ def test_a_move_two_writers_race_for_is_stored_once(database):
     from dicecup.server.postgres import PostgresStore
 
     asyncio.run(conflicting_appends(PostgresStore(database)))
+
+
+def test_an_undo_and_a_move_made_at_once_leave_no_gap(database):
+    from _server_helpers import undo_against_appends
+
+    from dicecup.server.postgres import PostgresStore
+
+    asyncio.run(undo_against_appends(PostgresStore(database)))

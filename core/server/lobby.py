@@ -149,7 +149,7 @@ class Lobby:
                 f"you have {made} unfinished tables (at most {self.config.max_tables_per_client}); "
                 "finish or leave some (a table left for a day no longer counts)",
             )
-        await self._ready(variant, {s.player[4:] for s in seats if s.player != HUMAN}, len(seats))
+        await self.ready(variant, {s.player[4:] for s in seats if s.player != HUMAN}, len(seats))
         delay = body.get("bot_delay")
         record = TableRecord(
             code=new_code(),
@@ -212,9 +212,11 @@ class Lobby:
         if not decl.solitaire and seats < 2:
             raise Refused(400, f"{where}: bot:{decl.name} plays against others: give the table two seats or more")
 
-    async def _ready(self, variant: Variant, specs: set[str], players: int) -> None:
-        """Wait (a few seconds at most) until every bot's tables for `variant` are prepared; Refused otherwise."""
+    async def ready(self, variant: Variant, specs: set[str], players: int, user: str | None = None) -> None:
+        """Wait (a few seconds at most) until every bot's tables for `variant` are prepared; Refused otherwise
+        (`user`: who needs them, in the messages, when it is not the bot: "a review")."""
         for spec in sorted(specs):
+            who = user or f"bot:{spec}"
             key = (spec, variant.fingerprint)
             if key in self.prepared:
                 continue
@@ -235,13 +237,19 @@ class Lobby:
             except TimeoutError:
                 raise Refused(
                     503,
-                    f"bot:{spec} needs its tables for {variant.id}, and they are being prepared now (the first time "
+                    f"{who} needs {'its tables' if user is None else f'the tables of bot:{spec}'} for {variant.id}, "
+                    "and they are being prepared now (the first time "
                     f"takes long: a minute or many for some bots); try again later, or prepare them before serving "
                     f"with `dicecup serve --prepare {variant.id}:bot:{spec}`",
                     30,
                 ) from None
             except Exception as exc:
-                raise Refused(400, f"bot:{spec} cannot play {variant.id}: {exc}") from None
+                raise Refused(
+                    400,
+                    f"{who}: bot:{spec} cannot play {variant.id}: {exc}"
+                    if user
+                    else f"{who} cannot play {variant.id}: {exc}",
+                ) from None
 
     def _prepared(self, key: tuple[str, str], task: asyncio.Task[None]) -> None:
         self.preparing.pop(key, None)
@@ -258,7 +266,7 @@ class Lobby:
         variant = self.variant(vid, None)
         self._check_bot(spec, variant, 2, f"--prepare {vid}:bot:{spec}")
         try:
-            await self._ready(variant, {spec}, 2)
+            await self.ready(variant, {spec}, 2)
         except Refused as exc:
             if exc.status != 503:
                 raise DicecupError(exc.message) from None

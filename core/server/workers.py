@@ -87,6 +87,17 @@ class Bench:
             raise WorkerFailed(f"it is not bot {job['spec']}'s decision at table {job['code']}")
         return action_to_json(bot.choose(state))
 
+    def review(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A table's game reviewed against the exact solver (`solver.review`, as `dicecup review --json` gives it):
+        `{code, variant, players, moves, kinds}`; the solver's table is loaded from the cache (the server has it
+        prepared first)."""
+        from ..solver.cache import load_or_solve
+        from ..solver.review import review, review_json
+
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"])
+        solution, _ = load_or_solve(state.variant)
+        return review_json(review(solution, state), job["kinds"], state.match_totals())
+
     def prepare(self, job: dict[str, Any]) -> None:
         """Build (or load) what a bot needs for a variant, by having it choose once: `{spec, variant, players}`."""
         import random
@@ -129,9 +140,11 @@ def serve_jobs(jobs: Connection, results: Connection, engine: Engine) -> None:
         except (EOFError, OSError):  # the server is gone
             return
         try:
-            out: list[Any] | None = None
+            out: list[Any] | dict[str, Any] | None = None
             if kind == "choose":
                 out = bench.choose(payload)
+            elif kind == "review":
+                out = bench.review(payload)
             else:
                 bench.prepare(payload)
             results.send((job_id, True, out))
@@ -227,6 +240,12 @@ class Workers:
         worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
         move: list[Any] = await worker.run("choose", job)
         return move
+
+    async def review(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A table's review (see `Bench.review`), by the process that moves its bots (it holds the table warm)."""
+        worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
+        got: dict[str, Any] = await worker.run("review", job)
+        return got
 
     async def prepare(self, job: dict[str, Any]) -> None:
         """Build a bot's tables for a variant (see `Bench.prepare`), one preparation at a time."""

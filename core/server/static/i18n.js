@@ -96,6 +96,9 @@ messages.en = {
   "room.hint": N_("Hint"),
   "room.hintIs": N_("Hint ({bot}): {label}"),
   "room.keyHelpHint": N_("H asks for a hint."),
+  "room.keyHelpUndo": N_("U takes back your last score."),
+  "room.undo": N_("Undo: {move}"),
+  "room.undoSeen": N_("The dice to come have been seen: no reroll now, score a box."),
   "room.log": N_("What happened"),
   "room.save": N_("Download the game"),
   "room.saveFor": N_("(for dicecup review or dicecup resume)"),
@@ -133,6 +136,7 @@ messages.en = {
   "say.over": N_("Game over. {winner}"),
   "say.kept": N_("Die {n} kept."),
   "say.released": N_("Die {n} back to the roll."),
+  "say.undone": N_("{who} took back: {label}. The dice are as they were."),
 };
 
 let lang = "en";
