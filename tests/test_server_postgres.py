@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from _server_helpers import TINY, Player, Serve, best_box, call, create, create_database, play_out, postgres_cluster
 
+from dicecup.server.migrations import MIGRATIONS
+
 pytestmark = pytest.mark.slow  # tens of seconds each
 
 
