@@ -179,6 +179,7 @@ def _routes(server: Server) -> list[Any]:
     return [
         Route("/", assets.page),
         Route("/t/{code}", assets.page),
+        Route("/t/{code}/review", assets.page),
         *_described(server, api),
         Route("/api/variants", api(variants)),
         Route("/api/tables", api(create, 201), methods=["POST"]),

@@ -72,6 +72,13 @@ def _page_paths() -> dict[str, Any]:
     return {
         "/": {"get": {"summary": "The game's page: the lobby, where a table is created", "responses": page}},
         "/t/{code}": {"get": {"summary": "The game's page at a table", "parameters": _code(), "responses": page}},
+        "/t/{code}/review": {
+            "get": {
+                "summary": "The game's page: a table's game reviewed move by move (?seat=N: that player's)",
+                "parameters": _code(),
+                "responses": page,
+            }
+        },
         "/static/{name}": {
             "get": {
                 "summary": "One of the page's files (scripts, style), by ETag: a browser asks again before each use",

@@ -22,7 +22,7 @@ from ..game.state import GameState
 from ..language.model import Variant
 from ..locales import DEFAULT, LANGUAGES, Catalogs
 from .store import MoveRecord, TableRecord, Takeback
-from .views import move_label, players_view, progress_lines, result_view, turn_view, variant_view
+from .views import move_label, players_view, progress_lines, result_view, reviewable, turn_view, variant_view
 
 __all__ = ["BrokenHistory", "CannotUndo", "Room", "Watcher", "HUMAN", "Step", "RECENT"]
 
@@ -296,6 +296,7 @@ class Room:
                 "turn_seconds": r.turn_seconds,
                 "bot_delay": r.bot_delay,
                 "created_at": r.created_at,
+                "reviewable": reviewable(self.variant),
             }
         return self._table
 
