@@ -123,6 +123,7 @@ messages.en = {
   "review.title": N_("Review of {name}'s moves"),
   "review.back": N_("Back to the game"),
   "review.loading": N_("Reviewing the game against the best play…"),
+  "review.preparing": N_("The best play of this game is being worked out (once for each variant): the review follows in a moment…"),
   "review.lost": N_("{points} expected points lost"),
   "review.optimal": N_("best moves: {n} of {of}"),
   "review.running": N_("The game is not over: reviewed up to its last move."),

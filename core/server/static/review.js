@@ -18,12 +18,28 @@ export async function review(code) {
     $("title").textContent = variant.name;
     const seats = view.game.seats;
     const seat = /^\d+$/.test(asked || "") && Number(asked) < seats.length ? Number(asked) : (mine[0] ?? 0);
-    const got = await api(`/api/tables/${code}/review`);
+    const got = await reviewed(code);
     say("");
     drawPicker(code, got, seat, mine);
     drawReview(got, variant, seat);
   } catch (error) {
     say(error.message, true);
+  }
+}
+
+const RETRY_SECONDS = 5;
+const RETRIES = 60; // the solver's table of a large variant is prepared once: minutes at most
+
+/** The review, asked again while the server prepares the solver's table (503), saying so meanwhile. */
+async function reviewed(code) {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await api(`/api/tables/${code}/review`);
+    } catch (error) {
+      if (error.status !== 503 || tries >= RETRIES) throw error;
+      say(t("review.preparing"));
+      await new Promise((done) => { setTimeout(done, RETRY_SECONDS * 1000); });
+    }
   }
 }
 
