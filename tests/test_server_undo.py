@@ -158,3 +158,16 @@ def test_a_finished_game_takes_nothing_back(server):
     refused = undo(di, 0)
     assert refused["code"] == "game_over" and "nothing can be taken back" in refused["message"]
     di.close()
+
+
+def test_a_bots_process_replays_a_table_whose_moves_an_undo_changed():
+    from dicecup import Engine
+    from dicecup.server.workers import Bench
+
+    bench = Bench(Engine())
+    ref = ("yacht", None, {})
+    first = [["roll", [6, 6, 6, 6, 6]], ["score", "sixes"], ["roll", [1, 2, 3, 4, 5]]]
+    assert bench.state("T", ref, ["ann"], first).card.scores["sixes"] == 30
+    redone = [["roll", [6, 6, 6, 6, 6]], ["score", "choice"], ["roll", [1, 2, 3, 4, 5]]]  # as many moves
+    state = bench.state("T", ref, ["ann"], redone, undos=1)  # after an undo: replayed, not the kept one
+    assert "sixes" not in state.card.scores and state.card.scores["choice"] == 30

@@ -388,6 +388,7 @@ class Hall:
             "variant": self.variant_ref(room.record),
             "players": list(room.state.players),
             "moves": [action_to_json(a) for a in room.state.history],
+            "undos": room.undos,  # an undo may change moves the process keeps: it replays them then
         }
 
     async def _bot_turn(self, room: Room, seq: int) -> None:

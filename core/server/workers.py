@@ -54,7 +54,7 @@ class Bench:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.variants: OrderedDict[str, Variant] = OrderedDict()
-        self.states: OrderedDict[str, GameState] = OrderedDict()
+        self.states: OrderedDict[str, tuple[GameState, int]] = OrderedDict()  # by table: its state and undos
         self.bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 
     def variant(self, ref: VariantRef) -> Variant:
@@ -65,20 +65,23 @@ class Bench:
         _trim(self.variants, 64)
         return self.variants[key]
 
-    def state(self, code: str, ref: VariantRef, players: Sequence[str], moves: Sequence[Any]) -> GameState:
-        """The table's state after `moves`: the kept one moved on when it is a prefix, else replayed."""
-        state = self.states.pop(code, None)
-        if state is None or len(state.history) > len(moves) or state.players != tuple(players):
+    def state(
+        self, code: str, ref: VariantRef, players: Sequence[str], moves: Sequence[Any], undos: int = 0
+    ) -> GameState:
+        """The table's state after `moves`: the kept one moved on when it is a prefix (kept at the same count of
+        the table's `undos`: an undo may change moves before its end), else replayed."""
+        state, kept_undos = self.states.pop(code, (None, undos))
+        if state is None or kept_undos != undos or len(state.history) > len(moves) or state.players != tuple(players):
             state = GameState.new(self.variant(ref), list(players))
         for move in moves[len(state.history) :]:
             state = state.apply(action_from_json(move))
-        self.states[code] = state
+        self.states[code] = (state, undos)
         _trim(self.states, KEEP)
         return state
 
     def choose(self, job: dict[str, Any]) -> list[Any]:
         """A bot's move at a table: `{code, seat, spec, variant, players, moves}`."""
-        state = self.state(job["code"], job["variant"], job["players"], job["moves"])
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"], job.get("undos", 0))
         key = (job["code"], job["seat"], job["spec"])
         bot = self.bots.pop(key, None) or self.engine.make_bot(job["spec"])
         self.bots[key] = bot
@@ -94,7 +97,7 @@ class Bench:
         from ..solver.cache import load_or_solve
         from ..solver.review import review, review_json
 
-        state = self.state(job["code"], job["variant"], job["players"], job["moves"])
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"], job.get("undos", 0))
         solution, _ = load_or_solve(state.variant)
         return review_json(review(solution, state), job["kinds"], state.match_totals())
 
