@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ..solver.errors import SolverError
-from ..solver.review import check_reviewable
 from .lobby import Lobby
 from .protocol import Refused
 from .workers import WorkerFailed
@@ -37,6 +35,9 @@ class Reviews:
             raise Refused(404, f"table {code} has seats 0 to {len(room.record.seats) - 1}, not {seat}")
         if state is None:
             raise Refused(409, "the game has not started: seats are still open, there is nothing to review")
+        from ..solver.errors import SolverError  # (here: a bots' process imports this module, not the solver)
+        from ..solver.review import check_reviewable
+
         try:
             check_reviewable(room.variant)
         except SolverError as exc:
