@@ -70,6 +70,36 @@ def test_two_processes_serve_one_table_through_postgres(tmp_path, database):
     assert "Traceback" not in a.log() + b.log(), a.log() + b.log()
 
 
+def test_an_undo_on_one_process_reaches_the_other(tmp_path, database):
+    a, b = pair(tmp_path, database)
+    try:
+        made = create(a, {"player": "human", "name": "ann", "mine": True}, {"player": "human"})
+        status, seat = call(f"{b.url}/api/tables/{made['code']}/seats/1", {"name": "bob"})
+        assert status == 200, seat
+        ann, bob = Player(a), Player(b)
+        start = ann.hello(made["code"], made["tokens"][0]["token"])["game"]
+        bob.hello(made["code"], seat["token"])
+        box = next(iter(start["legal"]))
+        ack = ann.move(0, ["score", box])
+        bobs_dice = bob.at_least(ack["seq"])["dice"]
+        ann.at_least(ack["seq"])
+        ann.send({"type": "undo", "seat": 0, "at": ack["seq"], "id": "u"})
+        assert ann.until(lambda m: m["type"] in ("ack", "error") and m["id"] == "u")["type"] == "ack"
+        ann.until(lambda m: m["type"] == "undone")
+        told = bob.until(lambda m: m["type"] == "undone")  # stored by A, heard by B
+        assert told["game"]["seq"] == start["seq"] and told["game"]["to_move"] == 0
+        other = next(b for b in start["legal"] if b != box)
+        ack = ann.move(0, ["score", other])
+        assert ack["type"] == "ack" and bob.at_least(ack["seq"])["dice"] == bobs_dice  # the same dice, through B
+        moved = bob.move(1, ["score", next(iter(bob.game["legal"]))])  # B stores the next move on the table
+        assert moved["type"] == "ack", moved
+        assert ann.at_least(moved["seq"])["seq"] == moved["seq"]
+    finally:
+        a.stop()
+        b.stop()
+    assert "Traceback" not in a.log() + b.log(), a.log() + b.log()
+
+
 def test_a_killed_process_loses_no_acknowledged_move(tmp_path, database):
     a, b = pair(tmp_path, database)
     made = create(a, {"player": "human", "name": "ann", "mine": True}, {"player": "human", "name": "bob", "mine": True})
