@@ -75,6 +75,8 @@ def test_a_seat_takes_back_its_score_everyone_is_told_and_the_same_dice_come_aga
     assert game["undo"] is None and game["rolls_left"] == before["rolls_left"] > 0
     # the next turn's dice were seen: no reroll here, only a box; and the same dice come to bob again
     assert game["may_reroll"] is False
+    hint = call(f"{server.url}/api/tables/{code}/hint", {"token": ann_token})[1]
+    assert hint["move"][0] == "score" and hint["seq"] == game["seq"]  # a hint says to score here too
     refused = ann.move(0, ["keep", game["dice"][:1]])
     assert refused["code"] == "illegal_move" and "after an undo you cannot reroll here" in refused["message"]
     _, ack = score_first_legal(ann, 0, avoid=box)

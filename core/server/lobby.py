@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DicecupError, UnknownVariant
-from ..game.actions import action_from_json
+from ..game.actions import action_from_json, action_to_json
 from ..game.state import MAX_NAME, MAX_PLAYERS
 from ..language.engine import Engine
 from ..language.model import Variant
@@ -29,7 +29,7 @@ from .hall import Hall, UnknownTable, token_hash
 from .protocol import Refused
 from .rooms import HUMAN, Room
 from .store import NameTaken, SeatRecord, StoreUnavailable, TableRecord
-from .views import translations_view
+from .views import timeout_action, translations_view
 from .workers import WorkerFailed
 
 __all__ = ["Lobby", "new_code", "new_token"]
@@ -323,6 +323,8 @@ class Lobby:
             move = await self.hall.workers.choose(self.hall.bot_job(room, seat, spec))
         except WorkerFailed as exc:
             raise Refused(503, f"no hint now: {exc}") from None
+        if move[0] == "keep" and seq == room.no_reroll_at:  # after an undo no reroll is allowed: the best box now
+            spec, move = "greedy", action_to_json(timeout_action(state))
         return {
             "seq": seq,
             "seat": seat,
