@@ -183,7 +183,7 @@ class Player:
     def recv(self, timeout: float = 30) -> dict[str, Any]:
         message = json.loads(self.ws.recv(timeout=timeout))
         SERVER.validate(message)
-        if message["type"] in ("welcome", "update", "state"):
+        if message["type"] in ("welcome", "update", "state", "undone"):
             self.game = message["game"]
         if message["type"] == "welcome":
             self.seats = message["seats"]
@@ -374,5 +374,57 @@ async def conflicting_appends(store: Any) -> None:
         assert [m.move for m in await store.moves("A" * 16)] == [["score", "x0"], ["score", "x1"]]
         assert [m.seq for m in await store.moves("B" * 16)] == [1, 2]
         assert (await store.table("B" * 16)).status == "over"
+    finally:
+        await store.close()
+
+
+async def undo_against_appends(store: Any) -> None:
+    """An undo takes back exactly the moves it names, in one transaction: it keeps them as takebacks; it is
+    refused (SeqConflict, nothing changed) when the table has other moves; and when an undo and an append race,
+    one of them is stored, never both: the moves stay numbered without a gap."""
+    import asyncio
+
+    from dicecup.server.store import MoveRecord, SeatRecord, SeqConflict, TableRecord, Takeback
+
+    def move(seq: int, tag: str) -> MoveRecord:
+        return MoveRecord(seq, 0, ["score", tag], "seat", 1.0)
+
+    await store.open()
+    try:
+        code = "U" * 16
+        seats = (SeatRecord(0, "human", "ann", "h"),)
+        await store.create(TableRecord(code, "yacht", None, {}, "f", seats, None, 0.1, "playing", "me", 1.0), 1.0)
+        await store.append(code, [move(1, "a"), move(2, "b"), move(3, "c")], "playing", 2.0)
+        with pytest.raises(SeqConflict):  # it names two moves, the table has one more after them
+            await store.take_back(code, 1, [Takeback(1, move(2, "b"))], "playing", 3.0)
+        await store.take_back(code, 1, [Takeback(1, move(2, "b")), Takeback(1, move(3, "c"))], "playing", 3.0)
+        assert [m.seq for m in await store.moves(code)] == [1]
+        assert [(t.nth, t.move.seq, t.move.move) for t in await store.takebacks(code)] == [
+            (1, 2, ["score", "b"]),
+            (1, 3, ["score", "c"]),
+        ]
+        with pytest.raises(SeqConflict):  # a writer that still thinks the table is at move 3
+            await store.append(code, [move(4, "late")], "playing", 4.0)
+        await store.append(code, [move(2, "again")], "playing", 4.0)
+        await store.take_back(code, 1, [Takeback(2, move(2, "again"))], "playing", 5.0)
+        assert [(t.nth, t.move.seq, t.move.move) for t in await store.takebacks(code)] == [
+            (2, 2, ["score", "again"]),  # the latest at each place
+            (1, 3, ["score", "c"]),
+        ]
+        await store.append(code, [move(2, "b"), move(3, "c")], "playing", 6.0)
+        for _ in range(5):  # an undo and a move made at once at the same position: one of them wins
+            results = await asyncio.gather(
+                store.take_back(code, 2, [Takeback(3, move(3, "c"))], "playing", 7.0),
+                store.append(code, [move(4, "d")], "playing", 7.0),
+                return_exceptions=True,
+            )
+            seqs = [m.seq for m in await store.moves(code)]
+            assert [isinstance(r, SeqConflict) for r in results].count(True) == 1, results
+            assert seqs == list(range(1, len(seqs) + 1)) and seqs[-1] in (2, 4)
+            while len(seqs) > 3:  # back to three moves for the next race
+                await store.take_back(code, 3, [Takeback(9, move(4, "d"))], "playing", 8.0)
+                seqs.pop()
+            if len(seqs) == 2:
+                await store.append(code, [move(3, "c")], "playing", 8.0)
     finally:
         await store.close()

@@ -104,6 +104,26 @@ def test_axe_finds_no_serious_violation_on_any_screen(server, browser, axe_scrip
     audit(solo, axe_script, "the end of a game")
     assert small_targets(solo) == []
 
+    two = new_page(browser, PHONE, color_scheme=scheme)  # two people at one phone: an undo, then the review
+    make_table(two, server.url, "tiny", "hotseat")
+    two.wait_for_selector("#controls:not([hidden])")
+    two.locator("button.score").first.click()
+    two.wait_for_selector("#undo:not([hidden])")
+    audit(two, axe_script, "a score that can be taken back")
+    assert small_targets(two) == []
+    two.keyboard.press("u")
+    two.wait_for_function("document.querySelector('#live').textContent.includes('took back')")
+    audit(two, axe_script, "a score taken back")
+    play_to_the_end([two])
+    two.click("#review-link")
+    two.wait_for_selector("#review-table tbody tr")
+    audit(two, axe_script, "the review of a game on a phone")
+    assert small_targets(two) == []
+    wide = new_page(browser, DESKTOP, color_scheme=scheme)
+    wide.goto(two.url)
+    wide.wait_for_selector("#review-table tbody tr")
+    audit(wide, axe_script, "the review of a game on a desktop")
+
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers=headers or {})

@@ -92,11 +92,12 @@ def test_a_database_is_migrated_and_one_newer_than_the_code_refused(tmp_path, mo
         await store.close()
 
     asyncio.run(fill())
-    extra = Migration(2, "moves by time", ("CREATE INDEX moves_by_time ON moves (at)",))
+    latest = migrations.MIGRATIONS[-1].version
+    extra = Migration(latest + 1, "moves by time", ("CREATE INDEX moves_by_time ON moves (at)",))
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, extra))
     asyncio.run(life(SQLiteStore(path)))
     db = sqlite3.connect(path)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(latest + 1,)]
     assert db.execute("SELECT COUNT(*) FROM moves").fetchone() == (1,)  # the data kept
     assert "moves_by_time" in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     db.execute("UPDATE schema_version SET version = 99")
@@ -110,7 +111,7 @@ def test_a_database_is_migrated_and_one_newer_than_the_code_refused(tmp_path, mo
         timeout=120,
     )
     assert proc.returncode == 2
-    assert f"the database {path} has schema version 99, newer than this dicecup's (1)" in proc.stderr
+    assert f"the database {path} has schema version 99, newer than this dicecup's ({latest})" in proc.stderr
     for bad in ("mysql://x/y", "sqlite:///"):
         proc = subprocess.run(
             [sys.executable, "-m", "dicecup", "serve", "--db", bad], capture_output=True, text=True, timeout=120
@@ -181,3 +182,9 @@ def test_a_move_two_writers_race_for_is_stored_once(tmp_path):
     from _server_helpers import conflicting_appends
 
     asyncio.run(conflicting_appends(SQLiteStore(tmp_path / "race.sqlite3")))
+
+
+def test_an_undo_takes_back_exactly_its_moves_or_nothing(tmp_path):
+    from _server_helpers import undo_against_appends
+
+    asyncio.run(undo_against_appends(SQLiteStore(tmp_path / "undo.sqlite3")))

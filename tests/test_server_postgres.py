@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from _server_helpers import TINY, Player, Serve, best_box, call, create, create_database, play_out, postgres_cluster
 
+from dicecup.server.migrations import MIGRATIONS
+
 pytestmark = pytest.mark.slow  # tens of seconds each
 
 
@@ -68,6 +70,36 @@ def test_two_processes_serve_one_table_through_postgres(tmp_path, database):
     assert "Traceback" not in a.log() + b.log(), a.log() + b.log()
 
 
+def test_an_undo_on_one_process_reaches_the_other(tmp_path, database):
+    a, b = pair(tmp_path, database)
+    try:
+        made = create(a, {"player": "human", "name": "ann", "mine": True}, {"player": "human"})
+        status, seat = call(f"{b.url}/api/tables/{made['code']}/seats/1", {"name": "bob"})
+        assert status == 200, seat
+        ann, bob = Player(a), Player(b)
+        start = ann.hello(made["code"], made["tokens"][0]["token"])["game"]
+        bob.hello(made["code"], seat["token"])
+        box = next(iter(start["legal"]))
+        ack = ann.move(0, ["score", box])
+        bobs_dice = bob.at_least(ack["seq"])["dice"]
+        ann.at_least(ack["seq"])
+        ann.send({"type": "undo", "seat": 0, "at": ack["seq"], "id": "u"})
+        assert ann.until(lambda m: m["type"] in ("ack", "error") and m["id"] == "u")["type"] == "ack"
+        ann.until(lambda m: m["type"] == "undone")
+        told = bob.until(lambda m: m["type"] == "undone")  # stored by A, heard by B
+        assert told["game"]["seq"] == start["seq"] and told["game"]["to_move"] == 0
+        other = next(b for b in start["legal"] if b != box)
+        ack = ann.move(0, ["score", other])
+        assert ack["type"] == "ack" and bob.at_least(ack["seq"])["dice"] == bobs_dice  # the same dice, through B
+        moved = bob.move(1, ["score", next(iter(bob.game["legal"]))])  # B stores the next move on the table
+        assert moved["type"] == "ack", moved
+        assert ann.at_least(moved["seq"])["seq"] == moved["seq"]
+    finally:
+        a.stop()
+        b.stop()
+    assert "Traceback" not in a.log() + b.log(), a.log() + b.log()
+
+
 def test_a_killed_process_loses_no_acknowledged_move(tmp_path, database):
     a, b = pair(tmp_path, database)
     made = create(a, {"player": "human", "name": "ann", "mine": True}, {"player": "human", "name": "bob", "mine": True})
@@ -102,7 +134,10 @@ def test_a_newer_schema_is_refused_and_the_password_never_shown(database, tmp_pa
     proc = subprocess.run(
         [sys.executable, "-m", "dicecup", "serve", "--db", database], capture_output=True, text=True, timeout=120
     )
-    assert proc.returncode == 2 and "has schema version 42, newer than this dicecup's (1)" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and f"has schema version 42, newer than this dicecup's ({MIGRATIONS[-1].version})" in proc.stderr
+    )
     wrong = database.replace("dicecup@", "dicecup:hunter2@").rsplit("/", 1)[0] + "/no_such_db"
     proc = subprocess.run(
         [sys.executable, "-m", "dicecup", "serve", "--db", wrong], capture_output=True, text=True, timeout=120
@@ -117,3 +152,11 @@ def test_a_move_two_writers_race_for_is_stored_once(database):
     from dicecup.server.postgres import PostgresStore
 
     asyncio.run(conflicting_appends(PostgresStore(database)))
+
+
+def test_an_undo_and_a_move_made_at_once_leave_no_gap(database):
+    from _server_helpers import undo_against_appends
+
+    from dicecup.server.postgres import PostgresStore
+
+    asyncio.run(undo_against_appends(PostgresStore(database)))

@@ -30,7 +30,6 @@ __all__ = [
     "QUIET_BAR",
     "advise_cmd",
     "make_advisors",
-    "option_json",
     "parse_card",
     "read_objectives",
     "value_fields",
@@ -391,23 +390,6 @@ def _value_header(goal: Any) -> str:
 def _format_value(goal: Any, value: float) -> str:
     """A value in its objective's unit: points with three decimals, a probability as a percentage."""
     return f"{100 * value:.2f}%" if goal.unit == "probability" else f"{value:.3f}"
-
-
-def option_json(o: Any, objective: Objective | None = None) -> dict[str, Any]:
-    """One advisor `Option` in JSON (the review's moves): the move and its value under its objective's key."""
-    from ..game.actions import Score
-    from ..numeric.objective import MEAN
-
-    objective = objective or MEAN
-    if isinstance(o.action, Score):
-        return {
-            "action": "score",
-            "box": o.action.box,
-            "points": o.points,
-            **value_fields(objective, o.value),
-            "best": o.best,
-        }
-    return {"action": "keep", "keep": list(o.action.dice), **value_fields(objective, o.value), "best": o.best}
 
 
 def _row_json(row: Any, goals: list[Any]) -> dict[str, Any]:

@@ -17,7 +17,6 @@ import typer
 
 from ..locales import N_, _, ngettext
 from ..progress import task
-from .advising import option_json
 from .base import app, cli_errors, console
 from .common import note_line
 from .outputs import OverwriteOpt, plot_path
@@ -31,58 +30,10 @@ if TYPE_CHECKING:
     from ..solver.review import Decision, Review
     from ..terminal.seats import Seat
 
-__all__ = ["review_cmd", "review_json", "write_review_png", "WORST"]
+__all__ = ["review_cmd", "write_review_png"]
 
-#: How many of the costliest moves the report singles out.
-WORST = 3
 #: What the review gives without matplotlib (said when --plot cannot be drawn).
 _WITHOUT_PLOT = "for the review's tables alone"  # (in simulate.plot's English sentence)
-
-
-def _decision_json(d: Decision) -> dict[str, Any]:
-    """One reviewed decision as JSON-ready data."""
-    return {
-        "move": d.move,
-        "player": d.name,
-        "seat": d.player,
-        "round": d.round,
-        "turn": d.turn,
-        "dice": list(d.dice),
-        "rolls_left": d.rolls_left,
-        "played": option_json(d.chosen),
-        "best": option_json(d.best),
-        "loss": d.loss,
-        "expected_before": d.expected_before,
-        "expected_after": d.expected_after,
-    }
-
-
-def review_json(result: Review, seats: Sequence[Seat], scores: Sequence[int]) -> dict[str, Any]:
-    """The review as JSON-ready data (`review --json`; its schema is cli/schemas/review.json)."""
-    v = result.variant
-    players = []
-    for i, seat in enumerate(seats):
-        mine = result.of(i)
-        players.append(
-            {
-                "name": seat.name,
-                "kind": seat.spec,
-                "decisions": len(mine),
-                "optimal": sum(d.optimal for d in mine),
-                "total_loss": result.total_loss(i),
-                "score": scores[i],
-            }
-        )
-    return {
-        "variant": v.id,
-        "options": dict(v.options),
-        "over": result.over,
-        "start_expected_score": result.start,
-        "players": players,
-        "decisions": [_decision_json(d) for d in result.decisions],
-        "worst": [_decision_json(d) for d in result.worst(WORST)],
-        "notes": list(v.solitaire_notes()),
-    }
 
 
 def _move_cells(d: Decision, rounds: bool) -> list[str]:
@@ -109,6 +60,8 @@ def _count(n: int) -> str:
 def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], every: bool) -> None:
     """The review as rich tables: each move (or only the costly ones), each player's total, the worst moves."""
     from rich.table import Table
+
+    from ..solver.review import WORST
 
     out = console()
     v = result.variant
@@ -182,6 +135,7 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
 def write_review_png(path: Path, result: Review) -> None:
     """Plot each player's expected final score after each of their decisions (from the game's start value)."""
     from ..simulate.plot import pyplot, save_png
+    from ..solver.review import WORST
 
     plt = pyplot(_WITHOUT_PLOT)
     fig, ax = plt.subplots(figsize=(9, 5.2), dpi=110)
@@ -253,7 +207,7 @@ def review_cmd(
     """Review a saved game move by move: each decision's expected loss against the optimal move."""
     from ..errors import DicecupError
     from ..solver.errors import SolverError
-    from ..solver.review import Reviewer, check_reviewable, needs_solver
+    from ..solver.review import Reviewer, check_reviewable, needs_solver, review_json
 
     if plot is not None:  # before the save is replayed or a table solved: the path, and matplotlib
         from ..simulate.plot import pyplot
@@ -289,7 +243,7 @@ def review_cmd(
     if plot is not None:
         write_review_png(plot, result)
     if as_json:
-        typer.echo(json.dumps(review_json(result, saved.seats, scores), ensure_ascii=False))
+        typer.echo(json.dumps(review_json(result, [seat.spec for seat in saved.seats], scores), ensure_ascii=False))
         return
     _print_review(result, saved.seats, scores, every)
     if plot is not None:

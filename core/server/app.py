@@ -37,6 +37,7 @@ from .lobby import Lobby
 from .openapi import openapi
 from .opening import open_store
 from .protocol import VERSION, Refused, validator
+from .reviews import Reviews
 from .sockets import serve_socket
 from .store import Store
 from .workers import Workers
@@ -68,6 +69,7 @@ class Server:
         self.workers = Workers(engine, config.bot_workers)
         self.hall = Hall(engine, config, self.store, self.workers)
         self.lobby = Lobby(engine, config, self.hall)
+        self.reviews = Reviews(self.lobby)
         self.requests = Buckets(config.requests_per_second, config.request_burst)
         self.connections: dict[str, int] = {}
         self._sweeper: asyncio.Task[None] | None = None
@@ -162,6 +164,9 @@ def _routes(server: Server) -> list[Any]:
         body = _checked(await read_json(request, config.max_body_bytes), "hintAsk")
         return await lobby.hint(_code(request), body["token"], body.get("lang", "en"))
 
+    async def review(request: Request) -> Any:
+        return await server.reviews.review(_code(request), _seat(request))
+
     async def save(request: Request) -> Any:
         code = _code(request)
         data = await lobby.save(code)
@@ -174,12 +179,14 @@ def _routes(server: Server) -> list[Any]:
     return [
         Route("/", assets.page),
         Route("/t/{code}", assets.page),
+        Route("/t/{code}/review", assets.page),
         *_described(server, api),
         Route("/api/variants", api(variants)),
         Route("/api/tables", api(create, 201), methods=["POST"]),
         Route("/api/tables/{code}", api(show)),
         Route("/api/tables/{code}/seats/{seat:int}", api(claim), methods=["POST"]),
         Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
+        Route("/api/tables/{code}/review", api(review)),
         Route("/api/tables/{code}/save", api(save)),
         WebSocketRoute("/ws", socket),
         Route("/static/v/{version}/{name}", assets.file),
@@ -225,6 +232,16 @@ def _code(request: Request) -> str:
     if len(code) != 16 or not all(c.isalnum() or c in "-_" for c in code) or not code.isascii():
         raise Refused(404, "no such table: a table's code is the 16 characters after /t/ in its link")
     return str(code)
+
+
+def _seat(request: Request) -> int | None:
+    """The `seat` a request's query names (none: every seat); Refused (400) for anything but a seat number."""
+    seat = request.query_params.get("seat")
+    if seat is None:
+        return None
+    if not (seat.isdigit() and seat.isascii() and len(seat) <= 2):
+        raise Refused(400, f"seat is a seat's number from 0, such as ?seat=0; got {seat[:20]!r}")
+    return int(seat)
 
 
 def _same_origin(request: Request, config: ServerConfig) -> None:

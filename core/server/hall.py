@@ -16,7 +16,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import DicecupError
 from ..game.actions import Action, Score, action_from_json, action_to_json
@@ -25,8 +25,8 @@ from ..language.engine import Engine
 from ..locales import DEFAULT, Catalogs
 from .config import ServerConfig
 from .protocol import ProtocolError, dumps
-from .rooms import HUMAN, BrokenHistory, Room, Watcher
-from .store import CorruptRecord, MoveRecord, SeqConflict, Store, StoreUnavailable, TableRecord
+from .rooms import HUMAN, BrokenHistory, CannotUndo, Room, Watcher
+from .store import CorruptRecord, MoveRecord, SeqConflict, Store, StoreUnavailable, TableRecord, Takeback
 from .views import timeout_action
 from .workers import VariantRef, WorkerFailed, Workers, load_variant
 
@@ -36,6 +36,7 @@ log = logging.getLogger("dicecup.server")
 BOT_RETRIES = 3  # a bot that fails this often in a row at one position is given up on (everyone is told)
 TIMER_MOVES = 64  # at most this many moves finish a timed-out turn
 
+T = TypeVar("T")
 Steps = list[tuple[GameState, GameState, MoveRecord, str]]
 
 
@@ -132,6 +133,7 @@ class Hall:
             )
         room = Room(record, variant, self.catalogs)
         moves = await self.store.moves(code)
+        room.took_back(await self.store.takebacks(code))
         await asyncio.to_thread(room.replay, moves)
         return room
 
@@ -215,6 +217,83 @@ class Hall:
             await asyncio.sleep(0)  # the ack goes out now; the update (a view to build) follows
             self._announce(room, entries)
         self._schedule(room, leader=True)
+
+    async def undo(self, room: Room, seat: int, at: int, ack: Callable[[int], None]) -> None:
+        """Take back `seat`'s last score or announcement, asked at move `at` (with the dice rolled after it, no
+        other seat having moved since): stored, acknowledged, then announced. The dice taken back come again."""
+        async with room.lock:
+            if room.state is None:
+                raise ProtocolError("not_started", "the game starts when every human seat is taken", seq=room.seq)
+            if at != room.seq:
+                raise ProtocolError(
+                    "stale", f"the undo was asked at move {at}, but the game is at move {room.seq} now", seq=room.seq
+                )
+            try:
+                entries = room.takeback(seat)
+            except CannotUndo as exc:
+                code = "game_over" if room.state.over else "cannot_undo"
+                raise ProtocolError(code, str(exc), seq=room.seq) from None
+            base = entries[0]["seq"] - 1
+            moves = await self._read(room, self.store.moves(room.code))
+            if [m.seq for m in moves[base:]] != [e["seq"] for e in entries]:  # another process moved the table
+                await self._reload_locked(room)
+                raise ProtocolError("stale", "another move was made first", seq=room.seq)
+            rebuilt = Room(room.record, room.variant, room.catalogs)
+            await asyncio.to_thread(rebuilt.replay, moves[:base])
+            undone = [Takeback(room.undos + 1, m) for m in moves[base:]]
+            try:
+                await self.store.take_back(room.code, base, undone, "playing", time.time())
+            except SeqConflict:
+                await self._reload_locked(room)
+                raise ProtocolError("stale", "another move was made first", seq=room.seq) from None
+            except StoreUnavailable as exc:
+                log.warning("table %s: %s", room.code, exc)
+                raise ProtocolError(
+                    "unavailable", "the database did not store the undo; try again", seq=room.seq
+                ) from None
+            gone = room.entries_in(entries, DEFAULT)
+            room.adopt(rebuilt)
+            room.took_back(undone)
+            ack(room.seq)
+            await asyncio.sleep(0)
+            self._announce_undo(room, seat, gone)
+        self._schedule(room, leader=True)
+
+    async def _read(self, room: Room, reading: Coroutine[Any, Any, T]) -> T:
+        """A read of the store under the room's lock; ProtocolError unavailable when the database does not answer."""
+        try:
+            return await reading
+        except StoreUnavailable as exc:
+            log.warning("table %s: %s", room.code, exc)
+            raise ProtocolError("unavailable", "the database did not answer; try again", seq=room.seq) from None
+
+    def _announce_undo(self, room: Room, seat: int, entries: list[dict[str, Any]]) -> None:
+        room.broadcast_each(
+            lambda lang: dumps(
+                {
+                    "type": "undone",
+                    "seat": seat,
+                    "moves": room.entries_in(entries, lang),
+                    "game": room.game_view(lang),
+                    "recent": room.entries_in(room.recent, lang),
+                }
+            )
+        )
+
+    async def _reload_locked(self, room: Room) -> None:
+        """Rebuild `room` from the store (another process took moves back), and show its watchers the game."""
+        moves = await self.store.moves(room.code)
+        takebacks = await self.store.takebacks(room.code)
+        rebuilt = Room(room.record, room.variant, room.catalogs)
+        await asyncio.to_thread(rebuilt.replay, moves)
+        now = {e["seq"]: e["move"] for e in rebuilt.recent}
+        gone = [e for e in room.recent if e["seq"] > rebuilt.seq or now.get(e["seq"], e["move"]) != e["move"]]
+        room.adopt(rebuilt)
+        room.took_back(takebacks)
+        if gone:
+            self._announce_undo(room, gone[0]["seat"], gone)
+        else:
+            room.broadcast_each(lambda lang: dumps({"type": "update", "moves": [], "game": room.game_view(lang)}))
 
     def _decision(self, room: Room, seat: int, at: int) -> GameState:
         """The state `seat` decides in; ProtocolError when the table is not there."""
@@ -309,6 +388,7 @@ class Hall:
             "variant": self.variant_ref(room.record),
             "players": list(room.state.players),
             "moves": [action_to_json(a) for a in room.state.history],
+            "undos": room.undos,  # an undo may change moves the process keeps: it replays them then
         }
 
     async def _bot_turn(self, room: Room, seq: int) -> None:
@@ -380,8 +460,15 @@ class Hall:
                 self.spawn(self.catch_up(room, seats=True))
             return
         held = self.rooms.get(code)
-        if held is not None and (kind == "seats" or seq > held.seq):
+        if held is not None and kind == "undo":
+            self.spawn(self.reload(held))
+        elif held is not None and (kind == "seats" or seq > held.seq):
             self.spawn(self.catch_up(held, seats=kind == "seats"))
+
+    async def reload(self, room: Room) -> None:
+        async with room.lock:
+            await self._reload_locked(room)
+        self._schedule(room, leader=False)
 
     async def catch_up(self, room: Room, seats: bool) -> None:
         async with room.lock:

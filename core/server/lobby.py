@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DicecupError, UnknownVariant
-from ..game.actions import action_from_json
+from ..game.actions import action_from_json, action_to_json
 from ..game.state import MAX_NAME, MAX_PLAYERS
 from ..language.engine import Engine
 from ..language.model import Variant
@@ -29,7 +29,7 @@ from .hall import Hall, UnknownTable, token_hash
 from .protocol import Refused
 from .rooms import HUMAN, Room
 from .store import NameTaken, SeatRecord, StoreUnavailable, TableRecord
-from .views import translations_view
+from .views import timeout_action, translations_view
 from .workers import WorkerFailed
 
 __all__ = ["Lobby", "new_code", "new_token"]
@@ -149,7 +149,7 @@ class Lobby:
                 f"you have {made} unfinished tables (at most {self.config.max_tables_per_client}); "
                 "finish or leave some (a table left for a day no longer counts)",
             )
-        await self._ready(variant, {s.player[4:] for s in seats if s.player != HUMAN}, len(seats))
+        await self.ready(variant, {s.player[4:] for s in seats if s.player != HUMAN}, len(seats))
         delay = body.get("bot_delay")
         record = TableRecord(
             code=new_code(),
@@ -212,9 +212,11 @@ class Lobby:
         if not decl.solitaire and seats < 2:
             raise Refused(400, f"{where}: bot:{decl.name} plays against others: give the table two seats or more")
 
-    async def _ready(self, variant: Variant, specs: set[str], players: int) -> None:
-        """Wait (a few seconds at most) until every bot's tables for `variant` are prepared; Refused otherwise."""
+    async def ready(self, variant: Variant, specs: set[str], players: int, user: str | None = None) -> None:
+        """Wait (a few seconds at most) until every bot's tables for `variant` are prepared; Refused otherwise
+        (`user`: who needs them, in the messages, when it is not the bot: "a review")."""
         for spec in sorted(specs):
+            who = user or f"bot:{spec}"
             key = (spec, variant.fingerprint)
             if key in self.prepared:
                 continue
@@ -235,13 +237,19 @@ class Lobby:
             except TimeoutError:
                 raise Refused(
                     503,
-                    f"bot:{spec} needs its tables for {variant.id}, and they are being prepared now (the first time "
+                    f"{who} needs {'its tables' if user is None else f'the tables of bot:{spec}'} for {variant.id}, "
+                    "and they are being prepared now (the first time "
                     f"takes long: a minute or many for some bots); try again later, or prepare them before serving "
                     f"with `dicecup serve --prepare {variant.id}:bot:{spec}`",
                     30,
                 ) from None
             except Exception as exc:
-                raise Refused(400, f"bot:{spec} cannot play {variant.id}: {exc}") from None
+                raise Refused(
+                    400,
+                    f"{who}: bot:{spec} cannot play {variant.id}: {exc}"
+                    if user
+                    else f"{who} cannot play {variant.id}: {exc}",
+                ) from None
 
     def _prepared(self, key: tuple[str, str], task: asyncio.Task[None]) -> None:
         self.preparing.pop(key, None)
@@ -258,7 +266,7 @@ class Lobby:
         variant = self.variant(vid, None)
         self._check_bot(spec, variant, 2, f"--prepare {vid}:bot:{spec}")
         try:
-            await self._ready(variant, {spec}, 2)
+            await self.ready(variant, {spec}, 2)
         except Refused as exc:
             if exc.status != 503:
                 raise DicecupError(exc.message) from None
@@ -315,6 +323,8 @@ class Lobby:
             move = await self.hall.workers.choose(self.hall.bot_job(room, seat, spec))
         except WorkerFailed as exc:
             raise Refused(503, f"no hint now: {exc}") from None
+        if move[0] == "keep" and seq == room.no_reroll_at:  # after an undo no reroll is allowed: the best box now
+            spec, move = "greedy", action_to_json(timeout_action(state))
         return {
             "seq": seq,
             "seat": seat,

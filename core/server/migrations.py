@@ -65,6 +65,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        2,
+        "undo: each table's last move number (a writer that raced an undo is refused), and the moves taken "
+        "back (the latest at each place, so the dice to come stay the same)",
+        (
+            "ALTER TABLE tables ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0",
+            "UPDATE tables SET last_seq = (SELECT COALESCE(MAX(seq), 0) FROM moves WHERE moves.table_code = tables.code)",
+            """CREATE TABLE takebacks (
+                table_code TEXT NOT NULL REFERENCES tables (code),
+                seq INTEGER NOT NULL,
+                nth INTEGER NOT NULL,
+                seat INTEGER NOT NULL,
+                move TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (table_code, seq)
+            )""",
+        ),
+    ),
 )
 
 

@@ -40,6 +40,7 @@ def _refusals(*statuses: int) -> dict[str, Any]:
         404: "no such table, seat or variant",
         409: "the seat is taken, the name is in use, the game is not there yet, or it is not your turn",
         413: "the body is over 16 KiB",
+        422: "the variant is beyond the exact solver: its games cannot be reviewed (the message says why)",
         415: "the body is not sent as application/json",
         429: "too many requests, or too many unfinished tables, from this address",
         503: "the database did not answer, or a bot's tables are being prepared (see Retry-After)",
@@ -71,6 +72,13 @@ def _page_paths() -> dict[str, Any]:
     return {
         "/": {"get": {"summary": "The game's page: the lobby, where a table is created", "responses": page}},
         "/t/{code}": {"get": {"summary": "The game's page at a table", "parameters": _code(), "responses": page}},
+        "/t/{code}/review": {
+            "get": {
+                "summary": "The game's page: a table's game reviewed move by move (?seat=N: that player's)",
+                "parameters": _code(),
+                "responses": page,
+            }
+        },
         "/static/{name}": {
             "get": {
                 "summary": "One of the page's files (scripts, style), by ETag: a browser asks again before each use",
@@ -174,6 +182,24 @@ def _table_paths() -> dict[str, Any]:
                 "parameters": _code(),
                 "requestBody": {"required": True, "content": {JSON: {"schema": _ref("hintAsk")}}},
                 "responses": {"200": _answer("the hint", "hint"), **_refusals(400, 403, 404, 409, 413, 415, 429, 503)},
+            }
+        },
+        "/api/tables/{code}/review": {
+            "get": {
+                "summary": "The game reviewed move by move against the exact solver (as `dicecup review --json`): each "
+                "decision, the best move there and the expected points it cost; for variants the solver takes",
+                "parameters": _code(
+                    [
+                        {
+                            "name": "seat",
+                            "in": "query",
+                            "required": False,
+                            "description": "Only this seat's decisions (default: every seat's).",
+                            "schema": {"type": "integer", "minimum": 0},
+                        }
+                    ]
+                ),
+                "responses": {"200": _answer("the review", "review"), **_refusals(400, 404, 409, 422, 429, 503)},
             }
         },
         "/api/tables/{code}/save": {

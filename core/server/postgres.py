@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -26,12 +27,15 @@ from .store import (
     MoveRecord,
     NameTaken,
     Notify,
+    SeqConflict,
     Store,
     StoreUnavailable,
     TableRecord,
+    Takeback,
     move_from_row,
     table_from_rows,
     table_rows,
+    takeback_from_row,
 )
 
 __all__ = ["PostgresStore", "CHANNEL"]
@@ -161,12 +165,32 @@ class PostgresStore(Store):
             for code, rows, status, now in appends:
                 try:
                     async with conn.transaction():  # a savepoint: a taken key undoes this table's append alone
-                        await conn.execute(_append_statement(len(rows)), _append_values(code, rows, status, now))
-                except pg_errors.UniqueViolation:
+                        done = await conn.execute(_append_statement(len(rows)), _append_values(code, rows, status, now))
+                        if done.rowcount != 1:  # the table's last move is another one now (an undo raced us)
+                            raise _Raced
+                except (pg_errors.UniqueViolation, _Raced):
                     stored.append(False)
                 else:
                     stored.append(True)
         return stored
+
+    async def take_back(self, code: str, after: int, undone: Sequence[Takeback], status: str, now: float) -> None:
+        last = after + len(undone)
+        async with self._connection() as conn, conn.transaction():
+            # first the table's row: locked, and changed only if its last move is still `last` (a writer that
+            # raced us waits for it, then finds the table moved and stores nothing)
+            if (await conn.execute(sql(q.MOVE_ON), (status, now, after, code, last))).rowcount != 1:
+                raise SeqConflict(code)
+            if (await conn.execute(sql(q.DELETE_MOVES_AFTER), (code, after))).rowcount != len(undone):
+                raise SeqConflict(code)
+            async with conn.cursor() as cur:
+                await cur.executemany(sql(q.UPSERT_TAKEBACK), [t.row(code) for t in undone])
+            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{code} undo {after}"))
+
+    async def takebacks(self, code: str) -> list[Takeback]:
+        async with self._connection() as conn:
+            rows = await (await conn.execute(sql(q.SELECT_TAKEBACKS), (code,))).fetchall()
+        return [takeback_from_row(r) for r in rows]
 
     async def open_tables(self, creator: str, since: float) -> int:
         async with self._connection() as conn:
@@ -193,18 +217,23 @@ class PostgresStore(Store):
                 await asyncio.sleep(1)
 
 
+class _Raced(Exception):
+    """An append found its table at another move than the one before its first (an undo was stored first)."""
+
+
 def _append_statement(n: int) -> Any:
-    """One table's append as one statement (one round trip): its moves, its status, and the note to the others."""
+    """One table's append as one statement (one round trip): its moves, its status and last move (only if the
+    last move is still the one before them), and the note to the others."""
     values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * n)
     return (
         f"WITH added AS (INSERT INTO moves (table_code, seq, seat, move, actor, at) VALUES {values} RETURNING seq) "
-        "UPDATE tables SET status = %s, updated_at = %s WHERE code = %s "
+        "UPDATE tables SET status = %s, updated_at = %s, last_seq = %s WHERE code = %s AND last_seq = %s "
         f"RETURNING pg_notify('{CHANNEL}', code || ' moves ' || (SELECT MAX(seq) FROM added))"
     )
 
 
 def _append_values(code: str, rows: list[tuple[Any, ...]], status: str, now: float) -> list[Any]:
-    return [value for row in rows for value in row] + [status, now, code]
+    return [value for row in rows for value in row] + [status, now, rows[-1][1], code, rows[0][1] - 1]
 
 
 def _parse(payload: str) -> tuple[str, str, int]:

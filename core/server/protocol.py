@@ -18,7 +18,7 @@ from jsonschema.exceptions import best_match
 __all__ = ["VERSION", "ProtocolError", "Refused", "schema", "parse_client", "error", "dumps", "validator"]
 
 VERSION = 1
-CLIENT_TYPES = ("hello", "move", "sync", "ping")
+CLIENT_TYPES = ("hello", "move", "undo", "sync", "ping")
 
 
 class ProtocolError(Exception):

@@ -3,7 +3,9 @@ is watching it.
 
 The state only ever moves forward by moves that are stored: `advance` works out the moves a decision
 leads to (the decision, then the server's rolls until the next decision) without changing the room,
-the caller stores them, and only then does `commit` make them the room's.
+the caller stores them, and only then does `commit` make them the room's. An undo is the one way back:
+`takeback` says what it would take back (or why not), the caller stores it, and `adopt` puts the room
+rebuilt from the moves kept in place. The dice an undo took back are rolled again at their place.
 """
 
 from __future__ import annotations
@@ -14,15 +16,15 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from ..errors import DicecupError
-from ..game.actions import Action, action_from_json, action_to_json
+from ..errors import DicecupError, IllegalAction
+from ..game.actions import Action, Keep, action_from_json, action_to_json
 from ..game.state import GameState
 from ..language.model import Variant
 from ..locales import DEFAULT, LANGUAGES, Catalogs
-from .store import MoveRecord, TableRecord
-from .views import move_label, players_view, progress_lines, result_view, turn_view, variant_view
+from .store import MoveRecord, TableRecord, Takeback
+from .views import move_label, players_view, progress_lines, result_view, reviewable, turn_view, variant_view
 
-__all__ = ["BrokenHistory", "Room", "Watcher", "HUMAN", "Step", "RECENT"]
+__all__ = ["BrokenHistory", "CannotUndo", "Room", "Watcher", "HUMAN", "Step", "RECENT"]
 
 HUMAN = "human"
 RECENT = 50  # moves (with their narration) a joining client is shown
@@ -32,6 +34,10 @@ T = TypeVar("T")
 
 class BrokenHistory(Exception):
     """Stored moves that do not replay: the database was changed by something other than dicecup."""
+
+
+class CannotUndo(Exception):
+    """Why a seat cannot take back a move now, in words for its player."""
 
 
 class Watcher(Protocol):
@@ -67,6 +73,9 @@ class Room:
         self._players: dict[str, tuple[Any, list[dict[str, Any]]]] = {}  # by language
         self._progress: dict[str, tuple[Any, list[str]]] = {}
         self._table: dict[str, Any] | None = None
+        self.takebacks: dict[int, Takeback] = {}  # what the undos took back, the latest at each place
+        self.undos = 0  # how many undos the table has had
+        self.no_reroll_at: int | None = None  # an undo's place whose dice to come were seen: no reroll there
 
     # ------------------------------------------------------------------ who plays
 
@@ -171,9 +180,13 @@ class Room:
         pending = list(actions)
         while True:
             if state.is_chance:
-                actor, after = "dice", state.roll(rng)
+                actor, after = "dice", self._roll(state, seq + 1, rng)
             elif pending:
                 action, actor = pending.pop(0)
+                if isinstance(action, Keep) and seq == self.no_reroll_at:
+                    raise IllegalAction(
+                        "after an undo you cannot reroll here: the dice that would come have been seen; score a box"
+                    )
                 after = state.apply(action)
             else:
                 break
@@ -184,11 +197,86 @@ class Room:
             state = after
         return state, steps
 
+    def _roll(self, state: GameState, seq: int, rng: random.Random) -> GameState:
+        """The roll at move `seq`: the dice an undo took back from that place when they are the same roll (the
+        same seat rolling as many dice), so an undo never gives new dice; else dice from `rng`."""
+        was = self.takebacks.get(seq)
+        if was is not None and was.move.seat == state.current and was.move.move[0] == "roll":
+            dice = was.move.move[1]
+            if state.held is not None and len(dice) == state.variant.dice - len(state.held):
+                return state.roll(dice=dice)
+        return state.roll(rng)
+
     def commit(self, steps: Sequence[tuple[GameState, GameState, MoveRecord, str]]) -> list[dict[str, Any]]:
         """Make stored steps the room's; their entries for clients."""
         for before, after, record, label in steps:
             self._step(before, after, record, label)
         return list(self.recent)[-len(steps) :] if steps else []
+
+    # ------------------------------------------------------------------ taking back
+
+    def took_back(self, takebacks: Iterable[Takeback]) -> None:
+        """Remember moves the table's undos took back (loading, or after an undo): their dice are the dice to
+        come, and the latest undo's place allows no reroll when it took back dice that were seen."""
+        for t in takebacks:
+            self.takebacks[t.move.seq] = t
+        if not self.takebacks:
+            return
+        self.undos = max(t.nth for t in self.takebacks.values())
+        latest = [t for t in self.takebacks.values() if t.nth == self.undos]
+        base = min(t.move.seq for t in latest) - 1
+        seen = any(t.move.actor == "dice" for t in latest)
+        self.no_reroll_at = base if seen else None
+
+    def undoable(self) -> tuple[int, list[dict[str, Any]]] | None:
+        """The seat that may take back its last move now, and the moves an undo would take back (that move and
+        the dice rolled after it); None when nobody may (`takeback` says why)."""
+        try:
+            return self._takeback()
+        except CannotUndo:
+            return None
+
+    def takeback(self, seat: int) -> list[dict[str, Any]]:
+        """The moves an undo by `seat` takes back (`recent`'s entries); CannotUndo saying why it may not."""
+        return self._takeback(seat)[1]
+
+    def _takeback(self, seat: int | None = None) -> tuple[int, list[dict[str, Any]]]:
+        state = self.state
+        if state is None or state.over:
+            raise CannotUndo("the game is over: nothing can be taken back" if state else "the game has not started")
+        entries: list[dict[str, Any]] = []
+        for entry in reversed(self.recent):
+            entries.append(entry)
+            if entry["by"] != "dice":
+                break
+        else:
+            raise CannotUndo("you have made no move this game" if seat is not None else "no move yet")
+        last = entries[-1]
+        who = last["seat"]
+        if seat is not None and who != seat:
+            name = self.record.seats[who].name or f"seat {who}"
+            raise CannotUndo(f"{name} moved since your last move; undo takes back only your own last move")
+        if last["by"] != "seat":
+            raise CannotUndo(
+                "the turn timer played that move, not you: only a move of your own can be taken back"
+                if last["by"] == "timer"
+                else "a bot played the last move: only a move of your own can be taken back"
+            )
+        if last["move"][0] == "keep":
+            raise CannotUndo(
+                "a keep cannot be taken back once its dice are rolled: that would be a free reroll "
+                "(undo takes back a score or an announcement)"
+            )
+        return who, entries[::-1]
+
+    def adopt(self, other: Room) -> None:
+        """Take the game of `other` (this table rebuilt from the moves an undo kept): its state, moves and
+        narration; the watchers, the lock and the takebacks stay this room's."""
+        self.state, self.seq, self.turn_started = other.state, other.seq, other.turn_started
+        self.recent, self._labels = other.recent, other._labels
+        self._players.clear()
+        self._progress.clear()
+        self.failures = 0
 
     def seat_changed(self, record: TableRecord) -> None:
         """Another seat was taken: the room's record is the stored one."""
@@ -208,6 +296,7 @@ class Room:
                 "turn_seconds": r.turn_seconds,
                 "bot_delay": r.bot_delay,
                 "created_at": r.created_at,
+                "reviewable": reviewable(self.variant),
             }
         return self._table
 
@@ -219,12 +308,14 @@ class Room:
             {"seat": s.seat, "player": s.player, "name": s.name, "taken": s.player != HUMAN or s.token_hash is not None}
             for s in self.record.seats
         ]
+        can = self.undoable()
         head = {
             "status": self.status,
             "seq": self.seq,
             "seats": seats,
             "to_move": self.to_move,
             "deadline": self.deadline,
+            "undo": None if can is None else self._undo_view(can[0], can[1][0], lang),
         }
         if state is None:
             empty: dict[str, Any] = {
@@ -247,6 +338,9 @@ class Room:
             }
         return self._said(lang, lambda: {**head, **self._state_view(state, lang)})
 
+    def _undo_view(self, seat: int, entry: dict[str, Any], lang: str) -> dict[str, Any]:
+        return {"seat": seat, "seq": entry["seq"], "label": self.entries_in([entry], lang)[0]["label"]}
+
     def _state_view(self, state: GameState, lang: str) -> dict[str, Any]:
         names = self.named(lang) if lang != DEFAULT else None
         players = self._players.get(lang)
@@ -257,8 +351,11 @@ class Room:
         if progress is None or progress[0] is not state.card:
             progress = self._progress[lang] = (state.card, progress_lines(state, names))
         previews = self.to_move is None or self.bot(self.to_move) is None
+        turn = turn_view(state, progress[1], previews=previews, names=names)
+        if self.seq == self.no_reroll_at:  # after an undo whose dice to come were seen: score a box
+            turn["may_reroll"] = False
         return {
-            **turn_view(state, progress[1], previews=previews, names=names),
+            **turn,
             "players": players[1],
             "result": result_view(state) if state.over else None,
         }

@@ -184,6 +184,11 @@ async def _dispatch(client: Client, hall: Hall, data: dict[str, Any]) -> None:
     seat = data["seat"]
     if seat not in client.seats:
         raise ProtocolError("not_your_seat", f"this connection does not hold seat {seat}'s token", seq=room.seq)
-    await hall.move(
-        room, seat, data["at"], data["move"], lambda seq: client.send(dumps({"type": "ack", "id": msg_id, "seq": seq}))
-    )
+
+    def ack(seq: int) -> None:
+        client.send(dumps({"type": "ack", "id": msg_id, "seq": seq}))
+
+    if kind == "undo":
+        await hall.undo(room, seat, data["at"], ack)
+    else:
+        await hall.move(room, seat, data["at"], data["move"], ack)

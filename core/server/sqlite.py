@@ -13,7 +13,7 @@ import functools
 import os
 import sqlite3
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -25,12 +25,15 @@ from .store import (
     Append,
     MoveRecord,
     NameTaken,
+    SeqConflict,
     Store,
     StoreUnavailable,
     TableRecord,
+    Takeback,
     move_from_row,
     table_from_rows,
     table_rows,
+    takeback_from_row,
 )
 
 __all__ = ["SQLiteStore"]
@@ -166,6 +169,23 @@ class SQLiteStore(Store):
     async def _append_batch(self, appends: list[Append]) -> list[bool]:
         return await self._run(self._write, functools.partial(_append_all, appends))
 
+    async def take_back(self, code: str, after: int, undone: Sequence[Takeback], status: str, now: float) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            last = after + len(undone)
+            if db.execute(q.MOVE_ON, (status, now, after, code, last)).rowcount != 1:
+                raise SeqConflict(code)  # the table is not at move `last` (any more): rolled back whole
+            if db.execute(q.DELETE_MOVES_AFTER, (code, after)).rowcount != len(undone):
+                raise SeqConflict(code)
+            db.executemany(q.UPSERT_TAKEBACK, [t.row(code) for t in undone])
+
+        await self._run(self._write, work)
+
+    async def takebacks(self, code: str) -> list[Takeback]:
+        def read() -> list[Takeback]:
+            return [takeback_from_row(r) for r in self._conn().execute(q.SELECT_TAKEBACKS, (code,)).fetchall()]
+
+        return await self._run(read)
+
     async def open_tables(self, creator: str, since: float) -> int:
         def read() -> int:
             return int(self._conn().execute(q.COUNT_OPEN, (creator, since)).fetchone()[0])
@@ -181,12 +201,12 @@ def _append_all(appends: list[Append], db: sqlite3.Connection) -> list[bool]:
         db.execute("SAVEPOINT one_append")
         try:
             db.executemany(q.INSERT_MOVE, rows)
+            moved = db.execute(q.MOVE_ON, (status, now, rows[-1][1], code, rows[0][1] - 1)).rowcount == 1
         except sqlite3.IntegrityError:
+            moved = False
+        if not moved:  # that seq is taken, or the table's last move is another one now (an undo)
             db.execute("ROLLBACK TO one_append")
-            stored.append(False)
-        else:
-            db.execute(q.UPDATE_STATUS, (status, now, code))
-            stored.append(True)
+        stored.append(moved)
         db.execute("RELEASE one_append")
     return stored
 

@@ -2,7 +2,9 @@
 
 The moves are the truth: a table's state is rebuilt by replaying them, as a save is. A move is
 appended with its sequence number, and (table, seq) is the key, so two processes that race to
-write the same move cannot both succeed: the loser gets `SeqConflict` and catches up.
+write the same move cannot both succeed: the loser gets `SeqConflict` and catches up. An undo takes
+the last moves back in one transaction, and keeps them as `takebacks` (the latest at each place):
+the dice rolled then are the dice to come.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ __all__ = [
     "Store",
     "StoreUnavailable",
     "TableRecord",
+    "Takeback",
     "Notify",
     "STATUSES",
 ]
 
 #: a table waits for its humans, then is played, then is over
 STATUSES = ("waiting", "playing", "over")
-#: what a process is told of another's change: (table code, "moves" or "seats", the table's last seq)
+#: what a process is told of another's change: (table code, "moves", "seats" or "undo", the table's last seq)
 Notify = Callable[[str, str, int], None]
 
 
@@ -92,6 +95,18 @@ class MoveRecord:
         return (code, self.seq, self.seat, json.dumps(self.move, separators=(",", ":")), self.actor, self.at)
 
 
+@frozen
+class Takeback:
+    """A move taken back by an undo: the undo's number at its table (1, 2, ...) and the move as it was stored."""
+
+    nth: int
+    move: MoveRecord
+
+    def row(self, code: str) -> tuple[Any, ...]:
+        m = self.move
+        return (code, m.seq, self.nth, m.seat, json.dumps(m.move, separators=(",", ":")), m.actor, m.at)
+
+
 def table_rows(table: TableRecord, now: float) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
     """The row of `tables` and the rows of `seats` that record a new table."""
     head = (
@@ -142,6 +157,14 @@ def move_from_row(row: Sequence[Any]) -> MoveRecord:
         return MoveRecord(int(seq), int(seat), json.loads(move), actor, float(at))
     except (TypeError, ValueError) as exc:
         raise CorruptRecord(f"move {seq}: its stored row cannot be read ({exc})") from None
+
+
+def takeback_from_row(row: Sequence[Any]) -> Takeback:
+    nth, *move = row
+    try:
+        return Takeback(int(nth), move_from_row(move))
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecord(f"takeback of move {move[0]}: its stored row cannot be read ({exc})") from None
 
 
 #: one table's append: (table, its move rows, its status after them, the time)
@@ -216,6 +239,15 @@ class Store(ABC):
     @abstractmethod
     async def _append_batch(self, appends: list[Append]) -> list[bool]:
         """Several tables' appends in one transaction, each undone alone if its key is taken; which were stored."""
+
+    @abstractmethod
+    async def take_back(self, code: str, after: int, undone: Sequence[Takeback], status: str, now: float) -> None:
+        """Take back the moves of `code` after move `after` (exactly `undone`: SeqConflict, and nothing changed,
+        when the table has others now), keep them as takebacks, and set the table's status: one transaction."""
+
+    @abstractmethod
+    async def takebacks(self, code: str) -> list[Takeback]:
+        """The moves of `code` taken back by its undos: the latest at each place, in order of place."""
 
     @abstractmethod
     async def open_tables(self, creator: str, since: float) -> int:

@@ -22,6 +22,7 @@ __all__ = [
     "turn_view",
     "result_view",
     "timeout_action",
+    "reviewable",
 ]
 
 
@@ -161,6 +162,18 @@ def result_view(state: GameState) -> dict[str, Any]:
         "totals": list(state.match_totals()),
         "settlement": None if settle is None else {p: float(amount) for p, amount in settle.items()},
     }
+
+
+def reviewable(v: Variant) -> bool:
+    """Whether the games of `v` can be reviewed move by move (the exact solver takes the variant)."""
+    from ..solver.errors import SolverError
+    from ..solver.review import check_reviewable
+
+    try:
+        check_reviewable(v)
+    except SolverError:
+        return False
+    return True
 
 
 def timeout_action(state: GameState) -> Action:

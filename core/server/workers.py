@@ -54,7 +54,7 @@ class Bench:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.variants: OrderedDict[str, Variant] = OrderedDict()
-        self.states: OrderedDict[str, GameState] = OrderedDict()
+        self.states: OrderedDict[str, tuple[GameState, int]] = OrderedDict()  # by table: its state and undos
         self.bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 
     def variant(self, ref: VariantRef) -> Variant:
@@ -65,20 +65,23 @@ class Bench:
         _trim(self.variants, 64)
         return self.variants[key]
 
-    def state(self, code: str, ref: VariantRef, players: Sequence[str], moves: Sequence[Any]) -> GameState:
-        """The table's state after `moves`: the kept one moved on when it is a prefix, else replayed."""
-        state = self.states.pop(code, None)
-        if state is None or len(state.history) > len(moves) or state.players != tuple(players):
+    def state(
+        self, code: str, ref: VariantRef, players: Sequence[str], moves: Sequence[Any], undos: int = 0
+    ) -> GameState:
+        """The table's state after `moves`: the kept one moved on when it is a prefix (kept at the same count of
+        the table's `undos`: an undo may change moves before its end), else replayed."""
+        state, kept_undos = self.states.pop(code, (None, undos))
+        if state is None or kept_undos != undos or len(state.history) > len(moves) or state.players != tuple(players):
             state = GameState.new(self.variant(ref), list(players))
         for move in moves[len(state.history) :]:
             state = state.apply(action_from_json(move))
-        self.states[code] = state
+        self.states[code] = (state, undos)
         _trim(self.states, KEEP)
         return state
 
     def choose(self, job: dict[str, Any]) -> list[Any]:
         """A bot's move at a table: `{code, seat, spec, variant, players, moves}`."""
-        state = self.state(job["code"], job["variant"], job["players"], job["moves"])
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"], job.get("undos", 0))
         key = (job["code"], job["seat"], job["spec"])
         bot = self.bots.pop(key, None) or self.engine.make_bot(job["spec"])
         self.bots[key] = bot
@@ -86,6 +89,17 @@ class Bench:
         if state.over or state.is_chance or state.current != job["seat"]:
             raise WorkerFailed(f"it is not bot {job['spec']}'s decision at table {job['code']}")
         return action_to_json(bot.choose(state))
+
+    def review(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A table's game reviewed against the exact solver (`solver.review`, as `dicecup review --json` gives it):
+        `{code, variant, players, moves, kinds}`; the solver's table is loaded from the cache (the server has it
+        prepared first)."""
+        from ..solver.cache import load_or_solve
+        from ..solver.review import review, review_json
+
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"], job.get("undos", 0))
+        solution, _ = load_or_solve(state.variant)
+        return review_json(review(solution, state), job["kinds"], state.match_totals())
 
     def prepare(self, job: dict[str, Any]) -> None:
         """Build (or load) what a bot needs for a variant, by having it choose once: `{spec, variant, players}`."""
@@ -129,9 +143,11 @@ def serve_jobs(jobs: Connection, results: Connection, engine: Engine) -> None:
         except (EOFError, OSError):  # the server is gone
             return
         try:
-            out: list[Any] | None = None
+            out: list[Any] | dict[str, Any] | None = None
             if kind == "choose":
                 out = bench.choose(payload)
+            elif kind == "review":
+                out = bench.review(payload)
             else:
                 bench.prepare(payload)
             results.send((job_id, True, out))
@@ -227,6 +243,12 @@ class Workers:
         worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
         move: list[Any] = await worker.run("choose", job)
         return move
+
+    async def review(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A table's review (see `Bench.review`), by the process that moves its bots (it holds the table warm)."""
+        worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
+        got: dict[str, Any] = await worker.run("review", job)
+        return got
 
     async def prepare(self, job: dict[str, Any]) -> None:
         """Build a bot's tables for a variant (see `Bench.prepare`), one preparation at a time."""

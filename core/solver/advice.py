@@ -9,7 +9,7 @@ tables kept across processes are `advice_tables`'; the optimal policy and bot bu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from ..game.actions import Keep, Score
 from ..language.contexts import Situation
 from ..language.model import Card
 from ..numeric.dice import DiceGraph
+from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import turn_value
 from .advice_kernel import card_turn_cached
 from .advice_scoring import Values, after_roll, keeps_cached, later_cached, objective_of, scored_now
@@ -28,7 +29,7 @@ from .space import most_banked
 if TYPE_CHECKING:  # (annotations only: `advise` needs no game state, nor its import's time)
     from ..game.state import GameState
 
-__all__ = ["Option", "advise", "advise_state", "keep_options", "ranked", "turn_start_value"]
+__all__ = ["Option", "advise", "advise_state", "keep_options", "option_json", "ranked", "turn_start_value"]
 
 
 class Option(NamedTuple):
@@ -48,6 +49,15 @@ class Option(NamedTuple):
             return f"score {self.action.box}"
         kept = "".join(map(str, self.action.dice)) if self.action.dice else "nothing"
         return f"keep {kept}"
+
+
+def option_json(o: Option, objective: Objective | None = None) -> dict[str, Any]:
+    """One `Option` as JSON (a review's moves, the CLI's and the server's): the move, and its value under its
+    objective's key (`expected_score` for the mean)."""
+    key = (objective or MEAN).value_key
+    if isinstance(o.action, Score):
+        return {"action": "score", "box": o.action.box, "points": o.points, key: o.value, "best": o.best}
+    return {"action": "keep", "keep": list(o.action.dice), key: o.value, "best": o.best}
 
 
 def advise(

@@ -7,7 +7,8 @@ own card (the solver's game), so a match of several players is reviewed one card
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
@@ -15,7 +16,7 @@ from ..errors import DicecupError
 from ..game.actions import Action, Keep, RollDice, Score
 from ..language.model import Variant
 from ..progress import Reporter, task
-from .advice import Option, advise_state
+from .advice import Option, advise_state, option_json
 from .errors import SolverError
 from .rules import check_solvable
 from .solve import Solution
@@ -23,10 +24,22 @@ from .solve import Solution
 if TYPE_CHECKING:
     from ..game.state import GameState
 
-__all__ = ["Decision", "Review", "Reviewer", "ReviewNeedsSolver", "check_reviewable", "review"]
+__all__ = [
+    "Decision",
+    "Review",
+    "Reviewer",
+    "ReviewNeedsSolver",
+    "WORST",
+    "check_reviewable",
+    "decision_json",
+    "review",
+    "review_json",
+]
 
 #: Losses below this are rounding, not a mistake (the values are sums of thousands of products).
 TOLERANCE = 1e-9
+#: How many of the costliest moves a review singles out.
+WORST = 3
 
 
 class ReviewNeedsSolver(SolverError):
@@ -173,6 +186,53 @@ def review(solution: Solution, state: GameState, progress: Reporter | None = Non
     if final != state:
         raise DicecupError("the state's moves do not lead to it (it was changed without a move); nothing to review")
     return reviewer.result(state)
+
+
+def decision_json(d: Decision) -> dict[str, Any]:
+    """One reviewed decision as JSON-ready data (`dicecup review --json`'s, the server's review)."""
+    return {
+        "move": d.move,
+        "player": d.name,
+        "seat": d.player,
+        "round": d.round,
+        "turn": d.turn,
+        "dice": list(d.dice),
+        "rolls_left": d.rolls_left,
+        "played": option_json(d.chosen),
+        "best": option_json(d.best),
+        "loss": d.loss,
+        "expected_before": d.expected_before,
+        "expected_after": d.expected_after,
+    }
+
+
+def review_json(result: Review, kinds: Sequence[str], scores: Sequence[int]) -> dict[str, Any]:
+    """The review as JSON-ready data (its schema: the CLI's review.json): `kinds` is who played each seat
+    (`human`, `bot:greedy`), `scores` each seat's match total."""
+    v = result.variant
+    players = []
+    for i, (name, kind) in enumerate(zip(result.players, kinds, strict=True)):
+        mine = result.of(i)
+        players.append(
+            {
+                "name": name,
+                "kind": kind,
+                "decisions": len(mine),
+                "optimal": sum(d.optimal for d in mine),
+                "total_loss": result.total_loss(i),
+                "score": scores[i],
+            }
+        )
+    return {
+        "variant": v.id,
+        "options": dict(v.options),
+        "over": result.over,
+        "start_expected_score": result.start,
+        "players": players,
+        "decisions": [decision_json(d) for d in result.decisions],
+        "worst": [decision_json(d) for d in result.worst(WORST)],
+        "notes": list(v.solitaire_notes()),
+    }
 
 
 def _decision(solution: Solution, state: GameState, move: Action, index: int) -> Decision:

@@ -3,6 +3,7 @@
 import {$} from "./dom.js";
 import {LANGUAGES, language, loadLanguage, preferredLanguage, t, translatePage} from "./i18n.js";
 import {lobby} from "./lobby.js";
+import {review} from "./review.js";
 import {room} from "./room.js";
 
 await loadLanguage(preferredLanguage()).catch(() => loadLanguage("en"));
@@ -21,8 +22,10 @@ picker.addEventListener("change", () => {
   localStorage.setItem("dicecup.lang", picker.value);
   location.reload(); // everything drawn again in the new language; seats are kept in this browser
 });
-const at = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{16})$/);
-if (at) {
+const at = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{16})(\/review)?$/);
+if (at && at[2]) {
+  review(at[1]);
+} else if (at) {
   room(at[1]);
 } else {
   lobby().catch((error) => {

@@ -16,14 +16,14 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** GET `path`, or POST `body` as JSON; the answer, or an Error with the server's one message. */
+/** GET `path`, or POST `body` as JSON; the answer, or an Error with the server's one message (and `status`). */
 export async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
   const data = await response.json();
-  if (!response.ok) throw new Error(data.error);
+  if (!response.ok) throw Object.assign(new Error(data.error), {status: response.status});
   return data;
 }
 

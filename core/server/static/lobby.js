@@ -44,8 +44,12 @@ async function listMyTables() {
     const mine = Object.keys(tokens(code)).map(Number);
     const scores = g.players.map((p, i) => `${p.name}${mine.includes(i) ? ` (${t("room.you")})` : ""} ${p.total}`);
     const status = t(`mine.${g.status}`);
-    return el("li", {}, el("a", {href: `/t/${code}`}, view.table.variant.name),
-      el("span", {class: "status"}, status), el("span", {class: "scores"}, scores.join(" · ")));
+    const name = localVariant(view.table.variant).name;
+    const reviewed = g.status === "over" && view.table.reviewable
+      ? el("a", {href: `/t/${code}/review${mine.length ? `?seat=${mine[0]}` : ""}`, class: "review",
+        "aria-label": `${t("mine.review")}: ${name}`}, t("mine.review")) : null;
+    return el("li", {}, el("a", {href: `/t/${code}`}, name),
+      el("span", {class: "status"}, status), reviewed, el("span", {class: "scores"}, scores.join(" · ")));
   });
   $("my-tables").replaceChildren(...rows);
   $("mine").hidden = rows.length === 0;

@@ -78,7 +78,9 @@ export function drawResult(box, s) {
         el("td", {class: amount > 0 ? "plus" : amount < 0 ? "minus" : null}, `${amount > 0 ? "+" : ""}${amount}`))))));
   }
   const rematch = el("button", {type: "button", id: "rematch", onclick: () => startRematch(s, rematch)}, t("end.rematch"));
-  parts.push(el("div", {class: "end-actions"}, s.mine.length ? rematch : null,
+  const reviewLink = s.table.reviewable ? el("a", {href: `/t/${s.code}/review${s.mine.length ? `?seat=${s.mine[0]}` : ""}`,
+    class: "button", id: "review-link"}, t(s.mine.length ? "end.review" : "end.reviewAll")) : null;
+  parts.push(el("div", {class: "end-actions"}, s.mine.length ? rematch : null, reviewLink,
     el("a", {href: "/", class: "button"}, t("end.newTable"))), el("p", {id: "rematch-message", role: "status"}));
   box.replaceChildren(...parts);
   if (wasHidden) {

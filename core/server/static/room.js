@@ -27,6 +27,7 @@ export function room(code) {
   $("save").href = `/api/tables/${code}/save`;
   $("roll").addEventListener("click", roll);
   $("hint").addEventListener("click", askHint);
+  $("undo").addEventListener("click", takeBack);
   $("copy").addEventListener("click", copyLink);
   document.addEventListener("keydown", keys);
   connect();
@@ -80,6 +81,19 @@ function receive(message) {
       s.hintBox = null;
     }
     if (message.type === "update") noteRoll(message.moves, before);
+  } else if (message.type === "undone") {
+    s.game = message.game;
+    s.kept.clear();
+    s.rolled.clear();
+    s.hintBox = null;
+    s.held = 0;
+    $("log").replaceChildren(...message.recent.map(logLine));
+    const decision = message.moves[0];
+    const seen = myTurn() && !s.game.may_reroll && s.game.rolls_left > 0;
+    const said = [t("say.undone", {who: seatName(message.seat), label: decision.label}),
+      seen ? t("room.undoSeen") : "", turnLine()];
+    announce(said.filter(Boolean).join(" "));
+    say(seen ? t("room.undoSeen") : "");
   } else if (message.type === "error") {
     if (message.code === "stale") {
       // a double tap, or a move raced by another device: nothing to say, the page catches up
@@ -165,6 +179,9 @@ function keys(event) {
   } else if ((event.key === "h" || event.key === "H") && myTurn()) {
     askHint();
     event.preventDefault();
+  } else if ((event.key === "u" || event.key === "U") && canUndo()) {
+    takeBack();
+    event.preventDefault();
   }
 }
 
@@ -199,6 +216,20 @@ async function askHint() {
   } finally {
     $("hint").disabled = false;
   }
+}
+
+/** Whether a seat of this page may take back its last move now (the server says who may: `game.undo`). */
+function canUndo() {
+  const u = s.game && s.game.undo;
+  return Boolean(u) && s.game.status === "playing" && s.mine.includes(u.seat);
+}
+
+/** Take back this page's seat's last score or announcement (the server checks it may, and says so to all). */
+function takeBack() {
+  if (!canUndo()) return;
+  s.sent += 1;
+  send({type: "undo", seat: s.game.undo.seat, at: s.game.seq, id: String(s.sent)});
+  say(t("room.thinking"));
 }
 
 function myTurn() {
@@ -268,7 +299,9 @@ function drawAll() {
   drawDice();
   const mineNow = myTurn();
   $("controls").hidden = !mineNow;
-  $("key-help").textContent = `${t("room.keyHelp", {n: g.dice.length})} ${t("room.keyHelpHint")}`;
+  $("key-help").textContent = `${t("room.keyHelp", {n: g.dice.length})} ${t("room.keyHelpHint")} ${t("room.keyHelpUndo")}`;
+  $("undo").hidden = !canUndo();
+  if (canUndo()) $("undo").textContent = t("room.undo", {move: g.undo.label});
   const free = g.dice.length - s.kept.size;
   $("roll").textContent = free === g.dice.length ? t("room.rollAll") : t("room.roll", {n: free});
   $("roll").disabled = !canRoll();
