@@ -203,7 +203,7 @@ def load(
 
     header, arrays = read_signed_npz(
         path, secret=secret, fmt=FORMAT, names=_ARRAYS, limit=_size_limit(max_states), what="strategy table",
-        check=check,
+        check=check, mapped=True, private=True,  # vouched for while unchanged: its bytes hashed once, not per process
     )  # fmt: skip
     try:
         index = StateIndex(
@@ -384,12 +384,14 @@ def load_arrays(
     warn: Callable[[str], None] | None = None,
     limit: int = ARRAYS_LIMIT,
     mapped: bool = False,
+    private: bool = False,
 ) -> tuple[dict, dict[str, np.ndarray]] | None:
     """(meta, arrays) that `save_arrays` wrote for `variant`, or None when there are none or they cannot be
     trusted: not signed with this user's key, tampered with, stale (other rules, plugins or solver version),
     garbled, over `limit` bytes, not a regular file. Read as every signed file is (`signed.read_signed_npz`).
     A bad file is deleted (said through `warn`); the caller computes the arrays again. `mapped`: large
-    arrays, mapped and shared read-only rather than read and copied."""
+    arrays, mapped and shared read-only rather than read and copied; `private`, mapped (its signature hashed
+    once while the file is unchanged) but copied out (`signed.read_signed_npz`)."""
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     if not os.path.lexists(path):
@@ -403,7 +405,8 @@ def load_arrays(
             names=None,
             limit=limit + (1 << 20),
             what=f"{kind} arrays",
-            mapped=mapped,
+            mapped=mapped or private,
+            private=private,
         )
     except FileNotFoundError:
         return None

@@ -119,6 +119,7 @@ def read_signed_npz(
     what: str,
     check: Callable[[dict, Mapping[str, np.ndarray]], None] | None = None,
     mapped: bool = False,
+    private: bool = False,
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """(header, arrays) of the signed .npz at `path`, its header's "format" `fmt`, holding the arrays `names`
     (None: those its header lists under "names") signed with `secret`; `check(header, arrays)` may refuse it
@@ -133,7 +134,9 @@ def read_signed_npz(
     `mapped`: the file is mapped into memory rather than read, and its arrays are read-only views of the map
     where their bytes are aligned (a large table is then neither read twice nor copied: its pages are read as
     the signature is checked, and shared with the page cache). A mapped file checked once is vouched for
-    (`_vouch`), and while it is unchanged on disk its later mappings skip hashing its bytes.
+    (`_vouch`), and while it is unchanged on disk its later mappings skip hashing its bytes. `private` (with
+    `mapped`): vouched for the same way, but every array copied out of the map, as a read file's are, so that
+    nothing the caller holds can change under it (arrays whose values index memory, or a table a process keeps).
     """
     raw, st = _mapped(path, limit, what) if mapped else (fileio.read_bytes(path, limit=limit, what=what), None)
     members = _stored_members(raw)
@@ -166,7 +169,7 @@ def read_signed_npz(
             _vouch(secret, stamp)
     if check is not None:
         check(header, views)
-    if mapped:
+    if mapped and not private:
         return header, {n: v if v.flags.aligned else np.array(v) for n, v in views.items()}
     return header, {n: np.array(v) for n, v in views.items()}  # aligned, writable copies
 
