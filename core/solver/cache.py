@@ -27,15 +27,7 @@ from ..language.model import Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import MEAN, Objective
 from ..progress import Reporter
-from ..store import store_of
-from . import tablekeys
-from .card_tables import KIND as CARD_TABLES
-from .card_tables import LAYOUT as CARD_LAYOUT
-from .card_tables import CardTables
-from .dp import LayerBackend
-from .errors import StateSpaceTooLarge
-from .rules import check_solvable
-from .signed import (
+from ..signing import (
     CACHE_ENV,
     KEY_BYTES,
     KEY_FILE,
@@ -44,12 +36,18 @@ from .signed import (
     CacheUnavailable,
     cache_dir,
     key_path,
-    mac,
-    read_signed_npz,
     state_dir,
-    write_npz,
 )
-from .signed import signing_key as _secret
+from ..signing import signing_key as _secret
+from ..store import store_of
+from . import tablekeys
+from .card_tables import KIND as CARD_TABLES
+from .card_tables import LAYOUT as CARD_LAYOUT
+from .card_tables import CardTables
+from .dp import LayerBackend
+from .errors import StateSpaceTooLarge
+from .rules import check_solvable
+from .signed import mac, read_signed_npz, write_npz
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 from .space import bank_sizes
 from .spotcheck import SAMPLE, TOLERANCE, TOLERANCE_FLOAT32, check_shapes, verify

@@ -28,30 +28,9 @@ import numpy as np
 
 from .. import fileio
 from ..fileio import FileError
-from ..signing import (
-    CACHE_ENV,
-    KEY_BYTES,
-    KEY_FILE,
-    STATE_ENV,
-    CacheInvalid,
-    CacheUnavailable,
-    cache_dir,
-    key_path,
-    signing_key,
-    state_dir,
-)
+from ..signing import CacheInvalid, state_dir
 
 __all__ = [
-    "CACHE_ENV",
-    "STATE_ENV",
-    "KEY_FILE",
-    "KEY_BYTES",
-    "CacheInvalid",
-    "CacheUnavailable",
-    "cache_dir",
-    "state_dir",
-    "key_path",
-    "signing_key",
     "mac",
     "read_signed_npz",
     "write_npz",

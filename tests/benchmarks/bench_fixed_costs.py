@@ -17,7 +17,11 @@ alike; the medians of each side and of the pairwise ratios are printed.
   warm) against the peer's `Solver.build`, both whole processes.
 
 dicecup's cache and state folders are temporary ones of this run; its table is
-solved once first (not timed) for `simulate` and `advise`. The peer is needed:
+solved once first (not timed) for `simulate` and `advise`, and the run then waits
+until the table's files are older than `signed.VOUCH_AGE_NS`: a table is read as on
+any later day (its signature checked once, then vouched for while the file is
+unchanged), not as in the seconds after it was written. The warm-up pair keeps the
+variant's parsed document, as a user's first advise does. The peer is needed:
 `pip install yatzy-solver`.
 """
 
@@ -153,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
         if only & {"simulate", "advise"}:
             table = _peer_table(folder)
             subprocess.run([DICECUP, "solve", "-v", "yahtzee"], env=env, check=True, capture_output=True)
+            from dicecup.solver.signed import VOUCH_AGE_NS
+
+            time.sleep(VOUCH_AGE_NS / 1e9 + 0.5)  # (see the module's docstring)
             if "simulate" in only:
                 simulate(env, table, args.runs)
             if "advise" in only:
