@@ -179,3 +179,19 @@ def test_a_kept_document_gives_the_same_errors_with_the_same_lines(folders, tmp_
         errors.append(str(caught.value))
         _no_parse(monkeypatch)
     assert errors[0] == errors[1] and errors[0].startswith(f"{path}:11: ")
+
+
+def test_two_keys_sharing_a_cache_folder_keep_their_own_documents(folders, monkeypatch, tmp_path):
+    """Two state folders (two keys) over one cache folder: each keeps and reads its own documents, and neither
+    takes the other's for a forgery (no warning, nothing removed)."""
+    said: list[str] = []
+    Engine(documents=KeptDocuments(warn=said.append)).variant("yacht")
+    monkeypatch.setenv(STATE_ENV, str(tmp_path / "other-state"))
+    signing_key()
+    Engine(documents=KeptDocuments(warn=said.append)).variant("yacht")
+    assert len(list(folders.iterdir())) == 2
+    _no_parse(monkeypatch)
+    assert Engine(documents=KeptDocuments(warn=said.append)).variant("yacht").id == "yacht"
+    monkeypatch.setenv(STATE_ENV, str(tmp_path / "state"))
+    assert Engine(documents=KeptDocuments(warn=said.append)).variant("yacht").id == "yacht"
+    assert said == []

@@ -4,7 +4,8 @@ are most of what reading a variant costs a short command).
 
 An engine given a `KeptDocuments` (`Engine(documents=...)`, as the command line's is) asks it before parsing a
 document and hands it what it parsed. A kept document is used only when its key (the text's bytes, the
-parser's code and PyYAML's, the Python) is the one asked for and its signature holds; anything else (another
+parser's code and PyYAML's, the Python) is the one asked for and its signature holds (a file is named by its
+source and the user's key: two keys sharing a cache folder never read each other's); anything else (another
 text, other code, no key yet, a damaged, forged or unreadable file) is a miss, and the text is parsed as
 always. A file that fails its signature or cannot be decoded is said (`warn`) and removed. A document holding
 what the encoding does not (an alias's value shared by two places, a value that is not plain) is not kept.
@@ -61,8 +62,10 @@ class KeptDocuments:
             secret = existing_key()
         except CacheUnavailable:
             return None
-        path = self._path(source, libyaml)
-        if secret is None or not os.path.lexists(path):
+        if secret is None:
+            return None
+        path = self._path(secret, source, libyaml)
+        if not os.path.lexists(path):
             return None
         try:
             raw = fileio.read_bytes(path, limit=LIMIT, what="kept variant document")
@@ -94,15 +97,18 @@ class KeptDocuments:
                 return
             payload = marshal.dumps(encode(doc, source))
             key = self._key(text, libyaml)
-            path = self._path(source, libyaml)
+            path = self._path(secret, source, libyaml)
             path.parent.mkdir(parents=True, exist_ok=True)
             fileio.write_atomic(path, b" ".join((FORMAT, key, _mac(secret, key, payload))) + b"\n" + payload)
         except (_Unkeepable, CacheUnavailable, OSError, FileError, ValueError):
             return
 
-    def _path(self, source: str, libyaml: bool) -> Path:
-        name = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        return cache_dir() / FOLDER / f"{name}{'-c' if libyaml else ''}.parsed"
+    def _path(self, secret: bytes, source: str, libyaml: bool) -> Path:
+        """The file of `source`'s document: named by the key too, so that state folders (or users) sharing a
+        cache folder keep theirs apart instead of each taking the other's for a forgery."""
+        what = b"name\0" + (b"c\0" if libyaml else b"p\0") + source.encode("utf-8", "surrogatepass")
+        name = hmac.new(secret, what, hashlib.sha256).hexdigest()[:32]
+        return cache_dir() / FOLDER / f"{name}.parsed"
 
     def _key(self, text: str, libyaml: bool) -> bytes:
         """What a kept document must have been parsed from: the text's bytes, by this code (`_code_digest`)."""
