@@ -118,15 +118,18 @@ def _session() -> dict[str, Any] | None:
 
 def get_engine() -> Engine:
     """The command line's engine: built-in plugins, installed entry-point plugins and the `--plugin` files,
-    made once per command line and kept with it (a new one for a caller outside any command)."""
+    made once per command line and kept with it (a new one for a caller outside any command); the variant
+    documents it parses are kept parsed for the next command line (`language.parsed`)."""
     from ..language.engine import Engine
+    from ..language.parsed import KeptDocuments
 
     session = _session()
     if session is None:
         return Engine()
     got = session.get(ENGINE_KEY)
     if got is None:
-        got = session[ENGINE_KEY] = Engine(plugin_files=session.get(PLUGIN_FILES_KEY, ()))
+        documents = KeptDocuments(warn=lambda message: echo(f"warning: {message}", err=True))
+        got = session[ENGINE_KEY] = Engine(plugin_files=session.get(PLUGIN_FILES_KEY, ()), documents=documents)
     return got
 
 

@@ -47,6 +47,8 @@ from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
 if TYPE_CHECKING:
     import random
 
+    from .parsed import Documents
+
 __all__ = [
     "Engine",
     "RuleDecl",
@@ -70,18 +72,28 @@ class VariantEntry:
     them all; the document must then declare that id.
     """
 
-    __slots__ = ("id", "source", "origin", "_doc", "_text")
+    __slots__ = ("id", "source", "origin", "_doc", "_text", "_documents")
 
-    def __init__(self, id: str, doc: Any, source: str, origin: str, *, text: str | None = None) -> None:
+    def __init__(
+        self,
+        id: str,
+        doc: Any,
+        source: str,
+        origin: str,
+        *,
+        text: str | None = None,
+        documents: Documents | None = None,
+    ) -> None:
         self.id, self.source, self.origin = id, source, origin  # origin: the registering plugin's name, or "file"
-        self._doc, self._text = doc, text
+        self._doc, self._text, self._documents = doc, text, documents
 
     @property
     def doc(self) -> Any:
         """The parsed document (parsed now if it was registered unparsed)."""
         if self._text is not None:
             # dicecup's own files (a test parses each with both) are read with libyaml, where PyYAML has it
-            vid, doc = _parse_document(self._text, self.source, libyaml=self.origin in BUILTIN_PLUGINS)
+            libyaml = self.origin in BUILTIN_PLUGINS
+            vid, doc = _parse_document(self._text, self.source, libyaml=libyaml, documents=self._documents)
             if vid != self.id:
                 raise VariantError(
                     f"the file declares id {vid!r} but was registered as {self.id!r}",
@@ -95,20 +107,29 @@ class VariantEntry:
         return f"VariantEntry({self.id!r}, source={self.source!r}, origin={self.origin!r})"
 
 
-def _parse_document(text: str, source: str, *, libyaml: bool = False) -> tuple[str, Any]:
+def _parse_document(
+    text: str, source: str, *, libyaml: bool = False, documents: Documents | None = None
+) -> tuple[str, Any]:
     """(declared id, parsed document) of a variant's YAML text (VariantError with a line when it is bad);
-    `libyaml`: see `load_yaml`."""
-    doc = load_yaml(text, source, libyaml=libyaml)
+    `libyaml`: see `load_yaml`. `documents`: where parsed documents are kept (`parsed`), asked first."""
+    doc = documents.get(text, source, libyaml) if documents is not None else None
+    parsed = doc is None
+    if parsed:
+        doc = load_yaml(text, source, libyaml=libyaml)
     node = Node(doc, (), source=source)
     node.mapping(what="a variant mapping")
-    return node.get("id").string(), doc
+    vid = node.get("id").string()
+    if parsed and documents is not None:
+        documents.put(text, source, libyaml, doc)
+    return vid, doc
 
 
 class Engine:
     """A plugin manager, its pattern/scorer/rule/bot registries and its variants.
 
     `plugins` are plugin modules or objects registered after the built-in and installed ones;
-    `plugin_files` are `.py` files of plugins that are not installed (`load_plugin_file`).
+    `plugin_files` are `.py` files of plugins that are not installed (`load_plugin_file`); `documents` keeps
+    the variant documents it parses, for the next engine (`parsed.KeptDocuments`).
     """
 
     def __init__(
@@ -118,12 +139,14 @@ class Engine:
         entry_points: bool | None = None,
         builtins: bool = True,
         plugin_files: Sequence[str | os.PathLike[str]] = (),
+        documents: Documents | None = None,
     ) -> None:
         if isinstance(plugins, (str, bytes)) or not isinstance(plugins, Sequence):
             raise PluginError(f"plugins must be a list of plugin modules or objects, got {type(plugins).__name__}")
         if isinstance(plugin_files, (str, bytes)) or not isinstance(plugin_files, Sequence):
             raise PluginError(f"plugin_files must be a list of paths, got {type(plugin_files).__name__}")
         plugins = [*plugins, *(load_plugin_file(p) for p in plugin_files)]
+        self._documents = documents
         self.pm = HookManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         if builtins:
@@ -226,9 +249,9 @@ class Engine:
             source = source or "<variant>"
             # with its id given, the document is parsed when first used (then checked to declare that id)
             entry = (
-                self._parse_entry(text, source, origin)
+                self._parse_entry(text, source, origin, self._documents)
                 if id is None
-                else VariantEntry(id, None, source, origin, text=text)
+                else VariantEntry(id, None, source, origin, text=text, documents=self._documents)
             )
             if entry.id in self._entries:
                 raise PluginError(
@@ -240,8 +263,8 @@ class Engine:
         return register
 
     @staticmethod
-    def _parse_entry(text: str, source: str, origin: str) -> VariantEntry:
-        vid, doc = _parse_document(text, source)
+    def _parse_entry(text: str, source: str, origin: str, documents: Documents | None = None) -> VariantEntry:
+        vid, doc = _parse_document(text, source, documents=documents)
         return VariantEntry(vid, doc, source, origin)
 
     # ------------------------------------------------------------------ catalogue
@@ -265,7 +288,7 @@ class Engine:
         """Compile a variant file that is not registered (its `extends` may name registered ones)."""
         path = Path(path)
         text = read_variant(path)  # bounded, regular UTF-8 files only: never a FIFO, device or huge file
-        entry = self._parse_entry(text, str(path), "file")
+        entry = self._parse_entry(text, str(path), "file", self._documents)
         return self._build(entry.doc, entry.source, _options(options))
 
     def resolve(self, name: str, options: Mapping[str, Any] | None = None) -> Variant:

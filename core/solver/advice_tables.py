@@ -148,7 +148,7 @@ def recalled_card_tables(v: Variant, warn: Callable[[str], None] | None) -> Card
     (none there, not signed by this user, stale, or not fitting: a bad file is deleted, said through `warn`)."""
     from . import cache
 
-    got = cache.load_arrays(v, card_tables.KIND, warn)
+    got = cache.load_arrays(v, card_tables.KIND, warn, private=True)  # (indices a kernel follows: copied)
     if got is None:
         return None
     meta, arrays = got

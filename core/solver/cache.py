@@ -27,15 +27,7 @@ from ..language.model import Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import MEAN, Objective
 from ..progress import Reporter
-from ..store import store_of
-from . import tablekeys
-from .card_tables import KIND as CARD_TABLES
-from .card_tables import LAYOUT as CARD_LAYOUT
-from .card_tables import CardTables
-from .dp import LayerBackend
-from .errors import StateSpaceTooLarge
-from .rules import check_solvable
-from .signed import (
+from ..signing import (
     CACHE_ENV,
     KEY_BYTES,
     KEY_FILE,
@@ -44,12 +36,18 @@ from .signed import (
     CacheUnavailable,
     cache_dir,
     key_path,
-    mac,
-    read_signed_npz,
     state_dir,
-    write_npz,
 )
-from .signed import signing_key as _secret
+from ..signing import signing_key as _secret
+from ..store import store_of
+from . import tablekeys
+from .card_tables import KIND as CARD_TABLES
+from .card_tables import LAYOUT as CARD_LAYOUT
+from .card_tables import CardTables
+from .dp import LayerBackend
+from .errors import StateSpaceTooLarge
+from .rules import check_solvable
+from .signed import mac, read_signed_npz, write_npz
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 from .space import bank_sizes
 from .spotcheck import SAMPLE, TOLERANCE, TOLERANCE_FLOAT32, check_shapes, verify
@@ -203,7 +201,7 @@ def load(
 
     header, arrays = read_signed_npz(
         path, secret=secret, fmt=FORMAT, names=_ARRAYS, limit=_size_limit(max_states), what="strategy table",
-        check=check,
+        check=check, mapped=True, private=True,  # vouched for while unchanged: its bytes hashed once, not per process
     )  # fmt: skip
     try:
         index = StateIndex(
@@ -384,12 +382,14 @@ def load_arrays(
     warn: Callable[[str], None] | None = None,
     limit: int = ARRAYS_LIMIT,
     mapped: bool = False,
+    private: bool = False,
 ) -> tuple[dict, dict[str, np.ndarray]] | None:
     """(meta, arrays) that `save_arrays` wrote for `variant`, or None when there are none or they cannot be
     trusted: not signed with this user's key, tampered with, stale (other rules, plugins or solver version),
     garbled, over `limit` bytes, not a regular file. Read as every signed file is (`signed.read_signed_npz`).
     A bad file is deleted (said through `warn`); the caller computes the arrays again. `mapped`: large
-    arrays, mapped and shared read-only rather than read and copied."""
+    arrays, mapped and shared read-only rather than read and copied; `private`, mapped (its signature hashed
+    once while the file is unchanged) but copied out (`signed.read_signed_npz`)."""
     path = arrays_path(variant, kind)
     say = warn or (lambda message: None)
     if not os.path.lexists(path):
@@ -403,7 +403,8 @@ def load_arrays(
             names=None,
             limit=limit + (1 << 20),
             what=f"{kind} arrays",
-            mapped=mapped,
+            mapped=mapped or private,
+            private=private,
         )
     except FileNotFoundError:
         return None

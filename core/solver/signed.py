@@ -1,5 +1,5 @@
-"""Signed cache files: where they live, the per-user key that signs them, their signature, and the one safe way
-to read a signed .npz (`read_signed_npz`).
+"""Signed cache files: their signature with the per-user key (`signing`, whose names this module hands on), and
+the one safe way to read a signed .npz (`read_signed_npz`).
 
 A signed .npz is what `numpy.savez` writes (a zip of uncompressed .npy members): a `header` member holding
 JSON with an HMAC-SHA256 (`mac`) of that JSON and of every array's name, type, shape and bytes, keyed by a
@@ -18,129 +18,30 @@ import io
 import json
 import mmap
 import os
-import secrets
-import stat
 import struct
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import IO, cast
 
 import numpy as np
 
 from .. import fileio
 from ..fileio import FileError
-from ..places import CACHE_ENV, STATE_ENV, user_folder
+from ..signing import CacheInvalid, state_dir
 
 __all__ = [
-    "CACHE_ENV",
-    "STATE_ENV",
-    "KEY_FILE",
-    "KEY_BYTES",
-    "CacheInvalid",
-    "CacheUnavailable",
-    "cache_dir",
-    "state_dir",
-    "key_path",
-    "signing_key",
     "mac",
     "read_signed_npz",
     "write_npz",
     "HEADER_LIMIT",
 ]
 
-KEY_FILE = "cache.key"
-KEY_BYTES = 32
 HEADER_LIMIT = 4 << 20  # the JSON header of a signed file: a few kB (a table's index shape, flags)
 MAX_MEMBERS = 64  # members of a signed .npz: the header and a few arrays
 _DIRECTORY_LIMIT = 1 << 16  # bytes of zip directory a signed .npz may have (a few hundred are enough)
 _NPY_HEADER_LIMIT = 1 << 16  # bytes of one .npy member's own header (shape and type: under 200)
 _SIMPLE_KINDS = "biuf"  # the array types a signed file may hold: no objects, records, strings, times
-
-
-class CacheInvalid(Exception):
-    """A cache file that must not be used (says why); it is deleted and rebuilt."""
-
-
-class CacheUnavailable(Exception):
-    """The cache cannot be used at all (no key, a file in the way, no permission); says why."""
-
-
-# ---------------------------------------------------------------------- places
-
-
-def cache_dir() -> Path:
-    """$DICECUP_CACHE_DIR, else the user's cache folder (XDG_CACHE_HOME, ~/.cache, %LOCALAPPDATA%) / dicecup."""
-    return user_folder("cache", CACHE_ENV)
-
-
-def state_dir() -> Path:
-    """$DICECUP_STATE_DIR, else the user's state folder (XDG_STATE_HOME, ~/.local/state, %LOCALAPPDATA%) / dicecup."""
-    return user_folder("state", STATE_ENV)
-
-
-def key_path() -> Path:
-    """Where the per-user key that signs the tables lives."""
-    return state_dir() / KEY_FILE
-
-
-# ---------------------------------------------------------------------- the key
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    """Whether `path` lies in `folder` (symlinks resolved)."""
-    real, top = os.path.realpath(path), os.path.realpath(folder)
-    try:
-        return os.path.commonpath([real, top]) == top
-    except ValueError:  # different drives (Windows)
-        return False
-
-
-def _read_key(path: Path) -> bytes:
-    """The key file's bytes, if it is a regular file of ours, private, of the right size."""
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES:
-        raise CacheUnavailable(f"the key file {path} is not a {KEY_BYTES}-byte file; remove it to make a new key")
-    if os.name == "posix" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
-        raise CacheUnavailable(
-            f"the key file {path} is not private to this user (mode {stat.S_IMODE(st.st_mode):o}); "
-            "remove it to make a new key"
-        )
-    return fileio.read_bytes(path, limit=KEY_BYTES, what="key file")
-
-
-def signing_key() -> bytes:
-    """The per-user key that signs tables, created at first use (random, mode 0600) outside the cache folder."""
-    path = key_path()
-    if _inside(path, cache_dir()):
-        raise CacheUnavailable(
-            f"the key file {path} would be inside the cache folder {cache_dir()}; set {STATE_ENV} elsewhere"
-        )
-    try:
-        return _read_key(path)
-    except FileNotFoundError:
-        pass
-    except (OSError, FileError) as exc:
-        raise CacheUnavailable(f"cannot read the key file {path}: {exc}") from None
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(secrets.token_bytes(KEY_BYTES))
-                fh.flush()
-                os.fsync(fh.fileno())
-            try:
-                os.link(tmp, path)  # all or nothing, and never over a key another process made first
-            except FileExistsError:
-                pass
-        finally:
-            tmp.unlink(missing_ok=True)
-        return _read_key(path)
-    except (OSError, FileError) as exc:
-        raise CacheUnavailable(f"cannot create the key file {path}: {exc}") from None
 
 
 def mac(secret: bytes, header: dict, arrays: Mapping[str, np.ndarray], names: Iterable[str]) -> str:
@@ -197,6 +98,7 @@ def read_signed_npz(
     what: str,
     check: Callable[[dict, Mapping[str, np.ndarray]], None] | None = None,
     mapped: bool = False,
+    private: bool = False,
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """(header, arrays) of the signed .npz at `path`, its header's "format" `fmt`, holding the arrays `names`
     (None: those its header lists under "names") signed with `secret`; `check(header, arrays)` may refuse it
@@ -211,7 +113,9 @@ def read_signed_npz(
     `mapped`: the file is mapped into memory rather than read, and its arrays are read-only views of the map
     where their bytes are aligned (a large table is then neither read twice nor copied: its pages are read as
     the signature is checked, and shared with the page cache). A mapped file checked once is vouched for
-    (`_vouch`), and while it is unchanged on disk its later mappings skip hashing its bytes.
+    (`_vouch`), and while it is unchanged on disk its later mappings skip hashing its bytes. `private` (with
+    `mapped`): vouched for the same way, but every array copied out of the map, as a read file's are, so that
+    nothing the caller holds can change under it (arrays whose values index memory, or a table a process keeps).
     """
     raw, st = _mapped(path, limit, what) if mapped else (fileio.read_bytes(path, limit=limit, what=what), None)
     members = _stored_members(raw)
@@ -244,7 +148,7 @@ def read_signed_npz(
             _vouch(secret, stamp)
     if check is not None:
         check(header, views)
-    if mapped:
+    if mapped and not private:
         return header, {n: v if v.flags.aligned else np.array(v) for n, v in views.items()}
     return header, {n: np.array(v) for n, v in views.items()}  # aligned, writable copies
 

@@ -16,8 +16,8 @@ import numpy as np
 from ..language.model import Card, Variant
 from ..numeric.coding import StateIndex
 from ..numeric.objective import Objective
+from ..signing import CacheInvalid
 from .errors import StateSpaceTooLarge
-from .signed import CacheInvalid
 from .solve import DEFAULT_MAX_STATES, Solution
 from .space import bank_sizes
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..language.model import Variant
 from ..numeric.objective import MEAN, Objective
-from .signed import cache_dir
+from ..signing import cache_dir
 from .solve import SOLVER_VERSION
 
 __all__ = ["cache_key", "cache_path", "MAX_ID_CHARS"]

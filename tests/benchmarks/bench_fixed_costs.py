@@ -16,8 +16,14 @@ alike; the medians of each side and of the pairwise ratios are printed.
 - solve: `dicecup solve -v yahtzee` with an empty table cache (numba's cache
   warm) against the peer's `Solver.build`, both whole processes.
 
+dicecup's bytecode is written first, as an install writes it (a checkout run with
+PYTHONDONTWRITEBYTECODE set would otherwise compile every module in every process).
 dicecup's cache and state folders are temporary ones of this run; its table is
-solved once first (not timed) for `simulate` and `advise`. The peer is needed:
+solved once first (not timed) for `simulate` and `advise`, and the run then waits
+until the table's files are older than `signed.VOUCH_AGE_NS`: a table is read as on
+any later day (its signature checked once, then vouched for while the file is
+unchanged), not as in the seconds after it was written. The warm-up pair keeps the
+variant's parsed document, as a user's first advise does. The peer is needed:
 `pip install yatzy-solver`.
 """
 
@@ -132,6 +138,18 @@ def solve(env: dict[str, str], runs: int) -> None:
     _report("solve yahtzee, empty table cache, whole processes", a, b, "dicecup / peer at most 0.15")
 
 
+def _compiled() -> None:
+    """Write dicecup's bytecode now, as an install does: with PYTHONDONTWRITEBYTECODE set and a checkout that
+    has none, every timed process would compile each module from source."""
+    import compileall
+
+    import dicecup
+    import dicecup.plugins
+
+    for package in (dicecup, dicecup.plugins):
+        compileall.compile_dir(str(Path(package.__file__).parent), quiet=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="alternating pairs a figure (default 5)")
@@ -143,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         print("yatzy-solver is not installed (pip install yatzy-solver): every figure here is a ratio to it")
         return 2
     only = set(args.only.split(","))
+    _compiled()
     with tempfile.TemporaryDirectory(prefix="dicecup-bench-") as folder:
         env = {
             **os.environ,
@@ -153,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         if only & {"simulate", "advise"}:
             table = _peer_table(folder)
             subprocess.run([DICECUP, "solve", "-v", "yahtzee"], env=env, check=True, capture_output=True)
+            from dicecup.solver.signed import VOUCH_AGE_NS
+
+            time.sleep(VOUCH_AGE_NS / 1e9 + 0.5)  # (see the module's docstring)
             if "simulate" in only:
                 simulate(env, table, args.runs)
             if "advise" in only:
