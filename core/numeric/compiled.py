@@ -9,8 +9,9 @@ does not load, or was built for a CPU with instructions this one lacks, numba
 compiles the same functions on first use (cached on disk); without numba the
 numpy reference runs (slower, same values). `MODE` says which, decided once per process
 without importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one. It is the one switch:
-the solver, advisor, simulator and distributions all follow it (the simulator's and distributions'
-kernels, never built ahead of time, are compiled by numba in both compiled modes).
+the solver, advisor, simulator and distributions all follow it. The simulator's player and score-class hash
+are built ahead of time for the record dtypes of `records.PLAY_VARIANTS`; its other kernels (the best-move fill)
+and the distributions' are compiled by numba in both compiled modes.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ MODE = pick_mode(os.environ, NUMBA, aot_module)
 AVAILABLE = MODE != "numpy"
 """Whether compiled kernels run here (ahead of time or by numba)."""
 NUMBA_KERNELS = AVAILABLE and NUMBA
-"""Whether the kernels only numba compiles (the simulator's: never built ahead of time) run here."""
+"""Whether the simulator's and distributions' kernels run here (some only numba compiles: see above)."""
 
 
 def threads() -> int:
