@@ -216,8 +216,8 @@ def test_the_digest_follows_the_records_layout(monkeypatch):
 
     before = records.signature_digest()
     assert records.signature_digest() == before
-    real = records.signatures
-    monkeypatch.setattr(records, "signatures", lambda: real() | {"card_f8": (*real()["card_f8"], 0)})
+    real = records.core_signatures
+    monkeypatch.setattr(records, "core_signatures", lambda: real() | {"card_f8": (*real()["card_f8"], 0)})
     assert records.signature_digest() != before
 
 

@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import card, compiled, layer, turn
+from . import card, compiled, layer, play, scoreclass, turn
 from .records import signature_digest, signatures
 
 __all__ = ["MODULE", "build"]
@@ -49,6 +49,10 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
 
     kernels = {"turn_block": turn.jitted(), "layer_f8": layer.jitted(), "layer_f4": layer.jitted()}
     kernels.update(card_f8=card.jitted(), card_f4=card.jitted())
+    player, hashing = play.compiled_names()["_play_worker"], scoreclass.compiled_names()
+    kernels.update(class_slots=hashing["_class_slots"], group_facts=hashing["_group_facts"])
+    ints = types.Array(types.int64, 1, "C")
+    returns = {"class_slots": ints, "group_facts": types.UniTuple(ints, 2)}
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dicecup-aot-") as tmp:
@@ -56,8 +60,8 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
         cc.output_dir = tmp
         cc.target_cpu = target_cpu
         for name, args in signatures().items():
-            sig = signature(types.void, *(nb.typeof(a) for a in args))
-            cc.export(name, sig)(kernels[name].py_func)
+            sig = signature(returns.get(name, types.void), *(nb.typeof(a) for a in args))
+            cc.export(name, sig)((player if name.startswith("play_worker_") else kernels[name]).py_func)
         saved, pycc_compiler.Flags = pycc_compiler.Flags, _NoGil
         try:
             cc.compile()
@@ -72,8 +76,8 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
     flags = sorted(compiled.cpu_flags()) if target_cpu == "host" else []
     (out / (MODULE + "_cpu.py")).write_text(
         '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for, and the\n'
-        'digest of the argument types they were compiled for."""\n\n'
-        f"FLAGS = {flags!r}\nSIGNATURES = {signature_digest()!r}\n",
+        'digests of the argument types they were compiled for (the core\'s, the simulator\'s)."""\n\n'
+        f"FLAGS = {flags!r}\nSIGNATURES = {signature_digest()!r}\nSIMULATOR = {signature_digest(simulator=True)!r}\n",
         encoding="ascii",
     )
     return target

@@ -9,8 +9,9 @@ does not load, or was built for a CPU with instructions this one lacks, numba
 compiles the same functions on first use (cached on disk); without numba the
 numpy reference runs (slower, same values). `MODE` says which, decided once per process
 without importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one. It is the one switch:
-the solver, advisor, simulator and distributions all follow it (the simulator's and distributions'
-kernels, never built ahead of time, are compiled by numba in both compiled modes).
+the solver, advisor, simulator and distributions all follow it. The simulator's player and score-class hash
+are built ahead of time for the record dtypes of `records.PLAY_VARIANTS`; its other kernels (the best-move fill)
+and the distributions' are compiled by numba in both compiled modes.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "MODES",
     "NUMBA",
     "NUMBA_KERNELS",
+    "aot_fits",
     "aot_kernel",
     "aot_module",
     "cpu_flags",
@@ -47,7 +49,9 @@ __all__ = [
     "jit_namespace",
     "numba_module",
     "pick_mode",
+    "on_threads",
     "pinned",
+    "threads",
 ]
 
 MODES = ("aot", "jit", "numpy")
@@ -113,7 +117,57 @@ MODE = pick_mode(os.environ, NUMBA, aot_module)
 AVAILABLE = MODE != "numpy"
 """Whether compiled kernels run here (ahead of time or by numba)."""
 NUMBA_KERNELS = AVAILABLE and NUMBA
-"""Whether the kernels only numba compiles (the simulator's: never built ahead of time) run here."""
+"""Whether the simulator's and distributions' kernels run here (some only numba compiles: see above)."""
+
+
+def threads() -> int:
+    """Threads compiled kernels are spread over: $NUMBA_NUM_THREADS (numba's own setting) where set, else the
+    cores this process may run on (asked without importing numba)."""
+    asked = os.environ.get("NUMBA_NUM_THREADS", "")
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def on_threads(work: Callable[[], object], count: int) -> None:
+    """Run `work` on `count` threads at once (this one among them), and raise again the first exception one
+    raised: for a kernel that releases the GIL and takes its share of tasks from a shared counter."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # raised again in the caller's thread
+            failed.append(exc)
+
+    others = [threading.Thread(target=run) for _ in range(count - 1)]
+    for thread in others:
+        thread.start()
+    run()
+    for thread in others:
+        thread.join()
+    if failed:
+        raise failed[0]
+
+
+@cache
+def _simulator_built() -> bool:
+    """Whether the ahead-of-time build holds the simulator's kernels for its records as they are now."""
+    from .records import signature_digest
+
+    beside = importlib.import_module(AOT_MODULE + "_cpu")
+    return getattr(beside, "SIMULATOR", None) == signature_digest(simulator=True)
+
+
+def aot_fits(name: str, args: Sequence[Any]) -> bool:
+    """Whether this process runs the ahead-of-time build (`MODE`) and it holds kernel `name` for arguments
+    of these types (a kernel built for some variants only: the others are compiled by numba)."""
+    if MODE != "aot" or not _simulator_built():
+        return False
+    from .records import signatures
+
+    like = signatures().get(name)
+    return like is not None and len(args) == len(like) and all(map(_fits, args, like))
 
 
 def aot_kernel(name: str, checked: int | None = None) -> Callable[..., Any]:
@@ -155,7 +209,11 @@ def _fits(arg: Any, like: Any) -> bool:
     """Whether `arg` has the kernel type of `like` (the quick test; `_check_like` says what is wrong)."""
     if type(like) is np.ndarray:
         return (
-            isinstance(arg, np.ndarray) and arg.dtype == like.dtype and arg.ndim == like.ndim and arg.flags.c_contiguous
+            isinstance(arg, np.ndarray)
+            and arg.dtype == like.dtype
+            and arg.ndim == like.ndim
+            and (arg.flags.c_contiguous or not like.flags.c_contiguous)  # compiled for any layout, or for C's
+            and (arg.flags.writeable or not like.flags.writeable)  # a kernel that writes it is given no read-only one
         )
     if type(like) is int:  # most calls are arrays, records and ints: the unions below cost a few times more
         return type(arg) is int or (isinstance(arg, _INTS) and not isinstance(arg, _BOOLS))
@@ -211,8 +269,10 @@ def _check_like(arg: Any, like: Any, where: str) -> None:
         if not isinstance(arg, np.ndarray) or arg.dtype != like.dtype or arg.ndim != like.ndim:
             got = f"{arg.dtype}, {arg.ndim}-d" if isinstance(arg, np.ndarray) else type(arg).__name__
             raise TypeError(f"{where}: expected a {like.ndim}-d {like.dtype} array, got {got}")
-        if not arg.flags.c_contiguous:
+        if not arg.flags.c_contiguous and like.flags.c_contiguous:
             raise TypeError(f"{where}: the array must be C-contiguous (np.ascontiguousarray)")
+        if not arg.flags.writeable and like.flags.writeable:
+            raise TypeError(f"{where}: the array must be writable")
     elif isinstance(like, tuple):
         if type(arg) is not type(like):
             raise TypeError(f"{where}: expected {type(like).__name__}, got {type(arg).__name__}")

@@ -8,7 +8,9 @@ look-up rather than one a die. The records and their builders are numpy; the dra
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,6 +24,7 @@ __all__ = [
     "RollDraws",
     "chunk",
     "chunk_faces",
+    "compiled_names",
     "hand_keys",
     "roll_draws",
     "seed_streams",
@@ -101,54 +104,59 @@ def seed_streams(seed: int, first_game: int, games: int) -> np.ndarray:
         return base + np.arange(first_game, first_game + games, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
 
 
-if compiled.NUMBA_KERNELS:
-    numba = compiled.numba_module()
+def _next(state, g):
+    """splitmix64: advance game g's stream, return 64 random bits."""
+    state[g] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[g]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _next(state, g):
-        """splitmix64: advance game g's stream, return 64 random bits."""
-        state[g] += np.uint64(0x9E3779B97F4A7C15)
-        z = state[g]
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def chunk(state, g, buf, left, n, low):
-        """(outcome, buf, left): a uniform integer 0 .. n - 1 from the next 32 bits of game g's stream (`buf` holds
-        `left` such halves of a word; a new word when none): the high half of the 32 bits times n, drawn again
-        where the low half is below low = 2**32 % n (Lemire's multiply: no modulo, no bias). Held in locals,
-        not arrays, so that a roll's draws stay in registers."""
-        while True:
-            if left == 0:
-                buf = _next(state, g)
-                left = 2
-            left -= 1
-            m = (buf & np.uint64(0xFFFFFFFF)) * n
-            buf >>= np.uint64(32)
-            if (m & np.uint64(0xFFFFFFFF)) >= low:
-                return np.int64(m >> np.uint64(32)), buf, left
+def chunk(state, g, buf, left, n, low):
+    """(outcome, buf, left): a uniform integer 0 .. n - 1 from the next 32 bits of game g's stream (`buf` holds
+    `left` such halves of a word; a new word when none): the high half of the 32 bits times n, drawn again
+    where the low half is below low = 2**32 % n (Lemire's multiply: no modulo, no bias). Held in locals,
+    not arrays, so that a roll's draws stay in registers."""
+    while True:
+        if left == 0:
+            buf = _next(state, g)
+            left = 2
+        left -= 1
+        m = (buf & np.uint64(0xFFFFFFFF)) * n
+        buf >>= np.uint64(32)
+        if (m & np.uint64(0xFFFFFFFF)) >= low:
+            return np.int64(m >> np.uint64(32)), buf, left
 
-    class DiceStreams:
-        """The dice `play.play_games` draws, game by game, for a reference player to replay the compiled
-        player's games on the same dice (tests): a turn's dice start from a fresh word of the stream."""
 
-        def __init__(self, seed: int, games: int, faces: int, dice: int) -> None:
-            self.state = seed_streams(seed, 0, games)
-            self.buf = np.zeros(games, dtype=np.uint64)
-            self.left = np.zeros(games, dtype=np.int64)
-            self.faces, self.draws = faces, roll_draws(dice, faces, np.zeros(0, dtype=np.int64))
+class DiceStreams:
+    """The dice `play.play_games` draws, game by game, for a reference player to replay the compiled
+    player's games on the same dice (tests): a turn's dice start from a fresh word of the stream."""
 
-        def new_turn(self) -> None:
-            self.left[:] = 0
+    def __init__(self, seed: int, games: int, faces: int, dice: int) -> None:
+        self.state = seed_streams(seed, 0, games)
+        self.buf = np.zeros(games, dtype=np.uint64)
+        self.left = np.zeros(games, dtype=np.int64)
+        self.faces, self.draws = faces, roll_draws(dice, faces, np.zeros(0, dtype=np.int64))
 
-        def roll(self, g: int, n: int) -> tuple[int, ...]:
-            """n dice of game g: a chunk of dice at a time."""
-            out: list[int] = []
-            rd = self.draws
-            while len(out) < n:
-                j = min(n - len(out), rd.per)
-                o, buf, left = chunk(self.state, g, self.buf[g], self.left[g], rd.outcomes[j], rd.low[j])
-                self.buf[g], self.left[g] = buf, left
-                out.extend(chunk_faces(np.array([o]), j, self.faces)[0].tolist())
-            return tuple(out)
+    def new_turn(self) -> None:
+        self.left[:] = 0
+
+    def roll(self, g: int, n: int) -> tuple[int, ...]:
+        """n dice of game g: a chunk of dice at a time."""
+        out: list[int] = []
+        rd = self.draws
+        while len(out) < n:
+            j = min(n - len(out), rd.per)
+            o, buf, left = compiled_names()["chunk"](
+                self.state, g, self.buf[g], self.left[g], rd.outcomes[j], rd.low[j]
+            )
+            self.buf[g], self.left[g] = buf, left
+            out.extend(chunk_faces(np.array([o]), j, self.faces)[0].tolist())
+        return tuple(out)
+
+
+@cache
+def compiled_names() -> Mapping[str, Any]:
+    """`chunk` compiled by numba, for the player to inline (and `DiceStreams` to call)."""
+    return compiled.jit_namespace(globals(), (), inline=("_next", "chunk"))

@@ -1,24 +1,43 @@
 """Two LLVM instructions numba does not offer, for the simulator's kernels: a prefetch and an atomic add.
 
-Imported only where numba runs (`compiled.NUMBA_KERNELS`): it imports numba and llvmlite.
+`prefetch` and `fetch_add` here are their plain Python meaning (the kernels' source names them);
+`compiled_names` gives the numba intrinsics a kernel compiled by numba calls instead (it imports numba and
+llvmlite, only then).
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
-from llvmlite import ir as llvm_ir
-from numba.core import cgutils
-from numba.core import types as nb_types
-from numba.extending import intrinsic
+import numpy as np
 
-__all__ = ["fetch_add", "prefetch"]
+from . import compiled
+
+__all__ = ["compiled_names", "fetch_add", "prefetch"]
 
 
-def _prefetch(typingctx: Any, arr: Any, offset: Any) -> Any:
+def prefetch(arr: np.ndarray, offset: int) -> None:
+    """A hint to the processor (see `_prefetch`): nothing in Python."""
+
+
+def fetch_add(arr: np.ndarray, value: int) -> int:
+    """arr[0] += value; the value before (atomic when compiled, `_fetch_add`)."""
+    before = int(arr[0])
+    arr[0] += value
+    return before
+
+
+def _prefetch(typingctx: Any, arr: Any, offset: Any) -> Any:  # numba's typing hook
     """Ask the processor to bring arr's element at flat position `offset` (C order) into its caches,
     without waiting for it (LLVM's prefetch: a read, keep in all levels): the loop goes on while the
     line comes. A hint only: nothing is read, so any offset is safe."""
+    from llvmlite import ir as llvm_ir
+    from numba.core import cgutils
+    from numba.core import types as nb_types
+
     if not isinstance(arr, nb_types.Array) or not isinstance(offset, nb_types.Integer):
         return None
 
@@ -35,12 +54,11 @@ def _prefetch(typingctx: Any, arr: Any, offset: Any) -> Any:
     return nb_types.void(arr, offset), codegen
 
 
-prefetch: Any = intrinsic(_prefetch)
-
-
 def _fetch_add(typingctx: Any, arr: Any, value: Any) -> Any:
     """arr[0] += value as one atomic step (LLVM atomicrmw): the value before. Threads of a parallel loop
     share work through it (a counter of blocks handed out) without a lock."""
+    from numba.core import types as nb_types
+
     if not isinstance(arr, nb_types.Array) or arr.dtype != nb_types.int64:
         return None
     if not isinstance(value, nb_types.Integer):
@@ -54,4 +72,9 @@ def _fetch_add(typingctx: Any, arr: Any, value: Any) -> Any:
     return nb_types.int64(arr, value), codegen
 
 
-fetch_add: Any = intrinsic(_fetch_add)
+@cache
+def compiled_names() -> Mapping[str, Any]:
+    """`prefetch` and `fetch_add` as numba intrinsics, for `compiled.jit_namespace`'s `calls`."""
+    compiled.numba_module()  # configured first
+    intrinsic = importlib.import_module("numba.extending").intrinsic
+    return {"prefetch": intrinsic(_prefetch), "fetch_add": intrinsic(_fetch_add)}

@@ -103,8 +103,13 @@ if AVAILABLE:
     _step = _advance.compiled_names()
     _successor_code, _fill_shift = _step["successor_code"], _step["fill_shift"]
 
-    from .moves import DEAD, choose_keep, fold_block  # the simulator's fold and choice of keep
-    from .play import state_slot as _state_slot  # the state coding's look-up, inlined
+    from . import moves as _moves
+    from . import play as _play
+    from .moves import DEAD
+
+    _fold = _moves.compiled_names()
+    choose_keep, fold_block = _fold["choose_keep"], _fold["fold_block"]  # the simulator's fold and choice of keep
+    _state_slot = _play.compiled_names()["state_slot"]  # the state coding's look-up, inlined
 
     @numba.njit(cache=True, parallel=True)
     def successor_slots(codes, progs, nexts, st, values, succ, after):

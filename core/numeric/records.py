@@ -14,6 +14,8 @@ import numpy as np
 
 __all__ = [
     "W",
+    "core_signatures",
+    "simulator_signatures",
     "CardArrays",
     "DiceArrays",
     "LayerArrays",
@@ -22,7 +24,9 @@ __all__ = [
     "ScoreRows",
     "SlotArrays",
     "StateArrays",
+    "PLAY_VARIANTS",
     "TurnShape",
+    "play_variant",
     "signature_digest",
     "signatures",
 ]
@@ -152,8 +156,13 @@ def _f8(*shape: int) -> np.ndarray:
 
 
 def signatures() -> dict[str, tuple[Any, ...]]:
+    """`core_signatures` and `simulator_signatures` (the simulator's records are imported: call it after import)."""
+    return {**core_signatures(), **simulator_signatures()}
+
+
+def core_signatures() -> dict[str, tuple[Any, ...]]:
     """Per kernel built ahead of time (`aot.py`), example arguments of the types its callers pass (C-contiguous
-    arrays, int64 counts): what it is compiled for, and what `compiled.aot_kernel` checks each call against."""
+    arrays unless the example is not, writable unless it is read-only; int64 counts): what it is compiled for, and what `compiled.aot_kernel` checks each call against."""
     dice = DiceArrays(
         levels=_i8(3),
         add_edges=_i8(1, 1),
@@ -189,17 +198,61 @@ def signatures() -> dict[str, tuple[Any, ...]]:
     }
 
 
-def signature_digest() -> str:
-    """A digest of every kernel's argument types (`signatures`: names, record layouts, dtypes and ranks): the
-    ahead-of-time build records the one it was compiled for, and a build for other types is not loaded (it
-    would read a record of another layout as its own)."""
+PLAY_VARIANTS = (("i4", "i2", "i4", "u1", "i2"),)
+"""The dtypes of the player's records built ahead of time (`play_variant`: state index, class memo, best-move
+row index, best-move rows, kept rows); a run whose records have others compiles its player by numba."""
+
+
+def play_variant(states: np.ndarray, after: np.ndarray, row_of: np.ndarray, rows: np.ndarray, kept: np.ndarray) -> str:
+    """The name of the player's kernel for records of these arrays' dtypes (`PLAY_VARIANTS`)."""
+    return "play_worker_" + "_".join(a.dtype.str[1:] for a in (states, after, row_of, rows, kept))
+
+
+def simulator_signatures() -> dict[str, tuple[Any, ...]]:
+    """The simulator's kernels: the player (`play._play_worker`, a variant per `PLAY_VARIANTS`) and the score
+    class hash (`scoreclass`). The award and event counts are column-major views (`play.counts_array`), and
+    the best-move rows may be mapped read-only from disk."""
+    from .draws import HandKeys, RollDraws
+    from .moves import MoveRows
+    from .play import Classes, Coding, Games, Pass, Playing, counts_array
+
+    def a(dtype: str, *shape: int) -> np.ndarray:
+        return np.zeros(shape, dtype=dtype)
+
+    dice = core_signatures()["turn_block"][3]
+    counts = counts_array(2, 2)
+    out: dict[str, tuple[Any, ...]] = {
+        "class_slots": (_i8(1, 1), 1),
+        "group_facts": (_i8(1, 1), _i8(1), 1, 1, 1),
+    }
+    for st_t, after_t, row_t, rows_t, kept_t in PLAY_VARIANTS:
+        rows = a(rows_t, 1, 1, 1)
+        rows.setflags(write=False)
+        states = StateArrays(a(st_t, 1), *(a(st_t, 1, 1),) * 5, 1, 1)  # (a signature's example: arrays shared)
+        classes = Classes(_i8(1), _i8(1, 1), _i8(1), a("i4", 1, 1, 1, 1), _i8(1, 1), a(after_t, 1, 1, 1), 1)
+        moves = MoveRows(a(row_t, 1), False, rows, 1, a(kept_t, 1, 1), 1)
+        keys = HandKeys(_i8(1), a("i4", 1), _i8(1))
+        draws = RollDraws(1, a("u8", 1), a("u8", 1), _i8(1), a("i4", 1))
+        playing = Playing(Coding(_i8(1, 1), _i8(1), _i8(1), _i8(1, 1)), states, classes, moves, dice, keys, draws)
+        games = Games(_i8(1, 1), counts, counts, counts, a("u8", 1), _i8(1), _i8(1, 1))
+        name = play_variant(states.base, classes.after, moves.row_of, rows, moves.kept)
+        out[name] = (Pass(_i8(1), _i8(1), _i8(1), _i8(1)), games, playing, _i8(1))
+    return out
+
+
+def signature_digest(simulator: bool = False) -> str:
+    """A digest of every kernel's argument types (`core_signatures`, or with `simulator` the simulator's:
+    names, record layouts, dtypes, ranks, layouts): the ahead-of-time build records the ones it was compiled
+    for, and a build for other types is not loaded (it would read a record of another layout as its own). Two
+    digests: the core's is asked while `compiled` is imported, before the simulator's records can be."""
 
     def kind(a: Any) -> str:
         if isinstance(a, np.ndarray):
-            return f"{a.dtype.str}/{a.ndim}"
+            return f"{a.dtype.str}/{a.ndim}{'' if a.flags.c_contiguous else 'A'}{'' if a.flags.writeable else 'r'}"
         if isinstance(a, tuple):
             return f"{type(a).__name__}({','.join(map(kind, a))})"
         return type(a).__name__
 
-    text = ";".join(f"{name}:{kind(args)}" for name, args in sorted(signatures().items()))
+    kernels = simulator_signatures() if simulator else core_signatures()
+    text = ";".join(f"{name}:{kind(args)}" for name, args in sorted(kernels.items()))
     return hashlib.sha256(text.encode()).hexdigest()[:16]

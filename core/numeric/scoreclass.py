@@ -7,120 +7,143 @@ only (`compiled.NUMBA_KERNELS`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
 import numpy as np
 
 from . import compiled
 from .coding import EMPTY
 
-__all__ = ["class_of", "class_slots", "group_facts"]
+__all__ = ["class_of", "class_slots", "compiled_names", "group_facts"]
 
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 
-if compiled.NUMBA_KERNELS:
-    numba = compiled.numba_module()
 
-    @numba.njit(cache=True, nogil=True)
-    def group_facts(vals, facts, nb, empty, max_size):
-        """Group card rows by their values of `facts` (fact f < nb: box f filled; else the score in box
-        f - nb): (first row of each group, group of each row), or empty arrays when the packed key range
-        exceeds max_size (the caller then groups with numpy)."""
-        n = vals.shape[0]
-        m = facts.shape[0]
-        lo = np.zeros(m, dtype=np.int64)
-        span = np.ones(m, dtype=np.int64)
+def _group_facts(vals, facts, nb, empty, max_size):
+    """Group card rows by their values of `facts` (fact f < nb: box f filled; else the score in box
+    f - nb): (first row of each group, group of each row), or empty arrays when the packed key range
+    exceeds max_size (the caller then groups with numpy)."""
+    n = vals.shape[0]
+    m = facts.shape[0]
+    lo = np.zeros(m, dtype=np.int64)
+    span = np.ones(m, dtype=np.int64)
+    for k in range(m):
+        f = facts[k]
+        if f < nb:
+            lo[k] = 0
+            span[k] = 2
+            continue
+        mn: np.int64 | int = np.int64(2**62)
+        mx: np.int64 | int = -np.int64(2**62)
+        for i in range(n):
+            x = vals[i, f - nb]
+            if x != empty:
+                mn = min(mn, x)
+                mx = max(mx, x)
+        if mn > mx:
+            mn = 0
+            mx = 0
+        lo[k] = mn - 1  # code 0: open box
+        span[k] = mx - mn + 2
+    size = 1
+    for k in range(m):
+        size *= span[k]
+        if size > max_size:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    first_of = np.full(size, -1, dtype=np.int64)
+    slot = np.empty(size, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
+    groups = 0
+    for i in range(n):
+        key = 0
+        w = 1
         for k in range(m):
             f = facts[k]
             if f < nb:
-                lo[k] = 0
-                span[k] = 2
-                continue
-            mn: np.int64 | int = np.int64(2**62)
-            mx: np.int64 | int = -np.int64(2**62)
-            for i in range(n):
+                x = 1 if vals[i, f] != empty else 0
+            else:
                 x = vals[i, f - nb]
-                if x != empty:
-                    mn = min(mn, x)
-                    mx = max(mx, x)
-            if mn > mx:
-                mn = 0
-                mx = 0
-            lo[k] = mn - 1  # code 0: open box
-            span[k] = mx - mn + 2
-        size = 1
-        for k in range(m):
-            size *= span[k]
-            if size > max_size:
-                return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        first_of = np.full(size, -1, dtype=np.int64)
-        slot = np.empty(size, dtype=np.int64)
-        inverse = np.empty(n, dtype=np.int64)
-        firsts = np.empty(n, dtype=np.int64)
-        groups = 0
-        for i in range(n):
-            key = 0
-            w = 1
-            for k in range(m):
-                f = facts[k]
-                if f < nb:
-                    x = 1 if vals[i, f] != empty else 0
-                else:
-                    x = vals[i, f - nb]
-                    x = 0 if x == empty else x - lo[k]
-                key += x * w
-                w *= span[k]
-            if first_of[key] < 0:
-                first_of[key] = i
-                slot[key] = groups
-                firsts[groups] = i
-                groups += 1
-            inverse[i] = slot[key]
-        return firsts[:groups].copy(), inverse
+                x = 0 if x == empty else x - lo[k]
+            key += x * w
+            w *= span[k]
+        if first_of[key] < 0:
+            first_of[key] = i
+            slot[key] = groups
+            firsts[groups] = i
+            groups += 1
+        inverse[i] = slot[key]
+    return firsts[:groups].copy(), inverse
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _hash(x, h):
-        """One more value into an FNV-style hash."""
-        return (h ^ np.uint64(x + (1 << 40))) * np.uint64(0x100000001B3)
 
-    @numba.njit(cache=True, nogil=True)
-    def class_slots(keys, size):
-        """The hash slots of classes with these keys ([C, F]): class at each slot, -1 empty (size: a power of 2)."""
-        slots = np.full(size, -1, dtype=np.int64)
-        for c in range(keys.shape[0]):
-            h = np.uint64(0xCBF29CE484222325)
-            for k in range(keys.shape[1]):
-                h = _hash(keys[c, k], h)
-            j = np.int64(h & np.uint64(size - 1))
-            while slots[j] >= 0:
-                j = (j + 1) & (size - 1)
-            slots[j] = c
-        return slots
+def _hash(x, h):
+    """One more value into an FNV-style hash."""
+    return (h ^ np.uint64(x + (1 << 40))) * np.uint64(0x100000001B3)
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _fact(vals, i, f, nb):
-        """`CardFacts`' fact f of row i: box f filled (f < nb), else the score in box f - nb."""
-        if f < nb:
-            return 1 if vals[i, f] != EMPTY_INT else 0
-        return vals[i, f - nb]
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def class_of(vals, i, facts, keys, slots):
-        """The score class of row i's card (`Classes`), -1 when no class with its key is known yet."""
-        nb = vals.shape[1]
-        nf = facts.shape[0]
+def _class_slots(keys, size):
+    """The hash slots of classes with these keys ([C, F]): class at each slot, -1 empty (size: a power of 2)."""
+    slots = np.full(size, -1, dtype=np.int64)
+    for c in range(keys.shape[0]):
         h = np.uint64(0xCBF29CE484222325)
-        for k in range(nf):
-            h = _hash(_fact(vals, i, facts[k], nb), h)
-        size = slots.shape[0]
+        for k in range(keys.shape[1]):
+            h = _hash(keys[c, k], h)
         j = np.int64(h & np.uint64(size - 1))
-        while True:
-            c = slots[j]
-            if c < 0:
-                return -1
-            same = True
-            for k in range(nf):
-                if keys[c, k] != _fact(vals, i, facts[k], nb):
-                    same = False
-                    break
-            if same:
-                return c
+        while slots[j] >= 0:
             j = (j + 1) & (size - 1)
+        slots[j] = c
+    return slots
+
+
+def _fact(vals, i, f, nb):
+    """`CardFacts`' fact f of row i: box f filled (f < nb), else the score in box f - nb."""
+    if f < nb:
+        return 1 if vals[i, f] != EMPTY_INT else 0
+    return vals[i, f - nb]
+
+
+def class_of(vals, i, facts, keys, slots):
+    """The score class of row i's card (`Classes`), -1 when no class with its key is known yet."""
+    nb = vals.shape[1]
+    nf = facts.shape[0]
+    h = np.uint64(0xCBF29CE484222325)
+    for k in range(nf):
+        h = _hash(_fact(vals, i, facts[k], nb), h)
+    size = slots.shape[0]
+    j = np.int64(h & np.uint64(size - 1))
+    while True:
+        c = slots[j]
+        if c < 0:
+            return -1
+        same = True
+        for k in range(nf):
+            if keys[c, k] != _fact(vals, i, facts[k], nb):
+                same = False
+                break
+        if same:
+            return c
+        j = (j + 1) & (size - 1)
+
+
+@cache
+def compiled_names() -> Mapping[str, Any]:
+    """The kernels compiled by numba (`class_of` and its helpers inlined where called)."""
+    return compiled.jit_namespace(globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "class_of"))
+
+
+def group_facts(
+    vals: np.ndarray, facts: np.ndarray, nb: int, empty: int, max_size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """`_group_facts` by the kernel this process runs (built ahead of time, else compiled by numba)."""
+    if compiled.aot_fits("group_facts", (vals, facts, nb, empty, max_size)):
+        return compiled.aot_kernel("group_facts")(vals, facts, nb, empty, max_size)
+    return compiled_names()["_group_facts"](vals, facts, nb, empty, max_size)
+
+
+def class_slots(keys: np.ndarray, size: int) -> np.ndarray:
+    """`_class_slots` by the kernel this process runs (built ahead of time, else compiled by numba)."""
+    if compiled.aot_fits("class_slots", (keys, size)):
+        return compiled.aot_kernel("class_slots")(keys, size)
+    return compiled_names()["_class_slots"](keys, size)

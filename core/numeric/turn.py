@@ -157,7 +157,8 @@ def _compile_turn() -> None:
     rolls, rows = graph.n_rolls, len(graph.multisets)
     pick = plain_pick(2)
     scratch = (np.empty((rolls, W)), np.empty((rows, W)), np.empty((rows, W)))
-    jitted()(np.zeros((2, rolls, W)), pick, pick, graph.arrays, *scratch, np.empty((0, 0, W)), np.empty((0, rolls, W)))
+    arrays = TurnArrays(*scratch, np.empty((0, 0, W)), np.empty((0, rolls, W)))
+    jitted()(np.zeros((2, rolls, W)), pick, pick, graph.arrays, arrays)
 
 
 def compile_ahead() -> threading.Thread | None:

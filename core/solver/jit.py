@@ -6,12 +6,12 @@ computed alone, so the split cannot change a bit of the result.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..numeric.compiled import AVAILABLE
+from ..numeric.compiled import threads as compiled_threads
 from ..numeric.layer import layer_block
 from ..numeric.records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from ..numeric.turn import W, compile_ahead
@@ -22,12 +22,7 @@ __all__ = ["AVAILABLE", "LayerArrays", "SlotArrays", "compile_ahead", "layer_val
 def threads() -> int:
     """Threads a layer is spread over: $NUMBA_NUM_THREADS (numba's own setting), else the cores this process
     may run on; one for the numpy kernel, which holds the GIL."""
-    if not AVAILABLE:
-        return 1
-    asked = os.environ.get("NUMBA_NUM_THREADS", "")
-    if asked.isdigit() and int(asked) > 0:
-        return int(asked)
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return compiled_threads() if AVAILABLE else 1
 
 
 def layer_values(
