@@ -352,7 +352,7 @@ def test_yaml_problems_do_not_quote_long_pieces_of_the_file(engine, tmp_path, te
 
 
 def test_a_control_character_in_registered_text_names_its_line(engine):
-    from dicecup.language.yamlsource import load_yaml
+    from dicecup.language.yamlload import load_yaml
 
     with pytest.raises(VariantError) as err:
         load_yaml(f"id: x\nname: {SECRET}\x07\n", "text.yaml")
@@ -387,7 +387,7 @@ def test_merge_keys_merge_and_explicit_keys_override(engine, tmp_path):
 
 
 def test_merge_key_lines_and_order(tmp_path):
-    from dicecup.language.yamlsource import load_yaml
+    from dicecup.language.yamlload import load_yaml
 
     doc = load_yaml(
         textwrap.dedent("""\
@@ -408,7 +408,7 @@ def test_merge_key_lines_and_order(tmp_path):
 
 
 def test_a_key_written_twice_stays_an_error_next_to_a_merge(tmp_path):
-    from dicecup.language.yamlsource import load_yaml
+    from dicecup.language.yamlload import load_yaml
 
     with pytest.raises(VariantError) as err:
         load_yaml("a: &a {p: 1}\nx:\n  <<: *a\n  p: 2\n  p: 3\n", "m.yaml")
@@ -416,7 +416,7 @@ def test_a_key_written_twice_stays_an_error_next_to_a_merge(tmp_path):
 
 
 def test_a_merge_of_a_non_mapping_is_refused(tmp_path):
-    from dicecup.language.yamlsource import load_yaml
+    from dicecup.language.yamlload import load_yaml
 
     with pytest.raises(VariantError) as err:
         load_yaml("a: &a [1, 2]\nx: {<<: *a}\n", "m.yaml")

@@ -16,7 +16,8 @@ from dicecup import Engine
 from dicecup.errors import VariantError
 from dicecup.language import engine as engine_module
 from dicecup.language.parsed import FOLDER, KeptDocuments, decode, encode
-from dicecup.language.yamlsource import LocDict, LocList, load_yaml
+from dicecup.language.yamlload import load_yaml
+from dicecup.language.yamlsource import LocDict, LocList
 from dicecup.signing import CACHE_ENV, STATE_ENV, signing_key
 
 BUNDLED = sorted(p for p in resources.files("dicecup.variants").iterdir() if p.name.endswith(".yaml"))

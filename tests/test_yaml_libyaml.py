@@ -12,8 +12,8 @@ import yaml
 
 from dicecup import Engine
 from dicecup.errors import VariantError
-from dicecup.language import yamlsource
-from dicecup.language.yamlsource import LocDict, LocList, load_yaml
+from dicecup.language.yamlload import load_yaml
+from dicecup.language.yamlsource import LocDict, LocList
 
 BUNDLED = sorted(p for p in resources.files("dicecup.variants").iterdir() if p.name.endswith(".yaml"))
 
@@ -46,7 +46,7 @@ def test_each_bundled_file_parses_alike_with_libyaml(path):
 def test_the_engine_reads_its_own_files_with_libyaml(monkeypatch):
     """The bundled variants go through the libyaml loader (what makes a command's start quicker)."""
     used: list[str] = []
-    real = yamlsource.load_yaml
+    real = load_yaml
 
     def spy(text: str, source: str, *, libyaml: bool = False) -> Any:
         used.append(f"{source}:{libyaml}")

@@ -18,7 +18,8 @@ from ..errors import VariantError, shown
 from . import keys
 from .model import OptionSpec
 from .nodes import Node
-from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, load_yaml, merge, read_variant, where
+from .yamlload import load_yaml
+from .yamlsource import MAX_CHARS, NUMBER_HINT, NUMBER_LIMIT, LocDict, LocList, merge, read_variant, where
 
 __all__ = [
     "Resolved",

@@ -42,7 +42,8 @@ from .registry import (
     run_registration,
 )
 from .rulehooks import RULE_HOOKS, HookManager, RuleHooks, check_answers
-from .yamlsource import MAX_DEPTH, load_yaml, merge, read_variant
+from .yamlload import load_yaml
+from .yamlsource import MAX_DEPTH, merge, read_variant
 
 if TYPE_CHECKING:
     import random

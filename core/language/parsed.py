@@ -145,7 +145,7 @@ def _code_digest() -> bytes:
     h = hashlib.sha256(repr(sys.version_info[:2]).encode())
     here = Path(__file__).parent
     spec = find_spec("yaml")
-    files = [here / "parsed.py", here / "yamlsource.py", here / "yamlparse.py"]
+    files = [here / "parsed.py", here / "yamlsource.py", here / "yamlload.py", here / "yamlparse.py"]
     for path in [*files, *([Path(spec.origin)] if spec is not None and spec.origin else [])]:
         h.update(path.name.encode() + b"\0")
         try:

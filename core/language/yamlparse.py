@@ -1,4 +1,4 @@
-"""The bounded YAML loader behind `yamlsource.load_yaml`: PyYAML's safe composing and constructing, with the
+"""The bounded YAML loader behind `yamlload.load_yaml`: PyYAML's safe composing and constructing, with the
 document's size and depth bounded while it is composed, and every mapping and list built as a `LocDict` or
 `LocList` that remembers its lines. Imported on the first parse only (PyYAML takes a while to import).
 """

@@ -18,7 +18,6 @@ __all__ = [
     "Located",
     "LocDict",
     "LocList",
-    "load_yaml",
     "read_variant",
     "merge",
     "where",
@@ -71,18 +70,6 @@ def read_variant(path: str | os.PathLike) -> str:
         return read_text(path, limit=MAX_BYTES, what="variant file")
     except FileError as exc:
         raise VariantError(exc.message, source=str(path), line=exc.line) from None
-
-
-def load_yaml(text: str, source: str, *, libyaml: bool = False) -> Any:
-    """Parse YAML text with the bounded safe loader; any problem is a VariantError with a line.
-
-    `libyaml`: text known to parse alike under both parsers (dicecup's own variant files) is read with
-    libyaml where PyYAML has it; should that fail, PyYAML reads it again and says what is wrong. PyYAML is
-    imported here, on the first parse (`yamlparse`): a variant kept parsed (`parsed`) never needs it.
-    """
-    from .yamlparse import parse
-
-    return parse(text, source, libyaml=libyaml)
 
 
 def where(container: Any, key: Any = None) -> Located | None:

@@ -13,13 +13,28 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
-    from .jitplay import Moves
+
+
+class Moves(Protocol):
+    """What keeping a solution's best-move rows reads and sets (`jitplay.Moves` is one)."""
+
+    solution: Solution
+    dtype: type
+    flag: int
+    shape: tuple[int, int]
+    row_of: np.ndarray
+    rows: np.ndarray
+    used: int
+    kept: int
+    limit: int
+    complete: bool
+
 
 __all__ = ["KEEP_BYTES", "keep_moves", "recall_moves"]
 
