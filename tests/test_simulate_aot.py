@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from dicecup.numeric import compiled, play, records
+from dicecup.numeric import compiled, records
 
 needs_aot = pytest.mark.skipif(compiled.MODE != "aot", reason="the kernels were not built ahead of time here")
 
@@ -62,7 +62,7 @@ def test_the_player_s_records_are_checked_by_layout_and_writability():
     name = records.play_variant(*(np.zeros(1, dtype=t) for t in records.PLAY_VARIANTS[0]))
     ps, gm, pl, taken = records.signatures()[name]
     assert not gm.awards.flags.c_contiguous and not pl.moves.rows.flags.writeable
-    counts = play.counts_array(5, 3)
+    counts = records.counts_array(5, 3)
     rows = np.zeros((2, 2, 2), dtype=pl.moves.rows.dtype)
     assert compiled._fits(gm._replace(awards=counts, earned=counts, events=counts), gm)
     assert compiled._fits(pl._replace(moves=pl.moves._replace(rows=rows)), pl)  # writable where read-only will do

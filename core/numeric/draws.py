@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from . import compiled
+from .records import HandKeys, RollDraws
 
 __all__ = [
     "CHUNK_OUTCOMES",
     "HAND_KEYS",
     "DiceStreams",
-    "HandKeys",
-    "RollDraws",
     "chunk",
     "chunk_faces",
     "compiled_names",
@@ -33,15 +32,6 @@ __all__ = [
 MASK64 = (1 << 64) - 1
 HAND_KEYS = 1 << 20  # keys at most (the table's size): past this, rolls walk the dice graph
 CHUNK_OUTCOMES = 1 << 13  # outcomes of a chunk of dice drawn at once, at most: its table of keys stays in L1
-
-
-class HandKeys(NamedTuple):
-    """Multisets of dice as sums (`hand_keys`): a roll adds each new die's weight to the kept dice's key,
-    then one look-up gives the row, instead of a chain of dice graph look-ups, one a die."""
-
-    key_of: np.ndarray  # int64 [rows]: sum over faces f of count(f) * (dice + 1) ** (f - 1); empty: not used
-    row_of_key: np.ndarray  # int32 [(dice + 1) ** faces]: the row of each key of a multiset, -1 elsewhere
-    weight: np.ndarray  # int64 [faces]: the key of one die of each face
 
 
 def hand_keys(row_counts: np.ndarray, dice: int, faces: int) -> HandKeys:
@@ -56,19 +46,6 @@ def hand_keys(row_counts: np.ndarray, dice: int, faces: int) -> HandKeys:
     row_of_key = np.full(base**faces, -1, dtype=np.int32)
     row_of_key[key_of] = np.arange(len(key_of), dtype=np.int32)
     return HandKeys(key_of, row_of_key, weight)
-
-
-class RollDraws(NamedTuple):
-    """How a roll's dice come from a game's stream: in chunks of up to `per` dice, one 32-bit draw each
-    (`chunk`), a uniform outcome 0 .. faces ** j - 1 of j dice whose base-faces digits, lowest first, are
-    the dice (face digit + 1). `keys` gives the outcome's multiset key at once (`HandKeys`): a roll is one
-    draw and one look-up, not one draw and one look-up a die."""
-
-    per: int  # dice a chunk, at most: the most with faces ** per <= CHUNK_OUTCOMES (at least one, at most the dice)
-    outcomes: np.ndarray  # uint64 [per + 1]: faces ** j, the outcomes of a chunk of j dice
-    low: np.ndarray  # uint64 [per + 1]: 2 ** 32 % faces ** j: a draw whose low half is below it is drawn again
-    start: np.ndarray  # int64 [per + 1]: where the keys of chunks of j dice start in `keys`
-    keys: np.ndarray  # int32 [sum of faces ** j]: each outcome's multiset key (empty where rolls are not keyed)
 
 
 def roll_draws(dice: int, faces: int, weight: np.ndarray) -> RollDraws:

@@ -18,7 +18,7 @@ from . import advance, compiled, turn
 from .advance import _advance_arg as advance_arg
 from .advance import _legal_boxes as legal_boxes
 from .intrinsics import fetch_add
-from .records import DiceArrays, TurnArrays
+from .records import DiceArrays, MoveRows, TurnArrays
 from .turn import W, turn_block
 from .turn import _lanes as lanes  # a (rows, W) array's row as W values, in registers
 
@@ -27,7 +27,6 @@ __all__ = [
     "LIVE",
     "TIE",
     "Fold",
-    "MoveRows",
     "ScoreArrays",
     "TurnPlay",
     "TurnStates",
@@ -105,18 +104,6 @@ class Fold(NamedTuple):
     tops: np.ndarray  # float64 [rolls, rolls of the graph, W]: each roll's best proper keep with `left` rolls left
     row: np.ndarray  # float64 [rolls of the graph]: scratch, a column of `now` while it is built
     arg: np.ndarray  # int64 [rolls of the graph]: scratch, its column of `best_box`
-
-
-class MoveRows(NamedTuple):
-    """The best-move rows (`fill_moves` writes them) the games play from, and how a keep leaves the dice."""
-
-    row_of: np.ndarray  # int32/int64 [states]: each state's row of `rows` (by slot, or by position in the states
-    # `fill_moves` or the propagation is given), -1 while not written (unread if direct)
-    direct: bool  # every state has its row, at its own slot (position)
-    rows: np.ndarray  # uint8/16/32 [rows, rolls of the graph, decisions]: a keep mask, or flag | the box to score
-    flag: int  # `move_flag`'s bit
-    kept: np.ndarray  # int16/int64 [rolls, masks]: the multiset a keep mask leaves (width 0: counted die by die)
-    rolls: int  # rolls a turn
 
 
 def move_rows(rows: np.ndarray, flag: int, rolls: int, at: np.ndarray | None = None) -> MoveRows:

@@ -17,24 +17,17 @@ import numpy as np
 
 from . import compiled, lookup
 from .coding import EMPTY
-from .draws import HandKeys, RollDraws, chunk
+from .draws import chunk
 from .intrinsics import fetch_add, prefetch
-from .moves import MoveRows
-from .records import DiceArrays, StateArrays, play_variant
+from .records import Games, Pass, Playing, play_variant
 from .scoreclass import class_of
 
 __all__ = [
     "GROUP",
-    "Classes",
-    "Coding",
-    "Games",
     "Group",
     "Hands",
-    "Pass",
-    "Playing",
     "Turns",
     "compiled_names",
-    "counts_array",
     "play_games",
     "start_games",
     "state_slot",
@@ -44,70 +37,6 @@ __all__ = [
 GROUP = 128  # games a thread of `play_games` plays in step: their table look-ups are in flight together
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 state_slot = lookup.state_slot  # (the kernels compiled by numba inline `lookup.jitted()`)
-
-
-class Coding(NamedTuple):
-    """The solver's state coding (`numeric.coding.StateIndex`) as arrays a kernel updates box by box."""
-
-    flag_vals: np.ndarray  # int64 [boxes, K]: the declared flag values of each box (first flag_n[b] used)
-    flag_n: np.ndarray  # int64 [boxes]
-    radix: np.ndarray  # int64 [boxes]: the weight of each box's flag digit (above the filled bits)
-    groups: np.ndarray  # int64 [G, boxes]: 1 where a box counts towards a threshold group's total
-
-
-class Classes(NamedTuple):
-    """The score classes known so far (`tables.Traced`): their keys in an open-addressing hash, and tables."""
-
-    facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
-    keys: np.ndarray  # int64 [C, F]: each class's fact values
-    slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
-    cells: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score << 1 (the score tables' first column), or where
-    # awards or events are won, the row of `extras` << 1 | 1 (one int32 a box: a roll's boxes share a cache line)
-    extras: np.ndarray  # int64 [E, 1 + awards + events]: the box score, award points and events (the tables' columns)
-    after: np.ndarray  # int16/int32 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
-    after_lo: int
-
-
-class Games(NamedTuple):
-    """The games of a batch, one row each, with their solver state kept up to date as boxes fill."""
-
-    vals: np.ndarray  # int64 [N, boxes]: box scores, EMPTY where open
-    awards: np.ndarray  # int64 [N, awards]
-    earned: np.ndarray  # int64 [N, awards]: times each award was won (scorings giving it nonzero points)
-    events: np.ndarray  # int64 [N, events]: times each event happened (the tables' last columns)
-    rng: np.ndarray  # uint64 [N]: splitmix64 state
-    code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
-    prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
-
-
-class Pass(NamedTuple):
-    """One pass of `play_games` over some games of a batch: which games, and where each one stopped."""
-
-    active: np.ndarray  # int64 [K]: the games (rows of `Games`) to play
-    pending: np.ndarray  # int64 [K], out: -1 when the card is full (or on an error, counted in `errors`), -2 when
-    # the game's score class is not known yet, else the slot of the state whose best-move row is missing
-    cls: np.ndarray  # int64 [K], out: the game's score class where its state's row is missing
-    errors: np.ndarray  # int64 [3], out: counts of [(unused), a move scoring no open box, an unreachable card]
-
-
-def counts_array(games: int, width: int) -> np.ndarray:
-    """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column: the
-    system zeroes a page when it is first written, so a column no rule fills (most: the width is the score
-    tables' capacity) costs no memory and no page fault. A padding row keeps every view of it (a chunk's
-    rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
-    return np.zeros((width, games + 1), dtype=np.int64).T[:games]
-
-
-class Playing(NamedTuple):
-    """What the games of a pass are played from (one record: `play_games` and its steps take it whole)."""
-
-    coding: Coding
-    states: StateArrays  # the solver's state index (`state_slot`), int32 where it fits
-    classes: Classes
-    moves: MoveRows  # the best-move rows, and how a keep leaves the dice
-    dice: DiceArrays
-    keys: HandKeys  # `draws.hand_keys` (empty: the dice graph is walked die by die)
-    draws: RollDraws  # `draws.roll_draws` with those keys: how a roll's dice are drawn
 
 
 class Hands(NamedTuple):

@@ -15,9 +15,18 @@ import numpy as np
 __all__ = [
     "W",
     "core_signatures",
+    "counts_array",
     "simulator_signatures",
     "CardArrays",
+    "Classes",
+    "Coding",
     "DiceArrays",
+    "Games",
+    "HandKeys",
+    "MoveRows",
+    "Pass",
+    "Playing",
+    "RollDraws",
     "LayerArrays",
     "LayerStates",
     "Legality",
@@ -147,6 +156,107 @@ class CardArrays(NamedTuple):
     state: int  # the card's row in the layer passed with it (the advisor's layer of every class it knows)
 
 
+# ---------------------------------------------------------------------- the simulator's records
+
+
+class HandKeys(NamedTuple):
+    """Multisets of dice as sums (`hand_keys`): a roll adds each new die's weight to the kept dice's key,
+    then one look-up gives the row, instead of a chain of dice graph look-ups, one a die."""
+
+    key_of: np.ndarray  # int64 [rows]: sum over faces f of count(f) * (dice + 1) ** (f - 1); empty: not used
+    row_of_key: np.ndarray  # int32 [(dice + 1) ** faces]: the row of each key of a multiset, -1 elsewhere
+    weight: np.ndarray  # int64 [faces]: the key of one die of each face
+
+
+class RollDraws(NamedTuple):
+    """How a roll's dice come from a game's stream: in chunks of up to `per` dice, one 32-bit draw each
+    (`chunk`), a uniform outcome 0 .. faces ** j - 1 of j dice whose base-faces digits, lowest first, are
+    the dice (face digit + 1). `keys` gives the outcome's multiset key at once (`HandKeys`): a roll is one
+    draw and one look-up, not one draw and one look-up a die."""
+
+    per: int  # dice a chunk, at most: the most with faces ** per <= CHUNK_OUTCOMES (at least one, at most the dice)
+    outcomes: np.ndarray  # uint64 [per + 1]: faces ** j, the outcomes of a chunk of j dice
+    low: np.ndarray  # uint64 [per + 1]: 2 ** 32 % faces ** j: a draw whose low half is below it is drawn again
+    start: np.ndarray  # int64 [per + 1]: where the keys of chunks of j dice start in `keys`
+    keys: np.ndarray  # int32 [sum of faces ** j]: each outcome's multiset key (empty where rolls are not keyed)
+
+
+class MoveRows(NamedTuple):
+    """The best-move rows (`fill_moves` writes them) the games play from, and how a keep leaves the dice."""
+
+    row_of: np.ndarray  # int32/int64 [states]: each state's row of `rows` (by slot, or by position in the states
+    # `fill_moves` or the propagation is given), -1 while not written (unread if direct)
+    direct: bool  # every state has its row, at its own slot (position)
+    rows: np.ndarray  # uint8/16/32 [rows, rolls of the graph, decisions]: a keep mask, or flag | the box to score
+    flag: int  # `move_flag`'s bit
+    kept: np.ndarray  # int16/int64 [rolls, masks]: the multiset a keep mask leaves (width 0: counted die by die)
+    rolls: int  # rolls a turn
+
+
+class Coding(NamedTuple):
+    """The solver's state coding (`numeric.coding.StateIndex`) as arrays a kernel updates box by box."""
+
+    flag_vals: np.ndarray  # int64 [boxes, K]: the declared flag values of each box (first flag_n[b] used)
+    flag_n: np.ndarray  # int64 [boxes]
+    radix: np.ndarray  # int64 [boxes]: the weight of each box's flag digit (above the filled bits)
+    groups: np.ndarray  # int64 [G, boxes]: 1 where a box counts towards a threshold group's total
+
+
+class Classes(NamedTuple):
+    """The score classes known so far (`tables.Traced`): their keys in an open-addressing hash, and tables."""
+
+    facts: np.ndarray  # int64 [F]: the facts a class is keyed on (`CardFacts`: f < boxes filled, else a score)
+    keys: np.ndarray  # int64 [C, F]: each class's fact values
+    slots: np.ndarray  # int64 [P]: class at each hash slot, -1 empty (P a power of two, at least 2C)
+    cells: np.ndarray  # int32 [C, 2, rolls, boxes]: the box score << 1 (the score tables' first column), or where
+    # awards or events are won, the row of `extras` << 1 | 1 (one int32 a box: a roll's boxes share a cache line)
+    extras: np.ndarray  # int64 [E, 1 + awards + events]: the box score, award points and events (the tables' columns)
+    after: np.ndarray  # int16/int32 [C, boxes, V]: the class after box b scores after_lo + v; -1 not known yet (a memo)
+    after_lo: int
+
+
+class Games(NamedTuple):
+    """The games of a batch, one row each, with their solver state kept up to date as boxes fill."""
+
+    vals: np.ndarray  # int64 [N, boxes]: box scores, EMPTY where open
+    awards: np.ndarray  # int64 [N, awards]
+    earned: np.ndarray  # int64 [N, awards]: times each award was won (scorings giving it nonzero points)
+    events: np.ndarray  # int64 [N, events]: times each event happened (the tables' last columns)
+    rng: np.ndarray  # uint64 [N]: splitmix64 state
+    code: np.ndarray  # int64 [N]: class code (filled bits, flag digits above)
+    prog: np.ndarray  # int64 [N, G]: threshold group totals, not clamped
+
+
+class Pass(NamedTuple):
+    """One pass of `play_games` over some games of a batch: which games, and where each one stopped."""
+
+    active: np.ndarray  # int64 [K]: the games (rows of `Games`) to play
+    pending: np.ndarray  # int64 [K], out: -1 when the card is full (or on an error, counted in `errors`), -2 when
+    # the game's score class is not known yet, else the slot of the state whose best-move row is missing
+    cls: np.ndarray  # int64 [K], out: the game's score class where its state's row is missing
+    errors: np.ndarray  # int64 [3], out: counts of [(unused), a move scoring no open box, an unreachable card]
+
+
+def counts_array(games: int, width: int) -> np.ndarray:
+    """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column: the
+    system zeroes a page when it is first written, so a column no rule fills (most: the width is the score
+    tables' capacity) costs no memory and no page fault. A padding row keeps every view of it (a chunk's
+    rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
+    return np.zeros((width, games + 1), dtype=np.int64).T[:games]
+
+
+class Playing(NamedTuple):
+    """What the games of a pass are played from (one record: `play_games` and its steps take it whole)."""
+
+    coding: Coding
+    states: StateArrays  # the solver's state index (`state_slot`), int32 where it fits
+    classes: Classes
+    moves: MoveRows  # the best-move rows, and how a keep leaves the dice
+    dice: DiceArrays
+    keys: HandKeys  # `draws.hand_keys` (empty: the dice graph is walked die by die)
+    draws: RollDraws  # `draws.roll_draws` with those keys: how a roll's dice are drawn
+
+
 def _i8(*shape: int) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
@@ -212,9 +322,6 @@ def simulator_signatures() -> dict[str, tuple[Any, ...]]:
     """The simulator's kernels: the player (`play._play_worker`, a variant per `PLAY_VARIANTS`) and the score
     class hash (`scoreclass`). The award and event counts are column-major views (`play.counts_array`), and
     the best-move rows may be mapped read-only from disk."""
-    from .draws import HandKeys, RollDraws
-    from .moves import MoveRows
-    from .play import Classes, Coding, Games, Pass, Playing, counts_array
 
     def a(dtype: str, *shape: int) -> np.ndarray:
         return np.zeros(shape, dtype=dtype)

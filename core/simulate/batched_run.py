@@ -14,7 +14,7 @@ import numpy as np
 from ..language.model import Variant
 from ..numeric import compiled
 from ..numeric.moves import move_flag
-from ..numeric.play import counts_array
+from ..numeric.records import counts_array
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for, keep_learned
 from .jitplay import JitPlay, moves_for
 from .optimal import OptimalPolicy, optimal_available, solution_for, strategy_objective

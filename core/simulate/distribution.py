@@ -21,8 +21,8 @@ from attrs import field, frozen
 from ..errors import DicecupError
 from ..language.model import Card, Variant
 from ..numeric import propagate as prop
-from ..numeric.moves import MoveRows
 from ..numeric.propagate import AVAILABLE, Compact, Ends, Outcomes, Start, Successors, Vectors
+from ..numeric.records import MoveRows
 from ..progress import Reporter, task
 
 if TYPE_CHECKING:

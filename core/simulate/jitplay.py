@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import DicecupError
-from ..numeric import play
+from ..numeric import play, records
 from ..numeric.draws import hand_keys, roll_draws, seed_streams
-from ..numeric.moves import MoveRows, ScoreArrays, move_flag, move_rows, score_arrays
-from ..numeric.records import StateArrays
+from ..numeric.moves import ScoreArrays, move_flag, move_rows, score_arrays
+from ..numeric.records import MoveRows, StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 from ..store import store_of
@@ -102,7 +102,7 @@ class ClassArrays:
         self.awards = tables.max_awards
         self.width = self.traced.width - 1
         self.class_of: dict | None = None
-        self._arrays: play.Classes | None = None
+        self._arrays: records.Classes | None = None
 
     def _reset(self) -> None:
         self.class_of, self.n, self.n_extras, self.n_fill = self.traced.class_of, 0, 0, 0
@@ -139,7 +139,7 @@ class ClassArrays:
             self.n_fill = self.n
         return score_arrays(self.points_t, self.slots_t, self.same)
 
-    def arrays(self) -> play.Classes:
+    def arrays(self) -> records.Classes:
         """The record for the classes known now (`fill_arrays` gives the rest)."""
         t = self.traced
         if self.class_of is not t.class_of:  # keyed anew: every class is new
@@ -168,7 +168,7 @@ class ClassArrays:
         span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
         # learnt again by the kernel; narrow, so that the memo stays in the core's caches
         after = np.full((self.n, self.shape[2], span), -1, dtype=np.int16 if self.n < 1 << 15 else np.int32)
-        self._arrays = play.Classes(
+        self._arrays = records.Classes(
             np.array(t.keyed, dtype=np.int64),
             keys,
             slots_hash,
@@ -258,7 +258,7 @@ class JitPlay:
         for b, declared in ix.flag_values.items():
             flag_vals[b, : len(declared)] = declared
             flag_n[b] = len(declared)
-        self.coding = play.Coding(flag_vals, flag_n, np.asarray(ix.radix, dtype=np.int64), ix.group_masks)
+        self.coding = records.Coding(flag_vals, flag_n, np.asarray(ix.radix, dtype=np.int64), ix.group_masks)
         self._slot_cache: tuple | None = None
 
     def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -310,7 +310,7 @@ class JitPlay:
         if got is None:
             return None
         ids, width = self.sim.award_ids, self.sim.scores.max_awards
-        # column by column: the columns no end bonus fills are never touched (as `play.counts_array`)
+        # column by column: the columns no end bonus fills are never touched (as `records.counts_array`)
         out = np.zeros((width, len(vals)), dtype=np.int64).T
         for aid, points in got.items():
             if aid not in ids:
@@ -353,17 +353,17 @@ class JitPlay:
         """(box scores, awards won when scoring, times each was won, times each event happened) of `games` games;
         dice per (seed, game number). on_turn(t): t turns of every game's played (in games' worth of turns).
         `out`: the four arrays to play into (made here when None): C-contiguous rows of the caller's box
-        scores, and the other three zero, from `play.counts_array` (a column no rule fills is never touched).
+        scores, and the other three zero, from `records.counts_array` (a column no rule fills is never touched).
         `states`: zeroed int64 [games] and [games, groups] the games' class codes and group totals are kept in
         (made here when None): `end_points` reads the full cards' from them instead of encoding them again."""
         sim = self.sim
         nb = len(sim.variant.box_ids)
         if out is None:
             na, ne = sim.scores.max_awards, sim.scores.max_events
-            out = (np.empty((games, nb), dtype=np.int64), *(play.counts_array(games, w) for w in (na, na, ne)))
+            out = (np.empty((games, nb), dtype=np.int64), *(records.counts_array(games, w) for w in (na, na, ne)))
         vals, awards, earned, events = out
         play.start_games(vals)  # by every thread: a large run's fresh pages are faulted in in parallel
-        gm = play.Games(
+        gm = records.Games(
             vals,
             awards,
             earned,
@@ -390,7 +390,7 @@ class JitPlay:
             pending = np.empty(len(active), dtype=np.int64)
             cls = np.empty(len(active), dtype=np.int64)
             moves_at = MoveRows(moves.row_of, moves.complete, moves.rows, moves.flag, self.kept_rows, self.policy.rolls)
-            tables = play.Playing(
+            tables = records.Playing(
                 self.coding,
                 self.state_arrays,
                 self.classes.arrays(),
@@ -399,7 +399,7 @@ class JitPlay:
                 self.hand_keys,
                 self.roll_draws,
             )
-            play.play_games(play.Pass(active, pending, cls, errors), gm, tables, play.workers())
+            play.play_games(records.Pass(active, pending, cls, errors), gm, tables, play.workers())
             if errors[2]:
                 raise DicecupError("internal error: a game reached a card the solver found unreachable")
             if errors.any():

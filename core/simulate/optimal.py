@@ -22,7 +22,8 @@ from ..store import store_of
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
     from ..numeric.dice import DiceMath
-    from ..numeric.moves import MoveRows, ScoreArrays, TurnStates
+    from ..numeric.moves import ScoreArrays, TurnStates
+    from ..numeric.records import MoveRows
     from ..solver.solve import Solution
     from .batch import Turn
 
