@@ -21,11 +21,9 @@ import numpy as np
 
 from ..language.model import Card, Variant
 from .errors import SolverError
-from .records import StateArrays
+from .records import EMPTY, StateArrays
 
 __all__ = ["EMPTY", "ClassCoding", "StateArrays", "StateIndex", "clamp", "clamp_arrays"]
-
-EMPTY = np.iinfo(np.int32).min  # an open box in a `vals` row
 
 
 class ClassCoding:

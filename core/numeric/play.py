@@ -16,10 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import compiled, lookup
-from .coding import EMPTY
 from .draws import chunk
 from .intrinsics import fetch_add, prefetch
-from .records import Games, Pass, Playing, play_variant
+from .records import EMPTY, Games, Pass, Playing, play_variant
 from .scoreclass import class_of
 
 __all__ = [

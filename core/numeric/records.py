@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
+    "EMPTY",
     "W",
     "core_signatures",
     "counts_array",
@@ -39,6 +40,9 @@ __all__ = [
     "signature_digest",
     "signatures",
 ]
+
+EMPTY = np.iinfo(np.int32).min
+"""An open box in a `vals` row of box scores (no score is this low)."""
 
 W = 8
 """States folded side by side: the last axis of every array `turn.turn_block` takes (one AVX-512 register of

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .coding import EMPTY
+from .records import EMPTY
 
 __all__ = ["class_of", "class_slots", "compiled_names", "group_facts"]
 
