@@ -3,7 +3,7 @@
 import {$} from "./dom.js";
 import {LANGUAGES, language, loadLanguage, preferredLanguage, t, translatePage} from "./i18n.js";
 import {lobby} from "./lobby.js";
-import {review} from "./review.js";
+import {review} from "./reviewing.js";
 import {room} from "./room.js";
 
 await loadLanguage(preferredLanguage()).catch(() => loadLanguage("en"));
