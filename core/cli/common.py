@@ -67,6 +67,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("play", "resume"), "playing"),
     "simulate": "simulating",
     "review": "reviewing",
+    "train": "training",
     "odds": "chances",
     "distribution": "distributing",
     "risk": "risking",

@@ -31,6 +31,7 @@ __all__ = [
     "ReviewNeedsSolver",
     "WORST",
     "check_reviewable",
+    "decision_at",
     "decision_json",
     "review",
     "review_json",
@@ -147,7 +148,7 @@ class Reviewer:
     def visit(self, state: GameState, move: Action, index: int) -> None:
         """Value `move`, the game's move `index`, made at `state` (a roll is no decision)."""
         if not isinstance(move, RollDice):
-            self.decisions.append(_decision(self.solution, state, move, index))
+            self.decisions.append(decision_at(self.solution, state, move, index))
 
     def result(self, final: GameState) -> Review:
         """The review of the game that ended (or stands) at `final`."""
@@ -235,7 +236,7 @@ def review_json(result: Review, kinds: Sequence[str], scores: Sequence[int]) -> 
     }
 
 
-def _decision(solution: Solution, state: GameState, move: Action, index: int) -> Decision:
+def decision_at(solution: Solution, state: GameState, move: Action, index: int) -> Decision:
     """The decision `move` taken at `state`, valued against every option the advisor lists there."""
     if not isinstance(move, Keep | Score):
         raise SolverError(f"move {index} ({move!r}) is a rule's own action, which the solver does not value")

@@ -25,7 +25,18 @@ from ..game.bots import Bot
 from ..game.handle import Game
 from ..game.state import GameState
 from ..locales import _, ngettext
-from .commands import Command, DoAction, InputProblem, KeepDice, Say, ShowCard, find_player, help_text, parse_command
+from .commands import (
+    Command,
+    DoAction,
+    InputProblem,
+    KeepDice,
+    Say,
+    ScoreBox,
+    ShowCard,
+    find_player,
+    help_text,
+    parse_command,
+)
 from .screens import Advisor, Ranking, Screens
 from .seats import HUMAN, Seat, parse_seats
 from .view import View
@@ -40,6 +51,8 @@ __all__ = [
     "Advisor",
     "Ranking",
     "Session",
+    "checked_box",
+    "checked_keep",
 ]
 
 
@@ -95,6 +108,40 @@ def place_dice(
             keep.add(next(i for i, d in enumerate(slots) if d == face and i not in keep))
     new = iter(sorted(drawn))
     return tuple(slots[i] if i in keep else next(new) for i in range(len(slots))), frozenset(keep)
+
+
+def checked_keep(cmd: KeepDice, st: GameState) -> Keep:
+    """A typed keep as a legal move at `st`, or InputProblem saying why it cannot be made and what to do."""
+    if st.rolls_left <= 0:
+        raise InputProblem(
+            _("no rolls left ({used} of {available} used): score a box, e.g. {example}").format(
+                used=st.rolls_used, available=st.rolls_available, example=score_example(st)
+            )
+        )
+    if len(cmd.dice) == len(st.dice):
+        raise InputProblem(_("that keeps every die, so nothing would be rolled; score a box instead (s ...)"))
+    if not st.may_reroll():
+        status = "; ".join(st.turn_status()) or _("the rules allow no other roll now")
+        raise InputProblem(_("no reroll now: {why}").format(why=status))
+    try:
+        st.keep(cmd.dice)
+    except IllegalAction as exc:
+        raise InputProblem(str(exc)) from None
+    return Keep(cmd.dice)
+
+
+def checked_box(cmd: ScoreBox, st: GameState) -> Score:
+    """A typed box as a legal move at `st`, or InputProblem saying why it cannot take the dice now."""
+    box = cmd.box
+    if st.card.is_filled(box):
+        raise InputProblem(
+            _("{box} is already filled (with {points}); pick an open box").format(
+                box=box_name(st, box), points=st.variant.written(box, st.card.scores[box])
+            )
+        )
+    if box not in st.legal_boxes():
+        raise InputProblem(why_not_here(st, box))
+    return Score(box)
 
 
 def _is_yes(answer: str) -> bool:
@@ -426,36 +473,14 @@ class Session:
         if isinstance(cmd, DoAction):
             return cmd.action
         if isinstance(cmd, KeepDice):
-            if st.rolls_left <= 0:
-                raise InputProblem(
-                    _("no rolls left ({used} of {available} used): score a box, e.g. {example}").format(
-                        used=st.rolls_used, available=st.rolls_available, example=score_example(st)
-                    )
-                )
-            if len(cmd.dice) == len(st.dice):
-                raise InputProblem(_("that keeps every die, so nothing would be rolled; score a box instead (s ...)"))
-            if not st.may_reroll():
-                status = "; ".join(st.turn_status()) or _("the rules allow no other roll now")
-                raise InputProblem(_("no reroll now: {why}").format(why=status))
+            keep = checked_keep(cmd, st)
             if self._no_reroll == len(self.game.history):
                 raise InputProblem(
                     _("after an undo you cannot reroll here: the dice that would come have been seen; score a box")
                 )
-            try:
-                st.keep(cmd.dice)
-            except IllegalAction as exc:
-                raise InputProblem(str(exc)) from None
-            return Keep(cmd.dice)
-        box = cmd.box
+            return keep
+        box = checked_box(cmd, st).box
         v = st.variant
-        if st.card.is_filled(box):
-            raise InputProblem(
-                _("{box} is already filled (with {points}); pick an open box").format(
-                    box=box_name(st, box), points=v.written(box, st.card.scores[box])
-                )
-            )
-        if box not in st.legal_boxes():
-            raise InputProblem(why_not_here(st, box))
         res = st.score_preview(box)
         if v.combination(v.box(box), st.roll_now) is None and res.points <= 0:  # type: ignore[arg-type]
             # Short enough for an 80-column line with the longest box names (Kismet's, a column's).
