@@ -94,8 +94,8 @@ def test_the_history_keeps_moves_across_sessions(tmp_path, solved):
     bad = grade(solved, drill.state, drill.options[-1].action)
     day = datetime.date(2026, 12, 5)
     log = TrainingLog(path, warn=pytest.fail)
-    log.add("r", "yahtzee", good, True, day)
-    log.add("r", "yahtzee", bad, False, day)
+    log.add("r", "yahtzee", good, drill, True, day)
+    log.add("r", "yahtzee", bad, drill, False, day)
     again = TrainingLog(path, warn=pytest.fail)
     tally = again.score("r")
     assert (tally.moves, tally.best) == (2, 1) and tally.lost == pytest.approx(bad.loss)
@@ -107,7 +107,7 @@ def test_the_history_keeps_moves_across_sessions(tmp_path, solved):
     "content",
     [b"{not json", b'{"version": 2, "moves": []}', b'{"version": 1, "moves": [{"loss": -1}]}',
      json.dumps({"version": 1, "moves": [{"variant": "y", "rules": "r", "day": "2026-13-01", "loss": 1.0,
-                                          "best": False, "daily": False}]}).encode(),
+                                          "best": False, "importance": 1.0, "daily": False}]}).encode(),
      b"\xff\xfe"],
 )  # fmt: skip
 def test_a_damaged_history_is_set_aside_with_a_warning(tmp_path, content):
@@ -141,7 +141,7 @@ def test_train_grades_moves_and_keeps_them(tmp_path, solved):
     assert result.exit_code == 0, result.output
     assert "no hints in a drill" in result.output
     assert "Best move" in result.output and f"{best.value:.2f}" in result.output
-    assert "1 of 1 move best (100%)" in result.output
+    assert "1 of 1 move best (100%); 0.00 points lost a move, about 0.0 a game in real play" in result.output
     kept = json.loads(history_path(tmp_path / "state").read_text())["moves"]
     assert [(m["variant"], m["best"], m["loss"]) for m in kept] == [(v, True, 0.0)]
 
@@ -156,3 +156,20 @@ def test_train_without_history_writes_none(tmp_path, solved):
 def test_train_refuses_bad_numbers(tmp_path, args):
     result = _train(tmp_path, "-v", "yahtzee", *args)
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_drawn_losses_weighted_by_importance_estimate_the_loss_of_real_play(solved):
+    """Drills favour hard positions; weighted back, a player's graded losses estimate what the player loses over
+    the positions real play meets. With the plausible player's own expected loss as the grade, the estimate is
+    its mean over the pool."""
+    from dicecup.terminal.training import Tally
+
+    drills = Drills(solved, seed=4, games=3)
+    tally = Tally()
+    for _ in range(4000):
+        d = drills.draw()
+        tally = tally.add(d.slip, d.slip == 0, d.importance)
+    real = sum(d.slip for d in drills.pool) / len(drills.pool)
+    favoured = tally.lost / tally.moves
+    assert favoured > real * 1.2  # drawn as drills, hard positions come up more often ...
+    assert tally.weighted / tally.weights == pytest.approx(real, rel=0.1)  # ... and are weighted back

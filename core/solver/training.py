@@ -3,7 +3,8 @@
 A position comes from games walked by a *plausible player*: at each decision it picks an option with a
 probability falling off with the points that option gives up (a softmax of the options' expected final scores
 at `TEMPERATURE` points). A position's weight is that player's expected loss there, plus `FLOOR`, so clear
-positions still come up now and then, and close calls where a good player still errs come up most. A move is
+positions still come up now and then, and close calls where a good player still errs come up most; a drill's
+`importance` undoes that favour when losses are averaged into what a player loses in real play. A move is
 graded exactly as a review values it (`review.decision_at`), so a trainer's grade is the review's loss. The
 daily puzzle is drawn the same way from a seed made of the variant's rules and the date: everyone with the same
 rules gets the same puzzle on the same day.
@@ -18,7 +19,7 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, Score
@@ -48,6 +49,7 @@ class Drill:
     state: GameState
     options: tuple[Option, ...]
     slip: float
+    importance: float = 1.0  # the pool's mean weight over this one's: undoes the favour of the draw in averages
 
     @property
     def best(self) -> Option:
@@ -87,6 +89,8 @@ class Drills:
         policy = SolverPolicy.of(solution)
         for _ in range(games):
             self._walk(policy)
+        mean = sum(d.slip + FLOOR for d in self.pool) / len(self.pool)
+        self.pool = [evolve(d, importance=mean / (d.slip + FLOOR)) for d in self.pool]
 
     @property
     def per_game(self) -> float:

@@ -49,24 +49,31 @@ def history_path(state_folder: Path) -> Path:
 
 @frozen
 class Tally:
-    """A run of graded moves: how many, how many were best, and the expected points they gave away."""
+    """A run of graded moves: how many, how many were best, the points they gave away, and the same losses
+    weighted by their drills' importance (`weighted`, over `weights`), which estimates a move's loss in real
+    play, where hard positions are not favoured."""
 
     moves: int = 0
     best: int = 0
     lost: float = 0.0
+    weighted: float = 0.0
+    weights: float = 0.0
 
-    def add(self, d: Decision) -> Tally:
-        return Tally(self.moves + 1, self.best + d.optimal, self.lost + d.loss)
+    def add(self, loss: float, best: bool, importance: float) -> Tally:
+        return Tally(
+            self.moves + 1, self.best + best, self.lost + loss, self.weighted + importance * loss,
+            self.weights + importance,
+        )  # fmt: skip
 
     def line(self, per_game: float) -> str:
-        """`7 of 10 best (70%); 0.42 points lost a move, about 15.5 a game`."""
+        """`7 of 10 moves best (70%); 0.42 points lost a move, about 5.5 a game in real play`."""
         if not self.moves:
             return _("no move graded yet")
         share = round(100 * self.best / self.moves)
         of = ngettext("{best} of {n} move best ({share}%)", "{best} of {n} moves best ({share}%)", self.moves)
-        a_move = self.lost / self.moves
-        lost = _("{a_move} points lost a move, about {a_game} a game").format(
-            a_move=f"{a_move:.2f}", a_game=f"{a_move * per_game:.1f}"
+        real = self.weighted / self.weights if self.weights > 0 else 0.0
+        lost = _("{a_move} points lost a move, about {a_game} a game in real play").format(
+            a_move=f"{self.lost / self.moves:.2f}", a_game=f"{real * per_game:.1f}"
         )
         return f"{of.format(best=self.best, n=self.moves, share=share)}; {lost}"
 
@@ -104,11 +111,11 @@ class TrainingLog:
         except OSError:
             pass
 
-    def add(self, rules: str, variant: str, d: Decision, daily: bool, day: datetime.date) -> None:
+    def add(self, rules: str, variant: str, d: Decision, drill: Drill, daily: bool, day: datetime.date) -> None:
         """Keep one graded move and write the history."""
         self.moves.append(
             {"variant": variant, "rules": rules, "day": day.isoformat(), "loss": d.loss, "best": d.optimal,
-             "daily": daily}
+             "importance": drill.importance, "daily": daily}
         )  # fmt: skip
         del self.moves[:-HISTORY_KEPT]
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +126,7 @@ class TrainingLog:
         s = Tally()
         for m in self.moves:
             if m["rules"] == rules:
-                s = Tally(s.moves + 1, s.best + bool(m["best"]), s.lost + float(m["loss"]))
+                s = s.add(float(m["loss"]), m["best"], float(m["importance"]))
         return s
 
     def did_daily(self, rules: str, day: datetime.date) -> bool:
@@ -130,12 +137,21 @@ def _moves(data: Any) -> list[dict[str, Any]]:
     """The history's moves, each checked for its fields' types (a KeyError, TypeError or ValueError else)."""
     if not isinstance(data, Mapping) or data.get("version") != 1 or not isinstance(data.get("moves"), list):
         raise ValueError("no version 1 list of moves")
-    kinds = {"variant": str, "rules": str, "day": str, "loss": float | int, "best": bool, "daily": bool}
+    number = float | int
+    kinds = {
+        "variant": str,
+        "rules": str,
+        "day": str,
+        "loss": number,
+        "best": bool,
+        "importance": number,
+        "daily": bool,
+    }
     for i, m in enumerate(data["moves"]):
         if not isinstance(m, Mapping) or any(not isinstance(m[k], t) for k, t in kinds.items()):
             raise ValueError(f"move {i} is not a graded move")
-        if not 0 <= m["loss"] < float("inf"):
-            raise ValueError(f"move {i} has a loss of {m['loss']}")
+        if not (0 <= m["loss"] < float("inf") and 0 < m["importance"] < float("inf")):
+            raise ValueError(f"move {i} has a loss of {m['loss']} and an importance of {m['importance']}")
         datetime.date.fromisoformat(m["day"])
     return [dict(m) for m in data["moves"][-HISTORY_KEPT:]]
 
@@ -179,9 +195,9 @@ class Trainer:
             d = self.drill(drill)
             if d is None:
                 break
-            self.session = self.session.add(d)
+            self.session = self.session.add(d.loss, d.optimal, drill.importance)
             if self.log is not None:
-                self.log.add(self.rules, self.solution.variant.id, d, daily is not None and i == 0, self.today)
+                self.log.add(self.rules, self.solution.variant.id, d, drill, daily is not None and i == 0, self.today)
             self.view.say(_("this session: {line}").format(line=self.session.line(self.drills.per_game)), "dim")
         return self.session
 
