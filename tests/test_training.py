@@ -172,4 +172,4 @@ def test_drawn_losses_weighted_by_importance_estimate_the_loss_of_real_play(solv
     real = sum(d.slip for d in drills.pool) / len(drills.pool)
     favoured = tally.lost / tally.moves
     assert favoured > real * 1.2  # drawn as drills, hard positions come up more often ...
-    assert tally.weighted / tally.weights == pytest.approx(real, rel=0.1)  # ... and are weighted back
+    assert tally.weighted / tally.moves == pytest.approx(real, rel=0.1)  # ... and are weighted back

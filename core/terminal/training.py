@@ -50,20 +50,16 @@ def history_path(state_folder: Path) -> Path:
 @frozen
 class Tally:
     """A run of graded moves: how many, how many were best, the points they gave away, and the same losses
-    weighted by their drills' importance (`weighted`, over `weights`), which estimates a move's loss in real
-    play, where hard positions are not favoured."""
+    weighted by their drills' importance (`weighted`), whose mean estimates a move's loss in real play, where
+    hard positions are not favoured."""
 
     moves: int = 0
     best: int = 0
     lost: float = 0.0
     weighted: float = 0.0
-    weights: float = 0.0
 
     def add(self, loss: float, best: bool, importance: float) -> Tally:
-        return Tally(
-            self.moves + 1, self.best + best, self.lost + loss, self.weighted + importance * loss,
-            self.weights + importance,
-        )  # fmt: skip
+        return Tally(self.moves + 1, self.best + best, self.lost + loss, self.weighted + importance * loss)
 
     def line(self, per_game: float) -> str:
         """`7 of 10 moves best (70%); 0.42 points lost a move, about 5.5 a game in real play`."""
@@ -71,7 +67,7 @@ class Tally:
             return _("no move graded yet")
         share = round(100 * self.best / self.moves)
         of = ngettext("{best} of {n} move best ({share}%)", "{best} of {n} moves best ({share}%)", self.moves)
-        real = self.weighted / self.weights if self.weights > 0 else 0.0
+        real = self.weighted / self.moves  # (unbiased: a drill's importance is its inverse odds of a draw)
         lost = _("{a_move} points lost a move, about {a_game} a game in real play").format(
             a_move=f"{self.lost / self.moves:.2f}", a_game=f"{real * per_game:.1f}"
         )
