@@ -21,9 +21,6 @@ from .solving import load_solution
 
 __all__ = ["train_cmd"]
 
-#: Games walked for a session's drills (about 40 decisions each in Yahtzee).
-GAMES = 8
-
 
 @app.command("train")
 @cli_errors
@@ -62,8 +59,8 @@ def train_cmd(
             solution, _cached = load_solution(v, progress=told)
         except SolverError as exc:
             raise needs_solver(v, exc) from None
-    puzzle = Drills(solution, daily_seed(v.fingerprint, today), games=GAMES).hardest() if daily else None
-    pool = Drills(solution, seed if seed is not None else random.SystemRandom().randrange(2**63), games=GAMES)
+    puzzle = Drills(solution, daily_seed(v.fingerprint, today)).hardest() if daily else None
+    pool = Drills(solution, seed if seed is not None else random.SystemRandom().randrange(2**63))
     log = None if no_history else TrainingLog(history_path(state_dir()), warn)
     out = console()
     trainer = Trainer(

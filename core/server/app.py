@@ -40,6 +40,7 @@ from .protocol import VERSION, Refused, validator
 from .reviews import Reviews
 from .sockets import serve_socket
 from .store import Store
+from .training import Training
 from .workers import Workers
 
 __all__ = ["Server", "create_app"]
@@ -70,6 +71,7 @@ class Server:
         self.hall = Hall(engine, config, self.store, self.workers)
         self.lobby = Lobby(engine, config, self.hall)
         self.reviews = Reviews(self.lobby)
+        self.training = Training(self.lobby)
         self.requests = Buckets(config.requests_per_second, config.request_burst)
         self.connections: dict[str, int] = {}
         self._sweeper: asyncio.Task[None] | None = None
@@ -167,6 +169,14 @@ def _routes(server: Server) -> list[Any]:
     async def review(request: Request) -> Any:
         return await server.reviews.review(_code(request), _seat(request))
 
+    async def drill(request: Request) -> Any:
+        _same_origin(request, config)
+        return await server.training.drill(_checked(await read_json(request, config.max_body_bytes), "drillAsk"))
+
+    async def grade(request: Request) -> Any:
+        _same_origin(request, config)
+        return await server.training.grade(_checked(await read_json(request, config.max_body_bytes), "gradeAsk"))
+
     async def save(request: Request) -> Any:
         code = _code(request)
         data = await lobby.save(code)
@@ -180,6 +190,7 @@ def _routes(server: Server) -> list[Any]:
         Route("/", assets.page),
         Route("/t/{code}", assets.page),
         Route("/t/{code}/review", assets.page),
+        Route("/train", assets.page),
         *_described(server, api),
         Route("/api/variants", api(variants)),
         Route("/api/tables", api(create, 201), methods=["POST"]),
@@ -188,6 +199,8 @@ def _routes(server: Server) -> list[Any]:
         Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
         Route("/api/tables/{code}/review", api(review)),
         Route("/api/tables/{code}/save", api(save)),
+        Route("/api/train/drill", api(drill), methods=["POST"]),
+        Route("/api/train/grade", api(grade), methods=["POST"]),
         WebSocketRoute("/ws", socket),
         Route("/static/v/{version}/{name}", assets.file),
         Route("/static/{name}", assets.file),

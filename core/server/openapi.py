@@ -217,6 +217,21 @@ def _table_paths() -> dict[str, Any]:
                 },
             }
         },
+        "/api/train/drill": {
+            "post": {
+                "summary": "A trainer's drill: a decision met in real play (or today's puzzle), for the variants the "
+                "solver takes",
+                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("drillAsk")}}},
+                "responses": {"200": _answer("the drill", "drill"), **_refusals(400, 404, 413, 415, 422, 429, 503)},
+            }
+        },
+        "/api/train/grade": {
+            "post": {
+                "summary": "A move's grade at a drill: the expected points it gives up against the best move",
+                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("gradeAsk")}}},
+                "responses": {"200": _answer("the grade", "grade"), **_refusals(400, 404, 413, 415, 422, 429, 503)},
+            }
+        },
         "/ws": {
             "get": {
                 "summary": "The WebSocket protocol: upgrade here, then send `hello` (see /schemas/v1/client.json and server.json)",

@@ -33,6 +33,8 @@ __all__ = ["Workers", "WorkerFailed", "VariantRef", "load_variant"]
 
 log = logging.getLogger("dicecup.server")
 KEEP = 256  # tables (their states and bots) one mover keeps warm; the least recent is dropped
+DRILLS_KEPT = 32  # trainers' seeds whose drills one mover keeps
+GRADE_OPTIONS = 3  # options a trainer's grade lists, best first
 
 #: how a table names its variant: (id, source file or None, options)
 VariantRef = tuple[str, "str | None", dict[str, Any]]
@@ -56,6 +58,7 @@ class Bench:
         self.variants: OrderedDict[str, Variant] = OrderedDict()
         self.states: OrderedDict[str, tuple[GameState, int]] = OrderedDict()  # by table: its state and undos
         self.bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
+        self.drills: OrderedDict[tuple[str, int], Any] = OrderedDict()  # a trainer's seeds' drills
 
     def variant(self, ref: VariantRef) -> Variant:
         key = repr((ref[0], ref[1], sorted(ref[2].items())))
@@ -100,6 +103,52 @@ class Bench:
         state = self.state(job["code"], job["variant"], job["players"], job["moves"], job.get("undos", 0))
         solution, _ = load_or_solve(state.variant)
         return review_json(review(solution, state), job["kinds"], state.match_totals())
+
+    def drill(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A trainer's drill (`server.training`): `{variant, seed, k, day}` -> the moves that lead to it, its
+        importance and the decisions of a game; `day` (ISO date, or null) asks for that day's puzzle."""
+        import datetime
+
+        from ..solver.cache import load_or_solve
+        from ..solver.training import Drills, daily_seed
+
+        v = self.variant(job["variant"])
+        solution, _ = load_or_solve(v)
+        if job["day"] is not None:
+            drills = Drills(solution, daily_seed(v.fingerprint, datetime.date.fromisoformat(job["day"])))
+            drill = drills.hardest()
+        else:
+            key = (v.fingerprint, job["seed"])
+            drills = self.drills.pop(key, None) or Drills(solution, job["seed"])
+            self.drills[key] = drills
+            _trim(self.drills, DRILLS_KEPT)
+            drill = drills.pick(job["k"])
+        moves = [action_to_json(a) for a in drill.state.history]
+        return {"moves": moves, "importance": drill.importance, "per_game": drills.per_game}
+
+    def grade(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A trainer's grade (`server.training`): `{variant, moves, move}` -> the review's loss of `move` at the
+        position `moves` lead to, and the best options (moves as JSON: the server words them)."""
+        from ..solver.advice import advise_state
+        from ..solver.cache import load_or_solve
+        from ..solver.training import grade
+
+        state = GameState.new(self.variant(job["variant"]), ["you"])
+        for raw in job["moves"]:
+            state = state.apply(action_from_json(raw))
+        solution, _ = load_or_solve(state.variant)
+        d = grade(solution, state, action_from_json(job["move"]))
+
+        def option(action: Any, value: float) -> dict[str, Any]:
+            return {"move": action_to_json(action), "expected_score": value, "loss": max(0.0, d.best.value - value)}
+
+        return {
+            "loss": d.loss,
+            "optimal": d.optimal,
+            "played": option(d.chosen.action, d.chosen.value),
+            "best": option(d.best.action, d.best.value),
+            "options": [option(o.action, o.value) for o in advise_state(solution, state)[:GRADE_OPTIONS]],
+        }
 
     def prepare(self, job: dict[str, Any]) -> None:
         """Build (or load) what a bot needs for a variant, by having it choose once: `{spec, variant, players}`."""
@@ -146,8 +195,8 @@ def serve_jobs(jobs: Connection, results: Connection, engine: Engine) -> None:
             out: list[Any] | dict[str, Any] | None = None
             if kind == "choose":
                 out = bench.choose(payload)
-            elif kind == "review":
-                out = bench.review(payload)
+            elif kind in ("review", "drill", "grade"):
+                out = getattr(bench, kind)(payload)
             else:
                 bench.prepare(payload)
             results.send((job_id, True, out))
@@ -249,6 +298,19 @@ class Workers:
         worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
         got: dict[str, Any] = await worker.run("review", job)
         return got
+
+    async def drill(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A trainer's drill (see `Bench.drill`), by the mover its seed falls to."""
+        got: dict[str, Any] = await self._mover(str(job["seed"])).run("drill", job)
+        return got
+
+    async def grade(self, job: dict[str, Any]) -> dict[str, Any]:
+        """A trainer's grade (see `Bench.grade`)."""
+        got: dict[str, Any] = await self._mover(str(len(job["moves"]))).run("grade", job)
+        return got
+
+    def _mover(self, key: str) -> Worker:
+        return self.movers[zlib.crc32(key.encode()) % len(self.movers)]
 
     async def prepare(self, job: dict[str, Any]) -> None:
         """Build a bot's tables for a variant (see `Bench.prepare`), one preparation at a time."""

@@ -37,6 +37,8 @@ __all__ = ["Drill", "Drills", "FLOOR", "TEMPERATURE", "daily_seed", "expected_sl
 TEMPERATURE = 2.0
 #: Added to every position's weight, so that positions with nothing to lose are drawn now and then too.
 FLOOR = 0.05
+#: Games walked for a session's drills (a few hundred decisions in Yahtzee).
+SESSION_GAMES = 8
 #: Most games walked for one set of drills (each game gives a few dozen decisions).
 MOST_GAMES = 1_000
 
@@ -76,12 +78,13 @@ class Drills:
     """Positions of `solution`'s variant met by the plausible player in games walked from `seed`
     (the same seed, the same positions), drawn by weight with `draw`."""
 
-    def __init__(self, solution: Solution, seed: int, games: int = 4) -> None:
+    def __init__(self, solution: Solution, seed: int, games: int = SESSION_GAMES) -> None:
         if not isinstance(solution, Solution):
             raise DicecupError(f"drills need the exact solver's Solution, got {type(solution).__name__}")
         if not 1 <= games <= MOST_GAMES:
             raise DicecupError(f"drills are drawn from 1 to {MOST_GAMES:,} games, got {games}")
         self.solution = solution
+        self.seed = seed
         self.rng = random.Random(seed)
         self.pool: list[Drill] = []
         self.decisions = 0  # decisions in the games walked (per game: `per_game`)
@@ -117,6 +120,12 @@ class Drills:
     def draw(self) -> Drill:
         """A position, drawn with probability in proportion to its slip plus `FLOOR`."""
         return self.rng.choices(self.pool, [d.slip + FLOOR for d in self.pool])[0]
+
+    def pick(self, k: int) -> Drill:
+        """The `k`th drill of this seed, drawn as `draw` draws but from its own stream: the same (seed, k), the
+        same drill, whatever was drawn before (a server answers each without keeping a session)."""
+        rng = random.Random(f"{self.seed}:{k}")
+        return rng.choices(self.pool, [d.slip + FLOOR for d in self.pool])[0]
 
     def hardest(self) -> Drill:
         """The position where the plausible player loses most (the first such on a tie)."""
