@@ -125,6 +125,23 @@ def test_axe_finds_no_serious_violation_on_any_screen(server, browser, axe_scrip
     audit(wide, axe_script, "the review of a game on a desktop")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation_in_the_trainer(server, browser, axe_script, scheme):
+    phone = new_page(browser, PHONE, color_scheme=scheme)
+    phone.goto(f"{server.url}/train?variant=yacht")
+    phone.wait_for_selector("#train-variant option[value='yacht']", state="attached")
+    audit(phone, axe_script, "the trainer before a drill")
+    phone.click("#train-next")
+    phone.wait_for_selector("#train-board:not([hidden])")
+    audit(phone, axe_script, "a drill on a phone")
+    assert small_targets(phone) == []
+    phone.locator("#train-cards button.score").first.click()
+    phone.wait_for_selector("#train-grade p")
+    audit(phone, axe_script, "a graded drill on a phone")
+    assert small_targets(phone) == []
+
+
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers=headers or {})
     try:

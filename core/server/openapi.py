@@ -79,6 +79,12 @@ def _page_paths() -> dict[str, Any]:
                 "responses": page,
             }
         },
+        "/train": {
+            "get": {
+                "summary": "The game's page: the trainer, drills from real play graded move by move",
+                "responses": page,
+            }
+        },
         "/static/{name}": {
             "get": {
                 "summary": "One of the page's files (scripts, style), by ETag: a browser asks again before each use",

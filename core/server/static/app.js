@@ -5,6 +5,7 @@ import {LANGUAGES, language, loadLanguage, preferredLanguage, t, translatePage} 
 import {lobby} from "./lobby.js";
 import {review} from "./reviewing.js";
 import {room} from "./room.js";
+import {training} from "./training.js";
 
 await loadLanguage(preferredLanguage()).catch(() => loadLanguage("en"));
 translatePage();
@@ -23,7 +24,12 @@ picker.addEventListener("change", () => {
   location.reload(); // everything drawn again in the new language; seats are kept in this browser
 });
 const at = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{16})(\/review)?$/);
-if (at && at[2]) {
+if (location.pathname === "/train") {
+  training().catch((error) => {
+    $("train-message").textContent = error.message;
+    $("train-message").className = "error";
+  });
+} else if (at && at[2]) {
   review(at[1]);
 } else if (at) {
   room(at[1]);

@@ -3,12 +3,12 @@
 // engine's own words. Names are put in the page as text, never as markup.
 
 import {drawCards} from "./card.js";
+import {dieButton} from "./dice.js";
 import {$, api, el, keepToken, reducedMotion, tokens} from "./dom.js";
 import {language, localVariant, t} from "./i18n.js";
 import {announce, describeUpdate, drawResult} from "./result.js";
 
 const HUMAN = "human";
-const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 9], 6: [1, 3, 4, 6, 7, 9]};
 
 const s = {
   code: null, socket: null, table: null, game: null, mine: [], retry: 0, sent: 0,
@@ -375,35 +375,17 @@ function drawTurn() {
   $("table-panel").classList.toggle("mine", myTurn());
 }
 
-function colourOf(face) {
-  for (const [name, values] of Object.entries(s.table.variant.attributes)) {
-    if (name.toLowerCase().startsWith("colo")) return String(values[face - 1]);
-  }
-  return null;
-}
-
 function drawDice() {
   const g = s.game;
   const active = myTurn() && g.may_reroll;
   const animate = !reducedMotion();
   $("dice").style.setProperty("--dice", String(Math.min(g.dice.length, 8)));
-  $("dice").replaceChildren(...g.dice.map((face, i) => {
-    const colour = colourOf(face);
-    const kept = s.kept.has(i);
-    const face6 = PIPS[face] && s.table.variant.faces <= 6;
-    const name = colour ? t("room.die.colour", {face, colour}) : String(face);
-    const classes = ["die", kept ? "kept" : "", s.rolled.has(i) && animate ? "rolling" : "",
-      !myTurn() && i < s.held && g.status === "playing" ? "held" : "", colour ? `colour-${colour}` : ""];
-    return el("button", {
-      type: "button", class: classes.filter(Boolean).join(" "), "data-die": i, "data-face": face,
-      "aria-pressed": active ? String(kept) : null, "aria-disabled": active ? null : "true",
-      "aria-label": t(kept ? "room.dieKept" : "room.die", {n: i + 1, face: name}),
-      style: animate ? {animationDelay: `${(i % 5) * 40}ms`} : {},
-      onclick: () => toggle(i),
-    }, face6 ? el("span", {class: "pips", "aria-hidden": "true"},
-      ...Array.from({length: 9}, (_, k) => el("span", {class: PIPS[face].includes(k + 1) ? "pip on" : "pip"})))
-      : el("span", {class: "number", "aria-hidden": "true"}, String(face)));
-  }));
+  $("dice").replaceChildren(...g.dice.map((face, i) => dieButton(s.table.variant, i, face, {
+    active, kept: s.kept.has(i),
+    classes: [s.rolled.has(i) && animate ? "rolling" : "", !myTurn() && i < s.held && g.status === "playing" ? "held" : ""],
+    delay: animate ? (i % 5) * 40 : null,
+    onclick: () => toggle(i),
+  })));
   s.rolled.clear();
 }
 
