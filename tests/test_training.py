@@ -173,3 +173,30 @@ def test_drawn_losses_weighted_by_importance_estimate_the_loss_of_real_play(solv
     favoured = tally.lost / tally.moves
     assert favoured > real * 1.2  # drawn as drills, hard positions come up more often ...
     assert tally.weighted / tally.moves == pytest.approx(real, rel=0.1)  # ... and are weighted back
+
+
+def test_train_speaks_the_players_language_with_its_plural_forms(tmp_path, solved):
+    result = CliRunner().invoke(
+        app,
+        ["--lang", "ru", "train", "-v", solved.variant.id, "--seed", "9", "-n", "2", "-q", "--no-history"],
+        input="q\n",
+        env={**ENV, "DICECUP_STATE_DIR": str(tmp_path / "state")},
+    )
+    assert result.exit_code == 0, result.output
+    assert "Задача 1 из 2" in result.output
+
+
+@pytest.mark.parametrize(("n", "form"), [(1, "хода"), (2, "ходов"), (5, "ходов"), (21, "хода")])
+def test_the_running_figures_have_russian_plurals(n, form):
+    from dicecup.locales import speak
+    from dicecup.terminal.training import Tally
+
+    tally = Tally()
+    for _ in range(n):
+        tally = tally.add(0.5, False, 1.0)
+    restore = speak("ru")
+    try:
+        line = tally.line(40)
+    finally:
+        restore()
+    assert line.startswith(f"0 из {n} {form} лучшие (0%)"), line
