@@ -4,6 +4,7 @@ What tests and other programs import (`from dicecup.cli.app import app, get_engi
 console script (`cli.main`) imports only the command module its command line names.
 """
 
+# ruff: noqa: F401  (the command modules are imported for what they do: each adds its commands to `app`)
 from __future__ import annotations
 
 from . import (
@@ -20,19 +21,4 @@ from . import (
     training,
 )
 from .base import *  # noqa: F403  (the shared names, as before the split)
-from .base import __all__, app, get_engine  # noqa: F401
-
-#: Every command module: each adds its commands to `app` as it is imported.
-COMMAND_GROUPS = (
-    catalogue,
-    chances,
-    distributing,
-    matching,
-    playing,
-    reviewing,
-    risking,
-    serving,
-    simulating,
-    solving,
-    training,
-)
+from .base import __all__, app, get_engine
