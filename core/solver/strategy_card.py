@@ -54,14 +54,14 @@ class Feature:
 @frozen
 class HumanAction:
     """One action a person can take: a kind of keep (face, group, pair, groups, run, window, high, none) or a
-    score (box, best), with its argument."""
+    score (box, best, target), with its argument."""
 
     kind: str
     arg: Any = None
 
     @property
     def scores(self) -> bool:
-        return self.kind in ("box", "best")
+        return self.kind in ("box", "best", "target")
 
 
 @frozen
@@ -104,8 +104,9 @@ def largest_group(counts: Sequence[int]) -> tuple[int, int]:
 class Vocabulary:
     """The features and actions of the cards of one variant, with their words; resolves an action at a view."""
 
-    def __init__(self, variant: Variant) -> None:
+    def __init__(self, variant: Variant, targets: dict[str, int] | None = None) -> None:
         self.variant = variant
+        self.targets = targets or {}  # box -> what a good player scores there on average (`strategy_card_learn`)
         groups = variant.state_totals()
         self.upper: tuple[str, ...] = groups[0].boxes if groups else ()
         self.par = {b: self._par(b) for b in self.upper}
@@ -147,7 +148,8 @@ class Vocabulary:
         for width in sorted({v.dice, v.dice - 1} - {0, 1}, reverse=True):
             out += [HumanAction("window", (a, a + width - 1)) for a in range(1, v.faces - width + 2)]
         out += [HumanAction("high", f) for f in range(max(2, v.faces - 2), v.faces + 1)] + [HumanAction("none")]
-        return out + [HumanAction("best")] + [HumanAction("box", b) for b in v.box_ids]
+        scores = [HumanAction("best")] + ([HumanAction("target")] if self.targets else [])
+        return out + scores + [HumanAction("box", b) for b in v.box_ids]
 
     def holds(self, view: View) -> list[bool]:
         """Each feature's truth at `view`, in the vocabulary's order."""
@@ -182,7 +184,7 @@ class Vocabulary:
         """Action `index` as a concrete move at `view`, or None where it is not legal there."""
         act = self.actions[index]
         if act.scores:
-            box = act.arg if act.kind == "box" else best_box(view)
+            box = act.arg if act.kind == "box" else best_box(view, self.targets if act.kind == "target" else {})
             return Score(box) if box in view.points else None
         if not view.may_reroll:
             return None
@@ -223,6 +225,7 @@ class Vocabulary:
             "high": lambda: _("keep every die showing {face} or more").format(face=a),
             "none": lambda: _("reroll all the dice"),
             "best": lambda: _("score in the open box worth the most points"),
+            "target": lambda: _("score in the open box where the dice beat its target by the most"),
             "box": lambda: _("score in {box}").format(box=self.variant.box(a).name if a else ""),
         }[k]()
 
@@ -232,9 +235,12 @@ def rolls_match(rolls: int, left: int) -> bool:
     return rolls == ANY or (left > 0 if rolls == SOME else left == rolls)
 
 
-def best_box(view: View) -> str | None:
-    """The legal box that scores the most now (the first in card order on a tie), None if none is legal."""
-    return max(view.points, key=view.points.__getitem__) if view.points else None
+def best_box(view: View, targets: dict[str, int]) -> str | None:
+    """The legal box whose points now less its target (0 where none) are the most (the first in card order on a
+    tie), None if none is legal."""
+    if not view.points:
+        return None
+    return max(view.points, key=lambda b: view.points[b] - targets.get(b, 0))
 
 
 def _kept(act: HumanAction, counts: Sequence[int]) -> tuple[int, ...] | None:
@@ -305,7 +311,8 @@ class StrategyCard:
         self.vocab = vocab
         self.rules = tuple(rules)
         self.default_keep = next(i for i, a in enumerate(vocab.actions) if a.kind == "group")
-        self.default_score = next(i for i, a in enumerate(vocab.actions) if a.kind == "best")
+        score = "target" if vocab.targets else "best"
+        self.default_score = next(i for i, a in enumerate(vocab.actions) if a.kind == score)
 
     def choose(self, view: View) -> Keep | Score:
         """The move of the first rule that holds and is legal at `view`, else the default's."""
@@ -341,11 +348,22 @@ class StrategyCard:
         return f"{head[:1].upper()}{head[1:]}: {action}" if head else action[:1].upper() + action[1:]
 
     def default_text(self) -> str:
-        return _("Otherwise: keep the largest group of a kind; with no rolls left, score in the open box worth the most points")
+        """The default in words."""
+        return _("Otherwise: {keep}; with no rolls left, {score}").format(
+            keep=self.vocab.action_text(self.default_keep), score=self.vocab.action_text(self.default_score)
+        )
+
+    def targets_text(self) -> str:
+        """The boxes' targets in words ("" when the card has none)."""
+        v = self.vocab.variant
+        shown = ", ".join(f"{v.box(b).name} {n}" for b, n in self.vocab.targets.items())
+        return _("Targets: {targets}").format(targets=shown) if shown else ""
 
     def lines(self) -> list[str]:
         """The card in words, rule by rule, the default last."""
-        return [self.rule_text(r) for r in self.rules] + [self.default_text()]
+        return [self.rule_text(r) for r in self.rules] + [self.default_text()] + [self.targets_text()][: bool(
+            self.vocab.targets
+        )]
 
     def to_json(self) -> list[dict[str, Any]]:
         """The rules as JSON: words, rolls left, tests and action in machine form."""

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..game.actions import Keep, Score
 from ..game.state import GameState
-from ..language.model import Variant
+from ..language.model import Card, Variant
 from ..progress import NULL, Reporter, task
 from .advice import advise_state
 from .solve import Solution
@@ -79,10 +79,13 @@ def play(variant: Variant, decide: Callable[[GameState], Keep | Score], rng: ran
     return state
 
 
-def decisions(solution: Solution, vocab: Vocabulary, card: StrategyCard | None, rng: random.Random) -> Iterator[
-    tuple[View, dict[Keep | Score, float], float]
-]:  # fmt: skip
-    """Every decision of one game played by `card` (None: optimal play), as (view, each move's value, best)."""
+Record = tuple[View, dict[Keep | Score, float], float]
+
+
+def decisions(solution: Solution, vocab: Vocabulary, card: StrategyCard | None, rng: random.Random,
+              finals: list[Card]) -> Iterator[Record]:  # fmt: skip
+    """Every decision of one game played by `card` (None: optimal play), as (view, each move's value, best);
+    the finished card is added to `finals`."""
     state = GameState.new(solution.variant)
     while not state.over:
         if state.is_chance:
@@ -93,38 +96,51 @@ def decisions(solution: Solution, vocab: Vocabulary, card: StrategyCard | None, 
         view = state_view(vocab, state, points)
         yield view, {o.action: o.value for o in options}, options[0].value
         state = state.apply(options[0].action if card is None else card.choose(view))
+    finals.append(state.card)
 
 
-def positions(
+def records(
     solution: Solution,
     vocab: Vocabulary,
     games: int,
     rng: random.Random,
     card: StrategyCard | None = None,
     progress: Reporter = NULL,
-) -> Positions:
-    """The decisions of `games` games (played by `card`, None: optimally) with every action's loss."""
-    base = StrategyCard(vocab, ())
-    rolls, truth, loss, default = [], [], [], []
-    n_actions = len(vocab.actions)
+) -> tuple[list[Record], list[Card]]:
+    """The decisions of `games` games played by `card` (None: optimally), and the games' finished cards."""
+    out: list[Record] = []
+    finals: list[Card] = []
     for _game in range(games):
-        for view, values, best in decisions(solution, vocab, card, rng):
-            rolls.append(view.rolls_left)
-            truth.append(vocab.holds(view))
-            row = []
-            for a in range(n_actions):
-                move = vocab.resolve(a, view)
-                row.append(best - values[move] if move in values else ILLEGAL)
-            loss.append(row)
-            default.append(best - values[base.default(view)])
+        out.extend(decisions(solution, vocab, card, rng, finals))
         progress.advance()
+    return out, finals
+
+
+def targets_of(variant: Variant, finals: list[Card]) -> dict[str, int]:
+    """Each box's target: what the finished cards wrote in it, on average, rounded."""
+    return {b: round(sum(variant.written(b, c.scores[b]) for c in finals) / len(finals)) for b in variant.box_ids}
+
+
+def positions(vocab: Vocabulary, recs: list[Record]) -> Positions:
+    """Decisions as `Positions`: each feature's truth and each of the vocabulary's actions' loss."""
+    default = StrategyCard(vocab, ()).default
+    rolls, truth, loss, base = [], [], [], []
+    n_actions = len(vocab.actions)
+    for view, values, best in recs:
+        rolls.append(view.rolls_left)
+        truth.append(vocab.holds(view))
+        row = []
+        for a in range(n_actions):
+            move = vocab.resolve(a, view)
+            row.append(best - values[move] if move in values else ILLEGAL)
+        loss.append(row)
+        base.append(best - values[default(view)])
     return Positions(
         np.array(rolls, dtype=np.int64),
         np.array(truth, dtype=bool).reshape(len(rolls), len(vocab.features)),
         np.maximum(np.array(loss, dtype=np.float64).reshape(len(rolls), n_actions), 0.0),
-        np.maximum(np.array(default, dtype=np.float64), 0.0),
+        np.maximum(np.array(base, dtype=np.float64), 0.0),
     )
-
 
 def rolls_tests(variant: Variant) -> list[int]:
     """The rolls tests a rule may make: any, none left, each count left, and (with three rolls or more) some."""
@@ -267,3 +283,34 @@ def measure(card: StrategyCard, games: int, seed: int, progress: Reporter = NULL
     mean = sum(scores) / len(scores)
     var = sum((s - mean) ** 2 for s in scores) / max(1, len(scores) - 1)
     return Measured(mean, math.sqrt(var / len(scores)), len(scores))
+
+
+class Distilled(NamedTuple):
+    """A distilled card's greedy steps (the card of k rules is `card_after(vocab, choices, k)`) and the
+    positions it was trained on."""
+
+    vocab: Vocabulary
+    choices: list[Choice]
+    positions: Positions
+
+
+def distil(
+    solution: Solution, rules: int, games: int, rounds: int, seed: int, progress: Reporter = NULL
+) -> Distilled:
+    """A card of up to `rules` rules: positions of `games` optimal games, then for each further round those of
+    `games` games the card so far plays, the rules picked again over them all (the card learns the positions
+    its own play leads to, not only the optimal player's)."""
+    v = solution.variant
+    rng = random.Random(seed)
+    with task(progress, "positions", games, "games"):
+        recs, finals = records(solution, Vocabulary(v), games, rng, None, progress)
+    vocab = Vocabulary(v, targets_of(v, finals))
+    pos = positions(vocab, recs)
+    choices: list[Choice] = []
+    for round_ in range(rounds):
+        if round_:
+            with task(progress, "positions", games, "games"):
+                pos = pos + positions(vocab, records(solution, vocab, games, rng, card_after(vocab, choices, rules), progress)[0])
+        with task(progress, "rules", rules, "rules"):
+            choices = induce(pos, vocab, rules, progress)
+    return Distilled(vocab, choices, pos)
