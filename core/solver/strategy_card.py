@@ -209,7 +209,7 @@ class Vocabulary:
             "par": lambda: _("{box} would get par ({par}) or more").format(box=name, par=self.par.get(a)),
             "ahead": lambda: _("the upper boxes are at par or ahead"),
             "behind": lambda: _("the upper boxes are behind par"),
-            "late": lambda: _("at most {n} boxes are open").format(n=a),
+            "late": lambda: ngettext("at most {n} box is open", "at most {n} boxes are open", a).format(n=a),
         }[k]()
 
     def action_text(self, index: int) -> str:
