@@ -91,6 +91,7 @@ def strategy_card_cmd(
         "seed": seed,
         "tradeoff": rows,
         "seconds": seconds,
+        "notes": list(v.solitaire_notes()),
     }
     if as_json:
         typer.echo(json.dumps(out))
