@@ -46,7 +46,7 @@ def random_card(vocab: Vocabulary, rng: random.Random, n: int) -> StrategyCard:
 @given(seed=st.integers(0, 10_000), variant=st.sampled_from(["yatzy", "yahtzee", "generala"]))
 def test_every_action_the_card_takes_is_legal(engine, seed, variant):
     v = engine.variant(variant)
-    vocab = Vocabulary(v, {b: 5 for b in v.box_ids})
+    vocab = Vocabulary(v, dict.fromkeys(v.box_ids, 5))
     card = random_card(vocab, random.Random(seed), 12)
     for state in decision_states(v, 6, seed):
         view = state_view(vocab, state)

@@ -6,6 +6,18 @@ console script (`cli.main`) imports only the command module its command line nam
 
 from __future__ import annotations
 
-from . import carding, catalogue, chances, distributing, matching, playing, reviewing, risking, serving, simulating, solving  # noqa: F401  (they add their commands to `app`)
+from . import (  # noqa: F401  (they add their commands to `app`)
+    carding,
+    catalogue,
+    chances,
+    distributing,
+    matching,
+    playing,
+    reviewing,
+    risking,
+    serving,
+    simulating,
+    solving,
+)
 from .base import *  # noqa: F403  (the shared names, as before the split)
 from .base import __all__, app, get_engine  # noqa: F401

@@ -118,7 +118,10 @@ def _print_card(lines: list[str], out: dict[str, Any], title: str, seconds: floa
     value = out["value"]
     typer.echo(
         _("value: {mean} ± {stderr} points a game over {games} games (seed {seed}); optimal play: {optimal}").format(
-            mean=f"{value['mean']:.1f}", stderr=f"{value['stderr']:.1f}", games=out["games"], seed=out["seed"],
+            mean=f"{value['mean']:.1f}",
+            stderr=f"{value['stderr']:.1f}",
+            games=out["games"],
+            seed=out["seed"],
             optimal=f"{out['optimal']:.1f}",
         )  # fmt: skip
     )

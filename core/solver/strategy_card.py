@@ -361,9 +361,11 @@ class StrategyCard:
 
     def lines(self) -> list[str]:
         """The card in words, rule by rule, the default last."""
-        return [self.rule_text(r) for r in self.rules] + [self.default_text()] + [self.targets_text()][: bool(
-            self.vocab.targets
-        )]
+        return (
+            [self.rule_text(r) for r in self.rules]
+            + [self.default_text()]
+            + [self.targets_text()][: bool(self.vocab.targets)]
+        )
 
     def to_json(self) -> list[dict[str, Any]]:
         """The rules as JSON: words, rolls left, tests and action in machine form."""

@@ -23,7 +23,7 @@ from ..language.model import Card, Variant
 from ..progress import NULL, Reporter, task
 from .advice import advise_state
 from .solve import Solution
-from .strategy_card import ANY, SOME, Rule, StrategyCard, View, Vocabulary, rolls_match, view_of
+from .strategy_card import ANY, SOME, Rule, StrategyCard, View, Vocabulary, view_of
 
 __all__ = ["Choice", "Measured", "Positions", "card_after", "induce", "measure", "positions", "state_view"]
 
@@ -141,6 +141,7 @@ def positions(vocab: Vocabulary, recs: list[Record]) -> Positions:
         np.maximum(np.array(loss, dtype=np.float64).reshape(len(rolls), n_actions), 0.0),
         np.maximum(np.array(base, dtype=np.float64), 0.0),
     )
+
 
 def rolls_tests(variant: Variant) -> list[int]:
     """The rolls tests a rule may make: any, none left, each count left, and (with three rolls or more) some."""
@@ -294,9 +295,7 @@ class Distilled(NamedTuple):
     positions: Positions
 
 
-def distil(
-    solution: Solution, rules: int, games: int, rounds: int, seed: int, progress: Reporter = NULL
-) -> Distilled:
+def distil(solution: Solution, rules: int, games: int, rounds: int, seed: int, progress: Reporter = NULL) -> Distilled:
     """A card of up to `rules` rules: positions of `games` optimal games, then for each further round those of
     `games` games the card so far plays, the rules picked again over them all (the card learns the positions
     its own play leads to, not only the optimal player's)."""
@@ -310,7 +309,9 @@ def distil(
     for round_ in range(rounds):
         if round_:
             with task(progress, "positions", games, "games"):
-                pos = pos + positions(vocab, records(solution, vocab, games, rng, card_after(vocab, choices, rules), progress)[0])
+                pos = pos + positions(
+                    vocab, records(solution, vocab, games, rng, card_after(vocab, choices, rules), progress)[0]
+                )
         with task(progress, "rules", rules, "rules"):
             choices = induce(pos, vocab, rules, progress)
     return Distilled(vocab, choices, pos)
