@@ -39,7 +39,7 @@ class Positions(NamedTuple):
     loss: np.ndarray
     default: np.ndarray  # (P,) the default's loss
 
-    def __add__(self, other: object) -> Positions:  # type: ignore[override]
+    def __add__(self, other: object) -> Positions:
         assert isinstance(other, Positions)
         return Positions(*(np.concatenate([a, b]) for a, b in zip(self, other, strict=True)))
 
