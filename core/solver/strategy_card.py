@@ -136,6 +136,7 @@ class Vocabulary:
         out += [Feature("group", n) for n in range(3, v.dice)]
         out += [Feature("open", b) for b in v.box_ids] + [Feature("filled", b) for b in v.box_ids]
         out += [Feature("fits", b) for b in v.box_ids] + [Feature("par", b) for b in self.upper if self.par[b]]
+        out += [Feature("target", b) for b in v.box_ids if b not in self.upper and self.targets.get(b, 0) > 0]
         if self.upper:
             out += [Feature("ahead"), Feature("behind")]
         out += [Feature("late", n) for n in OPEN_AT_MOST if n < len(v.boxes)]
@@ -174,6 +175,8 @@ class Vocabulary:
                 out.append(view.points.get(a, 0) > 0)
             elif k == "par":
                 out.append(view.points.get(a, 0) >= self.par[a])
+            elif k == "target":
+                out.append(view.points.get(a, 0) >= self.targets[a])
             elif k in ("ahead", "behind"):
                 out.append(view.upper_gap is not None and (view.upper_gap >= 0) == (k == "ahead"))
             else:
@@ -196,7 +199,7 @@ class Vocabulary:
     def feature_text(self, index: int) -> str:
         """A feature in words."""
         k, a = self.features[index].kind, self.features[index].arg
-        name = self.variant.box(a).name if k in ("open", "filled", "fits", "par") else ""
+        name = self.variant.box(a).name if k in ("open", "filled", "fits", "par", "target") else ""
         if k == "pattern":
             return _("the dice show {pattern}").format(pattern=pattern_text(a))
         return {
@@ -207,6 +210,9 @@ class Vocabulary:
             "filled": lambda: _("{box} is filled").format(box=name),
             "fits": lambda: _("the dice score in {box}").format(box=name),
             "par": lambda: _("{box} would get par ({par}) or more").format(box=name, par=self.par.get(a)),
+            "target": lambda: _("{box} would get its target ({target}) or more").format(
+                box=name, target=self.targets.get(a)
+            ),
             "ahead": lambda: _("the upper boxes are at par or ahead"),
             "behind": lambda: _("the upper boxes are behind par"),
             "late": lambda: ngettext("at most {n} box is open", "at most {n} boxes are open", a).format(n=a),
