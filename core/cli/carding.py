@@ -17,7 +17,7 @@ from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, 
 from .common import note_line
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
-from .solving import load_solution
+from .solving import MaxStatesOpt, load_solution
 
 __all__ = ["strategy_card_cmd", "rule_counts"]
 
@@ -25,7 +25,7 @@ __all__ = ["strategy_card_cmd", "rule_counts"]
 STEPS = (0, 5, 10, 20, 35, 50, 75, 100, 150, 200, 300, 400, 500)
 
 
-def rule_counts(rules: int, made: int) -> list[int]:
+def rule_counts(made: int) -> list[int]:
     """The card sizes the trade-off is measured at: `STEPS` below `made` (the rules found), and `made`."""
     return sorted({k for k in STEPS if k < made} | {made})
 
@@ -46,6 +46,7 @@ def strategy_card_cmd(
         Path | None,
         typer.Option("--plot", help="Draw the card's value against its number of rules as a PNG image."),
     ] = None,
+    max_states: MaxStatesOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     overwrite: OverwriteOpt = False,
@@ -58,22 +59,17 @@ def strategy_card_cmd(
         with reporting(quiet or as_json, _("strategy card of {variant}").format(variant=variant)) as told:
             from ..simulate.plot import pyplot
             from ..solver.rules import check_solvable
-            from ..solver.strategy_card_learn import card_after, distil, measure, training_loss
+            from ..solver.strategy_card_learn import card_after, distil
 
             if plot is not None:
                 plot_path(plot, overwrite)
                 pyplot("for the card alone")
             v = load_variant(variant, option, spoken=not as_json)
             check_solvable(v)
-            solution, _cached = load_solution(v, progress=told)
+            solution, _cached = load_solution(v, max_states, progress=told)
             made = distil(solution, rules, games, 1, seed, told)
-            counts = rule_counts(rules, len(made.choices)) if plot is not None else [len(made.choices)]
-            rows = []
-            for k in counts:
-                card = card_after(made.vocab, made.choices, k)
-                value = measure(card, play, seed, told)
-                loss = training_loss(card, made.positions) / games
-                rows.append({"rules": k, "mean": value.mean, "stderr": value.stderr, "training_loss": loss})
+            rows = _tradeoff(made, plot is not None, games, play, seed, told)
+            card = card_after(made.vocab, made.choices, len(made.choices))
             if plot is not None:
                 _write_plot(plot, rows, solution.expected_score, _title(v))
     except DicecupError as exc:
@@ -102,6 +98,21 @@ def strategy_card_cmd(
     if not quiet:
         for note in v.solitaire_notes():
             console().print(note_line(note))
+
+
+def _tradeoff(made: Any, each: bool, games: int, play: int, seed: int, told: Any) -> list[dict[str, Any]]:
+    """The value (by `play` games) and training loss (a game) of the card of the first k rules picked: for each
+    k of `rule_counts` with `each`, else for the whole card alone."""
+    from ..solver.strategy_card_learn import card_after, measure, training_loss
+
+    made_rules = len(made.choices)
+    rows = []
+    for k in rule_counts(made_rules) if each else [made_rules]:
+        card = card_after(made.vocab, made.choices, k)
+        value = measure(card, play, seed, told)
+        loss = training_loss(card, made.positions) / games
+        rows.append({"rules": k, "mean": value.mean, "stderr": value.stderr, "training_loss": loss})
+    return rows
 
 
 def _title(v: Any) -> str:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..errors import DicecupError
 from ..game.actions import Keep, Score
 from ..game.state import GameState
 from ..language.model import Card, Variant
@@ -274,13 +275,16 @@ def training_loss(card: StrategyCard, pos: Positions) -> float:
 
 def measure(card: StrategyCard, games: int, seed: int, progress: Reporter = NULL) -> Measured:
     """The card's value: the mean final score of `games` games it plays (seeded), with its standard error."""
+    if games < 1:
+        raise DicecupError(f"a card's value needs at least one game, got {games}")
     rng = random.Random(seed)
     v = card.vocab.variant
     scores = []
-    for _game in range(games):
-        end = play(v, lambda s: card.choose(state_view(card.vocab, s)), rng)
-        scores.append(v.total(end.card))
-        progress.advance()
+    with task(progress, f"playing {games:,} games with a card of {len(card.rules)} rules", games, "games"):
+        for _game in range(games):
+            end = play(v, lambda s: card.choose(state_view(card.vocab, s)), rng)
+            scores.append(v.total(end.card))
+            progress.advance()
     mean = sum(scores) / len(scores)
     var = sum((s - mean) ** 2 for s in scores) / max(1, len(scores) - 1)
     return Measured(mean, math.sqrt(var / len(scores)), len(scores))
@@ -299,19 +303,21 @@ def distil(solution: Solution, rules: int, games: int, rounds: int, seed: int, p
     """A card of up to `rules` rules: positions of `games` optimal games, then for each further round those of
     `games` games the card so far plays, the rules picked again over them all (the card learns the positions
     its own play leads to, not only the optimal player's)."""
+    if rules < 0 or games < 1 or rounds < 1:
+        raise DicecupError(f"a card needs rules >= 0, games >= 1 and rounds >= 1; got {rules}, {games}, {rounds}")
     v = solution.variant
     rng = random.Random(seed)
-    with task(progress, "positions", games, "games"):
+    with task(progress, f"positions of {games:,} optimal games of {v.id}", games, "games"):
         recs, finals = records(solution, Vocabulary(v), games, rng, None, progress)
     vocab = Vocabulary(v, targets_of(v, finals))
     pos = positions(vocab, recs)
     choices: list[Choice] = []
     for round_ in range(rounds):
         if round_:
-            with task(progress, "positions", games, "games"):
+            with task(progress, f"positions of {games:,} games the card plays", games, "games"):
                 pos = pos + positions(
                     vocab, records(solution, vocab, games, rng, card_after(vocab, choices, rules), progress)[0]
                 )
-        with task(progress, "rules", rules, "rules"):
+        with task(progress, f"picking {rules} rules", rules, "rules"):
             choices = induce(pos, vocab, rules, progress)
     return Distilled(vocab, choices, pos)
