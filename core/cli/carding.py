@@ -13,7 +13,7 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from ..locales import _
-from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .common import note_line
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
@@ -34,14 +34,24 @@ def rule_counts(made: int) -> list[int]:
 def strategy_card_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
-    rules: Annotated[int, typer.Option("--rules", "-n", min=0, max=500, help="Rules on the card, at most.")] = 100,
+    rules: Annotated[
+        int, typer.Option("--rules", "-n", click_type=Whole(0, 500), help="Rules on the card, at most.")
+    ] = 100,
     games: Annotated[
-        int, typer.Option("--games", min=10, max=20_000, help="Games played to draw the positions the rules learn.")
+        int,
+        typer.Option(
+            "--games", click_type=Whole(10, 20_000), help="Games played to draw the positions the rules learn."
+        ),
     ] = 1000,
     play: Annotated[
-        int, typer.Option("--play", min=10, max=200_000, help="Games the card plays to measure its value.")
+        int, typer.Option("--play", click_type=Whole(10, 200_000), help="Games the card plays to measure its value.")
     ] = 2000,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed, the same card and value.")] = 1,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", click_type=Whole(0, 2**63 - 1), help="Random seed: the same seed, the same card and value."
+        ),
+    ] = 1,
     plot: Annotated[
         Path | None,
         typer.Option("--plot", help="Draw the card's value against its number of rules as a PNG image."),
