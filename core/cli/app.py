@@ -8,6 +8,7 @@ console script (`cli.main`) imports only the command module its command line nam
 from __future__ import annotations
 
 from . import (
+    carding,
     catalogue,
     chances,
     distributing,

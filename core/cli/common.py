@@ -71,6 +71,7 @@ COMMAND_MODULES: dict[str, str] = {
     "odds": "chances",
     "distribution": "distributing",
     "risk": "risking",
+    "strategy-card": "carding",
     "match": "matching",
     "serve": "serving",
 }
