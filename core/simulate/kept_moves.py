@@ -86,6 +86,12 @@ def _meta(moves: Moves) -> dict:
     }
 
 
+def _distinct(a: np.ndarray) -> bool:
+    """Whether no value of `a` repeats (np.unique would import numpy.ma, a cost a run can do without)."""
+    s = np.sort(a)
+    return bool((s[1:] != s[:-1]).all())
+
+
 def recall_moves(moves: Moves, warn: Warn = None) -> bool:
     """Give a new, empty `moves` the rows kept for its solution; True when there were some that fit."""
     from ..solver import cache
@@ -108,7 +114,7 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
         and rows.shape == (len(slots), *moves.shape)
         and len(slots) <= moves.limit
         and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
-        and len(np.unique(slots)) == len(slots)
+        and _distinct(slots)
     )
     if not fits or slots is None or rows is None:
         if meta.get("code") == _CODE and meta.get("layout") == LAYOUT:
