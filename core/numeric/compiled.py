@@ -9,9 +9,9 @@ does not load, or was built for a CPU with instructions this one lacks, numba
 compiles the same functions on first use (cached on disk); without numba the
 numpy reference runs (slower, same values). `MODE` says which, decided once per process
 without importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one. It is the one switch:
-the solver, advisor, simulator and distributions all follow it. The simulator's player and score-class hash
-are built ahead of time for the record dtypes of `records.PLAY_VARIANTS`; its other kernels (the best-move fill)
-and the distributions' are compiled by numba in both compiled modes.
+the solver, advisor, simulator and distributions all follow it. The simulator's player, best-move fill and
+score-class hash are built ahead of time for the record dtypes of `records.PLAY_VARIANTS` and `FILL_VARIANTS`;
+the distributions' kernels, and the simulator's for other dtypes, are compiled by numba in both compiled modes.
 """
 
 from __future__ import annotations
@@ -212,6 +212,8 @@ class RecordChecks:
             return True
         if isinstance(like, bool | np.bool_):
             return isinstance(arg, bool | np.bool_)
+        if isinstance(like, float):
+            return isinstance(arg, float | np.floating)
         return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
 
     def pin(self, record: tuple, kernel: str, position: int) -> tuple:
@@ -311,6 +313,9 @@ def _check_like(arg: Any, like: Any, where: str) -> None:
     elif isinstance(like, bool | np.bool_):
         if not isinstance(arg, bool | np.bool_):
             raise TypeError(f"{where}: expected a bool, got {type(arg).__name__}")
+    elif isinstance(like, float):
+        if not isinstance(arg, float | np.floating):
+            raise TypeError(f"{where}: expected a float, got {type(arg).__name__}")
     elif isinstance(arg, bool | np.bool_) or not isinstance(arg, int | np.integer):
         raise TypeError(f"{where}: expected an integer, got {type(arg).__name__}")
 
