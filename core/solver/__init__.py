@@ -13,6 +13,8 @@ another objective (`numeric.objective`) over the same states.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,6 +35,19 @@ _HOME = {
     "check_solvable": "rules",
     **dict.fromkeys(("DEFAULT_MAX_STATES", "SOLVER_VERSION", "Solution", "solve"), "solve"),
 }
+
+
+class _Package(types.ModuleType):
+    """This package, whose names `solve` and `review` stay the functions when their modules of the same name load
+    (an import binds a submodule over its package's name of the same name)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _HOME and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
