@@ -487,15 +487,8 @@ def load_or_solve(
     say = warn or (lambda message: None)
 
     def solve_it() -> Solution:
-        return solve(
-            variant,
-            max_states=max_states,
-            progress=progress,
-            workdir=workdir,
-            objective=objective,
-            backend=backend,
-            model=model,
-        )
+        return solve(variant, max_states=max_states, progress=progress, workdir=workdir, objective=objective,
+                     backend=backend, model=model)  # fmt: skip
 
     if not use_cache:
         return solve_it(), False
