@@ -115,22 +115,39 @@ def test_wrong_arrays_are_refused_before_they_reach_the_built_kernel():
 
 
 def test_a_pinned_record_is_checked_once_and_then_passes_unwalked(monkeypatch):
-    """`pinned` checks a record against a kernel argument now (a wrong one is a TypeError naming the field);
-    the call check then lets it pass without walking its fields again (the advisor's layer of every class,
-    passed with each new card)."""
+    """`pin` checks a record against a kernel argument now (a wrong one is a TypeError naming the field);
+    the checks that pinned it then let it pass without walking its fields again (the advisor's layer of every
+    class, passed with each new card), and other checks still walk it: what passed is the holder's, not the
+    process's."""
     from dicecup.numeric.records import signatures
 
     layer = signatures()["card_f8"][2]
     bad = layer._replace(rows=layer.rows._replace(points=layer.rows.points.astype(np.float32)))
+    checks = compiled.RecordChecks()
     with pytest.raises(TypeError, match=r"card_f8 argument 2\.rows\.points"):
-        compiled.pinned(bad, "card_f8", 2)
-    assert compiled.pinned(layer, "card_f8", 2) is layer
+        checks.pin(bad, "card_f8", 2)
+    assert checks.pin(layer, "card_f8", 2) is layer and checks.remembers(layer)
     walked: list[object] = []
-    real = compiled._fits
-    monkeypatch.setattr(compiled, "_fits", lambda arg, like: walked.append(arg) or real(arg, like))
-    assert compiled._fits(layer, layer) and walked == [layer]  # known: none of its fields looked at
+    real = compiled.RecordChecks.fits
+    monkeypatch.setattr(
+        compiled.RecordChecks, "fits", lambda self, arg, like: walked.append(arg) or real(self, arg, like)
+    )
+    assert checks.fits(layer, layer) and walked == [layer]  # known: none of its fields looked at
     walked.clear()
-    assert not compiled._fits(bad, layer) and len(walked) > 1  # refused, never pinned: walked, and unfit
+    assert not checks.fits(bad, layer) and len(walked) > 1  # refused, never pinned: walked, and unfit
+    walked.clear()
+    other = compiled.RecordChecks()
+    assert other.fits(layer, layer) and len(walked) > 1 and not other.remembers(bad)
+
+
+def test_pinned_records_are_bounded():
+    """A holder keeps its last `PINNED_KEPT` pinned records (one per variant advised), not every one."""
+    from dicecup.numeric.records import signatures
+
+    layer = signatures()["card_f8"][2]
+    checks = compiled.RecordChecks()
+    made = [checks.pin(layer._replace(turn=layer.turn._replace(rolls=k)), "card_f8", 2) for k in range(20)]
+    assert [checks.remembers(r) for r in made] == [False] * (20 - compiled.PINNED_KEPT) + [True] * compiled.PINNED_KEPT
 
 
 @pytest.mark.parametrize(
@@ -143,7 +160,7 @@ def test_a_pinned_record_is_checked_once_and_then_passes_unwalked(monkeypatch):
 def test_a_scalar_argument_fits_its_kind_only(arg, like, fits):
     """An integer argument takes any integer but a bool, and a bool argument only a bool (numba would read
     one as the other)."""
-    assert compiled._fits(arg, like) is fits
+    assert compiled.RecordChecks().fits(arg, like) is fits
 
 
 def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monkeypatch):
@@ -152,31 +169,33 @@ def test_a_record_passed_on_every_call_outlives_a_stream_of_one_off_records(monk
     from dicecup.numeric.records import CardArrays, signatures
 
     like = signatures()["card_f8"][0]
-    monkeypatch.setattr(compiled, "_RECORDS", type(compiled._RECORDS)())
+    checks = compiled.RecordChecks()
     steady = CardArrays(1, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), 0)
-    assert compiled._fits(steady, like)
+    assert checks.fits(steady, like)
     walked: list[object] = []
-    real = compiled._fits
-    monkeypatch.setattr(compiled, "_fits", lambda arg, like: walked.append(arg) or real(arg, like))
+    real = compiled.RecordChecks.fits
+    monkeypatch.setattr(
+        compiled.RecordChecks, "fits", lambda self, arg, like: walked.append(arg) or real(self, arg, like)
+    )
     for code in range(3 * compiled.RECORDS_KEPT):
         one_off = steady._replace(code=code, prog=np.zeros(1, np.int64))
-        assert compiled._fits(one_off, like) and compiled._fits(steady, like)
+        assert checks.fits(one_off, like) and checks.fits(steady, like)
     assert not any(arg is steady.prog for arg in walked)  # its fields never looked at again
-    assert len(compiled._RECORDS) == compiled.RECORDS_KEPT
+    assert checks.recent() == compiled.RECORDS_KEPT
 
 
-def test_a_large_record_is_not_remembered_even_when_its_arrays_are_in_nested_records(monkeypatch):
+def test_a_large_record_is_not_remembered_even_when_its_arrays_are_in_nested_records():
     """Only small records are remembered as fitting (each is held while remembered): a layer's record, whose
     arrays sit in the records nested in it, counts their bytes, so that a solve does not hold its layers."""
     from dicecup.numeric.records import signatures
 
     like = signatures()["layer_f8"][0]
-    monkeypatch.setattr(compiled, "_RECORDS", type(compiled._RECORDS)())
+    checks = compiled.RecordChecks()
     rows = like.rows._replace(points=np.zeros((1 << 18, 1)))  # 2 MiB in a nested record
     big, small = like._replace(rows=rows), like._replace(rows=like.rows._replace(points=np.zeros((2, 1))))
-    assert compiled._fits(big, like) and compiled._fits(small, like)
-    assert id(big) not in compiled._RECORDS and id(big.rows) not in compiled._RECORDS
-    assert compiled._RECORDS.get(id(small)) is small
+    assert checks.fits(big, like) and checks.fits(small, like)
+    assert not checks.remembers(big) and not checks.remembers(big.rows)
+    assert checks.remembers(small)
 
 
 def test_a_build_for_a_cpu_with_more_instructions_is_not_loaded(monkeypatch):

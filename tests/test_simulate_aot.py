@@ -64,15 +64,16 @@ def test_the_player_s_records_are_checked_by_layout_and_writability():
     assert not gm.awards.flags.c_contiguous and not pl.moves.rows.flags.writeable
     counts = records.counts_array(5, 3)
     rows = np.zeros((2, 2, 2), dtype=pl.moves.rows.dtype)
-    assert compiled._fits(gm._replace(awards=counts, earned=counts, events=counts), gm)
-    assert compiled._fits(pl._replace(moves=pl.moves._replace(rows=rows)), pl)  # writable where read-only will do
+    fits = compiled.RecordChecks().fits
+    assert fits(gm._replace(awards=counts, earned=counts, events=counts), gm)
+    assert fits(pl._replace(moves=pl.moves._replace(rows=rows)), pl)  # writable where read-only will do
     strided = np.zeros((4, 2), dtype=np.int64)[::2]
-    assert not compiled._fits(gm._replace(vals=strided), gm)
+    assert not fits(gm._replace(vals=strided), gm)
     with pytest.raises(TypeError, match="C-contiguous"):
         compiled._check_like(gm._replace(vals=strided), gm, "games")
     read_only = np.zeros(1, dtype=np.int64)
     read_only.setflags(write=False)
-    assert not compiled._fits(ps._replace(pending=read_only), ps)
+    assert not fits(ps._replace(pending=read_only), ps)
     with pytest.raises(TypeError, match="writable"):
         compiled._check_like(ps._replace(pending=read_only), ps, "pass")
 
@@ -83,7 +84,7 @@ def test_the_simulator_s_build_is_checked_apart_from_the_core_s():
     assert records.signature_digest() != records.signature_digest(simulator=True)
     before = records.signature_digest(simulator=True)
     assert set(records.simulator_signatures()) >= {"class_slots", "group_facts"}
-    assert all(
-        name.startswith("play_worker_") for name in set(records.simulator_signatures()) - {"class_slots", "group_facts"}
-    )
+    kernels = set(records.simulator_signatures()) - {"class_slots", "group_facts"}
+    assert all(name.startswith(("play_worker_", "fill_worker_")) for name in kernels)
+    assert {records.fill_variant(np.zeros(1, dtype=t)) for t in records.FILL_VARIANTS} <= kernels
     assert records.signature_digest(simulator=True) == before

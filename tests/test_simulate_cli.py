@@ -337,3 +337,21 @@ def test_a_rule_reading_the_awards_is_not_tabulated():
     with pytest.raises(DicecupError, match=r"cannot play 'random' on yacht: a rule plugin reads the card's awards"):
         simulate(v, "random", 20, seed=1, method="batched")
     assert simulate(v, "random", 20, seed=1).method == "engine"
+
+
+def test_a_risk_run_learns_the_rules_once(tmp_path, monkeypatch):
+    """The size check, the table (solved here) and the games share one rules model: the rules are learned
+    once a command."""
+    from dicecup.solver import rules
+
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path))
+    made = []
+    real = rules.RuleModel.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(args[0].id)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(rules.RuleModel, "__init__", counted)
+    d = sim_json("--variant", "yacht", "--strategy", "risk:0.05", "--games", "200", "--seed", "3")
+    assert d["strategy"] == "risk:0.05" and made == ["yacht"]

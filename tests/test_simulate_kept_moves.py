@@ -10,6 +10,7 @@ from _solver_helpers import tiny_variant
 
 from dicecup.numeric import compiled
 from dicecup.simulate import jitplay, kept_moves, simulate
+from dicecup.simulate.batch import batched_for
 from dicecup.simulate.batched_run import recall_batched
 from dicecup.simulate.optimal import solution_for
 from dicecup.solver import cache
@@ -104,3 +105,51 @@ def test_rows_of_other_code_are_dropped_without_a_word(fresh, monkeypatch):
     said: list[str] = []
     recall_batched(fresh(), "optimal", warn=said.append)
     assert said == [] and not _kept_path(v).exists()
+
+
+def _classes_path(v):
+    return cache.arrays_path(v, kept_moves.CLASSES_KIND)
+
+
+def _copies(monkeypatch) -> list[int]:
+    """The classes whose whole tables `ClassArrays` copies from now on, counted."""
+    copied: list[int] = []
+    chunks = jitplay.ClassArrays._chunks
+
+    def counted(self, start, stop):
+        copied.append(stop - start)
+        return chunks(self, start, stop)
+
+    monkeypatch.setattr(jitplay.ClassArrays, "_chunks", counted)
+    return copied
+
+
+def test_a_later_process_reads_the_score_classes_play_arrays_back(fresh, monkeypatch):
+    """The score classes' play arrays a run made are kept; a later process takes them back (not one class's
+    whole table copied) and plays the same games from them."""
+    v = fresh()
+    first = simulate(v, "optimal", 3000, seed=4)
+    assert _classes_path(v).is_file()
+    copied = _copies(monkeypatch)
+    second = simulate(fresh(), "optimal", 3000, seed=4)
+    assert sum(copied) == 0 and _same(first, second)
+
+
+def test_kept_classes_that_are_not_the_tables_classes_are_made_again(fresh, monkeypatch):
+    """Signed play arrays whose keys are not the classes the tables know (another order, another class) are not
+    taken: the classes are made from the tables, and the games are the same."""
+    v = fresh()
+    first = simulate(v, "optimal", 3000, seed=4)
+    got = cache.load_arrays(v, kept_moves.CLASSES_KIND)
+    assert got is not None
+    meta, arrays = got
+    keys = np.array(arrays["keys"])
+    keyed = np.append(arrays["keyed"], 0)  # keyed on one more fact: other classes than the tables'
+    arrays = {**arrays, "keyed": keyed, "keys": np.concatenate([keys, np.full((len(keys), 1), 7)], axis=1)}
+    cache.save_arrays(v, kept_moves.CLASSES_KIND, meta, {k: np.array(a) for k, a in arrays.items()})
+    again = fresh()
+    copied = _copies(monkeypatch)
+    second = simulate(again, "optimal", 3000, seed=4)
+    assert _same(first, second) and sum(copied) > 0  # made from the tables
+    classes = jitplay.class_arrays(batched_for(again).scores, solution_for(again))
+    assert classes.kept == len(classes.class_keys())  # made, then kept again over the file that did not fit

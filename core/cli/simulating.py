@@ -23,7 +23,6 @@ from .clustering import ClusterOpt
 from .common import note_line, warn
 from .outputs import OverwriteOpt, plot_path
 from .progress import check_games, reporting
-from .solving import load_solution
 
 __all__ = ["simulate"]
 
@@ -172,16 +171,18 @@ def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
     _print_events(console, s)
 
 
-def _prepare(variant: Variant, strategy: str, told: Reporter, method: str) -> None:
-    """Load (or make, with progress, and cache) the tables a strategy plays from, before any game."""
+def _prepare(variant: Variant, strategy: str, told: Reporter, method: str, rules: Any) -> None:
+    """Load (or make, with progress, and cache) the tables a strategy plays from, before any game; `rules`:
+    the solver's rules model `check_size` learned, if it did (not learned again)."""
     from ..simulate.batched_run import recall_batched, supports
     from ..simulate.optimal import remember
 
     if strategy == "optimal" or strategy.startswith("risk:"):
-        from ..numeric.objective import risk_objective
+        from ..numeric.objective import MEAN, risk_objective
+        from ..solver.cache import load_or_solve
 
-        goal = risk_objective(strategy[5:], "--strategy") if strategy.startswith("risk:") else None
-        solution, _cached = load_solution(variant, objective=goal, progress=told)
+        goal = risk_objective(strategy[5:], "--strategy") if strategy.startswith("risk:") else MEAN
+        solution, _cached = load_or_solve(variant, progress=told, warn=warn, objective=goal, model=rules)
         remember(solution)
     if strategy == "strong":
         from ..solver.strong import strong_values
@@ -201,9 +202,10 @@ def _checked(
     plot: Path | None,
     overwrite: bool,
     spoken: bool,
-) -> tuple[Variant, str]:
+) -> tuple[Variant, str, Any]:
     """`simulate`'s arguments checked before any table or game (a DicecupError saying what is wrong): the
-    variant (its names in the command line's language when `spoken`) and the strategy's name."""
+    variant (its names in the command line's language when `spoken`), the strategy's name, and the solver's
+    rules model where the check learned it (`check_size`: passed on, so that the rules are learned once)."""
     check_games("--games", games, MAX_GAMES)
     if seed is not None and not 0 <= seed < 2**63:
         raise DicecupError(_("--seed must be 0 .. 2**63 - 1, got {seed}").format(seed=seed))
@@ -213,7 +215,7 @@ def _checked(
     if plot is not None:
         plot_path(plot, overwrite)
     v = load_variant(variant, option, spoken=spoken)
-    check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
+    rules = check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
     if method == "batched":
         from ..simulate.batched_run import supports
 
@@ -223,7 +225,7 @@ def _checked(
                     strategy=shown(strategy), variant=v.id
                 )
             )
-    return v, strategy
+    return v, strategy, rules
 
 
 StrategyOpt = Annotated[
@@ -296,13 +298,13 @@ def simulate(
     """Play many solitaire games with one strategy and report score statistics and a histogram."""
     try:  # every argument is checked before the strategy's tables are made (they can take minutes)
         engine = get_engine()
-        v, strategy = _checked(variant, option, strategy, games, seed, method, plot, overwrite, not as_json)
+        v, strategy, rules = _checked(variant, option, strategy, games, seed, method, plot, overwrite, not as_json)
         if seed is None:
             seed = random.SystemRandom().randrange(2**32)
         report = None
         result: Any  # the Tally of the run
         with reporting(quiet or as_json, _("simulate {variant}").format(variant=v.id)) as told:
-            _prepare(v, strategy, told, method)
+            _prepare(v, strategy, told, method, rules)
             start = time.perf_counter()
             if cluster is not None:
                 if method != "auto":
@@ -314,8 +316,9 @@ def simulate(
                 )
             else:  # a running tally: memory does not grow with --games
                 result = simulate_range(
-                    v, strategy, seed, 0, games, method=method, progress=told, engine=engine, max_seconds=max_seconds
-                )
+                    v, strategy, seed, 0, games, method=method, progress=told, engine=engine, max_seconds=max_seconds,
+                    rules=rules,
+                )  # fmt: skip
         seconds = time.perf_counter() - start
         s = summarize(result)
         s["notes"] = list(v.solitaire_notes())

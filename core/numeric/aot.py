@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import card, compiled, layer, play, scoreclass, turn
+from . import card, compiled, layer, moves, play, scoreclass, turn
 from .records import signature_digest, signatures
 
 __all__ = ["MODULE", "build"]
@@ -50,6 +50,7 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
     kernels = {"turn_block": turn.jitted(), "layer_f8": layer.jitted(), "layer_f4": layer.jitted()}
     kernels.update(card_f8=card.jitted(), card_f4=card.jitted())
     player, hashing = play.compiled_names()["_play_worker"], scoreclass.compiled_names()
+    fill = moves.compiled_names()["_fill_worker"]
     kernels.update(class_slots=hashing["_class_slots"], group_facts=hashing["_group_facts"])
     ints = types.Array(types.int64, 1, "C")
     returns = {"class_slots": ints, "group_facts": types.UniTuple(ints, 2)}
@@ -61,7 +62,14 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
         cc.target_cpu = target_cpu
         for name, args in signatures().items():
             sig = signature(returns.get(name, types.void), *(nb.typeof(a) for a in args))
-            cc.export(name, sig)((player if name.startswith("play_worker_") else kernels[name]).py_func)
+            made = (
+                player
+                if name.startswith("play_worker_")
+                else fill
+                if name.startswith("fill_worker_")
+                else kernels[name]
+            )
+            cc.export(name, sig)(made.py_func)
         saved, pycc_compiler.Flags = pycc_compiler.Flags, _NoGil
         try:
             cc.compile()

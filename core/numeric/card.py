@@ -81,11 +81,18 @@ _GIVEN = 6  # card_turn's arguments; the kernel's last, the scratch card_turn al
 
 
 def card_turn(
-    card: CardArrays, sl: SlotArrays, layer: LayerArrays, st: StateArrays, d: DiceArrays, values: np.ndarray
+    card: CardArrays,
+    sl: SlotArrays,
+    layer: LayerArrays,
+    st: StateArrays,
+    d: DiceArrays,
+    values: np.ndarray,
+    checks: compiled.RecordChecks | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """`_card_turn` by the kernel this process runs, for values (states + 1, banks), float64 or float32, on
     scratch of its own: (sv, keeps, ok), keeps (decisions - 1, keeps, W) (none for a single decision) and ok
-    False where a legal box leads to a state without a value."""
+    False where a legal box leads to a state without a value. `checks`: the records the caller keeps that the
+    built kernel's argument check passed already (`compiled.RecordChecks`: the layer it pinned)."""
     nb, kmax = sl.add.shape
     n = card.ff.shape[0]
     sv = np.empty((values.shape[1], nb, kmax))
@@ -94,7 +101,7 @@ def card_turn(
     ok = np.empty(1, dtype=np.int64)  # the kernel always sets it
     args = (card, sl, layer, st, d, values, (sv, score, keeps, ok))
     if compiled.MODE == "aot":
-        _aot("card_f4" if values.dtype == np.float32 else "card_f8")(*args)
+        _aot("card_f4" if values.dtype == np.float32 else "card_f8")(*args, checks=checks)
     else:
         (jitted() if compiled.MODE == "jit" else _card_turn)(*args)
     return sv.transpose(1, 0, 2), keeps, bool(ok[0])

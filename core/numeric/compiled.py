@@ -9,9 +9,9 @@ does not load, or was built for a CPU with instructions this one lacks, numba
 compiles the same functions on first use (cached on disk); without numba the
 numpy reference runs (slower, same values). `MODE` says which, decided once per process
 without importing numba; `$DICECUP_KERNELS` (`aot`, `jit` or `numpy`) forces one. It is the one switch:
-the solver, advisor, simulator and distributions all follow it. The simulator's player and score-class hash
-are built ahead of time for the record dtypes of `records.PLAY_VARIANTS`; its other kernels (the best-move fill)
-and the distributions' are compiled by numba in both compiled modes.
+the solver, advisor, simulator and distributions all follow it. The simulator's player, best-move fill and
+score-class hash are built ahead of time for the record dtypes of `records.PLAY_VARIANTS` and `FILL_VARIANTS`;
+the distributions' kernels, and the simulator's for other dtypes, are compiled by numba in both compiled modes.
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ __all__ = [
     "numba_module",
     "pick_mode",
     "on_threads",
-    "pinned",
     "threads",
+    "Kernel",
+    "RecordChecks",
 ]
 
 MODES = ("aot", "jit", "numpy")
@@ -159,80 +160,130 @@ def _simulator_built() -> bool:
     return getattr(beside, "SIMULATOR", None) == signature_digest(simulator=True)
 
 
-def aot_fits(name: str, args: Sequence[Any]) -> bool:
+def aot_fits(name: str, args: Sequence[Any], checks: RecordChecks | None = None) -> bool:
     """Whether this process runs the ahead-of-time build (`MODE`) and it holds kernel `name` for arguments
-    of these types (a kernel built for some variants only: the others are compiled by numba)."""
+    of these types (a kernel built for some variants only: the others are compiled by numba). `checks`: the
+    records known to fit already (the caller's `Kernel.checks`, say), remembered there as they pass."""
     if MODE != "aot" or not _simulator_built():
         return False
     from .records import signatures
 
     like = signatures().get(name)
-    return like is not None and len(args) == len(like) and all(map(_fits, args, like))
+    fits = (RecordChecks() if checks is None else checks).fits
+    return like is not None and len(args) == len(like) and all(map(fits, args, like))
 
 
-def aot_kernel(name: str, checked: int | None = None) -> Callable[..., Any]:
+class RecordChecks:
+    """The records that passed a kernel's argument check, by id (each held, so that its id cannot be reused by
+    another object), so that a record passed again is not walked field by field again: the small ones that
+    passed most recently (`RECORDS_KEPT`; the least recently passed go first, so that records passed on every
+    call, such as the dice graph's, outlive a stream of one-off ones), and the ones `pin` checked for as long
+    as this object lives (the last `PINNED_KEPT`), whatever their size. Held by whoever calls the kernel."""
+
+    def __init__(self) -> None:
+        self._recent: collections.OrderedDict[int, tuple] = collections.OrderedDict()
+        self._pinned: collections.OrderedDict[int, tuple] = collections.OrderedDict()
+
+    def fits(self, arg: Any, like: Any) -> bool:
+        """Whether `arg` has the kernel type of `like` (the quick test; `_check_like` says what is wrong)."""
+        if type(like) is np.ndarray:
+            return (
+                isinstance(arg, np.ndarray)
+                and arg.dtype == like.dtype
+                and arg.ndim == like.ndim
+                and (arg.flags.c_contiguous or not like.flags.c_contiguous)  # compiled for any layout, or for C's
+                and (arg.flags.writeable or not like.flags.writeable)  # a kernel that writes it gets no read-only one
+            )
+        if type(like) is int:  # most calls are arrays, records and ints: the unions below cost a few times more
+            return type(arg) is int or (isinstance(arg, _INTS) and not isinstance(arg, _BOOLS))
+        if isinstance(like, tuple):
+            recent = self._recent
+            if recent.get(id(arg)) is arg:  # a record passed again (dice graph, ...): kept as the most recent
+                recent.move_to_end(id(arg))
+                return True
+            if self._pinned.get(id(arg)) is arg:
+                return True
+            if type(arg) is not type(like) or not all(map(self.fits, arg, like)):
+                return False
+            if _nbytes(arg) < 1 << 20:  # small ones only
+                recent[id(arg)] = arg
+                if len(recent) > RECORDS_KEPT:
+                    recent.popitem(last=False)
+            return True
+        if isinstance(like, bool | np.bool_):
+            return isinstance(arg, bool | np.bool_)
+        if isinstance(like, float):
+            return isinstance(arg, float | np.floating)
+        return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
+
+    def pin(self, record: tuple, kernel: str, position: int) -> tuple:
+        """`record`, checked now against argument `position` of `kernel` (`records.signatures`; TypeError where
+        it does not fit) and let pass unwalked from then on: for a long-lived record its caller keeps anyway
+        (the advisor's layer of every class), whatever its size. Returns it."""
+        from .records import signatures
+
+        _check_like(record, signatures()[kernel][position], f"{kernel} argument {position}")
+        self._pinned[id(record)] = record
+        if len(self._pinned) > PINNED_KEPT:
+            self._pinned.popitem(last=False)
+        return record
+
+    def recent(self) -> int:
+        """How many records are remembered as recently passed (at most `RECORDS_KEPT`)."""
+        return len(self._recent)
+
+    def remembers(self, record: object) -> bool:
+        """Whether `record` itself (not an equal one) is remembered as fitting."""
+        return any(kept.get(id(record)) is record for kept in (self._recent, self._pinned))
+
+
+RECORDS_KEPT = 64
+"""Small records a `RecordChecks` remembers as recently passed."""
+PINNED_KEPT = 8
+"""Records a `RecordChecks` keeps pinned (one per variant advised)."""
+
+
+class Kernel:
     """The ahead-of-time build's function `name` (only in the `aot` mode), behind a check of its arguments.
 
     Compiled for one signature (`records.signatures`), it would read an array of another dtype, rank or
     memory layout as if it had that one (numba's dispatcher would compile another version instead):
     the check turns that into a TypeError. `checked`: only that many leading arguments are checked, the
     rest being scratch arrays the caller's wrapper has just allocated itself with the kernel's types.
+    `checks` holds the records that passed (`RecordChecks`): the caller that keeps this object keeps them, or
+    passes its own with each call.
     """
-    kernel = getattr(aot_module(), name)
-    examples: list[tuple[Any, ...]] = []
 
-    def call(*args: Any) -> Any:
-        if not examples:
+    def __init__(self, name: str, checked: int | None = None) -> None:
+        self.name, self.checked = name, checked
+        self.kernel = getattr(aot_module(), name)
+        self.checks = RecordChecks()
+        self.__doc__ = self.kernel.__doc__
+        self._like: tuple[Any, ...] | None = None
+
+    def __call__(self, *args: Any, checks: RecordChecks | None = None) -> Any:
+        like = self._like
+        if like is None:
             from .records import signatures
 
-            examples.append(signatures()[name])
-        like = examples[0]
-        if len(args) != len(like) or not all(map(_fits, args[:checked], like[:checked])):
+            like = self._like = signatures()[self.name]
+        checked = self.checked
+        fits = (self.checks if checks is None else checks).fits
+        if len(args) != len(like) or not all(map(fits, args[:checked], like[:checked])):
             if len(args) != len(like):
-                raise TypeError(f"{name}: {len(args)} arguments, expected {len(like)}")
+                raise TypeError(f"{self.name}: {len(args)} arguments, expected {len(like)}")
             for i, (arg, want) in enumerate(zip(args, like, strict=True)):
-                _check_like(arg, want, f"{name} argument {i}")
-        return kernel(*args)
+                _check_like(arg, want, f"{self.name} argument {i}")
+        return self.kernel(*args)
 
-    call.__doc__ = kernel.__doc__
-    return call
-
-
-_RECORDS: collections.OrderedDict[int, tuple[Any, ...]] = collections.OrderedDict()
-"""The small records that passed `_fits` most recently, by id (immutable tuples of arrays, such as the dice
-graph's: checked once, not on every call; each held, so that its id cannot be reused by another object). The
-least recently passed goes first, so that records passed on every call outlive a stream of one-off ones."""
-RECORDS_KEPT = 64
+    def pin(self, record: tuple, position: int) -> tuple:
+        """`RecordChecks.pin` for argument `position` of this kernel."""
+        return self.checks.pin(record, self.name, position)
 
 
-def _fits(arg: Any, like: Any) -> bool:
-    """Whether `arg` has the kernel type of `like` (the quick test; `_check_like` says what is wrong)."""
-    if type(like) is np.ndarray:
-        return (
-            isinstance(arg, np.ndarray)
-            and arg.dtype == like.dtype
-            and arg.ndim == like.ndim
-            and (arg.flags.c_contiguous or not like.flags.c_contiguous)  # compiled for any layout, or for C's
-            and (arg.flags.writeable or not like.flags.writeable)  # a kernel that writes it is given no read-only one
-        )
-    if type(like) is int:  # most calls are arrays, records and ints: the unions below cost a few times more
-        return type(arg) is int or (isinstance(arg, _INTS) and not isinstance(arg, _BOOLS))
-    if isinstance(like, tuple):
-        if _RECORDS.get(id(arg)) is arg:  # a record passed again (dice graph, ...): kept as the most recent
-            _RECORDS.move_to_end(id(arg))
-            return True
-        if _PINNED.get(id(arg)) is arg:
-            return True
-        if type(arg) is not type(like) or not all(map(_fits, arg, like)):
-            return False
-        if _nbytes(arg) < 1 << 20:  # small ones only
-            _RECORDS[id(arg)] = arg
-            if len(_RECORDS) > RECORDS_KEPT:
-                _RECORDS.popitem(last=False)
-        return True
-    if isinstance(like, bool | np.bool_):
-        return isinstance(arg, bool | np.bool_)
-    return isinstance(arg, int | np.integer) and not isinstance(arg, bool | np.bool_)
+def aot_kernel(name: str, checked: int | None = None) -> Kernel:
+    """The ahead-of-time build's function `name` behind a check of its arguments (`Kernel`)."""
+    return Kernel(name, checked)
 
 
 def _nbytes(record: tuple) -> int:
@@ -242,25 +293,6 @@ def _nbytes(record: tuple) -> int:
 
 _INTS = (int, np.integer)
 _BOOLS = (bool, np.bool_)
-
-
-def pinned(record: tuple, kernel: str, position: int) -> tuple:
-    """`record`, checked now against argument `position` of `kernel` (`records.signatures`; TypeError where
-    it does not fit) and remembered as fitting for as long as the process runs: for a long-lived record the
-    caller keeps anyway (the advisor's layer of every class), whatever its size. Returns it."""
-    from .records import signatures
-
-    _check_like(record, signatures()[kernel][position], f"{kernel} argument {position}")
-    _PINNED[id(record)] = record
-    if len(_PINNED) > PINNED_KEPT:
-        _PINNED.popitem(last=False)
-    return record
-
-
-_PINNED: collections.OrderedDict[int, tuple] = collections.OrderedDict()
-"""Records checked once for good (`pinned`), by id (each held, so that its id cannot be reused); the last
-`PINNED_KEPT` (one per variant advised)."""
-PINNED_KEPT = 8
 
 
 def _check_like(arg: Any, like: Any, where: str) -> None:
@@ -281,6 +313,9 @@ def _check_like(arg: Any, like: Any, where: str) -> None:
     elif isinstance(like, bool | np.bool_):
         if not isinstance(arg, bool | np.bool_):
             raise TypeError(f"{where}: expected a bool, got {type(arg).__name__}")
+    elif isinstance(like, float):
+        if not isinstance(arg, float | np.floating):
+            raise TypeError(f"{where}: expected a float, got {type(arg).__name__}")
     elif isinstance(arg, bool | np.bool_) or not isinstance(arg, int | np.integer):
         raise TypeError(f"{where}: expected an integer, got {type(arg).__name__}")
 

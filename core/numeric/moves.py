@@ -3,7 +3,8 @@
 Same arithmetic and tie rules as the numpy reference (`simulate.optimal.OptimalPolicy`); keeps come from the
 numeric core's one turn recursion (`turn`). `fold_block` folds W states' turns side by side, `choose_keep`
 picks each lane's keep in the game's order, `fill_moves` writes the rows the player (`play`) and the score
-distribution read. The records and their builders are numpy; the kernels need numba (`compiled.NUMBA_KERNELS`).
+distribution read. The records (`records.py`) and their builders are numpy; the fill is built ahead of time for
+the rows of `records.FILL_VARIANTS`, and compiled by numba otherwise (`compiled.NUMBA_KERNELS`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from . import advance, compiled, turn
 from .advance import _advance_arg as advance_arg
 from .advance import _legal_boxes as legal_boxes
 from .intrinsics import fetch_add
-from .records import DiceArrays, MoveRows, TurnArrays
+from .records import DiceArrays, MoveRows, ScoreArrays, TurnArrays, TurnPlay, TurnStates, fill_variant
 from .turn import W, turn_block
 from .turn import _lanes as lanes  # a (rows, W) array's row as W values, in registers
 
@@ -45,47 +46,9 @@ LIVE = (1.0,) * 8  # `choose_keep`'s lanes: every one chooses (W = 8 lanes)
 DEAD = (0.0,) * 8  # none does: each scores
 
 
-class TurnStates(NamedTuple):
-    """Solver states whose best moves are wanted: where they may score and what each successor is worth.
-
-    Its legality fields are `records.Legality`'s, and the score-and-advance step's walk reads it as one (flat:
-    `fill_moves`' parallel loop cannot take a record nested in another)."""
-
-    score_class: np.ndarray  # int64 [S]: the state's class of the score tables
-    same: np.ndarray  # bool [S]: the first roll scores like a later one
-    masks: np.ndarray  # int64 [S]: filled boxes
-    later_bits: np.ndarray  # int64 [S]: legal boxes after a later roll (when the roll does not matter)
-    first_bits: np.ndarray  # int64 [S]: ... after the first roll
-    rd_index: np.ndarray  # int64 [S]: row of rd_tables when legality depends on the roll, else -1
-    rd_tables: np.ndarray  # int64 [T, rolls, 2]: legal-box bits per roll and first roll?
-    after: np.ndarray  # float64 [S, slots]: solver value after each slot (box * kmax + the box's slot)
-
-
-class ScoreArrays(NamedTuple):
-    """The engine's points per score class, with the successor slot each score leads to."""
-
-    points: np.ndarray  # float64 [C, 2, boxes, rolls]: box score plus awards
-    slots: np.ndarray  # int64 [C, 2, boxes, rolls]: the successor slot, -1 for a score the solver never saw
-    slot_lo: np.ndarray  # int64 [C, 2, boxes]: the lowest slot over the rolls (-1 when some score has none)
-    slot_hi: np.ndarray  # int64 [C, 2, boxes]: the highest
-    same: np.ndarray  # bool [C]: the class's first roll scores like a later one
-
-
 def score_arrays(points: np.ndarray, slots: np.ndarray, same: np.ndarray) -> ScoreArrays:
     """The record for points and slots [C, 2, boxes, rolls] and `same` [C], with each box's range of slots."""
     return ScoreArrays(points, slots, slots.min(axis=3), slots.max(axis=3), np.ascontiguousarray(same, dtype=bool))
-
-
-class TurnPlay(NamedTuple):
-    """How `fold_block`'s folded turns are played, besides the states' tables: the rolls a turn, the objective's
-    theta (nonzero: a risk objective's rolls folded as utilities) and the keeps chosen among, ties to the first
-    (`DiceGraph.keep_order`)."""
-
-    rolls: int
-    theta: float
-    keep_rows: np.ndarray  # int64 [rolls of the graph, K]: each roll's proper keeps' rows, in the game's order
-    keep_n: np.ndarray  # int64 [rolls of the graph]: how many
-    keep_masks: np.ndarray  # int64 [rolls of the graph, K]: each keep as a mask of the roll's sorted dice
 
 
 def turn_play(keep_order: tuple[np.ndarray, np.ndarray, np.ndarray], rolls: int, theta: float) -> TurnPlay:
@@ -311,9 +274,13 @@ def fill_moves(st: TurnStates, sc: ScoreArrays, d: DiceArrays, pol: TurnPlay, mv
     (`numeric.objective`), with st.after its certainty equivalents: scoring adds points to them as for the
     mean, but the rolls are averaged as utilities sign * exp(theta x points), and the keeps compared as
     certainty equivalents again (as `Solution.turn_tables` gives them to the numpy policy)."""
-    kernel = compiled_names()["_fill_worker"]
     taken = np.zeros(1, dtype=np.int64)  # blocks handed out
     n_blocks = (st.masks.shape[0] + W - 1) // W
+    name = fill_variant(mv.rows)
+    if compiled.aot_fits(name, (st, sc, d, pol, mv, errors, taken)):
+        kernel = compiled.aot_kernel(name, checked=0)  # (checked just now)
+    else:
+        kernel = compiled_names()["_fill_worker"]
     compiled.on_threads(lambda: kernel(st, sc, d, pol, mv, errors, taken), max(1, min(compiled.threads(), n_blocks)))
 
 

@@ -27,6 +27,9 @@ __all__ = [
     "MoveRows",
     "Pass",
     "Playing",
+    "ScoreArrays",
+    "TurnPlay",
+    "TurnStates",
     "RollDraws",
     "LayerArrays",
     "LayerStates",
@@ -35,6 +38,8 @@ __all__ = [
     "SlotArrays",
     "StateArrays",
     "PLAY_VARIANTS",
+    "FILL_VARIANTS",
+    "fill_variant",
     "TurnShape",
     "play_variant",
     "signature_digest",
@@ -197,6 +202,44 @@ class MoveRows(NamedTuple):
     rolls: int  # rolls a turn
 
 
+class TurnStates(NamedTuple):
+    """Solver states whose best moves are wanted: where they may score and what each successor is worth.
+
+    Its legality fields are `records.Legality`'s, and the score-and-advance step's walk reads it as one (flat:
+    `moves.fill_moves`' parallel loop cannot take a record nested in another)."""
+
+    score_class: np.ndarray  # int64 [S]: the state's class of the score tables
+    same: np.ndarray  # bool [S]: the first roll scores like a later one
+    masks: np.ndarray  # int64 [S]: filled boxes
+    later_bits: np.ndarray  # int64 [S]: legal boxes after a later roll (when the roll does not matter)
+    first_bits: np.ndarray  # int64 [S]: ... after the first roll
+    rd_index: np.ndarray  # int64 [S]: row of rd_tables when legality depends on the roll, else -1
+    rd_tables: np.ndarray  # int64 [T, rolls, 2]: legal-box bits per roll and first roll?
+    after: np.ndarray  # float64 [S, slots]: solver value after each slot (box * kmax + the box's slot)
+
+
+class ScoreArrays(NamedTuple):
+    """The engine's points per score class, with the successor slot each score leads to."""
+
+    points: np.ndarray  # float64 [C, 2, boxes, rolls]: box score plus awards
+    slots: np.ndarray  # int64 [C, 2, boxes, rolls]: the successor slot, -1 for a score the solver never saw
+    slot_lo: np.ndarray  # int64 [C, 2, boxes]: the lowest slot over the rolls (-1 when some score has none)
+    slot_hi: np.ndarray  # int64 [C, 2, boxes]: the highest
+    same: np.ndarray  # bool [C]: the class's first roll scores like a later one
+
+
+class TurnPlay(NamedTuple):
+    """How `fold_block`'s folded turns are played, besides the states' tables: the rolls a turn, the objective's
+    theta (nonzero: a risk objective's rolls folded as utilities) and the keeps chosen among, ties to the first
+    (`DiceGraph.keep_order`)."""
+
+    rolls: int
+    theta: float
+    keep_rows: np.ndarray  # int64 [rolls of the graph, K]: each roll's proper keeps' rows, in the game's order
+    keep_n: np.ndarray  # int64 [rolls of the graph]: how many
+    keep_masks: np.ndarray  # int64 [rolls of the graph, K]: each keep as a mask of the roll's sorted dice
+
+
 class Coding(NamedTuple):
     """The solver's state coding (`numeric.coding.StateIndex`) as arrays a kernel updates box by box."""
 
@@ -322,9 +365,19 @@ def play_variant(states: np.ndarray, after: np.ndarray, row_of: np.ndarray, rows
     return "play_worker_" + "_".join(a.dtype.str[1:] for a in (states, after, row_of, rows, kept))
 
 
+FILL_VARIANTS = ("u1",)
+"""The best-move rows' dtypes the fill (`moves._fill_worker`) is built ahead of time for (`fill_variant`); rows of
+another (larger dice or cards) are filled by the kernel numba compiles."""
+
+
+def fill_variant(rows: np.ndarray) -> str:
+    """The name of the best-move fill's kernel for rows of this dtype (`FILL_VARIANTS`)."""
+    return "fill_worker_" + rows.dtype.str[1:]
+
+
 def simulator_signatures() -> dict[str, tuple[Any, ...]]:
-    """The simulator's kernels: the player (`play._play_worker`, a variant per `PLAY_VARIANTS`) and the score
-    class hash (`scoreclass`). The award and event counts are column-major views (`play.counts_array`), and
+    """The simulator's kernels: the player (`play._play_worker`, a variant per `PLAY_VARIANTS`), the best-move
+    fill (`moves._fill_worker`, a variant per `FILL_VARIANTS`) and the score class hash (`scoreclass`). The award and event counts are column-major views (`play.counts_array`), and
     the best-move rows may be mapped read-only from disk."""
 
     def a(dtype: str, *shape: int) -> np.ndarray:
@@ -336,6 +389,13 @@ def simulator_signatures() -> dict[str, tuple[Any, ...]]:
         "class_slots": (_i8(1, 1), 1),
         "group_facts": (_i8(1, 1), _i8(1), 1, 1, 1),
     }
+    for rows_t in FILL_VARIANTS:
+        rows = a(rows_t, 1, 1, 1)
+        st = TurnStates(_i8(1), a("?", 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1))
+        sc = ScoreArrays(_f8(1, 1, 1, 1), _i8(1, 1, 1, 1), _i8(1, 1, 1), _i8(1, 1, 1), a("?", 1))
+        pol = TurnPlay(1, 1.0, _i8(1, 1), _i8(1), _i8(1, 1))
+        mv = MoveRows(_i8(1), False, rows, 1, _i8(0, 0), 1)
+        out[fill_variant(rows)] = (st, sc, dice, pol, mv, _i8(1), _i8(1))
     for st_t, after_t, row_t, rows_t, kept_t in PLAY_VARIANTS:
         rows = a(rows_t, 1, 1, 1)
         rows.setflags(write=False)

@@ -121,37 +121,44 @@ def check_run(
         raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
 
 
-def check_size(variant: Variant, strategy: str, engine: Any = None) -> None:
+def check_size(variant: Variant, strategy: str, engine: Any = None, rules: Any = None) -> Any:
     """Refuse at once, with the size, a strategy whose work explodes on this variant (nothing is started).
 
     `greedy` looks one roll ahead over every distinct roll; `optimal` needs the exact solver's
     table, whose own limits (`solver.rules.check_solvable`) apply; `strong` needs a card it can
     split into parts (`solver.relax.check_relaxable`). `random` never enumerates rolls. Any other
     bot: its own check (`Engine.check_bot`).
+
+    Returns the solver's rules model of `variant` where the check learned it (a risk strategy's range is
+    checked against its scores), else `rules`: the caller passes it on (`simulate_range`, `load_or_solve`),
+    so that the rules are learned once. `rules`: the model an earlier check returned (not learned again).
     """
     strategy = strategy_name(strategy)
     if not _fast(strategy):
         _engine(engine).check_bot(strategy, variant)
-        return
+        return rules
     if strategy == "greedy":
         from ..game.bots import GreedyBot  # the game layer loads only where a game is played
 
         GreedyBot.check(variant)
     if strategy == "optimal" or strategy.startswith("risk:"):
         try:
-            from ..solver.rules import check_solvable
+            from ..solver.rules import RuleModel, check_solvable
         except ImportError:  # pragma: no cover - the solver ships with dicecup
-            return
+            return rules
         check_solvable(variant)
         if strategy.startswith("risk:"):  # a theta whose values leave float64 for this variant's scores
             from ..numeric.objective import risk_objective
             from ..solver.solve import check_objective
 
-            check_objective(variant, risk_objective(strategy[5:], f"strategy {shown(strategy)}"))
+            if rules is None or rules.variant is not variant:
+                rules = RuleModel(variant)
+            check_objective(variant, risk_objective(strategy[5:], f"strategy {shown(strategy)}"), rules)
     if strategy == "strong":
         from ..solver.relax import check_relaxable
 
         check_relaxable(variant)
+    return rules
 
 
 def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
@@ -302,18 +309,20 @@ def simulate_range(
     progress: Reporter | None = None,
     engine: Any = None,
     max_seconds: float = MAX_ENGINE_SECONDS,
+    rules: Any = None,
 ) -> Tally:
     """The tally of games first_game .. first_game + games - 1 of the run `simulate(variant, strategy, total,
     seed)` (for any total reaching them), played `RANGE_PIECE` games at a time so that memory does not grow
     with `games`. Merging the tallies of ranges that cover a run gives the run's tally, for any split: what a
-    process of a cluster returns. `max_seconds` bounds the whole range on the engine simulator."""
+    process of a cluster returns. `max_seconds` bounds the whole range on the engine simulator. `rules`: what
+    `check_size` returned for this variant and strategy (the rules are then not learned again)."""
     if seed is None:
         raise DicecupError("a range of a run needs the run's seed: give seed=")
     check_run(strategy, games, seed, method, engine, first_game)
     name = strategy_name(strategy)
     if not _fast(name):
         engine = _engine(engine)
-    check_size(variant, name, engine)
+    check_size(variant, name, engine, rules)
     tally: Tally | None = None
     with task(progress, f"simulating {games:,} games of {variant.id} ({name})", games, "games") as told:
         for start in range(0, games, RANGE_PIECE):

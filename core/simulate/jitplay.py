@@ -21,7 +21,7 @@ from ..numeric.records import MoveRows, StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
 from ..store import store_of
-from .kept_moves import keep_moves, recall_moves
+from .kept_moves import keep_classes, keep_moves, recall_classes, recall_moves
 from .optimal import OptimalPolicy, fill_rows, fill_rows_of
 
 if TYPE_CHECKING:  # the solver is imported only when the optimal strategy plays
@@ -94,7 +94,9 @@ _PLAYING = threading.Lock()
 class ClassArrays:
     """The score classes of a `tables.Traced` as the kernels read them, appended as the tables learn them
     (all rebuilt when the tables are keyed anew): for play, keys hashed and box scores apart from the rare
-    entries that win awards or events; for filling best moves, points and successor slots per box."""
+    entries that win awards or events; for filling best moves, points and successor slots per box. The
+    play arrays of the classes an earlier process knew are read back (`kept_moves.recall_classes`) rather than
+    made again from every class's whole table."""
 
     def __init__(self, tables: ScoreTables, solution: Solution) -> None:
         self.traced, self.solution = tables.traced, solution
@@ -103,15 +105,17 @@ class ClassArrays:
         self.width = self.traced.width - 1
         self.class_of: dict | None = None
         self._arrays: records.Classes | None = None
+        self.kept = 0  # classes whose play arrays are kept on disk (`kept_moves.keep_classes`)
 
     def _reset(self) -> None:
         self.class_of, self.n, self.n_extras, self.n_fill = self.traced.class_of, 0, 0, 0
         self.extras: list[np.ndarray] = []
-        self.scores = np.zeros((0, *self.shape), dtype=np.int32)  # small: read on every scoring
-        self.extra = np.zeros((0, *self.shape), dtype=np.int32)
+        self.cells: list[np.ndarray] = []  # [classes, 2, rolls, boxes] int32, appended a chunk at a time
+        self.lo, self.hi = 0, -1  # the lowest and highest box score of the classes so far
         self.points_t = np.zeros((0, 2, self.shape[2], self.shape[1]))
         self.slots_t = np.zeros((0, 2, self.shape[2], self.shape[1]), dtype=np.int64)
         self.same = np.zeros(0, dtype=bool)
+        self.kept = 0
 
     def _chunks(self, start: int, stop: int) -> Iterator[np.ndarray]:
         """The tables of classes start .. stop - 1, STACK_CLASSES at a time [classes, 2, rolls, boxes, width],
@@ -139,6 +143,54 @@ class ClassArrays:
             self.n_fill = self.n
         return score_arrays(self.points_t, self.slots_t, self.same)
 
+    @property
+    def keyed(self) -> tuple[int, ...]:
+        """The facts a class is keyed on."""
+        return tuple(self.traced.keyed)
+
+    def class_keys(self) -> np.ndarray:
+        """Each known class's key [classes, facts keyed], in class order."""
+        t = self.traced
+        keys = np.zeros((len(t.class_of), len(t.keyed)), dtype=np.int64)
+        for key, c in t.class_of.items():
+            keys[c] = key
+        return keys
+
+    def adopt(self, keyed: np.ndarray, keys: np.ndarray, cells: np.ndarray, extras: np.ndarray) -> bool:
+        """Take the play arrays of classes an earlier process made (`kept_moves.recall_classes`) when they are the
+        first classes the tables know now, keyed on the same facts (the same rules made the same tables); True
+        when they were taken."""
+        t = self.traced
+        if self.class_of is not t.class_of:
+            self._reset()
+        k = len(keys)
+        fits = (
+            self.n == 0
+            and 0 < k <= len(t.class_of)
+            and tuple(keyed.tolist()) == tuple(t.keyed)
+            and cells.shape == (k, *self.shape)
+            and extras.ndim == 2
+            and extras.shape[1] == self.width + 1
+            and np.array_equal(keys, self.class_keys()[:k])
+        )
+        if not fits:
+            return False
+        odd = (cells & 1) == 1
+        rows = cells[odd] >> 1
+        if len(rows) != len(extras) or not np.array_equal(np.sort(rows), np.arange(len(extras))):
+            return False  # every extra row named by exactly one cell
+        scores = np.where(odd, 0, cells >> 1)
+        scores[odd] = extras[rows, 0]
+        self.cells, self.extras, self.n_extras, self.n = [cells], [extras], len(extras), k
+        self.lo, self.hi = int(scores.min()), int(scores.max())
+        self.kept = k
+        return True
+
+    def play_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cells, extras) of every class known now, as `arrays` gives them to the kernels (what is kept)."""
+        got = self.arrays()
+        return got.cells, got.extras
+
     def arrays(self) -> records.Classes:
         """The record for the classes known now (`fill_arrays` gives the rest)."""
         t = self.traced
@@ -150,32 +202,27 @@ class ClassArrays:
         for tables in self._chunks(self.n, n):  # a few at a time (the kept tables come all at once)
             scores = tables[..., 0]
             extra = np.full(scores.shape, -1, dtype=np.int32)
-            at = np.nonzero((tables[..., 1:] != 0).any(axis=-1))
+            at = np.nonzero(tables[..., 1:].any(axis=-1))
             extra[at] = self.n_extras + np.arange(len(at[0]))
             self.extras.append(tables[at])  # the score too: the cell holds the row instead
             self.n_extras += len(at[0])
             if np.abs(scores).max(initial=0) >= 1 << 30:  # a cell holds score << 1 in an int32
                 raise Untabulable("a box score too large for the compiled simulator's tables")
-            self.scores = np.concatenate([self.scores, scores.astype(np.int32)])
-            self.extra = np.concatenate([self.extra, extra])
+            if scores.size:
+                self.lo = min(self.lo, int(scores.min())) if self.hi >= self.lo else int(scores.min())
+                self.hi = max(self.hi, int(scores.max()))
+            self.cells.append(np.where(extra < 0, scores.astype(np.int32) << 1, (extra << 1) | 1).astype(np.int32))
         self.n = len(t.tables)
-        keys = np.zeros((self.n, len(t.keyed)), dtype=np.int64)
-        for key, c in t.class_of.items():
-            keys[c] = key
-        extras = np.concatenate(self.extras) if self.extras else np.zeros((0, 1 + self.width), dtype=np.int64)
+        self.cells = [np.concatenate(self.cells)] if self.cells else [np.zeros((0, *self.shape), dtype=np.int32)]
+        self.extras = [np.concatenate(self.extras)] if self.extras else [np.zeros((0, 1 + self.width), np.int64)]
+        keys = self.class_keys()
         slots_hash = class_slots(keys, 1 << max(4, (2 * self.n).bit_length()))
-        lo, hi = (int(self.scores.min()), int(self.scores.max())) if self.n else (0, -1)
+        lo, hi = (self.lo, self.hi) if self.n else (0, -1)
         span = hi - lo + 1 if self.n * self.shape[2] * (hi - lo + 1) <= NEXT_CLASS_CELLS else 0
         # learnt again by the kernel; narrow, so that the memo stays in the core's caches
         after = np.full((self.n, self.shape[2], span), -1, dtype=np.int16 if self.n < 1 << 15 else np.int32)
         self._arrays = records.Classes(
-            np.array(t.keyed, dtype=np.int64),
-            keys,
-            slots_hash,
-            np.where(self.extra < 0, self.scores << 1, (self.extra << 1) | 1).astype(np.int32),
-            extras,
-            after,
-            lo,
+            np.array(t.keyed, dtype=np.int64), keys, slots_hash, self.cells[0], self.extras[0], after, lo
         )
         return self._arrays
 
@@ -189,11 +236,17 @@ CLASSES_KEPT = 8
 
 def class_arrays(tables: ScoreTables, solution: Solution) -> ClassArrays:
     """The kernels' view of a score table's classes, one per table and solution, kept between runs (by the
-    solution's variant's engine)."""
+    solution's variant's engine); it starts with the play arrays an earlier process kept on disk, where they fit."""
+
+    def made() -> ClassArrays:
+        classes = ClassArrays(tables, solution)
+        recall_classes(classes)
+        return classes
+
     return store_of(solution.variant).get(
         CLASSES_KIND,
         id(tables),
-        lambda: ClassArrays(tables, solution),
+        made,
         CLASSES_KEPT,
         valid=lambda got: got.traced is tables.traced and got.solution is solution,
     )
@@ -304,8 +357,12 @@ class JitPlay:
 
     def end_points(self, vals: np.ndarray, states: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Award points [rows, awards] of the end bonuses of full cards, from the solver's end-of-game tables
-        (no engine call per new card); None where those tables cannot tell the awards apart. `states`: the
-        cards' class codes and group totals as `play` left them (else encoded from vals)."""
+        (no engine call per new card); None where those tables cannot tell the awards apart, or where this process
+        has not learned the solver's rules model (a run whose best-move rows were all kept: the simulator's own
+        end-bonus tables answer then, without learning the rules again). `states`: the cards' class codes and
+        group totals as `play` left them (else encoded from vals)."""
+        if self.policy.solution.searched is None:
+            return None
         got = self.policy.solution.end_awards(vals, states)
         if got is None:
             return None
@@ -321,9 +378,11 @@ class JitPlay:
         return out
 
     def keep(self, warn: Callable[[str], None] | None = None) -> None:
-        """Keep the best-move rows filled so far on disk for the next process (`kept_moves.keep_moves`)."""
+        """Keep the best-move rows filled so far, and the score classes' play arrays, on disk for the next process
+        (`kept_moves`)."""
         with _PLAYING:
             keep_moves(self.moves, warn)
+            keep_classes(self.classes, warn)
 
     def complete(self) -> None:
         """Fill the best-move row of every state at once, from the solver's score tables by context (no game

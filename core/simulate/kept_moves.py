@@ -1,11 +1,14 @@
-"""The best-move rows games reached, kept beside the solver's table, so that a later process does not fill them again.
+"""The best-move rows games reached, and the play arrays of the score classes they met, kept beside the solver's
+table, so that a later process does not make them again.
 
 A row depends on nothing but its state and the solution (`jitplay.Moves`), so the rows a run filled are kept as
 signed arrays (`solver.cache.save_arrays`: an HMAC with the user's key, keyed by the variant's fingerprint and
 the digest of the rules', numeric core's and solver's code), one file per objective, with the digest of the
 simulator's own code that fills them. They are read back mapped (the pages a run plays from are read, and a
 file vouched for is not hashed again). A file that is tampered with, stale, of another layout or that does not
-fit the solution is removed, said through `warn`, and its rows filled again.
+fit the solution is removed, said through `warn`, and its rows filled again. The score classes' play arrays
+(`jitplay.ClassArrays`: one file per variant) are taken back only where they are the classes the simulator's
+score tables know now, keyed alike; else they are made again from the tables.
 """
 
 from __future__ import annotations
@@ -19,6 +22,22 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
+
+
+class Classes(Protocol):
+    """What keeping the score classes' play arrays reads and sets (`jitplay.ClassArrays` is one)."""
+
+    solution: Solution
+    kept: int
+
+    def class_keys(self) -> np.ndarray: ...
+
+    def play_arrays(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def adopt(self, keyed: np.ndarray, keys: np.ndarray, cells: np.ndarray, extras: np.ndarray) -> bool: ...
+
+    @property
+    def keyed(self) -> tuple[int, ...]: ...
 
 
 class Moves(Protocol):
@@ -36,7 +55,7 @@ class Moves(Protocol):
     complete: bool
 
 
-__all__ = ["KEEP_BYTES", "keep_moves", "recall_moves"]
+__all__ = ["KEEP_BYTES", "keep_classes", "keep_moves", "recall_classes", "recall_moves"]
 
 LAYOUT = 1
 KEEP_BYTES = 1 << 27
@@ -67,6 +86,12 @@ def _meta(moves: Moves) -> dict:
     }
 
 
+def _distinct(a: np.ndarray) -> bool:
+    """Whether no value of `a` repeats (np.unique would import numpy.ma, a cost a run can do without)."""
+    s = np.sort(a)
+    return bool((s[1:] != s[:-1]).all())
+
+
 def recall_moves(moves: Moves, warn: Warn = None) -> bool:
     """Give a new, empty `moves` the rows kept for its solution; True when there were some that fit."""
     from ..solver import cache
@@ -89,7 +114,7 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
         and rows.shape == (len(slots), *moves.shape)
         and len(slots) <= moves.limit
         and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
-        and len(np.unique(slots)) == len(slots)
+        and _distinct(slots)
     )
     if not fits or slots is None or rows is None:
         if meta.get("code") == _CODE and meta.get("layout") == LAYOUT:
@@ -119,3 +144,45 @@ def keep_moves(moves: Moves, warn: Warn = None) -> None:
         limit=KEEP_BYTES + (1 << 20),
     )  # fmt: skip
     moves.kept = moves.used
+
+
+CLASSES_KIND = "play-classes"
+
+
+def recall_classes(classes: Classes, warn: Warn = None) -> bool:
+    """Give a new `classes` the play arrays an earlier process kept, where they fit the classes its score tables
+    know now (`ClassArrays.adopt`); True when they were taken. A file that does not fit is left: the classes
+    are made from the tables, and the next keep writes them again."""
+    from ..solver import cache
+
+    got = cache.load_arrays(classes.solution.variant, CLASSES_KIND, warn, private=True)
+    if got is None:
+        return False
+    meta, arrays = got
+    needed = ("keyed", "keys", "cells", "extras")
+    if meta != {"layout": LAYOUT, "code": _CODE} or set(arrays) != set(needed):
+        return False
+    keyed, keys, cells, extras = (arrays[n] for n in needed)
+    if keyed.dtype != np.int64 or keys.dtype != np.int64 or cells.dtype != np.int32 or extras.dtype != np.int64:
+        return False
+    if keyed.ndim != 1 or keys.ndim != 2 or keys.shape[1] != len(keyed):
+        return False
+    return classes.adopt(keyed, keys, cells, extras)
+
+
+def keep_classes(classes: Classes, warn: Warn = None) -> None:
+    """Keep the play arrays of the classes `classes` knows for the next process, where it knows more than were
+    kept (or read back)."""
+    cells, extras = classes.play_arrays()
+    if len(cells) <= classes.kept:
+        return
+    from ..solver import cache
+
+    arrays = {
+        "keyed": np.array(classes.keyed, dtype=np.int64),
+        "keys": classes.class_keys(),
+        "cells": cells,
+        "extras": extras,
+    }
+    cache.save_arrays(classes.solution.variant, CLASSES_KIND, {"layout": LAYOUT, "code": _CODE}, arrays, warn)
+    classes.kept = len(cells)

@@ -12,13 +12,54 @@ another objective (`numeric.objective`) over the same states.
 
 from __future__ import annotations
 
-from .advice import Option, advise, advise_state
-from .cache import load_or_solve
-from .errors import SolverError, StateSpaceTooLarge
-from .policy import OptimalBot, SolverPolicy, best_action
-from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
-from .rules import check_solvable
-from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .advice import Option, advise, advise_state
+    from .cache import load_or_solve
+    from .errors import SolverError, StateSpaceTooLarge
+    from .policy import OptimalBot, SolverPolicy, best_action
+    from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
+    from .rules import check_solvable
+    from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
+
+_HOME = {
+    **dict.fromkeys(("Option", "advise", "advise_state"), "advice"),
+    "load_or_solve": "cache",
+    **dict.fromkeys(("SolverError", "StateSpaceTooLarge"), "errors"),
+    **dict.fromkeys(("OptimalBot", "SolverPolicy", "best_action"), "policy"),
+    **dict.fromkeys(("Decision", "Review", "ReviewNeedsSolver", "check_reviewable", "review"), "review"),
+    "check_solvable": "rules",
+    **dict.fromkeys(("DEFAULT_MAX_STATES", "SOLVER_VERSION", "Solution", "solve"), "solve"),
+}
+
+
+class _Package(types.ModuleType):
+    """This package, whose names `solve` and `review` stay the functions when their modules of the same name load
+    (an import binds a submodule over its package's name of the same name)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _HOME and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names, each imported from its module on first use: a caller of one part of the solver (the
+    simulator reading a table) does not import the advisor."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MAX_STATES",

@@ -8,7 +8,7 @@ the kernel's result as the kernel reads it.
 from __future__ import annotations
 
 import weakref
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -124,7 +124,7 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> CardTurn | No
     if ix.symmetric:  # a group's open box fills where its canonical class fills next: its first open box
         slots = SlotArrays(slots.add + ix.fill_shift(code)[:, None], slots.inc, slots.used)
     values = solution.values.reshape(solution.values.shape[0], -1)
-    sv, keeps, ok = card_turn(arrays, slots, cls.layer, ix.arrays, solution.graph.arrays, values)
+    sv, keeps, ok = card_turn(arrays, slots, cls.layer, ix.arrays, solution.graph.arrays, values, _checks(v))
     if not ok:
         raise SolverError(UNREACHABLE)
     return CardTurn(cls, sv, keeps, rolls_left, v.box_ids)
@@ -160,9 +160,18 @@ def _card_tables(solution: Solution) -> tuple[CardTables, LayerArrays] | None:
             tables = recalled[0] if recalled is not None else recalled_card_tables(v, None)
         made = None
         if tables is not None and _fit(tables, solution):  # its layer checked once as the card kernel's argument
-            made = (tables, kernels()[0].pinned(tables.shared_layer(), "card_f8", 2))
+            made = (tables, _checks(v).pin(tables.shared_layer(), "card_f8", 2))
         got = memory.card_tables = (made, id(space) if space is not None else None)
     return got[0]
+
+
+def _checks(v: Variant) -> Any:
+    """The records the card kernel's argument check passed for `v` (`compiled.RecordChecks`), kept in the
+    advisor's memory of it (made at first use)."""
+    memory = memory_of(v)
+    if memory.checks is None:
+        memory.checks = kernels()[0].RecordChecks()
+    return memory.checks
 
 
 def _fit(tables: CardTables, solution: Solution) -> bool:

@@ -46,6 +46,8 @@ class AdvisorMemory:
         """The class coding of the variant's cards (what the complete tables are keyed on)."""
         self.checked: Any = None
         """The card last checked against the variant (`Variant.check_card`)."""
+        self.checks: Any = None
+        """The records the card kernel's argument check passed (`numeric.compiled.RecordChecks`), made at first use."""
         self.later: OrderedDict[tuple, tuple] = OrderedDict()
         """Per (what, solution, card, ...): what one turn's decisions ask again (first in, first out)."""
 

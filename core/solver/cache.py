@@ -46,7 +46,7 @@ from .card_tables import LAYOUT as CARD_LAYOUT
 from .card_tables import CardTables
 from .dp import LayerBackend
 from .errors import StateSpaceTooLarge
-from .rules import check_solvable
+from .rules import RuleModel, check_solvable
 from .signed import mac, read_signed_npz, write_npz
 from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 from .space import bank_sizes
@@ -177,6 +177,7 @@ def load(
     max_states: int | None = None,
     verify_values: bool = False,
     objective: Objective = MEAN,
+    model: RuleModel | None = None,
 ) -> Solution:
     """The cached table for `variant`, signed with this user's key; with `verify_values` (as
     `load_or_solve` always asks) also checked against the solver (`verify`: one score exploration),
@@ -184,6 +185,9 @@ def load(
 
     Read as every signed file is (`signed.read_signed_npz`: bounded, nothing trusted before the signature),
     then its declared shapes checked against what the variant allows before any index is built.
+
+    `model`: the variant's rules model where the caller learned it already (the solution's search structures
+    are built from it, not from the rules again).
 
     Raises FileNotFoundError (no table), CacheInvalid (a table that must not be used),
     StateSpaceTooLarge (more states than `max_states`), OSError / FileError (the path
@@ -223,7 +227,7 @@ def load(
         if values.shape != shape:
             raise CacheInvalid("inconsistent: value array does not match the index")
         solution = Solution(
-            variant, index, values, int(header["states"]), float(header["seconds"]), objective=objective
+            variant, index, values, int(header["states"]), float(header["seconds"]), objective=objective, model=model
         )
     except CacheInvalid:
         raise
@@ -467,6 +471,7 @@ def load_or_solve(
     workdir: str | os.PathLike | None = None,
     objective: Objective = MEAN,
     backend: LayerBackend | None = None,
+    model: RuleModel | None = None,
 ) -> tuple[Solution, bool]:
     """(solution, whether it came from the cache), `max_states` enforced either way.
 
@@ -475,14 +480,15 @@ def load_or_solve(
     A solve keeps its table in `workdir` while it runs (`solve`), and resumes there.
     `objective`: the table of a risk objective (kept in the cache beside the mean's, one per theta).
     `backend`: where the backward pass of a solve runs (`solve`), the table cached as any other.
+    `model`: the variant's rules model where the caller learned it already (`check_objective`, say), passed on
+    to the solve or the loaded solution: the rules are learned once.
     """
     check_solvable(variant)
     say = warn or (lambda message: None)
 
     def solve_it() -> Solution:
-        return solve(
-            variant, max_states=max_states, progress=progress, workdir=workdir, objective=objective, backend=backend
-        )
+        return solve(variant, max_states=max_states, progress=progress, workdir=workdir, objective=objective,
+                     backend=backend, model=model)  # fmt: skip
 
     if not use_cache:
         return solve_it(), False
@@ -502,7 +508,9 @@ def load_or_solve(
         return recent[1], True
     writable = True
     try:
-        solution = load(variant, path, secret=secret, max_states=max_states, verify_values=True, objective=objective)
+        solution = load(
+            variant, path, secret=secret, max_states=max_states, verify_values=True, objective=objective, model=model
+        )
         _remember(path, solution)
         return solution, True
     except FileNotFoundError:

@@ -66,6 +66,7 @@ class Solution:
         seconds: float,
         space: StateSpace | None = None,
         objective: Objective = MEAN,
+        model: RuleModel | None = None,
     ) -> None:
         self.variant = variant
         self.objective = objective
@@ -74,12 +75,16 @@ class Solution:
         self.states = states
         self.seconds = seconds
         self._space = space
+        self._model = model if model is not None and model.variant is variant else None
 
     @property
     def space(self) -> StateSpace:
-        """The search structures (legality, contexts); rebuilt from the rules when loaded from cache."""
+        """The search structures (legality, contexts); rebuilt from the rules when loaded from cache (from the
+        rules model the caller learned already, where it gave one)."""
         if self._space is None:
-            self._space = StateSpace(RuleModel(self.variant), max_states=None, index=self.index)
+            model = self._model if self._model is not None else RuleModel(self.variant)
+            self._space = StateSpace(model, max_states=None, index=self.index)
+            self._model = None  # the space holds it
         return self._space
 
     @property
@@ -364,6 +369,7 @@ def solve(
     workdir: str | os.PathLike | None = None,
     objective: Objective = MEAN,
     backend: LayerBackend | None = None,
+    model: RuleModel | None = None,
 ) -> Solution:
     """Solve `variant` exactly (solitaire, maximising the expected final score, or `objective`).
 
@@ -382,6 +388,8 @@ def solve(
     `backend`: run the backward pass there (`dp.LayerBackend`: the cluster's, `dicecup.cluster`), which keeps
     its own store of finished work (so `workdir` is refused with it); the rules model and the state search
     stay in this process. Same table, bit for bit, as the compiled kernel's here.
+    `model`: the variant's rules model where the caller learned it already (`check_objective`, say): the
+    rules are not learned again.
     """
     start = time.perf_counter()
     kernel = _kernel_for(kernel, precision, backend, workdir)
@@ -391,7 +399,7 @@ def solve(
         run = backward_jit if kernel == "numba" else backward
         if kernel == "numba":
             jit.compile_ahead()  # while the rules model and the search run
-        model = _rules_for(variant, objective, precision)
+        model = _rules_for(variant, objective, precision, model)
         counter = [0]
 
         def on_class() -> None:
@@ -472,10 +480,10 @@ def _kernel_for(
     return kernel
 
 
-def _rules_for(variant: Variant, objective: Objective, precision: str) -> RuleModel:
-    """The variant's rules model, its scores explored up front (errors surface before the search), and the
-    objective checked against them."""
-    model = RuleModel(variant)
+def _rules_for(variant: Variant, objective: Objective, precision: str, model: RuleModel | None = None) -> RuleModel:
+    """The variant's rules model (`model`, where it is the variant's), its scores explored up front (errors
+    surface before the search), and the objective checked against them."""
+    model = model if model is not None and model.variant is variant else RuleModel(variant)
     model.score_groups  # noqa: B018
     model.clamps  # noqa: B018
     if not isinstance(objective, Objective):
