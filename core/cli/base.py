@@ -330,9 +330,11 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def _speak(value: str | None) -> str | None:
-    """The --lang callback: the command line speaks its language from now on (eager: `dicecup --lang ru --help`)."""
-    use_language(value)
+def _speak(ctx: typer.Context, value: str | None) -> str | None:
+    """The --lang callback: the command line speaks its language from now on (eager: `dicecup --lang ru --help`);
+    not while the shell completes a word."""
+    if not ctx.resilient_parsing:
+        use_language(value)
     return value
 
 
