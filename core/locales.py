@@ -24,6 +24,8 @@ __all__ = [
     "DOMAIN",
     "LANGUAGES",
     "N_",
+    "NP_",
+    "Phrase",
     "_",
     "catalog_json",
     "catalog_path",
@@ -31,6 +33,7 @@ __all__ = [
     "messages",
     "ngettext",
     "normalise",
+    "said",
     "speak",
 ]
 
@@ -112,6 +115,48 @@ def speak(lang: str) -> Callable[[], None]:
 def N_(message: str) -> str:
     """`message` as written, marked for the catalogs: said later with `_` (help tables built at import)."""
     return message
+
+
+def NP_(singular: str, plural: str) -> tuple[str, str]:
+    """A message with a count `{n}`, marked for the catalogs: its singular and plural, said later (`Phrase`)."""
+    return singular, plural
+
+
+class Phrase(str):
+    """An English message that keeps its template (marked with `N_` or `NP_`) and fields, so that a front end says
+    it in the player's language (`said`) where it shows it: the engine's errors and progress labels stay English
+    for programs (the API, logs, `--json`). `str()` of an exception made with one keeps the phrase."""
+
+    template: str | tuple[str, str]
+    fields: dict[str, Any]
+
+    def __new__(cls, template: str | tuple[str, str], /, **fields: Any) -> Phrase:
+        english = template if isinstance(template, str) else template[0 if fields.get("n") == 1 else 1]
+        made = super().__new__(cls, english.format(**{k: str(v) for k, v in fields.items()}))
+        made.template, made.fields = template, fields
+        return made
+
+    def __str__(self) -> str:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (the English text alone would lose the template)
+        return (_phrase, (self.template, self.fields))
+
+    def said(self) -> str:
+        """The phrase in the language spoken (`speak`), its fields said too."""
+        fields = {k: said(v) if isinstance(v, str) else str(v) for k, v in self.fields.items()}
+        if isinstance(self.template, str):
+            return _(self.template).format(**fields)
+        return ngettext(*self.template, int(self.fields["n"])).format(**fields)
+
+
+def _phrase(template: str | tuple[str, str], fields: dict[str, Any]) -> Phrase:
+    return Phrase(template, **fields)
+
+
+def said(text: str) -> str:
+    """`text` as a player reads it: a `Phrase` in the language spoken, any other text as it is."""
+    return text.said() if isinstance(text, Phrase) else str.__str__(text)
 
 
 def _(message: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 import re
 import threading
 from pathlib import Path
@@ -187,6 +188,46 @@ def test_the_bars_time_left_is_said_in_the_language_from_rich_s_own_thread() -> 
     assert re.fullmatch(r"noch (39|40) s", got[0]), got
 
 
+# ----------------------------------------------------------------------------- help
+
+
+def test_help_is_said_in_each_language_with_its_figures_filled() -> None:
+    russian = flat(said("--lang", "ru", "simulate", "--help"))
+    assert "Сыграть много одиночных партий одной стратегией" in russian
+    assert "Сколько партий сыграть (1 .. 1,000,000,000); расход памяти не растёт." in russian  # {max_games}
+    assert "(по умолчанию: 10 самых частых)" in russian and "bot:optimal" in russian  # {top_scores}, {bots}
+    assert "Показать эту справку и выйти." in russian  # click's own --help
+    german = flat(said("simulate", "--help", env={**UNSET, "LANG": "de_DE.UTF-8"}))
+    assert "Anzahl der zu spielenden Partien (1 .. 1,000,000,000)" in german
+    spanish = flat(said("--lang", "es", "risk", "--help"))
+    assert "Por defecto: -0.05, -0.03, -0.01, 0, 0.01, 0.03, 0.05, 0.07." in spanish  # {thetas}
+    swedish = flat(said("--lang", "sv", "advise", "--help"))
+    assert "Tärningarna på bordet, t.ex. 11256 eller 1,1,2,5,6." in swedish
+    listed = flat(said("--lang", "ru", "--help"))  # the root: the commands' helps in the listing too
+    assert "Играть, считать очки, решать и анализировать" in listed and "Сыграть партию в терминале" in listed
+    english = flat(said("simulate", "--help"))  # and the next command line's help is English again
+    assert "Number of games to play (1 .. 1,000,000,000); memory stays flat." in english
+    assert "Play many solitaire games with one strategy" in english and "Сыграть" not in english
+
+
+def test_every_help_the_cli_shows_is_marked_for_the_catalogs() -> None:
+    """A help text written without `N_` would stay English in every language: each one is a message of the
+    catalogs (whose own test then checks that every language has it)."""
+    import typer
+    from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+
+    import dicecup
+
+    folder = str(Path(dicecup.__file__).parent / "cli")
+    marked = {m for _f, _l, m, _c, _x in extract_from_dir(folder, [("**.py", "python")], keywords=DEFAULT_KEYWORDS)}
+    root = typer.main.get_command(app)
+    shown = [("dicecup", root.help), *((f"dicecup {p.name}", p.help) for p in root.params)]
+    for name, command in root.commands.items():
+        shown += [(name, command.help), *((f"{name} {p.name}", getattr(p, "help", None)) for p in command.params)]
+    unmarked = [(where, text) for where, text in shown if text and text not in marked]
+    assert not unmarked, unmarked
+
+
 # ----------------------------------------------------------------------------- errors
 
 
@@ -199,6 +240,64 @@ def test_errors_are_one_line_in_the_language() -> None:
     assert path.stderr.startswith("fel: --variant: 'no/such' är inget variant-id,")
     english = run("show", "-v", "no/such", code=2)  # and the next command line speaks English again
     assert english.stderr.startswith("error: --variant: 'no/such' is not a variant id,")
+
+
+def test_the_engines_errors_are_said_in_the_language() -> None:
+    strategy = run("--lang", "ru", "simulate", "-v", "yacht", "-s", "nope", "-n", "1", code=2)
+    assert strategy.stderr.startswith("ошибка: неизвестная стратегия 'nope'; стратегии: optimal, strong, greedy")
+    cluster = run("--lang", "es", "simulate", "-v", "yacht", "-n", "1", "--cluster", "nowhere", code=2)
+    assert cluster.stderr.startswith("error: el clúster 'nowhere' no es una dirección")
+    english = run("simulate", "-v", "yacht", "-s", "nope", "-n", "1", code=2)
+    assert english.stderr.startswith("error: unknown strategy 'nope'; strategies: optimal, strong, greedy")
+
+
+def test_an_engine_phrase_is_english_for_programs_and_said_in_the_language_where_it_is_shown() -> None:
+    from dicecup.cli.common import error_line
+    from dicecup.errors import DicecupError
+    from dicecup.language.engine import Engine
+    from dicecup.simulate import check_run
+    from dicecup.solver.odds import odds
+
+    with pytest.raises(DicecupError) as games:
+        check_run("random", 0, None, "auto")
+    with pytest.raises(DicecupError) as rolls:
+        odds(Engine().resolve("yacht", {}), dice=(1, 1, 2, 5, 6), rolls_left=7)
+    assert str(games.value) == "the number of games must be a whole number >= 1, got 0"  # the API: English
+    assert str(rolls.value) == "rolls_left must be 0..2 for yacht: rolls left after these dice; got 7"
+    copied = pickle.loads(pickle.dumps(rolls.value))  # (as a worker process sends it back)
+    undo = speak("de")
+    try:
+        assert (
+            error_line(str(games.value)) == "Fehler: die Anzahl der Partien muss eine ganze Zahl >= 1 sein, erhalten: 0"
+        )
+        assert error_line(str(copied)) == (  # the phrase inside a phrase said too
+            "Fehler: rolls_left muss für yacht 0..2 sein: verbleibende Würfe nach diesen Würfeln; erhalten: 7"
+        )
+    finally:
+        undo()
+
+
+def test_the_engines_progress_labels_are_said_where_shown() -> None:
+    from dicecup.locales import NP_, Phrase
+    from dicecup.progress import Recorder
+
+    label = Phrase(
+        NP_("simulating {games} game of {variant} ({strategy})", "simulating {games} games of {variant} ({strategy})"),
+        n=1000,
+        games="1,000",
+        variant="tiny",
+        strategy="random",
+    )
+    kept = Recorder()
+    kept.start(label, 1000, "games")
+    assert kept.events[0][1] == "simulating 1,000 games of tiny (random)"  # a program's reporter: English
+    out = io.StringIO()
+    undo = speak("ru")
+    try:
+        EstimateLine(out).start(label, 1000, "games", seconds=90.0)
+    finally:
+        undo()
+    assert out.getvalue() == "симуляция 1,000 партий в tiny (random): около 90 с (1,000 игр)\n"
 
 
 def test_an_engine_error_keeps_its_words_under_the_languages_prefix() -> None:

@@ -54,8 +54,11 @@ def test_two_humans_on_two_connections_a_spectator_and_a_reconnect(server):
     assert wrong["type"] == "error" and wrong["code"] == "illegal_move" and "the dice are" in wrong["message"]
     assert wrong["seq"] == game["seq"]
     # bob may not move now, nor for ann
-    assert bob.move(1, ["score", "chance"], msg_id="x")["code"] == "not_your_turn"
-    assert bob.move(0, ["score", "chance"], msg_id="y")["code"] == "not_your_seat"
+    turn = bob.move(1, ["score", "chance"], msg_id="x")  # with the figures a page says it with in its language
+    assert turn["code"] == "not_your_turn" and turn["params"] == {"name": "ann", "seat": 0}
+    seat = bob.move(0, ["score", "chance"], msg_id="y")
+    assert seat["code"] == "not_your_seat" and seat["params"] == {"seat": 0}
+    assert "params" not in wrong  # the engine's reason: in the message alone
     # ann keeps one die: acknowledged, and everyone hears the keep and the roll after it
     ack = ann.move(0, ["keep", game["dice"][:1]])
     assert ack["type"] == "ack" and ack["seq"] == game["seq"] + 2

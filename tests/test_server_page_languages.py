@@ -112,3 +112,28 @@ def test_each_connection_reads_the_servers_narration_in_its_own_language(server)
     finally:
         ru.close()
         en.close()
+
+
+def test_a_refusal_and_the_lobbys_options_are_in_the_pages_language(server, browser):
+    page = new_page(browser, PHONE, locale="ru-RU")
+    page.goto(f"{server.url}/t/AAAAAAAAAAAAAAAA")  # no such table: the server refuses the hello (unknown_table)
+    page.wait_for_function("() => document.querySelector('#room-message').textContent !== ''")
+    assert page.inner_text("#room-message") == "Такого стола нет: проверьте ссылку или код."
+    page.goto(f"{server.url}/?variant=yahtzee")
+    page.wait_for_selector("#create:not([disabled])")
+    assert page.inner_text("#options label") == "Правило джокера"
+    assert _texts(page, "#options option") == [
+        "свободное: любая клетка",
+        "принудительное: официальные правила",
+        "без джокера",
+    ]
+    assert page.evaluate("() => [...document.querySelectorAll('#options option')].map((o) => JSON.parse(o.value))") == [
+        "free",
+        "forced",
+        "none",
+    ]  # the values sent to the server are the variant's own
+    english = new_page(browser, PHONE, locale="en-US")
+    english.goto(f"{server.url}/t/AAAAAAAAAAAAAAAA")  # in English, the server's own words
+    english.wait_for_function("() => document.querySelector('#room-message').textContent !== ''")
+    assert english.inner_text("#room-message").startswith("no table")
+    assert not page.js_errors and not english.js_errors, (page.js_errors, english.js_errors)

@@ -122,6 +122,7 @@ def test_binary_oversized_and_huge_frames(server, table):
     p.send(big, check=False)
     answer = p.until(lambda m: m["type"] == "error")
     assert answer["code"] == "too_large" and "at most 4,096 bytes" in answer["message"]
+    assert answer["params"] == {"limit": 4096, "size": len(big)}
     still_answers(p)
     # a frame over a mebibyte is never read whole: the connection is closed (1009), the server goes on
     q = Player(server)

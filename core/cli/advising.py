@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 from ..errors import DicecupError, shown
 from ..language.dice import parse_dice
 from ..language.model import Card, Variant
+from ..locales import N_
 from . import imports_paused
 from .common import OPTION, VARIANT, echo, load_variant
 from .progress import reporting
@@ -36,17 +37,19 @@ __all__ = [
     "warn",
 ]
 
-JSON_TEXT = Opt("--json", help="Print JSON instead of text.")
-QUIET_BAR = Opt("--quiet", "-q", help="No progress bar.")
-MAX_STATES = Opt("--max-states", min=1, help="Refuse variants with more states than this (default 40,000,000).")
+JSON_TEXT = Opt("--json", help=N_("Print JSON instead of text."))
+QUIET_BAR = Opt("--quiet", "-q", help=N_("No progress bar."))
+MAX_STATES = Opt("--max-states", min=1, help=N_("Refuse variants with more states than this (default 40,000,000)."))
 OBJECTIVES = Opt(
     "--objective",
-    help="What the moves are ranked by: mean (the expected final score, the default); risk:THETA (the "
-    "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful); "
-    "target:T (the chance of a final score of at least T); win (the chance of finishing first against the "
-    "--opponent cards). "
-    "Several side by side: repeat the flag or separate them by commas (--objective mean,risk:-0.03); "
-    "the first orders the rows.",
+    help=N_(
+        "What the moves are ranked by: mean (the expected final score, the default); risk:THETA (the "
+        "exponential utility E[exp(THETA x score)] as its certainty equivalent: THETA > 0 bold, < 0 careful); "
+        "target:T (the chance of a final score of at least T); win (the chance of finishing first against the "
+        "--opponent cards). "
+        "Several side by side: repeat the flag or separate them by commas (--objective mean,risk:-0.03); "
+        "the first orders the rows."
+    ),
 )
 STRATEGIES = ("auto", "optimal", "strong")
 
@@ -64,24 +67,25 @@ def value_fields(objective: Objective, value: float) -> dict[str, Any]:
 
 def advise_cmd(
     variant: Annotated[str, VARIANT],
-    dice: Annotated[str, Opt("--dice", "-d", help="The dice on the table, e.g. 11256 or 1,1,2,5,6.")],
+    dice: Annotated[str, Opt("--dice", "-d", help=N_("The dice on the table, e.g. 11256 or 1,1,2,5,6."))],
     rolls_left: Annotated[
         int | None,
         Opt(
             "--rolls-left",
             "-r",
-            help="Rolls still allowed this turn, banked ones included (default: after the first roll).",
+            help=N_("Rolls still allowed this turn, banked ones included (default: after the first roll)."),
         ),
     ] = None,
     card: Annotated[
-        str | None, Opt("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')
+        str | None, Opt("--card", "-c", help=N_('Filled boxes with their scores, e.g. "ones=3,yahtzee=50".'))
     ] = None,
     banked: Annotated[
-        int, Opt("--banked", "-b", help="Rolls this turn began with from the bank (variants that bank unused rolls).")
+        int,
+        Opt("--banked", "-b", help=N_("Rolls this turn began with from the bank (variants that bank unused rolls).")),
     ] = 0,
     option: Annotated[list[str] | None, OPTION] = None,
     as_json: Annotated[bool, JSON_TEXT] = False,
-    top: Annotated[int, Opt("--top", min=1, help="Show this many options (text output; JSON lists all).")] = 12,
+    top: Annotated[int, Opt("--top", min=1, help=N_("Show this many options (text output; JSON lists all)."))] = 12,
     max_states: Annotated[int | None, MAX_STATES] = None,
     quiet: Annotated[bool, QUIET_BAR] = False,
     strategy: Annotated[
@@ -89,8 +93,10 @@ def advise_cmd(
         Opt(
             "--strategy",
             "-s",
-            help="optimal (the exact solver's table), strong (the card's parts solved exactly: for games "
-            "beyond the solver) or auto (optimal where the solver takes the variant, else strong).",
+            help=N_(
+                "optimal (the exact solver's table), strong (the card's parts solved exactly: for games "
+                "beyond the solver) or auto (optimal where the solver takes the variant, else strong)."
+            ),
         ),
     ] = "auto",
     objective: Annotated[list[str] | None, OBJECTIVES] = None,
@@ -98,8 +104,10 @@ def advise_cmd(
         list[str] | None,
         Opt(
             "--opponent",
-            help="An opponent's card, as --card (repeat per opponent; '' an empty card): what --objective win "
-            "ranks against.",
+            help=N_(
+                "An opponent's card, as --card (repeat per opponent; '' an empty card): what --objective win "
+                "ranks against."
+            ),
         ),
     ] = None,
 ) -> None:

@@ -15,15 +15,17 @@ import functools
 import inspect
 import sys
 import typing
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any, NoReturn, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from types import MappingProxyType
+from typing import Annotated, Any, ClassVar, NoReturn, TypeVar
 
 import click
 import typer
 
 from .. import __version__
 from ..errors import DicecupError
-from ..locales import _
+from ..locales import N_, _
 from .common import (
     BOTS,
     COMMAND_MODULES,
@@ -38,6 +40,7 @@ from .common import (
     error_line,
     get_engine,
     json_schema,
+    language,
     load_variant,
     number,
     parse_options,
@@ -149,23 +152,70 @@ def typer_command(command: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+#: typer's and click's own options' helps, said in the command line's language like every other
+BUILT_IN_HELPS = (
+    N_("Show this message and exit."),
+    N_("Install completion for the current shell."),
+    N_("Show completion for the current shell, to copy it or customize the installation."),
+)
+
+
 def _help(command: Any, ctx: Any, render: Callable[[Any], str]) -> str:
-    """`command`'s help: the engine's bots where it names them; piped, as plain text that is never wrapped."""
-    for param in command.get_params(ctx):
-        if BOTS in (getattr(param, "help", None) or ""):
-            param.help = param.help.replace(BOTS, ", ".join(f"bot:{b}" for b in get_engine().bot_usage()))
-    if sys.stdout.isatty():
-        return render(ctx)
-    ctx.terminal_width = ctx.max_content_width = UNWRAPPED
-    mode, command.rich_markup_mode = command.rich_markup_mode, None  # click's plain formatter, at that width
+    """`command`'s help in the command line's language (`_spoken_help`); piped, as plain text never wrapped."""
+    from ..locales import speak
+
+    undo = speak(language())  # (`dicecup --help` is answered before the root's options are all read)
     try:
-        return render(ctx)
+        with _spoken_help(command, ctx):
+            if sys.stdout.isatty():
+                return render(ctx)
+            ctx.terminal_width = ctx.max_content_width = UNWRAPPED
+            mode, command.rich_markup_mode = command.rich_markup_mode, None  # click's plain formatter, that width
+            try:
+                return render(ctx)
+            finally:
+                command.rich_markup_mode = mode
     finally:
-        command.rich_markup_mode = mode
+        undo()
+
+
+@contextmanager
+def _spoken_help(command: Any, ctx: Any) -> Iterator[None]:
+    """For the block, the help texts `command`'s help shows (its own, its options', and a group's commands')
+    said in the language spoken, their templates filled: `{bots}`, the engine's bots, and a command's
+    `help_fields`; the English templates are put back after."""
+    bots: list[str] = []
+
+    def spoken(text: str | None, fields: Mapping[str, str]) -> str | None:
+        if not text:
+            return text
+        if BOTS in text and not bots:
+            bots.append(", ".join(f"bot:{b}" for b in get_engine().bot_usage()))
+        return _(text).format(**fields, bots=bots[0] if bots else BOTS)
+
+    swapped: list[tuple[Any, str, Any]] = []
+    own = getattr(command, "help_fields", {})
+    shown = [(command, own), *((p, own) for p in command.get_params(ctx))]
+    if isinstance(command, click.Group):
+        shown += [(c, getattr(c, "help_fields", {})) for c in command.commands.values()]
+    for item, fields in shown:
+        for attr in ("help", "short_help"):
+            text = getattr(item, attr, None)
+            if text:
+                swapped.append((item, attr, text))
+                setattr(item, attr, spoken(text, fields))
+    try:
+        yield
+    finally:
+        for item, attr, text in reversed(swapped):
+            setattr(item, attr, text)
 
 
 class QuickCommand(typer.core.TyperCommand):
-    """A typer command whose help follows `_help`."""
+    """A typer command whose help follows `_help`: its help texts are English templates marked for the catalogs
+    (`N_`), said in the command line's language when shown, `help_fields` filling their `{fields}`."""
+
+    help_fields: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def get_help(self, ctx: Any) -> str:
         return _help(self, ctx, super().get_help)
@@ -251,17 +301,22 @@ def _exit_error(message: str) -> NoReturn:
 
 
 class DicecupApp(typer.Typer):
-    """The app: every command a `QuickCommand` unless it asks for another class."""
+    """The app: every command a `QuickCommand` unless it asks for another class; `help_fields` fill the
+    `{fields}` of the command's help templates (`QuickCommand`)."""
 
-    def command(self, *args: Any, **kwargs: Any) -> Any:
+    def command(self, *args: Any, help_fields: Mapping[str, str] | None = None, **kwargs: Any) -> Any:
         if kwargs.get("cls") is None:
             kwargs["cls"] = QuickCommand
+        if help_fields:
+            kwargs["cls"] = type(
+                kwargs["cls"].__name__, (kwargs["cls"],), {"help_fields": MappingProxyType(help_fields)}
+            )
         return super().command(*args, **kwargs)
 
 
 app = DicecupApp(
     name="dicecup",
-    help="Play, score, solve and analyse the Yahtzee family of dice games.",
+    help=N_("Play, score, solve and analyse the Yahtzee family of dice games."),
     invoke_without_command=True,
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -275,20 +330,30 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _speak(ctx: typer.Context, value: str | None) -> str | None:
+    """The --lang callback: the command line speaks its language from now on (eager: `dicecup --lang ru --help`);
+    not while the shell completes a word."""
+    if not ctx.resilient_parsing:
+        use_language(value)
+    return value
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
     version: Annotated[
         bool,
-        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+        typer.Option("--version", is_eager=True, callback=_print_version, help=N_("Print the version and exit.")),
     ] = False,
     plugin: Annotated[
         list[str] | None,
         typer.Option(
             "--plugin",
             metavar="FILE.py",
-            help="Load a dicecup plugin from this Python file, without installing it (repeatable; "
-            "before the command: dicecup --plugin house.py play ...).",
+            help=N_(
+                "Load a dicecup plugin from this Python file, without installing it (repeatable; "
+                "before the command: dicecup --plugin house.py play ...)."
+            ),
         ),
     ] = None,
     lang: Annotated[
@@ -296,16 +361,19 @@ def _root(
         typer.Option(
             "--lang",
             metavar="CODE",
-            help="The language of the messages and the games' names: en, ru, de, es or sv (default: from "
-            "LANGUAGE, LC_ALL, LC_MESSAGES or LANG; before the command: dicecup --lang ru play ...).",
+            is_eager=True,
+            callback=_speak,
+            help=N_(
+                "The language of the messages and the games' names: en, ru, de, es or sv (default: from "
+                "LANGUAGE, LC_ALL, LC_MESSAGES or LANG; before the command: dicecup --lang ru play ...)."
+            ),
         ),
     ] = None,
 ) -> None:
-    """Play, score, solve and analyse the Yahtzee family of dice games."""
+    """The options every command line takes, before its command (`--lang` is spoken as soon as it is read)."""
     if ctx.invoked_subcommand is None:  # `dicecup` alone: the help, as --help gives it
         typer.echo(ctx.get_help())
         raise typer.Exit(0)
-    use_language(lang)
     use_plugin_files(tuple(plugin or ()))
 
 

@@ -48,7 +48,7 @@ def _origin(name: str, spoken: bool = False) -> str:
     return say(_PLUGIN_FILE).format(path=file) if file else f"plugin:{name}"
 
 
-@app.command()
+@app.command(help=N_("List the variants: built-in ones and those installed plugins add."))
 @cli_errors
 def variants(as_json: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """List the variants: built-in ones and those installed plugins add."""
@@ -184,7 +184,7 @@ def _print_extras(out: Console, v: Variant, info: dict[str, Any]) -> None:
         )
 
 
-@app.command()
+@app.command(help=N_("Print the scorecard of a variant: every box, what it needs and what it scores."))
 @cli_errors
 def show(
     variant: VariantOpt,
@@ -245,14 +245,14 @@ def empty_card_scores(v: Variant, dice: tuple[int, ...], first_roll: bool) -> di
     return {b: v.score(card, b, roll, first_roll).written for b in v.box_ids}
 
 
-@app.command()
+@app.command(help=N_("Score dice in every box of an empty card."))
 @cli_errors
 def score(
-    dice: Annotated[str, typer.Argument(metavar="DICE", help="The dice, e.g. 11333 or 1,1,3,3,3.")],
+    dice: Annotated[str, typer.Argument(metavar="DICE", help=N_("The dice, e.g. 11333 or 1,1,3,3,3."))],
     variant: VariantOpt,
     option: OptionOpt = None,
     first_roll: Annotated[
-        bool, typer.Option("--first-roll", help="The dice are the turn's first roll (served).")
+        bool, typer.Option("--first-roll", help=N_("The dice are the turn's first roll (served)."))
     ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,  # the table is the whole result: accepted, like every command with --json
@@ -278,9 +278,13 @@ def score(
 # ---------------------------------------------------------------------------- validate
 
 
-@app.command()
+@app.command(
+    help=N_(
+        "Check a variant file: every combination of option values compiles; exit 2 with the precise error otherwise."
+    )
+)
 @cli_errors
-def validate(file: Annotated[Path, typer.Argument(help="A variant .yaml file.")]) -> None:
+def validate(file: Annotated[Path, typer.Argument(help=N_("A variant .yaml file."))]) -> None:
     """Check a variant file: every combination of option values compiles; exit 2 with the precise error otherwise."""
     engine = get_engine()
     v = engine.load_file(file)

@@ -10,7 +10,7 @@ import typer
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
 from ..language.dice import parse_dice
-from ..locales import _, ngettext
+from ..locales import N_, _, ngettext
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, cli_errors, console, load_variant
 
 __all__ = ["odds_cmd", "odds_json"]
@@ -43,14 +43,26 @@ def _percent(p: float | None) -> str:
     return "" if p is None else f"{100 * p:.2f}%"
 
 
-@app.command("odds")
+@app.command(
+    "odds",
+    help=N_(
+        "The chance that one roll, or the rest of a turn played for it, meets each row's pattern.\n\nA "
+        "roll meets a row when the row's declared pattern finds its dice in it (an upper row: at least "
+        'one die of its face; chance: every roll). "Turn" keeps, at every roll, the dice that give '
+        "that row alone the best chance by the turn's end. A served row (it pays more on the first "
+        'roll) meets its pattern as on any roll: from the turn\'s start "roll" is the chance of '
+        "serving it."
+    ),
+)
 @cli_errors
 def odds_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
     dice: Annotated[
         str | None,
-        typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 (default: before the turn's first roll)."),
+        typer.Option(
+            "--dice", "-d", help=N_("The dice on the table, e.g. 11256 (default: before the turn's first roll).")
+        ),
     ] = None,
     rolls_left: Annotated[
         int | None,
@@ -58,13 +70,17 @@ def odds_cmd(
             "--rolls-left",
             "-r",
             click_type=Whole(),
-            help="Rolls still to make: with --dice, after them (default: the first roll was just made); "
-            "without, the turn's first roll included (default: the whole turn).",
+            help=N_(
+                "Rolls still to make: with --dice, after them (default: the first roll was just made); "
+                "without, the turn's first roll included (default: the whole turn)."
+            ),
         ),
     ] = None,
     box: Annotated[
         list[str] | None,
-        typer.Option("--box", "-b", help="Only this row (repeatable; a row id, or a box id on a card with columns)."),
+        typer.Option(
+            "--box", "-b", help=N_("Only this row (repeatable; a row id, or a box id on a card with columns).")
+        ),
     ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..locales import _
+from ..locales import N_, _
 from .common import warn
 
 if TYPE_CHECKING:
@@ -25,8 +25,10 @@ ClusterOpt = Annotated[
     typer.Option(
         "--cluster",
         metavar="ADDRESS",
-        help="Run on a Dask cluster: a scheduler's address (tcp://HOST:PORT, as `dask scheduler` prints it) or "
-        "local:N to start N worker processes here; needs the cluster extra (.venv/bin/pip install -e '.[cluster]').",
+        help=N_(
+            "Run on a Dask cluster: a scheduler's address (tcp://HOST:PORT, as `dask scheduler` prints it) or "
+            "local:N to start N worker processes here; needs the cluster extra (.venv/bin/pip install -e '.[cluster]')."
+        ),
     ),
 ]
 

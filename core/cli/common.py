@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DicecupError, UnknownVariant, bounded_line, shown
-from ..locales import _
+from ..locales import N_, _, said
 from .quick import Opt
 
 if TYPE_CHECKING:
@@ -85,8 +85,9 @@ def echo(text: str, err: bool = False) -> None:
 
 
 def error_line(message: str) -> str:
-    """An error as the CLI prints it: one bounded `error:` line, in the command line's language."""
-    return bounded_line(_("error: {message}").format(message=message))
+    """An error as the CLI prints it: one bounded `error:` line, in the command line's language (an engine's
+    `Phrase` said in it too)."""
+    return bounded_line(_("error: {message}").format(message=said(message)))
 
 
 def note_line(note: str) -> str:
@@ -260,10 +261,10 @@ def console(stderr: bool = False) -> Console:
 VARIANT = Opt(
     "--variant",
     "-v",
-    help="Variant id (see `dicecup variants`) or a path to a variant .yaml file.",
+    help=N_("Variant id (see `dicecup variants`) or a path to a variant .yaml file."),
     callback=check_variant,
     autocompletion=_complete_variant,
 )
-OPTION = Opt("--option", "-o", help="Variant option KEY=VALUE (repeatable); `dicecup show` lists them.")
-JSON = Opt("--json", help="Print JSON instead of tables.")
-QUIET = Opt("--quiet", "-q", help="Print only the result: no notes (with --json, nothing but the JSON).")
+OPTION = Opt("--option", "-o", help=N_("Variant option KEY=VALUE (repeatable); `dicecup show` lists them."))
+JSON = Opt("--json", help=N_("Print JSON instead of tables."))
+QUIET = Opt("--quiet", "-q", help=N_("Print only the result: no notes (with --json, nothing but the JSON)."))

@@ -11,7 +11,7 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from ..language.dice import parse_dice
-from ..locales import _, ngettext
+from ..locales import N_, _, ngettext
 from .advising import parse_card
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .common import note_line, warn
@@ -50,16 +50,22 @@ def distribution_json(d: Distribution, variant: Any, card: Any, dice: Any, rolls
     }
 
 
-@app.command("distribution")
+@app.command(
+    "distribution",
+    help=N_(
+        "The exact distribution of the final score when the solver's optimal strategy plays on (no "
+        "sampling): every score's probability, mean, sd, median, mode, percentiles and P(score >= t)."
+    ),
+)
 def distribution_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
     card: Annotated[
-        str | None, typer.Option("--card", "-c", help='Filled boxes with their scores, e.g. "ones=3,yahtzee=50".')
+        str | None, typer.Option("--card", "-c", help=N_('Filled boxes with their scores, e.g. "ones=3,yahtzee=50".'))
     ] = None,
     dice: Annotated[
         str | None,
-        typer.Option("--dice", "-d", help="The dice on the table, e.g. 11256 (default: the start of a turn)."),
+        typer.Option("--dice", "-d", help=N_("The dice on the table, e.g. 11256 (default: the start of a turn).")),
     ] = None,
     rolls_left: Annotated[
         int | None,
@@ -67,12 +73,12 @@ def distribution_cmd(
             "--rolls-left",
             "-r",
             click_type=Whole(),
-            help="With --dice: rolls still allowed this turn (default: after the first).",
+            help=N_("With --dice: rolls still allowed this turn (default: after the first)."),
         ),
     ] = None,
     as_json: JsonOpt = False,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the distribution as a PNG image to this file.")
+        Path | None, typer.Option("--plot", help=N_("Write the distribution as a PNG image to this file."))
     ] = None,
     quiet: QuietOpt = False,
     overwrite: OverwriteOpt = False,

@@ -16,7 +16,7 @@ import typer
 
 from ..errors import DicecupError, shown
 from ..language.describe import options_text
-from ..locales import _, ngettext
+from ..locales import N_, _, ngettext
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .common import warn
 from .outputs import OverwriteOpt, plot_path
@@ -55,26 +55,36 @@ def read_lineup(players: list[str] | None) -> list[str]:
     return kinds
 
 
-@app.command("match")
+@app.command(
+    "match",
+    help=N_(
+        "Head-to-head play of bot:win and bot:optimal: each player's share of the wins (ties shared) "
+        "with its 95% confidence interval, and its mean score."
+    ),
+)
 def match_cmd(
     variant: VariantOpt,
     player: Annotated[
         list[str] | None,
         typer.Option(
-            "--player", "-p", help="A seat's bot: bot:win or bot:optimal (bot:win at most once); one per seat."
+            "--player", "-p", help=N_("A seat's bot: bot:win or bot:optimal (bot:win at most once); one per seat.")
         ),
     ] = None,
     games: Annotated[
         int,
-        typer.Option("--games", "-n", click_type=Whole(), help="Games to play (the lineup rotated one seat per game)."),
+        typer.Option(
+            "--games", "-n", click_type=Whole(), help=N_("Games to play (the lineup rotated one seat per game).")
+        ),
     ] = 20_000,
-    seed: Annotated[int, typer.Option("--seed", click_type=Whole(), help="The same seed plays the same games.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", click_type=Whole(), help=N_("The same seed plays the same games."))
+    ] = 0,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
     plot: Annotated[
         Path | None,
         typer.Option(
-            "--plot", help="Draw each player's share of the wins with its 95% CI as a PNG image in this file."
+            "--plot", help=N_("Draw each player's share of the wins with its 95% CI as a PNG image in this file.")
         ),
     ] = None,
     quiet: QuietOpt = False,

@@ -17,7 +17,7 @@ from ..locales import N_, _
 __all__ = ["OverwriteOpt", "output_path", "plot_path"]
 
 OverwriteOpt = Annotated[
-    bool, typer.Option("--overwrite", help="Let the file named by --save or --plot replace an existing one.")
+    bool, typer.Option("--overwrite", help=N_("Let the file named by --save or --plot replace an existing one."))
 ]
 
 _DEFAULT_NAME_MAX = 255  # bytes in a file name on most file systems, where the system cannot say

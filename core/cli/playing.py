@@ -18,7 +18,7 @@ from rich.text import Text
 from ..errors import DicecupError
 from ..game.saving import VariantFileNeeded
 from ..game.state import GameState
-from ..locales import _
+from ..locales import N_, _
 from ..terminal.cards import card_rows
 from ..terminal.savefile import Journaled, Recorder, SavedGame, TrackedRandom
 from ..terminal.savefile import load as load_saved_game
@@ -26,7 +26,7 @@ from ..terminal.savefile import read as read_saved_game
 from ..terminal.session import EndOfInput, QuitGame, Seat, Session, parse_seats
 from ..terminal.view import View
 from .advising import read_objectives
-from .base import BOTS, Number, OptionOpt, VariantOpt, Whole, app, cli_errors, console, get_engine, load_variant, number
+from .base import Number, OptionOpt, VariantOpt, Whole, app, cli_errors, console, get_engine, load_variant, number
 from .outputs import OverwriteOpt, output_path
 from .preparing import prepare_bots
 from .progress import reporting
@@ -296,8 +296,10 @@ SaveVariantOpt = Annotated[
     typer.Option(
         "--variant",
         "-v",
-        help="The variant file the game was played with (a save names it but never reads it by itself); "
-        "or a variant id: refuse the save unless it is of that variant.",
+        help=N_(
+            "The variant file the game was played with (a save names it but never reads it by itself); "
+            "or a variant id: refuse the save unless it is of that variant."
+        ),
     ),
 ]
 
@@ -341,36 +343,43 @@ PlayerOpt = Annotated[
     typer.Option(
         "--player",
         "-p",
-        help=f"A player (repeatable, in turn order): a name for a human, or a bot: {BOTS} "
-        "(bot:KIND:NAME to name a bot). Default: one human called 'you'.",
+        help=N_(
+            "A player (repeatable, in turn order): a name for a human, or a bot: {bots} "
+            "(bot:KIND:NAME to name a bot). Default: one human called 'you'."
+        ),
     ),
 ]
 QuietOpt = Annotated[
     bool,
-    typer.Option("--quiet", "-q", help="Do not narrate the bots' turns (with --json: print nothing but the JSON)."),
+    typer.Option("--quiet", "-q", help=N_("Do not narrate the bots' turns (with --json: print nothing but the JSON).")),
 ]
 HintsOpt = Annotated[
     bool,
     typer.Option(
-        "--hints", help="Show the advisor's best moves at every decision, by expected final score (needs the solver)."
+        "--hints",
+        help=N_("Show the advisor's best moves at every decision, by expected final score (needs the solver)."),
     ),
 ]
 HintObjectivesOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--objective",
-        help="Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA, target:T (the "
-        "chance of a final score of at least T), win (the chance of finishing first against the other players' "
-        "cards); several side by side (at most 4): repeat the flag or separate them by commas "
-        "(--objective mean,risk:-0.03).",
+        help=N_(
+            "Hints by these objectives instead of the mean (implies --hints): mean, risk:THETA, target:T (the "
+            "chance of a final score of at least T), win (the chance of finishing first against the other players' "
+            "cards); several side by side (at most 4): repeat the flag or separate them by commas "
+            "(--objective mean,risk:-0.03)."
+        ),
     ),
 ]
 CoachOpt = Annotated[
     bool,
     typer.Option(
         "--coach",
-        help="After each of your keeps and scores, say what it cost against the best move "
-        "(in expected final points; 0 means it was the best). Needs the solver.",
+        help=N_(
+            "After each of your keeps and scores, say what it cost against the best move "
+            "(in expected final points; 0 means it was the best). Needs the solver."
+        ),
     ),
 ]
 PaceOpt = Annotated[
@@ -378,24 +387,26 @@ PaceOpt = Annotated[
     typer.Option(
         "--pace",
         click_type=Number(0, 60),
-        help="Seconds to wait after each bot move, so you can follow the bots' turns.",
+        help=N_("Seconds to wait after each bot move, so you can follow the bots' turns."),
     ),
 ]
 NoHandoverOpt = Annotated[
     bool,
     typer.Option(
         "--no-handover",
-        help="Do not pause at a terminal: by default the next human's dice are shown once they press Enter "
-        "(with two or more humans), and a match's next game starts on Enter.",
+        help=N_(
+            "Do not pause at a terminal: by default the next human's dice are shown once they press Enter "
+            "(with two or more humans), and a match's next game starts on Enter."
+        ),
     ),
 ]
 GameJsonOpt = Annotated[
     bool,
-    typer.Option("--json", help="Print the result as JSON on stdout (the game and its results go to stderr)."),
+    typer.Option("--json", help=N_("Print the result as JSON on stdout (the game and its results go to stderr).")),
 ]
 
 
-@app.command()
+@app.command(help=N_("Play a game at the terminal: humans are prompted, bots move by themselves."))
 @cli_errors
 def play(
     variant: VariantOpt,
@@ -403,14 +414,16 @@ def play(
     player: PlayerOpt = None,
     seed: Annotated[
         int | None,
-        typer.Option(click_type=Whole(), help="Seed for the dice and the bots: the same seed replays the same game."),
+        typer.Option(
+            click_type=Whole(), help=N_("Seed for the dice and the bots: the same seed replays the same game.")
+        ),
     ] = None,
     rounds: Annotated[
-        int | None, typer.Option(click_type=Whole(1), help="Games in the match (default: the variant's rule).")
+        int | None, typer.Option(click_type=Whole(1), help=N_("Games in the match (default: the variant's rule)."))
     ] = None,
     save: Annotated[
         Path | None,
-        typer.Option("--save", help="Save the game to this file as it goes (one line appended per move)."),
+        typer.Option("--save", help=N_("Save the game to this file as it goes (one line appended per move).")),
     ] = None,
     overwrite: OverwriteOpt = False,
     hints: HintsOpt = False,
@@ -440,12 +453,14 @@ def play(
     )
 
 
-@app.command()
+@app.command(help=N_("Continue a saved game exactly where it stopped (same dice to come)."))
 @cli_errors
 def resume(
-    file: Annotated[Path, typer.Argument(help="A file written by `dicecup play --save`.")],
+    file: Annotated[Path, typer.Argument(help=N_("A file written by `dicecup play --save`."))],
     variant: SaveVariantOpt = None,
-    hints: Annotated[bool | None, typer.Option("--hints/--no-hints", help="Override the saved hints setting.")] = None,
+    hints: Annotated[
+        bool | None, typer.Option("--hints/--no-hints", help=N_("Override the saved hints setting."))
+    ] = None,
     objective: HintObjectivesOpt = None,
     coach: CoachOpt = False,
     pace: PaceOpt = 0.0,

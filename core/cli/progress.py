@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ..errors import DicecupError, shown
-from ..locales import N_, _, ngettext
+from ..locales import N_, _, ngettext, said
 from ..progress import NULL, Reporter
 
 __all__ = [
@@ -164,7 +164,7 @@ class _Tasks:
         return self.left(at + 1, settled)  # a task of unknown size: what the task inside it says
 
     def push(self, label: str, total: int | None, unit: str, seconds: float | None) -> _Task:
-        t = _Task(label, total if total is None else max(0, int(total)), unit, seconds)
+        t = _Task(said(label), total if total is None else max(0, int(total)), unit, seconds)  # said where shown
         for outer in self.open:
             outer.phased = True
         self.open.append(t)
@@ -333,7 +333,7 @@ class Bar(_Tasks):
             if self.bar is None:
                 self._wait()
                 return
-            t.row = self.bar.add_task(label, total=None, count="", depth=len(self.open) - 1)
+            t.row = self.bar.add_task(t.label, total=None, count="", depth=len(self.open) - 1)
             self._show(now=True)
 
     def advance(self, n: int = 1) -> None:

@@ -180,25 +180,31 @@ def write_review_png(path: Path, result: Review) -> None:
         plt.close(fig)
 
 
-@app.command("review")
+@app.command(
+    "review", help=N_("Review a saved game move by move: each decision's expected loss against the optimal move.")
+)
 @cli_errors
 def review_cmd(
     save: Annotated[
         Path,
-        typer.Argument(metavar="SAVE", help="A file written by `dicecup play --save` (a finished or running game)."),
+        typer.Argument(
+            metavar="SAVE", help=N_("A file written by `dicecup play --save` (a finished or running game).")
+        ),
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON instead of tables.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=N_("Print the review as JSON instead of tables."))] = False,
     plot: Annotated[
         Path | None,
-        typer.Option("--plot", help="Write each player's expected final score over the game as a PNG to this file."),
+        typer.Option(
+            "--plot", help=N_("Write each player's expected final score over the game as a PNG to this file.")
+        ),
     ] = None,
     every: Annotated[
-        bool, typer.Option("--all", help="List every decision (default: the ones that cost points).")
+        bool, typer.Option("--all", help=N_("List every decision (default: the ones that cost points)."))
     ] = False,
     quiet: Annotated[
         bool,
         typer.Option(
-            "--quiet", "-q", help="No progress on stderr while the strategy table is solved and the moves reviewed."
+            "--quiet", "-q", help=N_("No progress on stderr while the strategy table is solved and the moves reviewed.")
         ),
     ] = False,
     variant: SaveVariantOpt = None,

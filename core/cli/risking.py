@@ -16,7 +16,7 @@ import typer
 
 from ..errors import DicecupError
 from ..language.describe import options_text
-from ..locales import _
+from ..locales import N_, _
 from ..progress import task
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
 from .common import note_line, warn
@@ -57,7 +57,14 @@ def risk_row(theta: float, dist: Any) -> dict[str, Any]:
     }
 
 
-@app.command("risk")
+@app.command(
+    "risk",
+    help_fields={"thetas": ", ".join(f"{t:g}" for t in DEFAULT_THETAS)},
+    help=N_(
+        "Mean, sd and percentiles of the final score of the exact risk-optimal player, for each theta "
+        "(exact distributions, no sampling): what maximising E[exp(THETA x score)] trades."
+    ),
+)
 def risk_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
@@ -66,14 +73,16 @@ def risk_cmd(
         typer.Option(
             "--theta",
             "-t",
-            help="Risk parameters to compare (repeat the flag or separate by commas; > 0 bold, < 0 careful, "
-            f"0 the mean). Default: {', '.join(f'{t:g}' for t in DEFAULT_THETAS)}.",
+            help=N_(
+                "Risk parameters to compare (repeat the flag or separate by commas; > 0 bold, < 0 careful, "
+                "0 the mean). Default: {thetas}."
+            ),
         ),
     ] = None,
     as_json: JsonOpt = False,
     plot: Annotated[
         Path | None,
-        typer.Option("--plot", help="Draw mean, sd and percentiles against theta as a PNG image in this file."),
+        typer.Option("--plot", help=N_("Draw mean, sd and percentiles against theta as a PNG image in this file.")),
     ] = None,
     quiet: QuietOpt = False,
     overwrite: OverwriteOpt = False,

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import DicecupError, install_extra
-from ..locales import _
+from ..locales import N_, _
 from .base import Number, Whole, app, cli_errors, get_engine
 from .outputs import OverwriteOpt, output_path
 
@@ -83,63 +83,71 @@ def _check_prepare(items: list[str]) -> None:
 
 # The options of `serve`, each with its help.
 HostOpt = Annotated[
-    str, typer.Option(metavar="ADDRESS", help="Address to listen on (0.0.0.0: every network of this machine).")
+    str, typer.Option(metavar="ADDRESS", help=N_("Address to listen on (0.0.0.0: every network of this machine)."))
 ]
-PortOpt = Annotated[int, typer.Option(click_type=Whole(1, 65535), help="Port to listen on.")]
+PortOpt = Annotated[int, typer.Option(click_type=Whole(1, 65535), help=N_("Port to listen on."))]
 DbOpt = Annotated[
     str | None,
     typer.Option(
         metavar="URL",
-        help="Database: sqlite:///PATH, or postgresql://USER:PASSWORD@HOST/NAME for several server processes "
-        "(default: server.sqlite3 in the user's data folder, or $DICECUP_DATA_DIR).",
+        help=N_(
+            "Database: sqlite:///PATH, or postgresql://USER:PASSWORD@HOST/NAME for several server processes "
+            "(default: server.sqlite3 in the user's data folder, or $DICECUP_DATA_DIR)."
+        ),
     ),
 ]
 AllowOriginOpt = Annotated[
     list[str] | None,
     typer.Option(
         metavar="ORIGIN",
-        help="Also let pages from this origin connect, e.g. https://game.example.org (repeatable).",
+        help=N_("Also let pages from this origin connect, e.g. https://game.example.org (repeatable)."),
     ),
 ]
-BotDelayOpt = Annotated[float, typer.Option(click_type=Number(0, 60), help="Seconds a bot waits before each move.")]
-BotWorkersOpt = Annotated[int, typer.Option(click_type=Whole(1, 64), help="Processes that compute the bots' moves.")]
+BotDelayOpt = Annotated[float, typer.Option(click_type=Number(0, 60), help=N_("Seconds a bot waits before each move."))]
+BotWorkersOpt = Annotated[
+    int, typer.Option(click_type=Whole(1, 64), help=N_("Processes that compute the bots' moves."))
+]
 PrepareOpt = Annotated[
     list[str] | None,
     typer.Option(
         metavar="VARIANT:bot:NAME",
-        help="Prepare a bot's tables for a variant as the server starts, in the background (repeatable), "
-        "e.g. yahtzee:bot:optimal: the first table with that bot then need not wait.",
+        help=N_(
+            "Prepare a bot's tables for a variant as the server starts, in the background (repeatable), "
+            "e.g. yahtzee:bot:optimal: the first table with that bot then need not wait."
+        ),
     ),
 ]
 VariantFileOpt = Annotated[
     list[Path] | None,
-    typer.Option(metavar="FILE.yaml", help="Also offer the variant in this YAML file (repeatable)."),
+    typer.Option(metavar="FILE.yaml", help=N_("Also offer the variant in this YAML file (repeatable).")),
 ]
 MaxTablesPerClientOpt = Annotated[
-    int, typer.Option(click_type=Whole(1), help="Unfinished tables one address may have created (in the last day).")
+    int, typer.Option(click_type=Whole(1), help=N_("Unfinished tables one address may have created (in the last day)."))
 ]
 MaxConnectionsPerClientOpt = Annotated[
-    int, typer.Option(click_type=Whole(1), help="WebSocket connections one address may hold at once.")
+    int, typer.Option(click_type=Whole(1), help=N_("WebSocket connections one address may hold at once."))
 ]
 ForwardedAllowIpsOpt = Annotated[
     str,
     typer.Option(
         metavar="ADDRESSES",
-        help="Proxies trusted to say the client's address (X-Forwarded-For): comma-separated, or *.",
+        help=N_("Proxies trusted to say the client's address (X-Forwarded-For): comma-separated, or *."),
     ),
 ]
 ExportOpt = Annotated[
     str | None,
     typer.Option(
         metavar="CODE",
-        help="Do not serve: write table CODE's game as a save file (for `dicecup review` and `dicecup resume`) "
-        "to --save FILE, or to standard output.",
+        help=N_(
+            "Do not serve: write table CODE's game as a save file (for `dicecup review` and `dicecup resume`) "
+            "to --save FILE, or to standard output."
+        ),
     ),
 ]
-SaveOpt = Annotated[Path | None, typer.Option(metavar="FILE", help="With --export: the save file to write.")]
+SaveOpt = Annotated[Path | None, typer.Option(metavar="FILE", help=N_("With --export: the save file to write."))]
 
 
-@app.command()
+@app.command(help=N_("Serve the game: tables of any variant for humans and bots, over HTTP and a WebSocket."))
 @cli_errors
 def serve(
     host: HostOpt = "127.0.0.1",

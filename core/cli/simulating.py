@@ -14,11 +14,11 @@ from rich.table import Table
 
 from ..errors import DicecupError, shown
 from ..language.model import Variant
-from ..locales import _, ngettext
+from ..locales import N_, _, ngettext
 from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
 from ..simulate.plot import terminal_histogram, write_png
-from .base import BOTS, Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
+from .base import Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
 from .clustering import ClusterOpt
 from .common import note_line, warn
 from .outputs import OverwriteOpt, plot_path
@@ -233,16 +233,18 @@ StrategyOpt = Annotated[
     typer.Option(
         "--strategy",
         "-s",
-        help=f"How the games are played: {', '.join(STRATEGIES)}, risk:THETA (the exact solver's strategy "
-        "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
-        f"bot: prefix: {BOTS}. Bots the batched simulator does not know play game by game (slower; a run "
-        "longer than --max-seconds by its second game is refused).",
+        help=N_(
+            "How the games are played: {strategies}, risk:THETA (the exact solver's strategy "
+            "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
+            "bot: prefix: {bots}. Bots the batched simulator does not know play game by game (slower; a run "
+            "longer than --max-seconds by its second game is refused)."
+        ),
     ),
 ]
 GamesOpt = Annotated[
     int,
     typer.Option(
-        "--games", "-n", click_type=Whole(), help=f"Number of games to play (1 .. {MAX_GAMES:,}); memory stays flat."
+        "--games", "-n", click_type=Whole(), help=N_("Number of games to play (1 .. {max_games}); memory stays flat.")
     ),
 ]
 SeedOpt = Annotated[
@@ -250,23 +252,25 @@ SeedOpt = Annotated[
     typer.Option(
         "--seed",
         click_type=Whole(),
-        help="Random seed: the same seed gives the same games. Default: a fresh one, printed.",
+        help=N_("Random seed: the same seed gives the same games. Default: a fresh one, printed."),
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print every figure as JSON instead of tables.")]
-PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Write the histogram as a PNG image to this file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help=N_("Print every figure as JSON instead of tables."))]
+PlotOpt = Annotated[Path | None, typer.Option("--plot", help=N_("Write the histogram as a PNG image to this file."))]
 MethodOpt = Annotated[
     str,
     typer.Option(
-        "--method", help="Simulator: auto (batched when it can), batched, engine (GameState, slow reference)."
+        "--method", help=N_("Simulator: auto (batched when it can), batched, engine (GameState, slow reference).")
     ),
 ]
 ScoresOpt = Annotated[
     bool,
     typer.Option(
         "--scores",
-        help="List every final total that occurred with its games and cumulative share "
-        f"(default: the {TOP_SCORES} most frequent). --json always holds every one.",
+        help=N_(
+            "List every final total that occurred with its games and cumulative share "
+            "(default: the {top_scores} most frequent). --json always holds every one."
+        ),
     ),
 ]
 MaxSecondsOpt = Annotated[
@@ -274,12 +278,15 @@ MaxSecondsOpt = Annotated[
     typer.Option(
         "--max-seconds",
         click_type=Number(1),
-        help="Refuse a run the game-by-game simulator would take longer than this for, by its second game.",
+        help=N_("Refuse a run the game-by-game simulator would take longer than this for, by its second game."),
     ),
 ]
 
 
-@app.command()
+@app.command(
+    help_fields={"strategies": ", ".join(STRATEGIES), "max_games": f"{MAX_GAMES:,}", "top_scores": str(TOP_SCORES)},
+    help=N_("Play many solitaire games with one strategy and report score statistics and a histogram."),
+)
 def simulate(
     variant: VariantOpt,
     option: OptionOpt = None,

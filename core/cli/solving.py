@@ -17,7 +17,7 @@ import typer
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..locales import _, ngettext
+from ..locales import N_, _, ngettext
 from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, advise_cmd, make_advisors, value_fields, warn
 from .base import OptionOpt, VariantOpt, app, fail, load_variant, typer_command, typer_option
 from .clustering import ClusterOpt, drop_store, solve_backend
@@ -36,16 +36,18 @@ JsonOpt = Annotated[bool, typer_option(JSON_TEXT, bool)]
 QuietOpt = Annotated[bool, typer_option(QUIET_BAR, bool)]
 MaxStatesOpt = Annotated[int | None, typer_option(MAX_STATES, int)]
 NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Solve again; do not read or write the strategy-table cache.")
+    bool, typer.Option("--no-cache", help=N_("Solve again; do not read or write the strategy-table cache."))
 ]
 ObjectiveOpt = Annotated[
     str,
     typer.Option(
         "--objective",
-        help="What the strategy maximises: mean (the expected final score); risk:THETA, the exponential "
-        "utility E[exp(THETA x score)] shown as its certainty equivalent: THETA > 0 bold, < 0 careful "
-        "(e.g. risk:0.05, risk:-0.03); or target:T, the chance of a final score of at least T (e.g. "
-        "target:300; `solve` also takes target, the whole curve).",
+        help=N_(
+            "What the strategy maximises: mean (the expected final score); risk:THETA, the exponential "
+            "utility E[exp(THETA x score)] shown as its certainty equivalent: THETA > 0 bold, < 0 careful "
+            "(e.g. risk:0.05, risk:-0.03); or target:T, the chance of a final score of at least T (e.g. "
+            "target:300; `solve` also takes target, the whole curve)."
+        ),
     ),
 ]
 
@@ -98,7 +100,13 @@ def load_solution(
         )
 
 
-@app.command("solve")
+@app.command(
+    "solve",
+    help=N_(
+        "Solve a variant exactly: the optimal expected final score of solitaire play (or a risk "
+        "objective's, or target play's curve P(final score >= t) next to the mean-optimal player's)."
+    ),
+)
 def solve_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
@@ -110,10 +118,12 @@ def solve_cmd(
         Path | None,
         typer.Option(
             "--work-dir",
-            help="Keep the table in this folder while solving (for tables larger than memory should hold); "
-            "an interrupted solve run again with the same folder resumes after its last finished layer. "
-            "With --cluster: the chunk store, a folder every worker reaches (default: beside the cache, "
-            "removed once the table is cached).",
+            help=N_(
+                "Keep the table in this folder while solving (for tables larger than memory should hold); "
+                "an interrupted solve run again with the same folder resumes after its last finished layer. "
+                "With --cluster: the chunk store, a folder every worker reaches (default: beside the cache, "
+                "removed once the table is cached)."
+            ),
         ),
     ] = None,
     cluster: ClusterOpt = None,
@@ -121,7 +131,7 @@ def solve_cmd(
     plot: Annotated[
         Path | None,
         typer.Option(
-            "--plot", help="With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file."
+            "--plot", help=N_("With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file.")
         ),
     ] = None,
     overwrite: OverwriteOpt = False,
@@ -410,4 +420,10 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
     return first, Ranking([g.label for g in goals], [g.unit for g in goals], rank)
 
 
-app.command("advise")(typer_command(advise_cmd))
+app.command(
+    "advise",
+    help=N_(
+        "Rank every option (each distinct keep, each box to score now) by expected final score, or by "
+        "other objectives side by side (--objective)."
+    ),
+)(typer_command(advise_cmd))

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import install_extra, shown
+from ..locales import N_, Phrase
 from .errors import ClusterError, ClusterUnavailable
 
 __all__ = ["Cluster", "connect", "parse_address", "reached", "require_packages", "LOCAL_MAX_WORKERS", "CONNECT_SECONDS"]
@@ -35,14 +36,24 @@ def parse_address(address: str) -> tuple[str, int | None]:
         n = int(local.group(1)) if local.group(1) else 2
         if not 1 <= n <= LOCAL_MAX_WORKERS:
             raise ClusterError(
-                f"cluster {shown(address)}: a local cluster has 1 to {LOCAL_MAX_WORKERS} workers, got {n}"
+                Phrase(
+                    N_("cluster {address}: a local cluster has 1 to {most} workers, got {n}"),
+                    address=shown(address),
+                    most=LOCAL_MAX_WORKERS,
+                    n=n,
+                )
             )
         return "local", n
     if _REMOTE.fullmatch(text):
         return text, None
     raise ClusterError(
-        f"cluster {shown(address)} is not an address: give a Dask scheduler's (tcp://HOST:PORT, as `dask scheduler` "
-        "prints it) or local:N to start N worker processes on this machine"
+        Phrase(
+            N_(
+                "cluster {address} is not an address: give a Dask scheduler's (tcp://HOST:PORT, as `dask scheduler` "
+                "prints it) or local:N to start N worker processes on this machine"
+            ),
+            address=shown(address),
+        )
     )
 
 
@@ -124,8 +135,14 @@ def connect(address: str, *, timeout: float = CONNECT_SECONDS, quiet: bool = Tru
         if local is not None:
             local.close()
         raise ClusterError(
-            f"cluster {address}: cannot reach the scheduler ({exc}); start one with `dask scheduler` and "
-            "workers with `dask worker ADDRESS`, or give local:N"
+            Phrase(
+                N_(
+                    "cluster {address}: cannot reach the scheduler ({why}); start one with `dask scheduler` and "
+                    "workers with `dask worker ADDRESS`, or give local:N"
+                ),
+                address=address,
+                why=str(exc),
+            )
         ) from None
     cluster = Cluster(client, local, address)
     try:
@@ -134,21 +151,38 @@ def connect(address: str, *, timeout: float = CONNECT_SECONDS, quiet: bool = Tru
     except (OSError, TimeoutError) as exc:
         cluster.close()
         raise ClusterError(
-            f"cluster {address}: no worker joined within {timeout:.0f} s ({exc}); "
-            "start workers with `dask worker ADDRESS`"
+            Phrase(
+                N_(
+                    "cluster {address}: no worker joined within {seconds} s ({why}); start workers with `dask worker ADDRESS`"
+                ),
+                address=address,
+                seconds=f"{timeout:.0f}",
+                why=str(exc),
+            )
         ) from None
     except ImportError:
         cluster.close()
         raise ClusterError(
-            f"cluster {address}: its workers cannot import dicecup; install dicecup[cluster] where they run"
+            Phrase(
+                N_("cluster {address}: its workers cannot import dicecup; install dicecup[cluster] where they run"),
+                address=address,
+            )
         ) from None
     other = {w: v for w, v in versions.items() if v != __version__}
     if other:
         cluster.close()
         worker, version = next(iter(other.items()))
         raise ClusterError(
-            f"cluster {address}: worker {worker} runs dicecup {version}, this is {__version__}; "
-            "install the same version on every worker"
+            Phrase(
+                N_(
+                    "cluster {address}: worker {worker} runs dicecup {version}, this is {this}; "
+                    "install the same version on every worker"
+                ),
+                address=address,
+                worker=worker,
+                version=version,
+                this=__version__,
+            )
         )
     return cluster
 

@@ -13,6 +13,7 @@ from attrs import define
 
 from ..errors import DicecupError
 from ..language.model import Variant
+from ..locales import NP_, Phrase
 from ..progress import Reporter, task
 from .connect import Cluster, parse_address, reached, require_packages
 from .errors import ClusterError
@@ -104,7 +105,17 @@ def simulate_on_cluster(
             )  # fmt: skip
             for a in starts
         ]
-        with task(progress, f"simulating {games:,} games of {variant.id} ({strategy}) on the cluster", games, "games"):
+        label = Phrase(
+            NP_(
+                "simulating {games} game of {variant} ({strategy}) on the cluster",
+                "simulating {games} games of {variant} ({strategy}) on the cluster",
+            ),
+            n=games,
+            games=f"{games:,}",
+            variant=variant.id,
+            strategy=strategy,
+        )
+        with task(progress, label, games, "games"):
             tallies = _collect(jobs, report, progress)
     from ..simulate.tally import merge
 

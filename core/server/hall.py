@@ -309,7 +309,10 @@ class Hall:
         if room.to_move != seat:
             who = state.players[state.current]
             raise ProtocolError(
-                "not_your_turn", f"it is {who}'s turn (seat {state.current}), not seat {seat}'s", seq=room.seq
+                "not_your_turn",
+                f"it is {who}'s turn (seat {state.current}), not seat {seat}'s",
+                seq=room.seq,
+                params={"name": who, "seat": state.current},
             )
         return state
 

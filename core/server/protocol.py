@@ -8,6 +8,7 @@ A client message is read only up to a size limit, parsed, and checked against th
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -22,13 +23,17 @@ CLIENT_TYPES = ("hello", "move", "undo", "sync", "ping")
 
 
 class ProtocolError(Exception):
-    """A refused client message: its error code (see server.json's `error`) and one message saying why."""
+    """A refused client message: its error code (see server.json's `error`), one message saying why (English, for
+    any client), and the figures a page needs to say it in its player's language by the code (`params`)."""
 
-    def __init__(self, code: str, message: str, seq: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, seq: int | None = None, params: Mapping[str, str | int | float] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.seq = seq
+        self.params = dict(params or {})
 
 
 class Refused(Exception):
@@ -69,7 +74,11 @@ def parse_client(text: str, limit: int) -> dict[str, Any]:
     """A client's message checked against its schema; ProtocolError (too_large, malformed) otherwise."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise ProtocolError("too_large", f"a message is at most {limit:,} bytes; this one is {size:,}")
+        raise ProtocolError(
+            "too_large",
+            f"a message is at most {limit:,} bytes; this one is {size:,}",
+            params={"limit": limit, "size": size},
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -105,4 +114,6 @@ def error(exc: ProtocolError, msg_id: Any = None) -> dict[str, Any]:
     }
     if exc.seq is not None:
         out["seq"] = exc.seq
+    if exc.params:
+        out["params"] = {k: v if isinstance(v, int | float) else _short(str(v), 200) for k, v in exc.params.items()}
     return out

@@ -136,8 +136,9 @@ async def _receive(client: Client, hall: Hall) -> None:
         msg_id, refused = None, False
         try:
             if not client.bucket.take():
+                rate = config.messages_per_second
                 raise ProtocolError(
-                    "rate_limited", f"at most {config.messages_per_second:g} messages a second; slow down"
+                    "rate_limited", f"at most {rate:g} messages a second; slow down", params={"rate": f"{rate:g}"}
                 )
             text = message.get("text")
             if text is None:
@@ -169,7 +170,9 @@ async def _dispatch(client: Client, hall: Hall, data: dict[str, Any]) -> None:
                 "already_joined", "this connection is at a table already; open another for another table"
             )
         if data["v"] != VERSION:
-            raise ProtocolError("unsupported_version", f"this server speaks protocol version {VERSION}")
+            raise ProtocolError(
+                "unsupported_version", f"this server speaks protocol version {VERSION}", params={"version": VERSION}
+            )
         client.lang = data.get("lang", DEFAULT)
         joined, seats = await hall.join(client, data["table"], data.get("tokens", []))
         client.room, client.seats = joined, frozenset(seats)
@@ -183,7 +186,9 @@ async def _dispatch(client: Client, hall: Hall, data: dict[str, Any]) -> None:
         return
     seat = data["seat"]
     if seat not in client.seats:
-        raise ProtocolError("not_your_seat", f"this connection does not hold seat {seat}'s token", seq=room.seq)
+        raise ProtocolError(
+            "not_your_seat", f"this connection does not hold seat {seat}'s token", seq=room.seq, params={"seat": seat}
+        )
 
     def ack(seq: int) -> None:
         client.send(dumps({"type": "ack", "id": msg_id, "seq": seq}))

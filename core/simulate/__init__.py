@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import DicecupError, TooLarge, shown
 from ..language.model import Variant
+from ..locales import N_, NP_, Phrase
 from ..progress import Reporter, task
 from .result import SimResult
 from .stats import describe, histogram, summarize
@@ -50,6 +51,12 @@ MAX_ENGINE_SECONDS = 3600.0
 METHODS = ("auto", "batched", "engine")
 
 
+#: the progress label of a simulation (the cluster's says where it runs)
+SIMULATING = NP_(
+    "simulating {games} game of {variant} ({strategy})", "simulating {games} games of {variant} ({strategy})"
+)
+
+
 def strategy_name(strategy: str) -> str:
     """A strategy as results name it: `bot:NAME` is NAME (`bot:optimal` is `optimal`)."""
     return strategy[4:] if isinstance(strategy, str) and strategy.startswith("bot:") else strategy
@@ -74,7 +81,13 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     solver's strategy for that exponential utility) has its theta read; any other name must be a bot of the
     engine's registry that plays solitaire."""
     if not isinstance(strategy, str):
-        raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}, risk:THETA")
+        raise DicecupError(
+            Phrase(
+                N_("unknown strategy {strategy}; strategies: {strategies}, risk:THETA"),
+                strategy=shown(strategy),
+                strategies=", ".join(STRATEGIES),
+            )
+        )
     name = strategy_name(strategy)
     if name.startswith("risk:"):
         from ..numeric.objective import risk_objective
@@ -89,12 +102,23 @@ def check_strategy(strategy: str, engine: Any = None) -> str:
     except DicecupError:
         bots = ", ".join(f"bot:{b}" for b in eng.bot_usage())
         raise DicecupError(
-            f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}, risk:THETA, or a bot: {bots}"
+            Phrase(
+                N_("unknown strategy {strategy}; strategies: {strategies}, risk:THETA, or a bot: {bots}"),
+                strategy=shown(strategy),
+                strategies=", ".join(STRATEGIES),
+                bots=bots,
+            )
         ) from None
     if not decl.solitaire:
         raise DicecupError(
-            f"strategy {shown(strategy)}: bot {decl.name} plays against the others at the table, and simulate plays "
-            "solitaire games; pit it against other bots with `dicecup play` instead"
+            Phrase(
+                N_(
+                    "strategy {strategy}: bot {bot} plays against the others at the table, and simulate plays "
+                    "solitaire games; pit it against other bots with `dicecup play` instead"
+                ),
+                strategy=shown(strategy),
+                bot=decl.name,
+            )
         )
     return name
 
@@ -109,16 +133,22 @@ def check_run(
     """Refuse at once every argument of `simulate` but the variant (a caller checks them before any work)."""
     check_strategy(strategy, engine)
     if not _whole(games) or games < 1:
-        raise DicecupError(f"the number of games must be a whole number >= 1, got {games!r}")
+        raise DicecupError(
+            Phrase(N_("the number of games must be a whole number >= 1, got {games}"), games=repr(games))
+        )
     if not _whole(first_game) or not 0 <= first_game <= 2**63 - games:
         raise DicecupError(
             f"the first game must be a whole number from 0 to 2**63 - 1 - games (game numbers of a run start at 0), "
             f"got {first_game!r}"
         )
     if method not in METHODS:
-        raise DicecupError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
+        raise DicecupError(
+            Phrase(N_("unknown method {method}; methods: {methods}"), method=repr(method), methods=", ".join(METHODS))
+        )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
-        raise DicecupError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+        raise DicecupError(
+            Phrase(N_("the seed must be a whole number from 0 to 2**63 - 1, got {seed}"), seed=repr(seed))
+        )
 
 
 def check_size(variant: Variant, strategy: str, engine: Any = None, rules: Any = None) -> Any:
@@ -233,7 +263,8 @@ def simulate(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     check_size(variant, strategy, engine)
-    with task(progress, f"simulating {games:,} games of {variant.id} ({strategy})", games, "games") as told:
+    label = Phrase(SIMULATING, n=games, games=f"{games:,}", variant=variant.id, strategy=strategy)
+    with task(progress, label, games, "games") as told:
         return _play(variant, strategy, games, seed, method, _counter(told), engine, max_seconds, first_game)
 
 
@@ -275,7 +306,18 @@ def _play(
                 why = str(exc)
         if method == "batched":
             raise DicecupError(
-                f"the batched simulator cannot play {shown(strategy)} on {variant.id}" + (f": {why}" if why else " yet")
+                Phrase(
+                    N_("the batched simulator cannot play {strategy} on {variant}: {why}"),
+                    strategy=shown(strategy),
+                    variant=variant.id,
+                    why=why,
+                )
+                if why
+                else Phrase(
+                    N_("the batched simulator cannot play {strategy} on {variant} yet"),
+                    strategy=shown(strategy),
+                    variant=variant.id,
+                )
             )
     from .engine_sim import simulate_engine
 
@@ -324,7 +366,8 @@ def simulate_range(
         engine = _engine(engine)
     check_size(variant, name, engine, rules)
     tally: Tally | None = None
-    with task(progress, f"simulating {games:,} games of {variant.id} ({name})", games, "games") as told:
+    label = Phrase(SIMULATING, n=games, games=f"{games:,}", variant=variant.id, strategy=name)
+    with task(progress, label, games, "games") as told:
         for start in range(0, games, RANGE_PIECE):
             n = min(RANGE_PIECE, games - start)
             first = start == 0  # the first piece's second game is timed against the whole range

@@ -20,6 +20,7 @@ from attrs import field, frozen
 
 from ..errors import DicecupError
 from ..language.model import Card, Variant
+from ..locales import N_, Phrase
 from ..numeric import propagate as prop
 from ..numeric.propagate import AVAILABLE, Compact, Ends, Outcomes, Start, Successors, Vectors
 from ..numeric.records import MoveRows
@@ -147,6 +148,10 @@ class Distribution:
             "max": self.high,
             "percentiles": self.percentiles(),
         }
+
+
+#: a card no play reaches under the rules (the win planner refuses it in the same words)
+UNREACHABLE = N_("this card cannot arise in play under the variant's rules (its state is not reachable)")
 
 
 def turn_outcomes(
@@ -499,15 +504,15 @@ def distribution(
     card = card if card is not None else Card()
     v.check_card(card)
     if rolls_left is not None and dice is None:
-        raise DicecupError("rolls_left is given without dice: say which dice are on the table")
+        raise DicecupError(Phrase(N_("rolls_left is given without dice: say which dice are on the table")))
     ix = solution.index
     code, prog = ix.state_of_card(card)
     slot = int(ix.lookup(np.array([code]), prog)[0])
     if slot >= ix.size or not np.isfinite(solution.column()[slot]):
-        raise DicecupError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+        raise DicecupError(Phrase(UNREACHABLE))
     filled = len(card.scores)
     if filled >= len(v.box_ids):
-        raise DicecupError("every box of the card is filled: the game is over")
+        raise DicecupError(Phrase(N_("every box of the card is filled: the game is over")))
     stage0, mass0 = _start(solution, dice, rolls_left)
     mask = int(code) & ix.full
     layers = layers_from(solution, mask)
@@ -530,7 +535,8 @@ def distribution(
     # forward: only the states the policy reaches from the position with positive probability, their outcomes
     # kept; then backward through them alone (an outcome of probability 0 is never added, so the vectors are
     # the same, bit for bit, as from every state)
-    with task(progress, f"score distribution of {v.id}", 2 * (len(layers) - 1 - filled), "layers") as told:
+    label = Phrase(N_("score distribution of {variant}"), variant=v.id)
+    with task(progress, label, 2 * (len(layers) - 1 - filled), "layers") as told:
         first = run.outcomes(codes, progs, stage0, mass0)
         reached: list[tuple[np.ndarray, np.ndarray, np.ndarray, Parts]] = []
         parts = first
@@ -560,10 +566,26 @@ def _start(solution: Solution, dice: Sequence[int] | None, rolls_left: int | Non
     v = solution.variant
     roll = tuple(sorted(int(x) for x in dice))
     if len(roll) != v.dice or not all(1 <= x <= v.faces for x in roll):
-        raise DicecupError(f"{v.id}: the dice must be {v.dice} faces from 1 to {v.faces}, got {list(dice)}")
+        raise DicecupError(
+            Phrase(
+                N_("{variant}: the dice must be {dice} faces from 1 to {faces}, got {got}"),
+                variant=v.id,
+                dice=v.dice,
+                faces=v.faces,
+                got=str(list(dice)),
+            )
+        )
     left = v.rolls - 1 if rolls_left is None else rolls_left
     if isinstance(left, bool) or not 0 <= left <= v.rolls - 1:
-        raise DicecupError(f"rolls_left must be 0..{v.rolls - 1} for {v.id} ({v.rolls} rolls a turn), got {left}")
+        raise DicecupError(
+            Phrase(
+                N_("rolls_left must be 0..{most} for {variant} ({rolls} rolls a turn), got {left}"),
+                most=v.rolls - 1,
+                variant=v.id,
+                rolls=v.rolls,
+                left=left,
+            )
+        )
     graph = solution.graph
     mass0 = np.zeros(graph.n_rolls)
     mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0

@@ -15,6 +15,7 @@ from attrs import field, frozen
 
 from ..errors import DicecupError
 from ..language.model import Card
+from ..locales import N_, NP_, Phrase
 from ..progress import Reporter, task
 from .win import WinPlanner
 
@@ -56,16 +57,17 @@ def play_matches(
     (box, points, successor) drawn from its exact law under the seat's policy (`WinPlanner.outcomes`), which
     is how its dice would fall. The same seed plays the same games; `progress` hears of the games played."""
     if players < 2:
-        raise DicecupError("a match needs at least two players")
+        raise DicecupError(Phrase(N_("a match needs at least two players")))
     t0 = time.perf_counter()
     sol = planner.solution
     rng = np.random.default_rng(seed)
     share = np.empty(games)
     finals = np.empty((games, players), dtype=np.int64)
     seat = np.arange(games, dtype=np.int64) % players
-    with task(progress, f"bot optimal's moves in every state of {sol.variant.id}"):
+    with task(progress, Phrase(N_("bot optimal's moves in every state of {variant}"), variant=sol.variant.id)):
         mean = planner.mean_table()
-    with task(progress, f"playing {games:,} games of {sol.variant.id}", games, "games") as told:
+    playing = NP_("playing {games} game of {variant}", "playing {games} games of {variant}")
+    with task(progress, Phrase(playing, n=games, games=f"{games:,}", variant=sol.variant.id), games, "games") as told:
         for a in range(0, games, chunk):
             _play_chunk(planner, players, a, min(chunk, games - a), seat, mean, rng, win_seats, share, finals, told)
     return MatchResult(sol.variant.id, players, share, finals, seat, time.perf_counter() - t0)

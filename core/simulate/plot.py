@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import DicecupError, install_extra
 from ..fileio import write_atomic_with
+from ..locales import N_, Phrase
 
 __all__ = [
     "pyplot",
@@ -31,7 +32,11 @@ def pyplot(without: str = "for a terminal histogram") -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise DicecupError(
-            f"--plot needs matplotlib: {install_extra('plot')} (or run without --plot {without})"
+            Phrase(
+                N_("--plot needs matplotlib: {install} (or run without --plot {without})"),
+                install=install_extra("plot"),
+                without=without,
+            )
         ) from None
     return plt
 
@@ -42,7 +47,9 @@ def save_png(fig: Any, path: Path) -> None:
     try:
         write_atomic_with(path, lambda fh: fig.savefig(fh, format="png"))
     except OSError as exc:
-        raise DicecupError(f"cannot write the plot {str(path)!r}: {exc.strerror or exc}") from None
+        raise DicecupError(
+            Phrase(N_("cannot write the plot {path}: {why}"), path=repr(str(path)), why=exc.strerror or str(exc))
+        ) from None
 
 
 def write_png(path: Path, summary: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ from ..errors import DicecupError, TooLarge
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
 from ..language.model import Card, Variant
+from ..locales import N_, Phrase
 from ..numeric import curves as win_kernels
 from ..numeric import propagate
 from ..numeric.curves import Stakes
@@ -162,7 +163,8 @@ def build_table(
 
     run.terminal(layers[-1][2])
     keep(layers[-1][2])
-    with task(progress, "remaining points by state", sum(len(x[0]) for x in layers[:-1]), "states") as told:
+    label = Phrase(N_("remaining points by state"))
+    with task(progress, label, sum(len(x[0]) for x in layers[:-1]), "states") as told:
         for k in range(len(layers) - 2, -1, -1):
             codes, progs, index = layers[k]
             if len(codes):
@@ -215,7 +217,7 @@ def remaining_table(
     say = warn or (lambda message: None)
     if not solution.objective.is_mean:
         raise DicecupError("the remaining-score table is the mean-optimal policy's: give the mean's solution")
-    with task(progress, f"loading the remaining-score table of {v.id}"):
+    with task(progress, Phrase(N_("loading the remaining-score table of {variant}"), variant=v.id)):
         got = cache.load_arrays(v, TABLE_KIND, say, limit=CACHE_LIMIT, mapped=True)
     if got is not None:
         meta, arrays = got
@@ -237,7 +239,7 @@ def remaining_table(
             cache.arrays_path(v, TABLE_KIND).unlink(missing_ok=True)
         except OSError:
             pass
-    with task(progress, f"making the remaining-score table of {v.id} (then kept)"):
+    with task(progress, Phrase(N_("making the remaining-score table of {variant} (then kept)"), variant=v.id)):
         table = build_table(solution, max_bytes, progress)
         arrays = {"lo": table.lo, "ln": table.ln, "off": table.off, "vec": table.vec}
         meta = {"layout": TABLE_LAYOUT, "code": _CODE_DIGEST}
@@ -371,7 +373,7 @@ class WinPlanner:
         code, prog = ix.state_of_card(card)
         s = int(ix.lookup(np.array([code]), prog)[0])
         if s >= ix.size or self.table.ln[s] <= 0:
-            raise DicecupError("this card cannot arise in play under the variant's rules (its state is not reachable)")
+            raise DicecupError(Phrase(dist.UNREACHABLE))
         return s
 
 
@@ -403,7 +405,7 @@ def planner_for(
         check_win(variant)
         solution = solution_for(variant, progress=progress)
         table = remaining_table(solution, warn=warn, progress=progress)
-        with task(progress, f"bot win's turn tables of {variant.id}"):
+        with task(progress, Phrase(N_("bot win's turn tables of {variant}"), variant=variant.id)):
             return WinPlanner(solution, table)
 
     return store_of(variant).get(
@@ -475,9 +477,16 @@ class WinAdvisor:
         v = sol.variant
         roll = v.roll_of(dice)
         if len(card.scores) >= len(v.boxes):
-            raise DicecupError("the card is full: the game is over")
+            raise DicecupError(Phrase(N_("the card is full: the game is over")))
         if not 0 <= rolls_left <= v.rolls - 1:
-            raise DicecupError(f"rolls left must be 0..{v.rolls - 1} for {v.id}, got {rolls_left}")
+            raise DicecupError(
+                Phrase(
+                    N_("rolls left must be 0..{most} for {variant}, got {left}"),
+                    most=v.rolls - 1,
+                    variant=v.id,
+                    left=rolls_left,
+                )
+            )
         slot = planner.slot_of(card)
         slots = np.array([slot], dtype=np.int64)
         succ, _ = planner.successors(slots)

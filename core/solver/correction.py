@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..game.state import GameState
+from ..locales import N_, Phrase
 from ..numeric.coding import EMPTY
 from ..numeric.tables import CardFacts
 from ..progress import Reporter, task
@@ -53,7 +54,7 @@ def fit(
     games = games_for(rel) if games is None else games
     rng = random.Random(seed)
     rows = []
-    with task(progress, "self-play games", games, "games") as told:
+    with task(progress, Phrase(N_("self-play games")), games, "games") as told:
         for _ in range(games):
             state = GameState.new(rel.variant, 1)
             while not state.over:
@@ -72,7 +73,7 @@ def fit(
     profiles = profile_cells(rel.profile_shape)
     per_profile = len(table) // profiles  # progress cells of one profile (profiles are the table's major axis)
     facts = CardFacts(rel.variant)  # a row back to its Card
-    with task(progress, "fitting", len(rel.ids), "boxes") as told:
+    with task(progress, Phrase(N_("fitting")), len(rel.ids), "boxes") as told:
         for k in range(1, len(rel.ids) + 1):
             now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
             sel = np.flatnonzero(open_boxes == k)
@@ -112,7 +113,9 @@ def load_or_fit(
         table = _table(got, want, profile_cells(rel.shape))
         if table is not None:
             return rel.corrected(table)
-    with task(progress, f"fitting bot strong's correction for {rel.variant.id} (then kept)"):
+    with task(
+        progress, Phrase(N_("fitting bot strong's correction for {variant} (then kept)"), variant=rel.variant.id)
+    ):
         table = fit(rel, games_for(rel), FIT_SEED, progress)
     if store:
         save_record(rel.variant, RECORD_KIND, {**want, "values": table.tolist()}, warn)

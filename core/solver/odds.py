@@ -17,6 +17,7 @@ from attrs import frozen
 from ..errors import DicecupError
 from ..language.dice import check_dice
 from ..language.model import Variant
+from ..locales import N_, Phrase
 from ..numeric.dice import DiceGraph
 from ..numeric.reference import fold
 from ..store import store_of
@@ -107,9 +108,15 @@ def odds(
     least = 0 if from_dice else 1
     left = (variant.rolls - 1 if from_dice else variant.rolls) if rolls_left is None else rolls_left
     if isinstance(left, bool) or not isinstance(left, int) or not least <= left <= most:
-        what = "rolls left after these dice" if from_dice else "rolls to make (the turn's first included)"
-        banked = " (unused rolls are banked)" if variant.carry_over else ""
-        raise DicecupError(f"rolls_left must be {least}..{most} for {variant.id}{banked}: {what}; got {rolls_left!r}")
+        what = N_("rolls left after these dice") if from_dice else N_("rolls to make (the turn's first included)")
+        said = (
+            N_("rolls_left must be {least}..{most} for {variant} (unused rolls are banked): {what}; got {got}")
+            if variant.carry_over
+            else N_("rolls_left must be {least}..{most} for {variant}: {what}; got {got}")
+        )
+        raise DicecupError(
+            Phrase(said, least=least, most=most, variant=variant.id, what=Phrase(what), got=repr(rolls_left))
+        )
     table = tuple(sorted(check_dice(tuple(dice), variant.dice, variant.faces))) if dice is not None else None
     meets = _meets(variant)
     if graph is None:

@@ -15,6 +15,7 @@ from attrs import frozen
 from ..errors import DicecupError
 from ..game.actions import Action, Keep, RollDice, Score
 from ..language.model import Variant
+from ..locales import NP_, Phrase
 from ..progress import Reporter, task
 from .advice import Option, advise_state, option_json
 from .errors import SolverError
@@ -177,7 +178,8 @@ def review(solution: Solution, state: GameState, progress: Reporter | None = Non
     reviewer = Reviewer(solution, state.variant)
     start = GameState.new(state.variant, list(state.players), state.rounds - state.replays)
     n = len(state.history)
-    with task(progress, f"reviewing {n:,} moves", n, "moves") as told:
+    label = Phrase(NP_("reviewing {count} move", "reviewing {count} moves"), n=n, count=f"{n:,}")
+    with task(progress, label, n, "moves") as told:
 
         def visit(now: GameState, move: Action, index: int) -> None:
             reviewer.visit(now, move, index)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..language.model import Card, Variant
+from ..locales import N_, Phrase
 from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph
 from ..numeric.objective import MEAN, Objective
@@ -395,7 +396,7 @@ def solve(
     kernel = _kernel_for(kernel, precision, backend, workdir)
     from . import jit  # numba is imported only when solving (the advisor does not need it)
 
-    with task(progress, f"solving {variant.id}"):
+    with task(progress, Phrase(N_("solving {variant}"), variant=variant.id)):
         run = backward_jit if kernel == "numba" else backward
         if kernel == "numba":
             jit.compile_ahead()  # while the rules model and the search run
@@ -409,7 +410,7 @@ def solve(
 
         # an obviously small variant skips the limit checks; otherwise the search counts, and stops past the limit
         limit = None if max_states is None or state_bound(model) <= max_states else max_states
-        with task(progress, "exploring its states", unit="card classes"):
+        with task(progress, Phrase(N_("exploring its states")), unit="card classes"):
             space = StateSpace(model, limit, on_class)
         states = space.n_states
         assert states is not None  # counted by the search
@@ -432,7 +433,7 @@ def solve(
         def terminal(codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
             return objective.terminal(bonus(codes, prog))
 
-        with task(progress, "backward pass", states, "states"):
+        with task(progress, Phrase(N_("backward pass")), states, "states"):
             if backend is not None:
                 values = backend.backward(space, terminal, on_states, dtype, objective, signature)
             else:

@@ -20,6 +20,7 @@ from ..errors import DicecupError, TooLarge
 from ..game.actions import Keep, Score
 from ..language.dice import sub_multisets
 from ..language.model import Card, Variant
+from ..locales import N_, Phrase
 from ..numeric import compiled
 from ..numeric.objective import Objective
 from ..numeric.reference import plain_pick, turn_tables
@@ -257,7 +258,7 @@ def _plan(run: _Run, keep: str, progress: Reporter | None = None) -> TargetEstim
     """Every window bounded (layers from the end down), then the estimate of the vectors' size and time."""
     lowest = min((k for k in range(run.nb) if len(run.layers[k][0])), default=0)
     states = sum(len(run.layers[k][0]) for k in range(lowest, run.nb))
-    with task(progress, "bounding each state's window", states, "states") as told:
+    with task(progress, Phrase(N_("bounding each state's window")), states, "states") as told:
         for k in range(run.nb - 1, lowest - 1, -1):
             run.windows(k, told)
     per = [int(run.widths(k).sum()) if k >= lowest else 0 for k in range(run.nb)] + [0]
@@ -407,7 +408,7 @@ def target_options(tables: TargetTables, card: Card, dice: Sequence[int], rolls_
 
 def estimate_target(solution: Solution, keep: str = "all", progress: Reporter | None = None) -> TargetEstimate:
     """The estimate of a target solve (windows bounded, the kernel timed on a sample), without solving."""
-    with task(progress, f"estimating target play's tables of {solution.variant.id}"):
+    with task(progress, Phrase(N_("estimating target play's tables of {variant}"), variant=solution.variant.id)):
         return _plan(_Run(solution), keep, progress)
 
 
@@ -428,7 +429,7 @@ def solve_target(
     if keep not in ("all", "start"):
         raise DicecupError(f"unknown keep {keep!r}; keeps: all, start")
     start = time.perf_counter()
-    with task(progress, f"target play's tables of {solution.variant.id}", seconds=seconds):
+    with task(progress, Phrase(N_("target play's tables of {variant}"), variant=solution.variant.id), seconds=seconds):
         run = _Run(solution)
         estimate = _plan(run, keep, progress)
         if estimate.bytes > max_bytes:
@@ -439,7 +440,7 @@ def solve_target(
         if on_estimate:
             on_estimate(estimate)
         inner = sum(len(run.layers[k][0]) for k in range(run.nb))  # the full cards' vectors are their bonuses
-        with task(progress, "target vectors", inner, "states", estimate.seconds) as told:
+        with task(progress, Phrase(N_("target vectors")), inner, "states", estimate.seconds) as told:
             for k in range(run.nb - 1, -1, -1):
                 if len(run.layers[k][0]) == 0:
                     continue

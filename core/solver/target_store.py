@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
+from ..locales import N_, Phrase
 from ..numeric.objective import Objective
 from ..progress import Reporter, task
 from . import cache
@@ -173,7 +174,7 @@ def target_tables(
     if not solution.objective.is_mean:
         raise DicecupError("target play's tables are made from the mean's table: give the mean's solution")
     if use_cache:
-        with task(progress, f"loading target play's tables of {solution.variant.id}"):
+        with task(progress, Phrase(N_("loading target play's tables of {variant}"), variant=solution.variant.id)):
             got = _load(solution, warn)
         if got is not None:
             return got, True
@@ -182,7 +183,7 @@ def target_tables(
     if use_cache:
         cache.save_record(solution.variant, ESTIMATE_KIND, _estimate_json(tables.estimate), warn)
         meta = {"layout": LAYOUT, "estimate": _estimate_json(tables.estimate), "seconds": tables.seconds}
-        with task(progress, f"keeping target play's tables of {solution.variant.id}"):
+        with task(progress, Phrase(N_("keeping target play's tables of {variant}"), variant=solution.variant.id)):
             cache.save_arrays(solution.variant, KIND, meta, _arrays(tables), warn, limit=LIMIT)
     return tables, False
 

@@ -24,6 +24,7 @@ from ..game.actions import action_to_json
 from ..game.history import History
 from ..game.saving import VariantArg, variant_json
 from ..game.state import GameState
+from ..locales import NP_, Phrase
 from ..progress import Reporter, task
 from .generator import TrackedRandom, generator_state
 from .journal import Journal, Writer
@@ -197,7 +198,8 @@ def _is_journal(data: bytes) -> bool:
 def replayed(journaled: Journaled, progress: Reporter | None = None) -> SavedGame:
     """`journaled.replay()`, each move told to `progress` (a long save takes seconds to replay)."""
     n = len(journaled.moves)
-    with task(progress, f"replaying {n:,} moves", n, "moves") as told:
+    label = Phrase(NP_("replaying {count} move", "replaying {count} moves"), n=n, count=f"{n:,}")
+    with task(progress, label, n, "moves") as told:
         return journaled.replay(lambda state, move, index: told.advance())
 
 

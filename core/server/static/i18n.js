@@ -179,6 +179,55 @@ messages.en = {
   "say.kept": N_("Die {n} kept."),
   "say.released": N_("Die {n} back to the roll."),
   "say.undone": N_("{who} took back: {label}. The dice are as they were."),
+
+  // the server's refusals by their code (server.json's `error`), with its `params`
+  "refused.malformed": N_("The server could not read what the page sent: reload the page."),
+  "refused.too_large": N_("What the page sent is too long: at most {limit} bytes, it was {size}."),
+  "refused.rate_limited": N_("Too many messages at once (at most {rate} a second): slow down."),
+  "refused.unsupported_version": N_("The server speaks another version of the game (version {version}): reload the page."),
+  "refused.unknown_table": N_("There is no such table: check its link or code."),
+  "refused.bad_token": N_("A seat this page holds is not one of this table's: nothing was joined."),
+  "refused.not_joined": N_("The page is not at the table yet: reload the page."),
+  "refused.already_joined": N_("This connection is at a table already."),
+  "refused.not_your_seat": N_("This device does not hold seat {seat}."),
+  "refused.not_started": N_("The game starts when every seat is taken."),
+  "refused.game_over": N_("The game is over."),
+  "refused.not_your_turn": N_("It is {name}'s turn."),
+  "refused.illegal_move": N_("The rules do not allow this move."),
+  "refused.cannot_undo": N_("That cannot be taken back now."),
+  "refused.bot_failed": N_("A bot at this table could not move."),
+  "refused.unavailable": N_("The server's database did not answer: try again."),
+  "refused.internal": N_("The server failed on this message (it is logged): try again."),
+
+  // the variants' options in the lobby: each option's name, and its choices (`choice.OPTION.VALUE`, else
+  // `choice.VALUE`); an option or a value the table lacks is shown as the variant names it
+  "option.joker": N_("Joker rule"),
+  "option.straight": N_("Straight"),
+  "option.served_bonus": N_("Bonus for a served roll"),
+  "option.saved_rolls": N_("Saved rolls"),
+  "option.upper_bonus": N_("Upper section bonus"),
+  "option.bonus_at": N_("Stage bonus"),
+  "option.chance": N_("Chance"),
+  "option.settle_two": N_("Settlement of two players"),
+  "option.stake": N_("Stake per point"),
+  "choice.true": N_("yes"),
+  "choice.false": N_("no"),
+  "choice.none": N_("none"),
+  "choice.joker.free": N_("free: any box"),
+  "choice.joker.forced": N_("forced: the official rules"),
+  "choice.joker.none": N_("no joker"),
+  "choice.straight.ace_high": N_("the ace also ends a straight (3-4-5-6-1)"),
+  "choice.straight.plain": N_("only 1-2-3-4-5 and 2-3-4-5-6"),
+  "choice.saved_rolls.true": N_("unused rolls are saved for later turns"),
+  "choice.saved_rolls.false": N_("3 rolls every turn"),
+  "choice.upper_bonus.100": N_("100 points at 84 or more"),
+  "choice.upper_bonus.50": N_("50 points at 75 or more"),
+  "choice.bonus_at.positive": N_("when the stage's total is above zero"),
+  "choice.bonus_at.nonnegative": N_("when the stage's total is zero or more"),
+  "choice.chance.none_of_the_above": N_("only a roll that meets no other box"),
+  "choice.chance.any": N_("any roll"),
+  "choice.settle_two.difference": N_("the loser pays the difference"),
+  "choice.settle_two.fixed": N_("a fixed stake"),
 };
 
 let lang = "en";
@@ -243,6 +292,27 @@ export function t(key, params = {}) {
       : english[params.n === 1 ? 0 : 1];
   }
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** A refusal of the server (an `error` message) in the page's language: said by its code, with the server's
+ * `params`; the server's own (English) words where the page speaks English or knows no such code. */
+export function refusal(message) {
+  const key = `refused.${message.code}`;
+  return lang === "en" || !(key in messages.en) ? message.message : t(key, message.params || {});
+}
+
+/** A variant option's name, and a choice of it, in the page's language (as the variant names them when the
+ * table has no words for them). */
+export function optionName(name) {
+  const key = `option.${name}`;
+  if (key in messages.en) return t(key);
+  const words = name.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function choiceName(option, value) {
+  for (const key of [`choice.${option}.${value}`, `choice.${value}`]) if (key in messages.en) return t(key);
+  return String(value);
 }
 
 /** A variant's view (`/api/variants`, a table's `variant`) with its names in the page's language, from the

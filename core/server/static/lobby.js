@@ -2,7 +2,7 @@
 // a table joined by its link or code. Everything offered comes from GET /api/variants.
 
 import {$, api, el, forgetTable, keepToken, myTables, tokens} from "./dom.js";
-import {localVariant, t} from "./i18n.js";
+import {choiceName, localVariant, optionName, t} from "./i18n.js";
 
 const HUMAN = "human";
 const ARGUMENT_DEFAULTS = {THETA: "0.05", T: "200"}; // a bot's parameter, as its usage names it
@@ -74,17 +74,9 @@ function pickVariant() {
     el("label", {for: `option-${i}`}, optionName(o.name)),
     el("select", {id: `option-${i}`, "data-option": o.name}, ...o.choices.map((c) => el("option", {
       value: JSON.stringify(c), selected: c === o.default,
-    }, String(c)))))));
+    }, choiceName(o.name, c)))))));
   $("options-box").hidden = v.options.length === 0;
   for (const row of document.querySelectorAll("#others li")) fillSeatChoices(row, row.querySelector("select").value);
-}
-
-function optionName(name) {
-  const key = `option.${name}`;
-  const text = t(key);
-  if (text !== key) return text;
-  const words = name.replace(/_/g, " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function botLabel(bot) {

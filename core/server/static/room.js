@@ -5,7 +5,7 @@
 import {drawCards} from "./card.js";
 import {dieButton} from "./dice.js";
 import {$, api, el, keepToken, reducedMotion, tokens} from "./dom.js";
-import {language, localVariant, t} from "./i18n.js";
+import {language, localVariant, refusal, t} from "./i18n.js";
 import {announce, describeUpdate, drawResult} from "./result.js";
 
 const HUMAN = "human";
@@ -101,7 +101,7 @@ function receive(message) {
       say("");
       return;
     }
-    say(message.message, true);
+    say(refusal(message), true);
     if (message.code === "unknown_table") s.stop = true;
     if (!s.game) return;
   } else if (message.type === "ack") {
