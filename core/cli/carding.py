@@ -12,7 +12,7 @@ import typer
 
 from ..errors import DicecupError
 from ..language.describe import options_text
-from ..locales import _
+from ..locales import N_, _
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .common import note_line
 from .outputs import OverwriteOpt, plot_path
@@ -30,31 +30,35 @@ def rule_counts(made: int) -> list[int]:
     return sorted({k for k in STEPS if k < made} | {made})
 
 
-@app.command("strategy-card")
+@app.command(
+    "strategy-card",
+    help=N_("A strategy card a person can remember: the optimal play as plain rules, with its value by play."),
+)
 def strategy_card_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
     rules: Annotated[
-        int, typer.Option("--rules", "-n", click_type=Whole(0, 500), help="Rules on the card, at most.")
+        int, typer.Option("--rules", "-n", click_type=Whole(0, 500), help=N_("Rules on the card, at most."))
     ] = 100,
     games: Annotated[
         int,
         typer.Option(
-            "--games", click_type=Whole(10, 20_000), help="Games played to draw the positions the rules learn."
+            "--games", click_type=Whole(10, 20_000), help=N_("Games played to draw the positions the rules learn.")
         ),
     ] = 1000,
     play: Annotated[
-        int, typer.Option("--play", click_type=Whole(10, 200_000), help="Games the card plays to measure its value.")
+        int,
+        typer.Option("--play", click_type=Whole(10, 200_000), help=N_("Games the card plays to measure its value.")),
     ] = 2000,
     seed: Annotated[
         int,
         typer.Option(
-            "--seed", click_type=Whole(0, 2**63 - 1), help="Random seed: the same seed, the same card and value."
+            "--seed", click_type=Whole(0, 2**63 - 1), help=N_("Random seed: the same seed, the same card and value.")
         ),
     ] = 1,
     plot: Annotated[
         Path | None,
-        typer.Option("--plot", help="Draw the card's value against its number of rules as a PNG image."),
+        typer.Option("--plot", help=N_("Draw the card's value against its number of rules as a PNG image.")),
     ] = None,
     max_states: MaxStatesOpt = None,
     as_json: JsonOpt = False,

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ..locales import _
+from ..locales import N_, _
 from .base import OptionOpt, VariantOpt, Whole, app, cli_errors, console, get_engine, load_variant
 from .common import warn
 from .progress import reporting
@@ -22,23 +22,25 @@ from .solving import load_solution
 __all__ = ["train_cmd"]
 
 
-@app.command("train")
+@app.command("train", help=N_("Train: positions from real play, each move graded by the expected points it gives up."))
 @cli_errors
 def train_cmd(
     variant: VariantOpt,
     option: OptionOpt = None,
     drills: Annotated[
-        int, typer.Option("--drills", "-n", click_type=Whole(1, 1000), help="Drills in this session (1 to 1000).")
+        int, typer.Option("--drills", "-n", click_type=Whole(1, 1000), help=N_("Drills in this session (1 to 1000)."))
     ] = 10,
     daily: Annotated[
-        bool, typer.Option("--daily", help="Start with today's puzzle: the same position for everyone today.")
+        bool, typer.Option("--daily", help=N_("Start with today's puzzle: the same position for everyone today."))
     ] = False,
     seed: Annotated[
-        int | None, typer.Option(click_type=Whole(), help="Seed of the drills: the same seed, the same positions.")
+        int | None, typer.Option(click_type=Whole(), help=N_("Seed of the drills: the same seed, the same positions."))
     ] = None,
-    no_history: Annotated[bool, typer.Option("--no-history", help="Keep no record of this session's moves.")] = False,
+    no_history: Annotated[
+        bool, typer.Option("--no-history", help=N_("Keep no record of this session's moves."))
+    ] = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress on stderr while the table is solved or read.")
+        bool, typer.Option("--quiet", "-q", help=N_("No progress on stderr while the table is solved or read."))
     ] = False,
 ) -> None:
     """Train: positions from real play, each move graded by the expected points it gives up."""
