@@ -8,6 +8,7 @@ another objective (`numeric.objective`) over the same states.
     >>> from dicecup.solver import solve, advise
     >>> solution = solve(Engine().variant("yacht"))
     >>> best = advise(solution, Card(), (1, 1, 2, 5, 6), rolls_left=2)[0]
+    >>> why = explain(solution, Card(), (1, 1, 2, 5, 6), rolls_left=2)  # what it aims at, what others give up
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from .advice import Option, advise, advise_state
 from .cache import load_or_solve
 from .errors import SolverError, StateSpaceTooLarge
+from .explain import LABELS, Explanation, explain, explain_options, explain_state
 from .policy import OptimalBot, SolverPolicy, best_action
 from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
 from .rules import check_solvable
@@ -23,6 +25,8 @@ from .solve import DEFAULT_MAX_STATES, SOLVER_VERSION, Solution, solve
 __all__ = [
     "DEFAULT_MAX_STATES",
     "Decision",
+    "Explanation",
+    "LABELS",
     "SOLVER_VERSION",
     "OptimalBot",
     "Option",
@@ -37,6 +41,9 @@ __all__ = [
     "best_action",
     "check_reviewable",
     "check_solvable",
+    "explain",
+    "explain_options",
+    "explain_state",
     "load_or_solve",
     "review",
     "solve",
