@@ -125,7 +125,7 @@ def _outlook_text(outlook: Outlook) -> str:
             )
         )
     n = outlook.open_boxes
-    left = ngettext("{n} box left", "{n} boxes left", n).format(n=n)
+    left = ngettext("{n} box to go", "{n} boxes to go", n).format(n=n)
     return _("Still open: {items}.").format(items="; ".join([*items, left]))
 
 
