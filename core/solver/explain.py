@@ -250,8 +250,9 @@ def _aims(
     variant: Variant, card: Card, dice: tuple[int, ...], rolls_left: int, top: Option, graph: DiceGraph
 ) -> tuple[Aim, ...]:
     """A box scored now: that box (chance 1 where the dice make it, else 0). A keep: the open rows it plays for,
-    likeliest first: rows no other keep of these dice makes likelier and that every kept die helps (a row the
-    kept dice make whatever is rerolled is not played for); rows every roll makes left out."""
+    likeliest first: rows every kept die helps (a row the kept dice make whatever is rerolled is not played for)
+    and no other keep of these dice makes likelier (where there are none, the rows every kept die helps); rows
+    every roll makes left out."""
     meets = meets_table(variant)
     at = graph.index[dice] - int(graph.roll_rows[0])
     if isinstance(top.action, Score):
@@ -264,14 +265,12 @@ def _aims(
     most = keeps[[graph.index[k] for k in graph.proper_keeps(dice)[0]]].max(axis=0)
     fewer = [keeps[graph.index[kept[:i] + kept[i + 1 :]]] for i in range(len(kept)) if i == 0 or kept[i] != kept[i - 1]]
     open_rows = {variant.box(b).row or b for b in variant.open_boxes(card)}
-    aimed = [
+    helped = [
         j
         for j, r in enumerate(variant.rows)
-        if r in open_rows
-        and meets[:, j].min() < 1.0
-        and mine[j] >= most[j] - SAME
-        and all(mine[j] > f[j] + SAME for f in fewer)
+        if r in open_rows and meets[:, j].min() < 1.0 and mine[j] > 0 and all(mine[j] > f[j] + SAME for f in fewer)
     ]
+    aimed = [j for j in helped if mine[j] >= most[j] - SAME] or helped  # (a keep that hedges: what it helps)
     aimed.sort(key=lambda j: -mine[j])
     return tuple(Aim(variant.rows[j], variant.row(variant.rows[j]).name, float(mine[j])) for j in aimed[:MAX_AIMS])
 
