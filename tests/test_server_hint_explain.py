@@ -3,6 +3,8 @@ language asked, checked against the protocol's schema; a hint by bot:greedy has 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from _server_helpers import call, create, http_check, tiny_server
 
@@ -12,7 +14,7 @@ pytestmark = pytest.mark.slow  # a server process of its own
 def test_a_hint_by_the_optimal_bot_says_why(tmp_path):
     serve = tiny_server(tmp_path, "--bot-delay", "0").start()
     try:
-        made = create(serve, {"player": "human", "name": "ann", "mine": True}, {"player": "bot:optimal"})
+        made = _made_once_ready(serve, {"player": "human", "name": "ann", "mine": True}, {"player": "bot:optimal"})
         url = f"{serve.url}/api/tables/{made['code']}/hint"
         token = made["tokens"][0]["token"]
         hint = http_check(*call(url, {"token": token}), "hint")
@@ -31,6 +33,17 @@ def test_a_hint_by_the_optimal_bot_says_why(tmp_path):
     finally:
         serve.stop()
     assert "Traceback" not in serve.log()
+
+
+def _made_once_ready(serve, *seats):
+    """A new table, asked again while the server prepares its bot's tables (a busy machine: more than a moment)."""
+    for _ in range(120):
+        status, answer = call(f"{serve.url}/api/tables", {"variant": "tiny", "seats": list(seats)})
+        if status == 201:
+            return http_check(status, answer, "created")
+        assert "being prepared now" in answer["error"], answer
+        time.sleep(0.5)
+    raise AssertionError("the optimal bot's tables of the tiny variant were not ready in a minute")
 
 
 def test_a_hint_by_the_greedy_bot_has_no_explanation(tmp_path):
