@@ -293,3 +293,18 @@ def test_the_servers_hint_explanation_is_the_solvers_in_the_language_asked(cli_e
     hint = {"seq": 1, "seat": 0, "bot": "bot:optimal", "move": ["keep", [6, 6, 6]], "label": "keep 666"}
     checker("http", "hint").validate({**hint, "explanation": russian})
     checker("http", "hint").validate(hint)  # a hint by bot:greedy has none
+
+
+def test_advise_explain_on_the_quick_path_speaks_the_environments_language(cli_env):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LANGUAGE": "de"}
+    run = [sys.executable, "-c", "import sys; from dicecup.cli import main; main(sys.argv[1:])"]
+    got = subprocess.run(
+        [*run, "advise", "-v", "yacht", "-d", "66666", "--explain", "-q"], capture_output=True, text=True, env=env
+    )
+    assert got.returncode == 0, got.stderr
+    said = " ".join(got.stdout.split())
+    assert "Klare Wahl:" in said and "Clear choice" not in said and "Next best" not in said

@@ -138,11 +138,18 @@ def advise_cmd(
 
 
 def _explained(asked: Question, advisor: Any, options: list[Any], first: bool) -> dict[str, Any]:
-    """`--explain`: the first objective's ranking, the mean's (`_question` checks it), explained as JSON."""
+    """`--explain`: the first objective's ranking, the mean's (`_question` checks it), explained as JSON in the
+    command line's language (the one its names are in, on the quick path too)."""
+    from ..locales import speak
     from ..solver.explain import explain_options
+    from .common import language
 
     graph = getattr(getattr(advisor, "values", None), "graph", None)
-    return explain_options(asked.variant, asked.card, asked.dice, asked.left, options, graph, first).to_json()
+    undo = speak(language())
+    try:
+        return explain_options(asked.variant, asked.card, asked.dice, asked.left, options, graph, first).to_json()
+    finally:
+        undo()
 
 
 class Question(NamedTuple):

@@ -41,7 +41,6 @@ __all__ = [
     "explain",
     "explain_options",
     "explain_state",
-    "keep_chances",
     "label_of",
 ]
 
@@ -232,14 +231,9 @@ def _serious(ranked: Sequence[Option]) -> list[Option]:
     return out
 
 
-def keep_chances(variant: Variant, graph: DiceGraph, kept: Sequence[int], rolls_left: int) -> np.ndarray:
-    """Each row's chance of being made by the end of the turn from `kept`, with `rolls_left` rolls, each later
-    keep chosen for that row alone (`odds`' recursion: the chance a row's best keep gives is its `turn`)."""
-    return np.asarray(_keep_table(variant, graph, rolls_left)[graph.index[tuple(sorted(kept))]], dtype=float)
-
-
 def _keep_table(variant: Variant, graph: DiceGraph, rolls_left: int) -> np.ndarray:
-    """(keeps, rows): every keep's chance of making each row with `rolls_left` rolls (`odds`' fold)."""
+    """(keeps, rows): every keep's chance of making each row by the end of the turn with `rolls_left` rolls, each
+    later keep chosen for that row alone (`odds`' fold: a row's best keep gives its `turn` chance)."""
     meets = meets_table(variant)
     keeps = fold(graph, [meets] * (rolls_left + 1))[rolls_left][1]
     assert keeps is not None  # a decision with rolls left has keeps
