@@ -308,3 +308,13 @@ def test_advise_explain_on_the_quick_path_speaks_the_environments_language(cli_e
     assert got.returncode == 0, got.stderr
     said = " ".join(got.stdout.split())
     assert "Klare Wahl:" in said and "Clear choice" not in said and "Next best" not in said
+
+
+def test_the_modules_example_runs(cli_env):
+    """The usage example in `explain`'s docstring."""
+    import doctest
+    import sys
+
+    module = sys.modules["dicecup.solver.explain"]
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted >= 4
