@@ -110,12 +110,20 @@ def advise_cmd(
             ),
         ),
     ] = None,
+    explain: Annotated[
+        bool,
+        Opt(
+            "--explain",
+            help="Say why the best move is best: what it aims at, what the next moves give up, what stays open, "
+            "and how clear the choice is (by expected final score).",
+        ),
+    ] = False,
 ) -> None:
     """Rank every option (each distinct keep, each box to score now) by expected final score, or by other
     objectives side by side (--objective)."""
     with imports_paused():  # what advising needs, numpy and the solver included (see `cli`)
         from ..rankings import side_by_side
-    asked = _question(variant, dice, rolls_left, card, banked, option, strategy, objective, opponent)
+    asked = _question(variant, dice, rolls_left, card, banked, option, strategy, objective, opponent, explain)
     advisors = make_advisors(asked.variant, asked.goals, asked.strategy, max_states, quiet or as_json, asked.opponents)
     start = time.perf_counter()
     first = asked.left == asked.most
@@ -126,12 +134,30 @@ def advise_cmd(
 
         keep_tables(asked.variant, warn)
     rows = side_by_side(rankings)
+    told = _explained(asked, advisors[0], rankings[0], first) if explain else None
     if as_json:
-        echo(json.dumps(_advice_json(asked, rows, first, seconds)))
+        echo(json.dumps({**_advice_json(asked, rows, first, seconds), **({"explanation": told} if told else {})}))
         return
     _print_advice(asked.variant, asked.goals, rows, asked.dice, asked.left, first, asked.strategy, seconds, top)
+    if told:
+        echo(told["text"])
     for note in asked.variant.solitaire_notes():
         echo(f"note: {note}")
+
+
+def _explained(asked: Question, advisor: Any, options: list[Any], first: bool) -> dict[str, Any]:
+    """`--explain`: the first objective's ranking, the mean's (`_question` checks it), explained as JSON in the
+    command line's language (the one its names are in, on the quick path too)."""
+    from ..locales import speak
+    from ..solver.explain import explain_options
+    from .common import language
+
+    graph = getattr(getattr(advisor, "values", None), "graph", None)
+    undo = speak(language())
+    try:
+        return explain_options(asked.variant, asked.card, asked.dice, asked.left, options, graph, first).to_json()
+    finally:
+        undo()
 
 
 class Question(NamedTuple):
@@ -158,6 +184,7 @@ def _question(
     strategy: str,
     objective: list[str] | None,
     opponent: list[str] | None,
+    explain: bool = False,
 ) -> Question:
     """`advise`'s arguments read and checked, before any table is made (a DicecupError saying what is wrong)."""
     goals = read_objectives(objective)
@@ -176,6 +203,10 @@ def _question(
         recall_tables(v, warn)
     the_card = parse_card(card, v, known_scores)
     opponents = tuple(parse_card(o, v, known_scores, "--opponent", full=True) for o in opponent or ())
+    if explain and not getattr(goals[0], "is_mean", False):
+        raise DicecupError(
+            f"--explain explains the expected final score: put mean first (--objective mean,{goals[0].id})"
+        )
     if any(g.kind == "win" for g in goals) and not opponents:
         from ..simulate.win import NO_OPPONENTS
 

@@ -27,6 +27,7 @@ from .solving import load_solution
 if TYPE_CHECKING:
     from ..game.actions import Action
     from ..game.state import GameState
+    from ..language.model import Variant
     from ..solver.review import Decision, Review
     from ..terminal.seats import Seat
 
@@ -122,6 +123,7 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
             seat.name, seat.spec, str(len(mine)), str(optimal), f"{result.total_loss(i):.3f}", str(scores[i])
         )
     out.print(players)
+    _print_why(out, v, tuple(d for d in result.decisions if not d.optimal))
     worst = result.worst(WORST)
     if worst:
         title = ngettext("The costliest move", "The {n} costliest moves", len(worst)).format(n=len(worst))
@@ -130,6 +132,25 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
         out.print(_("Every decision was optimal."))
     for note in v.solitaire_notes():
         out.print(note_line(note))
+
+
+def _print_why(out: Any, v: Variant, lost: Sequence[Decision]) -> None:
+    """Each move that cost points, with why the best move there was better (`solver.explain`)."""
+    from rich.markup import escape
+
+    from ..solver.explain_text import move_words
+
+    for d in lost:
+        if d.explanation is None:
+            continue
+        where = _("{player}, turn {turn}, dice {dice}: played {move}, {loss} expected points lost.").format(
+            player=d.name,
+            turn=d.turn,
+            dice=" ".join(map(str, d.dice)),
+            move=move_words(d.chosen.action, v),
+            loss=f"{d.loss:.3f}",
+        )
+        out.print(f"[bold]{escape(where)}[/] {escape(d.explanation.text)}")
 
 
 def write_review_png(path: Path, result: Review) -> None:

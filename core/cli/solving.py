@@ -379,8 +379,9 @@ def _print_target(got: TargetAnswer, seconds: float, plot: Path | None) -> None:
         console.print(note_line(note))
 
 
-def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
-    """Advisor for `dicecup play --hints`: every option of a decision with its expected final score.
+def hint_advisor(variant: Variant) -> Callable[[Any], list[Any]]:
+    """Advisor for `dicecup play --hints`: every option of a decision with its expected final score (the solver's
+    `Option`s: the hint and the coach explain them).
 
     Solves (or loads) the variant first, with a progress bar, so a game cannot start without it.
     """
@@ -389,10 +390,10 @@ def hint_advisor(variant: Variant) -> Callable[[Any], list[tuple[Any, float]]]:
 
     check_solvable(variant)
     solution, _cached = load_solution(variant, None, quiet=False, no_cache=False)
-    return lambda state: [(o.action, o.value) for o in advise_state(solution, state)]
+    return lambda state: advise_state(solution, state)
 
 
-def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], list[tuple[Any, float]]], Any]:
+def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], list[Any]], Any]:
     """Advisor and ranking for `dicecup play --objective A,B`: the first objective's options with their values
     (the hint line, and --coach), and a `terminal.session.Ranking` of them all (side by side where several;
     for one, its label names the hint line). Each objective's tables are loaded or made first, with a progress bar; more
@@ -410,8 +411,8 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
         )
     advisors = make_advisors(variant, goals, "optimal", None, quiet=False)
 
-    def first(state: Any) -> list[tuple[Any, float]]:
-        return [(o.action, o.value) for o in advisors[0].options_at(state)]
+    def first(state: Any) -> list[Any]:
+        return advisors[0].options_at(state)
 
     def rank(state: Any) -> list[tuple[Any, list[tuple[float, int]]]]:
         rows = side_by_side([a.options_at(state) for a in advisors])

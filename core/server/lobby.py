@@ -325,13 +325,16 @@ class Lobby:
             raise Refused(503, f"no hint now: {exc}") from None
         if move[0] == "keep" and seq == room.no_reroll_at:  # after an undo no reroll is allowed: the best box now
             spec, move = "greedy", action_to_json(timeout_action(state))
-        return {
-            "seq": seq,
-            "seat": seat,
-            "bot": f"bot:{spec}",
-            "move": move,
-            "label": room.label(lang, state, action_from_json(move)),
-        }
+        hint = {"seq": seq, "seat": seat, "bot": f"bot:{spec}", "move": move}
+        hint["label"] = room.label(lang, state, action_from_json(move))
+        if spec in HINT_BOTS:  # why, by the same bot's values (a hint without it where they cannot say)
+            try:
+                hint["explanation"] = await self.hall.workers.explain(
+                    {**self.hall.bot_job(room, seat, spec), "lang": lang}
+                )
+            except WorkerFailed as exc:
+                log.info("no explanation of a hint at table %s: %s", code, exc)
+        return hint
 
     async def view(self, code: str) -> dict[str, Any]:
         room = await self.room(code)

@@ -28,6 +28,7 @@ from ..game.actions import action_from_json, action_to_json
 from ..game.state import GameState
 from ..language.engine import Engine
 from ..language.model import Variant
+from ..locales import DEFAULT, Catalogs
 
 __all__ = ["Workers", "WorkerFailed", "VariantRef", "load_variant"]
 
@@ -59,6 +60,8 @@ class Bench:
         self.states: OrderedDict[str, tuple[GameState, int]] = OrderedDict()  # by table: its state and undos
         self.bots: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
         self.drills: OrderedDict[tuple[str, int], Any] = OrderedDict()  # a trainer's seeds' drills
+        self.values: OrderedDict[tuple[str, str], Any] = OrderedDict()  # a hint bot's values, by variant
+        self.catalogs = Catalogs()
 
     def variant(self, ref: VariantRef) -> Variant:
         key = repr((ref[0], ref[1], sorted(ref[2].items())))
@@ -150,6 +153,43 @@ class Bench:
             "options": [option(o.action, o.value) for o in advise_state(solution, state)[:GRADE_OPTIONS]],
         }
 
+    def explain(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Why the best move now is best (`solver.explain`), by the values of hint bot `spec` (optimal: the exact
+        solver's, strong: bot strong's), in language `lang`: `{code, spec, lang, variant, players, moves}`."""
+        from ..solver.advice import advise
+        from ..solver.explain import explain_options
+
+        state = self.state(job["code"], job["variant"], job["players"], job["moves"], job.get("undos", 0))
+        if state.over or state.is_chance:
+            raise WorkerFailed(f"no decision to explain at table {job['code']}")
+        values = self._values(state.variant, job["spec"])
+        options = advise(values, state.card, state.dice, state.rolls_left, state.first_roll)
+        with self.catalogs.speaking(job.get("lang", DEFAULT)):
+            named = state.variant.in_language(job.get("lang", DEFAULT))
+            told = explain_options(
+                named, state.card, state.dice, state.rolls_left, options, values.graph, state.first_roll
+            )
+        return told.to_json()
+
+    def _values(self, variant: Variant, spec: str) -> Any:
+        """The table of values hint bot `spec` plays by (prepared by the server before it is asked), kept."""
+        key = (variant.fingerprint, spec)
+        got = self.values.pop(key, None)
+        if got is None:
+            if spec == "optimal":
+                from ..solver.cache import load_or_solve
+
+                got = load_or_solve(variant)[0]
+            elif spec == "strong":
+                from ..solver.strong import strong_values
+
+                got = strong_values(variant)
+            else:
+                raise WorkerFailed(f"bot:{spec} has no values to explain a move by")
+        self.values[key] = got
+        _trim(self.values, 8)
+        return got
+
     def prepare(self, job: dict[str, Any]) -> None:
         """Build (or load) what a bot needs for a variant, by having it choose once: `{spec, variant, players}`."""
         import random
@@ -195,7 +235,7 @@ def serve_jobs(jobs: Connection, results: Connection, engine: Engine) -> None:
             out: list[Any] | dict[str, Any] | None = None
             if kind == "choose":
                 out = bench.choose(payload)
-            elif kind in ("review", "drill", "grade"):
+            elif kind in ("review", "drill", "grade", "explain"):
                 out = getattr(bench, kind)(payload)
             else:
                 bench.prepare(payload)
@@ -311,6 +351,12 @@ class Workers:
 
     def _mover(self, key: str) -> Worker:
         return self.movers[zlib.crc32(key.encode()) % len(self.movers)]
+
+    async def explain(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Why the best move is best (see `Bench.explain`), by the process that moves the table's bots."""
+        worker = self.movers[zlib.crc32(job["code"].encode()) % len(self.movers)]
+        got: dict[str, Any] = await worker.run("explain", job)
+        return got
 
     async def prepare(self, job: dict[str, Any]) -> None:
         """Build a bot's tables for a variant (see `Bench.prepare`), one preparation at a time."""

@@ -8,6 +8,7 @@ another objective (`numeric.objective`) over the same states.
     >>> from dicecup.solver import solve, advise
     >>> solution = solve(Engine().variant("yacht"))
     >>> best = advise(solution, Card(), (1, 1, 2, 5, 6), rolls_left=2)[0]
+    >>> why = explain(solution, Card(), (1, 1, 2, 5, 6), rolls_left=2)  # what it aims at, what others give up
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from .advice import Option, advise, advise_state
     from .cache import load_or_solve
     from .errors import SolverError, StateSpaceTooLarge
+    from .explain import LABELS, Explanation, explain, explain_options, explain_state
     from .policy import OptimalBot, SolverPolicy, best_action
     from .review import Decision, Review, ReviewNeedsSolver, check_reviewable, review
     from .rules import check_solvable
@@ -30,6 +32,7 @@ _HOME = {
     **dict.fromkeys(("Option", "advise", "advise_state"), "advice"),
     "load_or_solve": "cache",
     **dict.fromkeys(("SolverError", "StateSpaceTooLarge"), "errors"),
+    **dict.fromkeys(("LABELS", "Explanation", "explain", "explain_options", "explain_state"), "explain"),
     **dict.fromkeys(("OptimalBot", "SolverPolicy", "best_action"), "policy"),
     **dict.fromkeys(("Decision", "Review", "ReviewNeedsSolver", "check_reviewable", "review"), "review"),
     "check_solvable": "rules",
@@ -64,6 +67,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_MAX_STATES",
     "Decision",
+    "Explanation",
+    "LABELS",
     "SOLVER_VERSION",
     "OptimalBot",
     "Option",
@@ -78,6 +83,9 @@ __all__ = [
     "best_action",
     "check_reviewable",
     "check_solvable",
+    "explain",
+    "explain_options",
+    "explain_state",
     "load_or_solve",
     "review",
     "solve",

@@ -19,6 +19,7 @@ from ..locales import NP_, Phrase
 from ..progress import Reporter, task
 from .advice import Option, advise_state, option_json
 from .errors import SolverError
+from .explain import Explanation, explain_options
 from .rules import check_solvable
 from .solve import Solution
 
@@ -77,6 +78,7 @@ class Decision:
     rolls_left: int  # rolls still allowed this turn (banked ones included)
     chosen: Option  # the move made, with its expected final score
     best: Option  # the advisor's best move at that position
+    explanation: Explanation | None = None  # why the best move is best (`solver.explain`)
 
     @property
     def loss(self) -> float:
@@ -206,6 +208,7 @@ def decision_json(d: Decision) -> dict[str, Any]:
         "loss": d.loss,
         "expected_before": d.expected_before,
         "expected_after": d.expected_after,
+        **({"explanation": d.explanation.to_json()} if d.explanation is not None else {}),
     }
 
 
@@ -256,4 +259,7 @@ def decision_at(solution: Solution, state: GameState, move: Action, index: int) 
         rolls_left=state.rolls_left,
         chosen=chosen,
         best=options[0],
+        explanation=explain_options(
+            state.variant, state.card, state.dice, state.rolls_left, options, solution.graph, state.first_roll
+        ),
     )

@@ -22,8 +22,9 @@ __all__ = ["Advisor", "Ranking", "Screens"]
 #: columns a prompt leaves free on its line, to start typing the answer
 PROMPT_ROOM = 6
 
-#: `advise(state) -> [(action, expected final score), ...]`, e.g. from the solver (the CLI builds one).
-Advisor = Callable[[GameState], Sequence[tuple[Action, float]]]
+#: `advise(state) -> [(action, expected final score), ...]`, e.g. from the solver (the CLI builds one); where the
+#: items are the solver's `Option`s and the values expected final points, `hint` and the coach explain the best move.
+Advisor = Callable[[GameState], Sequence[Any]]
 
 
 class Ranking(NamedTuple):
@@ -56,7 +57,7 @@ class Screens:
         self.ranking = ranking  # hints by several objectives side by side (else the advisor's line)
         self.hints = hints  # show the advice at every decision
         self.coach = coach and advisor is not None  # after each decision, what it cost
-        self._advice: tuple[Any, list[tuple[Action, float]]] | None = None
+        self._advice: tuple[Any, list[Any]] | None = None  # the last position's options, best first
         self._table: tuple[Any, list[str]] | None = None  # the side-by-side hint of the last position
 
     def heading(self, st: GameState) -> str:
@@ -183,12 +184,27 @@ class Screens:
             v.say(line, "dim")
 
     def _advise(self, st: GameState) -> list[tuple[Action, float]]:
-        """The advisor's options for this decision, best first (asked once per position)."""
+        """The advisor's options for this decision, best first, as (action, value) (asked once per position)."""
+        return [(o[0], o[1]) for o in self._options(st)]
+
+    def _options(self, st: GameState) -> list[Any]:
         assert self.advisor is not None
         key = (st.round, len(st.history), tuple(sorted(st.dice)))
         if self._advice is None or self._advice[0] != key:
             self._advice = (key, sorted(self.advisor(st), key=lambda av: -av[1]))
         return self._advice[1]
+
+    def explanation(self, st: GameState) -> str:
+        """Why the best move is best (`solver.explain`), where the advisor ranks the solver's options by expected
+        final points; else nothing."""
+        if self.advisor is None or (self.ranking is not None and self.ranking.labels[0] != "mean"):
+            return ""
+        options = self._options(st)
+        if not options or not all(hasattr(o, "points") for o in options):
+            return ""
+        from ..solver.explain import explain_options
+
+        return explain_options(st.variant, st.card, st.dice, st.rolls_left, options, None, st.first_roll).text
 
     def hint(self, st: GameState) -> None:
         """`hint`: the advisor's best moves now (or why there are none)."""
@@ -197,6 +213,9 @@ class Screens:
             return
         for line in self.hint_lines(st):
             self.view.say(line, "yellow")
+        why = self.explanation(st)
+        if why:
+            self.view.say(why, "yellow")
 
     def hint_lines(self, st: GameState) -> list[str]:
         """The advisor's best moves now, named as the card names them: one line, or a table of several
@@ -234,6 +253,8 @@ class Screens:
         mine = action_text(action, st.variant)
         if lost < 0.005:
             return _("coach: {move} is optimal (expected {value:.2f}; 0.00 lost)").format(move=mine, value=value)
-        return _(
+        said = _(
             "coach: {move} cost {lost:.2f} expected points; best was {best_move} (expected {best:.2f}, yours {value:.2f})"
         ).format(move=mine, lost=lost, best_move=action_text(best_action, st.variant), best=best, value=value)
+        why = self.explanation(st)
+        return f"{said} {why}" if why else said

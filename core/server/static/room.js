@@ -185,7 +185,8 @@ function keys(event) {
   }
 }
 
-/** Ask the server what a bot would play now, and show it: the dice it would keep picked, the box marked. */
+/** Ask the server what a bot would play now, and show it (with why, where the server explains it): the dice it
+ * would keep picked, the box marked. */
 async function askHint() {
   if (!myTurn()) return;
   const at = s.game.seq;
@@ -193,7 +194,8 @@ async function askHint() {
   try {
     const hint = await api(`/api/tables/${s.code}/hint`, {token: tokens(s.code)[s.game.to_move], lang: language()});
     if (s.game.seq !== at || hint.seq !== at) return;
-    const text = t("room.hintIs", {bot: hint.bot, label: hint.label});
+    const said = t("room.hintIs", {bot: hint.bot, label: hint.label});
+    const text = hint.explanation ? `${said} ${hint.explanation.text}` : said; // why: in the language asked
     say(text);
     announce(text);
     s.hintBox = null;

@@ -1,0 +1,133 @@
+"""An explanation in words, in the language spoken (`locales`): every number in it is one of the explanation's
+figures, formatted by the functions here (`points`, `percent`) and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..game.actions import Keep, Score
+from ..language.model import Variant
+from ..locales import N_, _, ngettext
+
+if TYPE_CHECKING:
+    from .explain import Aim, Alternative, Condition, Outlook
+
+__all__ = ["HEADLINES", "box_words", "dice_digits", "explain_text", "move_words", "percent", "points"]
+
+#: The sentence each label opens with.
+HEADLINES = {
+    "clear": N_("Clear choice: {move} (expected final score {value})."),
+    "solid": N_("Solid choice: {move} (expected final score {value})."),
+    "close": N_("Close call: {move} (expected final score {value})."),
+    "toss-up": N_("Toss-up: {move} (expected final score {value})."),
+}
+
+#: How a box that later awards depend on stands, by `Condition.state`.
+CONDITIONS = {
+    "open": N_("{box} = {value} still possible"),
+    "kept": N_("{box} = {value} in place"),
+    "lost": N_("{box} = {value} no longer possible"),
+}
+
+
+def points(value: float) -> str:
+    """Expected points as the text shows them: two decimals."""
+    return f"{value:.2f}"
+
+
+def percent(chance: float) -> str:
+    """A chance as the text shows it: a percentage with one decimal."""
+    return f"{100 * chance:.1f}%"
+
+
+def box_words(variant: Variant, box: str) -> str:
+    """A box as the card names it: `Full house`, or `Full (Down)` on a card with several columns."""
+    b = variant.box(box)
+    return f"{b.name} ({variant.column(b.column).name})" if len(variant.columns) > 1 else b.name
+
+
+def move_words(action: Keep | Score, variant: Variant) -> str:
+    """A keep or a score in a few words, in the language spoken: `keep 566`, `score Full house`."""
+    if isinstance(action, Score):
+        return _("score {box}").format(box=box_words(variant, action.box))
+    if not action.dice:
+        return _("reroll all")
+    return _("keep {kept}").format(kept=dice_digits(action.dice, variant.faces))
+
+
+def dice_digits(dice: Sequence[int], faces: int) -> str:
+    """Dice as digits for one-line narration: `11235` (comma-separated above nine faces)."""
+    return ("" if faces < 10 else ",").join(map(str, dice))
+
+
+def explain_text(
+    label: str,
+    best: Alternative,
+    aims: Sequence[Aim],
+    alternatives: Sequence[Alternative],
+    outlook: Outlook,
+    rolls_left: int,
+) -> str:
+    """The explanation's sentences: the verdict, what the move aims at, what the others give up, what stays open."""
+    parts = [_(HEADLINES[label]).format(move=best.words, value=points(best.value))]
+    parts.append(_aims_text(best, aims, rolls_left))
+    if alternatives:
+        given = ", ".join(_given_up(a) for a in alternatives)
+        parts.append(_("Next best, with the expected final points each gives up: {moves}.").format(moves=given))
+    else:
+        parts.append(_("It is the only move."))
+    parts.append(_outlook_text(outlook))
+    return " ".join(p for p in parts if p)
+
+
+def _aims_text(best: Alternative, aims: Sequence[Aim], rolls_left: int) -> str:
+    """What the best move plays for: the box it scores now, or the rows a keep makes likely this turn."""
+    if not aims:
+        return ""
+    if best.points is not None:
+        aim = aims[0]
+        n = best.points
+        if aim.chance >= 1.0:
+            said = ngettext("It scores {points} point in {box} now.", "It scores {points} points in {box} now.", n)
+        else:
+            said = ngettext(
+                "It gives up {box} for {points} point: the dice do not make it.",
+                "It gives up {box} for {points} points: the dice do not make it.",
+                n,
+            )
+        return said.format(points=n, box=aim.name)
+    listed = ", ".join(f"{a.name} {percent(a.chance)}" for a in aims)
+    said = ngettext(
+        "With {rolls} roll left it plays for: {aims}.",
+        "With {rolls} rolls left it plays for: {aims}.",
+        rolls_left,
+    )
+    return said.format(rolls=rolls_left, aims=listed)
+
+
+def _given_up(a: Alternative) -> str:
+    scored = f" ({a.points})" if a.points is not None else ""
+    return f"{a.words}{scored} -{points(a.loss)}"
+
+
+def _outlook_text(outlook: Outlook) -> str:
+    """What stays open: the rules' and bonuses' progress, the boxes awards depend on, the boxes left."""
+    if not outlook.open_boxes:
+        return _("The card is full after it.")
+    items = [line for _id, _cell, line in outlook.progress if line]
+    items += [_condition(c) for c in outlook.conditions]
+    if outlook.stage is not None and not outlook.progress:  # (a rule's progress says its stages itself)
+        s = outlook.stage
+        items.append(
+            ngettext("stage {number}: {n} box open", "stage {number}: {n} boxes open", s.open).format(
+                number=s.number, n=s.open
+            )
+        )
+    n = outlook.open_boxes
+    left = ngettext("{n} box to go", "{n} boxes to go", n).format(n=n)
+    return _("Still open: {items}.").format(items="; ".join([*items, left]))
+
+
+def _condition(c: Condition) -> str:
+    return _(CONDITIONS[c.state]).format(box=c.name, value=c.value)
