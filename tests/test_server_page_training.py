@@ -48,6 +48,7 @@ def test_a_drill_by_taps_on_a_phone_is_graded_and_remembered(server, browser):
     assert move["variant"] == "yacht" and move["loss"] >= 0 and move["importance"] > 0
     text = page.inner_text("#train-grade")
     assert ("Best move" in text) == move["best"]
+    assert page.inner_text("#train-grade .why")  # why the best move is best, the explanation's text
     assert page.inner_text("#train-session").startswith("This session: ")
     assert "of 1 move best" in page.inner_text("#train-session")
     assert page.locator("#train-cards button.score").count() == 0  # graded: the card takes no more moves

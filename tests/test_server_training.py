@@ -58,6 +58,8 @@ def test_drills_and_grades_are_the_engines_and_bad_requests_get_one_message(tmp_
             assert graded["loss"] == reviewed.loss and graded["optimal"] == reviewed.optimal
             assert graded["best"]["expected_score"] == reviewed.best.value
             assert graded["options"][0]["move"] == action_to_json(ours.options[0].action)
+            why = graded["explanation"]
+            assert why["text"] and why["best"]["expected_score"] == reviewed.best.value
 
         bad = [
             ({"variant": "nope"}, 404, "drill"),

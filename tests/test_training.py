@@ -16,6 +16,7 @@ from dicecup.cli.app import app
 from dicecup.game.actions import Keep
 from dicecup.solver import load_or_solve, review
 from dicecup.solver.advice import Option
+from dicecup.solver.explain import explain_options
 from dicecup.solver.training import FLOOR, Drills, daily_seed, expected_slip, grade
 from dicecup.terminal.training import TrainingLog, history_path
 
@@ -140,6 +141,9 @@ def test_train_grades_moves_and_keeps_them(tmp_path, solved):
     result = _train(tmp_path, "-v", v, "--seed", "9", "-n", "2", "-q", lines=f"hint\n{typed}\nq\n")
     assert result.exit_code == 0, result.output
     assert "no hints in a drill" in result.output
+    why = explain_options(solved.variant, first.state.card, first.state.dice, first.state.rolls_left,
+                          list(first.options), solved.graph, first.state.first_roll)  # fmt: skip
+    assert why.text.split(":")[0] in result.output  # the explanation's verdict, after the grade
     assert "Best move" in result.output and f"{best.value:.2f}" in result.output
     assert "1 of 1 move best (100%); 0.00 points lost a move, about 0.0 a game in real play" in result.output
     kept = json.loads(history_path(tmp_path / "state").read_text())["moves"]

@@ -85,7 +85,8 @@ class Training:
             raise Refused(400, f"move: {exc}") from None
         move = _legal(state, move)
         try:
-            got = await self.lobby.hall.workers.grade(self._job(v, moves=body["moves"], move=action_to_json(move)))
+            job = self._job(v, moves=body["moves"], move=action_to_json(move), lang=body.get("lang", "en"))
+            got = await self.lobby.hall.workers.grade(job)
         except WorkerFailed as exc:
             raise Refused(503, f"no grade now: {exc}") from None
         lang = body.get("lang", "en")

@@ -130,10 +130,12 @@ class Bench:
         return {"moves": moves, "importance": drill.importance, "per_game": drills.per_game}
 
     def grade(self, job: dict[str, Any]) -> dict[str, Any]:
-        """A trainer's grade (`server.training`): `{variant, moves, move}` -> the review's loss of `move` at the
-        position `moves` lead to, and the best options (moves as JSON: the server words them)."""
+        """A trainer's grade (`server.training`): `{variant, moves, move, lang}` -> the review's loss of `move` at
+        the position `moves` lead to, the best options (moves as JSON: the server words them) and why the best is
+        best (in language `lang`)."""
         from ..solver.advice import advise_state
         from ..solver.cache import load_or_solve
+        from ..solver.explain import explain_options
         from ..solver.training import grade
 
         state = GameState.new(self.variant(job["variant"]), ["you"])
@@ -141,6 +143,12 @@ class Bench:
             state = state.apply(action_from_json(raw))
         solution, _ = load_or_solve(state.variant)
         d = grade(solution, state, action_from_json(job["move"]))
+        options = advise_state(solution, state)
+        lang = job.get("lang", DEFAULT)
+        with self.catalogs.speaking(lang):
+            named = state.variant.in_language(lang)
+            why = explain_options(named, state.card, state.dice, state.rolls_left, options, solution.graph,
+                                  state.first_roll)  # fmt: skip
 
         def option(action: Any, value: float) -> dict[str, Any]:
             return {"move": action_to_json(action), "expected_score": value, "loss": max(0.0, d.best.value - value)}
@@ -150,7 +158,8 @@ class Bench:
             "optimal": d.optimal,
             "played": option(d.chosen.action, d.chosen.value),
             "best": option(d.best.action, d.best.value),
-            "options": [option(o.action, o.value) for o in advise_state(solution, state)[:GRADE_OPTIONS]],
+            "options": [option(o.action, o.value) for o in options[:GRADE_OPTIONS]],
+            "explanation": why.to_json(),
         }
 
     def explain(self, job: dict[str, Any]) -> dict[str, Any]:

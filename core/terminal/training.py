@@ -21,6 +21,7 @@ from ..fileio import FileError, MissingFile, read_text, write_atomic
 from ..game.actions import Action, Score
 from ..game.state import GameState
 from ..locales import _, ngettext
+from ..solver.explain import explain_options
 from ..solver.review import Decision
 from ..solver.solve import Solution
 from ..solver.training import Drill, Drills, grade
@@ -224,7 +225,10 @@ class Trainer:
             f"{name(o.action)} ({o.value:.2f})" if k == 0 else f"{name(o.action)} -{drill.best.value - o.value:.2f}"
             for k, o in enumerate(drill.options[:SHOWN])
         ]
-        return [head, _("the best options: {moves}").format(moves=", ".join(top))]
+        why = explain_options(
+            st.variant, st.card, st.dice, st.rolls_left, list(drill.options), self.solution.graph, st.first_roll
+        )
+        return [head, _("the best options: {moves}").format(moves=", ".join(top)), why.text]
 
     def _move(self, st: GameState) -> Action | None:
         """The player's keep or score, asked until it is legal; None on quit."""

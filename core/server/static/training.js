@@ -177,7 +177,7 @@ function drawGrade(got) {
   const options = got.options.map((o, i) => el("li", {class: i === 0 ? "best" : null},
     i === 0 ? `${o.label} (${number(o.expected_score)})` : `${o.label} −${number(o.loss)}`));
   $("train-grade").replaceChildren(el("p", {class: got.optimal ? "good" : "lost"}, head),
-    el("p", {}, t("train.options")), el("ol", {}, ...options));
+    el("p", {}, t("train.options")), el("ol", {}, ...options), el("p", {class: "why"}, got.explanation.text));
   announce(head);
 }
 
