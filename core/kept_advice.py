@@ -25,7 +25,8 @@ from typing import Any, NamedTuple
 
 from . import fileio
 from .fileio import FileError
-from .signing import CacheUnavailable, cache_dir, existing_key
+from .keptfile import KeptFile, files_digest
+from .signing import cache_dir
 
 __all__ = ["FOLDER", "FORMAT", "KEEP", "LIMIT", "CardAdvice", "KeptAdvice", "Question", "read_dice"]
 
@@ -81,54 +82,25 @@ class KeptAdvice:
     the user has a signing key already (the solver makes it). `warn` says why a kept file is not used."""
 
     def __init__(self, warn: Callable[[str], None] | None = None) -> None:
-        self._warn = warn
+        self._file = KeptFile(FORMAT, "kept advice table", LIMIT, "made again", warn)
 
     def get(self, question: Question) -> CardAdvice | None:
         """The table kept for `question`, or None (none, another key, no key, a bad file: removed)."""
-        try:
-            secret = existing_key()
-            key = question_key(question) if secret is not None else None
-        except CacheUnavailable:
-            return None
-        if secret is None or key is None:
-            return None
-        path = self.path(secret, question)
-        try:
-            raw = fileio.read_bytes(path, limit=LIMIT, what="kept advice table")
-        except (OSError, FileError) as exc:
-            if os.path.lexists(path):
-                self._say(f"the kept advice table {path} is not used: {exc}")
-            return None
-        head, _, payload = raw.partition(b"\n")
-        parts = head.split(b" ")
-        if len(parts) != 3 or parts[0] != FORMAT:
-            self._discard(path, "not a kept advice table")
-            return None
-        if parts[1] != key:
-            return None  # other code, another variant text: learned again, and kept over it
-        if not hmac.compare_digest(parts[2], _mac(secret, key, payload)):
-            self._discard(path, "its signature does not match this user's key")
-            return None
-        try:
-            return _decode(marshal.loads(payload))
-        except Exception:  # signed but not a table this code writes: whatever it raises
-            self._discard(path, "it does not hold an advice table")
-            return None
+        return self._file.load(
+            lambda secret: self.path(secret, question),
+            lambda: question_key(question),
+            lambda payload: _decode(marshal.loads(payload)),
+        )
 
     def put(self, question: Question, table: CardAdvice) -> None:
-        """Keep `table` for the next process (nothing where it cannot be kept: it only saves time)."""
-        try:
-            secret = existing_key()
-            key = question_key(question)
-            if secret is None or key is None:
-                return
-            payload = marshal.dumps((table.head, table.actions, table.turns))
-            path = self.path(secret, question)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fileio.write_atomic(path, b" ".join((FORMAT, key, _mac(secret, key, payload))) + b"\n" + payload)
-            _prune(path.parent)
-        except (CacheUnavailable, OSError, FileError, ValueError):
-            return
+        """Keep `table` for the next process (nothing where it cannot be kept: it only saves time), and at most
+        `KEEP` tables."""
+        self._file.keep(
+            lambda secret: self.path(secret, question),
+            lambda: question_key(question),
+            lambda: marshal.dumps((table.head, table.actions, table.turns)),
+        )
+        _prune(cache_dir() / FOLDER)
 
     @staticmethod
     def path(secret: bytes, question: Question) -> Path:
@@ -139,19 +111,6 @@ class KeptAdvice:
             "utf-8", "surrogatepass"
         )
         return cache_dir() / FOLDER / f"{hmac.new(secret, what, hashlib.sha256).hexdigest()[:32]}.advice"
-
-    def _discard(self, path: Path, why: str) -> None:
-        """Say why the kept file is not used, and remove it (a regular file only, never a link's target)."""
-        self._say(f"the kept advice table {path} is damaged, stale or not ours ({why}); it is removed and made again")
-        try:
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-        except OSError:
-            pass
-
-    def _say(self, message: str) -> None:
-        if self._warn is not None:
-            self._warn(message)
 
 
 def read_dice(text: str, count: int, faces: int) -> tuple[int, ...] | None:
@@ -196,14 +155,7 @@ def _code_digest() -> bytes:
         spec = find_spec(package)
         for folder in (spec.submodule_search_locations or []) if spec is not None else []:
             files += sorted(Path(folder).glob(pattern))
-    h = hashlib.sha256()
-    for path in files:
-        h.update(path.name.encode() + b"\0")
-        try:
-            h.update(path.read_bytes())
-        except OSError:
-            h.update(b"missing")
-    return h.digest()
+    return files_digest(files)
 
 
 def _installed(paths: Iterable[str] | None = None) -> bytes:
@@ -225,10 +177,6 @@ def _installed(paths: Iterable[str] | None = None) -> bytes:
                     stamp = -1
                 h.update(f"\0{name}\0{stamp}".encode("utf-8", "surrogatepass"))
     return h.digest()
-
-
-def _mac(secret: bytes, key: bytes, payload: bytes) -> bytes:
-    return hmac.new(secret, FORMAT + b"\0" + key + b"\0" + payload, hashlib.sha256).hexdigest().encode()
 
 
 def _decode(data: Any) -> CardAdvice:

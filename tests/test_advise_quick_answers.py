@@ -253,10 +253,10 @@ def _damage(path: Path, how: str) -> None:
         path.write_bytes(head + b"\n" + payload[:-1] + bytes([payload[-1] ^ 0x01]))
         return
     if how == "foreign":
-        mac = kept_advice._mac(b"x" * 32, key, payload)
+        mac = kept_advice.KeptAdvice()._file.mac(b"x" * 32, key, payload)
     else:
         key = b"0" * len(key)
-        mac = kept_advice._mac(signing_key(), key, payload)
+        mac = kept_advice.KeptAdvice()._file.mac(signing_key(), key, payload)
     path.write_bytes(b" ".join((form, key, mac)) + b"\n" + payload)
 
 
