@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     from ..language.model import Card, Variant
     from ..rankings import Advisor
 
-__all__ = ["MAX_LEARNED", "advice_json", "answer_kept", "keep_card", "move_json", "question_of"]
+__all__ = ["MAX_LEARNED", "MAX_LEARNING_SECONDS", "advice_json", "answer_kept", "keep_card", "move_json", "question_of"]
 
-#: options of a card's turn (rolls x rolls left) past which a card's table is not learned (it would cost the
-#: first question more than later ones save)
+#: decisions of a card's turn (rolls x rolls left) past which a card's table is not learned, and the time its
+#: learning may take (where the advisor scores rolls slowly): past either, a table would cost the card's first
+#: question more than its later ones save
 MAX_LEARNED = 4000
+MAX_LEARNING_SECONDS = 1.0
 #: what `answer_kept` reads of the command's arguments; any other must be at its default
 _READ = frozenset({"variant", "dice", "rolls_left", "card", "option", "as_json", "quiet", "top", "strategy"})
 
@@ -75,7 +77,7 @@ def keep_card(
 ) -> None:
     """Learn and keep the card's advice table: `advisor`'s ranked options of every roll with 0..`most` rolls
     left (`most` the first roll's), as `advise` ranks them; `head` what an answer says besides its moves.
-    Nothing is kept where the advisor refuses a roll, or the table would be too large."""
+    Nothing is kept where the advisor refuses a roll, or the table would be too large or slow to learn."""
     rolls = [r.dice for r in variant.all_rolls()]
     if len(rolls) * (most + 1) > MAX_LEARNED:
         return
@@ -85,10 +87,13 @@ def keep_card(
     number: dict[Any, int] = {}
     actions: list[str | tuple[int, ...]] = []
     turns = []
+    stop = time.perf_counter() + MAX_LEARNING_SECONDS
     try:
         for left in range(most + 1):
             table = {}
             for roll in rolls:
+                if time.perf_counter() > stop:
+                    return
                 options = advisor.options(card, roll, left, left == most)
                 ids = []
                 for o in options:
