@@ -18,7 +18,7 @@ from ..errors import DicecupError, shown
 from ..locales import N_, _, ngettext
 from . import imports_paused
 from .advise_kept import advice_json, answer_kept, keep_card, move_json, question_of
-from .common import OPTION, VARIANT, check_variant, echo, language, load_variant, note_line
+from .common import OPTION, VARIANT, check_variant, echo, language, load_variant, note_line, warn
 from .quick import Opt, params
 
 if TYPE_CHECKING:
@@ -52,11 +52,6 @@ OBJECTIVES = Opt(
 STRATEGIES = ("auto", "optimal", "strong")
 #: --variant, checked when the command runs rather than as it is read: a kept answer needs no engine to check it
 ADVISE_VARIANT = Opt(*VARIANT.names, **{k: v for k, v in VARIANT.settings.items() if k != "callback"})
-
-
-def warn(message: str) -> None:
-    """A warning line on stderr: a real problem, said even with --quiet (in the command line's language)."""
-    echo(_("warning: {message}").format(message=message), err=True)
 
 
 def value_fields(objective: Objective, value: float) -> dict[str, Any]:
