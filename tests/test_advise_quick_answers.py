@@ -213,6 +213,18 @@ def test_questions_a_kept_table_does_not_answer_go_to_the_engine(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
     russian, _, heavy, spoken = _run(*args, env={**env, "LANG": "ru_RU.UTF-8"})
     assert "dicecup.solver" in heavy and spoken and russian == first
+    flagged, _, heavy, spoken = _run("--lang", "ru", *args)  # (typer reads the line: --lang comes first)
+    assert "dicecup.solver" in heavy and spoken and flagged == first
+    english, _, heavy, _ = _run("--lang", "en", *args)
+    assert "dicecup.solver" not in heavy and "typer" in heavy and english == first
+    plugin = tmp_path / "nothing_plugin.py"
+    plugin.write_text(
+        '"""A plugin file that adds nothing."""\nimport dicecup\n\n\n@dicecup.hookimpl\n'
+        "def dicecup_register_variants(register):\n    pass\n",
+        encoding="utf-8",
+    )
+    with_plugin, _, heavy, _ = _run("--plugin", str(plugin), *args)  # its rules could change the answer
+    assert "dicecup.solver" in heavy and with_plugin == first
     assert table in _tables(tmp_path) and len(_tables(tmp_path)) == 2  # (--strategy optimal's own; no Russian one)
 
 

@@ -5,8 +5,8 @@ in the card's table: no engine, no solver, no numpy. The first question about a 
 engine and the solver (`advising`), which then learns the card's whole table (every roll, every number of
 rolls left, ranked by the same advisor) and keeps it. Only the plain question is kept and answered so: the
 mean, the exact table, no opponents, nothing banked, the JSON answer, English (a language's catalog loads
-only where one is asked for: the engine answers then), no plugin but the built-in ones. Both paths build
-the answer with `advice_json` and `move_json`, so they print the same bytes.
+only where one is asked for: the engine answers then), no plugin but the built-in ones (no `--plugin` file).
+Both paths build the answer with `advice_json` and `move_json`, so they print the same bytes.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..kept_advice import CardAdvice, KeptAdvice, Question, read_dice
-from .common import echo, warn
+from .common import echo, language, plugin_files, warn
 
 if TYPE_CHECKING:
     from ..language.model import Card, Variant
@@ -44,10 +44,12 @@ def answer_kept(asked: dict[str, Any], defaults: dict[str, Any]) -> bool:
     """Print the answer to `advise` called with `asked` (its arguments by name) from the card's kept table and
     return True; False (nothing said but a warning about a bad file) where the question is not a plain one
     (`defaults`: each argument's default) or its card has no table yet: the engine answers it then."""
-    from ..locales import DEFAULT, choose
+    from ..locales import DEFAULT
 
     plain = all(asked[name] == value for name, value in defaults.items() if name not in _READ)
-    if not plain or not asked["as_json"] or asked["strategy"] not in ("auto", "optimal") or choose() != DEFAULT:
+    if not plain or not asked["as_json"] or asked["strategy"] not in ("auto", "optimal"):
+        return False
+    if language() != DEFAULT or plugin_files():  # (the engine answers: in that language, with those plugins)
         return False
     start = time.perf_counter()
     table = KeptAdvice(warn).get(question_of(asked["variant"], asked["option"], asked["card"], asked["strategy"]))
