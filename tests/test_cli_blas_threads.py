@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from dicecup import kept_advice
 from dicecup.cli import BLAS_THREAD_VARS
 
 SPY = """\
@@ -61,6 +63,8 @@ def command(env: dict[str, str], *argv: str, cwd: Path) -> tuple[str, list, str,
 
 
 def advise(env: dict[str, str], cwd: Path) -> tuple[dict, list, str, str]:
+    """An advise the engine answers (the card's kept advice table, which imports no numpy, removed first)."""
+    shutil.rmtree(Path(env["DICECUP_CACHE_DIR"]) / kept_advice.FOLDER, ignore_errors=True)
     out, seen, after, tasks = command(env, "advise", "-v", "yacht", "-d", "11256", "-r", "1", "--json", "-q", cwd=cwd)
     return json.loads(out), seen, after, tasks
 

@@ -96,10 +96,12 @@ def _run_quick(command: str, args: list[str]) -> None:
         where, name = QUICK_COMMANDS[command]
         run = getattr(importlib.import_module(f".{where}", __name__), name)
     session = QUICK_SESSION.set({})  # what the command keeps (its engine), as click's context would
+    undo = None
     try:
         kwargs = parse(run, args)
         if kwargs is None:
             return
+        undo = _speak_environment()
         with _blas_threads(command):
             run(**kwargs)
     except DicecupError as exc:
@@ -109,5 +111,16 @@ def _run_quick(command: str, args: list[str]) -> None:
         echo("aborted", err=True)
         sys.exit(1)
     finally:
+        if undo is not None:
+            undo()
         QUICK_SESSION.reset(session)
     sys.exit(0)
+
+
+def _speak_environment() -> Any:
+    """Speak the environment's language in a quick command (its catalog read only where it is not English);
+    what undoes it, or None."""
+    from ..locales import DEFAULT, choose, speak
+
+    lang = choose()
+    return None if lang == DEFAULT else speak(lang)

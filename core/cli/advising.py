@@ -2,8 +2,9 @@
 side by side.
 
 Typer-free (`cli.quick`): a plain `dicecup advise` command line runs without importing typer, click or pydantic;
-`cli.solving` adds the command to the typer app, for its help, completion and errors. The solver (numpy) and
-rich are imported only when the command runs, rich only to draw a table.
+`cli.solving` adds the command to the typer app, for its help, completion and errors. A question about a card
+asked before is answered from its kept advice table (`advise_kept`) without the engine; otherwise the engine,
+the solver (numpy) and rich are imported when the command runs, rich only to draw a table.
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from ..errors import DicecupError, shown
-from ..language.dice import parse_dice
-from ..language.model import Card, Variant
-from ..locales import N_
+from ..locales import N_, _, ngettext
 from . import imports_paused
-from .common import OPTION, VARIANT, echo, load_variant
-from .progress import reporting
-from .quick import Opt
+from .advise_kept import advice_json, answer_kept, keep_card, move_json, question_of
+from .common import OPTION, VARIANT, check_variant, echo, language, load_variant, note_line, warn
+from .quick import Opt, params
 
 if TYPE_CHECKING:
+    from ..language.model import Card, Variant
     from ..numeric.objective import Objective
 
 __all__ = [
@@ -52,11 +52,8 @@ OBJECTIVES = Opt(
     ),
 )
 STRATEGIES = ("auto", "optimal", "strong")
-
-
-def warn(message: str) -> None:
-    """A warning line on stderr: a real problem, said even with --quiet."""
-    echo(f"warning: {message}", err=True)
+#: --variant, checked when the command runs rather than as it is read: a kept answer needs no engine to check it
+ADVISE_VARIANT = Opt(*VARIANT.names, **{k: v for k, v in VARIANT.settings.items() if k != "callback"})
 
 
 def value_fields(objective: Objective, value: float) -> dict[str, Any]:
@@ -66,7 +63,7 @@ def value_fields(objective: Objective, value: float) -> dict[str, Any]:
 
 
 def advise_cmd(
-    variant: Annotated[str, VARIANT],
+    variant: Annotated[str, ADVISE_VARIANT],
     dice: Annotated[str, Opt("--dice", "-d", help=N_("The dice on the table, e.g. 11256 or 1,1,2,5,6."))],
     rolls_left: Annotated[
         int | None,
@@ -121,6 +118,9 @@ def advise_cmd(
 ) -> None:
     """Rank every option (each distinct keep, each box to score now) by expected final score, or by other
     objectives side by side (--objective)."""
+    if as_json and answer_kept(locals(), {p.name: p.default for p in params(advise_cmd)}):
+        return  # a card advised on before: its kept table answers (`advise_kept`)
+    check_variant(variant)
     with imports_paused():  # what advising needs, numpy and the solver included (see `cli`)
         from ..rankings import side_by_side
     asked = _question(variant, dice, rolls_left, card, banked, option, strategy, objective, opponent, explain)
@@ -137,12 +137,21 @@ def advise_cmd(
     told = _explained(asked, advisors[0], rankings[0], first) if explain else None
     if as_json:
         echo(json.dumps({**_advice_json(asked, rows, first, seconds), **({"explanation": told} if told else {})}))
-        return
-    _print_advice(asked.variant, asked.goals, rows, asked.dice, asked.left, first, asked.strategy, seconds, top)
-    if told:
-        echo(told["text"])
-    for note in asked.variant.solitaire_notes():
-        echo(f"note: {note}")
+    else:
+        _print_advice(asked.variant, asked.goals, rows, asked.dice, asked.left, first, asked.strategy, seconds, top)
+        if told:
+            echo(told["text"])
+        for note in asked.variant.solitaire_notes():
+            echo(note_line(note))
+    if _keepable(asked):  # the card's whole table, for the next question about it
+        keep_card(
+            question_of(variant, option, card, strategy),
+            asked.variant,
+            asked.card,
+            advisors[0],
+            _head(asked),
+            asked.most,
+        )
 
 
 def _explained(asked: Question, advisor: Any, options: list[Any], first: bool) -> dict[str, Any]:
@@ -187,11 +196,17 @@ def _question(
     explain: bool = False,
 ) -> Question:
     """`advise`'s arguments read and checked, before any table is made (a DicecupError saying what is wrong)."""
+    from ..language.dice import parse_dice
+
     goals = read_objectives(objective)
     v = load_variant(variant, option)
     values = tuple(parse_dice(dice, v.dice, v.faces))
     if strategy not in STRATEGIES:
-        raise DicecupError(f"unknown strategy {shown(strategy)}; strategies: {', '.join(STRATEGIES)}")
+        raise DicecupError(
+            _("unknown strategy {strategy}; strategies: {known}").format(
+                strategy=shown(strategy), known=", ".join(STRATEGIES)
+            )
+        )
     if strategy == "auto":
         strategy = "optimal" if any(not getattr(g, "is_mean", False) for g in goals) else _auto_strategy(v)
     from ..solver.advice_tables import known_scores, recall_tables
@@ -215,45 +230,69 @@ def _question(
 
     bank_max = most_banked(v, len(the_card.scores))
     if not 0 <= banked <= bank_max:
-        why = "its turns bank no unused rolls" if not v.carry_over else f"this card's turns left at most {bank_max}"
-        raise DicecupError(f"--banked must be 0..{bank_max} for {v.id} ({why}), got {banked}")
+        why = (
+            _("its turns bank no unused rolls")
+            if not v.carry_over
+            else _("this card's turns left at most {n}").format(n=bank_max)
+        )
+        raise DicecupError(
+            _("--banked must be 0..{most} for {variant} ({why}), got {got}").format(
+                most=bank_max, variant=v.id, why=why, got=banked
+            )
+        )
     most = v.rolls - 1 + banked
     left = most if rolls_left is None else rolls_left
     if not 0 <= left <= most:
-        raise DicecupError(
-            f"--rolls-left must be 0..{most} ({v.id} has {v.rolls} rolls a turn"
-            + (f", plus {banked} banked" if banked else "")
-            + f"), got {left}"
-        )
+        if banked:
+            said = _("--rolls-left must be 0..{most} ({variant} has {n} rolls a turn, plus {banked} banked), got {got}")
+        else:
+            said = ngettext(
+                "--rolls-left must be 0..{most} ({variant} has {n} roll a turn), got {got}",
+                "--rolls-left must be 0..{most} ({variant} has {n} rolls a turn), got {got}",
+                v.rolls,
+            )
+        raise DicecupError(said.format(most=most, variant=v.id, n=v.rolls, banked=banked, got=left))
     return Question(v, goals, strategy, the_card, opponents, values, banked, left, most)
+
+
+def _head(asked: Question) -> dict[str, Any]:
+    """What `advise --json` says of the question besides the moves (`advise_kept.advice_json`)."""
+    v = asked.variant
+    return {
+        "variant": v.id,
+        "options": dict(v.options),
+        "strategy": asked.strategy,
+        "objectives": [g.id for g in asked.goals],
+        "value_key": asked.goals[0].value_key,
+        "banked": asked.banked,
+        "card": dict(asked.card.scores),
+        "opponents": [dict(o.scores) for o in asked.opponents],
+        "notes": list(v.solitaire_notes()),
+    }
 
 
 def _advice_json(asked: Question, rows: list[Any], first: bool, seconds: float) -> dict[str, Any]:
     """`advise --json`: the question, every move with its value and rank under each objective, each pick."""
-    goals, v = asked.goals, asked.variant
+    goals = asked.goals
     moves = [_row_json(r, goals) for r in rows]
-    return {
-        "variant": v.id,
-        "options": dict(v.options),
-        "dice": list(asked.dice),
-        "strategy": asked.strategy,
-        "objective": goals[0].id,
-        "objectives": [g.id for g in goals],
-        "rolls_left": asked.left,
-        "banked": asked.banked,
-        "first_roll": first,
-        "card": dict(asked.card.scores),
-        "opponents": [dict(o.scores) for o in asked.opponents],
-        "moves": moves,
-        "best": moves[0] if moves else None,
-        "picks": [
-            {"objective": g.id, "move": next(m for m, r in zip(moves, rows, strict=True) if r.places[i].best)}
-            for i, g in enumerate(goals)
-            if rows
-        ],
-        "seconds": seconds,
-        "notes": list(v.solitaire_notes()),
-    }
+    picks = [
+        (g.id, next(m for m, r in zip(moves, rows, strict=True) if r.places[i].best))
+        for i, g in enumerate(goals)
+        if rows
+    ]
+    return advice_json(_head(asked), asked.dice, asked.left, first, moves, picks, seconds)
+
+
+def _keepable(asked: Question) -> bool:
+    """Whether the card's table is learned and kept (`advise_kept`): the mean on the exact table, no opponents,
+    nothing banked, English, no plugin but the built-in ones."""
+    from ..language.engine import BUILTIN_PLUGINS
+    from .common import get_engine
+
+    plain = asked.strategy == "optimal" and [g.id for g in asked.goals] == ["mean"] and not asked.opponents
+    if not plain or asked.banked or language() != "en":
+        return False
+    return {name for name, _ in get_engine().pm.list_name_plugin()} <= set(BUILTIN_PLUGINS)
 
 
 def parse_card(
@@ -266,6 +305,8 @@ def parse_card(
     """Read `--card "ones=3,yahtzee=50"`: filled boxes with their scores (precise errors naming `flag`; a full
     card only where `full`, an opponent's). `known(variant, card, box)` may tell the scores a box can get on
     a card from tables learned before (None: the engine)."""
+    from ..language.model import Card
+
     if not text or not text.strip():
         return Card()
     scores: dict[str, int] = {}
@@ -276,22 +317,36 @@ def parse_card(
         box, sep, raw = part.partition("=")
         box, raw = box.strip(), raw.strip()
         if not sep or not box or not raw:
-            raise DicecupError(f"{flag}: {shown(part)} is not BOX=SCORE (e.g. ones=3)")
+            raise DicecupError(_("{flag}: {part} is not BOX=SCORE (e.g. ones=3)").format(flag=flag, part=shown(part)))
         if box not in variant.box_ids:
-            raise DicecupError(f"{flag}: no box {shown(box)} in {variant.id}; boxes: {', '.join(variant.box_ids)}")
+            raise DicecupError(
+                _("{flag}: no box {box} in {variant}; boxes: {boxes}").format(
+                    flag=flag, box=shown(box), variant=variant.id, boxes=", ".join(variant.box_ids)
+                )
+            )
         if box in scores:
-            raise DicecupError(f"{flag}: box {shown(box)} is given twice")
+            raise DicecupError(_("{flag}: box {box} is given twice").format(flag=flag, box=shown(box)))
         try:
             value = int(raw)
         except ValueError:
-            raise DicecupError(f"{flag}: the score of {box} must be a whole number, got {shown(raw)}") from None
+            raise DicecupError(
+                _("{flag}: the score of {box} must be a whole number, got {got}").format(
+                    flag=flag, box=box, got=shown(raw)
+                )
+            ) from None
         scores[box] = value
     if len(scores) >= len(variant.boxes) and not full:
-        raise DicecupError(f"{flag}: every box is filled; the game is over, there is nothing to advise")
+        raise DicecupError(
+            _("{flag}: every box is filled; the game is over, there is nothing to advise").format(flag=flag)
+        )
     card = Card(scores)
     for box, value in scores.items():
         if value not in _possible(variant, card, box, known):
-            raise DicecupError(f"{flag}: box {box!r} cannot hold {shown(value)} (no roll scores that there)")
+            raise DicecupError(
+                _("{flag}: box {box} cannot hold {score} (no roll scores that there)").format(
+                    flag=flag, box=repr(box), score=shown(value)
+                )
+            )
     return card
 
 
@@ -300,6 +355,8 @@ def _possible(
 ) -> set[int]:
     """Scores `box` can get on an empty card, or on this card without it (rules may depend on the card);
     from `known` where it knows them, else from the engine."""
+    from ..language.model import Card
+
     out: set[int] = set()
     rest = Card({b: s for b, s in card.scores.items() if b != box})
     for base in (Card(), rest):
@@ -350,6 +407,7 @@ def make_advisors(
     """Each objective's advisor (`rankings`), its tables loaded or made with one progress bar on stderr
     (`opponents`: the other players' cards, what the win objective ranks against)."""
     from ..rankings import Asking, make_advisor
+    from .progress import reporting
 
     with reporting(quiet) as told:
         asking = Asking(
@@ -380,32 +438,33 @@ def _print_advice(
         from rich.table import Table
 
     console = Console(highlight=False)
-    title = f"{v.name}: dice {' '.join(map(str, dice))}, {left} roll{'s' * (left != 1)} left" + (
-        " (first roll)" if first else ""
-    )
+    rolled = ngettext("dice {dice}, {n} roll left", "dice {dice}, {n} rolls left", left)
+    title = f"{v.name}: {rolled.format(dice=' '.join(map(str, dice)), n=left)}" + (_(" (first roll)") if first else "")
     after = (
-        "played optimally afterwards"
+        _("played optimally afterwards")
         if strategy == "optimal"
-        else "played afterwards against the card's parts, each solved exactly (bot strong)"
+        else _("played afterwards against the card's parts, each solved exactly (bot strong)")
     )
     what = "; ".join(f"{g.label}: {g.describe()}" for g in goals) if len(goals) > 1 else goals[0].describe()
-    table = Table(title=title, caption=f"{what}, if {after}; {secs * 1000:.0f} ms")
+    table = Table(
+        title=title, caption=_("{what}, if {after}; {ms} ms").format(what=what, after=after, ms=f"{secs * 1000:.0f}")
+    )
     table.add_column("", no_wrap=True)
-    table.add_column("option")
-    table.add_column("scores now", justify="right")
+    table.add_column(_("option"))
+    table.add_column(_("scores now"), justify="right")
     single = len(goals) == 1
     for g in goals:
         table.add_column(_value_header(g) if single else g.label, justify="right")
-        table.add_column("loss" if single else "#", justify="right")
+        table.add_column(_("loss") if single else "#", justify="right")
     bests = [next(r.places[i].value for r in rows if r.places[i].best) for i in range(len(goals))] if rows else []
     shown = rows[:top]
     for extra in rows[top:]:  # each objective's pick is shown, whatever its place under the first
         if any(p.best for p in extra.places) and not single:
             shown.append(extra)
     for r in shown:
-        mark = "best" if r.places[0].best else ""
+        mark = _("best") if r.places[0].best else ""
         if not single and any(p.best for p in r.places[1:]):
-            mark = "pick" if not mark else mark
+            mark = _("pick") if not mark else mark
         cells: list[str] = []
         for g, place, best_value in zip(goals, r.places, bests, strict=True):
             cells.append(_format_value(g, place.value))
@@ -413,17 +472,23 @@ def _print_advice(
         table.add_row(mark, r.label, "" if r.points is None else str(r.points), *cells)
     console.print(table)
     if len(rows) > len(shown):
-        console.print(f"(and {len(rows) - len(shown)} more options; --top N shows more)")
+        more = len(rows) - len(shown)
+        console.print(
+            ngettext(
+                "(and {n} more option; --top N shows more)", "(and {n} more options; --top N shows more)", more
+            ).format(n=more)
+        )
     if not single:
-        console.print("# is each move's rank under that objective; pick: another objective's best move")
+        console.print(_("# is each move's rank under that objective; pick: another objective's best move"))
 
 
 #: the value column's header of a single objective, by its JSON key (other kinds: their label)
-VALUE_HEADERS = {"expected_score": "expected final", "certainty_equivalent": "certainty equiv."}
+VALUE_HEADERS = {"expected_score": N_("expected final"), "certainty_equivalent": N_("certainty equiv.")}
 
 
 def _value_header(goal: Any) -> str:
-    return VALUE_HEADERS.get(goal.value_key, goal.label)
+    header = VALUE_HEADERS.get(goal.value_key)
+    return goal.label if header is None else _(header)
 
 
 def _format_value(goal: Any, value: float) -> str:
@@ -432,22 +497,13 @@ def _format_value(goal: Any, value: float) -> str:
 
 
 def _row_json(row: Any, goals: list[Any]) -> dict[str, Any]:
-    """A move in JSON: the first objective's value under its key (as before several objectives), and every
-    objective's value and rank."""
+    """A move in JSON (`advise_kept.move_json`): its action, and every objective's value and rank."""
     from ..game.actions import Score
 
-    first = row.places[0]
     what: dict[str, Any] = (
         {"action": "score", "box": row.action.box, "points": row.points}
         if isinstance(row.action, Score)
         else {"action": "keep", "keep": list(row.action.dice)}
     )
-    return {
-        **what,
-        goals[0].value_key: first.value,
-        "best": first.best,
-        "ranks": [
-            {"objective": g.id, "value": p.value, "rank": p.rank, "best": p.best}
-            for g, p in zip(goals, row.places, strict=True)
-        ],
-    }
+    places = [(g.id, p.value, p.rank) for g, p in zip(goals, row.places, strict=True)]
+    return move_json(what, goals[0].value_key, places)

@@ -51,6 +51,7 @@ __all__ = [
     "load_variant",
     "number",
     "parse_options",
+    "plugin_files",
     "use_plugin_files",
 ]
 
@@ -145,6 +146,12 @@ def use_plugin_files(files: tuple[str, ...]) -> None:
     session.pop(ENGINE_KEY, None)
     if files:
         get_engine()
+
+
+def plugin_files() -> tuple[str, ...]:
+    """The `--plugin` files of this command line (none outside a command line)."""
+    session = _session()
+    return tuple(session.get(PLUGIN_FILES_KEY, ())) if session is not None else ()
 
 
 def use_language(requested: str | None) -> None:

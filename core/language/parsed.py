@@ -16,16 +16,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import marshal
-import os
 import sys
 from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Protocol
 
-from .. import fileio
-from ..fileio import FileError
-from ..signing import CacheUnavailable, cache_dir, existing_key
+from ..keptfile import KeptFile, files_digest
+from ..signing import cache_dir
 from .yamlsource import LocDict, LocList
 
 __all__ = ["Documents", "KeptDocuments", "FOLDER", "FORMAT", "LIMIT", "encode", "decode"]
@@ -53,55 +51,26 @@ class KeptDocuments:
     nothing writes nothing. `warn` says why a kept file is not used (damaged or not signed here)."""
 
     def __init__(self, warn: Callable[[str], None] | None = None) -> None:
-        self._warn = warn
+        self._file = KeptFile(FORMAT, "kept variant document", LIMIT, "parsed again", warn)
         self._code: bytes | None = None
 
     def get(self, text: str, source: str, libyaml: bool) -> Any | None:
         """The document parsed from `text` (its lines naming `source`) as kept, or None."""
-        try:
-            secret = existing_key()
-        except CacheUnavailable:
-            return None
-        if secret is None:
-            return None
-        path = self._path(secret, source, libyaml)
-        if not os.path.lexists(path):
-            return None
-        try:
-            raw = fileio.read_bytes(path, limit=LIMIT, what="kept variant document")
-        except (OSError, FileError) as exc:
-            if os.path.lexists(path):
-                self._say(f"the kept variant document {path} is not used: {exc}")
-            return None
-        head, _, payload = raw.partition(b"\n")
-        parts = head.split(b" ")
-        if len(parts) != 3 or parts[0] != FORMAT:
-            self._discard(path, "not a kept variant document")
-            return None
-        if parts[1] != self._key(text, libyaml):
-            return None  # another text or other code: parsed again, and kept over it
-        if not hmac.compare_digest(parts[2], _mac(secret, parts[1], payload)):
-            self._discard(path, "its signature does not match this user's key")
-            return None
-        try:
-            return decode(marshal.loads(payload), source)
-        except Exception:  # signed but not a document this code writes: whatever it raises
-            self._discard(path, "it does not hold a document")
-            return None
+        return self._file.load(
+            lambda secret: self._path(secret, source, libyaml),
+            lambda: self._key(text, libyaml),
+            lambda payload: decode(marshal.loads(payload), source),
+        )
 
     def put(self, text: str, source: str, libyaml: bool, doc: Any) -> None:
         """Keep `doc`, parsed from `text`, for the next process (nothing where it cannot be kept: only time)."""
         try:
-            secret = existing_key()
-            if secret is None:
-                return
             payload = marshal.dumps(encode(doc, source))
-            key = self._key(text, libyaml)
-            path = self._path(secret, source, libyaml)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fileio.write_atomic(path, b" ".join((FORMAT, key, _mac(secret, key, payload))) + b"\n" + payload)
-        except (_Unkeepable, CacheUnavailable, OSError, FileError, ValueError):
+        except (_Unkeepable, ValueError):
             return
+        self._file.keep(
+            lambda secret: self._path(secret, source, libyaml), lambda: self._key(text, libyaml), lambda: payload
+        )
 
     def _path(self, secret: bytes, source: str, libyaml: bool) -> Path:
         """The file of `source`'s document: named by the key too, so that state folders (or users) sharing a
@@ -119,40 +88,15 @@ class KeptDocuments:
         h.update(text.encode("utf-8", "surrogatepass"))
         return h.hexdigest().encode()
 
-    def _discard(self, path: Path, why: str) -> None:
-        """Say why the kept file is not used, and remove it (a regular file only, never a link's target)."""
-        self._say(
-            f"the kept variant document {path} is damaged, stale or not ours ({why}); it is removed and parsed again"
-        )
-        try:
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-        except OSError:
-            pass
-
-    def _say(self, message: str) -> None:
-        if self._warn is not None:
-            self._warn(message)
-
-
-def _mac(secret: bytes, key: bytes, payload: bytes) -> bytes:
-    return hmac.new(secret, FORMAT + b"\0" + key + b"\0" + payload, hashlib.sha256).hexdigest().encode()
-
 
 def _code_digest() -> bytes:
     """The code a parsed document depends on: this encoding, the loader, PyYAML (its package, found without
     importing it) and the Python (marshal's format)."""
-    h = hashlib.sha256(repr(sys.version_info[:2]).encode())
     here = Path(__file__).parent
     spec = find_spec("yaml")
     files = [here / "parsed.py", here / "yamlsource.py", here / "yamlload.py", here / "yamlparse.py"]
-    for path in [*files, *([Path(spec.origin)] if spec is not None and spec.origin else [])]:
-        h.update(path.name.encode() + b"\0")
-        try:
-            h.update(path.read_bytes())
-        except OSError:
-            h.update(b"missing")
-    return h.digest()
+    files += [Path(spec.origin)] if spec is not None and spec.origin else []
+    return files_digest(files, repr(sys.version_info[:2]).encode())
 
 
 def encode(doc: Any, source: str) -> Any:

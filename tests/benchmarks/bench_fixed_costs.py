@@ -13,6 +13,10 @@ alike; the medians of each side and of the pairwise ratios are printed.
 - advise: `dicecup advise -v yahtzee --dice 11256 --rolls-left 2 --json`
   against a Python one-liner loading the peer's table and asking the same
   position; both whole processes, CPU time (user + system) and wall time.
+  The question is asked before (the warm-up pair), as a player asks again about
+  a card: its kept advice table answers. A second figure asks about a new card
+  each run (`--card ones=N`, `twos=N`, ...: 35 runs at most): the engine answers and learns the card's
+  table, what a card's first question costs.
 - solve: `dicecup solve -v yahtzee` with an empty table cache (numba's cache
   warm) against the peer's `Solver.build`, both whole processes.
 
@@ -23,7 +27,8 @@ solved once first (not timed) for `simulate` and `advise`, and the run then wait
 until the table's files are older than `signed.VOUCH_AGE_NS`: a table is read as on
 any later day (its signature checked once, then vouched for while the file is
 unchanged), not as in the seconds after it was written. The warm-up pair keeps the
-variant's parsed document, as a user's first advise does. The peer is needed:
+variant's parsed document and the card's advice table, as a user's first advise
+does. The peer is needed:
 `pip install yatzy-solver`.
 """
 
@@ -125,6 +130,11 @@ def advise(env: dict[str, str], table: str, runs: int) -> None:
     for index, label in ((1, "CPU"), (0, "wall")):
         goal = "dicecup / peer at most 2.5"
         _report(f"advise, whole processes, {label}", [o[index] for o in ours], [t[index] for t in theirs], goal)
+    upper = ("ones", "twos", "threes", "fours", "fives", "sixes")
+    cards = iter([f"{box}={n * face}" for face, box in enumerate(upper, 1) for n in range(6)])  # 36 cards
+    new_card = [*ours_cmd, "--card"]  # (one card a run: each is the first question about its card)
+    ours, theirs = _pairs(runs, lambda: _run([*new_card, next(cards)], env), partial(_run, peer_cmd, env))
+    _report("advise, a new card's first question, CPU", [o[1] for o in ours], [t[1] for t in theirs], "none")
 
 
 def solve(env: dict[str, str], runs: int) -> None:
