@@ -111,8 +111,10 @@ def advise_cmd(
         bool,
         Opt(
             "--explain",
-            help="Say why the best move is best: what it aims at, what the next moves give up, what stays open, "
-            "and how clear the choice is (by expected final score).",
+            help=N_(
+                "Say why the best move is best: what it aims at, what the next moves give up, what stays open, "
+                "and how clear the choice is (by expected final score)."
+            ),
         ),
     ] = False,
 ) -> None:

@@ -134,16 +134,10 @@ def _moves(data: Any) -> list[dict[str, Any]]:
     """The history's moves, each checked for its fields' types (a KeyError, TypeError or ValueError else)."""
     if not isinstance(data, Mapping) or data.get("version") != 1 or not isinstance(data.get("moves"), list):
         raise ValueError("no version 1 list of moves")
-    number = float | int
-    kinds = {
-        "variant": str,
-        "rules": str,
-        "day": str,
-        "loss": number,
-        "best": bool,
-        "importance": number,
-        "daily": bool,
-    }
+    number: tuple[type, ...] = (float, int)
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "variant": str, "rules": str, "day": str, "loss": number, "best": bool, "importance": number, "daily": bool,
+    }  # fmt: skip
     for i, m in enumerate(data["moves"]):
         if not isinstance(m, Mapping) or any(not isinstance(m[k], t) for k, t in kinds.items()):
             raise ValueError(f"move {i} is not a graded move")
