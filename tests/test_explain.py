@@ -318,3 +318,37 @@ def test_the_modules_example_runs(cli_env):
     module = sys.modules["dicecup.solver.explain"]
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted >= 4
+
+
+def test_bot_strongs_values_are_explained_beyond_the_solver(tmp_path, engine):
+    """Bot strong's values (what hints use beyond the exact solver) are explained the same way: the best move and
+    the losses are the strong advisor's own, ranked as it ranks them (a small two-column card, parts solved)."""
+    from _solver_helpers import TINY
+
+    from dicecup.solver import solve
+    from dicecup.solver.explain import explain_options
+    from dicecup.solver.strong import strong_values
+
+    path = tmp_path / "two-columns.yaml"
+    path.write_text(TINY["two-columns"], encoding="utf-8")
+    variant = engine.load_file(path)
+    values = strong_values(variant, lambda v: solve(v, max_states=1_000_000, kernel="numpy"), fitted=False, store=False)
+    rng = random.Random(4)
+    state = GameState.new(variant, 1).roll(rng)
+    for _ in range(6):
+        if state.over:
+            break
+        if state.is_chance:
+            state = state.roll(rng)
+            continue
+        options = advise(values, state.card, state.dice, state.rolls_left, state.first_roll)
+        why = explain_options(
+            variant, state.card, state.dice, state.rolls_left, options, values.graph, state.first_roll
+        )
+        assert why.best.value == options[0].value
+        assert [a.loss for a in why.alternatives] == sorted(a.loss for a in why.alternatives)
+        for alt in why.alternatives:
+            assert alt.loss == pytest.approx(options[0].value - next(o.value for o in options if o.action == alt.move))
+        assert why.label == label_of(why.gap)
+        assert why.text
+        state = state.apply(options[0].action)
