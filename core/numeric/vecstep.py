@@ -19,7 +19,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import compiled
+from .draws import _next, chunk
+from .intrinsics import fetch_add
 from .records import EMPTY, RollDraws
+from .scoreclass import class_of
 
 __all__ = [
     "MISSING_CLASS",
@@ -38,6 +41,7 @@ EMPTY_INT = int(EMPTY)
 MISSING_CLASS = (1, 2, 4)
 """`VecOut.missing` bits: the card's score, legality or end-bonus class is not learned yet."""
 MISSING_LEGAL = 8
+BLOCK = 512  # games a thread of `_play` takes at a time
 """`VecOut.missing` bit: the legal boxes of this (legality class, first roll?, roll) are not learned yet."""
 
 
@@ -53,11 +57,10 @@ class VecTables(NamedTuple):
     """The learned rules: scores and awards per (class, first roll?, roll, box), legal boxes, end bonuses."""
 
     score_of: Hashed
-    score: np.ndarray  # int64 [C, 2, rolls, boxes]: the box score
-    award: np.ndarray  # int64 [C, 2, rolls, boxes]: the awards' points the scoring wins
+    score: np.ndarray  # int64 [C, 2, 2, rolls, boxes]: the box score (0) and the awards' points (1) it wins
     legal_of: Hashed
-    simple: np.ndarray  # int64 [L, 2]: legal box bits where the roll does not matter (later roll, first roll)
-    dep: np.ndarray  # int64 [L]: the class's row of `per_roll`, -1 where the roll does not matter
+    legal: np.ndarray  # int64 [L, 3]: legal box bits where the roll does not matter (later roll, first roll),
+    # then the class's row of `per_roll` (-1: the roll does not matter)
     per_roll: np.ndarray  # int64 [D, 2, rolls]: legal box bits per roll
     known: np.ndarray  # bool [D, 2, rolls]: which of those were asked
     end_of: Hashed
@@ -195,7 +198,7 @@ def _new_game(gm, dk, i, scratch):
 
 
 def _restart(gm, dk, which, out):
-    """Start games `which` again (a reset): their classes are looked up next (`_classify`)."""
+    """Start games `which` again (a reset): their classes are looked up next (`_settle`)."""
     scratch = np.empty(dk.dice, dtype=np.int64)
     for k in range(which.shape[0]):
         i = which[k]
@@ -212,139 +215,159 @@ def _score(gm, dk, tb, i, b):
     c = gm.cls[i, 0]
     r = gm.hand[i] - dk.lo_roll
     f1 = 1 if gm.used[i] == 1 else 0
-    gm.vals[i, b] = tb.score[c, f1, r, b]
-    gm.awards[i] += tb.award[c, f1, r, b]
+    gm.vals[i, b] = tb.score[c, 0, f1, r, b]
+    gm.awards[i] += tb.score[c, 1, f1, r, b]
     gm.filled[i] += 1
     return gm.filled[i] == gm.vals.shape[1]
 
 
-def _step(gm, dk, tb, lay, actions, out):
-    """One action per game (indices checked in range by the caller); a game done at the last step starts
+def _step_one(gm, dk, tb, lay, a, out, i, scratch):
+    """Game i takes action index a (checked in range by the caller); a game done at the last step starts
     another instead (gymnasium's next-step autoreset) and its action is not read."""
-    scratch = np.empty(dk.dice, dtype=np.int64)
-    for i in range(actions.shape[0]):
-        out.reward[i] = 0.0
-        out.terminated[i] = False
-        out.truncated[i] = False
-        out.refused[i] = False
-        out.changed[i] = False
-        if gm.done[i]:
-            _new_game(gm, dk, i, scratch)
-            out.changed[i] = True
-            continue
-        a = actions[i]
-        if out.mask[i, a] == 0:
-            out.refused[i] = True
-            out.reward[i] = lay.penalty
-            gm.illegal[i] += 1
-            if gm.illegal[i] >= lay.max_illegal:
-                out.truncated[i] = True
-                gm.done[i] = True
-            continue
-        gm.illegal[i] = 0
-        if a < lay.box0:  # a keep: the other dice are rolled
-            _roll(gm, dk, i, dk.kept[gm.hand[i] - dk.lo_roll, a], scratch)
-            gm.used[i] += 1
-            continue
+    out.reward[i] = 0.0
+    out.terminated[i] = False
+    out.truncated[i] = False
+    out.refused[i] = False
+    out.changed[i] = False
+    if gm.done[i]:
+        _new_game(gm, dk, i, scratch)
         out.changed[i] = True
-        if _score(gm, dk, tb, i, a - lay.box0):
-            out.terminated[i] = True
+        return
+    if out.mask[i, a] == 0:
+        out.refused[i] = True
+        out.reward[i] = lay.penalty
+        gm.illegal[i] += 1
+        if gm.illegal[i] >= lay.max_illegal:
+            out.truncated[i] = True
             gm.done[i] = True
-        else:
-            gm.used[i] = 1
-            _roll(gm, dk, i, 0, scratch)
+        return
+    gm.illegal[i] = 0
+    if a < lay.box0:  # a keep: the other dice are rolled
+        _roll(gm, dk, i, dk.kept[gm.hand[i] - dk.lo_roll, a], scratch)
+        gm.used[i] += 1
+        return
+    out.changed[i] = True
+    if _score(gm, dk, tb, i, a - lay.box0):
+        out.terminated[i] = True
+        gm.done[i] = True
+    else:
+        gm.used[i] = 1
+        _roll(gm, dk, i, 0, scratch)
 
 
-def _classify(gm, tb, out):
-    """For each game whose card changed: its three classes, then its total and the step's reward (the change
-    of the total); MISSING_CLASS bits where a class is not learned yet (the caller learns it and calls again)."""
-    for i in range(out.changed.shape[0]):
-        if not out.changed[i]:
-            continue
-        miss = 0
-        for t in range(3):
-            h = tb.score_of if t == 0 else tb.legal_of if t == 1 else tb.end_of
-            c = class_of(gm.vals, i, h.facts, h.keys, h.slots)
-            gm.cls[i, t] = c
-            if c < 0:
-                miss |= 1 << t
-        out.missing[i] = miss
-        if miss:
-            continue
-        total = gm.awards[i] + tb.bonus[gm.cls[i, 2]]
-        for b in range(gm.vals.shape[1]):
-            if gm.vals[i, b] != EMPTY_INT:
-                total += gm.vals[i, b]
-        out.reward[i] += total - gm.total[i]
-        gm.total[i] = total
-        out.changed[i] = False
+def _classify_one(gm, tb, out, i):
+    """Game i's card changed: its three classes, then its total and the step's reward (the change of the
+    total); MISSING_CLASS bits where a class is not learned yet (`changed` stays set: the caller learns it)."""
+    miss = 0
+    for t in range(3):
+        h = tb.score_of if t == 0 else tb.legal_of if t == 1 else tb.end_of
+        c = class_of(gm.vals, i, h.facts, h.keys, h.slots)
+        gm.cls[i, t] = c
+        if c < 0:
+            miss |= 1 << t
+    out.missing[i] = miss
+    if miss:
+        return
+    total = gm.awards[i] + tb.bonus[gm.cls[i, 2]]
+    for b in range(gm.vals.shape[1]):
+        if gm.vals[i, b] != EMPTY_INT:
+            total += gm.vals[i, b]
+    out.reward[i] += total - gm.total[i]
+    gm.total[i] = total
+    out.changed[i] = False
 
 
 def _legal_bits(gm, dk, tb, i):
     """Game i's legal boxes now as bits (-1: the per-roll answer is not learned yet)."""
     c = gm.cls[i, 1]
     f1 = 1 if gm.used[i] == 1 else 0
-    d = tb.dep[c]
+    d = tb.legal[c, 2]
     if d < 0:
-        return tb.simple[c, f1]
+        return tb.legal[c, f1]
     r = gm.hand[i] - dk.lo_roll
     if not tb.known[d, f1, r]:
         return -1
     return tb.per_roll[d, f1, r]
 
 
-def _observe(gm, dk, tb, lay, out):
-    """Each game's action mask and observation vector (the encoding's parts); MISSING_LEGAL where its legal
-    boxes are not learned yet (its mask is then written on the caller's next call)."""
+def _observe_one(gm, dk, tb, lay, out, i):
+    """Game i's observation vector (the encoding's parts) and action mask; MISSING_LEGAL where its legal
+    boxes are not learned yet (its mask is then written on the caller's next pass)."""
     nb = gm.vals.shape[1]
-    for i in range(out.obs.shape[0]):
-        ob, mk = out.obs[i], out.mask[i]
-        r = gm.hand[i] - dk.lo_roll
-        over = gm.done[i] and gm.filled[i] == nb
-        for k in range(dk.block.shape[1]):  # (a finished game shows no dice)
-            ob[k] = 0 if over else dk.block[r, k]
-        ob[lay.rolls_at] = 0 if over else gm.used[i]
-        ob[lay.rolls_at + 1] = 0 if over else dk.rolls - gm.used[i]
+    ob, mk = out.obs[i], out.mask[i]
+    r = gm.hand[i] - dk.lo_roll
+    over = gm.done[i] and gm.filled[i] == nb
+    for k in range(dk.block.shape[1]):  # (a finished game shows no dice)
+        ob[k] = 0 if over else dk.block[r, k]
+    ob[lay.rolls_at] = 0 if over else gm.used[i]
+    ob[lay.rolls_at + 1] = 0 if over else dk.rolls - gm.used[i]
+    for b in range(nb):
+        v = gm.vals[i, b]
+        ob[lay.open_at + b] = 1 if v == EMPTY_INT else 0
+        ob[lay.scores_at + b] = 0 if v == EMPTY_INT else v
+    for g in range(lay.group_bits.shape[0]):
+        s = 0
         for b in range(nb):
-            v = gm.vals[i, b]
-            ob[lay.open_at + b] = 1 if v == EMPTY_INT else 0
-            ob[lay.scores_at + b] = 0 if v == EMPTY_INT else v
-        for g in range(lay.group_bits.shape[0]):
-            s = 0
-            for b in range(nb):
-                if (lay.group_bits[g] >> b) & 1 and gm.vals[i, b] != EMPTY_INT:
-                    s += gm.vals[i, b]
-            ob[lay.groups_at + g] = s
-        for f in range(lay.flag_box.shape[0]):
-            ob[lay.flags_at + f] = 1 if gm.vals[i, lay.flag_box[f]] == lay.flag_value[f] else 0
-        ob[lay.total_at] = gm.total[i]
-        for a in range(mk.shape[0]):
-            mk[a] = 0
-        if gm.done[i]:
-            continue
-        if gm.used[i] < dk.rolls:
-            for a in range(lay.box0):
-                mk[a] = dk.keep_ok[r, a]
-        bits = _legal_bits(gm, dk, tb, i)
-        if bits < 0:
-            out.missing[i] |= MISSING_LEGAL
-            continue
-        for b in range(nb):
-            if (bits >> b) & 1 and gm.vals[i, b] == EMPTY_INT:
-                mk[lay.box0 + b] = 1
+            if (lay.group_bits[g] >> b) & 1 and gm.vals[i, b] != EMPTY_INT:
+                s += gm.vals[i, b]
+        ob[lay.groups_at + g] = s
+    for f in range(lay.flag_box.shape[0]):
+        ob[lay.flags_at + f] = 1 if gm.vals[i, lay.flag_box[f]] == lay.flag_value[f] else 0
+    ob[lay.total_at] = gm.total[i]
+    for a in range(mk.shape[0]):
+        mk[a] = 0
+    if gm.done[i]:
+        return
+    if gm.used[i] < dk.rolls:
+        for a in range(lay.box0):
+            mk[a] = dk.keep_ok[r, a]
+    bits = _legal_bits(gm, dk, tb, i)
+    if bits < 0:
+        out.missing[i] |= MISSING_LEGAL
+        return
+    for b in range(nb):
+        if (bits >> b) & 1 and gm.vals[i, b] == EMPTY_INT:
+            mk[lay.box0 + b] = 1
+
+
+def _settle_one(gm, dk, tb, lay, out, i):
+    """Game i's classes where its card changed, then its observation and mask (none while a class is missing)."""
+    if out.changed[i]:
+        _classify_one(gm, tb, out, i)
+        if out.changed[i]:
+            return
+    out.missing[i] = 0
+    _observe_one(gm, dk, tb, lay, out, i)
+
+
+def _play(gm, dk, tb, lay, actions, out, taken):
+    """One step of every game (actions[i] < 0: no step, only its look-ups and observation: after a reset or
+    learning), blocks of BLOCK games taken from the shared counter `taken` by each thread running it."""
+    n = gm.done.shape[0]
+    scratch = np.empty(dk.dice, dtype=np.int64)
+    while True:
+        t = fetch_add(taken, 1)
+        if t * BLOCK >= n:
+            break
+        for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
+            if actions[i] >= 0:
+                _step_one(gm, dk, tb, lay, actions[i], out, i, scratch)
+            _settle_one(gm, dk, tb, lay, out, i)
 
 
 @cache
 def compiled_names() -> Mapping[str, Any]:
     """The vector kernels compiled by numba, with the dice draws and the class look-up inlined."""
-    from . import draws, scoreclass
+    from . import draws, intrinsics, scoreclass
 
     calls = {
         "chunk": draws.compiled_names()["chunk"],
         "_next": draws.compiled_names()["_next"],
         "class_of": scoreclass.compiled_names()["class_of"],
+        "fetch_add": intrinsics.compiled_names()["fetch_add"],
     }
-    helpers = ("next_seed", "_roll", "_new_game", "_score", "_legal_bits")
+    helpers = ("_roll", "_new_game", "_score", "_step_one", "_classify_one", "_legal_bits", "_observe_one")
+    helpers += ("_settle_one",)
     return compiled.jit_namespace(
-        globals(), ("draw_dice", "_restart", "_step", "_classify", "_observe"), inline=helpers, calls=calls
+        globals(), ("draw_dice", "next_seed", "_restart", "_play"), inline=helpers, calls=calls
     )

@@ -24,7 +24,7 @@ from ..game.state import MAX_PLAYERS, GameState
 from ..language.engine import Engine
 from .encoding import Encoding
 from .env import render_text
-from .table import EnvUsageError, Table, check_options, checked_seed, resolve_variant, whole_number_from
+from .table import EnvUsageError, Table, check_options, checked_seed, next_seed, resolve_variant, whole_number_from
 
 __all__ = ["DicecupAECEnv"]
 
@@ -112,8 +112,7 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
         seed = checked_seed(seed)
         if seed is not None:
             self._seed = seed
-        rng = np.random.default_rng(self._seed)
-        self._seed = int(rng.integers(2**63))  # the next unseeded reset plays another game
+        self._seed = next_seed(self._seed)  # the next unseeded reset plays another game
         self.table.reset(self._seed)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -24,7 +24,17 @@ from ..numeric import vecstep
 from ..numeric.draws import roll_draws
 from .encoding import Encoding
 
-__all__ = ["DiceStream", "Table", "ILLEGAL_MODES", "resolve_variant", "EnvUsageError", "IllegalStep", "checked_seed", "check_options"]
+__all__ = [
+    "DiceStream",
+    "Table",
+    "next_seed",
+    "ILLEGAL_MODES",
+    "resolve_variant",
+    "EnvUsageError",
+    "IllegalStep",
+    "checked_seed",
+    "check_options",
+]
 
 ILLEGAL_MODES = ("penalise", "raise")
 MAX_SEED = 2**128  # a seed beyond this is a mistake, not entropy
@@ -203,6 +213,12 @@ class Table:
                 "(of equal dice, the leftmost are kept)"
             )
         return f"{what} is not legal now"
+
+
+def next_seed(seed: int | None) -> int:
+    """The seed of the game a multi-player reset deals, from the seed kept (None: fresh entropy); it is kept in
+    turn, so that the next unseeded reset plays another game."""
+    return int(np.random.default_rng(seed).integers(2**63))
 
 
 def finite_number(value: object, what: str) -> float:

@@ -8,6 +8,7 @@ instead (`untabled`).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -102,33 +103,88 @@ def vec_layout(variant: Variant, encoding: Encoding, penalty: float, max_illegal
     )
 
 
-def _hashed(facts: tuple[int, ...], class_of: dict[tuple, int]) -> vecstep.Hashed:
-    """A class dict (key -> class) as `scoreclass.class_of` reads it."""
-    keys = np.zeros((len(class_of), len(facts)), dtype=np.int64)
-    for key, c in class_of.items():
-        keys[c] = key
-    size = 1 << max(4, (2 * len(class_of)).bit_length())
-    return vecstep.Hashed(np.array(facts, dtype=np.int64), keys, class_slots(keys, size))
+class _Grown:
+    """A table's classes as growing arrays: each class's key (its facts' values) and a row of numbers per class
+    (`row(c)`), appended as classes are learned (room doubled as it fills), made anew where the table was keyed
+    anew; hashed for `scoreclass.class_of` whenever classes were added."""
+
+    def __init__(self, row: Any) -> None:
+        self.row = row
+        self.class_of: dict[tuple, int] | None = None
+        self.n = 0
+        self._keys = np.zeros((0, 0), dtype=np.int64)
+        self._rows: np.ndarray | None = None
+        self.hashed: vecstep.Hashed | None = None
+
+    @property
+    def rows(self) -> np.ndarray:
+        assert self._rows is not None
+        return self._rows[: self.n]
+
+    def update(self, facts: tuple[int, ...], class_of: dict[tuple, int]) -> bool:
+        """Take the classes learned since the last call (all of them where the table was keyed anew); whether
+        anything changed."""
+        if self.class_of is not class_of:
+            self.class_of, self.n, self._rows = class_of, 0, None
+            self._keys = np.zeros((0, len(facts)), dtype=np.int64)
+        new = len(class_of) - self.n
+        if new == 0 and self.hashed is not None:
+            return False
+        # a dict keeps insertion order, and classes are numbered as they are inserted: the new ones are last
+        added = list(itertools.islice(reversed(class_of.items()), new))[::-1]
+        if any(c != self.n + j for j, (_, c) in enumerate(added)):
+            raise DicecupError("internal error: a learned table's classes are not numbered in order")
+        rows = np.array([self.row(c) for _, c in added])
+        end = self.n + new
+        if self._rows is None or end > len(self._keys):
+            room = max(16, 2 * end)
+            keys = np.zeros((room, len(facts)), dtype=np.int64)
+            grown = np.zeros((room, *rows.shape[1:]), dtype=rows.dtype)
+            keys[: self.n] = self._keys[: self.n]
+            if self._rows is not None:
+                grown[: self.n] = self._rows[: self.n]
+            self._keys, self._rows = keys, grown
+        self._keys[self.n : end] = np.array([k for k, _ in added], dtype=np.int64).reshape(new, len(facts))
+        self._rows[self.n : end] = rows
+        self.n = end
+        keys = self._keys[:end]
+        size = 1 << max(4, (2 * end).bit_length())
+        self.hashed = vecstep.Hashed(np.array(facts, dtype=np.int64), keys, class_slots(keys, size))
+        return True
 
 
 class RuleArrays:
-    """The batched simulator's rule tables of a variant, as `vecstep.VecTables`: rebuilt where they learned."""
+    """The batched simulator's rule tables of a variant, as `vecstep.VecTables`: grown where they learned."""
 
     def __init__(self, variant: Variant) -> None:
         self.sim: Batched = batched_for(variant)
         self.tables: RuleTables = self.sim.tables
-        self.nb = len(variant.box_ids)
-        self._score: tuple[Any, int, np.ndarray, np.ndarray] | None = None
+        st = self.tables.scores
+        self.nb = nb = len(variant.box_ids)
+        shape = (2, st.R, nb, st.traced.width)
+        bit = 1 << np.arange(nb, dtype=np.int64)
+
+        def scores(c: int) -> np.ndarray:  # box score, then award points [2, 2, rolls, boxes]
+            t = np.asarray(st.traced.tables[c]).reshape(shape)
+            return np.stack([t[..., 0], t[..., 1 : 1 + st.max_awards].sum(axis=-1)])
+
+        lg = self.tables.legal
+        self._score = _Grown(scores)
+        self._legal = _Grown(lambda c: np.append((lg.simple[c].astype(np.int64) * bit).sum(axis=-1), lg.dep_of[c]))
+        self._end = _Grown(lambda c: int(np.asarray(self.tables.end.traced.tables[c])[0].sum()))
         self._arrays: vecstep.VecTables | None = None
-        self._seen: tuple[Any, ...] = ()
-        empty = np.full((1, self.nb), EMPTY, dtype=np.int64)
+        self._per_roll: tuple[int, int] = (-1, -1)
+        self._bits = bit
+        empty = np.full((1, nb), EMPTY, dtype=np.int64)
         self.learn(empty)  # Untabulable here: the rules read what the tables cannot hold
 
     def learn(self, vals: np.ndarray) -> None:
         """Learn the classes of these card rows (each table asks the rules what it does not know)."""
-        self.tables.scores.traced.classes(vals)
-        self.tables.legal.lookup(vals)
-        self.tables.end.traced.classes(vals)
+        rows = np.unique(vals, axis=0)
+        for row in rows:
+            self.tables.scores.traced.class_of_row(row)
+            self.tables.end.traced.class_of_row(row)
+        self.tables.legal.lookup(rows)
 
     def learn_legal(self, cls: np.ndarray, first: np.ndarray, roll: np.ndarray) -> None:
         """Learn the legal boxes of these (legality class, first roll?, roll) the kernel asked for."""
@@ -136,6 +192,7 @@ class RuleArrays:
             at = first == f
             if at.any():
                 self.tables.legal.allowed(cls[at], bool(f), roll[at])
+        self._per_roll = (-1, -1)
 
     def keep(self) -> None:
         """Keep what the tables learned in the user's cache (for the next process)."""
@@ -144,46 +201,27 @@ class RuleArrays:
     def arrays(self) -> vecstep.VecTables:
         """The tables as the kernel reads them now (the same object while nothing was learned)."""
         s, lg, e = self.tables.scores.traced, self.tables.legal, self.tables.end.traced
-        seen = (id(s.class_of), len(s.tables), id(lg.class_of), len(lg.simple), int(lg.known.sum()))
-        seen += (id(lg.per_roll), id(e.class_of), len(e.tables))
-        if self._arrays is not None and seen == self._seen:
+        changed = self._score.update(s.keyed, s.class_of)
+        changed |= self._legal.update(lg.reads, lg.class_of)
+        changed |= self._end.update(e.keyed, e.class_of)
+        per_roll = (id(lg.per_roll), lg.n_dep)
+        if self._arrays is not None and not changed and per_roll == self._per_roll:
             return self._arrays
-        score, award = self._scores()
-        bonus = np.array([int(t[0].sum()) for t in e.tables], dtype=np.int64)
-        bit = 1 << np.arange(self.nb, dtype=np.int64)
-        simple = (np.array(lg.simple, dtype=np.int64).reshape(-1, 2, self.nb) * bit).sum(axis=-1)
-        per_roll = (lg.per_roll[: max(lg.n_dep, 1)].astype(np.int64) * bit).sum(axis=-1)
+        score, legal, end = self._score, self._legal, self._end
+        assert score.hashed and legal.hashed and end.hashed
+        n_dep = max(lg.n_dep, 1)
         self._arrays = vecstep.VecTables(
-            score_of=_hashed(s.keyed, s.class_of),
-            score=score,
-            award=award,
-            legal_of=_hashed(lg.reads, lg.class_of),
-            simple=np.ascontiguousarray(simple.reshape(-1, 2)),
-            dep=np.array(lg.dep_of, dtype=np.int64),
-            per_roll=np.ascontiguousarray(per_roll),
-            known=np.ascontiguousarray(lg.known[: max(lg.n_dep, 1)]),
-            end_of=_hashed(e.keyed, e.class_of),
-            bonus=bonus,
+            score_of=score.hashed,
+            score=score.rows,
+            legal_of=legal.hashed,
+            legal=legal.rows,
+            per_roll=(lg.per_roll[:n_dep].astype(np.int64) * self._bits).sum(axis=-1),
+            known=np.ascontiguousarray(lg.known[:n_dep]),
+            end_of=end.hashed,
+            bonus=end.rows.astype(np.int64),
         )
-        self._seen = seen
+        self._per_roll = per_roll
         return self._arrays
-
-    def _scores(self) -> tuple[np.ndarray, np.ndarray]:
-        """(box score, award points) [classes, 2, rolls, boxes], the classes new since the last call appended."""
-        st = self.tables.scores
-        s = st.traced
-        have = 0 if self._score is None or self._score[0] is not s.class_of else self._score[1]
-        shape = (2, st.R, st.nb, s.width)
-        new = [np.asarray(s.tables[c]).reshape(shape) for c in range(have, len(s.tables))]
-        score = np.array([t[..., 0] for t in new], dtype=np.int64).reshape(-1, 2, st.R, st.nb)
-        award = np.array([t[..., 1 : 1 + st.max_awards].sum(axis=-1) for t in new], dtype=np.int64)
-        award = award.reshape(-1, 2, st.R, st.nb)
-        if have:
-            assert self._score is not None
-            score = np.concatenate([self._score[2], score])
-            award = np.concatenate([self._score[3], award])
-        self._score = (s.class_of, len(s.tables), score, award)
-        return score, award
 
 
 def tables_for(variant: Variant) -> RuleArrays | str:

@@ -25,6 +25,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..errors import DicecupError
 from ..language.engine import Engine
+from ..numeric import compiled as kernels
 from ..numeric import vecstep
 from .encoding import Encoding
 from .env import DicecupEnv, episode_stream
@@ -59,6 +60,7 @@ def make_vector(num_envs: int = 1, variant: Any = "yahtzee", **kwargs: Any) -> V
 class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """N one-player games of a variant the learned tables hold, stepped in compiled code.
 
+    `threads`: how many threads step the games (default: the cores this process may use).
     `exact=True` adds the solver's signal to `info`: `action_values` [N, actions] (each legal action's
     expected final total, NaN elsewhere) and `regret` [N] (the best value less the taken action's, NaN where
     no decision was taken)."""
@@ -77,6 +79,7 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         max_illegal: int = 100,
         exact: bool = False,
         rules: RuleArrays | None = None,
+        threads: int | None = None,
     ) -> None:
         if illegal != "penalise":
             raise DicecupError("the vector environment penalises illegal actions (illegal='penalise')")
@@ -108,6 +111,8 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             missing=np.zeros(n, dtype=np.int64),
         )
         self._kernels = vecstep.compiled_names()
+        self._none = np.full(n, -1, dtype=np.int64)  # no action: a pass of look-ups and observations only
+        self._threads = kernels.threads() if threads is None else whole_number_from(threads, "threads", 1, 256)
         self._exact = ExactSignal(compiled, enc) if exact else None
         self._started = False
 
@@ -128,6 +133,7 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 gm.episodes[i] = episode_stream(s, self.np_random if s is None else None)
         self._kernels["_restart"](gm, self._dice, np.arange(self.num_envs, dtype=np.int64), self._out)
         self._started = True
+        self._run(self._none)
         self._settle()
         info = self._info()
         return self._out.obs.copy(), info
@@ -139,7 +145,7 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         act = _actions(actions, self.num_envs, self.encoding.size)
         taken = self._exact.values.copy() if self._exact is not None else None
         was_done = self._games.done.copy()
-        self._kernels["_step"](self._games, self._dice, self.rules.arrays(), self._layout, act, self._out)
+        self._run(act)
         self._settle()
         out = self._out
         info = self._info()
@@ -162,28 +168,31 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     # ------------------------------------------------------------------ the kernel's look-ups
 
+    def _run(self, actions: np.ndarray) -> None:
+        """One pass of the kernel over every game (`vecstep._play`) on the environment's threads."""
+        taken = np.zeros(1, dtype=np.int64)
+        tables, play = self.rules.arrays(), self._kernels["_play"]
+        args = (self._games, self._dice, tables, self._layout, actions, self._out, taken)
+        count = min(self._threads, -(-self.num_envs // vecstep.BLOCK))
+        kernels.on_threads(lambda: play(*args), count)
+
     def _settle(self) -> None:
-        """Look up the classes of the changed cards and write masks and observations, learning from the rules
-        what the tables do not hold yet, until every game is written."""
-        gm, out, k = self._games, self._out, self._kernels
+        """Learn from the rules what the tables did not hold for the last pass (a card's classes, a roll's
+        legal boxes), and pass again over the games, until every game is written."""
+        gm, out = self._games, self._out
         for _ in range(LEARN_ROUNDS):
-            k["_classify"](gm, self.rules.arrays(), out)
-            missing = np.flatnonzero(out.changed)
-            if missing.size == 0:
+            cards = np.flatnonzero(out.changed)
+            legal = np.flatnonzero(out.missing & vecstep.MISSING_LEGAL)
+            if cards.size == 0 and legal.size == 0:
                 break
-            self.rules.learn(gm.vals[missing])
+            if cards.size:
+                self.rules.learn(gm.vals[cards])
+            if legal.size:
+                first = (gm.used[legal] == 1).astype(np.int64)
+                self.rules.learn_legal(gm.cls[legal, 1], first, gm.hand[legal] - self._dice.lo_roll)
+            self._run(self._none)
         else:
-            raise DicecupError("internal error: the learned classes did not settle")
-        for _ in range(LEARN_ROUNDS):
-            out.missing[:] = 0
-            k["_observe"](gm, self._dice, self.rules.arrays(), self._layout, out)
-            missing = np.flatnonzero(out.missing & vecstep.MISSING_LEGAL)
-            if missing.size == 0:
-                break
-            first = (gm.used[missing] == 1).astype(np.int64)
-            self.rules.learn_legal(gm.cls[missing, 1], first, gm.hand[missing] - self._dice.lo_roll)
-        else:
-            raise DicecupError("internal error: the learned legal boxes did not settle")
+            raise DicecupError("internal error: the learned tables did not settle")
         if self._exact is not None:
             self._exact.update(gm, self._dice, out.mask)
 
