@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _variants import BUILTIN_VARIANTS, FAMILY_VARIANTS
 
 gymnasium = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
@@ -81,6 +82,28 @@ def test_the_vector_environment_plays_what_n_single_environments_play(variant, e
     assert finished >= N  # every game ended at least once and was dealt again
     assert envs.observation_space.shape == (N, singles[0].observation_space.shape[0])
     assert envs.single_action_space == singles[0].action_space
+
+
+ENGINE_STEPPED = {
+    "maxi-yatzy": "banks unused rolls",
+    "triple-yahtzee": "a column multiplies",
+    "yamb": "declare actions",
+}
+ENGINE_STEPPED["balut"] = "parts the kernel does not write"
+
+
+@pytest.mark.parametrize("variant", BUILTIN_VARIANTS + FAMILY_VARIANTS)
+def test_every_variant_is_stepped_as_the_single_environment_steps_it(variant, engine):
+    """Compiled where the tables hold the variant, else by the engine with a warning saying why: the same
+    games either way."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        envs = make_vec(variant, n=2)
+    why = ENGINE_STEPPED.get(variant)
+    assert envs.backend == ("engine" if why else "compiled")
+    assert [why in str(w.message) for w in caught] == ([True] if why else [])
+    singles = [DicecupEnv(variant, engine=engine) for _ in range(2)]
+    play_side_by_side(envs, singles, 40, seed=7, rng=np.random.default_rng(0), illegal_every=9)
 
 
 def test_a_variant_the_tables_cannot_hold_is_played_by_the_engine_and_says_so(engine):
@@ -193,7 +216,7 @@ def test_the_parallel_environment_plays_the_aec_environments_game(engine):
         assert np.array_equal(obs[agent]["observation"], want["observation"])
         assert np.array_equal(obs[agent]["action_mask"], want["action_mask"])
         action = int(random_legal(want["action_mask"][None], rng)[0])
-        other = {a: 0 for a in par.agents}
+        other = dict.fromkeys(par.agents, 0)
         obs, rewards, terminations, truncations, infos = par.step({**other, agent: action})
         aec.step(action)
         for a, r in rewards.items():

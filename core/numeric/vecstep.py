@@ -22,7 +22,7 @@ from . import compiled
 from .draws import _next, chunk
 from .intrinsics import fetch_add
 from .records import EMPTY, RollDraws
-from .scoreclass import class_of
+from .scoreclass import _hash, class_of
 
 __all__ = [
     "MISSING_CLASS",
@@ -292,42 +292,52 @@ def _legal_bits(gm, dk, tb, i):
 
 def _observe_one(gm, dk, tb, lay, out, i):
     """Game i's observation vector (the encoding's parts) and action mask; MISSING_LEGAL where its legal
-    boxes are not learned yet (its mask is then written on the caller's next pass)."""
-    nb = gm.vals.shape[1]
-    ob, mk = out.obs[i], out.mask[i]
+    boxes are not learned yet (its mask is then written on the caller's next pass). Each array is read from
+    its record once (an array taken from a record in a loop costs reference counts each time)."""
+    vals, ob, mk, block, gbits = gm.vals, out.obs, out.mask, dk.block, lay.group_bits
+    nb = vals.shape[1]
     r = gm.hand[i] - dk.lo_roll
-    over = gm.done[i] and gm.filled[i] == nb
-    for k in range(dk.block.shape[1]):  # (a finished game shows no dice)
-        ob[k] = 0 if over else dk.block[r, k]
-    ob[lay.rolls_at] = 0 if over else gm.used[i]
-    ob[lay.rolls_at + 1] = 0 if over else dk.rolls - gm.used[i]
+    used = gm.used[i]
+    done = gm.done[i]
+    over = done and gm.filled[i] == nb
+    for k in range(block.shape[1]):  # (a finished game shows no dice)
+        ob[i, k] = 0 if over else block[r, k]
+    ob[i, lay.rolls_at] = 0 if over else used
+    ob[i, lay.rolls_at + 1] = 0 if over else dk.rolls - used
+    filled = 0
+    open_at, scores_at = lay.open_at, lay.scores_at
     for b in range(nb):
-        v = gm.vals[i, b]
-        ob[lay.open_at + b] = 1 if v == EMPTY_INT else 0
-        ob[lay.scores_at + b] = 0 if v == EMPTY_INT else v
-    for g in range(lay.group_bits.shape[0]):
+        v = vals[i, b]
+        full = v != EMPTY_INT
+        filled |= np.int64(full) << b
+        ob[i, open_at + b] = 0 if full else 1
+        ob[i, scores_at + b] = v if full else 0
+    for g in range(gbits.shape[0]):
         s = 0
         for b in range(nb):
-            if (lay.group_bits[g] >> b) & 1 and gm.vals[i, b] != EMPTY_INT:
-                s += gm.vals[i, b]
-        ob[lay.groups_at + g] = s
-    for f in range(lay.flag_box.shape[0]):
-        ob[lay.flags_at + f] = 1 if gm.vals[i, lay.flag_box[f]] == lay.flag_value[f] else 0
-    ob[lay.total_at] = gm.total[i]
-    for a in range(mk.shape[0]):
-        mk[a] = 0
-    if gm.done[i]:
+            if (gbits[g] & filled) >> b & 1:
+                s += vals[i, b]
+        ob[i, lay.groups_at + g] = s
+    fbox, fvalue = lay.flag_box, lay.flag_value
+    for f in range(fbox.shape[0]):
+        ob[i, lay.flags_at + f] = 1 if vals[i, fbox[f]] == fvalue[f] else 0
+    ob[i, lay.total_at] = gm.total[i]
+    for a in range(mk.shape[1]):
+        mk[i, a] = 0
+    if done:
         return
-    if gm.used[i] < dk.rolls:
-        for a in range(lay.box0):
-            mk[a] = dk.keep_ok[r, a]
+    box0 = lay.box0
+    if used < dk.rolls:
+        keep_ok = dk.keep_ok
+        for a in range(box0):
+            mk[i, a] = keep_ok[r, a]
     bits = _legal_bits(gm, dk, tb, i)
     if bits < 0:
         out.missing[i] |= MISSING_LEGAL
         return
+    bits &= ~filled
     for b in range(nb):
-        if (bits >> b) & 1 and gm.vals[i, b] == EMPTY_INT:
-            mk[lay.box0 + b] = 1
+        mk[i, box0 + b] = (bits >> b) & 1
 
 
 def _settle_one(gm, dk, tb, lay, out, i):
@@ -355,6 +365,26 @@ def _play(gm, dk, tb, lay, actions, out, taken):
             _settle_one(gm, dk, tb, lay, out, i)
 
 
+def _settle_some(gm, dk, tb, lay, out, which):
+    """`_settle_one` for games `which` (those the last pass left waiting for what the caller learned)."""
+    for k in range(which.shape[0]):
+        _settle_one(gm, dk, tb, lay, out, which[k])
+
+
+def _add_slots(slots, keys, start):
+    """Classes start .. C - 1 of `keys` [C, F] into the hash `slots` of the classes before them, as
+    `scoreclass.class_slots` places each (the caller keeps the slots under half full)."""
+    size = slots.shape[0]
+    for c in range(start, keys.shape[0]):
+        h = np.uint64(0xCBF29CE484222325)
+        for k in range(keys.shape[1]):
+            h = _hash(keys[c, k], h)
+        j = np.int64(h & np.uint64(size - 1))
+        while slots[j] >= 0:
+            j = (j + 1) & (size - 1)
+        slots[j] = c
+
+
 @cache
 def compiled_names() -> Mapping[str, Any]:
     """The vector kernels compiled by numba, with the dice draws and the class look-up inlined."""
@@ -365,9 +395,9 @@ def compiled_names() -> Mapping[str, Any]:
         "_next": draws.compiled_names()["_next"],
         "class_of": scoreclass.compiled_names()["class_of"],
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
+        "_hash": scoreclass.compiled_names()["_hash"],
     }
     helpers = ("_roll", "_new_game", "_score", "_step_one", "_classify_one", "_legal_bits", "_observe_one")
     helpers += ("_settle_one",)
-    return compiled.jit_namespace(
-        globals(), ("draw_dice", "next_seed", "_restart", "_play"), inline=helpers, calls=calls
-    )
+    kernels = ("draw_dice", "next_seed", "_restart", "_play", "_settle_some", "_add_slots")
+    return compiled.jit_namespace(globals(), kernels, inline=helpers, calls=calls)

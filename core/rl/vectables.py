@@ -146,10 +146,15 @@ class _Grown:
             self._keys, self._rows = keys, grown
         self._keys[self.n : end] = np.array([k for k, _ in added], dtype=np.int64).reshape(new, len(facts))
         self._rows[self.n : end] = rows
-        self.n = end
+        start, self.n = self.n, end
         keys = self._keys[:end]
         size = 1 << max(4, (2 * end).bit_length())
-        self.hashed = vecstep.Hashed(np.array(facts, dtype=np.int64), keys, class_slots(keys, size))
+        if self.hashed is None or start == 0 or len(self.hashed.slots) != size:
+            slots = class_slots(keys, size)
+        else:  # the same room: the new classes go into the slots there are
+            slots = self.hashed.slots
+            vecstep.compiled_names()["_add_slots"](slots, keys, start)
+        self.hashed = vecstep.Hashed(np.array(facts, dtype=np.int64), keys, slots)
         return True
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import gymnasium
@@ -113,6 +114,8 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._kernels = vecstep.compiled_names()
         self._none = np.full(n, -1, dtype=np.int64)  # no action: a pass of look-ups and observations only
         self._threads = kernels.threads() if threads is None else whole_number_from(threads, "threads", 1, 256)
+        self._helpers = min(self._threads, -(-n // vecstep.BLOCK)) - 1  # threads besides the caller's
+        self._pool = ThreadPoolExecutor(self._helpers) if self._helpers else None
         self._exact = ExactSignal(compiled, enc) if exact else None
         self._started = False
 
@@ -162,7 +165,9 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return self._out.mask.copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Keep what the rule tables learned in the user's cache, for the next process."""
+        """Keep what the rule tables learned in the user's cache, for the next process; stop the threads."""
+        if self._pool is not None:
+            self._pool.shutdown()
         if self._started:
             self.rules.keep()
 
@@ -173,8 +178,10 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         taken = np.zeros(1, dtype=np.int64)
         tables, play = self.rules.arrays(), self._kernels["_play"]
         args = (self._games, self._dice, tables, self._layout, actions, self._out, taken)
-        count = min(self._threads, -(-self.num_envs // vecstep.BLOCK))
-        kernels.on_threads(lambda: play(*args), count)
+        helpers = [self._pool.submit(play, *args) for _ in range(self._helpers)] if self._pool else []
+        play(*args)  # this thread takes blocks too: the kernel releases the GIL
+        for done in helpers:
+            done.result()
 
     def _settle(self) -> None:
         """Learn from the rules what the tables did not hold for the last pass (a card's classes, a roll's
@@ -190,7 +197,8 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             if legal.size:
                 first = (gm.used[legal] == 1).astype(np.int64)
                 self.rules.learn_legal(gm.cls[legal, 1], first, gm.hand[legal] - self._dice.lo_roll)
-            self._run(self._none)
+            which = np.union1d(cards, legal).astype(np.int64)
+            self._kernels["_settle_some"](gm, self._dice, self.rules.arrays(), self._layout, out, which)
         else:
             raise DicecupError("internal error: the learned tables did not settle")
         if self._exact is not None:

@@ -1,7 +1,7 @@
 """Random masked agents on the vector environment (N games a step, compiled) and on the single one: steps/s.
 
     .venv/bin/python tests/benchmarks/bench_vector_env.py [--envs 4096] [--steps 2000] [--variant yahtzee]
-        [--single-steps 20000] [--repeat 3]
+        [--single-steps 20000] [--repeat 3] [--threads 2]
 
 The vector environment is made by `gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`; each
 step draws one uniformly random legal action per game in numpy from the mask (a random number per action,
@@ -70,15 +70,20 @@ def main() -> None:
     ap.add_argument("--single-steps", type=int, default=20000)
     ap.add_argument("--variant", default="yahtzee")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=None, help="threads stepping the games (default: the cores)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         envs = gymnasium.make_vec(
-            "dicecup/Dicecup-v0", num_envs=args.envs, vectorization_mode="vector_entry_point", variant=args.variant
+            "dicecup/Dicecup-v0",
+            num_envs=args.envs,
+            vectorization_mode="vector_entry_point",
+            variant=args.variant,
+            **({} if args.threads is None else {"threads": args.threads}),
         )
-    backend = getattr(envs, "backend", "?")
-    print(f"{args.variant}: vector environment of {args.envs} games, {backend} backend")
+    backend, threads = getattr(envs, "backend", "?"), getattr(envs, "_threads", 1)
+    print(f"{args.variant}: vector environment of {args.envs} games, {backend} backend, {threads} thread(s)")
     for w in caught:
         print(f"  ({w.message})")
     made = time.perf_counter()
