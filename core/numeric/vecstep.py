@@ -304,7 +304,7 @@ def _observe_one(gm, dk, tb, lay, out, i):
         ob[i, k] = 0 if over else block[r, k]
     ob[i, lay.rolls_at] = 0 if over else used
     ob[i, lay.rolls_at + 1] = 0 if over else dk.rolls - used
-    filled = 0
+    filled = np.int64(0)
     open_at, scores_at = lay.open_at, lay.scores_at
     for b in range(nb):
         v = vals[i, b]
@@ -397,7 +397,15 @@ def compiled_names() -> Mapping[str, Any]:
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
         "_hash": scoreclass.compiled_names()["_hash"],
     }
-    helpers = ("_roll", "_new_game", "_score", "_step_one", "_classify_one", "_legal_bits", "_observe_one")
-    helpers += ("_settle_one",)
+    helpers = (
+        "_roll",
+        "_new_game",
+        "_score",
+        "_step_one",
+        "_classify_one",
+        "_legal_bits",
+        "_observe_one",
+        "_settle_one",
+    )
     kernels = ("draw_dice", "next_seed", "_restart", "_play", "_settle_some", "_add_slots")
     return compiled.jit_namespace(globals(), kernels, inline=helpers, calls=calls)

@@ -26,8 +26,11 @@ from .encoding import Encoding
 
 __all__ = ["RuleArrays", "untabled", "vec_dice", "vec_layout", "TABLED_PARTS"]
 
-TABLED_PARTS = ("dice", "face_counts", "attributes", "rolls_used", "rolls_left", "open", "scores", "group_totals")
-TABLED_PARTS += ("flags", "total")
+TABLED_PARTS = (
+    *("dice", "face_counts", "attributes", "rolls_used", "rolls_left"),
+    *("open", "scores", "group_totals", "flags", "total"),
+)
+"""The observation's parts the kernel writes (a variant with others is stepped by the engine)."""
 MAX_BOXES = 62  # legal boxes are bits of an int64
 
 

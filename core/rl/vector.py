@@ -178,7 +178,7 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         taken = np.zeros(1, dtype=np.int64)
         tables, play = self.rules.arrays(), self._kernels["_play"]
         args = (self._games, self._dice, tables, self._layout, actions, self._out, taken)
-        helpers = [self._pool.submit(play, *args) for _ in range(self._helpers)] if self._pool else []
+        helpers = [self._pool.submit(lambda: play(*args)) for _ in range(self._helpers)] if self._pool else []
         play(*args)  # this thread takes blocks too: the kernel releases the GIL
         for done in helpers:
             done.result()

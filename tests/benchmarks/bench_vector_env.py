@@ -71,6 +71,7 @@ def main() -> None:
     ap.add_argument("--variant", default="yahtzee")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=None, help="threads stepping the games (default: the cores)")
+    ap.add_argument("--warm", type=int, default=None, help="vector steps before timing (default: --steps)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     with warnings.catch_warnings(record=True) as caught:
@@ -87,7 +88,7 @@ def main() -> None:
     for w in caught:
         print(f"  ({w.message})")
     made = time.perf_counter()
-    run_vector(envs, args.steps, rng)  # the tables learn what random play reaches
+    run_vector(envs, args.steps if args.warm is None else args.warm, rng)  # the tables learn what play reaches
     print(f"  first run (learning the tables): {time.perf_counter() - made:.1f} s")
     rates = []
     for k in range(args.repeat):
