@@ -22,7 +22,7 @@ from . import compiled
 from .draws import _next, chunk
 from .intrinsics import fetch_add
 from .records import EMPTY, RollDraws
-from .scoreclass import _hash, class_of
+from .scoreclass import class_of
 
 __all__ = [
     "MISSING_CLASS",
@@ -41,7 +41,7 @@ EMPTY_INT = int(EMPTY)
 MISSING_CLASS = (1, 2, 4)
 """`VecOut.missing` bits: the card's score, legality or end-bonus class is not learned yet."""
 MISSING_LEGAL = 8
-BLOCK = 512  # games a thread of `_play` takes at a time
+BLOCK = 512  # games a thread of `_step_games` takes at a time
 """`VecOut.missing` bit: the legal boxes of this (legality class, first roll?, roll) are not learned yet."""
 
 
@@ -135,19 +135,19 @@ def new_games(n: int, boxes: int) -> VecGames:
     u8 = np.zeros(n, dtype=np.uint64)
     i8 = np.zeros(n, dtype=np.int64)
     return VecGames(
-        np.full((n, boxes), EMPTY_INT, dtype=np.int64),
-        i8.copy(),
-        i8.copy(),
-        i8.copy(),
-        i8.copy(),
-        i8.copy(),
-        np.full((n, 3), -1, dtype=np.int64),
-        u8.copy(),
-        u8.copy(),
-        i8.copy(),
-        u8.copy(),
-        np.ones(n, dtype=np.bool_),
-        i8.copy(),
+        vals=np.full((n, boxes), EMPTY_INT, dtype=np.int64),
+        awards=i8.copy(),
+        total=i8.copy(),
+        filled=i8.copy(),
+        hand=i8.copy(),
+        used=i8.copy(),
+        cls=np.full((n, 3), -1, dtype=np.int64),
+        rng=u8.copy(),
+        buf=u8.copy(),
+        left=i8.copy(),
+        episodes=u8.copy(),
+        done=np.ones(n, dtype=np.bool_),
+        illegal=i8.copy(),
     )
 
 
@@ -350,7 +350,7 @@ def _settle_one(gm, dk, tb, lay, out, i):
     _observe_one(gm, dk, tb, lay, out, i)
 
 
-def _play(gm, dk, tb, lay, actions, out, taken):
+def _step_games(gm, dk, tb, lay, actions, out, taken):
     """One step of every game (actions[i] < 0: no step, only its look-ups and observation: after a reset or
     learning), blocks of BLOCK games taken from the shared counter `taken` by each thread running it."""
     n = gm.done.shape[0]
@@ -371,20 +371,6 @@ def _settle_some(gm, dk, tb, lay, out, which):
         _settle_one(gm, dk, tb, lay, out, which[k])
 
 
-def _add_slots(slots, keys, start):
-    """Classes start .. C - 1 of `keys` [C, F] into the hash `slots` of the classes before them, as
-    `scoreclass.class_slots` places each (the caller keeps the slots under half full)."""
-    size = slots.shape[0]
-    for c in range(start, keys.shape[0]):
-        h = np.uint64(0xCBF29CE484222325)
-        for k in range(keys.shape[1]):
-            h = _hash(keys[c, k], h)
-        j = np.int64(h & np.uint64(size - 1))
-        while slots[j] >= 0:
-            j = (j + 1) & (size - 1)
-        slots[j] = c
-
-
 @cache
 def compiled_names() -> Mapping[str, Any]:
     """The vector kernels compiled by numba, with the dice draws and the class look-up inlined."""
@@ -395,7 +381,6 @@ def compiled_names() -> Mapping[str, Any]:
         "_next": draws.compiled_names()["_next"],
         "class_of": scoreclass.compiled_names()["class_of"],
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
-        "_hash": scoreclass.compiled_names()["_hash"],
     }
     helpers = (
         "_roll",
@@ -407,5 +392,5 @@ def compiled_names() -> Mapping[str, Any]:
         "_observe_one",
         "_settle_one",
     )
-    kernels = ("draw_dice", "next_seed", "_restart", "_play", "_settle_some", "_add_slots")
+    kernels = ("draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
     return compiled.jit_namespace(globals(), kernels, inline=helpers, calls=calls)

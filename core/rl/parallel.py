@@ -17,21 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from ..errors import DicecupError
-from ..game.state import MAX_PLAYERS
 from ..language.engine import Engine
-from .encoding import Encoding
-from .env import render_text
-from .table import EnvUsageError, Table, check_options, checked_seed, next_seed, resolve_variant, whole_number_from
+from .seats import Seats
+from .table import EnvUsageError, check_options, checked_seed, next_seed, whole_number_from
 
 __all__ = ["DicecupParallelEnv"]
 
 
-class DicecupParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):
+class DicecupParallelEnv(Seats, ParallelEnv[str, dict[str, np.ndarray], int]):
     """A game of a dicecup variant between `players` agents, `player_0`, `player_1`, ... in seat order.
 
     Each observation is a dict of the `observation` vector (from that player's seat) and the `action_mask`
@@ -51,43 +47,11 @@ class DicecupParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):
         max_illegal: int = 100,
         render_mode: str | None = None,
     ) -> None:
-        count = whole_number_from(players, "players", 1, MAX_PLAYERS)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise DicecupError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.max_illegal = whole_number_from(max_illegal, "max_illegal", 1, 2**31)
-        compiled, engine = resolve_variant(variant, options, engine)
-        self.table = Table(compiled, engine, count, illegal, penalty)
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(count)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        space = gymnasium.spaces.Dict(
-            {
-                "observation": self.encoding.vector_space,
-                "action_mask": gymnasium.spaces.Box(0, 1, shape=(self.encoding.size,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, self.encoding.action_space)
+        self.seat(variant, players, options, engine, (illegal, penalty))
+        self.max_illegal = whole_number_from(max_illegal, "max_illegal", 1, 2**31)
         self.agents: list[str] = []
-        self._seed: int | None = None
         self._illegal_run = 0
-
-    @property
-    def encoding(self) -> Encoding:
-        return self.table.encoding
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The agent's observation space (the same object every time, as PettingZoo asks)."""
-        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The agent's action space (the same object every time)."""
-        return self.action_spaces[self.possible_agents[self._agent(agent)]]
-
-    def _agent(self, agent: Any) -> int:
-        if not isinstance(agent, str) or agent not in self._seat:
-            raise EnvUsageError(f"no agent {agent!r} here; the agents are {', '.join(self.possible_agents)}")
-        return self._seat[agent]
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         acting = -1 if self.table.ended else self.table.state.current
@@ -145,13 +109,3 @@ class DicecupParallelEnv(ParallelEnv[str, dict[str, np.ndarray], int]):
             dict.fromkeys(agents, cut and not ended),
             {a: infos[a] for a in agents},
         )
-
-    def render(self) -> str | None:
-        """The acting player's card and the dice, as text (render mode "ansi")."""
-        if self.render_mode != "ansi":
-            return None
-        self.table.require_reset("render()")
-        return render_text(self.table.state, self.table.state.current)
-
-    def close(self) -> None:
-        """Nothing to release."""

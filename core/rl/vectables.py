@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..numeric import vecstep
+from ..numeric import scoreclass, vecstep
 from ..numeric.dice import DiceGraph
 from ..numeric.draws import roll_draws
 from ..numeric.records import EMPTY
@@ -156,7 +156,7 @@ class _Grown:
             slots = class_slots(keys, size)
         else:  # the same room: the new classes go into the slots there are
             slots = self.hashed.slots
-            vecstep.compiled_names()["_add_slots"](slots, keys, start)
+            scoreclass.compiled_names()["add_slots"](slots, keys, start)
         self.hashed = vecstep.Hashed(np.array(facts, dtype=np.int64), keys, slots)
         return True
 

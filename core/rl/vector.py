@@ -174,9 +174,9 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     # ------------------------------------------------------------------ the kernel's look-ups
 
     def _run(self, actions: np.ndarray) -> None:
-        """One pass of the kernel over every game (`vecstep._play`) on the environment's threads."""
+        """One pass of the kernel over every game (`vecstep._step_games`) on the environment's threads."""
         taken = np.zeros(1, dtype=np.int64)
-        tables, play = self.rules.arrays(), self._kernels["_play"]
+        tables, play = self.rules.arrays(), self._kernels["_step_games"]
         args = (self._games, self._dice, tables, self._layout, actions, self._out, taken)
         helpers = [self._pool.submit(lambda: play(*args)) for _ in range(self._helpers)] if self._pool else []
         play(*args)  # this thread takes blocks too: the kernel releases the GIL
