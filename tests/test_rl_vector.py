@@ -182,6 +182,19 @@ def test_bad_actions_are_one_usage_error(actions, message, engine):
         envs.step(actions)
 
 
+def test_what_the_vector_environment_does_not_take_is_one_precise_error(engine):
+    from dicecup import DicecupError
+
+    for kwargs, message in [
+        ({"illegal": "raise"}, "penalises illegal actions"),
+        ({"observation": "dict"}, "gives observation vectors"),
+        ({"num_envs": 0}, "num_envs must be a whole number from 1"),
+        ({"threads": 0}, "threads must be a whole number from 1"),
+    ]:
+        with pytest.raises(DicecupError, match=message):
+            DicecupVectorEnv(**{"num_envs": 2, "variant": "yacht", "engine": engine, **kwargs})
+
+
 def test_the_dice_stream_is_the_kernels():
     from dicecup import Engine
 

@@ -81,9 +81,16 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         exact: bool = False,
         rules: RuleArrays | None = None,
         threads: int | None = None,
+        observation: str = "vector",
+        render_mode: str | None = None,
     ) -> None:
         if illegal != "penalise":
             raise DicecupError("the vector environment penalises illegal actions (illegal='penalise')")
+        if observation != "vector" or render_mode is not None:
+            raise DicecupError(
+                "the vector environment gives observation vectors and does not render: leave observation and "
+                "render_mode out (Encoding.as_dict gives a vector's named parts)"
+            )
         self.num_envs = whole_number_from(num_envs, "num_envs", 1, MAX_ENVS)
         compiled, engine = resolve_variant(variant, options, engine)
         self.encoding = enc = Encoding(compiled, engine, 1)
