@@ -138,7 +138,9 @@ def class_of(vals, i, facts, keys, slots):
 @cache
 def compiled_names() -> Mapping[str, Any]:
     """The kernels compiled by numba (`class_of` and its helpers inlined where called)."""
-    return compiled.jit_namespace(globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "class_of", "add_slots"))
+    return compiled.jit_namespace(
+        globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "class_of", "add_slots")
+    )
 
 
 def group_facts(
