@@ -16,7 +16,7 @@ import numpy as np
 from . import compiled
 from .records import EMPTY
 
-__all__ = ["class_of", "class_slots", "compiled_names", "group_facts"]
+__all__ = ["add_slots", "class_of", "class_slots", "compiled_names", "group_facts"]
 
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 
@@ -86,7 +86,16 @@ def _hash(x, h):
 def _class_slots(keys, size):
     """The hash slots of classes with these keys ([C, F]): class at each slot, -1 empty (size: a power of 2)."""
     slots = np.full(size, -1, dtype=np.int64)
-    for c in range(keys.shape[0]):
+    add_slots(slots, keys, 0)
+    return slots
+
+
+def add_slots(slots, keys, start):
+    """Classes start .. C - 1 of `keys` [C, F] into the hash `slots` of the classes before them (the caller
+    keeps the slots under half full): how `_class_slots` places every class, and how a table that grew adds
+    its new ones."""
+    size = slots.shape[0]
+    for c in range(start, keys.shape[0]):
         h = np.uint64(0xCBF29CE484222325)
         for k in range(keys.shape[1]):
             h = _hash(keys[c, k], h)
@@ -94,7 +103,6 @@ def _class_slots(keys, size):
         while slots[j] >= 0:
             j = (j + 1) & (size - 1)
         slots[j] = c
-    return slots
 
 
 def _fact(vals, i, f, nb):
@@ -130,7 +138,9 @@ def class_of(vals, i, facts, keys, slots):
 @cache
 def compiled_names() -> Mapping[str, Any]:
     """The kernels compiled by numba (`class_of` and its helpers inlined where called)."""
-    return compiled.jit_namespace(globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "class_of"))
+    return compiled.jit_namespace(
+        globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "class_of", "add_slots")
+    )
 
 
 def group_facts(

@@ -1,4 +1,5 @@
-"""Environments for learning agents: a gymnasium environment (one player) and a PettingZoo AEC one (several).
+"""Environments for learning agents: gymnasium environments for one player (one game, or many stepped together
+in compiled code) and PettingZoo ones for several (AEC and parallel).
 
 Both play any variant through the engine's `GameState` (legal actions, apply, seeded rolls) and share
 one encoding (`Encoding`): a fixed discrete action space of keeps, boxes and rule actions with an
@@ -7,6 +8,7 @@ extra: `.venv/bin/pip install -e '.[rl]'` in the checkout (gymnasium and petting
 
     >>> import gymnasium, dicecup.rl
     >>> env = gymnasium.make("dicecup/Dicecup-v0", variant="yatzy")
+    >>> envs = gymnasium.make_vec("dicecup/Dicecup-v0", num_envs=4096, vectorization_mode="vector_entry_point")
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ __all__ = [
     "MissingExtra",
     "DicecupEnv",
     "DicecupAECEnv",
+    "DicecupParallelEnv",
+    "DicecupVectorEnv",
+    "EngineVectorEnv",
     "Encoding",
     "EncodingError",
     "ENV_ID",
@@ -41,4 +46,6 @@ if _missing:
 from .aec import DicecupAECEnv  # noqa: E402  (after the check, so a missing extra gives the one error above)
 from .encoding import Encoding, EncodingError  # noqa: E402
 from .env import ENV_ID, DicecupEnv  # noqa: E402
+from .parallel import DicecupParallelEnv  # noqa: E402
 from .table import EnvUsageError, IllegalStep  # noqa: E402
+from .vector import DicecupVectorEnv, EngineVectorEnv  # noqa: E402

@@ -15,21 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..errors import DicecupError, shown
-from ..game.state import MAX_PLAYERS, GameState
 from ..language.engine import Engine
-from .encoding import Encoding
-from .env import render_text
-from .table import EnvUsageError, Table, check_options, checked_seed, resolve_variant, whole_number_from
+from .seats import Seats
+from .table import EnvUsageError, check_options, checked_seed, next_seed
 
 __all__ = ["DicecupAECEnv"]
 
 
-class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
+class DicecupAECEnv(Seats, AECEnv[str, dict[str, np.ndarray], int]):
     """A game of a dicecup variant between `players` agents, `player_0`, `player_1`, ... in seat order.
 
     Each observation is a dict of the `observation` vector (`dicecup.rl.encoding`, from that player's seat: their
@@ -56,47 +52,9 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        count = whole_number_from(players, "players", 1, MAX_PLAYERS)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise DicecupError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        compiled, engine = resolve_variant(variant, options, engine)
-        self.table = Table(compiled, engine, count, illegal, penalty)
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(count)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        space = gymnasium.spaces.Dict(
-            {
-                "observation": self.encoding.vector_space,
-                "action_mask": gymnasium.spaces.Box(0, 1, shape=(self.encoding.size,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, self.encoding.action_space)
+        self.seat(variant, players, options, engine, (illegal, penalty))
         self.agents: list[str] = []
-        self._seed: int | None = None
-
-    @property
-    def encoding(self) -> Encoding:
-        return self.table.encoding
-
-    @property
-    def game(self) -> GameState:
-        """The engine's state of the game."""
-        return self.table.state
-
-    def _agent(self, agent: Any) -> int:
-        """The seat of `agent`; EnvUsageError naming the agents when the game has no such agent."""
-        if not isinstance(agent, str) or agent not in self._seat:
-            raise EnvUsageError(f"no agent {shown(agent)} here; the agents are {', '.join(self.possible_agents)}")
-        return self._seat[agent]
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The agent's observation space (the same object every time, as PettingZoo asks)."""
-        return self.observation_spaces[self.possible_agents[self._agent(agent)]]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The agent's action space (the same object every time)."""
-        return self.action_spaces[self.possible_agents[self._agent(agent)]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation vector and its action mask (0s unless it is to act)."""
@@ -112,8 +70,7 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
         seed = checked_seed(seed)
         if seed is not None:
             self._seed = seed
-        rng = np.random.default_rng(self._seed)
-        self._seed = int(rng.integers(2**63))  # the next unseeded reset plays another game
+        self._seed = next_seed(self._seed)  # the next unseeded reset plays another game
         self.table.reset(self._seed)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -158,13 +115,3 @@ class DicecupAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
         if not self.agents:
             raise EnvUsageError("the game is over and every agent is done: reset() to play another")
         return super().last(observe)
-
-    def render(self) -> str | None:
-        """The acting player's card and the dice, as text (render mode "ansi")."""
-        if self.render_mode != "ansi":
-            return None
-        self.table.require_reset("render()")
-        return render_text(self.table.state, self.table.state.current)
-
-    def close(self) -> None:
-        """Nothing to release."""

@@ -199,15 +199,7 @@ class Encoding:
     def encode(self, action: Action, state: GameState) -> int:
         """The index of an engine action in `state` (a keep: the leftmost of equal dice); EncodingError if none."""
         if isinstance(action, Keep):
-            left = list(action.dice)
-            bits = 0
-            for i, d in enumerate(sorted(state.dice)):
-                if d in left:
-                    left.remove(d)
-                    bits |= 1 << i
-            if left or bits == self.keep_count:
-                raise EncodingError(f"keeping {list(action.dice)} is no keep of the dice {sorted(state.dice)}")
-            return bits
+            return self.keep_index(action.dice, tuple(sorted(state.dice)))
         if isinstance(action, Score):
             if action.box not in self.box_index:
                 raise EncodingError(f"{self.variant.id} has no box {action.box!r}")
@@ -215,6 +207,18 @@ class Encoding:
         if isinstance(action, RuleAction):
             return self.rule_action_index(action)
         raise EncodingError(f"only decisions have indices (Keep, Score, RuleAction), got {type(action).__name__}")
+
+    def keep_index(self, kept: tuple[int, ...], dice: tuple[int, ...]) -> int:
+        """The index of keeping `kept` of the sorted `dice` (the leftmost of equal dice); EncodingError if none."""
+        left = list(kept)
+        bits = 0
+        for i, d in enumerate(dice):
+            if d in left:
+                left.remove(d)
+                bits |= 1 << i
+        if left or bits == self.keep_count:
+            raise EncodingError(f"keeping {list(kept)} is no keep of the dice {list(dice)}")
+        return bits
 
     # ------------------------------------------------------------------ observations
 

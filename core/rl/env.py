@@ -20,10 +20,12 @@ import numpy as np
 from ..errors import DicecupError
 from ..game.state import GameState
 from ..language.engine import Engine
+from ..numeric import vecstep
 from .encoding import Encoding
+from .exact import ExactSignal, regret_of
 from .table import Table, check_options, checked_seed, resolve_variant, whole_number_from
 
-__all__ = ["DicecupEnv", "ENV_ID", "render_text"]
+__all__ = ["DicecupEnv", "ENV_ID", "episode_stream", "render_text"]
 
 ENV_ID = "dicecup/Dicecup-v0"
 OBSERVATIONS = ("vector", "dict")
@@ -37,7 +39,12 @@ class DicecupEnv(gymnasium.Env[Any, np.int64]):
     variant by id or pass a compiled `Variant`, and leave `engine` out. `observation="dict"` gives the
     observation's named parts as a dict. An episode terminates when the card is full and is truncated only
     after `max_illegal` illegal actions in a row (`illegal="penalise"`, the default, with `penalty`; or
-    `"raise"`)."""
+    `"raise"`). `exact=True` adds the solver's signal to `info` (`dicecup.rl.exact`): `action_values`, each
+    legal action's expected final total, and after a step `regret`, the best value less the taken action's.
+
+    Each game's dice come from a stream of its own (`table.DiceStream`) drawn from the environment's episode
+    stream, which `reset(seed=s)` starts from `s`: game k after a reset with seed s is the same in
+    `DicecupVectorEnv` (`dicecup.rl.vector`) for the game seeded s."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
 
@@ -51,6 +58,7 @@ class DicecupEnv(gymnasium.Env[Any, np.int64]):
         penalty: float = -1.0,
         max_illegal: int = 100,
         render_mode: str | None = None,
+        exact: bool = False,
     ) -> None:
         if observation not in OBSERVATIONS:
             raise DicecupError(f"observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
@@ -64,6 +72,9 @@ class DicecupEnv(gymnasium.Env[Any, np.int64]):
         self.action_space = self.encoding.action_space
         self.observation_space = self.encoding.dict_space if observation == "dict" else self.encoding.vector_space
         self._illegal_run = 0
+        self._episodes: np.ndarray | None = None
+        self._exact = ExactSignal(compiled, self.encoding) if exact else None
+        self._values = np.full(self.encoding.size, np.nan)
 
     @property
     def encoding(self) -> Encoding:
@@ -85,15 +96,28 @@ class DicecupEnv(gymnasium.Env[Any, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """A new game; its rolls come from a generator seeded from `seed` (the env's np_random)."""
         check_options(options)
-        super().reset(seed=checked_seed(seed))
-        self.table.reset(int(self.np_random.integers(2**63)))
+        seed = checked_seed(seed)
+        super().reset(seed=seed)
+        if seed is not None or self._episodes is None:
+            self._episodes = np.array([episode_stream(None, self.np_random)], dtype=np.uint64)
+        self.table.reset(int(vecstep.compiled_names()["next_seed"](self._episodes, 0)))
         self._illegal_run = 0
-        return self._observation(), {"action_mask": self.table.mask()}
+        return self._observation(), self._info()
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self.table.mask()}
+        if self._exact is not None:
+            self._values = self._exact.of_state(self.state)
+            info["action_values"] = self._values.copy()
+        return info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Take action index `action`; the reward is the points it adds to the total."""
+        before = self._values
         rewards, refused = self.table.step(action)
-        info: dict[str, Any] = {"action_mask": self.table.mask()}
+        info = self._info()
+        if self._exact is not None and refused is None:
+            info["regret"] = regret_of(before, int(action))
         if refused is not None:
             info["illegal"] = refused
             self._illegal_run += 1
@@ -121,4 +145,15 @@ def render_text(state: GameState, player: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-gymnasium.register(id=ENV_ID, entry_point="dicecup.rl.env:DicecupEnv")
+def episode_stream(seed: int | None, rng: np.random.Generator | None) -> np.uint64:
+    """The start of an environment's episode stream (each game's dice stream is its next 64 bits): from `seed`
+    as gymnasium seeds an environment's `np_random`, else drawn from `rng`."""
+    if seed is not None:
+        rng = gymnasium.utils.seeding.np_random(seed)[0]
+    assert rng is not None
+    return np.uint64(rng.integers(0, 2**64, dtype=np.uint64))
+
+
+gymnasium.register(
+    id=ENV_ID, entry_point="dicecup.rl.env:DicecupEnv", vector_entry_point="dicecup.rl.vector:make_vector"
+)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,9 +20,21 @@ from ..game.actions import Keep
 from ..game.state import GameState
 from ..language.engine import Engine
 from ..language.model import Variant
+from ..numeric import vecstep
+from ..numeric.draws import roll_draws
 from .encoding import Encoding
 
-__all__ = ["Table", "ILLEGAL_MODES", "resolve_variant", "EnvUsageError", "IllegalStep", "checked_seed", "check_options"]
+__all__ = [
+    "DiceStream",
+    "Table",
+    "next_seed",
+    "ILLEGAL_MODES",
+    "resolve_variant",
+    "EnvUsageError",
+    "IllegalStep",
+    "checked_seed",
+    "check_options",
+]
 
 ILLEGAL_MODES = ("penalise", "raise")
 MAX_SEED = 2**128  # a seed beyond this is a mistake, not entropy
@@ -73,8 +84,27 @@ def resolve_variant(variant: Any, options: Any, engine: Engine | None) -> tuple[
     return engine.resolve(variant, options), engine
 
 
+class DiceStream:
+    """One game's dice from its 64-bit seed, drawn as the vector kernel draws them (`vecstep.draw_dice`): so a
+    game of the vector environment and one of `DicecupEnv` with the same seed roll the same dice."""
+
+    def __init__(self, variant: Variant, seed: int) -> None:
+        self.state = np.array([seed % 2**64], dtype=np.uint64)
+        self.buf, self.left = np.uint64(0), np.int64(0)
+        self.faces = variant.faces
+        self.draws = roll_draws(variant.dice, variant.faces, np.zeros(0, dtype=np.int64))
+        self.out = np.zeros(variant.dice, dtype=np.int64)
+        self.draw = vecstep.compiled_names()["draw_dice"]
+
+    def roll(self, n: int) -> list[int]:
+        """The next n dice."""
+        buf, left = self.draw(self.state, 0, self.buf, self.left, n, self.draws, self.faces, self.out)
+        self.buf, self.left = np.uint64(buf), np.int64(left)  # (numba hands back ints: kept typed as it takes them)
+        return [int(x) for x in self.out[:n]]
+
+
 class Table:
-    """A game of `players` played by action indices, rolled with a seeded `random.Random`.
+    """A game of `players` played by action indices, its dice drawn from a seeded `DiceStream`.
 
     After a keep the dice are rolled at once, and after a box is scored the next player's first roll is. The
     state is made with one round; a variant that replays a full tie starts another game, but the episode ends
@@ -90,7 +120,7 @@ class Table:
         self.players = players
         self.encoding = Encoding(variant, engine, players)
         self.illegal = illegal
-        self.rng = random.Random(0)
+        self.dice = DiceStream(variant, 0)
         self.state = GameState.new(variant, players, rounds=1)
         self._cards: list[np.ndarray] = []
         self._mask: np.ndarray | None = None
@@ -132,8 +162,8 @@ class Table:
 
     def reset(self, seed: int) -> None:
         """A new game, its dice rolled from `seed`: the first player's first roll is on the table."""
-        self.rng = random.Random(seed)
-        self.state = GameState.new(self.variant, self.players, rounds=1).roll(self.rng)
+        self.dice = DiceStream(self.variant, seed)
+        self.state = GameState.new(self.variant, self.players, rounds=1).roll(dice=self.dice.roll(self.variant.dice))
         self._cards = [self.encoding.card_block(c) for c in self.state.cards]
         self._mask = None
         self.started = True
@@ -158,7 +188,7 @@ class Table:
         state = self.state.apply(self.encoding.decode(i, self.state))
         scored = len(state.cards[acting].scores) != len(self.state.cards[acting].scores)
         if state.is_chance:
-            state = state.roll(self.rng)
+            state = state.roll(dice=self.dice.roll(self.variant.dice - len(state.held or ())))
         self.state = state
         self._mask = None
         if state.results:  # the game is over (with a full tie replayed, the cards are the next game's)
@@ -183,6 +213,12 @@ class Table:
                 "(of equal dice, the leftmost are kept)"
             )
         return f"{what} is not legal now"
+
+
+def next_seed(seed: int | None) -> int:
+    """The seed of the game a multi-player reset deals, from the seed kept (None: fresh entropy); it is kept in
+    turn, so that the next unseeded reset plays another game."""
+    return int(np.random.default_rng(seed).integers(2**63))
 
 
 def finite_number(value: object, what: str) -> float:
