@@ -135,25 +135,24 @@ def advise_cmd(
         from ..solver.advice_tables import keep_tables
 
         keep_tables(asked.variant, warn)
-    rows = side_by_side(rankings)
     told = _explained(asked, advisors[0], rankings[0], first) if explain else None
-    if as_json:
-        echo(json.dumps({**_advice_json(asked, rows, first, seconds), **({"explanation": told} if told else {})}))
-    else:
-        _print_advice(asked.variant, asked.goals, rows, asked.dice, asked.left, first, asked.strategy, seconds, top)
-        if told:
-            echo(told["text"])
-        for note in asked.variant.solitaire_notes():
-            echo(note_line(note))
+    _say(asked, side_by_side(rankings), first, seconds, told, top if not as_json else None)
     if _keepable(asked):  # the card's whole table, for the next question about it
-        keep_card(
-            question_of(variant, option, card, strategy),
-            asked.variant,
-            asked.card,
-            advisors[0],
-            _head(asked),
-            asked.most,
-        )
+        keep_card(question_of(variant, option, card, strategy), asked.variant, asked.card, advisors[0],
+                  _head(asked), asked.most)  # fmt: skip
+
+
+def _say(asked: Question, rows: list[Any], first: bool, seconds: float, told: dict[str, Any] | None,
+         top: int | None) -> None:  # fmt: skip
+    """The advice as JSON (`top` None) or as a table of the `top` rows, with the explanation `told` if asked."""
+    if top is None:
+        echo(json.dumps({**_advice_json(asked, rows, first, seconds), **({"explanation": told} if told else {})}))
+        return
+    _print_advice(asked.variant, asked.goals, rows, asked.dice, asked.left, first, asked.strategy, seconds, top)
+    if told:
+        echo(told["text"])
+    for note in asked.variant.solitaire_notes():
+        echo(note_line(note))
 
 
 def _explained(asked: Question, advisor: Any, options: list[Any], first: bool) -> dict[str, Any]:

@@ -123,6 +123,24 @@ def _checked(body: dict[str, Any], definition: str) -> dict[str, Any]:
     return body
 
 
+def _training_routes(server: Server, api: Callable[[Any], Any]) -> list[Route]:
+    """The trainer's two requests (`server.training`): a drill, and a move's grade."""
+    config = server.config
+
+    async def drill(request: Request) -> Any:
+        _same_origin(request, config)
+        return await server.training.drill(_checked(await read_json(request, config.max_body_bytes), "drillAsk"))
+
+    async def grade(request: Request) -> Any:
+        _same_origin(request, config)
+        return await server.training.grade(_checked(await read_json(request, config.max_body_bytes), "gradeAsk"))
+
+    return [
+        Route("/api/train/drill", api(drill), methods=["POST"]),
+        Route("/api/train/grade", api(grade), methods=["POST"]),
+    ]
+
+
 def _routes(server: Server) -> list[Any]:
     lobby, config = server.lobby, server.config
     assets = Assets(HERE / "static")
@@ -169,14 +187,6 @@ def _routes(server: Server) -> list[Any]:
     async def review(request: Request) -> Any:
         return await server.reviews.review(_code(request), _seat(request))
 
-    async def drill(request: Request) -> Any:
-        _same_origin(request, config)
-        return await server.training.drill(_checked(await read_json(request, config.max_body_bytes), "drillAsk"))
-
-    async def grade(request: Request) -> Any:
-        _same_origin(request, config)
-        return await server.training.grade(_checked(await read_json(request, config.max_body_bytes), "gradeAsk"))
-
     async def save(request: Request) -> Any:
         code = _code(request)
         data = await lobby.save(code)
@@ -199,8 +209,7 @@ def _routes(server: Server) -> list[Any]:
         Route("/api/tables/{code}/hint", api(hint), methods=["POST"]),
         Route("/api/tables/{code}/review", api(review)),
         Route("/api/tables/{code}/save", api(save)),
-        Route("/api/train/drill", api(drill), methods=["POST"]),
-        Route("/api/train/grade", api(grade), methods=["POST"]),
+        *_training_routes(server, api),
         WebSocketRoute("/ws", socket),
         Route("/static/v/{version}/{name}", assets.file),
         Route("/static/{name}", assets.file),

@@ -124,7 +124,7 @@ def _page_paths() -> dict[str, Any]:
 
 def _api_paths() -> dict[str, Any]:
     """The API: what describes the server, then the tables."""
-    return {**_described_paths(), **_table_paths()}
+    return {**_described_paths(), **_table_paths(), **_training_paths()}
 
 
 def _described_paths() -> dict[str, Any]:
@@ -223,21 +223,6 @@ def _table_paths() -> dict[str, Any]:
                 },
             }
         },
-        "/api/train/drill": {
-            "post": {
-                "summary": "A trainer's drill: a decision met in real play (or today's puzzle), for the variants the "
-                "solver takes",
-                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("drillAsk")}}},
-                "responses": {"200": _answer("the drill", "drill"), **_refusals(400, 404, 413, 415, 422, 429, 503)},
-            }
-        },
-        "/api/train/grade": {
-            "post": {
-                "summary": "A move's grade at a drill: the expected points it gives up against the best move",
-                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("gradeAsk")}}},
-                "responses": {"200": _answer("the grade", "grade"), **_refusals(400, 404, 413, 415, 422, 429, 503)},
-            }
-        },
         "/ws": {
             "get": {
                 "summary": "The WebSocket protocol: upgrade here, then send `hello` (see /schemas/v1/client.json and server.json)",
@@ -271,4 +256,25 @@ def openapi() -> dict[str, Any]:
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "paths": _paths(),
         "components": {"schemas": schemas},
+    }
+
+
+def _training_paths() -> dict[str, Any]:
+    """The trainer's requests."""
+    return {
+        "/api/train/drill": {
+            "post": {
+                "summary": "A trainer's drill: a decision met in real play (or today's puzzle), for the variants the "
+                "solver takes",
+                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("drillAsk")}}},
+                "responses": {"200": _answer("the drill", "drill"), **_refusals(400, 404, 413, 415, 422, 429, 503)},
+            }
+        },
+        "/api/train/grade": {
+            "post": {
+                "summary": "A move's grade at a drill: the expected points it gives up against the best move",
+                "requestBody": {"required": True, "content": {JSON: {"schema": _ref("gradeAsk")}}},
+                "responses": {"200": _answer("the grade", "grade"), **_refusals(400, 404, 413, 415, 422, 429, 503)},
+            }
+        },
     }

@@ -566,26 +566,12 @@ def _start(solution: Solution, dice: Sequence[int] | None, rolls_left: int | Non
     v = solution.variant
     roll = tuple(sorted(int(x) for x in dice))
     if len(roll) != v.dice or not all(1 <= x <= v.faces for x in roll):
-        raise DicecupError(
-            Phrase(
-                N_("{variant}: the dice must be {dice} faces from 1 to {faces}, got {got}"),
-                variant=v.id,
-                dice=v.dice,
-                faces=v.faces,
-                got=str(list(dice)),
-            )
-        )
+        said = N_("{variant}: the dice must be {dice} faces from 1 to {faces}, got {got}")
+        raise DicecupError(Phrase(said, variant=v.id, dice=v.dice, faces=v.faces, got=str(list(dice))))
     left = v.rolls - 1 if rolls_left is None else rolls_left
     if isinstance(left, bool) or not 0 <= left <= v.rolls - 1:
-        raise DicecupError(
-            Phrase(
-                N_("rolls_left must be 0..{most} for {variant} ({rolls} rolls a turn), got {left}"),
-                most=v.rolls - 1,
-                variant=v.id,
-                rolls=v.rolls,
-                left=left,
-            )
-        )
+        said = N_("rolls_left must be 0..{most} for {variant} ({rolls} rolls a turn), got {left}")
+        raise DicecupError(Phrase(said, most=v.rolls - 1, variant=v.id, rolls=v.rolls, left=left))
     graph = solution.graph
     mass0 = np.zeros(graph.n_rolls)
     mass0[graph.index[roll] - int(graph.roll_rows[0])] = 1.0

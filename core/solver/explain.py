@@ -21,7 +21,7 @@ from ..numeric.dice import DiceGraph
 from ..numeric.reference import fold
 from .advice import Option, advise
 from .advice_scoring import Values
-from .explain_text import box_words, explain_text, move_words
+from .explain_text import Aim, Alternative, Condition, Outlook, Stage, box_words, explain_text, move_words
 from .odds import meets_table
 
 if TYPE_CHECKING:
@@ -54,58 +54,6 @@ MAX_ALTERNATIVES = 3
 MAX_AIMS = 4
 #: Chances this close are the same (sums of products of probabilities).
 SAME = 1e-9
-
-
-@frozen
-class Aim:
-    """A row a move plays for: its chance of being made this turn (1 or 0 for a box scored now), and for a box
-    scored now the points it adds."""
-
-    box: str  # the box scored now, or the row a keep plays for
-    name: str
-    chance: float
-    points: int | None = None
-
-
-@frozen
-class Alternative:
-    """A move, its expected final score, and what it gives up against the best (0 for the best)."""
-
-    move: Keep | Score
-    words: str  # the move in a few words, in the language spoken
-    value: float
-    loss: float
-    points: int | None = None  # a box's points now
-
-
-@frozen
-class Condition:
-    """A box whose score later awards depend on (a declared state fact): `state` open, kept or lost."""
-
-    box: str
-    name: str
-    value: int
-    state: str
-
-
-@frozen
-class Stage:
-    """The open stage of a card whose boxes come in stages: its number, its boxes still open, later stages."""
-
-    number: int
-    open: int
-    later: bool
-
-
-@frozen
-class Outlook:
-    """What the card keeps open once the best move is made: open boxes, the rules' and bonuses' progress
-    (`Variant.progress`: id, short cell, line), the boxes awards depend on, the open stage."""
-
-    open_boxes: int
-    progress: tuple[tuple[str, str, str], ...]
-    conditions: tuple[Condition, ...]
-    stage: Stage | None
 
 
 @frozen

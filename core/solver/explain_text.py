@@ -1,19 +1,74 @@
-"""An explanation in words, in the language spoken (`locales`): every number in it is one of the explanation's
-figures, formatted by the functions here (`points`, `percent`) and nothing else."""
+"""An explanation's parts (aims, alternatives, what stays open) and its words, in the language spoken (`locales`):
+every number in the text is one of those parts' figures, formatted by the functions here (`points`, `percent`) and
+nothing else."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+from attrs import frozen
 
 from ..game.actions import Keep, Score
 from ..language.model import Variant
 from ..locales import N_, _, ngettext
 
-if TYPE_CHECKING:
-    from .explain import Aim, Alternative, Condition, Outlook
+__all__ = [
+    "HEADLINES", "Aim", "Alternative", "Condition", "Outlook", "Stage", "box_words", "dice_digits", "explain_text",
+    "move_words", "percent", "points",
+]  # fmt: skip
 
-__all__ = ["HEADLINES", "box_words", "dice_digits", "explain_text", "move_words", "percent", "points"]
+
+@frozen
+class Aim:
+    """A row a move plays for: its chance of being made this turn (1 or 0 for a box scored now), and for a box
+    scored now the points it adds."""
+
+    box: str  # the box scored now, or the row a keep plays for
+    name: str
+    chance: float
+    points: int | None = None
+
+
+@frozen
+class Alternative:
+    """A move, its expected final score, and what it gives up against the best (0 for the best)."""
+
+    move: Keep | Score
+    words: str  # the move in a few words, in the language spoken
+    value: float
+    loss: float
+    points: int | None = None  # a box's points now
+
+
+@frozen
+class Condition:
+    """A box whose score later awards depend on (a declared state fact): `state` open, kept or lost."""
+
+    box: str
+    name: str
+    value: int
+    state: str
+
+
+@frozen
+class Stage:
+    """The open stage of a card whose boxes come in stages: its number, its boxes still open, later stages."""
+
+    number: int
+    open: int
+    later: bool
+
+
+@frozen
+class Outlook:
+    """What the card keeps open once the best move is made: open boxes, the rules' and bonuses' progress
+    (`Variant.progress`: id, short cell, line), the boxes awards depend on, the open stage."""
+
+    open_boxes: int
+    progress: tuple[tuple[str, str, str], ...]
+    conditions: tuple[Condition, ...]
+    stage: Stage | None
+
 
 #: The sentence each label opens with.
 HEADLINES = {
