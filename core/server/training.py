@@ -18,12 +18,12 @@ from ..game.state import GameState
 from ..language.model import Variant
 from .lobby import Lobby
 from .protocol import Refused
+from .reviews import SOLVER_BOT
 from .views import move_label, players_view, progress_lines, turn_view, variant_view
 from .workers import WorkerFailed
 
 __all__ = ["Training", "MOST_MOVES"]
 
-SOLVER_BOT = "optimal"  # the bot whose tables are the exact solver's: a grade needs the same
 #: The most moves a drill's position may take to reach (a whole game of the longest built-in variant is less).
 MOST_MOVES = 2_000
 

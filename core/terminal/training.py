@@ -31,14 +31,12 @@ from .session import EndOfInput, checked_box, checked_keep
 from .view import View
 from .wording import action_text
 
-__all__ = ["HISTORY_KEPT", "MOST_DRILLS", "Tally", "TrainingLog", "Trainer", "history_path"]
+__all__ = ["HISTORY_KEPT", "Tally", "TrainingLog", "Trainer", "history_path"]
 
 #: The most graded moves a history keeps (the oldest go first).
 HISTORY_KEPT = 20_000
 #: The largest history file read (a longer one is not ours: it is set aside).
 HISTORY_BYTES = 8 * 1024 * 1024
-#: The most drills in one session.
-MOST_DRILLS = 1_000
 #: Options listed after a grade.
 SHOWN = 3
 
