@@ -5,6 +5,9 @@ own narration, notes and labels in each connection's language."""
 
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +22,9 @@ from _browser_helpers import (
 )
 from _server_helpers import Player, call, create, http_check
 
+import dicecup
 from dicecup.locales import LANGUAGES, messages
+from dicecup.server.protocol import schema
 
 browser = pytest.fixture(scope="module", name="browser")(launch_chromium)
 server = pytest.fixture(scope="module", name="server")(serve_with_instant_bots)
@@ -114,6 +119,36 @@ def test_each_connection_reads_the_servers_narration_in_its_own_language(server)
         en.close()
 
 
+def _refusal_codes_raised() -> set[str]:
+    """The codes the server's HTTP refusals carry, read from its source: `Refused(..., code="...")` and
+    `_error(status, text, "code", ...)`."""
+    found: set[str] = set()
+    for path in (Path(dicecup.__file__).parent / "server").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            if node.func.id == "Refused":
+                codes = [k.value for k in node.keywords if k.arg == "code"]
+                assert len(codes) == 1 and isinstance(codes[0], ast.Constant), f"{path.name}:{node.lineno}: no code"
+                found.add(codes[0].value)
+            elif node.func.id == "_error":
+                code = node.args[2]
+                if isinstance(code, ast.Constant):
+                    found.add(code.value)
+                elif isinstance(code, ast.Call):  # {404: "not_found", ...}.get(status, "internal")
+                    found |= {v.value for v in code.func.value.values} | {code.args[1].value}  # type: ignore[attr-defined]
+    return found
+
+
+def test_every_http_refusal_has_a_code_the_schema_lists_and_the_page_words():
+    listed = set(schema("http")["$defs"]["error"]["properties"]["code"]["enum"])
+    raised = _refusal_codes_raised()
+    assert raised == listed, (raised - listed, listed - raised)
+    page = (Path(dicecup.__file__).parent / "server" / "static" / "i18n.js").read_text(encoding="utf-8")
+    worded = set(re.findall(r'"refused\.(\w+)"', page))
+    assert listed <= worded, listed - worded
+
+
 def test_a_refusal_and_the_lobbys_options_are_in_the_pages_language(server, browser):
     page = new_page(browser, PHONE, locale="ru-RU")
     page.goto(f"{server.url}/t/AAAAAAAAAAAAAAAA")  # no such table: the server refuses the hello (unknown_table)
@@ -122,6 +157,17 @@ def test_a_refusal_and_the_lobbys_options_are_in_the_pages_language(server, brow
     page.goto(f"{server.url}/?variant=yahtzee")
     page.wait_for_selector("#create:not([disabled])")
     assert page.inner_text("#options label") == "Правило джокера"
+    said = page.evaluate(
+        """async () => {
+            const dom = await import(new URL("dom.js", document.querySelector("script[type=module]").src));
+            try {
+                await dom.api("/api/tables", {variant: "nope", seats: [{player: "human"}]});
+            } catch (error) {
+                return [error.message, error.code, error.status];
+            }
+        }"""
+    )  # an HTTP refusal, said by its code in the page's language
+    assert said == ["На этом сервере нет варианта nope.", "unknown_variant", 404]
     assert _texts(page, "#options option") == [
         "свободное: любая клетка",
         "принудительное: официальные правила",

@@ -178,12 +178,17 @@ def test_seats_cannot_be_taken_twice_or_by_a_name_in_use(server):
     url = f"{server.url}/api/tables/{made['code']}/seats"
     assert call(f"{url}/1", {"name": "ann"}) == (
         409,
-        {"error": "the name 'ann' is taken at this table; choose another"},
+        {
+            "error": "the name 'ann' is taken at this table; choose another",
+            "code": "name_taken",
+            "params": {"name": "ann"},
+        },
     )
-    assert call(f"{url}/0", {"name": "zed"})[0] == 409
+    assert call(f"{url}/0", {"name": "zed"})[1]["code"] == "seat_taken"
     assert call(f"{url}/1", {"name": "bob"})[0] == 200
-    assert call(f"{url}/1", {"name": "eve"})[0] == 409  # taken a moment ago
-    assert call(f"{url}/7", {"name": "eve"})[0] == 404
+    assert call(f"{url}/1", {"name": "eve"})[1]["params"] == {"seat": "1"}  # taken a moment ago
+    status, answer = call(f"{url}/7", {"name": "eve"})
+    assert status == 404 and answer["code"] == "no_such_seat" and answer["params"] == {"seat": "7", "last": "2"}
     status, answer = call(f"{url}/2", {"name": "eve", "token": "mine"})
     assert status == 400 and "token" in answer["error"]
 
@@ -200,33 +205,53 @@ def test_foreign_origins_are_refused_and_allowed_ones_let_in(server, table):
         {"variant": "tiny", "seats": [{"player": "human", "name": "a", "mine": True}]},
         headers={"Origin": "https://evil.example.com"},
     )
-    assert status == 403 and "another site" in answer["error"]
+    assert status == 403 and "another site" in answer["error"] and answer["code"] == "cross_site"
 
 
 @pytest.mark.parametrize(
-    ("raw", "kind", "status", "says"),
+    ("raw", "kind", "status", "says", "code"),
     [
-        (b'{"variant": "tiny"}', "text/plain", 415, "Content-Type: application/json"),
-        (b"{", "application/json", 400, "not JSON"),
-        (b'{"variant": "tiny", "seats": []}', "application/json", 400, "seats"),
-        (b'{"variant": "tiny", "seats": [{"player": "bot:nope"}]}', "application/json", 400, "unknown bot"),
-        (b'{"variant": "nope", "seats": [{"player": "human"}]}', "application/json", 404, "nope"),
+        (b'{"variant": "tiny"}', "text/plain", 415, "Content-Type: application/json", "malformed"),
+        (b"{", "application/json", 400, "not JSON", "malformed"),
+        (b'{"variant": "tiny", "seats": []}', "application/json", 400, "seats", "malformed"),
+        (b'{"variant": "tiny", "seats": [{"player": "bot:nope"}]}', "application/json", 400, "unknown bot", "bad_bot"),
+        (b'{"variant": "nope", "seats": [{"player": "human"}]}', "application/json", 404, "nope", "unknown_variant"),
         (
             b'{"variant": "tiny", "seats": [{"player": "human"}], "turn_seconds": 0}',
             "application/json",
             400,
             "turn_seconds",
+            "malformed",
         ),
-        (b'{"variant": "tiny", "seats": [{"player": "human", "mine": true}]}', "application/json", 400, "needs a name"),
-        (b'{"variant": "tiny", "seats": [{"player": "bot:win"}]}', "application/json", 400, "two seats"),
-        (b'{"variant": "tiny", "seats": [{"player": "robot"}]}', "application/json", 400, '"bot:greedy"'),
-        (b'{"variant": "tiny", "seats": [{"player": "human"}]}' + b" " * 20000, "application/json", 413, "16,384"),
+        (
+            b'{"variant": "tiny", "seats": [{"player": "human", "mine": true}]}',
+            "application/json",
+            400,
+            "needs a name",
+            "name_needed",
+        ),
+        (
+            b'{"variant": "tiny", "seats": [{"player": "bot:win"}]}',
+            "application/json",
+            400,
+            "two seats",
+            "bot_needs_players",
+        ),
+        (b'{"variant": "tiny", "seats": [{"player": "robot"}]}', "application/json", 400, '"bot:greedy"', "malformed"),
+        (
+            b'{"variant": "tiny", "seats": [{"player": "human"}]}' + b" " * 20000,
+            "application/json",
+            413,
+            "16,384",
+            "too_large",
+        ),
     ],
 )
-def test_bad_requests_get_one_message(server, raw, kind, status, says):
+def test_bad_requests_get_one_message(server, raw, kind, status, says, code):
+    """One English message, and the code (with its figures) a page says it by in its own language."""
     got, answer = call(f"{server.url}/api/tables", raw=raw, headers={"Content-Type": kind})
     http_check(got, answer, "created")
-    assert got == status and says in answer["error"], answer
+    assert got == status and says in answer["error"] and answer["code"] == code, answer
 
 
 def test_unknown_paths_and_codes_are_json_refusals(server):
@@ -247,7 +272,9 @@ def test_a_client_may_have_only_so_many_tables(tmp_path):
         limited.stop()
     assert [status for status, _ in answers] == [201, 201, 201, 429]
     assert answers[3][1] == {
-        "error": "you have 3 unfinished tables (at most 3); finish or leave some (a table left for a day no longer counts)"
+        "error": "you have 3 unfinished tables (at most 3); finish or leave some (a table left for a day no longer counts)",
+        "code": "too_many_tables",
+        "params": {"n": "3", "most": "3"},
     }
 
 
@@ -291,7 +318,14 @@ def test_a_flood_of_http_requests_is_refused_with_retry_after(tmp_path):
                 statuses.append(exc.code)
                 refusal = refusal or (exc.headers["Retry-After"], json.loads(exc.read()))
         assert statuses.count(200) >= 60 and 429 in statuses
-        assert refusal == ("1", {"error": "at most 20 requests a second from one address; slow down"})
+        assert refusal == (
+            "1",
+            {
+                "error": "at most 20 requests a second from one address; slow down",
+                "code": "rate_limited",
+                "params": {"rate": "20"},
+            },
+        )
         time.sleep(1.5)
         assert call(f"{limited.url}/api/health")[0] == 200
     finally:

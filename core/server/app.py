@@ -109,9 +109,13 @@ class Server:
         await self.store.close()
 
 
-def _error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+def _error(
+    status: int, message: str, code: str, params: dict[str, Any] | None = None, retry_after: int | None = None
+) -> JSONResponse:
+    """One refusal: the English `error`, and the `code` and `params` a page words it by in its own language."""
     headers = {"retry-after": str(retry_after)} if retry_after else None
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+    body = {"error": message, "code": code, "params": {k: str(v) for k, v in (params or {}).items()}}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _checked(body: dict[str, Any], definition: str) -> dict[str, Any]:
@@ -119,7 +123,7 @@ def _checked(body: dict[str, Any], definition: str) -> dict[str, Any]:
     problem = best_match(validator("http", definition).iter_errors(body))
     if problem is not None:
         where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in problem.absolute_path)
-        raise Refused(400, f"the request body{where}: {problem.message[:300]}")
+        raise Refused(400, f"the request body{where}: {problem.message[:300]}", code="malformed")
     return body
 
 
@@ -151,13 +155,18 @@ def _routes(server: Server) -> list[Any]:
 
         async def endpoint(request: Request) -> Response:
             if not server.requests.take(client_address(request.scope)):
+                rate = f"{config.requests_per_second:g}"
                 return _error(
-                    429, f"at most {config.requests_per_second:g} requests a second from one address; slow down", 1
+                    429,
+                    f"at most {rate} requests a second from one address; slow down",
+                    "rate_limited",
+                    {"rate": rate},
+                    1,
                 )
             try:
                 answer = await handler(request)
             except Refused as exc:
-                return _error(exc.status, exc.message, exc.retry_after)
+                return _error(exc.status, exc.message, exc.code, exc.params, exc.retry_after)
             return answer if isinstance(answer, Response) else JSONResponse(answer, status_code=status)
 
         return endpoint
@@ -230,13 +239,13 @@ def _described(server: Server, api: Callable[[Any], Any]) -> list[Route]:
     async def schemas(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in ("client.json", "server.json", "http.json"):
-            return _error(404, f"no schema {name[:60]!r}; schemas: client.json, server.json, http.json")
+            return _error(404, f"no schema {name[:60]!r}; schemas: client.json, server.json, http.json", "not_found")
         return FileResponse(HERE / "schemas" / f"v{VERSION}" / name, media_type="application/json")
 
     async def messages(request: Request) -> Any:
         lang = request.path_params["lang"]
         if lang not in LANGUAGES:
-            raise Refused(404, f"no language {lang[:20]!r}; languages: {', '.join(LANGUAGES)}")
+            raise Refused(404, f"no language {lang[:20]!r}; languages: {', '.join(LANGUAGES)}", code="not_found")
         if lang not in catalogs:
             catalogs[lang] = await asyncio.to_thread(catalog_json, lang)
         return catalogs[lang]
@@ -252,7 +261,9 @@ def _described(server: Server, api: Callable[[Any], Any]) -> list[Route]:
 def _code(request: Request) -> str:
     code = request.path_params["code"]
     if len(code) != 16 or not all(c.isalnum() or c in "-_" for c in code) or not code.isascii():
-        raise Refused(404, "no such table: a table's code is the 16 characters after /t/ in its link")
+        raise Refused(
+            404, "no such table: a table's code is the 16 characters after /t/ in its link", code="unknown_table"
+        )
     return str(code)
 
 
@@ -262,7 +273,7 @@ def _seat(request: Request) -> int | None:
     if seat is None:
         return None
     if not (seat.isdigit() and seat.isascii() and len(seat) <= 2):
-        raise Refused(400, f"seat is a seat's number from 0, such as ?seat=0; got {seat[:20]!r}")
+        raise Refused(400, f"seat is a seat's number from 0, such as ?seat=0; got {seat[:20]!r}", code="malformed")
     return int(seat)
 
 
@@ -271,7 +282,7 @@ def _same_origin(request: Request, config: ServerConfig) -> None:
     from .sockets import origin_allowed
 
     if not origin_allowed(request.headers, request.url.scheme, config.allow_origins):
-        raise Refused(403, "requests from another site's page are refused (see --allow-origin)")
+        raise Refused(403, "requests from another site's page are refused (see --allow-origin)", code="cross_site")
 
 
 class SecurityHeaders:
@@ -316,7 +327,7 @@ def create_app(
         if status == 500:
             log.error("%s failed", where, exc_info=exc)
         text = {404: f"nothing at {where}", 405: f"{where}: method not allowed"}.get(status, f"{where} failed")
-        return _error(status, text)
+        return _error(status, text, {404: "not_found", 405: "malformed"}.get(status, "internal"))
 
     app = Starlette(
         routes=_routes(server),

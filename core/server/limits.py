@@ -64,25 +64,41 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
     """The request body as a JSON object, reading no more than `limit` bytes of it; Refused (4xx) otherwise."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        raise Refused(415, f"send the body as JSON with Content-Type: application/json, not {kind[:60] or 'none'}")
+        raise Refused(
+            415,
+            f"send the body as JSON with Content-Type: application/json, not {kind[:60] or 'none'}",
+            code="malformed",
+        )
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise Refused(413, f"the request body is {int(declared):,} bytes; at most {limit:,} are accepted")
+        raise Refused(
+            413,
+            f"the request body is {int(declared):,} bytes; at most {limit:,} are accepted",
+            code="too_large",
+            params={"limit": f"{limit:,}", "size": f"{int(declared):,}"},
+        )
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            raise Refused(413, f"the request body is over {limit:,} bytes; at most {limit:,} are accepted")
+            raise Refused(
+                413,
+                f"the request body is over {limit:,} bytes; at most {limit:,} are accepted",
+                code="too_large",
+                params={"limit": f"{limit:,}", "size": f"> {limit:,}"},
+            )
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
         raise Refused(
-            400, f"the request body is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            400, f"the request body is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", code="malformed"
         ) from None
     except (UnicodeDecodeError, RecursionError, ValueError):
         raise Refused(
-            400, "the request body is not JSON that can be read (not UTF-8, nested too deeply or a number too long)"
+            400,
+            "the request body is not JSON that can be read (not UTF-8, nested too deeply or a number too long)",
+            code="malformed",
         ) from None
     if not isinstance(data, dict):
-        raise Refused(400, f"the request body must be a JSON object, got {type(data).__name__}")
+        raise Refused(400, f"the request body must be a JSON object, got {type(data).__name__}", code="malformed")
     return data

@@ -32,7 +32,7 @@ from .store import NameTaken, SeatRecord, StoreUnavailable, TableRecord
 from .views import timeout_action, translations_view
 from .workers import WorkerFailed
 
-__all__ = ["Lobby", "new_code", "new_token"]
+__all__ = ["Lobby", "name_taken", "new_code", "new_token", "no_such_seat"]
 
 log = logging.getLogger("dicecup.server")
 DAY = 24 * 3600.0
@@ -53,8 +53,30 @@ def new_token() -> str:
 def check_name(name: Any, what: str) -> str:
     """A player's name as typed: printable text of 1 to MAX_NAME characters (shown as text wherever it is)."""
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
-        raise Refused(400, f"{what}: a name is printable text of 1 to {MAX_NAME} characters")
+        raise Refused(
+            400,
+            f"{what}: a name is printable text of 1 to {MAX_NAME} characters",
+            code="bad_name",
+            params={"most": MAX_NAME},
+        )
     return name.strip()
+
+
+def no_such_seat(code: str, seats: int, seat: int) -> Refused:
+    """The refusal of a seat number past a table's seats."""
+    return Refused(
+        404,
+        f"table {code} has seats 0 to {seats - 1}, not {seat}",
+        code="no_such_seat",
+        params={"seat": seat, "last": seats - 1},
+    )
+
+
+def name_taken(name: str) -> Refused:
+    """The refusal of a name another seat at the table has."""
+    return Refused(
+        409, f"the name {name!r} is taken at this table; choose another", code="name_taken", params={"name": name}
+    )
 
 
 class Lobby:
@@ -82,13 +104,15 @@ class Lobby:
     def variant(self, vid: str, options: dict[str, Any] | None) -> Variant:
         """The variant a request names, with its options; Refused (4xx) saying what is wrong."""
         if vid not in self.ids():
-            raise Refused(404, str(UnknownVariant(vid[:64], self.ids())))
+            raise Refused(
+                404, str(UnknownVariant(vid[:64], self.ids())), code="unknown_variant", params={"variant": vid[:64]}
+            )
         try:
             if vid in self.files:
                 return self.engine.load_file(self.files[vid], options)
             return self.engine.variant(vid, options)
         except DicecupError as exc:
-            raise Refused(400, str(exc)) from None
+            raise Refused(400, str(exc), code="bad_options", params={"detail": str(exc)}) from None
 
     def catalogue(self) -> list[dict[str, Any]]:
         """Every variant with its options and the bots that can play it (built once: it compiles them all)."""
@@ -142,12 +166,14 @@ class Lobby:
         try:
             made = await self.hall.store.open_tables(creator, now - DAY)
         except StoreUnavailable:
-            raise Refused(503, "the database did not answer; try again") from None
+            raise Refused(503, "the database did not answer; try again", code="unavailable") from None
         if made >= self.config.max_tables_per_client:
             raise Refused(
                 429,
                 f"you have {made} unfinished tables (at most {self.config.max_tables_per_client}); "
                 "finish or leave some (a table left for a day no longer counts)",
+                code="too_many_tables",
+                params={"n": made, "most": self.config.max_tables_per_client},
             )
         await self.ready(variant, {s.player[4:] for s in seats if s.player != HUMAN}, len(seats))
         delay = body.get("bot_delay")
@@ -167,7 +193,7 @@ class Lobby:
         try:
             await self.hall.store.create(record, now)
         except StoreUnavailable:
-            raise Refused(503, "the database did not store the table; try again") from None
+            raise Refused(503, "the database did not store the table; try again", code="unavailable") from None
         room = await self.hall.room(record.code)
         await self.hall.start(room)
         return {
@@ -184,18 +210,27 @@ class Lobby:
             where = f"seats[{i}]"
             if player != HUMAN:
                 if not player.startswith("bot:"):
-                    raise Refused(400, f'{where}.player is "human" or a bot such as "bot:greedy", got {player[:80]!r}')
+                    raise Refused(
+                        400,
+                        f'{where}.player is "human" or a bot such as "bot:greedy", got {player[:80]!r}',
+                        code="malformed",
+                    )
                 self._check_bot(player[4:], variant, len(specs), where)
                 name = name or player[4:]
             elif spec.get("mine") and name is None:
-                raise Refused(400, f"{where}: a seat you take needs a name")
+                raise Refused(400, f"{where}: a seat you take needs a name", code="name_needed")
             if name is not None:
                 name = check_name(name, where)
                 base, n = name, 2
                 while name in names and player != HUMAN:
                     name, n = f"{base} {n}", n + 1
                 if name in names:
-                    raise Refused(400, f"{where}: the name {name!r} is given to another seat; names must differ")
+                    raise Refused(
+                        400,
+                        f"{where}: the name {name!r} is given to another seat; names must differ",
+                        code="name_repeated",
+                        params={"name": name},
+                    )
                 names.add(name)
             token = new_token() if player == HUMAN and spec.get("mine") else None
             if token is not None:
@@ -208,9 +243,14 @@ class Lobby:
             decl, _ = self.engine.bot_spec(spec)
             self.engine.check_bot(spec, variant)
         except DicecupError as exc:
-            raise Refused(400, f"{where}: {exc}") from None
+            raise Refused(400, f"{where}: {exc}", code="bad_bot", params={"bot": spec, "detail": str(exc)}) from None
         if not decl.solitaire and seats < 2:
-            raise Refused(400, f"{where}: bot:{decl.name} plays against others: give the table two seats or more")
+            raise Refused(
+                400,
+                f"{where}: bot:{decl.name} plays against others: give the table two seats or more",
+                code="bot_needs_players",
+                params={"bot": decl.name},
+            )
 
     async def ready(self, variant: Variant, specs: set[str], players: int, user: str | None = None) -> None:
         """Wait (a few seconds at most) until every bot's tables for `variant` are prepared; Refused otherwise
@@ -223,7 +263,9 @@ class Lobby:
             task = self.preparing.get(key)
             if task is None:
                 if len(self.preparing) >= MAX_PREPARING:
-                    raise Refused(503, "the server is preparing other bots' tables; try again in a minute", 60)
+                    raise Refused(
+                        503, "the server is preparing other bots' tables; try again in a minute", 60, code="busy"
+                    )
                 job = {
                     "spec": spec,
                     "variant": (variant.id, self.files.get(variant.id), dict(variant.options)),
@@ -242,6 +284,8 @@ class Lobby:
                     f"takes long: a minute or many for some bots); try again later, or prepare them before serving "
                     f"with `dicecup serve --prepare {variant.id}:bot:{spec}`",
                     30,
+                    code="preparing",
+                    params={"bot": spec, "variant": variant.id},
                 ) from None
             except Exception as exc:
                 raise Refused(
@@ -249,6 +293,8 @@ class Lobby:
                     f"{who}: bot:{spec} cannot play {variant.id}: {exc}"
                     if user
                     else f"{who} cannot play {variant.id}: {exc}",
+                    code="bad_bot",
+                    params={"bot": spec, "detail": str(exc)},
                 ) from None
 
     def _prepared(self, key: tuple[str, str], task: asyncio.Task[None]) -> None:
@@ -277,33 +323,43 @@ class Lobby:
         try:
             return await self.hall.room(code)
         except UnknownTable as exc:
-            raise Refused(404, str(exc)) from None
+            raise Refused(404, str(exc), code="unknown_table") from None
         except StoreUnavailable:
-            raise Refused(503, "the database did not answer; try again") from None
+            raise Refused(503, "the database did not answer; try again", code="unavailable") from None
 
     async def claim(self, code: str, seat: int, name: Any) -> dict[str, Any]:
         """Take an open human seat with a name; its token (given only now: keep it)."""
         room = await self.room(code)
         if not 0 <= seat < len(room.record.seats):
-            raise Refused(404, f"table {code} has seats 0 to {len(room.record.seats) - 1}, not {seat}")
+            raise no_such_seat(code, len(room.record.seats), seat)
         record = room.record.seats[seat]
         if record.player != HUMAN or record.token_hash is not None:
-            raise Refused(409, f"seat {seat} is taken; watch the game, or take another seat")
+            raise Refused(
+                409,
+                f"seat {seat} is taken; watch the game, or take another seat",
+                code="seat_taken",
+                params={"seat": seat},
+            )
         name = check_name(name, "name")
         if any(s.name == name for s in room.record.seats if s.seat != seat):
-            raise Refused(409, f"the name {name!r} is taken at this table; choose another")
+            raise name_taken(name)
         token = new_token()
         try:
             done = await self.hall.store.claim(code, seat, name, token_hash(token), time.time())
         except NameTaken:
             done = None
         except StoreUnavailable:
-            raise Refused(503, "the database did not answer; try again") from None
+            raise Refused(503, "the database did not answer; try again", code="unavailable") from None
         await self.hall.catch_up(room, seats=True)
         if done is None:
-            raise Refused(409, f"the name {name!r} is taken at this table; choose another")
+            raise name_taken(name)
         if not done:
-            raise Refused(409, f"seat {seat} was taken a moment ago; watch the game, or take another seat")
+            raise Refused(
+                409,
+                f"seat {seat} was taken a moment ago; watch the game, or take another seat",
+                code="seat_taken",
+                params={"seat": seat},
+            )
         await self.hall.start(room)
         return {"seat": seat, "token": token}
 
@@ -314,15 +370,15 @@ class Lobby:
         state, hashed = room.state, token_hash(token)
         seat = next((s.seat for s in room.record.seats if s.token_hash == hashed), None)
         if seat is None:
-            raise Refused(403, f"the token is of no seat at table {code}")
+            raise Refused(403, f"the token is of no seat at table {code}", code="unknown_token")
         if state is None or state.over or room.to_move != seat:
-            raise Refused(409, "a hint is given on your turn only")
+            raise Refused(409, "a hint is given on your turn only", code="hint_off_turn")
         seq, fingerprint = room.seq, room.record.fingerprint
         spec = next((b for b in HINT_BOTS if (b, fingerprint) in self.prepared), "greedy")
         try:
             move = await self.hall.workers.choose(self.hall.bot_job(room, seat, spec))
         except WorkerFailed as exc:
-            raise Refused(503, f"no hint now: {exc}") from None
+            raise Refused(503, f"no hint now: {exc}", code="busy") from None
         if move[0] == "keep" and seq == room.no_reroll_at:  # after an undo no reroll is allowed: the best box now
             spec, move = "greedy", action_to_json(timeout_action(state))
         hint = {"seq": seq, "seat": seat, "bot": f"bot:{spec}", "move": move}
@@ -348,7 +404,7 @@ class Lobby:
 
         room = await self.room(code)
         if room.state is None:
-            raise Refused(409, "the game has not started: seats are still open")
+            raise Refused(409, "the game has not started: seats are still open", code="not_started")
         seats = tuple(Seat(name, room.bot(i) or HUMAN) for i, name in enumerate(room.state.players))
         return SavedGame(room.state, seats, TrackedRandom(secrets.randbits(64)))
 

@@ -39,11 +39,21 @@ class ProtocolError(Exception):
 class Refused(Exception):
     """A refused HTTP request: its status and one message saying what is wrong and how to fix it."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        retry_after: int | None = None,
+        *,
+        code: str,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.retry_after = retry_after
+        self.code = code  # what the page words the refusal by (its catalog's `refused.CODE`), with `params`
+        self.params = params or {}
 
 
 @cache

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from .lobby import Lobby
+from .lobby import Lobby, no_such_seat
 from .protocol import Refused
 from .workers import WorkerFailed
 
@@ -32,16 +32,18 @@ class Reviews:
         room = await self.lobby.room(code)
         state = room.state
         if seat is not None and not 0 <= seat < len(room.record.seats):
-            raise Refused(404, f"table {code} has seats 0 to {len(room.record.seats) - 1}, not {seat}")
+            raise no_such_seat(code, len(room.record.seats), seat)
         if state is None:
-            raise Refused(409, "the game has not started: seats are still open, there is nothing to review")
+            raise Refused(
+                409, "the game has not started: seats are still open, there is nothing to review", code="not_started"
+            )
         from ..solver.errors import SolverError  # (here: a bots' process imports this module, not the solver)
         from ..solver.review import check_reviewable
 
         try:
             check_reviewable(room.variant)
         except SolverError as exc:
-            raise Refused(422, str(exc)) from None
+            raise Refused(422, str(exc), code="beyond_solver", params={"detail": str(exc)}) from None
         key = (code, room.seq)
         whole = self.kept.get(key)
         if whole is None:
@@ -53,7 +55,7 @@ class Reviews:
             try:
                 whole = await self.lobby.hall.workers.review(job)
             except WorkerFailed as exc:
-                raise Refused(503, f"no review now: {exc}") from None
+                raise Refused(503, f"no review now: {exc}", code="busy") from None
             self.kept[key] = whole
             while len(self.kept) > KEPT:
                 self.kept.popitem(last=False)

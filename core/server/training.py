@@ -43,7 +43,12 @@ class Training:
         try:
             check_reviewable(v)
         except SolverError as exc:
-            raise Refused(422, f"the trainer grades moves against the exact solver: {exc}") from None
+            raise Refused(
+                422,
+                f"the trainer grades moves against the exact solver: {exc}",
+                code="beyond_solver",
+                params={"detail": str(exc)},
+            ) from None
         await self.lobby.ready(v, {SOLVER_BOT}, 1, user="the trainer")
         return v
 
@@ -59,7 +64,7 @@ class Training:
         try:
             got = await self.lobby.hall.workers.drill(self._job(v, seed=seed, k=body.get("k", 0), day=day))
         except WorkerFailed as exc:
-            raise Refused(503, f"no drill now: {exc}") from None
+            raise Refused(503, f"no drill now: {exc}", code="busy") from None
         state = _replayed(v, got["moves"])
         lang = body.get("lang", "en")
         with self.lobby.hall.catalogs.speaking(lang):
@@ -78,17 +83,19 @@ class Training:
         v = await self._prepared(body)
         state = _replayed(v, body["moves"])
         if state.over or state.is_chance:
-            raise Refused(400, "the moves lead to no decision (the dice are to be rolled, or the game is over)")
+            raise Refused(
+                400, "the moves lead to no decision (the dice are to be rolled, or the game is over)", code="malformed"
+            )
         try:
             move = action_from_json(body["move"])
         except (ValueError, DicecupError) as exc:
-            raise Refused(400, f"move: {exc}") from None
+            raise Refused(400, f"move: {exc}", code="malformed") from None
         move = _legal(state, move)
         try:
             job = self._job(v, moves=body["moves"], move=action_to_json(move), lang=body.get("lang", "en"))
             got = await self.lobby.hall.workers.grade(job)
         except WorkerFailed as exc:
-            raise Refused(503, f"no grade now: {exc}") from None
+            raise Refused(503, f"no grade now: {exc}", code="busy") from None
         lang = body.get("lang", "en")
         with self.lobby.hall.catalogs.speaking(lang):
             names = v.in_language(lang) if lang != "en" else None
@@ -108,19 +115,21 @@ def _legal(state: GameState, move: Any) -> Keep | Score:
         try:
             state.keep(move.dice)
         except DicecupError as exc:
-            raise Refused(400, f"move: {exc}") from None
+            raise Refused(400, f"move: {exc}", code="malformed") from None
         return Keep(tuple(sorted(move.dice)))
-    raise Refused(400, f"move: {action_to_json(move)!r} is no legal keep or open box here")
+    raise Refused(400, f"move: {action_to_json(move)!r} is no legal keep or open box here", code="malformed")
 
 
 def _replayed(v: Variant, moves: list[Any]) -> GameState:
     """The one-player game of `v` after `moves` (JSON), checked by the rules: Refused (400) saying which is wrong."""
     if len(moves) > MOST_MOVES:
-        raise Refused(400, f"a drill's position is reached in at most {MOST_MOVES:,} moves, got {len(moves):,}")
+        raise Refused(
+            400, f"a drill's position is reached in at most {MOST_MOVES:,} moves, got {len(moves):,}", code="malformed"
+        )
     state = GameState.new(v, ["you"])
     for i, raw in enumerate(moves):
         try:
             state = state.apply(action_from_json(raw))
         except (ValueError, TypeError, DicecupError) as exc:
-            raise Refused(400, f"moves[{i}]: {exc}") from None
+            raise Refused(400, f"moves[{i}]: {exc}", code="malformed") from None
     return state

@@ -1,6 +1,8 @@
 // What every part of the page shares: building elements (text always as text, never as markup), the
 // HTTP API, and the seat tokens this browser keeps.
 
+import {refusal} from "./i18n.js";
+
 export const $ = (id) => document.getElementById(id);
 
 /** A new element: attributes (`on…` are listeners, `style` an object), then its children (text or nodes). */
@@ -16,14 +18,18 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** GET `path`, or POST `body` as JSON; the answer, or an Error with the server's one message (and `status`). */
+/** GET `path`, or POST `body` as JSON; the answer, or an Error with the server's one message in the page's
+ * language (and `status` and `code`). */
 export async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
   const data = await response.json();
-  if (!response.ok) throw Object.assign(new Error(data.error), {status: response.status});
+  if (!response.ok) {
+    const said = refusal({code: data.code, message: data.error, params: data.params});
+    throw Object.assign(new Error(said), {status: response.status, code: data.code});
+  }
   return data;
 }
 

@@ -198,6 +198,28 @@ messages.en = {
   "refused.bot_failed": N_("A bot at this table could not move."),
   "refused.unavailable": N_("The server's database did not answer: try again."),
   "refused.internal": N_("The server failed on this message (it is logged): try again."),
+  // the HTTP API's refusals (http.json's `error`) that are not the WebSocket's
+  "refused.not_found": N_("There is nothing at this address."),
+  "refused.cross_site": N_("Another site's page may not do this."),
+  "refused.unknown_variant": N_("This server offers no variant {variant}."),
+  "refused.bad_options": N_("These options do not suit the variant: {detail}"),
+  "refused.bad_name": N_("A name is 1 to {most} printable characters."),
+  "refused.name_needed": N_("A seat you take needs a name."),
+  "refused.name_repeated": N_("The name {name} is given to two seats: names must differ."),
+  "refused.name_taken": N_("The name {name} is taken at this table: choose another."),
+  "refused.bad_bot": N_("bot:{bot} cannot play this table: {detail}"),
+  "refused.bot_needs_players": N_("bot:{bot} plays against others: give the table two seats or more."),
+  "refused.too_many_tables": NP_(
+    "You have {n} unfinished table (at most {most}): finish or leave one first.",
+    "You have {n} unfinished tables (at most {most}): finish or leave one first.",
+  ),
+  "refused.no_such_seat": N_("This table has no seat {seat}: its seats are 0 to {last}."),
+  "refused.seat_taken": N_("Seat {seat} is taken: watch the game, or take another seat."),
+  "refused.unknown_token": N_("This device holds no seat at this table."),
+  "refused.hint_off_turn": N_("A hint is given on your turn only."),
+  "refused.beyond_solver": N_("The exact solver does not reach this variant, so it cannot grade moves here."),
+  "refused.preparing": N_("bot:{bot} is getting ready for {variant} (the first time takes a minute or more): try again soon."),
+  "refused.busy": N_("The server is busy: try again in a moment."),
 
   // the variants' options in the lobby: each option's name, and its choices (`choice.OPTION.VALUE`, else
   // `choice.VALUE`); an option or a value the table lacks is shown as the variant names it

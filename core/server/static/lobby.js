@@ -35,7 +35,7 @@ async function listMyTables() {
     try {
       return {code, view: await api(`/api/tables/${code}`)};
     } catch (error) {
-      if (/no such table|no table/i.test(error.message)) forgetTable(code);
+      if (error.code === "unknown_table") forgetTable(code);
       return null;
     }
   }));
@@ -168,16 +168,30 @@ async function createTable() {
   $("create").disabled = true;
   lobbySay(t("lobby.creating"));
   try {
-    await createAndGo(body);
+    await createAndGo(body, (text) => lobbySay(text));
   } catch (error) {
     lobbySay(error.message, true);
     $("create").disabled = false;
   }
 }
 
-/** Create a table from a POST /api/tables body, keep the creator's tokens, and open it. */
-export async function createAndGo(body) {
-  const made = await api("/api/tables", body);
+const PREPARE_RETRY_SECONDS = 5;
+const PREPARE_RETRIES = 60; // a bot's tables for a large variant are prepared once: minutes at most
+
+/** Create a table from a POST /api/tables body, keep the creator's tokens, and open it; while a bot's tables
+ * are being prepared (`preparing`), say so and ask again. `waiting` is told each refusal's words. */
+export async function createAndGo(body, waiting = () => {}) {
+  let made;
+  for (let tries = 1; ; tries += 1) {
+    try {
+      made = await api("/api/tables", body);
+      break;
+    } catch (error) {
+      if (error.code !== "preparing" || tries >= PREPARE_RETRIES) throw error;
+      waiting(error.message);
+      await new Promise((done) => { setTimeout(done, PREPARE_RETRY_SECONDS * 1000); });
+    }
+  }
   for (const {seat, token} of made.tokens) keepToken(made.code, seat, token);
   location.href = made.link;
   return made;
