@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence, Sized
 from typing import Any
 
+from .phrases import N_, Phrase
+
 __all__ = [
     "install_extra",
     "DicecupError",
@@ -224,8 +226,17 @@ class UnknownVariant(DicecupError):
         self.known = tuple(known)
         close = difflib.get_close_matches(str(name).lower(), self.known, n=1, cutoff=0.6)
         self.suggestion = close[0] if close else None
-        guess = f"did you mean {self.suggestion!r}? " if self.suggestion else ""
-        super().__init__(f"unknown variant {shown(name)}; {guess}known variants: {', '.join(self.known)}")
+        known_ids = ", ".join(self.known)
+        if self.suggestion:
+            said = Phrase(
+                N_("unknown variant {name}; did you mean {guess}? known variants: {known}"),
+                name=shown(name),
+                guess=repr(self.suggestion),
+                known=known_ids,
+            )
+        else:
+            said = Phrase(N_("unknown variant {name}; known variants: {known}"), name=shown(name), known=known_ids)
+        super().__init__(said)
 
 
 class DiceError(DicecupError):

@@ -12,11 +12,11 @@ import io
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from .errors import DicecupError
+from .phrases import N_, NP_, SPOKEN, Phrase, _, ngettext, said
 
 __all__ = [
     "Catalogs",
@@ -56,7 +56,13 @@ def choose(requested: str | None = None, environ: Mapping[str, str] | None = Non
         code = normalise(requested)
         if code not in LANGUAGES:
             known = ", ".join(f"{c} ({name})" for c, name in LANGUAGES.items())
-            raise DicecupError(f"--lang: dicecup does not speak {requested!r}; choose one of: {known}")
+            raise DicecupError(
+                Phrase(
+                    N_("--lang: dicecup does not speak {lang}; choose one of: {known}"),
+                    lang=repr(requested),
+                    known=known,
+                )
+            )
         return code
     env = os.environ if environ is None else environ
     for var in _ENVIRONMENT:
@@ -76,8 +82,6 @@ def choose(requested: str | None = None, environ: Mapping[str, str] | None = Non
 
 #: The gettext domain of dicecup's messages: catalogs are `locale/LANG/LC_MESSAGES/dicecup.po` in the package.
 DOMAIN = "dicecup"
-
-_SPOKEN: ContextVar[gettext.NullTranslations | None] = ContextVar("dicecup_messages", default=None)
 
 
 def catalog_path(lang: str) -> Path:
@@ -108,69 +112,8 @@ def _catalog(lang: str) -> Any:
 def speak(lang: str) -> Callable[[], None]:
     """Speak `lang` from now on in this context (a command line, a thread): `_` and `ngettext` read it.
     Returns what puts back the language spoken before."""
-    token = _SPOKEN.set(messages(lang))
-    return lambda: _SPOKEN.reset(token)
-
-
-def N_(message: str) -> str:
-    """`message` as written, marked for the catalogs: said later with `_` (help tables built at import)."""
-    return message
-
-
-def NP_(singular: str, plural: str) -> tuple[str, str]:
-    """A message with a count `{n}`, marked for the catalogs: its singular and plural, said later (`Phrase`)."""
-    return singular, plural
-
-
-class Phrase(str):
-    """An English message that keeps its template (marked with `N_` or `NP_`) and fields, so that a front end says
-    it in the player's language (`said`) where it shows it: the engine's errors and progress labels stay English
-    for programs (the API, logs, `--json`). `str()` of an exception made with one keeps the phrase."""
-
-    template: str | tuple[str, str]
-    fields: dict[str, Any]
-
-    def __new__(cls, template: str | tuple[str, str], /, **fields: Any) -> Phrase:
-        english = template if isinstance(template, str) else template[0 if fields.get("n") == 1 else 1]
-        made = super().__new__(cls, english.format(**{k: str(v) for k, v in fields.items()}))
-        made.template, made.fields = template, fields
-        return made
-
-    def __str__(self) -> str:
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:  # (the English text alone would lose the template)
-        return (_phrase, (self.template, self.fields))
-
-    def said(self) -> str:
-        """The phrase in the language spoken (`speak`), its fields said too."""
-        fields = {k: said(v) if isinstance(v, str) else str(v) for k, v in self.fields.items()}
-        if isinstance(self.template, str):
-            return _(self.template).format(**fields)
-        return ngettext(*self.template, int(self.fields["n"])).format(**fields)
-
-
-def _phrase(template: str | tuple[str, str], fields: dict[str, Any]) -> Phrase:
-    return Phrase(template, **fields)
-
-
-def said(text: str) -> str:
-    """`text` as a player reads it: a `Phrase` in the language spoken, any other text as it is."""
-    return text.said() if isinstance(text, Phrase) else str.__str__(text)
-
-
-def _(message: str) -> str:
-    """`message` in the language spoken (`speak`), or as written."""
-    spoken = _SPOKEN.get()
-    return message if spoken is None else spoken.gettext(message)
-
-
-def ngettext(singular: str, plural: str, n: int) -> str:
-    """The form of a message for `n` in the language spoken: Russian has three, English two."""
-    spoken = _SPOKEN.get()
-    if spoken is None:
-        return singular if n == 1 else plural
-    return spoken.ngettext(singular, plural, n)
+    token = SPOKEN.set(messages(lang))
+    return lambda: SPOKEN.reset(token)
 
 
 def catalog_json(lang: str) -> dict[str, object]:
@@ -216,8 +159,8 @@ class Catalogs:
     @contextmanager
     def speaking(self, lang: str) -> Iterator[None]:
         """Speak `lang` inside the block, then the language spoken before."""
-        token = _SPOKEN.set(self.messages(lang))
+        token = SPOKEN.set(self.messages(lang))
         try:
             yield
         finally:
-            _SPOKEN.reset(token)
+            SPOKEN.reset(token)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dicecup import RuleAction, StateUpdate, TurnContext, Variant, hookimpl
-from dicecup.locales import _
+from dicecup.locales import N_, Phrase, _
 
 RULE = "announced"
 
@@ -110,4 +110,4 @@ def dicecup_turn_status(ctx: TurnContext) -> list[str] | None:
 
 @hookimpl
 def dicecup_solitaire_notes(variant: Variant) -> list[str]:
-    return ["announcements are moves of their own; the exact solver does not model them yet"]
+    return [Phrase(N_("announcements are moves of their own; the exact solver does not model them yet"))]

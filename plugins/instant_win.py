@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dicecup import REQUIRED, Box, ParameterError, TurnContext, Variant, hookimpl
-from dicecup.locales import _
+from dicecup.locales import N_, Phrase, _
 
 
 def _check(variant: Variant, params: Mapping[str, Any]) -> None:
@@ -43,5 +43,6 @@ def dicecup_instant_win(ctx: TurnContext, players: int) -> str | None:
 def dicecup_solitaire_notes(variant: Variant) -> list[str]:
     params = variant.params("instant_win")
     name = _box(variant, params["pattern_of"]).name
-    served = " served" if params["first_roll"] else ""
-    return [f"solitaire play: an instant win ({name}{served}) is scored as an ordinary {name}"]
+    if params["first_roll"]:
+        return [Phrase(N_("solitaire play: an instant win ({name} served) is scored as an ordinary {name}"), name=name)]
+    return [Phrase(N_("solitaire play: an instant win ({name}) is scored as an ordinary {name}"), name=name)]

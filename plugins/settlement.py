@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from dicecup import ParameterError, Variant, hookimpl
+from dicecup.locales import N_, Phrase
 
 TWO_PLAYER_MODES = ("difference", "fixed")
 
@@ -72,4 +73,4 @@ def dicecup_settle(variant: Variant, totals: Mapping[str, int]) -> dict[str, Fra
 
 @hookimpl
 def dicecup_solitaire_notes(variant: Variant) -> list[str]:
-    return ["solitaire play: one game per simulated match, no settlement"]
+    return [Phrase(N_("solitaire play: one game per simulated match, no settlement"))]

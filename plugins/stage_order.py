@@ -51,7 +51,7 @@ def dicecup_progress(variant: Variant, card: Card) -> list[Progress] | None:
     in_stage = [b for b in variant.boxes if b.stage == stage]
     filled = sum(1 for b in in_stage if b.id in card.scores)
     later = any(b.stage > stage for b in variant.boxes)
-    line = f"Stage {stage}: {filled}/{len(in_stage)} boxes filled" + (
-        f"; stage {stage + 1} opens after it" if later else ""
-    )
+    line = _("Stage {stage}: {filled}/{total} boxes filled").format(stage=stage, filled=filled, total=len(in_stage))
+    if later:
+        line += _("; stage {next} opens after it").format(next=stage + 1)
     return [Progress("stage_order", line=line)]

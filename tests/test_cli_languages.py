@@ -141,6 +141,34 @@ def test_a_played_game_reviewed_in_russian(tiny: str, tmp_path: Path) -> None:
     assert re.search(r"игра окончена: \d+ решени(е|я|й) сравнено с оптимальной стратегией", review)
     assert "Все решения" in review and "Ожидаемые потери очков относительно оптимальной игры" in review
     assert "ожидание: ожидаемый итог после хода" in review
+    assert re.search(r"(оставить \d+|перебросить все|записать \w)", review)  # the moves in words, not "keep 14"
+    assert not re.search(r"\b(keep|score) ", review), review
+
+
+def test_advices_moves_and_objectives_are_said_in_the_language() -> None:
+    """advise's table words each move (the box by the variant's name for it in that language) and what its values
+    mean; English keeps the moves' labels."""
+    russian = said("--lang", "ru", "advise", "-v", "yahtzee", "--dice", "11256", "--rolls-left", "0", "--top", "20")
+    assert "записать в «Единицы»" in russian and "записать в «Шанс»" in russian  # Ones and Chance in Russian
+    assert "ожидаемый итоговый счёт" in flat(russian) and not re.search(r"\b(score|keep|expected) ", russian)
+    german = flat(said("--lang", "de", "advise", "-v", "yahtzee", "--dice", "11256", "--rolls-left", "2"))
+    assert "behalte 5" in german and "erwarteter Endstand" in german
+    risky = flat(
+        said(
+            "--lang", "sv", "advise", "-v", "yacht", "--dice", "11256", "--rolls-left", "1", "--objective", "risk:-0.02"
+        )
+    )
+    assert "säkerhetsekvivalent för slutpoängen (risk theta -0.02, försiktigt)" in risky
+    noted = flat(said("--lang", "de", "advise", "-v", "generala", "--dice", "11256", "--rolls-left", "0"))
+    assert (
+        "Hinweis: Solospiel: ein Sofortsieg (Generala im ersten Wurf) wird als gewöhnliches Generala gewertet" in noted
+    )
+    notes = json.loads(
+        said("--lang", "de", "advise", "-v", "generala", "--dice", "11256", "--rolls-left", "0", "--json")
+    )
+    assert notes["notes"] == ["solitaire play: an instant win (Generala served) is scored as an ordinary Generala"]
+    english = said("advise", "-v", "yahtzee", "--dice", "11256", "--rolls-left", "0", "--top", "20")
+    assert "score chance" in english and "expected final score" in flat(english)
 
 
 def test_progress_words_and_durations_in_each_language() -> None:
@@ -210,6 +238,21 @@ def test_help_is_said_in_each_language_with_its_figures_filled() -> None:
     assert "Play many solitaire games with one strategy" in english and "Сыграть" not in english
 
 
+def test_clicks_own_words_in_a_help_are_said_in_the_language() -> None:
+    """The usage line, the section headings and an option's closing `[default: ...; required]`: click words them in
+    English, dicecup's formatter in the language (on a terminal too: `SpokenFormatter`)."""
+    russian = said("--lang", "ru", "simulate", "--help")
+    assert russian.startswith("Использование: dicecup simulate [OPTIONS]") and "\nНастройки:\n" in russian
+    assert (
+        "[обязательно]" in russian and "[по умолчанию: 1000]" in russian and "[по умолчанию: 3600.0; x>=1]" in russian
+    )
+    assert not re.search(r"Usage:|Options:|\[required\]|\[default:", russian)
+    swedish = said("--lang", "sv", "--help")
+    assert swedish.startswith("Användning: dicecup") and "\nKommandon:\n" in swedish and "\nAlternativ:\n" in swedish
+    english = said("simulate", "--help")
+    assert english.startswith("Usage: dicecup simulate") and "[required]" in english and "[default: 1000]" in english
+
+
 def test_every_help_the_cli_shows_is_marked_for_the_catalogs() -> None:
     """A help text written without `N_` would stay English in every language: each one is a message of the
     catalogs (whose own test then checks that every language has it)."""
@@ -236,6 +279,12 @@ def test_errors_are_one_line_in_the_language() -> None:
     assert bad.stderr.startswith("ошибка: --games должно быть целым числом от 1 до 1,000,000,000, получено 0")
     typo = run("--lang", "de", "score", "11111", "-v", "yacht", "--nope", code=2)
     assert typo.stderr == "Fehler: keine solche Option: --nope (siehe `dicecup score --help`)\n"
+    word = run("--lang", "ru", "simulate", "-v", "yacht", "--games", "abc", code=2)
+    assert word.stderr.startswith("ошибка: --games: 'abc' — не целое число (см. `dicecup simulate --help`)")
+    missing = run("--lang", "de", "simulate", code=2)
+    assert missing.stderr == "Fehler: es fehlt die Option '--variant' / '-v' (siehe `dicecup simulate --help`)\n"
+    unknown = run("--lang", "xx", "show", "-v", "yacht", env={**UNSET, "LANG": "es_ES.UTF-8"}, code=2)
+    assert unknown.stderr.startswith("error: --lang: dicecup no habla 'xx'; elige uno de: en (English), ru (Русский)")
     path = run("--lang", "sv", "show", "-v", "no/such", code=2)  # a callback's error, said before the command runs
     assert path.stderr.startswith("fel: --variant: 'no/such' är inget variant-id,")
     english = run("show", "-v", "no/such", code=2)  # and the next command line speaks English again
@@ -300,9 +349,17 @@ def test_the_engines_progress_labels_are_said_where_shown() -> None:
     assert out.getvalue() == "симуляция 1,000 партий в tiny (random): около 90 с (1,000 игр)\n"
 
 
-def test_an_engine_error_keeps_its_words_under_the_languages_prefix() -> None:
+def test_an_unknown_variant_is_said_in_the_language_and_stays_english_for_programs() -> None:
     got = run("--lang", "ru", "show", "-v", "nosuch", code=2)
-    assert got.stderr.startswith("ошибка: unknown variant 'nosuch'")
+    assert got.stderr.startswith("ошибка: неизвестный вариант 'nosuch'; известные варианты: yahtzee, yatzy")
+    close = run("--lang", "de", "show", "-v", "yahtze", code=2)
+    assert close.stderr.startswith("Fehler: unbekannte Variante 'yahtze'; meinten Sie 'yahtzee'? bekannte Varianten:")
+    from dicecup import Engine
+    from dicecup.errors import UnknownVariant
+
+    with pytest.raises(UnknownVariant) as refused:
+        Engine().variant("nosuch")
+    assert str(refused.value).startswith("unknown variant 'nosuch'; known variants: yahtzee")
 
 
 # ----------------------------------------------------------------------------- what stays the same

@@ -236,3 +236,20 @@ def test_russian_simple_keeps_the_match_but_has_no_stages(engine):
     state = GameState.new(v, 1).roll(dice=(3, 3, 6, 6, 5))
     assert set(state.legal_boxes()) == set(v.box_ids)
     assert GameState.new(v, 3).rounds == 13
+
+
+def test_the_stage_line_is_said_in_the_language_spoken(russian):
+    """The open stage's progress line (the stage plugin's) is English for programs and said in the player's
+    language where a front end speaks it."""
+    from dicecup.locales import speak
+
+    empty = Card()
+    assert [p.line for p in russian.progress(empty) if p.id == "stage_order"] == [
+        "Stage 1: 0/6 boxes filled; stage 2 opens after it"
+    ]
+    undo = speak("ru")
+    try:
+        said = [p.line for p in russian.progress(empty) if p.id == "stage_order"]
+    finally:
+        undo()
+    assert said == ["Этап 1: заполнено клеток 0/6; после него откроется этап 2"]

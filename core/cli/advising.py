@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from ..errors import DicecupError, shown
-from ..locales import N_, _, ngettext
+from ..locales import N_, _, ngettext, said
 from . import imports_paused
 from .advise_kept import advice_json, answer_kept, keep_card, move_json, question_of
-from .common import OPTION, VARIANT, check_variant, echo, language, load_variant, note_line, warn
+from .common import OPTION, VARIANT, check_variant, echo, language, load_variant, move_text, note_line, warn
 from .quick import Opt, params
 
 if TYPE_CHECKING:
@@ -446,7 +446,7 @@ def _print_advice(
         if strategy == "optimal"
         else _("played afterwards against the card's parts, each solved exactly (bot strong)")
     )
-    what = "; ".join(f"{g.label}: {g.describe()}" for g in goals) if len(goals) > 1 else goals[0].describe()
+    what = "; ".join(f"{g.label}: {said(g.describe())}" for g in goals) if len(goals) > 1 else said(goals[0].describe())
     table = Table(
         title=title, caption=_("{what}, if {after}; {ms} ms").format(what=what, after=after, ms=f"{secs * 1000:.0f}")
     )
@@ -470,7 +470,7 @@ def _print_advice(
         for g, place, best_value in zip(goals, r.places, bests, strict=True):
             cells.append(_format_value(g, place.value))
             cells.append(("" if place.best else f"-{best_value - place.value:.3f}") if single else str(place.rank))
-        table.add_row(mark, r.label, "" if r.points is None else str(r.points), *cells)
+        table.add_row(mark, move_text(r.action, r.label, v), "" if r.points is None else str(r.points), *cells)
     console.print(table)
     if len(rows) > len(shown):
         more = len(rows) - len(shown)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import re
 import sys
 import typing
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, NoReturn, TypeVar
@@ -25,7 +26,7 @@ import typer
 
 from .. import __version__
 from ..errors import DicecupError
-from ..locales import N_, _
+from ..locales import N_, _, said
 from .common import (
     BOTS,
     COMMAND_MODULES,
@@ -87,7 +88,7 @@ class _Read(click.ParamType):
         try:
             return type(self).read(value, self.low, self.high)
         except ValueError as exc:
-            self.fail(str(exc), param, ctx)
+            self.fail(said(str(exc)), param, ctx)
 
 
 class _WholeRange(_Read, click.IntRange):
@@ -161,16 +162,21 @@ BUILT_IN_HELPS = (
 
 
 def _help(command: Any, ctx: Any, render: Callable[[Any], str]) -> str:
-    """`command`'s help in the command line's language (`_spoken_help`); piped, as plain text never wrapped."""
+    """`command`'s help in the command line's language (`_spoken_help`); piped, as plain text never wrapped. In
+    another language than English it is click's plain layout on a terminal too (`SpokenFormatter` says its
+    headings in that language; typer's coloured panels title them in English)."""
     from ..locales import speak
 
-    undo = speak(language())  # (`dicecup --help` is answered before the root's options are all read)
+    lang = language()
+    undo = speak(lang)  # (`dicecup --help` is answered before the root's options are all read)
     try:
         with _spoken_help(command, ctx):
-            if sys.stdout.isatty():
+            terminal = sys.stdout.isatty()
+            if terminal and lang == "en":
                 return render(ctx)
-            ctx.terminal_width = ctx.max_content_width = UNWRAPPED
-            mode, command.rich_markup_mode = command.rich_markup_mode, None  # click's plain formatter, that width
+            if not terminal:
+                ctx.terminal_width = ctx.max_content_width = UNWRAPPED
+            mode, command.rich_markup_mode = command.rich_markup_mode, None  # click's plain formatter
             try:
                 return render(ctx)
             finally:
@@ -211,11 +217,54 @@ def _spoken_help(command: Any, ctx: Any) -> Iterator[None]:
             setattr(item, attr, text)
 
 
+#: click's and typer's words in a command's help, said in the command line's language by `SpokenFormatter`
+#: (click words them in English: it reads no catalog of dicecup's).
+HELP_WORDS = (N_("Usage:"), N_("Options"), N_("Commands"), N_("Arguments"), N_("Positional arguments"))
+_EXTRA = re.compile(r"(?<=\S)(\s+)\[([^\[\]]*)\]$")  # a help text's closing "[default: 3; required]"
+
+
+def _said_extra(item: str) -> str:
+    """One part of a help text's closing brackets in the language spoken: `default: 3`, `required`."""
+    if item == "required":
+        return _("required")
+    if item.startswith("default: "):
+        return _("default: {default}").format(default=item[len("default: ") :])
+    return item  # a range such as x>=1, as typed
+
+
+class SpokenFormatter(click.HelpFormatter):
+    """click's help layout with its own words (the usage prefix, the section headings, an option's default and
+    `required`) said in the language spoken; the rest of the help is said by `_spoken_help`."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog, args, f"{_('Usage:')} " if prefix is None else prefix)
+
+    def write_heading(self, heading: str) -> None:
+        super().write_heading(_(heading))
+
+    def write_dl(self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+        def said(text: str) -> str:
+            found = _EXTRA.search(text)
+            if found is None:
+                return text
+            extra = "; ".join(_said_extra(item) for item in found.group(2).split("; "))
+            return f"{text[: found.start()]}{found.group(1)}[{extra}]"
+
+        super().write_dl([(term, said(text)) for term, text in rows], col_max, col_spacing)
+
+
+class SpokenContext(click.Context):
+    """A command's context: its help laid out by `SpokenFormatter`."""
+
+    formatter_class = SpokenFormatter
+
+
 class QuickCommand(typer.core.TyperCommand):
     """A typer command whose help follows `_help`: its help texts are English templates marked for the catalogs
     (`N_`), said in the command line's language when shown, `help_fields` filling their `{fields}`."""
 
     help_fields: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    context_class = SpokenContext
 
     def get_help(self, ctx: Any) -> str:
         return _help(self, ctx, super().get_help)
@@ -228,6 +277,10 @@ def usage_message(exc: click.ClickException) -> str:
     if isinstance(exc, click.BadParameter) and not isinstance(exc, click.MissingParameter) and param is not None:
         names = [o for o in getattr(param, "opts", ()) if o.startswith("--")] or [param.human_readable_name]
         text = f"{names[0]}: {exc.message}"
+    elif isinstance(exc, click.MissingParameter) and param is not None:
+        typed = " / ".join(repr(o) for o in getattr(param, "opts", ())) or repr(param.human_readable_name)
+        kind = _("missing option {names}") if isinstance(param, click.Option) else _("missing argument {names}")
+        text = kind.format(names=typed)
     elif isinstance(exc, click.NoSuchOption):
         close = sorted(exc.possibilities or ())
         text = (
@@ -254,6 +307,8 @@ class QuickGroup(typer.core.TyperGroup):
     Usage errors (an unknown flag, a missing argument, a value that does not parse) and the
     project's own `DicecupError` end the same way, with no usage box.
     """
+
+    context_class = SpokenContext
 
     def get_help(self, ctx: Any) -> str:
         return _help(self, ctx, super().get_help)

@@ -93,12 +93,12 @@ def error_line(message: str) -> str:
 
 def note_line(note: str) -> str:
     """A note after a command's result (a variant's caveat), in the command line's language."""
-    return _("note: {note}").format(note=note)
+    return _("note: {note}").format(note=said(note))
 
 
 def warn(message: str) -> None:
     """A warning on stderr (a real problem: said even with --quiet), in the command line's language."""
-    echo(_("warning: {message}").format(message=message), err=True)
+    echo(_("warning: {message}").format(message=said(message)), err=True)
 
 
 ENGINE_KEY = "dicecup.engine"
@@ -132,7 +132,7 @@ def get_engine() -> Engine:
         return Engine()
     got = session.get(ENGINE_KEY)
     if got is None:
-        documents = KeptDocuments(warn=lambda message: echo(f"warning: {message}", err=True))
+        documents = KeptDocuments(warn=warn)
         got = session[ENGINE_KEY] = Engine(plugin_files=session.get(PLUGIN_FILES_KEY, ()), documents=documents)
     return got
 
@@ -162,12 +162,33 @@ def use_language(requested: str | None) -> None:
     session = _session()
     if session is None:
         raise DicecupError("--lang is read by a running command line")
-    session[LANG_KEY] = lang = choose(requested)
-    undo = speak(lang)
+    try:
+        lang = choose(requested)
+    except DicecupError:  # said in the environment's language, the one the player reads when no flag says
+        session[LANG_KEY] = lang = choose()
+        _speak_until_closed(speak(lang))
+        raise
+    session[LANG_KEY] = lang
+    _speak_until_closed(speak(lang))
+
+
+def _speak_until_closed(undo: Any) -> None:
+    """Keep the language just spoken until the command line's context closes (`undo` puts back the one before)."""
     click = sys.modules.get("click")
     ctx = click.get_current_context(silent=True) if click is not None else None
     if ctx is not None and not OWN_CONTEXT.get():  # (in its own context, an error line is still said in it)
         ctx.call_on_close(undo)
+
+
+def move_text(action: Any, label: str, variant: Variant) -> str:
+    """A move as a table shows it: its `label` (`keep 1125`, `score chance`) in English, else in the words of
+    the language spoken (`оставить 1125`, `записать Шанс`), the box by its name in that language."""
+    lang = language()
+    if lang == "en":
+        return label
+    from ..solver.explain_text import move_words
+
+    return move_words(action, variant.in_language(lang))
 
 
 def language() -> str:

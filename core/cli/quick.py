@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import shown
+from ..locales import N_, Phrase
 
 __all__ = ["Opt", "Command", "parse", "params", "read_number", "read_whole"]
 
@@ -136,7 +137,7 @@ def read_whole(text: str, low: int | None = None, high: int | None = None) -> in
             raise ValueError(text)
         value = int(text)  # (past Python's digit limit: a ValueError too)
     except ValueError:
-        raise ValueError(f"{shown(text)} is not a whole number") from None
+        raise ValueError(Phrase(N_("{text} is not a whole number"), text=shown(text))) from None
     return _within(value, low, high)
 
 
@@ -147,7 +148,7 @@ def read_number(text: str, low: float | None = None, high: float | None = None) 
         if value != value:  # nan
             raise ValueError(text)
     except ValueError:
-        raise ValueError(f"{shown(text)} is not a number") from None
+        raise ValueError(Phrase(N_("{text} is not a number"), text=shown(text))) from None
     return _within(value, low, high)
 
 
@@ -156,7 +157,7 @@ def _within(value: Any, low: float | None, high: float | None) -> Any:
     number: -1, not -1.0)."""
     said = shown(int(value)) if isinstance(value, float) and value.is_integer() else shown(value)
     if low is not None and value < low:
-        raise ValueError(f"must be at least {low}, got {said}")
+        raise ValueError(Phrase(N_("must be at least {low}, got {value}"), low=low, value=said))
     if high is not None and value > high:
-        raise ValueError(f"must be at most {high}, got {said}")
+        raise ValueError(Phrase(N_("must be at most {high}, got {value}"), high=high, value=said))
     return value

@@ -18,7 +18,7 @@ import typer
 from ..locales import N_, _, ngettext
 from ..progress import task
 from .base import app, cli_errors, console
-from .common import note_line
+from .common import move_text, note_line
 from .outputs import OverwriteOpt, plot_path
 from .playing import SaveVariantOpt, read_save, variant_file
 from .progress import reporting
@@ -37,7 +37,7 @@ __all__ = ["review_cmd", "write_review_png"]
 _WITHOUT_PLOT = "for the review's tables alone"  # (in simulate.plot's English sentence)
 
 
-def _move_cells(d: Decision, rounds: bool) -> list[str]:
+def _move_cells(d: Decision, rounds: bool, v: Variant) -> list[str]:
     """A decision's table cells: where, the dice, the rolls left, what was played, what was best, the loss."""
     where = [str(d.round)] if rounds else []
     return [
@@ -46,8 +46,8 @@ def _move_cells(d: Decision, rounds: bool) -> list[str]:
         str(d.turn),
         " ".join(map(str, d.dice)),
         str(d.rolls_left),
-        d.chosen.label,
-        "" if d.optimal else d.best.label,
+        move_text(d.chosen.action, d.chosen.label, v),
+        "" if d.optimal else move_text(d.best.action, d.best.label, v),
         f"{d.expected_after:.2f}",
         "" if d.optimal else f"{d.loss:.3f}",  # a positive loss, as the players' total loss
     ]
@@ -106,7 +106,7 @@ def _print_review(result: Review, seats: Sequence[Seat], scores: Sequence[int], 
         table.add_column(_("expected"), justify="right", no_wrap=True)
         table.add_column(_("loss"), justify="right", no_wrap=True)
         for d in rows:
-            table.add_row(*_move_cells(d, rounds))
+            table.add_row(*_move_cells(d, rounds, v))
         return table
 
     shown = result.decisions if every else tuple(d for d in result.decisions if not d.optimal)

@@ -17,7 +17,7 @@ import typer
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..locales import N_, _, ngettext
+from ..locales import N_, _, ngettext, said
 from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, advise_cmd, make_advisors, value_fields, warn
 from .base import OptionOpt, VariantOpt, app, fail, load_variant, typer_command, typer_option
 from .clustering import ClusterOpt, drop_store, solve_backend
@@ -215,7 +215,7 @@ def _report_solution(
     else:
         typer.echo(
             _("objective {objective}: {meaning}, played optimally: {value}").format(
-                objective=goal.id, meaning=goal.describe(), value=f"{expected:.4f}"
+                objective=goal.id, meaning=said(goal.describe()), value=f"{expected:.4f}"
             )
         )
     typer.echo(_("states: {states}; {where}").format(states=f"{solution.states:,}", where=where))

@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Any
 
 from ..errors import shown
+from ..phrases import Phrase
 from .card import Award
 from .frozen import freeze_json
 from .model import UNCHANGED, BoxFlag, BoxTotal, Progress, RuleAction, StateUpdate
@@ -161,6 +162,7 @@ class Text(Contract):
         self.text = f"{what} (one line, a str{'' if empty else ', not empty'}, at most {limit:,} characters)"
 
     def check(self, value: Any, args: Args, rules: tuple[str, ...] = ()) -> Any:
+        phrase = value if type(value) is Phrase else None  # kept whole: a front end says it in its language
         if type(value) is not str:
             if not isinstance(value, str):
                 raise Broken(f"{_kind(value)}, not {self.what} (a str)")
@@ -171,7 +173,7 @@ class Text(Contract):
             raise Broken(f"empty {self.what}")
         if not value.isprintable():
             raise Broken(f"{shown(value, 40)}, {self.what} holding a newline or another control character")
-        return value
+        return value if phrase is None else phrase
 
 
 class OneOf(Contract):

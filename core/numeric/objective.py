@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import DicecupError, shown
+from ..locales import N_, Phrase
 
 __all__ = [
     "MEAN",
@@ -131,14 +132,19 @@ class Objective:
         return 1.0 if self.theta >= 0 else -1.0
 
     def describe(self) -> str:
-        """What a shown value is, in words."""
+        """What a shown value is, in words (English; `said` in the language a front end speaks)."""
         if self.is_target:
             at = "t" if self.target is None else str(self.target)
-            return f"probability of a final score of at least {at} (target play)"
+            return Phrase(N_("probability of a final score of at least {at} (target play)"), at=at)
         if self.is_mean:
-            return "expected final score"
-        mood = "bold" if self.theta > 0 else "careful"
-        return f"certainty equivalent of the final score (risk theta {self.theta:g}, {mood})"
+            return Phrase(N_("expected final score"))
+        if self.theta > 0:
+            return Phrase(
+                N_("certainty equivalent of the final score (risk theta {theta}, bold)"), theta=f"{self.theta:g}"
+            )
+        return Phrase(
+            N_("certainty equivalent of the final score (risk theta {theta}, careful)"), theta=f"{self.theta:g}"
+        )
 
     def factors(self, points: np.ndarray) -> np.ndarray:
         """The leaf table of a row of points: the points themselves (mean), or exp(theta * points) (float64)."""
@@ -376,7 +382,9 @@ class WinObjective:
         return False
 
     def describe(self) -> str:
-        return "chance of finishing first against the opponents' cards (ties shared; later turns played for the mean)"
+        return Phrase(
+            N_("chance of finishing first against the opponents' cards (ties shared; later turns played for the mean)")
+        )
 
 
 WIN = WinObjective()
