@@ -188,3 +188,32 @@ def test_an_undo_takes_back_exactly_its_moves_or_nothing(tmp_path):
     from _server_helpers import undo_against_appends
 
     asyncio.run(undo_against_appends(SQLiteStore(tmp_path / "undo.sqlite3")))
+
+
+def test_a_variant_file_s_bots_can_be_prepared_before_serving(tmp_path):
+    """`--prepare` takes a variant a `--variant-file` offers (checked before serving, like the built-in ones)."""
+    server = tiny_server(tmp_path, "--prepare", "tiny:bot:optimal").start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # prepared in the background: a table with the bot is made once it is ready
+            status, answer = call(
+                f"{server.url}/api/tables",
+                {
+                    "variant": "tiny",
+                    "seats": [{"player": "human", "name": "a", "mine": True}, {"player": "bot:optimal"}],
+                },
+            )
+            if status != 503 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert status == 201, answer
+    finally:
+        server.stop()
+    tiny = str(tmp_path / "tiny.yaml")
+    proc = subprocess.run(
+        [sys.executable, "-m", "dicecup", "serve", "--variant-file", tiny, "--prepare", "tiny:bot:nope"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "nope" in proc.stderr, proc.stderr

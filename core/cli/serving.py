@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -69,16 +70,18 @@ async def _export(config: Any, code: str, path: Path | None) -> bytes:
     return b""
 
 
-def _check_prepare(items: list[str]) -> None:
-    """Each `--prepare VARIANT:bot:NAME` names a variant and a bot that can play it (checked before serving)."""
+def _check_prepare(items: list[str], variant_files: Sequence[str]) -> None:
+    """Each `--prepare VARIANT:bot:NAME` names a variant (built in, or of a `--variant-file`) and a bot that can
+    play it (checked before serving)."""
     engine = get_engine()
+    files = {engine.load_file(path).id: path for path in variant_files} if items else {}
     for item in items:
         vid, _sep, spec = item.partition(":bot:")
         if not spec:
             raise DicecupError(
                 _("--prepare takes VARIANT:bot:NAME such as yahtzee:bot:optimal, got {item}").format(item=repr(item))
             )
-        engine.check_bot(spec, engine.variant(vid))
+        engine.check_bot(spec, engine.load_file(files[vid]) if vid in files else engine.variant(vid))
 
 
 # The options of `serve`, each with its help.
@@ -190,7 +193,7 @@ def serve(
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    _check_prepare(list(prepare or ()))
+    _check_prepare(list(prepare or ()), config.variant_files)
     asyncio.run(_check_db(config))
     _run(config, host, port, forwarded_allow_ips)
 
