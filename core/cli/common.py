@@ -186,9 +186,9 @@ def move_text(action: Any, label: str, variant: Variant) -> str:
     lang = language()
     if lang == "en":
         return label
-    from ..solver.explain_text import move_words
+    from ..game.words import action_text
 
-    return move_words(action, variant.in_language(lang))
+    return action_text(action, variant.in_language(lang))
 
 
 def language() -> str:

@@ -138,7 +138,7 @@ def _print_why(out: Any, v: Variant, lost: Sequence[Decision]) -> None:
     """Each move that cost points, with why the best move there was better (`solver.explain`)."""
     from rich.markup import escape
 
-    from ..solver.explain_text import move_words
+    from ..game.words import action_text
 
     for d in lost:
         if d.explanation is None:
@@ -147,7 +147,7 @@ def _print_why(out: Any, v: Variant, lost: Sequence[Decision]) -> None:
             player=d.name,
             turn=d.turn,
             dice=" ".join(map(str, d.dice)),
-            move=move_words(d.chosen.action, v),
+            move=action_text(d.chosen.action, v),
             loss=f"{d.loss:.3f}",
         )
         out.print(f"[bold]{escape(where)}[/] {escape(d.explanation.text)}")

@@ -15,13 +15,14 @@ from attrs import frozen
 
 from ..errors import DicecupError
 from ..game.actions import Keep, Score
+from ..game.words import action_text, variant_box_name
 from ..language.card import Card
 from ..language.model import Variant
 from ..numeric.dice import DiceGraph
 from ..numeric.reference import fold
 from .advice import Option, advise
 from .advice_scoring import Values
-from .explain_text import Aim, Alternative, Condition, Outlook, Stage, box_words, explain_text, move_words
+from .explain_text import Aim, Alternative, Condition, Outlook, Stage, explain_text
 from .odds import meets_table
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ def explain_options(
 
 
 def _alternative(o: Option, best: float, variant: Variant) -> Alternative:
-    return Alternative(o.action, move_words(o.action, variant), o.value, max(0.0, best - o.value), o.points)
+    return Alternative(o.action, action_text(o.action, variant), o.value, max(0.0, best - o.value), o.points)
 
 
 def _serious(ranked: Sequence[Option]) -> list[Option]:
@@ -200,7 +201,7 @@ def _aims(
     if isinstance(top.action, Score):
         b = variant.box(top.action.box)
         row = variant.rows.index(b.row or b.id)
-        return (Aim(b.id, box_words(variant, b.id), float(meets[at, row]), top.points),)
+        return (Aim(b.id, variant_box_name(variant, b.id), float(meets[at, row]), top.points),)
     keeps = _keep_table(variant, graph, rolls_left)
     kept = top.action.dice
     mine = keeps[graph.index[kept]]
@@ -233,7 +234,7 @@ def _outlook(variant: Variant, card: Card) -> Outlook:
     for flag in variant.state_flags():
         held = card.scores.get(flag.box)
         state = "open" if held is None else "kept" if held == flag.value else "lost"
-        conditions.append(Condition(flag.box, box_words(variant, flag.box), flag.value, state))
+        conditions.append(Condition(flag.box, variant_box_name(variant, flag.box), flag.value, state))
     stages = sorted({b.stage for b in variant.boxes})
     stage = None
     if len(stages) > 1 and open_boxes:

@@ -9,12 +9,10 @@ from collections.abc import Sequence
 from attrs import frozen
 
 from ..game.actions import Keep, Score
-from ..language.model import Variant
 from ..locales import N_, _, ngettext
 
 __all__ = [
-    "HEADLINES", "Aim", "Alternative", "Condition", "Outlook", "Stage", "box_words", "dice_digits", "explain_text",
-    "move_words", "percent", "points",
+    "HEADLINES", "Aim", "Alternative", "Condition", "Outlook", "Stage", "explain_text", "percent", "points",
 ]  # fmt: skip
 
 
@@ -94,26 +92,6 @@ def points(value: float) -> str:
 def percent(chance: float) -> str:
     """A chance as the text shows it: a percentage with one decimal."""
     return f"{100 * chance:.1f}%"
-
-
-def box_words(variant: Variant, box: str) -> str:
-    """A box as the card names it: `Full house`, or `Full (Down)` on a card with several columns."""
-    b = variant.box(box)
-    return f"{b.name} ({variant.column(b.column).name})" if len(variant.columns) > 1 else b.name
-
-
-def move_words(action: Keep | Score, variant: Variant) -> str:
-    """A keep or a score in a few words, in the language spoken: `keep 566`, `score Full house`."""
-    if isinstance(action, Score):
-        return _("score {box}").format(box=box_words(variant, action.box))
-    if not action.dice:
-        return _("reroll all")
-    return _("keep {kept}").format(kept=dice_digits(action.dice, variant.faces))
-
-
-def dice_digits(dice: Sequence[int], faces: int) -> str:
-    """Dice as digits for one-line narration: `11235` (comma-separated above nine faces)."""
-    return ("" if faces < 10 else ",").join(map(str, dice))
 
 
 def explain_text(

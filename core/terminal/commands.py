@@ -17,9 +17,10 @@ from attrs import field, frozen
 
 from ..errors import DicecupError
 from ..game.state import GameState
+from ..game.words import variant_box_name
 from ..language.model import RuleAction, Variant
 from ..locales import N_, _, ngettext
-from .wording import box_names, closest, score_example, typed_box, variant_box_name, why_not
+from .wording import box_names, closest, score_example, typed_box, why_not
 
 __all__ = [
     "KeepDice",

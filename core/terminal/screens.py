@@ -10,12 +10,13 @@ from rich.text import Text
 
 from ..game.actions import Action, Keep, Score
 from ..game.state import GameState
+from ..game.words import action_text
 from ..locales import _, ngettext
 from .cards import live
 from .commands import actions_summary
 from .grid import SCREEN_LINES, cut
 from .view import View, joined, ranking_lines
-from .wording import action_text, box_name, example_action, score_example
+from .wording import box_name, example_action, score_example
 
 __all__ = ["Advisor", "Ranking", "Screens"]
 

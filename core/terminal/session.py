@@ -24,6 +24,7 @@ from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.bots import Bot
 from ..game.handle import Game
 from ..game.state import GameState
+from ..game.words import action_text, dice_digits
 from ..locales import _, ngettext
 from .commands import (
     Command,
@@ -40,7 +41,7 @@ from .commands import (
 from .screens import Advisor, Ranking, Screens
 from .seats import HUMAN, Seat, parse_seats
 from .view import View
-from .wording import action_text, box_name, dice_digits, score_example, why_not_here
+from .wording import box_name, score_example, why_not_here
 
 __all__ = [
     "HUMAN",

@@ -20,6 +20,7 @@ from attrs import frozen
 from ..fileio import FileError, MissingFile, read_text, write_atomic
 from ..game.actions import Action, Score
 from ..game.state import GameState
+from ..game.words import action_text
 from ..locales import _, ngettext
 from ..solver.explain import explain_options
 from ..solver.review import Decision
@@ -29,7 +30,6 @@ from .commands import DoAction, InputProblem, KeepDice, Say, ScoreBox, ShowCard,
 from .screens import Screens
 from .session import EndOfInput, checked_box, checked_keep
 from .view import View
-from .wording import action_text
 
 __all__ = ["HISTORY_KEPT", "Tally", "TrainingLog", "Trainer", "history_path"]
 

@@ -4,19 +4,16 @@ them (ids are for JSON and the API), and "did you mean" for what was mistyped.""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-from ..game.actions import Action, Keep, RuleAction, Score
 from ..game.state import GameState
+from ..game.words import variant_box_name
 from ..language.model import Variant
 from ..locales import _
 
 __all__ = [
-    "variant_box_name",
     "box_name",
     "box_names",
-    "dice_digits",
-    "action_text",
     "example_action",
     "typed_box",
     "score_example",
@@ -24,14 +21,6 @@ __all__ = [
     "why_not_here",
     "closest",
 ]
-
-
-def variant_box_name(variant: Variant, box: str) -> str:
-    """A box as the card names it: `Full house`, or `Full (Down)` on a card with several columns."""
-    b = variant.box(box)
-    if len(variant.columns) > 1:
-        return f"{b.name} ({variant.column(b.column).name})"
-    return b.name
 
 
 def box_name(st: GameState, box: str) -> str:
@@ -42,28 +31,6 @@ def box_name(st: GameState, box: str) -> str:
 def box_names(variant: Variant, boxes: Iterable[str]) -> str:
     """Boxes as the card names them, comma-separated."""
     return ", ".join(variant_box_name(variant, b) for b in boxes)
-
-
-def dice_digits(dice: Sequence[int], faces: int) -> str:
-    """Dice as digits for one-line narration: `11235` (comma-separated above nine faces)."""
-    return ("" if faces < 10 else ",").join(map(str, dice))
-
-
-def action_text(action: Action, variant: Variant) -> str:
-    """A move in a few words: `keep 566`, `score Full house`, `announce Full (Announce)`."""
-    if isinstance(action, Score):
-        return _("score {box}").format(box=variant_box_name(variant, action.box))
-    if isinstance(action, Keep):
-        return (
-            _("reroll all")
-            if not action.dice
-            else _("keep {kept}").format(kept=dice_digits(action.dice, variant.faces))
-        )
-    if isinstance(action, RuleAction):
-        if isinstance(action.arg, str) and action.arg in variant.box_ids:
-            return f"{action.name} {variant_box_name(variant, action.arg)}"
-        return action.label
-    return str(action)
 
 
 def example_action(st: GameState) -> str:
