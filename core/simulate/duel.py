@@ -146,7 +146,7 @@ def _order(lay: _Layout) -> list[tuple[int, int, np.ndarray]]:
     return out
 
 
-def solve_duel(planner: WinPlanner, max_bytes: int = MAX_BYTES) -> Duel:
+def solve_duel(planner: TurnOutcomes, max_bytes: int = MAX_BYTES) -> Duel:
     """The exact two-player values of `planner`'s variant (refused past `max_bytes`, with the size).
 
     V(m, o, d) is the mover's expected share of the win (a tie shares it, as `GameState.winners` does). A turn
