@@ -288,3 +288,19 @@ def test_the_command_refuses_a_file_as_work_folder(tmp_path, cli_env):
 
     (tmp_path / "file").write_text("x")
     assert "not a folder" in cli_fails("duel", "-v", "yacht", "--work-dir", str(tmp_path / "file"))
+
+
+@pytest.mark.slow
+def test_fixed_policies_are_valued_exactly_against_the_layered_optimum(tmp_path):
+    """The layered values as one array drive `duel.evaluate`: the optimum's own moves give back its value, and
+    neither bot:win nor bot:optimal does better against it, from either seat."""
+    from dicecup.simulate import duel, duel_solve, win
+
+    sol = solve(mini_yacht(tmp_path, ("ones", "twos", "yacht")))
+    got = duel_solve.solve(sol, dtype=np.float64)
+    planner = win.WinPlanner(sol, win.build_table(sol))
+    dense = got.dense(planner)
+    assert duel.evaluate(planner, dense, "exact", "exact") == pytest.approx(got.first_player, abs=1e-12)
+    for other in ("win", "optimal"):
+        assert duel.evaluate(planner, dense, "exact", other) >= got.first_player - 1e-12
+        assert duel.evaluate(planner, dense, other, "exact") <= got.first_player + 1e-12

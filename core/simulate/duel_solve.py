@@ -29,7 +29,7 @@ from ..numeric.duel import DuelShape, DuelTurns, duel_block
 from ..numeric.reference import plain_pick
 from ..progress import Reporter, task
 from . import distribution as dist
-from .duel import _Layout
+from .duel import Duel, _Layout
 from .win import TurnOutcomes
 
 if TYPE_CHECKING:
@@ -170,6 +170,25 @@ class ExactDuel:
         if abs(lead) > layer.R:
             return 1.0 if lead > 0 else 0.0
         return float(self.values[layer.name][mover * layer.others + other, lead + layer.R])
+
+    def dense(self, turns: TurnOutcomes) -> Duel:
+        """The values as `duel.Duel` holds them (every state pair, the whole game's lead bound), for `duel.evaluate`
+        to value fixed policies against this optimum exactly: for small games (refused past `MAX_MEMORY`)."""
+        lay = _Layout(turns)
+        n = len(lay.slots)
+        R = max(x.R for x in self.plan.layers)
+        if n * n * (2 * R + 1) * 8 > MAX_MEMORY:
+            raise TooLarge(f"{self.plan.variant_id}: {n:,}^2 x {2 * R + 1} values do not fit in memory as one array")
+        starts = np.concatenate([[0], np.cumsum([np.count_nonzero(lay.filled == k) for k in range(lay.nb + 1)])])
+        V = np.full((n, n, 2 * R + 1), np.nan)
+        d = np.arange(-R, R + 1)
+        for x in self.plan.layers:
+            inside = np.abs(d) <= x.R
+            block = np.where(d > 0, 1.0, 0.0) * np.ones((x.movers, x.others, 1))
+            block[:, :, inside] = np.asarray(self.values[x.name], dtype=np.float64).reshape(x.movers, x.others, -1)
+            m, o = starts[x.km], starts[x.ko]
+            V[m : m + x.movers, o : o + x.others] = block
+        return Duel(self.plan.variant_id, lay.slots, lay.filled, R, V, self.seconds)
 
 
 class _Store:
