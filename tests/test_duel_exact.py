@@ -304,3 +304,20 @@ def test_fixed_policies_are_valued_exactly_against_the_layered_optimum(tmp_path)
     for other in ("win", "optimal"):
         assert duel.evaluate(planner, dense, "exact", other) >= got.first_player - 1e-12
         assert duel.evaluate(planner, dense, other, "exact") <= got.first_player + 1e-12
+
+
+def test_a_local_dask_cluster_writes_the_bytes_of_one_process(tmp_path):
+    pytest.importorskip("distributed", reason="the cluster extra (dask distributed) is not installed")
+    from dicecup.cluster import connect
+    from dicecup.simulate import duel_solve
+
+    sol = solve(mini_yacht(tmp_path, ("ones", "twos", "threes")))
+    one = duel_solve.solve(sol, tmp_path / "one", chunk_values=200, threads=1)
+    with connect("local:2") as cluster:
+        part = duel_solve.solve(sol, tmp_path / "dask", chunk_values=200, cluster=cluster, stop_after=4)
+        assert sum(map(len, json.loads((tmp_path / "dask" / "progress.json").read_text()).values())) == 4
+        got = duel_solve.solve(sol, tmp_path / "dask", chunk_values=200, cluster=cluster)
+    assert part.plan == got.plan and got.first_player == one.first_player
+    for layer in one.plan.layers:
+        name = layer.name + ".bin"
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "one" / name).read_bytes(), name

@@ -17,6 +17,7 @@ import typer
 from ..errors import DicecupError
 from ..locales import N_, _
 from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .clustering import ClusterOpt
 from .progress import reporting
 from .solving import load_solution
 
@@ -53,6 +54,7 @@ def duel_cmd(
         int | None,
         typer.Option("--threads", min=1, max=256, help=N_("Threads the kernel runs on (default: every core).")),
     ] = None,
+    cluster: ClusterOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -77,7 +79,14 @@ def duel_cmd(
             n = threads or compiled.threads()
             if not (quiet or as_json):
                 console().print(plan.describe(n))
-            got = duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told)
+            if cluster is not None:
+                from ..cluster.connect import parse_address, require_packages
+
+                if work_dir is None:
+                    raise DicecupError("--cluster needs --work-dir: a folder every worker reaches")
+                parse_address(cluster)
+                require_packages()
+            got = duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told, cluster=cluster)
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start

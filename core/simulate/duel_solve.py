@@ -11,6 +11,7 @@ last finished chunk. `plan` sizes the run (values, memory, disk, time) before an
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -35,7 +36,18 @@ from .win import TurnOutcomes
 if TYPE_CHECKING:
     from ..solver.solve import Solution
 
-__all__ = ["COST_NS", "MAX_MEMORY", "DuelLayer", "DuelPlan", "ExactDuel", "plan", "solve"]
+__all__ = [
+    "COST_NS",
+    "MAX_MEMORY",
+    "DuelLayer",
+    "DuelPlan",
+    "ExactDuel",
+    "chunk_digest",
+    "chunk_rows",
+    "compute_chunk",
+    "plan",
+    "solve",
+]
 
 FORMAT = 1
 COST_NS = 3000.0
@@ -247,26 +259,36 @@ class _Store:
     def finished(self, layer: DuelLayer, c: int) -> bool:
         return str(c) in self.done.get(layer.name, {})
 
-    def rows(self, layer: DuelLayer, c: int) -> slice:
-        lo = c * layer.chunk
-        hi = min(layer.movers, lo + layer.chunk)
-        return slice(lo * layer.others, hi * layer.others)
-
-    def record(self, layer: DuelLayer, c: int, arr: np.ndarray) -> None:
+    def record(self, layer: DuelLayer, c: int, arr: np.ndarray, digest: str | None = None) -> None:
+        """Chunk c is finished (its SHA-256 `digest` where a worker wrote it, else read here)."""
         if self.folder is None:
+            self.done.setdefault(layer.name, {})[str(c)] = ""
             return
-        block = arr[self.rows(layer, c)]
-        if isinstance(arr, np.memmap):
-            arr.flush()
-        self.done.setdefault(layer.name, {})[str(c)] = hashlib.sha256(np.ascontiguousarray(block).data).hexdigest()
+        if digest is None:
+            if isinstance(arr, np.memmap):
+                arr.flush()
+            digest = chunk_digest(arr, layer, c)
+        self.done.setdefault(layer.name, {})[str(c)] = digest
         _atomic(self.folder / "progress.json", json.dumps(self.done))
 
     def verify(self, layer: DuelLayer, arr: np.ndarray) -> None:
         """Recorded chunks must still hold what was recorded (a tampered or torn file is refused)."""
+        if self.folder is None:
+            return
         for c, digest in self.done.get(layer.name, {}).items():
-            block = np.ascontiguousarray(arr[self.rows(layer, int(c))])
-            if hashlib.sha256(block.data).hexdigest() != digest:
+            if chunk_digest(arr, layer, int(c)) != digest:
                 raise DicecupError(f"{self.folder}: chunk {c} of {layer.name} no longer matches its digest")
+
+
+def chunk_rows(layer: DuelLayer, c: int) -> slice:
+    """Chunk c's rows of its layer's values."""
+    lo = c * layer.chunk
+    return slice(lo * layer.others, min(layer.movers, lo + layer.chunk) * layer.others)
+
+
+def chunk_digest(arr: np.ndarray, layer: DuelLayer, c: int) -> str:
+    """The SHA-256 of chunk c's values."""
+    return hashlib.sha256(np.ascontiguousarray(arr[chunk_rows(layer, c)]).data).hexdigest()
 
 
 def _atomic(path: Path, text: str) -> None:
@@ -295,9 +317,9 @@ def _turns(lay: _Layout, first: int, rows: range, next_first: int) -> DuelTurns:
     return DuelTurns(pts, succ, both)
 
 
-def _terminal(lay: _Layout, layer: DuelLayer, first: int, out: np.ndarray) -> None:
+def _terminal(lay: _Layout, layer: DuelLayer, out: np.ndarray) -> None:
     """Both cards full: the end bonuses and the lead decide."""
-    ends = lay.ends[first : first + layer.movers]
+    ends = lay.ends[lay.filled == lay.nb]
     d = np.arange(layer.width) - layer.R
     final = d[None, None, :] + ends[:, None, None] - ends[None, :, None]
     out[:] = np.where(final > 0, 1.0, np.where(final == 0, 0.5, 0.0)).reshape(out.shape)
@@ -316,12 +338,15 @@ def solve(
     max_memory: int = MAX_MEMORY,
     chunk_values: int = CHUNK_VALUES,
     stop_after: int | None = None,
+    cluster: Any = None,
 ) -> ExactDuel:
     """Solve the two-player game of `solution`'s variant exactly (each player maximising its chance of winning,
     a tie counting half). Without `work_dir` the values stay in memory (refused past `max_memory`); with it,
     they go to memory-mapped files there, and a run begun again goes on from the last finished chunk (the
-    folder must be on a disk with room for them all: refused otherwise). `stop_after`: return after that many
-    chunks computed by this call (for tests of resuming)."""
+    folder must be on a disk with room for them all: refused otherwise). `cluster` (a `dicecup.cluster`
+    Cluster or address, with `work_dir` on a disk every worker reaches): each layer's chunks run on its
+    workers, which build their own turn records. `stop_after`: return after that many chunks computed by this
+    call (for tests of resuming)."""
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
@@ -329,10 +354,12 @@ def solve(
     p = plan(solution, dt, chunk_values)
     threads = threads or compiled.threads()
     folder = None if work_dir is None else Path(work_dir)
-    if folder is None and p.disk > max_memory:
+    if folder is None and (p.disk > max_memory or cluster is not None):
         raise TooLarge(
             f"{p.describe(threads)}; {p.disk / 2**30:,.2f} GiB of values is above the {max_memory / 2**30:.1f} GiB "
             "held in memory: give a work folder (--work-dir) on a disk with room for them"
+            if cluster is None
+            else "a duel on a cluster needs a work folder (--work-dir) every worker reaches"
         )
     store = _Store(p, dt, folder)
     if folder is not None:
@@ -341,34 +368,58 @@ def solve(
         if left > free:
             raise TooLarge(f"{p.describe(threads)}; {left / 2**30:,.2f} GiB still to write, {free / 2**30:,.2f} free")
     lay = _Layout(TurnOutcomes(solution))
-    starts = np.concatenate([[0], np.cumsum([np.count_nonzero(lay.filled == k) for k in range(lay.nb + 1)])])
-    graph = solution.graph
-    pick = plain_pick(solution.variant.rolls)
     budget = stop_after
-    with task(progress, f"the exact duel of {p.variant_id}", p.values, "values", p.seconds(threads)) as rep:
+    with contextlib.ExitStack() as stack:
+        if cluster is not None:  # reached once for the whole run (an address is connected to here)
+            from ..cluster.connect import reached
+
+            cluster = stack.enter_context(reached(cluster))
+        rep = stack.enter_context(
+            task(progress, f"the exact duel of {p.variant_id}", p.values, "values", p.seconds(threads))
+        )
         prev: DuelLayer | None = None
         for layer in p.layers:
             out = store.layer(layer, True)
             store.verify(layer, out)
             rep.advance(sum(layer.values // layer.chunks for c in range(layer.chunks) if store.finished(layer, c)))
-            for c in _chunks(store, layer):
-                if budget is not None and budget <= 0:
-                    return ExactDuel(p, store.arrays, time.perf_counter() - t0)
-                block = out[store.rows(layer, c)]
-                movers = range(c * layer.chunk, min(layer.movers, (c + 1) * layer.chunk))
-                if prev is None:
-                    _terminal(lay, layer, int(starts[layer.km]), out)
-                else:
-                    turns = _turns(lay, int(starts[layer.km]), movers, int(starts[layer.km + 1]))
-                    vn = store.layer(prev, False)
-                    shape = DuelShape(layer.others, layer.R, prev.R, prev.others)
-                    _run(turns, graph.arrays, pick, vn, shape, block, threads)
-                store.record(layer, c, out)
-                rep.advance(len(movers) * layer.others * layer.width)
-                if budget is not None:
-                    budget -= 1
+            pending = list(_chunks(store, layer))
+            if budget is not None:
+                pending = pending[: max(0, budget)]
+                budget -= len(pending)
+            if prev is None:
+                for c in pending:
+                    _terminal(lay, layer, out)
+                    store.record(layer, c, out)
+            elif cluster is not None:
+                from ..cluster.duel import run_layer
+
+                assert folder is not None
+                for c, digest in run_layer(cluster, solution, folder, dt, layer, prev, pending):
+                    store.record(layer, c, out, digest)
+                    rep.advance(layer.values // layer.chunks)
+            else:
+                vn = store.layer(prev, False)
+                for c in pending:
+                    compute_chunk(lay, layer, prev, c, out, vn, threads)
+                    store.record(layer, c, out)
+                    rep.advance(layer.values // layer.chunks)
+            if any(not store.finished(layer, c) for c in range(layer.chunks)):
+                return ExactDuel(p, store.arrays, time.perf_counter() - t0)  # stopped as asked
             prev = layer
     return ExactDuel(p, store.arrays, time.perf_counter() - t0)
+
+
+def compute_chunk(
+    lay: _Layout, layer: DuelLayer, prev: DuelLayer, c: int, out: np.ndarray, vn: np.ndarray, threads: int
+) -> None:
+    """Chunk c of `layer` (its rows of `out`) from the next layer's values `vn` (`prev`, solved before it)."""
+    sol = lay.planner.solution
+    starts = np.concatenate([[0], np.cumsum([np.count_nonzero(lay.filled == k) for k in range(lay.nb + 1)])])
+    movers = range(c * layer.chunk, min(layer.movers, (c + 1) * layer.chunk))
+    turns = _turns(lay, int(starts[layer.km]), movers, int(starts[layer.km + 1]))
+    shape = DuelShape(layer.others, layer.R, prev.R, prev.others)
+    block = out[movers.start * layer.others : movers.stop * layer.others]
+    _run(turns, sol.graph.arrays, plain_pick(sol.variant.rolls), vn, shape, block, threads)
 
 
 def _run(
