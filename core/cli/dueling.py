@@ -16,7 +16,7 @@ import typer
 
 from ..errors import DicecupError
 from ..locales import N_, _
-from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, app, console, fail, load_variant
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
 from .clustering import ClusterOpt
 from .progress import reporting
 from .solving import load_solution
@@ -52,7 +52,9 @@ def duel_cmd(
     ] = "float32",
     threads: Annotated[
         int | None,
-        typer.Option("--threads", min=1, max=256, help=N_("Threads the kernel runs on (default: every core).")),
+        typer.Option(
+            "--threads", click_type=Whole(), help=N_("Threads the kernel runs on, 1 .. 256 (default: every core).")
+        ),
     ] = None,
     cluster: ClusterOpt = None,
     as_json: JsonOpt = False,
@@ -67,6 +69,8 @@ def duel_cmd(
 
     start = time.perf_counter()
     try:
+        if threads is not None and not 1 <= threads <= 256:
+            raise DicecupError(f"--threads must be 1 .. 256, got {threads}")
         if precision not in PRECISIONS:
             raise DicecupError(f"--precision {precision!r}: give float32 or float64")
         if work_dir is not None and work_dir.exists() and not work_dir.is_dir():
