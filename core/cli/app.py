@@ -12,6 +12,7 @@ from . import (
     catalogue,
     chances,
     distributing,
+    dueling,
     matching,
     playing,
     reviewing,

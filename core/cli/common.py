@@ -72,6 +72,7 @@ COMMAND_MODULES: dict[str, str] = {
     "odds": "chances",
     "distribution": "distributing",
     "risk": "risking",
+    "duel": "dueling",
     "strategy-card": "carding",
     "match": "matching",
     "serve": "serving",

@@ -16,10 +16,9 @@ import numpy as np
 from attrs import field, frozen
 
 from ..errors import TooLarge
-from ..language.model import Card
 from ..numeric.reference import turn_value
 from . import distribution as dist
-from .win import WinPlanner
+from .win import TurnOutcomes, WinPlanner
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
@@ -69,14 +68,13 @@ class _Layout:
     """The states in the order the values are kept (the empty card first), their filled boxes, and each
     mover's turn: outcomes' successors (as rows of the values) and points, legal boxes per roll."""
 
-    def __init__(self, planner: WinPlanner) -> None:
+    def __init__(self, planner: TurnOutcomes) -> None:
         sol = planner.solution
         layers = dist.layers_from(sol)
         self.planner = planner
         self.slots = np.concatenate([layer[2] for layer in layers])
         self.filled = np.concatenate([np.full(len(layer[2]), k) for k, layer in enumerate(layers)])
-        start = planner.slot_of(Card())
-        assert self.slots[0] == start  # the only state with no box filled
+        assert len(layers[0][2]) == 1  # the empty card, the only state with no box filled
         self.row = np.full(sol.index.size + 1, -1, dtype=np.int64)
         self.row[self.slots] = np.arange(len(self.slots))
         self.nb = sol.index.nb
@@ -148,7 +146,7 @@ def _order(lay: _Layout) -> list[tuple[int, int, np.ndarray]]:
     return out
 
 
-def solve_duel(planner: WinPlanner, max_bytes: int = MAX_BYTES) -> Duel:
+def solve_duel(planner: TurnOutcomes, max_bytes: int = MAX_BYTES) -> Duel:
     """The exact two-player values of `planner`'s variant (refused past `max_bytes`, with the size).
 
     V(m, o, d) is the mover's expected share of the win (a tie shares it, as `GameState.winners` does). A turn

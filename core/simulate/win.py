@@ -41,6 +41,7 @@ __all__ = [
     "MAX_TABLE_BYTES",
     "NO_OPPONENTS",
     "RemainingTable",
+    "TurnOutcomes",
     "WinAdvisor",
     "WinBot",
     "WinPlanner",
@@ -250,7 +251,38 @@ def remaining_table(
 # ---------------------------------------------------------------------------------------------- planner
 
 
-class WinPlanner:
+class TurnOutcomes:
+    """A variant's turns as the kernels see them, without any table: score contexts, outcomes (box, successor
+    slot, points) and successor slots of every live turn-start state (what `WinPlanner` and the exact duel
+    fold over)."""
+
+    def __init__(self, solution: Solution) -> None:
+        self.solution = solution
+        ix = solution.index
+        codes, progs = ix.states()
+        values = solution.column()
+        self.live = np.flatnonzero(np.isfinite(values[: ix.size]) & ((codes & ix.full) != ix.full))
+        self.codes, self.progs = codes, progs
+        self.run = dist.LayerPass(solution, codes[self.live])
+        t = self.run.tables
+        self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
+        self.ctx_all[self.live] = t.dense(solution, codes[self.live])
+        self.n_out = self.run.outs.n  # a context's outcomes (the rest: padding)
+        self.width = t.out_box.shape[1]
+        self.kmax = self.run.slot_add.shape[1]
+
+    def successors(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(successor value slot of each (box, slot) [n, boxes * kmax], solver value there) of turn-start states."""
+        r = self.run
+        c, p = self.codes[slots], np.ascontiguousarray(self.progs[slots])
+        n = len(slots)
+        succ = np.empty((n, r.slot_add.shape[0] * self.kmax), dtype=np.int64)
+        after = np.empty(succ.shape)
+        propagate.successor_slots(c, p, r.nexts, r.states, r.values, succ, after)
+        return succ, after
+
+
+class WinPlanner(TurnOutcomes):
     """A variant's turns as the kernels see them (score contexts, outcomes, successor slots) and its table:
     the best-move rows of movers given their outcomes' leaf values, and the chances of each outcome.
 
@@ -262,41 +294,21 @@ class WinPlanner:
     def __init__(self, solution: Solution, table: RemainingTable) -> None:
         if not dist.AVAILABLE:
             raise DicecupError("bot win needs numba (pip install numba)")
-        self.solution, self.table = solution, table
-        ix = solution.index
-        codes, progs = ix.states()
-        values = solution.column()
-        self.live = np.flatnonzero(np.isfinite(values[: ix.size]) & ((codes & ix.full) != ix.full))
-        self.codes, self.progs = codes, progs
-        self.run = dist.LayerPass(solution, codes[self.live])
+        super().__init__(solution)
+        self.table = table
         t = self.run.tables
-        self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
-        self.ctx_all[self.live] = t.dense(solution, codes[self.live])
-        self.n_out = self.run.outs.n  # a context's outcomes (the rest: padding)
         zeros = np.zeros(t.oid.shape, dtype=np.float64)
         self.sc = score_arrays(zeros, t.oid, t.scores.same)
         fit = move_flag(solution.variant.dice, len(solution.variant.box_ids))
         if fit is None:
             raise DicecupError(f"{solution.variant.id}: too many dice or boxes for the compiled policy")
         self.dtype, self.flag = fit
-        self.width = t.out_box.shape[1]
-        self.kmax = self.run.slot_add.shape[1]
         self.start = dist.Start(0, np.ascontiguousarray(solution.graph.arrays.roll_probs, dtype=np.float64))
         lo, ln = table.lo, table.ln
         live_all = ln > 0
         self.low = int((lo[live_all]).min()) if live_all.any() else 0
         self.high = int((lo + ln - 1)[live_all].max()) if live_all.any() else 0
         self._mean: np.ndarray | None = None
-
-    def successors(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(successor value slot of each (box, slot) [n, boxes * kmax], solver value there) of turn-start states."""
-        r = self.run
-        c, p = self.codes[slots], np.ascontiguousarray(self.progs[slots])
-        n = len(slots)
-        succ = np.empty((n, r.slot_add.shape[0] * self.kmax), dtype=np.int64)
-        after = np.empty(succ.shape)
-        propagate.successor_slots(c, p, r.nexts, r.states, r.values, succ, after)
-        return succ, after
 
     def curves(self, opp: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(first score, share-of-win curve [games, scores]) against opponents at slots opp with points base."""

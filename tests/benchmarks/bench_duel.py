@@ -11,6 +11,12 @@ solve time, player one's winning chance with both playing the exact optimum, and
 player one for each pairing of exact / win / optimal (`duel.evaluate`: computed, not sampled), both seats.
 The brute-force check of the exact values (GameState expectimax) is in tests/test_win.py on smaller
 variants.
+
+    .venv/bin/python tests/benchmarks/bench_duel.py --scale 5,6,7,8,9 [--threads 1]
+
+measures the layered solver (`simulate.duel_solve`, the compiled duel kernel, float32 values) on Yacht's first
+n boxes in card order, CPU time per value (the machine is shared: CPU seconds, not wall time, are what the
+projection uses), and projects from the largest the full 12-box Yacht, Yahtzee and Yatzy from their plans.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ YACHT_BOXES = {
     "sixes": "{section: upper, pattern: {kind: face, face: 6}, score: sum}",
     "full_house": "{section: lower, pattern: {kind: groups, sizes: [3, 2]}, score: total}",
     "four_of_a_kind": "{section: lower, pattern: {kind: of_a_kind, n: 4}, score: sum}",
+    "little_straight": "{section: lower, pattern: {kind: straight, runs: [[1, 2, 3, 4, 5]]}, score: 30}",
+    "big_straight": "{section: lower, pattern: {kind: straight, runs: [[2, 3, 4, 5, 6]]}, score: 30}",
     "choice": "{section: lower, pattern: always, score: total}",
     "yacht": "{section: lower, pattern: {kind: of_a_kind, n: 5}, score: 50}",
 }
@@ -49,11 +57,57 @@ def mini_yacht(boxes: list[str]) -> str:
     )
 
 
+def scale(sizes: list[int], threads: int) -> None:
+    """The layered solver on Yacht's first n boxes: its size, time and CPU per value; then the projections."""
+    import resource
+
+    import numpy as np
+
+    from dicecup.simulate import duel_solve
+
+    print("| boxes | card pairs | values | wall s | CPU s | CPU ns a value | first player |")
+    print("|---|---|---|---|---|---|---|")
+    per = 0.0
+    for n in sizes:
+        path = Path(tempfile.mkdtemp()) / "mini.yaml"
+        path.write_text(mini_yacht(list(YACHT_BOXES)[:n]), encoding="utf-8")
+        sol = solve(Engine(entry_points=False).load_file(path))
+        if n == sizes[0]:
+            duel_solve.solve(sol, threads=threads)  # compiled (or loaded) before anything is timed
+        cpu = time.process_time()
+        got = duel_solve.solve(sol, dtype=np.float32, threads=threads)
+        cpu = time.process_time() - cpu
+        p = got.plan
+        per = cpu / p.values * 1e9
+        print(
+            f"| {n} | {p.positions:,} | {p.values:,} | {got.seconds:.1f} | {cpu:.1f} | {per:,.0f} | {got.first_player:.6f} |"
+        )
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f"peak RSS of this process: {rss:,.0f} MiB; projected at {per:,.0f} ns of CPU a value:")
+    print(
+        "| variant | card pairs | values | disk (float32) | two layers in flight | CPU hours | 2 cores | 64-core node-hours |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    engine = Engine()
+    for vid in ("yacht", "yahtzee", "yatzy"):
+        p = duel_solve.plan(load_or_solve(engine.variant(vid))[0])
+        hours = p.values * per * 1e-9 / 3600
+        print(
+            f"| {vid} | {p.positions:,} | {p.values:.3e} | {p.disk / 2**30:,.1f} GiB | {p.memory / 2**30:,.1f} GiB "
+            f"| {hours:,.1f} | {hours / 2:,.1f} h | {hours / 64:,.1f} |"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boxes", default="ones,twos,threes,fours,fives,sixes")
     ap.add_argument("--builtins", default="yacht,yahtzee,yatzy")
+    ap.add_argument("--scale", default="", help="measure the layered solver on Yacht's first n boxes (comma list)")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
+    if args.scale:
+        scale([int(x) for x in args.scale.split(",")], args.threads)
+        return
     engine = Engine()
     for vid in args.builtins.split(","):
         try:
