@@ -17,7 +17,7 @@ from . import (
     reviewing,
     risking,
     serving,
-    simulating,
+    simulate_app,
     solving,
     training,
 )
