@@ -1,7 +1,7 @@
 """The `dicecup` command line: one module per group of commands, all on the app of `cli.base`.
 
 `main()` is the console script: an error that escapes a command is one `error: ...` line on stderr and exit
-status 2. A plain line of a quick command (`QUICK_COMMANDS`: `advise`) runs without typer, click or pydantic;
+status 2. A plain line of a quick command (`QUICK_COMMANDS`: `advise`, `simulate`) runs without typer, click or pydantic;
 any other line goes to typer, which imports only the command module the line names. While the command's
 modules import, the garbage collector is paused and what they made is frozen (`imports_paused`). A command
 that does no linear algebra worth a thread (`ONE_BLAS_THREAD`) runs with OpenBLAS on one thread unless the
@@ -26,7 +26,10 @@ ONE_BLAS_THREAD = frozenset({"advise", "odds"})
 #: what OpenBLAS reads its thread count from: any of them set, the user's choice stands
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 #: command -> (module of `cli`, function): the commands whose plain command lines `cli.quick` runs
-QUICK_COMMANDS: dict[str, tuple[str, str]] = {"advise": ("advising", "advise_cmd")}
+QUICK_COMMANDS: dict[str, tuple[str, str]] = {
+    "advise": ("advising", "advise_cmd"),
+    "simulate": ("simulating", "simulate_cmd"),
+}
 #: the variable shell completion sets (typer answers it)
 COMPLETE_VAR = "_DICECUP_COMPLETE"
 

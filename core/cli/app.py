@@ -18,7 +18,7 @@ from . import (
     reviewing,
     risking,
     serving,
-    simulating,
+    simulate_app,
     solving,
     training,
 )

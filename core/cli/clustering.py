@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..locales import N_, _
-from .common import warn
+from ..locales import _
+from .common import CLUSTER, warn
 
 if TYPE_CHECKING:
     from ..language.model import Variant
@@ -20,17 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ClusterOpt", "solve_backend", "drop_store"]
 
-ClusterOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--cluster",
-        metavar="ADDRESS",
-        help=N_(
-            "Run on a Dask cluster: a scheduler's address (tcp://HOST:PORT, as `dask scheduler` prints it) or "
-            "local:N to start N worker processes here; needs the cluster extra (.venv/bin/pip install -e '.[cluster]')."
-        ),
-    ),
-]
+ClusterOpt = Annotated[str | None, typer.Option(*CLUSTER.names, **CLUSTER.settings)]
 
 
 def solve_backend(address: str, work_dir: Path | None, variant: Variant, goal: Objective) -> tuple[Any, Path, bool]:

@@ -26,12 +26,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOTS",
+    "CLUSTER",
     "COMMAND_MODULES",
     "JSON",
     "OPTION",
     "ENGINE_KEY",
     "PLUGIN_FILES_KEY",
     "LANG_KEY",
+    "OVERWRITE",
     "OWN_CONTEXT",
     "language",
     "use_language",
@@ -66,7 +68,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("variants", "show", "score", "validate"), "catalogue"),
     **dict.fromkeys(("solve", "advise"), "solving"),  # (`advise` is declared in `advising`, typer-free)
     **dict.fromkeys(("play", "resume"), "playing"),
-    "simulate": "simulating",
+    "simulate": "simulate_app",  # (declared in `simulating`, typer-free)
     "review": "reviewing",
     "train": "training",
     "odds": "chances",
@@ -297,3 +299,12 @@ VARIANT = Opt(
 OPTION = Opt("--option", "-o", help=N_("Variant option KEY=VALUE (repeatable); `dicecup show` lists them."))
 JSON = Opt("--json", help=N_("Print JSON instead of tables."))
 QUIET = Opt("--quiet", "-q", help=N_("Print only the result: no notes (with --json, nothing but the JSON)."))
+CLUSTER = Opt(
+    "--cluster",
+    metavar="ADDRESS",
+    help=N_(
+        "Run on a Dask cluster: a scheduler's address (tcp://HOST:PORT, as `dask scheduler` prints it) or "
+        "local:N to start N worker processes here; needs the cluster extra (.venv/bin/pip install -e '.[cluster]')."
+    ),
+)
+OVERWRITE = Opt("--overwrite", help=N_("Let the file named by --save or --plot replace an existing one."))

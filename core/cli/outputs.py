@@ -13,12 +13,11 @@ import typer
 
 from ..errors import DicecupError
 from ..locales import N_, _
+from .common import OVERWRITE
 
 __all__ = ["OverwriteOpt", "output_path", "plot_path"]
 
-OverwriteOpt = Annotated[
-    bool, typer.Option("--overwrite", help=N_("Let the file named by --save or --plot replace an existing one."))
-]
+OverwriteOpt = Annotated[bool, typer.Option(*OVERWRITE.names, **OVERWRITE.settings)]
 
 _DEFAULT_NAME_MAX = 255  # bytes in a file name on most file systems, where the system cannot say
 

@@ -1,4 +1,9 @@
-"""CLI command `simulate`: many solitaire games, their statistics, exact counts, a histogram (PNG or terminal)."""
+"""CLI command `simulate`: many solitaire games, their statistics, exact counts, a histogram (PNG or terminal).
+
+Typer-free (`cli.quick`): a plain `dicecup simulate` command line runs without importing typer, click or
+pydantic, and rich only to draw the tables of the report (not for `--json`); `cli.simulate_app` adds the
+command to the typer app, for its help, completion, errors and the lines the quick path leaves to typer.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,36 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import DicecupError, shown
-from ..language.model import Variant
 from ..locales import N_, _, ngettext
-from ..progress import Reporter
 from ..simulate import MAX_ENGINE_SECONDS, STRATEGIES, check_run, check_size, simulate_range, strategy_name, summarize
-from ..simulate.plot import terminal_histogram, write_png
-from .base import Number, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, get_engine, load_variant
-from .clustering import ClusterOpt
-from .common import note_line, warn
-from .outputs import OverwriteOpt, plot_path
+from .common import (
+    CLUSTER,
+    JSON,
+    OPTION,
+    OVERWRITE,
+    QUIET,
+    VARIANT,
+    console,
+    echo,
+    get_engine,
+    load_variant,
+    note_line,
+    warn,
+)
 from .progress import check_games, reporting
+from .quick import Opt
 
-__all__ = ["simulate"]
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..language.model import Variant
+    from ..progress import Reporter
+
+__all__ = ["HELP", "HELP_FIELDS", "MAX_GAMES", "simulate_cmd"]
 
 #: The most games one command plays: memory stays flat, but time grows with them.
 MAX_GAMES = 1_000_000_000
@@ -41,6 +57,8 @@ def _games(n: int) -> str:
 
 def _print_scores(console: Console, s: dict[str, Any], every: bool) -> None:
     """The exact final totals: the most frequent by default, or every one ascending with its cumulative share."""
+    from rich.table import Table
+
     games = s["games"]
     scores = [(int(total), count) for total, count in s["scores"].items()]
     if every or len(scores) <= TOP_SCORES:
@@ -81,6 +99,8 @@ def _points_each(row: dict[str, Any]) -> str:
 
 def _print_times(console: Console, s: dict[str, Any]) -> None:
     """Games by how many times they earned each award, as the simulator counted them (see award_counts)."""
+    from rich.table import Table
+
     rows = [(bid, _points_each(row), list(row["times"].values())) for bid, row in s["bonuses"].items()]
     if not rows:
         return
@@ -111,6 +131,8 @@ def _times_columns(table: Table, counts: list[list[int]]) -> list[list[str]]:
 
 def _print_events(console: Console, s: dict[str, Any]) -> None:
     """What the rules counted at scorings: mean per game, games where it happened, games by times."""
+    from rich.table import Table
+
     rows = [(eid, row, list(row["games"].values())) for eid, row in s.get("events", {}).items()]
     if not rows:
         return
@@ -126,6 +148,9 @@ def _print_events(console: Console, s: dict[str, Any]) -> None:
 
 
 def _print_report(console: Console, s: dict[str, Any], seconds: float) -> None:
+    """The run's figures as tables: the final score's, the boxes', the bonuses' and the events'."""
+    from rich.table import Table
+
     opts = ", ".join(f"{k}={v}" for k, v in s["options"].items())
     console.print(
         f"[bold]{s['variant']}[/]{f' ({opts})' if opts else ''}: "
@@ -213,6 +238,8 @@ def _checked(
     check_run(strategy, games, seed, method, engine)  # the strategy, the method
     strategy = strategy_name(strategy)
     if plot is not None:
+        from .outputs import plot_path
+
         plot_path(plot, overwrite)
     v = load_variant(variant, option, spoken=spoken)
     rules = check_size(v, strategy, engine)  # a strategy whose work explodes is refused before any table or game
@@ -228,121 +255,96 @@ def _checked(
     return v, strategy, rules
 
 
-StrategyOpt = Annotated[
-    str,
-    typer.Option(
-        "--strategy",
-        "-s",
-        help=N_(
-            "How the games are played: {strategies}, risk:THETA (the exact solver's strategy "
-            "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
-            "bot: prefix: {bots}. Bots the batched simulator does not know play game by game (slower; a run "
-            "longer than --max-seconds by its second game is refused)."
-        ),
+HELP = N_("Play many solitaire games with one strategy and report score statistics and a histogram.")
+#: the `{fields}` of the command's help texts
+HELP_FIELDS = {"strategies": ", ".join(STRATEGIES), "max_games": f"{MAX_GAMES:,}", "top_scores": str(TOP_SCORES)}
+STRATEGY = Opt(
+    "--strategy",
+    "-s",
+    help=N_(
+        "How the games are played: {strategies}, risk:THETA (the exact solver's strategy "
+        "for E[exp(THETA x score)]: THETA > 0 bold, < 0 careful), or any solitaire bot, with or without its "
+        "bot: prefix: {bots}. Bots the batched simulator does not know play game by game (slower; a run "
+        "longer than --max-seconds by its second game is refused)."
     ),
-]
-GamesOpt = Annotated[
-    int,
-    typer.Option(
-        "--games", "-n", click_type=Whole(), help=N_("Number of games to play (1 .. {max_games}); memory stays flat.")
-    ),
-]
-SeedOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--seed",
-        click_type=Whole(),
-        help=N_("Random seed: the same seed gives the same games. Default: a fresh one, printed."),
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help=N_("Print every figure as JSON instead of tables."))]
-PlotOpt = Annotated[Path | None, typer.Option("--plot", help=N_("Write the histogram as a PNG image to this file."))]
-MethodOpt = Annotated[
-    str,
-    typer.Option(
-        "--method", help=N_("Simulator: auto (batched when it can), batched, engine (GameState, slow reference).")
-    ),
-]
-ScoresOpt = Annotated[
-    bool,
-    typer.Option(
-        "--scores",
-        help=N_(
-            "List every final total that occurred with its games and cumulative share "
-            "(default: the {top_scores} most frequent). --json always holds every one."
-        ),
-    ),
-]
-MaxSecondsOpt = Annotated[
-    float,
-    typer.Option(
-        "--max-seconds",
-        click_type=Number(1),
-        help=N_("Refuse a run the game-by-game simulator would take longer than this for, by its second game."),
-    ),
-]
-
-
-@app.command(
-    help_fields={"strategies": ", ".join(STRATEGIES), "max_games": f"{MAX_GAMES:,}", "top_scores": str(TOP_SCORES)},
-    help=N_("Play many solitaire games with one strategy and report score statistics and a histogram."),
 )
-def simulate(
-    variant: VariantOpt,
-    option: OptionOpt = None,
-    strategy: StrategyOpt = "optimal",
-    games: GamesOpt = 1000,
-    seed: SeedOpt = None,
-    as_json: JsonOpt = False,
-    plot: PlotOpt = None,
-    method: MethodOpt = "auto",
-    every_score: ScoresOpt = False,
-    quiet: QuietOpt = False,
-    max_seconds: MaxSecondsOpt = MAX_ENGINE_SECONDS,
-    cluster: ClusterOpt = None,
-    overwrite: OverwriteOpt = False,
-) -> None:
-    """Play many solitaire games with one strategy and report score statistics and a histogram."""
-    try:  # every argument is checked before the strategy's tables are made (they can take minutes)
-        engine = get_engine()
-        v, strategy, rules = _checked(variant, option, strategy, games, seed, method, plot, overwrite, not as_json)
-        if seed is None:
-            seed = random.SystemRandom().randrange(2**32)
-        report = None
-        result: Any  # the Tally of the run
-        with reporting(quiet or as_json, _("simulate {variant}").format(variant=v.id)) as told:
-            _prepare(v, strategy, told, method, rules)
-            start = time.perf_counter()
-            if cluster is not None:
-                if method != "auto":
-                    raise DicecupError(_("--cluster plays each range as --method auto does: leave --method out"))
-                from ..cluster import simulate_on_cluster
+GAMES = Opt("--games", "-n", help=N_("Number of games to play (1 .. {max_games}); memory stays flat."))
+SEED = Opt("--seed", help=N_("Random seed: the same seed gives the same games. Default: a fresh one, printed."))
+JSON_FIGURES = Opt(*JSON.names, help=N_("Print every figure as JSON instead of tables."))
+PLOT = Opt("--plot", help=N_("Write the histogram as a PNG image to this file."))
+METHOD = Opt("--method", help=N_("Simulator: auto (batched when it can), batched, engine (GameState, slow reference)."))
+SCORES = Opt(
+    "--scores",
+    help=N_(
+        "List every final total that occurred with its games and cumulative share "
+        "(default: the {top_scores} most frequent). --json always holds every one."
+    ),
+)
+MAX_SECONDS = Opt(
+    "--max-seconds",
+    min=1,
+    help=N_("Refuse a run the game-by-game simulator would take longer than this for, by its second game."),
+)
 
-                result, report = simulate_on_cluster(
-                    cluster, v, strategy, games, seed, progress=told, max_seconds=max_seconds
-                )
-            else:  # a running tally: memory does not grow with --games
-                result = simulate_range(
-                    v, strategy, seed, 0, games, method=method, progress=told, engine=engine, max_seconds=max_seconds,
-                    rules=rules,
-                )  # fmt: skip
-        seconds = time.perf_counter() - start
-        s = summarize(result)
-        s["notes"] = list(v.solitaire_notes())
-        if report is not None:
-            s["cluster"] = report.as_json()
-        if plot is not None:
-            write_png(plot, s)
-    except DicecupError as exc:
-        raise fail(str(exc)) from None
+
+def simulate_cmd(
+    variant: Annotated[str, VARIANT],
+    option: Annotated[list[str] | None, OPTION] = None,
+    strategy: Annotated[str, STRATEGY] = "optimal",
+    games: Annotated[int, GAMES] = 1000,
+    seed: Annotated[int | None, SEED] = None,
+    as_json: Annotated[bool, JSON_FIGURES] = False,
+    plot: Annotated[Path | None, PLOT] = None,
+    method: Annotated[str, METHOD] = "auto",
+    every_score: Annotated[bool, SCORES] = False,
+    quiet: Annotated[bool, QUIET] = False,
+    max_seconds: Annotated[float, MAX_SECONDS] = MAX_ENGINE_SECONDS,
+    cluster: Annotated[str | None, CLUSTER] = None,
+    overwrite: Annotated[bool, OVERWRITE] = False,
+) -> None:
+    """Play many solitaire games with one strategy and report score statistics and a histogram (a
+    DicecupError where the command line asks for what cannot be done)."""
+    # every argument is checked before the strategy's tables are made (they can take minutes)
+    engine = get_engine()
+    v, strategy, rules = _checked(variant, option, strategy, games, seed, method, plot, overwrite, not as_json)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    report = None
+    result: Any  # the Tally of the run
+    with reporting(quiet or as_json, _("simulate {variant}").format(variant=v.id)) as told:
+        _prepare(v, strategy, told, method, rules)
+        start = time.perf_counter()
+        if cluster is not None:
+            if method != "auto":
+                raise DicecupError(_("--cluster plays each range as --method auto does: leave --method out"))
+            from ..cluster import simulate_on_cluster
+
+            result, report = simulate_on_cluster(
+                cluster, v, strategy, games, seed, progress=told, max_seconds=max_seconds
+            )
+        else:  # a running tally: memory does not grow with --games
+            result = simulate_range(
+                v, strategy, seed, 0, games, method=method, progress=told, engine=engine, max_seconds=max_seconds,
+                rules=rules,
+            )  # fmt: skip
+    seconds = time.perf_counter() - start
+    s = summarize(result)
+    s["notes"] = list(v.solitaire_notes())
+    if report is not None:
+        s["cluster"] = report.as_json()
+    if plot is not None:
+        from ..simulate.plot import write_png
+
+        write_png(plot, s)
     if as_json:
-        typer.echo(json.dumps(s, indent=2))
+        echo(json.dumps(s, indent=2))
         return
     out = console()
     _print_report(out, s, seconds)
     if plot is not None:
         out.print(_("histogram written to {path}").format(path=plot))
     else:
+        from ..simulate.plot import terminal_histogram
         from ..simulate.stats import histogram_counts
 
         coarse = histogram_counts(result.totals, target_bins=24)

@@ -66,9 +66,13 @@ class Group(NamedTuple):
     zero: np.ndarray  # int64 [groups]: no increment (the state look-up's)
 
 
-def start_games(vals: np.ndarray) -> None:
-    """Every box of every game open."""
-    vals.fill(EMPTY_INT)
+def start_games(vals: np.ndarray, workers: int | None = None) -> None:
+    """Every box of every game open, the rows shared out between `workers` threads (`workers()`; numpy's fill
+    releases the GIL): a large run's fresh pages are faulted in by all of them, not by the caller's alone."""
+    count = max(1, min(workers or compiled.threads(), len(vals) // GROUP))
+    bounds = [len(vals) * i // count for i in range(count + 1)]
+    parts = iter([vals[bounds[i] : bounds[i + 1]] for i in range(count)])
+    compiled.on_threads(lambda: next(parts).fill(EMPTY_INT), count)
 
 
 def workers() -> int:

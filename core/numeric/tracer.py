@@ -177,9 +177,15 @@ class ClassTables:
     few of them whole), or appended as classes are learned. A table handed out is the same object on every use.
     `into` copies one into a caller's buffer without keeping it (for a reader of every class, once)."""
 
-    def __init__(self, make: Callable[[int, np.ndarray], None] | None = None, n: int = 0, shape: tuple = ()) -> None:
+    def __init__(
+        self,
+        make: Callable[[int, np.ndarray], None] | None = None,
+        n: int = 0,
+        shape: tuple = (),
+        make_all: Callable[[], np.ndarray] | None = None,
+    ) -> None:
         self._made: list[np.ndarray | None] = [None] * n
-        self._make, self._shape = make, shape
+        self._make, self._shape, self._make_all = make, shape, make_all
 
     def __len__(self) -> int:
         return len(self._made)
@@ -198,6 +204,15 @@ class ClassTables:
 
     def append(self, table: np.ndarray) -> None:
         self._made.append(table)
+
+    def stacked(self) -> np.ndarray:
+        """Every class's table, stacked [classes, entries, width]: made at once (`make_all`) where none was made
+        yet, the tables handed out from then on being its rows."""
+        if self._make_all is not None and self._made and all(t is None for t in self._made):
+            got = self._make_all()
+            self._made = list(got)
+            return got
+        return np.stack(list(self))
 
     def into(self, c: int, out: np.ndarray) -> None:
         """Class c's table copied into `out` (of its shape), not kept when it was not made yet."""
@@ -334,7 +349,7 @@ class Traced:
                 ids[u] = cid
             else:
                 if self._stacked is None or len(self._stacked) != len(self.tables):
-                    self._stacked = np.stack(list(self.tables))
+                    self._stacked = self.tables.stacked()
                 return ids[inverse.reshape(-1)], self._stacked
 
     # ------------------------------------------------------------------ what was learned, as arrays
@@ -409,20 +424,18 @@ class Traced:
             raise ValueError("the learned tables do not fit these rules")
         self._forget_entries()
         at = 0
+        gid = np.full(self.entries, -1, dtype=np.int64)  # each entry's group, in the order groups are met
+        pos = np.zeros(self.entries, dtype=np.int64)  # and its place in the group
+        order: dict[tuple[int, ...], int] = {}
         for e, k in enumerate(lens.tolist()):
             if k >= 0:
                 facts = tuple(flat[at : at + k].tolist())
                 at += k
                 self.reads[e] = facts
                 self._fresh.discard(e)
-                self._groups.setdefault(facts, _Group()).join(e)
-        for e, vals, result in zip(entry.tolist(), values.tolist(), answers.astype(np.int64), strict=True):
-            facts = self.reads[e]
-            if facts is None:
-                raise ValueError("the learned tables do not fit these rules")
-            group = self._groups[facts]
-            known, results = group.answer(tuple(vals[: len(facts)]), self.width)
-            known[group.at[e]], results[group.at[e]] = True, result
+                pos[e] = self._groups.setdefault(facts, _Group()).join(e)
+                gid[e] = order.setdefault(facts, len(order))
+        self._restore_answers(gid, pos, entry, values, answers)
         self.keyed = tuple(keyed.tolist())
         if self.keyed != tuple(sorted(set().union(*self._groups))):
             raise ValueError("the learned tables do not fit these rules")
@@ -433,6 +446,31 @@ class Traced:
         tables = self._class_tables(keys)
         self.class_of = {tuple(key): c for c, key in enumerate(key_list)}
         self.tables = tables
+
+    def _restore_answers(
+        self, gid: np.ndarray, pos: np.ndarray, entry: np.ndarray, values: np.ndarray, answers: np.ndarray
+    ) -> None:
+        """Put answer i (of `entry[i]`, under the fact values `values[i]`) into its group's answers (`gid`: each
+        entry's group, `pos` its place there), a group and a set of values at a time; each group's sets of
+        values are added in the order they are first met, as one answer at a time would add them."""
+        g = gid[entry]
+        if (g < 0).any():
+            raise ValueError("the learned tables do not fit these rules")
+        by_group = np.argsort(g, kind="stable")
+        bounds = np.searchsorted(g[by_group], np.arange(len(self._groups) + 1))
+        for n, (facts, group) in enumerate(self._groups.items()):
+            mine = by_group[bounds[n] : bounds[n + 1]]  # this group's answers, in file order
+            if not len(mine):
+                continue
+            uniq, first, inverse = unique_rows(values[mine, : len(facts)])
+            at, cap = pos[entry[mine]], len(group.index)
+            by_values = np.argsort(inverse, kind="stable")
+            edges = np.searchsorted(inverse[by_values], np.arange(len(uniq) + 1))
+            for u in np.argsort(first, kind="stable").tolist():
+                rows = by_values[edges[u] : edges[u + 1]]
+                known, results = np.zeros(cap, dtype=bool), np.zeros((cap, self.width), dtype=np.int64)
+                known[at[rows]], results[at[rows]] = True, answers[mine[rows]]
+                group.answers[tuple(uniq[u].tolist())] = (known, results)
 
     def _class_tables(self, keys: np.ndarray) -> ClassTables:
         """The tables of classes keyed `keys` (on `keyed`), each made on first use from the answers known (as
@@ -482,4 +520,7 @@ class Traced:
         def make(c: int, out: np.ndarray) -> None:  # the class's answers in the groups' order, put in entry order
             np.take(np.concatenate([results[which[c]] for which, results in blocks]), back, axis=0, out=out)
 
-        return ClassTables(make, n_classes, (self.entries, self.width))
+        def make_all() -> np.ndarray:  # every class's at once, as `make` makes each
+            return np.take(np.concatenate([results[which] for which, results in blocks], axis=1), back, axis=1)
+
+        return ClassTables(make, n_classes, (self.entries, self.width), make_all)

@@ -10,6 +10,9 @@ alike; the medians of each side and of the pairwise ratios are printed.
   process, start-up and table loading included, against the peer's in-process
   `Solver.simulate(N)`, timed inside its process after the peer's table is
   loaded (so the peer's start-up is not counted: the goal is stated that way).
+  Two figures each: `--seed 1` every run (after the warm-up, a run meets only best-move
+  rows and score classes an earlier process kept), and a new seed every run (its games
+  reach states no earlier run kept: their rows are filled and kept by that run).
 - advise: `dicecup advise -v yahtzee --dice 11256 --rolls-left 2 --json`
   against a Python one-liner loading the peer's table and asking the same
   position; both whole processes, CPU time (user + system) and wall time.
@@ -112,14 +115,17 @@ def _peer_simulate(env: dict[str, str], table: str, games: int, seeds: Iterator[
 
 def simulate(env: dict[str, str], table: str, runs: int) -> None:
     for games in (20_000, 200_000):
-        ours_cmd = [DICECUP, "simulate", "-v", "yahtzee", "-n", str(games), "--seed", "1"]
-        ours, theirs = _pairs(
-            runs,
-            partial(lambda cmd: _run(cmd, env)[0], ours_cmd),
-            partial(_peer_simulate, env, table, games, iter(range(1_000_000))),
-        )
         goal = "10x" if games == 20_000 else "30x"
-        _report(f"simulate {games:,} games (ours whole process, the peer's in process)", ours, theirs, goal)
+        fresh = iter(range(1_000, 1_000_000))  # a seed no earlier run of this benchmark played
+        for label, seeds in (("the same seed each run", None), ("a new seed each run", fresh)):
+
+            def ours(seeds: Iterator[int] | None = seeds, games: int = games) -> float:
+                seed = "1" if seeds is None else str(next(seeds))
+                return _run([DICECUP, "simulate", "-v", "yahtzee", "-n", str(games), "--seed", seed], env)[0]
+
+            theirs = partial(_peer_simulate, env, table, games, iter(range(1_000_000)))
+            a, b = _pairs(runs, ours, theirs)
+            _report(f"simulate {games:,} games, {label} (ours whole process, the peer's in process)", a, b, goal)
 
 
 def advise(env: dict[str, str], table: str, runs: int) -> None:
