@@ -22,31 +22,39 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
+# one BLAS thread: the network's matrices are small, and threads contending for 2 shared cores only add CPU time
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dicecup import Engine  # noqa: E402
 from learned import ExactTeacher, StrongTeacher, open_rows  # noqa: E402
 from valuenet import ValueNet  # noqa: E402
+
+from dicecup import Engine  # noqa: E402
+from dicecup.language.model import Variant  # noqa: E402
 
 TRAIN_SEED = 1_000_000
 """Training runs are seeds TRAIN_SEED + --seed; an evaluation seed at or above it is refused."""
 
 
-def make_teacher(variant_id: str, teacher: str) -> ExactTeacher | StrongTeacher:
-    variant = Engine().variant(variant_id)
+def make_teacher(variant_id: str | Variant, teacher: str) -> ExactTeacher | StrongTeacher:
+    """The exact solver's values (`optimal`), bot strong's (`strong`), or the first that reaches it (`auto`)."""
+    variant = Engine().variant(variant_id) if isinstance(variant_id, str) else variant_id
     if teacher == "auto":
         from dicecup.solver.rules import check_solvable
 
         try:
             check_solvable(variant)
             teacher = "optimal"
-        except Exception:  # noqa: BLE001 - any refusal of the solver means: learn from bot strong
+        except Exception:
             teacher = "strong"
     return ExactTeacher(variant) if teacher == "optimal" else StrongTeacher(variant)
 
@@ -89,22 +97,31 @@ def cpu_seconds() -> float:
     return time.process_time()
 
 
-def train(args: argparse.Namespace) -> None:
-    wall0, cpu0 = time.time(), cpu_seconds()
-    teacher = make_teacher(args.variant, args.teacher)
-    budget = args.cpu_minutes * 60.0
-    rng = np.random.default_rng(args.seed)
-    run = TRAIN_SEED + args.seed
+def learn(
+    teacher: ExactTeacher | StrongTeacher,
+    cpu_minutes: float,
+    *,
+    seed: int = 0,
+    rounds: int = 1000,
+    round_games: int = 0,
+    epochs: float = 4.0,
+    hidden: int = 128,
+    lr: float = 2e-3,
+    say=print,  # type: ignore[no-untyped-def]
+) -> tuple[ValueNet, list[dict], int]:
+    """DAgger until `cpu_minutes` of this process's CPU time are used (or `rounds` rounds): (the network, a line per
+    round, training games played). Round 0's games are the teacher's, every later round's the agent's own."""
+    cpu0 = cpu_seconds()
+    budget = cpu_minutes * 60.0
+    rng = np.random.default_rng(seed)
+    run = TRAIN_SEED + seed
     data = Data(teacher)
     played = 0
-    exact = isinstance(teacher, ExactTeacher)
-    games = args.round_games or (20_000 if exact else 40)
+    games = round_games or (5_000 if isinstance(teacher, ExactTeacher) else 40)
     net: ValueNet | None = None
-    print(f"{args.variant}: teacher {teacher.name}; budget {args.cpu_minutes:g} CPU minutes", flush=True)
-    history = []
-    for rnd in range(args.rounds):
-        used = cpu_seconds() - cpu0
-        if rnd and used >= budget:
+    history: list[dict] = []
+    for rnd in range(rounds):
+        if rnd and cpu_seconds() - cpu0 >= budget:
             break
         t0 = cpu_seconds()
         record: list[np.ndarray] = []
@@ -112,16 +129,12 @@ def train(args: argparse.Namespace) -> None:
         played += games
         new = data.add(record)
         if net is None:
-            net = ValueNet(data.x.shape[1], args.hidden, scale=max(1.0, float(np.abs(data.y).max())), seed=args.seed)
+            net = ValueNet(data.x.shape[1], hidden, scale=max(1.0, float(np.abs(data.y).max())), seed=seed)
             net.fit_inputs(data.x)
-        left = budget - (cpu_seconds() - cpu0)
-        lr = args.lr * (0.3 if rnd >= args.rounds // 2 else 1.0)
-        epochs = args.epochs if rnd else args.epochs * 2
-        mse = net.train(data.x, data.y, epochs, lr, rng)
-        who = teacher.name if rnd == 0 else "agent"
+        mse = net.train(data.x, data.y, epochs if rnd else 2 * epochs, lr, rng)
         line = {
             "round": rnd,
-            "played_by": who,
+            "played_by": teacher.name if rnd == 0 else "agent",
             "games": games,
             "mean": round(float(totals.mean()), 2),
             "new_states": new,
@@ -131,14 +144,31 @@ def train(args: argparse.Namespace) -> None:
             "round_cpu_s": round(cpu_seconds() - t0, 1),
         }
         history.append(line)
-        print(json.dumps(line), flush=True)
-        if left <= 0:
-            break
+        say(json.dumps(line))
     assert net is not None
+    return net, history, played
+
+
+def train(args: argparse.Namespace) -> None:
+    wall0, cpu0 = time.time(), cpu_seconds()
+    teacher = make_teacher(args.variant, args.teacher)
+    print(f"{args.variant}: teacher {teacher.name}; budget {args.cpu_minutes:g} CPU minutes", flush=True)
+    net, history, played = learn(
+        teacher,
+        args.cpu_minutes - (cpu_seconds() - cpu0) / 60,
+        seed=args.seed,
+        rounds=args.rounds,
+        round_games=args.round_games,
+        epochs=args.epochs,
+        hidden=args.hidden,
+        lr=args.lr,
+        say=lambda line: print(line, flush=True),
+    )
     cpu, wall = cpu_seconds() - cpu0, time.time() - wall0
     print(f"trained: {cpu / 60:.1f} CPU minutes, {wall / 60:.1f} wall minutes, {played:,} training games", flush=True)
     out = Path(args.save)
     out.mkdir(parents=True, exist_ok=True)
+    run = TRAIN_SEED + args.seed
     net.save(
         out / "value.npz",
         variant=args.variant,
@@ -154,7 +184,10 @@ def train(args: argparse.Namespace) -> None:
         evaluate_net(net, teacher, args.games, args.eval_seed, run)
 
 
-def evaluate_net(net: ValueNet, teacher: ExactTeacher | StrongTeacher, games: int, seed: int, train_seed: int) -> None:
+def evaluate_net(
+    net: ValueNet, teacher: ExactTeacher | StrongTeacher, games: int, seed: int, train_seed: int
+) -> np.ndarray:
+    """Play `games` games of run `seed` (never a training run), print the mean and its standard error; the totals."""
     if seed == train_seed or seed >= TRAIN_SEED:
         raise SystemExit(f"--eval-seed {seed}: runs from {TRAIN_SEED} on are for training; pick a smaller seed")
     t0, c0 = time.time(), cpu_seconds()
@@ -165,6 +198,7 @@ def evaluate_net(net: ValueNet, teacher: ExactTeacher | StrongTeacher, games: in
         opt = teacher.exact.expected_score
         line += f"; optimal {opt:.2f}, so {100 * mean / opt:.2f}% of it"
     print(line, f"({time.time() - t0:.0f} s wall, {cpu_seconds() - c0:.0f} s CPU)", flush=True)
+    return totals
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -178,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--eval-seed", type=int, default=0, help=f"evaluation run (below {TRAIN_SEED:,})")
     p.add_argument("--seed", type=int, default=0, help="training seed (the run TRAIN_SEED + seed, and the weights)")
     p.add_argument("--rounds", type=int, default=1000, help="at most this many DAgger rounds")
-    p.add_argument("--round-games", type=int, default=0, help="games per round (0: 20,000 exact, 40 strong)")
+    p.add_argument("--round-games", type=int, default=0, help="games per round (0: 5,000 exact, 40 strong)")
     p.add_argument("--epochs", type=float, default=4.0, help="passes over the data per round")
     p.add_argument("--hidden", type=int, default=128)
     p.add_argument("--lr", type=float, default=2e-3)

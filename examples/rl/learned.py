@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable
 
 import numpy as np
+from valuenet import ValueNet
 
 from dicecup.game.actions import Action, Score
 from dicecup.game.state import GameState
@@ -33,7 +34,6 @@ from dicecup.simulate.streams import GameStreams
 from dicecup.solver.relax import Relaxation, best_move
 from dicecup.solver.solve import Solution
 from dicecup.solver.strong import strong_values
-from valuenet import ValueNet
 
 
 def index_features(index: StateIndex, codes: np.ndarray, totals: np.ndarray) -> np.ndarray:
