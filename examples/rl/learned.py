@@ -96,13 +96,14 @@ class ExactTeacher:
         self._ids = Solution(variant, idx, ids, self.exact.states, 0.0, space=self.space)
 
     def label(self, slots: np.ndarray, successors: bool = True) -> np.ndarray:
-        """`slots` and, with `successors`, every state one box away from them (what a turn's search compares)."""
+        """`slots` and, with `successors`, every state one box away from them (what a turn's search compares),
+        those the exact table values."""
         slots = np.unique(slots)
-        if not successors or len(slots) == 0:
-            return slots
-        after = self._ids.successors(self.codes[slots], self.totals[slots])
-        after = after[np.isfinite(after)].astype(np.int64)
-        return np.union1d(slots, after[after < self.size])
+        if successors and len(slots):
+            after = self._ids.successors(self.codes[slots], self.totals[slots])
+            after = after[np.isfinite(after)].astype(np.int64)
+            slots = np.union1d(slots, after[after < self.size])
+        return slots[np.isfinite(self.values[slots])]  # a slot of the table no game reaches has no value
 
     def table(self, net: ValueNet) -> Solution:
         """A copy of the solver's table holding the network's value of every state instead of the exact one."""
