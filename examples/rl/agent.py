@@ -1,7 +1,7 @@
 """The reference agent: a learned value of the card, and each turn searched exactly against it.
 
-    python examples/rl/agent.py --variant yahtzee --cpu-minutes 30 --save runs/yahtzee
-    python examples/rl/agent.py --load runs/yahtzee --games 10000
+    python examples/rl/agent.py --variant yahtzee --cpu-minutes 5 --save runs/yahtzee
+    python examples/rl/agent.py --load runs/yahtzee --games 10000 --eval-seed 0
 
 What is learned: a small numpy network (`valuenet.ValueNet`) that maps a card at the start of a turn to the
 points still to come. What is searched: the turn itself, every keep and box of its rolls over all dice
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", default="yahtzee")
     p.add_argument("--teacher", choices=("auto", "optimal", "strong"), default="auto")
-    p.add_argument("--cpu-minutes", type=float, default=30.0, help="training budget in CPU minutes (all threads)")
+    p.add_argument("--cpu-minutes", type=float, default=5.0, help="training budget in CPU minutes (all threads)")
     p.add_argument("--save", default="runs/agent", help="folder for the trained network")
     p.add_argument("--load", help="evaluate the network saved in this folder instead of training")
     p.add_argument("--games", type=int, default=10_000, help="evaluation games (0: none)")
