@@ -1,0 +1,108 @@
+"""Agents by variant: random, greedy, strong, learned and optimal, each as mean ± standard error of the final score.
+
+    python examples/rl/agents_table.py --games 10000 --learned yahtzee=runs/yahtzee --learned yatzy=runs/yatzy
+
+Every agent plays the simulator's run `--seed` (games 0 .., which the agent's training never plays). The bots are
+played by `dicecup.simulate.simulate` (batched where it can, else by the engine); the learned agent is the
+network saved by `agent.py` for that variant, searching each turn against it. A cell the engine would take more
+than `--max-minutes` for plays as many games as fit in that time (at least `--min-games`), and says how many. An
+agent that does not exist for a variant (the exact solver cannot reach it, bot strong cannot split its card, no
+network given) is shown as a dash. Prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from valuenet import ValueNet
+
+from dicecup import Engine
+from dicecup.errors import DicecupError
+from dicecup.simulate import simulate
+
+AGENTS = ("random", "greedy", "strong", "learned", "optimal")
+DEFAULT_VARIANTS = ("yahtzee", "yatzy", "yacht", "kniffel", "generala", "triple-yahtzee", "yamb")
+
+
+def cell(totals: np.ndarray, games: int) -> str:
+    t = totals.astype(np.float64)
+    text = f"{t.mean():,.1f} ± {t.std(ddof=1) / math.sqrt(len(t)):.1f}"
+    return text if len(t) >= games else f"{text} ({len(t):,} games)"
+
+
+def affordable(play_one_game, games: int, max_seconds: float, min_games: int) -> int:  # type: ignore[no-untyped-def]
+    """How many games fit in `max_seconds`, timing the first (at least `min_games`, at most `games`)."""
+    t0 = time.process_time()
+    play_one_game()
+    per = max(time.process_time() - t0, 1e-6)
+    return max(min_games, min(games, int(max_seconds / per)))
+
+
+def bot_totals(variant, strategy: str, games: int, seed: int, max_seconds: float, min_games: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    first = simulate(variant, strategy, 2, seed)  # builds the tables or solves first, and tells the method
+    if first.method != "batched":
+        games = affordable(lambda: simulate(variant, strategy, 1, seed, first_game=2), games, max_seconds, min_games)
+    return simulate(variant, strategy, games, seed).totals
+
+
+def learned_totals(folder: str, games: int, seed: int, max_seconds: float, min_games: int) -> np.ndarray:
+    from agent import TRAIN_SEED, make_teacher
+    from learned import ExactTeacher
+
+    net, meta = ValueNet.load(Path(folder) / "value.npz")
+    if seed >= TRAIN_SEED or seed == int(meta["train_seed"]):
+        raise SystemExit(f"--seed {seed} is a training run; pick one below {TRAIN_SEED:,}")
+    teacher = make_teacher(str(meta["variant"]), str(meta["teacher"]))
+    if not isinstance(teacher, ExactTeacher):
+        games = affordable(lambda: teacher.play(net, 1, seed, games + 1), games, max_seconds, min_games)
+    return teacher.play(net, games, seed, 0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS))
+    p.add_argument("--agents", default=",".join(AGENTS))
+    p.add_argument("--games", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--learned", action="append", default=[], help="VARIANT=FOLDER of a network agent.py saved")
+    p.add_argument("--max-minutes", type=float, default=10.0, help="CPU minutes a cell the engine plays may take")
+    p.add_argument("--min-games", type=int, default=20)
+    args = p.parse_args(argv)
+    engine = Engine()
+    learned = dict(item.split("=", 1) for item in args.learned)
+    agents = args.agents.split(",")
+    print("| variant | " + " | ".join(agents) + " |")
+    print("|---|" + "---|" * len(agents))
+    for vid in args.variants.split(","):
+        variant = engine.variant(vid)
+        row = []
+        for agent in agents:
+            t0, c0 = time.time(), time.process_time()
+            try:
+                if agent == "learned":
+                    if vid not in learned:
+                        row.append("—")
+                        continue
+                    totals = learned_totals(learned[vid], args.games, args.seed, args.max_minutes * 60, args.min_games)
+                else:
+                    totals = bot_totals(variant, agent, args.games, args.seed, args.max_minutes * 60, args.min_games)
+            except DicecupError as exc:
+                print(f"  ({vid}, {agent}: {exc})", file=sys.stderr)
+                row.append("—")
+                continue
+            row.append(cell(totals, args.games))
+            took = f"{time.time() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU"
+            print(f"  {vid} {agent}: {row[-1]} ({took})", file=sys.stderr, flush=True)
+        print(f"| {variant.name} | " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
