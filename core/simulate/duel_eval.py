@@ -77,11 +77,11 @@ def evaluate_layers(
         for prev, layer in zip(layers, layers[1:], strict=False):
             policy = second if layer.km < layer.ko else first
             Vn = L.optimum(prev) if policy == "exact" else None
-            E = _layer(planner, L, layer, prev, E, Vn, policy, mean, told)
+            E = _policy_layer(planner, L, layer, prev, E, Vn, policy, mean, told=told)
     return float(E[0, 0, layers[-1].R])
 
 
-def _layer(
+def _policy_layer(
     planner: WinPlanner,
     L: _Layers,
     layer: DuelLayer,
