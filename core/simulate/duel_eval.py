@@ -15,7 +15,7 @@ from attrs import field, frozen
 
 from ..errors import DicecupError
 from ..progress import Reporter, task
-from .duel import POLICIES, _Layout
+from .duel import POLICIES
 from .duel_bot import DuelPolicy
 from .duel_solve import DuelLayer, ExactDuel
 from .win import WinPlanner
@@ -44,19 +44,10 @@ def _after(Vn: np.ndarray, Rn: int, o: np.ndarray, rows: np.ndarray, pts: np.nda
     return out
 
 
-class _Layers:
-    """The layered solve's layers as [movers, others, 2R + 1] float64 arrays, and where each layer's states
-    start among `_Layout`'s rows."""
-
-    def __init__(self, planner: WinPlanner, exact: ExactDuel) -> None:
-        self.lay = _Layout(planner)
-        counts = [np.count_nonzero(self.lay.filled == k) for k in range(self.lay.nb + 1)]
-        self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self.exact = exact
-
-    def optimum(self, layer: DuelLayer) -> np.ndarray:
-        raw = self.exact.values[layer.name]
-        return np.asarray(raw, dtype=np.float64).reshape(layer.movers, layer.others, layer.width)
+def _optimum(exact: ExactDuel, layer: DuelLayer) -> np.ndarray:
+    """A layer of the layered solve as a [movers, others, 2R + 1] float64 array."""
+    raw = exact.values[layer.name]
+    return np.asarray(raw, dtype=np.float64).reshape(layer.movers, layer.others, layer.width)
 
 
 def evaluate_layers(
@@ -68,22 +59,22 @@ def evaluate_layers(
     for p in (first, second):
         if p not in POLICIES:
             raise DicecupError(f"unknown policy {p!r}; policies: {', '.join(POLICIES)}")
-    L = _Layers(planner, exact)
+    L = DuelPolicy(planner, exact)
     layers = exact.plan.layers
     mean = planner.mean_table() if "optimal" in (first, second) else None
-    E = L.optimum(layers[0])  # both cards full: the end bonuses and the lead decide, whoever plays
+    E = _optimum(exact, layers[0])  # both cards full: the end bonuses and the lead decide, whoever plays
     total = sum(x.values for x in layers[1:])
     with task(progress, f"{first} against {second} in {exact.plan.variant_id}", total, "values") as told:
         for prev, layer in zip(layers, layers[1:], strict=False):
             policy = second if layer.km < layer.ko else first
-            Vn = L.optimum(prev) if policy == "exact" else None
+            Vn = _optimum(exact, prev) if policy == "exact" else None
             E = _policy_layer(planner, L, layer, prev, E, Vn, policy, mean, told=told)
     return float(E[0, 0, layers[-1].R])
 
 
 def _policy_layer(
     planner: WinPlanner,
-    L: _Layers,
+    L: DuelPolicy,
     layer: DuelLayer,
     prev: DuelLayer,
     En: np.ndarray,
