@@ -1,5 +1,5 @@
 """The built-in computer players, registered like any third party's: random, greedy, optimal, strong, risk and
-target and win.
+target, win and duel.
 
 Each bot's code is imported when that bot is asked for, not when the plugin loads: every engine loads this
 plugin, and most commands (`dicecup advise`) play no game, so the game layer is not theirs to import.
@@ -127,6 +127,20 @@ def _check_win(variant: Variant) -> None:
     check_win(variant)
 
 
+def _duel(rng: random.Random) -> Bot:
+    """Two-player play from the exact duel's table (imported on first use)."""
+    from dicecup.simulate.duel_bot import DuelBot
+
+    return DuelBot(rng)
+
+
+def _check_duel(variant: Variant) -> None:
+    """What bot duel refuses at once (bot win's refusals, a duel table neither solved nor small, with its size)."""
+    from dicecup.simulate.duel_bot import check_duel
+
+    check_duel(variant)
+
+
 @hookimpl
 def dicecup_register_bots(register: Callable[..., None]) -> None:
     register("random", _random, "a uniformly random legal move (a baseline, and a fuzzer for rules)")
@@ -159,6 +173,14 @@ def dicecup_register_bots(register: Callable[..., None]) -> None:
         "plays each turn for the best chance of finishing first, from the exact score distributions of every "
         "player's position (games of two or more players; alone, use bot:optimal)",
         check=_check_win,
+        solitaire=False,
+    )
+    register(
+        "duel",
+        _duel,
+        "the exact two-player strategy: each move maximises the chance of winning given both cards and the lead, "
+        "from the solved duel (`dicecup duel --keep` solves it for larger cards; two players only)",
+        check=_check_duel,
         solitaire=False,
     )
     register(

@@ -2,7 +2,7 @@
 
 The exact two-player game (`simulate.duel_solve`): its size is printed and checked before it starts; with
 `--work-dir` its values go to memory-mapped files there and a run begun again goes on from its last finished
-chunk.
+chunk; `--keep` uses the cache folder where `bot:duel` reads the table.
 """
 
 from __future__ import annotations
@@ -46,6 +46,16 @@ def duel_cmd(
             ),
         ),
     ] = None,
+    keep: Annotated[
+        bool,
+        typer.Option(
+            "--keep",
+            help=N_(
+                "Solve into the cache folder, where bot:duel reads the table (resumable like --work-dir); "
+                "float32 values."
+            ),
+        ),
+    ] = False,
     precision: Annotated[
         str,
         typer.Option("--precision", help=N_("Stored values: float32 (default) or float64.")),
@@ -73,12 +83,20 @@ def duel_cmd(
             raise DicecupError(f"--threads must be 1 .. 256, got {threads}")
         if precision not in PRECISIONS:
             raise DicecupError(f"--precision {precision!r}: give float32 or float64")
+        if keep and work_dir is not None:
+            raise DicecupError("--keep solves into the cache folder: give --keep or --work-dir, not both")
+        if keep and precision != "float32":
+            raise DicecupError("--keep keeps float32 values, the ones bot:duel reads: drop --precision")
         if work_dir is not None and work_dir.exists() and not work_dir.is_dir():
             raise DicecupError(f"--work-dir {work_dir}: not a folder")
         with reporting(quiet or as_json, _("the exact duel of {variant}").format(variant=variant)) as told:
             v = load_variant(variant, option, spoken=not as_json)
             solution, _cached = load_solution(v, quiet=quiet or as_json, progress=told)
             dtype = np.dtype(precision)
+            if keep:
+                from ..simulate.duel_bot import duel_folder
+
+                work_dir = duel_folder(v)
             plan = duel_solve.plan(solution, dtype)
             n = threads or compiled.threads()
             if not (quiet or as_json):

@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import card, compiled, layer, moves, play, scoreclass, turn
+from . import card, compiled, duel, layer, moves, play, scoreclass, turn
 from .records import signature_digest, signatures
 
 __all__ = ["MODULE", "build"]
@@ -48,7 +48,7 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
             self.release_gil = True
 
     kernels = {"turn_block": turn.jitted(), "layer_f8": layer.jitted(), "layer_f4": layer.jitted()}
-    kernels.update(card_f8=card.jitted(), card_f4=card.jitted())
+    kernels.update(card_f8=card.jitted(), card_f4=card.jitted(), duel_f8=duel.jitted(), duel_f4=duel.jitted())
     player, hashing = play.compiled_names()["_play_worker"], scoreclass.compiled_names()
     fill = moves.compiled_names()["_fill_worker"]
     kernels.update(class_slots=hashing["_class_slots"], group_facts=hashing["_group_facts"])

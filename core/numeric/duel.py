@@ -5,41 +5,23 @@ turn (box b scoring p points from roll r, successor s') hands the move to the ot
 worth 1 - V'(other, s', -(d + p)) to the mover, V' the next layer's values; a lead past the next layer's bound
 Rn is decided by its sign. Each roll's best box over those leaves is the score step, and the core's one turn
 recursion (`turn.turn_block`) folds the turn with W consecutive leads as its lanes. Compiled by numba in both
-compiled modes; the plain function is the numpy-mode fallback (slow: for tiny cards only).
+compiled modes (built ahead of time as `duel_f4` / `duel_f8`, by the values' dtype); the plain function is the
+numpy-mode fallback (slow: for tiny cards only). It imports only numpy, numba and this folder (`aot.py` builds it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from . import compiled
-from .records import DiceArrays, TurnArrays
+from .records import DiceArrays, DuelShape, DuelTurns, TurnArrays
 from .turn import W, turn_block
 
 __all__ = ["DuelShape", "DuelTurns", "duel_block", "jitted"]
-
-
-class DuelTurns(NamedTuple):
-    """The movers' turns: per mover, decision (0: after a later roll, 1: after the first), box and roll, the
-    points scored and the successor's row among the next layer's other states (-1: not legal there)."""
-
-    pts: np.ndarray  # int64 [movers, 2, boxes, rolls]
-    succ: np.ndarray  # int64 [movers, 2, boxes, rolls]
-    both: np.ndarray  # bool [movers]: the first roll scores differently from a later one
-
-
-class DuelShape(NamedTuple):
-    """A layer's geometry: the other states, this layer's lead bound R and the next layer's Rn, and the next
-    layer's other states (its value rows are other * n_next + successor)."""
-
-    others: int
-    R: int
-    Rn: int
-    n_next: int
 
 
 def _leaves(turns, i, f, vn, base, d0, Rn, score):
@@ -125,6 +107,10 @@ def duel_block(
     lo: int,
     hi: int,
 ) -> None:
-    """`_duel` by the kernel this process runs (numba where installed, else the plain function)."""
-    kernel = jitted() if compiled.NUMBA and compiled.MODE != "numpy" else _duel
+    """`_duel` by the kernel this process runs (the ahead-of-time build, numba, else the plain function)."""
+    kernel: Any
+    if compiled.MODE == "aot":
+        kernel = compiled.aot_kernel("duel_f4" if vn.dtype == np.float32 else "duel_f8")
+    else:
+        kernel = jitted() if compiled.NUMBA and compiled.MODE == "jit" else _duel
     kernel(turns, d, pick, vn, shape, out, lo, hi)

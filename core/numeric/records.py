@@ -22,6 +22,8 @@ __all__ = [
     "Classes",
     "Coding",
     "DiceArrays",
+    "DuelShape",
+    "DuelTurns",
     "Games",
     "HandKeys",
     "MoveRows",
@@ -304,6 +306,26 @@ class Playing(NamedTuple):
     draws: RollDraws  # `draws.roll_draws` with those keys: how a roll's dice are drawn
 
 
+class DuelTurns(NamedTuple):
+    """The exact duel's movers' turns (`duel._duel`): per mover, decision (0: after a later roll, 1: after the
+    first), box and roll, the points scored and the successor's row among the next layer's other states (-1:
+    not legal there)."""
+
+    pts: np.ndarray  # int64 [movers, 2, boxes, rolls]
+    succ: np.ndarray  # int64 [movers, 2, boxes, rolls]
+    both: np.ndarray  # bool [movers]: the first roll scores differently from a later one
+
+
+class DuelShape(NamedTuple):
+    """A duel layer's geometry: the other states, this layer's lead bound R and the next layer's Rn, and the next
+    layer's other states (its value rows are other * n_next + successor)."""
+
+    others: int
+    R: int
+    Rn: int
+    n_next: int
+
+
 def _i8(*shape: int) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
@@ -346,12 +368,18 @@ def core_signatures() -> dict[str, tuple[Any, ...]]:
     one = np.int64(1)
     card = (CardArrays(1, _i8(1), _i8(1), _i8(1), 0), slots, lay, st, dice)
     scratch = (_f8(1, 1, 1), _f8(1, 1, w), _f8(1, 1, w), _i8(1))
+    turns = DuelTurns(_i8(1, 1, 1, 1), _i8(1, 1, 1, 1), np.zeros(1, dtype=np.bool_))
+    f4 = np.zeros((1, 1), np.float32)
+    duel = (turns, dice, _i8(1))
+    shape = DuelShape(1, 1, 1, 1)
     return {
         "turn_block": fold,
         "layer_f8": (lay, slots, st, dice, _f8(1, 1), one, one, _f8(1, 1)),
         "layer_f4": (lay, slots, st, dice, np.zeros((1, 1), np.float32), one, one, _f8(1, 1)),
         "card_f8": (*card, _f8(1, 1), scratch),
         "card_f4": (*card, np.zeros((1, 1), np.float32), scratch),
+        "duel_f8": (*duel, _f8(1, 1), shape, _f8(1, 1), one, one),
+        "duel_f4": (*duel, f4, shape, f4, one, one),
     }
 
 

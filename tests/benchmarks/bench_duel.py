@@ -17,6 +17,13 @@ variants.
 measures the layered solver (`simulate.duel_solve`, the compiled duel kernel, float32 values) on Yacht's first
 n boxes in card order, CPU time per value (the machine is shared: CPU seconds, not wall time, are what the
 projection uses), and projects from the largest the full 12-box Yacht, Yahtzee and Yatzy from their plans.
+
+    .venv/bin/python tests/benchmarks/bench_duel.py --bot 6 [--games 100000] [--threads 1]
+
+bot:duel on Yacht's first n boxes: the layered solve (float64), then player one's exact share of the win for
+bot:duel against itself, bot:win and bot:optimal in both seats (`duel_eval.evaluate_layers`: computed layer by
+layer, not sampled), each beside the share of `--games` games played with dice between the same two
+(`duel_eval.play_duels`) and how many standard errors apart they are.
 """
 
 from __future__ import annotations
@@ -98,13 +105,50 @@ def scale(sizes: list[int], threads: int) -> None:
         )
 
 
+def bot(n: int, games: int, threads: int) -> None:
+    """bot:duel's exact shares on Yacht's first n boxes, each checked by games played with dice."""
+    import numpy as np
+
+    from dicecup.simulate import duel_eval, duel_solve
+
+    path = Path(tempfile.mkdtemp()) / "mini.yaml"
+    boxes = list(YACHT_BOXES)[:n]
+    path.write_text(mini_yacht(boxes), encoding="utf-8")
+    sol = solve(Engine(entry_points=False).load_file(path))
+    planner = win.WinPlanner(sol, win.build_table(sol))
+    got = duel_solve.solve(sol, dtype=np.float64, threads=threads)
+    print(
+        f"{sol.variant.id} ({','.join(boxes)}): {got.plan.values:,} values, solved in {got.seconds:.1f} s; "
+        f"player one wins {got.first_player:.6f} of games (ties half), both playing bot:duel"
+    )
+    print(f"| player one | player two | exact share | exact s | {games:,} games | std err | apart | games s |")
+    print("|---|---|---|---|---|---|---|---|")
+    pairs = [("exact", "exact"), ("exact", "win"), ("win", "exact"), ("exact", "optimal"), ("optimal", "exact")]
+    for a, b in pairs:
+        t = time.perf_counter()
+        exact = duel_eval.evaluate_layers(planner, got, a, b)
+        t = time.perf_counter() - t
+        played = duel_eval.play_duels(planner, got, a, b, games, seed=1)
+        apart = (played.mean - exact) / played.stderr
+        name = {"exact": "bot:duel", "win": "bot:win", "optimal": "bot:optimal"}
+        print(
+            f"| {name[a]} | {name[b]} | {exact:.6f} | {t:.1f} | {played.mean:.6f} | {played.stderr:.6f} "
+            f"| {apart:+.2f} | {played.seconds:.1f} |"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boxes", default="ones,twos,threes,fours,fives,sixes")
     ap.add_argument("--builtins", default="yacht,yahtzee,yatzy")
     ap.add_argument("--scale", default="", help="measure the layered solver on Yacht's first n boxes (comma list)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--bot", type=int, default=0, help="bot:duel's exact shares on Yacht's first n boxes")
+    ap.add_argument("--games", type=int, default=100_000, help="games played with dice per pairing (--bot)")
     args = ap.parse_args()
+    if args.bot:
+        bot(args.bot, args.games, args.threads)
+        return
     if args.scale:
         scale([int(x) for x in args.scale.split(",")], args.threads)
         return
