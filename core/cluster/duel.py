@@ -30,7 +30,7 @@ def run_chunk(
     """On a worker: chunk c of `layer` written into its file in `folder`; returns (c, its SHA-256)."""
     from ..simulate.duel import _Layout
     from ..simulate.duel_solve import chunk_digest, compute_chunk
-    from ..simulate.win import TurnOutcomes
+    from ..simulate.turns import TurnOutcomes
 
     dt = np.dtype(dtype)
     out = np.memmap(

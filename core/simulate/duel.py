@@ -18,7 +18,8 @@ from attrs import field, frozen
 from ..errors import TooLarge
 from ..numeric.reference import turn_value
 from . import distribution as dist
-from .win import TurnOutcomes, WinPlanner
+from .turns import TurnOutcomes
+from .win import WinPlanner
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution

@@ -31,7 +31,7 @@ from ..numeric.reference import plain_pick
 from ..progress import Reporter, task
 from . import distribution as dist
 from .duel import Duel, _Layout
-from .win import TurnOutcomes
+from .turns import TurnOutcomes
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution

@@ -33,6 +33,7 @@ from ..numeric.moves import move_flag, move_rows, score_arrays
 from ..progress import Reporter, task
 from ..store import store_of
 from . import distribution as dist
+from .turns import TurnOutcomes
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
@@ -41,7 +42,6 @@ __all__ = [
     "MAX_TABLE_BYTES",
     "NO_OPPONENTS",
     "RemainingTable",
-    "TurnOutcomes",
     "WinAdvisor",
     "WinBot",
     "WinPlanner",
@@ -249,37 +249,6 @@ def remaining_table(
 
 
 # ---------------------------------------------------------------------------------------------- planner
-
-
-class TurnOutcomes:
-    """A variant's turns as the kernels see them, without any table: score contexts, outcomes (box, successor
-    slot, points) and successor slots of every live turn-start state (what `WinPlanner` and the exact duel
-    fold over)."""
-
-    def __init__(self, solution: Solution) -> None:
-        self.solution = solution
-        ix = solution.index
-        codes, progs = ix.states()
-        values = solution.column()
-        self.live = np.flatnonzero(np.isfinite(values[: ix.size]) & ((codes & ix.full) != ix.full))
-        self.codes, self.progs = codes, progs
-        self.run = dist.LayerPass(solution, codes[self.live])
-        t = self.run.tables
-        self.ctx_all = np.full(ix.size + 1, -1, dtype=np.int64)
-        self.ctx_all[self.live] = t.dense(solution, codes[self.live])
-        self.n_out = self.run.outs.n  # a context's outcomes (the rest: padding)
-        self.width = t.out_box.shape[1]
-        self.kmax = self.run.slot_add.shape[1]
-
-    def successors(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(successor value slot of each (box, slot) [n, boxes * kmax], solver value there) of turn-start states."""
-        r = self.run
-        c, p = self.codes[slots], np.ascontiguousarray(self.progs[slots])
-        n = len(slots)
-        succ = np.empty((n, r.slot_add.shape[0] * self.kmax), dtype=np.int64)
-        after = np.empty(succ.shape)
-        propagate.successor_slots(c, p, r.nexts, r.states, r.values, succ, after)
-        return succ, after
 
 
 class WinPlanner(TurnOutcomes):
