@@ -3,9 +3,10 @@
 Each game is a row of `VecGames`: its card (box scores), the dice on the table as a dice graph row, the rolls
 used and its own splitmix64 dice stream (`draws.chunk`, a chunk of dice a draw). A step takes one action index
 per game (the encoding of `dicecup.rl.encoding`: keeps as masks of the sorted dice, then the boxes): a keep
-rolls the other dice, a box is scored from the learned score tables (`tables.ScoreTables`' classes, found by
-`scoreclass.class_of`), then the next turn's dice are rolled. The legal boxes come from the learned legality
-tables and the running total's bonuses from the learned end-bonus tables, each class found by the same hash.
+rolls the other dice, a box is scored from the learned score tables (`tables.ScoreTables`' classes, keyed as
+`scoreclass.class_of` keys them, found in a hash of this module's: `add_slots`), then the next turn's dice are
+rolled. The legal boxes come from the learned legality tables and the running total's bonuses from the learned
+end-bonus tables, each class found the same way.
 Where a class or a per-roll legality answer is not learned yet, the game is flagged (`VecOut.missing`) and the
 caller asks the rules, then runs the look-up again: no rule is written here.
 """
@@ -20,9 +21,9 @@ import numpy as np
 
 from . import compiled
 from .draws import _next, chunk
-from .intrinsics import fetch_add
+from .intrinsics import fetch_add, prefetch
 from .records import EMPTY, RollDraws
-from .scoreclass import class_of
+from .scoreclass import _fact, _hash
 
 __all__ = [
     "MISSING_CLASS",
@@ -33,6 +34,7 @@ __all__ = [
     "VecLayout",
     "VecOut",
     "VecTables",
+    "add_slots",
     "compiled_names",
     "new_games",
 ]
@@ -46,7 +48,8 @@ BLOCK = 512  # games a thread of `_step_games` takes at a time
 
 
 class Hashed(NamedTuple):
-    """One learned table's classes, keyed for `scoreclass.class_of`: the facts, each class's key, the hash."""
+    """One learned table's classes, keyed as `scoreclass.class_of` keys them (`CardFacts`' facts), hashed by
+    `add_slots`: the facts, each class's key, the hash."""
 
     facts: np.ndarray  # int64 [F]
     keys: np.ndarray  # int64 [C, F]
@@ -149,6 +152,60 @@ def new_games(n: int, boxes: int) -> VecGames:
         done=np.ones(n, dtype=np.bool_),
         illegal=i8.copy(),
     )
+
+
+def _slot(h, size):
+    """The first slot of a key's hash in a table of `size` slots (a power of 2): the hash goes through
+    murmur3's 64-bit finaliser first, because the FNV steps (`scoreclass._hash`) leave keys of small numbers
+    alike in the low bits, which clustered an upper bonus's classes into runs of up to 155 slots."""
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return np.int64(h & np.uint64(size - 1))
+
+
+def add_slots(slots, keys, start):
+    """Classes start .. C - 1 of `keys` [C, F] into the hash `slots` (-1: empty) that holds the classes before
+    them; the caller keeps the slots under half full."""
+    size = slots.shape[0]
+    for c in range(start, keys.shape[0]):
+        h = np.uint64(0xCBF29CE484222325)
+        for k in range(keys.shape[1]):
+            h = _hash(keys[c, k], h)
+        j = _slot(h, size)
+        while slots[j] >= 0:
+            j = (j + 1) & (size - 1)
+        slots[j] = c
+
+
+def _first_slot(vals, i, facts, size):
+    """The slot where the probe for row i's card starts, in a table of `size` slots hashed by `add_slots`."""
+    nb = vals.shape[1]
+    h = np.uint64(0xCBF29CE484222325)
+    for k in range(facts.shape[0]):
+        h = _hash(_fact(vals, i, facts[k], nb), h)
+    return _slot(h, size)
+
+
+def _probe(vals, i, facts, keys, slots, j):
+    """The class of row i's card, probing from slot j (`_first_slot`); -1 when no class with its key is learned."""
+    nb = vals.shape[1]
+    nf = facts.shape[0]
+    size = slots.shape[0]
+    while True:
+        c = slots[j]
+        if c < 0:
+            return -1
+        same = True
+        for k in range(nf):
+            if keys[c, k] != _fact(vals, i, facts[k], nb):
+                same = False
+                break
+        if same:
+            return c
+        j = (j + 1) & (size - 1)
 
 
 def _draw(rng, g, buf, left, n, per, outcomes, low, faces, out):
@@ -283,35 +340,55 @@ def _act(gm, dk, tb, lay, actions, out, lo, hi, scratch):
             _roll(rng, buf, left, hand, add_edges, i, 0, dice, per, outcomes, low, faces, scratch)
 
 
-def _classify(gm, tb, out, which, lo, hi):
+def _classify(gm, tb, out, which, lo, hi, at):
     """Games which[lo:hi] whose card changed: their three classes, then their total and the step's reward (the
     change of the total); MISSING_CLASS bits where a class is not learned yet (`changed` stays set: the caller
-    learns it)."""
+    learns it). BLOCK games at a time: their first slots found and fetched (into `at` [BLOCK, 3]), then the
+    classes there fetched, then the probes: so the cache misses of a block's games overlap."""
     vals, awards, total, cls = gm.vals, gm.awards, gm.total, gm.cls
     changed, missing, reward, bonus = out.changed, out.missing, out.reward, tb.bonus
     s_facts, s_keys, s_slots = tb.score_of.facts, tb.score_of.keys, tb.score_of.slots
     l_facts, l_keys, l_slots = tb.legal_of.facts, tb.legal_of.keys, tb.legal_of.slots
     e_facts, e_keys, e_slots = tb.end_of.facts, tb.end_of.keys, tb.end_of.slots
     nb = vals.shape[1]
-    for k in range(lo, hi):
-        i = which[k]
-        if not changed[i]:
-            continue
-        c0 = class_of(vals, i, s_facts, s_keys, s_slots)
-        c1 = class_of(vals, i, l_facts, l_keys, l_slots)
-        c2 = class_of(vals, i, e_facts, e_keys, e_slots)
-        cls[i, 0], cls[i, 1], cls[i, 2] = c0, c1, c2
-        miss = (1 if c0 < 0 else 0) | (2 if c1 < 0 else 0) | (4 if c2 < 0 else 0)
-        missing[i] = miss
-        if miss:
-            continue
-        t = awards[i] + bonus[c2]
-        for b in range(nb):
-            if vals[i, b] != EMPTY_INT:
-                t += vals[i, b]
-        reward[i] += t - total[i]
-        total[i] = t
-        changed[i] = False
+    for first in range(lo, hi, BLOCK):
+        last = min(hi, first + BLOCK)
+        for k in range(first, last):
+            i = which[k]
+            if changed[i]:
+                q = k - first
+                at[q, 0] = _first_slot(vals, i, s_facts, s_slots.shape[0])
+                at[q, 1] = _first_slot(vals, i, l_facts, l_slots.shape[0])
+                at[q, 2] = _first_slot(vals, i, e_facts, e_slots.shape[0])
+                prefetch(s_slots, at[q, 0])
+                prefetch(l_slots, at[q, 1])
+                prefetch(e_slots, at[q, 2])
+        for k in range(first, last):
+            if changed[which[k]]:
+                q = k - first
+                prefetch(s_keys, max(s_slots[at[q, 0]], 0) * s_keys.shape[1])
+                prefetch(l_keys, max(l_slots[at[q, 1]], 0) * l_keys.shape[1])
+                prefetch(e_keys, max(e_slots[at[q, 2]], 0) * e_keys.shape[1])
+        for k in range(first, last):
+            i = which[k]
+            if not changed[i]:
+                continue
+            q = k - first
+            c0 = _probe(vals, i, s_facts, s_keys, s_slots, at[q, 0])
+            c1 = _probe(vals, i, l_facts, l_keys, l_slots, at[q, 1])
+            c2 = _probe(vals, i, e_facts, e_keys, e_slots, at[q, 2])
+            cls[i, 0], cls[i, 1], cls[i, 2] = c0, c1, c2
+            miss = (1 if c0 < 0 else 0) | (2 if c1 < 0 else 0) | (4 if c2 < 0 else 0)
+            missing[i] = miss
+            if miss:
+                continue
+            t = awards[i] + bonus[c2]
+            for b in range(nb):
+                if vals[i, b] != EMPTY_INT:
+                    t += vals[i, b]
+            reward[i] += t - total[i]
+            total[i] = t
+            changed[i] = False
 
 
 def _observe(gm, dk, tb, lay, out, which, lo, hi):
@@ -389,20 +466,21 @@ def _step_games(gm, dk, tb, lay, actions, out, taken):
     n = gm.done.shape[0]
     scratch = np.empty(dk.dice, dtype=np.int64)
     every = np.arange(n)
+    at = np.empty((BLOCK, 3), dtype=np.int64)
     while True:
         t = fetch_add(taken, 1)
         lo, hi = t * BLOCK, min(n, (t + 1) * BLOCK)
         if lo >= n:
             break
         _act(gm, dk, tb, lay, actions, out, lo, hi, scratch)
-        _classify(gm, tb, out, every, lo, hi)
+        _classify(gm, tb, out, every, lo, hi, at)
         _observe(gm, dk, tb, lay, out, every, lo, hi)
 
 
 def _settle_some(gm, dk, tb, lay, out, which):
     """Games `which` again, those the last pass left waiting for what the caller learned: their classes where
     their card changed, then their observation and mask (none while a class is missing)."""
-    _classify(gm, tb, out, which, 0, which.shape[0])
+    _classify(gm, tb, out, which, 0, which.shape[0], np.empty((BLOCK, 3), dtype=np.int64))
     _observe(gm, dk, tb, lay, out, which, 0, which.shape[0])
 
 
@@ -414,9 +492,21 @@ def compiled_names() -> Mapping[str, Any]:
     calls = {
         "chunk": draws.compiled_names()["chunk"],
         "_next": draws.compiled_names()["_next"],
-        "class_of": scoreclass.compiled_names()["class_of"],
+        "_hash": scoreclass.compiled_names()["_hash"],
+        "_fact": scoreclass.compiled_names()["_fact"],
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
+        "prefetch": intrinsics.compiled_names()["prefetch"],
     }
-    helpers = ("_draw", "_roll", "_new_game", "_act", "_classify", "_observe")
-    kernels = ("draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
+    helpers = (
+        "_slot",
+        "_first_slot",
+        "_probe",
+        "_draw",
+        "_roll",
+        "_new_game",
+        "_act",
+        "_classify",
+        "_observe",
+    )
+    kernels = ("add_slots", "draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
     return compiled.jit_namespace(globals(), kernels, inline=helpers, calls=calls)

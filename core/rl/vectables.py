@@ -15,11 +15,10 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..numeric import scoreclass, vecstep
+from ..numeric import vecstep
 from ..numeric.dice import DiceGraph
 from ..numeric.draws import roll_draws
 from ..numeric.records import EMPTY
-from ..numeric.scoreclass import class_slots
 from ..numeric.tables import RuleTables, Untabulable
 from ..simulate.batch import Batched, batched_for, keep_learned
 from .encoding import Encoding
@@ -109,7 +108,7 @@ def vec_layout(variant: Variant, encoding: Encoding, penalty: float, max_illegal
 class _Grown:
     """A table's classes as growing arrays: each class's key (its facts' values) and a row of numbers per class
     (`row(c)`), appended as classes are learned (room doubled as it fills), made anew where the table was keyed
-    anew; hashed for `scoreclass.class_of` whenever classes were added."""
+    anew; hashed by `vecstep.add_slots` whenever classes were added."""
 
     def __init__(self, row: Any) -> None:
         self.row = row
@@ -155,10 +154,10 @@ class _Grown:
         keys = self._keys[:end]
         size = 1 << max(4, (2 * end).bit_length())
         if self.hashed is None or start == 0 or len(self.hashed.slots) != size:
-            slots = class_slots(keys, size)
+            slots, start = np.full(size, -1, dtype=np.int64), 0
         else:  # the same room: the new classes go into the slots there are
             slots = self.hashed.slots
-            scoreclass.compiled_names()["add_slots"](slots, keys, start)
+        vecstep.compiled_names()["add_slots"](slots, keys, start)
         self.hashed = vecstep.Hashed(np.array(facts, dtype=np.int64), keys, slots)
         return True
 
