@@ -23,7 +23,7 @@ from . import compiled
 from .draws import _next, chunk
 from .intrinsics import fetch_add, prefetch
 from .records import EMPTY, RollDraws
-from .scoreclass import _fact, _hash
+from .scoreclass import _fact, _hash, probe
 
 __all__ = [
     "MISSING_CLASS",
@@ -187,25 +187,6 @@ def _first_slot(vals, i, facts, size):
     for k in range(facts.shape[0]):
         h = _hash(_fact(vals, i, facts[k], nb), h)
     return _slot(h, size)
-
-
-def _probe(vals, i, facts, keys, slots, j):
-    """The class of row i's card, probing from slot j (`_first_slot`); -1 when no class with its key is learned."""
-    nb = vals.shape[1]
-    nf = facts.shape[0]
-    size = slots.shape[0]
-    while True:
-        c = slots[j]
-        if c < 0:
-            return -1
-        same = True
-        for k in range(nf):
-            if keys[c, k] != _fact(vals, i, facts[k], nb):
-                same = False
-                break
-        if same:
-            return c
-        j = (j + 1) & (size - 1)
 
 
 def _draw(rng, g, buf, left, n, per, outcomes, low, faces, out):
@@ -374,9 +355,9 @@ def _classify(gm, tb, out, which, lo, hi, at):
             if not changed[i]:
                 continue
             q = k - first
-            c0 = _probe(vals, i, s_facts, s_keys, s_slots, at[q, 0])
-            c1 = _probe(vals, i, l_facts, l_keys, l_slots, at[q, 1])
-            c2 = _probe(vals, i, e_facts, e_keys, e_slots, at[q, 2])
+            c0 = probe(vals, i, s_facts, s_keys, s_slots, at[q, 0])
+            c1 = probe(vals, i, l_facts, l_keys, l_slots, at[q, 1])
+            c2 = probe(vals, i, e_facts, e_keys, e_slots, at[q, 2])
             cls[i, 0], cls[i, 1], cls[i, 2] = c0, c1, c2
             miss = (1 if c0 < 0 else 0) | (2 if c1 < 0 else 0) | (4 if c2 < 0 else 0)
             missing[i] = miss
@@ -494,13 +475,13 @@ def compiled_names() -> Mapping[str, Any]:
         "_next": draws.compiled_names()["_next"],
         "_hash": scoreclass.compiled_names()["_hash"],
         "_fact": scoreclass.compiled_names()["_fact"],
+        "probe": scoreclass.compiled_names()["probe"],
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
         "prefetch": intrinsics.compiled_names()["prefetch"],
     }
     helpers = (
         "_slot",
         "_first_slot",
-        "_probe",
         "_draw",
         "_roll",
         "_new_game",
