@@ -84,6 +84,27 @@ def test_the_vector_environment_plays_what_n_single_environments_play(variant, e
     assert envs.single_action_space == singles[0].action_space
 
 
+def test_a_table_keyed_anew_has_every_games_classes_looked_up_again(monkeypatch, tmp_path):
+    """Yahtzee's score classes, learned from nothing, are keyed anew in the first steps (the joker rule reads the
+    Yahtzee box): the classes are numbered anew, so every game's, not only those whose card changed, are
+    looked up again (a stale number would score a box from another card's class)."""
+    from dicecup import Engine
+    from dicecup.solver import cache
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.STATE_ENV, str(tmp_path / "state"))
+    envs = DicecupVectorEnv(256, "yahtzee", engine=Engine(), threads=1)
+    traced = envs.rules.tables.scores.traced, envs.rules.tables.end.traced
+    rng = np.random.default_rng(0)
+    obs, info = envs.reset(seed=5)
+    for _ in range(12):
+        obs, reward, terminated, truncated, info = envs.step(random_legal(info["action_mask"], rng))
+        for t, table in ((0, traced[0]), (2, traced[1])):
+            want = [table.known_class(row) for row in envs._games.vals]
+            assert envs._games.cls[:, t].tolist() == want
+    assert envs.rules.rekeyed >= 1
+
+
 ENGINE_STEPPED = {
     "maxi-yatzy": "banks unused rolls",
     "triple-yahtzee": "a column multiplies",

@@ -16,7 +16,7 @@ import numpy as np
 from . import compiled
 from .records import EMPTY
 
-__all__ = ["add_slots", "class_of", "class_slots", "compiled_names", "group_facts"]
+__all__ = ["add_slots", "class_of", "class_slots", "compiled_names", "group_facts", "probe"]
 
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 
@@ -119,8 +119,15 @@ def class_of(vals, i, facts, keys, slots):
     h = np.uint64(0xCBF29CE484222325)
     for k in range(nf):
         h = _hash(_fact(vals, i, facts[k], nb), h)
+    return probe(vals, i, facts, keys, slots, np.int64(h & np.uint64(slots.shape[0] - 1)))
+
+
+def probe(vals, i, facts, keys, slots, j):
+    """The class of row i's card in the hash `slots`, probing from slot j (its hash's), -1 when no class with
+    its key is there: for `class_of`, and for a table hashed another way (the vector kernel's)."""
+    nb = vals.shape[1]
+    nf = facts.shape[0]
     size = slots.shape[0]
-    j = np.int64(h & np.uint64(size - 1))
     while True:
         c = slots[j]
         if c < 0:
@@ -139,7 +146,7 @@ def class_of(vals, i, facts, keys, slots):
 def compiled_names() -> Mapping[str, Any]:
     """The kernels compiled by numba (`class_of` and its helpers inlined where called)."""
     return compiled.jit_namespace(
-        globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "class_of", "add_slots")
+        globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "probe", "class_of", "add_slots")
     )
 
 

@@ -292,7 +292,7 @@ class Traced:
 
     def table(self, row: np.ndarray) -> np.ndarray:
         """The [entries, width] table for the card `row` (exact)."""
-        fv = self.facts.columns(row[None, :], range(2 * self.facts.n))[0].tolist()
+        fv = list(self.facts.key(row.tolist(), range(2 * self.facts.n)))  # (one row: no numpy columns)
         out = np.empty((self.entries, self.width), dtype=np.int64)
         missing = self._known(fv, out)
         if missing:

@@ -3,9 +3,10 @@
 Each game is a row of `VecGames`: its card (box scores), the dice on the table as a dice graph row, the rolls
 used and its own splitmix64 dice stream (`draws.chunk`, a chunk of dice a draw). A step takes one action index
 per game (the encoding of `dicecup.rl.encoding`: keeps as masks of the sorted dice, then the boxes): a keep
-rolls the other dice, a box is scored from the learned score tables (`tables.ScoreTables`' classes, found by
-`scoreclass.class_of`), then the next turn's dice are rolled. The legal boxes come from the learned legality
-tables and the running total's bonuses from the learned end-bonus tables, each class found by the same hash.
+rolls the other dice, a box is scored from the learned score tables (`tables.ScoreTables`' classes, keyed as
+`scoreclass.class_of` keys them, found in a hash of this module's: `add_slots`), then the next turn's dice are
+rolled. The legal boxes come from the learned legality tables and the running total's bonuses from the learned
+end-bonus tables, each class found the same way.
 Where a class or a per-roll legality answer is not learned yet, the game is flagged (`VecOut.missing`) and the
 caller asks the rules, then runs the look-up again: no rule is written here.
 """
@@ -20,9 +21,9 @@ import numpy as np
 
 from . import compiled
 from .draws import _next, chunk
-from .intrinsics import fetch_add
+from .intrinsics import fetch_add, prefetch
 from .records import EMPTY, RollDraws
-from .scoreclass import class_of
+from .scoreclass import _fact, _hash, probe
 
 __all__ = [
     "MISSING_CLASS",
@@ -33,6 +34,7 @@ __all__ = [
     "VecLayout",
     "VecOut",
     "VecTables",
+    "add_slots",
     "compiled_names",
     "new_games",
 ]
@@ -46,7 +48,8 @@ BLOCK = 512  # games a thread of `_step_games` takes at a time
 
 
 class Hashed(NamedTuple):
-    """One learned table's classes, keyed for `scoreclass.class_of`: the facts, each class's key, the hash."""
+    """One learned table's classes, keyed as `scoreclass.class_of` keys them (`CardFacts`' facts), hashed by
+    `add_slots`: the facts, each class's key, the hash."""
 
     facts: np.ndarray  # int64 [F]
     keys: np.ndarray  # int64 [C, F]
@@ -151,14 +154,48 @@ def new_games(n: int, boxes: int) -> VecGames:
     )
 
 
-def draw_dice(rng, g, buf, left, n, rd, faces, out):
-    """n dice of game g's stream into out[:n] (faces 1..faces), a chunk of dice a draw (`draws.chunk`: the
-    base-faces digits of its outcome, lowest first): (buf, left) after. The one way dice are drawn here, for
-    the kernel and for the single environment alike."""
+def _slot(h, size):
+    """The first slot of a key's hash in a table of `size` slots (a power of 2): the hash goes through
+    murmur3's 64-bit finaliser first, because the FNV steps (`scoreclass._hash`) leave keys of small numbers
+    alike in the low bits, which clustered an upper bonus's classes into runs of up to 155 slots."""
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return np.int64(h & np.uint64(size - 1))
+
+
+def add_slots(slots, keys, start):
+    """Classes start .. C - 1 of `keys` [C, F] into the hash `slots` (-1: empty) that holds the classes before
+    them; the caller keeps the slots under half full."""
+    size = slots.shape[0]
+    for c in range(start, keys.shape[0]):
+        h = np.uint64(0xCBF29CE484222325)
+        for k in range(keys.shape[1]):
+            h = _hash(keys[c, k], h)
+        j = _slot(h, size)
+        while slots[j] >= 0:
+            j = (j + 1) & (size - 1)
+        slots[j] = c
+
+
+def _first_slot(vals, i, facts, size):
+    """The slot where the probe for row i's card starts, in a table of `size` slots hashed by `add_slots`."""
+    nb = vals.shape[1]
+    h = np.uint64(0xCBF29CE484222325)
+    for k in range(facts.shape[0]):
+        h = _hash(_fact(vals, i, facts[k], nb), h)
+    return _slot(h, size)
+
+
+def _draw(rng, g, buf, left, n, per, outcomes, low, faces, out):
+    """n dice of game g's stream into out[:n] (faces 1..faces), a chunk of up to `per` dice a draw
+    (`draws.chunk`: the base-faces digits of its outcome, lowest first): (buf, left) after."""
     k = 0
     while k < n:
-        j = min(n - k, rd.per)
-        o, buf, left = chunk(rng, g, buf, left, rd.outcomes[j], rd.low[j])
+        j = min(n - k, per)
+        o, buf, left = chunk(rng, g, buf, left, outcomes[j], low[j])
         for _ in range(j):
             out[k] = o % faces + 1
             o //= faces
@@ -166,23 +203,30 @@ def draw_dice(rng, g, buf, left, n, rd, faces, out):
     return buf, left
 
 
+def draw_dice(rng, g, buf, left, n, rd, faces, out):
+    """`_draw` with the chunks of `rd` (`RollDraws`): the one way dice are drawn here, for the kernel and for
+    the single environment alike."""
+    return _draw(rng, g, buf, left, n, rd.per, rd.outcomes, rd.low, faces, out)
+
+
 def next_seed(episodes, g):
     """The next game's dice stream of slot g: 64 bits of its episode stream (splitmix64)."""
     return _next(episodes, g)
 
 
-def _roll(gm, dk, i, kept, scratch):
-    """Roll game i's dice not kept (`kept`: the kept multiset's row) onto them."""
-    n = dk.dice - dk.row_size[kept]
-    gm.buf[i], gm.left[i] = draw_dice(gm.rng, i, gm.buf[i], gm.left[i], n, dk.draws, dk.faces, scratch)
+def _roll(rng, buf, left, hand, add_edges, i, kept, n, per, outcomes, low, faces, scratch):
+    """Roll game i's n dice not kept (`kept`: the kept multiset's row) onto them. The kernels hand every array
+    in (an array taken from a record costs two reference counts, atomic, each time: too dear in the loops)."""
+    buf[i], left[i] = _draw(rng, i, buf[i], left[i], n, per, outcomes, low, faces, scratch)
     h = kept
     for k in range(n):
-        h = dk.add_edges[h, scratch[k] - 1]
-    gm.hand[i] = h
+        h = add_edges[h, scratch[k] - 1]
+    hand[i] = h
 
 
 def _new_game(gm, dk, i, scratch):
-    """Game i starts again: an empty card, a new dice stream from its episode stream, the first roll."""
+    """Game i starts again: an empty card, a new dice stream from its episode stream, the first roll (once a
+    game: its arrays are taken from the records here)."""
     gm.rng[i] = next_seed(gm.episodes, i)
     gm.buf[i] = 0
     gm.left[i] = 0
@@ -194,7 +238,8 @@ def _new_game(gm, dk, i, scratch):
     gm.illegal[i] = 0
     gm.done[i] = False
     gm.used[i] = 1
-    _roll(gm, dk, i, 0, scratch)
+    rd = dk.draws
+    _roll(gm.rng, gm.buf, gm.left, gm.hand, dk.add_edges, i, 0, dk.dice, rd.per, rd.outcomes, rd.low, dk.faces, scratch)
 
 
 def _restart(gm, dk, which, out):
@@ -210,144 +255,190 @@ def _restart(gm, dk, which, out):
         out.reward[i] = 0.0
 
 
-def _score(gm, dk, tb, i, b):
-    """Game i scores box b with the dice on the table; True when its card is full."""
-    c = gm.cls[i, 0]
-    r = gm.hand[i] - dk.lo_roll
-    f1 = 1 if gm.used[i] == 1 else 0
-    gm.vals[i, b] = tb.score[c, 0, f1, r, b]
-    gm.awards[i] += tb.score[c, 1, f1, r, b]
-    gm.filled[i] += 1
-    return gm.filled[i] == gm.vals.shape[1]
+def _act(gm, dk, tb, lay, actions, out, lo, hi, scratch):
+    """Games lo .. hi - 1 take their actions (checked in range by the caller; < 0: no step): a keep rolls the
+    other dice, a box is scored (its score and awards from the score tables) and the next turn rolled, an
+    illegal action is penalised; a game done at the last step starts another instead (gymnasium's next-step
+    autoreset) and its action is not read."""
+    vals, awards, filled, hand, used, cls = gm.vals, gm.awards, gm.filled, gm.hand, gm.used, gm.cls
+    rng, buf, left, done, illegal = gm.rng, gm.buf, gm.left, gm.done, gm.illegal
+    reward, terminated, truncated, refused, changed, mask = (
+        out.reward,
+        out.terminated,
+        out.truncated,
+        out.refused,
+        out.changed,
+        out.mask,
+    )
+    add_edges, row_size, kept, score = dk.add_edges, dk.row_size, dk.kept, tb.score
+    per, outcomes, low, faces, dice, lo_roll = (
+        dk.draws.per,
+        dk.draws.outcomes,
+        dk.draws.low,
+        dk.faces,
+        dk.dice,
+        dk.lo_roll,
+    )
+    box0, nb = lay.box0, vals.shape[1]
+    for i in range(lo, hi):
+        a = actions[i]
+        if a < 0:
+            continue
+        reward[i] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        refused[i] = False
+        changed[i] = False
+        if done[i]:
+            _new_game(gm, dk, i, scratch)
+            changed[i] = True
+            continue
+        if mask[i, a] == 0:
+            refused[i] = True
+            reward[i] = lay.penalty
+            illegal[i] += 1
+            if illegal[i] >= lay.max_illegal:
+                truncated[i] = True
+                done[i] = True
+            continue
+        illegal[i] = 0
+        r = hand[i] - lo_roll
+        if a < box0:  # a keep: the other dice are rolled
+            k = kept[r, a]
+            _roll(rng, buf, left, hand, add_edges, i, k, dice - row_size[k], per, outcomes, low, faces, scratch)
+            used[i] += 1
+            continue
+        changed[i] = True
+        b, c, f1 = a - box0, cls[i, 0], 1 if used[i] == 1 else 0
+        vals[i, b] = score[c, 0, f1, r, b]
+        awards[i] += score[c, 1, f1, r, b]
+        filled[i] += 1
+        if filled[i] == nb:
+            terminated[i] = True
+            done[i] = True
+        else:
+            used[i] = 1
+            _roll(rng, buf, left, hand, add_edges, i, 0, dice, per, outcomes, low, faces, scratch)
 
 
-def _step_one(gm, dk, tb, lay, a, out, i, scratch):
-    """Game i takes action index a (checked in range by the caller); a game done at the last step starts
-    another instead (gymnasium's next-step autoreset) and its action is not read."""
-    out.reward[i] = 0.0
-    out.terminated[i] = False
-    out.truncated[i] = False
-    out.refused[i] = False
-    out.changed[i] = False
-    if gm.done[i]:
-        _new_game(gm, dk, i, scratch)
-        out.changed[i] = True
-        return
-    if out.mask[i, a] == 0:
-        out.refused[i] = True
-        out.reward[i] = lay.penalty
-        gm.illegal[i] += 1
-        if gm.illegal[i] >= lay.max_illegal:
-            out.truncated[i] = True
-            gm.done[i] = True
-        return
-    gm.illegal[i] = 0
-    if a < lay.box0:  # a keep: the other dice are rolled
-        _roll(gm, dk, i, dk.kept[gm.hand[i] - dk.lo_roll, a], scratch)
-        gm.used[i] += 1
-        return
-    out.changed[i] = True
-    if _score(gm, dk, tb, i, a - lay.box0):
-        out.terminated[i] = True
-        gm.done[i] = True
-    else:
-        gm.used[i] = 1
-        _roll(gm, dk, i, 0, scratch)
-
-
-def _classify_one(gm, tb, out, i):
-    """Game i's card changed: its three classes, then its total and the step's reward (the change of the
-    total); MISSING_CLASS bits where a class is not learned yet (`changed` stays set: the caller learns it)."""
-    miss = 0
-    for t in range(3):
-        h = tb.score_of if t == 0 else tb.legal_of if t == 1 else tb.end_of
-        c = class_of(gm.vals, i, h.facts, h.keys, h.slots)
-        gm.cls[i, t] = c
-        if c < 0:
-            miss |= 1 << t
-    out.missing[i] = miss
-    if miss:
-        return
-    total = gm.awards[i] + tb.bonus[gm.cls[i, 2]]
-    for b in range(gm.vals.shape[1]):
-        if gm.vals[i, b] != EMPTY_INT:
-            total += gm.vals[i, b]
-    out.reward[i] += total - gm.total[i]
-    gm.total[i] = total
-    out.changed[i] = False
-
-
-def _legal_bits(gm, dk, tb, i):
-    """Game i's legal boxes now as bits (-1: the per-roll answer is not learned yet)."""
-    c = gm.cls[i, 1]
-    f1 = 1 if gm.used[i] == 1 else 0
-    d = tb.legal[c, 2]
-    if d < 0:
-        return tb.legal[c, f1]
-    r = gm.hand[i] - dk.lo_roll
-    if not tb.known[d, f1, r]:
-        return -1
-    return tb.per_roll[d, f1, r]
-
-
-def _observe_one(gm, dk, tb, lay, out, i):
-    """Game i's observation vector (the encoding's parts) and action mask; MISSING_LEGAL where its legal
-    boxes are not learned yet (its mask is then written on the caller's next pass). Each array is read from
-    its record once (an array taken from a record in a loop costs reference counts each time)."""
-    vals, ob, mk, block, gbits = gm.vals, out.obs, out.mask, dk.block, lay.group_bits
+def _classify(gm, tb, out, which, lo, hi, at):
+    """Games which[lo:hi] whose card changed: their three classes, then their total and the step's reward (the
+    change of the total); MISSING_CLASS bits where a class is not learned yet (`changed` stays set: the caller
+    learns it). BLOCK games at a time: their first slots found and fetched (into `at` [BLOCK, 3]), then the
+    classes there fetched, then the probes: so the cache misses of a block's games overlap."""
+    vals, awards, total, cls = gm.vals, gm.awards, gm.total, gm.cls
+    changed, missing, reward, bonus = out.changed, out.missing, out.reward, tb.bonus
+    s_facts, s_keys, s_slots = tb.score_of.facts, tb.score_of.keys, tb.score_of.slots
+    l_facts, l_keys, l_slots = tb.legal_of.facts, tb.legal_of.keys, tb.legal_of.slots
+    e_facts, e_keys, e_slots = tb.end_of.facts, tb.end_of.keys, tb.end_of.slots
     nb = vals.shape[1]
-    r = gm.hand[i] - dk.lo_roll
-    used = gm.used[i]
-    done = gm.done[i]
-    over = done and gm.filled[i] == nb
-    for k in range(block.shape[1]):  # (a finished game shows no dice)
-        ob[i, k] = 0 if over else block[r, k]
-    ob[i, lay.rolls_at] = 0 if over else used
-    ob[i, lay.rolls_at + 1] = 0 if over else dk.rolls - used
-    filled = np.int64(0)
-    open_at, scores_at = lay.open_at, lay.scores_at
-    for b in range(nb):
-        v = vals[i, b]
-        full = v != EMPTY_INT
-        filled |= np.int64(full) << b
-        ob[i, open_at + b] = 0 if full else 1
-        ob[i, scores_at + b] = v if full else 0
-    for g in range(gbits.shape[0]):
-        s = 0
+    for first in range(lo, hi, BLOCK):
+        last = min(hi, first + BLOCK)
+        for k in range(first, last):
+            i = which[k]
+            if changed[i]:
+                q = k - first
+                at[q, 0] = _first_slot(vals, i, s_facts, s_slots.shape[0])
+                at[q, 1] = _first_slot(vals, i, l_facts, l_slots.shape[0])
+                at[q, 2] = _first_slot(vals, i, e_facts, e_slots.shape[0])
+                prefetch(s_slots, at[q, 0])
+                prefetch(l_slots, at[q, 1])
+                prefetch(e_slots, at[q, 2])
+        for k in range(first, last):
+            if changed[which[k]]:
+                q = k - first
+                prefetch(s_keys, max(s_slots[at[q, 0]], 0) * s_keys.shape[1])
+                prefetch(l_keys, max(l_slots[at[q, 1]], 0) * l_keys.shape[1])
+                prefetch(e_keys, max(e_slots[at[q, 2]], 0) * e_keys.shape[1])
+        for k in range(first, last):
+            i = which[k]
+            if not changed[i]:
+                continue
+            q = k - first
+            c0 = probe(vals, i, s_facts, s_keys, s_slots, at[q, 0])
+            c1 = probe(vals, i, l_facts, l_keys, l_slots, at[q, 1])
+            c2 = probe(vals, i, e_facts, e_keys, e_slots, at[q, 2])
+            cls[i, 0], cls[i, 1], cls[i, 2] = c0, c1, c2
+            miss = (1 if c0 < 0 else 0) | (2 if c1 < 0 else 0) | (4 if c2 < 0 else 0)
+            missing[i] = miss
+            if miss:
+                continue
+            t = awards[i] + bonus[c2]
+            for b in range(nb):
+                if vals[i, b] != EMPTY_INT:
+                    t += vals[i, b]
+            reward[i] += t - total[i]
+            total[i] = t
+            changed[i] = False
+
+
+def _observe(gm, dk, tb, lay, out, which, lo, hi):
+    """Games which[lo:hi] whose classes are known: their observation vector (the encoding's parts) and action
+    mask; MISSING_LEGAL where a game's legal boxes are not learned yet (its mask is then written on the
+    caller's next pass)."""
+    vals, hand, used, done, filled, total, cls = gm.vals, gm.hand, gm.used, gm.done, gm.filled, gm.total, gm.cls
+    ob, mk, changed, missing = out.obs, out.mask, out.changed, out.missing
+    block, keep_ok, lo_roll, rolls = dk.block, dk.keep_ok, dk.lo_roll, dk.rolls
+    gbits, fbox, fvalue = lay.group_bits, lay.flag_box, lay.flag_value
+    rolls_at, open_at, scores_at, groups_at, flags_at, total_at, box0 = (
+        lay.rolls_at,
+        lay.open_at,
+        lay.scores_at,
+        lay.groups_at,
+        lay.flags_at,
+        lay.total_at,
+        lay.box0,
+    )
+    legal, per_roll, known = tb.legal, tb.per_roll, tb.known
+    nb = vals.shape[1]
+    for k in range(lo, hi):
+        i = which[k]
+        if changed[i]:
+            continue
+        missing[i] = 0
+        r = hand[i] - lo_roll
+        u = used[i]
+        over = done[i] and filled[i] == nb
+        for j in range(block.shape[1]):  # (a finished game shows no dice)
+            ob[i, j] = 0 if over else block[r, j]
+        ob[i, rolls_at] = 0 if over else u
+        ob[i, rolls_at + 1] = 0 if over else rolls - u
+        full_bits = np.int64(0)
         for b in range(nb):
-            if (gbits[g] & filled) >> b & 1:
-                s += vals[i, b]
-        ob[i, lay.groups_at + g] = s
-    fbox, fvalue = lay.flag_box, lay.flag_value
-    for f in range(fbox.shape[0]):
-        ob[i, lay.flags_at + f] = 1 if vals[i, fbox[f]] == fvalue[f] else 0
-    ob[i, lay.total_at] = gm.total[i]
-    for a in range(mk.shape[1]):
-        mk[i, a] = 0
-    if done:
-        return
-    box0 = lay.box0
-    if used < dk.rolls:
-        keep_ok = dk.keep_ok
-        for a in range(box0):
-            mk[i, a] = keep_ok[r, a]
-    bits = _legal_bits(gm, dk, tb, i)
-    if bits < 0:
-        out.missing[i] |= MISSING_LEGAL
-        return
-    bits &= ~filled
-    for b in range(nb):
-        mk[i, box0 + b] = (bits >> b) & 1
-
-
-def _settle_one(gm, dk, tb, lay, out, i):
-    """Game i's classes where its card changed, then its observation and mask (none while a class is missing)."""
-    if out.changed[i]:
-        _classify_one(gm, tb, out, i)
-        if out.changed[i]:
-            return
-    out.missing[i] = 0
-    _observe_one(gm, dk, tb, lay, out, i)
+            v = vals[i, b]
+            full = v != EMPTY_INT
+            full_bits |= np.int64(full) << b
+            ob[i, open_at + b] = 0 if full else 1
+            ob[i, scores_at + b] = v if full else 0
+        for g in range(gbits.shape[0]):
+            s = 0
+            for b in range(nb):
+                if (gbits[g] & full_bits) >> b & 1:
+                    s += vals[i, b]
+            ob[i, groups_at + g] = s
+        for f in range(fbox.shape[0]):
+            ob[i, flags_at + f] = 1 if vals[i, fbox[f]] == fvalue[f] else 0
+        ob[i, total_at] = total[i]
+        for a in range(mk.shape[1]):
+            mk[i, a] = 0
+        if done[i]:
+            continue
+        if u < rolls:
+            for a in range(box0):
+                mk[i, a] = keep_ok[r, a]
+        f1 = 1 if u == 1 else 0
+        c = cls[i, 1]
+        d = legal[c, 2]
+        if d < 0:
+            bits = legal[c, f1]
+        elif known[d, f1, r]:
+            bits = per_roll[d, f1, r]
+        else:
+            missing[i] |= MISSING_LEGAL
+            continue
+        bits &= ~full_bits
+        for b in range(nb):
+            mk[i, box0 + b] = (bits >> b) & 1
 
 
 def _step_games(gm, dk, tb, lay, actions, out, taken):
@@ -355,20 +446,23 @@ def _step_games(gm, dk, tb, lay, actions, out, taken):
     learning), blocks of BLOCK games taken from the shared counter `taken` by each thread running it."""
     n = gm.done.shape[0]
     scratch = np.empty(dk.dice, dtype=np.int64)
+    every = np.arange(n)
+    at = np.empty((BLOCK, 3), dtype=np.int64)
     while True:
         t = fetch_add(taken, 1)
-        if t * BLOCK >= n:
+        lo, hi = t * BLOCK, min(n, (t + 1) * BLOCK)
+        if lo >= n:
             break
-        for i in range(t * BLOCK, min(n, (t + 1) * BLOCK)):
-            if actions[i] >= 0:
-                _step_one(gm, dk, tb, lay, actions[i], out, i, scratch)
-            _settle_one(gm, dk, tb, lay, out, i)
+        _act(gm, dk, tb, lay, actions, out, lo, hi, scratch)
+        _classify(gm, tb, out, every, lo, hi, at)
+        _observe(gm, dk, tb, lay, out, every, lo, hi)
 
 
 def _settle_some(gm, dk, tb, lay, out, which):
-    """`_settle_one` for games `which` (those the last pass left waiting for what the caller learned)."""
-    for k in range(which.shape[0]):
-        _settle_one(gm, dk, tb, lay, out, which[k])
+    """Games `which` again, those the last pass left waiting for what the caller learned: their classes where
+    their card changed, then their observation and mask (none while a class is missing)."""
+    _classify(gm, tb, out, which, 0, which.shape[0], np.empty((BLOCK, 3), dtype=np.int64))
+    _observe(gm, dk, tb, lay, out, which, 0, which.shape[0])
 
 
 @cache
@@ -379,18 +473,21 @@ def compiled_names() -> Mapping[str, Any]:
     calls = {
         "chunk": draws.compiled_names()["chunk"],
         "_next": draws.compiled_names()["_next"],
-        "class_of": scoreclass.compiled_names()["class_of"],
+        "_hash": scoreclass.compiled_names()["_hash"],
+        "_fact": scoreclass.compiled_names()["_fact"],
+        "probe": scoreclass.compiled_names()["probe"],
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
+        "prefetch": intrinsics.compiled_names()["prefetch"],
     }
     helpers = (
+        "_slot",
+        "_first_slot",
+        "_draw",
         "_roll",
         "_new_game",
-        "_score",
-        "_step_one",
-        "_classify_one",
-        "_legal_bits",
-        "_observe_one",
-        "_settle_one",
+        "_act",
+        "_classify",
+        "_observe",
     )
-    kernels = ("draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
+    kernels = ("add_slots", "draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
     return compiled.jit_namespace(globals(), kernels, inline=helpers, calls=calls)

@@ -15,11 +15,10 @@ import numpy as np
 
 from ..errors import DicecupError
 from ..language.model import Variant
-from ..numeric import scoreclass, vecstep
+from ..numeric import vecstep
 from ..numeric.dice import DiceGraph
 from ..numeric.draws import roll_draws
 from ..numeric.records import EMPTY
-from ..numeric.scoreclass import class_slots
 from ..numeric.tables import RuleTables, Untabulable
 from ..simulate.batch import Batched, batched_for, keep_learned
 from .encoding import Encoding
@@ -109,10 +108,11 @@ def vec_layout(variant: Variant, encoding: Encoding, penalty: float, max_illegal
 class _Grown:
     """A table's classes as growing arrays: each class's key (its facts' values) and a row of numbers per class
     (`row(c)`), appended as classes are learned (room doubled as it fills), made anew where the table was keyed
-    anew; hashed for `scoreclass.class_of` whenever classes were added."""
+    anew; hashed by `vecstep.add_slots` whenever classes were added."""
 
     def __init__(self, row: Any) -> None:
         self.row = row
+        self.rekeyed = 0  # times the table was keyed anew (its classes numbered anew) after the first
         self.class_of: dict[tuple, int] | None = None
         self.n = 0
         self._keys = np.zeros((0, 0), dtype=np.int64)
@@ -128,6 +128,7 @@ class _Grown:
         """Take the classes learned since the last call (all of them where the table was keyed anew); whether
         anything changed."""
         if self.class_of is not class_of:
+            self.rekeyed += self.class_of is not None
             self.class_of, self.n, self._rows = class_of, 0, None
             self._keys = np.zeros((0, len(facts)), dtype=np.int64)
         new = len(class_of) - self.n
@@ -153,10 +154,10 @@ class _Grown:
         keys = self._keys[:end]
         size = 1 << max(4, (2 * end).bit_length())
         if self.hashed is None or start == 0 or len(self.hashed.slots) != size:
-            slots = class_slots(keys, size)
+            slots, start = np.full(size, -1, dtype=np.int64), 0
         else:  # the same room: the new classes go into the slots there are
             slots = self.hashed.slots
-            scoreclass.compiled_names()["add_slots"](slots, keys, start)
+        vecstep.compiled_names()["add_slots"](slots, keys, start)
         self.hashed = vecstep.Hashed(np.array(facts, dtype=np.int64), keys, slots)
         return True
 
@@ -186,13 +187,23 @@ class RuleArrays:
         empty = np.full((1, nb), EMPTY, dtype=np.int64)
         self.learn(empty)  # Untabulable here: the rules read what the tables cannot hold
 
-    def learn(self, vals: np.ndarray) -> None:
-        """Learn the classes of these card rows (each table asks the rules what it does not know)."""
-        rows = np.unique(vals, axis=0)
-        for row in rows:
+    def learn(self, vals: np.ndarray, missing: np.ndarray | None = None) -> None:
+        """Learn the classes of these card rows (each table asks the rules what it does not know): of every
+        table, or of those `missing` names for each row (`vecstep.MISSING_CLASS` bits: score, legality, end)."""
+        score, legal, end = vecstep.MISSING_CLASS
+
+        def rows(bit: int) -> np.ndarray:  # distinct rows (a few a step: a dict is quicker than np.unique's sort)
+            some = vals if missing is None else vals[(missing & bit) != 0]
+            first = {row: k for k, row in reversed(list(enumerate(map(tuple, some.tolist()))))}
+            return some[sorted(first.values())]
+
+        for row in rows(score):
             self.tables.scores.traced.class_of_row(row)
+        for row in rows(end):
             self.tables.end.traced.class_of_row(row)
-        self.tables.legal.lookup(rows)
+        at = rows(legal)
+        if len(at):
+            self.tables.legal.lookup(at)
 
     def learn_legal(self, cls: np.ndarray, first: np.ndarray, roll: np.ndarray) -> None:
         """Learn the legal boxes of these (legality class, first roll?, roll) the kernel asked for."""
@@ -201,6 +212,12 @@ class RuleArrays:
             if at.any():
                 self.tables.legal.allowed(cls[at], bool(f), roll[at])
         self._per_roll = (-1, -1)
+
+    @property
+    def rekeyed(self) -> int:
+        """Times a table was keyed anew since these arrays were made: its classes are numbered anew, and every
+        class looked up before is stale (counted by `arrays`)."""
+        return self._score.rekeyed + self._legal.rekeyed + self._end.rekeyed
 
     def keep(self) -> None:
         """Keep what the tables learned in the user's cache (for the next process)."""

@@ -199,13 +199,19 @@ class DicecupVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             legal = np.flatnonzero(out.missing & vecstep.MISSING_LEGAL)
             if cards.size == 0 and legal.size == 0:
                 break
+            rekeyed = self.rules.rekeyed
             if cards.size:
-                self.rules.learn(gm.vals[cards])
+                self.rules.learn(gm.vals[cards], out.missing[cards])
             if legal.size:
                 first = (gm.used[legal] == 1).astype(np.int64)
                 self.rules.learn_legal(gm.cls[legal, 1], first, gm.hand[legal] - self._dice.lo_roll)
-            which = np.union1d(cards, legal).astype(np.int64)
-            self._kernels["_settle_some"](gm, self._dice, self.rules.arrays(), self._layout, out, which)
+            tables = self.rules.arrays()
+            if self.rules.rekeyed == rekeyed:
+                which = np.union1d(cards, legal).astype(np.int64)
+            else:  # a table's classes were numbered anew: every game's are looked up again
+                out.changed[:] = True
+                which = np.arange(self.num_envs, dtype=np.int64)
+            self._kernels["_settle_some"](gm, self._dice, tables, self._layout, out, which)
         else:
             raise DicecupError("internal error: the learned tables did not settle")
         if self._exact is not None:

@@ -4,11 +4,13 @@
         [--single-steps 20000] [--repeat 3] [--threads 2]
 
 The vector environment is made by `gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`; each
-step draws one uniformly random legal action per game in numpy from the mask (a random number per action,
-masked, argmax). Steps count games: a step of N games is N steps. Before timing, the environment plays the
-same number of steps once (so the learned rule tables hold what random play reaches, as they do after a
-first run keeps them in the cache). Prints each run and the median, the process's CPU time beside the wall
-clock, the load average, and the single environment's figure (`DicecupEnv`, one game) measured the same way.
+step draws one uniformly random legal action per game in numpy from the mask (a random number in [0, 1) per
+action plus the mask's 0 or 1, argmax: the largest of the legal ones). Steps count games: a step of N games is
+N steps. Before timing, the environment plays the same number of steps once (so the learned rule tables hold
+what random play reaches, as they do after a first run keeps them in the cache). Prints each run and the
+medians: steps per second of the wall clock, and steps per CPU second of the process (which holds on a
+loaded machine), with the load average; then the single environment's figure (`DicecupEnv`, one game)
+measured the same way.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dicecup.rl import DicecupEnv
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of `mask` (drawn in numpy)."""
     keys = rng.random(mask.shape, dtype=np.float32)
-    keys[mask == 0] = -1.0
+    keys += mask  # legal actions in [1, 2), the others in [0, 1)
     return keys.argmax(axis=1)
 
 
@@ -90,23 +92,26 @@ def main() -> None:
     made = time.perf_counter()
     run_vector(envs, args.steps if args.warm is None else args.warm, rng)  # the tables learn what play reaches
     print(f"  first run (learning the tables): {time.perf_counter() - made:.1f} s")
-    rates = []
+    rates, per_cpu = [], []
     for k in range(args.repeat):
         wall, cpu, games = run_vector(envs, args.steps, rng)
         n = args.steps * args.envs
         rates.append(n / wall)
+        per_cpu.append(n / cpu)
         print(
             f"  run {k + 1}: {n:,} steps ({games:,} games) in {wall:.2f} s ({cpu:.2f} s CPU): "
-            f"{n / wall:,.0f} steps/s, load {load()}"
+            f"{n / wall:,.0f} steps/s, {n / cpu:,.0f} steps/CPU-s, load {load()}"
         )
     envs.close()
-    print(f"  median: {statistics.median(rates):,.0f} steps/s")
-    single = []
+    print(f"  median: {statistics.median(rates):,.0f} steps/s, {statistics.median(per_cpu):,.0f} steps per CPU second")
+    single, single_cpu = [], []
     for _ in range(args.repeat):
         wall, cpu = run_single(args.variant, args.single_steps, rng)
         single.append(args.single_steps / wall)
+        single_cpu.append(args.single_steps / cpu)
     print(
-        f"single DicecupEnv: median {statistics.median(single):,.0f} steps/s over {args.repeat} runs of "
+        f"single DicecupEnv: median {statistics.median(single):,.0f} steps/s, "
+        f"{statistics.median(single_cpu):,.0f} steps per CPU second over {args.repeat} runs of "
         f"{args.single_steps:,} steps, load {load()}"
     )
 
