@@ -278,9 +278,10 @@ def usage_message(exc: click.ClickException) -> str:
         names = [o for o in getattr(param, "opts", ()) if o.startswith("--")] or [param.human_readable_name]
         text = f"{names[0]}: {exc.message}"
     elif isinstance(exc, click.MissingParameter) and param is not None:
-        typed = " / ".join(repr(o) for o in getattr(param, "opts", ())) or repr(param.human_readable_name)
+        ctx = getattr(exc, "ctx", None)  # the names as click quotes them: '--variant' / '-v', 'DICE'
+        named = param.get_error_hint(ctx) if ctx is not None else repr(param.human_readable_name)
         kind = _("missing option {names}") if isinstance(param, click.Option) else _("missing argument {names}")
-        text = kind.format(names=typed)
+        text = kind.format(names=named)
     elif isinstance(exc, click.NoSuchOption):
         close = sorted(exc.possibilities or ())
         text = (

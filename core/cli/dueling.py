@@ -80,15 +80,15 @@ def duel_cmd(
     start = time.perf_counter()
     try:
         if threads is not None and not 1 <= threads <= 256:
-            raise DicecupError(f"--threads must be 1 .. 256, got {threads}")
+            raise DicecupError(_("--threads must be 1 .. 256, got {threads}").format(threads=threads))
         if precision not in PRECISIONS:
-            raise DicecupError(f"--precision {precision!r}: give float32 or float64")
+            raise DicecupError(_("--precision {precision}: give float32 or float64").format(precision=repr(precision)))
         if keep and work_dir is not None:
-            raise DicecupError("--keep solves into the cache folder: give --keep or --work-dir, not both")
+            raise DicecupError(_("--keep solves into the cache folder: give --keep or --work-dir, not both"))
         if keep and precision != "float32":
-            raise DicecupError("--keep keeps float32 values, the ones bot:duel reads: drop --precision")
+            raise DicecupError(_("--keep keeps float32 values, the ones bot:duel reads: drop --precision"))
         if work_dir is not None and work_dir.exists() and not work_dir.is_dir():
-            raise DicecupError(f"--work-dir {work_dir}: not a folder")
+            raise DicecupError(_("--work-dir {folder}: not a folder").format(folder=work_dir))
         with reporting(quiet or as_json, _("the exact duel of {variant}").format(variant=variant)) as told:
             v = load_variant(variant, option, spoken=not as_json)
             solution, _cached = load_solution(v, quiet=quiet or as_json, progress=told)
@@ -105,7 +105,7 @@ def duel_cmd(
                 from ..cluster.connect import parse_address, require_packages
 
                 if work_dir is None:
-                    raise DicecupError("--cluster needs --work-dir: a folder every worker reaches")
+                    raise DicecupError(_("--cluster needs --work-dir: a folder every worker reaches"))
                 parse_address(cluster)
                 require_packages()
             got = duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told, cluster=cluster)

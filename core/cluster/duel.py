@@ -36,8 +36,8 @@ def run_chunk(
     out = np.memmap(
         Path(folder) / (layer.name + ".bin"), dtype=dt, mode="r+", shape=(layer.movers * layer.others, layer.width)
     )
-    vn = np.memmap(
-        Path(folder) / (prev.name + ".bin"), dtype=dt, mode="r", shape=(prev.movers * prev.others, prev.width)
+    vn = np.memmap(  # copy-on-write: the ahead-of-time kernel takes writable arrays; nothing writes this one
+        Path(folder) / (prev.name + ".bin"), dtype=dt, mode="c", shape=(prev.movers * prev.others, prev.width)
     )
     compute_chunk(_Layout(TurnOutcomes(solution)), layer, prev, c, out, vn, 1)
     out.flush()

@@ -206,7 +206,7 @@ def _draw(rng, g, buf, left, n, per, outcomes, low, faces, out):
 def draw_dice(rng, g, buf, left, n, rd, faces, out):
     """`_draw` with the chunks of `rd` (`RollDraws`): the one way dice are drawn here, for the kernel and for
     the single environment alike."""
-    return _draw(rng, g, buf, left, n, rd.per, rd.outcomes, rd.low, faces, out)
+    return _draw(rng, g, buf, left, n, rd.per, rd.outcomes, rd.low, faces=faces, out=out)
 
 
 def next_seed(episodes, g):
@@ -217,7 +217,7 @@ def next_seed(episodes, g):
 def _roll(rng, buf, left, hand, add_edges, i, kept, n, per, outcomes, low, faces, scratch):
     """Roll game i's n dice not kept (`kept`: the kept multiset's row) onto them. The kernels hand every array
     in (an array taken from a record costs two reference counts, atomic, each time: too dear in the loops)."""
-    buf[i], left[i] = _draw(rng, i, buf[i], left[i], n, per, outcomes, low, faces, scratch)
+    buf[i], left[i] = _draw(rng, i, buf[i], left[i], n, per, outcomes, low, faces=faces, out=scratch)
     h = kept
     for k in range(n):
         h = add_edges[h, scratch[k] - 1]
@@ -239,7 +239,21 @@ def _new_game(gm, dk, i, scratch):
     gm.done[i] = False
     gm.used[i] = 1
     rd = dk.draws
-    _roll(gm.rng, gm.buf, gm.left, gm.hand, dk.add_edges, i, 0, dk.dice, rd.per, rd.outcomes, rd.low, dk.faces, scratch)
+    _roll(
+        gm.rng,
+        gm.buf,
+        gm.left,
+        gm.hand,
+        dk.add_edges,
+        i,
+        0,
+        dk.dice,
+        per=rd.per,
+        outcomes=rd.outcomes,
+        low=rd.low,
+        faces=dk.faces,
+        scratch=scratch,
+    )
 
 
 def _restart(gm, dk, which, out):
@@ -305,7 +319,21 @@ def _act(gm, dk, tb, lay, actions, out, lo, hi, scratch):
         r = hand[i] - lo_roll
         if a < box0:  # a keep: the other dice are rolled
             k = kept[r, a]
-            _roll(rng, buf, left, hand, add_edges, i, k, dice - row_size[k], per, outcomes, low, faces, scratch)
+            _roll(
+                rng,
+                buf,
+                left,
+                hand,
+                add_edges,
+                i,
+                k,
+                dice - row_size[k],
+                per=per,
+                outcomes=outcomes,
+                low=low,
+                faces=faces,
+                scratch=scratch,
+            )
             used[i] += 1
             continue
         changed[i] = True
@@ -318,7 +346,21 @@ def _act(gm, dk, tb, lay, actions, out, lo, hi, scratch):
             done[i] = True
         else:
             used[i] = 1
-            _roll(rng, buf, left, hand, add_edges, i, 0, dice, per, outcomes, low, faces, scratch)
+            _roll(
+                rng,
+                buf,
+                left,
+                hand,
+                add_edges,
+                i,
+                0,
+                dice,
+                per=per,
+                outcomes=outcomes,
+                low=low,
+                faces=faces,
+                scratch=scratch,
+            )
 
 
 def _classify(gm, tb, out, which, lo, hi, at):
@@ -453,7 +495,7 @@ def _step_games(gm, dk, tb, lay, actions, out, taken):
         lo, hi = t * BLOCK, min(n, (t + 1) * BLOCK)
         if lo >= n:
             break
-        _act(gm, dk, tb, lay, actions, out, lo, hi, scratch)
+        _act(gm, dk, tb, lay, actions, out, lo, hi, scratch=scratch)
         _classify(gm, tb, out, every, lo, hi, at)
         _observe(gm, dk, tb, lay, out, every, lo, hi)
 
