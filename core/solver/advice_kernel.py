@@ -20,6 +20,7 @@ from ..numeric.tables import LegalTables, Untabulable
 from .advice_scoring import UNREACHABLE, Values, kernels, memo_peek, tables_answer, use_compiled
 from .advice_tables import box_points, class_of, recalled_card_tables, tables_of
 from .advisor_memory import memory_of
+from .bitrows import distinct
 from .card_tables import CardTables
 from .errors import SolverError
 from .solve import Solution
@@ -218,14 +219,14 @@ def _score_class(
     """The `ClassArrays` of a score class, every box legal (`_with_legal` says which are): rows of points and
     successor slots per (box, first roll?), and where each slot leads; None past `MAX_SLOTS`."""
     nb, n_rolls = len(v.box_ids), box_scores.shape[1]
-    distinct = [_sorted_distinct(box_scores[..., b]) for b in range(nb)]
-    kmax = max(len(k) for k in distinct)
+    scores = [distinct(box_scores[..., b]) for b in range(nb)]
+    kmax = max(len(k) for k in scores)
     if kmax > MAX_SLOTS:
         return None
-    slot_of = np.stack([np.searchsorted(distinct[b], box_scores[..., b]) for b in range(nb)], axis=-1)
+    slot_of = np.stack([np.searchsorted(scores[b], box_scores[..., b]) for b in range(nb)], axis=-1)
     ix = solution.index
     add, inc = np.zeros((nb, kmax), dtype=np.int64), np.zeros((nb, kmax, max(ix.G, 1)), dtype=np.int64)
-    for b, k in enumerate(distinct):
+    for b, k in enumerate(scores):
         add[b, : len(k)] = [ix.fill_code(b, ix.digit_of(b, x)) for x in k.tolist()]
         inc[b, : len(k), : ix.G] = ix.fill_totals(b, k)
     points = box_points(v, box_scores, shaped, mult)
@@ -240,7 +241,7 @@ def _score_class(
         ScoreRows(point_rows, slot_rows, reach, rows[None], rows[None].copy()),
         TurnShape(1, False, one, one, False, False),
     )
-    used = np.array([len(k) for k in distinct], dtype=np.int64)
+    used = np.array([len(k) for k in scores], dtype=np.int64)
     return ClassArrays(layer, SlotArrays(add, inc, used))
 
 
@@ -266,9 +267,3 @@ def _with_legal(cls: ClassArrays, coding: ClassCoding, legal: LegalTables, lcid:
         ),
     )
     return cls._replace(layer=layer)
-
-
-def _sorted_distinct(a: np.ndarray) -> np.ndarray:
-    """The distinct values of `a`, ascending (np.unique would import numpy.ma, a cost a one-card process can do without)."""
-    flat = np.sort(a, axis=None)
-    return flat[np.concatenate([[True], flat[1:] != flat[:-1]])]
