@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dicecup.errors import DicecupError
 from dicecup.numeric import card as card_kernel
 from dicecup.numeric import compiled
 from dicecup.numeric.reference import fold
@@ -181,3 +182,27 @@ def test_every_entry_that_takes_a_card_refuses_one_that_does_not_fit(tmp_path):
         ):
             with pytest.raises(CardError, match=words):
                 entry(bad)
+
+
+@pytest.mark.parametrize("name", ["threshold", "banked"])
+def test_every_roll_advised_at_once_is_each_roll_advised_alone(tmp_path, monkeypatch, name):
+    """`advise_rolls` (a card's whole table at one decision, its turn scored once) gives each roll the options
+    `advise` gives it asked alone, in the same order with the same values bit for bit: by the card kernel and
+    by the engine's scores folded in numpy."""
+    v = tiny_variant(tmp_path, name)
+    solution = solve(v)
+    rolls = [r.dice for r in v.all_rolls()]
+    complete = advice_kernel._card_tables
+    for tables in (complete, None):
+        monkeypatch.setattr(advice_kernel, "_card_tables", tables or (lambda solution: None))
+        monkeypatch.setattr(advice_scoring, "TABLES_AFTER", 10**9)  # (no tables learned from the engine's scores)
+        for state in decision_states(v, 12, seed=5):
+            advisor_memory.forget(v)
+            together = advice.advise_rolls(solution, state.card, rolls, state.rolls_left, state.first_roll)
+            advisor_memory.forget(v)
+            alone = [advice.advise(solution, state.card, r, state.rolls_left, state.first_roll) for r in rolls]
+            fast = advice_kernel.card_turn_cached(solution, state.card, state.rolls_left, None)
+            assert (fast is not None) == (tables is not None)  # the kernel's path, then the engine's
+            assert [[tuple(o) for o in opts] for opts in together] == [[tuple(o) for o in opts] for opts in alone]
+    with pytest.raises(DicecupError, match="rolls left must be"):
+        advice.advise_rolls(solution, state.card, rolls, 9)

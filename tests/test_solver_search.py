@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _solver_helpers import TINY, brute_force, tiny_variant
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dicecup import Variant
 from dicecup.solver import SolverError, solve
@@ -130,6 +132,19 @@ def test_progress_rows_shift_each_by_its_own_step_as_bits_do():
             want[i, src[(src >= 0) & (src < n)]] = True
             assert lost[i] == bool((src < 0).any())
         assert (_unpack(moved) == want).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(-(2**62), 2**62), max_size=60), shape=st.sampled_from([(-1,), (2, -1)]))
+def test_distinct_is_numpys_unique_without_its_import(values, shape):
+    """`bitrows.distinct`: the distinct values ascending, of any shape flattened, the type kept, as np.unique
+    gives them (which imports numpy.ma, a cost the solve's and the advisor's processes do without)."""
+    from dicecup.solver.bitrows import distinct
+
+    a = np.array(values + values[:1] if shape == (2, -1) and len(values) % 2 else values, dtype=np.int64)
+    a = a.reshape(shape) if len(a) else a
+    got = distinct(a)
+    assert got.dtype == a.dtype and got.tolist() == np.unique(a).tolist()
 
 
 def test_few_rows_paths_find_the_layers_the_array_steps_find(engine, monkeypatch):

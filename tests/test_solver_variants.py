@@ -63,6 +63,25 @@ def test_numba_and_numpy_kernels_give_the_same_table(engine, vid, options):
     np.testing.assert_allclose(a.values, b.values, rtol=0, atol=1e-9, equal_nan=True)
 
 
+@pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+def test_the_next_layers_records_made_while_a_layer_is_solved_change_no_bit(engine, monkeypatch):
+    """The backward pass makes a layer's kernel records while the kernel's threads solve the layer before
+    (`layer_values(meanwhile=...)`): the table is the one of records made after the kernel, on one thread."""
+    v = engine.variant("russian")
+    overlapped = solve(v).values
+    calls = []
+    kernel = jit.layer_values
+
+    def one_thread(*args, meanwhile=None, **how):
+        calls.append(meanwhile is not None)
+        return kernel(*args, workers=1, meanwhile=meanwhile, **how)
+
+    monkeypatch.setattr(jit, "layer_values", one_thread)
+    after = solve(v).values
+    assert calls.count(True) == len(calls) - 1  # every layer's but the last one's records made meanwhile
+    assert overlapped.tobytes() == after.tobytes()
+
+
 @pytest.fixture(scope="module")
 def generala(engine):
     return solve(engine.variant("generala"))

@@ -126,7 +126,7 @@ def test_cli_work_dir_then_cached(tmp_path, monkeypatch):
     assert json.loads(out.stdout)["expected_score"] == pytest.approx(want, abs=1e-9)
     assert (tmp_path / "w" / VALUES).exists()
 
-    def interrupted(*args):
+    def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(jit, "layer_values", interrupted)  # Ctrl-C in the middle of the backward pass

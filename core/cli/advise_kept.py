@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..kept_advice import CardAdvice, KeptAdvice, Question, read_dice
@@ -22,6 +22,7 @@ from .common import echo, language, plugin_files, warn
 if TYPE_CHECKING:
     from ..language.model import Card, Variant
     from ..rankings import Advisor
+    from ..solver.advice import Option
 
 __all__ = ["MAX_LEARNED", "MAX_LEARNING_SECONDS", "advice_json", "answer_kept", "keep_card", "move_json", "question_of"]
 
@@ -30,6 +31,7 @@ __all__ = ["MAX_LEARNED", "MAX_LEARNING_SECONDS", "advice_json", "answer_kept", 
 #: question more than its later ones save
 MAX_LEARNED = 4000
 MAX_LEARNING_SECONDS = 1.0
+_BATCH = 64  # rolls ranked at a time (the time the learning may take is looked at between batches)
 #: what `answer_kept` reads of the command's arguments; any other must be at its default
 _READ = frozenset({"variant", "dice", "rolls_left", "card", "option", "as_json", "quiet", "top", "strategy"})
 
@@ -90,26 +92,42 @@ def keep_card(
     actions: list[str | tuple[int, ...]] = []
     turns = []
     stop = time.perf_counter() + MAX_LEARNING_SECONDS
+    ranks = _ranker(advisor)
     try:
         for left in range(most + 1):
             table = {}
-            for roll in rolls:
+            for start in range(0, len(rolls), _BATCH):
                 if time.perf_counter() > stop:
                     return
-                options = advisor.options(card, roll, left, left == most)
-                ids = []
-                for o in options:
-                    n = number.get(o.action)
-                    if n is None:
-                        n = number[o.action] = len(actions)
-                        actions.append(o.action.box if isinstance(o.action, Score) else tuple(o.action.dice))
-                    ids.append(n)
-                table[tuple(roll)] = (tuple(ids), tuple(o.value for o in options), tuple(o.points for o in options))
+                batch = rolls[start : start + _BATCH]
+                for roll, options in zip(batch, ranks(card, batch, left, left == most), strict=True):
+                    ids = []
+                    for o in options:
+                        n = number.get(o.action)
+                        if n is None:
+                            n = number[o.action] = len(actions)
+                            actions.append(o.action.box if isinstance(o.action, Score) else tuple(o.action.dice))
+                        ids.append(n)
+                    values, points = tuple(o.value for o in options), tuple(o.points for o in options)
+                    table[tuple(roll)] = (tuple(ids), values, points)
             turns.append(table)
     except DicecupError:
         return
     full = {**head, "dice": variant.dice, "faces": variant.faces, "most": most}
     KeptAdvice(warn).put(question, CardAdvice(full, tuple(actions), tuple(turns)))
+
+
+def _ranker(advisor: Advisor) -> Callable[[Card, Sequence[tuple[int, ...]], int, bool], list[list[Option]]]:
+    """How the card's table ranks a batch of rolls at one decision: as `advisor.options` ranks each; a table's
+    advisor ranks them with its card's turn scored once (`advise_rolls`: the same options, the same values)."""
+    from ..rankings import TableAdvisor
+
+    if isinstance(advisor, TableAdvisor):
+        from ..solver.advice import advise_rolls
+
+        values = advisor.values
+        return lambda card, rolls, left, first: advise_rolls(values, card, rolls, left, first)
+    return lambda card, rolls, left, first: [advisor.options(card, roll, left, first) for roll in rolls]
 
 
 def _what(action: str | Sequence[int], points: int | None) -> dict[str, Any]:

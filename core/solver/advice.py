@@ -29,7 +29,16 @@ from .space import most_banked
 if TYPE_CHECKING:  # (annotations only: `advise` needs no game state, nor its import's time)
     from ..game.state import GameState
 
-__all__ = ["Option", "advise", "advise_state", "keep_options", "option_json", "ranked", "turn_start_value"]
+__all__ = [
+    "Option",
+    "advise",
+    "advise_rolls",
+    "advise_state",
+    "keep_options",
+    "option_json",
+    "ranked",
+    "turn_start_value",
+]
 
 
 class Option(NamedTuple):
@@ -76,8 +85,21 @@ def advise(
     card when the rules read it (an announcement in the rules' turn state); every later roll
     of the turn is asked with the situation after the next roll.
     """
+    return advise_rolls(solution, card, [dice], rolls_left, first_roll, situation)[0]
+
+
+def advise_rolls(
+    solution: Values,
+    card: Card,
+    rolls: Sequence[Sequence[int]],
+    rolls_left: int,
+    first_roll: bool | None = None,
+    situation: Situation | None = None,
+) -> list[list[Option]]:
+    """`advise` for each of `rolls` at the same decision of the card's turn: the card is checked and its turn
+    scored once (a card's whole advice table is every roll's, at each number of rolls left)."""
     v = solution.variant
-    roll = v.roll_of(dice)
+    found = [v.roll_of(dice) for dice in rolls]
     memory = memory_of(v)
     if memory.checked is not card:  # (the decisions of a turn pass the same card again)
         v.check_card(card)
@@ -93,37 +115,55 @@ def advise(
     first = rolls_left == v.rolls - 1 if first_roll is None else first_roll
     so_far = v.points_so_far(card)
     graph = solution.graph
-    r = graph.index[roll.dice] - int(graph.roll_rows[0])  # its row among the rolls (the last level)
-    actions: list[Keep | Score] = []
-    values: list[float] = []
-    points: list[int | None] = []
+    top = int(graph.roll_rows[0])
+    bank = solution.bank_after(rolls_left)
+    boxes = {box: Score(box) for box in v.box_ids}  # (the same actions for every roll)
+    made: dict[tuple[int, ...], Keep] = {}  # each keep's action, made once for every roll that has it
+
+    def keeps_of(dice: tuple[int, ...]) -> tuple[list[Keep], np.ndarray]:
+        kept, rows = graph.proper_keeps(dice)
+        return [made.get(k) or made.setdefault(k, Keep(k)) for k in kept], rows
+
+    out = []
     fast = card_turn_cached(solution, card, rolls_left, situation)
     if fast is not None:  # the card's turn in one compiled call (`CardTurn`)
-        if rolls_left > 0:
-            kept, rows = keep_options(graph, roll.dice)
+        keep_values = fast.keeps[fast.stages - rolls_left] if rolls_left > 0 else None
+        for roll in found:
+            r = graph.index[roll.dice] - top  # its row among the rolls (the last level)
+            actions: list[Keep | Score] = []
+            values: list[float] = []
+            points: list[int | None] = []
+            if keep_values is not None:
+                kept, rows = keeps_of(roll.dice)
+                actions += kept
+                values += [so_far + x for x in keep_values[rows, 0].tolist()]
+                points += [None] * len(kept)
+            for box, now_points, after in fast.own(r, int(first), bank):
+                actions.append(boxes[box])
+                values.append(so_far + now_points + after)
+                points.append(now_points)
+            out.append(ranked(actions, values, points))
+        return out
+    # first: it memoises the turn's later rolls, which a later decision's own roll is
+    keeps = keeps_cached(solution, card, rolls_left, after_roll(situation)) if rolls_left > 0 else None
+    for roll in found:
+        r = graph.index[roll.dice] - top
+        actions, values, points = [], [], []
+        if keeps is not None:
+            kept, rows = keeps_of(roll.dice)
             actions += kept
-            values += [so_far + x for x in fast.keeps[fast.stages - rolls_left][rows, 0].tolist()]
+            values += [so_far + x for x in keeps[rows, 0].tolist()]
             points += [None] * len(kept)
-        for box, now_points, after in fast.own(r, int(first), solution.bank_after(rolls_left)):
-            actions.append(Score(box))
-            values.append(so_far + now_points + after)
-            points.append(now_points)
-        return ranked(actions, values, points)
-    if rolls_left > 0:  # first: it memoises the turn's later rolls, which a later decision's own roll is
-        keeps = keeps_cached(solution, card, rolls_left, after_roll(situation))
-        kept, rows = keep_options(graph, roll.dice)
-        actions += kept
-        values += [so_far + x for x in keeps[rows, 0].tolist()]
-        points += [None] * len(kept)
-    # this roll's boxes: its row of the turn's scoring table
-    now = scored_now(solution, card, r, solution.bank_after(rolls_left), situation, first)
-    legal, now_points, after = now.legal[r].tolist(), now.points[r].tolist(), now.after[r].tolist()
-    for b, box in enumerate(v.box_ids):
-        if legal[b]:
-            actions.append(Score(box))
-            values.append(so_far + now_points[b] + after[b])
-            points.append(now_points[b])
-    return ranked(actions, values, points)
+        # this roll's boxes: its row of the turn's scoring table
+        now = scored_now(solution, card, r, bank, situation, first)
+        legal, now_points, after = now.legal[r].tolist(), now.points[r].tolist(), now.after[r].tolist()
+        for b, box in enumerate(v.box_ids):
+            if legal[b]:
+                actions.append(boxes[box])
+                values.append(so_far + now_points[b] + after[b])
+                points.append(now_points[b])
+        out.append(ranked(actions, values, points))
+    return out
 
 
 def ranked(actions: list[Keep | Score], values: list[float], points: list[int | None]) -> list[Option]:

@@ -20,6 +20,7 @@ from ..numeric.tables import LegalTables, Untabulable
 from .advice_scoring import UNREACHABLE, Values, kernels, memo_peek, tables_answer, use_compiled
 from .advice_tables import box_points, class_of, recalled_card_tables, tables_of
 from .advisor_memory import memory_of
+from .bitrows import distinct
 from .card_tables import CardTables
 from .errors import SolverError
 from .solve import Solution
@@ -54,28 +55,43 @@ class CardTurn(NamedTuple):
     keeps: np.ndarray  # [stages, keeps, W]: lane 0, the keeps' values with stages - stage rolls left
     stages: int
     box_ids: tuple[str, ...]
+    memo: dict[tuple[int, int], Any]  # `own`'s rows of every roll, per (first roll?, bank)
 
     def own(self, r: int, ff: int, bank: int) -> list[tuple[str, int, float]]:
         """(box, points now, expected points after) of each legal box for roll `r`, after the first
         roll (ff = 1) or a later one, leaving `bank` rolls banked, read off the class's row of its layer as
         the kernel reads it (`advance._advance`); SolverError where one leads nowhere."""
+        bits, pts, after = self._boxes(ff, bank)
+        open_bits = bits[r] if len(bits) > 1 else bits[0]
+        out = []
+        for b, (box, p, a) in enumerate(zip(self.box_ids, pts[r], after[r], strict=True)):
+            if (open_bits >> b) & 1:
+                if a != a:
+                    raise SolverError(UNREACHABLE)
+                out.append((box, int(p), a))
+        return out
+
+    def _boxes(self, ff: int, bank: int) -> tuple[list[int], list[list[float]], list[list[float]]]:
+        """Every roll's (open legal boxes' bits, each box's points, each box's value after) for `own`, read
+        off the layer in one gather per decision kind (memoised: a card's table asks every roll)."""
+        got = self.memo.get((ff, bank))
+        if got is not None:
+            return got
         lay, at = self.cls.layer, self.cls.state
         nb = len(self.box_ids)
         leg, rows = lay.legal, lay.rows
         rd = leg.rd_index.item(at)
-        bits = leg.rd_tables.item(rd, r, ff) if rd >= 0 else (leg.first_bits if ff else leg.later_bits).item(at)
-        bits &= ~lay.states.codes.item(at) & ((1 << nb) - 1)  # open boxes only
+        mask = ~lay.states.codes.item(at) & ((1 << nb) - 1)  # open boxes only
+        if rd >= 0:
+            bits = [int(x) & mask for x in leg.rd_tables[rd, :, ff].tolist()]
+        else:
+            bits = [(leg.first_bits if ff else leg.later_bits).item(at) & mask]
         ctx = lay.states.ctxs.item(at)
-        pts = rows.points[rows.point_row[ctx, :, ff], r].tolist()
-        slot = rows.slots[rows.slot_row[ctx, :, ff], r]
-        after = self.sv[_BOXES[:nb], bank, slot].tolist()  # each box's, open or not: one gather
-        out = []
-        for b, box in enumerate(self.box_ids):
-            if (bits >> b) & 1:
-                if after[b] != after[b]:
-                    raise SolverError(UNREACHABLE)
-                out.append((box, int(pts[b]), after[b]))
-        return out
+        pts = rows.points[rows.point_row[ctx, :, ff]]  # [boxes, rolls]
+        slot = rows.slots[rows.slot_row[ctx, :, ff]]
+        after = self.sv[_BOXES[:nb, None], bank, slot]  # each box's, open or not: one gather
+        got = self.memo[(ff, bank)] = (bits, pts.T.tolist(), after.T.tolist())
+        return got
 
 
 def card_turn_cached(solution: Values, card: Card, rolls_left: int, situation: Situation | None) -> CardTurn | None:
@@ -127,7 +143,7 @@ def _card_turn(solution: Solution, card: Card, rolls_left: int) -> CardTurn | No
     sv, keeps, ok = card_turn(arrays, slots, cls.layer, ix.arrays, solution.graph.arrays, values, _checks(v))
     if not ok:
         raise SolverError(UNREACHABLE)
-    return CardTurn(cls, sv, keeps, rolls_left, v.box_ids)
+    return CardTurn(cls, sv, keeps, rolls_left, v.box_ids, {})
 
 
 def _solved_class(solution: Solution, code: int) -> ClassArrays | None:
@@ -218,14 +234,14 @@ def _score_class(
     """The `ClassArrays` of a score class, every box legal (`_with_legal` says which are): rows of points and
     successor slots per (box, first roll?), and where each slot leads; None past `MAX_SLOTS`."""
     nb, n_rolls = len(v.box_ids), box_scores.shape[1]
-    distinct = [_sorted_distinct(box_scores[..., b]) for b in range(nb)]
-    kmax = max(len(k) for k in distinct)
+    scores = [distinct(box_scores[..., b]) for b in range(nb)]
+    kmax = max(len(k) for k in scores)
     if kmax > MAX_SLOTS:
         return None
-    slot_of = np.stack([np.searchsorted(distinct[b], box_scores[..., b]) for b in range(nb)], axis=-1)
+    slot_of = np.stack([np.searchsorted(scores[b], box_scores[..., b]) for b in range(nb)], axis=-1)
     ix = solution.index
     add, inc = np.zeros((nb, kmax), dtype=np.int64), np.zeros((nb, kmax, max(ix.G, 1)), dtype=np.int64)
-    for b, k in enumerate(distinct):
+    for b, k in enumerate(scores):
         add[b, : len(k)] = [ix.fill_code(b, ix.digit_of(b, x)) for x in k.tolist()]
         inc[b, : len(k), : ix.G] = ix.fill_totals(b, k)
     points = box_points(v, box_scores, shaped, mult)
@@ -240,7 +256,7 @@ def _score_class(
         ScoreRows(point_rows, slot_rows, reach, rows[None], rows[None].copy()),
         TurnShape(1, False, one, one, False, False),
     )
-    used = np.array([len(k) for k in distinct], dtype=np.int64)
+    used = np.array([len(k) for k in scores], dtype=np.int64)
     return ClassArrays(layer, SlotArrays(add, inc, used))
 
 
@@ -266,9 +282,3 @@ def _with_legal(cls: ClassArrays, coding: ClassCoding, legal: LegalTables, lcid:
         ),
     )
     return cls._replace(layer=layer)
-
-
-def _sorted_distinct(a: np.ndarray) -> np.ndarray:
-    """The distinct values of `a`, ascending (np.unique would import numpy.ma, a cost a one-card process can do without)."""
-    flat = np.sort(a, axis=None)
-    return flat[np.concatenate([[True], flat[1:] != flat[:-1]])]

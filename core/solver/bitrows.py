@@ -1,5 +1,5 @@
 """Sets of reached totals as rows of packed bits, and the arithmetic the state search does on them: packing,
-grouping alike rows and columns, merging rows and shifting each by its own amount."""
+grouping alike rows and columns, merging rows and shifting each by its own amount; and distinct values."""
 
 from __future__ import annotations
 
@@ -7,7 +7,14 @@ import math
 
 import numpy as np
 
-__all__ = ["alike_columns", "group_rows", "merge", "pack", "shifted", "unpack"]
+__all__ = ["alike_columns", "distinct", "group_rows", "merge", "pack", "shifted", "unpack"]
+
+
+def distinct(a: np.ndarray) -> np.ndarray:
+    """The distinct values of `a`, ascending, as `np.unique(a)` gives them (which imports numpy.ma, a cost a
+    solve or a one-card process can do without)."""
+    flat = np.sort(a, axis=None)
+    return flat[np.concatenate([[True], flat[1:] != flat[:-1]])] if len(flat) else flat
 
 
 def pack(rows: np.ndarray) -> np.ndarray:

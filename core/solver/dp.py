@@ -310,6 +310,7 @@ class ContextRows:
         self.slots: dict[bytes, int] = {}
         self.point_list: list[np.ndarray] = []
         self.slot_list: list[np.ndarray] = []
+        self.ids: dict[int, tuple[list[int], list[int]]] = {}  # a context's row indices (it recurs in layers)
 
     @staticmethod
     def _ids(seen: dict[bytes, int], kept: list[np.ndarray], rows: np.ndarray) -> list[int]:
@@ -336,12 +337,18 @@ class ContextRows:
         point_ids: list[int] = []
         slot_ids: list[int] = []
         for c in uctx.tolist():  # row (b, f) of a context: box b's points (slots), after the first roll or not
-            points, slots = space.model.context_tables(c)[1], space.context_slots(c)
-            rolls = points.shape[1]
-            points = np.ascontiguousarray(points.transpose(0, 2, 1), dtype=np.float64).reshape(2 * nb, rolls)
-            slots = np.ascontiguousarray(slots.transpose(0, 2, 1), dtype=np.int32).reshape(2 * nb, rolls)
-            point_ids += self._ids(self.points, self.point_list, points)
-            slot_ids += self._ids(self.slots, self.slot_list, slots)
+            got = self.ids.get(c)
+            if got is None:  # (a context met in an earlier layer has its rows kept already: the same indices)
+                points, slots = space.model.context_tables(c)[1], space.context_slots(c)
+                rolls = points.shape[1]
+                points = np.ascontiguousarray(points.transpose(0, 2, 1), dtype=np.float64).reshape(2 * nb, rolls)
+                slots = np.ascontiguousarray(slots.transpose(0, 2, 1), dtype=np.int32).reshape(2 * nb, rolls)
+                got = self.ids[c] = (
+                    self._ids(self.points, self.point_list, points),
+                    self._ids(self.slots, self.slot_list, slots),
+                )
+            point_ids += got[0]
+            slot_ids += got[1]
         point_row = np.array(point_ids, dtype=np.int32).reshape(len(uctx), nb, 2)
         slot_row = np.array(slot_ids, dtype=np.int32).reshape(len(uctx), nb, 2)
         slots_all = np.array(self.slot_list)
@@ -425,14 +432,33 @@ def backward_jit(
     states = space.index.arrays
     dice = model.graph.arrays
     context_rows = ContextRows(space, objective)
+    todo = [filled for filled in range(space.nb - 1, -1, -1) if not _finished(space, work, filled)]
+    made: dict[int, LayerArrays] = {}
+
+    def arrays_of(filled: int) -> LayerArrays:
+        layer = space.layers[filled]
+        return layer_arrays(space, context_rows, layer.codes, layer.progress, objective)
+
+    def next_arrays(after: int) -> Callable[[], None] | None:
+        """What makes the records of the layer solved after `after`, while `after`'s kernel runs (records read
+        no values); None for the last layer."""
+        later = next((f for f in todo if f < after), None)
+        if later is None:
+            return None
+
+        def make() -> None:
+            made[later] = arrays_of(later)
+
+        return make
+
     for filled in range(space.nb - 1, -1, -1):
         layer, banks = space.layers[filled], space.banks_in(filled)
-        if _finished(space, work, filled):
+        if filled not in todo:
             if on_states:
                 on_states(len(layer) * banks)
             continue
-        arrays = layer_arrays(space, context_rows, layer.codes, layer.progress, objective)
-        v = layer_values(arrays, slots, states, dice, values)
+        arrays = made.pop(filled) if filled in made else arrays_of(filled)
+        v = layer_values(arrays, slots, states, dice, values, meanwhile=next_arrays(filled))
         check_finite(space, layer.codes, layer.progress, v[:, :banks] if space.banks > 1 else v)
         values[layer.index] = v
         _finish(space, work, filled)

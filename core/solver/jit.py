@@ -6,6 +6,7 @@ computed alone, so the split cannot change a bit of the result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -32,10 +33,12 @@ def layer_values(
     dice: DiceArrays,
     values: np.ndarray,
     workers: int | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """Run the compiled kernel on one layer: the value of each of its states, per bank where unused
     rolls are banked (NaN: a search bug, or more banked rolls than the turns played can leave).
     `workers`: threads to spread it over (default `threads()`; a cluster's task runs on one).
+    `meanwhile`: work of the caller's (the next layer's records) run in this thread while the kernel's run.
 
     The blocks are split into chunks that threads take in turn (the kernel releases the GIL): plain
     threads rather than numba's parallel loops, which would cost seconds more to compile where the
@@ -52,10 +55,14 @@ def layer_values(
 
     if workers <= 1:
         blocks(0, n_blocks)
+        if meanwhile is not None:
+            meanwhile()
     else:
         step = max(1, -(-n_blocks // (8 * workers)))  # a few chunks per thread: a slow one does not hold the rest
         with ThreadPoolExecutor(workers) as pool:
             jobs = [pool.submit(blocks, lo, min(lo + step, n_blocks)) for lo in range(0, n_blocks, step)]
+            if meanwhile is not None:
+                meanwhile()
             for job in jobs:
                 job.result()
     return out if values.ndim == 2 else out[:, 0]

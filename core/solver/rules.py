@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import ContractError, DicecupError
 from ..language.model import Card, Variant
 from ..language.tracing import Reads, traced_card, tracing
+from .bitrows import distinct
 from .errors import SolverError, StateSpaceTooLarge
 from .rule_legality import Legality, RuleLegality
 
@@ -271,7 +272,7 @@ class RuleModel(RuleLegality):
             ok = scores != ERR
             boxes = np.broadcast_to(tags[:, :1].astype(np.int64), scores.shape)[ok]
             pairs.append((boxes << 40) + scores[ok] + (1 << 39))
-        found = np.unique(np.concatenate(pairs))
+        found = distinct(np.concatenate(pairs))
         box, score = found >> 40, (found & ((1 << 40) - 1)) - (1 << 39)
         cut = np.searchsorted(box, np.arange(self.nb + 1))
         return [score[cut[b] : cut[b + 1]].astype(np.int64) for b in range(self.nb)]

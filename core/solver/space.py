@@ -19,7 +19,7 @@ import numpy as np
 
 from ..language.model import Variant
 from ..numeric.coding import StateIndex, clamp, clamp_arrays
-from .bitrows import alike_columns, group_rows, merge, pack, shifted, unpack
+from .bitrows import alike_columns, distinct, group_rows, merge, pack, shifted, unpack
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
 
@@ -291,8 +291,8 @@ class StateSpace:
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
-            # the successor classes, sorted (a few by a set: `np.unique`'s steps cost more than the work)
-            nxt = np.unique(dest) if len(dest) > FEW_ROWS else np.array(sorted(set(dest.tolist())), dtype=np.int64)
+            # the successor classes, sorted (a few by a set: sorting's steps cost more than the work)
+            nxt = distinct(dest) if len(dest) > FEW_ROWS else np.array(sorted(set(dest.tolist())), dtype=np.int64)
             if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
                 assert max_states is not None  # cap is set only with a limit
                 raise StateSpaceTooLarge(

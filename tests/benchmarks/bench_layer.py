@@ -36,9 +36,9 @@ def largest_layer() -> tuple[Any, ...]:
     seen: list[tuple[Any, ...]] = []
     kernel = jit.layer_values
 
-    def spy(arrays: Any, slots: Any, states: Any, dice: Any, values: np.ndarray) -> np.ndarray:
+    def spy(arrays: Any, slots: Any, states: Any, dice: Any, values: np.ndarray, **how: Any) -> np.ndarray:
         seen.append((arrays, slots, states, dice, values.reshape(values.shape[0], -1).copy()))
-        return kernel(arrays, slots, states, dice, values)
+        return kernel(arrays, slots, states, dice, values, **how)
 
     jit.layer_values = spy
     try:
