@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -79,16 +79,7 @@ def duel_cmd(
 
     start = time.perf_counter()
     try:
-        if threads is not None and not 1 <= threads <= 256:
-            raise DicecupError(_("--threads must be 1 .. 256, got {threads}").format(threads=threads))
-        if precision not in PRECISIONS:
-            raise DicecupError(_("--precision {precision}: give float32 or float64").format(precision=repr(precision)))
-        if keep and work_dir is not None:
-            raise DicecupError(_("--keep solves into the cache folder: give --keep or --work-dir, not both"))
-        if keep and precision != "float32":
-            raise DicecupError(_("--keep keeps float32 values, the ones bot:duel reads: drop --precision"))
-        if work_dir is not None and work_dir.exists() and not work_dir.is_dir():
-            raise DicecupError(_("--work-dir {folder}: not a folder").format(folder=work_dir))
+        _check_flags(threads, precision, keep, work_dir)
         with reporting(quiet or as_json, _("the exact duel of {variant}").format(variant=variant)) as told:
             v = load_variant(variant, option, spoken=not as_json)
             solution, _cached = load_solution(v, quiet=quiet or as_json, progress=told)
@@ -112,6 +103,25 @@ def duel_cmd(
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start
+    _say_result(v, plan, got, precision, seconds, as_json)
+
+
+def _check_flags(threads: int | None, precision: str, keep: bool, work_dir: Path | None) -> None:
+    """The flags that do not go together, or out of range: one DicecupError saying which."""
+    if threads is not None and not 1 <= threads <= 256:
+        raise DicecupError(_("--threads must be 1 .. 256, got {threads}").format(threads=threads))
+    if precision not in PRECISIONS:
+        raise DicecupError(_("--precision {precision}: give float32 or float64").format(precision=repr(precision)))
+    if keep and work_dir is not None:
+        raise DicecupError(_("--keep solves into the cache folder: give --keep or --work-dir, not both"))
+    if keep and precision != "float32":
+        raise DicecupError(_("--keep keeps float32 values, the ones bot:duel reads: drop --precision"))
+    if work_dir is not None and work_dir.exists() and not work_dir.is_dir():
+        raise DicecupError(_("--work-dir {folder}: not a folder").format(folder=work_dir))
+
+
+def _say_result(v: Any, plan: Any, got: Any, precision: str, seconds: float, as_json: bool) -> None:
+    """The first player's share, as JSON (with the game's size and layers) or a line of text."""
     if as_json:
         out = {
             "variant": v.id,

@@ -319,21 +319,7 @@ def _act(gm, dk, tb, lay, actions, out, lo, hi, scratch):
         r = hand[i] - lo_roll
         if a < box0:  # a keep: the other dice are rolled
             k = kept[r, a]
-            _roll(
-                rng,
-                buf,
-                left,
-                hand,
-                add_edges,
-                i,
-                k,
-                dice - row_size[k],
-                per=per,
-                outcomes=outcomes,
-                low=low,
-                faces=faces,
-                scratch=scratch,
-            )
+            _roll(rng, buf, left, hand, add_edges, i, k, dice - row_size[k], per=per, outcomes=outcomes, low=low, faces=faces, scratch=scratch)  # fmt: skip
             used[i] += 1
             continue
         changed[i] = True
@@ -346,21 +332,7 @@ def _act(gm, dk, tb, lay, actions, out, lo, hi, scratch):
             done[i] = True
         else:
             used[i] = 1
-            _roll(
-                rng,
-                buf,
-                left,
-                hand,
-                add_edges,
-                i,
-                0,
-                dice,
-                per=per,
-                outcomes=outcomes,
-                low=low,
-                faces=faces,
-                scratch=scratch,
-            )
+            _roll(rng, buf, left, hand, add_edges, i, 0, dice, per=per, outcomes=outcomes, low=low, faces=faces, scratch=scratch)  # fmt: skip
 
 
 def _classify(gm, tb, out, which, lo, hi, at):
