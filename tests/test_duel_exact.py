@@ -309,14 +309,15 @@ def test_fixed_policies_are_valued_exactly_against_the_layered_optimum(tmp_path)
 def test_a_local_dask_cluster_writes_the_bytes_of_one_process(tmp_path):
     pytest.importorskip("distributed", reason="the cluster extra (dask distributed) is not installed")
     from dicecup.cluster import connect
+    from dicecup.cluster.duel import solve_on
     from dicecup.simulate import duel_solve
 
     sol = solve(mini_yacht(tmp_path, ("ones", "twos", "threes")))
     one = duel_solve.solve(sol, tmp_path / "one", chunk_values=200, threads=1)
     with connect("local:2") as cluster:
-        part = duel_solve.solve(sol, tmp_path / "dask", chunk_values=200, cluster=cluster, stop_after=4)
+        part = solve_on(cluster, sol, tmp_path / "dask", chunk_values=200, stop_after=4)
         assert sum(map(len, json.loads((tmp_path / "dask" / "progress.json").read_text()).values())) == 4
-        got = duel_solve.solve(sol, tmp_path / "dask", chunk_values=200, cluster=cluster)
+        got = solve_on(cluster, sol, tmp_path / "dask", chunk_values=200)
     assert part.plan == got.plan and got.first_player == one.first_player
     for layer in one.plan.layers:
         name = layer.name + ".bin"

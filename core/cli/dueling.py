@@ -92,14 +92,17 @@ def duel_cmd(
             n = threads or compiled.threads()
             if not (quiet or as_json):
                 console().print(plan.describe(n))
-            if cluster is not None:
+            if cluster is None:
+                got = duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told)
+            else:
                 from ..cluster.connect import parse_address, require_packages
+                from ..cluster.duel import solve_on
 
                 if work_dir is None:
                     raise DicecupError(_("--cluster needs --work-dir: a folder every worker reaches"))
                 parse_address(cluster)
                 require_packages()
-            got = duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told, cluster=cluster)
+                got = solve_on(cluster, solution, work_dir, dtype, threads=n, progress=told)
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start

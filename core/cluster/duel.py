@@ -18,10 +18,10 @@ from .connect import reached
 from .errors import ClusterError
 
 if TYPE_CHECKING:
-    from ..simulate.duel_solve import DuelLayer
+    from ..simulate.duel_solve import DuelLayer, ExactDuel
     from ..solver.solve import Solution
 
-__all__ = ["run_chunk", "run_layer"]
+__all__ = ["run_chunk", "run_layer", "solve_on"]
 
 
 def run_chunk(
@@ -72,3 +72,17 @@ def run_layer(
         finally:
             for job in jobs:
                 job.cancel()
+
+
+def solve_on(cluster: Any, solution: Solution, work_dir: str | Path, dtype: Any = np.float32, **more: Any) -> ExactDuel:
+    """`simulate.duel_solve.solve` with every layer's chunks computed by `cluster`'s workers (a Cluster, or an
+    address connected to for the run) into `work_dir`, a folder every worker reaches."""
+    from ..simulate.duel_solve import solve
+
+    dt = np.dtype(dtype)
+    with reached(cluster) as got:
+
+        def elsewhere(layer: DuelLayer, prev: DuelLayer, chunks: list[int]) -> Iterator[tuple[int, str]]:
+            return run_layer(got, solution, Path(work_dir), dt, layer, prev, chunks)
+
+        return solve(solution, work_dir, dt, elsewhere=elsewhere, **more)

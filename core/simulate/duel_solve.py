@@ -11,13 +11,12 @@ last finished chunk. `plan` sizes the run (values, memory, disk, time) before an
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +47,9 @@ __all__ = [
     "plan",
     "solve",
 ]
+
+Elsewhere = Callable[["DuelLayer", "DuelLayer", list[int]], Iterator[tuple[int, str]]]
+"""Computes a layer's pending chunks into the work folder elsewhere (on a cluster), yielding (chunk, digest)."""
 
 FORMAT = 1
 COST_NS = 3000.0
@@ -338,14 +340,14 @@ def solve(
     max_memory: int = MAX_MEMORY,
     chunk_values: int = CHUNK_VALUES,
     stop_after: int | None = None,
-    cluster: Any = None,
+    elsewhere: Elsewhere | None = None,
 ) -> ExactDuel:
     """Solve the two-player game of `solution`'s variant exactly (each player maximising its chance of winning,
     a tie counting half). Without `work_dir` the values stay in memory (refused past `max_memory`); with it,
     they go to memory-mapped files there, and a run begun again goes on from the last finished chunk (the
-    folder must be on a disk with room for them all: refused otherwise). `cluster` (a `dicecup.cluster`
-    Cluster or address, with `work_dir` on a disk every worker reaches): each layer's chunks run on its
-    workers, which build their own turn records. `stop_after`: return after that many chunks computed by this
+    folder must be on a disk with room for them all: refused otherwise). `elsewhere(layer, prev, chunks)`
+    computes a layer's pending chunks somewhere else into the work folder, yielding (chunk, digest) as each is
+    done (`cluster.duel.solve_on` runs them on Dask workers). `stop_after`: return after that many chunks computed by this
     call (for tests of resuming)."""
     t0 = time.perf_counter()
     dt = np.dtype(dtype)
@@ -354,11 +356,11 @@ def solve(
     p = plan(solution, dt, chunk_values)
     threads = threads or compiled.threads()
     folder = None if work_dir is None else Path(work_dir)
-    if folder is None and (p.disk > max_memory or cluster is not None):
+    if folder is None and (p.disk > max_memory or elsewhere is not None):
         raise TooLarge(
             f"{p.describe(threads)}; {p.disk / 2**30:,.2f} GiB of values is above the {max_memory / 2**30:.1f} GiB "
             "held in memory: give a work folder (--work-dir) on a disk with room for them"
-            if cluster is None
+            if elsewhere is None
             else "a duel on a cluster needs a work folder (--work-dir) every worker reaches"
         )
     store = _Store(p, dt, folder)
@@ -369,14 +371,7 @@ def solve(
             raise TooLarge(f"{p.describe(threads)}; {left / 2**30:,.2f} GiB still to write, {free / 2**30:,.2f} free")
     lay = _Layout(TurnOutcomes(solution))
     budget = stop_after
-    with contextlib.ExitStack() as stack:
-        if cluster is not None:  # reached once for the whole run (an address is connected to here)
-            from ..cluster.connect import reached
-
-            cluster = stack.enter_context(reached(cluster))
-        rep = stack.enter_context(
-            task(progress, f"the exact duel of {p.variant_id}", p.values, "values", p.seconds(threads))
-        )
+    with task(progress, f"the exact duel of {p.variant_id}", p.values, "values", p.seconds(threads)) as rep:
         prev: DuelLayer | None = None
         for layer in p.layers:
             out = store.layer(layer, True)
@@ -390,11 +385,8 @@ def solve(
                 for c in pending:
                     _terminal(lay, layer, out)
                     store.record(layer, c, out)
-            elif cluster is not None:
-                from ..cluster.duel import run_layer
-
-                assert folder is not None
-                for c, digest in run_layer(cluster, solution, folder, dt, layer, prev, pending):
+            elif elsewhere is not None:
+                for c, digest in elsewhere(layer, prev, pending):
                     store.record(layer, c, out, digest)
                     rep.advance(layer.values // layer.chunks)
             else:
