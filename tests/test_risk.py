@@ -260,7 +260,10 @@ def test_risk_bot_specs():
         ("risk", "bot risk needs its THETA: write bot:risk:THETA"),
         ("risk:x", "bot:risk:x: theta must be a number"),
         ("greedy:1", "bot greedy takes no argument"),
-        ("riskier:1", "unknown bot 'riskier:1'; bots: random, greedy, optimal, strong, risk:THETA, win, target:T"),
+        (
+            "riskier:1",
+            "unknown bot 'riskier:1'; bots: random, greedy, optimal, strong, risk:THETA, win, duel, target:T",
+        ),
     ]:
         with pytest.raises(DicecupError, match=message):
             engine.make_bot(spec)

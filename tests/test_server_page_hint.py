@@ -28,7 +28,10 @@ def test_a_hint_is_a_legal_move_for_the_seat_to_move_and_refused_otherwise(tmp_p
         game = player.at_least(3)  # ann's move and what followed it (the dice rolled after a keep or a score)
         idle = [ann, bob][1 - game["to_move"]]
         status, refused = call(url, {"token": idle})
-        assert (status, refused) == (409, {"error": "a hint is given on your turn only"})
+        assert (status, refused) == (
+            409,
+            {"error": "a hint is given on your turn only", "code": "hint_off_turn", "params": {}},
+        )
         status, refused = call(url, {"token": "A" * 32})
         assert status == 403 and "no seat" in http_check(status, refused, "hint")["error"]
         status, refused = call(url, {"token": "short"})
