@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import pytest
-from _solver_helpers import MICRO_DUEL, deep_recursion, micro_duel, share, state_key
+from _solver_helpers import MICRO_DUEL, deep_recursion, draw_outcome, micro_duel, share, state_key
 from test_duel_exact import KEEPS, ROLLS, SCORES, _dice_tables, brute_duel, mini_yacht
 
 from dicecup import Engine, GameState
@@ -31,8 +31,7 @@ def _play(v, bots, rng, on_decision=None):
     s = GameState.new(v, ["a", "b"])
     while not s.over:
         if s.is_chance:
-            acts, ps = zip(*s.chance_outcomes(), strict=True)
-            s = s.apply(rng.choices(acts, [float(p) for p in ps])[0])
+            s = draw_outcome(s, rng)
         else:
             action = bots[s.current].choose(s)
             assert action in s.legal_actions()
