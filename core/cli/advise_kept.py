@@ -103,7 +103,8 @@ def keep_card(
                 for roll, options in zip(batch, ranks(card, batch, left, left == most), strict=True):
                     ids = []
                     for o in options:
-                        kept = o.action.box if type(o.action) is Score else o.action.dice
+                        act = o.action
+                        kept = act.box if isinstance(act, Score) else act.dice
                         n = number.get(kept)
                         if n is None:
                             n = number[kept] = len(actions)
