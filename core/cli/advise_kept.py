@@ -88,8 +88,8 @@ def keep_card(
     from ..errors import DicecupError
     from ..game.actions import Score
 
-    number: dict[Any, int] = {}
-    actions: list[str | tuple[int, ...]] = []
+    number: dict[str | tuple[int, ...], int] = {}  # keyed by what a table keeps (a box's id, the kept dice):
+    actions: list[str | tuple[int, ...]] = []  # (their hashes are the built-in ones, the actions' are not)
     turns = []
     stop = time.perf_counter() + MAX_LEARNING_SECONDS
     ranks = _ranker(advisor)
@@ -103,13 +103,15 @@ def keep_card(
                 for roll, options in zip(batch, ranks(card, batch, left, left == most), strict=True):
                     ids = []
                     for o in options:
-                        n = number.get(o.action)
+                        act = o.action
+                        kept = act.box if isinstance(act, Score) else act.dice
+                        n = number.get(kept)
                         if n is None:
-                            n = number[o.action] = len(actions)
-                            actions.append(o.action.box if isinstance(o.action, Score) else tuple(o.action.dice))
+                            n = number[kept] = len(actions)
+                            actions.append(kept)
                         ids.append(n)
-                    values, points = tuple(o.value for o in options), tuple(o.points for o in options)
-                    table[tuple(roll)] = (tuple(ids), values, points)
+                    fields = tuple(zip(*options, strict=True)) or ((), (), (), ())  # (an Option's, in order)
+                    table[tuple(roll)] = (tuple(ids), fields[1], fields[3])  # (its values and points now)
             turns.append(table)
     except DicecupError:
         return

@@ -19,7 +19,9 @@ alike; the medians of each side and of the pairwise ratios are printed.
   The question is asked before (the warm-up pair), as a player asks again about
   a card: its kept advice table answers. A second figure asks about a new card
   each run (`--card ones=N`, `twos=N`, ...: 35 runs at most): the engine answers and learns the card's
-  table, what a card's first question costs.
+  table, what a card's first question costs. Two floors follow, against the same peer: a process that only
+  imports numpy, and one that only loads the compiled kernels (`numeric.compiled.aot_module`, which imports
+  the numeric core): what any answer computed by the turn kernel costs before it asks anything.
 - solve: `dicecup solve -v yahtzee` with an empty table cache (numba's cache
   warm) against the peer's `Solver.build`, both whole processes.
 
@@ -65,6 +67,12 @@ print(time.perf_counter() - start)
 PEER_ADVISE = (
     "import sys, yatzy_solver as ys; v = ys.Variant('american'); "
     "print(ys.Solver.load(sys.argv[1], v).option_values({situation!r}))"
+)
+
+#: what any answer computed by the compiled kernels costs before it asks anything, as whole processes
+FLOORS = (
+    ("Python and numpy imported", "import numpy"),
+    ("the compiled kernels loaded", "from dicecup.numeric import compiled; assert compiled.aot_module()"),
 )
 
 
@@ -140,7 +148,12 @@ def advise(env: dict[str, str], table: str, runs: int) -> None:
     cards = iter([f"{box}={n * face}" for face, box in enumerate(upper, 1) for n in range(6)])  # 36 cards
     new_card = [*ours_cmd, "--card"]  # (one card a run: each is the first question about its card)
     ours, theirs = _pairs(runs, lambda: _run([*new_card, next(cards)], env), partial(_run, peer_cmd, env))
-    _report("advise, a new card's first question, CPU", [o[1] for o in ours], [t[1] for t in theirs], "none")
+    _report("advise, a new card's first question, CPU", [o[1] for o in ours], [t[1] for t in theirs], goal)
+    floor_env = {**env, "OPENBLAS_NUM_THREADS": env.get("OPENBLAS_NUM_THREADS", "1")}  # (as `advise` runs)
+    for what, code in FLOORS:
+        floor = partial(_run, [sys.executable, "-c", code], floor_env)
+        ours, theirs = _pairs(runs, floor, partial(_run, peer_cmd, env))
+        _report(f"advise's floor, {what}, CPU", [o[1] for o in ours], [t[1] for t in theirs], "none")
 
 
 def solve(env: dict[str, str], runs: int) -> None:
