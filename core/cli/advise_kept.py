@@ -110,8 +110,8 @@ def keep_card(
                             n = number[kept] = len(actions)
                             actions.append(kept)
                         ids.append(n)
-                    fields = tuple(zip(*options, strict=True)) or ((), (), (), ())  # (an Option's, in order)
-                    table[tuple(roll)] = (tuple(ids), fields[1], fields[3])  # (its values and points now)
+                    values, points = tuple(o.value for o in options), tuple(o.points for o in options)
+                    table[tuple(roll)] = (tuple(ids), values, points)
             turns.append(table)
     except DicecupError:
         return
