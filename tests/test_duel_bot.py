@@ -209,3 +209,98 @@ def test_games_with_dice_sample_the_exact_shares(own_cache):
         assert abs(got.mean - want) < 4 * got.stderr, (pair, got.mean, want, got.stderr)
     with pytest.raises(DicecupError, match="unknown policy"):
         duel_eval.play_duels(planner, exact, "exact", "greedy", games=10)
+
+
+def test_batched_leaves_are_the_outcome_by_outcome_values(own_cache):
+    """`DuelPolicy.leaves` (all positions of a layer at once) gives, for every outcome of the mover's turn, 1
+    minus the other's exact share after it, read one by one with `ExactDuel.value` (the sign past the bound)."""
+    from dicecup.simulate.duel_bot import DuelPolicy
+
+    planner, exact = _solved(mini_yacht(own_cache, ("ones", "twos", "yacht")))
+    pol = DuelPolicy(planner, exact)
+    rows, pts = pol.outcomes()
+    f, starts = pol.lay.filled, pol.starts
+    rng = np.random.default_rng(3)
+    for km, ko in ((0, 0), (1, 1), (1, 2), (2, 3)):
+        m = rng.choice(np.flatnonzero(f == km), 5)
+        o = rng.choice(np.flatnonzero(f == ko), 5)
+        d = rng.integers(-70, 71, 5)
+        got = pol.leaves(m, o, d)
+        for i in range(5):
+            for u in range(planner.width):
+                if rows[m[i], u] < 0:
+                    assert got[i, u] == -np.inf
+                    continue
+                lead = -(int(d[i]) + int(pts[m[i], u]))
+                other = int(o[i] - starts[ko])
+                after = exact.value(ko, km + 1, other, int(rows[m[i], u] - starts[km + 1]), lead)
+                assert got[i, u] == pytest.approx(1.0 - after, abs=1e-12)
+    with pytest.raises(DicecupError, match="different layers"):
+        pol.leaves(np.array([0, 1]), np.array([0, 0]), np.array([0, 0]))
+
+
+def test_keep_adopts_a_solved_work_folder_without_writing_it(own_cache, cli_env):
+    """`dicecup duel --keep --work-dir W` on a finished W checks its digests and links its layers into the cache
+    folder (nothing in W changes); bot:duel then reads them read-only. A tampered W is refused in one line."""
+    from _cli_helpers import cli_fails, json_of
+
+    from dicecup.simulate import duel_bot
+
+    boxes = ("ones", "twos", "yacht")
+    v = mini_yacht(own_cache, boxes)
+    path, work = str(own_cache / "mini.yaml"), own_cache / "work"
+    solved = json_of("duel", "-v", path, "--work-dir", str(work))
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in work.iterdir()}
+    kept = json_of("duel", "-v", path, "--work-dir", str(work), "--keep")
+    assert kept["first_player"] == solved["first_player"]
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in work.iterdir()} == before
+    folder = duel_bot.duel_folder(v)
+    assert sorted(p.name for p in folder.glob("*.bin") if p.is_symlink()) == sorted(p.name for p in work.glob("*.bin"))
+    policy = duel_bot.duel_for(v)
+    assert all(isinstance(a, np.memmap) and a.mode == "r" for a in policy.exact.values.values())
+    V, L = brute_duel(boxes)
+    assert policy.exact.first_player == pytest.approx(float(V(0, 0)[L]), abs=1e-6)
+    layer = work / "L01-01.bin"
+    raw = bytearray(layer.read_bytes())
+    raw[:4] = np.float32(0.25).tobytes()
+    layer.write_bytes(bytes(raw))
+    assert "no longer matches its digest" in cli_fails("duel", "-v", path, "--work-dir", str(work), "--keep")
+
+
+def test_an_unfinished_work_folder_is_not_opened_as_solved(own_cache):
+    from dicecup.simulate import duel_solve, win
+
+    planner = win.planner_for(mini_yacht(own_cache, ("ones", "twos", "yacht")))
+    work = own_cache / "work"
+    duel_solve.solve(planner.solution, work, stop_after=2, chunk_values=64)
+    with pytest.raises(DicecupError, match=r"not finished .* to go\); run `dicecup duel"):
+        duel_solve.open_solved(planner.solution, work)
+    with pytest.raises(DicecupError, match="no duel work folder here"):
+        duel_solve.open_solved(planner.solution, own_cache)
+
+
+def test_match_seats_bot_duel_in_a_game_of_two(own_cache, cli_env):
+    """`dicecup match` with bot:duel: games with dice from the exact table, seats rotated; bot:duel's share
+    lands within four standard errors of the mean of its two exact seat shares, and the shares sum to one. A
+    match of three with bot:duel is refused in one line saying why."""
+    from _cli_helpers import check, cli_fails, json_of
+
+    from dicecup.simulate import duel_eval
+
+    v = mini_yacht(own_cache, ("ones", "threes", "yacht"))
+    path = str(own_cache / "mini.yaml")
+    data = json_of("match", "-v", path, "-p", "bot:duel", "-p", "bot:optimal", "-n", "6000", "--seed", "5")
+    check("match", data)
+    duel_row, opt_row = data["players"]
+    assert duel_row["player"] == "bot:duel" and opt_row["player"] == "bot:optimal"
+    assert duel_row["win_share"] + opt_row["win_share"] == pytest.approx(1.0)
+    planner, exact = _solved(v)
+    want = (
+        duel_eval.evaluate_layers(planner, exact, "exact", "optimal")
+        + 1.0
+        - duel_eval.evaluate_layers(planner, exact, "optimal", "exact")
+    ) / 2
+    se = (duel_row["ci95"][1] - duel_row["win_share"]) / 1.959963984540054
+    assert abs(duel_row["win_share"] - want) < 4 * se, (duel_row, want)
+    said = cli_fails("match", "-v", path, "-p", "bot:duel", "-p", "bot:optimal", "-p", "bot:optimal")
+    assert "bot:duel plays two-player games" in said and "has 3 players" in said

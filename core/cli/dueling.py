@@ -52,7 +52,8 @@ def duel_cmd(
             "--keep",
             help=N_(
                 "Solve into the cache folder, where bot:duel reads the table (resumable like --work-dir); "
-                "float32 values."
+                "float32 values. With --work-dir: solve there (or take the duel already solved there, its "
+                "digests checked) and link it into the cache folder."
             ),
         ),
     ] = False,
@@ -75,7 +76,7 @@ def duel_cmd(
     import numpy as np
 
     from ..numeric import compiled
-    from ..simulate import duel_solve
+    from ..simulate import duel_bot, duel_solve
 
     start = time.perf_counter()
     try:
@@ -84,29 +85,39 @@ def duel_cmd(
             v = load_variant(variant, option, spoken=not as_json)
             solution, _cached = load_solution(v, quiet=quiet or as_json, progress=told)
             dtype = np.dtype(precision)
-            if keep:
-                from ..simulate.duel_bot import duel_folder
-
-                work_dir = duel_folder(v)
+            adopting = keep and work_dir is not None
+            if keep and work_dir is None:
+                work_dir = duel_bot.duel_folder(v)
             plan = duel_solve.plan(solution, dtype)
             n = threads or compiled.threads()
             if not (quiet or as_json):
                 console().print(plan.describe(n))
-            if cluster is None:
-                got = duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told)
+            if adopting and work_dir is not None and duel_bot.solved_in(work_dir, plan):
+                got = duel_bot.adopt(v, work_dir, progress=told)  # solved already: checked and linked, not solved
             else:
-                from ..cluster.connect import parse_address, require_packages
-                from ..cluster.duel import solve_on
-
-                if work_dir is None:
-                    raise DicecupError(_("--cluster needs --work-dir: a folder every worker reaches"))
-                parse_address(cluster)
-                require_packages()
-                got = solve_on(cluster, solution, work_dir, dtype, threads=n, progress=told)
+                got = _solve(solution, work_dir, dtype, n, cluster, told)
+                if adopting and work_dir is not None:
+                    got = duel_bot.adopt(v, work_dir, progress=told)
     except DicecupError as exc:
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - start
     _say_result(v, plan, got, precision, seconds, as_json)
+
+
+def _solve(solution: Any, work_dir: Path | None, dtype: Any, n: int, cluster: str | None, told: Any) -> Any:
+    """Solve (or go on solving) the duel here, or on a cluster into a work folder every worker reaches."""
+    from ..simulate import duel_solve
+
+    if cluster is None:
+        return duel_solve.solve(solution, work_dir, dtype, threads=n, progress=told)
+    from ..cluster.connect import parse_address, require_packages
+    from ..cluster.duel import solve_on
+
+    if work_dir is None:
+        raise DicecupError(_("--cluster needs --work-dir: a folder every worker reaches"))
+    parse_address(cluster)
+    require_packages()
+    return solve_on(cluster, solution, work_dir, dtype, threads=n, progress=told)
 
 
 def _check_flags(threads: int | None, precision: str, keep: bool, work_dir: Path | None) -> None:
@@ -115,8 +126,6 @@ def _check_flags(threads: int | None, precision: str, keep: bool, work_dir: Path
         raise DicecupError(_("--threads must be 1 .. 256, got {threads}").format(threads=threads))
     if precision not in PRECISIONS:
         raise DicecupError(_("--precision {precision}: give float32 or float64").format(precision=repr(precision)))
-    if keep and work_dir is not None:
-        raise DicecupError(_("--keep solves into the cache folder: give --keep or --work-dir, not both"))
     if keep and precision != "float32":
         raise DicecupError(_("--keep keeps float32 values, the ones bot:duel reads: drop --precision"))
     if work_dir is not None and work_dir.exists() and not work_dir.is_dir():

@@ -1,8 +1,9 @@
 """CLI command `match`: head-to-head play, each player's share of the wins with its 95% confidence interval.
 
 The games are played by `simulate.win.play_matches` (the lockstep match player, in solver states): it
-seats `bot:win` once and `bot:optimal` elsewhere, so those are the bots it takes; the lineup is rotated one
-seat per game, so every player sits in every seat as often; a k-way tie counts 1/k to each.
+seats `bot:win` once and `bot:optimal` elsewhere; a match of two where a seat is `bot:duel` is played with
+dice by `simulate.duel_eval.duel_match` from the exact duel's table. The lineup is rotated one seat per game,
+so every player sits in every seat as often; a k-way tie counts 1/k to each.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from .progress import check_games, reporting
 
 __all__ = ["match_cmd", "MATCH_BOTS", "MAX_GAMES"]
 
-#: the bots the lockstep match player plays (bot:win at most once)
-MATCH_BOTS = ("win", "optimal")
+#: the bots a match seats: bot:win at most once beside bot:optimal (the lockstep match player), or bot:duel in a
+#: match of two (games played with dice from the exact duel's table)
+MATCH_BOTS = ("win", "optimal", "duel")
 #: the most games one command plays (its per-game results are held: a few hundred MB at most)
 MAX_GAMES = 10_000_000
 
@@ -50,6 +52,13 @@ def read_lineup(players: list[str] | None) -> list[str]:
                 ).format(player=shown(text), bots=", ".join("bot:" + b for b in MATCH_BOTS))
             )
         kinds.append(kind)
+    if "duel" in kinds and len(kinds) != 2:
+        raise DicecupError(
+            _(
+                "--player bot:duel plays two-player games (its table is the exact game of two), and this match "
+                "has {count} players: seat bot:duel against one other player, or bot:win with more"
+            ).format(count=len(kinds))
+        )
     if kinds.count("win") > 1:
         raise DicecupError(_("--player bot:win is given twice: match seats bot:win once, bot:optimal in the others"))
     return kinds
@@ -58,8 +67,8 @@ def read_lineup(players: list[str] | None) -> list[str]:
 @app.command(
     "match",
     help=N_(
-        "Head-to-head play of bot:win and bot:optimal: each player's share of the wins (ties shared) "
-        "with its 95% confidence interval, and its mean score."
+        "Head-to-head play of bot:win, bot:optimal and (two players) bot:duel: each player's share of the wins "
+        "(ties shared) with its 95% confidence interval, and its mean score."
     ),
 )
 def match_cmd(
@@ -67,7 +76,12 @@ def match_cmd(
     player: Annotated[
         list[str] | None,
         typer.Option(
-            "--player", "-p", help=N_("A seat's bot: bot:win or bot:optimal (bot:win at most once); one per seat.")
+            "--player",
+            "-p",
+            help=N_(
+                "A seat's bot: bot:win or bot:optimal (bot:win at most once), or bot:duel in a match of two; "
+                "one per seat."
+            ),
         ),
     ] = None,
     games: Annotated[
@@ -108,8 +122,15 @@ def match_cmd(
                 pyplot("for the table alone")
             v = load_variant(variant, option, spoken=not as_json)
             check_win(v)
-            planner = planner_for(v, told, warn)
-            result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
+            if "duel" in kinds:
+                from ..simulate.duel_bot import duel_for
+                from ..simulate.duel_eval import duel_match
+
+                policy = duel_for(v, told)
+                result = duel_match(policy.planner, policy.exact, kinds, games, seed, progress=told)
+            else:
+                planner = planner_for(v, told, warn)
+                result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
             rows = player_figures(result, kinds)
             if plot is not None:
                 from ..simulate.plot import write_match_png

@@ -22,13 +22,13 @@ from ..language.model import Card, Variant
 from ..progress import Reporter
 from ..store import store_of
 from .duel import _Layout
-from .duel_solve import MAX_MEMORY, DuelPlan, ExactDuel, plan, solve
+from .duel_solve import MAX_MEMORY, DuelPlan, ExactDuel, open_solved, plan, solve
 from .win import WinBot, WinPlanner, check_win, planner_for
 
 if TYPE_CHECKING:
     from ..solver.solve import Solution
 
-__all__ = ["AUTO_SECONDS", "DuelBot", "DuelPolicy", "check_duel", "duel_folder", "duel_for", "duel_plan"]
+__all__ = ["AUTO_SECONDS", "DuelBot", "adopt", "DuelPolicy", "check_duel", "duel_folder", "duel_for", "duel_plan"]
 
 AUTO_SECONDS = 60.0
 """The longest estimated single-thread solve bot:duel runs by itself, in memory; past it the table must be
@@ -46,7 +46,7 @@ def duel_folder(variant: Variant) -> Path:
     return path.with_name(path.stem + "-duel")
 
 
-def _solved(folder: Path, p: DuelPlan) -> bool:
+def solved_in(folder: Path, p: DuelPlan) -> bool:
     """The folder holds every chunk of this plan (its manifest matching is checked when it is opened)."""
     import json
 
@@ -55,6 +55,31 @@ def _solved(folder: Path, p: DuelPlan) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(done, dict) and all(len(done.get(x.name, {})) >= x.chunks for x in p.layers)
+
+
+def adopt(variant: Variant, folder: Path, progress: Reporter | None = None) -> ExactDuel:
+    """Hand a work folder's finished duel to bot:duel without solving it again: every chunk's digest checked,
+    then its layer files linked (symbolic links: the work folder must stay) into `duel_folder`, the manifest
+    and the record of finished chunks (last, so that an interrupted adoption is not taken for a finished one)
+    copied beside them. Nothing in `folder` is written."""
+    import os
+    import shutil
+
+    solution, _ = duel_plan(variant)
+    exact = open_solved(solution, folder, verify=True, progress=progress)
+    dest = duel_folder(variant)
+    if dest.exists() and dest.resolve() == folder.resolve():
+        return exact
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "progress.json").unlink(missing_ok=True)
+    for x in exact.plan.layers:
+        link = dest / f"{x.name}.bin"
+        link.unlink(missing_ok=True)
+        link.symlink_to((folder / link.name).resolve())
+    for name in ("duel.json", "progress.json"):
+        shutil.copyfile(folder / name, dest / f"{name}.new")
+        os.replace(dest / f"{name}.new", dest / name)
+    return exact
 
 
 def duel_plan(variant: Variant) -> tuple[Solution, DuelPlan]:
@@ -70,7 +95,7 @@ def check_duel(variant: Variant) -> None:
     """Refuse at once, with the table's size, a variant whose exact duel is neither solved in the cache folder
     nor small enough to solve in memory now (and whatever bot win refuses)."""
     _, p = duel_plan(variant)
-    if _solved(duel_folder(variant), p):
+    if solved_in(duel_folder(variant), p):
         return
     secs = p.seconds(1)
     if p.disk > MAX_MEMORY or secs > AUTO_SECONDS:
@@ -91,8 +116,8 @@ def duel_for(variant: Variant, progress: Reporter | None = None) -> DuelPolicy:
         planner = planner_for(variant, progress)
         p = plan(planner.solution)
         folder = duel_folder(variant)
-        if _solved(folder, p):
-            exact = solve(planner.solution, folder, progress=progress)
+        if solved_in(folder, p):
+            exact = open_solved(planner.solution, folder, progress=progress)
         else:
             exact = solve(planner.solution, dtype=np.float64, progress=progress)
         return DuelPolicy(planner, exact)
@@ -110,7 +135,7 @@ class DuelPolicy:
         self.lay = _Layout(planner)
         counts = [np.count_nonzero(self.lay.filled == k) for k in range(self.lay.nb + 1)]
         self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self._turns: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._outs: tuple[np.ndarray, np.ndarray] | None = None
 
     def row_of(self, card: Card) -> int:
         """A card's row among the duel's states (turn start; a DicecupError where no play reaches it)."""
@@ -124,30 +149,63 @@ class DuelPolicy:
             )
         return row
 
-    def _turn(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        got = self._turns.get(i)
-        if got is None:
-            _, rows, pts, _, _ = self.lay.turn(i)
-            got = self._turns[i] = (rows, pts)
-        return got
+    def outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """[states, outcomes]: each state row's turn outcomes as the rows they lead to (-1: no such outcome, or a
+        full card) and the points they score, every state at once (made at first use, then kept)."""
+        if self._outs is None:
+            p, lay = self.planner, self.lay
+            t = p.run.tables
+            n, w = len(lay.slots), p.width
+            rows = np.full((n, w), -1, dtype=np.int64)
+            pts = np.zeros((n, w), dtype=np.int64)
+            live = np.flatnonzero(lay.filled < lay.nb)
+            s = lay.slots[live].astype(np.int64)
+            succ, _ = p.successors(s)
+            c = p.ctx_all[s]
+            box, sl = t.out_box[c], t.out_slot[c]
+            ok = (np.arange(w)[None, :] < p.n_out[c][:, None]) & (sl >= 0) & (sl < p.kmax)
+            nxt = np.take_along_axis(succ, np.clip(box * p.kmax + sl, 0, succ.shape[1] - 1), axis=1)
+            size = p.solution.index.size
+            rows[live] = np.where(ok, lay.row[np.clip(nxt, 0, size)], -1)
+            pts[live] = np.where(ok, t.out_pts[c], 0)
+            self._outs = (rows, pts)
+        return self._outs
+
+    def leaves(self, mover: np.ndarray, other: np.ndarray, lead: np.ndarray) -> np.ndarray:
+        """[positions, outcomes]: the mover's exact share of the win after each outcome of its turn (-inf: no such
+        outcome), for positions (mover row, other row, mover's lead) whose cards have the same filled boxes."""
+        rows, pts = self.outcomes()
+        f = self.lay.filled
+        out = np.full((len(mover), self.planner.width), -np.inf)
+        if not len(mover):
+            return out
+        km, ko = int(f[mover[0]]), int(f[other[0]])
+        if (f[mover] != km).any() or (f[other] != ko).any():
+            raise DicecupError("internal error: positions of different layers valued together")
+        nxt = self.exact.plan.layer(ko, km + 1)
+        values = self.exact.values[nxt.name]
+        m2, p = rows[mover], pts[mover]
+        ok = m2 >= 0
+        after = lead[:, None] + p  # the mover's lead after the outcome; the other then moves trailing by it
+        col = nxt.R - after
+        inside = ok & (col >= 0) & (col < nxt.width)
+        flat = (other - int(self.starts[ko]))[:, None] * nxt.others + (m2 - int(self.starts[km + 1]))
+        got = np.asarray(values[np.where(inside, flat, 0), np.where(inside, col, 0)], dtype=np.float64)
+        out[:, : rows.shape[1]] = np.where(inside, 1.0 - got, np.where(ok, (after > 0) * 1.0, -np.inf))
+        return out
 
     def leaf(self, mover: int, other: int, lead: int) -> np.ndarray:
         """[outcomes]: the mover's exact share of the win after each outcome of its turn (-inf: no such one)."""
-        rows, pts = self._turn(mover)
-        f = self.lay.filled
-        km, ko = int(f[mover]), int(f[other])
-        out = np.full(self.planner.width, -np.inf)
-        o = other - int(self.starts[ko])
-        for u, (m2, p) in enumerate(zip(rows.tolist(), pts.tolist(), strict=True)):
-            if m2 >= 0:
-                after = self.exact.value(ko, km + 1, o, m2 - int(self.starts[km + 1]), -(lead + p))
-                out[u] = 1.0 - after
-        return out
+        return self.leaves(np.array([mover]), np.array([other]), np.array([lead]))[0]
+
+    def moves_many(self, mover: np.ndarray, other: np.ndarray, lead: np.ndarray) -> np.ndarray:
+        """The movers' best-move rows [positions, rolls, decisions] (flagged as `WinPlanner.moves` writes them)."""
+        slots = self.lay.slots[mover].astype(np.int64)
+        return self.planner.moves(slots, self.leaves(mover, other, lead))
 
     def moves(self, mover: int, other: int, lead: int) -> np.ndarray:
         """The mover's best-move row [rolls, decisions] (flagged as `WinPlanner.moves` writes it)."""
-        slots = np.array([self.lay.slots[mover]], dtype=np.int64)
-        return self.planner.moves(slots, self.leaf(mover, other, lead)[None])[0]
+        return self.moves_many(np.array([mover]), np.array([other]), np.array([lead]))[0]
 
     def value(self, mover: int, other: int, lead: int) -> float:
         """The mover's exact share of the win at this turn's start."""

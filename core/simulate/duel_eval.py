@@ -18,10 +18,13 @@ from ..progress import Reporter, task
 from .duel import POLICIES
 from .duel_bot import DuelPolicy
 from .duel_solve import DuelLayer, ExactDuel
+from .matches import MatchResult
 from .win import WinPlanner
 
-__all__ = ["DuelGames", "evaluate_layers", "play_duels"]
+__all__ = ["DuelGames", "duel_match", "evaluate_layers", "play_duels"]
 
+BATCH = 1 << 13
+"""Games played in lockstep at once by `play_duels`, bounding the memory of their best-move rows."""
 CHUNK_ROWS = 1 << 15
 """Positions (other state x lead) whose moves are made at once, bounding the memory of a mover's turn."""
 
@@ -127,6 +130,7 @@ class DuelGames:
     second: str
     share: np.ndarray = field(repr=False)
     seconds: float
+    finals: np.ndarray = field(repr=False, default=None)  # int64 [games, 2]: each player's final score
 
     @property
     def mean(self) -> float:
@@ -169,45 +173,71 @@ def play_duels(
     games: int,
     seed: int = 0,
     progress: Reporter | None = None,
+    batch: int = BATCH,
 ) -> DuelGames:
-    """`games` games of player one playing `first` and player two `second`, in lockstep, every roll of the
-    dice drawn and every keep and box read from the player's best-move row for its position."""
+    """`games` games of player one playing `first` and player two `second`, `batch` at a time in lockstep: every
+    roll of the dice drawn, every keep and box read from best-move rows made for all the games' positions at
+    once by the compiled kernels (no Python per game or roll)."""
     for p in (first, second):
         if p not in POLICIES:
             raise DicecupError(f"unknown policy {p!r}; policies: {', '.join(POLICIES)}")
+    if games < 1 or batch < 1:
+        raise DicecupError(f"games and batch must be at least 1, got {games:,} and {batch:,}")
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     pol = DuelPolicy(planner, exact)
     lay = pol.lay
+    goes, points = pol.outcomes()
     dice = _Dice(planner)
     rolls = planner.solution.variant.rolls
+    oid = planner.run.tables.oid
     mean = planner.mean_table() if "optimal" in (first, second) else None
-    pos = np.zeros((games, 2), dtype=np.int64)  # each player's row among the duel's states
-    pts = np.zeros((games, 2), dtype=np.int64)
-    cache: dict[tuple[str, int, int, int], np.ndarray] = {}
-    turns: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    with task(progress, f"{games:,} games of {first} against {second}", 2 * lay.nb, "turns") as told:
-        for _ in range(lay.nb):
-            for me, policy in ((0, first), (1, second)):
-                keys = np.stack([pos[:, me], pos[:, 1 - me], pts[:, me] - pts[:, 1 - me]], axis=1)
-                uniq, back = np.unique(keys, axis=0, return_inverse=True)
-                table = np.stack([_moves(planner, pol, policy, mean, tuple(k), cache) for k in uniq.tolist()])
-                moves = table[back.reshape(-1)]
-                box, f, r = _play_turn(moves, dice, rolls, rng)
-                for g in np.unique(pos[:, me]).tolist():
-                    at = pos[:, me] == g
-                    if g not in turns:
-                        _, rows, outs, oid, _ = lay.turn(g)
-                        turns[g] = (rows, outs, oid)
-                    rows, outs, oid = turns[g]
-                    u = oid[f[at], box[at], r[at]]
-                    pts[at, me] += outs[u]
-                    pos[at, me] = rows[u]
-                told.advance(1)
-    ends = lay.ends
-    final = pts + ends[pos]
-    share = np.where(final[:, 0] > final[:, 1], 1.0, np.where(final[:, 0] == final[:, 1], 0.5, 0.0))
-    return DuelGames(first, second, share, time.perf_counter() - t0)
+    share = np.empty(games)
+    finals = np.empty((games, 2), dtype=np.int64)
+    with task(progress, f"{games:,} games of {first} against {second}", games * 2 * lay.nb, "turns") as told:
+        for a in range(0, games, batch):
+            n = min(batch, games - a)
+            pos = np.zeros((n, 2), dtype=np.int64)  # each player's row among the duel's states
+            pts = np.zeros((n, 2), dtype=np.int64)
+            for _ in range(lay.nb):
+                for me, policy in ((0, first), (1, second)):
+                    m = pos[:, me]
+                    moves = _moves(planner, pol, policy, mean, m, pos[:, 1 - me], pts[:, me] - pts[:, 1 - me])
+                    box, f, r = _play_turn(moves, dice, rolls, rng)
+                    u = oid[planner.ctx_all[lay.slots[m]], f, box, r]
+                    if (u < 0).any():
+                        raise DicecupError("internal error: a turn ended in an outcome its state does not have")
+                    pts[:, me] += points[m, u]
+                    pos[:, me] = goes[m, u]
+                    told.advance(n)
+            final = finals[a : a + n] = pts + lay.ends[pos]
+            share[a : a + n] = np.where(final[:, 0] > final[:, 1], 1.0, np.where(final[:, 0] == final[:, 1], 0.5, 0.0))
+    return DuelGames(first, second, share, time.perf_counter() - t0, finals)
+
+
+def duel_match(
+    planner: WinPlanner, exact: ExactDuel, kinds: list[str], games: int, seed: int = 0, progress: Reporter | None = None
+) -> MatchResult:
+    """A two-player match (`dicecup match`) where a seat is bot:duel: `kinds` the two players' bots ("duel",
+    "win" or "optimal"), the lineup rotated one seat per game as `play_matches` rotates it (game g: the first
+    player of `kinds` in seat g % 2), the games played with dice by `play_duels`. As `MatchResult`, whose
+    reference seat is bot:win's where it plays, else the first player's (what `player_figures` reads)."""
+    if len(kinds) != 2:
+        raise DicecupError(f"internal error: a duel match of {len(kinds)} players")
+    policy = [{"duel": "exact"}.get(k, k) for k in kinds]
+    finals = np.empty((games, 2), dtype=np.int64)  # by seat
+    t0 = time.perf_counter()
+    for g0, a, b in ((0, 0, 1), (1, 1, 0)):  # games where player a sits first
+        n = len(range(g0, games, 2))
+        if n:
+            got = play_duels(planner, exact, policy[a], policy[b], n, 2 * seed + g0, progress)
+            finals[g0::2] = got.finals
+    ref = kinds.index("win") if "win" in kinds else 0
+    seat = (np.arange(games, dtype=np.int64) + ref) % 2
+    rows = np.arange(games)
+    mine, theirs = finals[rows, seat], finals[rows, 1 - seat]
+    share = np.where(mine > theirs, 1.0, np.where(mine == theirs, 0.5, 0.0))
+    return MatchResult(exact.plan.variant_id, 2, share, finals, seat, time.perf_counter() - t0)
 
 
 def _moves(
@@ -215,27 +245,27 @@ def _moves(
     pol: DuelPolicy,
     policy: str,
     mean: np.ndarray | None,
-    key: tuple[int, int, int],
-    cache: dict[tuple[str, int, int, int], np.ndarray],
+    mover: np.ndarray,
+    other: np.ndarray,
+    lead: np.ndarray,
 ) -> np.ndarray:
-    """The best-move row of a policy at a turn's start (mover row, other row, lead), kept for the run."""
-    got = cache.get((policy, *key))
-    if got is not None:
-        return got
-    i, j, lead = key
-    slot = np.array([pol.lay.slots[i]], dtype=np.int64)
+    """A policy's best-move rows [games, rolls, decisions] at the games' turn starts (mover row, other row,
+    lead), each distinct position made once."""
+    slots = pol.lay.slots[mover].astype(np.int64)
     if policy == "optimal":
         assert mean is not None
-        got = mean[slot[0]]
-    elif policy == "exact":
-        got = pol.moves(i, j, lead)
+        return mean[slots]
+    keys, back = np.unique(np.stack([mover, other, lead], axis=1), axis=0, return_inverse=True)
+    m, o, d = keys[:, 0], keys[:, 1], keys[:, 2]
+    if policy == "exact":
+        got = pol.moves_many(m, o, d)
     else:
-        succ, _ = planner.successors(slot)
-        start, curve = planner.curves(np.array([[pol.lay.slots[j]]]), np.zeros((1, 1), dtype=np.int64))
-        leaf = planner.leaves(slot, np.array([lead]), succ, start, curve)
-        got = planner.moves(slot, leaf)[0]
-    cache[(policy, *key)] = got
-    return got
+        s = pol.lay.slots[m].astype(np.int64)
+        succ, _ = planner.successors(s)
+        opp = pol.lay.slots[o].astype(np.int64)[:, None]
+        start, curve = planner.curves(opp, np.zeros((len(keys), 1), dtype=np.int64))
+        got = planner.moves(s, planner.leaves(s, d, succ, start, curve))
+    return got[back.reshape(-1)]
 
 
 def _play_turn(

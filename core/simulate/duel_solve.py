@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from ..errors import DicecupError, TooLarge
 from ..numeric import compiled
@@ -44,6 +44,8 @@ __all__ = [
     "chunk_digest",
     "chunk_rows",
     "compute_chunk",
+    "folder_dtype",
+    "open_solved",
     "plan",
     "solve",
 ]
@@ -117,6 +119,13 @@ class DuelPlan:
         sizes = [layer.values * self.itemsize for layer in self.layers]
         return max((a + b for a, b in zip(sizes, sizes[1:], strict=False)), default=sizes[0] if sizes else 0)
 
+    def layer(self, km: int, ko: int) -> DuelLayer:
+        """The layer where the mover has km boxes filled and the other ko."""
+        got = next((x for x in self.layers if (x.km, x.ko) == (km, ko)), None)
+        if got is None:
+            raise DicecupError(f"{self.variant_id}: the duel has no layer of {km} boxes against {ko}")
+        return got
+
     def seconds(self, threads: int, cost_ns: float = COST_NS) -> float:
         return self.values * cost_ns * 1e-9 / max(1, threads)
 
@@ -180,7 +189,7 @@ class ExactDuel:
     def value(self, km: int, ko: int, mover: int, other: int, lead: int) -> float:
         """The mover's share at a turn's start: its state row `mover` among those with km boxes filled, the
         other's `other` among ko, the mover leading by `lead` (past the layer's bound, its sign decides)."""
-        layer = next(x for x in self.plan.layers if (x.km, x.ko) == (km, ko))
+        layer = self.plan.layer(km, ko)
         if abs(lead) > layer.R:
             return 1.0 if lead > 0 else 0.0
         return float(self.values[layer.name][mover * layer.others + other, lead + layer.R])
@@ -216,13 +225,7 @@ class _Store:
         if folder is None:
             return
         folder.mkdir(parents=True, exist_ok=True)
-        head = {
-            "format": FORMAT,
-            "variant": p.variant_id,
-            "fingerprint": p.fingerprint,
-            "dtype": dtype.name,
-            "layers": [[x.km, x.ko, x.R, x.movers, x.others, x.chunk] for x in p.layers],
-        }
+        head = _head(p, dtype)
         manifest = folder / "duel.json"
         if manifest.exists():
             try:
@@ -280,6 +283,71 @@ class _Store:
         for c, digest in self.done.get(layer.name, {}).items():
             if chunk_digest(arr, layer, int(c)) != digest:
                 raise DicecupError(f"{self.folder}: chunk {c} of {layer.name} no longer matches its digest")
+
+
+def _head(p: DuelPlan, dtype: np.dtype) -> dict[str, Any]:
+    """A work folder's manifest: which duel its files hold, and how they are cut."""
+    return {
+        "format": FORMAT,
+        "variant": p.variant_id,
+        "fingerprint": p.fingerprint,
+        "dtype": dtype.name,
+        "layers": [[x.km, x.ko, x.R, x.movers, x.others, x.chunk] for x in p.layers],
+    }
+
+
+def folder_dtype(folder: Path) -> np.dtype | None:
+    """The precision of the duel a work folder holds (None: no readable manifest there)."""
+    try:
+        head = json.loads((folder / "duel.json").read_text(encoding="utf-8"))
+        return np.dtype(head["dtype"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def open_solved(solution: Solution, folder: Path, verify: bool = False, progress: Reporter | None = None) -> ExactDuel:
+    """A work folder's finished duel of `solution`'s variant, every layer memory-mapped read-only (nothing in
+    the folder is written). Refused, saying what is wrong, where the folder holds another duel or an unfinished
+    one, or a layer's file is missing or cut short; `verify`: every chunk's SHA-256 is checked too."""
+    t0 = time.perf_counter()
+    dt = folder_dtype(folder)
+    if dt is None:
+        raise DicecupError(f"{folder}: no duel work folder here (no readable duel.json)")
+    try:
+        had = json.loads((folder / "duel.json").read_text(encoding="utf-8"))
+        done = json.loads((folder / "progress.json").read_text(encoding="utf-8"))
+        cut = [int(row[-1]) for row in had["layers"]]
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise DicecupError(f"{folder}: not a readable duel work folder ({exc})") from exc
+    p = plan(solution, dt)
+    if len(cut) == len(p.layers):  # the chunks the folder was solved in
+        p = evolve(p, layers=tuple(evolve(x, chunk=c) for x, c in zip(p.layers, cut, strict=True)))
+    if had != _head(p, dt):
+        raise DicecupError(
+            f"{folder}: the work folder holds another duel ({had.get('variant')}) or one solved by another "
+            f"version; solve {p.variant_id} there again (`dicecup duel -v {p.variant_id} --work-dir {folder}`)"
+        )
+    left = [x.name for x in p.layers if len(done.get(x.name, {})) < x.chunks]
+    if left:
+        raise DicecupError(
+            f"{folder}: the duel is not finished ({len(left)} of {len(p.layers)} layers to go); run "
+            f"`dicecup duel -v {p.variant_id} --work-dir {folder}` again to go on"
+        )
+    arrays: dict[str, np.ndarray] = {}
+    with task(progress, f"checking the duel in {folder}", p.values if verify else None, "values") as rep:
+        for x in p.layers:
+            path = folder / (x.name + ".bin")
+            want = x.values * dt.itemsize
+            if not path.is_file() or path.stat().st_size != want:
+                raise DicecupError(f"{path}: the layer's file is missing or not {want:,} bytes; solve it again")
+            arr = np.memmap(path, dtype=dt, mode="r", shape=(x.movers * x.others, x.width))
+            if verify:
+                for c in range(x.chunks):
+                    if chunk_digest(arr, x, c) != done[x.name].get(str(c)):
+                        raise DicecupError(f"{folder}: chunk {c} of {x.name} no longer matches its digest")
+                rep.advance(x.values)
+            arrays[x.name] = arr
+    return ExactDuel(p, arrays, time.perf_counter() - t0)
 
 
 def chunk_rows(layer: DuelLayer, c: int) -> slice:

@@ -24,6 +24,14 @@ bot:duel on Yacht's first n boxes: the layered solve (float64), then player one'
 bot:duel against itself, bot:win and bot:optimal in both seats (`duel_eval.evaluate_layers`: computed layer by
 layer, not sampled), each beside the share of `--games` games played with dice between the same two
 (`duel_eval.play_duels`) and how many standard errors apart they are.
+
+    .venv/bin/python tests/benchmarks/bench_duel.py --full-games 100000 --work-dir DIR [--versus win,optimal]
+
+games with dice on the full 12-box Yacht, its exact duel read from a finished work folder `DIR` (`dicecup
+duel -v yacht --work-dir DIR`, opened read-only): bot:duel against itself, player one's share of the win
+beside the solved 0.49386 (its standard error and how many apart), then bot:duel against each of `--versus`
+in both seats; games a second for each (`duel_eval.play_duels`, the compiled kernels making every game's
+moves a turn at a time).
 """
 
 from __future__ import annotations
@@ -137,6 +145,36 @@ def bot(n: int, games: int, threads: int) -> None:
         )
 
 
+NAMES = {"exact": "bot:duel", "win": "bot:win", "optimal": "bot:optimal"}
+
+
+def full_games(work_dir: Path, games: int, versus: list[str], versus_games: int, seed: int, batch: int) -> None:
+    """Games with dice on the full Yacht between exact players, then bot:duel against `versus` in both seats."""
+    from dicecup.cli.progress import reporting
+    from dicecup.simulate import duel_eval, duel_solve
+
+    v = Engine().variant("yacht")
+    with reporting(label="bench_duel") as told:
+        planner = win.planner_for(v, told)
+        exact = duel_solve.open_solved(planner.solution, work_dir, progress=told)
+    print(f"{v.id}: {exact.plan.describe(1)}; the exact first player's share {exact.first_player:.6f}")
+    print("| player one | player two | games | share | std err | exact | apart | games/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    pairs = [("exact", "exact")] + [x for o in versus for x in (("exact", o), (o, "exact"))]
+    for k, (a, b) in enumerate(pairs):
+        n = games if a == b else versus_games
+        with reporting(label="bench_duel") as told:
+            got = duel_eval.play_duels(planner, exact, a, b, n, seed + k, told, batch)
+        known = exact.first_player if a == b == "exact" else None
+        apart = f"{(got.mean - known) / got.stderr:+.2f}" if known is not None else ""
+        shown = f"{known:.6f}" if known is not None else ""
+        print(
+            f"| {NAMES[a]} | {NAMES[b]} | {n:,} | {got.mean:.6f} | {got.stderr:.6f} | {shown} | {apart} "
+            f"| {n / got.seconds:,.0f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boxes", default="ones,twos,threes,fours,fives,sixes")
@@ -145,7 +183,25 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bot", type=int, default=0, help="bot:duel's exact shares on Yacht's first n boxes")
     ap.add_argument("--games", type=int, default=100_000, help="games played with dice per pairing (--bot)")
+    ap.add_argument("--full-games", type=int, default=0, help="games on the full Yacht from --work-dir's duel")
+    ap.add_argument("--work-dir", type=Path, help="a finished work folder of `dicecup duel -v yacht`")
+    ap.add_argument("--versus", default="", help="bots bot:duel also meets on the full Yacht: win,optimal")
+    ap.add_argument("--versus-games", type=int, default=20_000, help="games per seat order against --versus")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--batch", type=int, default=8192, help="games played in lockstep at once")
     args = ap.parse_args()
+    if args.full_games:
+        if args.work_dir is None:
+            ap.error("--full-games needs --work-dir, a finished work folder of `dicecup duel -v yacht`")
+        full_games(
+            args.work_dir,
+            args.full_games,
+            [x for x in args.versus.split(",") if x],
+            args.versus_games,
+            args.seed,
+            args.batch,
+        )
+        return
     if args.bot:
         bot(args.bot, args.games, args.threads)
         return
