@@ -741,6 +741,44 @@ def test_class_hash_finds_each_known_key_and_nothing_else(keys, probe):
     assert scoreclass.class_of(np.array([probe], dtype=np.int64), 0, facts, arr, slots) == want
 
 
+@needs_numba
+@settings(max_examples=30, deadline=None)
+@given(
+    keys=st.lists(
+        st.lists(st.sampled_from([int(EMPTY), 0, 1, 2, 25, 50, 63]), min_size=2, max_size=2),
+        min_size=1,
+        max_size=40,
+        unique_by=tuple,
+    ),
+    grown=st.integers(0, 40),
+)
+def test_the_vector_kernel_places_classes_as_the_player_finds_them(keys, grown):
+    """One class hash: a table the vector environment grows (`vecstep`'s add_slots, the first classes then the
+    rest) holds each class where the player's `class_of` looks for it, and where a table placed at once does."""
+    from dicecup.numeric import vecstep
+
+    facts = np.array([2, 3], dtype=np.int64)  # the scores of boxes 0 and 1 of a 2-box card
+    arr = np.array(keys, dtype=np.int64).reshape(len(keys), 2)
+    size = 1 << max(4, (2 * len(keys)).bit_length())
+    slots = np.full(size, -1, dtype=np.int64)
+    start = min(grown, len(keys))
+    vecstep.compiled_names()["add_slots"](slots, arr[:start], 0)
+    vecstep.compiled_names()["add_slots"](slots, arr, start)
+    assert (slots == scoreclass.class_slots(arr, size)).all()
+    for c, k in enumerate(keys):
+        assert scoreclass.class_of(np.array([k], dtype=np.int64), 0, facts, arr, slots) == c
+
+
+def test_a_build_of_another_class_hash_is_not_loaded(monkeypatch):
+    """The simulator's build digest names the class hash: a build placing classes another way is refused."""
+    from dicecup.numeric import records
+
+    before, core = records.signature_digest(simulator=True), records.signature_digest()
+    monkeypatch.setattr(records, "CLASS_HASH", records.CLASS_HASH + "-other")
+    assert records.signature_digest(simulator=True) != before
+    assert records.signature_digest() == core  # the core's kernels do not hash classes: their build still loads
+
+
 # ----------------------------------------------------------------------------- what the tables learn from the trace
 
 PAIR_FIRST = """

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
+    "CLASS_HASH",
     "EMPTY",
     "W",
     "core_signatures",
@@ -50,6 +51,10 @@ __all__ = [
 
 EMPTY = np.iinfo(np.int32).min
 """An open box in a `vals` row of box scores (no score is this low)."""
+
+CLASS_HASH = "fnv-fmix64"
+"""How the score class hash (`scoreclass`) places a class: part of the simulator's build digest, so that a build
+placing classes another way (an older install) is not loaded beside a player compiled by numba now."""
 
 W = 8
 """States folded side by side: the last axis of every array `turn.turn_block` takes (one AVX-512 register of
@@ -454,4 +459,6 @@ def signature_digest(simulator: bool = False) -> str:
 
     kernels = simulator_signatures() if simulator else core_signatures()
     text = ";".join(f"{name}:{kind(args)}" for name, args in sorted(kernels.items()))
+    if simulator:
+        text += f";hash:{CLASS_HASH}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,8 +1,9 @@
 """Score classes looked up inside the compiled player: a card's class by a hash of the facts it is keyed on.
 
 The classes are `tables.Traced`'s (their keys handed in as arrays, `play.Classes`); the player hashes a card's
-facts (`CardFacts`: a box filled, or a box's score) and probes an open-addressing table for its class. Compiled
-only (`compiled.NUMBA_KERNELS`).
+facts (`CardFacts`: a box filled, or a box's score) and probes an open-addressing table for its class. The one
+hash of classes: the vector environment's kernel (`vecstep`) places and finds its learned tables' classes by it
+too. Compiled only (`compiled.NUMBA_KERNELS`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from . import compiled
 from .records import EMPTY
 
-__all__ = ["add_slots", "class_of", "class_slots", "compiled_names", "group_facts", "probe"]
+__all__ = ["add_slots", "class_of", "class_slots", "compiled_names", "first_slot", "group_facts", "probe"]
 
 EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 
@@ -83,6 +84,19 @@ def _hash(x, h):
     return (h ^ np.uint64(x + (1 << 40))) * np.uint64(0x100000001B3)
 
 
+def _slot(h, size):
+    """The first slot of hash h in a table of `size` slots (a power of 2). The hash goes through murmur3's
+    64-bit finaliser first: the FNV steps leave keys of small numbers alike in the low bits, which clustered
+    an upper bonus's classes into runs of up to 155 slots, each probe of them a comparison of keys. (A change
+    of placement changes `records.CLASS_HASH` too: an older build is then not loaded.)"""
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return np.int64(h & np.uint64(size - 1))
+
+
 def _class_slots(keys, size):
     """The hash slots of classes with these keys ([C, F]): class at each slot, -1 empty (size: a power of 2)."""
     slots = np.full(size, -1, dtype=np.int64)
@@ -99,7 +113,7 @@ def add_slots(slots, keys, start):
         h = np.uint64(0xCBF29CE484222325)
         for k in range(keys.shape[1]):
             h = _hash(keys[c, k], h)
-        j = np.int64(h & np.uint64(size - 1))
+        j = _slot(h, size)
         while slots[j] >= 0:
             j = (j + 1) & (size - 1)
         slots[j] = c
@@ -112,19 +126,23 @@ def _fact(vals, i, f, nb):
     return vals[i, f - nb]
 
 
+def first_slot(vals, i, facts, size):
+    """The slot where the probe for row i's card starts, in a table of `size` slots placed by `add_slots`."""
+    nb = vals.shape[1]
+    h = np.uint64(0xCBF29CE484222325)
+    for k in range(facts.shape[0]):
+        h = _hash(_fact(vals, i, facts[k], nb), h)
+    return _slot(h, size)
+
+
 def class_of(vals, i, facts, keys, slots):
     """The score class of row i's card (`Classes`), -1 when no class with its key is known yet."""
-    nb = vals.shape[1]
-    nf = facts.shape[0]
-    h = np.uint64(0xCBF29CE484222325)
-    for k in range(nf):
-        h = _hash(_fact(vals, i, facts[k], nb), h)
-    return probe(vals, i, facts, keys, slots, np.int64(h & np.uint64(slots.shape[0] - 1)))
+    return probe(vals, i, facts, keys, slots, first_slot(vals, i, facts, slots.shape[0]))
 
 
 def probe(vals, i, facts, keys, slots, j):
-    """The class of row i's card in the hash `slots`, probing from slot j (its hash's), -1 when no class with
-    its key is there: for `class_of`, and for a table hashed another way (the vector kernel's)."""
+    """The class of row i's card in the hash `slots`, probing from slot j (`first_slot`'s), -1 when no class
+    with its key is there: for `class_of`, and for the vector kernel, which finds a block's first slots first."""
     nb = vals.shape[1]
     nf = facts.shape[0]
     size = slots.shape[0]
@@ -144,9 +162,12 @@ def probe(vals, i, facts, keys, slots, j):
 
 @cache
 def compiled_names() -> Mapping[str, Any]:
-    """The kernels compiled by numba (`class_of` and its helpers inlined where called)."""
+    """The kernels compiled by numba (`class_of` and its helpers inlined where called; `add_slots` a kernel of
+    its own too: the vector environment's tables grow by it)."""
     return compiled.jit_namespace(
-        globals(), ("_group_facts", "_class_slots"), inline=("_hash", "_fact", "probe", "class_of", "add_slots")
+        globals(),
+        ("_group_facts", "_class_slots", "add_slots"),
+        inline=("_hash", "_slot", "_fact", "first_slot", "probe", "class_of"),
     )
 
 

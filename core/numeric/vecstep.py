@@ -4,7 +4,7 @@ Each game is a row of `VecGames`: its card (box scores), the dice on the table a
 used and its own splitmix64 dice stream (`draws.chunk`, a chunk of dice a draw). A step takes one action index
 per game (the encoding of `dicecup.rl.encoding`: keeps as masks of the sorted dice, then the boxes): a keep
 rolls the other dice, a box is scored from the learned score tables (`tables.ScoreTables`' classes, keyed as
-`scoreclass.class_of` keys them, found in a hash of this module's: `add_slots`), then the next turn's dice are
+`scoreclass.class_of` keys them, placed and found by its hash: `scoreclass.add_slots`), then the next turn's dice are
 rolled. The legal boxes come from the learned legality tables and the running total's bonuses from the learned
 end-bonus tables, each class found the same way.
 Where a class or a per-roll legality answer is not learned yet, the game is flagged (`VecOut.missing`) and the
@@ -23,7 +23,7 @@ from . import compiled
 from .draws import _next, chunk
 from .intrinsics import fetch_add, prefetch
 from .records import EMPTY, RollDraws
-from .scoreclass import _fact, _hash, probe
+from .scoreclass import add_slots, first_slot, probe
 
 __all__ = [
     "MISSING_CLASS",
@@ -49,7 +49,7 @@ BLOCK = 512  # games a thread of `_step_games` takes at a time
 
 class Hashed(NamedTuple):
     """One learned table's classes, keyed as `scoreclass.class_of` keys them (`CardFacts`' facts), hashed by
-    `add_slots`: the facts, each class's key, the hash."""
+    `scoreclass.add_slots`: the facts, each class's key, the hash."""
 
     facts: np.ndarray  # int64 [F]
     keys: np.ndarray  # int64 [C, F]
@@ -152,41 +152,6 @@ def new_games(n: int, boxes: int) -> VecGames:
         done=np.ones(n, dtype=np.bool_),
         illegal=i8.copy(),
     )
-
-
-def _slot(h, size):
-    """The first slot of a key's hash in a table of `size` slots (a power of 2): the hash goes through
-    murmur3's 64-bit finaliser first, because the FNV steps (`scoreclass._hash`) leave keys of small numbers
-    alike in the low bits, which clustered an upper bonus's classes into runs of up to 155 slots."""
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xC4CEB9FE1A85EC53)
-    h ^= h >> np.uint64(33)
-    return np.int64(h & np.uint64(size - 1))
-
-
-def add_slots(slots, keys, start):
-    """Classes start .. C - 1 of `keys` [C, F] into the hash `slots` (-1: empty) that holds the classes before
-    them; the caller keeps the slots under half full."""
-    size = slots.shape[0]
-    for c in range(start, keys.shape[0]):
-        h = np.uint64(0xCBF29CE484222325)
-        for k in range(keys.shape[1]):
-            h = _hash(keys[c, k], h)
-        j = _slot(h, size)
-        while slots[j] >= 0:
-            j = (j + 1) & (size - 1)
-        slots[j] = c
-
-
-def _first_slot(vals, i, facts, size):
-    """The slot where the probe for row i's card starts, in a table of `size` slots hashed by `add_slots`."""
-    nb = vals.shape[1]
-    h = np.uint64(0xCBF29CE484222325)
-    for k in range(facts.shape[0]):
-        h = _hash(_fact(vals, i, facts[k], nb), h)
-    return _slot(h, size)
 
 
 def _draw(rng, g, buf, left, n, per, outcomes, low, faces, out):
@@ -352,9 +317,9 @@ def _classify(gm, tb, out, which, lo, hi, at):
             i = which[k]
             if changed[i]:
                 q = k - first
-                at[q, 0] = _first_slot(vals, i, s_facts, s_slots.shape[0])
-                at[q, 1] = _first_slot(vals, i, l_facts, l_slots.shape[0])
-                at[q, 2] = _first_slot(vals, i, e_facts, e_slots.shape[0])
+                at[q, 0] = first_slot(vals, i, s_facts, s_slots.shape[0])
+                at[q, 1] = first_slot(vals, i, l_facts, l_slots.shape[0])
+                at[q, 2] = first_slot(vals, i, e_facts, e_slots.shape[0])
                 prefetch(s_slots, at[q, 0])
                 prefetch(l_slots, at[q, 1])
                 prefetch(e_slots, at[q, 2])
@@ -481,21 +446,20 @@ def _settle_some(gm, dk, tb, lay, out, which):
 
 @cache
 def compiled_names() -> Mapping[str, Any]:
-    """The vector kernels compiled by numba, with the dice draws and the class look-up inlined."""
+    """The vector kernels compiled by numba, with the dice draws and the class look-up inlined (and the class
+    hash's `add_slots`, by which the learned tables grow)."""
     from . import draws, intrinsics, scoreclass
 
     calls = {
         "chunk": draws.compiled_names()["chunk"],
         "_next": draws.compiled_names()["_next"],
-        "_hash": scoreclass.compiled_names()["_hash"],
-        "_fact": scoreclass.compiled_names()["_fact"],
+        "first_slot": scoreclass.compiled_names()["first_slot"],
         "probe": scoreclass.compiled_names()["probe"],
+        "add_slots": scoreclass.compiled_names()["add_slots"],
         "fetch_add": intrinsics.compiled_names()["fetch_add"],
         "prefetch": intrinsics.compiled_names()["prefetch"],
     }
     helpers = (
-        "_slot",
-        "_first_slot",
         "_draw",
         "_roll",
         "_new_game",
@@ -503,5 +467,5 @@ def compiled_names() -> Mapping[str, Any]:
         "_classify",
         "_observe",
     )
-    kernels = ("add_slots", "draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
+    kernels = ("draw_dice", "next_seed", "_restart", "_step_games", "_settle_some")
     return compiled.jit_namespace(globals(), kernels, inline=helpers, calls=calls)
