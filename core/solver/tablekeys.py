@@ -22,10 +22,20 @@ MAX_ID_CHARS = 64  # of the variant id in a file name (the compiler caps ids at 
 #: the folders of dicecup besides the solver's own whose code decides a table's values: the rules (language) and
 #: the numeric core the solver computes with (the turn recursion, the layer kernels' sources, the state coding)
 _SCORING_CORE = ("language", "numeric")
-#: modules of the numeric core the solver never computes with (the simulator's, the distributions' and
-#: `bot:win`'s kernels): editing them leaves every solved table as it was
+#: modules of the numeric core the solver never computes with (the simulator's, the distributions', the
+#: learning environments', `bot:win`'s and the duel's kernels): editing them leaves every solved table as it was
 _NOT_SOLVING = frozenset(
-    {"moves.py", "play.py", "draws.py", "scoreclass.py", "intrinsics.py", "propagate.py", "curves.py"}
+    {
+        "moves.py",
+        "play.py",
+        "draws.py",
+        "scoreclass.py",
+        "intrinsics.py",
+        "propagate.py",
+        "curves.py",
+        "vecstep.py",
+        "duel.py",
+    }
 )
 
 
