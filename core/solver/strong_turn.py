@@ -54,6 +54,9 @@ class _CardTurn:
 class TurnPlanner:
     """Plays `best_move`'s moves against a `Relaxation`, scoring each turn's card once."""
 
+    scores: ScoreTables
+    legal: LegalTables
+
     def __init__(self, values: Relaxation, tables: TurnPlanner | None = None) -> None:
         self.values = values
         v = values.variant
