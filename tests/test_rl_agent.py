@@ -48,6 +48,17 @@ def test_the_teachers_states_are_the_solver_table_slot_by_slot(teacher):
     assert np.array_equal(a, b)
 
 
+def test_a_recorded_run_notes_every_turns_states_and_plays_the_same_games(teacher):
+    """The optimal policy told of each turn (`on_turn`) records the states its games meet, as slots of the table,
+    and plays as it plays unrecorded."""
+    record: list[np.ndarray] = []
+    a = teacher.play(None, 200, 6, 0, record)
+    assert np.array_equal(a, teacher.play(None, 200, 6, 0))
+    met = np.concatenate(record)
+    assert len(record) >= len(SMALL) and ((met >= 0) & (met < teacher.size)).all()
+    assert np.isfinite(teacher.values[met]).all()
+
+
 def test_labels_add_the_states_one_box_away(teacher):
     start = np.array([int(teacher.exact.index.locate(np.full((1, 8), -1))[0])])
     got = teacher.label(start)

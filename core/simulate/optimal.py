@@ -9,6 +9,7 @@ writes; tests check both play the same games on the same dice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,9 +100,20 @@ class OptimalPolicy:
 
     chunk = 65536  # games per batch (the turn tables grow with the distinct states of a turn)
 
-    def __init__(self, variant: Variant, objective: Objective = MEAN) -> None:
+    def __init__(
+        self,
+        variant: Variant,
+        objective: Objective = MEAN,
+        *,
+        solution: Solution | None = None,
+        on_turn: Callable[[np.ndarray], None] | None = None,
+    ) -> None:
+        """Play best against the solver's table for `objective`, or against `solution` where given (any table of
+        the variant's values laid out as the solver's: a learned copy, say); `on_turn` is told the card rows
+        (games, boxes) of each turn as the policy first meets it."""
         # a risk table's Solution answers in points (certainty equivalents): the same decisions play it
-        self.solution = solution_for(variant, objective)
+        self.solution = solution_for(variant, objective) if solution is None else solution
+        self.on_turn = on_turn
         self.index = self.solution.index
         self.graph = self.solution.graph
         self.rolls = variant.rolls
@@ -119,6 +131,8 @@ class OptimalPolicy:
         if self._turn is turn:
             return
         self._turn = turn
+        if self.on_turn is not None:
+            self.on_turn(turn.vals)
         self._keep_layout(turn.sim.dm)
         code, prog = self.index.encode(turn.vals)
         sidx = self.index.lookup(code, prog)

@@ -20,8 +20,8 @@ from ..locales import N_, Phrase
 from ..numeric.coding import EMPTY
 from ..numeric.tables import CardFacts
 from ..progress import Reporter, task
-from .advice import turn_start_value
-from .relax import Relaxation, best_move, profile_cells
+from .relax import Relaxation, profile_cells
+from .strong_turn import TurnPlanner
 
 __all__ = ["fit", "load_or_fit", "FIT_VERSION", "FIT_STATES", "MAX_CELLS", "RECORD_KIND"]
 
@@ -51,6 +51,7 @@ def fit(
     they never met keeps zero: the plain sum, a real strategy's value where no rule crosses parts, so no
     freedom is counted that play did not show."""
     base = rel.corrected(None)
+    planner = TurnPlanner(base)  # `best_move`'s moves, each turn scored once
     games = games_for(rel) if games is None else games
     rng = random.Random(seed)
     rows = []
@@ -63,7 +64,7 @@ def fit(
                         rows.append(base.row_of(state.card)[0])
                     state = state.roll(rng)
                 else:
-                    state = state.apply(best_move(base, state, rng))
+                    state = state.apply(planner.best_move(state, rng))
             told.advance()
     vals = np.array(rows)
     cells = base.cells(vals)
@@ -75,9 +76,9 @@ def fit(
     facts = CardFacts(rel.variant)  # a row back to its Card
     with task(progress, Phrase(N_("fitting")), len(rel.ids), "boxes") as told:
         for k in range(1, len(rel.ids) + 1):
-            now = rel.corrected(table.copy())  # successors have k - 1 open boxes: their cells are fitted
+            now = TurnPlanner(rel.corrected(table.copy()), planner)  # successors' cells (k - 1 open) are fitted
             sel = np.flatnonzero(open_boxes == k)
-            gap = np.array([turn_start_value(now, facts.card(vals[i])) for i in sel]) - plain[sel]
+            gap = np.array([now.turn_start_value(facts.card(vals[i])) for i in sel]) - plain[sel]
             # a turn the recursion cannot play (only announced boxes left: the announcement is a rule action it
             # does not model) gives no target: such states are left out, as if play had not met them
             met = np.isfinite(gap)

@@ -335,7 +335,8 @@ def _drop_bonuses(overlay: dict[str, Any], ids: Sequence[str]) -> dict[str, Any]
 def best_move(values: Values, state: GameState, rng: random.Random | None = None) -> Action:
     """The move at a decision that is best against `values` as the worth of what follows the turn: the
     advisor's ranking with the game's situation, and each rule action (an announcement) valued by the best
-    move after it. With nothing legal to score, any legal move (`rng`)."""
+    move after it. With nothing legal to score, any legal move (`rng`). `strong_turn.TurnPlanner` makes the same
+    moves scoring each turn's card once (what bot strong plays with); this asks the advisor at each decision."""
     state.require_decision()
 
     def best(at: GameState) -> tuple[float, Action] | None:

@@ -10,7 +10,8 @@ from ..game.state import GameState
 from ..language.model import Variant
 from ..progress import Reporter
 from .correction import load_or_fit
-from .relax import Relaxation, Solver, best_move, load_part
+from .relax import Relaxation, Solver, load_part
+from .strong_turn import TurnPlanner
 
 __all__ = ["StrongBot", "strong_values"]
 
@@ -31,7 +32,8 @@ def strong_values(
 
 
 class StrongBot:
-    """Plays `best_move` against `strong_values` of the variant (made on first use, then cached)."""
+    """Plays `best_move` against `strong_values` of the variant (made on first use, then cached), each turn
+    scored once (`TurnPlanner`)."""
 
     name = "strong"
 
@@ -43,6 +45,7 @@ class StrongBot:
         self.fitted = fitted
         self.store = store
         self._values: dict[str, Relaxation] = {}
+        self._planners: dict[str, TurnPlanner] = {}
 
     def relaxation(self, variant: Variant, progress: Reporter | None = None) -> Relaxation:
         got = self._values.get(variant.fingerprint)
@@ -55,5 +58,13 @@ class StrongBot:
         """Solve the parts and fit the correction now (a game asks before it starts), telling `progress`."""
         self.relaxation(variant, progress)
 
+    def planner(self, variant: Variant) -> TurnPlanner:
+        """The turn planner against the variant's values (made with them, kept as long as they are)."""
+        values = self.relaxation(variant)
+        got = self._planners.get(variant.fingerprint)
+        if got is None or got.values is not values:
+            got = self._planners[variant.fingerprint] = TurnPlanner(values)
+        return got
+
     def choose(self, state: GameState) -> Action:
-        return best_move(self.relaxation(state.variant), state, self.rng)
+        return self.planner(state.variant).best_move(state, self.rng)

@@ -47,10 +47,23 @@ def affordable(play_one_game, games: int, max_seconds: float, min_games: int) ->
 
 
 def bot_totals(variant, strategy: str, games: int, seed: int, max_seconds: float, min_games: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Games 0.. of run `seed` by the simulator: all at once where it batches them, else by the engine in growing
+    chunks (each a range of the same run) while the CPU time spent stays within `max_seconds` (a bot's first game
+    in a process builds its tables, so the pace is read from the games played, not from one)."""
     first = simulate(variant, strategy, 2, seed)  # builds the tables or solves first, and tells the method
-    if first.method != "batched":
-        games = affordable(lambda: simulate(variant, strategy, 1, seed, first_game=2), games, max_seconds, min_games)
-    return simulate(variant, strategy, games, seed).totals
+    if first.method == "batched":
+        return simulate(variant, strategy, games, seed).totals
+    parts, done, chunk, t0 = [first.totals], 2, 2, time.process_time()
+    while done < games:
+        spent = time.process_time() - t0
+        if done >= min_games and spent >= max_seconds:
+            break
+        pace = spent / max(done - 2, 1)
+        chunk = min(games - done, 2 * chunk, max(1, int((max_seconds - spent) / pace)) if pace > 0 else 2 * chunk)
+        chunk = max(chunk, min(games, min_games) - done, 1)
+        parts.append(simulate(variant, strategy, chunk, seed, max_seconds=math.inf, first_game=done).totals)
+        done += chunk
+    return np.concatenate(parts)
 
 
 def learned_totals(folder: str, games: int, seed: int, max_seconds: float, min_games: int) -> np.ndarray:

@@ -8,8 +8,8 @@ outcomes, the rules' scores) with the learned value as the worth of the card eac
   each labelled with its exact value. The learned values are written into a copy of the table, so the
   library's own turn search (the batched simulator's optimal policy, the advisor) plays against them.
 - `StrongTeacher` (any variant `bot:strong` splits): states are card rows, labelled with bot strong's
-  estimate (its parts' exact values and fitted correction); the agent plays `best_move` against the
-  learned values, as bot strong plays against its own.
+  estimate (its parts' exact values and fitted correction); the agent plays bot strong's moves
+  (`strong_turn.TurnPlanner`) against the learned values, as bot strong plays against its own.
 
 Features are the same in both: for each exactly solved table (the whole card, or each part of it), which
 boxes are filled and the rules' flags (the table's class code, bit by bit), each bonus group's total (clamped
@@ -31,9 +31,10 @@ from dicecup.numeric.coding import EMPTY, StateIndex
 from dicecup.simulate.batch import Batched, batched_for
 from dicecup.simulate.optimal import OptimalPolicy, solution_for
 from dicecup.simulate.streams import GameStreams
-from dicecup.solver.relax import Relaxation, best_move
+from dicecup.solver.relax import Relaxation
 from dicecup.solver.solve import Solution
 from dicecup.solver.strong import strong_values
+from dicecup.solver.strong_turn import TurnPlanner
 
 
 def index_features(index: StateIndex, codes: np.ndarray, totals: np.ndarray) -> np.ndarray:
@@ -117,7 +118,8 @@ class ExactTeacher:
         """Final totals of games first_game.. of the batched simulator's run `seed`, each turn searched against the
         network's values (the exact ones where `net` is None); the states the games meet go to `record`."""
         sol = self.exact if net is None else self.table(net)
-        policy = _TablePolicy(self.variant, sol, record)
+        on_turn = None if record is None else lambda vals: record.append(np.unique(sol.index.locate(vals)))
+        policy = OptimalPolicy(self.variant, solution=sol, on_turn=on_turn)
         sim = batched_for(self.variant)
         totals = np.empty(games, dtype=np.int64)
         chunk = 16384
@@ -125,24 +127,6 @@ class ExactTeacher:
             n = min(chunk, games - lo)
             totals[lo : lo + n] = _batched_totals(sim, policy, n, seed, first_game + lo)
         return totals
-
-
-class _TablePolicy(OptimalPolicy):
-    """The batched simulator's optimal policy, against any table of values; it notes the states its games meet."""
-
-    def __init__(self, variant: Variant, solution: Solution, record: list[np.ndarray] | None) -> None:
-        self.solution = solution
-        self.index = solution.index
-        self.graph = solution.graph
-        self.rolls = variant.rolls
-        self._turn = None
-        self.keep_rows_of = None
-        self.record = record
-
-    def _prepare(self, turn):  # type: ignore[no-untyped-def]
-        if self._turn is not turn and self.record is not None:
-            self.record.append(np.unique(self.index.locate(turn.vals)))
-        super()._prepare(turn)
 
 
 def _batched_totals(sim: Batched, policy: OptimalPolicy, n: int, seed: int, first_game: int) -> np.ndarray:
@@ -165,6 +149,7 @@ class StrongTeacher:
         self.variant = variant
         self.strong = strong_values(variant)
         self.parts = self.strong.parts
+        self.planner = TurnPlanner(self.strong)  # its score tables serve every network's planner too
 
     def features(self, rows: np.ndarray) -> np.ndarray:
         cols = [row_features(p.solution.index, rows[:, p.boxes]) for p in self.parts]
@@ -185,7 +170,7 @@ class StrongTeacher:
         network's values (bot strong's where `net` is None); the cards at each turn's start go to `record`."""
         from dicecup.simulate.engine_sim import play_one
 
-        bot = _SearchBot(self.relaxation(net), record)
+        bot = _SearchBot(TurnPlanner(self.relaxation(net), self.planner), record)
         out = np.empty(games, dtype=np.int64)
         for g in range(games):
             rng = random.Random(f"{seed}:{first_game + g}")
@@ -208,18 +193,20 @@ class _LearnedRelaxation(Relaxation):
 
 
 class _SearchBot:
-    """Plays each decision best against `values` as the worth of the card after the turn (`best_move`)."""
+    """Plays each decision best against the planner's values as the worth of the card after the turn (the moves
+    of `best_move`, each turn's card scored once)."""
 
     name = "learned"
 
-    def __init__(self, values: Relaxation, record: list[np.ndarray] | None) -> None:
-        self.values = values
+    def __init__(self, planner: TurnPlanner, record: list[np.ndarray] | None) -> None:
+        self.planner = planner
+        self.values = planner.values
         self.record = record
         self.rows: list[np.ndarray] = []
         self._seen: object = None
 
     def choose(self, state: GameState) -> Action:
-        move = best_move(self.values, state)
+        move = self.planner.best_move(state)
         if self.record is None:
             return move
         if state.card is not self._seen:  # the card at the turn's start

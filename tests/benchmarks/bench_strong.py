@@ -2,6 +2,13 @@
 
     .venv/bin/python tests/benchmarks/bench_strong.py [--games 400] [--greedy-games 100] [--regret-games 300]
         [--processes 2] [--variants yatzy yahtzee]
+    .venv/bin/python tests/benchmarks/bench_strong.py --speed 10 [--variants yahtzee triple-yahtzee yamb]
+
+`--speed N`: seconds per game of bot strong's moves made two ways, N games each after one game to warm up
+(the same games, one process): asking the advisor at every decision (`relax.best_move`, the way it played
+before) and scoring each turn's card once (`strong_turn.TurnPlanner`, the way it plays). Both make the same
+moves (tests/test_strong_turn.py), so the games are the same; both play against the parts' plain sum (the
+fitted correction is one more lookup, and fitting it first would take longer than the timing).
 
 Column games (Triple Yahtzee, Yamb, Balut): strong and greedy each play their
 games through the game engine (`dicecup simulate --method engine`); the table
@@ -86,6 +93,28 @@ def _run(pool: ProcessPoolExecutor, variant_id: str, strategy: str, games: int, 
     return np.array(scores), np.array(points), time.perf_counter() - start
 
 
+def _speed(variant_id: str, games: int, seed: int) -> tuple[float, float]:
+    """(seconds per game by `best_move`, by the turn planner) over `games` games after one to warm each up."""
+    from dicecup.game.state import GameState
+    from dicecup.solver.relax import best_move
+    from dicecup.solver.strong import strong_values
+    from dicecup.solver.strong_turn import TurnPlanner
+
+    rel = strong_values(Engine(entry_points=False).variant(variant_id), fitted=False)  # (a correction costs nothing)
+    planner = TurnPlanner(rel)
+    out = []
+    for choose in (lambda s: best_move(rel, s), planner.best_move):
+        took = 0.0
+        for g in range(games + 1):
+            rng, state = random.Random(seed * 1000 + g), GameState.new(rel.variant, 1)
+            start = time.perf_counter()
+            while not state.over:
+                state = state.roll(rng) if state.is_chance else state.apply(choose(state))
+            took += (time.perf_counter() - start) if g else 0.0
+        out.append(took / games)
+    return out[0], out[1]
+
+
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
 
@@ -101,7 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variants", nargs="*", default=[*COLUMN_GAMES, *CALIBRATION])
+    ap.add_argument("--speed", type=int, default=0, help="time N games of each way of choosing moves, and stop")
     args = ap.parse_args(argv)
+    if args.speed:
+        print(f"{'variant':15} {'advisor s/game':>15} {'planner s/game':>15} {'speed-up':>9}")
+        for vid in args.variants:
+            old, new = _speed(vid, args.speed, args.seed)
+            print(f"{vid:15} {old:15.3f} {new:15.3f} {old / new:8.1f}x", flush=True)
+        return 0
     from dicecup.solver.cache import load_or_solve
     from dicecup.solver.strong import strong_values
 
