@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .advance import _advance, _successors
+from .advance import _advance, _legal_boxes, _successors
 from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays, TurnArrays
-from .turn import W, turn_block
+from .turn import W, _lanes, _max, _store, turn_block
 
 __all__ = ["jitted", "layer_block"]
 
@@ -65,6 +65,81 @@ def _scores(i, w, layer, sl, st, values, scratch, score):
     return ok
 
 
+def _shared(layer, start, m):
+    """Whether the m states from `start` read the same score rows (one context) and their legality never
+    depends on the roll: their score rows are then made side by side, a lane each (`_lane_scores`)."""
+    states, legal = layer.states, layer.legal
+    if m < W or layer.turn.banked or layer.turn.product:
+        return False
+    for w in range(m):
+        if states.ctxs[start + w] != states.ctxs[start] or legal.rd_index[start + w] >= 0:
+            return False
+    return True
+
+
+def _lane_after(layer, sl, st, values, start, scratch):
+    """after[b, k, w] = the value of box b's slot k's successor of state start + w, for every box open in
+    some lane (the others' lanes keep whatever is there: `_lane_row` masks them). scratch = (sv, after)."""
+    sv, after = scratch
+    for w in range(W):
+        code = layer.states.codes[start + w]
+        _successors(sl, st, (code, layer.states.prog[start + w]), code & st.full, values, sv)
+        for b in range(sv.shape[1]):
+            if not (code >> b) & 1:
+                for k in range(sl.used[b]):
+                    after[b, k, w] = sv[0, b, k]
+
+
+def _lane_row(layer, start, f, scratch, out):
+    """out[r, w] = the best value of scoring roll r in a box legal for state start + w after the first roll
+    (f = 1) or a later one: the score-and-advance step (`advance._advance`) for W states of one context at
+    once, each roll's box in a lane's register, its leaves compared in the same order. A box illegal in a
+    lane leaves -inf there (which no max takes). scratch = (after, leg, ok): the lanes' successor values
+    (`_lane_after`), a box's after values with illegal lanes -inf, and each lane's flag: False where a
+    legal box's successor has no value."""
+    after, leg, ok = scratch
+    rows = layer.rows
+    nb = after.shape[0]
+    ctx = layer.states.ctxs[start]
+    any_box = 0
+    for w in range(W):
+        code = layer.states.codes[start + w]
+        boxes, _ = _legal_boxes(layer.legal, start + w, code & ((1 << nb) - 1), f)
+        any_box |= boxes
+        for b in range(nb):
+            legal = (boxes >> b) & 1
+            reach = rows.reach[rows.slot_row[ctx, b, f]]
+            for k in range(after.shape[1]):
+                if (reach >> k) & 1:
+                    v = after[b, k, w]
+                    leg[b, k, w] = v if legal else -np.inf
+                    ok[w] &= not legal or v == v
+    for r in range(out.shape[0]):
+        acc = (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf)
+        for b in range(nb):
+            if (any_box >> b) & 1:
+                p = rows.points[rows.point_row[ctx, b, f], r]
+                a = _lanes(leg[b], rows.slots[rows.slot_row[ctx, b, f], r])
+                acc = _max(acc, (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7]))
+        _store(out, r, acc)
+
+
+def _lane_scores(layer, sl, st, values, start, scratch, score):
+    """`_scores` for the W states of a block that `_shared` passed, written into score[q, r, :] at once.
+    Without first-roll scoring anywhere, row 0 alone (the caller's pick reads it for every decision)."""
+    after, leg, sv = scratch
+    ok = np.ones(W, dtype=np.bool_)
+    _lane_after(layer, sl, st, values, start, (sv, after))
+    turn = layer.turn
+    if not turn.fs_both:
+        _lane_row(layer, start, 1 if turn.rolls == 1 else 0, (after, leg, ok), score[0])
+        return ok
+    for f in range(2):
+        if f == 1 or turn.rolls > 1:
+            _lane_row(layer, start, f, (after, leg, ok), score[f])
+    return ok
+
+
 def _layer(layer, sl, st, d, values, lo, hi, out):
     """The values of blocks lo..hi-1 of W states: each block scored, folded by the turn recursion, averaged.
 
@@ -89,14 +164,21 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
     no_keeps = np.empty((0, 0, W))
     levels = np.empty((decisions if banked else 0, n_rolls, W))
     arrays = TurnArrays(val, keep, best, no_keeps, levels)
+    lanes = (np.empty((nb, kmax, W)), np.empty((nb, kmax, W)), scratch[0])
+    # without first-roll scoring anywhere row 0 serves every decision (rows 0 and 1 would be equal)
+    pick = turn.pick if banked or turn.fs_both else np.zeros_like(turn.pick)
+    oks = np.ones(W, dtype=np.bool_)
     for c in range(lo, hi):
         start = c * W
         m = min(W, n - start)
-        ok = True
+        if _shared(layer, start, m):
+            oks = _lane_scores(layer, sl, st, values, start, lanes, score)
+        else:
+            for w in range(m):
+                oks[w] = _scores(start + w, w, layer, sl, st, values, scratch, score)
+        turn_block(score, pick, turn.first_pick, d, arrays)
         for w in range(m):
-            ok &= _scores(start + w, w, layer, sl, st, values, scratch, score)
-        turn_block(score, turn.pick, turn.first_pick, d, arrays)
-        for w in range(m):
+            ok = oks[w]
             for q in range(out.shape[1]):
                 if q >= banks:
                     out[start + w, q] = np.nan  # more banked rolls than this many turns can save
@@ -114,7 +196,10 @@ def compiled_names() -> Mapping[str, Any]:
 
     step = advance.compiled_names()
     calls = {"turn_block": turn.jitted(), "_advance": step["_advance"], "_successors": step["_successors"]}
-    return compiled.jit_namespace(globals(), ("_scores", "_layer"), calls=calls)
+    lane = turn.compiled_names()
+    calls.update(_legal_boxes=step["_legal_boxes"], _lanes=lane["_lanes"], _max=lane["_max"], _store=lane["_store"])
+    names = ("_scores", "_shared", "_lane_after", "_lane_row", "_lane_scores", "_layer")
+    return compiled.jit_namespace(globals(), names, calls=calls)
 
 
 def jitted() -> Any:

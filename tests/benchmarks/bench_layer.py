@@ -26,6 +26,7 @@ import numpy as np
 from dicecup import Engine
 from dicecup.numeric import compiled
 from dicecup.numeric import layer as layer_kernel
+from dicecup.numeric.records import TurnArrays
 from dicecup.numeric.turn import W
 
 
@@ -74,9 +75,9 @@ def parts() -> dict[str, Any]:
         return ok
 
     @numba.njit(nogil=True)
-    def folds(blocks, score, pick, first_pick, d, val, keep, best, keeps_out, levels):  # type: ignore[no-untyped-def]
+    def folds(blocks, score, pick, first_pick, d, arrays):  # type: ignore[no-untyped-def]
         for _ in range(blocks):
-            fold(score, pick, first_pick, d, val, keep, best, keeps_out, levels)
+            fold(score, pick, first_pick, d, arrays)
 
     return {"look-ups": look_ups, "best rows": best_rows, "folds": folds}
 
@@ -118,11 +119,19 @@ def main(argv: list[str] | None = None) -> int:
     count = sum(int(sl.used[b]) * int(((filled >> b) & 1 == 0).sum()) for b in range(nb))  # one per open box's slot
     seconds = cpu(lambda: part["look-ups"](layer, sl, st, values, sv), args.repeats)
     print(f"  successor look-ups: {seconds:.3f} s ({count:,} of them, {1e9 * seconds / count:.1f} ns each)")
-    seconds = cpu(lambda: part["best rows"](layer, sv, (row, np.empty(0, dtype=np.int64))), args.repeats)
+    seconds = cpu(lambda: part["best rows"](layer, sv, row), args.repeats)
     print(f"  best-score rows: {seconds:.3f} s ({len(codes) * (1 + layer.turn.fs_both):,} rows of {len(row)} rolls)")
     n_rows = d.add_edges.shape[0]
-    scratch = (np.zeros((2, len(row), W)), layer.turn.pick, layer.turn.first_pick, d, np.empty((len(row), W)))
-    scratch += (np.empty((n_rows, W)), np.empty((n_rows, W)), np.empty((0, 0, W)), np.empty((0, len(row), W)))
+    scratch = (np.zeros((2, len(row), W)), layer.turn.pick, layer.turn.first_pick, d)
+    scratch += (
+        TurnArrays(
+            np.empty((len(row), W)),
+            np.empty((n_rows, W)),
+            np.empty((n_rows, W)),
+            np.empty((0, 0, W)),
+            np.empty((0, len(row), W)),
+        ),
+    )
     seconds = cpu(lambda: part["folds"](blocks, *scratch), args.repeats)
     print(f"  folds: {seconds:.3f} s ({blocks:,} blocks)")
     return 0
