@@ -77,66 +77,77 @@ def _shared(layer, start, m):
     return True
 
 
-def _lane_after(layer, sl, st, values, start, scratch):
-    """after[b, k, w] = the value of box b's slot k's successor of state start + w, for every box open in
-    some lane (the others' lanes keep whatever is there: `_lane_row` masks them). scratch = (sv, after)."""
-    sv, after = scratch
+def _lane_after(layer, sl, st, values, start, scratch, ok):
+    """leg[f, b, k, w] = the value of box b's slot k's successor of state start + w where b is legal for it
+    after the first roll (f = 1) or a later one (f = 0), else -inf (which no max takes); ok[w] = False where
+    a legal box's successor has no value. Returns the bits of the boxes legal in some lane, per f (only the
+    rows `_lane_scores` reads are made). scratch = (sv, leg)."""
+    sv, leg = scratch
+    rows, turn = layer.rows, layer.turn
+    nb = sv.shape[1]
+    ctx = layer.states.ctxs[start]
+    lo_f = 1 if turn.rolls == 1 else 0
+    hi_f = 2 if turn.fs_both or turn.rolls == 1 else 1
+    any_box = np.zeros(2, dtype=np.int64)
     for w in range(W):
         code = layer.states.codes[start + w]
         _successors(sl, st, (code, layer.states.prog[start + w]), code & st.full, values, sv)
-        for b in range(sv.shape[1]):
-            if not (code >> b) & 1:
+        for f in range(lo_f, hi_f):
+            ff = f if turn.fs_both else (1 if turn.rolls == 1 else 0)
+            boxes, _ = _legal_boxes(layer.legal, start + w, code & ((1 << nb) - 1), ff)
+            any_box[f] |= boxes
+            for b in range(nb):
+                legal = (boxes >> b) & 1
+                reach = rows.reach[rows.slot_row[ctx, b, ff]]
                 for k in range(sl.used[b]):
-                    after[b, k, w] = sv[0, b, k]
+                    v = sv[0, b, k] if legal else -np.inf
+                    leg[f, b, k, w] = v
+                    ok[w] &= ((reach >> k) & 1) == 0 or v == v
+    return any_box
 
 
-def _lane_row(layer, start, f, scratch, out):
-    """out[r, w] = the best value of scoring roll r in a box legal for state start + w after the first roll
-    (f = 1) or a later one: the score-and-advance step (`advance._advance`) for W states of one context at
-    once, each roll's box in a lane's register, its leaves compared in the same order. A box illegal in a
-    lane leaves -inf there (which no max takes). scratch = (after, leg, ok): the lanes' successor values
-    (`_lane_after`), a box's after values with illegal lanes -inf, and each lane's flag: False where a
-    legal box's successor has no value."""
-    after, leg, ok = scratch
+def _lane_row(layer, ctx, f, boxes, leg, out):
+    """out[r, w] = the best value of scoring roll r in a box legal for lane w (`_lane_after`'s leg, one f):
+    the score-and-advance step (`advance._advance`) for the W states of one context at once, each roll's best
+    in a lane's register, the leaves compared in the same order (box order, from -inf)."""
     rows = layer.rows
-    nb = after.shape[0]
-    ctx = layer.states.ctxs[start]
-    any_box = 0
-    for w in range(W):
-        code = layer.states.codes[start + w]
-        boxes, _ = _legal_boxes(layer.legal, start + w, code & ((1 << nb) - 1), f)
-        any_box |= boxes
-        for b in range(nb):
-            legal = (boxes >> b) & 1
-            reach = rows.reach[rows.slot_row[ctx, b, f]]
-            for k in range(after.shape[1]):
-                if (reach >> k) & 1:
-                    v = after[b, k, w]
-                    leg[b, k, w] = v if legal else -np.inf
-                    ok[w] &= not legal or v == v
+    n = 0
+    for b in range(leg.shape[0]):
+        if (boxes >> b) & 1:
+            n += 1
+    prow = np.empty(n, dtype=np.int64)
+    srow = np.empty(n, dtype=np.int64)
+    bs = np.empty(n, dtype=np.int64)
+    j = 0
+    for b in range(leg.shape[0]):
+        if (boxes >> b) & 1:
+            prow[j], srow[j], bs[j] = rows.point_row[ctx, b, f], rows.slot_row[ctx, b, f], b
+            j += 1
     for r in range(out.shape[0]):
         acc = (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf)
-        for b in range(nb):
-            if (any_box >> b) & 1:
-                p = rows.points[rows.point_row[ctx, b, f], r]
-                a = _lanes(leg[b], rows.slots[rows.slot_row[ctx, b, f], r])
-                acc = _max(acc, (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7]))
+        for j in range(n):
+            p = rows.points[prow[j], r]
+            a = _lanes(leg[bs[j]], rows.slots[srow[j], r])
+            acc = _max(acc, (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7]))
         _store(out, r, acc)
 
 
 def _lane_scores(layer, sl, st, values, start, scratch, score):
-    """`_scores` for the W states of a block that `_shared` passed, written into score[q, r, :] at once.
-    Without first-roll scoring anywhere, row 0 alone (the caller's pick reads it for every decision)."""
-    after, leg, sv = scratch
+    """`_scores` for the W states of a block that `_shared` passed, written into score[q, r, :] at once
+    (without first-roll scoring anywhere, row 0 alone: the caller's pick reads it for every decision).
+    Returns each lane's flag (False: a legal box's successor has no value)."""
+    sv, leg = scratch
     ok = np.ones(W, dtype=np.bool_)
-    _lane_after(layer, sl, st, values, start, (sv, after))
+    boxes = _lane_after(layer, sl, st, values, start, scratch, ok)
     turn = layer.turn
+    ctx = layer.states.ctxs[start]
     if not turn.fs_both:
-        _lane_row(layer, start, 1 if turn.rolls == 1 else 0, (after, leg, ok), score[0])
+        f = 1 if turn.rolls == 1 else 0
+        _lane_row(layer, ctx, f, boxes[f], leg[f], score[0])
         return ok
     for f in range(2):
         if f == 1 or turn.rolls > 1:
-            _lane_row(layer, start, f, (after, leg, ok), score[f])
+            _lane_row(layer, ctx, f, boxes[f], leg[f], score[f])
     return ok
 
 
@@ -164,7 +175,7 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
     no_keeps = np.empty((0, 0, W))
     levels = np.empty((decisions if banked else 0, n_rolls, W))
     arrays = TurnArrays(val, keep, best, no_keeps, levels)
-    lanes = (np.empty((nb, kmax, W)), np.empty((nb, kmax, W)), scratch[0])
+    lanes = (scratch[0], np.empty((2, nb, kmax, W)))
     # without first-roll scoring anywhere row 0 serves every decision (rows 0 and 1 would be equal)
     pick = turn.pick if banked or turn.fs_both else np.zeros_like(turn.pick)
     oks = np.ones(W, dtype=np.bool_)
