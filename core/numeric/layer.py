@@ -4,7 +4,10 @@ Same arithmetic as `solver.dp.score_arrays` + `reference.turn_value` (which rema
 reference and the fallback without compiled kernels): per state, the value of
 each successor slot, the best score of every roll after the first roll and after
 a later one (the score-and-advance step, `advance.py`); then the core's one turn recursion (`turn.py`) for a block of W
-states, and the expectation over the first roll. numpy needs ~14 array
+states, and the expectation over the first roll. A block of W states of one context whose legality does
+not depend on the roll (nearly every block: the solver groups a layer's states by context) makes its best
+scores side by side, a lane each, straight into the fold's table (`_lane_scores`); other blocks state by
+state (`_scores`), with the same leaves compared in the same order. numpy needs ~14 array
 operations per state-row (memory bound); compiled loops keep a block's multiset
 values in L1 cache. `layer_block` is what Python calls (built ahead of time, per
 value dtype, or compiled by numba: `compiled.MODE`); the solver spreads blocks
@@ -124,7 +127,7 @@ def _lane_row(layer, ctx, f, boxes, leg, out):
             prow[j], srow[j], bs[j] = rows.point_row[ctx, b, f], rows.slot_row[ctx, b, f], b
             j += 1
     for r in range(out.shape[0]):
-        acc = (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf)
+        acc: tuple[float, ...] = (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf)
         for j in range(n):
             p = rows.points[prow[j], r]
             a = _lanes(leg[bs[j]], rows.slots[srow[j], r])
