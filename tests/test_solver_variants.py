@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicecup import GameState
+from dicecup.numeric.turn import W
 from dicecup.solver import advise_state, jit, solve
 from dicecup.solver.policy import SolverPolicy
 
@@ -80,6 +81,39 @@ def test_the_next_layers_records_made_while_a_layer_is_solved_change_no_bit(engi
     after = solve(v).values
     assert calls.count(True) == len(calls) - 1  # every layer's but the last one's records made meanwhile
     assert overlapped.tobytes() == after.tobytes()
+
+
+def _one_context_blocks(ctxs: np.ndarray) -> int:
+    """Full blocks of W states of a single context (the kernel scores those a lane each)."""
+    blocks = ctxs[: len(ctxs) // W * W].reshape(-1, W)
+    return int((blocks == blocks[:, :1]).all(axis=1).sum())
+
+
+@pytest.mark.skipif(not jit.AVAILABLE, reason="numba is not installed")
+@pytest.mark.parametrize("vid", ["generala", "yacht", "russian"])
+def test_a_layer_solved_in_any_order_of_its_states_has_the_same_bits(engine, monkeypatch, vid):
+    """The kernel scores a block of W states of one context side by side, a lane each, and a block of several
+    contexts state by state; the solver groups a layer's states by context (`dp.by_context`). Each layer
+    solved again with its states shuffled (its blocks mixed) gives every state the same bits."""
+    from dicecup.solver import dp
+
+    kernel = jit.layer_values
+    same, lanes, mixed = [], 0, 0
+
+    def twice(arrays, *args, **how):
+        nonlocal lanes, mixed
+        v = kernel(arrays, *args, **how)
+        order = np.random.default_rng(7).permutation(len(arrays.states.codes))
+        shuffled = dp.layer_take(arrays, order)
+        same.append(kernel(shuffled, *args, **how).tobytes() == v[order].tobytes())
+        lanes += _one_context_blocks(arrays.states.ctxs)
+        mixed += len(order) // W - _one_context_blocks(shuffled.states.ctxs)
+        return v
+
+    monkeypatch.setattr(jit, "layer_values", twice)
+    solve(engine.variant(vid))
+    assert same and all(same)
+    assert lanes > 0 and (mixed > 0 or vid != "generala")  # both paths taken (Yacht's states share one context)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,10 @@ Same arithmetic as `solver.dp.score_arrays` + `reference.turn_value` (which rema
 reference and the fallback without compiled kernels): per state, the value of
 each successor slot, the best score of every roll after the first roll and after
 a later one (the score-and-advance step, `advance.py`); then the core's one turn recursion (`turn.py`) for a block of W
-states, and the expectation over the first roll. numpy needs ~14 array
+states, and the expectation over the first roll. A block of W states of one context whose legality does
+not depend on the roll (nearly every block: the solver groups a layer's states by context) makes its best
+scores side by side, a lane each, straight into the fold's table (`_lane_scores`); other blocks state by
+state (`_scores`), with the same leaves compared in the same order. numpy needs ~14 array
 operations per state-row (memory bound); compiled loops keep a block's multiset
 values in L1 cache. `layer_block` is what Python calls (built ahead of time, per
 value dtype, or compiled by numba: `compiled.MODE`); the solver spreads blocks
@@ -20,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .advance import _advance, _successors
+from .advance import _advance, _legal_boxes, _successors
 from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays, TurnArrays
-from .turn import W, turn_block
+from .turn import W, _lanes, _max, _store, turn_block
 
 __all__ = ["jitted", "layer_block"]
 
@@ -65,6 +68,92 @@ def _scores(i, w, layer, sl, st, values, scratch, score):
     return ok
 
 
+def _shared(layer, start, m):
+    """Whether the m states from `start` read the same score rows (one context) and their legality never
+    depends on the roll: their score rows are then made side by side, a lane each (`_lane_scores`)."""
+    states, legal = layer.states, layer.legal
+    if m < W or layer.turn.banked or layer.turn.product:
+        return False
+    for w in range(m):
+        if states.ctxs[start + w] != states.ctxs[start] or legal.rd_index[start + w] >= 0:
+            return False
+    return True
+
+
+def _lane_after(layer, sl, st, values, start, scratch, ok):
+    """leg[f, b, k, w] = the value of box b's slot k's successor of state start + w where b is legal for it
+    after the first roll (f = 1) or a later one (f = 0), else -inf (which no max takes); ok[w] = False where
+    a legal box's successor has no value. Returns the bits of the boxes legal in some lane, per f (only the
+    rows `_lane_scores` reads are made). scratch = (sv, leg)."""
+    sv, leg = scratch
+    rows, turn = layer.rows, layer.turn
+    nb = sv.shape[1]
+    ctx = layer.states.ctxs[start]
+    lo_f = 1 if turn.rolls == 1 else 0
+    hi_f = 2 if turn.fs_both or turn.rolls == 1 else 1
+    any_box = np.zeros(2, dtype=np.int64)
+    for w in range(W):
+        code = layer.states.codes[start + w]
+        _successors(sl, st, (code, layer.states.prog[start + w]), code & st.full, values, sv)
+        for f in range(lo_f, hi_f):
+            ff = f if turn.fs_both else (1 if turn.rolls == 1 else 0)
+            boxes, _ = _legal_boxes(layer.legal, start + w, code & ((1 << nb) - 1), ff)
+            any_box[f] |= boxes
+            for b in range(nb):
+                legal = (boxes >> b) & 1
+                reach = rows.reach[rows.slot_row[ctx, b, ff]]
+                for k in range(sl.used[b]):
+                    v = sv[0, b, k] if legal else -np.inf
+                    leg[f, b, k, w] = v
+                    ok[w] &= ((reach >> k) & 1) == 0 or v == v
+    return any_box
+
+
+def _lane_row(layer, ctx, f, boxes, leg, out):
+    """out[r, w] = the best value of scoring roll r in a box legal for lane w (`_lane_after`'s leg, one f):
+    the score-and-advance step (`advance._advance`) for the W states of one context at once, each roll's best
+    in a lane's register, the leaves compared in the same order (box order, from -inf)."""
+    rows = layer.rows
+    n = 0
+    for b in range(leg.shape[0]):
+        if (boxes >> b) & 1:
+            n += 1
+    prow = np.empty(n, dtype=np.int64)
+    srow = np.empty(n, dtype=np.int64)
+    bs = np.empty(n, dtype=np.int64)
+    j = 0
+    for b in range(leg.shape[0]):
+        if (boxes >> b) & 1:
+            prow[j], srow[j], bs[j] = rows.point_row[ctx, b, f], rows.slot_row[ctx, b, f], b
+            j += 1
+    for r in range(out.shape[0]):
+        acc: tuple[float, ...] = (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf)
+        for j in range(n):
+            p = rows.points[prow[j], r]
+            a = _lanes(leg[bs[j]], rows.slots[srow[j], r])
+            acc = _max(acc, (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7]))
+        _store(out, r, acc)
+
+
+def _lane_scores(layer, sl, st, values, start, scratch, score):
+    """`_scores` for the W states of a block that `_shared` passed, written into score[q, r, :] at once
+    (without first-roll scoring anywhere, row 0 alone: the caller's pick reads it for every decision).
+    Returns each lane's flag (False: a legal box's successor has no value)."""
+    sv, leg = scratch
+    ok = np.ones(W, dtype=np.bool_)
+    boxes = _lane_after(layer, sl, st, values, start, scratch, ok)
+    turn = layer.turn
+    ctx = layer.states.ctxs[start]
+    if not turn.fs_both:
+        f = 1 if turn.rolls == 1 else 0
+        _lane_row(layer, ctx, f, boxes[f], leg[f], score[0])
+        return ok
+    for f in range(2):
+        if f == 1 or turn.rolls > 1:
+            _lane_row(layer, ctx, f, boxes[f], leg[f], score[f])
+    return ok
+
+
 def _layer(layer, sl, st, d, values, lo, hi, out):
     """The values of blocks lo..hi-1 of W states: each block scored, folded by the turn recursion, averaged.
 
@@ -89,14 +178,21 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
     no_keeps = np.empty((0, 0, W))
     levels = np.empty((decisions if banked else 0, n_rolls, W))
     arrays = TurnArrays(val, keep, best, no_keeps, levels)
+    lanes = (scratch[0], np.empty((2, nb, kmax, W)))
+    # without first-roll scoring anywhere row 0 serves every decision (rows 0 and 1 would be equal)
+    pick = turn.pick if banked or turn.fs_both else np.zeros_like(turn.pick)
+    oks = np.ones(W, dtype=np.bool_)
     for c in range(lo, hi):
         start = c * W
         m = min(W, n - start)
-        ok = True
+        if _shared(layer, start, m):
+            oks = _lane_scores(layer, sl, st, values, start, lanes, score)
+        else:
+            for w in range(m):
+                oks[w] = _scores(start + w, w, layer, sl, st, values, scratch, score)
+        turn_block(score, pick, turn.first_pick, d, arrays)
         for w in range(m):
-            ok &= _scores(start + w, w, layer, sl, st, values, scratch, score)
-        turn_block(score, turn.pick, turn.first_pick, d, arrays)
-        for w in range(m):
+            ok = oks[w]
             for q in range(out.shape[1]):
                 if q >= banks:
                     out[start + w, q] = np.nan  # more banked rolls than this many turns can save
@@ -114,7 +210,10 @@ def compiled_names() -> Mapping[str, Any]:
 
     step = advance.compiled_names()
     calls = {"turn_block": turn.jitted(), "_advance": step["_advance"], "_successors": step["_successors"]}
-    return compiled.jit_namespace(globals(), ("_scores", "_layer"), calls=calls)
+    lane = turn.compiled_names()
+    calls.update(_legal_boxes=step["_legal_boxes"], _lanes=lane["_lanes"], _max=lane["_max"], _store=lane["_store"])
+    names = ("_scores", "_shared", "_lane_after", "_lane_row", "_lane_scores", "_layer")
+    return compiled.jit_namespace(globals(), names, calls=calls)
 
 
 def jitted() -> Any:

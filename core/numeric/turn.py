@@ -48,6 +48,15 @@ def _scale(x: tuple[float, ...], c: float) -> tuple[float, ...]:
     return (x[0] * c, x[1] * c, x[2] * c, x[3] * c, x[4] * c, x[5] * c, x[6] * c, x[7] * c)
 
 
+def _mean(a: np.ndarray, rows: np.ndarray, shift: int, inv: float) -> tuple[float, ...]:
+    """The mean of rows rows[0] + shift, rows[1] + shift, ... of a (rows, W) array (inv: 1 / their number),
+    summed in that order."""
+    acc = _lanes(a, rows[0] + shift)
+    for j in range(1, rows.shape[0]):
+        acc = _add(acc, _lanes(a, rows[j] + shift))
+    return _scale(acc, inv)
+
+
 def _turn_block(
     score: np.ndarray,
     pick: np.ndarray,
@@ -84,24 +93,22 @@ def _turn_block(
     store = keeps_out.shape[0] > 0
     store_levels = levels_out.shape[0] > 0
     first = score[pick[0]]
-    for r in range(n_rolls):
-        _store(val, r, _lanes(first, r))
-    if store_levels:
-        first = score[first_pick[0]]
-        lv = levels_out[0]
+    if rolls == 1:  # (with more rolls the fold reads the first row where it is, and writes val at the end)
         for r in range(n_rolls):
-            _store(lv, r, _lanes(first, r))
+            _store(val, r, _lanes(first, r))
+    if store_levels:
+        lv, ff = levels_out[0], score[first_pick[0]]
+        for r in range(n_rolls):
+            _store(lv, r, _lanes(ff, r))
     inv = 1.0 / faces
     for left in range(1, rolls):
         now = score[pick[left]]
-        for r in range(n_rolls):
-            _store(keep, lo_roll + r, _lanes(val, r))
-        for s in range(dice - 1, -1, -1):  # expectation: keep k is the mean of keeping k + face
+        rolled = first if left == 1 else val  # the roll values a keep of dice - 1 dice averages
+        for row in range(levels[dice - 1], lo_roll):  # expectation: keep k is the mean of keeping k + face
+            _store(keep, row, _mean(rolled, add_edges[row], -lo_roll, inv))
+        for s in range(dice - 2, -1, -1):
             for row in range(levels[s], levels[s + 1]):
-                acc = _lanes(keep, add_edges[row, 0])
-                for j in range(1, faces):
-                    acc = _add(acc, _lanes(keep, add_edges[row, j]))
-                _store(keep, row, _scale(acc, inv))
+                _store(keep, row, _mean(keep, add_edges[row], 0, inv))
         if store:
             ko = keeps_out[rolls - 1 - left]
             for row in range(lo_roll):
@@ -131,7 +138,9 @@ def _turn_block(
 def compiled_names() -> Mapping[str, Any]:
     """The fold and its lane helpers compiled by numba (`compiled.jit_namespace`), for numba kernels that
     hold a row of W lanes in registers too."""
-    return compiled.jit_namespace(globals(), ("_turn_block",), inline=("_lanes", "_store", "_add", "_max", "_scale"))
+    return compiled.jit_namespace(
+        globals(), ("_turn_block",), inline=("_lanes", "_store", "_add", "_max", "_scale", "_mean")
+    )
 
 
 def jitted() -> Any:

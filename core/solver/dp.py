@@ -35,6 +35,8 @@ __all__ = [
     "backward_jit",
     "layer_arrays",
     "layer_rows",
+    "layer_take",
+    "by_context",
     "slot_arrays",
     "value_shape",
     "LayerBackend",
@@ -406,13 +408,28 @@ def layer_arrays(
 def layer_rows(arrays: LayerArrays, lo: int, hi: int) -> LayerArrays:
     """The states [lo, hi) of a layer's kernel record, with the layer's shared score rows: a block the kernel
     computes alone (each state's value depends on nothing else in its layer, so any split gives the same bits)."""
+    return layer_take(arrays, slice(lo, hi))
+
+
+def layer_take(arrays: LayerArrays, which: slice | np.ndarray) -> LayerArrays:
+    """The states `which` (a slice, or positions in any order) of a layer's kernel record, with its shared rows."""
     states, legal = arrays.states, arrays.legal
     return arrays._replace(
-        states=type(states)(*(a[lo:hi] for a in states)),
+        states=type(states)(*(np.ascontiguousarray(a[which]) for a in states)),
         legal=legal._replace(
-            later_bits=legal.later_bits[lo:hi], first_bits=legal.first_bits[lo:hi], rd_index=legal.rd_index[lo:hi]
+            later_bits=np.ascontiguousarray(legal.later_bits[which]),
+            first_bits=np.ascontiguousarray(legal.first_bits[which]),
+            rd_index=np.ascontiguousarray(legal.rd_index[which]),
         ),
     )
+
+
+def by_context(arrays: LayerArrays) -> tuple[LayerArrays, np.ndarray]:
+    """The layer's states grouped by context (stable), and the order taken: the kernel makes the score rows of
+    a block of states of one context side by side (`numeric.layer`), and each state's value is computed
+    alone, so the order changes no bit of it."""
+    order = np.argsort(arrays.states.ctxs, kind="stable")
+    return layer_take(arrays, order), order
 
 
 def backward_jit(
@@ -433,11 +450,11 @@ def backward_jit(
     dice = model.graph.arrays
     context_rows = ContextRows(space, objective)
     todo = [filled for filled in range(space.nb - 1, -1, -1) if not _finished(space, work, filled)]
-    made: dict[int, LayerArrays] = {}
+    made: dict[int, tuple[LayerArrays, np.ndarray]] = {}
 
-    def arrays_of(filled: int) -> LayerArrays:
+    def arrays_of(filled: int) -> tuple[LayerArrays, np.ndarray]:
         layer = space.layers[filled]
-        return layer_arrays(space, context_rows, layer.codes, layer.progress, objective)
+        return by_context(layer_arrays(space, context_rows, layer.codes, layer.progress, objective))
 
     def next_arrays(after: int) -> Callable[[], None] | None:
         """What makes the records of the layer solved after `after`, while `after`'s kernel runs (records read
@@ -457,10 +474,10 @@ def backward_jit(
             if on_states:
                 on_states(len(layer) * banks)
             continue
-        arrays = made.pop(filled) if filled in made else arrays_of(filled)
+        arrays, order = made.pop(filled) if filled in made else arrays_of(filled)
         v = layer_values(arrays, slots, states, dice, values, meanwhile=next_arrays(filled))
-        check_finite(space, layer.codes, layer.progress, v[:, :banks] if space.banks > 1 else v)
-        values[layer.index] = v
+        check_finite(space, arrays.states.codes, arrays.states.prog, v[:, :banks] if space.banks > 1 else v)
+        values[layer.index[order]] = v
         _finish(space, work, filled)
         if on_states:
             on_states(len(layer) * banks)

@@ -4,9 +4,12 @@
 
 Solves Yahtzee once to capture the arguments of its largest layer (no banked rolls), then times, on one
 thread (CPU seconds, the median of `--repeats`): the whole kernel as this process runs
-it (`compiled.MODE`) and as numba compiles it, and three of its parts driven alone over
+it (`compiled.MODE`) and as numba compiles it, and four of its parts driven alone over
 the same states with the kernel's own functions: every successor look-up
-(`advance._successors`), every best-score row (the score-and-advance step, `advance._advance`), and the fold of every
+(`advance._successors`), every best-score row state by state (the score-and-advance step, `advance._advance`:
+the kernel's path for a block of states of several contexts), the same rows made a block of W states of one
+context at a time, a lane each (`layer._lane_scores`, look-ups included: the kernel's path for nearly every
+block, the solver grouping a layer's states by context), and the fold of every
 block (`turn.turn_block`). The look-ups were once 15 times their cost today (a way of
 writing the function that compiled badly), and the best-score rows took a masked pass per
 successor slot: a figure far above those on the docs' Performance page is such a regression.
@@ -26,6 +29,7 @@ import numpy as np
 from dicecup import Engine
 from dicecup.numeric import compiled
 from dicecup.numeric import layer as layer_kernel
+from dicecup.numeric.records import TurnArrays
 from dicecup.numeric.turn import W
 
 
@@ -74,11 +78,18 @@ def parts() -> dict[str, Any]:
         return ok
 
     @numba.njit(nogil=True)
-    def folds(blocks, score, pick, first_pick, d, val, keep, best, keeps_out, levels):  # type: ignore[no-untyped-def]
+    def folds(blocks, score, pick, first_pick, d, arrays):  # type: ignore[no-untyped-def]
         for _ in range(blocks):
-            fold(score, pick, first_pick, d, val, keep, best, keeps_out, levels)
+            fold(score, pick, first_pick, d, arrays)
 
-    return {"look-ups": look_ups, "best rows": best_rows, "folds": folds}
+    lanes = layer_kernel.compiled_names()["_lane_scores"]
+
+    @numba.njit(nogil=True)
+    def lane_rows(layer, sl, st, values, scratch, score):  # type: ignore[no-untyped-def]
+        for c in range(layer.states.codes.shape[0] // W):
+            lanes(layer, sl, st, values, c * W, scratch, score)
+
+    return {"look-ups": look_ups, "best rows": best_rows, "lane rows": lane_rows, "folds": folds}
 
 
 def cpu(fn: Any, repeats: int) -> float:
@@ -118,11 +129,22 @@ def main(argv: list[str] | None = None) -> int:
     count = sum(int(sl.used[b]) * int(((filled >> b) & 1 == 0).sum()) for b in range(nb))  # one per open box's slot
     seconds = cpu(lambda: part["look-ups"](layer, sl, st, values, sv), args.repeats)
     print(f"  successor look-ups: {seconds:.3f} s ({count:,} of them, {1e9 * seconds / count:.1f} ns each)")
-    seconds = cpu(lambda: part["best rows"](layer, sv, (row, np.empty(0, dtype=np.int64))), args.repeats)
+    seconds = cpu(lambda: part["best rows"](layer, sv, row), args.repeats)
     print(f"  best-score rows: {seconds:.3f} s ({len(codes) * (1 + layer.turn.fs_both):,} rows of {len(row)} rolls)")
+    scratch = (sv, np.empty((2, nb, sl.add.shape[1], W)))
+    seconds = cpu(lambda: part["lane rows"](layer, sl, st, values, scratch, np.zeros((2, len(row), W))), args.repeats)
+    print(f"  best-score rows a block at a time, look-ups included: {seconds:.3f} s ({blocks:,} blocks)")
     n_rows = d.add_edges.shape[0]
-    scratch = (np.zeros((2, len(row), W)), layer.turn.pick, layer.turn.first_pick, d, np.empty((len(row), W)))
-    scratch += (np.empty((n_rows, W)), np.empty((n_rows, W)), np.empty((0, 0, W)), np.empty((0, len(row), W)))
+    scratch = (np.zeros((2, len(row), W)), layer.turn.pick, layer.turn.first_pick, d)
+    scratch += (
+        TurnArrays(
+            np.empty((len(row), W)),
+            np.empty((n_rows, W)),
+            np.empty((n_rows, W)),
+            np.empty((0, 0, W)),
+            np.empty((0, len(row), W)),
+        ),
+    )
     seconds = cpu(lambda: part["folds"](blocks, *scratch), args.repeats)
     print(f"  folds: {seconds:.3f} s ({blocks:,} blocks)")
     return 0
