@@ -284,3 +284,27 @@ def test_card_turn_checks_what_it_is_given(at, field):
     where = f"card_f8 argument {at}" + (f".{field}" if field else "")
     with pytest.raises(TypeError, match=where.replace(".", r"\.")):
         card.card_turn(*args)
+
+
+def test_a_build_from_other_sources_is_not_loaded(monkeypatch):
+    """A kernel edited after the build (a checkout changed, the build not run again) would run yesterday's code
+    silently: the digest of the sources written beside the build must match them, else numba compiles."""
+    if compiled.aot_module() is None:
+        pytest.skip("the kernels were not built ahead of time here")
+    beside = importlib.import_module(compiled.AOT_MODULE + "_cpu")
+    assert {"layer.py", "turn.py", "play.py"} <= set(beside.MODULES)
+    assert beside.SOURCES == compiled.sources_digest(beside.MODULES)  # the build here is from today's sources
+    _refused_with(monkeypatch, compiled, "sources_digest", lambda names: "0" * 16)
+
+
+def test_the_build_lists_the_kernels_sources():
+    """What the build records: the kernel modules and the folder's modules they import, not the build's own."""
+    from dicecup.numeric import aot
+
+    names = aot.kernel_modules()
+    assert {"layer.py", "turn.py", "play.py", "duel.py", "scoreclass.py", "records.py"} <= set(names)
+    assert not {"aot.py", "__init__.py", "_kernels_cpu.py"} & set(names)
+    assert all(n.endswith(".py") for n in names)
+    digest = compiled.sources_digest(names)
+    assert digest == compiled.sources_digest(list(reversed(names)))  # the order given does not matter
+    assert digest != compiled.sources_digest([n for n in names if n != "layer.py"])

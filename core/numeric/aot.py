@@ -82,13 +82,25 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
         shutil.copyfile(built, out / (built.name + ".new"))
         os.replace(out / (built.name + ".new"), target)
     flags = sorted(compiled.cpu_flags()) if target_cpu == "host" else []
+    modules = kernel_modules()
     (out / (MODULE + "_cpu.py")).write_text(
-        '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for, and the\n'
-        'digests of the argument types they were compiled for (the core\'s, the simulator\'s)."""\n\n'
-        f"FLAGS = {flags!r}\nSIGNATURES = {signature_digest()!r}\nSIMULATOR = {signature_digest(simulator=True)!r}\n",
+        '"""Written by dicecup.numeric.aot: the CPU flags the kernels beside this file were built for, the\n'
+        "digests of the argument types they were compiled for (the core's, the simulator's), and the modules\n"
+        'they were compiled from with a digest of their bytes."""\n\n'
+        f"FLAGS = {flags!r}\nSIGNATURES = {signature_digest()!r}\nSIMULATOR = {signature_digest(simulator=True)!r}\n"
+        f"MODULES = {modules!r}\nSOURCES = {compiled.sources_digest(modules)!r}\n",
         encoding="ascii",
     )
     return target
+
+
+def kernel_modules() -> list[str]:
+    """This folder's modules the build compiles from: the kernel modules and every one of the folder's they
+    import (as loaded now), by file name."""
+    here = Path(__file__).parent
+    files = {Path(f) for m in list(sys.modules.values()) if isinstance(f := getattr(m, "__file__", None), str)}
+    names = {f.name for f in files if f.parent == here and f.suffix == ".py"}
+    return sorted(n for n in names if n not in (Path(__file__).name, "__init__.py") and not n.startswith(MODULE))
 
 
 if __name__ == "__main__":

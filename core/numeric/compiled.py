@@ -75,10 +75,21 @@ def cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+def sources_digest(names: Sequence[str]) -> str:
+    """A digest of the bytes of this folder's modules `names` (file names): what the kernels were compiled from."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in sorted(names):
+        h.update(name.encode() + b"\0")
+        h.update(hashlib.sha256((here / name).read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
 @cache
 def aot_module() -> ModuleType | None:
     """The ahead-of-time build, when it is installed, loads, was built for the kernels' argument types as they
-    are now, and needs no instruction this CPU lacks."""
+    are now and from the kernels' sources as they are now (not a build left behind by an edit), and needs no
+    instruction this CPU lacks."""
     from .records import signature_digest
 
     try:
@@ -86,6 +97,8 @@ def aot_module() -> ModuleType | None:
         beside = importlib.import_module(AOT_MODULE + "_cpu")
         built_for = frozenset(beside.FLAGS)  # the build machine's, beside it
         if beside.SIGNATURES != signature_digest():  # built for records of another layout (an older build)
+            return None
+        if beside.SOURCES != sources_digest(beside.MODULES):  # a kernel edited since the build
             return None
     except (ImportError, OSError, AttributeError, TypeError):
         return None
