@@ -109,9 +109,9 @@ def match_cmd(
     start = time.perf_counter()
     try:
         with reporting(quiet or as_json, _("match of {variant}").format(variant=variant)) as told:
-            from ..simulate.matches import play_matches, player_figures
+            from ..simulate.matches import player_figures
             from ..simulate.plot import pyplot
-            from ..simulate.win import check_win, planner_for
+            from ..simulate.win import check_win
 
             kinds = read_lineup(player)
             check_games("--games", games, MAX_GAMES)
@@ -122,15 +122,7 @@ def match_cmd(
                 pyplot("for the table alone")
             v = load_variant(variant, option, spoken=not as_json)
             check_win(v)
-            if "duel" in kinds:
-                from ..simulate.duel_bot import duel_for
-                from ..simulate.duel_eval import duel_match
-
-                policy = duel_for(v, told)
-                result = duel_match(policy.planner, policy.exact, kinds, games, seed, progress=told)
-            else:
-                planner = planner_for(v, told, warn)
-                result = play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
+            result = _play(v, kinds, games, seed, told)
             rows = player_figures(result, kinds)
             if plot is not None:
                 from ..simulate.plot import write_match_png
@@ -154,6 +146,22 @@ def match_cmd(
     _print_table(rows, _title(v, games), len(kinds), _ties(result), seconds)
     if plot is not None:
         console().print(_("plot written to {path}").format(path=plot))
+
+
+def _play(v: Any, kinds: list[str], games: int, seed: int, told: Any) -> Any:
+    """The match's games: with dice from the exact duel's table where a seat is bot:duel (a match of two),
+    else by the lockstep match player."""
+    if "duel" in kinds:
+        from ..simulate.duel_bot import duel_for
+        from ..simulate.duel_eval import duel_match
+
+        policy = duel_for(v, told)
+        return duel_match(policy.planner, policy.exact, kinds, games, seed, progress=told)
+    from ..simulate.matches import play_matches
+    from ..simulate.win import planner_for
+
+    planner = planner_for(v, told, warn)
+    return play_matches(planner, len(kinds), games, seed, win_seats="win" in kinds, progress=told)
 
 
 def _ties(result: Any) -> float:
