@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from _solver_helpers import ANNOUNCED, TINY
 
-from dicecup import Engine, GameState, GreedyBot, Variant
+from dicecup import Engine, GameState, GreedyBot, Variant, hookimpl
 from dicecup.language.contexts import Situation
 from dicecup.solver.greedy_turn import GreedyTurns
 
@@ -89,6 +89,32 @@ def test_other_rules_get_their_own_tables(tmp_path: Path, engine: Engine) -> Non
         got = turns.best_points(state, state.situation())
         assert got is not None and len(got) == state.variant.roll_count
         assert turns.tables is not None and turns.tables.variant is state.variant
+
+
+class LateTurnsDouble:
+    """The pair box scores double from the fourth turn: a score that reads the game around the card."""
+
+    @hookimpl
+    def dicecup_adjust_score(self, ctx, score):
+        return score * 2 if ctx.box.row == "pair" and ctx.turn >= 4 else None
+
+
+def test_scores_that_read_the_game_are_asked_of_the_engine(tmp_path: Path) -> None:
+    """The tables hold cards only: a score that reads the turn makes the look-ahead answer None, and the bot
+    asks the engine (the same moves: the doubled pair is taken late in the game)."""
+    variant = _load(tmp_path, Engine([LateTurnsDouble()], entry_points=False), TINY["two-columns"], "late")
+    turns = GreedyTurns()
+    fast, old = GreedyBot(random.Random(4), turns), GreedyBot(random.Random(4))
+    rng, state = random.Random(4), GameState.new(variant, 1)
+    while not state.over:
+        if state.is_chance:
+            state = state.roll(rng)
+            continue
+        move = fast.choose(state)
+        assert move == old.choose(state)
+        state = state.apply(move)
+    assert turns.fallback
+    assert turns.best_points(state, state.situation()) is None
 
 
 @pytest.mark.parametrize(
