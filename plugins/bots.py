@@ -26,10 +26,12 @@ def _random(rng: random.Random) -> Bot:
 
 
 def _greedy(rng: random.Random) -> Bot:
-    """The best points now, looking one roll ahead (imported on first use)."""
+    """The best points now, looking one roll ahead, each turn's look-ahead read from the solver's tables where
+    they answer (imported on first use)."""
     from dicecup import GreedyBot
+    from dicecup.solver.greedy_turn import GreedyTurns
 
-    return GreedyBot(rng)
+    return GreedyBot(rng, GreedyTurns())
 
 
 def _check_greedy(variant: Variant) -> None:

@@ -22,7 +22,7 @@ from ..language.tracing import tracing
 from .actions import Action, Keep, Score
 from .state import GameState
 
-__all__ = ["Bot", "RandomBot", "GreedyBot", "LOOKAHEAD_MAX_ROLLS"]
+__all__ = ["Bot", "RandomBot", "GreedyBot", "LookAhead", "LOOKAHEAD_MAX_ROLLS"]
 
 #: Greedy scores every distinct roll at each decision: beyond this many a game takes minutes.
 LOOKAHEAD_MAX_ROLLS = 20_000
@@ -34,6 +34,14 @@ class Bot(Protocol):
     name: str
 
     def choose(self, state: GameState) -> Action: ...
+
+
+class LookAhead(Protocol):
+    """What gives greedy's look-ahead figures faster than the engine's hooks (the solver's `GreedyTurns`)."""
+
+    def best_points(self, state: GameState, situation: Situation) -> dict[tuple[int, ...], float] | None:
+        """{dice: the best points of that roll} after a roll of this turn in `situation`, or None (unknown)."""
+        ...
 
 
 class RandomBot:
@@ -49,13 +57,20 @@ class RandomBot:
 
 
 class GreedyBot:
-    """Best immediate points; with rolls left, the keep whose next roll scores best on average."""
+    """Best immediate points; with rolls left, the keep whose next roll scores best on average.
+
+    `lookahead`, where given, answers the look-ahead's figures where it can (the same figures, from tables);
+    the engine answers the rest.
+    """
 
     name = "greedy"
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, lookahead: LookAhead | None = None) -> None:
         self.rng = rng
+        self.lookahead = lookahead
         self._last: tuple[object, ...] | None = None
+        # per keep, the rolls it may end in with their chances: bounded by the keeps of one (dice, faces)
+        self._rolls_of: tuple[tuple[int, int], dict[tuple[int, ...], list[tuple[tuple[int, ...], float]]]] | None = None
 
     @staticmethod
     def check(variant: Variant) -> None:
@@ -78,8 +93,12 @@ class GreedyBot:
         if self._last is not None and self._last[0] == key and self._last[1] in (None, state.rolls_used):
             return self._last[2]  # type: ignore[return-value]
         self.check(v)
-        table: dict[tuple[int, ...], float] = {}
         nxt = _after_roll(state.situation(), state)
+        if self.lookahead is not None:
+            got = self.lookahead.best_points(state, nxt)
+            if got is not None:
+                return got
+        table: dict[tuple[int, ...], float] = {}
         with tracing() as reads:
             for r in v.all_rolls():
                 legal = v.legal_boxes(state.card, r, False, nxt)
@@ -103,13 +122,25 @@ class GreedyBot:
         if keeps:
             table = self._best_scores(state)
             for keep in keeps:
-                n = v.dice - len(keep)
                 value = 0.0
-                for outcome, p in reroll_outcomes(n, v.faces):
-                    value += float(p) * table[tuple(sorted(keep + outcome))]
+                for dice, p in self._reroll(v, keep):
+                    value += p * table[dice]
                 if value > best[0] + 1e-9:
                     best = (value, Keep(keep))
         return best
+
+    def _reroll(self, v: Variant, keep: tuple[int, ...]) -> list[tuple[tuple[int, ...], float]]:
+        """(sorted dice, chance) of every roll `keep` may end in when the other dice are rolled (kept for the
+        keeps of the variant's dice and faces: a bot asks about the same keeps all game)."""
+        shape = (v.dice, v.faces)
+        if self._rolls_of is None or self._rolls_of[0] != shape:
+            self._rolls_of = (shape, {})
+        known = self._rolls_of[1]
+        got = known.get(keep)
+        if got is None:
+            outcomes = reroll_outcomes(v.dice - len(keep), v.faces)
+            got = known[keep] = [(tuple(sorted(keep + outcome)), float(p)) for outcome, p in outcomes]
+        return got
 
     def choose(self, state: GameState) -> Action:
         state.require_decision()

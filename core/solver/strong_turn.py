@@ -3,7 +3,7 @@
 `best_move` asks the advisor at every decision, and the advisor keys what it remembers on the game's situation
 (which changes with every roll and every announcement) and keeps its score tables by card class (which Triple
 Yahtzee's card-wide rules multiply past the advisor's bound, after which the engine scores each roll). A
-`TurnPlanner` holds its own score and legality tables and keeps, for the card of the turn in play, what no
+`TurnPlanner` holds the variant's score and legality tables (`turn_scores.TurnScores`) and keeps, for the card of the turn in play, what no
 situation changes: every (first roll?, roll, box)'s points and the value of the card it leaves, those values
 computed for all of the card's successors at once. Each decision then reads legality for its situation, folds
 the keeps with the advisor's turn recursion (`fold_keeps`) and ranks the options as the advisor does
@@ -23,19 +23,13 @@ from ..language.contexts import Situation
 from ..language.model import Card
 from ..numeric.coding import EMPTY
 from ..numeric.reference import turn_value
-from ..numeric.tables import LegalTables, ScoreTables, Untabulable
+from ..numeric.tables import Untabulable
 from .advice import Option, ranked, turn_start_value
 from .advice_scoring import Scored, after_roll, fold_keeps, objective_of
-from .advice_scoring import _legal_in as engine_legality
-from .advice_tables import box_points
 from .relax import Relaxation, best_move
+from .turn_scores import TurnScores
 
-__all__ = ["MAX_ANSWERS", "MAX_LEGAL_CLASSES", "TurnPlanner"]
-
-#: Engine answers the planner's score tables keep at most (a few hundred bytes each); past it they start afresh.
-MAX_ANSWERS = 2_000_000
-#: Legal classes the planner's legality tables keep at most; past it they start afresh.
-MAX_LEGAL_CLASSES = 50_000
+__all__ = ["TurnPlanner"]
 
 
 class _CardTurn:
@@ -54,8 +48,7 @@ class _CardTurn:
 class TurnPlanner:
     """Plays `best_move`'s moves against a `Relaxation`, scoring each turn's card once."""
 
-    scores: ScoreTables
-    legal: LegalTables
+    tables: TurnScores
 
     def __init__(self, values: Relaxation, tables: TurnPlanner | None = None) -> None:
         self.values = values
@@ -63,21 +56,13 @@ class TurnPlanner:
         self.variant = v
         self.graph = values.graph
         self.top = int(self.graph.roll_rows[0])
-        self.mult = np.array([v.multiplier(b) for b in v.box_ids], dtype=np.int64)
         self.boxes = {box: Score(box) for box in v.box_ids}
         self.keep_actions: dict[tuple[int, ...], Keep] = {}  # each keep's action (a few hundred at most)
         self.objective = objective_of(values)
         self.fallback = False  # the rules read what the tables cannot hold: `best_move` plays
-        self.situated = False  # legality reads the game around the card: the engine answers it
-        if tables is None:
-            self._fresh_tables()
-        else:  # another planner's score and legality tables (the same rules): what it learned is reused
-            self.scores, self.legal, self.situated = tables.scores, tables.legal, tables.situated
+        # another planner's score and legality tables (the same rules): what it learned is reused
+        self.tables = TurnScores(v) if tables is None else tables.tables
         self._turn: _CardTurn | None = None
-
-    def _fresh_tables(self) -> None:
-        self.scores = ScoreTables(self.variant, [b.id for b in self.variant.declared_bonuses])
-        self.legal = LegalTables(self.variant)
 
     def best_move(self, state: GameState, rng: random.Random | None = None) -> Action:
         """`relax.best_move(self.values, state, rng)`, from the turn's scores."""
@@ -170,16 +155,8 @@ class TurnPlanner:
         """The card's scores and successor values (kept for the turn in play: its decisions share them)."""
         if self._turn is not None and self._turn.card is card:
             return self._turn
-        v = self.variant
-        if self.scores.traced.asked > MAX_ANSWERS:
-            self._fresh_tables()
         row = self.values.row_of(card)
-        table = self.scores.traced.table(row[0])
-        if len(self.scores.award_ids) > len(v.declared_bonuses):
-            raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know")
-        shaped = table.reshape(2, self.scores.R, self.scores.nb, -1)
-        box_scores = shaped[..., 0]
-        points = box_points(v, box_scores, shaped, self.mult)
+        box_scores, points = self.tables.points(row)
         open_boxes = row[0] == EMPTY
         after = np.full(box_scores.shape, -np.inf)
         fills = box_scores[:, :, open_boxes]
@@ -200,24 +177,7 @@ class TurnPlanner:
         key = (situation, first)
         got = turn.scored.get(key)
         if got is None:
-            ok = self._legal(turn, situation, first)
+            ok = self.tables.allowed(turn.card, turn.row, situation, first)
             fr = int(first)
             got = turn.scored[key] = Scored(ok, np.where(ok, turn.points[fr], 0), np.where(ok, turn.after[fr], -np.inf))
         return got
-
-    def _legal(self, turn: _CardTurn, situation: Situation | None, first: bool) -> np.ndarray:
-        """[rolls, boxes] legal open boxes: the legality tables' where they answer, else the engine's in
-        `situation` (as the advisor asks)."""
-        legal, rolls = self.legal, self.scores.R
-        ok = None
-        if situation is None or not self.situated:
-            if len(legal.class_of) > MAX_LEGAL_CLASSES:
-                legal = self.legal = LegalTables(self.variant)
-            try:
-                ok = legal.allowed(np.repeat(legal.lookup(turn.row), rolls), first, np.arange(rolls))
-            except Untabulable:  # the rules read the game around the card: the engine answers (None: unknown)
-                self.situated = self.situated or situation is not None
-        if ok is None:
-            around = Situation.unknown() if situation is None else situation
-            ok = engine_legality(self.variant, turn.card, self.scores.rolls, around, first)
-        return ok & (turn.row[0] == EMPTY)

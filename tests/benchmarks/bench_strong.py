@@ -3,12 +3,18 @@
     .venv/bin/python tests/benchmarks/bench_strong.py [--games 400] [--greedy-games 100] [--regret-games 300]
         [--processes 2] [--variants yatzy yahtzee]
     .venv/bin/python tests/benchmarks/bench_strong.py --speed 10 [--variants yahtzee triple-yahtzee yamb]
+    .venv/bin/python tests/benchmarks/bench_strong.py --greedy-speed 3 [--variants triple-yahtzee yamb]
 
 `--speed N`: seconds per game of bot strong's moves made two ways, N games each after one game to warm up
 (the same games, one process): asking the advisor at every decision (`relax.best_move`, the way it played
 before) and scoring each turn's card once (`strong_turn.TurnPlanner`, the way it plays). Both make the same
 moves (tests/test_strong_turn.py), so the games are the same; both play against the parts' plain sum (the
 fitted correction is one more lookup, and fitting it first would take longer than the timing).
+
+`--greedy-speed N`: CPU seconds per game of bot greedy's moves made two ways, N games each after one to warm up
+(the same games, one process): every look-ahead figure asked of the engine's hooks (`GreedyBot()`, the way it
+played before) and read from the turn's tables (`GreedyBot(rng, GreedyTurns())`, the way `bot:greedy` plays).
+Both make the same moves (tests/test_greedy_turn.py), so the games are the same.
 
 Column games (Triple Yahtzee, Yamb, Balut): strong and greedy each play their
 games through the game engine (`dicecup simulate --method engine`); the table
@@ -115,6 +121,27 @@ def _speed(variant_id: str, games: int, seed: int) -> tuple[float, float]:
     return out[0], out[1]
 
 
+def _greedy_speed(variant_id: str, games: int, seed: int) -> tuple[float, float]:
+    """(CPU seconds per game of greedy from the engine's hooks, from the tables) over `games` games after one
+    to warm each up."""
+    from dicecup import GreedyBot
+    from dicecup.game.state import GameState
+    from dicecup.solver.greedy_turn import GreedyTurns
+
+    variant = Engine(entry_points=False).variant(variant_id)
+    out = []
+    for bot in (GreedyBot(random.Random(seed)), GreedyBot(random.Random(seed), GreedyTurns())):
+        took = 0.0
+        for g in range(games + 1):
+            rng, state = random.Random(seed * 1000 + g), GameState.new(variant, 1)
+            start = time.process_time()
+            while not state.over:
+                state = state.roll(rng) if state.is_chance else state.apply(bot.choose(state))
+            took += (time.process_time() - start) if g else 0.0
+        out.append(took / games)
+    return out[0], out[1]
+
+
 def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
 
@@ -131,13 +158,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variants", nargs="*", default=[*COLUMN_GAMES, *CALIBRATION])
     ap.add_argument("--speed", type=int, default=0, help="time N games of each way of choosing moves, and stop")
+    ap.add_argument(
+        "--greedy-speed", type=int, default=0, help="time N games of greedy from the engine and from the tables"
+    )
     args = ap.parse_args(argv)
-    if args.speed:
-        print(f"{'variant':15} {'advisor s/game':>15} {'planner s/game':>15} {'speed-up':>9}")
-        for vid in args.variants:
-            old, new = _speed(vid, args.speed, args.seed)
-            print(f"{vid:15} {old:15.3f} {new:15.3f} {old / new:8.1f}x", flush=True)
-        return 0
+    timings = (
+        (args.greedy_speed, _greedy_speed, "engine s/game", "tables s/game"),
+        (args.speed, _speed, "advisor s/game", "planner s/game"),
+    )
+    for games, timer, before, after in timings:
+        if games:
+            print(f"{'variant':15} {before:>15} {after:>15} {'speed-up':>9}")
+            for vid in args.variants:
+                old, new = timer(vid, games, args.seed)
+                print(f"{vid:15} {old:15.3f} {new:15.3f} {old / new:8.1f}x", flush=True)
+            return 0
     from dicecup.solver.cache import load_or_solve
     from dicecup.solver.strong import strong_values
 
