@@ -270,9 +270,9 @@ def test_optimal_strategy_from_the_solver(tmp_path, monkeypatch, engine):
 @pytest.mark.parametrize(
     ("vid", "strategy", "games"),
     [
-        ("triple-yahtzee", "greedy", 1),  # column multipliers (GreedyBot: ~20 s a game here)
+        ("triple-yahtzee", "greedy", 1),  # column multipliers
         ("yamb", "random", 20),  # rule actions (announcements)
-        ("maxi-yatzy", "greedy", 3),  # banked rolls (GreedyBot: ~5 s a game)
+        ("maxi-yatzy", "greedy", 3),  # banked rolls
         ("balut", "random", 20),  # awards in another figure (points)
     ],
 )

@@ -215,7 +215,11 @@ def _make_bot(strategy: str, rng: random.Random, engine: Any = None) -> Any:
         return OptimalBot(rng, risk_objective(strategy[5:], f"strategy {shown(strategy)}"))
     from ..game.bots import GreedyBot, RandomBot
 
-    return {"greedy": GreedyBot, "random": RandomBot}[strategy](rng)
+    if strategy == "greedy":  # its look-ahead read from the turn's score tables, as bot:greedy's is
+        from ..solver.greedy_turn import GreedyTurns
+
+        return GreedyBot(rng, GreedyTurns())
+    return RandomBot(rng)
 
 
 def prepare(variant: Variant, strategy: str = "optimal") -> None:

@@ -31,7 +31,7 @@ from .advice_tables import box_points, class_of, tables_of
 from .advisor_memory import memory_of
 from .errors import SolverError
 
-__all__ = ["TABLES_AFTER", "Scored", "Values", "fold_keeps", "scored_cached"]
+__all__ = ["TABLES_AFTER", "Scored", "Values", "fold_keeps", "legal_in", "scored_cached"]
 
 
 #: Cards a process advises from the engine before the score tables answer and numba's kernels fold (a process
@@ -252,7 +252,7 @@ def _later_from_tables(
             memory_of(v).situated = True
     if ok is None:
         assert situation is not None
-        ok = _legal_in(v, card, [scores.rolls[r] for r in asked.tolist()], situation, first)
+        ok = legal_in(v, card, [scores.rolls[r] for r in asked.tolist()], situation, first)
     ok &= vals[0] == EMPTY
     fr = int(first)
     rows = slice(None) if only is None else slice(only, only + 1)
@@ -297,7 +297,7 @@ def _later_from_engine(
     return out
 
 
-def _legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation, first: bool) -> np.ndarray:
+def legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation, first: bool) -> np.ndarray:
     """[rolls, boxes] legal boxes from the engine with the game around the card: one call stands for every
     roll when the rules were not seen to look at the dice (neither the roll nor a declared pattern)."""
     index = {b: i for i, b in enumerate(v.box_ids)}

@@ -15,7 +15,7 @@ from ..language.contexts import Situation
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY
 from ..numeric.tables import LegalTables, ScoreTables, Untabulable
-from .advice_scoring import _legal_in as engine_legality
+from .advice_scoring import legal_in as engine_legality
 from .advice_tables import box_points
 
 __all__ = ["MAX_ANSWERS", "MAX_LEGAL_CLASSES", "TurnScores"]
