@@ -24,7 +24,7 @@ from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY, StateIndex
 from ..numeric.dice import DiceGraph
-from .advice import advise
+from .advice import Option, advise
 from .advice_scoring import Values
 from .errors import SolverError
 from .solve import Solution
@@ -332,15 +332,26 @@ def _drop_bonuses(overlay: dict[str, Any], ids: Sequence[str]) -> dict[str, Any]
     return out
 
 
-def best_move(values: Values, state: GameState, rng: random.Random | None = None) -> Action:
+def best_move(
+    values: Values,
+    state: GameState,
+    rng: random.Random | None = None,
+    options_at: Callable[[GameState], list[Option]] | None = None,
+) -> Action:
     """The move at a decision that is best against `values` as the worth of what follows the turn: the
     advisor's ranking with the game's situation, and each rule action (an announcement) valued by the best
-    move after it. With nothing legal to score, any legal move (`rng`). `strong_turn.TurnPlanner` makes the same
-    moves scoring each turn's card once (what bot strong plays with); this asks the advisor at each decision."""
+    move after it. With nothing legal to score, any legal move (`rng`). `options_at` ranks a decision's
+    options where the caller has them faster (`strong_turn.TurnPlanner`, scoring each turn's card once: what
+    bot strong plays with); by default the advisor is asked at each decision."""
     state.require_decision()
 
+    def advised(at: GameState) -> list[Option]:
+        return advise(values, at.card, at.dice, at.rolls_left, at.first_roll, at.situation())
+
+    ranks = options_at or advised
+
     def best(at: GameState) -> tuple[float, Action] | None:
-        options = advise(values, at.card, at.dice, at.rolls_left, at.first_roll, at.situation())
+        options = ranks(at)
         if not at.may_reroll():  # the advisor values keeps by the dice alone; the rules forbid a roll now
             options = [o for o in options if not isinstance(o.action, Keep)]
         return (options[0].value, options[0].action) if options else None

@@ -68,28 +68,10 @@ class TurnPlanner:
         """`relax.best_move(self.values, state, rng)`, from the turn's scores."""
         if not self.fallback:
             try:
-                return self._best_move(state, rng)
+                return best_move(self.values, state, rng, self.options)
             except Untabulable:
                 self.fallback = True
         return best_move(self.values, state, rng)
-
-    def _best_move(self, state: GameState, rng: random.Random | None) -> Action:
-        state.require_decision()
-        found = self._best(state)
-        for rule_action in state.rule_actions():
-            after = state.act(rule_action)
-            got = None if after.is_chance or after.over else self._best(after)
-            if got is not None and (found is None or got[0] > found[0] + 1e-9):
-                found = (got[0], rule_action)
-        if found is None:
-            return (rng or random.Random(0)).choice(state.legal_actions())
-        return found[1]
-
-    def _best(self, at: GameState) -> tuple[float, Action] | None:
-        options = self.options(at)
-        if not at.may_reroll():  # as `best_move`: the rules forbid a roll now
-            options = [o for o in options if not isinstance(o.action, Keep)]
-        return (options[0].value, options[0].action) if options else None
 
     def options(self, at: GameState) -> list[Option]:
         """The advisor's ranked options at `at` (`advice.advise` against the relaxation)."""
