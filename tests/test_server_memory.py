@@ -128,9 +128,17 @@ def test_a_left_table_and_its_connections_are_freed_without_the_garbage_collecto
             gc.enable()
 
 
-def closed_transports() -> int:
-    """Connections' transports that are closed but not freed yet (nothing keeps a closed one but a cycle)."""
-    return sum(1 for o in gc.get_objects() if issubclass(type(o), asyncio.Transport) and o.is_closing())
+def closed_transports(port: int) -> int:
+    """This server's connections' transports (those accepted on `port`) that are closed but not freed yet:
+    nothing keeps a closed one but a cycle. Other tests' servers in this process are not counted."""
+
+    def ours(o: object) -> bool:
+        if not (issubclass(type(o), asyncio.Transport) and o.is_closing()):  # type: ignore[attr-defined]
+            return False
+        sockname = o.get_extra_info("sockname")  # type: ignore[attr-defined]
+        return isinstance(sockname, tuple) and len(sockname) >= 2 and sockname[1] == port
+
+    return sum(1 for o in gc.get_objects() if ours(o))
 
 
 def test_the_cycles_closed_connections_leave_are_collected_by_the_server_itself(tmp_path, engine):
@@ -145,8 +153,8 @@ def test_the_cycles_closed_connections_leave_are_collected_by_the_server_itself(
                 p.close()
             here.wait_for(lambda: not here.server.connections, "every connection ended")
             deadline = time.monotonic() + 3 * SWEEP_SECONDS
-            while closed_transports() and time.monotonic() < deadline:
+            while closed_transports(here.port) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            assert closed_transports() == 0
+            assert closed_transports(here.port) == 0
         finally:
             gc.enable()

@@ -38,5 +38,7 @@ def test_the_node_client_plays_a_whole_game_against_a_bot(tmp_path):
         f"greedy: {game['result']['totals'][1]}",
         f"winner: {', '.join(game['result']['winners'])}",
     ]
-    assert "refused" not in proc.stderr  # every move it made was legal
+    # every move it made was legal: the only refusal it may meet is the server's rate, which it waits out
+    refusals = [line for line in proc.stderr.splitlines() if line.startswith("refused:")]
+    assert all(line.startswith("refused: rate_limited:") for line in refusals), proc.stderr
     assert all(len(p["scores"]) == 13 and None not in p["scores"].values() for p in game["players"])

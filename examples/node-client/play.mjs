@@ -60,11 +60,13 @@ async function main() {
       const message = JSON.parse(text);
       if (message.type === "error") {
         console.error(`refused: ${message.code}: ${message.message}`);
-        if (["stale", "unavailable", "internal"].includes(message.code)) {
-          // the move was not made (another came first, or the server could not store it): ask for the
-          // position again, and move from it, a moment later
+        if (["stale", "unavailable", "internal", "rate_limited"].includes(message.code)) {
+          // the move was not made (another came first, the server could not store it, or this client sent
+          // faster than the server's rate): ask for the position again, and move from it, a moment later
+          // (a second when over the rate, so the server's bucket refills first)
           asked = -1;
-          setTimeout(() => ws.send(JSON.stringify({type: "sync"})), 200);
+          const wait = message.code === "rate_limited" ? 1000 : 200;
+          setTimeout(() => ws.send(JSON.stringify({type: "sync"})), wait);
         }
         return;
       }
