@@ -125,3 +125,14 @@ class _Exact:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.values.copy()
+
+
+def test_the_agents_table_split_over_processes_plays_the_very_games_of_one_process():
+    """`agents_table.py --jobs N` splits an engine-played cell into N ranges of the run: the totals, game by game,
+    are those one process plays."""
+    from agents_table import split_totals
+
+    variant = Engine().variant("yamb")  # bot greedy on Yamb: played game by game by the engine
+    split = split_totals(variant, "greedy", 7, 3, 2)
+    assert simulate(variant, "greedy", 2, 3).method != "batched"
+    np.testing.assert_array_equal(split, simulate(variant, "greedy", 7, 3).totals)

@@ -7,15 +7,19 @@ played by `dicecup.simulate.simulate` (batched where it can, else by the engine)
 network saved by `agent.py` for that variant, searching each turn against it. A cell the engine would take more
 than `--max-minutes` for plays as many games as fit in that time (at least `--min-games`), and says how many. An
 agent that does not exist for a variant (the exact solver cannot reach it, bot strong cannot split its card, no
-network given) is shown as a dash. Prints a markdown table.
+network given) is shown as a dash. With `--jobs N`, a cell the engine plays is split into N ranges of the run
+played by N processes: the very games one process plays, every one of them (`--max-minutes` does not cut it
+short). Prints a markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import resource
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +70,31 @@ def bot_totals(variant, strategy: str, games: int, seed: int, max_seconds: float
     return np.concatenate(parts)
 
 
+def _range_totals(vid: str, strategy: str, seed: int, first: int, games: int) -> np.ndarray:
+    """Games first .. first + games - 1 of run `seed` (a worker process of `--jobs`)."""
+    variant = Engine().variant(vid)
+    return simulate(variant, strategy, games, seed, max_seconds=math.inf, first_game=first).totals
+
+
+def split_totals(variant, strategy: str, games: int, seed: int, jobs: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Games 0 .. games - 1 of run `seed`, in `jobs` contiguous ranges played by as many processes where the
+    engine plays them (each game depends only on the seed and its number: the same games as one process)."""
+    first = simulate(variant, strategy, 2, seed)  # builds (and keeps) the tables the workers then load
+    if first.method == "batched" or games <= 2:
+        return simulate(variant, strategy, games, seed).totals
+    edges = [int(e) for e in np.linspace(2, games, jobs + 1)]
+    ranges = [(a, b - a) for a, b in zip(edges, edges[1:], strict=False) if b > a]
+    with ProcessPoolExecutor(jobs) as pool:
+        parts = pool.map(_range_totals, *zip(*[(variant.id, strategy, seed, a, n) for a, n in ranges], strict=True))
+        return np.concatenate([first.totals, *parts])
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished child processes."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def learned_totals(folder: str, games: int, seed: int, max_seconds: float, min_games: int) -> np.ndarray:
     from agent import TRAIN_SEED, make_teacher
     from learned import ExactTeacher
@@ -88,6 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--learned", action="append", default=[], help="VARIANT=FOLDER of a network agent.py saved")
     p.add_argument("--max-minutes", type=float, default=10.0, help="CPU minutes a cell the engine plays may take")
     p.add_argument("--min-games", type=int, default=20)
+    p.add_argument("--jobs", type=int, default=1, help="processes a cell the engine plays is split over (all --games)")
     args = p.parse_args(argv)
     engine = Engine()
     learned = dict(item.split("=", 1) for item in args.learned)
@@ -98,13 +128,15 @@ def main(argv: list[str] | None = None) -> None:
         variant = engine.variant(vid)
         row = []
         for agent in agents:
-            t0, c0 = time.time(), time.process_time()
+            t0, c0 = time.time(), cpu_seconds()
             try:
                 if agent == "learned":
                     if vid not in learned:
                         row.append("—")
                         continue
                     totals = learned_totals(learned[vid], args.games, args.seed, args.max_minutes * 60, args.min_games)
+                elif args.jobs > 1:
+                    totals = split_totals(variant, agent, args.games, args.seed, args.jobs)
                 else:
                     totals = bot_totals(variant, agent, args.games, args.seed, args.max_minutes * 60, args.min_games)
             except DicecupError as exc:
@@ -112,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
                 row.append("—")
                 continue
             row.append(cell(totals, args.games))
-            took = f"{time.time() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU"
+            took = f"{time.time() - t0:.0f} s wall, {cpu_seconds() - c0:.0f} s CPU"
             print(f"  {vid} {agent}: {row[-1]} ({took})", file=sys.stderr, flush=True)
         print(f"| {variant.name} | " + " | ".join(row) + " |", flush=True)
 
