@@ -138,9 +138,11 @@ class _Group:
     """The entries whose calls read the same facts, and their answers by those facts' values.
 
     `members` only grows (an entry that reads more moves to another group and is marked not `live` here), so
-    positions stay put; each answer is (known [capacity], results [capacity, width]), grown by doubling."""
+    positions stay put; each answer is (known [capacity], results [capacity, width]), grown by doubling. `full`
+    holds, by fact values whose answers are known for every live member, those members and their results as
+    compact arrays (what a card's table takes at once); it is cleared as members change."""
 
-    __slots__ = ("answers", "at", "index", "live", "members")
+    __slots__ = ("answers", "at", "full", "index", "live", "members")
 
     def __init__(self) -> None:
         self.members: list[int] = []
@@ -148,8 +150,10 @@ class _Group:
         self.index = np.zeros(0, dtype=np.int64)  # members as an array (capacity long)
         self.live = np.zeros(0, dtype=bool)
         self.answers: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self.full: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
 
     def join(self, e: int) -> int:
+        self.full.clear()
         at = self.at[e] = len(self.members)
         self.members.append(e)
         if at == len(self.index):
@@ -264,20 +268,30 @@ class Traced:
             else:
                 gone = self._groups[old]
                 gone.live[gone.at[e]] = False
+                gone.full.clear()
             self.reads[e] = merged
             group.join(e)
-        known, results = group.answer(tuple(fv[f] for f in merged), self.width)
+        values = tuple(fv[f] for f in merged)
+        group.full.pop(values, None)  # (kept only where every live member was known: this one was not)
+        known, results = group.answer(values, self.width)
         at = group.at[e]
         known[at], results[at] = True, result
         return result
 
     def _known(self, fv: list[int], out: np.ndarray) -> list[int]:
         """Fill `out` [entries, width] with the answers known for the card of fact values `fv`; the entries
-        missing (ascending: the engine is asked in entry order)."""
+        missing (ascending: the engine is asked in entry order). Groups whose every live member is known for
+        these values (`_Group.full`) are filled by one assignment for all of them."""
         missing = list(self._fresh)
+        whole: list[tuple[np.ndarray, np.ndarray]] = []
         for facts, group in self._groups.items():
+            values = tuple(fv[f] for f in facts)
+            full = group.full.get(values)
+            if full is not None:
+                whole.append(full)
+                continue
             n = len(group.members)
-            got = group.answers.get(tuple(fv[f] for f in facts))
+            got = group.answers.get(values)
             live = group.live[:n]
             if got is None:
                 missing.extend(group.index[:n][live].tolist())
@@ -287,7 +301,12 @@ class Traced:
             out[group.index[:have][hit]] = got[1][:have][hit]
             miss = live.copy()
             miss[:have] &= ~got[0][:have]
-            missing.extend(group.index[:n][miss].tolist())
+            if miss.any():
+                missing.extend(group.index[:n][miss].tolist())
+            else:
+                group.full[values] = (group.index[:have][hit], got[1][:have][hit])
+        if whole:
+            out[np.concatenate([w[0] for w in whole])] = np.concatenate([w[1] for w in whole])
         return sorted(missing)
 
     def table(self, row: np.ndarray) -> np.ndarray:
