@@ -24,7 +24,11 @@ from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, tracing
 from .coding import EMPTY
 
-__all__ = ["CardFacts", "ClassTables", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
+__all__ = ["WHOLE_TABLES", "CardFacts", "ClassTables", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
+
+#: Whole tables `Traced.table` keeps for cards whose facts repeat (a few MB each for Yamb's tens of thousands
+#: of entries), the oldest forgotten first.
+WHOLE_TABLES = 4
 
 
 class Untabulable(DicecupError):
@@ -248,6 +252,9 @@ class Traced:
         self._stacked: np.ndarray | None = None
 
     def _forget_entries(self) -> None:
+        # the last few whole tables by their groups' fact values, made with nothing asked (`table`): a card whose
+        # facts repeat (Yamb's scores read none) takes its table as it is; forgotten whenever the engine answers
+        self._whole: dict[tuple, np.ndarray] = {}
         self.reads: list[tuple[int, ...] | None] = [None] * self.entries
         self._groups: dict[tuple[int, ...], _Group] = {}
         self._fresh: set[int] = set(range(self.entries))  # entries never asked
@@ -257,6 +264,7 @@ class Traced:
         with tracing() as seen:  # the one trace of this engine call: what the answer depends on
             result = np.asarray(self.evaluate(card, e), dtype=np.int64)
         self.asked += 1
+        self._whole.clear()
         old = self.reads[e]
         merged = tuple(sorted(self.facts.facts_of(seen) | set(old or ())))
         group = self._groups.get(merged)
@@ -310,14 +318,24 @@ class Traced:
         return sorted(missing)
 
     def table(self, row: np.ndarray) -> np.ndarray:
-        """The [entries, width] table for the card `row` (exact)."""
+        """The [entries, width] table for the card `row` (exact; read-only: the same table answers every card
+        whose facts give its groups the same values, for as long as nothing new is asked)."""
         fv = list(self.facts.key(row.tolist(), range(2 * self.facts.n)))  # (one row: no numpy columns)
+        key = tuple(tuple(fv[f] for f in facts) for facts in self._groups)
+        got = self._whole.get(key)
+        if got is not None:
+            return got
         out = np.empty((self.entries, self.width), dtype=np.int64)
         missing = self._known(fv, out)
         if missing:
             card = self.facts.traced(row)  # (immutable: its reads go to whoever traces)
             for e in missing:
                 out[e] = self._ask(e, card, fv)
+        else:
+            if len(self._whole) >= WHOLE_TABLES:
+                del self._whole[next(iter(self._whole))]
+            self._whole[key] = out
+        out.flags.writeable = False
         return out
 
     def class_of_row(self, row: np.ndarray) -> int:

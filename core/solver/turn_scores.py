@@ -32,6 +32,7 @@ MAX_ANSWERS = 2_000_000
 MAX_LEGAL_CLASSES = 50_000
 #: Engine legality answers kept for the card in play at most (a turn asks a few dozen); past it they start afresh.
 MAX_SITUATED = 4096
+EMPTY_ROWS = np.zeros((2, 0, 0), dtype=np.int64)
 
 
 class SituatedLegality:
@@ -86,6 +87,7 @@ class TurnScores:
         self._fresh_tables()
 
     def _fresh_tables(self) -> None:
+        self._last_points: tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray]] = (None, (EMPTY_ROWS, EMPTY_ROWS))
         self.scores = ScoreTables(self.variant, [b.id for b in self.variant.declared_bonuses])
         self.legal = LegalTables(self.variant)
 
@@ -104,9 +106,15 @@ class TurnScores:
         table = self.scores.traced.table(row[0])
         if len(self.scores.award_ids) > len(self.variant.declared_bonuses):
             raise Untabulable("a rule awards an undeclared id, whose figure the tables do not know")
+        if self._last_points[0] is table:  # the tables handed the same (read-only) table: the same points
+            return self._last_points[1]
         shaped = table.reshape(2, self.scores.R, self.scores.nb, -1)
         box_scores = shaped[..., 0]
-        return box_scores, box_points(self.variant, box_scores, shaped, self.mult)
+        points = box_points(self.variant, box_scores, shaped, self.mult)
+        points.flags.writeable = False  # (handed out again for the same table)
+        got = box_scores, points
+        self._last_points = (table, got)
+        return got
 
     def allowed(self, card: Card, row: np.ndarray, situation: Situation | None, first: bool) -> np.ndarray:
         """[rolls, boxes] legal open boxes of `card` (as `row`): the legality tables' where they answer, else
