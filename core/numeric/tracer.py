@@ -286,14 +286,13 @@ class Traced:
         known[at], results[at] = True, result
         return result
 
-    def _known(self, fv: list[int], out: np.ndarray) -> list[int]:
-        """Fill `out` [entries, width] with the answers known for the card of fact values `fv`; the entries
-        missing (ascending: the engine is asked in entry order). Groups whose every live member is known for
-        these values (`_Group.full`) are filled by one assignment for all of them."""
+    def _known(self, key: tuple[tuple[int, ...], ...], out: np.ndarray) -> list[int]:
+        """Fill `out` [entries, width] with the answers known for the card whose facts give each group the
+        values in `key` (in group order); the entries missing (ascending: the engine is asked in entry order).
+        Groups whose every live member is known for these values (`_Group.full`) are filled by one assignment."""
         missing = list(self._fresh)
         whole: list[tuple[np.ndarray, np.ndarray]] = []
-        for facts, group in self._groups.items():
-            values = tuple(fv[f] for f in facts)
+        for values, group in zip(key, self._groups.values(), strict=True):
             full = group.full.get(values)
             if full is not None:
                 whole.append(full)
@@ -326,7 +325,7 @@ class Traced:
         if got is not None:
             return got
         out = np.empty((self.entries, self.width), dtype=np.int64)
-        missing = self._known(fv, out)
+        missing = self._known(key, out)
         if missing:
             card = self.facts.traced(row)  # (immutable: its reads go to whoever traces)
             for e in missing:
