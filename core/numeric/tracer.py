@@ -305,13 +305,14 @@ class Traced:
                 continue
             have = min(n, len(got[0]))  # (members that joined since these answers were kept: not known)
             hit = live[:have] & got[0][:have]
-            out[group.index[:have][hit]] = got[1][:have][hit]
+            known = group.index[:have][hit], got[1][:have][hit]
+            out[known[0]] = known[1]
             miss = live.copy()
             miss[:have] &= ~got[0][:have]
             if miss.any():
                 missing.extend(group.index[:n][miss].tolist())
             else:
-                group.full[values] = (group.index[:have][hit], got[1][:have][hit])
+                group.full[values] = known
         if whole:
             out[np.concatenate([w[0] for w in whole])] = np.concatenate([w[1] for w in whole])
         return sorted(missing)
