@@ -27,11 +27,17 @@ class TurnContext(SituationFields):
     roll: Roll | None
     first_roll: bool
     situation: Situation = field(factory=Situation.unknown, repr=False)
+    _open: tuple[str, ...] | None = field(default=None, init=False, eq=False, repr=False)
 
     @property
     def open_boxes(self) -> tuple[str, ...]:
-        """The card's open boxes, in card order (worked out when asked: a rule that does not ask reads nothing)."""
-        return self.variant.open_boxes(self.card)
+        """The card's open boxes, in card order (worked out when first asked, then kept for the hooks of the same
+        call: a rule that does not ask reads nothing, and a traced card's tuple notes each read as it is made)."""
+        got = self._open
+        if got is None:
+            got = self.variant.open_boxes(self.card)
+            object.__setattr__(self, "_open", got)
+        return got
 
 
 @frozen

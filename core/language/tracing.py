@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
+from itertools import filterfalse
 from typing import Any
 
 from .card import Card
@@ -257,10 +258,11 @@ for _name in (
 def open_boxes(box_ids: tuple[str, ...], scores: Any) -> tuple[str, ...]:
     """The boxes of `box_ids` not in `scores`, in that order; of a traced card, a tuple that reports which
     boxes a rule asks about (`_TracingOpen`) rather than every box at once."""
-    if type(scores) is not _TracingScores:
-        return tuple(b for b in box_ids if b not in scores)
-    filled = scores._d
-    return _TracingOpen((b for b in box_ids if b not in filled), box_ids)
+    kind = type(scores)
+    filled = scores._d if kind is FrozenMap or kind is _TracingScores else scores  # (a dict's test, in C)
+    if kind is not _TracingScores:
+        return tuple(filterfalse(filled.__contains__, box_ids))
+    return _TracingOpen(filterfalse(filled.__contains__, box_ids), box_ids)
 
 
 class _TracingAwards(tuple):

@@ -24,7 +24,11 @@ from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, tracing
 from .coding import EMPTY
 
-__all__ = ["CardFacts", "ClassTables", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
+__all__ = ["WHOLE_TABLES", "CardFacts", "ClassTables", "Grouper", "Traced", "Untabulable", "box_reads", "unique_rows"]
+
+#: Whole tables `Traced.table` keeps for cards whose facts repeat (a few MB each for Yamb's tens of thousands
+#: of entries), the oldest forgotten first.
+WHOLE_TABLES = 4
 
 
 class Untabulable(DicecupError):
@@ -138,9 +142,11 @@ class _Group:
     """The entries whose calls read the same facts, and their answers by those facts' values.
 
     `members` only grows (an entry that reads more moves to another group and is marked not `live` here), so
-    positions stay put; each answer is (known [capacity], results [capacity, width]), grown by doubling."""
+    positions stay put; each answer is (known [capacity], results [capacity, width]), grown by doubling. `full`
+    holds, by fact values whose answers are known for every live member, those members and their results as
+    compact arrays (what a card's table takes at once); it is cleared as members change."""
 
-    __slots__ = ("answers", "at", "index", "live", "members")
+    __slots__ = ("answers", "at", "full", "index", "live", "members")
 
     def __init__(self) -> None:
         self.members: list[int] = []
@@ -148,8 +154,10 @@ class _Group:
         self.index = np.zeros(0, dtype=np.int64)  # members as an array (capacity long)
         self.live = np.zeros(0, dtype=bool)
         self.answers: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self.full: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
 
     def join(self, e: int) -> int:
+        self.full.clear()
         at = self.at[e] = len(self.members)
         self.members.append(e)
         if at == len(self.index):
@@ -244,6 +252,9 @@ class Traced:
         self._stacked: np.ndarray | None = None
 
     def _forget_entries(self) -> None:
+        # the last few whole tables by their groups' fact values, made with nothing asked (`table`): a card whose
+        # facts repeat (Yamb's scores read none) takes its table as it is; forgotten whenever the engine answers
+        self._whole: dict[tuple, np.ndarray] = {}
         self.reads: list[tuple[int, ...] | None] = [None] * self.entries
         self._groups: dict[tuple[int, ...], _Group] = {}
         self._fresh: set[int] = set(range(self.entries))  # entries never asked
@@ -253,6 +264,7 @@ class Traced:
         with tracing() as seen:  # the one trace of this engine call: what the answer depends on
             result = np.asarray(self.evaluate(card, e), dtype=np.int64)
         self.asked += 1
+        self._whole.clear()
         old = self.reads[e]
         merged = tuple(sorted(self.facts.facts_of(seen) | set(old or ())))
         group = self._groups.get(merged)
@@ -264,41 +276,66 @@ class Traced:
             else:
                 gone = self._groups[old]
                 gone.live[gone.at[e]] = False
+                gone.full.clear()
             self.reads[e] = merged
             group.join(e)
-        known, results = group.answer(tuple(fv[f] for f in merged), self.width)
+        values = tuple(fv[f] for f in merged)
+        group.full.pop(values, None)  # (kept only where every live member was known: this one was not)
+        known, results = group.answer(values, self.width)
         at = group.at[e]
         known[at], results[at] = True, result
         return result
 
-    def _known(self, fv: list[int], out: np.ndarray) -> list[int]:
-        """Fill `out` [entries, width] with the answers known for the card of fact values `fv`; the entries
-        missing (ascending: the engine is asked in entry order)."""
+    def _known(self, key: tuple[tuple[int, ...], ...], out: np.ndarray) -> list[int]:
+        """Fill `out` [entries, width] with the answers known for the card whose facts give each group the
+        values in `key` (in group order); the entries missing (ascending: the engine is asked in entry order).
+        Groups whose every live member is known for these values (`_Group.full`) are filled by one assignment."""
         missing = list(self._fresh)
-        for facts, group in self._groups.items():
+        whole: list[tuple[np.ndarray, np.ndarray]] = []
+        for values, group in zip(key, self._groups.values(), strict=True):
+            full = group.full.get(values)
+            if full is not None:
+                whole.append(full)
+                continue
             n = len(group.members)
-            got = group.answers.get(tuple(fv[f] for f in facts))
+            got = group.answers.get(values)
             live = group.live[:n]
             if got is None:
                 missing.extend(group.index[:n][live].tolist())
                 continue
             have = min(n, len(got[0]))  # (members that joined since these answers were kept: not known)
             hit = live[:have] & got[0][:have]
-            out[group.index[:have][hit]] = got[1][:have][hit]
+            known = group.index[:have][hit], got[1][:have][hit]
+            out[known[0]] = known[1]
             miss = live.copy()
             miss[:have] &= ~got[0][:have]
-            missing.extend(group.index[:n][miss].tolist())
+            if miss.any():
+                missing.extend(group.index[:n][miss].tolist())
+            else:
+                group.full[values] = known
+        if whole:
+            out[np.concatenate([w[0] for w in whole])] = np.concatenate([w[1] for w in whole])
         return sorted(missing)
 
     def table(self, row: np.ndarray) -> np.ndarray:
-        """The [entries, width] table for the card `row` (exact)."""
+        """The [entries, width] table for the card `row` (exact; read-only: the same table answers every card
+        whose facts give its groups the same values, for as long as nothing new is asked)."""
         fv = list(self.facts.key(row.tolist(), range(2 * self.facts.n)))  # (one row: no numpy columns)
+        key = tuple(tuple(fv[f] for f in facts) for facts in self._groups)
+        got = self._whole.get(key)
+        if got is not None:
+            return got
         out = np.empty((self.entries, self.width), dtype=np.int64)
-        missing = self._known(fv, out)
+        missing = self._known(key, out)
         if missing:
             card = self.facts.traced(row)  # (immutable: its reads go to whoever traces)
             for e in missing:
                 out[e] = self._ask(e, card, fv)
+        else:
+            if len(self._whole) >= WHOLE_TABLES:
+                del self._whole[next(iter(self._whole))]
+            self._whole[key] = out
+        out.flags.writeable = False
         return out
 
     def class_of_row(self, row: np.ndarray) -> int:

@@ -20,7 +20,7 @@ from attrs import evolve, frozen
 from ..language.contexts import Situation
 from ..language.dice import Roll
 from ..language.model import Card, Variant
-from ..language.tracing import traced_roll, tracing
+from ..language.tracing import Reads, traced_roll, tracing
 from ..numeric.advance import best_box
 from ..numeric.coding import EMPTY
 from ..numeric.dice import DiceGraph
@@ -31,7 +31,7 @@ from .advice_tables import box_points, class_of, tables_of
 from .advisor_memory import memory_of
 from .errors import SolverError
 
-__all__ = ["TABLES_AFTER", "Scored", "Values", "fold_keeps", "legal_in", "scored_cached"]
+__all__ = ["TABLES_AFTER", "Scored", "Values", "fold_keeps", "legal_in", "legal_reads", "scored_cached"]
 
 
 #: Cards a process advises from the engine before the score tables answer and numba's kernels fold (a process
@@ -298,18 +298,26 @@ def _later_from_engine(
 
 
 def legal_in(v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation, first: bool) -> np.ndarray:
-    """[rolls, boxes] legal boxes from the engine with the game around the card: one call stands for every
-    roll when the rules were not seen to look at the dice (neither the roll nor a declared pattern)."""
+    """[rolls, boxes] legal boxes from the engine with the game around the card (`legal_reads`' answer)."""
+    return legal_reads(v, card, rolls, situation, first)[0]
+
+
+def legal_reads(
+    v: Variant, card: Card, rolls: Sequence[Roll], situation: Situation, first: bool
+) -> tuple[np.ndarray, Reads | None]:
+    """([rolls, boxes] legal boxes from the engine with the game around the card, what the rules read): one
+    call stands for every roll when the rules were not seen to look at the dice (neither the roll nor a
+    declared pattern), and its reads are given; asked roll by roll otherwise, with None for the reads."""
     index = {b: i for i, b in enumerate(v.box_ids)}
     ok = np.zeros((len(rolls), len(v.box_ids)), dtype=bool)
     with tracing() as reads:
         legal = v.legal_boxes(card, traced_roll(rolls[0]), first, situation)
     if not (reads.roll or reads.patterns):
         ok[:, [index[b] for b in legal]] = True
-        return ok
+        return ok, reads
     for r, roll in enumerate(rolls):
         ok[r, [index[b] for b in v.legal_boxes(card, roll, first, situation)]] = True
-    return ok
+    return ok, None
 
 
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
