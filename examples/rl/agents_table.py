@@ -9,7 +9,7 @@ than `--max-minutes` for plays as many games as fit in that time (at least `--mi
 agent that does not exist for a variant (the exact solver cannot reach it, bot strong cannot split its card, no
 network given) is shown as a dash. With `--jobs N`, a cell the engine plays is split into N ranges of the run
 played by N processes: the very games one process plays, every one of them (`--max-minutes` does not cut it
-short). Prints a markdown table.
+short); a learned agent whose teacher is bot strong is split the same way. Prints a markdown table.
 """
 
 from __future__ import annotations
@@ -82,11 +82,16 @@ def split_totals(variant, strategy: str, games: int, seed: int, jobs: int) -> np
     first = simulate(variant, strategy, 2, seed)  # builds (and keeps) the tables the workers then load
     if first.method == "batched" or games <= 2:
         return simulate(variant, strategy, games, seed).totals
-    edges = [int(e) for e in np.linspace(2, games, jobs + 1)]
+    return np.concatenate([first.totals, in_ranges(_range_totals, (variant.id, strategy, seed), 2, games, jobs)])
+
+
+def in_ranges(play, head: tuple, first: int, stop: int, jobs: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """`play(*head, a, n)` over `jobs` contiguous ranges (a, n) of games first .. stop - 1, one process each, in
+    order: each game depends only on the run's seed and its number, so these are the games one process plays."""
+    edges = [int(e) for e in np.linspace(first, stop, jobs + 1)]
     ranges = [(a, b - a) for a, b in zip(edges, edges[1:], strict=False) if b > a]
     with ProcessPoolExecutor(jobs) as pool:
-        parts = pool.map(_range_totals, *zip(*[(variant.id, strategy, seed, a, n) for a, n in ranges], strict=True))
-        return np.concatenate([first.totals, *parts])
+        return np.concatenate(list(pool.map(play, *zip(*[(*head, a, n) for a, n in ranges], strict=True))))
 
 
 def cpu_seconds() -> float:
@@ -95,16 +100,33 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def learned_totals(folder: str, games: int, seed: int, max_seconds: float, min_games: int) -> np.ndarray:
+def _learned(folder: str, seed: int):  # type: ignore[no-untyped-def]
+    """(network, teacher) of the agent saved in `folder`; refused where run `seed` is one it trained on."""
     from agent import TRAIN_SEED, make_teacher
-    from learned import ExactTeacher
 
     net, meta = ValueNet.load(Path(folder) / "value.npz")
     if seed >= TRAIN_SEED or seed == int(meta["train_seed"]):
         raise SystemExit(f"--seed {seed} is a training run; pick one below {TRAIN_SEED:,}")
-    teacher = make_teacher(str(meta["variant"]), str(meta["teacher"]))
-    if not isinstance(teacher, ExactTeacher):
-        games = affordable(lambda: teacher.play(net, 1, seed, games + 1), games, max_seconds, min_games)
+    return net, make_teacher(str(meta["variant"]), str(meta["teacher"]))
+
+
+def _learned_range(folder: str, seed: int, first: int, games: int) -> np.ndarray:
+    """Games first .. first + games - 1 of run `seed` played by the saved agent (a worker process of `--jobs`)."""
+    net, teacher = _learned(folder, seed)
+    return teacher.play(net, games, seed, first)
+
+
+def learned_totals(folder: str, games: int, seed: int, max_seconds: float, min_games: int, jobs: int = 1) -> np.ndarray:
+    """Games 0.. of run `seed` played by the agent saved in `folder`: batched where its teacher is exact, else game
+    by game within `max_seconds` of CPU, or every game over `jobs` processes (the same games as one)."""
+    from learned import ExactTeacher
+
+    net, teacher = _learned(folder, seed)
+    if isinstance(teacher, ExactTeacher):
+        return teacher.play(net, games, seed, 0)
+    if jobs > 1:
+        return in_ranges(_learned_range, (folder, seed), 0, games, jobs)
+    games = affordable(lambda: teacher.play(net, 1, seed, games + 1), games, max_seconds, min_games)
     return teacher.play(net, games, seed, 0)
 
 
@@ -134,7 +156,9 @@ def main(argv: list[str] | None = None) -> None:
                     if vid not in learned:
                         row.append("—")
                         continue
-                    totals = learned_totals(learned[vid], args.games, args.seed, args.max_minutes * 60, args.min_games)
+                    totals = learned_totals(
+                        learned[vid], args.games, args.seed, args.max_minutes * 60, args.min_games, args.jobs
+                    )
                 elif args.jobs > 1:
                     totals = split_totals(variant, agent, args.games, args.seed, args.jobs)
                 else:
