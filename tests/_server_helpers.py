@@ -155,9 +155,19 @@ def http_check(status: int, answer: Any, definition: str) -> Any:
     return answer
 
 
+#: How long `create` asks again while a bot's tables are being prepared (a loaded machine prepares slowly).
+PREPARING_SECONDS = 180.0
+
+
 def create(server: Serve, *seats: dict[str, Any], variant: str = "tiny", **extra: Any) -> dict[str, Any]:
-    """A new table (refused: the test fails with the server's message)."""
-    status, answer = call(f"{server.url}/api/tables", {"variant": variant, "seats": list(seats), **extra})
+    """A new table (refused: the test fails with the server's message). While a bot's tables are being prepared
+    (`preparing`), it asks again a second later, as the game's page does."""
+    deadline = time.monotonic() + PREPARING_SECONDS
+    while True:
+        status, answer = call(f"{server.url}/api/tables", {"variant": variant, "seats": list(seats), **extra})
+        if status != 503 or answer.get("code") != "preparing" or time.monotonic() > deadline:
+            break
+        time.sleep(1.0)
     assert status == 201, answer
     return http_check(status, answer, "created")
 
