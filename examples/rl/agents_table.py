@@ -32,6 +32,7 @@ from dicecup import Engine
 from dicecup.errors import DicecupError
 from dicecup.simulate import simulate
 
+RANGES_PER_JOB = 8  # ranges of a `--jobs` cell a process plays, one after another (progress as each ends)
 AGENTS = ("random", "greedy", "strong", "learned", "optimal")
 DEFAULT_VARIANTS = ("yahtzee", "yatzy", "yacht", "kniffel", "generala", "triple-yahtzee", "yamb")
 
@@ -86,12 +87,21 @@ def split_totals(variant, strategy: str, games: int, seed: int, jobs: int) -> np
 
 
 def in_ranges(play, head: tuple, first: int, stop: int, jobs: int) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """`play(*head, a, n)` over `jobs` contiguous ranges (a, n) of games first .. stop - 1, one process each, in
-    order: each game depends only on the run's seed and its number, so these are the games one process plays."""
-    edges = [int(e) for e in np.linspace(first, stop, jobs + 1)]
+    """`play(*head, a, n)` over contiguous ranges (a, n) of games first .. stop - 1 on `jobs` processes, in order:
+    each game depends only on the run's seed and its number, so these are the games one process plays. A few
+    ranges a process, so that a terminal hears of the games done as the ranges come back."""
+    edges = [int(e) for e in np.linspace(first, stop, RANGES_PER_JOB * jobs + 1)]
     ranges = [(a, b - a) for a, b in zip(edges, edges[1:], strict=False) if b > a]
+    parts, done, told = [], 0, sys.stderr.isatty()
     with ProcessPoolExecutor(jobs) as pool:
-        return np.concatenate(list(pool.map(play, *zip(*[(*head, a, n) for a, n in ranges], strict=True))))
+        for part in pool.map(play, *zip(*[(*head, a, n) for a, n in ranges], strict=True)):
+            parts.append(part)
+            done += len(part)
+            if told:
+                print(f"\r  {done:,} of {stop - first:,} games", end="", file=sys.stderr, flush=True)
+    if told:
+        print(file=sys.stderr)
+    return np.concatenate(parts)
 
 
 def cpu_seconds() -> float:
@@ -139,8 +149,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--learned", action="append", default=[], help="VARIANT=FOLDER of a network agent.py saved")
     p.add_argument("--max-minutes", type=float, default=10.0, help="CPU minutes a cell the engine plays may take")
     p.add_argument("--min-games", type=int, default=20)
-    p.add_argument("--jobs", type=int, default=1, help="processes a cell the engine plays is split over (all --games)")
+    p.add_argument(
+        "--jobs", type=int, default=1, help="processes an engine-played or strong-taught learned cell is split over"
+    )
     args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error(f"--jobs takes 1 or more processes, got {args.jobs}")
     engine = Engine()
     learned = dict(item.split("=", 1) for item in args.learned)
     agents = args.agents.split(",")
