@@ -167,6 +167,19 @@ class _Group:
         self.index[at], self.live[at] = e, True
         return at
 
+    def join_all(self, entries: np.ndarray) -> np.ndarray:
+        """`join` each of `entries` (none a member yet), at once; their places."""
+        self.full.clear()
+        start, n = len(self.members), len(entries)
+        self.members.extend(entries.tolist())
+        self.at.update(zip(self.members[start:], range(start, start + n), strict=True))
+        if start + n > len(self.index):
+            grow = max(8, start + n) - len(self.index)
+            self.index = np.concatenate([self.index, np.zeros(grow, dtype=np.int64)])
+            self.live = np.concatenate([self.live, np.zeros(grow, dtype=bool)])
+        self.index[start : start + n], self.live[start : start + n] = entries, True
+        return np.arange(start, start + n, dtype=np.int64)
+
     def answer(self, values: tuple[int, ...], width: int) -> tuple[np.ndarray, np.ndarray]:
         """The answers kept for these fact values (made empty, or grown to the members' capacity)."""
         got = self.answers.get(values)
@@ -463,15 +476,23 @@ class Traced:
         at = 0
         gid = np.full(self.entries, -1, dtype=np.int64)  # each entry's group, in the order groups are met
         pos = np.zeros(self.entries, dtype=np.int64)  # and its place in the group
-        order: dict[tuple[int, ...], int] = {}
+        joining: dict[tuple[int, ...], list[int]] = {}  # each group's entries, groups in the order they are met
+        flat_list = flat.tolist()
         for e, k in enumerate(lens.tolist()):
             if k >= 0:
-                facts = tuple(flat[at : at + k].tolist())
+                facts = tuple(flat_list[at : at + k])
                 at += k
                 self.reads[e] = facts
-                self._fresh.discard(e)
-                pos[e] = self._groups.setdefault(facts, _Group()).join(e)
-                gid[e] = order.setdefault(facts, len(order))
+                got = joining.get(facts)
+                if got is None:
+                    got = joining[facts] = []
+                got.append(e)
+        for g, (facts, members) in enumerate(joining.items()):
+            self._fresh.difference_update(members)
+            self._groups[facts] = group = _Group()
+            joined = np.array(members, dtype=np.int64)
+            pos[joined] = group.join_all(joined)
+            gid[joined] = g
         self._restore_answers(gid, pos, entry, values, answers)
         self.keyed = tuple(keyed.tolist())
         if self.keyed != tuple(sorted(set().union(*self._groups))):
@@ -501,13 +522,14 @@ class Traced:
                 continue
             uniq, first, inverse = unique_rows(values[mine, : len(facts)])
             at, cap = pos[entry[mine]], len(group.index)
-            by_values = np.argsort(inverse, kind="stable")
-            edges = np.searchsorted(inverse[by_values], np.arange(len(uniq) + 1))
-            for u in np.argsort(first, kind="stable").tolist():
-                rows = by_values[edges[u] : edges[u + 1]]
-                known, results = np.zeros(cap, dtype=bool), np.zeros((cap, self.width), dtype=np.int64)
-                known[at[rows]], results[at[rows]] = True, answers[mine[rows]]
-                group.answers[tuple(uniq[u].tolist())] = (known, results)
+            # every set of values's answers in one block (each set's pair a view of its rows: a variant's end
+            # bonuses have thousands of sets, each its own pair of arrays would cost more than the answers)
+            known = np.zeros((len(uniq), cap), dtype=bool)
+            results = np.zeros((len(uniq), cap, self.width), dtype=np.int64)
+            known[inverse, at], results[inverse, at] = True, answers[mine]
+            order = np.argsort(first, kind="stable")
+            for u, vals in zip(order.tolist(), uniq[order].tolist(), strict=True):
+                group.answers[tuple(vals)] = (known[u], results[u])
 
     def _class_tables(self, keys: np.ndarray) -> ClassTables:
         """The tables of classes keyed `keys` (on `keyed`), each made on first use from the answers known (as
@@ -527,23 +549,18 @@ class Traced:
             if not len(live):
                 continue
             members.append(group.index[live])
-            values = [tuple(v) for v in fv[:, list(facts)].tolist()] if facts else [()] * n_classes
-            found: dict[tuple[int, ...], int] = {}
-            which = np.empty(n_classes, dtype=np.int64)
-            for c, v in enumerate(values):
-                at = found.get(v)
-                if at is None:
-                    if v not in group.answers:
-                        raise ValueError("the learned tables miss answers of their classes")
-                    at = found[v] = len(found)
-                which[c] = at
-            known = np.zeros((len(found), len(live)), dtype=bool)
-            results = np.zeros((len(found), len(live), self.width), dtype=np.int64)
-            for v, a in found.items():
-                got_known, got_results = group.answers[v]
-                have = live[live < len(got_known)]  # (members that joined since these answers were kept: not known)
-                known[a, : len(have)] = got_known[have]
-                results[a, : len(have)] = got_results[have]
+            # the classes' sets of these facts' values, numbered in the order the classes first have them
+            uniq, first, inverse = unique_rows(fv[:, list(facts)])
+            order = np.argsort(first, kind="stable")
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            which = rank[inverse]
+            sets = [tuple(v) for v in uniq[order].tolist()]
+            if any(v not in group.answers for v in sets):
+                raise ValueError("the learned tables miss answers of their classes")
+            # (restored together, a group's answers share one capacity: np.stack refuses them otherwise)
+            known = np.stack([group.answers[v][0] for v in sets])[:, live]
+            results = np.stack([group.answers[v][1] for v in sets])[:, live]
             if not known.all():
                 raise ValueError("the learned tables miss answers of their classes")
             blocks.append((which, results))
