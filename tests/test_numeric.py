@@ -181,3 +181,18 @@ def test_keep_order_is_the_games_and_kept_rows_undo_its_masks(dice, faces, data)
     mask = data.draw(st.integers(0, (1 << dice) - 1))
     kept = tuple(d for b, d in enumerate(roll) if mask >> b & 1)
     assert g.kept_rows[i, mask] == g.index[kept]
+
+
+@pytest.mark.parametrize(("dice", "faces"), [(3, 6), (2, 40)])
+def test_rows_of_counts_finds_each_multiset_also_past_one_int64_of_counts(dice, faces):
+    """`rows_of_counts` gives every multiset's own row, where the counts pack into one int64 (3 d6) and where
+    they do not (3 ** 40 passes 2 ** 62: looked up a tuple at a time)."""
+    g = DiceGraph(dice, faces)
+    counts = np.zeros((len(g.multisets), faces), dtype=np.int64)
+    for i, m in enumerate(g.multisets):
+        for d in m:
+            counts[i, d - 1] += 1
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(g.multisets))
+    np.testing.assert_array_equal(g.rows_of_counts(counts[order]), order)
+    np.testing.assert_array_equal(g.rows_of_counts(counts[order].reshape(-1, 1, faces)), order.reshape(-1, 1))

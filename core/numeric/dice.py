@@ -150,20 +150,48 @@ class DiceGraph:
         return best[self.levels[self.dice]]
 
     @cached_property
+    def _counts(self) -> np.ndarray:
+        """[multisets, faces]: how many dice of each face each multiset holds."""
+        out = np.zeros((len(self.multisets), self.faces), dtype=np.int64)
+        for i, m in enumerate(self.multisets):
+            for d in m:
+                out[i, d - 1] += 1
+        return out
+
+    def rows_of_counts(self, counts: np.ndarray) -> np.ndarray:
+        """The graph row of each multiset given as dice counts per face [..., faces] (every one a multiset of
+        at most `dice` dice): the counts read as one number, looked up among the multisets' own."""
+        radix = (self.dice + 1) ** np.arange(self.faces, dtype=np.int64)
+        if (self.dice + 1) ** self.faces >= 1 << 62:  # too many faces for one int64: a tuple at a time
+            flat = counts.reshape(-1, self.faces)
+            index = {tuple(c): i for i, c in enumerate(self._counts.tolist())}
+            return np.array([index[tuple(c)] for c in flat.tolist()], dtype=np.int64).reshape(counts.shape[:-1])
+        keys = self._counts @ radix
+        order = np.argsort(keys)
+        return order[np.searchsorted(keys, counts @ radix, sorter=order)]
+
+    @cached_property
     def keep_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per full roll, its proper keeps in the game's order (`GameState.legal_keeps`): (rows [rolls, K] of
         the kept multisets, padded with 0; how many [rolls]; each keep as a mask of the roll's sorted dice,
-        each face's first dice kept [rolls, K]). What a policy chooses among, with ties to the first."""
-        rolls = [self.multisets[r] for r in self.roll_rows]
-        keeps = [[k for k in sub_multisets(roll) if len(k) < len(roll)] for roll in rolls]
-        width = max(len(k) for k in keeps)
-        rows = np.zeros((len(rolls), width), dtype=np.int64)
-        masks = np.zeros((len(rolls), width), dtype=np.int64)
-        for i, (roll, kept) in enumerate(zip(rolls, keeps, strict=True)):
-            for j, k in enumerate(kept):
-                rows[i, j] = self.index[k]
-                masks[i, j] = sum(1 << (roll.index(face) + n) for face in set(k) for n in range(k.count(face)))
-        return rows, np.array([len(k) for k in keeps], dtype=np.int64), masks
+        each face's first dice kept [rolls, K]). What a policy chooses among, with ties to the first.
+
+        `sub_multisets` lists a roll's sub-multisets by each face's count kept, 0 up to the roll's, the last
+        face varying fastest: keep j is j written in those mixed radices, and the roll itself comes last."""
+        have = self._counts[self.roll_rows]  # [rolls, faces]
+        sizes = np.prod(have + 1, axis=1)  # sub-multisets of each roll, itself included
+        width = int(sizes.max()) - 1
+        j = np.arange(width, dtype=np.int64)
+        kept = np.zeros((len(have), width, self.faces), dtype=np.int64)
+        rest = np.broadcast_to(j, (len(have), width)).copy()
+        for f in range(self.faces - 1, -1, -1):
+            kept[:, :, f] = rest % (have[:, f : f + 1] + 1)
+            rest //= have[:, f : f + 1] + 1
+        valid = j < (sizes - 1)[:, None]
+        rows = np.where(valid, self.rows_of_counts(kept), 0)
+        starts = np.cumsum(have, axis=1) - have  # where each face's dice start in the sorted roll
+        masks = np.where(valid, (((np.int64(1) << kept) - 1) << starts[:, None, :]).sum(axis=2), 0)
+        return rows, sizes - 1, masks
 
     @cached_property
     def kept_rows(self) -> np.ndarray:
@@ -172,12 +200,11 @@ class DiceGraph:
         width = 1 << self.dice
         if self.n_rolls * width > 1 << 20:
             return np.zeros((self.n_rolls, 0), dtype=np.int64)
-        out = np.zeros((self.n_rolls, width), dtype=np.int64)
-        for i, r in enumerate(self.roll_rows.tolist()):
-            roll = self.multisets[r]
-            for mask in range(width):
-                out[i, mask] = self.index[tuple(d for j, d in enumerate(roll) if mask >> j & 1)]
-        return out
+        rolls = np.array([self.multisets[r] for r in self.roll_rows.tolist()], dtype=np.int64)  # [rolls, dice]
+        bits = (np.arange(width)[:, None] >> np.arange(self.dice)) & 1  # [masks, dice]
+        faces = rolls[:, None, :, None] == np.arange(1, self.faces + 1)  # [rolls, 1, dice, faces]
+        counts = (faces * bits[None, :, :, None]).sum(axis=2)  # [rolls, masks, faces]
+        return self.rows_of_counts(counts)
 
     @cached_property
     def arrays(self) -> DiceArrays:
@@ -187,11 +214,9 @@ class DiceGraph:
         add = np.zeros((n, self.faces), dtype=np.int64)
         for s in range(self.dice):
             add[self.levels[s]] = self.add_edges[s]
-        counts = np.zeros((n, self.faces), dtype=np.int64)
+        counts = self._counts.copy()
         sub_face = np.full((n, self.faces), -1, dtype=np.int64)
         for i, m in enumerate(self.multisets):
-            for d in m:
-                counts[i, d - 1] += 1
             for d in set(m):
                 rest = list(m)
                 rest.remove(d)
