@@ -30,7 +30,7 @@ def recall(variant: Variant, kind: str, layout: int, restore: Callable[[dict, di
     deleted and False returned: the caller's tables may be half restored, and must be made anew."""
     from . import cache
 
-    got = cache.load_arrays(variant, kind, warn)
+    got = cache.load_arrays(variant, kind, warn, private=True)  # vouched for while unchanged: hashed once
     if got is None:
         return False
     meta, arrays = got
