@@ -132,13 +132,13 @@ class ClassArrays:
         """The classes known now as `fill_rows_of` reads them: points and successor slots per box, read off the
         play arrays (a cell's score, or its extra row's score and awards), not off each class's whole table."""
         got = self.arrays()
-        if self.n_fill < self.n:
-            cells = got.cells[self.n_fill : self.n]
+        extras = got.extras  # (one more row, of zeros: what an even cell's `at` names, also where none)
+        extra_scores = np.append(extras[:, 0], 0)
+        extra_awards = np.append(extras[:, 1 : 1 + self.awards].sum(axis=1), 0)
+        for lo in range(self.n_fill, self.n, STACK_CLASSES):  # a few classes at a time: a run's peak memory
+            cells = got.cells[lo : min(lo + STACK_CLASSES, self.n)]
             odd = (cells & 1) == 1
             at = np.where(odd, cells >> 1, -1)
-            extras = got.extras  # (one more row, of zeros: what an even cell's `at` names, also where none)
-            extra_scores = np.append(extras[:, 0], 0)
-            extra_awards = np.append(extras[:, 1 : 1 + self.awards].sum(axis=1), 0)
             scores = np.where(odd, extra_scores[at], cells >> 1).astype(np.int64)
             points = scores + np.where(odd, extra_awards[at], 0)
             slots = self.solution.slot_of_scores(scores)
@@ -146,7 +146,7 @@ class ClassArrays:
             self.points_t = np.concatenate([self.points_t, points.transpose(0, 1, 3, 2).astype(np.float64)])
             self.slots_t = np.concatenate([self.slots_t, slots.transpose(0, 1, 3, 2)])
             self.same = np.concatenate([self.same, same])
-            self.n_fill = self.n
+        self.n_fill = self.n
         return score_arrays(self.points_t, self.slots_t, self.same)
 
     @property
