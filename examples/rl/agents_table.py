@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import os
 import resource
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -93,7 +97,7 @@ def in_ranges(play, head: tuple, first: int, stop: int, jobs: int) -> np.ndarray
     edges = [int(e) for e in np.linspace(first, stop, RANGES_PER_JOB * jobs + 1)]
     ranges = [(a, b - a) for a, b in zip(edges, edges[1:], strict=False) if b > a]
     parts, done, told = [], 0, sys.stderr.isatty()
-    with ProcessPoolExecutor(jobs) as pool:
+    with one_blas_thread(), ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         for part in pool.map(play, *zip(*[(*head, a, n) for a, n in ranges], strict=True)):
             parts.append(part)
             done += len(part)
@@ -102,6 +106,20 @@ def in_ranges(play, head: tuple, first: int, stop: int, jobs: int) -> np.ndarray
     if told:
         print(file=sys.stderr)
     return np.concatenate(parts)
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Workers started in the block (spawned: they import numpy anew) use one OpenBLAS thread each, unless the
+    user chose a count: `--jobs N` already keeps N cores busy, and a second thread per worker only spins."""
+    chosen = any(name in os.environ for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"))
+    if not chosen:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if not chosen:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
 
 
 def cpu_seconds() -> float:
