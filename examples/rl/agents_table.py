@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from valuenet import ValueNet
 
 from dicecup import Engine
+from dicecup.cli import BLAS_THREAD_VARS
 from dicecup.errors import DicecupError
 from dicecup.simulate import simulate
 
@@ -112,7 +113,7 @@ def in_ranges(play, head: tuple, first: int, stop: int, jobs: int) -> np.ndarray
 def one_blas_thread() -> Iterator[None]:
     """Workers started in the block (spawned: they import numpy anew) use one OpenBLAS thread each, unless the
     user chose a count: `--jobs N` already keeps N cores busy, and a second thread per worker only spins."""
-    chosen = any(name in os.environ for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"))
+    chosen = any(name in os.environ for name in BLAS_THREAD_VARS)
     if not chosen:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
     try:
