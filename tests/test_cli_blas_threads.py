@@ -1,8 +1,8 @@
-"""`dicecup advise` and `odds` run with one OpenBLAS thread unless the user chose a thread count; nothing else
-changes.
+"""Every command but `strategy-card` runs with one OpenBLAS thread unless the user chose a thread count; nothing
+else changes.
 
-NumPy's OpenBLAS starts a pool of spinning threads when numpy is imported; neither command does linear algebra
-that wants them. Each test runs the console script's `main` in a fresh interpreter (numpy not imported yet),
+NumPy's OpenBLAS starts a pool of spinning threads when numpy is imported; only the strategy card's learner does
+linear algebra that wants them (the solver, the simulator and the advisor run compiled kernels of their own). Each test runs the console script's `main` in a fresh interpreter (numpy not imported yet),
 with a table already cached, and records the variable while the command runs and after it.
 """
 
@@ -98,10 +98,37 @@ def test_odds_runs_with_one_blas_thread_too(cached, tmp_path):
     assert json.loads(out) == json.loads(threaded) and json.loads(out)
 
 
-def test_other_commands_and_the_library_leave_blas_alone(cached, tmp_path):
-    """Only the commands in `ONE_BLAS_THREAD` set it; importing dicecup and loading a table never do."""
-    out, seen, after, _ = command(cached, "solve", "-v", "yacht", "--json", "-q", cwd=tmp_path)
-    assert json.loads(out)["expected_score"] > 0 and seen == [None] and after == "None"
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("solve", "-v", "yacht", "--json", "-q"),
+        ("simulate", "-v", "yacht", "-n", "200", "--seed", "1", "--json", "-q"),  # (the quick path, without typer)
+        ("simulate", "-v", "yacht", "-n", "200", "--seed", "2", "--seed", "1", "--json", "-q"),  # (typer reads it)
+    ],
+)
+def test_the_kernel_commands_run_with_one_blas_thread(cached, tmp_path, argv):
+    """The solver and the simulator set it before numpy loads, on either path a command line takes."""
+    out, seen, after, tasks = command(cached, *argv, cwd=tmp_path)
+    assert json.loads(out) and seen == ["1"] and after == "None"
+    if sys.platform == "linux":
+        assert tasks == "1"
+
+
+def test_every_command_but_the_strategy_card_is_listed():
+    """A new command is listed on purpose, one way or the other: the strategy card's learner alone multiplies
+    matrices large enough for OpenBLAS's threads."""
+    from dicecup.cli import ONE_BLAS_THREAD
+    from dicecup.cli.common import COMMAND_MODULES
+
+    assert set(COMMAND_MODULES) - ONE_BLAS_THREAD == {"strategy-card"}
+    assert ONE_BLAS_THREAD <= set(COMMAND_MODULES)
+
+
+def test_the_strategy_card_and_the_library_leave_blas_alone(cached, tmp_path):
+    """The strategy card keeps OpenBLAS's own count; importing dicecup and loading a table never set it."""
+    argv = ("strategy-card", "-v", "yacht", "-n", "2", "--games", "10", "--play", "10", "--json", "-q")
+    out, seen, after, _ = command(cached, *argv, cwd=tmp_path)
+    assert json.loads(out)["rules"] and seen == [None] and after == "None"
     code = (
         "import os, dicecup\n"
         "from dicecup.solver import cache\n"

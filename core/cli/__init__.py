@@ -21,8 +21,14 @@ from typing import Any
 
 __all__ = ["main", "imports_paused", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS", "QUICK_COMMANDS"]
 
-#: the commands run with one OpenBLAS thread (see the module's docstring)
-ONE_BLAS_THREAD = frozenset({"advise", "odds"})
+#: the commands run with one OpenBLAS thread (see the module's docstring): every command but `strategy-card`,
+#: whose learner multiplies large float32 matrices
+ONE_BLAS_THREAD = frozenset(
+    {
+        *("advise", "odds", "solve", "simulate", "distribution", "risk", "duel"),
+        *("play", "resume", "review", "match", "train", "serve", "variants", "show", "score", "validate"),
+    }
+)
 #: what OpenBLAS reads its thread count from: any of them set, the user's choice stands
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 #: command -> (module of `cli`, function): the commands whose plain command lines `cli.quick` runs
@@ -73,17 +79,17 @@ def main(argv: list[str] | None = None) -> Any:
     while at < len(args) and (args[at] == "--plugin" or args[at].startswith("--plugin=")):
         at += 1 if "=" in args[at] else 2  # the global --plugin FILE.py flags come before the command
     command = args[at] if at < len(args) else None
-    if at == 0 and command in QUICK_COMMANDS and COMPLETE_VAR not in os.environ:
-        _run_quick(command, args[1:])  # returns only when the command line is not plain
-    with imports_paused():  # the imports make objects that stay (see the module's docstring)
-        import typer
+    with _blas_threads(command):  # (around the imports too: OpenBLAS reads its thread count when numpy loads)
+        if at == 0 and command in QUICK_COMMANDS and COMPLETE_VAR not in os.environ:
+            _run_quick(command, args[1:])  # returns only when the command line is not plain
+        with imports_paused():  # the imports make objects that stay (see the module's docstring)
+            import typer
 
-        from .base import app
-        from .common import COMMAND_MODULES
+            from .base import app
+            from .common import COMMAND_MODULES
 
-        module = COMMAND_MODULES.get(command) if command is not None else None
-        importlib.import_module(f".{module}" if module else ".app", __name__)
-    with _blas_threads(command):
+            module = COMMAND_MODULES.get(command) if command is not None else None
+            importlib.import_module(f".{module}" if module else ".app", __name__)
         return typer.main.get_command(app)(args=args, prog_name="dicecup", standalone_mode=True)
 
 
@@ -105,8 +111,7 @@ def _run_quick(command: str, args: list[str]) -> None:
         if kwargs is None:
             return
         undo = _speak_environment()
-        with _blas_threads(command):
-            run(**kwargs)
+        run(**kwargs)
     except DicecupError as exc:
         echo(error_line(str(exc)), err=True)
         sys.exit(2)
