@@ -196,3 +196,44 @@ def test_rows_of_counts_finds_each_multiset_also_past_one_int64_of_counts(dice, 
     order = rng.permutation(len(g.multisets))
     np.testing.assert_array_equal(g.rows_of_counts(counts[order]), order)
     np.testing.assert_array_equal(g.rows_of_counts(counts[order].reshape(-1, 1, faces)), order.reshape(-1, 1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rows=st.integers(0, 3 * (1 << 16)),
+    width=st.integers(1, 13),
+    dtype=st.sampled_from([np.int64, np.int32, np.uint64, np.float64]),
+)
+def test_zeroed_gives_a_zero_writable_array_mapped_from_the_paged_size(rows, width, dtype):
+    """`pages.zeroed` is `np.zeros` to its caller (shape, dtype, C order, writable, equal after pickling), on
+    mapped pages from `PAGED_BYTES` on (numpy's own below), and a run's counts keep their column-major layout."""
+    import mmap
+    import pickle
+
+    from dicecup.numeric.pages import PAGED_BYTES, zeroed
+    from dicecup.numeric.records import counts_array
+
+    a = zeroed((rows, width), dtype)
+    assert a.shape == (rows, width) and a.dtype == np.dtype(dtype) and a.flags.c_contiguous and a.flags.writeable
+    assert not a.any()
+    mapped = a.nbytes >= PAGED_BYTES
+    base = a.base
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = getattr(base, "base", None) if isinstance(base, np.ndarray) else getattr(base, "obj", None)
+    assert isinstance(base, mmap.mmap) == mapped
+    if rows:
+        a[-1, -1] = 7
+        a[0, 0] = 3
+        again = pickle.loads(pickle.dumps(a))
+        np.testing.assert_array_equal(again, a)
+        assert int(a.sum()) == (3 if a.size == 1 else 10)
+    counts = counts_array(rows, width)
+    assert counts.shape == (rows, width) and not counts.any()
+    assert counts.strides == (8, 8 * (rows + 1))  # column by column, a padding row: one layout for every chunk
+
+
+def test_zeroed_takes_a_whole_number_shape():
+    from dicecup.numeric.pages import PAGED_BYTES, zeroed
+
+    assert zeroed(PAGED_BYTES // 8, np.int64).shape == (PAGED_BYTES // 8,)
+    assert zeroed(0, np.int64).shape == (0,)

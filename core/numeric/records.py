@@ -12,6 +12,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .pages import zeroed
+
 __all__ = [
     "CLASS_HASH",
     "EMPTY",
@@ -294,9 +296,9 @@ class Pass(NamedTuple):
 def counts_array(games: int, width: int) -> np.ndarray:
     """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column: the
     system zeroes a page when it is first written, so a column no rule fills (most: the width is the score
-    tables' capacity) costs no memory and no page fault. A padding row keeps every view of it (a chunk's
+    tables' capacity) costs no memory and no page fault (`pages.zeroed`: ordinary pages). A padding row keeps every view of it (a chunk's
     rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
-    return np.zeros((width, games + 1), dtype=np.int64).T[:games]
+    return zeroed((width, games + 1), np.int64).T[:games]
 
 
 class Playing(NamedTuple):

@@ -14,6 +14,7 @@ import numpy as np
 from ..language.model import Variant
 from ..numeric import compiled
 from ..numeric.moves import move_flag
+from ..numeric.pages import zeroed
 from ..numeric.records import counts_array
 from .batch import MAX_TABLE_ROLLS, NO_JIT_ENV, POLICIES, Batched, BatchPolicy, batched_for, keep_learned
 from .jitplay import JitPlay, moves_for
@@ -94,7 +95,7 @@ def simulate_batched(
     na, ne = sim.scores.max_awards, sim.scores.max_events
     # the whole run's arrays, each chunk played into its rows: no copy of the results at the end; the
     # counts zeroed column by column, so that the columns no rule fills are never touched
-    vals = np.empty((games, nb), dtype=np.int64)
+    vals = zeroed((games, nb), np.int64)  # (ordinary pages: a large run's arrays are written once)
     awards, earned, events = (counts_array(games, w) for w in (na, na, ne))
     for start in range(0, games, chunk):
         n = min(chunk, games - start)

@@ -17,6 +17,7 @@ from ..errors import DicecupError
 from ..numeric import play, records
 from ..numeric.draws import hand_keys, roll_draws, seed_streams
 from ..numeric.moves import ScoreArrays, move_flag, move_rows, score_arrays
+from ..numeric.pages import zeroed
 from ..numeric.records import MoveRows, StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
 from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
@@ -359,7 +360,7 @@ class JitPlay:
 
     def new_states(self, games: int) -> tuple[np.ndarray, np.ndarray]:
         """Zeroed class codes and group totals of `games` new cards, for `play` to keep up to date."""
-        return np.zeros(games, dtype=np.int64), np.zeros((games, self.policy.index.G), dtype=np.int64)
+        return zeroed(games, np.int64), zeroed((games, self.policy.index.G), np.int64)
 
     def end_points(self, vals: np.ndarray, states: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Award points [rows, awards] of the end bonuses of full cards, from the solver's end-of-game tables
@@ -374,7 +375,7 @@ class JitPlay:
             return None
         ids, width = self.sim.award_ids, self.sim.scores.max_awards
         # column by column: the columns no end bonus fills are never touched (as `records.counts_array`)
-        out = np.zeros((width, len(vals)), dtype=np.int64).T
+        out = zeroed((width, len(vals)), np.int64).T
         for aid, points in got.items():
             if aid not in ids:
                 if len(ids) >= width:
