@@ -294,10 +294,10 @@ class Pass(NamedTuple):
 
 
 def counts_array(games: int, width: int) -> np.ndarray:
-    """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column: the
-    system zeroes a page when it is first written, so a column no rule fills (most: the width is the score
-    tables' capacity) costs no memory and no page fault (`pages.zeroed`: ordinary pages). A padding row keeps every view of it (a chunk's
-    rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
+    """Zeroed int64 [games, width] for games' awards, award counts or events, stored column by column on ordinary
+    pages (`pages.zeroed`): the system zeroes a page when it is first written, so a column no rule fills (most:
+    the width is the score tables' capacity) costs no memory and no page fault. A padding row keeps every view
+    of it (a chunk's rows, or all) of one layout, so `play_games` is compiled once for chunked and whole runs."""
     return zeroed((width, games + 1), np.int64).T[:games]
 
 
