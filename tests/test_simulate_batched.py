@@ -489,9 +489,6 @@ def test_compiled_helpers_match_numpy(solved, vid):
     vals, _ = as_rows(sim, decision_states(v, 300, seed=17))
     nb = len(v.box_ids)
     facts = tuple(range(nb)) + (nb, nb + 1)  # every box's presence, the first two boxes' scores
-    assert len(scoreclass.group_facts(vals, np.array(facts), nb, int(EMPTY), 1 << 24)[1]) == len(
-        vals
-    )  # compiled, no fallback
     got_uniq, got_first, got_inv = play.group(vals, facts)
     uniq, first, inv = unique_rows(sim.scores.facts.columns(vals, facts))
     # the same partition of the rows, whatever the group numbering
@@ -499,6 +496,38 @@ def test_compiled_helpers_match_numpy(solved, vid):
     pairs = set(zip(got_inv.tolist(), inv.tolist(), strict=False))
     assert len(pairs) == len(uniq)
     assert (sim.scores.facts.columns(vals[got_first], facts) == got_uniq).all()
+
+
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.lists(
+            st.one_of(st.just(int(EMPTY)), st.integers(-3, 40), st.integers(-(2**40), 2**40)), min_size=4, max_size=4
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    facts=st.lists(st.integers(0, 7), min_size=1, max_size=6),
+    dup=st.integers(0, 60),
+)
+def test_grouping_by_hash_matches_the_dense_grouping(rows, facts, dup):
+    """Facts whose values range too widely for the dense key are grouped by hash: the same groups, numbered
+    as first met, as the dense table and as `unique_rows` give."""
+    from dicecup.numeric.tables import unique_rows
+
+    vals = np.array(rows + rows[: dup % len(rows)], dtype=np.int64)  # (rows met again)
+    nb, f = 4, np.array(facts, dtype=np.int64)
+    hashed = scoreclass.group_facts(vals, f, nb, int(EMPTY), 1)
+    dense = scoreclass.group_facts(vals, f, nb, int(EMPTY), 1 << 20)  # (hashed too where the values range wider)
+    cols = np.stack([vals[:, x] != EMPTY if x < nb else vals[:, x - nb] for x in facts], axis=1).astype(np.int64)
+    _, _, inverse = unique_rows(cols)
+    first, groups = hashed
+    assert len(groups) == len(vals) and groups.max() + 1 == len(first)
+    assert (first == np.sort(first)).all() and (groups[first] == np.arange(len(first))).all()  # first met, in order
+    assert (cols[first[groups]] == cols).all()  # each row in the group of a row with its values
+    assert len(first) == inverse.max() + 1  # as many groups as distinct rows
+    assert (dense[0] == first).all() and (dense[1] == groups).all()
 
 
 def _replay(v, sim, games: int, seed: int, objective=None):

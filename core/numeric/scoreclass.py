@@ -24,8 +24,8 @@ EMPTY_INT = int(EMPTY)  # an open box, as a compile-time constant
 
 def _group_facts(vals, facts, nb, empty, max_size):
     """Group card rows by their values of `facts` (fact f < nb: box f filled; else the score in box
-    f - nb): (first row of each group, group of each row), or empty arrays when the packed key range
-    exceeds max_size (the caller then groups with numpy)."""
+    f - nb): (first row of each group, group of each row), groups numbered as first met. The values pack
+    into a dense key where their range fits max_size slots; otherwise rows are hashed (`_hash_groups`)."""
     n = vals.shape[0]
     m = facts.shape[0]
     lo = np.zeros(m, dtype=np.int64)
@@ -50,9 +50,9 @@ def _group_facts(vals, facts, nb, empty, max_size):
         span[k] = mx - mn + 2
     size = 1
     for k in range(m):
+        if span[k] > max_size // size:  # (before multiplying: the product could pass int64)
+            return _hash_groups(vals, facts)
         size *= span[k]
-        if size > max_size:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     first_of = np.full(size, -1, dtype=np.int64)
     slot = np.empty(size, dtype=np.int64)
     inverse = np.empty(n, dtype=np.int64)
@@ -76,6 +76,41 @@ def _group_facts(vals, facts, nb, empty, max_size):
             firsts[groups] = i
             groups += 1
         inverse[i] = slot[key]
+    return firsts[:groups].copy(), inverse
+
+
+def _hash_groups(vals, facts):
+    """`_group_facts` for facts whose values range too widely for a dense key: each row's facts hashed as a
+    class's are (`first_slot`), into an open-addressing table at most half full of each group's first row."""
+    n = vals.shape[0]
+    nb = vals.shape[1]
+    size = 2
+    while size < 2 * n:
+        size *= 2
+    first_at = np.full(size, -1, dtype=np.int64)  # each slot's group (-1: empty)
+    inverse = np.empty(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
+    groups = 0
+    for i in range(n):
+        j = first_slot(vals, i, facts, size)
+        while True:
+            g = first_at[j]
+            if g < 0:
+                first_at[j] = groups
+                firsts[groups] = i
+                inverse[i] = groups
+                groups += 1
+                break
+            r = firsts[g]
+            same = True
+            for k in range(facts.shape[0]):
+                if _fact(vals, i, facts[k], nb) != _fact(vals, r, facts[k], nb):
+                    same = False
+                    break
+            if same:
+                inverse[i] = g
+                break
+            j = (j + 1) & (size - 1)
     return firsts[:groups].copy(), inverse
 
 
@@ -167,7 +202,7 @@ def compiled_names() -> Mapping[str, Any]:
     return compiled.jit_namespace(
         globals(),
         ("_group_facts", "_class_slots", "add_slots"),
-        inline=("_hash", "_slot", "_fact", "first_slot", "probe", "class_of"),
+        inline=("_hash", "_slot", "_fact", "first_slot", "probe", "class_of", "_hash_groups"),
     )
 
 

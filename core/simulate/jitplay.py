@@ -20,7 +20,7 @@ from ..numeric.moves import ScoreArrays, move_flag, move_rows, score_arrays
 from ..numeric.pages import zeroed
 from ..numeric.records import MoveRows, StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
-from ..numeric.tables import EMPTY, ScoreTables, Untabulable, unique_rows
+from ..numeric.tables import EMPTY, ScoreTables, Untabulable
 from ..store import store_of
 from .kept_moves import keep_classes, keep_moves, recall_classes, recall_moves
 from .optimal import OptimalPolicy, fill_rows, fill_rows_of
@@ -87,6 +87,7 @@ class Moves:
 MOVES_KIND = "best-moves"
 MOVES_KEPT = 4
 """Best-move memos (`Moves`, one per variant) an engine keeps at most."""
+GROUP_KEYS = 1 << 24  # `group`'s dense table of keys, at most (wider ranges of values are hashed)
 NEXT_CLASS_CELLS = 1 << 22  # the class-after-scoring memo of the compiled player, at most (else it hashes each turn)
 #: the memos (kept by the variant's engine) and the score tables are shared by every run: one run at a time adds to them
 _PLAYING = threading.Lock()
@@ -322,13 +323,11 @@ class JitPlay:
         self._slot_cache: tuple | None = None
 
     def group(self, vals: np.ndarray, facts: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """tables.unique_rows(columns of `facts`), compiled; numpy when the key range is too wide."""
+        """The rows of `vals` grouped by their values of `facts` (as `tables.unique_rows` groups them, in the
+        order groups are first met), compiled: (each group's values, its first row, each row's group)."""
         facts_arr = np.array(facts, dtype=np.int64)
-        first, inverse = group_facts(vals, facts_arr, self.sim.scores.nb, int(EMPTY), 1 << 24)
-        cf = self.sim.scores.facts
-        if len(inverse) != len(vals):
-            return unique_rows(cf.columns(vals, facts))
-        return cf.columns(vals[first], facts), first, inverse
+        first, inverse = group_facts(vals, facts_arr, self.sim.scores.nb, int(EMPTY), GROUP_KEYS)
+        return self.sim.scores.facts.columns(vals[first], facts), first, inverse
 
     def _learn(self, vals: np.ndarray, games: np.ndarray, pending: np.ndarray, cls: np.ndarray) -> None:
         """Add what games `games` (rows of `vals`) stopped for: the best-move rows of the states `pending`
