@@ -4,11 +4,13 @@ removed and made again, never trusted."""
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 import pytest
 from _solver_helpers import tiny_variant
 
-from dicecup.numeric import compiled
+from dicecup.numeric import compiled, pages
 from dicecup.simulate import jitplay, kept_moves, simulate
 from dicecup.simulate.batch import batched_for
 from dicecup.simulate.batched_run import recall_batched
@@ -60,6 +62,21 @@ def test_a_later_process_plays_from_the_kept_rows(fresh):
     assert _same(first, second)
     other = simulate(fresh(), "optimal", 3000, seed=5)  # other games: the same rows, or a few more filled
     assert not (other.totals == first.totals).all()
+
+
+def test_kept_rows_grown_onto_mapped_pages_play_the_same_games(fresh, monkeypatch, tmp_path):
+    """A process that adds rows to the kept (read-only) ones copies them onto ordinary mapped pages
+    (`numeric.pages`): its games are those of a process that filled every row itself."""
+    simulate(fresh(), "optimal", 20, seed=4)  # the rows of a few games kept
+    paged = pages.PAGED_BYTES
+    monkeypatch.setattr(pages, "PAGED_BYTES", 1)  # every array of a run mapped, however small
+    v = fresh()
+    got = simulate(v, "optimal", 3000, seed=7)  # other games: rows added to the kept ones
+    rows = jitplay.moves_of(v).rows
+    assert rows.flags.writeable and isinstance(rows.base.base.obj, mmap.mmap)  # (a view of `zeroed`'s buffer)
+    monkeypatch.setattr(pages, "PAGED_BYTES", paged)
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "elsewhere"))  # no kept rows: every row filled here
+    assert _same(got, simulate(fresh(), "optimal", 3000, seed=7))
 
 
 def test_tampered_rows_are_said_removed_and_filled_again(fresh):

@@ -76,7 +76,7 @@ class Moves:
             self.used = self.kept = 0
         if self.used + n > len(self.rows) or not self.rows.flags.writeable:  # (kept rows are read-only)
             size = min(max(self.used + n, 2 * len(self.rows), 1024), max(self.limit, n))
-            grown: np.ndarray = np.empty((size, *self.shape), dtype=self.dtype)
+            grown = zeroed((size, *self.shape), self.dtype)  # (ordinary pages: see `numeric.pages`)
             grown[: self.used] = self.rows[: self.used]
             self.rows = grown
         out = np.arange(self.used, self.used + n, dtype=np.int64)
