@@ -137,17 +137,25 @@ class ClassArrays:
         extras = got.extras  # (one more row, of zeros: what an even cell's `at` names, also where none)
         extra_scores = np.append(extras[:, 0], 0)
         extra_awards = np.append(extras[:, 1 : 1 + self.awards].sum(axis=1), 0)
-        for lo in range(self.n_fill, self.n, STACK_CLASSES):  # a few classes at a time: a run's peak memory
-            cells = got.cells[lo : min(lo + STACK_CLASSES, self.n)]
+        new = self.n - self.n_fill  # the classes learned since the last call, into arrays made once for them
+        points_t = np.empty((new, *self.points_t.shape[1:]), dtype=np.float64)
+        slots_t = np.empty((new, *self.slots_t.shape[1:]), dtype=np.int64)
+        same = np.empty(new, dtype=bool)
+        for lo in range(0, new, STACK_CLASSES):  # a few classes at a time: a run's peak memory
+            part = slice(lo, min(lo + STACK_CLASSES, new))
+            cells = got.cells[self.n_fill + part.start : self.n_fill + part.stop]
             odd = (cells & 1) == 1
             at = np.where(odd, cells >> 1, -1)
             scores = np.where(odd, extra_scores[at], cells >> 1).astype(np.int64)
             points = scores + np.where(odd, extra_awards[at], 0)
             slots = self.solution.slot_of_scores(scores)
-            same = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
-            self.points_t = np.concatenate([self.points_t, points.transpose(0, 1, 3, 2).astype(np.float64)])
-            self.slots_t = np.concatenate([self.slots_t, slots.transpose(0, 1, 3, 2)])
-            self.same = np.concatenate([self.same, same])
+            same[part] = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
+            points_t[part] = points.transpose(0, 1, 3, 2)
+            slots_t[part] = slots.transpose(0, 1, 3, 2)
+        if new:
+            self.points_t = np.concatenate([self.points_t, points_t]) if self.n_fill else points_t
+            self.slots_t = np.concatenate([self.slots_t, slots_t]) if self.n_fill else slots_t
+            self.same = np.concatenate([self.same, same]) if self.n_fill else same
         self.n_fill = self.n
         return score_arrays(self.points_t, self.slots_t, self.same)
 
