@@ -138,3 +138,21 @@ def test_the_strategy_card_and_the_library_leave_blas_alone(cached, tmp_path):
     done = subprocess.run([sys.executable, "-c", code], env=cached, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None"
+
+
+@pytest.mark.parametrize("chosen", [None, *BLAS_THREAD_VARS])
+def test_one_blas_thread_reaches_processes_started_in_its_block(monkeypatch, chosen):
+    """`cli.one_blas_thread` (which the agents table's workers run under) gives a process started in the block one
+    OpenBLAS thread, unless the user set a count; the environment is as it was afterwards."""
+    from dicecup.cli import one_blas_thread
+
+    for name in BLAS_THREAD_VARS:
+        monkeypatch.delenv(name, raising=False)
+    if chosen is not None:
+        monkeypatch.setenv(chosen, "3")
+    before = dict(os.environ)
+    code = "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    with one_blas_thread():
+        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == ("1" if chosen is None else "3" if chosen == "OPENBLAS_NUM_THREADS" else "None")
+    assert dict(os.environ) == before

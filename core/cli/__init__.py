@@ -16,10 +16,10 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
-__all__ = ["main", "imports_paused", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS", "QUICK_COMMANDS"]
+__all__ = ["main", "imports_paused", "one_blas_thread", "ONE_BLAS_THREAD", "BLAS_THREAD_VARS", "QUICK_COMMANDS"]
 
 #: the commands run with one OpenBLAS thread (see the module's docstring): every command but `strategy-card`,
 #: whose learner multiplies large float32 matrices
@@ -55,20 +55,25 @@ def imports_paused() -> Iterator[None]:
 
 
 @contextmanager
-def _blas_threads(command: str | None) -> Iterator[None]:
-    """One OpenBLAS thread for a command of `ONE_BLAS_THREAD` while it runs (see the module's docstring)."""
-    one_thread = (
-        command in ONE_BLAS_THREAD
-        and "numpy" not in sys.modules  # once loaded, OpenBLAS has read its thread count
-        and not any(name in os.environ for name in BLAS_THREAD_VARS)
-    )
-    if one_thread:
+def one_blas_thread() -> Iterator[None]:
+    """OpenBLAS on one thread for every numpy loaded in the block (this process's, where it has not loaded numpy
+    yet, and that of each process started in the block), unless the user set a count (`BLAS_THREAD_VARS`); the
+    environment as it was afterwards. For work whose own kernels or processes keep the cores busy."""
+    chosen = any(name in os.environ for name in BLAS_THREAD_VARS)
+    if not chosen:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
     try:
         yield
     finally:
-        if one_thread:
+        if not chosen:
             os.environ.pop("OPENBLAS_NUM_THREADS", None)
+
+
+def _blas_threads(command: str | None) -> AbstractContextManager[None]:
+    """`one_blas_thread` for a command of `ONE_BLAS_THREAD` while it runs (see the module's docstring)."""
+    if command in ONE_BLAS_THREAD and "numpy" not in sys.modules:  # (once loaded, OpenBLAS has read its count)
+        return one_blas_thread()
+    return nullcontext()
 
 
 def main(argv: list[str] | None = None) -> Any:

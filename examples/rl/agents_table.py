@@ -17,13 +17,10 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
-import os
 import resource
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from valuenet import ValueNet
 
 from dicecup import Engine
-from dicecup.cli import BLAS_THREAD_VARS
+from dicecup.cli import one_blas_thread
 from dicecup.errors import DicecupError
 from dicecup.simulate import simulate
 
@@ -107,20 +104,6 @@ def in_ranges(play, head: tuple, first: int, stop: int, jobs: int) -> np.ndarray
     if told:
         print(file=sys.stderr)
     return np.concatenate(parts)
-
-
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """Workers started in the block (spawned: they import numpy anew) use one OpenBLAS thread each, unless the
-    user chose a count: `--jobs N` already keeps N cores busy, and a second thread per worker only spins."""
-    chosen = any(name in os.environ for name in BLAS_THREAD_VARS)
-    if not chosen:
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    try:
-        yield
-    finally:
-        if not chosen:
-            os.environ.pop("OPENBLAS_NUM_THREADS", None)
 
 
 def cpu_seconds() -> float:
