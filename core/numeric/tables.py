@@ -330,7 +330,25 @@ class EndBonuses:
         self.award_ids = award_ids
         self.width = width
         self.facts = CardFacts(variant)
-        self.traced = Traced(self.facts, 1, width, self._end)
+        self._traced = Traced(self.facts, 1, width, self._end)
+        self._kept: dict[str, np.ndarray] | None = None  # what `restore` was given, not taken back yet
+
+    @property
+    def traced(self) -> Traced:
+        """The tables, with what `restore` was given taken back on first use (a run whose end bonuses the
+        solver's tables give never reads them); where it does not fit, they start empty and ask the engine."""
+        if self._kept is not None:
+            arrays, self._kept = self._kept, None
+            try:
+                self._traced.restore(arrays)
+            except (ValueError, KeyError, TypeError, IndexError):
+                self._traced = Traced(self.facts, 1, self.width, self._end)
+        return self._traced
+
+    @property
+    def asked(self) -> int:
+        """Engine calls the tables made in this process (taking back what was kept makes none)."""
+        return self._traced.asked
 
     def _end(self, card: Card, e: int) -> np.ndarray:
         out = np.zeros(self.width, dtype=np.int64)
@@ -352,8 +370,8 @@ class EndBonuses:
         return self.traced.state()
 
     def restore(self, arrays: dict[str, np.ndarray]) -> None:
-        """Take back what `state` gave; ValueError where it does not fit."""
-        self.traced.restore(arrays)
+        """Take back what `state` gave, when the tables are first used (`traced`)."""
+        self._kept = dict(arrays)
 
 
 class RuleTables:
@@ -372,7 +390,7 @@ class RuleTables:
         """How much the tables hold (engine calls kept, classes, legal classes, per-roll answers): what grows."""
         legal = self.legal
         known = int(legal.known[: legal.n_dep].sum())
-        return self.scores.traced.asked, len(self.scores.traced.tables), self.end.traced.asked, len(legal.simple), known
+        return self.scores.traced.asked, len(self.scores.traced.tables), self.end.asked, len(legal.simple), known
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """(meta, arrays) of all three (`restore` takes them back)."""

@@ -371,12 +371,10 @@ class JitPlay:
 
     def end_points(self, vals: np.ndarray, states: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
         """Award points [rows, awards] of the end bonuses of full cards, from the solver's end-of-game tables
-        (no engine call per new card); None where those tables cannot tell the awards apart, or where this process
-        has not learned the solver's rules model (a run whose best-move rows were all kept: the simulator's own
-        end-bonus tables answer then, without learning the rules again). `states`: the cards' class codes and
-        group totals as `play` left them (else encoded from vals)."""
-        if self.policy.solution.searched is None:
-            return None
+        (no engine call per new card), learned in this process or kept in the table's file; None where those
+        tables cannot tell the awards apart or are not at hand (the simulator's own end-bonus tables answer then,
+        without learning the rules again). `states`: the cards' class codes and group totals as `play` left
+        them (else encoded from vals)."""
         got = self.policy.solution.end_awards(vals, states)
         if got is None:
             return None

@@ -45,6 +45,7 @@ from .card_tables import KIND as CARD_TABLES
 from .card_tables import LAYOUT as CARD_LAYOUT
 from .card_tables import CardTables
 from .dp import LayerBackend
+from .endtables import EndAwards
 from .errors import StateSpaceTooLarge
 from .rules import RuleModel, check_solvable
 from .signed import mac, read_signed_npz, write_npz
@@ -158,6 +159,10 @@ def _write(solution: Solution, path: Path, secret: bytes) -> str:
         header["symmetric"] = [list(g) for g in ix.symmetric]
     if not solution.objective.is_mean:  # absent for the mean: its tables are unchanged
         header["objective"] = solution.objective.id
+    end = solution.end_table() if solution.searched is not None else None
+    kept_end = end.encode() if end is not None else None
+    if kept_end is not None:  # a later process's runs read their end bonuses here (`endtables`)
+        header["end_awards"] = kept_end
     header["hmac"] = _mac(secret, header, arrays)
     head = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     write_atomic_with(  # streamed to the file, never held whole in memory
@@ -229,6 +234,8 @@ def load(
         solution = Solution(
             variant, index, values, int(header["states"]), float(header["seconds"]), objective=objective, model=model
         )
+        if "end_awards" in header:
+            solution.kept_end = EndAwards.decode(header["end_awards"], index)
     except CacheInvalid:
         raise
     except Exception as exc:

@@ -28,11 +28,21 @@ from .dp import (
     successor_values,
     value_shape,
 )
+from .endtables import EndAwards, TerminalAxes
 from .errors import SolverError
 from .rules import ERR, RuleModel
 from .space import StateSpace, state_bound
 
-__all__ = ["solve", "check_objective", "score_bounds", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
+__all__ = [
+    "solve",
+    "check_objective",
+    "score_bounds",
+    "EndAwards",
+    "TerminalAxes",
+    "Solution",
+    "SOLVER_VERSION",
+    "DEFAULT_MAX_STATES",
+]
 
 SOLVER_VERSION = "1"
 DEFAULT_MAX_STATES = 40_000_000  # Maxi Yatzy without saved rolls (33.5 million states, ~2.3 GB) fits
@@ -77,6 +87,8 @@ class Solution:
         self.seconds = seconds
         self._space = space
         self._model = model if model is not None and model.variant is variant else None
+        self.kept_end: EndAwards | None = None
+        """The end bonuses of full cards as the table's file kept them (`EndAwards`), where it was loaded with them."""
 
     @property
     def space(self) -> StateSpace:
@@ -234,9 +246,23 @@ class Solution:
         self, vals: np.ndarray, states: tuple[np.ndarray, np.ndarray] | None = None
     ) -> dict[str, np.ndarray] | None:
         """The end bonuses of full cards (rows of box scores), per award id, from the tables the solver
-        built from the engine; None where an award's points depend on more than the state the solver keeps.
+        built from the engine, or as its file kept them (`kept_end`); None where an award's points depend on
+        more than the state the solver keeps, or where neither is at hand (a table loaded without them, whose
+        rules this process has not learned: learning them costs more than the engine's end-bonus tables).
         `states`: the cards' class codes and group totals (not clamped) where the caller has them (the
         compiled simulator keeps them as boxes fill), instead of encoding `vals` again."""
+        end = self.kept_end if self.searched is None else self.end_table()
+        if end is None:
+            return None
+        if states is None:
+            codes, prog = self.index.encode(vals)
+        else:
+            codes, prog = states[0], self.index.clamp(states[0] & self.index.full, states[1])
+        return end.of(codes, prog)
+
+    def end_table(self) -> EndAwards | None:
+        """The end bonuses of full cards by award id, by flag code and threshold groups' totals (from the rules
+        model); None where an award's points depend on more than the state the solver keeps."""
         model, space = self.model, self.space
         tables = model.terminal_awards
         if tables is None:
@@ -244,12 +270,7 @@ class Solution:
         untracked = [1 + gi for gi in range(len(model.all_groups)) if gi not in space.group_ids]
         if any(np.ptp(t, axis=axis).any() for t in tables.values() for axis in untracked):
             return None
-        if states is None:
-            codes, prog = self.index.encode(vals)
-        else:
-            codes, prog = states[0], self.index.clamp(states[0] & self.index.full, states[1])
-        at = _terminal_index(model, space, codes, prog)
-        return {aid: t[at].astype(np.int64) for aid, t in tables.items()}
+        return EndAwards(tables, TerminalAxes.of_model(model, space))
 
     def successors(self, codes: np.ndarray, prog: np.ndarray) -> np.ndarray:
         """[states, boxes * slot_width]: the value of the state each slot leads to (NaN where the box is filled;
@@ -310,24 +331,12 @@ class Solution:
         return self.objective.shown(self.column(bank)[ix.locate(rows)])
 
 
-def _terminal_index(model: RuleModel, space: StateSpace, codes: np.ndarray, progress: np.ndarray) -> tuple:
-    """Where full-card states (codes, clamped totals) sit in `model.terminal`'s axes (a group the space
-    does not track changes no end bonus: its first total stands for all)."""
-    index: list[np.ndarray] = [codes >> model.nb]
-    for gi in range(len(model.all_groups)):
-        if gi in space.group_ids:
-            index.append(progress[:, space.group_ids.index(gi)] - model.group_ranges[gi][0])
-        else:
-            index.append(np.zeros(len(codes), dtype=np.int64))
-    return tuple(index)
-
-
 def terminal_values(model: RuleModel, space: StateSpace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """The value of full-card states (their end bonuses, from the engine), looked up by (codes, clamped totals)."""
-    table = model.terminal
+    table, axes = model.terminal, TerminalAxes.of_model(model, space)
 
     def lookup(codes: np.ndarray, progress: np.ndarray) -> np.ndarray:
-        return table[_terminal_index(model, space, codes, progress)]
+        return table[axes.index(codes, progress)]
 
     return lookup
 
