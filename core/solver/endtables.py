@@ -68,19 +68,24 @@ class EndAwards:
         ints = (lows, tracked, shape)
         if not all(isinstance(x, list) and all(type(v) is int for v in x) for x in ints) or type(nb) is not int:
             raise ValueError("the end bonuses' axes are not whole numbers")
+        if any(abs(lo) >= _MAX_POINTS for lo in lows) or any(not 1 <= n <= MAX_CELLS for n in shape):
+            raise ValueError("the end bonuses' axes are out of range")
+        if not isinstance(awards, dict):
+            raise ValueError("the end bonuses are not a table by award")
         groups = len(index.groups)
         if nb != index.nb or len(lows) != len(tracked) or len(shape) != 1 + len(lows):
             raise ValueError("the end bonuses' axes do not fit the state coding")
         if sorted(c for c in tracked if c >= 0) != list(range(groups)) or any(c < -1 for c in tracked):
             raise ValueError("the end bonuses' groups do not fit the state coding")
-        if any(n < 1 for n in shape) or int(np.prod(shape, dtype=np.int64)) * max(1, len(awards)) > MAX_CELLS:
-            raise ValueError("the end bonuses' table has no cells or too many")
-        if not isinstance(awards, dict):
-            raise ValueError("the end bonuses are not a table by award")
+        cells = 1
+        for n in shape:  # (bounded at each step: a long list of large sizes cannot grow the product far)
+            cells *= n
+            if cells * max(1, len(awards)) > MAX_CELLS:
+                raise ValueError("the end bonuses' table has too many cells")
         tables = {}
         for aid, flat in awards.items():
             ok = isinstance(flat, list) and all(type(v) is int and abs(v) < _MAX_POINTS for v in flat)
-            if not ok or len(flat) != int(np.prod(shape)):
+            if not ok or len(flat) != cells:
                 raise ValueError("an end bonus's points are not a table of whole numbers")
             tables[aid] = np.array(flat, dtype=np.int64).reshape(shape)
         return cls(tables, TerminalAxes(nb, tuple(lows), tuple(tracked)))
