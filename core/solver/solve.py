@@ -33,16 +33,7 @@ from .errors import SolverError
 from .rules import ERR, RuleModel
 from .space import StateSpace, state_bound
 
-__all__ = [
-    "solve",
-    "check_objective",
-    "score_bounds",
-    "EndAwards",
-    "TerminalAxes",
-    "Solution",
-    "SOLVER_VERSION",
-    "DEFAULT_MAX_STATES",
-]
+__all__ = ["solve", "check_objective", "score_bounds", "Solution", "SOLVER_VERSION", "DEFAULT_MAX_STATES"]
 
 SOLVER_VERSION = "1"
 DEFAULT_MAX_STATES = 40_000_000  # Maxi Yatzy without saved rolls (33.5 million states, ~2.3 GB) fits
