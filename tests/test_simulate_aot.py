@@ -83,8 +83,8 @@ def test_the_simulator_s_build_is_checked_apart_from_the_core_s():
     simulator's changes with its records' types alone."""
     assert records.signature_digest() != records.signature_digest(simulator=True)
     before = records.signature_digest(simulator=True)
-    assert set(records.simulator_signatures()) >= {"class_slots", "group_facts"}
-    kernels = set(records.simulator_signatures()) - {"class_slots", "group_facts"}
+    assert set(records.simulator_signatures()) >= {"class_slots", "group_facts", "class_scores"}
+    kernels = set(records.simulator_signatures()) - {"class_slots", "group_facts", "class_scores"}
     assert all(name.startswith(("play_worker_", "fill_worker_")) for name in kernels)
     assert {records.fill_variant(np.zeros(1, dtype=t)) for t in records.FILL_VARIANTS} <= kernels
     assert records.signature_digest(simulator=True) == before

@@ -664,7 +664,7 @@ def test_the_whole_move_table_is_the_rows_games_reach(forget_memos, solved, monk
     whole.moves = jitplay.moves_for(whole.policy.solution, memo.dtype, memo.flag)
     whole.complete()
     assert whole.moves.complete
-    assert (whole.moves.rows[reached] == memo.rows[memo.row_of[reached]]).all()
+    assert (whole.moves.every_row()[reached] == memo.every_row()[memo.row_of[reached]]).all()
     monkeypatch.setattr(jitplay, "COMPLETE_AFTER", 0.0)  # the whole table before the first game
     full = simulate(v, "optimal", 400, seed=8)
     assert jitplay.moves_of(v).complete

@@ -64,16 +64,28 @@ def test_a_later_process_plays_from_the_kept_rows(fresh):
     assert not (other.totals == first.totals).all()
 
 
-def test_kept_rows_grown_onto_mapped_pages_play_the_same_games(fresh, monkeypatch, tmp_path):
-    """A process that adds rows to the kept (read-only) ones copies them onto ordinary mapped pages
-    (`numeric.pages`): its games are those of a process that filled every row itself."""
+def _mapped_from(a: np.ndarray) -> bool:
+    """Whether `a` is a view of a memory map (a file's, or `numeric.pages`' anonymous one)."""
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return isinstance(a, mmap.mmap) or (isinstance(a, memoryview) and isinstance(a.obj, mmap.mmap))
+
+
+def test_rows_added_to_kept_ones_are_written_apart_and_play_the_same_games(fresh, monkeypatch, tmp_path):
+    """A process that adds rows to the kept ones leaves those as mapped from their file (read-only, never
+    copied) and writes its own apart, on ordinary mapped pages (`numeric.pages`): its games are those of a
+    process that filled every row itself."""
     simulate(fresh(), "optimal", 20, seed=4)  # the rows of a few games kept
     paged = pages.PAGED_BYTES
     monkeypatch.setattr(pages, "PAGED_BYTES", 1)  # every array of a run mapped, however small
     v = fresh()
     got = simulate(v, "optimal", 3000, seed=7)  # other games: rows added to the kept ones
-    rows = jitplay.moves_of(v).rows
-    assert rows.flags.writeable and isinstance(rows.base.base.obj, mmap.mmap)  # (a view of `zeroed`'s buffer)
+    moves = jitplay.moves_of(v)
+    assert moves is not None and 0 < moves.split < moves.used
+    assert not moves.base.flags.writeable and _mapped_from(moves.base)  # the kept file's map itself
+    assert moves.rows.flags.writeable and _mapped_from(moves.rows)  # (a view of `zeroed`'s buffer)
+    every = moves.every_row()
+    assert (every[: moves.split] == moves.base).all() and len(every) == moves.used
     monkeypatch.setattr(pages, "PAGED_BYTES", paged)
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "elsewhere"))  # no kept rows: every row filled here
     assert _same(got, simulate(fresh(), "optimal", 3000, seed=7))

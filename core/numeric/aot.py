@@ -52,6 +52,7 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
     player, hashing = play.compiled_names()["_play_worker"], scoreclass.compiled_names()
     fill = moves.compiled_names()["_fill_worker"]
     kernels.update(class_slots=hashing["_class_slots"], group_facts=hashing["_group_facts"])
+    kernels.update(class_scores=moves.compiled_names()["_class_scores"])
     ints = types.Array(types.int64, 1, "C")
     returns = {"class_slots": ints, "group_facts": types.UniTuple(ints, 2)}
     out = Path(output_dir)

@@ -32,6 +32,7 @@ __all__ = [
     "TurnPlay",
     "TurnStates",
     "choose_keep",
+    "class_scores",
     "compiled_names",
     "fill_moves",
     "fold_block",
@@ -69,11 +70,59 @@ class Fold(NamedTuple):
     arg: np.ndarray  # int64 [rolls of the graph]: scratch, its column of `best_box`
 
 
+def _class_scores(cells, extras, n_awards, bounds, dense, points, slots, same):
+    """`class_scores`' kernel: one pass over the cells, no temporary arrays."""
+    n_rolls, nb = cells.shape[2], cells.shape[3]
+    for c in range(cells.shape[0]):
+        alike = True
+        for f in range(2):
+            for r in range(n_rolls):
+                for b in range(nb):
+                    cell = np.int64(cells[c, f, r, b])
+                    score = cell >> 1
+                    gained = score
+                    if cell & 1:  # a scoring that wins awards: its row of `extras`
+                        score = extras[cell >> 1, 0]
+                        gained = score
+                        for a in range(n_awards):
+                            gained += extras[cell >> 1, 1 + a]
+                    slot = -1
+                    if bounds[0, b] <= score <= bounds[1, b]:
+                        slot = dense[bounds[2, b] + score - bounds[0, b]]
+                    points[c, f, b, r] = gained
+                    slots[c, f, b, r] = slot
+                    if f == 1 and (points[c, 0, b, r] != gained or slots[c, 0, b, r] != slot):
+                        alike = False
+        same[c] = alike
+
+
+def class_scores(
+    cells: np.ndarray, extras: np.ndarray, n_awards: int, score_slots: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points and successor slots [classes, 2, boxes, rolls] of score classes from the player's arrays (cells
+    [classes, 2, rolls, boxes], a score << 1, or the row of `extras` << 1 | 1 whose score and first `n_awards`
+    awards it wins), and whether each class's first roll scores like a later one: what `ScoreArrays` holds.
+    `score_slots`: each box's lowest and highest score and offset into the dense score -> slot map, and that
+    map (`Solution.score_slots`; -1 where the solver never saw the score). Compiled: numpy's version made a
+    dozen temporary arrays of every cell."""
+    lo, hi, off, dense = score_slots
+    n = cells.shape[0]
+    points = np.empty((n, 2, cells.shape[3], cells.shape[2]), dtype=np.float64)
+    slots = np.empty(points.shape, dtype=np.int64)
+    same = np.empty(n, dtype=bool)
+    args = (cells, extras, int(n_awards), np.stack([lo, hi, off]).astype(np.int64), dense, points, slots, same)
+    if compiled.aot_fits("class_scores", args):
+        compiled.aot_kernel("class_scores", checked=0)(*args)
+    else:
+        compiled_names()["_class_scores"](*args)
+    return points, slots, same
+
+
 def move_rows(rows: np.ndarray, flag: int, rolls: int, at: np.ndarray | None = None) -> MoveRows:
     """Best-move rows by position in a list of states, for `fill_moves` to write: state s's is rows[at[s]], or
     rows[s] where `at` is None (direct); no kept dice (width 0: the caller that reads keeps sets them)."""
     row_of = np.zeros(0, dtype=np.int64) if at is None else np.ascontiguousarray(at, dtype=np.int64)
-    return MoveRows(row_of, at is None, rows, flag, np.zeros((0, 0), dtype=np.int64), int(rolls))
+    return MoveRows(row_of, at is None, rows, flag, np.zeros((0, 0), dtype=np.int64), int(rolls), rows, len(rows))
 
 
 def move_flag(dice: int, boxes: int) -> tuple[type, int] | None:
@@ -298,5 +347,5 @@ def compiled_names() -> Mapping[str, Any]:
         "advance_arg": step["_advance_arg"],
         **intrinsics.compiled_names(),
     }
-    names = ("_tables", "fold_block", "_fill_block", "_fill_worker")
+    names = ("_tables", "fold_block", "_fill_block", "_fill_worker", "_class_scores")
     return compiled.jit_namespace(globals(), names, inline=("_bar", "_reach", "choose_keep"), calls=calls)

@@ -162,7 +162,8 @@ def _roll(active, gm, pl, gr, n_live, used):
     cl, mv, d, hk, rd = pl.classes, pl.moves, pl.dice, pl.keys, pl.draws
     live, c_of, row, hand, _ = gr.hands
     open_, buf, left, _ = gr.turns
-    moves, cells, rng, nb = mv.rows, cl.cells, gm.rng, gm.vals.shape[1]
+    moves, more, split = mv.rows, mv.more, mv.split
+    cells, rng, nb = cl.cells, gm.rng, gm.vals.shape[1]
     n_moves_rolls, n_decisions, n_cell_rolls = moves.shape[1], moves.shape[2], cells.shape[2]
     add_edges, row_size, faces, dice = d.add_edges, d.row_size, d.faces, d.dice
     lo_roll = d.levels[dice]
@@ -195,7 +196,11 @@ def _roll(active, gm, pl, gr, n_live, used):
             hand[q] = h
             buf[q], left[q] = bits, n_left
             # the move's line is asked for now: the next games roll while it comes
-            prefetch(moves, (row[q] * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
+            r = row[q]
+            if r < split:
+                prefetch(moves, (r * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
+            else:
+                prefetch(more, ((r - split) * n_moves_rolls + h - lo_roll) * n_decisions + used - 1)
             if used == mv.rolls:  # the last roll scores: its cells (every box's) are asked for too
                 at = ((c_of[q] * 2 + f1) * n_cell_rolls + h - lo_roll) * nb
                 prefetch(cells, at)
@@ -206,13 +211,18 @@ def _read_moves(pl, lo_roll, nb, gr, n_live, used):
     """Every game's move (a short loop, its misses in flight at once), then the score cells of the games
     that score and their memo rows of the class after, asked for together."""
     cl, mv = pl.classes, pl.moves
-    moves, flag, rolls, cells, nxt = mv.rows, mv.flag, mv.rolls, cl.cells, cl.after
+    moves, more, split = mv.rows, mv.more, mv.split
+    flag, rolls, cells, nxt = mv.flag, mv.rolls, cl.cells, cl.after
     _, c_of, row, hand, move = gr.hands
     open_ = gr.turns.open_
     n_cell_rolls, n_next = cells.shape[2], nxt.shape[2]
     f1 = 1 if used == 1 else 0
     for q in range(n_live):
-        move[q] = np.int64(moves[row[q], hand[q] - lo_roll, used - 1])
+        r = row[q]
+        if r < split:
+            move[q] = np.int64(moves[r, hand[q] - lo_roll, used - 1])
+        else:
+            move[q] = np.int64(more[r - split, hand[q] - lo_roll, used - 1])
     for q in range(n_live):
         x = move[q]
         if open_[q] and ((x & flag) != 0 or used == rolls) and (x & (flag - 1)) < nb:

@@ -209,6 +209,9 @@ class MoveRows(NamedTuple):
     flag: int  # `move_flag`'s bit
     kept: np.ndarray  # int16/int64 [rolls, masks]: the multiset a keep mask leaves (width 0: counted die by die)
     rolls: int  # rolls a turn
+    more: np.ndarray  # rows `split` and after, at more[row - split] (the player's: rows kept on disk stay mapped as
+    # they are, and the rows a process adds are written apart; `fill_moves` writes `rows` only)
+    split: int  # the rows in `rows`: a row number past it is read from `more`
 
 
 class TurnStates(NamedTuple):
@@ -423,20 +426,30 @@ def simulator_signatures() -> dict[str, tuple[Any, ...]]:
     out: dict[str, tuple[Any, ...]] = {
         "class_slots": (_i8(1, 1), 1),
         "group_facts": (_i8(1, 1), _i8(1), 1, 1, 1),
+        "class_scores": (
+            a("i4", 1, 1, 1, 1),
+            _i8(1, 1),
+            1,
+            _i8(1, 1),
+            _i8(1),
+            _f8(1, 1, 1, 1),
+            _i8(1, 1, 1, 1),
+            a("?", 1),
+        ),
     }
     for rows_t in FILL_VARIANTS:
         rows = a(rows_t, 1, 1, 1)
         st = TurnStates(_i8(1), a("?", 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1, 1, 1), _f8(1, 1))
         sc = ScoreArrays(_f8(1, 1, 1, 1), _i8(1, 1, 1, 1), _i8(1, 1, 1), _i8(1, 1, 1), a("?", 1))
         pol = TurnPlay(1, 1.0, _i8(1, 1), _i8(1), _i8(1, 1))
-        mv = MoveRows(_i8(1), False, rows, 1, _i8(0, 0), 1)
+        mv = MoveRows(_i8(1), False, rows, 1, _i8(0, 0), 1, rows, 1)
         out[fill_variant(rows)] = (st, sc, dice, pol, mv, _i8(1), _i8(1))
     for st_t, after_t, row_t, rows_t, kept_t in PLAY_VARIANTS:
         rows = a(rows_t, 1, 1, 1)
         rows.setflags(write=False)
         states = StateArrays(a(st_t, 1), *(a(st_t, 1, 1),) * 5, 1, 1)  # (a signature's example: arrays shared)
         classes = Classes(_i8(1), _i8(1, 1), _i8(1), a("i4", 1, 1, 1, 1), _i8(1, 1), a(after_t, 1, 1, 1), 1)
-        moves = MoveRows(a(row_t, 1), False, rows, 1, a(kept_t, 1, 1), 1)
+        moves = MoveRows(a(row_t, 1), False, rows, 1, a(kept_t, 1, 1), 1, rows, 1)
         keys = HandKeys(_i8(1), a("i4", 1), _i8(1))
         draws = RollDraws(1, a("u8", 1), a("u8", 1), _i8(1), a("i4", 1))
         playing = Playing(Coding(_i8(1, 1), _i8(1), _i8(1), _i8(1, 1)), states, classes, moves, dice, keys, draws)

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import DicecupError
 from ..numeric import play, records
 from ..numeric.draws import hand_keys, roll_draws, seed_streams
-from ..numeric.moves import ScoreArrays, move_flag, move_rows, score_arrays
+from ..numeric.moves import ScoreArrays, class_scores, move_flag, move_rows, score_arrays
 from ..numeric.pages import zeroed
 from ..numeric.records import MoveRows, StateArrays
 from ..numeric.scoreclass import class_slots, group_facts
@@ -44,7 +44,11 @@ class Moves:
     kept between runs of a solution: a row depends on nothing but the state. Once the runs of a solution
     have played COMPLETE_AFTER turns per state, or the rows would pass MOVES_BYTES, every state's row is
     filled at once (`JitPlay.complete`), where that table fits FULL_BYTES: a game then never stops for a
-    missing row."""
+    missing row.
+
+    Two parts: `base`, the rows an earlier process kept (`kept_moves`: read-only, mapped from its file, never
+    copied), then `rows`, the ones this process fills (row number r at rows[r - split]), as the player reads
+    them (`records.MoveRows.more`)."""
 
     def __init__(self, solution: Solution, dtype: type, flag: int) -> None:
         self.solution = solution
@@ -52,6 +56,7 @@ class Moves:
         graph = solution.graph
         self.shape = (graph.n_rolls, solution.variant.rolls)
         self.row_of = np.full(solution.index.size + 1, -1, dtype=np.int32)  # the last: the unreachable sentinel
+        self.base: np.ndarray = np.empty((0, *self.shape), dtype=dtype)
         self.rows: np.ndarray = np.empty((0, *self.shape), dtype=dtype)
         self.used = 0
         row_bytes = np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]
@@ -61,8 +66,26 @@ class Moves:
         self.turns = 0  # turns played by this solution's runs so far
         self.kept = 0  # rows kept on disk (`kept_moves`): the first `kept` rows
 
+    @property
+    def split(self) -> int:
+        """The rows of `base`: row number r >= split is rows[r - split]."""
+        return len(self.base)
+
+    def adopt(self, base: np.ndarray) -> None:
+        """Start from the rows `base` (an earlier process's, rows 0 .. len(base) - 1, read-only), none added yet."""
+        self.base, self.rows = base, np.empty((0, *self.shape), dtype=self.dtype)
+        self.used = self.kept = len(base)
+
+    def every_row(self) -> np.ndarray:
+        """Rows 0 .. used - 1 as one array (a copy where both parts hold rows)."""
+        added = self.rows[: self.used - self.split]
+        if not self.split:
+            return added
+        return np.concatenate([self.base, added]) if len(added) else self.base
+
     def make_complete(self) -> np.ndarray:
         """Every state's row, in slot order (rows to fill: the caller fills them all)."""
+        self.base = np.empty((0, *self.shape), dtype=self.dtype)
         self.rows = np.empty((len(self.row_of), *self.shape), dtype=self.dtype)
         self.row_of[:] = np.arange(len(self.row_of), dtype=np.int32)
         self.used = len(self.row_of)
@@ -70,14 +93,16 @@ class Moves:
         return self.rows
 
     def reserve(self, n: int) -> np.ndarray:
-        """Row numbers for n new states (dropping every row first when the memo would pass its limit)."""
+        """Row numbers for n new states (dropping every row first when the memo would pass its limit); they are
+        written at rows[number - split]."""
         if self.used + n > self.limit:
             self.row_of[:] = -1
-            self.used = self.kept = 0
-        if self.used + n > len(self.rows) or not self.rows.flags.writeable:  # (kept rows are read-only)
-            size = min(max(self.used + n, 2 * len(self.rows), 1024), max(self.limit, n))
+            self.adopt(self.base[:0])
+        added = self.used - self.split
+        if added + n > len(self.rows):
+            size = min(max(added + n, 2 * len(self.rows), 1024), max(self.limit - self.split, n))
             grown = zeroed((size, *self.shape), self.dtype)  # (ordinary pages: see `numeric.pages`)
-            grown[: self.used] = self.rows[: self.used]
+            grown[:added] = self.rows[:added]
             self.rows = grown
         out = np.arange(self.used, self.used + n, dtype=np.int64)
         self.used += n
@@ -132,27 +157,12 @@ class ClassArrays:
 
     def fill_arrays(self) -> ScoreArrays:
         """The classes known now as `fill_rows_of` reads them: points and successor slots per box, read off the
-        play arrays (a cell's score, or its extra row's score and awards), not off each class's whole table."""
+        play arrays (a cell's score, or its extra row's score and awards) by a compiled pass
+        (`moves.class_scores`), not off each class's whole table."""
         got = self.arrays()
-        extras = got.extras  # (one more row, of zeros: what an even cell's `at` names, also where none)
-        extra_scores = np.append(extras[:, 0], 0)
-        extra_awards = np.append(extras[:, 1 : 1 + self.awards].sum(axis=1), 0)
-        new = self.n - self.n_fill  # the classes learned since the last call, into arrays made once for them
-        points_t = np.empty((new, *self.points_t.shape[1:]), dtype=np.float64)
-        slots_t = np.empty((new, *self.slots_t.shape[1:]), dtype=np.int64)
-        same = np.empty(new, dtype=bool)
-        for lo in range(0, new, STACK_CLASSES):  # a few classes at a time: a run's peak memory
-            part = slice(lo, min(lo + STACK_CLASSES, new))
-            cells = got.cells[self.n_fill + part.start : self.n_fill + part.stop]
-            odd = (cells & 1) == 1
-            at = np.where(odd, cells >> 1, -1)
-            scores = np.where(odd, extra_scores[at], cells >> 1).astype(np.int64)
-            points = scores + np.where(odd, extra_awards[at], 0)
-            slots = self.solution.slot_of_scores(scores)
-            same[part] = (points[:, 0] == points[:, 1]).all(axis=(1, 2)) & (slots[:, 0] == slots[:, 1]).all(axis=(1, 2))
-            points_t[part] = points.transpose(0, 1, 3, 2)
-            slots_t[part] = slots.transpose(0, 1, 3, 2)
-        if new:
+        cells = got.cells[self.n_fill : self.n]  # the classes learned since the last call
+        points_t, slots_t, same = class_scores(cells, got.extras, self.awards, self.solution.score_slots)
+        if len(cells):
             self.points_t = np.concatenate([self.points_t, points_t]) if self.n_fill else points_t
             self.slots_t = np.concatenate([self.slots_t, slots_t]) if self.n_fill else slots_t
             self.same = np.concatenate([self.same, same]) if self.n_fill else same
@@ -354,7 +364,7 @@ class JitPlay:
                 return
             sc = ca.fill_arrays()
             new = moves.reserve(len(uniq))
-            out = move_rows(moves.rows, moves.flag, p.rolls, new)
+            out = move_rows(moves.rows, moves.flag, p.rolls, new - moves.split)
             fill_rows_of(p.solution, code, prog, cls[missing[first]], sc, out)
             moves.row_of[uniq] = new
         unknown = games[pending == -2]
@@ -460,7 +470,10 @@ class JitPlay:
         while active.size:
             pending = np.empty(len(active), dtype=np.int64)
             cls = np.empty(len(active), dtype=np.int64)
-            moves_at = MoveRows(moves.row_of, moves.complete, moves.rows, moves.flag, self.kept_rows, self.policy.rolls)
+            moves_at = MoveRows(
+                moves.row_of, moves.complete, moves.base, moves.flag, self.kept_rows, self.policy.rolls, moves.rows,
+                moves.split,
+            )  # fmt: skip
             tables = records.Playing(
                 self.coding,
                 self.state_arrays,

@@ -48,11 +48,14 @@ class Moves(Protocol):
     flag: int
     shape: tuple[int, int]
     row_of: np.ndarray
-    rows: np.ndarray
     used: int
     kept: int
     limit: int
     complete: bool
+
+    def adopt(self, base: np.ndarray) -> None: ...
+
+    def every_row(self) -> np.ndarray: ...
 
 
 __all__ = ["KEEP_BYTES", "keep_classes", "keep_moves", "recall_classes", "recall_moves"]
@@ -122,7 +125,7 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
         cache.arrays_path(solution.variant, kind).unlink(missing_ok=True)
         return False
     moves.row_of[slots] = np.arange(len(slots), dtype=moves.row_of.dtype)
-    moves.rows, moves.used, moves.kept = rows, len(slots), len(slots)  # read-only: `Moves.reserve` copies
+    moves.adopt(rows)  # read-only, mapped: the rows a run adds are written apart (`Moves.rows`)
     return True
 
 
@@ -131,9 +134,9 @@ def keep_moves(moves: Moves, warn: Warn = None) -> None:
     more than were kept, and they fit KEEP_BYTES; the whole table (`Moves.complete`) is not kept."""
     if moves.complete or moves.used - moves.kept < max(KEEP_NEW, moves.kept // 8):
         return
-    rows = moves.rows[: moves.used]
-    if rows.nbytes > KEEP_BYTES:
+    if moves.used * np.dtype(moves.dtype).itemsize * moves.shape[0] * moves.shape[1] > KEEP_BYTES:
         return
+    rows = moves.every_row()
     from ..solver import cache
 
     at = np.flatnonzero(moves.row_of[:-1] >= 0)

@@ -193,7 +193,7 @@ class Solution:
         return self.space.slot_width
 
     @cached_property
-    def _score_slots(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def score_slots(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(lowest score, highest score, offset into the map) per box, and the dense score -> slot map."""
         space, model = self.space, self.model
         lo, hi, off = (np.zeros(space.nb, dtype=np.int64) for _ in range(3))
@@ -210,7 +210,7 @@ class Solution:
     def slot_of_scores(self, scores: np.ndarray) -> np.ndarray:
         """The successor slot (a column of `successors`) of each box score in `scores` [..., boxes];
         -1 for a score the solver never saw in that box."""
-        lo, hi, off, dense = self._score_slots
+        lo, hi, off, dense = self.score_slots
         inside = (scores >= lo) & (scores <= hi)
         return np.where(inside, dense[off + np.clip(scores, lo, hi) - lo], -1).astype(np.int64)
 
