@@ -77,11 +77,14 @@ class Moves:
         self.used = self.kept = len(base)
 
     def every_row(self) -> np.ndarray:
-        """Rows 0 .. used - 1 as one array (a copy where both parts hold rows)."""
+        """Rows 0 .. used - 1 as one array (a copy where both parts hold rows, onto ordinary pages: a huge-page
+        allocation of this size can stall for most of a second while the system compacts memory)."""
         added = self.rows[: self.used - self.split]
-        if not self.split:
-            return added
-        return np.concatenate([self.base, added]) if len(added) else self.base
+        if not self.split or not len(added):
+            return added if not self.split else self.base
+        out = zeroed((self.used, *self.shape), self.dtype)
+        out[: self.split], out[self.split :] = self.base, added
+        return out
 
     def make_complete(self) -> np.ndarray:
         """Every state's row, in slot order (rows to fill: the caller fills them all)."""
