@@ -109,14 +109,21 @@ def test_tampered_rows_are_said_removed_and_filled_again(fresh):
     assert path.is_file()  # kept again, from this run's rows
 
 
-def test_signed_rows_that_do_not_fit_the_solution_are_not_used(fresh):
+@pytest.mark.parametrize("spoil", ["out of range", "repeated"])
+def test_signed_rows_that_do_not_fit_the_solution_are_not_used(fresh, spoil):
+    """Slots no state has, or a state given two rows: the file is said not to fit, and no row of it is used
+    (the games are those of rows filled afresh)."""
     v = fresh()
     first = simulate(v, "optimal", 3000, seed=4)
     got = cache.load_arrays(v, kept_moves._kind(solution_for(v)))
     assert got is not None
     meta, arrays = got
     n_states = solution_for(v).index.size
-    slots = np.full(len(arrays["slots"]), n_states + 5, dtype=np.int32)  # no state has this slot
+    slots = np.array(arrays["slots"])
+    if spoil == "out of range":
+        slots[:] = n_states + 5  # no state has this slot
+    else:
+        slots[-1] = slots[0]  # the first state's row given again, last
     cache.save_arrays(v, kept_moves._kind(solution_for(v)), meta, {"rows": np.array(arrays["rows"]), "slots": slots})
     fresh.filled.clear()
     said: list[str] = []

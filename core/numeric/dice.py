@@ -15,15 +15,16 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from attrs import frozen
 
 from ..language.dice import sub_multisets
+from ..store import store_of
 from .records import DiceArrays
 
-__all__ = ["DiceArrays", "DiceGraph", "DiceMath", "Draws"]
+__all__ = ["DiceArrays", "DiceGraph", "DiceMath", "Draws", "graph_of"]
 
 
 @frozen
@@ -252,14 +253,26 @@ class Draws(Protocol):
     def dice(self, free: np.ndarray, width: int) -> np.ndarray: ...
 
 
+GRAPH_KIND = "dice-graph"
+GRAPHS_KEPT = 4
+"""Dice graphs (one per number of dice and faces) an engine keeps at most."""
+
+
+def graph_of(variant: Any) -> DiceGraph:
+    """The dice graph of a variant's dice and faces, kept by its engine (`store_of`): the solver, simulator,
+    advisor and environments of one engine share its arrays rather than each building them again."""
+    dice, faces = variant.dice, variant.faces
+    return store_of(variant).get(GRAPH_KIND, (dice, faces), lambda: DiceGraph(dice, faces), GRAPHS_KEPT)
+
+
 class DiceMath:
     """The graph's rolls and keeps as ids, for play batched over many games: a keep's id is its graph row
     (the proper keeps are the graph's first rows), a roll's id its place among the full rolls (`all_rolls`
     order)."""
 
-    def __init__(self, dice: int, faces: int) -> None:
-        self.graph = graph = DiceGraph(dice, faces)
-        self.dice, self.faces = dice, faces
+    def __init__(self, graph: DiceGraph) -> None:
+        self.graph = graph
+        self.dice, self.faces = dice, faces = graph.dice, graph.faces
         self.K = int(graph.roll_rows[0])
         self.R = graph.n_rolls
         self.keeps = graph.multisets[: self.K]

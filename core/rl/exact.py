@@ -16,7 +16,7 @@ from ..errors import DicecupError
 from ..game.actions import Keep, Score
 from ..language.card import Card
 from ..language.model import Variant
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import graph_of
 from ..numeric.records import EMPTY
 from .encoding import Encoding
 
@@ -53,7 +53,7 @@ class ExactSignal:
         self.variant = variant
         self.encoding = encoding
         self.solution = _solution(variant)
-        self.graph = DiceGraph(variant.dice, variant.faces)
+        self.graph = graph_of(variant)
         self.values = np.full((0, encoding.size), np.nan)
 
     def of_options(self, options: list[Option], dice: tuple[int, ...], extra: float = 0.0) -> np.ndarray:

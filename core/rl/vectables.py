@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import DicecupError
 from ..language.model import Variant
 from ..numeric import vecstep
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import graph_of
 from ..numeric.draws import roll_draws
 from ..numeric.records import EMPTY
 from ..numeric.tables import RuleTables, Untabulable
@@ -48,14 +48,14 @@ def untabled(variant: Variant, encoding: Encoding) -> str | None:
         return f"it has more than {MAX_BOXES} boxes"
     if variant.roll_count > 20_000:
         return f"its dice show {variant.roll_count:,} distinct rolls, too many to tabulate"
-    if DiceGraph(variant.dice, variant.faces).kept_rows.shape[1] == 0:
+    if graph_of(variant).kept_rows.shape[1] == 0:
         return "its keeps are too many to tabulate"
     return None
 
 
 def vec_dice(variant: Variant, encoding: Encoding) -> vecstep.VecDice:
     """The dice as the kernel reads them: the graph, each keep's kept dice, legal keeps and observed dice."""
-    graph = DiceGraph(variant.dice, variant.faces)
+    graph = graph_of(variant)
     arrays = graph.arrays
     rolls = [graph.multisets[r] for r in graph.roll_rows.tolist()]
     if [tuple(r.dice) for r in variant.all_rolls()] != rolls:

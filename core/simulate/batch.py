@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..language.model import Variant
-from ..numeric.dice import DiceMath
+from ..numeric.dice import DiceMath, graph_of
 from ..numeric.tables import EMPTY, RuleTables
 from ..store import store_of
 from .result import bonus_columns, event_columns
@@ -141,7 +141,7 @@ class Batched:
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
         variant.check_roll_count(f"{variant.id}: listing the rolls")
-        self.dm = DiceMath(variant.dice, variant.faces)
+        self.dm = DiceMath(graph_of(variant))
         ids, _ = bonus_columns(variant)
         self.award_ids = list(ids)
         self.event_ids = event_columns(variant)[0]  # grows when a plugin reports an undeclared event id

@@ -89,10 +89,15 @@ def _meta(moves: Moves) -> dict:
     }
 
 
-def _distinct(a: np.ndarray) -> bool:
-    """Whether no value of `a` repeats (np.unique would import numpy.ma, a cost a run can do without)."""
-    s = np.sort(a)
-    return bool((s[1:] != s[:-1]).all())
+def _placed(row_of: np.ndarray, slots: np.ndarray) -> bool:
+    """Give state slots[i] row i in `row_of` (all -1 before); False, and all -1 again, where a slot repeats
+    (its later row would have overwritten its earlier one): a check in one pass, not a sort."""
+    rows = np.arange(len(slots), dtype=row_of.dtype)
+    row_of[slots] = rows
+    if (row_of[slots] == rows).all():
+        return True
+    row_of[slots] = -1
+    return False
 
 
 def recall_moves(moves: Moves, warn: Warn = None) -> bool:
@@ -117,14 +122,13 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
         and rows.shape == (len(slots), *moves.shape)
         and len(slots) <= moves.limit
         and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
-        and _distinct(slots)
+        and _placed(moves.row_of, slots)
     )
     if not fits or slots is None or rows is None:
         if meta.get("code") == _CODE and meta.get("layout") == LAYOUT:
             (warn or (lambda message: None))(f"the kept {kind} rows do not fit this solution; they are made again")
         cache.arrays_path(solution.variant, kind).unlink(missing_ok=True)
         return False
-    moves.row_of[slots] = np.arange(len(slots), dtype=moves.row_of.dtype)
     moves.adopt(rows)  # read-only, mapped: the rows a run adds are written apart (`Moves.rows`)
     return True
 

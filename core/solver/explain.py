@@ -18,7 +18,7 @@ from ..game.actions import Keep, Score
 from ..game.words import action_text, variant_box_name
 from ..language.card import Card
 from ..language.model import Variant
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import DiceGraph, graph_of
 from ..numeric.reference import fold
 from .advice import Option, advise
 from .advice_scoring import Values
@@ -156,7 +156,7 @@ def explain_options(
     gap = top.value - ranked[1].value if len(ranked) > 1 else None
     best = _alternative(top, top.value, variant)
     alternatives = tuple(_alternative(o, top.value, variant) for o in _serious(ranked))
-    g = graph if graph is not None else DiceGraph(variant.dice, variant.faces)
+    g = graph if graph is not None else graph_of(variant)
     aims = _aims(variant, card, tuple(sorted(dice)), rolls_left, top, g)
     first = rolls_left == variant.rolls - 1 if first_roll is None else first_roll
     after = _after(variant, card, tuple(dice), top, first)

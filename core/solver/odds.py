@@ -18,7 +18,7 @@ from ..errors import DicecupError
 from ..language.dice import check_dice
 from ..language.model import Variant
 from ..locales import N_, Phrase
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import DiceGraph, graph_of
 from ..numeric.reference import fold
 from ..store import store_of
 from .space import most_banked
@@ -120,7 +120,7 @@ def odds(
     table = tuple(sorted(check_dice(tuple(dice), variant.dice, variant.faces))) if dice is not None else None
     meets = _meets(variant)
     if graph is None:
-        graph = DiceGraph(variant.dice, variant.faces)
+        graph = graph_of(variant)
     elif (graph.dice, graph.faces) != (variant.dice, variant.faces):
         raise DicecupError(
             f"the dice graph is of {graph.dice} dice with {graph.faces} faces; {variant.id} rolls "

@@ -23,7 +23,7 @@ from ..game.actions import Action, Keep
 from ..game.state import GameState
 from ..language.model import Card, Variant
 from ..numeric.coding import EMPTY, StateIndex
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import DiceGraph, graph_of
 from .advice import Option, advise
 from .advice_scoring import Values
 from .errors import SolverError
@@ -131,7 +131,7 @@ class Relaxation:
 
     @cached_property
     def graph(self) -> DiceGraph:
-        return DiceGraph(self.variant.dice, self.variant.faces)
+        return graph_of(self.variant)
 
     def bank_after(self, rolls_left: int) -> int:
         return 0

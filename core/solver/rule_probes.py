@@ -20,7 +20,7 @@ from ..language.dice import Roll
 from ..language.model import Card, Variant
 from ..language.tracing import VALUE, Reads, traced_card, traced_roll
 from ..numeric.coding import ClassCoding
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import graph_of
 from .errors import SolverError
 
 __all__ = ["RuleProbes"]
@@ -34,7 +34,7 @@ class RuleProbes(ClassCoding):
         self.variant = variant
         super().__init__(variant)
         self.rolls: tuple[Roll, ...] = variant.all_rolls()
-        self.graph = DiceGraph(variant.dice, variant.faces)
+        self.graph = graph_of(variant)
         self._other_values()
         self._groups()
         self._traced_rolls: list[Roll | None] = [None] * len(self.rolls)  # made when first asked (`_traced`)

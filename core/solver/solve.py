@@ -14,7 +14,7 @@ import numpy as np
 from ..language.model import Card, Variant
 from ..locales import N_, Phrase
 from ..numeric.coding import StateIndex
-from ..numeric.dice import DiceGraph
+from ..numeric.dice import DiceGraph, graph_of
 from ..numeric.objective import MEAN, Objective
 from ..numeric.reference import fold, turn_tables
 from ..progress import Reporter, task
@@ -104,7 +104,7 @@ class Solution:
     @cached_property
     def graph(self) -> DiceGraph:
         """The dice multisets of this variant (for the turn recursions)."""
-        return DiceGraph(self.variant.dice, self.variant.faces)
+        return graph_of(self.variant)
 
     @property
     def banks(self) -> int:
