@@ -924,7 +924,7 @@ def test_advice_is_the_same_from_the_engine_and_from_the_tables(engine, vid, mon
         memory = advisor_memory.memory_of(v)
         if after == 1:
             assert memory.tables is not None  # the learned tables did answer
-        if tables is not None:
+        if tables is not None and compiled.MODE == "aot":  # (numba would compile the card kernel after 10**9 cards)
             assert memory.card_tables is not None and memory.card_tables[0] is not None  # and the complete ones
     advisor_memory.forget(v)  # the shared engine's advisor as other tests expect it
     for tables_side in answers[1:]:
