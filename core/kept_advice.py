@@ -82,7 +82,7 @@ class KeptAdvice:
     the user has a signing key already (the solver makes it). `warn` says why a kept file is not used."""
 
     def __init__(self, warn: Callable[[str], None] | None = None) -> None:
-        self._file = KeptFile(FORMAT, "kept advice table", LIMIT, "made again", warn)
+        self._file = KeptFile(FORMAT, "kept advice table", LIMIT, "made again", warn, most=KEEP)
 
     def get(self, question: Question) -> CardAdvice | None:
         """The table kept for `question`, or None (none, another key, no key, a bad file: removed)."""
@@ -100,7 +100,6 @@ class KeptAdvice:
             lambda: question_key(question),
             lambda: marshal.dumps((table.head, table.actions, table.turns)),
         )
-        _prune(cache_dir() / FOLDER)
 
     @staticmethod
     def path(secret: bytes, question: Question) -> Path:
@@ -187,16 +186,3 @@ def _decode(data: Any) -> CardAdvice:
     if not all(isinstance(t, dict) for t in turns) or len(turns) != head["most"] + 1:
         raise ValueError("not an advice table")
     return CardAdvice(head, actions, turns)
-
-
-def _prune(folder: Path) -> None:
-    """Keep at most `KEEP` tables in `folder`: the least recently written go first."""
-    try:
-        found = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder) if e.name.endswith(".advice")]
-    except OSError:
-        return
-    for _, path in sorted(found)[: max(0, len(found) - KEEP)]:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass

@@ -20,7 +20,7 @@ from . import fileio
 from .fileio import FileError
 from .signing import CacheUnavailable, existing_key
 
-__all__ = ["KeptFile", "files_digest"]
+__all__ = ["KeptFile", "files_digest", "prune"]
 
 T = TypeVar("T")
 
@@ -31,9 +31,17 @@ class KeptFile:
     file is not used."""
 
     def __init__(
-        self, fmt: bytes, what: str, limit: int, again: str, warn: Callable[[str], None] | None = None
+        self,
+        fmt: bytes,
+        what: str,
+        limit: int,
+        again: str,
+        warn: Callable[[str], None] | None = None,
+        most: int | None = None,
     ) -> None:
         self.fmt, self.what, self.limit, self.again, self._warn = fmt, what, limit, again, warn
+        self.most = most
+        """Files of this kind (their folder and suffix) kept at most: past it, the least recently written go."""
 
     def load(
         self, path_of: Callable[[bytes], Path], key: Callable[[], bytes | None], decode: Callable[[bytes], T]
@@ -60,15 +68,18 @@ class KeptFile:
         self, path_of: Callable[[bytes], Path], key: Callable[[], bytes | None], payload: Callable[[], bytes]
     ) -> None:
         """Keep `payload()` at `path_of(secret)` for `key()`, where the user has a key already and both can be
-        made (else nothing: a kept file only saves time)."""
+        made (else nothing: a kept file only saves time); then at most `most` files of its kind."""
         try:
             secret = existing_key()
             made = key() if secret is not None else None
             if secret is None or made is None:
                 return
-            self.write(path_of(secret), secret, made, payload())
+            path = path_of(secret)
+            self.write(path, secret, made, payload())
         except (CacheUnavailable, OSError, FileError, ValueError):
             return
+        if self.most is not None:
+            prune(path.parent, path.suffix, self.most)
 
     def read(self, path: Path, secret: bytes, key: Callable[[], bytes | None]) -> bytes | None:
         """The payload of the file at `path` made for `key()` (asked only where there is a file; None: nothing
@@ -117,6 +128,20 @@ class KeptFile:
     def _say(self, message: str) -> None:
         if self._warn is not None:
             self._warn(message)
+
+
+def prune(folder: Path, suffix: str, most: int) -> None:
+    """Keep at most `most` files named *`suffix` in `folder`, the least recently written removed first (a
+    removed one is only made again): a cache of one file per variant or card stays bounded."""
+    try:
+        found = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder) if e.name.endswith(suffix)]
+    except OSError:
+        return
+    for _, path in sorted(found)[: max(0, len(found) - most)]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def files_digest(paths: Iterable[Path], seed: bytes = b"") -> bytes:

@@ -15,6 +15,7 @@ from _solver_helpers import TINY
 from dicecup import Engine
 from dicecup.errors import VariantError
 from dicecup.language import engine as engine_module
+from dicecup.language import parsed
 from dicecup.language.parsed import FOLDER, KeptDocuments, decode, encode
 from dicecup.language.yamlload import load_yaml
 from dicecup.language.yamlsource import LocDict, LocList
@@ -180,6 +181,22 @@ def test_a_kept_document_gives_the_same_errors_with_the_same_lines(folders, tmp_
         errors.append(str(caught.value))
         _no_parse(monkeypatch)
     assert errors[0] == errors[1] and errors[0].startswith(f"{path}:11: ")
+
+
+def test_at_most_keep_documents_are_kept_the_least_recently_written_going_first(folders, monkeypatch, tmp_path):
+    """One kept document a source file, and at most `KEEP` of them: past it, the least recently written is
+    removed (it is only parsed again), so variant files made in ever new folders do not fill the cache."""
+    monkeypatch.setattr(parsed, "KEEP", 2)
+    written: list[str] = []
+    for k in range(3):
+        path = tmp_path / f"house{k}.yaml"
+        path.write_text(TINY["threshold"], encoding="utf-8")
+        before = set(os.listdir(folders)) if folders.exists() else set()
+        Engine(documents=KeptDocuments()).load_file(path)
+        (new,) = set(os.listdir(folders)) - before
+        os.utime(folders / new, ns=(k * 10**9, k * 10**9))  # (written a second apart: the clock's tick is coarse)
+        written.append(new)
+    assert sorted(os.listdir(folders)) == sorted(written[1:])
 
 
 def test_two_keys_sharing_a_cache_folder_keep_their_own_documents(folders, monkeypatch, tmp_path):

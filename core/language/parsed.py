@@ -26,11 +26,12 @@ from ..keptfile import KeptFile, files_digest
 from ..signing import cache_dir
 from .yamlsource import LocDict, LocList
 
-__all__ = ["Documents", "KeptDocuments", "FOLDER", "FORMAT", "LIMIT", "encode", "decode"]
+__all__ = ["Documents", "KeptDocuments", "FOLDER", "FORMAT", "KEEP", "LIMIT", "encode", "decode"]
 
 FORMAT = b"dicecup-parsed-1"
 FOLDER = "documents"  # in the cache folder
 LIMIT = 32 << 20  # bytes of a kept document (a variant file has at most 1 MiB; aliases may expand it)
+KEEP = 256  # documents kept at most (one a source file): past it, the least recently written go first
 _SCALARS = (str, int, float, bool, type(None))
 
 
@@ -51,7 +52,7 @@ class KeptDocuments:
     nothing writes nothing. `warn` says why a kept file is not used (damaged or not signed here)."""
 
     def __init__(self, warn: Callable[[str], None] | None = None) -> None:
-        self._file = KeptFile(FORMAT, "kept variant document", LIMIT, "parsed again", warn)
+        self._file = KeptFile(FORMAT, "kept variant document", LIMIT, "parsed again", warn, most=KEEP)
         self._code: bytes | None = None
 
     def get(self, text: str, source: str, libyaml: bool) -> Any | None:
