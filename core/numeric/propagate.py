@@ -264,7 +264,7 @@ if AVAILABLE:
         W states side by side (lanes): the kept dice's mass spreads over the rerolled dice for all at once,
         each lane's sums taken in the order one state alone takes them."""
         acc, count, errors = ends
-        row_of, direct, moves, flag, kept_of, rolls = mv
+        row_of, direct, moves, flag, kept_of, rolls = mv.row_of, mv.direct, mv.rows, mv.flag, mv.kept, mv.rolls
         oid, stage0, mass0 = outs.of, start.stage, start.mass
         n = ctx_of.shape[0]
         lo_roll = d.levels[d.dice]
