@@ -59,7 +59,7 @@ class Moves:
         self.base: np.ndarray = np.empty((0, *self.shape), dtype=dtype)
         self.rows: np.ndarray = np.empty((0, *self.shape), dtype=dtype)
         self.used = 0
-        row_bytes = np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]
+        self.row_bytes = row_bytes = np.dtype(dtype).itemsize * self.shape[0] * self.shape[1]
         self.limit = max(1, MOVES_BYTES // row_bytes)
         self.complete = False
         self.full_fits = (solution.index.size + 1) * row_bytes <= FULL_BYTES
@@ -80,8 +80,10 @@ class Moves:
         """Rows 0 .. used - 1 as one array (a copy where both parts hold rows, onto ordinary pages: a huge-page
         allocation of this size can stall for most of a second while the system compacts memory)."""
         added = self.rows[: self.used - self.split]
-        if not self.split or not len(added):
-            return added if not self.split else self.base
+        if not self.split:
+            return added
+        if not len(added):
+            return self.base
         out = zeroed((self.used, *self.shape), self.dtype)
         out[: self.split], out[self.split :] = self.base, added
         return out

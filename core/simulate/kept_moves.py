@@ -47,6 +47,7 @@ class Moves(Protocol):
     dtype: type
     flag: int
     shape: tuple[int, int]
+    row_bytes: int
     row_of: np.ndarray
     used: int
     kept: int
@@ -138,7 +139,7 @@ def keep_moves(moves: Moves, warn: Warn = None) -> None:
     more than were kept, and they fit KEEP_BYTES; the whole table (`Moves.complete`) is not kept."""
     if moves.complete or moves.used - moves.kept < max(KEEP_NEW, moves.kept // 8):
         return
-    if moves.used * np.dtype(moves.dtype).itemsize * moves.shape[0] * moves.shape[1] > KEEP_BYTES:
+    if moves.used * moves.row_bytes > KEEP_BYTES:
         return
     rows = moves.every_row()
     from ..solver import cache
