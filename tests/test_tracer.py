@@ -104,6 +104,32 @@ def test_restored_tables_are_the_learned_tables_and_ask_nothing(yahtzee, seed, s
     np.testing.assert_array_equal(back.end.points(vals), learnt.end.points(vals))
 
 
+def test_restored_tables_are_kept_again_without_making_their_class_tables(yahtzee):
+    """A restored tracer's `state` holds what it was restored from (the same answers, perhaps in another
+    order) and makes none of the class tables: their answers are known already (a simulate run that learned
+    one new class used to make every restored class's table, hundreds of them, only to keep the same
+    answers)."""
+    v = yahtzee
+    vals = _cards(v, 7, 24)
+    learnt = _tables(v)
+    learnt.scores.traced.classes(vals[:12])
+    meta, arrays = learnt.state()
+    back = _tables(v)
+    back.restore(json.loads(json.dumps(meta)), arrays)
+    traced = back.scores.traced
+    assert len(traced.tables) > 1 and traced.tables.made == 0
+    meta_again, arrays_again = back.state()
+    assert traced.tables.made == 0
+    assert meta_again == meta and arrays_again.keys() == arrays.keys()
+    assert all(arrays_again[name].shape == arrays[name].shape for name in arrays)
+    third = _tables(v)
+    third.restore(meta_again, arrays_again)
+    cls, tables = learnt.scores.traced.classes(vals[:12])
+    again, tables_back = third.scores.traced.classes(vals[:12])
+    assert third.scores.traced.asked == 0
+    np.testing.assert_array_equal(tables_back[again], tables[cls])
+
+
 def test_restore_refuses_arrays_of_other_rules():
     """Arrays that do not fit the rules (another variant's, a truncated one) raise ValueError or KeyError,
     never a wrong table."""

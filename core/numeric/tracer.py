@@ -211,6 +211,11 @@ class ClassTables:
     def __len__(self) -> int:
         return len(self._made)
 
+    @property
+    def made(self) -> int:
+        """How many of the tables are made (learned, or made from restored answers since)."""
+        return sum(t is not None for t in self._made)
+
     def __getitem__(self, c: int) -> np.ndarray:
         got = self._made[c]
         if got is None:
@@ -421,7 +426,8 @@ class Traced:
                 known, results = group.answer(tuple(fv[f] for f in facts), self.width)
                 n = len(group.members)
                 fill = group.live[:n] & ~known[:n]
-                known[:n][fill], results[:n][fill] = True, self.tables[c][group.index[:n][fill]]
+                if fill.any():  # (a class restored from its answers has them all: its table is not made)
+                    known[:n][fill], results[:n][fill] = True, self.tables[c][group.index[:n][fill]]
         used = max([len(r) for r in self.reads if r], default=0)  # values padded to the longest reads
         entry, values, answers = (
             [np.zeros(0, dtype=np.int64)],
