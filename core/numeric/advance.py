@@ -40,6 +40,7 @@ __all__ = [
     "legal_boxes",
     "successor",
     "successor_code",
+    "successor_rows",
 ]
 
 MISSING = 1
@@ -92,6 +93,38 @@ def _successors(sl, st, card, mask, values, sv):
             at = _successor(st, sl, code, prog, b, k)
             for q in range(sv.shape[0]):
                 sv[q, b, k] = values[at, q]
+
+
+def _successor_rows(sl, st, codes, prog, values, bank, out):
+    """out[s, b * K + k] = values[slot, bank] of the state open box b's slot k leads to from state s
+    (`_successor`; K: the slots' padded width), for many states at once; left as it is where box b is filled
+    or k is past the box's slots. `successor_rows` is what Python calls."""
+    kmax = sl.add.shape[1]
+    for s in range(codes.shape[0]):
+        code, p = codes[s], prog[s]
+        for b in range(sl.used.shape[0]):
+            if (code >> b) & 1:
+                continue
+            for k in range(sl.used[b]):
+                out[s, b * kmax + k] = values[_successor(st, sl, code, p, b, k), bank]
+
+
+def successor_rows(sl: Any, st: Any, codes: np.ndarray, prog: np.ndarray, values: np.ndarray, bank: int) -> np.ndarray:
+    """[states, boxes * K]: the value (`values`' column `bank`) of the state each open box's slot k leads to
+    from each state (`SlotArrays`, `StateArrays`; NaN where the box is filled or k is past its slots), in one
+    compiled pass (built ahead of time, or by numba): the numpy form, a pass per box and slot over every
+    state, was half the cost of filling a run's best moves. Only where `compiled.AVAILABLE`."""
+    out = np.full((len(codes), sl.add.shape[0] * sl.add.shape[1]), np.nan)
+    table = values.reshape(len(values), -1).view()
+    table.flags.writeable = False  # (one build for a solved table in memory and one mapped from disk)
+    codes, prog = np.ascontiguousarray(codes, dtype=np.int64), np.ascontiguousarray(prog, dtype=np.int64)
+    args = (sl, st, codes, prog, table, int(bank), out)
+    name = f"successors_{table.dtype.str[1:]}"
+    if compiled.aot_fits(name, args):
+        compiled.aot_kernel(name, checked=0)(*args)
+    else:
+        compiled_names()["_successor_rows"](*args)
+    return out
 
 
 def _advance_box(best, b, leaf, rule):
@@ -187,7 +220,7 @@ def compiled_names() -> Mapping[str, Any]:
 
     return compiled.jit_namespace(
         globals(),
-        ("_legal_boxes", "_successors", "_advance"),
+        ("_legal_boxes", "_successors", "_advance", "_successor_rows"),
         inline=("successor_code", "fill_shift", "_successor", "_advance_box", "_advance_arg"),
         calls={"state_slot": lookup.jitted()},
     )

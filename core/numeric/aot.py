@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import card, compiled, duel, layer, moves, play, scoreclass, turn
+from . import advance, card, compiled, duel, layer, moves, play, scoreclass, turn
 from .records import signature_digest, signatures
 
 __all__ = ["MODULE", "build"]
@@ -53,6 +53,8 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
     fill = moves.compiled_names()["_fill_worker"]
     kernels.update(class_slots=hashing["_class_slots"], group_facts=hashing["_group_facts"])
     kernels.update(class_scores=moves.compiled_names()["_class_scores"])
+    successors = advance.compiled_names()["_successor_rows"]
+    kernels.update(successors_f8=successors, successors_f4=successors)
     ints = types.Array(types.int64, 1, "C")
     returns = {"class_slots": ints, "group_facts": types.UniTuple(ints, 2)}
     out = Path(output_dir)

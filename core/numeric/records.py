@@ -344,6 +344,12 @@ def _f8(*shape: int) -> np.ndarray:
     return np.zeros(shape)
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
 def signatures() -> dict[str, tuple[Any, ...]]:
     """`core_signatures` and `simulator_signatures` (the simulator's records are imported: call it after import)."""
     return {**core_signatures(), **simulator_signatures()}
@@ -390,6 +396,8 @@ def core_signatures() -> dict[str, tuple[Any, ...]]:
         "card_f4": (*card, np.zeros((1, 1), np.float32), scratch),
         "duel_f8": (*duel, _f8(1, 1), shape, _f8(1, 1), one, one),
         "duel_f4": (*duel, f4, shape, f4, one, one),
+        "successors_f8": (slots, st, _i8(1), _i8(1, 1), _read_only(_f8(1, 1)), one, _f8(1, 1)),
+        "successors_f4": (slots, st, _i8(1), _i8(1, 1), _read_only(f4), one, _f8(1, 1)),
     }
 
 

@@ -13,9 +13,12 @@ import numpy as np
 
 from ..language.model import Card, Variant
 from ..locales import N_, Phrase
+from ..numeric import compiled
+from ..numeric.advance import successor_rows
 from ..numeric.coding import StateIndex
 from ..numeric.dice import DiceGraph, graph_of
 from ..numeric.objective import MEAN, Objective
+from ..numeric.records import SlotArrays
 from ..numeric.reference import fold, turn_tables
 from ..progress import Reporter, task
 from .dp import (
@@ -25,6 +28,7 @@ from .dp import (
     banked_scores,
     batches,
     score_arrays,
+    slot_arrays,
     successor_values,
     value_shape,
 )
@@ -187,6 +191,11 @@ class Solution:
         """`StateSpace.legal_arrays`: the legality of many classes as kernel arrays."""
         return self.space.legal_arrays(codes)
 
+    @cached_property
+    def slots(self) -> SlotArrays:
+        """Each box's successor slots as the kernels read them (`dp.slot_arrays`)."""
+        return slot_arrays(self.space)
+
     @property
     def slot_width(self) -> int:
         """Successor slots per box in `successors` (box b's slot k is column b * slot_width + k)."""
@@ -267,11 +276,14 @@ class Solution:
         """[states, boxes * slot_width]: the value of the state each slot leads to (NaN where the box is filled;
         interchangeable boxes: see `ClassCoding.spread_symmetric`)."""
         space, k = self.space, self.slot_width
-        out = np.full((len(codes), space.nb * k), np.nan)
-        for b in range(space.nb):
-            succ = self.objective.shown(successor_values(space, self.column(), b, codes, prog))  # (slots, states)
-            succ[:, (codes >> b) & 1 == 1] = np.nan
-            out[:, b * k : b * k + len(succ)] = succ.T
+        if compiled.AVAILABLE:  # one compiled pass
+            out = self.objective.shown(successor_rows(self.slots, self.index.arrays, codes, prog, self.values, 0))
+        else:
+            out = np.full((len(codes), space.nb * k), np.nan)
+            for b in range(space.nb):
+                succ = self.objective.shown(successor_values(space, self.column(), b, codes, prog))  # (slots, states)
+                succ[:, (codes >> b) & 1 == 1] = np.nan
+                out[:, b * k : b * k + len(succ)] = succ.T
         return self.index.spread_symmetric(codes, out.reshape(len(codes), space.nb, k)).reshape(len(codes), -1)
 
     def turn_tables(
