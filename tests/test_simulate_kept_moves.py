@@ -91,6 +91,66 @@ def test_rows_added_to_kept_ones_are_written_apart_and_play_the_same_games(fresh
     assert _same(got, simulate(fresh(), "optimal", 3000, seed=7))
 
 
+def _more_path(v):
+    return cache.arrays_path(v, kept_moves._more_kind(solution_for(v)))
+
+
+def test_fewer_rows_added_than_kept_are_written_in_a_file_of_their_own(fresh):
+    """A run that adds fewer rows than were kept writes only those, beside the kept file (left as it was): a
+    later process reads both, fills none of those rows again and plays the same games."""
+    v = fresh()
+    simulate(v, "optimal", 20, seed=4)
+    kept = _kept_path(v).read_bytes()
+    second = fresh()
+    got = simulate(second, "optimal", 60, seed=5)
+    moves = jitplay.moves_of(second)
+    assert moves is not None and 0 < moves.used - moves.split <= moves.split  # (the case this test is about)
+    assert _kept_path(v).read_bytes() == kept and _more_path(v).is_file()
+    fresh.filled.clear()
+    third = fresh()
+    again = simulate(third, "optimal", 60, seed=5)
+    assert fresh.filled == [] and _same(got, again)
+    recalled = jitplay.moves_of(third)
+    assert recalled is not None and recalled.used == moves.used and recalled.split == moves.split
+
+
+def test_added_rows_passing_the_kept_ones_are_written_again_as_one_file(fresh):
+    """Once a run's added rows outnumber the kept file's, the two are written as one kept file, and the file of
+    added rows (which extended the old one) is removed; a later process plays from it alone."""
+    v = fresh()
+    simulate(v, "optimal", 2, seed=4)
+    simulate(fresh(), "optimal", 2, seed=5)
+    assert _more_path(v).is_file()
+    third = fresh()
+    got = simulate(third, "optimal", 3000, seed=7)
+    moves = jitplay.moves_of(third)
+    assert moves is not None and moves.used - moves.split > moves.split and moves.on_disk == moves.used
+    assert not _more_path(v).exists()
+    fresh.filled.clear()
+    again = simulate(fresh(), "optimal", 3000, seed=7)
+    assert fresh.filled == [] and _same(got, again)
+
+
+def test_added_rows_of_other_kept_rows_are_removed_and_filled_again(fresh):
+    """A file of added rows that extends another kept file (written over since, its rows in another order) is
+    not used: removed without a word (a run stopped between the two writes leaves one), and its rows filled."""
+    v = fresh()
+    simulate(v, "optimal", 20, seed=4)
+    got = simulate(fresh(), "optimal", 60, seed=5)
+    assert _more_path(v).is_file()
+    kept = cache.load_arrays(v, kept_moves._kind(solution_for(v)))
+    assert kept is not None
+    meta, arrays = kept
+    reordered = {"rows": np.array(arrays["rows"])[::-1].copy(), "slots": np.array(arrays["slots"])[::-1].copy()}
+    cache.save_arrays(v, kept_moves._kind(solution_for(v)), meta, reordered)
+    fresh.filled.clear()
+    said: list[str] = []
+    again = fresh()
+    recall_batched(again, "optimal", warn=said.append)
+    assert said == [] and not _more_path(v).exists()
+    assert _same(got, simulate(again, "optimal", 60, seed=5)) and fresh.filled
+
+
 def test_tampered_rows_are_said_removed_and_filled_again(fresh):
     v = fresh()
     first = simulate(v, "optimal", 3000, seed=4)

@@ -65,6 +65,7 @@ class Moves:
         self.full_fits = (solution.index.size + 1) * row_bytes <= FULL_BYTES
         self.turns = 0  # turns played by this solution's runs so far
         self.kept = 0  # rows kept on disk (`kept_moves`): the first `kept` rows
+        self.on_disk = 0  # of those, the rows in the kept file itself (the others: in its file of added rows)
 
     @property
     def split(self) -> int:
@@ -74,7 +75,11 @@ class Moves:
     def adopt(self, base: np.ndarray) -> None:
         """Start from the rows `base` (an earlier process's, rows 0 .. len(base) - 1, read-only), none added yet."""
         self.base, self.rows = base, np.empty((0, *self.shape), dtype=self.dtype)
-        self.used = self.kept = len(base)
+        self.used = self.kept = self.on_disk = len(base)
+
+    def added(self, start: int) -> np.ndarray:
+        """Rows start .. used - 1, where start >= split (they are all in `rows`)."""
+        return self.rows[start - self.split : self.used - self.split]
 
     def every_row(self) -> np.ndarray:
         """Rows 0 .. used - 1 as one array (a copy where both parts hold rows, onto ordinary pages: a huge-page

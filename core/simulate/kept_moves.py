@@ -53,10 +53,18 @@ class Moves(Protocol):
     kept: int
     limit: int
     complete: bool
+    on_disk: int
+
+    @property
+    def split(self) -> int: ...
 
     def adopt(self, base: np.ndarray) -> None: ...
 
+    def added(self, start: int) -> np.ndarray: ...
+
     def every_row(self) -> np.ndarray: ...
+
+    def reserve(self, n: int) -> np.ndarray: ...
 
 
 __all__ = ["KEEP_BYTES", "keep_classes", "keep_moves", "recall_classes", "recall_moves"]
@@ -76,6 +84,24 @@ Warn = Callable[[str], None] | None
 def _kind(solution: Solution) -> str:
     """One file per objective (its id hashed: ids hold characters a file name does not)."""
     return "moves-" + hashlib.sha256(solution.objective.id.encode()).hexdigest()[:16]
+
+
+def _more_kind(solution: Solution) -> str:
+    """The file of the rows added to the kept ones since they were written, beside them."""
+    return _kind(solution) + "-more"
+
+
+def _slots(moves: Moves, start: int, stop: int) -> np.ndarray:
+    """The state slot of each row start .. stop - 1 (int32)."""
+    at = np.flatnonzero((moves.row_of[:-1] >= start) & (moves.row_of[:-1] < stop))
+    slots = np.empty(stop - start, dtype=np.int32)
+    slots[moves.row_of[at] - start] = at
+    return slots
+
+
+def _base_digest(slots: np.ndarray) -> str:
+    """What names the kept rows a file of added rows extends: the digest of their slots, in row order."""
+    return hashlib.sha256(np.ascontiguousarray(slots, dtype=np.int32).tobytes()).hexdigest()[:32]
 
 
 def _meta(moves: Moves) -> dict:
@@ -101,6 +127,21 @@ def _placed(row_of: np.ndarray, slots: np.ndarray) -> bool:
     return False
 
 
+def _fits(moves: Moves, slots: np.ndarray | None, rows: np.ndarray | None, most: int) -> bool:
+    """Whether `slots` and `rows` read from a kept file are rows of this solution (at most `most` of them)."""
+    n_states = len(moves.row_of) - 1  # the last slot: the unreachable sentinel, never a row
+    return (
+        slots is not None
+        and rows is not None
+        and slots.dtype == np.int32
+        and slots.ndim == 1
+        and rows.dtype == np.dtype(moves.dtype)
+        and rows.shape == (len(slots), *moves.shape)
+        and len(slots) <= most
+        and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
+    )
+
+
 def recall_moves(moves: Moves, warn: Warn = None) -> bool:
     """Give a new, empty `moves` the rows kept for its solution; True when there were some that fit."""
     from ..solver import cache
@@ -112,17 +153,10 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
         return False
     meta, arrays = got
     slots, rows = arrays.get("slots"), arrays.get("rows")
-    n_states = len(moves.row_of) - 1  # the last slot: the unreachable sentinel, never a row
     fits = (
         meta == _meta(moves)
+        and _fits(moves, slots, rows, moves.limit)
         and slots is not None
-        and rows is not None
-        and slots.dtype == np.int32
-        and slots.ndim == 1
-        and rows.dtype == np.dtype(moves.dtype)
-        and rows.shape == (len(slots), *moves.shape)
-        and len(slots) <= moves.limit
-        and (not len(slots) or bool(slots.min() >= 0 and slots.max() < n_states))
         and _placed(moves.row_of, slots)
     )
     if not fits or slots is None or rows is None:
@@ -131,26 +165,71 @@ def recall_moves(moves: Moves, warn: Warn = None) -> bool:
         cache.arrays_path(solution.variant, kind).unlink(missing_ok=True)
         return False
     moves.adopt(rows)  # read-only, mapped: the rows a run adds are written apart (`Moves.rows`)
+    _recall_more(moves, slots, warn)
     return True
+
+
+def _recall_more(moves: Moves, base: np.ndarray, warn: Warn) -> None:
+    """Add the rows kept since the kept file was written (`_more_kind`), where they extend the kept rows of
+    slots `base` with rows of other states; else their file is removed."""
+    from ..solver import cache
+
+    kind = _more_kind(moves.solution)
+    got = cache.load_arrays(moves.solution.variant, kind, warn, limit=KEEP_BYTES, mapped=True)
+    if got is None:
+        return
+    meta, arrays = got
+    slots, rows = arrays.get("slots"), arrays.get("rows")
+    fits = (
+        meta == {**_meta(moves), "base": _base_digest(base), "base_rows": moves.used}
+        and _fits(moves, slots, rows, moves.limit - moves.used)
+        and slots is not None
+        and bool((moves.row_of[slots] < 0).all())  # none of the kept rows' states
+        and _placed_after(moves.row_of, slots, moves.used)
+    )
+    if not fits or rows is None:
+        cache.arrays_path(moves.solution.variant, kind).unlink(missing_ok=True)
+        return
+    moves.reserve(len(rows))  # the row numbers `_placed_after` gave their slots: used .. used + n - 1
+    moves.added(moves.used - len(rows))[:] = rows
+    moves.kept = moves.used
+
+
+def _placed_after(row_of: np.ndarray, slots: np.ndarray, first: int) -> bool:
+    """`_placed` for rows numbered from `first`: False, and those slots -1 again, where a slot repeats."""
+    rows = np.arange(first, first + len(slots), dtype=row_of.dtype)
+    row_of[slots] = rows
+    if (row_of[slots] == rows).all():
+        return True
+    row_of[slots] = -1
+    return False
 
 
 def keep_moves(moves: Moves, warn: Warn = None) -> None:
     """Keep the rows of `moves` for the next process, when it holds at least KEEP_NEW rows (or an eighth)
-    more than were kept, and they fit KEEP_BYTES; the whole table (`Moves.complete`) is not kept."""
+    more than were kept, and they fit KEEP_BYTES; the whole table (`Moves.complete`) is not kept.
+
+    Rows added to a kept file are written to a file of their own beside it (`_more_kind`: every row since
+    the kept file, named by the digest of its slots) while they are fewer than the kept file's, and the
+    two are written again as one kept file when they pass it: a run that adds a tenth of the rows writes a
+    tenth of them, not all (writing a file of 100 MB took as long as filling 10,000 rows)."""
     if moves.complete or moves.used - moves.kept < max(KEEP_NEW, moves.kept // 8):
         return
     if moves.used * moves.row_bytes > KEEP_BYTES:
         return
-    rows = moves.every_row()
     from ..solver import cache
 
-    at = np.flatnonzero(moves.row_of[:-1] >= 0)
-    slots = np.empty(moves.used, dtype=np.int32)
-    slots[moves.row_of[at]] = at
-    cache.save_arrays(
-        moves.solution.variant, _kind(moves.solution), _meta(moves), {"rows": rows, "slots": slots}, warn,
-        limit=KEEP_BYTES + (1 << 20),
-    )  # fmt: skip
+    variant, more = moves.solution.variant, _more_kind(moves.solution)
+    start = moves.on_disk
+    if start and moves.used - start <= start and start >= moves.split:
+        meta = {**_meta(moves), "base": _base_digest(_slots(moves, 0, start)), "base_rows": start}
+        arrays = {"rows": moves.added(start), "slots": _slots(moves, start, moves.used)}
+        cache.save_arrays(variant, more, meta, arrays, warn, limit=KEEP_BYTES + (1 << 20))
+    else:
+        arrays = {"rows": moves.every_row(), "slots": _slots(moves, 0, moves.used)}
+        cache.save_arrays(variant, _kind(moves.solution), _meta(moves), arrays, warn, limit=KEEP_BYTES + (1 << 20))
+        cache.arrays_path(variant, more).unlink(missing_ok=True)  # (it extended the file written over)
+        moves.on_disk = moves.used
     moves.kept = moves.used
 
 
