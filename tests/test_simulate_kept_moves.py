@@ -8,7 +8,7 @@ import mmap
 
 import numpy as np
 import pytest
-from _solver_helpers import tiny_variant
+from _solver_helpers import flip_array_byte, tiny_variant
 
 from dicecup.numeric import compiled, pages
 from dicecup.simulate import jitplay, kept_moves, simulate
@@ -148,6 +148,20 @@ def test_added_rows_of_other_kept_rows_are_removed_and_filled_again(fresh):
     again = fresh()
     recall_batched(again, "optimal", warn=said.append)
     assert said == [] and not _more_path(v).exists()
+    assert _same(got, simulate(again, "optimal", 60, seed=5)) and fresh.filled
+
+
+def test_a_tampered_file_of_added_rows_is_said_removed_and_its_rows_filled_again(fresh):
+    v = fresh()
+    simulate(v, "optimal", 20, seed=4)
+    got = simulate(fresh(), "optimal", 60, seed=5)
+    flip_array_byte(_more_path(v), "a_rows")
+    fresh.filled.clear()
+    said: list[str] = []
+    again = fresh()
+    recall_batched(again, "optimal", warn=said.append)
+    assert any("moves" in s and "removed" in s for s in said), said
+    assert not _more_path(v).exists() and _kept_path(v).is_file()
     assert _same(got, simulate(again, "optimal", 60, seed=5)) and fresh.filled
 
 

@@ -4,7 +4,7 @@ table, so that a later process does not make them again.
 A row depends on nothing but its state and the solution (`jitplay.Moves`), so the rows a run filled are kept as
 signed arrays (`solver.cache.save_arrays`: an HMAC with the user's key, keyed by the variant's fingerprint and
 the digest of the rules', numeric core's and solver's code), one file per objective, with the digest of the
-simulator's own code that fills them. They are read back mapped (the pages a run plays from are read, and a
+simulator's own code that fills them, and beside it a second file of the rows added since (`keep_moves`). They are read back mapped (the pages a run plays from are read, and a
 file vouched for is not hashed again). A file that is tampered with, stale, of another layout or that does not
 fit the solution is removed, said through `warn`, and its rows filled again. The score classes' play arrays
 (`jitplay.ClassArrays`: one file per variant) are taken back only where they are the classes the simulator's
