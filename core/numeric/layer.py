@@ -9,14 +9,14 @@ not depend on the roll (nearly every block: the solver groups a layer's states b
 scores side by side, a lane each, straight into the fold's table (`_lane_scores`); other blocks state by
 state (`_scores`), with the same leaves compared in the same order. numpy needs ~14 array
 operations per state-row (memory bound); compiled loops keep a block's multiset
-values in L1 cache. `layer_block` is what Python calls (built ahead of time, per
+values in L1 cache. `block_kernel` gives what Python calls (built ahead of time, per
 value dtype, or compiled by numba: `compiled.MODE`); the solver spreads blocks
 over threads (`solver.jit`), which the kernel allows by releasing the GIL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -24,10 +24,10 @@ import numpy as np
 
 from . import compiled
 from .advance import _advance, _legal_boxes, _successors
-from .records import DiceArrays, LayerArrays, SlotArrays, StateArrays, TurnArrays
+from .records import TurnArrays
 from .turn import W, _lanes, _max, _store, turn_block
 
-__all__ = ["jitted", "layer_block"]
+__all__ = ["block_kernel", "jitted"]
 
 
 def _scores(i, w, layer, sl, st, values, scratch, score):
@@ -221,23 +221,11 @@ def jitted() -> Any:
     return compiled_names()["_layer"]
 
 
-def _aot(values: np.ndarray) -> Any:
-    """The ahead-of-time build for this value table's dtype."""
-    return compiled.aot_kernel("layer_f4" if values.dtype == np.float32 else "layer_f8")
-
-
-def layer_block(
-    layer: LayerArrays,
-    sl: SlotArrays,
-    st: StateArrays,
-    d: DiceArrays,
-    values: np.ndarray,
-    lo: int,
-    hi: int,
-    out: np.ndarray,
-) -> None:
-    """out[states of blocks lo..hi-1] = their values (`_layer`), by the kernel this process runs."""
+def block_kernel(values: np.ndarray) -> Callable[..., None]:
+    """The layer kernel for a value table of this dtype, in this process's mode, called as
+    `kernel(layer, sl, st, d, values, lo, hi, out)` for out[states of blocks lo..hi-1]: one object for
+    every block of a layer (an ahead-of-time kernel, `compiled.Kernel`, learns its argument types once and
+    remembers the records that passed; made for each block, it did both again, a few percent of a solve)."""
     if compiled.MODE == "aot":
-        _aot(values)(layer, sl, st, d, values, lo, hi, out)
-    else:
-        (jitted() if compiled.MODE == "jit" else _layer)(layer, sl, st, d, values, lo, hi, out)
+        return compiled.aot_kernel("layer_f4" if values.dtype == np.float32 else "layer_f8")
+    return jitted() if compiled.MODE == "jit" else _layer

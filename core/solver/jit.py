@@ -13,7 +13,7 @@ import numpy as np
 
 from ..numeric.compiled import AVAILABLE
 from ..numeric.compiled import threads as compiled_threads
-from ..numeric.layer import layer_block
+from ..numeric.layer import block_kernel
 from ..numeric.records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from ..numeric.turn import W, compile_ahead
 
@@ -50,8 +50,10 @@ def layer_values(
     n_blocks = (n + W - 1) // W
     workers = min(workers or threads(), n_blocks)
 
+    run = block_kernel(table)  # (one for every block: see `block_kernel`)
+
     def blocks(lo: int, hi: int) -> None:
-        layer_block(layer, slots, st, dice, table, lo, hi, out)
+        run(layer, slots, st, dice, table, lo, hi, out)
 
     if workers <= 1:
         blocks(0, n_blocks)
