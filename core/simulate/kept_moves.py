@@ -116,10 +116,10 @@ def _meta(moves: Moves) -> dict:
     }
 
 
-def _placed(row_of: np.ndarray, slots: np.ndarray) -> bool:
-    """Give state slots[i] row i in `row_of` (all -1 before); False, and all -1 again, where a slot repeats
-    (its later row would have overwritten its earlier one): a check in one pass, not a sort."""
-    rows = np.arange(len(slots), dtype=row_of.dtype)
+def _placed(row_of: np.ndarray, slots: np.ndarray, first: int = 0) -> bool:
+    """Give state slots[i] row first + i in `row_of` (-1 before); False, and those slots -1 again, where a slot
+    repeats (its later row would have overwritten its earlier one): a check in one pass, not a sort."""
+    rows = np.arange(first, first + len(slots), dtype=row_of.dtype)
     row_of[slots] = rows
     if (row_of[slots] == rows).all():
         return True
@@ -185,24 +185,14 @@ def _recall_more(moves: Moves, base: np.ndarray, warn: Warn) -> None:
         and _fits(moves, slots, rows, moves.limit - moves.used)
         and slots is not None
         and bool((moves.row_of[slots] < 0).all())  # none of the kept rows' states
-        and _placed_after(moves.row_of, slots, moves.used)
+        and _placed(moves.row_of, slots, moves.used)
     )
     if not fits or rows is None:
         cache.arrays_path(moves.solution.variant, kind).unlink(missing_ok=True)
         return
-    moves.reserve(len(rows))  # the row numbers `_placed_after` gave their slots: used .. used + n - 1
+    moves.reserve(len(rows))  # the row numbers `_placed` gave their slots: used .. used + n - 1
     moves.added(moves.used - len(rows))[:] = rows
     moves.kept = moves.used
-
-
-def _placed_after(row_of: np.ndarray, slots: np.ndarray, first: int) -> bool:
-    """`_placed` for rows numbered from `first`: False, and those slots -1 again, where a slot repeats."""
-    rows = np.arange(first, first + len(slots), dtype=row_of.dtype)
-    row_of[slots] = rows
-    if (row_of[slots] == rows).all():
-        return True
-    row_of[slots] = -1
-    return False
 
 
 def keep_moves(moves: Moves, warn: Warn = None) -> None:
@@ -221,7 +211,7 @@ def keep_moves(moves: Moves, warn: Warn = None) -> None:
 
     variant, more = moves.solution.variant, _more_kind(moves.solution)
     start = moves.on_disk
-    if start and moves.used - start <= start and start >= moves.split:
+    if start and moves.used - start <= start:  # (start >= split: the added rows are all in `rows`)
         meta = {**_meta(moves), "base": _base_digest(_slots(moves, 0, start)), "base_rows": start}
         arrays = {"rows": moves.added(start), "slots": _slots(moves, start, moves.used)}
         cache.save_arrays(variant, more, meta, arrays, warn, limit=KEEP_BYTES + (1 << 20))
