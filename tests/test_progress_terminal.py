@@ -78,14 +78,31 @@ def test_review_is_never_silent_while_its_table_is_solved(tmp_path, folders):
     _assert_never_silent(_on_terminal(fresh, "review", str(save)))
 
 
+def _long_yatzy(folder: Path) -> Path:
+    """Yatzy with two boxes more (four times its states): a solve that takes several seconds, well past
+    `QUIET_SECONDS` (Yatzy itself now solves in under two, and says nothing piped)."""
+    import dicecup.variants
+
+    text = (Path(dicecup.variants.__file__).parent / "yatzy.yaml").read_text(encoding="utf-8")
+    extra = (
+        "boxes:\n"
+        "  pair_ten: {name: Pair for ten, section: lower, pattern: {kind: of_a_kind, n: 2}, score: 10}\n"
+        "  triple_twenty: {name: Three for twenty, section: lower, pattern: {kind: of_a_kind, n: 3}, score: 20}\n"
+    )
+    path = folder / "yatzy-long.yaml"
+    path.write_text(text.replace("id: yatzy", "id: yatzy-long", 1).replace("boxes:\n", extra, 1), encoding="utf-8")
+    return path
+
+
 def test_piped_a_long_command_prints_exactly_one_estimate_line(tmp_path, folders):
     fresh = {k: str(tmp_path / k) for k in folders}
     got = subprocess.run(
-        [DICECUP, "solve", "-v", "yatzy"], env=_env(fresh), capture_output=True, text=True, timeout=900
-    )
+        [DICECUP, "solve", "-v", str(_long_yatzy(tmp_path))],
+        env=_env(fresh), capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
     assert got.returncode == 0, got.stderr
     lines = got.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("solving yatzy: about "), got.stderr
+    assert len(lines) == 1 and lines[0].startswith("solving yatzy-long: about "), got.stderr
     assert "optimal expected score" in got.stdout
 
 
