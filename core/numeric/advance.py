@@ -215,13 +215,23 @@ def _advance(layer, i, f, after, best):
 
 @cache
 def compiled_names() -> Mapping[str, Any]:
-    """The step and the walk compiled by numba, for the kernels to call (`compiled.jit_namespace`)."""
+    """The step and the walk compiled by numba, for the kernels to call (`compiled.jit_namespace`). The walk
+    (`_legal_boxes`, `_successors`) is inlined into its callers: as a call of its own, once per state,
+    it took and dropped a reference on each of its records' arrays, a share of the layer kernel's time."""
     from . import lookup
 
     return compiled.jit_namespace(
         globals(),
-        ("_legal_boxes", "_successors", "_advance", "_successor_rows"),
-        inline=("successor_code", "fill_shift", "_successor", "_advance_box", "_advance_arg"),
+        ("_advance", "_successor_rows"),
+        inline=(
+            "successor_code",
+            "fill_shift",
+            "_successor",
+            "_advance_box",
+            "_advance_arg",
+            "_legal_boxes",
+            "_successors",
+        ),
         calls={"state_slot": lookup.jitted()},
     )
 

@@ -51,10 +51,10 @@ def _card_turn(card, sl, layer, st, d, values, scratch):
     if keeps_out.shape[0] > 0:
         n_rows = d.add_edges.shape[0]
         pick = np.arange(score.shape[0])
-        scratch = TurnArrays(
+        arrays = TurnArrays(
             np.empty((n_rolls, W)), np.empty((n_rows, W)), np.empty((n_rows, W)), keeps_out, np.empty((0, 0, W))
         )
-        turn_block(score, pick, pick, d, scratch)
+        turn_block(score, pick, pick, d, arrays)
 
 
 @cache

@@ -25,7 +25,7 @@ import numpy as np
 from . import compiled
 from .advance import _advance, _legal_boxes, _successors
 from .records import TurnArrays
-from .turn import W, _lanes, _max, _store, turn_block
+from .turn import W, _add, _lanes, _max, _scale, _store, turn_block
 
 __all__ = ["block_kernel", "jitted"]
 
@@ -111,28 +111,27 @@ def _lane_after(layer, sl, st, values, start, scratch, ok):
 
 def _lane_row(layer, ctx, f, boxes, leg, out):
     """out[r, w] = the best value of scoring roll r in a box legal for lane w (`_lane_after`'s leg, one f):
-    the score-and-advance step (`advance._advance`) for the W states of one context at once, each roll's best
-    in a lane's register, the leaves compared in the same order (box order, from -inf)."""
+    the score-and-advance step (`advance._advance`) for the W states of one context at once, a box at a time
+    over every roll (its points and slots rows read in order), each roll's best kept in `out`, the leaves
+    compared in the same order (box order, from -inf)."""
     rows = layer.rows
-    n = 0
+    n_rolls = out.shape[0]
+    for r in range(n_rolls):
+        _store(out, r, (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf))
     for b in range(leg.shape[0]):
-        if (boxes >> b) & 1:
-            n += 1
-    prow = np.empty(n, dtype=np.int64)
-    srow = np.empty(n, dtype=np.int64)
-    bs = np.empty(n, dtype=np.int64)
-    j = 0
-    for b in range(leg.shape[0]):
-        if (boxes >> b) & 1:
-            prow[j], srow[j], bs[j] = rows.point_row[ctx, b, f], rows.slot_row[ctx, b, f], b
-            j += 1
-    for r in range(out.shape[0]):
-        acc: tuple[float, ...] = (-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf, -np.inf)
-        for j in range(n):
-            p = rows.points[prow[j], r]
-            a = _lanes(leg[bs[j]], rows.slots[srow[j], r])
-            acc = _max(acc, (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7]))
-        _store(out, r, acc)
+        if not (boxes >> b) & 1:
+            continue
+        points = rows.points[rows.point_row[ctx, b, f]]
+        slots = rows.slots[rows.slot_row[ctx, b, f]]
+        lanes = leg[b]
+        for r in range(n_rolls):
+            p = points[r]
+            a = _lanes(lanes, slots[r])
+            _store(
+                out,
+                r,
+                _max(_lanes(out, r), (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7])),
+            )
 
 
 def _lane_scores(layer, sl, st, values, start, scratch, score):
@@ -191,16 +190,17 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
             for w in range(m):
                 oks[w] = _scores(start + w, w, layer, sl, st, values, scratch, score)
         turn_block(score, pick, turn.first_pick, d, arrays)
-        for w in range(m):
-            ok = oks[w]
-            for q in range(out.shape[1]):
-                if q >= banks:
-                    out[start + w, q] = np.nan  # more banked rolls than this many turns can save
-                    continue
-                total = 0.0
-                for r in range(n_rolls):
-                    total += d.roll_probs[r] * (levels[rolls - 1 + q, r, w] if banked else val[r, w])
-                out[start + w, q] = total if ok else np.nan
+        for q in range(out.shape[1]):  # the mean over the first roll, each lane's terms summed in roll order
+            if q >= banks:  # more banked rolls than this many turns can save
+                for w in range(m):
+                    out[start + w, q] = np.nan
+                continue
+            rolled = levels[rolls - 1 + q] if banked else val
+            total = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            for r in range(n_rolls):
+                total = _add(total, _scale(_lanes(rolled, r), d.roll_probs[r]))
+            for w in range(m):
+                out[start + w, q] = total[w] if oks[w] else np.nan
 
 
 @cache
@@ -212,6 +212,7 @@ def compiled_names() -> Mapping[str, Any]:
     calls = {"turn_block": turn.jitted(), "_advance": step["_advance"], "_successors": step["_successors"]}
     lane = turn.compiled_names()
     calls.update(_legal_boxes=step["_legal_boxes"], _lanes=lane["_lanes"], _max=lane["_max"], _store=lane["_store"])
+    calls.update(_add=lane["_add"], _scale=lane["_scale"])
     names = ("_scores", "_shared", "_lane_after", "_lane_row", "_lane_scores", "_layer")
     return compiled.jit_namespace(globals(), names, calls=calls)
 
