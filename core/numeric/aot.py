@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from . import advance, card, compiled, duel, layer, moves, play, scoreclass, turn
+from . import advance, card, compiled, duel, layer, moves, play, reach, scoreclass, turn
 from .records import signature_digest, signatures
 
 __all__ = ["MODULE", "build"]
@@ -55,6 +55,7 @@ def build(output_dir: str | os.PathLike[str], target_cpu: str = "host") -> Path:
     kernels.update(class_scores=moves.compiled_names()["_class_scores"])
     successors = advance.compiled_names()["_successor_rows"]
     kernels.update(successors_f8=successors, successors_f4=successors)
+    kernels.update(reach_step=reach.compiled_names()["_shift_clamp_merge"])
     ints = types.Array(types.int64, 1, "C")
     returns = {"class_slots": ints, "group_facts": types.UniTuple(ints, 2)}
     out = Path(output_dir)

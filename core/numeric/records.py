@@ -340,6 +340,10 @@ def _i8(*shape: int) -> np.ndarray:
     return np.zeros(shape, dtype=np.int64)
 
 
+def _u8(*shape: int) -> np.ndarray:
+    return np.zeros(shape, dtype=np.uint64)
+
+
 def _f8(*shape: int) -> np.ndarray:
     return np.zeros(shape)
 
@@ -398,6 +402,7 @@ def core_signatures() -> dict[str, tuple[Any, ...]]:
         "duel_f4": (*duel, f4, shape, f4, one, one),
         "successors_f8": (slots, st, _i8(1), _i8(1, 1), _read_only(_f8(1, 1)), one, _f8(1, 1)),
         "successors_f4": (slots, st, _i8(1), _i8(1, 1), _read_only(f4), one, _f8(1, 1)),
+        "reach_step": (_u8(1, 1), _i8(1), _i8(1), _i8(1), _i8(1), _i8(1), _u8(1, 1)),
     }
 
 

@@ -7,7 +7,19 @@ import math
 
 import numpy as np
 
-__all__ = ["alike_columns", "distinct", "group_rows", "merge", "pack", "shifted", "unpack"]
+__all__ = [
+    "CHUNK",
+    "alike_columns",
+    "distinct",
+    "group_rows",
+    "merge",
+    "pack",
+    "shift_clamp_merge",
+    "shifted",
+    "unpack",
+]
+
+CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
 
 def distinct(a: np.ndarray) -> np.ndarray:
@@ -87,3 +99,32 @@ def shifted(rows: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     line = np.arange(n)[:, None]
     out = (padded[line, np.maximum(at, 0)] << r) | (padded[line, np.maximum(at - 1, 0)] >> (np.uint64(64) - r))
     return out[:, width:], out[:, :width].any(axis=1)
+
+
+def shift_clamp_merge(
+    words: np.ndarray,
+    row: np.ndarray,
+    d: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    into: np.ndarray,
+    out: np.ndarray,
+    masks: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    """For each move i, row row[i] of `words` shifted by d[i] bits (`shifted`), its totals above hi[i] moved
+    to hi[i] and those below lo[i] (or shifted below bit 0) to lo[i], merged into row into[i] of `out`
+    (sorted); in chunks of moves. masks: per position h, the bits up to h, above h and h itself
+    (`StateSpace._masks`). The numpy twin of `numeric.reach`'s kernel, for the `numpy` mode."""
+    upto, above, bit = masks
+    step = max(1, CHUNK // out.shape[1])
+    for a in range(0, len(row), step):
+        part = slice(a, a + step)
+        moved, bottom = shifted(words[row[part]], d[part])  # bottom: a total shifted below the row, below any clamp
+        h, low = hi[part], lo[part]
+        kept = moved & upto[h]  # totals above the clamp's top go to it
+        top = (kept != moved).any(axis=1)
+        kept[top] |= bit[h[top]]
+        moved = kept & above[low - 1]  # and those below its bottom to it (h >= low >= 0: -1 is no bit)
+        bottom |= (moved != kept).any(axis=1)
+        moved[bottom] |= bit[low[bottom]]
+        merge(out, into[part], moved)

@@ -18,8 +18,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..language.model import Variant
+from ..numeric import reach
 from ..numeric.coding import StateIndex, clamp, clamp_arrays
-from .bitrows import alike_columns, distinct, group_rows, merge, pack, shifted, unpack
+from .bitrows import alike_columns, distinct, group_rows, merge, pack, shift_clamp_merge, unpack
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
 
@@ -29,7 +30,6 @@ MAX_CODES = 1 << 27
 SIZE_ANYWAY = 2  # past the limit, the search goes on (to give the exact size) up to this many times it
 INDEX_ROWS = 1 << 12  # progress rows of consecutive layers indexed at once (a larger layer: alone)
 FEW_ROWS = 64  # a layer's few successor classes and states handled as Python values, up to this many
-CHUNK = 1 << 22  # booleans (moves x totals) shifted at once: bounds the search's scratch memory
 
 
 def bank_sizes(variant: Variant) -> int:
@@ -490,20 +490,8 @@ class StateSpace:
             return ReachedTotals(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
         lo = self.clo[last][mask2] - self.offset[last]
         hi = self.chi[last][mask2] - self.offset[last]
-        upto, above, bit = self._masks
-        step = max(1, CHUNK // out.shape[1])
-        for a in range(0, len(row), step):
-            part = slice(a, a + step)
-            # bottom: a total shifted below the row, below any clamp
-            moved, bottom = shifted(prog.words[row[part]], d[part])
-            h, low = hi[part], lo[part]
-            kept = moved & upto[h]  # totals above the clamp's top go to it
-            top = (kept != moved).any(axis=1)
-            kept[top] |= bit[h[top]]
-            moved = kept & above[low - 1]  # and those below its bottom to it (h >= low >= 0: -1 is no bit)
-            bottom |= (moved != kept).any(axis=1)
-            moved[bottom] |= bit[low[bottom]]
-            merge(out, inverse[part], moved)
+        if not reach.shift_clamp_merge(prog.words, row, d, lo, hi, inverse, out):  # (the numpy mode: its twin)
+            shift_clamp_merge(prog.words, row, d, lo, hi, inverse, out, self._masks)
         return ReachedTotals(keys[:, 0].copy(), np.ascontiguousarray(keys[:, 1:]), out)
 
     @cached_property
