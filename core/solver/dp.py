@@ -11,6 +11,7 @@ kernel's two recursions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -428,7 +429,8 @@ def by_context(arrays: LayerArrays) -> tuple[LayerArrays, np.ndarray]:
     """The layer's states grouped by context (stable), and the order taken: the kernel makes the score rows of
     a block of states of one context side by side (`numeric.layer`), and each state's value is computed
     alone, so the order changes no bit of it."""
-    order = np.argsort(arrays.states.ctxs, kind="stable")
+    ctxs = arrays.states.ctxs  # dense context numbers: as int16 where they fit, numpy sorts them by radix
+    order = np.argsort(ctxs.astype(np.int16) if len(ctxs) and ctxs.max() < 1 << 15 else ctxs, kind="stable")
     return layer_take(arrays, order), order
 
 
@@ -441,7 +443,7 @@ def backward_jit(
     objective: Objective = MEAN,
 ) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
-    from .jit import layer_values
+    from .jit import layer_values, threads
 
     model = space.model
     values = terminal_layer(space, terminal, on_states, dtype, work)
@@ -468,17 +470,18 @@ def backward_jit(
 
         return make
 
-    for filled in range(space.nb - 1, -1, -1):
-        layer, banks = space.layers[filled], space.banks_in(filled)
-        if filled not in todo:
+    with ThreadPoolExecutor(threads()) as pool:  # one set of threads for every layer
+        for filled in range(space.nb - 1, -1, -1):
+            layer, banks = space.layers[filled], space.banks_in(filled)
+            if filled not in todo:
+                if on_states:
+                    on_states(len(layer) * banks)
+                continue
+            arrays, order = made.pop(filled) if filled in made else arrays_of(filled)
+            v = layer_values(arrays, slots, states, dice, values, meanwhile=next_arrays(filled), pool=pool)
+            check_finite(space, arrays.states.codes, arrays.states.prog, v[:, :banks] if space.banks > 1 else v)
+            values[layer.index[order]] = v
+            _finish(space, work, filled)
             if on_states:
                 on_states(len(layer) * banks)
-            continue
-        arrays, order = made.pop(filled) if filled in made else arrays_of(filled)
-        v = layer_values(arrays, slots, states, dice, values, meanwhile=next_arrays(filled))
-        check_finite(space, arrays.states.codes, arrays.states.prog, v[:, :banks] if space.banks > 1 else v)
-        values[layer.index[order]] = v
-        _finish(space, work, filled)
-        if on_states:
-            on_states(len(layer) * banks)
     return values

@@ -34,11 +34,14 @@ def layer_values(
     values: np.ndarray,
     workers: int | None = None,
     meanwhile: Callable[[], None] | None = None,
+    pool: ThreadPoolExecutor | None = None,
 ) -> np.ndarray:
     """Run the compiled kernel on one layer: the value of each of its states, per bank where unused
     rolls are banked (NaN: a search bug, or more banked rolls than the turns played can leave).
     `workers`: threads to spread it over (default `threads()`; a cluster's task runs on one).
     `meanwhile`: work of the caller's (the next layer's records) run in this thread while the kernel's run.
+    `pool`: threads of the caller's to run it on (a solve keeps one for all its layers: starting threads
+    for each layer made the main thread wait for them), else threads started for this layer.
 
     The blocks are split into chunks that threads take in turn (the kernel releases the GIL): plain
     threads rather than numba's parallel loops, which would cost seconds more to compile where the
@@ -61,10 +64,24 @@ def layer_values(
             meanwhile()
     else:
         step = max(1, -(-n_blocks // (8 * workers)))  # a few chunks per thread: a slow one does not hold the rest
-        with ThreadPoolExecutor(workers) as pool:
-            jobs = [pool.submit(blocks, lo, min(lo + step, n_blocks)) for lo in range(0, n_blocks, step)]
-            if meanwhile is not None:
-                meanwhile()
-            for job in jobs:
-                job.result()
+        if pool is not None:
+            _run_chunks(pool, blocks, range(0, n_blocks, step), n_blocks, meanwhile)
+        else:
+            with ThreadPoolExecutor(workers) as own:
+                _run_chunks(own, blocks, range(0, n_blocks, step), n_blocks, meanwhile)
     return out if values.ndim == 2 else out[:, 0]
+
+
+def _run_chunks(
+    pool: ThreadPoolExecutor,
+    blocks: Callable[[int, int], None],
+    starts: range,
+    end: int,
+    meanwhile: Callable[[], None] | None,
+) -> None:
+    """Blocks [start, next start) for each start on the pool's threads, `meanwhile` in this one; then wait."""
+    jobs = [pool.submit(blocks, lo, min(lo + starts.step, end)) for lo in starts]
+    if meanwhile is not None:
+        meanwhile()
+    for job in jobs:
+        job.result()
