@@ -387,10 +387,13 @@ def layer_arrays(
     rolls = model.variant.rolls
     filled = int(codes[0] & space.full).bit_count() if len(codes) else 0
     banks = space.banks_in(filled)
-    ctx = model.context_of(codes)
-    uctx, ctx_dense = np.unique(ctx, return_inverse=True)
+    # a class's states lie together (a layer's are sorted by class): its context and legality once per run
+    starts = np.flatnonzero(np.concatenate([[len(codes) > 0], codes[1:] != codes[:-1]]))
+    runs = np.diff(np.append(starts, len(codes)))
+    uctx, ctx_dense = np.unique(model.context_of(codes[starts]), return_inverse=True)
     rows = ScoreRows(*context_rows.layer(uctx))
-    later, first, rd_index, rd_tables = space.legal_arrays(codes)
+    later, first, rd_index, rd_tables = space.legal_arrays(codes[starts])
+    later, first, rd_index = (np.repeat(a, runs) for a in (later, first, rd_index))
     fs_both = (
         bool((rd_index >= 0).any())
         or not np.array_equal(later, first)
@@ -399,7 +402,7 @@ def layer_arrays(
     banked = space.banks > 1
     pick = np.arange(rolls + banks - 1, dtype=np.int64) if banked else plain_pick(rolls)
     return LayerArrays(
-        LayerStates(codes, np.ascontiguousarray(progress), ctx_dense.reshape(-1).astype(np.int64)),
+        LayerStates(codes, np.ascontiguousarray(progress), np.repeat(ctx_dense.reshape(-1).astype(np.int64), runs)),
         Legality(later, first, rd_index, rd_tables),
         rows,
         TurnShape(rolls, fs_both, pick, pick + len(pick) if banked and fs_both else pick, banked, objective.product),

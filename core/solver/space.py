@@ -23,6 +23,7 @@ from ..numeric.coding import StateIndex, clamp, clamp_arrays
 from .bitrows import alike_columns, distinct, group_rows, merge, pack, shift_clamp_merge, unpack
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
+from .scoreslots import ScoreSlots
 
 __all__ = ["StateSpace", "Layer", "MAX_CODES", "state_bound", "bank_sizes", "most_banked"]
 
@@ -220,6 +221,7 @@ class StateSpace:
             self.slot_add.append(np.array([m.fill_code(b, k[0]) for k in keys], dtype=np.int64))
             self.slot_inc.append(np.array([k[1:] for k in keys], dtype=np.int64).reshape(len(keys), self.G))
             self.score_slot.append(np.array(of_score, dtype=np.int64))
+        self.score_slots = ScoreSlots(m.box_scores, self.score_slot)
         self._ctx_slots: dict[int, np.ndarray] = {}
         self._ctx_same: dict[int, bool] = {}
 
@@ -228,32 +230,12 @@ class StateSpace:
         got = self._ctx_slots.get(ctx)
         if got is None:
             scores, points = self.model.context_tables(ctx)
-            got = self._slots_of(np.arange(self.nb)[:, None, None], scores).astype(np.intp)
+            got = self.score_slots.of(np.arange(self.nb)[:, None, None], scores).astype(np.intp)
             self._ctx_slots[ctx] = got
             self._ctx_same[ctx] = bool(
                 np.array_equal(scores[..., 0], scores[..., 1]) and np.array_equal(points[..., 0], points[..., 1])
             )
         return got
-
-    def _slots_of(self, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        """The slot of each score of these boxes (broadcast together); a failed score: the box's lowest."""
-        keys, start, count, slot_of = self._slot_search
-        first = start[boxes]
-        pos = np.searchsorted(keys, (boxes.astype(np.int64) << 40) + scores + (1 << 39)) - first
-        pos = np.clip(pos, 0, np.maximum(count[boxes] - 1, 0))
-        return np.where(count[boxes] > 0, slot_of[first + pos], 0)
-
-    @cached_property
-    def _slot_search(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every box's scores as one sorted key array ((box << 40) + score + 2**39), where each box's keys
-        start, how many it has, and the slot of each key: a whole context's slots in one search."""
-        scores = self.model.box_scores
-        count = np.array([len(a) for a in scores], dtype=np.int64)
-        start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
-        none = [np.zeros(0, dtype=np.int64)]
-        keys = np.concatenate([(np.int64(b) << 40) + a + (1 << 39) for b, a in enumerate(scores)] + none)
-        slot_of = np.concatenate([*self.score_slot, *none])
-        return keys.astype(np.int64), start, count, np.append(slot_of.astype(np.int64), 0)
 
     def same_first(self, ctx: int) -> bool:
         """Whether scores and points in this context ignore the first roll."""
@@ -424,7 +406,7 @@ class StateSpace:
         out = []
         for dep, tags, scores in self.model.score_rows:  # (each key's box, first flag and scores: a few rows)
             combos = scores.shape[1]
-            slots = self._slots_of(tags[:, :1], scores)
+            slots = self.score_slots.of(tags[:, :1], scores)
             reach = np.zeros((combos, self.nb, 2, self.slot_width), dtype=bool)
             at = np.arange(combos)[None, :]
             reach[at, tags[:, :1], tags[:, 1:2], slots] = True
