@@ -25,7 +25,7 @@ import numpy as np
 from . import compiled
 from .advance import _advance, _legal_boxes, _successors
 from .records import TurnArrays
-from .turn import W, _add, _lanes, _max, _scale, _store, turn_block
+from .turn import W, _add, _lanes, _max, _offset, _scale, _store, turn_block
 
 __all__ = ["block_kernel", "jitted"]
 
@@ -84,21 +84,24 @@ def _lane_after(layer, sl, st, values, start, scratch, ok):
     """leg[f, b, k, w] = the value of box b's slot k's successor of state start + w where b is legal for it
     after the first roll (f = 1) or a later one (f = 0), else -inf (which no max takes); ok[w] = False where
     a legal box's successor has no value. Returns the bits of the boxes legal in some lane, per f (only the
-    rows `_lane_scores` reads are made). scratch = (sv, leg)."""
-    sv, leg = scratch
+    rows `_lane_scores` reads are made). scratch = (sv, leg, ok)."""
+    sv, leg, _ = scratch
     rows, turn = layer.rows, layer.turn
     nb = sv.shape[1]
     ctx = layer.states.ctxs[start]
     lo_f = 1 if turn.rolls == 1 else 0
     hi_f = 2 if turn.fs_both or turn.rolls == 1 else 1
-    any_box = np.zeros(2, dtype=np.int64)
+    later_boxes = first_boxes = 0  # (ints, not an array: nothing allocated per block)
     for w in range(W):
         code = layer.states.codes[start + w]
         _successors(sl, st, (code, layer.states.prog[start + w]), code & st.full, values, sv)
         for f in range(lo_f, hi_f):
             ff = f if turn.fs_both else (1 if turn.rolls == 1 else 0)
             boxes, _ = _legal_boxes(layer.legal, start + w, code & ((1 << nb) - 1), ff)
-            any_box[f] |= boxes
+            if f == 0:
+                later_boxes |= boxes
+            else:
+                first_boxes |= boxes
             for b in range(nb):
                 legal = (boxes >> b) & 1
                 reach = rows.reach[rows.slot_row[ctx, b, ff]]
@@ -106,7 +109,7 @@ def _lane_after(layer, sl, st, values, start, scratch, ok):
                     v = sv[0, b, k] if legal else -np.inf
                     leg[f, b, k, w] = v
                     ok[w] &= ((reach >> k) & 1) == 0 or v == v
-    return any_box
+    return (later_boxes, first_boxes)
 
 
 def _lane_row(layer, ctx, f, boxes, leg, out):
@@ -122,35 +125,34 @@ def _lane_row(layer, ctx, f, boxes, leg, out):
         if not (boxes >> b) & 1:
             continue
         points = rows.points[rows.point_row[ctx, b, f]]
-        slots = rows.slots[rows.slot_row[ctx, b, f]]
+        slot_at = rows.slot_row[ctx, b, f]
+        slots, reach = rows.slots[slot_at], rows.reach[slot_at]
         lanes = leg[b]
+        if reach & (reach - 1) == 0:  # one successor for every roll: its lanes held, no gather
+            a = _lanes(lanes, slots[0])
+            for r in range(n_rolls):
+                _store(out, r, _max(_lanes(out, r), _offset(a, points[r])))
+            continue
         for r in range(n_rolls):
-            p = points[r]
-            a = _lanes(lanes, slots[r])
-            _store(
-                out,
-                r,
-                _max(_lanes(out, r), (p + a[0], p + a[1], p + a[2], p + a[3], p + a[4], p + a[5], p + a[6], p + a[7])),
-            )
+            _store(out, r, _max(_lanes(out, r), _offset(_lanes(lanes, slots[r]), points[r])))
 
 
 def _lane_scores(layer, sl, st, values, start, scratch, score):
     """`_scores` for the W states of a block that `_shared` passed, written into score[q, r, :] at once
     (without first-roll scoring anywhere, row 0 alone: the caller's pick reads it for every decision).
-    Returns each lane's flag (False: a legal box's successor has no value)."""
-    sv, leg = scratch
-    ok = np.ones(W, dtype=np.bool_)
+    scratch = (sv, leg, ok): ok[w] is set to lane w's flag (False: a legal box's successor has no value)."""
+    sv, leg, ok = scratch
+    ok[:] = True
     boxes = _lane_after(layer, sl, st, values, start, scratch, ok)
     turn = layer.turn
     ctx = layer.states.ctxs[start]
     if not turn.fs_both:
         f = 1 if turn.rolls == 1 else 0
         _lane_row(layer, ctx, f, boxes[f], leg[f], score[0])
-        return ok
+        return
     for f in range(2):
         if f == 1 or turn.rolls > 1:
             _lane_row(layer, ctx, f, boxes[f], leg[f], score[f])
-    return ok
 
 
 def _layer(layer, sl, st, d, values, lo, hi, out):
@@ -177,15 +179,15 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
     no_keeps = np.empty((0, 0, W))
     levels = np.empty((decisions if banked else 0, n_rolls, W))
     arrays = TurnArrays(val, keep, best, no_keeps, levels)
-    lanes = (scratch[0], np.empty((2, nb, kmax, W)))
+    lanes = (scratch[0], np.empty((2, nb, kmax, W)), np.ones(W, dtype=np.bool_))
     # without first-roll scoring anywhere row 0 serves every decision (rows 0 and 1 would be equal)
     pick = turn.pick if banked or turn.fs_both else np.zeros_like(turn.pick)
-    oks = np.ones(W, dtype=np.bool_)
+    oks = lanes[2]  # each lane's flag: False where a legal box's successor has no value
     for c in range(lo, hi):
         start = c * W
         m = min(W, n - start)
         if _shared(layer, start, m):
-            oks = _lane_scores(layer, sl, st, values, start, lanes, score)
+            _lane_scores(layer, sl, st, values, start, lanes, score)
         else:
             for w in range(m):
                 oks[w] = _scores(start + w, w, layer, sl, st, values, scratch, score)
@@ -212,7 +214,7 @@ def compiled_names() -> Mapping[str, Any]:
     calls = {"turn_block": turn.jitted(), "_advance": step["_advance"], "_successors": step["_successors"]}
     lane = turn.compiled_names()
     calls.update(_legal_boxes=step["_legal_boxes"], _lanes=lane["_lanes"], _max=lane["_max"], _store=lane["_store"])
-    calls.update(_add=lane["_add"], _scale=lane["_scale"])
+    calls.update(_add=lane["_add"], _scale=lane["_scale"], _offset=lane["_offset"])
     names = ("_scores", "_shared", "_lane_after", "_lane_row", "_lane_scores", "_layer")
     return compiled.jit_namespace(globals(), names, calls=calls)
 

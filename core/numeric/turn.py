@@ -48,12 +48,18 @@ def _scale(x: tuple[float, ...], c: float) -> tuple[float, ...]:
     return (x[0] * c, x[1] * c, x[2] * c, x[3] * c, x[4] * c, x[5] * c, x[6] * c, x[7] * c)
 
 
-def _mean(a: np.ndarray, rows: np.ndarray, shift: int, inv: float) -> tuple[float, ...]:
-    """The mean of rows rows[0] + shift, rows[1] + shift, ... of a (rows, W) array (inv: 1 / their number),
-    summed in that order."""
-    acc = _lanes(a, rows[0] + shift)
-    for j in range(1, rows.shape[0]):
-        acc = _add(acc, _lanes(a, rows[j] + shift))
+def _offset(x: tuple[float, ...], c: float) -> tuple[float, ...]:
+    """x + c in every lane."""
+    return (x[0] + c, x[1] + c, x[2] + c, x[3] + c, x[4] + c, x[5] + c, x[6] + c, x[7] + c)
+
+
+def _mean(a: np.ndarray, edges: np.ndarray, row: int, shift: int, inv: float) -> tuple[float, ...]:
+    """The mean of a's rows edges[row, 0] + shift, edges[row, 1] + shift, ... of a (rows, W) array (inv: 1 /
+    their number), summed in that order. (The edges and the row, not a view of the row: a view made in a loop
+    takes and drops a reference on the shared array each time.)"""
+    acc = _lanes(a, edges[row, 0] + shift)
+    for j in range(1, edges.shape[1]):
+        acc = _add(acc, _lanes(a, edges[row, j] + shift))
     return _scale(acc, inv)
 
 
@@ -105,10 +111,10 @@ def _turn_block(
         now = score[pick[left]]
         rolled = first if left == 1 else val  # the roll values a keep of dice - 1 dice averages
         for row in range(levels[dice - 1], lo_roll):  # expectation: keep k is the mean of keeping k + face
-            _store(keep, row, _mean(rolled, add_edges[row], -lo_roll, inv))
+            _store(keep, row, _mean(rolled, add_edges, row, -lo_roll, inv))
         for s in range(dice - 2, -1, -1):
             for row in range(levels[s], levels[s + 1]):
-                _store(keep, row, _mean(keep, add_edges[row], 0, inv))
+                _store(keep, row, _mean(keep, add_edges, row, 0, inv))
         if store:
             ko = keeps_out[rolls - 1 - left]
             for row in range(lo_roll):
@@ -139,7 +145,7 @@ def compiled_names() -> Mapping[str, Any]:
     """The fold and its lane helpers compiled by numba (`compiled.jit_namespace`), for numba kernels that
     hold a row of W lanes in registers too."""
     return compiled.jit_namespace(
-        globals(), ("_turn_block",), inline=("_lanes", "_store", "_add", "_max", "_scale", "_mean")
+        globals(), ("_turn_block",), inline=("_lanes", "_store", "_add", "_max", "_scale", "_offset", "_mean")
     )
 
 

@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  successor look-ups: {seconds:.3f} s ({count:,} of them, {1e9 * seconds / count:.1f} ns each)")
     seconds = cpu(lambda: part["best rows"](layer, sv, row), args.repeats)
     print(f"  best-score rows: {seconds:.3f} s ({len(codes) * (1 + layer.turn.fs_both):,} rows of {len(row)} rolls)")
-    scratch = (sv, np.empty((2, nb, sl.add.shape[1], W)))
+    scratch = (sv, np.empty((2, nb, sl.add.shape[1], W)), np.ones(W, dtype=np.bool_))
     seconds = cpu(lambda: part["lane rows"](layer, sl, st, values, scratch, np.zeros((2, len(row), W))), args.repeats)
     print(f"  best-score rows a block at a time, look-ups included: {seconds:.3f} s ({blocks:,} blocks)")
     n_rows = d.add_edges.shape[0]
