@@ -209,34 +209,27 @@ class DiceGraph:
 
     @cached_property
     def arrays(self) -> DiceArrays:
-        """The graph's edges, counts and probabilities as one record of flat arrays (see `DiceArrays`)."""
-        n = len(self.multisets)
+        """The graph's edges, counts and probabilities as one record of flat arrays (see `DiceArrays`), each
+        edge found among the multisets' counts per face at once (`rows_of_counts`)."""
+        n, counts = len(self.multisets), self._counts.copy()
         levels = np.array([int(lv[0]) for lv in self.levels] + [n], dtype=np.int64)
+        size = counts.sum(axis=1)
+        one = np.eye(self.faces, dtype=np.int64)
+        grow = size < self.dice  # k + face, for every multiset of fewer than `dice` dice (zeros past them)
         add = np.zeros((n, self.faces), dtype=np.int64)
-        for s in range(self.dice):
-            add[self.levels[s]] = self.add_edges[s]
-        counts = self._counts.copy()
-        sub_face = np.full((n, self.faces), -1, dtype=np.int64)
-        for i, m in enumerate(self.multisets):
-            for d in set(m):
-                rest = list(m)
-                rest.remove(d)
-                sub_face[i, d - 1] = self.index[tuple(rest)]
-        width = max(1, int((counts > 0).sum(axis=1).max()))
-        sub = np.zeros((n, width), dtype=np.int64)
-        count = np.zeros(n, dtype=np.int64)
-        for i in range(n):
-            distinct = sorted(int(r) for r in sub_face[i] if r >= 0)
-            count[i] = len(distinct)
-            sub[i, : len(distinct)] = distinct
+        add[grow] = self.rows_of_counts(counts[grow][:, None, :] + one)
+        has = counts > 0  # k - face, for every face k holds (-1 for the others)
+        sub_face = np.where(has, self.rows_of_counts(np.maximum(counts[:, None, :] - one, 0)), -1)
+        width = max(1, int(has.sum(axis=1).max()))
+        ordered = np.sort(np.where(has, sub_face, n), axis=1)[:, :width]  # the distinct ones by row, then padding
         return DiceArrays(
             levels=levels,
             add_edges=add,
-            sub_edges=sub,
-            sub_count=count,
+            sub_edges=np.where(ordered < n, ordered, 0),
+            sub_count=has.sum(axis=1).astype(np.int64),
             sub_face=sub_face,
             row_counts=counts,
-            row_size=counts.sum(axis=1),
+            row_size=size,
             roll_probs=self.roll_probs,
             faces=self.faces,
             dice=self.dice,
