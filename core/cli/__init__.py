@@ -1,8 +1,8 @@
 """The `dicecup` command line: one module per group of commands, all on the app of `cli.base`.
 
 `main()` is the console script: an error that escapes a command is one `error: ...` line on stderr and exit
-status 2. A plain line of a quick command (`QUICK_COMMANDS`: `advise`, `simulate`) runs without typer, click or pydantic;
-any other line goes to typer, which imports only the command module the line names. While the command's
+status 2. A plain line of a quick command (`QUICK_COMMANDS`: `advise`, `simulate`, `solve`) runs without typer,
+click or pydantic; any other line goes to typer, which imports only the command module the line names. While the command's
 modules import, the garbage collector is paused and what they made is frozen (`imports_paused`). A command
 that does no linear algebra worth a thread (`ONE_BLAS_THREAD`) runs with OpenBLAS on one thread unless the
 user set a thread count: its idle threads would spin on the other core. Only this console script touches the
@@ -35,6 +35,7 @@ BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS
 QUICK_COMMANDS: dict[str, tuple[str, str]] = {
     "advise": ("advising", "advise_cmd"),
     "simulate": ("simulating", "simulate_cmd"),
+    "solve": ("solving", "solve_cmd"),
 }
 #: the variable shell completion sets (typer answers it)
 COMPLETE_VAR = "_DICECUP_COMPLETE"

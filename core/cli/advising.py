@@ -2,7 +2,7 @@
 side by side.
 
 Typer-free (`cli.quick`): a plain `dicecup advise` command line runs without importing typer, click or pydantic;
-`cli.solving` adds the command to the typer app, for its help, completion and errors. A question about a card
+`cli.solve_app` adds the command to the typer app, for its help, completion and errors. A question about a card
 asked before is answered from its kept advice table (`advise_kept`) without the engine; otherwise the engine,
 the solver (numpy) and rich are imported when the command runs, rich only to draw a table.
 """

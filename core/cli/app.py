@@ -19,7 +19,7 @@ from . import (
     risking,
     serving,
     simulate_app,
-    solving,
+    solve_app,
     training,
 )
 from .base import *  # noqa: F403  (the shared names, as before the split)

@@ -13,11 +13,12 @@ import typer
 from ..errors import DicecupError
 from ..language.describe import options_text
 from ..locales import N_, _
-from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant
+from .advising import MAX_STATES
+from .base import JsonOpt, OptionOpt, QuietOpt, VariantOpt, Whole, app, console, fail, load_variant, typer_option
 from .common import note_line
 from .outputs import OverwriteOpt, plot_path
 from .progress import reporting
-from .solving import MaxStatesOpt, load_solution
+from .solving import load_solution
 
 __all__ = ["strategy_card_cmd", "rule_counts"]
 
@@ -60,7 +61,7 @@ def strategy_card_cmd(
         Path | None,
         typer.Option("--plot", help=N_("Draw the card's value against its number of rules as a PNG image.")),
     ] = None,
-    max_states: MaxStatesOpt = None,
+    max_states: Annotated[int | None, typer_option(MAX_STATES, int)] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     overwrite: OverwriteOpt = False,

@@ -66,7 +66,7 @@ BOTS = "{bots}"
 #: the module of `cli` that adds each command (`cli.main` imports only the one a command line names)
 COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("variants", "show", "score", "validate"), "catalogue"),
-    **dict.fromkeys(("solve", "advise"), "solving"),  # (`advise` is declared in `advising`, typer-free)
+    **dict.fromkeys(("solve", "advise"), "solve_app"),  # (declared in `solving` and `advising`, typer-free)
     **dict.fromkeys(("play", "resume"), "playing"),
     "simulate": "simulate_app",  # (declared in `simulating`, typer-free)
     "review": "reviewing",

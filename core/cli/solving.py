@@ -1,55 +1,60 @@
 """CLI command `solve`: the exact optimal solitaire strategy (or a risk objective's, or target play's), and the
-advisors `play --hints` asks; `advise` (`cli.advising`) is added to the app here.
+advisors `play --hints` asks.
 
-The solver itself (numpy) is imported only when a command runs, so the rest of the CLI starts fast. The
-commands share the strategy-table cache.
+Typer-free (`cli.quick`): a plain `dicecup solve` command line runs without importing typer, click or
+pydantic; `cli.solve_app` adds the command (and `advise`, `cli.advising`'s) to the typer app, for its help,
+completion, errors and the lines the quick path leaves to typer. The solver itself (numpy) is imported only
+when a command runs. The commands share the strategy-table cache.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
-import typer
-
 from ..errors import DicecupError
 from ..language.model import Variant
 from ..locales import N_, _, ngettext, said
-from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, advise_cmd, make_advisors, value_fields, warn
-from .base import OptionOpt, VariantOpt, app, fail, load_variant, typer_command, typer_option
-from .clustering import ClusterOpt, drop_store, solve_backend
-from .common import note_line
-from .outputs import OverwriteOpt, plot_path
+from .advising import JSON_TEXT, MAX_STATES, QUIET_BAR, make_advisors, value_fields, warn
+from .common import CLUSTER, OPTION, OVERWRITE, VARIANT, echo, load_variant, note_line
 from .progress import reporting
+from .quick import Opt
 
 if TYPE_CHECKING:
     from ..numeric.objective import Objective
     from ..progress import Reporter
     from ..solver.solve import Solution
 
-__all__ = ["solve_cmd", "hint_advisor", "hint_ranking", "load_solution"]
+__all__ = ["HELP", "solve_cmd", "hint_advisor", "hint_ranking", "load_solution"]
 
-JsonOpt = Annotated[bool, typer_option(JSON_TEXT, bool)]
-QuietOpt = Annotated[bool, typer_option(QUIET_BAR, bool)]
-MaxStatesOpt = Annotated[int | None, typer_option(MAX_STATES, int)]
-NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help=N_("Solve again; do not read or write the strategy-table cache."))
-]
-ObjectiveOpt = Annotated[
-    str,
-    typer.Option(
-        "--objective",
-        help=N_(
-            "What the strategy maximises: mean (the expected final score); risk:THETA, the exponential "
-            "utility E[exp(THETA x score)] shown as its certainty equivalent: THETA > 0 bold, < 0 careful "
-            "(e.g. risk:0.05, risk:-0.03); or target:T, the chance of a final score of at least T (e.g. "
-            "target:300; `solve` also takes target, the whole curve)."
-        ),
+HELP = N_(
+    "Solve a variant exactly: the optimal expected final score of solitaire play (or a risk "
+    "objective's, or target play's curve P(final score >= t) next to the mean-optimal player's)."
+)
+NO_CACHE = Opt("--no-cache", help=N_("Solve again; do not read or write the strategy-table cache."))
+OBJECTIVE = Opt(
+    "--objective",
+    help=N_(
+        "What the strategy maximises: mean (the expected final score); risk:THETA, the exponential "
+        "utility E[exp(THETA x score)] shown as its certainty equivalent: THETA > 0 bold, < 0 careful "
+        "(e.g. risk:0.05, risk:-0.03); or target:T, the chance of a final score of at least T (e.g. "
+        "target:300; `solve` also takes target, the whole curve)."
     ),
-]
+)
+WORK_DIR = Opt(
+    "--work-dir",
+    help=N_(
+        "Keep the table in this folder while solving (for tables larger than memory should hold); "
+        "an interrupted solve run again with the same folder resumes after its last finished layer. "
+        "With --cluster: the chunk store, a folder every worker reaches (default: beside the cache, "
+        "removed once the table is cached)."
+    ),
+)
+PLOT = Opt("--plot", help=N_("With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file."))
 
 
 def read_objective(text: str) -> Objective:
@@ -100,80 +105,60 @@ def load_solution(
         )
 
 
-@app.command(
-    "solve",
-    help=N_(
-        "Solve a variant exactly: the optimal expected final score of solitaire play (or a risk "
-        "objective's, or target play's curve P(final score >= t) next to the mean-optimal player's)."
-    ),
-)
 def solve_cmd(
-    variant: VariantOpt,
-    option: OptionOpt = None,
-    as_json: JsonOpt = False,
-    max_states: MaxStatesOpt = None,
-    quiet: QuietOpt = False,
-    no_cache: NoCacheOpt = False,
-    work_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--work-dir",
-            help=N_(
-                "Keep the table in this folder while solving (for tables larger than memory should hold); "
-                "an interrupted solve run again with the same folder resumes after its last finished layer. "
-                "With --cluster: the chunk store, a folder every worker reaches (default: beside the cache, "
-                "removed once the table is cached)."
-            ),
-        ),
-    ] = None,
-    cluster: ClusterOpt = None,
-    objective: ObjectiveOpt = "mean",
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot", help=N_("With --objective target[:T]: draw target play's curve P(score >= t) to this PNG file.")
-        ),
-    ] = None,
-    overwrite: OverwriteOpt = False,
+    variant: Annotated[str, VARIANT],
+    option: Annotated[list[str] | None, OPTION] = None,
+    as_json: Annotated[bool, JSON_TEXT] = False,
+    max_states: Annotated[int | None, MAX_STATES] = None,
+    quiet: Annotated[bool, QUIET_BAR] = False,
+    no_cache: Annotated[bool, NO_CACHE] = False,
+    work_dir: Annotated[Path | None, WORK_DIR] = None,
+    cluster: Annotated[str | None, CLUSTER] = None,
+    objective: Annotated[str, OBJECTIVE] = "mean",
+    plot: Annotated[Path | None, PLOT] = None,
+    overwrite: Annotated[bool, OVERWRITE] = False,
 ) -> None:
     """Solve a variant exactly: the optimal expected final score of solitaire play (or a risk objective's, or
-    target play's curve P(final score >= t) next to the mean-optimal player's)."""
+    target play's curve P(final score >= t) next to the mean-optimal player's). A DicecupError where the
+    command line asks for what cannot be done; exit 130, saying where, when a resumable solve is stopped."""
+    goal = read_objective(objective)
+    if plot is not None and not goal.is_target:
+        raise DicecupError(_("--plot draws target play's curve: use it with --objective target or target:T"))
+    if plot is not None:
+        from .outputs import plot_path
+
+        plot_path(plot, overwrite)
+    if cluster is not None and goal.is_target:
+        raise DicecupError(_("--cluster solves the mean and risk objectives; target play is solved in this process"))
+    if goal.is_target:
+        _solve_target(variant, option, goal, as_json, max_states, quiet or as_json, no_cache, plot)
+        return
+    v = load_variant(variant, option, spoken=not as_json)
+    backend, store, ours = None, work_dir, False
+    if cluster is not None:
+        from .clustering import solve_backend
+
+        backend, store, ours = solve_backend(cluster, work_dir, v, goal)
+    start = time.perf_counter()
     try:
-        goal = read_objective(objective)
-        if plot is not None and not goal.is_target:
-            raise DicecupError(_("--plot draws target play's curve: use it with --objective target or target:T"))
-        if plot is not None:
-            plot_path(plot, overwrite)
-        if cluster is not None and goal.is_target:
-            raise DicecupError(
-                _("--cluster solves the mean and risk objectives; target play is solved in this process")
-            )
-        if goal.is_target:
-            _solve_target(variant, option, goal, as_json, max_states, quiet or as_json, no_cache, plot)
-            return
-        v = load_variant(variant, option, spoken=not as_json)
-        backend, store, ours = None, work_dir, False
-        if cluster is not None:
-            backend, store, ours = solve_backend(cluster, work_dir, v, goal)
-        start = time.perf_counter()
         solution, cached = load_solution(
             v, max_states, quiet or as_json, no_cache, None if backend else work_dir, goal, backend
         )
-        seconds = time.perf_counter() - start
-    except DicecupError as exc:
-        raise fail(str(exc)) from None
     except KeyboardInterrupt:
         if store is None:
             raise
-        said = (
+        resume = (
             _("interrupted: run the same command again to resume from the chunks kept in {path}")
             if backend is not None
             else _("interrupted: run the same command again to resume from the layers kept in {path}")
         )
-        typer.echo(said.format(path=store), err=True)
-        raise typer.Exit(130) from None
+        echo(resume.format(path=store), err=True)
+        sys.exit(130)
+    seconds = time.perf_counter() - start
     report = getattr(backend, "report", None)
     if ours and store is not None and report is not None:
+        from .clustering import drop_store
+
         drop_store(store)
     _report_solution(v, goal, solution, seconds, cached, report, cluster is not None, as_json)
 
@@ -199,7 +184,7 @@ def _report_solution(
         out.update(states=solution.states, seconds=seconds, cached=cached, notes=list(v.solitaire_notes()))
         if report is not None:
             out["cluster"] = report.as_json()
-        typer.echo(json.dumps(out))
+        echo(json.dumps(out))
         return
     opts = ", ".join(f"{k}={val}" for k, val in v.options.items())
     where = (
@@ -209,27 +194,27 @@ def _report_solution(
         if cached
         else _("solved in {seconds} s").format(seconds=f"{seconds:.2f}")
     )
-    typer.echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
+    echo(f"{v.name} ({v.id}{'; ' + opts if opts else ''})")
     if goal.is_mean:
-        typer.echo(_("optimal expected score: {value}").format(value=f"{expected:.4f}"))
+        echo(_("optimal expected score: {value}").format(value=f"{expected:.4f}"))
     else:
-        typer.echo(
+        echo(
             _("objective {objective}: {meaning}, played optimally: {value}").format(
                 objective=goal.id, meaning=said(goal.describe()), value=f"{expected:.4f}"
             )
         )
-    typer.echo(_("states: {states}; {where}").format(states=f"{solution.states:,}", where=where))
+    echo(_("states: {states}; {where}").format(states=f"{solution.states:,}", where=where))
     if report is not None:
         workers = ngettext("{n} worker", "{n} workers", report.workers).format(n=report.workers)
         chunks = ngettext(
             "{n} chunk of {states} states computed", "{n} chunks of {states} states computed", report.computed
         ).format(n=f"{report.computed:,}", states=f"{report.block:,}")
         resumed = _(", {n} kept from an earlier run").format(n=f"{report.resumed:,}") if report.resumed else ""
-        typer.echo(_("cluster: {workers}, {chunks}").format(workers=workers, chunks=chunks) + resumed)
+        echo(_("cluster: {workers}, {chunks}").format(workers=workers, chunks=chunks) + resumed)
     elif clustered and cached:
-        typer.echo(_("cluster: not used (the table was cached; --no-cache solves it again there)"))
+        echo(_("cluster: not used (the table was cached; --no-cache solves it again there)"))
     for note in v.solitaire_notes():
-        typer.echo(note_line(note))
+        echo(note_line(note))
 
 
 #: the t the text report of target play lists: every multiple of this where either curve is strictly inside (0, 1)
@@ -307,7 +292,7 @@ def _solve_target(
         title = _("{name}: P(final score >= t), target play and mean-optimal play").format(name=v.name)
         write_target_png(plot, ts, got.mine, tail, title, goal.target)
     if as_json:
-        typer.echo(json.dumps(_target_json(got, seconds, cached)))
+        echo(json.dumps(_target_json(got, seconds, cached)))
         return
     _print_target(got, seconds, plot)
 
@@ -419,12 +404,3 @@ def hint_ranking(variant: Variant, goals: list[Any]) -> tuple[Callable[[Any], li
         return [(r.action, [(p.value, p.rank) for p in r.places]) for r in rows]
 
     return first, Ranking([g.label for g in goals], [g.unit for g in goals], rank)
-
-
-app.command(
-    "advise",
-    help=N_(
-        "Rank every option (each distinct keep, each box to score now) by expected final score, or by "
-        "other objectives side by side (--objective)."
-    ),
-)(typer_command(advise_cmd))

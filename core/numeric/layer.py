@@ -198,7 +198,7 @@ def _layer(layer, sl, st, d, values, lo, hi, out):
                     out[start + w, q] = np.nan
                 continue
             rolled = levels[rolls - 1 + q] if banked else val
-            total = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+            total: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
             for r in range(n_rolls):
                 total = _add(total, _scale(_lanes(rolled, r), d.roll_probs[r]))
             for w in range(m):
