@@ -130,6 +130,34 @@ def test_advise_runs_without_typer_and_answers_as_typer_does():
     assert table.returncode == 0 and "best" in table.stdout and table.stdout.splitlines()[-1] == "['rich']"
 
 
+def test_solve_runs_without_typer_and_answers_as_typer_does(tmp_path, monkeypatch):
+    """A plain `solve` line imports neither typer, click, pydantic nor rich, solves into the cache and prints
+    what the typer path prints, which then reads the table back (the time and `cached` aside); a bad value, or
+    an objective the command refuses, is the typer path's one `error:` line."""
+    from dicecup.cli.app import app
+
+    monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path / "state"))
+    args = ["solve", "-v", "yacht", "--json"]
+    proc = _dicecup(*args, importing=True)
+    assert proc.returncode == 0, proc.stderr
+    *out, imported = proc.stdout.splitlines()
+    assert imported == "[]"
+    typed = CliRunner().invoke(app, args)
+    assert typed.exit_code == 0, typed.output
+    quick, slow = json.loads("\n".join(out)), json.loads(typed.stdout)
+    assert not quick["cached"] and slow["cached"]
+    assert {**quick, "seconds": 0, "cached": 0} == {**slow, "seconds": 0, "cached": 0}
+    for bad, message in (
+        (["--max-states", "x"], "error: --max-states: 'x' is not a whole number"),
+        (["--objective", "nope"], "error: "),
+        (["--plot", str(tmp_path / "p.png")], "error: --plot draws target play's curve"),
+    ):
+        proc, typed = _dicecup("solve", "-v", "yacht", *bad), CliRunner().invoke(app, ["solve", "-v", "yacht", *bad])
+        assert proc.returncode == typed.exit_code == 2, (bad, proc.stderr, typed.output)
+        assert proc.stderr == typed.stderr and proc.stderr.startswith(message) and proc.stderr.count("\n") == 1
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
