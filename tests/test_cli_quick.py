@@ -112,19 +112,25 @@ def _dicecup(*args: str, importing: bool = False) -> subprocess.CompletedProcess
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
 
 
-def test_advise_runs_without_typer_and_answers_as_typer_does():
-    """A plain `advise` line imports neither typer, click, pydantic nor rich, and prints what the typer path
-    prints (the time it took aside); a line with a table imports rich alone."""
+def _quick_then_typed(args: list[str]) -> tuple[dict, dict]:
+    """The JSON a plain line prints through the console script (which must import no command-line library),
+    then through the typer app."""
     from dicecup.cli.app import app
 
-    args = ["advise", "-v", "yacht", "--dice", "11256", "--rolls-left", "1", "--card", "ones=2", "--json"]
     proc = _dicecup(*args, importing=True)
     assert proc.returncode == 0, proc.stderr
     *out, imported = proc.stdout.splitlines()
     assert imported == "[]"
     typed = CliRunner().invoke(app, args)
     assert typed.exit_code == 0, typed.output
-    quick, slow = json.loads("\n".join(out)), json.loads(typed.stdout)
+    return json.loads("\n".join(out)), json.loads(typed.stdout)
+
+
+def test_advise_runs_without_typer_and_answers_as_typer_does():
+    """A plain `advise` line imports neither typer, click, pydantic nor rich, and prints what the typer path
+    prints (the time it took aside); a line with a table imports rich alone."""
+    args = ["advise", "-v", "yacht", "--dice", "11256", "--rolls-left", "1", "--card", "ones=2", "--json"]
+    quick, slow = _quick_then_typed(args)
     assert {**quick, "seconds": 0} == {**slow, "seconds": 0}
     table = _dicecup(*args[:-1], importing=True)
     assert table.returncode == 0 and "best" in table.stdout and table.stdout.splitlines()[-1] == "['rich']"
@@ -138,14 +144,7 @@ def test_solve_runs_without_typer_and_answers_as_typer_does(tmp_path, monkeypatc
 
     monkeypatch.setenv("DICECUP_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DICECUP_STATE_DIR", str(tmp_path / "state"))
-    args = ["solve", "-v", "yacht", "--json"]
-    proc = _dicecup(*args, importing=True)
-    assert proc.returncode == 0, proc.stderr
-    *out, imported = proc.stdout.splitlines()
-    assert imported == "[]"
-    typed = CliRunner().invoke(app, args)
-    assert typed.exit_code == 0, typed.output
-    quick, slow = json.loads("\n".join(out)), json.loads(typed.stdout)
+    quick, slow = _quick_then_typed(["solve", "-v", "yacht", "--json"])
     assert not quick["cached"] and slow["cached"]
     assert {**quick, "seconds": 0, "cached": 0} == {**slow, "seconds": 0, "cached": 0}
     for bad, message in (
