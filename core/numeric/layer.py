@@ -80,12 +80,12 @@ def _shared(layer, start, m):
     return True
 
 
-def _lane_after(layer, sl, st, values, start, scratch, ok):
+def _lane_after(layer, sl, st, values, start, scratch):
     """leg[f, b, k, w] = the value of box b's slot k's successor of state start + w where b is legal for it
     after the first roll (f = 1) or a later one (f = 0), else -inf (which no max takes); ok[w] = False where
     a legal box's successor has no value. Returns the bits of the boxes legal in some lane, per f (only the
     rows `_lane_scores` reads are made). scratch = (sv, leg, ok)."""
-    sv, leg, _ = scratch
+    sv, leg, ok = scratch
     rows, turn = layer.rows, layer.turn
     nb = sv.shape[1]
     ctx = layer.states.ctxs[start]
@@ -143,7 +143,7 @@ def _lane_scores(layer, sl, st, values, start, scratch, score):
     scratch = (sv, leg, ok): ok[w] is set to lane w's flag (False: a legal box's successor has no value)."""
     sv, leg, ok = scratch
     ok[:] = True
-    boxes = _lane_after(layer, sl, st, values, start, scratch, ok)
+    boxes = _lane_after(layer, sl, st, values, start, scratch)
     turn = layer.turn
     ctx = layer.states.ctxs[start]
     if not turn.fs_both:
