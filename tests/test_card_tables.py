@@ -307,3 +307,29 @@ def test_a_fifo_or_a_folder_at_the_kept_tables_path_is_said_not_read(tmp_path, m
         path.mkdir()
     said = _refused(v, solution, states, want, path, monkeypatch, deleted=False)
     assert said and str(path) in said[0]
+
+
+@pytest.mark.parametrize("theta", [None, "0.05"])
+def test_card_tables_after_a_solve_read_its_rows_and_hold_each_contexts_points(tmp_path, theta):
+    """The card tables made after a solve take the score rows its backward pass kept (`dp.kept_context_rows`,
+    mean points: a risk solve's rows hold factors, so its card tables make their own), and each context's row
+    for each box and first roll or not is that context's points and successor slots."""
+    from dicecup.numeric.objective import MEAN, risk_objective
+    from dicecup.solver.dp import kept_context_rows
+
+    v = tiny_variant(tmp_path, "flags", options={"joker": "forced"})
+    objective = MEAN if theta is None else risk_objective(theta, "test")
+    space = solve(v, objective=objective).space
+    assert set(space.rows_by_objective) == {objective.id}
+    tables = CardTables.of(space)
+    assert tables is not None and set(space.rows_by_objective) == {objective.id, MEAN.id}
+    rows = kept_context_rows(space)
+    assert rows is space.rows_by_objective[MEAN.id] and len(rows.point_list) == len(tables.points)
+    model = space.model
+    contexts = np.unique(model.context_of(tables.codes))
+    for i, c in enumerate(contexts.tolist()):
+        points, slots = model.context_tables(c)[1], space.context_slots(c)
+        for b in range(space.nb):
+            for f in range(2):
+                assert np.array_equal(tables.points[tables.point_row[i, b, f]], points[b, :, f])
+                assert np.array_equal(tables.slots[tables.slot_row[i, b, f]], slots[b, :, f])

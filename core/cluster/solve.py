@@ -14,7 +14,7 @@ import numpy as np
 from attrs import define, field
 
 from ..numeric.objective import Objective
-from ..solver.dp import ContextRows, Terminal, check_finite, layer_arrays, slot_arrays, value_shape
+from ..solver.dp import Terminal, check_finite, kept_context_rows, layer_arrays, slot_arrays, value_shape
 from ..solver.space import StateSpace
 from .connect import Cluster, parse_address, reached, require_packages
 from .errors import ClusterError, ClusterInterrupted
@@ -165,7 +165,7 @@ class ClusterBackend:
 
         client.register_plugin(BelowLayer())  # each worker keeps the layer below between its blocks
         [sent] = client.scatter([statics], broadcast=True, hash=False)
-        context_rows = ContextRows(space, objective)
+        context_rows = kept_context_rows(space, objective)
         computed = 0
         for filled in range(space.nb - 1, -1, -1):
             layer, banks = space.layers[filled], space.banks_in(filled)

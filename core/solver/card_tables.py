@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..numeric.records import LayerArrays, LayerStates, Legality, ScoreRows, SlotArrays, TurnShape
-from .dp import ContextRows, slot_arrays
+from .dp import kept_context_rows, slot_arrays
 from .space import StateSpace
 
 __all__ = ["KIND", "LAYOUT", "CardTables"]
@@ -53,7 +53,7 @@ class CardTables(NamedTuple):
             return None
         codes, later, first, rd_index, rd_tables = known
         contexts, context = np.unique(space.model.context_of(codes), return_inverse=True)
-        points, slots, reach, point_row, slot_row = ContextRows(space).layer(contexts)
+        points, slots, reach, point_row, slot_row = kept_context_rows(space).layer(contexts)  # the solve's rows
         if not len(rd_tables):
             rd_tables = np.zeros((1, space.model.graph.n_rolls, 2), dtype=np.int64)
         seen: dict[bytes, int] = {}  # a box's sorted scores (most contexts share them) -> its set's number

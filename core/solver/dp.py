@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -314,6 +314,11 @@ class ContextRows:
         self.point_list: list[np.ndarray] = []
         self.slot_list: list[np.ndarray] = []
         self.ids: dict[int, tuple[list[int], list[int]]] = {}  # a context's row indices (it recurs in layers)
+        rolls = space.model.graph.n_rolls
+        # the kept rows as the kernel reads them, extended as rows are added (not made again for every layer)
+        self._points_all = np.zeros((0, rolls), dtype=np.float64)
+        self._slots_all = np.zeros((0, rolls), dtype=np.int32)
+        self._reach = np.zeros(0, dtype=np.int64)
 
     @staticmethod
     def _ids(seen: dict[bytes, int], kept: list[np.ndarray], rows: np.ndarray) -> list[int]:
@@ -352,12 +357,32 @@ class ContextRows:
                 )
             point_ids += got[0]
             slot_ids += got[1]
+        self._extend()
         point_row = np.array(point_ids, dtype=np.int32).reshape(len(uctx), nb, 2)
         slot_row = np.array(slot_ids, dtype=np.int32).reshape(len(uctx), nb, 2)
-        slots_all = np.array(self.slot_list)
-        reach = np.bitwise_or.reduce(np.left_shift(1, slots_all, dtype=np.int64), axis=1)
-        points_all = self.objective.factors(np.array(self.point_list))
-        return np.ascontiguousarray(points_all, dtype=np.float64), slots_all, reach, point_row, slot_row
+        return self._points_all, self._slots_all, self._reach, point_row, slot_row
+
+    def _extend(self) -> None:
+        """Add the rows kept since the last layer to the kernel's arrays (a risk objective's points as factors)."""
+        have = len(self._points_all)
+        if len(self.point_list) > have:
+            added = self.objective.factors(np.array(self.point_list[have:]))
+            self._points_all = np.concatenate([self._points_all, np.asarray(added, dtype=np.float64)])
+        have = len(self._slots_all)
+        if len(self.slot_list) > have:
+            added_slots = np.array(self.slot_list[have:], dtype=np.int32)
+            self._slots_all = np.concatenate([self._slots_all, added_slots])
+            reach = np.bitwise_or.reduce(np.left_shift(1, added_slots, dtype=np.int64), axis=1)
+            self._reach = np.concatenate([self._reach, reach])
+
+
+def kept_context_rows(space: StateSpace, objective: Objective = MEAN) -> ContextRows:
+    """The `ContextRows` of `space` for `objective`, one per space and objective, kept on the space: the
+    backward pass adds each layer's contexts, and the card tables made after it read the rows it kept."""
+    got = space.rows_by_objective.get(objective.id)
+    if got is None:
+        got = space.rows_by_objective[objective.id] = ContextRows(space, objective)
+    return cast(ContextRows, got)
 
 
 def slot_arrays(space: StateSpace) -> SlotArrays:
@@ -453,7 +478,7 @@ def backward_jit(
     slots = slot_arrays(space)
     states = space.index.arrays
     dice = model.graph.arrays
-    context_rows = ContextRows(space, objective)
+    context_rows = kept_context_rows(space, objective)
     todo = [filled for filled in range(space.nb - 1, -1, -1) if not _finished(space, work, filled)]
     made: dict[int, tuple[LayerArrays, np.ndarray]] = {}
 

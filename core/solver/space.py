@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -121,6 +121,7 @@ class StateSpace:
         self._slots()
         self._legal: tuple[np.ndarray, ...] | None = None  # the search's legality of every class it met
         self._legal_rows: dict[int, int] | None = None  # class code -> row of `_legal`, built when first asked
+        self.rows_by_objective: dict[str, Any] = {}  # each objective's `dp.ContextRows`, kept by `dp.context_rows`
         self.n_states: int | None  # None when loaded from the cache (no search)
         if index is not None:  # loaded from the cache: no search, legality on demand
             if index.symmetric != model.symmetric:
