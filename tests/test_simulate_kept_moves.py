@@ -263,3 +263,41 @@ def test_kept_classes_that_are_not_the_tables_classes_are_made_again(fresh, monk
     assert _same(first, second) and sum(copied) > 0  # made from the tables
     classes = jitplay.class_arrays(batched_for(again).scores, solution_for(again))
     assert classes.kept == len(classes.class_keys())  # made, then kept again over the file that did not fit
+
+
+def test_the_memo_makes_room_for_its_rows_once_and_keeps_every_row_it_was_given(fresh):
+    """`Moves.reserve` maps room for every row the memo can add at its first growth (its pages found only as rows
+    are written), so later reserves neither move nor copy the rows already filled."""
+    v = fresh()
+    moves = jitplay.Moves(solution_for(v), np.uint8, 128)
+    first = moves.reserve(3)
+    rows = moves.rows
+    assert len(rows) == min(moves.limit, len(moves.row_of)) - moves.split
+    rows[first - moves.split] = np.arange(3, dtype=np.uint8)[:, None, None] + 1
+    second = moves.reserve(5)
+    assert moves.rows is rows and second.tolist() == list(range(3, 8))
+    assert (moves.added(0)[:3] == np.arange(1, 4, dtype=np.uint8)[:, None, None]).all()
+    assert not moves.added(0)[3:].any() and moves.used == 8
+
+
+def test_score_arrays_filled_as_classes_are_learned_are_those_of_every_class_at_once(tmp_path, fresh, monkeypatch):
+    """The fill's score arrays, extended a few classes at a time as games learn them (`ClassArrays.fill_arrays`),
+    hold what one pass over every class makes."""
+    from dicecup.numeric.moves import class_scores, score_arrays
+
+    made = []
+
+    def counted(cells, *args):
+        made.append(len(cells))
+        return class_scores(cells, *args)
+
+    monkeypatch.setattr(jitplay, "class_scores", counted)
+    v = tiny_variant(tmp_path, "flags")  # (four score classes, met one game turn after another)
+    simulate(v, "optimal", 2000, seed=9)
+    classes = jitplay.class_arrays(batched_for(v).scores, solution_for(v))
+    got = classes.fill_arrays()
+    play = classes.arrays()
+    want = score_arrays(*class_scores(play.cells, play.extras, classes.awards, classes.solution.score_slots))
+    assert len([n for n in made if n]) > 1 and classes.n_fill == len(play.cells)  # (made a few at a time)
+    for name, a, b in zip(want._fields, got, want, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b), name

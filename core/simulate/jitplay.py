@@ -110,7 +110,9 @@ class Moves:
             self.adopt(self.base[:0])
         added = self.used - self.split
         if added + n > len(self.rows):
-            size = min(max(added + n, 2 * len(self.rows), 1024), max(self.limit - self.split, n))
+            # room for every row the memo can ever add, at once: mapped, its pages are found only as rows are
+            # written, where growing it twofold copied every row added so far (tens of MB a run, a new seed's)
+            size = max(min(self.limit, len(self.row_of)) - self.split, added + n)
             grown = zeroed((size, *self.shape), self.dtype)  # (ordinary pages: see `numeric.pages`)
             grown[:added] = self.rows[:added]
             self.rows = grown
@@ -149,9 +151,8 @@ class ClassArrays:
         self.extras: list[np.ndarray] = []
         self.cells: list[np.ndarray] = []  # [classes, 2, rolls, boxes] int32, appended a chunk at a time
         self.lo, self.hi = 0, -1  # the lowest and highest box score of the classes so far
-        self.points_t = np.zeros((0, 2, self.shape[2], self.shape[1]))
-        self.slots_t = np.zeros((0, 2, self.shape[2], self.shape[1]), dtype=np.int64)
-        self.same = np.zeros(0, dtype=bool)
+        none = np.zeros((0, 2, self.shape[2], self.shape[1]))
+        self.filled = score_arrays(none, none.astype(np.int64), np.zeros(0, dtype=bool))  # (rows 0 .. n_fill - 1)
         self.kept = 0
 
     def _chunks(self, start: int, stop: int) -> Iterator[np.ndarray]:
@@ -170,14 +171,20 @@ class ClassArrays:
         play arrays (a cell's score, or its extra row's score and awards) by a compiled pass
         (`moves.class_scores`), not off each class's whole table."""
         got = self.arrays()
-        cells = got.cells[self.n_fill : self.n]  # the classes learned since the last call
-        points_t, slots_t, same = class_scores(cells, got.extras, self.awards, self.solution.score_slots)
-        if len(cells):
-            self.points_t = np.concatenate([self.points_t, points_t]) if self.n_fill else points_t
-            self.slots_t = np.concatenate([self.slots_t, slots_t]) if self.n_fill else slots_t
-            self.same = np.concatenate([self.same, same]) if self.n_fill else same
-        self.n_fill = self.n
-        return score_arrays(self.points_t, self.slots_t, self.same)
+        start, stop = self.n_fill, self.n
+        if stop > start:  # the classes learned since the last call, into arrays with room for more
+            made = score_arrays(
+                *class_scores(got.cells[start:stop], got.extras, self.awards, self.solution.score_slots)
+            )
+            if not start:
+                self.filled = made
+            else:
+                if stop > len(self.filled.points):  # (grown twofold: not every class's rows copied every call)
+                    self.filled = ScoreArrays(*(_with_room(a, start, max(stop, 2 * len(a))) for a in self.filled))
+                for into, part in zip(self.filled, made, strict=True):
+                    into[start:stop] = part
+            self.n_fill = stop
+        return ScoreArrays(*(a[:stop] for a in self.filled))
 
     @property
     def keyed(self) -> tuple[int, ...]:
@@ -261,6 +268,13 @@ class ClassArrays:
             np.array(t.keyed, dtype=np.int64), keys, slots_hash, self.cells[0], self.extras[0], after, lo
         )
         return self._arrays
+
+
+def _with_room(a: np.ndarray, keep: int, size: int) -> np.ndarray:
+    """A zeroed array of `size` rows like `a`'s, holding its first `keep` rows."""
+    out = zeroed((size, *a.shape[1:]), a.dtype)
+    out[:keep] = a[:keep]
+    return out
 
 
 STACK_CLASSES = 32
