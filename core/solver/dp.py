@@ -11,7 +11,6 @@ kernel's two recursions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
@@ -471,6 +470,8 @@ def backward_jit(
     objective: Objective = MEAN,
 ) -> np.ndarray:
     """`backward` with the layer kernel compiled by numba (same values, several times faster)."""
+    from concurrent.futures import ThreadPoolExecutor  # (here: a process that only plays does not import it)
+
     from .jit import layer_values, threads
 
     model = space.model
