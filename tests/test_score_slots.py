@@ -1,5 +1,6 @@
 """Which successor slot a box score leads to (`solver.scoreslots.ScoreSlots`): read from its table of every
-score value, searched, and by a plain walk of each box's scores, the same slot for any score."""
+score value, searched, and by a plain walk of each box's scores, the same slot for any score; and the exact map the
+compiled player reads."""
 
 from __future__ import annotations
 
@@ -45,3 +46,21 @@ def test_the_table_the_search_and_a_walk_give_each_score_the_same_slot(card, ask
     assert table._table is not None
     assert table.of(b, s).tolist() == want
     assert search.of(b, s).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(boxes, st.integers(1, 7))
+def test_the_exact_map_names_each_score_a_box_gets_and_no_other(card, width):
+    """`exact_map` (the compiled player's look-up): every score from a box's lowest to its highest maps to
+    b * width + its slot where the box gets it, else -1; boxes lie one after another in the map."""
+    box_scores = [np.array(s, dtype=np.int64) for s, _ in card]
+    slot_of = [np.array(k, dtype=np.int64) for _, k in card]
+    lo, hi, off, dense = ScoreSlots(box_scores, slot_of).exact_map(width)
+    at = 0
+    for b, (scores, slots) in enumerate(card):
+        assert (lo[b], hi[b]) == ((min(scores), max(scores)) if scores else (0, 0)) and off[b] == at
+        got = dense[at : at + hi[b] - lo[b] + 1].tolist()
+        of = dict(zip(scores, slots, strict=True))
+        assert got == [b * width + of[s] if s in of else -1 for s in range(lo[b], hi[b] + 1)]
+        at += len(got)
+    assert at == len(dense)

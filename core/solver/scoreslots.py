@@ -31,6 +31,21 @@ class ScoreSlots:
         width = dense.shape[1]
         return dense.reshape(-1).take(np.clip(scores, lo, lo + width - 1) + (np.asarray(boxes) * width - lo))
 
+    def exact_map(self, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lowest score, highest score, offset into the map) per box, and one dense map of every box's scores
+        from its lowest to its highest: b * `width` + the slot of a score box b gets, -1 for a score it never
+        gets (the compiled player's look-up, `Solution.score_slots`: there an unseen score is an error)."""
+        lo, hi, off = (np.zeros(self.nb, dtype=np.int64) for _ in range(3))
+        maps, at = [], 0
+        for b, (scores, slots) in enumerate(zip(self.box_scores, self.slot_of, strict=True)):
+            scores = np.asarray(scores, dtype=np.int64)
+            lo[b], hi[b] = (int(scores.min()), int(scores.max())) if len(scores) else (0, 0)
+            dense = np.full(int(hi[b] - lo[b]) + 1, -1, dtype=np.int64)
+            dense[scores - lo[b]] = b * width + slots
+            maps.append(dense)
+            off[b], at = at, at + len(dense)
+        return lo, hi, off, np.concatenate(maps)
+
     @cached_property
     def _table(self) -> tuple[int, np.ndarray] | None:
         """(lo, dense): dense[b, s - lo] is box b's slot of score s, for s from the lowest score of any box to

@@ -204,17 +204,7 @@ class Solution:
     @cached_property
     def score_slots(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(lowest score, highest score, offset into the map) per box, and the dense score -> slot map."""
-        space, model = self.space, self.model
-        lo, hi, off = (np.zeros(space.nb, dtype=np.int64) for _ in range(3))
-        maps, at = [], 0
-        for b in range(space.nb):
-            scores = np.asarray(model.box_scores[b], dtype=np.int64)
-            lo[b], hi[b] = (int(scores.min()), int(scores.max())) if len(scores) else (0, 0)
-            dense = np.full(int(hi[b] - lo[b]) + 1, -1, dtype=np.int64)
-            dense[scores - lo[b]] = b * self.slot_width + space.score_slot[b]
-            maps.append(dense)
-            off[b], at = at, at + len(dense)
-        return lo, hi, off, np.concatenate(maps)
+        return self.space.score_slots.exact_map(self.slot_width)
 
     def slot_of_scores(self, scores: np.ndarray) -> np.ndarray:
         """The successor slot (a column of `successors`) of each box score in `scores` [..., boxes];
