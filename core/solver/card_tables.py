@@ -57,15 +57,21 @@ class CardTables(NamedTuple):
         if not len(rd_tables):
             rd_tables = np.zeros((1, space.model.graph.n_rolls, 2), dtype=np.int64)
         seen: dict[bytes, int] = {}  # a box's sorted scores (most contexts share them) -> its set's number
+        met: dict[bytes, int] = {}  # a box's scores roll by roll -> the same (sorted once, not per context)
         sets: list[np.ndarray] = []
         score_set = np.empty((len(contexts), space.nb), dtype=np.int32)
         for i, c in enumerate(contexts.tolist()):
-            ordered = np.sort(space.model.context_tables(c)[0].reshape(space.nb, -1), axis=1)
+            scores = space.model.context_tables(c)[0].reshape(space.nb, -1)
+            data, width = scores.tobytes(), scores.shape[1] * scores.itemsize
             for b in range(space.nb):
-                row = ordered[b]
-                k = score_set[i, b] = seen.setdefault(row.tobytes(), len(sets))
-                if k == len(sets):
-                    sets.append(row[np.concatenate([[True], row[1:] != row[:-1]])])
+                key = data[b * width : (b + 1) * width]
+                k = met.get(key)
+                if k is None:
+                    row = np.sort(scores[b])
+                    k = met[key] = seen.setdefault(row.tobytes(), len(sets))
+                    if k == len(sets):
+                        sets.append(row[np.concatenate([[True], row[1:] != row[:-1]])])
+                score_set[i, b] = k
         cut = np.concatenate([[0], np.cumsum([len(x) for x in sets])]).astype(np.int64)
         return cls(
             codes, later, first, rd_index, np.ascontiguousarray(rd_tables), context.reshape(-1).astype(np.int64),
