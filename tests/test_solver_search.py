@@ -147,6 +147,41 @@ def test_distinct_is_numpys_unique_without_its_import(values, shape):
     assert got.dtype == a.dtype and got.tolist() == np.unique(a).tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(0, 5000), max_size=80), spare=st.integers(1, 3000), dense=st.integers(0, 1 << 21))
+def test_distinct_below_marks_or_sorts_the_same_values_and_ranks_them(values, spare, dense):
+    """`bitrows.distinct_below`: the distinct values ascending and each one's position among them, the same
+    whether it marks them in a table or sorts them (its table's limit moved around the bound)."""
+    from unittest import mock
+
+    from dicecup.solver import bitrows
+
+    a = np.array(values, dtype=np.int64)
+    bound = max(values, default=0) + spare
+    with mock.patch.object(bitrows, "DENSE_VALUES", dense):
+        got, rank = bitrows.distinct_below(a, bound)
+    want = np.unique(a)
+    assert got.dtype == np.int64 and got.tolist() == want.tolist()
+    assert (rank is None) == (bound > min(dense, max(64 * len(a), 1 << 16)))
+    if rank is not None:
+        assert rank[a].tolist() == np.searchsorted(want, a).tolist()
+
+
+def test_the_search_finds_the_same_layers_whether_it_marks_or_sorts_its_classes(engine, tmp_path, monkeypatch):
+    """The search's successor classes and their positions marked in a table or sorted (`DENSE_VALUES`): the
+    same layers of Yahtzee, with its upper bonus clamped, and of a game of two threshold groups."""
+    from dicecup.solver import bitrows
+
+    for variant in (engine.variant("yahtzee"), tiny_variant(tmp_path, "two-groups")):
+        found = []
+        for dense in (bitrows.DENSE_VALUES, 0):
+            monkeypatch.setattr(bitrows, "DENSE_VALUES", dense)
+            space = StateSpace(RuleModel(variant), None)
+            found.append([(layer.codes, layer.progress, layer.index) for layer in space.layers])
+        for a, b in zip(*found, strict=True):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
 def test_few_rows_paths_find_the_layers_the_array_steps_find(engine, monkeypatch):
     """A layer's few successor classes are sorted and its states counted as Python values (`FEW_ROWS`):
     Yahtzee's layers, with its upper bonus clamped, come out the same with every layer taken that way and none."""

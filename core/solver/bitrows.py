@@ -11,6 +11,7 @@ __all__ = [
     "CHUNK",
     "alike_columns",
     "distinct",
+    "distinct_below",
     "group_rows",
     "merge",
     "pack",
@@ -27,6 +28,20 @@ def distinct(a: np.ndarray) -> np.ndarray:
     solve or a one-card process can do without)."""
     flat = np.sort(a, axis=None)
     return flat[np.concatenate([[True], flat[1:] != flat[:-1]])] if len(flat) else flat
+
+
+DENSE_VALUES = 1 << 20  # values below which `distinct_below` marks a table rather than sorting
+
+
+def distinct_below(a: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """`distinct(a)` of values in [0, bound), and each value's position among them (`rank[v]`): marked in a
+    table of `bound` where it is small next to `a` (a sort of many repeated values cost twenty times as
+    much), else sorted, and then the rank None (`np.searchsorted` finds positions)."""
+    if bound > min(DENSE_VALUES, max(64 * len(a), 1 << 16)):
+        return distinct(a), None
+    seen = np.zeros(bound, dtype=bool)
+    seen[a] = True
+    return np.flatnonzero(seen), np.cumsum(seen) - 1
 
 
 def pack(rows: np.ndarray) -> np.ndarray:

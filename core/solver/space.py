@@ -20,7 +20,7 @@ import numpy as np
 from ..language.model import Variant
 from ..numeric import reach
 from ..numeric.coding import StateIndex, clamp, clamp_arrays
-from .bitrows import alike_columns, distinct, group_rows, merge, pack, shift_clamp_merge, unpack
+from .bitrows import alike_columns, distinct_below, group_rows, merge, pack, shift_clamp_merge, unpack
 from .errors import SolverError, StateSpaceTooLarge
 from .rules import ERR, Legality, RuleModel
 from .scoreslots import ScoreSlots
@@ -275,13 +275,17 @@ class StateSpace:
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
             # the successor classes, sorted (a few by a set: sorting's steps cost more than the work)
-            nxt = distinct(dest) if len(dest) > FEW_ROWS else np.array(sorted(set(dest.tolist())), dtype=np.int64)
+            nxt, rank = (
+                distinct_below(dest, self.n_codes)
+                if len(dest) > FEW_ROWS
+                else (np.array(sorted(set(dest.tolist())), dtype=np.int64), None)
+            )
             if cap is not None and total + len(nxt) * per > cap:  # each class holds a state at least: stop early
                 assert max_states is not None  # cap is set only with a limit
                 raise StateSpaceTooLarge(
                     m.variant.id, total + len(nxt) * per, max_states, complete=False, banked=self.banks > 1
                 )
-            prog = self._advance(prog, codes, src, box, dest, inc, nxt)
+            prog = self._advance(prog, codes, src, box, dest, inc, (nxt, rank))
             codes = nxt
             self.classes.append((codes, prog))
             total += prog.states() * per
@@ -432,15 +436,21 @@ class StateSpace:
         box: np.ndarray,
         dest: np.ndarray,
         inc: np.ndarray,
-        nxt: np.ndarray,
+        following: tuple[np.ndarray, np.ndarray | None],
     ) -> ReachedTotals:
         """The next layer's progress: every row's totals moved by each move of its class (filling `box`: the
         explicit totals added and clamped, the last group's bits shifted and clamped), merged per (class,
-        explicit totals)."""
+        explicit totals). `following`: the next layer's classes, and each code's position among them where a
+        table holds them (`bitrows.distinct_below`)."""
         G, last = self.G, self.G - 1
+        nxt, rank = following
+
+        def position(code: np.ndarray) -> np.ndarray:
+            return rank[code] if rank is not None else np.searchsorted(nxt, code)
+
         if G <= 1:  # a row per class (rows in class order): a move's row is its class, its class in nxt its key
             row, move = src, None
-            inverse = np.searchsorted(nxt, dest)
+            inverse = position(dest)
             keys = np.arange(len(nxt), dtype=np.int64).reshape(-1, 1)
             mask2 = dest & self.full
         else:
@@ -454,8 +464,9 @@ class StateSpace:
             head = prog.head[row] + inc[move, : G - 1]
             for g in range(G - 1):
                 head[:, g] = np.clip(head[:, g], self.clo[g][mask2], self.chi[g][mask2])
-            keys, inverse = group_rows(np.column_stack([np.searchsorted(nxt, code2), head]))
-        order = np.argsort(inverse, kind="stable")  # rows merged into the same next row lie together
+            keys, inverse = group_rows(np.column_stack([position(code2), head]))
+        # rows merged into the same next row lie together (as uint16 where they fit: numpy sorts those by radix)
+        order = np.argsort(inverse.astype(np.uint16) if len(keys) <= 1 << 16 else inverse, kind="stable")
         move = order if move is None else move[order]  # (a row per move: the moves in that order)
         row, inverse, mask2 = row[order], inverse[order], mask2[order]
         out = np.zeros((len(keys), prog.words.shape[1]), dtype=np.uint64)
