@@ -121,7 +121,7 @@ class StateSpace:
         self._slots()
         self._legal: tuple[np.ndarray, ...] | None = None  # the search's legality of every class it met
         self._legal_rows: dict[int, int] | None = None  # class code -> row of `_legal`, built when first asked
-        self.rows_by_objective: dict[str, Any] = {}  # each objective's `dp.ContextRows`, kept by `dp.context_rows`
+        self.rows_by_objective: dict[str, Any] = {}  # each objective's `dp.ContextRows`, kept by `dp.kept_context_rows`
         self.n_states: int | None  # None when loaded from the cache (no search)
         if index is not None:  # loaded from the cache: no search, legality on demand
             if index.symmetric != model.symmetric:
@@ -274,7 +274,7 @@ class StateSpace:
                 raise SolverError(
                     f"{m.variant.id}: some card has open boxes but no legal box to score (a rule forbids them all)"
                 )
-            # the successor classes, sorted (a few by a set: sorting's steps cost more than the work)
+            # the successor classes, ascending (a few by a set: array steps cost more than the work)
             nxt, rank = (
                 distinct_below(dest, self.n_codes)
                 if len(dest) > FEW_ROWS
