@@ -377,7 +377,8 @@ class ContextRows:
 
 def kept_context_rows(space: StateSpace, objective: Objective = MEAN) -> ContextRows:
     """The `ContextRows` of `space` for `objective`, one per space and objective, kept on the space: the
-    backward pass adds each layer's contexts, and the card tables made after it read the rows it kept."""
+    backward pass adds each layer's contexts, and the card tables made after it read the rows it kept. For
+    the thread that searched the space (a `ContextRows` numbers its rows as it meets them, unlocked)."""
     got = space.rows_by_objective.get(objective.id)
     if got is None:
         got = space.rows_by_objective[objective.id] = ContextRows(space, objective)

@@ -25,7 +25,7 @@ from ..numeric import compiled
 from ..numeric.objective import Objective
 from ..numeric.reference import plain_pick, turn_tables
 from ..progress import Reporter, task
-from .dp import kept_context_rows, layer_arrays, slot_arrays
+from .dp import ContextRows, layer_arrays, slot_arrays
 from .jit import threads
 from .solve import Solution
 
@@ -149,7 +149,7 @@ class _Run:
         self.nb = space.nb
         self.rolls = solution.variant.rolls
         self.layers = solution.layer_states(mask)
-        self.rows = kept_context_rows(space)
+        self.rows = ContextRows(space)  # its own: a run's records may be made while another run's are
         self.slots = slot_arrays(space)
         self.st = solution.index.arrays
         self.d = solution.graph.arrays
