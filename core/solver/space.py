@@ -207,7 +207,7 @@ class StateSpace:
         m = self.model
         self.slot_add: list[np.ndarray] = []
         self.slot_inc: list[np.ndarray] = []
-        self.score_slot: list[np.ndarray] = []
+        score_slot: list[np.ndarray] = []  # each box's slot of each of its scores (`score_slots` holds them)
         for b in range(self.nb):
             scores = m.box_scores[b].tolist()
             seen: dict[tuple, int] = {}
@@ -221,8 +221,8 @@ class StateSpace:
             keys = list(seen) or [(0,) + (0,) * self.G]
             self.slot_add.append(np.array([m.fill_code(b, k[0]) for k in keys], dtype=np.int64))
             self.slot_inc.append(np.array([k[1:] for k in keys], dtype=np.int64).reshape(len(keys), self.G))
-            self.score_slot.append(np.array(of_score, dtype=np.int64))
-        self.score_slots = ScoreSlots(m.box_scores, self.score_slot)
+            score_slot.append(np.array(of_score, dtype=np.int64))
+        self.score_slots = ScoreSlots(m.box_scores, score_slot)
         self._ctx_slots: dict[int, np.ndarray] = {}
         self._ctx_same: dict[int, bool] = {}
 
