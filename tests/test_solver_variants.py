@@ -83,6 +83,20 @@ def test_the_next_layers_records_made_while_a_layer_is_solved_change_no_bit(engi
     assert overlapped.tobytes() == after.tobytes()
 
 
+@given(n_blocks=st.integers(0, 10**7), workers=st.integers(2, 256))
+def test_a_layers_chunks_cover_its_blocks_once_largest_first_and_end_small(n_blocks, workers):
+    """The threads take a layer's chunks in turn (`jit.chunk_bounds`): every block once, in order, the chunks
+    never growing, the last one at most a 64th of a thread's share (the threads end together), and about
+    as many chunks a thread as equal chunks gave (a cost on the main thread, each)."""
+    bounds = jit.chunk_bounds(n_blocks, workers)
+    sizes = np.diff(bounds)
+    assert bounds[0] == 0 and bounds[-1] == n_blocks and (sizes > 0).all()
+    assert (np.diff(sizes) <= 0).all()
+    if n_blocks:
+        assert sizes[-1] <= max(1, n_blocks // (64 * workers))
+    assert len(sizes) <= max(12 * workers, n_blocks if n_blocks < 64 * workers else 0)
+
+
 def _one_context_blocks(ctxs: np.ndarray) -> int:
     """Full blocks of W states of a single context (the kernel scores those a lane each)."""
     blocks = ctxs[: len(ctxs) // W * W].reshape(-1, W)

@@ -6,6 +6,7 @@ computed alone, so the split cannot change a bit of the result.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,7 +18,7 @@ from ..numeric.layer import block_kernel
 from ..numeric.records import DiceArrays, LayerArrays, SlotArrays, StateArrays
 from ..numeric.turn import W, compile_ahead
 
-__all__ = ["AVAILABLE", "LayerArrays", "SlotArrays", "compile_ahead", "layer_values", "threads"]
+__all__ = ["AVAILABLE", "LayerArrays", "SlotArrays", "chunk_bounds", "compile_ahead", "layer_values", "threads"]
 
 
 def threads() -> int:
@@ -63,24 +64,36 @@ def layer_values(
         if meanwhile is not None:
             meanwhile()
     else:
-        step = max(1, -(-n_blocks // (8 * workers)))  # a few chunks per thread: a slow one does not hold the rest
+        bounds = chunk_bounds(n_blocks, workers)
         if pool is not None:
-            _run_chunks(pool, blocks, range(0, n_blocks, step), n_blocks, meanwhile)
+            _run_chunks(pool, blocks, bounds, meanwhile)
         else:
             with ThreadPoolExecutor(workers) as own:
-                _run_chunks(own, blocks, range(0, n_blocks, step), n_blocks, meanwhile)
+                _run_chunks(own, blocks, bounds, meanwhile)
     return out if values.ndim == 2 else out[:, 0]
+
+
+def chunk_bounds(n_blocks: int, workers: int) -> list[int]:
+    """Where the chunks of a layer's `n_blocks` blocks start and end, largest first: each is a share of the
+    blocks left (a quarter of them for two threads), down to a 64th of the layer's share of a thread. The
+    threads take them in turn, so the last chunks, which decide when the threads end, are small: with equal
+    chunks one thread waited for the other's last one, a few milliseconds a layer (a tenth of the pass)."""
+    least = max(1, n_blocks // (64 * workers))
+    bounds = [0]
+    while bounds[-1] < n_blocks:
+        left = n_blocks - bounds[-1]
+        bounds.append(bounds[-1] + min(left, max(least, left // (2 * workers))))
+    return bounds
 
 
 def _run_chunks(
     pool: ThreadPoolExecutor,
     blocks: Callable[[int, int], None],
-    starts: range,
-    end: int,
+    bounds: list[int],
     meanwhile: Callable[[], None] | None,
 ) -> None:
-    """Blocks [start, next start) for each start on the pool's threads, `meanwhile` in this one; then wait."""
-    jobs = [pool.submit(blocks, lo, min(lo + starts.step, end)) for lo in starts]
+    """Blocks [bounds[i], bounds[i + 1]) for each chunk on the pool's threads, `meanwhile` in this one; then wait."""
+    jobs = [pool.submit(blocks, lo, hi) for lo, hi in itertools.pairwise(bounds)]
     if meanwhile is not None:
         meanwhile()
     for job in jobs:
