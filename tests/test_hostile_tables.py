@@ -151,7 +151,7 @@ def forged_header(draw: Any, table: dict[str, Any]) -> dict:
 
 
 ARRAY_FORGERIES = {
-    "values of another type": lambda a: a.__setitem__("values", a["values"].astype(np.int8)),
+    "values of another type": lambda a: a.__setitem__("values", np.ones(a["values"].shape, dtype=np.int8)),
     "values cut": lambda a: a.__setitem__("values", a["values"][:-7].copy()),
     "values as a matrix": lambda a: a.__setitem__("values", np.zeros((len(a["values"]), 3))),
     "huge dims": lambda a: a.__setitem__("dims", np.full_like(a["dims"], 2**40)),
