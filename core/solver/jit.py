@@ -75,9 +75,9 @@ def layer_values(
 
 def chunk_bounds(n_blocks: int, workers: int) -> list[int]:
     """Where the chunks of a layer's `n_blocks` blocks start and end, largest first: each is a share of the
-    blocks left (a quarter of them for two threads), down to a 64th of the layer's share of a thread. The
+    blocks left (a quarter of them for two threads), down to a 64th of a thread's share of the layer. The
     threads take them in turn, so the last chunks, which decide when the threads end, are small: with equal
-    chunks one thread waited for the other's last one, a few milliseconds a layer (a tenth of the pass)."""
+    chunks (an eighth of a thread's share each) one thread often waited for the other's last one."""
     least = max(1, n_blocks // (64 * workers))
     bounds = [0]
     while bounds[-1] < n_blocks:
