@@ -43,18 +43,28 @@ ENV = {"DICECUP_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": "200"}
 MEMORY_CAP = 2 << 30  # bytes of address space for each command run
 
 
+DEADLINE_SECONDS = 30
+
+
 @pytest.fixture(autouse=True)
 def deadline():
-    """Fail (instead of hanging the run) when a test takes more than 30 seconds: a FIFO that blocks."""
+    """Fail (instead of hanging the run) when a test takes more than 30 seconds: a FIFO that blocks (a hypothesis
+    test sets them going again at each example: `deadline_again`)."""
 
     def expired(signum, frame):
         raise TimeoutError("this test blocked: a read waited on a FIFO or device")
 
     old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(30)
+    signal.alarm(DEADLINE_SECONDS)
     yield
     signal.alarm(0)
     signal.signal(signal.SIGALRM, old)
+
+
+def deadline_again() -> None:
+    """The `deadline` fixture's 30 seconds from now: for each example of a hypothesis test (thirty examples of a
+    few commands each may take longer together on a busy machine, none of them blocked)."""
+    signal.alarm(DEADLINE_SECONDS)
 
 
 def _cap_memory() -> None:

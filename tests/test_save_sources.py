@@ -10,7 +10,10 @@ import random
 from pathlib import Path
 
 import pytest
-from _cli_helpers import deadline  # noqa: F401 (autouse: a FIFO opened by mistake fails the test, not hangs it)
+from _cli_helpers import (  # noqa: F401 (deadline: autouse, a FIFO opened by mistake fails the test, not hangs it)
+    deadline,
+    deadline_again,
+)
 from _saves import reseal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +21,7 @@ from typer.testing import CliRunner
 
 from dicecup import Engine, GameState, SaveError
 from dicecup.cli.app import app
-from dicecup.game.saving import VariantFileNeeded
+from dicecup.game.saving import MAX_SAVED_BITS, VariantFileNeeded
 from dicecup.terminal import savefile
 from dicecup.terminal.session import Seat
 
@@ -81,6 +84,7 @@ def saved_game(folder: Path, engine: Engine) -> Path:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_no_source_a_save_names_is_read(engine, place, monkeypatch, data):
+    deadline_again()
     monkeypatch.chdir(place["saves"])
     save = saved_game(place["saves"], engine)
     source = data.draw(sources(place), label="source")
@@ -94,15 +98,39 @@ def test_no_source_a_save_names_is_read(engine, place, monkeypatch, data):
         {**savefile.load(save, engine, place["saves"] / "mine.yaml").state.to_dict()} if variant_id == "mine" else None
     )
     if bare is not None:  # the engine's own save format (GameState.to_json), through the API
-        with pytest.raises(VariantFileNeeded) as err:
+        with pytest.raises(SaveError) as err:
             GameState.from_dict({**bare, "source": source}, engine)
         check(str(err.value))
+        # a whole number no game has is refused, wherever it stands, before anything is read of the save
+        huge = isinstance(source, int) and source.bit_length() > MAX_SAVED_BITS
+        assert isinstance(err.value, VariantFileNeeded) != huge, str(err.value)
+        assert not huge or "'source' holds a number far too large" in str(err.value)
     for command in ("resume", "review"):
         result = CliRunner().invoke(app, [command, str(save)], env=ENV)
         assert result.exit_code == 2 and "Traceback" not in result.output, result.output
         (line,) = result.stderr.splitlines()
         assert line.startswith("error: ") and line.isprintable()  # a name's control characters are escaped
         check(line)
+
+
+@pytest.mark.parametrize("source", [2**64 - 1, 2**64, -(2**64)])
+def test_a_source_of_a_number_no_game_has_is_refused_as_such_through_the_api(engine, place, monkeypatch, source):
+    """Through the API, a whole number past 64 bits anywhere in a save is refused before anything else is read
+    (`saving.refuse_unplain`), naming its key; one within 64 bits is a source like any other that is no file
+    read: pass the variant file. The save file says to pass the file either way."""
+    monkeypatch.chdir(place["saves"])
+    save = saved_game(place["saves"], engine)
+    bare = savefile.load(save, engine, place["saves"] / "mine.yaml").state.to_dict()
+    with pytest.raises(SaveError) as err:
+        GameState.from_dict({**bare, "source": source}, engine)
+    if source.bit_length() > MAX_SAVED_BITS:
+        assert not isinstance(err.value, VariantFileNeeded)
+        assert "save file key 'source' holds a number far too large for a game (65 bits)" in str(err.value)
+    else:
+        assert isinstance(err.value, VariantFileNeeded) and "pass that file to load it" in str(err.value)
+    reseal(save, lambda lines: [{**lines[0], "source": source}, *lines[1:]])
+    with pytest.raises(VariantFileNeeded):
+        savefile.load(save, engine)
 
 
 def test_a_registered_variant_is_compiled_whatever_source_the_save_names(engine, place):
